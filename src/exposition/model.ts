@@ -1,0 +1,80 @@
+/**
+ * The exposition model shared by collectors and renderers.
+ *
+ * Collectors describe metric families once and emit samples whose label sets are
+ * pre-escaped {@link LabelSet}s, so that a topology's label text is escaped once and
+ * reused by every sample and every render.
+ */
+
+/** Kind of a metric family as exposed. `info` renders as a gauge in the text format. */
+export type MetricKind = 'gauge' | 'counter' | 'histogram' | 'info';
+
+/** A metric family's description: everything but its samples. */
+export interface FamilyDesc {
+  /**
+   * Full name as it appears on samples in the Prometheus text format: counters end in
+   * `_total`, info metrics in `_info`, histograms carry the base name (samples add
+   * `_bucket`, `_sum`, `_count`).
+   */
+  readonly name: string;
+  readonly kind: MetricKind;
+  /** HELP text: says where the value comes from. */
+  readonly help: string;
+  /** Base unit (e.g. `seconds`) for the OpenMetrics `# UNIT` line; the name must end with it. */
+  readonly unit?: string;
+}
+
+/** Escapes a label value for the Prometheus text and OpenMetrics formats. */
+export function escapeLabelValue(value: string): string {
+  // Fast path: most values need no escaping, and this runs once per label, not per scrape.
+  if (!/[\\"\n]/.test(value)) return value;
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+/**
+ * An immutable, already-escaped label set. `text` is the inside of the braces
+ * (`a="1",b="2"`), empty for no labels. Build once per topology, extend with {@link LabelSet.with}.
+ */
+export class LabelSet {
+  static readonly EMPTY = new LabelSet('', []);
+
+  private constructor(
+    /** Escaped `name="value"` pairs joined by commas, without braces. */
+    readonly text: string,
+    /** Label names in order, for tests and tooling. */
+    readonly names: readonly string[],
+  ) {}
+
+  /** Builds a label set from pairs; order is kept as given. */
+  static of(pairs: Readonly<Record<string, string>>): LabelSet {
+    let set = LabelSet.EMPTY;
+    for (const [k, v] of Object.entries(pairs)) set = set.with(k, v);
+    return set;
+  }
+
+  /** A new label set with one more label appended (the value is escaped here). */
+  with(name: string, value: string): LabelSet {
+    const pair = `${name}="${escapeLabelValue(value)}"`;
+    return new LabelSet(this.text === '' ? pair : `${this.text},${pair}`, [...this.names, name]);
+  }
+
+  /** A new label set that appends another's (already escaped) pairs. */
+  concat(other: LabelSet): LabelSet {
+    if (other.text === '') return this;
+    if (this.text === '') return other;
+    return new LabelSet(`${this.text},${other.text}`, [...this.names, ...other.names]);
+  }
+}
+
+/** One sample. `suffix` is for histogram parts (`_bucket`, `_sum`, `_count`). */
+export interface Sample {
+  readonly labels: LabelSet;
+  readonly value: number;
+  readonly suffix?: string;
+}
+
+/** A family with its samples, ready to render. Families with no samples are still described. */
+export interface Family {
+  readonly desc: FamilyDesc;
+  readonly samples: readonly Sample[];
+}

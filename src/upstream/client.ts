@@ -1,0 +1,241 @@
+/**
+ * Typed client of the Station Data Query Service: one function per operation, parameters
+ * encoded as the interface describes, responses mapped into domain types at the edge.
+ */
+import { Agent, type Dispatcher, request } from 'undici';
+import { type Endpoint, statusClass, UpstreamError } from './errors.ts';
+import { createLimiter, type Limiter } from './limiter.ts';
+import { isValidId, parseMeasurements, parseSites, parseSummary, parseUnits } from './parse.ts';
+import { envelopeSchema, errorBodySchema } from './schemas.ts';
+import type { MeasurementRecord, RecordList, Site, StationSummary, UnitRecord } from './types.ts';
+
+/** What the client reports about each request, for self-metrics. */
+export interface RequestEvent {
+  readonly endpoint: Endpoint;
+  /** `2xx`, `4xx`, `5xx`, or the failure reason (`timeout`, `network`, `invalid_body`). */
+  readonly statusClass: string;
+  readonly seconds: number;
+  readonly bytes: number;
+}
+
+/** Client construction options. Everything with side effects is injectable. */
+export interface ClientOptions {
+  readonly baseUrl: string;
+  /** Returns the bearer token; called for every request so a rotated token file takes effect. */
+  readonly token: () => string | Promise<string>;
+  readonly timeoutMs: number;
+  /** undici dispatcher (connection pool); defaults to a keep-alive Agent. */
+  readonly dispatcher?: Dispatcher;
+  /** Shared concurrency and rate gate; defaults to no practical limit. */
+  readonly limiter?: Limiter;
+  readonly onRequest?: (event: RequestEvent) => void;
+  /** Called with the records skipped at the edge, by reason, after each list response. */
+  readonly onSkipped?: (endpoint: Endpoint, reason: string, count: number) => void;
+  /** Monotonic clock in milliseconds, for request durations. */
+  readonly clock?: () => number;
+}
+
+/** A time window and station selection shared by the data operations. */
+export interface WindowQuery {
+  readonly stationIds?: readonly string[];
+  readonly from?: Date;
+  readonly to?: Date;
+  readonly signal?: AbortSignal;
+}
+
+export interface MetricsQuery extends WindowQuery {
+  readonly names?: readonly string[];
+}
+
+export interface UnitsQuery extends WindowQuery {
+  readonly types?: readonly string[];
+  readonly serialNumber?: string;
+  readonly directions?: ReadonlyArray<'input' | 'output'>;
+}
+
+/** The typed upstream client. */
+export interface UpstreamClient {
+  listSites(signal?: AbortSignal): Promise<RecordList<Site>>;
+  getSite(id: string, signal?: AbortSignal): Promise<RecordList<Site>>;
+  stationSummary(query: WindowQuery & { stationIds: readonly string[] }): Promise<StationSummary>;
+  metrics(query: MetricsQuery): Promise<RecordList<MeasurementRecord>>;
+  units(query: UnitsQuery): Promise<RecordList<UnitRecord>>;
+  /** The full URL a request would use, for URL-length decisions before sending it. */
+  url(path: string, params: QueryParams): string;
+  close(): Promise<void>;
+}
+
+/** Query parameters in order; array values become repeated keys. */
+export type QueryParams = ReadonlyArray<readonly [string, string]>;
+
+/** Builds a URL. Station id lists keep literal commas (ids are hex, so nothing else needs care). */
+export function buildUrl(baseUrl: string, path: string, params: QueryParams): string {
+  const query = params.map(([k, v]) => `${k}=${k === 'station_ids' ? v : encodeURIComponent(v)}`).join('&');
+  return `${baseUrl.replace(/\/+$/, '')}${path}${query ? `?${query}` : ''}`;
+}
+
+/** Encodes the parameters common to the data operations. */
+export function windowParams(q: WindowQuery): Array<[string, string]> {
+  const params: Array<[string, string]> = [];
+  if (q.stationIds && q.stationIds.length > 0) params.push(['station_ids', q.stationIds.join(',')]);
+  if (q.from) params.push(['from', q.from.toISOString()]);
+  if (q.to) params.push(['to', q.to.toISOString()]);
+  return params;
+}
+
+/** Rejects malformed identifiers before anything is sent: a caller error, not an upstream one. */
+function checkIds(endpoint: Endpoint, ids: readonly string[]): void {
+  const bad = ids.find((id) => !isValidId(id));
+  if (bad !== undefined) {
+    throw new RangeError(
+      `${endpoint}: invalid identifier ${JSON.stringify(bad)} (want 24 hexadecimal characters)`,
+    );
+  }
+}
+
+/** Creates the client. */
+export function createClient(opts: ClientOptions): UpstreamClient {
+  const ownDispatcher = opts.dispatcher === undefined;
+  const dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64 });
+  const limiter = opts.limiter ?? createLimiter({ concurrency: 1024, ratePerSecond: Number.POSITIVE_INFINITY });
+  const clock = opts.clock ?? (() => performance.now());
+
+  /** `list` endpoints must answer with an array: anything else is an invalid body, not an empty list. */
+  async function get(
+    endpoint: Endpoint,
+    path: string,
+    params: QueryParams,
+    signal?: AbortSignal,
+    list = true,
+  ) {
+    return limiter.run(() => send(endpoint, buildUrl(opts.baseUrl, path, params), list, signal));
+  }
+
+  async function send(endpoint: Endpoint, url: string, list: boolean, outer?: AbortSignal): Promise<unknown> {
+    const started = clock();
+    const timeout = AbortSignal.timeout(opts.timeoutMs);
+    const signal = outer ? AbortSignal.any([outer, timeout]) : timeout;
+    let status: number | undefined;
+    let bytes = 0;
+    const report = (cls: string) =>
+      opts.onRequest?.({ endpoint, statusClass: cls, seconds: (clock() - started) / 1000, bytes });
+    try {
+      const token = await opts.token();
+      const res = await request(url, {
+        method: 'GET',
+        dispatcher,
+        signal,
+        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+      });
+      status = res.statusCode;
+      const text = await res.body.text();
+      bytes = Buffer.byteLength(text);
+      if (status < 200 || status >= 300) throw statusError(endpoint, status, text);
+      const body = parseJson(text);
+      const env = envelopeSchema.safeParse(body);
+      if (!env.success) {
+        throw new UpstreamError(
+          endpoint,
+          'invalid_body',
+          `${endpoint}: response is not the documented envelope`,
+        );
+      }
+      if (list && !Array.isArray(env.data.data)) {
+        throw new UpstreamError(endpoint, 'invalid_body', `${endpoint}: data is not an array`);
+      }
+      report(statusClass(status));
+      return env.data.data;
+    } catch (err) {
+      const e = classify(endpoint, err, timeout.aborted, status);
+      report(statusClass(e.status, e.reason));
+      throw e;
+    }
+  }
+
+  function parseJson(text: string): unknown {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+  }
+
+  function statusError(endpoint: Endpoint, status: number, text: string): UpstreamError {
+    const body = errorBodySchema.safeParse(parseJson(text));
+    const code =
+      body.success && body.data.error.code !== undefined ? String(body.data.error.code) : undefined;
+    const msg = body.success ? body.data.error.message : undefined;
+    const detail = code || msg ? ` (${[code, msg].filter(Boolean).join(': ')})` : '';
+    return new UpstreamError(endpoint, 'status', `${endpoint}: HTTP ${status}${detail}`, status, code, msg);
+  }
+
+  function classify(endpoint: Endpoint, err: unknown, timedOut: boolean, status?: number): UpstreamError {
+    if (err instanceof UpstreamError) return err;
+    if (timedOut) {
+      return new UpstreamError(
+        endpoint,
+        'timeout',
+        `${endpoint}: no answer within ${opts.timeoutMs} ms`,
+        status,
+      );
+    }
+    const cause = err instanceof Error ? err.message : String(err);
+    return new UpstreamError(endpoint, 'network', `${endpoint}: request failed: ${cause}`, status);
+  }
+
+  function reportSkipped(endpoint: Endpoint, list: RecordList<unknown>): void {
+    for (const [reason, n] of Object.entries(list.skipped)) opts.onSkipped?.(endpoint, reason, n);
+  }
+
+  return {
+    async listSites(signal) {
+      const list = parseSites(await get('sites', '/sites', [], signal));
+      reportSkipped('sites', list);
+      return list;
+    },
+    async getSite(id, signal) {
+      checkIds('site', [id]);
+      const data = await get('site', `/sites/${id}`, [], signal, false);
+      // The interface documents an array, but a single object is a reasonable reading too.
+      const list = parseSites(Array.isArray(data) ? data : [data]);
+      reportSkipped('site', list);
+      return list;
+    },
+    async stationSummary(q) {
+      checkIds('station_summary', q.stationIds);
+      const data = await get('station_summary', '/station/summary', windowParams(q), q.signal, false);
+      const parsed = parseSummary(data);
+      if (!parsed) {
+        throw new UpstreamError(
+          'station_summary',
+          'invalid_body',
+          'station_summary: data is not a summary object',
+        );
+      }
+      if (parsed.missing > 0) opts.onSkipped?.('station_summary', 'missing_field', parsed.missing);
+      return parsed.summary;
+    },
+    async metrics(q) {
+      checkIds('metrics', q.stationIds ?? []);
+      const params = windowParams(q);
+      for (const n of q.names ?? []) params.push(['names', n]);
+      const list = parseMeasurements(await get('metrics', '/metrics', params, q.signal));
+      reportSkipped('metrics', list);
+      return list;
+    },
+    async units(q) {
+      checkIds('units', q.stationIds ?? []);
+      const params = windowParams(q);
+      for (const t of q.types ?? []) params.push(['type', t]);
+      if (q.serialNumber !== undefined) params.push(['serial_number', q.serialNumber]);
+      for (const d of q.directions ?? []) params.push(['direction', d]);
+      const list = parseUnits(await get('units', '/units', params, q.signal));
+      reportSkipped('units', list);
+      return list;
+    },
+    url: (path, params) => buildUrl(opts.baseUrl, path, params),
+    async close() {
+      if (ownDispatcher) await dispatcher.close();
+    },
+  };
+}

@@ -1,0 +1,31 @@
+/** Why an upstream request failed. `status` is an HTTP error status; the rest mean no usable answer. */
+export type UpstreamFailure = 'status' | 'timeout' | 'network' | 'invalid_body';
+
+/** Endpoint names, used as metric label values and in messages. */
+export type Endpoint = 'sites' | 'site' | 'station_summary' | 'metrics' | 'units';
+
+/**
+ * A failed upstream request. The message names the endpoint and reason and, for an
+ * error status, the upstream's error code and message. It never contains the token.
+ */
+export class UpstreamError extends Error {
+  override readonly name = 'UpstreamError';
+
+  constructor(
+    readonly endpoint: Endpoint,
+    readonly reason: UpstreamFailure,
+    message: string,
+    readonly status?: number,
+    readonly code?: string,
+    readonly upstreamMessage?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The `status_class` label for a request outcome: `2xx`..`5xx`, or the failure reason. */
+export function statusClass(status: number | undefined, reason?: UpstreamFailure): string {
+  if (reason && reason !== 'status') return reason;
+  if (status === undefined) return 'network';
+  return `${Math.floor(status / 100)}xx`;
+}

@@ -1,0 +1,199 @@
+/** Mapping of upstream records into domain types. Pure functions; no I/O. */
+import type { z } from 'zod';
+import {
+  elementSchema,
+  lineSchema,
+  metricRecordSchema,
+  siteSchema,
+  stationRefSchema,
+  summarySchema,
+  unitRecordSchema,
+} from './schemas.ts';
+import type {
+  Line,
+  LineElement,
+  MeasurementRecord,
+  RecordList,
+  Site,
+  StationRef,
+  StationSummary,
+  UnitRecord,
+} from './types.ts';
+
+/** Counts skipped records by reason while mapping. */
+export class SkipCounter {
+  readonly counts: Record<string, number> = {};
+  add(reason: string): void {
+    this.counts[reason] = (this.counts[reason] ?? 0) + 1;
+  }
+}
+
+const ID = /^[0-9a-fA-F]{24}$/;
+
+/** True when `id` has the documented identifier shape (24 hexadecimal characters). */
+export function isValidId(id: string): boolean {
+  return ID.test(id);
+}
+
+/**
+ * Parses `time_created`. The interface does not state its format, so this accepts
+ * ISO 8601 with or without an offset (no offset is taken as UTC), a space instead of
+ * the `T`, and epoch seconds or milliseconds as a number or numeric string.
+ */
+export function parseTime(value: string | number): number | undefined {
+  if (typeof value === 'number') return epoch(value);
+  const s = value.trim();
+  if (/^\d+(\.\d+)?$/.test(s)) return epoch(Number(s));
+  let iso = s.includes('T') ? s : s.replace(' ', 'T');
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(iso)) iso += 'Z';
+  const ms = Date.parse(iso);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
+function epoch(n: number): number | undefined {
+  if (!Number.isFinite(n) || n <= 0) return undefined;
+  // Seconds until the year 5138; anything larger is milliseconds.
+  return n < 1e11 ? Math.round(n * 1000) : Math.round(n);
+}
+
+/** Parses a numeric string; `undefined` for empty or non-numeric text such as `PASS`. */
+export function parseNumber(value: string | number | null | undefined): number | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  const s = value.trim();
+  if (s === '') return undefined;
+  const n = Number(s);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+function parseEach<S extends z.ZodType, T>(
+  data: unknown,
+  schema: S,
+  map: (v: z.output<S>, skip: SkipCounter) => T | undefined,
+): RecordList<T> {
+  const skip = new SkipCounter();
+  const records: T[] = [];
+  const items = Array.isArray(data) ? data : [];
+  for (const item of items) {
+    const parsed = schema.safeParse(item);
+    if (!parsed.success) {
+      skip.add('schema');
+      continue;
+    }
+    const mapped = map(parsed.data, skip);
+    if (mapped !== undefined) records.push(mapped);
+  }
+  return { records, skipped: skip.counts, received: items.length };
+}
+
+/** Maps `GET /metrics` data. */
+export function parseMeasurements(data: unknown): RecordList<MeasurementRecord> {
+  return parseEach(data, metricRecordSchema, (r, skip) => {
+    const time = parseTime(r.time_created);
+    if (time === undefined) return void skip.add('bad_time');
+    const raw = r.value === null ? '' : String(r.value);
+    return {
+      stationId: r.station_id,
+      slot: r.slot ?? null,
+      serial: r.unit_serial,
+      time,
+      name: r.name,
+      raw,
+      value: parseNumber(r.value),
+      unit: r.unit ?? '',
+      type: r.type ?? null,
+      upper: parseNumber(r.limit_upper),
+      lower: parseNumber(r.limit_lower),
+      mode: r.mode ?? null,
+    };
+  });
+}
+
+/** Maps `GET /units` data. */
+export function parseUnits(data: unknown): RecordList<UnitRecord> {
+  return parseEach(data, unitRecordSchema, (r, skip) => {
+    const time = parseTime(r.time_created);
+    if (time === undefined) return void skip.add('bad_time');
+    const direction = r.direction.toLowerCase();
+    if (direction !== 'input' && direction !== 'output') return void skip.add('bad_direction');
+    return {
+      stationId: r.station_id,
+      slot: r.slot ?? null,
+      serial: r.unit_serial,
+      time,
+      direction,
+      result: r.result ?? null,
+      unitType: r.unit_type ?? null,
+      mode: r.mode ?? null,
+    };
+  });
+}
+
+const SUMMARY_FIELDS = {
+  uniqueUnits: 'unique_units',
+  totalInput: 'total_input',
+  uniqueInput: 'unique_input',
+  totalOutput: 'total_output',
+  uniqueOutput: 'unique_output',
+  firstPass: 'first_pass',
+  finalPass: 'final_pass',
+  firstPassYield: 'first_pass_yield',
+  finalYield: 'final_yield',
+  retryRate: 'retry_rate',
+} as const satisfies Record<keyof StationSummary, string>;
+
+/**
+ * Maps `GET /station/summary` data. Returns `undefined` when `data` is not an object;
+ * a field that is not a finite number (or numeric string) is left `undefined`.
+ */
+export function parseSummary(data: unknown): { summary: StationSummary; missing: number } | undefined {
+  const parsed = summarySchema.partial().safeParse(Array.isArray(data) && data.length === 1 ? data[0] : data);
+  if (!parsed.success) return undefined;
+  const summary: Record<string, number> = {};
+  let missing = 0;
+  for (const [key, wire] of Object.entries(SUMMARY_FIELDS)) {
+    const v = parsed.data[wire];
+    const n = typeof v === 'number' || typeof v === 'string' ? parseNumber(v) : undefined;
+    if (n === undefined) missing++;
+    else summary[key] = n;
+  }
+  return { summary, missing };
+}
+
+/** Maps the sites hierarchy. Malformed sites, lines, elements or stations are skipped and counted. */
+export function parseSites(data: unknown): RecordList<Site> {
+  return parseEach(data, siteSchema, (s, skip) => {
+    if (!isValidId(s.id)) return void skip.add('bad_id');
+    const lines = s.lines.map((l) => parseLine(l, skip)).filter((l): l is Line => l !== undefined);
+    return { id: s.id, name: s.name, description: s.description ?? '', lines };
+  });
+}
+
+function parseLine(raw: unknown, skip: SkipCounter): Line | undefined {
+  const l = lineSchema.safeParse(raw);
+  if (!l.success) return void skip.add('schema');
+  if (!isValidId(l.data.id)) return void skip.add('bad_id');
+  const elements = l.data.elements
+    .map((e) => parseElement(e, skip))
+    .filter((e): e is LineElement => e !== undefined);
+  return { id: l.data.id, name: l.data.name, description: l.data.description ?? '', elements };
+}
+
+function parseElement(raw: unknown, skip: SkipCounter): LineElement | undefined {
+  const e = elementSchema.safeParse(raw);
+  if (!e.success) return void skip.add('schema');
+  if (!isValidId(e.data.id)) return void skip.add('bad_id');
+  const base = { id: e.data.id, name: e.data.name, description: e.data.description ?? '' };
+  if (e.data.type === 'station') return { kind: 'station', ...base };
+  const stations = e.data.stations
+    .map((s) => parseStationRef(s, skip))
+    .filter((s): s is StationRef => s !== undefined);
+  return { kind: 'group', ...base, stations };
+}
+
+function parseStationRef(raw: unknown, skip: SkipCounter): StationRef | undefined {
+  const s = stationRefSchema.safeParse(raw);
+  if (!s.success) return void skip.add('schema');
+  if (!isValidId(s.data.id)) return void skip.add('bad_id');
+  return { id: s.data.id, name: s.data.name, description: s.data.description ?? '' };
+}

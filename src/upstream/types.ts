@@ -1,0 +1,95 @@
+/**
+ * Domain types of the upstream data, as the rest of the exporter sees them.
+ * Raw envelopes never leave `src/upstream`: records are mapped here at the edge.
+ */
+
+/** A station as a single element of a line, or as one of the parallel stations of a group. */
+export interface StationRef {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+}
+
+/** An element of a line: a single station, or a group of parallel stations. */
+export type LineElement =
+  | ({ readonly kind: 'station' } & StationRef)
+  | {
+      readonly kind: 'group';
+      readonly id: string;
+      readonly name: string;
+      readonly description: string;
+      readonly stations: readonly StationRef[];
+    };
+
+/** A production line: ordered elements. */
+export interface Line {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly elements: readonly LineElement[];
+}
+
+/** A site with its lines. */
+export interface Site {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly lines: readonly Line[];
+}
+
+/**
+ * Summary statistics over a set of stations and a window. A field the upstream did not
+ * send as a finite number is `undefined`, so that its series is left out, never exported as 0.
+ */
+export interface StationSummary {
+  readonly uniqueUnits?: number;
+  readonly totalInput?: number;
+  readonly uniqueInput?: number;
+  readonly totalOutput?: number;
+  readonly uniqueOutput?: number;
+  readonly firstPass?: number;
+  readonly finalPass?: number;
+  readonly firstPassYield?: number;
+  readonly finalYield?: number;
+  readonly retryRate?: number;
+}
+
+/** One measurement (an element of `GET /metrics`). */
+export interface MeasurementRecord {
+  readonly stationId: string;
+  readonly slot: string | null;
+  readonly serial: string;
+  /** `time_created` as epoch milliseconds. */
+  readonly time: number;
+  readonly name: string;
+  /** The value as the upstream sent it. */
+  readonly raw: string;
+  /** The value parsed as a number; `undefined` when it is not numeric (`PASS`, empty). */
+  readonly value: number | undefined;
+  readonly unit: string;
+  readonly type: string | null;
+  readonly upper: number | undefined;
+  readonly lower: number | undefined;
+  readonly mode: string | null;
+}
+
+/** One unit record (an element of `GET /units`). */
+export interface UnitRecord {
+  readonly stationId: string;
+  readonly slot: string | null;
+  readonly serial: string;
+  /** `time_created` as epoch milliseconds. */
+  readonly time: number;
+  readonly direction: 'input' | 'output';
+  readonly result: string | null;
+  readonly unitType: string | null;
+  readonly mode: string | null;
+}
+
+/** Records mapped from a list response, with the count of records that could not be mapped, by reason. */
+export interface RecordList<T> {
+  readonly records: T[];
+  readonly skipped: Readonly<Record<string, number>>;
+  /** Number of elements in the upstream's `data` array, mapped or not. */
+  readonly received: number;
+}

@@ -1,0 +1,303 @@
+import { MockAgent } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createClient, type RequestEvent } from '../../src/upstream/client.ts';
+import { UpstreamError } from '../../src/upstream/errors.ts';
+
+const BASE = 'http://upstream.test';
+const TOKEN = 'secret-token-value';
+const S1 = 'a'.repeat(24);
+const S2 = 'b'.repeat(24);
+
+let agent: MockAgent;
+let events: RequestEvent[];
+let skipped: Array<[string, string, number]>;
+
+function client(timeoutMs = 1000) {
+  return createClient({
+    baseUrl: `${BASE}/`,
+    token: () => TOKEN,
+    timeoutMs,
+    dispatcher: agent,
+    onRequest: (e) => events.push(e),
+    onSkipped: (endpoint, reason, n) => skipped.push([endpoint, reason, n]),
+  });
+}
+
+const ok = (data: unknown) => ({ data, message: 'ok', meta: { request_id: 'r1' } });
+
+beforeEach(() => {
+  agent = new MockAgent();
+  agent.disableNetConnect();
+  events = [];
+  skipped = [];
+});
+afterEach(async () => {
+  await agent.close();
+});
+
+describe('query encoding', () => {
+  it('sends the bearer token and encodes station_ids, names and the window', async () => {
+    let seen: { path: string; headers: Record<string, string> } | undefined;
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/metrics'), method: 'GET' })
+      .reply(200, (opts) => {
+        seen = { path: opts.path, headers: opts.headers as Record<string, string> };
+        return ok([]);
+      });
+    await client().metrics({
+      stationIds: [S1, S2],
+      from: new Date('2026-11-01T00:00:00Z'),
+      to: new Date('2026-11-02T00:00:00Z'),
+      names: ['volt age', 'b,c'],
+    });
+    expect(seen?.path).toBe(
+      `/metrics?station_ids=${S1},${S2}&from=2026-11-01T00%3A00%3A00.000Z&to=2026-11-02T00%3A00%3A00.000Z&names=volt%20age&names=b%2Cc`,
+    );
+    expect(seen?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it('encodes unit filters as repeated keys', async () => {
+    let path = '';
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/units') })
+      .reply(200, (opts) => {
+        path = opts.path;
+        return ok([]);
+      });
+    await client().units({
+      stationIds: [S1],
+      types: ['x', 'y'],
+      serialNumber: 'SN 1',
+      directions: ['input', 'output'],
+    });
+    expect(path).toBe(
+      `/units?station_ids=${S1}&type=x&type=y&serial_number=SN%201&direction=input&direction=output`,
+    );
+  });
+
+  it('rejects malformed identifiers before sending anything', async () => {
+    await expect(client().stationSummary({ stationIds: ['nothex'] })).rejects.toThrow(/invalid identifier/);
+    await expect(client().getSite('123')).rejects.toThrow(RangeError);
+    expect(events).toHaveLength(0);
+  });
+});
+
+describe('mapping at the edge', () => {
+  it('maps metrics, keeps raw values, parses numbers and times, skips bad records', async () => {
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/metrics') })
+      .reply(
+        200,
+        ok([
+          {
+            station_id: S1,
+            slot: null,
+            unit_serial: 'SN1',
+            time_created: '2026-11-01T10:00:00.500Z',
+            tz: null,
+            mode: null,
+            tags: [],
+            name: 'v',
+            value: ' 3.25 ',
+            unit: 'V',
+            type: null,
+            limit_upper: '3.6',
+            limit_lower: null,
+            time_inserted: '2026-11-01T10:00:01Z',
+            future_field: 1,
+          },
+          {
+            station_id: S1,
+            slot: '1',
+            unit_serial: 'SN2',
+            time_created: '2026-11-01 10:00:00',
+            tz: 'UTC',
+            mode: 'p',
+            tags: [],
+            name: 'ok',
+            value: 'PASS',
+            unit: '',
+            type: 'string',
+            limit_upper: null,
+            limit_lower: null,
+          },
+          {
+            station_id: S1,
+            unit_serial: 'SN3',
+            time_created: 'yesterday',
+            name: 'v',
+            value: '1',
+            unit: 'V',
+            tags: [],
+          },
+          { station_id: S1, name: 'v' },
+        ]),
+      );
+    const list = await client().metrics({});
+    expect(list.received).toBe(4);
+    expect(list.records).toHaveLength(2);
+    const [a, b] = list.records;
+    expect(a).toMatchObject({
+      raw: ' 3.25 ',
+      value: 3.25,
+      upper: 3.6,
+      lower: undefined,
+      time: Date.parse('2026-11-01T10:00:00.500Z'),
+    });
+    expect(b).toMatchObject({
+      raw: 'PASS',
+      value: undefined,
+      slot: '1',
+      time: Date.parse('2026-11-01T10:00:00Z'),
+    });
+    expect(skipped).toEqual(
+      expect.arrayContaining([
+        ['metrics', 'bad_time', 1],
+        ['metrics', 'schema', 1],
+      ]),
+    );
+  });
+
+  it('maps the summary object and leaves non-numeric fields out', async () => {
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/station/summary') })
+      .reply(
+        200,
+        ok({
+          unique_units: 10,
+          total_input: 12,
+          unique_input: 10,
+          total_output: 12,
+          unique_output: 10,
+          first_pass: 8,
+          final_pass: 9,
+          first_pass_yield: 0.8,
+          final_yield: '0.9',
+          retry_rate: null,
+        }),
+      );
+    const s = await client().stationSummary({ stationIds: [S1] });
+    expect(s).toEqual({
+      uniqueUnits: 10,
+      totalInput: 12,
+      uniqueInput: 10,
+      totalOutput: 12,
+      uniqueOutput: 10,
+      firstPass: 8,
+      finalPass: 9,
+      firstPassYield: 0.8,
+      finalYield: 0.9,
+    });
+    expect(s.retryRate).toBeUndefined();
+    expect(skipped).toEqual([['station_summary', 'missing_field', 1]]);
+  });
+
+  it('maps sites with stations and groups, skipping malformed elements', async () => {
+    const g = 'c'.repeat(24);
+    agent
+      .get(BASE)
+      .intercept({ path: '/sites' })
+      .reply(
+        200,
+        ok([
+          {
+            id: S1,
+            name: 'Site',
+            description: 'd',
+            lines: [
+              {
+                id: S2,
+                name: 'L',
+                description: '',
+                elements: [
+                  { id: 'd'.repeat(24), name: 'St', description: 'x', type: 'station' },
+                  {
+                    id: g,
+                    name: 'G',
+                    description: '',
+                    type: 'group',
+                    stations: [
+                      { id: 'e'.repeat(24), name: 'G1', description: '' },
+                      { id: 'bad', name: 'x', description: '' },
+                    ],
+                  },
+                  { id: 'f'.repeat(24), name: 'odd', description: '', type: 'robot' },
+                ],
+              },
+            ],
+          },
+        ]),
+      );
+    const list = await client().listSites();
+    const line = list.records[0]?.lines[0];
+    expect(line?.elements.map((e) => e.kind)).toEqual(['station', 'group']);
+    const group = line?.elements[1];
+    expect(group?.kind === 'group' && group.stations.map((s) => s.name)).toEqual(['G1']);
+    expect(skipped).toEqual(
+      expect.arrayContaining([
+        ['sites', 'bad_id', 1],
+        ['sites', 'schema', 1],
+      ]),
+    );
+  });
+});
+
+describe('typed errors', () => {
+  it('carries status and the upstream error code, never the token', async () => {
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/station/summary') })
+      .reply(403, { error: { code: 'FORBIDDEN', message: 'Insufficient permissions', details: null } });
+    const err = await client()
+      .stationSummary({ stationIds: [S1] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UpstreamError);
+    expect(err).toMatchObject({
+      endpoint: 'station_summary',
+      reason: 'status',
+      status: 403,
+      code: 'FORBIDDEN',
+    });
+    expect(String((err as Error).message)).not.toContain(TOKEN);
+    expect(events[0]?.statusClass).toBe('4xx');
+  });
+
+  it('reports an error status without a documented body', async () => {
+    agent.get(BASE).intercept({ path: '/sites' }).reply(500, 'oops');
+    await expect(client().listSites()).rejects.toMatchObject({
+      reason: 'status',
+      status: 500,
+      code: undefined,
+    });
+    expect(events[0]?.statusClass).toBe('5xx');
+  });
+
+  it('classifies malformed JSON and a wrong envelope as invalid_body', async () => {
+    agent.get(BASE).intercept({ path: '/sites' }).reply(200, '{"data": [');
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/units') })
+      .reply(200, { data: { not: 'a list' }, message: 'x' });
+    await expect(client().listSites()).rejects.toMatchObject({ reason: 'invalid_body' });
+    await expect(client().units({})).rejects.toMatchObject({ reason: 'invalid_body', endpoint: 'units' });
+    expect(events.map((e) => e.statusClass)).toEqual(['invalid_body', 'invalid_body']);
+  });
+
+  it('classifies a connection failure as network', async () => {
+    agent.get(BASE).intercept({ path: '/sites' }).replyWithError(new Error('ECONNREFUSED'));
+    await expect(client().listSites()).rejects.toMatchObject({ reason: 'network' });
+  });
+
+  it('times out a request that does not answer in time', async () => {
+    agent.get(BASE).intercept({ path: '/sites' }).reply(200, ok([])).delay(2000);
+    const err = await client(30)
+      .listSites()
+      .catch((e: unknown) => e);
+    expect(err).toMatchObject({ reason: 'timeout', endpoint: 'sites' });
+    expect(events[0]?.statusClass).toBe('timeout');
+  });
+});

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { createLimiter, type Timers } from '../../src/upstream/limiter.ts';
+
+/** A manual clock: timers fire only when the test advances time. */
+function manualTimers() {
+  let now = 0;
+  const due: Array<{ at: number; fn: () => void }> = [];
+  const timers: Timers = { now: () => now, setTimeout: (fn, ms) => due.push({ at: now + ms, fn }) };
+  const advance = async (ms: number) => {
+    now += ms;
+    for (const t of due.splice(0).filter((d) => d.at <= now || (due.push(d), false))) t.fn();
+    await new Promise((r) => setImmediate(r));
+  };
+  return { timers, advance };
+}
+
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+describe('limiter', () => {
+  it('never runs more than `concurrency` tasks at once', async () => {
+    const limiter = createLimiter({ concurrency: 2, ratePerSecond: Number.POSITIVE_INFINITY });
+    const gates = [deferred(), deferred(), deferred()];
+    let running = 0;
+    let peak = 0;
+    const runs = gates.map((g) =>
+      limiter.run(async () => {
+        running++;
+        peak = Math.max(peak, running);
+        await g.promise;
+        running--;
+      }),
+    );
+    await new Promise((r) => setImmediate(r));
+    expect(limiter.active).toBe(2);
+    expect(limiter.pending).toBe(1);
+    for (const g of gates) g.resolve();
+    await Promise.all(runs);
+    expect(peak).toBe(2);
+  });
+
+  it('spaces request starts to respect the rate ceiling', async () => {
+    const { timers, advance } = manualTimers();
+    const limiter = createLimiter({ concurrency: 10, ratePerSecond: 2, timers });
+    const started: number[] = [];
+    const runs = [0, 1, 2].map(() => limiter.run(async () => void started.push(timers.now())));
+    await advance(0);
+    expect(started).toEqual([0]);
+    await advance(499);
+    expect(started).toEqual([0]);
+    await advance(1);
+    expect(started).toEqual([0, 500]);
+    await advance(500);
+    await Promise.all(runs);
+    expect(started).toEqual([0, 500, 1000]);
+  });
+
+  it('passes errors through and frees the slot', async () => {
+    const limiter = createLimiter({ concurrency: 1, ratePerSecond: Number.POSITIVE_INFINITY });
+    await expect(limiter.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(limiter.run(async () => 7)).resolves.toBe(7);
+  });
+});
