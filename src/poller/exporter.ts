@@ -1,0 +1,259 @@
+/**
+ * The poller: discovers the topology, runs every enabled collector in the background on its
+ * own interval, and publishes each collector's families to the exposition cache as a whole.
+ * A scrape never waits for any of this; it serves whatever was last published.
+ */
+import type { Logger } from 'pino';
+import { summaryFamilies } from '../collectors/summary.ts';
+import { topologyFamilies } from '../collectors/topology.ts';
+import type { Config } from '../config/schema.ts';
+import type { ExpositionCache } from '../exposition/cache.ts';
+import type { Family } from '../exposition/model.ts';
+import type { SelfMetrics } from '../exposition/selfmetrics.ts';
+import { buildTopology } from '../topology/build.ts';
+import { discoverSites } from '../topology/discover.ts';
+import type { Topology } from '../topology/types.ts';
+import type { UpstreamClient } from '../upstream/client.ts';
+import { UpstreamError } from '../upstream/errors.ts';
+import { type Loop, type LoopTimers, realLoopTimers, startLoop } from './loop.ts';
+import { pollSummaries, type SummaryMemory } from './summary.ts';
+
+/** Status of one collector, for the landing page and readiness. */
+export interface CollectorStatus {
+  readonly name: string;
+  readonly intervalMs: number;
+  readonly polls: number;
+  readonly lastOk?: boolean;
+  readonly lastSuccessMs?: number;
+  readonly lastDurationMs?: number;
+  readonly lastError?: string;
+}
+
+export interface PollerDeps {
+  readonly config: Config;
+  readonly client: UpstreamClient;
+  readonly cache: ExpositionCache;
+  readonly self: SelfMetrics;
+  readonly logger: Logger;
+  /** Wall clock, epoch ms: window ends and data ages. */
+  readonly clock?: () => number;
+  readonly timers?: LoopTimers;
+  readonly random?: () => number;
+}
+
+/** A background job whose result is published as one exposition part. */
+interface Job {
+  readonly name: string;
+  readonly intervalMs: number;
+  /** Returns true when the poll was complete (no failed request). */
+  run(signal?: AbortSignal): Promise<boolean>;
+}
+
+/** A failed poll's data stays this many intervals before its series go away. */
+const STALENESS_INTERVALS = 5;
+
+/** Runs the collectors. Create with {@link createPoller}. */
+export class Poller {
+  private topology: Topology | undefined;
+  private summaryMemory: SummaryMemory = new Map();
+  private readonly statuses = new Map<string, CollectorStatus>();
+  private readonly jobs: Job[];
+  private loops: Loop[] = [];
+  private scaleWarned = false;
+  private readonly clock: () => number;
+
+  constructor(private readonly deps: PollerDeps) {
+    this.clock = deps.clock ?? Date.now;
+    const { config } = deps;
+    this.jobs = [
+      {
+        name: 'topology',
+        intervalMs: config.discovery.refreshIntervalMs,
+        run: (s) => this.refreshTopology(s),
+      },
+    ];
+    if (config.summary.enabled) {
+      this.jobs.push({
+        name: 'summary',
+        intervalMs: config.summary.intervalMs,
+        run: (s) => this.pollSummary(s),
+      });
+    }
+    for (const job of this.jobs)
+      this.statuses.set(job.name, { name: job.name, intervalMs: job.intervalMs, polls: 0 });
+  }
+
+  /** The current topology, once discovered. */
+  currentTopology(): Topology | undefined {
+    return this.topology;
+  }
+
+  /** Per-collector status, in job order. */
+  status(): CollectorStatus[] {
+    return [...this.statuses.values()];
+  }
+
+  /**
+   * True once the topology is known and every collector has completed a poll. A poll with
+   * some failed requests still counts: its data is served, and its failures are metrics.
+   */
+  ready(): boolean {
+    return this.topology !== undefined && this.status().every((s) => s.polls > 0);
+  }
+
+  /** One complete poll of everything, in order: topology first. Returns true when all succeeded. */
+  async pollOnce(signal?: AbortSignal): Promise<boolean> {
+    let ok = true;
+    for (const job of this.jobs) ok = (await this.runJob(job, signal)) && ok;
+    return ok;
+  }
+
+  /**
+   * Starts the background loops: topology first; data collectors start once a topology
+   * exists, each on its own interval.
+   */
+  start(): void {
+    const timers = this.deps.timers ?? realLoopTimers;
+    const [topologyJob, ...dataJobs] = this.jobs;
+    let dataStarted = false;
+    const startData = () => {
+      if (dataStarted) return;
+      dataStarted = true;
+      for (const job of dataJobs) {
+        this.loops.push(
+          startLoop({
+            intervalMs: job.intervalMs,
+            run: (s) => this.runJob(job, s).then(() => undefined),
+            timers,
+            random: this.deps.random,
+          }),
+        );
+      }
+    };
+    if (!topologyJob) return;
+    // Until the first discovery succeeds, retry it sooner than the refresh interval.
+    this.loops.push(
+      startLoop({
+        intervalMs: topologyJob.intervalMs,
+        timers,
+        random: this.deps.random,
+        run: async (s) => {
+          await this.runJob(topologyJob, s);
+          if (this.topology) startData();
+          else await new Promise<void>((r) => timers.setTimeout(r, Math.min(topologyJob.intervalMs, 10_000)));
+        },
+      }),
+    );
+  }
+
+  /** Stops every loop and waits for running polls to end. */
+  async stop(): Promise<void> {
+    const loops = this.loops;
+    this.loops = [];
+    await Promise.all(loops.map((l) => l.stop()));
+  }
+
+  private async runJob(job: Job, signal?: AbortSignal): Promise<boolean> {
+    const started = performance.now();
+    let ok = false;
+    let error: string | undefined;
+    try {
+      ok = await job.run(signal);
+    } catch (err) {
+      error = err instanceof Error ? err.message : String(err);
+      if (err instanceof UpstreamError) this.deps.self.setUpstreamUp(false);
+      this.deps.logger.warn({ collector: job.name, err: error }, 'poll failed; keeping the last good data');
+    }
+    const seconds = (performance.now() - started) / 1000;
+    const now = this.clock();
+    this.deps.self.collectorResult(job.name, ok, seconds, now);
+    const prev = this.statuses.get(job.name);
+    this.statuses.set(job.name, {
+      name: job.name,
+      intervalMs: job.intervalMs,
+      polls: (prev?.polls ?? 0) + 1,
+      lastOk: ok,
+      lastSuccessMs: ok ? now : prev?.lastSuccessMs,
+      lastDurationMs: seconds * 1000,
+      lastError: ok ? undefined : (error ?? prev?.lastError),
+    });
+    return ok;
+  }
+
+  private async publish(part: string, families: Family[]): Promise<void> {
+    await this.deps.cache.publish(part, families);
+    this.deps.self.setSnapshot(this.deps.cache.seriesCount(), this.deps.cache.lastRenderMs() / 1000);
+  }
+
+  private async refreshTopology(signal?: AbortSignal): Promise<boolean> {
+    const { discovery } = this.deps.config;
+    const found = await discoverSites(this.deps.client, discovery.siteIds, signal);
+    this.deps.self.setUpstreamUp(true);
+    const topology = buildTopology(found.sites, discovery, found.missingSiteIds);
+    const missing = topology.missingStationIds.length + topology.missingSiteIds.length;
+    this.deps.self.setStationsInaccessible(topology.missingStationIds.length);
+    if (missing > 0) {
+      this.deps.logger.warn(
+        { stations: topology.missingStationIds, sites: topology.missingSiteIds },
+        'configured stations or sites are not accessible with this token',
+      );
+    }
+    if (topology.stations.length === 0) {
+      this.deps.logger.warn('discovery found no station to export');
+    }
+    this.topology = topology;
+    await this.publish('topology', topologyFamilies(topology));
+    return true;
+  }
+
+  private async pollSummary(signal?: AbortSignal): Promise<boolean> {
+    const topology = this.topology;
+    if (!topology) throw new Error('no topology yet');
+    const { config } = this.deps;
+    const poll = await pollSummaries(
+      this.deps.client,
+      topology,
+      {
+        levels: config.summary.levels,
+        windows: config.windows,
+        yieldScale: config.summary.yieldScale,
+        maxUrlLength: config.upstream.maxUrlLength,
+        maxStalenessMs: STALENESS_INTERVALS * config.summary.intervalMs,
+      },
+      new Date(this.clock()),
+      this.summaryMemory,
+      signal,
+    );
+    this.summaryMemory = poll.memory;
+    this.deps.self.setUpstreamUp(poll.failures < poll.requests || poll.requests === 0);
+    this.deps.self.setLevelsSkipped(
+      [...poll.skipped].map(([level, count]) => ({ level, reason: 'url_too_long', count })),
+    );
+    for (const [level, count] of poll.skipped) {
+      this.deps.logger.warn(
+        { level, count, maxUrlLength: config.upstream.maxUrlLength },
+        'summary level skipped: its station_ids list would exceed max_url_length, and unique counts cannot be combined from parts',
+      );
+    }
+    if (poll.scaleMismatch && !this.scaleWarned) {
+      this.scaleWarned = true;
+      this.deps.logger.warn(
+        { yield_scale: config.summary.yieldScale },
+        'a yield or retry rate is outside 0..1 after scaling: check summary.yield_scale',
+      );
+    }
+    if (poll.failures > 0) {
+      this.deps.logger.warn(
+        { failures: poll.failures, requests: poll.requests, err: poll.firstError?.message },
+        'summary poll had failed requests; their series keep the last good values',
+      );
+    }
+    await this.publish('summary', summaryFamilies(config.summary.levels, poll.results));
+    return poll.failures === 0;
+  }
+}
+
+/** Creates the poller. */
+export function createPoller(deps: PollerDeps): Poller {
+  return new Poller(deps);
+}

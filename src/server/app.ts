@@ -1,0 +1,69 @@
+/**
+ * The HTTP face of the exporter. It knows nothing of the upstream: it serves the cached
+ * exposition, the self-metrics, and the poller's status.
+ */
+import { Hono } from 'hono';
+import type { Registry } from 'prom-client';
+import type { ExpositionCache } from '../exposition/cache.ts';
+import { negotiate } from '../exposition/negotiate.ts';
+import type { SelfMetrics } from '../exposition/selfmetrics.ts';
+import { registryFamilies } from '../exposition/selfmetrics.ts';
+import type { CollectorStatus } from '../poller/exporter.ts';
+import { landingPage } from './landing.ts';
+
+/** What the server needs from the rest of the exporter. */
+export interface AppDeps {
+  readonly cache: ExpositionCache;
+  readonly registry: Registry;
+  readonly self: SelfMetrics;
+  readonly version: string;
+  readonly status: () => readonly CollectorStatus[];
+  readonly ready: () => boolean;
+  /** Where the upstream is, shown on the landing page (no credentials). */
+  readonly upstream: string;
+  readonly clock?: () => number;
+}
+
+/** Creates the Hono app: `/metrics`, `/`, `/-/healthy`, `/-/ready`. */
+export function createApp(deps: AppDeps): Hono {
+  const app = new Hono();
+
+  app.get('/metrics', async (c) => {
+    const { format, gzip } = negotiate(c.req.header('accept'), c.req.header('accept-encoding'));
+    deps.self.recordScrape(format, gzip);
+    const dynamic = await registryFamilies(deps.registry);
+    const res = await deps.cache.respond(format, gzip, dynamic);
+    const headers: Record<string, string> = {
+      'content-type': res.contentType,
+      vary: 'Accept, Accept-Encoding',
+      'cache-control': 'no-store',
+    };
+    if (res.contentEncoding) headers['content-encoding'] = res.contentEncoding;
+    return c.body(
+      new Uint8Array(res.body.buffer as ArrayBuffer, res.body.byteOffset, res.body.byteLength),
+      200,
+      headers,
+    );
+  });
+
+  app.get('/-/healthy', (c) => c.text('OK\n'));
+
+  app.get('/-/ready', (c) =>
+    deps.ready() ? c.text('Ready\n') : c.text('Not ready: waiting for the first complete poll\n', 503),
+  );
+
+  app.get('/', (c) =>
+    c.html(
+      landingPage({
+        version: deps.version,
+        upstream: deps.upstream,
+        status: deps.status(),
+        ready: deps.ready(),
+        now: (deps.clock ?? Date.now)(),
+      }),
+    ),
+  );
+
+  app.notFound((c) => c.text('Not found. Try /metrics\n', 404));
+  return app;
+}
