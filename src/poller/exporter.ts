@@ -4,7 +4,6 @@
  * A scrape never waits for any of this; it serves whatever was last published.
  */
 import type { Logger } from 'pino';
-import { summaryFamilies } from '../collectors/summary.ts';
 import { topologyFamilies } from '../collectors/topology.ts';
 import type { Config } from '../config/schema.ts';
 import type { ExpositionCache } from '../exposition/cache.ts';
@@ -15,8 +14,9 @@ import { discoverSites } from '../topology/discover.ts';
 import type { Topology } from '../topology/types.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import { UpstreamError } from '../upstream/errors.ts';
+import type { CollectorJob } from './job.ts';
+import { createJobs } from './jobs.ts';
 import { type Loop, type LoopTimers, realLoopTimers, startLoop } from './loop.ts';
-import { pollSummaries, type SummaryMemory } from './summary.ts';
 
 /** Status of one collector, for the landing page and readiness. */
 export interface CollectorStatus {
@@ -49,36 +49,27 @@ interface Job {
   run(signal?: AbortSignal): Promise<boolean>;
 }
 
-/** A failed poll's data stays this many intervals before its series go away. */
-const STALENESS_INTERVALS = 5;
-
 /** Runs the collectors. Create with {@link createPoller}. */
 export class Poller {
   private topology: Topology | undefined;
-  private summaryMemory: SummaryMemory = new Map();
   private readonly statuses = new Map<string, CollectorStatus>();
   private readonly jobs: Job[];
   private loops: Loop[] = [];
-  private scaleWarned = false;
   private readonly clock: () => number;
 
   constructor(private readonly deps: PollerDeps) {
     this.clock = deps.clock ?? Date.now;
-    const { config } = deps;
-    this.jobs = [
-      {
-        name: 'topology',
-        intervalMs: config.discovery.refreshIntervalMs,
-        run: (s) => this.refreshTopology(s),
-      },
-    ];
-    if (config.summary.enabled) {
-      this.jobs.push({
-        name: 'summary',
-        intervalMs: config.summary.intervalMs,
-        run: (s) => this.pollSummary(s),
-      });
-    }
+    const topologyJob: Job = {
+      name: 'topology',
+      intervalMs: deps.config.discovery.refreshIntervalMs,
+      run: (s) => this.refreshTopology(s),
+    };
+    const dataJobs = createJobs(deps).map((job) => ({
+      name: job.name,
+      intervalMs: job.intervalMs,
+      run: (signal?: AbortSignal) => this.runCollector(job, signal),
+    }));
+    this.jobs = [topologyJob, ...dataJobs];
     for (const job of this.jobs)
       this.statuses.set(job.name, { name: job.name, intervalMs: job.intervalMs, polls: 0 });
   }
@@ -206,50 +197,12 @@ export class Poller {
     return true;
   }
 
-  private async pollSummary(signal?: AbortSignal): Promise<boolean> {
+  private async runCollector(job: CollectorJob, signal?: AbortSignal): Promise<boolean> {
     const topology = this.topology;
     if (!topology) throw new Error('no topology yet');
-    const { config } = this.deps;
-    const poll = await pollSummaries(
-      this.deps.client,
-      topology,
-      {
-        levels: config.summary.levels,
-        windows: config.windows,
-        yieldScale: config.summary.yieldScale,
-        maxUrlLength: config.upstream.maxUrlLength,
-        maxStalenessMs: STALENESS_INTERVALS * config.summary.intervalMs,
-      },
-      new Date(this.clock()),
-      this.summaryMemory,
-      signal,
-    );
-    this.summaryMemory = poll.memory;
-    this.deps.self.setUpstreamUp(poll.failures < poll.requests || poll.requests === 0);
-    this.deps.self.setLevelsSkipped(
-      [...poll.skipped].map(([level, count]) => ({ level, reason: 'url_too_long', count })),
-    );
-    for (const [level, count] of poll.skipped) {
-      this.deps.logger.warn(
-        { level, count, maxUrlLength: config.upstream.maxUrlLength },
-        'summary level skipped: its station_ids list would exceed max_url_length, and unique counts cannot be combined from parts',
-      );
-    }
-    if (poll.scaleMismatch && !this.scaleWarned) {
-      this.scaleWarned = true;
-      this.deps.logger.warn(
-        { yield_scale: config.summary.yieldScale },
-        'a yield or retry rate is outside 0..1 after scaling: check summary.yield_scale',
-      );
-    }
-    if (poll.failures > 0) {
-      this.deps.logger.warn(
-        { failures: poll.failures, requests: poll.requests, err: poll.firstError?.message },
-        'summary poll had failed requests; their series keep the last good values',
-      );
-    }
-    await this.publish('summary', summaryFamilies(config.summary.levels, poll.results));
-    return poll.failures === 0;
+    const outcome = await job.poll({ topology, now: new Date(this.clock()), signal });
+    await this.publish(job.name, outcome.families);
+    return outcome.complete;
   }
 }
 

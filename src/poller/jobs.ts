@@ -1,0 +1,13 @@
+/**
+ * The collector jobs, listed explicitly. A job's name is its config section
+ * (`summary`, `measurements`, `units`) and its `collector` label.
+ */
+import type { CollectorJob, JobDeps } from './job.ts';
+import { createSummaryJob } from './summary-job.ts';
+
+/** The enabled collector jobs, in a fixed order. */
+export function createJobs(deps: JobDeps): CollectorJob[] {
+  const jobs: CollectorJob[] = [];
+  if (deps.config.summary.enabled) jobs.push(createSummaryJob(deps));
+  return jobs;
+}
