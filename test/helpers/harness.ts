@@ -1,0 +1,61 @@
+/**
+ * Runs an exporter against a simulator on a loopback socket, both on one fixed clock, so
+ * that end-to-end tests are deterministic and need no sleeps.
+ */
+import pino from 'pino';
+import { configFromObject } from '../../src/config/load.ts';
+import type { Config } from '../../src/config/schema.ts';
+import { type RunningSimulator, startSimulatorServer } from '../../src/simulator/index.ts';
+import type { SimulatorOptions } from '../../src/simulator/types.ts';
+import { type Exporter, wireExporter } from '../../src/wire.ts';
+
+/** A Saturday noon, away from any DST change. */
+export const FIXED_NOW = Date.parse('2026-11-21T12:34:56.000Z');
+
+export interface Harness {
+  readonly sim: RunningSimulator;
+  readonly exporter: Exporter;
+  readonly config: Config;
+  /** Moves the shared clock. */
+  advance(ms: number): void;
+  now(): number;
+  close(): Promise<void>;
+}
+
+/** Starts a simulator and wires an exporter to it; `config` is merged into a minimal base. */
+export async function startHarness(
+  opts: { sim?: SimulatorOptions; config?: Record<string, unknown> } = {},
+): Promise<Harness> {
+  let now = FIXED_NOW;
+  const clock = () => now;
+  const sim = await startSimulatorServer({ seed: 7, ...opts.sim, now: clock });
+  const config = configFromObject(
+    {
+      upstream: { base_url: sim.url, token: 'demo-token', max_requests_per_second: 10_000, concurrency: 8 },
+      ...opts.config,
+    },
+    { baseDir: process.cwd(), source: 'test harness' },
+  );
+  const exporter = wireExporter(config, { clock, logger: pino({ level: 'silent' }) });
+  return {
+    sim,
+    exporter,
+    config,
+    advance: (ms) => {
+      now += ms;
+    },
+    now: clock,
+    async close() {
+      await exporter.close();
+      await sim.close();
+    },
+  };
+}
+
+/** The collector data as scraped in the text format, without the (timing-dependent) self-metrics. */
+export async function dataExposition(
+  exporter: Exporter,
+  format: 'text' | 'openmetrics' = 'text',
+): Promise<string> {
+  return (await exporter.cache.respond(format, false, [])).body.toString('utf8');
+}

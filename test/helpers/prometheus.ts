@@ -1,0 +1,94 @@
+/**
+ * Starts a real Prometheus server (Debian package `prometheus`) on loopback for integration
+ * tests, and queries it. Bounded: every wait has a deadline.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+/** Path of the prometheus binary, or undefined. */
+export function prometheusPath(): string | undefined {
+  const r = spawnSync('sh', ['-c', 'command -v prometheus'], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : undefined;
+}
+
+/** A free loopback port (there is a tiny race between closing and reuse; fine for tests). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address();
+      const port = typeof addr === 'object' && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+    srv.once('error', reject);
+  });
+}
+
+export interface RunningPrometheus {
+  readonly url: string;
+  query(expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>>;
+  /** Polls `expr` until `accept` holds for its result, or throws after `timeoutMs`. */
+  waitFor(
+    expr: string,
+    accept: (r: Array<{ metric: Record<string, string>; value: [number, string] }>) => boolean,
+    timeoutMs?: number,
+  ): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts Prometheus scraping `target` (host:port) every second. */
+export async function startPrometheus(target: string): Promise<RunningPrometheus> {
+  const bin = prometheusPath();
+  if (!bin) throw new Error('prometheus not found');
+  const dir = mkdtempSync(path.join(tmpdir(), 'prom-'));
+  const port = await freePort();
+  writeFileSync(
+    path.join(dir, 'prometheus.yml'),
+    `global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: station\n    static_configs:\n      - targets: ['${target}']\n`,
+  );
+  const child: ChildProcess = spawn(
+    bin,
+    [
+      `--config.file=${path.join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${path.join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+    ],
+    { stdio: 'ignore' },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const query: RunningPrometheus['query'] = async (expr) => {
+    const res = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(expr)}`);
+    const body = (await res.json()) as {
+      data?: { result?: Array<{ metric: Record<string, string>; value: [number, string] }> };
+    };
+    return body.data?.result ?? [];
+  };
+  return {
+    url,
+    query,
+    async waitFor(expr, accept, timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      let last: unknown;
+      while (Date.now() < deadline) {
+        try {
+          const r = await query(expr);
+          last = r;
+          if (accept(r)) return;
+        } catch (err) {
+          last = err;
+        }
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      throw new Error(`timed out waiting for ${expr}; last: ${JSON.stringify(last)}`);
+    },
+    async stop() {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
