@@ -24,14 +24,20 @@ export interface Harness {
 
 /** Starts a simulator and wires an exporter to it; `config` is merged into a minimal base. */
 export async function startHarness(
-  opts: { sim?: SimulatorOptions; config?: Record<string, unknown> } = {},
+  opts: { sim?: SimulatorOptions; config?: Record<string, unknown>; upstream?: Record<string, unknown> } = {},
 ): Promise<Harness> {
   let now = FIXED_NOW;
   const clock = () => now;
   const sim = await startSimulatorServer({ seed: 7, ...opts.sim, now: clock });
   const config = configFromObject(
     {
-      upstream: { base_url: sim.url, token: 'demo-token', max_requests_per_second: 10_000, concurrency: 8 },
+      upstream: {
+        base_url: sim.url,
+        token: 'demo-token',
+        max_requests_per_second: 10_000,
+        concurrency: 8,
+        ...opts.upstream,
+      },
       ...opts.config,
     },
     { baseDir: process.cwd(), source: 'test harness' },
