@@ -70,6 +70,13 @@ const LEVEL_PREFIX: Record<Level, string> = {
   site: 'station_site_',
 };
 
+const LEVEL_LABELS: Record<Level, readonly string[]> = {
+  station: ['site', 'line', 'station', 'station_id', 'group', 'window'],
+  group: ['site', 'line', 'group', 'window'],
+  line: ['site', 'line', 'window'],
+  site: ['site', 'window'],
+};
+
 const LEVEL_SCOPE: Record<Level, string> = {
   station: 'at the station',
   group: 'across the stations of the group (parallel stations of one step)',
@@ -82,6 +89,7 @@ export function summaryDescs(level: Level): FamilyDesc[] {
   return SUMMARY_FIELDS.map((f) => ({
     name: LEVEL_PREFIX[level] + f.suffix,
     kind: 'gauge' as const,
+    labels: LEVEL_LABELS[level],
     help: `${f.what} ${LEVEL_SCOPE[level]} over the window, from the upstream GET /station/summary field ${f.wire}; refreshed every summary interval.`,
   }));
 }

@@ -22,6 +22,8 @@ export interface FamilyDesc {
   readonly help: string;
   /** Base unit (e.g. `seconds`) for the OpenMetrics `# UNIT` line; the name must end with it. */
   readonly unit?: string;
+  /** Label names its samples carry, for the generated metrics reference. */
+  readonly labels?: readonly string[];
 }
 
 /** Escapes a label value for the Prometheus text and OpenMetrics formats. */

@@ -1,0 +1,22 @@
+/**
+ * Every collector's metric families, listed explicitly (no registration by import side
+ * effect). The generated metrics reference reads this list.
+ */
+import type { FamilyDesc } from '../exposition/model.ts';
+import { summaryDescs } from './summary.ts';
+import { STATION_INFO } from './topology.ts';
+
+/** A collector's name (its config key) and the families it exports. */
+export interface CollectorDescription {
+  readonly name: string;
+  readonly families: readonly FamilyDesc[];
+}
+
+/** All collectors, in exposition order. */
+export const COLLECTORS: readonly CollectorDescription[] = [
+  { name: 'topology', families: [STATION_INFO] },
+  {
+    name: 'summary',
+    families: (['station', 'group', 'line', 'site'] as const).flatMap((level) => summaryDescs(level)),
+  },
+];

@@ -1,0 +1,46 @@
+/**
+ * Generates the metrics reference (a Markdown table) from the collectors' family
+ * descriptions and the self-metrics registry, so the documentation cannot drift.
+ */
+import { Registry } from 'prom-client';
+import { COLLECTORS } from '../collectors/index.ts';
+import { createSelfMetrics } from '../exposition/selfmetrics.ts';
+
+const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+interface Row {
+  readonly collector: string;
+  readonly name: string;
+  readonly type: string;
+  readonly labels: readonly string[];
+  readonly help: string;
+}
+
+function selfRows(): Row[] {
+  const registry = new Registry();
+  createSelfMetrics(registry, { version: 'reference', commit: 'reference', nodeVersion: 'reference' });
+  return registry.getMetricsAsArray().map((m) => {
+    const metric = m as unknown as { name: string; help: string; type: string; labelNames?: string[] };
+    const name = metric.type === 'counter' && !metric.name.endsWith('_total') ? `${metric.name}_total` : metric.name;
+    return { collector: 'self', name, type: metric.type, labels: metric.labelNames ?? [], help: metric.help };
+  });
+}
+
+/** The reference table, one row per family. */
+export function renderMetricsReference(): string {
+  const rows: Row[] = [
+    ...COLLECTORS.flatMap((c) =>
+      c.families.map((f) => ({ collector: c.name, name: f.name, type: f.kind, labels: f.labels ?? [], help: f.help })),
+    ),
+    ...selfRows(),
+  ];
+  const lines = [
+    '| Metric | Type | Labels | Collector | Description |',
+    '|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| \`${r.name}\` | ${r.type} | ${r.labels.map((l) => `\`${l}\``).join(', ')} | ${r.collector} | ${cell(r.help)} |`,
+    ),
+  ];
+  return `${lines.join('\n')}\n`;
+}
