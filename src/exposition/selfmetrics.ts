@@ -1,0 +1,234 @@
+/**
+ * The exporter's own metrics (`station_exporter_*`), kept on an injected prom-client
+ * registry. They change on every scrape, so they are rendered per scrape as the cache's
+ * dynamic tail (see {@link registryFamilies}) rather than published with a snapshot.
+ */
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
+export { registryFamilies } from './promclient.ts';
+
+const P = 'station_exporter_';
+
+/** Outcome class of one upstream request; `status_class` label values. */
+export type StatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'timeout' | 'network' | 'invalid_body';
+
+const STATUS_CLASSES: readonly StatusClass[] = [
+  '2xx',
+  '3xx',
+  '4xx',
+  '5xx',
+  'timeout',
+  'network',
+  'invalid_body',
+];
+
+/** Maps an HTTP status to its class (1xx, which undici never surfaces, counts as network). */
+export function statusClassOf(status: number): StatusClass {
+  if (status >= 200 && status < 300) return '2xx';
+  if (status >= 300 && status < 400) return '3xx';
+  if (status >= 400 && status < 500) return '4xx';
+  if (status >= 500 && status < 600) return '5xx';
+  return 'network';
+}
+
+/** Upstream request duration buckets, in seconds: from a fast cache hit to a 30 s timeout. */
+export const REQUEST_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** One row of `station_exporter_levels_skipped`. */
+export interface LevelsSkipped {
+  readonly level: string;
+  readonly reason: string;
+  readonly count: number;
+}
+
+/** Options of {@link createSelfMetrics}. */
+export interface SelfMetricsOptions {
+  readonly version: string;
+  readonly commit?: string;
+  readonly nodeVersion?: string;
+  /** Clock in epoch milliseconds for `collector_data_age_seconds`; defaults to Date.now. */
+  readonly now?: () => number;
+}
+
+/** Typed handle on the exporter's self-metrics. */
+export interface SelfMetrics {
+  /** Records whether the last request round to the upstream succeeded. */
+  setUpstreamUp(up: boolean): void;
+  /** Records one collector poll: success, duration and, on success, its time (epoch ms). */
+  collectorResult(collector: string, ok: boolean, seconds: number, nowMs: number): void;
+  /** Drops a collector's series, e.g. after a reload disabled it. */
+  forgetCollector(collector: string): void;
+  /** Creates the request series of endpoints at 0, so that rate() sees their first increase. */
+  initEndpoints(endpoints: readonly string[]): void;
+  /** Records one upstream request. `bytes` is the response body size (0 when there was none). */
+  observeRequest(endpoint: string, statusClass: StatusClass, seconds: number, bytes: number): void;
+  /** Counts records dropped at the edge because they did not match the expected shape. */
+  recordSkipped(endpoint: string, reason: string, n: number): void;
+  /** Sets the token's `exp` (epoch seconds), or removes the series when it is unknown. */
+  setTokenExpiry(epochSeconds: number | undefined): void;
+  /** Counts one scrape of /metrics. */
+  recordScrape(format: 'text' | 'openmetrics', gzip: boolean): void;
+  /** Records the last published snapshot: series count and render time. */
+  setSnapshot(series: number, renderSeconds: number): void;
+  /** Replaces the level entities skipped in the last poll. */
+  setLevelsSkipped(rows: readonly LevelsSkipped[]): void;
+  /** Sets how many configured stations the token cannot see. */
+  setStationsInaccessible(n: number): void;
+}
+
+/** Registers the self-metrics on `registry` (never the global one) and returns their handle. */
+export function createSelfMetrics(registry: Registry, opts: SelfMetricsOptions): SelfMetrics {
+  const registers = [registry];
+  const now = opts.now ?? Date.now;
+  const lastSuccessMs = new Map<string, number>();
+
+  const upstreamUp = new Gauge({
+    name: `${P}upstream_up`,
+    help: 'Whether the last request round to the upstream Station Data Query Service succeeded (1) or not (0).',
+    registers,
+  });
+  const success = new Gauge({
+    name: `${P}collector_success`,
+    help: 'Whether the last poll of the collector succeeded (1) or not (0), as seen by the poller.',
+    labelNames: ['collector'],
+    registers,
+  });
+  const duration = new Gauge({
+    name: `${P}collector_duration_seconds`,
+    help: 'Wall-clock duration of the last poll of the collector, measured by the poller.',
+    labelNames: ['collector'],
+    registers,
+  });
+  const lastSuccess = new Gauge({
+    name: `${P}collector_last_success_timestamp_seconds`,
+    help: 'Time of the last successful poll of the collector (exporter clock); its data is served from cache.',
+    labelNames: ['collector'],
+    registers,
+  });
+  new Gauge({
+    name: `${P}collector_data_age_seconds`,
+    help: 'Age of the cached data of the collector at scrape time: exporter clock minus its last successful poll.',
+    labelNames: ['collector'],
+    registers,
+    collect() {
+      const t = now();
+      this.reset();
+      for (const [collector, ms] of lastSuccessMs) this.set({ collector }, (t - ms) / 1000);
+    },
+  });
+  const requests = new Counter({
+    name: `${P}upstream_requests_total`,
+    help: 'Requests made to the upstream API, by endpoint and outcome class (HTTP status class, timeout, network error or invalid body).',
+    labelNames: ['endpoint', 'status_class'],
+    registers,
+  });
+  const requestDuration = new Histogram({
+    name: `${P}upstream_request_duration_seconds`,
+    help: 'Duration of upstream API requests including reading the body, measured by the exporter.',
+    labelNames: ['endpoint'],
+    buckets: REQUEST_DURATION_BUCKETS,
+    registers,
+  });
+  const responseBytes = new Counter({
+    name: `${P}upstream_response_bytes_total`,
+    help: 'Bytes of upstream API response bodies received, by endpoint.',
+    labelNames: ['endpoint'],
+    registers,
+  });
+  const skipped = new Counter({
+    name: `${P}records_skipped_total`,
+    help: 'Upstream records dropped at the edge because they did not match the expected shape, by endpoint and reason.',
+    labelNames: ['endpoint', 'reason'],
+    registers,
+  });
+  const tokenExpiry = new Gauge({
+    name: `${P}token_expiry_timestamp_seconds`,
+    help: 'Expiry time (exp claim) of the configured bearer token; absent when the token has no readable exp.',
+    registers,
+  });
+  // An unlabelled prom-client gauge starts at 0; an expiry of 1970 would page someone.
+  tokenExpiry.remove();
+  const buildInfo = new Gauge({
+    name: `${P}build_info`,
+    help: 'Build information of the exporter, constant 1; version, commit and Node.js version as labels.',
+    labelNames: ['version', 'commit', 'node_version'],
+    registers,
+  });
+  buildInfo.set(
+    {
+      version: opts.version,
+      commit: opts.commit ?? 'unknown',
+      node_version: opts.nodeVersion ?? process.version,
+    },
+    1,
+  );
+  const scrapes = new Counter({
+    name: `${P}scrapes_total`,
+    help: 'Scrapes of /metrics served by the exporter, by exposition format and content encoding.',
+    labelNames: ['format', 'encoding'],
+    registers,
+  });
+  const series = new Gauge({
+    name: `${P}series`,
+    help: 'Series in the last published snapshot of collector data (self-metrics excluded).',
+    registers,
+  });
+  const renderDuration = new Gauge({
+    name: `${P}render_duration_seconds`,
+    help: 'Time spent rendering the last published snapshot into both exposition formats.',
+    registers,
+  });
+  const levelsSkipped = new Gauge({
+    name: `${P}levels_skipped`,
+    help: 'Level entities (sites, lines, groups) whose /station/summary query was skipped in the last poll, by level and reason.',
+    labelNames: ['level', 'reason'],
+    registers,
+  });
+  const inaccessible = new Gauge({
+    name: `${P}stations_inaccessible`,
+    help: 'Configured stations that the bearer token cannot see, from the last topology refresh.',
+    registers,
+  });
+
+  return {
+    setUpstreamUp: (up) => upstreamUp.set(up ? 1 : 0),
+    collectorResult(collector, ok, seconds, nowMs) {
+      success.set({ collector }, ok ? 1 : 0);
+      duration.set({ collector }, seconds);
+      if (!ok) return;
+      lastSuccess.set({ collector }, nowMs / 1000);
+      lastSuccessMs.set(collector, nowMs);
+    },
+    forgetCollector(collector) {
+      for (const g of [success, duration, lastSuccess]) g.remove({ collector });
+      lastSuccessMs.delete(collector);
+    },
+    initEndpoints(endpoints) {
+      for (const endpoint of endpoints) {
+        for (const status_class of STATUS_CLASSES) requests.inc({ endpoint, status_class }, 0);
+        responseBytes.inc({ endpoint }, 0);
+        requestDuration.zero({ endpoint });
+      }
+    },
+    observeRequest(endpoint, statusClass, seconds, bytes) {
+      requests.inc({ endpoint, status_class: statusClass });
+      requestDuration.observe({ endpoint }, seconds);
+      responseBytes.inc({ endpoint }, bytes);
+    },
+    recordSkipped: (endpoint, reason, n) => skipped.inc({ endpoint, reason }, n),
+    setTokenExpiry(epochSeconds) {
+      if (epochSeconds === undefined) tokenExpiry.remove();
+      else tokenExpiry.set(epochSeconds);
+    },
+    recordScrape: (format, gzip) => scrapes.inc({ format, encoding: gzip ? 'gzip' : 'identity' }),
+    setSnapshot(n, renderSeconds) {
+      series.set(n);
+      renderDuration.set(renderSeconds);
+    },
+    setLevelsSkipped(rows) {
+      levelsSkipped.reset();
+      for (const r of rows) levelsSkipped.set({ level: r.level, reason: r.reason }, r.count);
+    },
+    setStationsInaccessible: (n) => inaccessible.set(n),
+  };
+}

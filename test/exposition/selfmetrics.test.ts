@@ -1,0 +1,168 @@
+import { Counter, Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { renderFamilies } from '../../src/exposition/render.ts';
+import { createSelfMetrics, registryFamilies, statusClassOf } from '../../src/exposition/selfmetrics.ts';
+import { checkMetrics, promtoolPath } from '../helpers/promtool.ts';
+import { openMetricsProblems } from './openmetrics.ts';
+
+const promtool = promtoolPath();
+
+function setup(nowMs = 1_700_000_100_000) {
+  const registry = new Registry();
+  let now = nowMs;
+  const m = createSelfMetrics(registry, {
+    version: '1.2.3',
+    commit: 'abc123',
+    nodeVersion: 'v20.0.0',
+    now: () => now,
+  });
+  return { registry, m, setNow: (t: number) => (now = t) };
+}
+
+function exercise(m: ReturnType<typeof setup>['m']): void {
+  m.setUpstreamUp(true);
+  m.initEndpoints(['units']);
+  m.observeRequest('metrics', '2xx', 0.2, 1024);
+  m.observeRequest('metrics', '5xx', 3, 0);
+  m.collectorResult('units', true, 1.5, 1_700_000_000_000);
+  m.collectorResult('metrics', false, 2, 1_700_000_050_000);
+  m.recordSkipped('metrics', 'invalid_record', 4);
+  m.setTokenExpiry(1_800_000_000);
+  m.recordScrape('openmetrics', true);
+  m.setSnapshot(1234, 0.15);
+  m.setLevelsSkipped([{ level: 'site', reason: 'url_too_long', count: 2 }]);
+  m.setStationsInaccessible(3);
+}
+
+async function text(registry: Registry): Promise<string> {
+  return renderFamilies(await registryFamilies(registry), 'text');
+}
+
+describe('createSelfMetrics', () => {
+  it('exposes every self-metric with HELP text, the station_exporter_ prefix and its labels', async () => {
+    const { registry, m } = setup();
+    exercise(m);
+    const out = await text(registry);
+    for (const line of [
+      'station_exporter_upstream_up 1',
+      'station_exporter_collector_success{collector="units"} 1',
+      'station_exporter_collector_success{collector="metrics"} 0',
+      'station_exporter_collector_duration_seconds{collector="metrics"} 2',
+      'station_exporter_collector_last_success_timestamp_seconds{collector="units"} 1700000000',
+      'station_exporter_collector_data_age_seconds{collector="units"} 100',
+      'station_exporter_upstream_requests_total{endpoint="metrics",status_class="5xx"} 1',
+      'station_exporter_upstream_requests_total{endpoint="units",status_class="timeout"} 0',
+      'station_exporter_upstream_request_duration_seconds_bucket{endpoint="metrics",le="0.25"} 1',
+      'station_exporter_upstream_request_duration_seconds_bucket{endpoint="metrics",le="+Inf"} 2',
+      'station_exporter_upstream_request_duration_seconds_sum{endpoint="metrics"} 3.2',
+      'station_exporter_upstream_request_duration_seconds_count{endpoint="metrics"} 2',
+      'station_exporter_upstream_response_bytes_total{endpoint="metrics"} 1024',
+      'station_exporter_records_skipped_total{endpoint="metrics",reason="invalid_record"} 4',
+      'station_exporter_token_expiry_timestamp_seconds 1800000000',
+      'station_exporter_build_info{version="1.2.3",commit="abc123",node_version="v20.0.0"} 1',
+      'station_exporter_scrapes_total{format="openmetrics",encoding="gzip"} 1',
+      'station_exporter_series 1234',
+      'station_exporter_render_duration_seconds 0.15',
+      'station_exporter_levels_skipped{level="site",reason="url_too_long"} 2',
+      'station_exporter_stations_inaccessible 3',
+    ]) {
+      expect(out.split('\n')).toContain(line);
+    }
+    expect(out).not.toContain('collector_data_age_seconds{collector="metrics"}');
+    const helps = out.split('\n').filter((l) => l.startsWith('# HELP '));
+    expect(helps).toHaveLength(16);
+    for (const h of helps) expect(h).toMatch(/^# HELP station_exporter_\w+ \S.{20,}/);
+  });
+
+  it('computes the data age from the injected clock at each scrape', async () => {
+    const { registry, m, setNow } = setup(10_000);
+    m.collectorResult('units', true, 1, 4_000);
+    expect(await text(registry)).toContain(
+      'station_exporter_collector_data_age_seconds{collector="units"} 6\n',
+    );
+    setNow(70_500);
+    expect(await text(registry)).toContain(
+      'station_exporter_collector_data_age_seconds{collector="units"} 66.5\n',
+    );
+    m.forgetCollector('units');
+    expect(await text(registry)).not.toContain('collector="units"');
+  });
+
+  it('leaves the token expiry unset when unknown', async () => {
+    const { registry, m } = setup();
+    expect(await text(registry)).not.toMatch(/^station_exporter_token_expiry_timestamp_seconds /m);
+    m.setTokenExpiry(5);
+    expect(await text(registry)).toMatch(/^station_exporter_token_expiry_timestamp_seconds 5$/m);
+    m.setTokenExpiry(undefined);
+    expect(await text(registry)).not.toMatch(/^station_exporter_token_expiry_timestamp_seconds /m);
+  });
+
+  it('replaces skipped levels with those of the last poll', async () => {
+    const { registry, m } = setup();
+    m.setLevelsSkipped([{ level: 'site', reason: 'url_too_long', count: 2 }]);
+    m.setLevelsSkipped([{ level: 'line', reason: 'url_too_long', count: 1 }]);
+    const out = await text(registry);
+    expect(out).toContain('station_exporter_levels_skipped{level="line",reason="url_too_long"} 1');
+    expect(out).not.toContain('level="site"');
+  });
+
+  it('does not touch the global registry', async () => {
+    const { register } = await import('prom-client');
+    const before = (await register.getMetricsAsJSON()).length;
+    exercise(setup().m);
+    expect((await register.getMetricsAsJSON()).length).toBe(before);
+  });
+
+  it.skipIf(!promtool && !process.env.CI)('renders text that promtool accepts', async () => {
+    const { registry, m } = setup();
+    exercise(m);
+    const r = checkMetrics(await text(registry));
+    expect(r.output).toBe('');
+    expect(r.ok).toBe(true);
+  });
+
+  it('renders structurally valid OpenMetrics with units and counter family names', async () => {
+    const { registry, m } = setup();
+    exercise(m);
+    const om = `${renderFamilies(await registryFamilies(registry), 'openmetrics')}# EOF\n`;
+    expect(openMetricsProblems(om)).toEqual([]);
+    expect(om).toContain('# TYPE station_exporter_upstream_requests counter\n');
+    expect(om).toContain('# UNIT station_exporter_upstream_request_duration_seconds seconds\n');
+    expect(om).toContain('# UNIT station_exporter_upstream_response_bytes bytes\n');
+  });
+});
+
+describe('registryFamilies', () => {
+  it('names counters with _total even when prom-client does not', async () => {
+    const registry = new Registry();
+    new Counter({ name: 'jobs', help: 'Jobs.', registers: [registry] }).inc(2);
+    const [fam] = await registryFamilies(registry);
+    expect(fam?.desc).toEqual({ name: 'jobs_total', kind: 'counter', help: 'Jobs.' });
+    expect(renderFamilies(await registryFamilies(registry), 'text')).toBe(
+      '# HELP jobs_total Jobs.\n# TYPE jobs_total counter\njobs_total 2\n',
+    );
+  });
+
+  it('escapes label values from prom-client', async () => {
+    const registry = new Registry();
+    new Counter({ name: 'x_total', help: 'h', labelNames: ['v'], registers: [registry] }).inc({
+      v: 'a"b\\c\nd',
+    });
+    expect(renderFamilies(await registryFamilies(registry), 'text')).toContain(
+      'x_total{v="a\\"b\\\\c\\nd"} 1\n',
+    );
+  });
+});
+
+describe('statusClassOf', () => {
+  it.each([
+    [200, '2xx'],
+    [204, '2xx'],
+    [301, '3xx'],
+    [403, '4xx'],
+    [503, '5xx'],
+    [101, 'network'],
+  ])('%i -> %s', (status, cls) => {
+    expect(statusClassOf(status)).toBe(cls);
+  });
+});
