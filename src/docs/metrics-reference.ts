@@ -21,7 +21,8 @@ function selfRows(): Row[] {
   createSelfMetrics(registry, { version: 'reference', commit: 'reference', nodeVersion: 'reference' });
   return registry.getMetricsAsArray().map((m) => {
     const metric = m as unknown as { name: string; help: string; type: string; labelNames?: string[] };
-    const name = metric.type === 'counter' && !metric.name.endsWith('_total') ? `${metric.name}_total` : metric.name;
+    const name =
+      metric.type === 'counter' && !metric.name.endsWith('_total') ? `${metric.name}_total` : metric.name;
     return { collector: 'self', name, type: metric.type, labels: metric.labelNames ?? [], help: metric.help };
   });
 }
@@ -30,7 +31,13 @@ function selfRows(): Row[] {
 export function renderMetricsReference(): string {
   const rows: Row[] = [
     ...COLLECTORS.flatMap((c) =>
-      c.families.map((f) => ({ collector: c.name, name: f.name, type: f.kind, labels: f.labels ?? [], help: f.help })),
+      c.families.map((f) => ({
+        collector: c.name,
+        name: f.name,
+        type: f.kind,
+        labels: f.labels ?? [],
+        help: f.help,
+      })),
     ),
     ...selfRows(),
   ];
