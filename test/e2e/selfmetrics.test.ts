@@ -1,0 +1,58 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Harness, startHarness } from '../helpers/harness.ts';
+
+const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+const JWT = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ sub: 'plant-eng', exp: 1_900_000_000 })}.c2ln`;
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+async function selfText(harness: Harness) {
+  return (await harness.exporter.app.request('/metrics')).text();
+}
+
+describe('self-metrics end to end', () => {
+  it("exports the JWT's expiry without ever exporting the token", async () => {
+    h = await startHarness({
+      sim: { tokens: { [JWT]: { sites: 'all' } } },
+      upstream: { token: JWT },
+      config: { windows: ['1h'], units: { enabled: false } },
+    });
+    await h.exporter.poller.pollOnce();
+    const text = await selfText(h);
+    expect(text).toContain('station_exporter_token_expiry_timestamp_seconds 1900000000');
+    expect(text).not.toContain(JWT.split('.')[1]);
+  });
+
+  it('reports configured stations the token cannot see, and exports the rest', async () => {
+    h = await startHarness({ config: { windows: ['1h'], units: { enabled: false } } });
+    const [a, b] = h.sim.sim.plant.stations;
+    await h.close();
+    h = await startHarness({
+      config: {
+        windows: ['1h'],
+        units: { enabled: false },
+        discovery: { station_ids: [a?.id, b?.id, 'f'.repeat(24)] },
+      },
+    });
+    await h.exporter.poller.pollOnce();
+    const text = await selfText(h);
+    expect(text).toContain('station_exporter_stations_inaccessible 1');
+    expect(text.match(/^station_info\{/gm)).toHaveLength(2);
+  });
+
+  it('counts upstream requests by endpoint and status class, and reports up', async () => {
+    h = await startHarness({ config: { windows: ['1h'], units: { enabled: false } } });
+    await h.exporter.poller.pollOnce();
+    const text = await selfText(h);
+    expect(text).toContain('station_exporter_upstream_up 1');
+    expect(text).toMatch(
+      /station_exporter_upstream_requests_total\{endpoint="sites",status_class="2xx"\} 1\n/,
+    );
+    expect(text).toMatch(/station_exporter_collector_success\{collector="summary"\} 1/);
+    expect(text).toMatch(/station_exporter_collector_data_age_seconds\{collector="summary"\} 0/);
+  });
+});
