@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { parseDuration } from './duration.ts';
+import { isValidTimeZone } from './timezone.ts';
+
+/** Longest duration accepted anywhere: windows beyond a week are out of scope, and longer timers overflow. */
+export const MAX_DURATION_MS = 7 * 86_400_000;
+
+const ID_RE = /^[0-9a-fA-F]{24}$/;
+const CLOCK_RE = /^(?:[01]\d|2[0-3]):[0-5]\d$/;
+
+type Ctx = z.core.$RefinementCtx;
+
+/** Validates a duration string, reporting on `ctx`; returns milliseconds or `undefined`. */
+export function checkDuration(text: string, ctx: Ctx): number | undefined {
+  const ms = parseDuration(text);
+  if (ms === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      message: `invalid duration "${text}" (use e.g. 500ms, 30s, 5m, 1h30m, 2d, 1w)`,
+    });
+    return undefined;
+  }
+  if (ms > MAX_DURATION_MS) {
+    ctx.addIssue({ code: 'custom', message: `duration "${text}" is longer than the maximum of 7d` });
+    return undefined;
+  }
+  return ms;
+}
+
+/** A Prometheus-style duration string, parsed to milliseconds. */
+export function duration() {
+  return z
+    .string({ error: 'must be a duration with a unit, such as 30s, 5m or 1h30m' })
+    .transform((text, ctx) => checkDuration(text, ctx) ?? z.NEVER)
+    .meta({ 'x-type': 'duration' });
+}
+
+/** A regular expression, anchored at both ends so that `Line 1` does not also match `Line 10`. */
+export function anchoredRegex() {
+  return z
+    .string()
+    .transform((source, ctx) => {
+      try {
+        return new RegExp(`^(?:${source})$`);
+      } catch (err) {
+        const reason = err instanceof Error ? (err.message.split(': ').at(-1) ?? err.message) : String(err);
+        ctx.addIssue({ code: 'custom', message: `invalid regular expression "${source}": ${reason}` });
+        return z.NEVER;
+      }
+    })
+    .meta({ 'x-type': 'regex' });
+}
+
+/** A 24-character hexadecimal identifier as used by the upstream for sites and stations. */
+export function hexId() {
+  return z
+    .string()
+    .refine((v) => ID_RE.test(v), {
+      error: (iss) => `must be a 24-character hexadecimal id, got "${String(iss.input)}"`,
+    })
+    .meta({ 'x-type': 'id' });
+}
+
+/** An IANA time zone name known to the runtime's ICU data. */
+export function timeZone() {
+  return z
+    .string()
+    .refine(isValidTimeZone, { error: (iss) => `unknown time zone "${String(iss.input)}"` })
+    .meta({ 'x-type': 'time zone' });
+}
+
+/** A 24-hour `HH:MM` wall-clock time. */
+export function clockTime() {
+  return z
+    .string()
+    .refine((v) => CLOCK_RE.test(v), {
+      error: (iss) => `must be a 24-hour time HH:MM, got "${String(iss.input)}"`,
+    })
+    .meta({ 'x-type': 'HH:MM' });
+}
+
+/**
+ * Reports every item of `items` whose key was already seen, at that item's index.
+ * Runs even when items failed (see {@link always}), so `items` may be half-parsed or not even a list:
+ * anything without a string key is skipped.
+ */
+export function reportDuplicates<T>(
+  items: readonly T[],
+  ctx: Ctx,
+  key: (item: T) => unknown,
+  what: string,
+): void {
+  if (!Array.isArray(items)) return;
+  const seen = new Set<string>();
+  items.forEach((item, index) => {
+    const value = key(item);
+    if (typeof value !== 'string') return;
+    if (seen.has(value))
+      ctx.addIssue({ code: 'custom', message: `duplicate ${what} "${value}"`, path: [index] });
+    seen.add(value);
+  });
+}
+
+/**
+ * Runs a refinement even when sibling fields already failed, so that all problems are reported at once.
+ * Such a refinement must check the shape of its input itself: it may be half-parsed or missing.
+ */
+export const always = { when: () => true } as const;
+
+/** True for a mapping, which a refinement running {@link always} must check before reading keys. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,121 @@
+import type { z } from 'zod';
+import type { Path, PathIssue } from './env.ts';
+import { configReferenceRows } from './reference.ts';
+
+type Issue = z.core.$ZodIssue;
+
+/** Formats a path the way the YAML reads: `windows[2].timezone`, `discovery.include.sites[0]`. */
+export function formatPath(path: Path): string {
+  let out = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') out += `[${segment}]`;
+    else out += out === '' ? segment : `.${segment}`;
+  }
+  return out;
+}
+
+/** Formats an issue as `path: message`, or just the message for the whole document. */
+export function formatIssue(issue: PathIssue): string {
+  const path = formatPath(issue.path);
+  return path === '' ? issue.message : `${path}: ${issue.message}`;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return typeof value;
+}
+
+const EXPECTED: Record<string, string> = {
+  object: 'a mapping',
+  array: 'a list',
+  int: 'an integer',
+  number: 'a number',
+  string: 'a string',
+  boolean: 'true or false',
+};
+
+/**
+ * Error map for parsing config: shorter, YAML-flavoured messages than zod's defaults. It names the
+ * type of a wrong value but never the value itself, which might be a secret in the wrong place.
+ */
+export const configErrorMap: z.core.$ZodErrorMap = (iss) => {
+  switch (iss.code) {
+    case 'invalid_type':
+      if (iss.input === undefined) return 'is required';
+      if (iss.expected === 'int' && typeof iss.input === 'number') return 'must be an integer';
+      return `expected ${EXPECTED[iss.expected] ?? iss.expected}, got ${typeName(iss.input)}`;
+    case 'too_small':
+      if (iss.origin === 'array')
+        return `must have at least ${iss.minimum} item${iss.minimum === 1 ? '' : 's'}`;
+      return iss.inclusive === false
+        ? `must be greater than ${iss.minimum}`
+        : `must be at least ${iss.minimum}`;
+    case 'too_big':
+      if (iss.origin === 'array') return `must have at most ${iss.maximum} items`;
+      return iss.inclusive === false ? `must be less than ${iss.maximum}` : `must be at most ${iss.maximum}`;
+    case 'invalid_value':
+      return `must be one of ${iss.values.map(String).join(', ')}`;
+    default:
+      return undefined;
+  }
+};
+
+const isWrongShape = (branch: Issue[]): boolean =>
+  branch.length > 0 && branch.every((i) => i.code === 'invalid_type' && i.path.length === 0);
+
+/** Flattens zod issues into `path: message` items, one per unknown key and per failing union branch. */
+export function flattenIssues(issues: readonly Issue[], prefix: Path = []): PathIssue[] {
+  return issues.flatMap((issue): PathIssue[] => {
+    const path = [...prefix, ...(issue.path as Array<string | number>)];
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ path: [...path, key], message: unknownKeyMessage(path, key) }));
+    }
+    if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+      // A value that is "a string or a mapping" fails both branches; report the branch it was meant for.
+      const meant = issue.errors.filter((branch) => !isWrongShape(branch));
+      if (meant.length === 1 && meant[0] !== undefined) return flattenIssues(meant[0], path);
+      if (meant.length === 0) {
+        const expected = issue.errors.flatMap((b) =>
+          b.map((i) => (i.code === 'invalid_type' ? i.expected : '')),
+        );
+        const names = [...new Set(expected.map((e) => EXPECTED[e] ?? e))].filter((e) => e !== '');
+        return [{ path, message: `expected ${names.join(' or ')}` }];
+      }
+    }
+    return [{ path, message: issue.message }];
+  });
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
+}
+
+/** `unknown key`, with the closest key allowed at that place when the unknown one looks like a typo. */
+function unknownKeyMessage(parent: Path, key: string): string {
+  const prefix = parent
+    .map((s) => (typeof s === 'number' ? '[]' : `.${s}`))
+    .join('')
+    .replace(/^\./, '');
+  const siblings = configReferenceRows()
+    .map((row) => row.path)
+    .filter((path) => path.startsWith(prefix === '' ? '' : `${prefix}.`))
+    .map((path) => path.slice(prefix === '' ? 0 : prefix.length + 1))
+    .filter((rest) => /^[a-z_]+$/.test(rest));
+  const best = siblings
+    .map((name) => ({ name, distance: editDistance(key.toLowerCase(), name) }))
+    .sort((a, b) => a.distance - b.distance)[0];
+  return best !== undefined && best.distance <= 2
+    ? `unknown key (did you mean "${best.name}"?)`
+    : 'unknown key';
+}

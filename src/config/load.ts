@@ -1,0 +1,130 @@
+import { readFileSync, statSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { isMap, parseDocument } from 'yaml';
+import { expandEnv, type PathIssue } from './env.ts';
+import { configErrorMap, flattenIssues, formatIssue, formatPath } from './issues.ts';
+import { type Config, type ConfigData, configSchema } from './schema.ts';
+
+/** Options shared by {@link parseConfig} and {@link configFromObject}. */
+export interface ParseOptions {
+  /** Variables for `${VAR}` expansion; defaults to `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Directory against which a relative `token_file` resolves (the config file's directory). */
+  baseDir: string;
+  /** Where the config came from, for error messages (a file name, or e.g. "built-in defaults"). */
+  source?: string;
+}
+
+/** A config that cannot be used. `issues` holds every problem found, each as `path: message`. */
+export class ConfigError extends Error {
+  readonly issues: string[];
+
+  constructor(source: string, issues: string[]) {
+    super(`invalid configuration in ${source}:\n  ${issues.join('\n  ')}`);
+    this.name = 'ConfigError';
+    this.issues = issues;
+  }
+}
+
+/** Reads, expands, validates and resolves the YAML config file at `path`. Throws {@link ConfigError}. */
+export async function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): Promise<Config> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(path, [`cannot read config file: ${errorCode(err)}`]);
+  }
+  return parseConfig(text, { env, baseDir: dirname(resolve(path)), source: path });
+}
+
+/** Validates YAML text as a config. Throws {@link ConfigError} listing every problem found. */
+export function parseConfig(yamlText: string, opts: ParseOptions): Config {
+  const source = opts.source ?? 'config';
+  const doc = parseDocument(yamlText, { prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(source, doc.errors.map(yamlErrorText));
+  }
+  if (doc.contents === null) throw new ConfigError(source, ['the config file is empty']);
+  if (!isMap(doc.contents)) {
+    throw new ConfigError(source, ['the top level of the config file must be a mapping of keys to values']);
+  }
+  return configFromObject(doc.toJS({ maxAliasCount: 1000 }), { ...opts, source });
+}
+
+/**
+ * Validates an already-parsed config object, e.g. built-in defaults, exactly like a config file:
+ * `${VAR}` expansion, schema, and a readable token file. Throws {@link ConfigError}.
+ */
+export function configFromObject(raw: unknown, opts: ParseOptions): Config {
+  const source = opts.source ?? 'config';
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ConfigError(source, ['the configuration must be a mapping of keys to values']);
+  }
+  const expanded = expandEnv(raw, opts.env ?? process.env);
+  const parsed = configSchema.safeParse(expanded.value, { error: configErrorMap });
+  // A value whose ${VAR} failed to expand would also fail validation; report only the cause.
+  const unexpanded = new Set(expanded.issues.map((i) => formatPath(i.path)));
+  const schemaIssues = parsed.success
+    ? []
+    : flattenIssues(parsed.error.issues).filter((i) => !unexpanded.has(formatPath(i.path)));
+  const tokenFile = tokenFilePath(expanded.value, opts.baseDir, unexpanded);
+  const issues = [...expanded.issues, ...schemaIssues, ...checkTokenFile(tokenFile)];
+  if (issues.length > 0 || !parsed.success) {
+    throw new ConfigError(source, issues.map(formatIssue));
+  }
+  return brand(parsed.data, tokenFile);
+}
+
+function brand(data: ConfigData, tokenFile: string | undefined): Config {
+  const token =
+    data.upstream.token.kind === 'file' && tokenFile !== undefined
+      ? { kind: 'file' as const, path: tokenFile }
+      : data.upstream.token;
+  return { ...data, upstream: { ...data.upstream, token } } as Config;
+}
+
+const TOKEN_FILE_PATH = ['upstream', 'token_file'];
+
+function tokenFilePath(raw: unknown, baseDir: string, unexpanded: Set<string>): string | undefined {
+  if (unexpanded.has(formatPath(TOKEN_FILE_PATH))) return undefined;
+  const upstream = (raw as { upstream?: unknown }).upstream;
+  if (upstream === null || typeof upstream !== 'object') return undefined;
+  const { token, token_file: file } = upstream as { token?: unknown; token_file?: unknown };
+  // With both set the config is already rejected; reading the file would only add noise.
+  if (token !== undefined || typeof file !== 'string' || file === '') return undefined;
+  return isAbsolute(file) ? file : resolve(baseDir, file);
+}
+
+/** Checks at load time what the token provider will need later, without keeping the secret around. */
+function checkTokenFile(path: string | undefined): PathIssue[] {
+  if (path === undefined) return [];
+  try {
+    if (!statSync(path).isFile())
+      return [{ path: TOKEN_FILE_PATH, message: `${path} is not a regular file` }];
+    if (readFileSync(path, 'utf8').trim() === '')
+      return [{ path: TOKEN_FILE_PATH, message: `${path} is empty` }];
+    return [];
+  } catch (err) {
+    return [{ path: TOKEN_FILE_PATH, message: `cannot read ${path}: ${errorCode(err)}` }];
+  }
+}
+
+function errorCode(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES') return 'permission denied';
+  return code ?? (err instanceof Error ? err.name : 'unknown error');
+}
+
+/** `line 3, column 5: <what is wrong>`, without the source excerpt yaml adds, which could hold a secret. */
+function yamlErrorText(err: {
+  message: string;
+  linePos?: [{ line: number; col: number }, ...unknown[]];
+}): string {
+  const message = err.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? err.message;
+  const pos = err.linePos?.[0];
+  return pos === undefined
+    ? `YAML syntax error: ${message}`
+    : `line ${pos.line}, column ${pos.col}: ${message}`;
+}

@@ -1,0 +1,391 @@
+import { z } from 'zod';
+import {
+  always,
+  anchoredRegex,
+  checkDuration,
+  clockTime,
+  duration,
+  hexId,
+  isRecord,
+  reportDuplicates,
+  timeZone,
+} from './fields.ts';
+
+/*
+ * The one definition of the configuration file. Input keys are the snake_case YAML keys; each section
+ * transforms into the camelCase shape the rest of the exporter uses, with durations in milliseconds
+ * and regular expressions compiled. Every key carries a description: docs/config.md is generated from them.
+ */
+
+/** Where the bearer token comes from. A file path is absolute once the loader has resolved it. */
+export type SecretSource = { kind: 'inline'; value: string } | { kind: 'file'; path: string };
+
+const LEVELS = ['station', 'group', 'line', 'site'] as const;
+/** Aggregation levels at which station summaries are exported. */
+export type SummaryLevel = (typeof LEVELS)[number];
+
+const WINDOW_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+
+const baseUrl = z
+  .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an http or https URL') })
+  .transform((text, ctx) => {
+    const url = URL.canParse(text) ? new URL(text) : undefined;
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      ctx.addIssue({ code: 'custom', message: 'must be an http or https URL' });
+      return z.NEVER;
+    }
+    // Credentials in the URL would end up in logs; the token belongs in token/token_file.
+    if (url.username !== '' || url.password !== '') {
+      ctx.addIssue({ code: 'custom', message: 'must not contain credentials; use token or token_file' });
+      return z.NEVER;
+    }
+    if (url.search !== '' || url.hash !== '') {
+      ctx.addIssue({ code: 'custom', message: 'must not contain a query or fragment' });
+      return z.NEVER;
+    }
+    return url.href.replace(/\/+$/, '');
+  })
+  .meta({ 'x-type': 'URL' });
+
+const upstreamSchema = z
+  .strictObject({
+    base_url: baseUrl.describe(
+      'Base URL of the Station Data Query Service, e.g. `https://stations.example.com/api`.',
+    ),
+    token: z.string().min(1, 'must not be empty').optional().describe(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: documents the config's ${VAR} syntax.
+      'Bearer token, usually `${STATION_TOKEN}`. Exactly one of `token` and `token_file` is required.',
+    ),
+    token_file: z
+      .string()
+      .min(1, 'must not be empty')
+      .optional()
+      .describe(
+        'File holding the bearer token (surrounding whitespace is ignored). Relative paths resolve against the ' +
+          "config file's directory. Re-read whenever it changes, so the token can be rotated without a restart.",
+      ),
+    timeout: duration().prefault('30s').describe('Timeout of one upstream request.'),
+    concurrency: z.int().min(1).max(64).default(4).describe('Upstream requests in flight at once.'),
+    max_requests_per_second: z
+      .number()
+      .positive()
+      .default(10)
+      .describe('Ceiling on the upstream request rate, to stay polite to a shared service.'),
+    max_url_length: z
+      .int()
+      .min(1024)
+      .default(8192)
+      .describe('Longest request URL in bytes; requests for many stations are split to stay below it.'),
+  })
+  .superRefine((u, ctx) => {
+    if (!isRecord(u)) return;
+    if (u.token !== undefined && u.token_file !== undefined) {
+      ctx.addIssue({ code: 'custom', message: 'set only one of token and token_file' });
+    } else if (u.token === undefined && u.token_file === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'one of token or token_file is required' });
+    }
+  }, always)
+  .transform((u) => ({
+    baseUrl: u.base_url,
+    token: (u.token !== undefined
+      ? { kind: 'inline', value: u.token }
+      : { kind: 'file', path: u.token_file ?? '' }) satisfies SecretSource as SecretSource,
+    timeoutMs: u.timeout,
+    concurrency: u.concurrency,
+    maxRequestsPerSecond: u.max_requests_per_second,
+    maxUrlLength: u.max_url_length,
+  }))
+  .describe('The Station Data Query Service to read from.');
+
+function patternList(level: string) {
+  return z
+    .array(anchoredRegex())
+    .prefault([])
+    .describe(`Regular expressions matched against each ${level}'s name or id.`);
+}
+
+function nameFilter(verb: string) {
+  return z
+    .strictObject({
+      sites: patternList('site'),
+      lines: patternList('line'),
+      stations: patternList('station'),
+    })
+    .prefault({})
+    .describe(
+      `${verb} only the sites, lines and stations whose name or id fully matches one of these regular expressions.`,
+    );
+}
+
+function idList(description: string) {
+  return z
+    .array(hexId())
+    .default([])
+    .superRefine((ids, ctx) => reportDuplicates(ids, ctx, (id) => id, 'id'), always)
+    .describe(description);
+}
+
+const discoverySchema = z
+  .strictObject({
+    site_ids: idList(
+      'Sites to export (GET /sites/{id} each). Empty: every site the token may access (GET /sites).',
+    ),
+    station_ids: idList(
+      'When not empty, export only these stations; any that are not accessible are reported.',
+    ),
+    include: nameFilter('Export'),
+    exclude: nameFilter('Skip').describe(
+      'Skip the sites, lines and stations whose name or id fully matches one of these regular expressions; ' +
+        'applied after `include`.',
+    ),
+    refresh_interval: duration()
+      .prefault('10m')
+      .describe('How often the site/line/station hierarchy is read again.'),
+  })
+  .transform((d) => ({
+    siteIds: d.site_ids,
+    stationIds: d.station_ids,
+    include: d.include,
+    exclude: d.exclude,
+    refreshIntervalMs: d.refresh_interval,
+  }))
+  .prefault({})
+  .describe('Which sites, lines and stations to export.');
+
+/** A filter on names or ids per hierarchy level; regular expressions are anchored. */
+export type NameFilter = z.output<typeof discoverySchema>['include'];
+
+const windowName = z
+  .string()
+  .regex(
+    WINDOW_NAME_RE,
+    'must be 1-64 letters, digits, "_", ".", ":" or "-", starting with a letter or digit',
+  )
+  .describe('Name of the window, exported as the `window` label value.');
+
+const WINDOW_TYPE =
+  'Kind of window: `rolling` (the last `duration`), `today` (since local midnight) or `shift` (since the current shift began).';
+
+const windowTimeZone = timeZone().describe('IANA time zone in which the day or the shifts start.');
+
+const rollingWindow = z
+  .strictObject({
+    name: windowName,
+    type: z.literal('rolling').describe(WINDOW_TYPE),
+    duration: duration().describe('Length of a `rolling` window (at most 7d).'),
+  })
+  .transform((w) => ({ name: w.name, kind: 'rolling' as const, durationMs: w.duration }));
+
+const shiftWindow = z
+  .strictObject({
+    name: windowName,
+    type: z.literal('shift').describe(WINDOW_TYPE),
+    timezone: windowTimeZone,
+    shift_starts: z
+      .array(clockTime())
+      .min(1)
+      .superRefine((starts, ctx) => reportDuplicates(starts, ctx, (s) => s, 'shift start'), always)
+      .describe(
+        'Local start times (`HH:MM`) of the shifts of a `shift` window; it covers the current shift.',
+      ),
+  })
+  .transform((w) => ({
+    name: w.name,
+    kind: 'shift' as const,
+    timezone: w.timezone,
+    shiftStarts: [...w.shift_starts].sort(),
+  }));
+
+const todayWindow = z
+  .strictObject({
+    name: windowName,
+    type: z.literal('today').describe(WINDOW_TYPE),
+    timezone: windowTimeZone,
+  })
+  .transform((w) => ({ name: w.name, kind: 'today' as const, timezone: w.timezone }));
+
+const windowShorthand = z.string().transform((text, ctx) => {
+  const durationMs = checkDuration(text, ctx);
+  return durationMs === undefined ? z.NEVER : { name: text, kind: 'rolling' as const, durationMs };
+});
+
+const windowSchema = z
+  .union([
+    windowShorthand,
+    z.discriminatedUnion('type', [rollingWindow, shiftWindow, todayWindow], {
+      error: 'must be one of rolling, shift, today',
+    }),
+  ])
+  .meta({ 'x-type': 'duration or mapping' });
+
+/** A time window over which upstream statistics are requested. */
+export type WindowSpec = z.output<typeof windowSchema>;
+
+const windowsSchema = z
+  .array(windowSchema)
+  .min(1)
+  .prefault(['1h', '24h'])
+  .superRefine((windows, ctx) => reportDuplicates(windows, ctx, (w) => w?.name, 'window name'), always)
+  .describe(
+    'Time windows for statistics. A duration such as `1h` is a rolling window of that length named after it; ' +
+      'a mapping gives a name and a type: `rolling` (last `duration`), `today` (since local midnight) or ' +
+      '`shift` (since the start of the current shift).',
+  );
+
+function interval(what: string) {
+  return duration().prefault('1m').describe(`How often ${what} are polled.`);
+}
+
+const summarySchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe('Export station summary statistics.'),
+    interval: interval('station summaries'),
+    levels: z
+      .array(z.enum(LEVELS))
+      .min(1)
+      .prefault([...LEVELS])
+      .superRefine((levels, ctx) => reportDuplicates(levels, ctx, (l) => l, 'level'), always)
+      .describe('Aggregation levels to export: `station`, `group`, `line`, `site`.'),
+    yield_scale: z
+      .enum(['ratio', 'percent'])
+      .default('ratio')
+      .describe(
+        'Scale of the yields and rates the upstream sends: `ratio` (0-1) or `percent` (0-100). ' +
+          'The exporter always exports ratios.',
+      ),
+  })
+  .prefault({})
+  .transform((s) => ({
+    enabled: s.enabled,
+    intervalMs: s.interval,
+    levels: s.levels,
+    yieldScale: s.yield_scale,
+  }))
+  .describe('Station summary statistics (yields, retry rate, unit counts) per window.');
+
+const minSamples = z.int().min(2);
+
+const measurementName = z
+  .union([
+    z.string().min(1, 'must not be empty'),
+    z.strictObject({
+      name: z.string().min(1, 'must not be empty').describe('Measurement name.'),
+      min_samples: minSamples
+        .optional()
+        .describe('Overrides `measurements.min_samples` for this measurement.'),
+    }),
+  ])
+  .meta({ 'x-type': 'string or mapping' });
+
+const measurementsSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false).describe('Export process capability statistics of measurements.'),
+    interval: interval('measurements'),
+    names: z
+      .array(measurementName)
+      .default([])
+      .superRefine(
+        (names, ctx) =>
+          reportDuplicates(names, ctx, (n) => (typeof n === 'string' ? n : n?.name), 'measurement'),
+        always,
+      )
+      .describe('Measurement names to export: a name, or `{ name, min_samples }`. Required when enabled.'),
+    min_samples: minSamples.default(30).describe('Fewest samples in a window for which Ppk is exported.'),
+    overlap: duration()
+      .prefault('5m')
+      .describe('How far back each poll re-reads, to catch records that arrive late.'),
+    max_records_per_request: z
+      .int()
+      .min(1)
+      .default(50_000)
+      .describe(
+        'Answers with this many records are assumed truncated and re-requested as smaller time spans.',
+      ),
+  })
+  .superRefine((m, ctx) => {
+    if (!isRecord(m)) return;
+    if (m.enabled === true && Array.isArray(m.names) && m.names.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must not be empty when measurements are enabled',
+        path: ['names'],
+      });
+    }
+  }, always)
+  .prefault({})
+  .transform((m) => ({
+    enabled: m.enabled,
+    intervalMs: m.interval,
+    names: m.names.map((n) =>
+      typeof n === 'string'
+        ? { name: n, minSamples: m.min_samples }
+        : { name: n.name, minSamples: n.min_samples ?? m.min_samples },
+    ),
+    minSamples: m.min_samples,
+    overlapMs: m.overlap,
+    maxRecordsPerRequest: m.max_records_per_request,
+  }))
+  .describe('Measurement statistics (process capability) per window.');
+
+const unitsSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe('Export unit counts by result and direction.'),
+    interval: interval('units'),
+    overlap: duration()
+      .prefault('5m')
+      .describe('How far back each poll re-reads, to catch records that arrive late.'),
+  })
+  .prefault({})
+  .transform((u) => ({ enabled: u.enabled, intervalMs: u.interval, overlapMs: u.overlap }))
+  .describe('Unit records (tested units by result).');
+
+const LISTEN_RE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)?:(\d{1,5})$/;
+
+const serverSchema = z
+  .strictObject({
+    listen_address: z
+      .string()
+      .refine((v) => Number(LISTEN_RE.exec(v)?.[1] ?? Number.NaN) <= 65_535, {
+        error: (iss) => `must be host:port or :port, got "${String(iss.input)}"`,
+      })
+      .default(':9732')
+      .describe('Address of the HTTP server: `host:port` or `:port` for all interfaces.'),
+  })
+  .prefault({})
+  .transform((s) => ({ listenAddress: s.listen_address }))
+  .describe('The HTTP server that serves /metrics.');
+
+const logSchema = z
+  .strictObject({
+    level: z
+      .enum(['debug', 'info', 'warn', 'error'])
+      .default('info')
+      .describe('Lowest level that is logged.'),
+  })
+  .prefault({})
+  .describe('Logging.');
+
+/** The configuration file's schema: snake_case YAML in, camelCase {@link Config} data out. */
+export const configSchema = z
+  .strictObject({
+    upstream: upstreamSchema,
+    discovery: discoverySchema,
+    windows: windowsSchema,
+    summary: summarySchema,
+    measurements: measurementsSchema,
+    units: unitsSchema,
+    server: serverSchema,
+    log: logSchema,
+  })
+  .describe('station-exporter configuration.');
+
+/** The validated configuration data, before it is branded by the loader. */
+export type ConfigData = z.output<typeof configSchema>;
+
+declare const configBrand: unique symbol;
+
+/**
+ * A validated configuration. The brand means only the loader (`src/config/load.ts`) can produce one,
+ * so the runtime never sees unchecked config.
+ */
+export type Config = ConfigData & { readonly [configBrand]: true };

@@ -1,0 +1,74 @@
+import { formatDuration } from './duration.ts';
+import type { Config, WindowSpec } from './schema.ts';
+
+/**
+ * A short human-readable summary of `config` for `station-exporter check-config`.
+ * Shows where the token comes from but never the token itself.
+ */
+export function describeConfig(config: Config): string {
+  const { upstream, discovery, summary, measurements, units } = config;
+  const token = upstream.token.kind === 'file' ? `token from file ${upstream.token.path}` : 'inline token';
+  const lines = [
+    `upstream: ${safeUrl(upstream.baseUrl)} (${token}; timeout ${formatDuration(upstream.timeoutMs)}, ` +
+      `${upstream.concurrency} concurrent, at most ${upstream.maxRequestsPerSecond} requests/s)`,
+    `discovery: ${describeScope(config)}; refresh every ${formatDuration(discovery.refreshIntervalMs)}`,
+    `windows: ${config.windows.map(describeWindow).join(', ')}`,
+    `summary: ${
+      summary.enabled
+        ? `every ${formatDuration(summary.intervalMs)}, levels ${summary.levels.join(', ')}, upstream yields as ${summary.yieldScale}`
+        : 'disabled'
+    }`,
+    `measurements: ${
+      measurements.enabled
+        ? `every ${formatDuration(measurements.intervalMs)}, ${measurements.names.map((n) => n.name).join(', ')} ` +
+          `(min ${measurements.minSamples} samples, overlap ${formatDuration(measurements.overlapMs)})`
+        : 'disabled'
+    }`,
+    `units: ${units.enabled ? `every ${formatDuration(units.intervalMs)} (overlap ${formatDuration(units.overlapMs)})` : 'disabled'}`,
+    `listen: ${config.server.listenAddress}`,
+    `log level: ${config.log.level}`,
+  ];
+  return lines.join('\n');
+}
+
+function safeUrl(baseUrl: string): string {
+  // The schema rejects credentials in the URL; stripping them again keeps this safe on its own.
+  const url = new URL(baseUrl);
+  url.username = '';
+  url.password = '';
+  url.search = '';
+  url.hash = '';
+  return url.href.replace(/\/+$/, '');
+}
+
+function describeScope(config: Config): string {
+  const { siteIds, stationIds, include, exclude } = config.discovery;
+  const parts = [siteIds.length === 0 ? 'all accessible sites' : `${siteIds.length} site(s)`];
+  if (stationIds.length > 0) parts.push(`${stationIds.length} station(s)`);
+  for (const [verb, filter] of [
+    ['include', include],
+    ['exclude', exclude],
+  ] as const) {
+    for (const level of ['sites', 'lines', 'stations'] as const) {
+      const patterns = filter[level];
+      if (patterns.length > 0) parts.push(`${verb} ${level} ${patterns.map(unanchored).join(' ')}`);
+    }
+  }
+  return parts.join(', ');
+}
+
+/** The pattern as written in the config, without the anchors the schema added. */
+function unanchored(pattern: RegExp): string {
+  return pattern.source.replace(/^\^\(\?:/, '').replace(/\)\$$/, '');
+}
+
+function describeWindow(spec: WindowSpec): string {
+  switch (spec.kind) {
+    case 'rolling':
+      return `${spec.name} (last ${formatDuration(spec.durationMs)})`;
+    case 'today':
+      return `${spec.name} (today in ${spec.timezone})`;
+    case 'shift':
+      return `${spec.name} (shifts starting ${spec.shiftStarts.join(', ')} in ${spec.timezone})`;
+  }
+}

@@ -1,0 +1,141 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../../src/config/load.ts';
+
+const dir = fileURLToPath(new URL('../fixtures/config', import.meta.url));
+const env = { FIXTURE_TOKEN: 'token-from-env', FIXTURE_HOST: 'stations.example.com' };
+const fixtures = readdirSync(dir).sort();
+
+function parseFixture(name: string) {
+  return parseConfig(readFileSync(`${dir}/${name}`, 'utf8'), { env, baseDir: dir, source: name });
+}
+
+function expectedIssues(name: string): string[] {
+  return readFileSync(`${dir}/${name}`, 'utf8')
+    .split('\n')
+    .filter((line) => line.startsWith('# expect: '))
+    .map((line) => line.slice('# expect: '.length).replaceAll('<dir>', dir));
+}
+
+describe('bad config fixtures', () => {
+  const bad = fixtures.filter((f) => f.endsWith('.bad.yaml'));
+
+  it('has fixtures, each with expectations', () => {
+    expect(bad.length).toBeGreaterThan(20);
+    for (const name of bad) expect(expectedIssues(name), name).not.toEqual([]);
+  });
+
+  it.each(bad)('%s fails with exactly the expected issues', (name) => {
+    let error: unknown;
+    try {
+      parseFixture(name);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).issues).toEqual(expectedIssues(name));
+    expect((error as ConfigError).message).toContain(name);
+  });
+});
+
+describe('ok config fixtures', () => {
+  it('every ok fixture parses', () => {
+    const ok = fixtures.filter((f) => f.endsWith('.ok.yaml'));
+    expect(ok.length).toBeGreaterThan(1);
+    for (const name of ok) expect(() => parseFixture(name), name).not.toThrow();
+  });
+
+  it('minimal.ok.yaml gets every default', () => {
+    expect(parseFixture('minimal.ok.yaml')).toEqual({
+      upstream: {
+        baseUrl: 'https://stations.example.com/api',
+        token: { kind: 'inline', value: 'token-from-env' },
+        timeoutMs: 30_000,
+        concurrency: 4,
+        maxRequestsPerSecond: 10,
+        maxUrlLength: 8192,
+      },
+      discovery: {
+        siteIds: [],
+        stationIds: [],
+        include: { sites: [], lines: [], stations: [] },
+        exclude: { sites: [], lines: [], stations: [] },
+        refreshIntervalMs: 600_000,
+      },
+      windows: [
+        { name: '1h', kind: 'rolling', durationMs: 3_600_000 },
+        { name: '24h', kind: 'rolling', durationMs: 86_400_000 },
+      ],
+      summary: {
+        enabled: true,
+        intervalMs: 60_000,
+        levels: ['station', 'group', 'line', 'site'],
+        yieldScale: 'ratio',
+      },
+      measurements: {
+        enabled: false,
+        intervalMs: 60_000,
+        names: [],
+        minSamples: 30,
+        overlapMs: 300_000,
+        maxRecordsPerRequest: 50_000,
+      },
+      units: { enabled: true, intervalMs: 60_000, overlapMs: 300_000 },
+      server: { listenAddress: ':9732' },
+      log: { level: 'info' },
+    });
+  });
+
+  it('full.ok.yaml maps every key', () => {
+    const config = parseFixture('full.ok.yaml');
+    expect(config.upstream).toEqual({
+      baseUrl: 'https://stations.example.com/api',
+      token: { kind: 'file', path: `${dir}/secrets/station-token` },
+      timeoutMs: 90_000,
+      concurrency: 8,
+      maxRequestsPerSecond: 2.5,
+      maxUrlLength: 4096,
+    });
+    expect(config.discovery.siteIds).toEqual(['65a1b2c3d4e5f6a7b8c9d0e1']);
+    expect(config.discovery.stationIds).toEqual(['65A1B2C3D4E5F6A7B8C9D0E2']);
+    expect(config.discovery.refreshIntervalMs).toBe(3_600_000);
+    expect(config.windows).toEqual([
+      { name: '1h', kind: 'rolling', durationMs: 3_600_000 },
+      { name: '8h', kind: 'rolling', durationMs: 28_800_000 },
+      { name: 'shift', kind: 'shift', timezone: 'Europe/Berlin', shiftStarts: ['06:00', '14:00', '22:00'] },
+      { name: 'today', kind: 'today', timezone: 'America/Chicago' },
+      { name: '500ms', kind: 'rolling', durationMs: 500 },
+    ]);
+    expect(config.summary).toEqual({
+      enabled: false,
+      intervalMs: 120_000,
+      levels: ['line', 'station'],
+      yieldScale: 'percent',
+    });
+    expect(config.measurements).toEqual({
+      enabled: true,
+      intervalMs: 30_000,
+      names: [
+        { name: 'voltage_3v3', minSamples: 20 },
+        { name: 'current_draw', minSamples: 50 },
+      ],
+      minSamples: 20,
+      overlapMs: 600_000,
+      maxRecordsPerRequest: 1000,
+    });
+    expect(config.units).toEqual({ enabled: false, intervalMs: 300_000, overlapMs: 60_000 });
+    expect(config.server.listenAddress).toBe('127.0.0.1:0');
+    expect(config.log.level).toBe('debug');
+  });
+
+  it('full.ok.yaml compiles anchored filters, with $$ as a literal $', () => {
+    const { include, exclude } = parseFixture('full.ok.yaml').discovery;
+    expect(include.sites[0]?.test('Berlin')).toBe(true);
+    expect(include.sites[0]?.test('Berlin-2')).toBe(false);
+    expect(include.lines[0]?.source).toBe('^(?:Line \\d+$)$');
+    expect(include.lines[0]?.test('Line 12')).toBe(true);
+    expect(exclude.stations[0]?.test('ICT-01-spare')).toBe(true);
+    expect(exclude.stations[0]?.test('ICT-01-spare-x')).toBe(false);
+  });
+});

@@ -1,0 +1,116 @@
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTokenProvider } from '../../src/config/token.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function tempFile(content: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'token-test-'));
+  dirs.push(dir);
+  const path = join(dir, 'token');
+  writeFileSync(path, content);
+  return path;
+}
+
+/** An in-memory file whose reads are counted. */
+function fakeFile(initial: string) {
+  const file = { content: initial, mtimeMs: 1000, reads: 0 };
+  const deps = {
+    stat: async () => ({ mtimeMs: file.mtimeMs, size: Buffer.byteLength(file.content) }),
+    readFile: async () => {
+      file.reads++;
+      return file.content;
+    },
+  };
+  return { file, deps };
+}
+
+describe('createTokenProvider', () => {
+  it('returns an inline token as is', async () => {
+    await expect(createTokenProvider({ kind: 'inline', value: 'abc' }).get()).resolves.toBe('abc');
+  });
+
+  it('reads a token file, trimming whitespace', async () => {
+    const path = tempFile('  secret-1\n');
+    await expect(createTokenProvider({ kind: 'file', path }).get()).resolves.toBe('secret-1');
+  });
+
+  it('re-reads the real file after it changes', async () => {
+    const path = tempFile('secret-1\n');
+    const provider = createTokenProvider({ kind: 'file', path });
+    expect(await provider.get()).toBe('secret-1');
+    writeFileSync(path, 'secret-2-rotated\n');
+    // Same size as before would rely on mtime alone; set it explicitly so the test does not depend on timer granularity.
+    utimesSync(path, new Date(), new Date(Date.now() + 5000));
+    expect(await provider.get()).toBe('secret-2-rotated');
+  });
+
+  it('reads only when mtime or size changed', async () => {
+    const { file, deps } = fakeFile('one');
+    const provider = createTokenProvider({ kind: 'file', path: '/secrets/token' }, deps);
+    expect(await provider.get()).toBe('one');
+    expect(await provider.get()).toBe('one');
+    expect(file.reads).toBe(1);
+    file.content = 'two';
+    file.mtimeMs = 2000;
+    expect(await provider.get()).toBe('two');
+    file.content = 'three-longer';
+    expect(await provider.get()).toBe('three-longer');
+    expect(file.reads).toBe(3);
+  });
+
+  it('names the path but not the content when the file is empty', async () => {
+    const path = tempFile(' \n\t\n');
+    await expect(createTokenProvider({ kind: 'file', path }).get()).rejects.toThrow(
+      `token file ${path} is empty`,
+    );
+  });
+
+  it('names the path when the file is missing', async () => {
+    const path = join(tempFile('x'), '..', 'missing');
+    await expect(createTokenProvider({ kind: 'file', path }).get()).rejects.toThrow(
+      `cannot read token file ${path}: ENOENT`,
+    );
+  });
+
+  it('never puts the content of the file into an error', async () => {
+    const { deps } = fakeFile('super-secret-value');
+    const provider = createTokenProvider(
+      { kind: 'file', path: '/secrets/token' },
+      {
+        ...deps,
+        readFile: async () => {
+          throw new Error('could not decode super-secret-value');
+        },
+      },
+    );
+    const error = await provider.get().then(
+      () => new Error('resolved'),
+      (err: unknown) => err as Error,
+    );
+    expect(error.message).toContain('/secrets/token');
+    expect(error.message).not.toContain('super-secret-value');
+  });
+
+  it('fails after the file is deleted instead of serving a stale token', async () => {
+    const { file, deps } = fakeFile('one');
+    const provider = createTokenProvider(
+      { kind: 'file', path: '/secrets/token' },
+      {
+        ...deps,
+        stat: async () => {
+          if (file.content === '') throw Object.assign(new Error('gone'), { code: 'ENOENT' });
+          return deps.stat();
+        },
+      },
+    );
+    expect(await provider.get()).toBe('one');
+    file.content = '';
+    await expect(provider.get()).rejects.toThrow('cannot read token file /secrets/token: ENOENT');
+  });
+});
