@@ -1,0 +1,70 @@
+import type { Hono } from 'hono';
+import { createApp } from './app.ts';
+import { DEFAULT_SCENARIO, patchScenario } from './faults.ts';
+import { buildPlant, DEFAULT_SCALE } from './plant.ts';
+import { metricRecords, unitRecords } from './records.ts';
+import type { SimState } from './state.ts';
+import { summarize } from './summary.ts';
+import type {
+  MetricRecordWire,
+  Plant,
+  RecordedRequest,
+  Scenario,
+  SimulatorOptions,
+  SummaryWire,
+  UnitRecordWire,
+} from './types.ts';
+
+/** A running (socket-less) simulator of the Station Data Query Service. */
+export interface Simulator {
+  /** The HTTP app; use `app.request()` in tests or serve it. */
+  app: Hono;
+  plant: Plant;
+  /** Every request received outside `/_sim/*`, oldest first. */
+  requests: RecordedRequest[];
+  setScenario(patch: Partial<Scenario>): void;
+  scenario(): Scenario;
+  clearRequests(): void;
+  /** Ground truth: unit records of both directions, as /units would return them before filters and caps. */
+  unitsBetween(stationIds: string[], from: Date, to: Date): UnitRecordWire[];
+  /** Ground truth: measurement records, as /metrics would return them before the record cap. */
+  metricsBetween(stationIds: string[], from: Date, to: Date, names?: string[]): MetricRecordWire[];
+  /** Ground truth: the summary /station/summary returns for these stations and window. */
+  summaryOf(stationIds: string[], from: Date, to: Date): SummaryWire;
+}
+
+/** Creates a deterministic simulator; the same options and clock always give the same answers. */
+export function createSimulator(opts: SimulatorOptions = {}): Simulator {
+  const seed = opts.seed ?? 42;
+  const now = opts.now ?? Date.now;
+  const model = buildPlant(seed, { ...DEFAULT_SCALE, ...opts.scale }, opts.exoticNames ?? false);
+  const state: SimState = {
+    seed,
+    now,
+    model,
+    tokens: opts.tokens ?? { 'demo-token': { sites: 'all' } },
+    scenario: patchScenario(DEFAULT_SCENARIO, opts.scenario ?? {}),
+    requests: [],
+    faultCounter: 0,
+    yieldScale: opts.yieldScale ?? 'ratio',
+    maxRecords: opts.maxRecords,
+  };
+  const window = (from: Date, to: Date) => ({ fromMs: from.getTime(), toMs: to.getTime(), nowMs: now() });
+  const lower = (ids: string[]) => ids.map((id) => id.toLowerCase());
+  return {
+    app: createApp(state),
+    plant: model.plant,
+    requests: state.requests,
+    setScenario: (patch) => {
+      state.scenario = patchScenario(state.scenario, patch);
+    },
+    scenario: () => ({ ...state.scenario, forbiddenStations: [...state.scenario.forbiddenStations] }),
+    clearRequests: () => {
+      state.requests.length = 0;
+    },
+    unitsBetween: (ids, from, to) => unitRecords(seed, model, lower(ids), window(from, to)),
+    metricsBetween: (ids, from, to, names) => metricRecords(seed, model, lower(ids), window(from, to), names),
+    summaryOf: (ids, from, to) =>
+      summarize(unitRecords(seed, model, lower(ids), window(from, to)), state.yieldScale),
+  };
+}

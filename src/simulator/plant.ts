@@ -1,0 +1,234 @@
+import { canExplainFailure, type MeasurementSpec, measurementCatalog } from './measurements.ts';
+import { EXOTIC, LINE_KINDS, PRODUCTS, SITE_TEMPLATES, STEP_NAMES, stationName } from './names.ts';
+import { hashString, hexId, Purpose, pick, uniform } from './random.ts';
+import type { ElementWire, LineWire, Plant, PlantScale, PlantStation, SiteWire } from './types.ts';
+
+/** Default plant size. */
+export const DEFAULT_SCALE: PlantScale = {
+  sites: 2,
+  linesPerSite: 2,
+  stationsPerLine: 6,
+  measurementNames: 8,
+  unitsPerHour: 30,
+};
+
+/** Unit indexes count from this instant, so any window after it can be generated. */
+export const FLOW_EPOCH_MS = Date.UTC(2020, 0, 1);
+
+/** A failed visit is retested at most this many times in total before the unit is scrapped. */
+export const MAX_ATTEMPTS = 3;
+
+/** Everything the flow needs to know about a station. */
+export interface StationModel extends PlantStation {
+  hash: number;
+  tz: string | null;
+  slots: number;
+  reportsMode: boolean;
+  tags: string[];
+  /** Records of this station carry `time_inserted`. */
+  insertLag: boolean;
+  measures: MeasurementSpec[];
+  /** Indexes into `measures` of those that can explain a failure. */
+  explainers: number[];
+}
+
+/** One step of a line: a single station or a group of parallel ones. */
+export interface ElementModel {
+  stations: StationModel[];
+  cycleMs: number;
+  failRate: number;
+}
+
+/** A line and the timing of the units flowing along it. */
+export interface LineModel {
+  hash: number;
+  serialPrefix: string;
+  products: string[];
+  periodMs: number;
+  epochMs: number;
+  elements: ElementModel[];
+  /** Upper bound of the time between a unit's entry and its last record. */
+  maxSpanMs: number;
+}
+
+/** The plant as data plus the internal model used to generate records. */
+export interface PlantModel {
+  plant: Plant;
+  lines: LineModel[];
+  stationsById: Map<string, StationModel & { line: LineModel }>;
+}
+
+interface Ctx {
+  seed: number;
+  scale: PlantScale;
+  exotic: boolean;
+  catalog: MeasurementSpec[];
+  used: Set<string>;
+  stations: StationModel[];
+}
+
+function uniqueId(ctx: Ctx, path: string): string {
+  for (let salt = 0; ; salt++) {
+    const id = hexId(ctx.seed, path, salt);
+    if (!ctx.used.has(id)) {
+      ctx.used.add(id);
+      return id;
+    }
+  }
+}
+
+// Consecutive windows of the catalog, so every name is measured somewhere when there are
+// enough stations, and small plants give each station a larger share.
+function measuresOf(ctx: Ctx, globalIndex: number, totalStations: number): MeasurementSpec[] {
+  const n = ctx.catalog.length;
+  const per = Math.min(n, Math.max(4, Math.ceil(n / totalStations)));
+  return Array.from({ length: per }, (_, i) => ctx.catalog[(globalIndex * per + i) % n]!);
+}
+
+function buildStation(ctx: Ctx, base: PlantStation, path: string, total: number): StationModel {
+  const u = (k: number) => uniform(ctx.seed, Purpose.plant, hashString(path), k);
+  const measures = measuresOf(ctx, ctx.stations.length, total);
+  const station: StationModel = {
+    ...base,
+    hash: hashString(base.id),
+    tz: null,
+    slots: u(1) < 0.4 ? 2 + Math.floor(u(2) * 3) : 0,
+    reportsMode: u(3) >= 0.15,
+    tags: u(4) < 0.5 ? [`fw:${1 + Math.floor(u(5) * 3)}.${Math.floor(u(6) * 10)}.0`] : [],
+    insertLag: u(7) < 0.4,
+    measures,
+    explainers: measures.flatMap((m, i) => (canExplainFailure(m) ? [i] : [])),
+  };
+  ctx.stations.push(station);
+  return station;
+}
+
+function buildElements(ctx: Ctx, line: { id: string; siteId: string; path: string; name: string }) {
+  const wires: ElementWire[] = [];
+  const models: Array<{ size: number; stations: StationModel[] }> = [];
+  const total = ctx.scale.sites * ctx.scale.linesPerSite * ctx.scale.stationsPerLine;
+  let remaining = ctx.scale.stationsPerLine;
+  for (let e = 0; remaining > 0; e++) {
+    const path = `${line.path}/element/${e}`;
+    const u = uniform(ctx.seed, Purpose.plant, hashString(path));
+    const wantGroup = e === 1 ? models.every((m) => m.size === 1) : u < 0.25;
+    const size = remaining >= 2 && wantGroup ? Math.min(remaining, u < 0.5 || e === 1 ? 2 : 3) : 1;
+    remaining -= size;
+    const round = Math.floor(e / STEP_NAMES.length);
+    const step = `${STEP_NAMES[e % STEP_NAMES.length]}${round ? ` ${round + 1}` : ''}`;
+    const elementId = uniqueId(ctx, path);
+    const stations = Array.from({ length: size }, (_, i) => {
+      const spath = size === 1 ? path : `${path}/station/${i}`;
+      const id = size === 1 ? elementId : uniqueId(ctx, spath);
+      let name = stationName(step, i, size);
+      if (ctx.exotic && e === 0 && i === 0) name = EXOTIC.station;
+      const base: PlantStation = { id, name, siteId: line.siteId, lineId: line.id, position: e };
+      if (size > 1) base.groupId = elementId;
+      return buildStation(ctx, base, spath, total);
+    });
+    models.push({ size, stations });
+    const description = `${step} on ${line.name}`;
+    const first = stations[0]!;
+    wires.push(
+      size === 1
+        ? { id: first.id, name: first.name, description, type: 'station' }
+        : {
+            id: elementId,
+            name: `${step} Cell`,
+            description: `${size} parallel ${step} stations on ${line.name}`,
+            stations: stations.map((s) => ({ id: s.id, name: s.name, description })),
+            type: 'group',
+          },
+    );
+  }
+  return { wires, models };
+}
+
+function buildLineModel(
+  ctx: Ctx,
+  path: string,
+  serialPrefix: string,
+  models: { size: number; stations: StationModel[] }[],
+) {
+  const u = (k: number) => uniform(ctx.seed, Purpose.plant, hashString(path), 100 + k);
+  const periodMs = 3_600_000 / ctx.scale.unitsPerHour;
+  const elements: ElementModel[] = models.map((m, i) => ({
+    stations: m.stations,
+    // A group exists because its step is slower than the line's pace.
+    cycleMs: Math.round(periodMs * m.size * (0.25 + 0.5 * u(2 * i))),
+    failRate: 0.01 + 0.07 * u(2 * i + 1),
+  }));
+  const maxSpanMs = elements.reduce(
+    (sum, el) => sum + 0.3 * periodMs + MAX_ATTEMPTS * (el.cycleMs * 1.15 + 0.5 * periodMs),
+    periodMs,
+  );
+  const productCount = 1 + Math.floor(u(-1) * 2);
+  const first = Math.floor(u(-2) * PRODUCTS.length);
+  const products = Array.from({ length: productCount }, (_, i) => PRODUCTS[(first + i) % PRODUCTS.length]!);
+  return {
+    hash: hashString(path),
+    serialPrefix,
+    products,
+    periodMs,
+    epochMs: FLOW_EPOCH_MS + Math.floor(u(-3) * periodMs),
+    elements,
+    maxSpanMs: Math.ceil(maxSpanMs),
+  };
+}
+
+function buildSite(ctx: Ctx, s: number, lines: LineModel[]): SiteWire {
+  const template = SITE_TEMPLATES[s % SITE_TEMPLATES.length]!;
+  const round = Math.floor(s / SITE_TEMPLATES.length);
+  const suffix = round ? ` ${round + 1}` : '';
+  const path = `site/${s}`;
+  const site: SiteWire = {
+    id: uniqueId(ctx, path),
+    name: ctx.exotic && s === 0 ? EXOTIC.site : `Plant ${template.city}${suffix}`,
+    description: `Electronics manufacturing site in ${template.city}${suffix}`,
+    lines: [],
+  };
+  for (let l = 0; l < ctx.scale.linesPerSite; l++) {
+    const lpath = `${path}/line/${l}`;
+    const kind = pick(LINE_KINDS, uniform(ctx.seed, Purpose.plant, hashString(lpath)));
+    const line: LineWire = {
+      id: uniqueId(ctx, lpath),
+      name: ctx.exotic && s === 0 && l === 1 ? EXOTIC.line : `${kind.name} ${l + 1}`,
+      description: `${kind.what}, ${template.city}${suffix}`,
+      elements: [],
+    };
+    const firstStation = ctx.stations.length;
+    const { wires, models } = buildElements(ctx, {
+      id: line.id,
+      siteId: site.id,
+      path: lpath,
+      name: line.name,
+    });
+    line.elements = wires;
+    for (const st of ctx.stations.slice(firstStation)) {
+      st.tz = uniform(ctx.seed, Purpose.plant, st.hash, 9) < 0.15 ? null : template.tz;
+    }
+    lines.push(buildLineModel(ctx, lpath, `${template.code}${round ? round + 1 : ''}${l + 1}`, models));
+    site.lines.push(line);
+  }
+  return site;
+}
+
+/** Builds the synthetic plant; a pure function of seed, scale and the exotic-names switch. */
+export function buildPlant(seed: number, scale: PlantScale, exotic = false): PlantModel {
+  const catalog = measurementCatalog(seed, scale.measurementNames, exotic);
+  const ctx: Ctx = { seed, scale, exotic, catalog, used: new Set(), stations: [] };
+  const lines: LineModel[] = [];
+  const sites = Array.from({ length: scale.sites }, (_, s) => buildSite(ctx, s, lines));
+  const stationsById = new Map<string, StationModel & { line: LineModel }>();
+  for (const line of lines) {
+    for (const el of line.elements) {
+      for (const st of el.stations) stationsById.set(st.id, Object.assign(st, { line }));
+    }
+  }
+  const stations: PlantStation[] = ctx.stations.map(({ id, name, siteId, lineId, groupId, position }) =>
+    groupId === undefined
+      ? { id, name, siteId, lineId, position }
+      : { id, name, siteId, lineId, groupId, position },
+  );
+  return { plant: { sites, stations, measurementNames: catalog.map((m) => m.name) }, lines, stationsById };
+}

@@ -1,0 +1,202 @@
+import { type UnitInfo, unitAt, unitIndexRange, type Visit, walkUnit } from './flow.ts';
+import { measuredValue, type ValueContext } from './measurements.ts';
+import type { LineModel, PlantModel, StationModel } from './plant.ts';
+import { Purpose, uniform } from './random.ts';
+import type { MetricRecordWire, UnitRecordWire } from './types.ts';
+
+/** A time window [fromMs, toMs) seen at clock value nowMs: nothing after nowMs exists yet. */
+export interface Window {
+  fromMs: number;
+  toMs: number;
+  nowMs: number;
+}
+
+interface Timed<T> {
+  times: number[];
+  recs: T[];
+}
+
+interface Emit {
+  unit: UnitInfo;
+  visit: Visit;
+  line: LineModel;
+}
+
+// Some uploaders stamp when the record reached the database; such a record is invisible until then.
+function insertedAt(seed: number, station: StationModel, t: number, salt: number): number | null {
+  if (!station.insertLag) return null;
+  return t + 200 + Math.floor(4800 * uniform(seed, Purpose.inserted, station.hash, t, salt));
+}
+
+function visible(w: Window, t: number, inserted: number | null): boolean {
+  return t >= w.fromMs && t < w.toMs && t <= w.nowMs && (inserted === null || inserted <= w.nowMs);
+}
+
+function linesOf(model: PlantModel, stationIds: readonly string[]): Map<LineModel, Set<string>> {
+  const byLine = new Map<LineModel, Set<string>>();
+  for (const id of stationIds) {
+    const st = model.stationsById.get(id);
+    if (!st) continue;
+    const set = byLine.get(st.line) ?? new Set<string>();
+    set.add(id);
+    byLine.set(st.line, set);
+  }
+  // Plant order, not request order, so the same station set always lists ties the same way.
+  return new Map(model.lines.filter((l) => byLine.has(l)).map((l) => [l, byLine.get(l)!]));
+}
+
+function walkWindow(
+  seed: number,
+  model: PlantModel,
+  ids: readonly string[],
+  w: Window,
+  emit: (e: Emit) => void,
+) {
+  const until = Math.min(w.toMs, w.nowMs + 1);
+  for (const [line, wanted] of linesOf(model, ids)) {
+    const [first, last] = unitIndexRange(line, w.fromMs, until);
+    for (let k = first; k <= last; k++) {
+      const unit = unitAt(seed, line, k);
+      if (!unit) continue;
+      walkUnit(seed, line, k, until, (visit) => {
+        if (wanted.has(visit.station.id)) emit({ unit, visit, line });
+      });
+    }
+  }
+}
+
+// Sorting an index array by a parallel array of times is much cheaper than sorting wrapper objects;
+// ties keep generation order, which is itself deterministic.
+function sorted<T>(items: Timed<T>): T[] {
+  const order = Array.from({ length: items.recs.length }, (_, i) => i);
+  const times = items.times;
+  order.sort((a, b) => times[a]! - times[b]! || a - b);
+  return order.map((i) => items.recs[i]!);
+}
+
+function timed<T>(): Timed<T> {
+  return { times: [], recs: [] };
+}
+
+function slotOf(seed: number, e: Emit): string | null {
+  const st = e.visit.station;
+  if (st.slots === 0) return null;
+  return String(
+    1 +
+      Math.floor(
+        st.slots * uniform(seed, Purpose.slot, e.line.hash, e.unit.index, e.visit.step, e.visit.attempt),
+      ),
+  );
+}
+
+function modeOf(e: Emit): string | null {
+  if (!e.visit.station.reportsMode) return null;
+  return e.unit.engineering ? 'engineering' : 'production';
+}
+
+function tagsOf(e: Emit): string[] {
+  const tags = e.visit.station.tags.slice();
+  if (e.visit.attempt > 0) tags.push('retest');
+  return tags;
+}
+
+/** Unit records (both directions) of the given stations in the window, sorted by time_created. */
+export function unitRecords(
+  seed: number,
+  model: PlantModel,
+  ids: readonly string[],
+  w: Window,
+): UnitRecordWire[] {
+  const out = timed<UnitRecordWire>();
+  walkWindow(seed, model, ids, w, (e) => {
+    const st = e.visit.station;
+    const slot = slotOf(seed, e);
+    const mode = modeOf(e);
+    const push = (t: number, direction: 'input' | 'output', result: string | null) => {
+      const inserted = insertedAt(seed, st, t, direction === 'input' ? 0 : 1);
+      if (!visible(w, t, inserted)) return;
+      // Plain literals in contract field order: object spread is several times slower here.
+      const rec: UnitRecordWire = {
+        station_id: st.id,
+        slot,
+        unit_serial: e.unit.serial,
+        time_created: new Date(t).toISOString(),
+        tz: st.tz,
+        mode,
+        tags: tagsOf(e),
+        unit_type: e.unit.unitType,
+        direction,
+        result,
+        metadata: null,
+      };
+      if (inserted !== null) rec.time_inserted = new Date(inserted).toISOString();
+      out.times.push(t);
+      out.recs.push(rec);
+    };
+    push(e.visit.inMs, 'input', null);
+    push(e.visit.outMs, 'output', e.visit.result);
+  });
+  return sorted(out);
+}
+
+/** Measurement records of the given stations in the window (optionally only `names`), sorted by time_created. */
+export function metricRecords(
+  seed: number,
+  model: PlantModel,
+  ids: readonly string[],
+  w: Window,
+  names?: readonly string[],
+): MetricRecordWire[] {
+  const wantedNames = names && names.length > 0 ? new Set(names) : null;
+  const out = timed<MetricRecordWire>();
+  walkWindow(seed, model, ids, w, (e) => {
+    const { visit, line, unit } = e;
+    const st = visit.station;
+    const t = visit.outMs;
+    const inserted = insertedAt(seed, st, t, 1);
+    if (!visible(w, t, inserted)) return;
+    const slot = slotOf(seed, e);
+    const mode = modeOf(e);
+    const time_created = new Date(t).toISOString();
+    const time_inserted = inserted === null ? undefined : new Date(inserted).toISOString();
+    const failing = visit.result === 'pass' || st.explainers.length === 0 ? -1 : pickExplainer(seed, e);
+    const ctx: ValueContext = {
+      seed,
+      stationHash: st.hash,
+      visit: [line.hash, unit.index, visit.step, visit.attempt],
+      timeMs: t,
+      cycleMs: t - visit.inMs,
+      failing: false,
+    };
+    for (let i = 0; i < st.measures.length; i++) {
+      const spec = st.measures[i]!;
+      if (wantedNames && !wantedNames.has(spec.name)) continue;
+      ctx.failing = i === failing;
+      const rec: MetricRecordWire = {
+        station_id: st.id,
+        slot,
+        unit_serial: unit.serial,
+        time_created,
+        tz: st.tz,
+        mode,
+        tags: tagsOf(e),
+        name: spec.name,
+        value: measuredValue(spec, ctx),
+        unit: spec.unit,
+        type: spec.type,
+        limit_upper: spec.limitUpper,
+        limit_lower: spec.limitLower,
+      };
+      if (time_inserted !== undefined) rec.time_inserted = time_inserted;
+      out.times.push(t);
+      out.recs.push(rec);
+    }
+  });
+  return sorted(out);
+}
+
+function pickExplainer(seed: number, e: Emit): number {
+  const ex = e.visit.station.explainers;
+  const u = uniform(seed, Purpose.failPick, e.line.hash, e.unit.index, e.visit.step, e.visit.attempt);
+  return ex[Math.floor(u * ex.length)]!;
+}

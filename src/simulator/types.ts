@@ -1,0 +1,181 @@
+/**
+ * Wire and option types of the simulator. Wire types mirror the JSON shapes of the Station Data
+ * Query Service contract exactly (snake_case), so tests can compare HTTP bodies with ground truth.
+ */
+
+/** A station element of a line, as returned by /sites. */
+export interface StationElementWire {
+  id: string;
+  name: string;
+  description: string;
+  type: 'station';
+}
+
+/** A station inside a group element. */
+export interface GroupStationWire {
+  id: string;
+  name: string;
+  description: string;
+}
+
+/** A group element: parallel stations doing the same step. */
+export interface GroupElementWire {
+  id: string;
+  name: string;
+  description: string;
+  stations: GroupStationWire[];
+  type: 'group';
+}
+
+/** An element of a line. */
+export type ElementWire = StationElementWire | GroupElementWire;
+
+/** A production line. */
+export interface LineWire {
+  id: string;
+  name: string;
+  description: string;
+  elements: ElementWire[];
+}
+
+/** A site, exactly as one element of the /sites `data` array. */
+export interface SiteWire {
+  id: string;
+  name: string;
+  description: string;
+  lines: LineWire[];
+}
+
+/** One element of /units `data`. */
+export interface UnitRecordWire {
+  station_id: string;
+  slot: string | null;
+  unit_serial: string;
+  time_created: string;
+  tz: string | null;
+  mode: string | null;
+  tags: string[];
+  unit_type: string | null;
+  direction: 'input' | 'output';
+  result: string | null;
+  metadata: null;
+  time_inserted?: string;
+}
+
+/** One element of /metrics `data`. */
+export interface MetricRecordWire {
+  station_id: string;
+  slot: string | null;
+  unit_serial: string;
+  time_created: string;
+  tz: string | null;
+  mode: string | null;
+  tags: string[];
+  name: string;
+  value: string;
+  unit: string;
+  type: string | null;
+  limit_upper: string | null;
+  limit_lower: string | null;
+  time_inserted?: string;
+}
+
+/** The single `data` object of /station/summary. */
+export interface SummaryWire {
+  unique_units: number;
+  total_input: number;
+  unique_input: number;
+  total_output: number;
+  unique_output: number;
+  first_pass: number;
+  final_pass: number;
+  first_pass_yield: number;
+  final_yield: number;
+  retry_rate: number;
+}
+
+/** Which sites a bearer token may read. */
+export interface TokenScope {
+  sites: 'all' | string[];
+}
+
+/** Size of the synthetic plant. */
+export interface PlantScale {
+  sites: number;
+  linesPerSite: number;
+  /** Stations per line, counting each station of a group. */
+  stationsPerLine: number;
+  measurementNames: number;
+  /** Units entering each line per hour. */
+  unitsPerHour: number;
+}
+
+/** Fault injection settings; all off by default. */
+export interface Scenario {
+  latencyMs: number;
+  jitterMs: number;
+  /** Share of API requests answered with 500. */
+  errorRate: number;
+  /** Share of API requests that never answer until the client aborts. */
+  hangRate: number;
+  /** Share of API requests answered 200 with a truncated JSON body. */
+  malformedRate: number;
+  drift: 'none' | 'missing-field' | 'extra-field';
+  /** Station ids whose data the token may not read (403), although /sites lists them. */
+  forbiddenStations: string[];
+  /** Pad every API response to several MiB. */
+  large: boolean;
+}
+
+/** Options of {@link createSimulator}. */
+export interface SimulatorOptions {
+  /** Seed of the whole plant and of fault injection; default 42. */
+  seed?: number;
+  /** Epoch-millisecond clock; default `Date.now`. Nothing exists after `now()`. */
+  now?: () => number;
+  /** Accepted bearer tokens; default `{ 'demo-token': { sites: 'all' } }`. */
+  tokens?: Record<string, TokenScope>;
+  scale?: Partial<PlantScale>;
+  scenario?: Partial<Scenario>;
+  /** Yields and retry rate as 0..1 ('ratio', default) or 0..100 ('percent'). */
+  yieldScale?: 'ratio' | 'percent';
+  /** Silently truncate list results to this many records, keeping the oldest; models an unpublished upstream limit. */
+  maxRecords?: number;
+  /** Put quotes, a backslash, a newline and non-ASCII characters into some names, for escaping tests. */
+  exoticNames?: boolean;
+}
+
+/** A station of the plant, flattened. */
+export interface PlantStation {
+  id: string;
+  name: string;
+  siteId: string;
+  lineId: string;
+  groupId?: string;
+  /** Index of the station's element within its line (0-based); stations of one group share it. */
+  position: number;
+}
+
+/** The synthetic plant. */
+export interface Plant {
+  /** Exactly the /sites `data` array (for a token that may read every site). */
+  sites: SiteWire[];
+  stations: PlantStation[];
+  measurementNames: string[];
+}
+
+/** One request received by the simulator (outside `/_sim/*`). */
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  /** The raw query string without the leading `?`. */
+  rawQuery: string;
+  /** The query as a multi-map, in order of appearance. */
+  query: Record<string, string[]>;
+  /** Request headers, names lower-case. */
+  headers: Record<string, string>;
+  /** Response status; 0 while pending, 499 when the client aborted first. */
+  status: number;
+  /** Clock value (epoch ms) when the request arrived. */
+  receivedAt: number;
+}
