@@ -5,7 +5,18 @@ import type { Topology } from '../topology/types.ts';
 export const STATION_INFO: FamilyDesc = {
   name: 'station_info',
   kind: 'info',
-  labels: ['site', 'line', 'station', 'station_id', 'group', 'site_id', 'line_id', 'group_id', 'position', 'description'],
+  labels: [
+    'site',
+    'line',
+    'station',
+    'station_id',
+    'group',
+    'site_id',
+    'line_id',
+    'group_id',
+    'position',
+    'description',
+  ],
   help: 'Descriptive labels of each exported station (ids, group, position along the line, description), from the upstream GET /sites hierarchy; always 1. Refreshed every discovery refresh_interval.',
 };
 

@@ -97,7 +97,8 @@ function checkIds(endpoint: Endpoint, ids: readonly string[]): void {
 export function createClient(opts: ClientOptions): UpstreamClient {
   const ownDispatcher = opts.dispatcher === undefined;
   const dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64 });
-  const limiter = opts.limiter ?? createLimiter({ concurrency: 1024, ratePerSecond: Number.POSITIVE_INFINITY });
+  const limiter =
+    opts.limiter ?? createLimiter({ concurrency: 1024, ratePerSecond: Number.POSITIVE_INFINITY });
   const clock = opts.clock ?? (() => performance.now());
 
   /** `list` endpoints must answer with an array: anything else is an invalid body, not an empty list. */

@@ -9,9 +9,7 @@ describe('config reference', () => {
   it('docs/config.md is up to date (run `npm run gen` after changing the schema)', () => {
     const committed = readFileSync(docsPath, 'utf8');
     if (committed !== renderConfigReference()) {
-      expect.fail(
-        'docs/config.md is stale: run `npm run gen` (scripts/gen-docs.ts) and commit the result',
-      );
+      expect.fail('docs/config.md is stale: run `npm run gen` (scripts/gen-docs.ts) and commit the result');
     }
   });
 

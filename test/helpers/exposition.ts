@@ -6,12 +6,12 @@ export interface ParsedSample {
   readonly value: number;
 }
 
-const unescape = (s: string) => s.replace(/\\(["\\n])/g, (_, c: string) => (c === 'n' ? '\n' : c));
+const unescapeValue = (s: string) => s.replace(/\\(["\\n])/g, (_, c: string) => (c === 'n' ? '\n' : c));
 
 function parseLabels(text: string): Record<string, string> {
   const labels: Record<string, string> = {};
   const re = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g;
-  for (const m of text.matchAll(re)) labels[m[1] ?? ''] = unescape(m[2] ?? '');
+  for (const m of text.matchAll(re)) labels[m[1] ?? ''] = unescapeValue(m[2] ?? '');
   return labels;
 }
 

@@ -8,7 +8,9 @@ function manualTimers() {
   const timers: Timers = { now: () => now, setTimeout: (fn, ms) => due.push({ at: now + ms, fn }) };
   const advance = async (ms: number) => {
     now += ms;
-    for (const t of due.splice(0).filter((d) => d.at <= now || (due.push(d), false))) t.fn();
+    const ready = due.filter((d) => d.at <= now);
+    due.splice(0, due.length, ...due.filter((d) => d.at > now));
+    for (const t of ready) t.fn();
     await new Promise((r) => setImmediate(r));
   };
   return { timers, advance };
