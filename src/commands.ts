@@ -3,6 +3,7 @@ import { serve } from '@hono/node-server';
 import { ConfigError, configFromObject, loadConfig } from './config/load.ts';
 import type { Config } from './config/schema.ts';
 import { describeConfig } from './config/summary.ts';
+import { createReloader, type Reloader } from './reload.ts';
 import { parseListenAddress } from './server/listen.ts';
 import { createLogger, wireExporter } from './wire.ts';
 
@@ -99,7 +100,7 @@ export async function runOnce(opts: RunOptions): Promise<number> {
   }
 }
 
-/** Default command: serve until SIGTERM/SIGINT. */
+/** Default command: serve until SIGTERM/SIGINT; SIGHUP reloads the config. */
 export async function runServe(opts: RunOptions): Promise<number> {
   let resolved: Awaited<ReturnType<typeof resolveConfig>>;
   try {
@@ -110,12 +111,21 @@ export async function runServe(opts: RunOptions): Promise<number> {
   const { config } = resolved;
   // Flags win over the file.
   const listenAddress = opts.listenAddress ?? config.server.listenAddress;
-  const exporter = wireExporter(config, { logger: createLogger(opts.logLevel ?? config.log.level) });
+  const logger = createLogger(opts.logLevel ?? config.log.level);
+  const wire = (c: Config) => wireExporter(c, { logger, reload: () => reloader.reload() });
+  const reloader: Reloader = createReloader({
+    initial: wire(config),
+    configPath: opts.configPath,
+    wire,
+    logger,
+  });
   const { hostname, port } = parseListenAddress(listenAddress);
-  const server = serve({ fetch: exporter.app.fetch, hostname, port }, (info) => {
+  // Requests go to whichever exporter is current, so a reload swaps it without a restart.
+  const fetch = (req: Request) => reloader.current().app.fetch(req);
+  const server = serve({ fetch, hostname, port }, (info) => {
     const host = hostname && hostname !== '0.0.0.0' && hostname !== '::' ? hostname : 'localhost';
     const url = `http://${host.includes(':') ? `[${host}]` : host}:${info.port}`;
-    exporter.logger.info({ listen: listenAddress }, 'listening');
+    logger.info({ listen: listenAddress }, 'listening');
     process.stderr.write(`station-exporter: metrics at ${url}/metrics\n`);
     if (resolved.demoUrl) {
       process.stderr.write(
@@ -124,21 +134,22 @@ export async function runServe(opts: RunOptions): Promise<number> {
     }
   });
   server.once('error', (err) => {
-    exporter.logger.error({ err: err.message }, 'cannot listen');
+    logger.error({ err: err.message }, 'cannot listen');
     process.exitCode = 1;
     void shutdown();
   });
-  exporter.poller.start();
+  reloader.current().poller.start();
   let stopping = false;
   const shutdown = async () => {
     if (stopping) return;
     stopping = true;
-    exporter.logger.info('shutting down');
+    logger.info('shutting down');
     await new Promise<void>((r) => server.close(() => r()));
-    await exporter.close();
+    await reloader.current().close();
     await resolved.close();
   };
   process.once('SIGTERM', () => void shutdown());
   process.once('SIGINT', () => void shutdown());
+  process.on('SIGHUP', () => void reloader.reload());
   return -1;
 }

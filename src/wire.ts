@@ -13,6 +13,7 @@ import { ExpositionCache } from './exposition/cache.ts';
 import { createSelfMetrics, type SelfMetrics, type StatusClass } from './exposition/selfmetrics.ts';
 import { createPoller, type Poller } from './poller/exporter.ts';
 import type { LoopTimers } from './poller/loop.ts';
+import type { ReloadResult } from './reload.ts';
 import { createApp } from './server/app.ts';
 import { createClient, type UpstreamClient } from './upstream/client.ts';
 import { jwtExpiry } from './upstream/jwt.ts';
@@ -31,6 +32,8 @@ export interface WireOptions {
   readonly timers?: LoopTimers;
   readonly random?: () => number;
   readonly registry?: Registry;
+  /** Handler of POST /-/reload; without it the route answers 404. */
+  readonly reload?: () => Promise<ReloadResult>;
 }
 
 /** A wired exporter, not yet polling. */
@@ -117,6 +120,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     ready: () => poller.ready(),
     upstream: displayUrl(config.upstream.baseUrl),
     clock,
+    reload: opts.reload,
   });
   return {
     config,

@@ -103,38 +103,44 @@ export class Poller {
    * Starts the background loops: topology first; data collectors start once a topology
    * exists, each on its own interval.
    */
-  start(): void {
+  start(opts: { alreadyPolled?: boolean } = {}): void {
     const timers = this.deps.timers ?? realLoopTimers;
+    const random = this.deps.random;
+    // After a pollOnce (config reload), the first runs wait one interval instead of repeating it.
+    const delay = (job: Job) => (opts.alreadyPolled ? job.intervalMs : 0);
     const [topologyJob, ...dataJobs] = this.jobs;
+    if (!topologyJob) return;
     let dataStarted = false;
-    const startData = () => {
+    const startData = (initialDelay: (job: Job) => number) => {
       if (dataStarted) return;
       dataStarted = true;
       for (const job of dataJobs) {
+        const run = (s: AbortSignal) => this.runJob(job, s).then(() => undefined);
         this.loops.push(
-          startLoop({
-            intervalMs: job.intervalMs,
-            run: (s) => this.runJob(job, s).then(() => undefined),
-            timers,
-            random: this.deps.random,
-          }),
+          startLoop({ intervalMs: job.intervalMs, initialDelayMs: initialDelay(job), run, timers, random }),
         );
       }
     };
-    if (!topologyJob) return;
-    // Until the first discovery succeeds, retry it sooner than the refresh interval.
+    const retryMs = Math.min(topologyJob.intervalMs, 10_000);
     this.loops.push(
       startLoop({
         intervalMs: topologyJob.intervalMs,
+        initialDelayMs: delay(topologyJob),
         timers,
-        random: this.deps.random,
+        random,
         run: async (s) => {
           await this.runJob(topologyJob, s);
-          if (this.topology) startData();
-          else await new Promise<void>((r) => timers.setTimeout(r, Math.min(topologyJob.intervalMs, 10_000)));
+          // Nothing can be polled without a topology: until the first discovery succeeds,
+          // retry it every few seconds rather than once per refresh interval.
+          while (!this.topology && !s.aborted) {
+            await abortableSleep(timers, retryMs, s);
+            if (!s.aborted) await this.runJob(topologyJob, s);
+          }
+          if (this.topology) startData(() => 0);
         },
       }),
     );
+    if (opts.alreadyPolled && this.topology) startData(delay);
   }
 
   /** Stops every loop and waits for running polls to end. */
@@ -204,6 +210,20 @@ export class Poller {
     await this.publish(job.name, outcome.families);
     return outcome.complete;
   }
+}
+
+function abortableSleep(timers: LoopTimers, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const handle = timers.setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      timers.clearTimeout(handle);
+      resolve();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /** Creates the poller. */

@@ -9,6 +9,7 @@ import { negotiate } from '../exposition/negotiate.ts';
 import type { SelfMetrics } from '../exposition/selfmetrics.ts';
 import { registryFamilies } from '../exposition/selfmetrics.ts';
 import type { CollectorStatus } from '../poller/exporter.ts';
+import type { ReloadResult } from '../reload.ts';
 import { landingPage } from './landing.ts';
 
 /** What the server needs from the rest of the exporter. */
@@ -22,6 +23,8 @@ export interface AppDeps {
   /** Where the upstream is, shown on the landing page (no credentials). */
   readonly upstream: string;
   readonly clock?: () => number;
+  /** Reloads the config (POST /-/reload); absent: the route does not exist. */
+  readonly reload?: () => Promise<ReloadResult>;
 }
 
 /** Creates the Hono app: `/metrics`, `/`, `/-/healthy`, `/-/ready`. */
@@ -51,6 +54,14 @@ export function createApp(deps: AppDeps): Hono {
   app.get('/-/ready', (c) =>
     deps.ready() ? c.text('Ready\n') : c.text('Not ready: waiting for the first complete poll\n', 503),
   );
+
+  const reload = deps.reload;
+  if (reload) {
+    app.post('/-/reload', async (c) => {
+      const result = await reload();
+      return result.ok ? c.text('Reloaded\n') : c.text(`Reload failed: ${result.error}\n`, 500);
+    });
+  }
 
   app.get('/', (c) =>
     c.html(
