@@ -26,6 +26,10 @@ export function demoConfig(baseUrl: string): Config {
       upstream: { base_url: baseUrl, token: DEMO.token, max_requests_per_second: 500, concurrency: 8 },
       windows: ['1h', '8h', { name: 'today', type: 'today', timezone: 'UTC' }],
       summary: { interval: '30s' },
+      measurements: {
+        enabled: true,
+        names: ['vcc_3v3', 'idle_current', 'insulation_resistance', 'firmware_check'],
+      },
     },
     { baseDir: process.cwd(), source: 'built-in demo config' },
   );

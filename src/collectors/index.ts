@@ -3,8 +3,10 @@
  * effect). The generated metrics reference reads this list.
  */
 import type { FamilyDesc } from '../exposition/model.ts';
+import { MEASUREMENT_FAMILIES } from './measurements.ts';
 import { summaryDescs } from './summary.ts';
 import { STATION_INFO } from './topology.ts';
+import { UNIT_FAMILIES } from './units.ts';
 
 /** A collector's name (its config key) and the families it exports. */
 export interface CollectorDescription {
@@ -19,4 +21,6 @@ export const COLLECTORS: readonly CollectorDescription[] = [
     name: 'summary',
     families: (['station', 'group', 'line', 'site'] as const).flatMap((level) => summaryDescs(level)),
   },
+  { name: 'measurements', families: Object.values(MEASUREMENT_FAMILIES) },
+  { name: 'units', families: Object.values(UNIT_FAMILIES) },
 ];

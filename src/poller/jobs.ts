@@ -3,11 +3,15 @@
  * (`summary`, `measurements`, `units`) and its `collector` label.
  */
 import type { CollectorJob, JobDeps } from './job.ts';
+import { createMeasurementsJob } from './measurements-job.ts';
 import { createSummaryJob } from './summary-job.ts';
+import { createUnitsJob } from './units-job.ts';
 
 /** The enabled collector jobs, in a fixed order. */
 export function createJobs(deps: JobDeps): CollectorJob[] {
   const jobs: CollectorJob[] = [];
   if (deps.config.summary.enabled) jobs.push(createSummaryJob(deps));
+  if (deps.config.measurements.enabled) jobs.push(createMeasurementsJob(deps));
+  if (deps.config.units.enabled) jobs.push(createUnitsJob(deps));
   return jobs;
 }

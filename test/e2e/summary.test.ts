@@ -19,7 +19,7 @@ let text: string;
 
 beforeAll(async () => {
   h = await startHarness({
-    config: { windows: WINDOWS, units: { enabled: false }, measurements: { enabled: false } },
+    config: { windows: WINDOWS, measurements: { enabled: true, names: ['vcc_3v3', 'firmware_check'] } },
   });
   expect(await h.exporter.poller.pollOnce()).toBe(true);
   text = await dataExposition(h.exporter);
@@ -100,8 +100,8 @@ describe('summary end to end, fixed seed and clock', () => {
     expect(row?.labels.position).toBe(String((first?.position ?? 0) + 1));
   });
 
-  it('matches the golden exposition (regenerate on purpose with vitest -u)', async () => {
-    await expect(text).toMatchFileSnapshot('../golden/e2e-summary.prom');
+  it('matches the golden exposition of every collector (regenerate on purpose with vitest -u)', async () => {
+    await expect(text).toMatchFileSnapshot('../golden/e2e.prom');
   });
 
   it.skipIf(!promtoolPath() && !process.env.CI)(

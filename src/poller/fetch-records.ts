@@ -1,0 +1,251 @@
+/**
+ * Incremental fetching of record lists (`GET /metrics`, `GET /units`) for many stations:
+ * each station is read from where its last complete fetch ended (minus an overlap for late
+ * records), stations sharing a start are batched into one `station_ids` list per request
+ * within the URL length limit, and spans whose answer looks truncated are split.
+ */
+import type { Logger } from 'pino';
+import type { QueryParams, WindowQuery } from '../upstream/client.ts';
+import { UpstreamError } from '../upstream/errors.ts';
+import type { RecordList } from '../upstream/types.ts';
+
+/** How to fetch one endpoint's records. */
+export interface RecordSource<R> {
+  /** Query parameters of a request, exactly as the client sends them, for URL lengths. */
+  params(q: WindowQuery): QueryParams;
+  url(params: QueryParams): string;
+  fetch(q: WindowQuery): Promise<RecordList<R>>;
+}
+
+/** Options of one incremental fetch. */
+export interface IncrementalFetchOptions<R> {
+  readonly source: RecordSource<R>;
+  readonly stationIds: readonly string[];
+  /** End of each station's last complete fetch (epoch ms); stations without one start fresh. */
+  readonly watermarks: ReadonlyMap<string, number>;
+  /** End of every span (exclusive), epoch ms. */
+  readonly now: number;
+  /** Oldest time still needed: the start of the longest window. */
+  readonly retainFrom: number;
+  readonly overlapMs: number;
+  readonly maxUrlLength: number;
+  /** Answers with at least this many records are taken as truncated. */
+  readonly maxRecords: number;
+  /** Spans are never split into parts shorter than this; default one minute. */
+  readonly minSpanMs?: number;
+  /** Receives each answer's records as soon as it arrives. */
+  readonly onRecords: (records: readonly R[]) => void;
+  readonly signal?: AbortSignal;
+}
+
+/** What one incremental fetch did. */
+export interface IncrementalFetchResult extends SpanStats {
+  /** Watermarks after this fetch: advanced to `now` for every station whose chunk succeeded. */
+  readonly watermarks: Map<string, number>;
+  /** Requests that failed for good (after splitting); their chunks are fetched again next time. */
+  readonly failures: number;
+  /** Stations whose watermark did not advance. */
+  readonly failedStations: number;
+  readonly firstError?: Error;
+}
+
+const MINUTE = 60_000;
+
+/** Groups stations by the start of their next span. */
+function plan<R>(opts: IncrementalFetchOptions<R>): Map<number, string[]> {
+  const byFrom = new Map<number, string[]>();
+  for (const id of opts.stationIds) {
+    const mark = opts.watermarks.get(id);
+    const from = mark === undefined ? opts.retainFrom : Math.max(opts.retainFrom, mark - opts.overlapMs);
+    if (from >= opts.now) continue;
+    const ids = byFrom.get(from) ?? [];
+    ids.push(id);
+    byFrom.set(from, ids);
+  }
+  return byFrom;
+}
+
+/**
+ * Fetches every station's new records. A chunk that fails keeps its stations' watermarks,
+ * so the next fetch asks for their span again; records it did receive are delivered anyway
+ * (the store recognises them when they come again).
+ */
+export async function fetchIncremental<R>(opts: IncrementalFetchOptions<R>): Promise<IncrementalFetchResult> {
+  const watermarks = new Map<string, number>();
+  for (const id of opts.stationIds) {
+    const mark = opts.watermarks.get(id);
+    if (mark !== undefined) watermarks.set(id, mark);
+  }
+  const stats = { requests: 0, splits: 0, truncated: 0, failures: 0, failedStations: 0 };
+  let firstError: Error | undefined;
+  const fail = (ids: readonly string[], err: unknown) => {
+    stats.failures++;
+    stats.failedStations += ids.length;
+    firstError ??= err instanceof Error ? err : new Error(String(err));
+  };
+  const ctx = {
+    source: opts.source,
+    maxRecords: opts.maxRecords,
+    minSpanMs: opts.minSpanMs ?? MINUTE,
+    onRecords: opts.onRecords,
+    signal: opts.signal,
+    stats,
+  };
+  const tasks: Promise<void>[] = [];
+  for (const [from, ids] of plan(opts)) {
+    const { chunks, tooLong } = chunkByUrl(opts.source, ids, from, opts.now, opts.maxUrlLength);
+    for (const id of tooLong) {
+      fail([id], new Error(`a request for station ${id} alone exceeds max_url_length`));
+    }
+    for (const chunk of chunks) {
+      tasks.push(
+        fetchSpan(ctx, chunk, from, opts.now, 0).then(
+          () => {
+            for (const id of chunk) watermarks.set(id, opts.now);
+          },
+          (err: unknown) => fail(chunk, err),
+        ),
+      );
+    }
+  }
+  await Promise.all(tasks);
+  return { ...stats, watermarks, firstError };
+}
+
+/** Logs what a record fetch did; failures keep the stations' spans for the next poll. */
+export function reportFetch(
+  logger: Logger,
+  collector: string,
+  f: IncrementalFetchResult,
+  held: number,
+): void {
+  const fields = { collector, requests: f.requests, splits: f.splits, records_held: held };
+  logger.debug(fields, 'records fetched');
+  if (f.truncated > 0) {
+    logger.warn(
+      { ...fields, truncated: f.truncated },
+      'answers still reached max_records_per_request for one station and the smallest span; some records may be missing',
+    );
+  }
+  if (f.failures > 0) {
+    logger.warn(
+      { ...fields, failures: f.failures, stations: f.failedStations, err: f.firstError?.message },
+      'some record requests failed; their stations keep their data and are fetched again next poll',
+    );
+  }
+}
+
+/** Counters of one fetch. */
+export interface SpanStats {
+  requests: number;
+  /** Spans or station lists split because an answer was truncated or timed out. */
+  splits: number;
+  /** Answers still truncated at the smallest span for a single station, kept as they were. */
+  truncated: number;
+}
+
+interface SpanContext<R> {
+  readonly source: RecordSource<R>;
+  readonly maxRecords: number;
+  readonly minSpanMs: number;
+  readonly onRecords: (records: readonly R[]) => void;
+  readonly signal?: AbortSignal;
+  readonly stats: SpanStats;
+}
+
+/** A timed-out span is halved at most this many times: a dead upstream must not cost 2^n requests. */
+const MAX_TIMEOUT_SPLITS = 3;
+
+/** Splits `ids` into station lists whose request URL stays within `maxUrlLength`. */
+function chunkByUrl<R>(
+  source: RecordSource<R>,
+  ids: readonly string[],
+  from: number,
+  to: number,
+  max: number,
+) {
+  const chunks: string[][] = [];
+  const tooLong: string[] = [];
+  const fits = (stationIds: readonly string[]) =>
+    source.url(source.params({ stationIds, from: new Date(from), to: new Date(to) })).length <= max;
+  let chunk: string[] = [];
+  for (const id of ids) {
+    if (fits([...chunk, id])) {
+      chunk.push(id);
+      continue;
+    }
+    if (chunk.length > 0) chunks.push(chunk);
+    chunk = [];
+    if (fits([id])) chunk.push(id);
+    else tooLong.push(id);
+  }
+  if (chunk.length > 0) chunks.push(chunk);
+  return { chunks, tooLong };
+}
+
+/** Fetches one span for one station list, splitting it while answers look truncated. */
+async function fetchSpan<R>(
+  ctx: SpanContext<R>,
+  ids: readonly string[],
+  from: number,
+  to: number,
+  timeoutSplits: number,
+): Promise<void> {
+  // Halves never get shorter than the minimum span.
+  const canHalveSpan = to - from >= 2 * ctx.minSpanMs;
+  const mid = from + Math.floor((to - from) / 2);
+  const halves = (depth: number) =>
+    settleAll([fetchSpan(ctx, ids, from, mid, depth), fetchSpan(ctx, ids, mid, to, depth)]);
+  const byStations = () => {
+    const half = Math.ceil(ids.length / 2);
+    return settleAll([
+      fetchSpan(ctx, ids.slice(0, half), from, to, timeoutSplits),
+      fetchSpan(ctx, ids.slice(half), from, to, timeoutSplits),
+    ]);
+  };
+  ctx.stats.requests++;
+  let list: RecordList<R>;
+  try {
+    list = await ctx.source.fetch({
+      stationIds: ids,
+      from: new Date(from),
+      to: new Date(to),
+      signal: ctx.signal,
+    });
+  } catch (err) {
+    if (isDenied(err) && ids.length > 1) {
+      // One forbidden or unknown station fails the whole list: find it, keep the others.
+      ctx.stats.splits++;
+      return byStations();
+    }
+    if (isDenied(err)) return;
+    if (
+      err instanceof UpstreamError &&
+      err.reason === 'timeout' &&
+      canHalveSpan &&
+      timeoutSplits < MAX_TIMEOUT_SPLITS
+    ) {
+      ctx.stats.splits++;
+      return halves(timeoutSplits + 1);
+    }
+    throw err;
+  }
+  if (list.received >= ctx.maxRecords && (canHalveSpan || ids.length > 1)) {
+    ctx.stats.splits++;
+    return canHalveSpan ? halves(timeoutSplits) : byStations();
+  }
+  if (list.received >= ctx.maxRecords) ctx.stats.truncated++;
+  ctx.onRecords(list.records);
+}
+
+/** Waits for every part, then fails with the first failure: parts that succeed still deliver. */
+async function settleAll(parts: Promise<void>[]): Promise<void> {
+  const results = await Promise.allSettled(parts);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/** True for answers that mean "no data for you here", not a failure of the upstream. */
+function isDenied(err: unknown): boolean {
+  return err instanceof UpstreamError && (err.status === 403 || err.status === 404);
+}

@@ -1,0 +1,84 @@
+/**
+ * The units collector's job: fetch new unit records of both directions incrementally, keep
+ * the records of the longest window in memory, and publish per-window counts.
+ */
+import { type UnitResult, unitFamilies } from '../collectors/units.ts';
+import type { WindowSpec } from '../config/schema.ts';
+import { longestWindowMs, windowBounds } from '../config/windows.ts';
+import { unitWindow } from '../store/stats.ts';
+import { UnitStore } from '../store/units.ts';
+import type { Topology } from '../topology/types.ts';
+import { windowParams } from '../upstream/client.ts';
+import type { UnitRecord } from '../upstream/types.ts';
+import { fetchIncremental, type RecordSource, reportFetch } from './fetch-records.ts';
+import type { CollectorJob, JobDeps } from './job.ts';
+
+// The upstream returns only output records unless asked; inputs are needed too.
+const DIRECTIONS = ['input', 'output'] as const;
+
+/** Creates the units job. */
+export function createUnitsJob(deps: JobDeps): CollectorJob {
+  const { config, client, self } = deps;
+  const store = new UnitStore();
+  let watermarks = new Map<string, number>();
+  const source: RecordSource<UnitRecord> = {
+    params: (q) => [...windowParams(q), ...DIRECTIONS.map((d): [string, string] => ['direction', d])],
+    url: (params) => client.url('/units', params),
+    fetch: (q) => client.units({ ...q, directions: DIRECTIONS }),
+  };
+  return {
+    name: 'units',
+    intervalMs: config.units.intervalMs,
+    async poll({ topology, now, signal }) {
+      const nowMs = now.getTime();
+      const retainFrom = nowMs - longestWindowMs(config.windows, now);
+      const ids = topology.stations.map((s) => s.id);
+      store.retainStations(new Set(ids));
+      const fetched = await fetchIncremental({
+        source,
+        stationIds: ids,
+        watermarks,
+        now: nowMs,
+        retainFrom,
+        overlapMs: config.units.overlapMs,
+        maxUrlLength: config.upstream.maxUrlLength,
+        // Units share the measurements' assumed result-size limit: the upstream publishes none.
+        maxRecords: config.measurements.maxRecordsPerRequest,
+        onRecords: (records) => store.add(records),
+        signal,
+      });
+      watermarks = fetched.watermarks;
+      store.evictBefore(retainFrom);
+      self.setUpstreamUp(fetched.failures < fetched.requests || fetched.requests === 0);
+      reportFetch(deps.logger, 'units', fetched, store.size());
+      return {
+        families: unitFamilies(unitResults(topology, store, config.windows, now)),
+        complete: fetched.failures === 0,
+      };
+    },
+  };
+}
+
+/** Every station of the topology with its counts per window (zero when nothing is held). */
+function unitResults(
+  topology: Topology,
+  store: UnitStore,
+  windows: readonly WindowSpec[],
+  now: Date,
+): UnitResult[] {
+  const bounds = windows.map((w) => ({ window: w.name, ...windowBounds(w, now) }));
+  const resultOf = (code: number) => store.resultOf(code);
+  return topology.stations.map((station) => {
+    const rows = store.rowsOf(station.id);
+    return {
+      station: station.labels,
+      lastUnitTime: store.lastUnitTime(station.id),
+      windows: bounds.map((b) => ({
+        window: b.window,
+        counts: rows
+          ? unitWindow(rows, b.from.getTime(), b.to.getTime(), resultOf)
+          : { records: new Map(), serials: 0 },
+      })),
+    };
+  });
+}
