@@ -1,0 +1,47 @@
+/** Starting TypeScript children with tsx, and waiting for their messages. */
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** tsx's loader, resolved from this package so the child works whatever the working directory. */
+const TSX = import.meta.resolve('tsx');
+
+/** Forks `bench/<file>` under tsx with an IPC channel; `arg` goes to the child as JSON in argv[2]. */
+export function forkTs(file: string, arg: unknown): ChildProcess {
+  const path = fileURLToPath(new URL(file, import.meta.url));
+  // Default node flags, as required by the benchmark; stdout is ours, stderr passes through.
+  return fork(path, [JSON.stringify(arg)], {
+    execArgv: ['--import', TSX],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+}
+
+/** Resolves with the child's next message that passes `accept`; rejects if the child exits first. */
+export function nextMessage<T>(child: ChildProcess, accept: (msg: unknown) => msg is T): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (msg: unknown) => {
+      if (!accept(msg)) return;
+      cleanup();
+      resolve(msg);
+    };
+    const onExit = (code: number | null, signal: string | null) => {
+      cleanup();
+      reject(new Error(`child ${child.pid} exited (code ${code}, signal ${signal}) before answering`));
+    };
+    const cleanup = () => {
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
+
+/** Ends a child by its own pid and waits for it to be gone. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  if (child.connected) child.disconnect();
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}

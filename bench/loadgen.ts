@@ -1,0 +1,22 @@
+/** Runs one bounded load run in a child process and returns what it measured. */
+import { forkTs, nextMessage, stopChild } from './child.ts';
+import type { LoadResult, LoadSpec } from './protocol.ts';
+
+function isResult(msg: unknown): msg is LoadResult {
+  return typeof msg === 'object' && msg !== null && 'requests' in msg && 'latencyMs' in msg;
+}
+
+/** Forks the load generator, waits for its result, and makes sure it is gone. */
+export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const child = forkTs('./loadgen-child.ts', spec);
+  try {
+    return await nextMessage(child, isResult);
+  } finally {
+    await stopChild(child);
+  }
+}
+
+/** Requests per second of a run. */
+export function throughput(r: LoadResult): number {
+  return r.elapsedMs > 0 ? (r.requests * 1000) / r.elapsedMs : 0;
+}

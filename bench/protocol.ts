@@ -1,0 +1,59 @@
+/**
+ * Messages between the benchmark and its child processes (simulator, load generator).
+ * Children run in their own processes so that their CPU time and memory stay out of the
+ * exporter's event-loop and RSS figures.
+ */
+import type { PlantScale } from '../src/simulator/types.ts';
+
+/** What the simulator child is started with (JSON in argv[2]). */
+export interface SimChildOptions {
+  readonly seed: number;
+  readonly scale: PlantScale;
+  readonly token: string;
+  /** Initial value of the shared simulated clock, epoch ms. */
+  readonly nowMs: number;
+}
+
+/** Parent to simulator child. */
+export type SimRequest = { readonly type: 'set-now'; readonly nowMs: number } | { readonly type: 'stats' };
+
+/** Simulator child to parent. */
+export type SimReply =
+  | {
+      readonly type: 'ready';
+      readonly url: string;
+      readonly stations: number;
+      readonly measurementNames: readonly string[];
+    }
+  | { readonly type: 'now-set'; readonly nowMs: number }
+  | {
+      readonly type: 'stats';
+      readonly rssBytes: number;
+      /** Requests received since the previous `stats`. */
+      readonly requests: number;
+      /** CPU time (user + system) used since the child started. */
+      readonly cpuMs: number;
+    };
+
+/** One load run, given to the load generator child as JSON in argv[2]. */
+export interface LoadSpec {
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  /** Keep-alive connections, each with one request in flight. */
+  readonly connections: number;
+  /** Measured phase length; the run also stops at `maxRequests`. */
+  readonly durationMs: number;
+  readonly maxRequests: number;
+  /** Unmeasured requests per connection before the clock starts (connection setup, JIT). */
+  readonly warmupRequests: number;
+}
+
+/** What one load run measured. */
+export interface LoadResult {
+  readonly requests: number;
+  readonly errors: number;
+  /** Response body bytes received, as sent on the wire (compressed for gzip). */
+  readonly bytes: number;
+  readonly elapsedMs: number;
+  readonly latencyMs: { readonly p50: number; readonly p99: number; readonly max: number };
+}

@@ -1,0 +1,208 @@
+/**
+ * The rows of the results table: each measurement beside its target, with a pass/miss
+ * mark. Targets are reported, never enforced.
+ */
+import * as f from './format.ts';
+import { throughput } from './loadgen.ts';
+import type { Machine } from './machine.ts';
+import type { PartRender, PollResult } from './polls.ts';
+import type { BenchParams } from './scale.ts';
+import type { ScrapeRow } from './scrape.ts';
+import type { SyntheticResult } from './synthetic.ts';
+
+/** The targets of the issue. */
+export const TARGETS = {
+  renderMs: 150,
+  renderSeries: 100_000,
+  loopBlockMs: 200,
+  scrapeRatio: 0.8,
+  rssBytes: 300 * 2 ** 20,
+  steadyBytesRatio: 0.05,
+} as const;
+
+/** Everything one run measured. */
+export interface BenchResults {
+  readonly params: BenchParams;
+  readonly machine: Machine;
+  readonly date: Date;
+  readonly totalMs: number;
+  readonly first: PollResult;
+  readonly steady: PollResult;
+  readonly series: number;
+  /** Latest publish per part, from the steady-state poll. */
+  readonly renders: ReadonlyMap<string, PartRender>;
+  /** `process.memoryUsage()` right after the steady-state poll. */
+  readonly memory: NodeJS.MemoryUsage;
+  /** RSS before the exporter was wired: node, tsx (and its loader thread) and the loaded modules. */
+  readonly startRssBytes: number;
+  readonly sim: { readonly rssBytes: number; readonly pid?: number | undefined };
+  readonly scrapes: readonly ScrapeRow[];
+  readonly scrapeMaxBlockMs: number;
+  /** The measurements-only exporter with a shorter longest window; absent without that collector. */
+  readonly compare?: { readonly first: PollResult; readonly steady: PollResult };
+  readonly synthetic: SyntheticResult;
+}
+
+/** One line of the table. */
+export interface Row {
+  readonly measure: string;
+  readonly value: string;
+  readonly target?: string;
+  /** undefined: nothing to judge. */
+  readonly ok?: boolean;
+}
+
+function longest(windows: readonly string[]): string {
+  return windows[windows.length - 1] ?? '';
+}
+
+function pollRows(label: string, poll: PollResult): Row[] {
+  const rows: Row[] = [
+    {
+      measure: `${label}: all collectors`,
+      value:
+        `${f.ms(poll.wallMs)}, ${f.count(poll.requests)} requests, ${f.bytes(poll.bytes)}; ` +
+        `CPU: exporter ${f.ms(poll.exporterCpuMs)}, simulator ${f.ms(poll.simCpuMs)}`,
+    },
+  ];
+  for (const c of poll.collectors) {
+    rows.push({
+      measure: `${label}: ${c.name}`,
+      value: `${f.ms(c.wallMs)}, ${f.count(c.requests)} requests, ${f.bytes(c.bytes)}${c.ok ? '' : ' (had failures)'}`,
+    });
+  }
+  return rows;
+}
+
+function collectorOf(poll: PollResult | undefined, name: string) {
+  return poll?.collectors.find((c) => c.name === name);
+}
+
+function steadyRows(r: BenchResults): Row[] {
+  const first = collectorOf(r.first, 'measurements');
+  const steady = collectorOf(r.steady, 'measurements');
+  const target = `≤ ${f.percent(TARGETS.steadyBytesRatio)} of first poll`;
+  if (!first || !steady) {
+    return [
+      {
+        measure: 'Steady-state measurements bytes / first poll',
+        value: 'not measured: no measurements collector in src/poller/jobs.ts yet',
+        target,
+      },
+    ];
+  }
+  const ratio = first.bytes > 0 ? steady.bytes / first.bytes : Number.NaN;
+  const rows: Row[] = [
+    {
+      measure: `Steady-state measurements bytes / first poll (longest window ${longest(r.params.windows)})`,
+      value: `${f.bytes(steady.bytes)} / ${f.bytes(first.bytes)} = ${f.percent(ratio)}`,
+      target,
+      ok: ratio <= TARGETS.steadyBytesRatio,
+    },
+  ];
+  const cf = collectorOf(r.compare?.first, 'measurements');
+  const cs = collectorOf(r.compare?.steady, 'measurements');
+  if (cf && cs) {
+    const w1 = longest(r.params.windows);
+    const w2 = longest(r.params.compareWindows);
+    rows.push({
+      measure: `Measurements bytes, longest window ${w1} vs ${w2}: first poll`,
+      value: `${f.bytes(first.bytes)} vs ${f.bytes(cf.bytes)} (grows with the window)`,
+    });
+    rows.push({
+      measure: `Measurements bytes, longest window ${w1} vs ${w2}: steady-state poll`,
+      value: `${f.bytes(steady.bytes)} vs ${f.bytes(cs.bytes)} (ratio ${(steady.bytes / Math.max(1, cs.bytes)).toFixed(2)}; should stay near 1)`,
+    });
+  }
+  return rows;
+}
+
+function renderRows(r: BenchResults): Row[] {
+  let renderMs = 0;
+  let wallMs = 0;
+  const parts: string[] = [];
+  for (const [part, pr] of [...r.renders].sort(([a], [b]) => a.localeCompare(b))) {
+    renderMs += pr.renderMs;
+    wallMs += pr.wallMs;
+    parts.push(`${part} ${f.count(pr.series)}`);
+  }
+  const s = r.synthetic;
+  // Rendering is linear in the series count, so a plant of another size is judged per 100k.
+  const per100k = r.series > 0 ? (renderMs * TARGETS.renderSeries) / r.series : 0;
+  return [
+    {
+      measure: `Exposition render, exporter (${f.count(r.series)} series: ${parts.join(', ')})`,
+      value: `${f.ms(renderMs)} both formats, ${f.ms(per100k)} per 100k series (publish incl. gzip ${f.ms(wallMs)})`,
+      target: `≤ ${TARGETS.renderMs} ms per 100k`,
+      ok: r.series > 0 ? per100k <= TARGETS.renderMs : undefined,
+    },
+    {
+      measure: `Synthetic render, ${f.count(s.series)} series through ExpositionCache.publish (median of ${s.runs})`,
+      value: `${f.ms(s.renderMs)} both formats, text alone ${f.ms(s.textRenderMs)} (cold ${f.ms(s.firstRenderMs)}; publish incl. gzip ${f.ms(s.publishWallMs)}; text body ${f.bytes(s.textBytes)})`,
+      target: `≤ ${TARGETS.renderMs} ms`,
+      ok: s.series >= TARGETS.renderSeries && s.renderMs <= TARGETS.renderMs,
+    },
+    {
+      measure: 'Synthetic render: worst event-loop block',
+      value: f.ms(s.maxBlockMs),
+      target: `≤ ${TARGETS.loopBlockMs} ms`,
+      ok: s.maxBlockMs <= TARGETS.loopBlockMs,
+    },
+  ];
+}
+
+function loopRow(r: BenchResults): Row {
+  const worst = Math.max(r.first.maxBlockMs, r.steady.maxBlockMs, r.scrapeMaxBlockMs);
+  return {
+    measure: 'Worst event-loop block, exporter: polls + render + scrapes',
+    value: `${f.ms(worst)} (first poll ${f.ms(r.first.maxBlockMs)}, steady ${f.ms(r.steady.maxBlockMs)}, scrapes ${f.ms(r.scrapeMaxBlockMs)})`,
+    target: `≤ ${TARGETS.loopBlockMs} ms`,
+    ok: worst <= TARGETS.loopBlockMs,
+  };
+}
+
+function scrapeRows(r: BenchResults): Row[] {
+  return r.scrapes.map((s) => {
+    const lat = (x: typeof s.exporter) => `p50 ${f.ms(x.latencyMs.p50)} / p99 ${f.ms(x.latencyMs.p99)}`;
+    const errors = s.exporter.errors + s.bare.errors;
+    return {
+      measure: `/metrics scrape, ${s.encoding} (${f.bytes(s.bodyBytes)} body, ${r.params.load.connections} keep-alive connections)`,
+      value:
+        `exporter ${throughput(s.exporter).toFixed(1)}/s ${lat(s.exporter)}; ` +
+        `bare node:http ${throughput(s.bare).toFixed(1)}/s ${lat(s.bare)}; ratio ${s.ratio.toFixed(2)}` +
+        (errors > 0 ? `; ${errors} failed requests` : ''),
+      target: `ratio ≥ ${TARGETS.scrapeRatio}`,
+      ok: s.ratio >= TARGETS.scrapeRatio && errors === 0,
+    };
+  });
+}
+
+function memoryRows(r: BenchResults): Row[] {
+  return [
+    {
+      measure: `RSS after the steady-state poll (exporter, ${f.count(r.series)} series)`,
+      value: `${f.mib(r.memory.rss)} (at start ${f.mib(r.startRssBytes)}; V8 heap ${f.mib(r.memory.heapUsed)} used of ${f.mib(r.memory.heapTotal)}, array buffers ${f.mib(r.memory.arrayBuffers)})`,
+      target: `≤ ${f.mib(TARGETS.rssBytes)} at 100k series`,
+      ok: r.memory.rss <= TARGETS.rssBytes,
+    },
+    {
+      measure: `RSS, synthetic ${f.count(r.synthetic.series)} series (cache only, own process)`,
+      value: f.mib(r.synthetic.rssBytes),
+      target: `≤ ${f.mib(TARGETS.rssBytes)}`,
+      ok: r.synthetic.rssBytes <= TARGETS.rssBytes,
+    },
+  ];
+}
+
+/** All rows, in the order of the issue. */
+export function resultRows(r: BenchResults): Row[] {
+  return [
+    ...pollRows('First poll', r.first),
+    ...pollRows(`Steady-state poll (+${r.params.intervalMs / 1000} s)`, r.steady),
+    ...steadyRows(r),
+    ...renderRows(r),
+    loopRow(r),
+    ...scrapeRows(r),
+    ...memoryRows(r),
+  ];
+}

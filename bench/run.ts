@@ -1,0 +1,107 @@
+/**
+ * `npm run bench [-- --quick]`: the simulator at scale in a child process, the exporter
+ * against it on a shared simulated clock, and one table of poll cost, render time,
+ * event-loop blocking, scrape throughput against a bare server, and memory.
+ * The full run writes bench/RESULTS.md; `--quick` only prints.
+ */
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { startLoopMonitor } from './loop-delay.ts';
+import { describeMachine } from './machine.ts';
+import { measuredExporter } from './polls.ts';
+import { type BenchResults, renderReport } from './report.ts';
+import { BENCH_NOW, BENCH_TOKEN, type BenchParams, FULL, QUICK, stationCount } from './scale.ts';
+import { compareScrapes } from './scrape.ts';
+import { type SimProcess, startSimProcess } from './sim-process.ts';
+import { runSyntheticChild } from './synthetic.ts';
+
+const RESULTS = new URL('./RESULTS.md', import.meta.url);
+
+function progress(text: string): void {
+  process.stderr.write(`bench: ${text}\n`);
+}
+
+/** First poll, one interval later a steady-state poll, then scrapes, with the main exporter. */
+async function mainExporter(p: BenchParams, sim: SimProcess) {
+  const m = measuredExporter(p, sim, p.windows);
+  try {
+    progress(`collectors: ${m.collectors.join(', ')}; first poll`);
+    const first = await m.poll();
+    await sim.advance(p.intervalMs);
+    progress('steady-state poll');
+    const steady = await m.poll();
+    const memory = process.memoryUsage();
+    const simStats = await sim.stats();
+    const renders = new Map(m.renders());
+    const series = m.exporter.cache.seriesCount();
+    progress(`scrapes (${series} series)`);
+    const monitor = startLoopMonitor();
+    const scrapes = await compareScrapes(m.exporter.app, p);
+    const scrapeMaxBlockMs = monitor.maxBlockMs();
+    monitor.stop();
+    return {
+      collectors: m.collectors,
+      first,
+      steady,
+      renders,
+      series,
+      memory,
+      sim: { rssBytes: simStats.rssBytes, pid: sim.pid },
+      scrapes,
+      scrapeMaxBlockMs,
+    };
+  } finally {
+    await m.exporter.close();
+  }
+}
+
+/** The same first/steady pair with a shorter longest window, measurements only. */
+async function compareExporter(p: BenchParams, sim: SimProcess) {
+  const m = measuredExporter(p, sim, p.compareWindows, 'measurements');
+  try {
+    progress(`comparison exporter (windows ${p.compareWindows.join(', ')})`);
+    const first = await m.poll();
+    await sim.advance(p.intervalMs);
+    const steady = await m.poll();
+    return { first, steady };
+  } finally {
+    await m.exporter.close();
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
+  const p = values.quick ? QUICK : FULL;
+  const started = performance.now();
+  const startRssBytes = process.memoryUsage().rss;
+  progress(`${p.name} run: ${stationCount(p.scale)} stations; starting the simulator`);
+  const sim = await startSimProcess({ seed: p.seed, scale: p.scale, token: BENCH_TOKEN, nowMs: BENCH_NOW });
+  let run: Awaited<ReturnType<typeof mainExporter>>;
+  let compare: Awaited<ReturnType<typeof compareExporter>> | undefined;
+  try {
+    run = await mainExporter(p, sim);
+    if (run.collectors.includes('measurements')) compare = await compareExporter(p, sim);
+  } finally {
+    await sim.close();
+  }
+  progress(`synthetic render (${p.syntheticSeries} series)`);
+  const synthetic = await runSyntheticChild(p.syntheticSeries);
+  const results: BenchResults = {
+    params: p,
+    machine: describeMachine(),
+    date: new Date(),
+    totalMs: performance.now() - started,
+    startRssBytes,
+    ...run,
+    ...(compare ? { compare } : {}),
+    synthetic,
+  };
+  const report = renderReport(results);
+  process.stdout.write(report);
+  if (p.name === 'full') {
+    writeFileSync(RESULTS, report);
+    progress(`written to ${RESULTS.pathname}`);
+  }
+}
+
+await main();

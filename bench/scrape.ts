@@ -1,0 +1,115 @@
+/**
+ * `/metrics` throughput and latency of the exporter, side by side with a bare `node:http`
+ * server that answers the same bytes from memory: the ratio shows what the exporter's
+ * scrape path (routing, negotiation, self-metrics tail, gzip splice) costs on top of
+ * simply writing the body.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
+import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { request } from 'undici';
+import { runLoad, throughput } from './loadgen.ts';
+import type { LoadResult } from './protocol.ts';
+import type { BenchParams } from './scale.ts';
+
+/** One encoding, measured against both servers. */
+export interface ScrapeRow {
+  readonly encoding: 'plain' | 'gzip';
+  /** Body bytes of one scrape as sent (compressed for gzip). */
+  readonly bodyBytes: number;
+  readonly exporter: LoadResult;
+  readonly bare: LoadResult;
+  /** Exporter requests per second over bare-server requests per second. */
+  readonly ratio: number;
+}
+
+/** Prometheus asks for the text format; gzip is its default. */
+const HEADERS = {
+  plain: { accept: 'text/plain;version=0.0.4' },
+  gzip: { accept: 'text/plain;version=0.0.4', 'accept-encoding': 'gzip' },
+} as const;
+
+interface Captured {
+  readonly body: Buffer;
+  readonly headers: Record<string, string>;
+}
+
+function listen(server: Server): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve(`http://127.0.0.1:${port}/metrics`);
+    });
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}
+
+async function capture(url: string, headers: Record<string, string>): Promise<Captured> {
+  const res = await request(url, { headers });
+  const body = Buffer.from(await res.body.arrayBuffer());
+  if (res.statusCode !== 200) throw new Error(`GET ${url}: status ${res.statusCode}`);
+  const kept: Record<string, string> = {};
+  for (const name of ['content-type', 'content-encoding', 'vary', 'cache-control']) {
+    const v = res.headers[name];
+    if (typeof v === 'string') kept[name] = v;
+  }
+  return { body, headers: kept };
+}
+
+/** A server that answers every request with one of two fixed bodies, chosen like the exporter does. */
+function bareServer(plain: Captured, gzip: Captured): Server {
+  return createServer((req, res) => {
+    const chosen = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '') ? gzip : plain;
+    res.writeHead(200, { ...chosen.headers, 'content-length': chosen.body.length });
+    res.end(chosen.body);
+  });
+}
+
+/** The gzip body must decode to the plain one, up to the per-scrape self-metrics tail. */
+function checkSameExposition(plain: Captured, gzip: Captured): void {
+  const decoded = gunzipSync(gzip.body);
+  const head = Math.min(plain.body.length, decoded.length) - 4096;
+  if (Math.abs(decoded.length - plain.body.length) > 4096 || decoded.compare(plain.body, 0, head, 0, head)) {
+    throw new Error(
+      'the gzip scrape does not decode to the plain scrape: the benchmark would compare apples and pears',
+    );
+  }
+}
+
+/** Serves `app` on loopback and compares it with the bare server, plain and gzip. */
+export async function compareScrapes(app: Hono, p: BenchParams): Promise<ScrapeRow[]> {
+  const served = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }) as Server;
+  const exporterUrl = await new Promise<string>((resolve) => {
+    const ready = () => resolve(`http://127.0.0.1:${(served.address() as AddressInfo).port}/metrics`);
+    if (served.listening) ready();
+    else served.once('listening', ready);
+  });
+  const plain = await capture(exporterUrl, HEADERS.plain);
+  const gzip = await capture(exporterUrl, HEADERS.gzip);
+  checkSameExposition(plain, gzip);
+  const bare = bareServer(plain, gzip);
+  const bareUrl = await listen(bare);
+  try {
+    const rows: ScrapeRow[] = [];
+    for (const encoding of ['plain', 'gzip'] as const) {
+      const spec = { ...p.load, headers: HEADERS[encoding] };
+      const ex = await runLoad({ ...spec, url: exporterUrl });
+      const b = await runLoad({ ...spec, url: bareUrl });
+      const bodyBytes = (encoding === 'gzip' ? gzip : plain).body.length;
+      rows.push({ encoding, bodyBytes, exporter: ex, bare: b, ratio: throughput(ex) / throughput(b) });
+    }
+    return rows;
+  } finally {
+    await close(bare);
+    await close(served);
+  }
+}

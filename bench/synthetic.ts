@@ -1,0 +1,117 @@
+/**
+ * Synthetic render benchmark: exactly N series through `ExpositionCache.publish`, built the
+ * way the summary collector builds them (LabelSets escaped once per station, `window`
+ * appended, ten gauge families per level), so the render target is measured at 100k series
+ * whatever size the simulated plant gives.
+ */
+import { summaryDescs } from '../src/collectors/summary.ts';
+import { ExpositionCache } from '../src/exposition/cache.ts';
+import { type Family, LabelSet, type Sample } from '../src/exposition/model.ts';
+import { renderFamiliesToBuffers } from '../src/exposition/render.ts';
+import { forkTs, nextMessage, stopChild } from './child.ts';
+import { withLoopMonitor } from './loop-delay.ts';
+
+const WINDOWS = ['15m', '1h', '8h', 'shift', 'today'];
+
+/** Results of the synthetic render, warm: the median of several publishes. */
+export interface SyntheticResult {
+  readonly series: number;
+  readonly stations: number;
+  /** Rendering both formats (text and OpenMetrics), yields excluded; median over the runs. */
+  readonly renderMs: number;
+  /** Rendering the text format alone, yields excluded; median over the runs. */
+  readonly textRenderMs: number;
+  /** The first, cold publish's render time. */
+  readonly firstRenderMs: number;
+  /** Whole publish (render, UTF-8, deflate in the thread pool, swap); median. */
+  readonly publishWallMs: number;
+  /** Worst event-loop block over all runs. */
+  readonly maxBlockMs: number;
+  readonly textBytes: number;
+  readonly runs: number;
+  /** RSS of the process that built and published the series, after the last publish. */
+  readonly rssBytes: number;
+}
+
+/** Stable pseudo-random values, so every run renders the same bytes. */
+function valueAt(i: number, ratio: boolean): number {
+  const x = Math.sin(i * 12.9898) * 43758.5453;
+  const u = x - Math.floor(x);
+  return ratio ? u : Math.floor(u * 5000);
+}
+
+/** Families holding exactly `series` samples (rounded down to whole stations × windows × fields). */
+export function syntheticFamilies(series: number): { families: Family[]; stations: number } {
+  const descs = summaryDescs('station');
+  const stations = Math.floor(series / (descs.length * WINDOWS.length));
+  const labels: LabelSet[] = [];
+  for (let s = 0; s < stations; s++) {
+    const site = `Plant ${s % 5}`;
+    const line = `SMT Line ${Math.floor(s / 20) % 50}`;
+    // The order and shape of src/topology/build.ts: a group label only on grouped stations.
+    let base = LabelSet.of({ site, line })
+      .with('station', `AOI ${s}`)
+      .with('station_id', (0x5f0000000000 + s).toString(16).padStart(24, '0'));
+    if (s % 3 === 0) base = base.with('group', `AOI Cell ${Math.floor(s / 3)}`);
+    for (const w of WINDOWS) labels.push(base.with('window', w));
+  }
+  const families = descs.map((desc, f) => {
+    const ratio = desc.name.endsWith('_ratio');
+    const samples: Sample[] = labels.map((l, i) => ({ labels: l, value: valueAt(i * 16 + f, ratio) }));
+    return { desc, samples };
+  });
+  return { families, stations };
+}
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)] ?? 0;
+}
+
+/** Publishes the synthetic families `runs` times into one cache, as successive polls would. */
+export async function runSynthetic(series: number, runs = 5): Promise<SyntheticResult> {
+  const { families, stations } = syntheticFamilies(series);
+  const cache = new ExpositionCache();
+  const render: number[] = [];
+  const wall: number[] = [];
+  let maxBlockMs = 0;
+  for (let i = 0; i < runs; i++) {
+    const { value: wallMs, maxBlockMs: block } = await withLoopMonitor(async () => {
+      const started = performance.now();
+      await cache.publish('synthetic', families);
+      return performance.now() - started;
+    });
+    wall.push(wallMs);
+    render.push(cache.lastRenderMs());
+    maxBlockMs = Math.max(maxBlockMs, block);
+  }
+  const textOnly: number[] = [];
+  for (let i = 0; i < runs; i++) textOnly.push((await renderFamiliesToBuffers(families, 'text')).busyMs);
+  const text = await cache.respond('text', false, []);
+  return {
+    series: cache.seriesCount(),
+    stations,
+    renderMs: median(render),
+    textRenderMs: median(textOnly),
+    firstRenderMs: render[0] ?? 0,
+    publishWallMs: median(wall),
+    maxBlockMs,
+    textBytes: text.body.length,
+    runs,
+    rssBytes: process.memoryUsage().rss,
+  };
+}
+
+function isResult(msg: unknown): msg is SyntheticResult {
+  return typeof msg === 'object' && msg !== null && 'renderMs' in msg && 'series' in msg;
+}
+
+/** {@link runSynthetic} in a child process. */
+export async function runSyntheticChild(series: number, runs = 5): Promise<SyntheticResult> {
+  const child = forkTs('./synthetic-child.ts', { series, runs });
+  try {
+    return await nextMessage(child, isResult);
+  } finally {
+    await stopChild(child);
+  }
+}
