@@ -10,8 +10,14 @@
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { crc32, crc32Combine } from './crc32.ts';
 import type { Family } from './model.ts';
-import { type ExpositionFormat, renderFamilies, renderFamiliesToBuffers } from './render.ts';
+import {
+  type ExpositionFormat,
+  renderFamilies,
+  renderFamiliesToBuffers,
+  sameInBothFormats,
+} from './render.ts';
 
 export { type Negotiated, negotiate } from './negotiate.ts';
 
@@ -31,15 +37,12 @@ const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff]);
 
 const deflateRaw = promisify(zlib.deflateRaw);
 
-/** CRC32 of `buf` continued from `crc`, unsigned. */
-function crc32(buf: Buffer, crc: number): number {
-  // Node 20's zlib.crc32 returns 0 instead of `crc` for a buffer without a backing store
-  // (e.g. Buffer.from('')), which would corrupt the trailer of an empty tail.
-  return buf.length === 0 ? crc : zlib.crc32(buf, crc) >>> 0;
-}
-
-/** A scrape response. */
+/** A scrape response: the body as chunks, so the cached bytes are written without a copy. */
 export interface ExpositionResponse {
+  readonly chunks: readonly Buffer[];
+  /** Total length of the chunks in bytes. */
+  readonly length: number;
+  /** The body as one buffer (a copy; for tests and small bodies). */
   readonly body: Buffer;
   readonly contentType: string;
   readonly contentEncoding?: 'gzip';
@@ -51,19 +54,26 @@ export interface ExpositionCacheOptions {
   readonly gzipLevel?: number;
 }
 
-/** Bytes of one body in one format: plain, raw-deflated up to a sync flush. */
+/** One rendered run of families: plain bytes, raw deflate up to a sync flush, CRC32. */
 interface Encoded {
   readonly plain: Buffer;
   readonly deflated: Buffer;
+  readonly crc: number;
 }
 
+/**
+ * A published part. Most families render identically in both formats, so a part is a list
+ * of runs, each either shared by both formats or rendered once per format.
+ */
 interface Part {
   readonly series: number;
-  readonly bodies: Readonly<Record<ExpositionFormat, Encoded>>;
+  readonly bodies: Readonly<Record<ExpositionFormat, readonly Encoded[]>>;
 }
 
-interface StaticBody extends Encoded {
-  /** CRC32 of `plain`, continued over each scrape's tail. */
+/** The static body of one format: the parts' runs in order, with their combined CRC. */
+interface StaticBody {
+  readonly runs: readonly Encoded[];
+  readonly length: number;
   readonly crc: number;
 }
 
@@ -73,13 +83,34 @@ interface State {
   readonly bodies: Readonly<Record<ExpositionFormat, StaticBody>>;
 }
 
-const EMPTY_STATE: State = {
-  series: 0,
-  bodies: {
-    text: { plain: Buffer.alloc(0), deflated: Buffer.alloc(0), crc: 0 },
-    openmetrics: { plain: Buffer.alloc(0), deflated: Buffer.alloc(0), crc: 0 },
-  },
-};
+const EMPTY_BODY: StaticBody = { runs: [], length: 0, crc: 0 };
+const EMPTY_STATE: State = { series: 0, bodies: { text: EMPTY_BODY, openmetrics: EMPTY_BODY } };
+
+function response(chunks: Buffer[], contentType: string, contentEncoding?: 'gzip'): ExpositionResponse {
+  let length = 0;
+  for (const c of chunks) length += c.length;
+  return {
+    chunks,
+    length,
+    contentType,
+    ...(contentEncoding ? { contentEncoding } : {}),
+    get body() {
+      return Buffer.concat(chunks, length);
+    },
+  };
+}
+
+/** Splits families, in order, into runs that render the same in both formats or not. */
+function runsOf(families: readonly Family[]): Array<{ shared: boolean; families: Family[] }> {
+  const runs: Array<{ shared: boolean; families: Family[] }> = [];
+  for (const f of families) {
+    const shared = sameInBothFormats(f.desc);
+    const last = runs[runs.length - 1];
+    if (last && last.shared === shared) last.families.push(f);
+    else runs.push({ shared, families: [f] });
+  }
+  return runs;
+}
 
 /** Cache of the rendered exposition: publish parts per snapshot, respond per scrape. */
 export class ExpositionCache {
@@ -96,19 +127,36 @@ export class ExpositionCache {
   }
 
   /**
-   * Renders a part in both formats and compresses it, without blocking the event loop for
-   * long, then swaps in the new bodies. When calls for the same part overlap, the one made
-   * last wins whatever order they finish in; parts published concurrently are all kept.
+   * Renders a part and compresses it, without blocking the event loop for long, then
+   * swaps in the new bodies. Families that look the same in both formats (gauges without
+   * a UNIT line: nearly all collector data) are rendered and compressed once. When calls
+   * for the same part overlap, the one made last wins whatever order they finish in;
+   * parts published concurrently are all kept.
    */
   async publish(partName: string, families: readonly Family[]): Promise<void> {
     const seq = ++this.seq;
-    const text = await renderFamiliesToBuffers(families, 'text');
-    const om = await renderFamiliesToBuffers(families, 'openmetrics');
-    const [textBody, omBody] = await Promise.all([this.encode(text.chunks), this.encode(om.chunks)]);
+    const text: Encoded[] = [];
+    const om: Encoded[] = [];
+    let busyMs = 0;
+    let series = 0;
+    for (const run of runsOf(families)) {
+      const rendered = await renderFamiliesToBuffers(run.families, 'text');
+      busyMs += rendered.busyMs;
+      series += rendered.samples;
+      const encoded = await this.encode(rendered.chunks);
+      text.push(encoded);
+      if (run.shared) {
+        om.push(encoded);
+        continue;
+      }
+      const own = await renderFamiliesToBuffers(run.families, 'openmetrics');
+      busyMs += own.busyMs;
+      om.push(await this.encode(own.chunks));
+    }
     if ((this.applied.get(partName) ?? 0) > seq) return;
     this.applied.set(partName, seq);
-    this.renderMs = text.busyMs + om.busyMs;
-    this.parts.set(partName, { series: text.samples, bodies: { text: textBody, openmetrics: omBody } });
+    this.renderMs = busyMs;
+    this.parts.set(partName, { series, bodies: { text, openmetrics: om } });
     this.rebuild();
   }
 
@@ -120,8 +168,8 @@ export class ExpositionCache {
 
   /**
    * Builds a scrape response: the cached static parts followed by `dynamicFamilies`
-   * (rendered now) and, for OpenMetrics, `# EOF`. Never re-renders or re-compresses the
-   * static parts.
+   * (rendered now) and, for OpenMetrics, `# EOF`. Never re-renders, re-compresses or
+   * copies the static parts.
    */
   async respond(
     format: ExpositionFormat,
@@ -132,17 +180,14 @@ export class ExpositionCache {
     const contentType = CONTENT_TYPES[format];
     const rendered = Buffer.from(renderFamilies(dynamicFamilies, format), 'utf8');
     const tail = format === 'openmetrics' ? Buffer.concat([rendered, EOF]) : rendered;
-    if (!gzip) return { body: Buffer.concat([body.plain, tail]), contentType };
+    if (!gzip) return response([...body.runs.map((r) => r.plain), tail], contentType);
     // The tail is a few kilobytes: compressing it inline is cheaper than a thread-pool hop.
     const deflatedTail = zlib.deflateRawSync(tail, { level: this.level });
     const trailer = Buffer.allocUnsafe(8);
     trailer.writeUInt32LE(crc32(tail, body.crc), 0);
-    trailer.writeUInt32LE((body.plain.length + tail.length) % 2 ** 32, 4);
-    return {
-      body: Buffer.concat([GZIP_HEADER, body.deflated, deflatedTail, trailer]),
-      contentType,
-      contentEncoding: 'gzip',
-    };
+    trailer.writeUInt32LE((body.length + tail.length) % 2 ** 32, 4);
+    const chunks = [GZIP_HEADER, ...body.runs.map((r) => r.deflated), deflatedTail, trailer];
+    return response(chunks, contentType, 'gzip');
   }
 
   /** Series (samples) in the parts currently served. */
@@ -150,7 +195,7 @@ export class ExpositionCache {
     return this.state.series;
   }
 
-  /** Time the last publish spent rendering both formats, in milliseconds (yields excluded). */
+  /** Time the last publish spent rendering, in milliseconds (yields excluded). */
   lastRenderMs(): number {
     return this.renderMs;
   }
@@ -162,48 +207,29 @@ export class ExpositionCache {
       level: this.level,
       finishFlush: zlib.constants.Z_SYNC_FLUSH,
     });
-    return { plain, deflated };
+    return { plain, deflated, crc: crc32(plain) };
   }
 
   /**
-   * Concatenates all parts, ordered by name, into the static bodies and swaps them in.
-   * Synchronous, so no scrape and no other publish can interleave with it.
+   * Orders the parts by name into the static bodies and swaps them in. Synchronous, so no
+   * scrape and no other publish can interleave with it; it copies no body bytes (the CRCs
+   * are combined arithmetically).
    */
   private rebuild(): void {
-    const names = [...this.parts.keys()].sort();
-    const ordered = names.map((n) => this.parts.get(n)!);
+    const ordered = [...this.parts.keys()].sort().map((n) => this.parts.get(n)!);
     const bodies = {} as Record<ExpositionFormat, StaticBody>;
     for (const format of FORMATS) {
-      const plain = Buffer.concat(ordered.map((p) => p.bodies[format].plain));
-      const deflated = Buffer.concat(ordered.map((p) => p.bodies[format].deflated));
-      bodies[format] = { plain, deflated, crc: crc32(plain, 0) };
+      const runs = ordered.flatMap((p) => p.bodies[format]);
+      let crc = 0;
+      let length = 0;
+      for (const r of runs) {
+        crc = crc32Combine(crc, r.crc, r.plain.length);
+        length += r.plain.length;
+      }
+      bodies[format] = { runs, length, crc };
     }
     let series = 0;
     for (const p of ordered) series += p.series;
     this.state = { series, bodies };
-    this.shareBytes(names, bodies);
-  }
-
-  /**
-   * Points every part at its slice of the new static bodies, so each byte is held once
-   * instead of once in the part and once in the concatenation.
-   */
-  private shareBytes(names: readonly string[], bodies: Record<ExpositionFormat, StaticBody>): void {
-    const offsets = { text: { plain: 0, deflated: 0 }, openmetrics: { plain: 0, deflated: 0 } };
-    for (const name of names) {
-      const part = this.parts.get(name)!;
-      const shared = {} as Record<ExpositionFormat, Encoded>;
-      for (const format of FORMATS) {
-        const own = part.bodies[format];
-        const at = offsets[format];
-        shared[format] = {
-          plain: bodies[format].plain.subarray(at.plain, at.plain + own.plain.length),
-          deflated: bodies[format].deflated.subarray(at.deflated, at.deflated + own.deflated.length),
-        };
-        at.plain += own.plain.length;
-        at.deflated += own.deflated.length;
-      }
-      this.parts.set(name, { series: part.series, bodies: shared });
-    }
   }
 }

@@ -47,6 +47,15 @@ function sampleName(desc: FamilyDesc, format: ExpositionFormat): string {
   return desc.name;
 }
 
+/**
+ * True when a family renders to the same bytes in both formats: not a counter (OpenMetrics
+ * renames them), no double quote in HELP (OpenMetrics escapes it), no UNIT line.
+ */
+export function sameInBothFormats(desc: FamilyDesc): boolean {
+  const unitLine = desc.unit !== undefined && desc.name.endsWith(`_${desc.unit}`);
+  return desc.kind !== 'counter' && !desc.help.includes('"') && !unitLine;
+}
+
 function header(desc: FamilyDesc, format: ExpositionFormat): string {
   const name = familyName(desc, format);
   // `info` renders as a gauge in both formats: valid everywhere and one series name per family.

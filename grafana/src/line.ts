@@ -1,0 +1,181 @@
+/**
+ * One line, station by station in line order. `position` lives on `station_info` only, so the
+ * station series are joined to it on `station_id` (names are not unique, ids are).
+ */
+import {
+  dashboard,
+  dashboardLink,
+  datasourceVariable,
+  labelValues,
+  stationLink,
+  UID,
+  windowVariable,
+} from './dashboard.ts';
+import type { Dashboard } from './model.ts';
+import { q, row, stat, table, timeseries } from './panels.ts';
+
+const LINE = 'site="$site", line="$line", window="$window"';
+
+function positioned(metric: string): string {
+  return `${metric}{${LINE}} * on (station_id) group_left (position) station_info`;
+}
+
+function lineStat(field: string, title: string, unit: string, description: string) {
+  return stat({
+    title,
+    description,
+    unit,
+    decimals: unit === 'percentunit' ? 2 : 0,
+    queries: [q(`station_line_${field}{${LINE}}`, title)],
+  });
+}
+
+/** The line dashboard. */
+export function lineDashboard(): Dashboard {
+  return dashboard({
+    uid: UID.line,
+    title: 'Station exporter / Line',
+    description: 'One line: its own yields, then every station in line order, then its groups.',
+    variables: [
+      datasourceVariable(),
+      labelValues({
+        name: 'site',
+        label: 'Site',
+        description: 'Site of the line.',
+        selector: 'station_info',
+      }),
+      labelValues({
+        name: 'line',
+        label: 'Line',
+        description: 'The line to show.',
+        selector: 'station_info{site="$site"}',
+      }),
+      windowVariable(),
+    ],
+    links: [
+      dashboardLink('Plant overview', UID.overview, 'All sites and lines'),
+      dashboardLink('Station', UID.station, 'One station of this line'),
+    ],
+    panels: [
+      row('Line'),
+      lineStat(
+        'final_yield_ratio',
+        'Final yield',
+        'percentunit',
+        'Final yield of the whole line over the window, computed by the upstream over its units.',
+      ),
+      lineStat(
+        'first_pass_yield_ratio',
+        'First-pass yield',
+        'percentunit',
+        'Units that passed every station of the line at the first attempt, over units with an output.',
+      ),
+      lineStat(
+        'retry_ratio',
+        'Retry ratio',
+        'percentunit',
+        'Share of output records on the line that were retests of a unit at the same station.',
+      ),
+      lineStat(
+        'unique_input_units',
+        'Input units',
+        'short',
+        'Distinct units with an input record on the line over the window.',
+      ),
+      lineStat(
+        'unique_output_units',
+        'Output units',
+        'short',
+        'Distinct units with an output record on the line over the window.',
+      ),
+      lineStat(
+        'unique_units',
+        'Units seen',
+        'short',
+        'Distinct units seen anywhere on the line over the window.',
+      ),
+      row('Stations in line order'),
+      table({
+        title: 'Stations',
+        description:
+          'Every station of the line sorted by its position (parallel stations of a group share one). ' +
+          'Click a station to open it.',
+        labels: [
+          { label: 'position', name: 'Position' },
+          { label: 'station', name: 'Station', links: [stationLink()] },
+          { label: 'group', name: 'Group' },
+        ],
+        numericLabels: ['position'],
+        columns: [
+          { name: 'Final yield', unit: 'percentunit', expr: positioned('station_final_yield_ratio') },
+          {
+            name: 'First-pass yield',
+            unit: 'percentunit',
+            expr: positioned('station_first_pass_yield_ratio'),
+          },
+          { name: 'Retry ratio', unit: 'percentunit', expr: positioned('station_retry_ratio') },
+          { name: 'Input units', unit: 'short', expr: positioned('station_unique_input_units') },
+          { name: 'Output units', unit: 'short', expr: positioned('station_unique_output_units') },
+        ],
+        sortBy: { column: 'Position', desc: false },
+      }),
+      timeseries({
+        title: 'Station final yield',
+        description: 'Final yield of each station over the window; the legend starts with the position.',
+        unit: 'percentunit',
+        max: 1,
+        queries: [q(positioned('station_final_yield_ratio'), '{{position}} {{station}}')],
+      }),
+      timeseries({
+        title: 'Station retry ratio',
+        description:
+          'Retry ratio of each station over the window: share of its output records that were retests.',
+        unit: 'percentunit',
+        min: 0,
+        queries: [q(positioned('station_retry_ratio'), '{{position}} {{station}}')],
+      }),
+      timeseries({
+        title: 'Station first-pass yield',
+        description: 'First-pass yield of each station over the window.',
+        unit: 'percentunit',
+        max: 1,
+        queries: [q(positioned('station_first_pass_yield_ratio'), '{{position}} {{station}}')],
+      }),
+      timeseries({
+        title: 'Station output units',
+        description: 'Distinct units with an output record at each station over the window.',
+        unit: 'short',
+        min: 0,
+        queries: [q(positioned('station_unique_output_units'), '{{position}} {{station}}')],
+      }),
+      row('Groups of parallel stations'),
+      table({
+        title: 'Groups',
+        description:
+          'Each group of parallel stations as one step, computed by the upstream over the units of all its ' +
+          'stations together.',
+        labels: [{ label: 'group', name: 'Group' }],
+        columns: [
+          { name: 'Final yield', unit: 'percentunit', expr: `station_group_final_yield_ratio{${LINE}}` },
+          {
+            name: 'First-pass yield',
+            unit: 'percentunit',
+            expr: `station_group_first_pass_yield_ratio{${LINE}}`,
+          },
+          { name: 'Retry ratio', unit: 'percentunit', expr: `station_group_retry_ratio{${LINE}}` },
+          { name: 'Output units', unit: 'short', expr: `station_group_unique_output_units{${LINE}}` },
+        ],
+        sortBy: { column: 'Group', desc: false },
+        w: 12,
+        h: 8,
+      }),
+      timeseries({
+        title: 'Group final yield',
+        description: 'Final yield of each group over the window.',
+        unit: 'percentunit',
+        max: 1,
+        queries: [q(`station_group_final_yield_ratio{${LINE}}`, '{{group}}')],
+      }),
+    ],
+  });
+}

@@ -1,0 +1,117 @@
+/**
+ * The Prometheus rules and the example configuration, checked by promtool: syntax, the unit
+ * tests under prometheus/tests (each alert fires in one case and stays quiet in others), and the
+ * shape every alert must have (for, severity, summary, description, a runbook anchor that exists).
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { promtoolPath } from '../helpers/promtool.ts';
+
+const RULES = 'prometheus/rules/station-exporter.rules.yml';
+const TESTS_DIR = 'prometheus/tests';
+const bin = promtoolPath();
+const enabled = Boolean(bin) || Boolean(process.env.CI);
+
+interface Rule {
+  readonly alert?: string;
+  readonly record?: string;
+  readonly expr: string;
+  readonly for?: string;
+  readonly labels?: Record<string, string>;
+  readonly annotations?: Record<string, string>;
+}
+
+function promtool(...args: string[]) {
+  if (!bin) throw new Error('promtool not found (set PROMTOOL or put it on PATH)');
+  const r = spawnSync(bin, args, { encoding: 'utf8' });
+  return { status: r.status, output: `${r.stdout ?? ''}${r.stderr ?? ''}` };
+}
+
+function rules(): Rule[] {
+  const doc = parse(readFileSync(RULES, 'utf8')) as { groups: Array<{ rules: Rule[] }> };
+  return doc.groups.flatMap((g) => g.rules);
+}
+
+/** GitHub's heading anchors: lower case, punctuation dropped, spaces to dashes. */
+function anchors(markdown: string): Set<string> {
+  const out = new Set<string>();
+  for (const m of markdown.matchAll(/^#{1,6}\s+(.+)$/gm)) {
+    out.add(
+      m[1]!
+        .trim()
+        .toLowerCase()
+        .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+        .replace(/\s/g, '-'),
+    );
+  }
+  return out;
+}
+
+describe.skipIf(!enabled)('prometheus rules with promtool', () => {
+  it('pass promtool check rules', () => {
+    const r = promtool('check', 'rules', RULES);
+    expect(r.output).toContain('SUCCESS');
+    expect(r.status, r.output).toBe(0);
+  });
+
+  it('pass every promtool unit test', () => {
+    const files = readdirSync(TESTS_DIR)
+      .filter((f) => f.endsWith('.yml'))
+      .map((f) => path.join(TESTS_DIR, f));
+    expect(files.length).toBeGreaterThan(0);
+    const r = promtool('test', 'rules', ...files);
+    expect(r.status, r.output).toBe(0);
+  });
+
+  it('accept the example prometheus.yml with its rule file', () => {
+    const r = promtool('check', 'config', 'prometheus/prometheus.example.yml');
+    expect(r.output).toContain('1 rule files found');
+    expect(r.status, r.output).toBe(0);
+  });
+});
+
+describe('alert conventions', () => {
+  const alerts = rules().filter((r) => r.alert);
+  const runbook = anchors(readFileSync('docs/runbook.md', 'utf8'));
+
+  it.each(alerts.map((a) => [`${a.alert} (${a.labels?.severity})`, a] as const))(
+    '%s has for, severity, summary, description and a runbook anchor that exists',
+    (_name, a) => {
+      expect(a.for).toMatch(/^\d+[smh]$/);
+      expect(['info', 'warning', 'critical']).toContain(a.labels?.severity);
+      expect(a.annotations?.summary).toBeTruthy();
+      expect(a.annotations?.description).toBeTruthy();
+      const [file, anchor] = (a.annotations?.runbook_url ?? '').split('#');
+      expect(file).toBe('docs/runbook.md');
+      expect(runbook).toContain(anchor);
+    },
+  );
+
+  it('has a unit test that fires for every alert name', () => {
+    const tested = new Set<string>();
+    for (const f of readdirSync(TESTS_DIR).filter((n) => n.endsWith('.yml'))) {
+      const doc = parse(readFileSync(path.join(TESTS_DIR, f), 'utf8')) as {
+        tests: Array<{ alert_rule_test?: Array<{ alertname: string; exp_alerts: unknown[] }> }>;
+      };
+      for (const t of doc.tests)
+        for (const a of t.alert_rule_test ?? []) if (a.exp_alerts.length > 0) tested.add(a.alertname);
+    }
+    expect([...tested].sort()).toEqual([...new Set(alerts.map((a) => a.alert))].sort());
+  });
+
+  it('lists every alert with its severity, expression and for in docs/dashboards.md', () => {
+    const doc = readFileSync('docs/dashboards.md', 'utf8');
+    for (const a of alerts) {
+      const expr = a.expr.replace(/\s+/g, ' ').trim();
+      expect(doc).toContain(`| \`${a.alert}\` | ${a.labels?.severity} | \`${expr}\` | ${a.for} |`);
+    }
+  });
+
+  it('names recording rules level:metric:operation', () => {
+    for (const r of rules().filter((x) => x.record))
+      expect(r.record).toMatch(/^[a-z_]+:[a-z0-9_]+:[a-z0-9_]+$/);
+  });
+});
