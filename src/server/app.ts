@@ -2,6 +2,8 @@
  * The HTTP face of the exporter. It knows nothing of the upstream: it serves the cached
  * exposition, the self-metrics, and the poller's status.
  */
+import type { HttpBindings } from '@hono/node-server';
+import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import type { Registry } from 'prom-client';
 import type { ExpositionCache } from '../exposition/cache.ts';
@@ -42,11 +44,17 @@ export function createApp(deps: AppDeps): Hono {
       'cache-control': 'no-store',
     };
     if (res.contentEncoding) headers['content-encoding'] = res.contentEncoding;
-    return c.body(
-      new Uint8Array(res.body.buffer as ArrayBuffer, res.body.byteOffset, res.body.byteLength),
-      200,
-      headers,
-    );
+    // Under @hono/node-server, write the cached chunks straight to the socket: going through
+    // a web Response would copy a body of tens of megabytes on every scrape.
+    const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
+    if (outgoing) {
+      outgoing.writeHead(200, { ...headers, 'content-length': String(res.length) });
+      for (const chunk of res.chunks) outgoing.write(chunk);
+      outgoing.end();
+      return RESPONSE_ALREADY_SENT;
+    }
+    const body = res.body;
+    return c.body(new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength), 200, headers);
   });
 
   app.get('/-/healthy', (c) => c.text('OK\n'));

@@ -82,3 +82,38 @@ describe('server', () => {
     expect((await setup().app.request('/nope')).status).toBe(404);
   });
 });
+
+describe('server over a socket', () => {
+  it('writes the cached chunks directly, byte for byte what app.request gives', async () => {
+    const { serve } = await import('@hono/node-server');
+    const { app, cache } = setup();
+    const families = [
+      {
+        desc: { name: 'station_info', kind: 'info' as const, help: 'h' },
+        samples: Array.from({ length: 5000 }, (_, i) => ({
+          labels: LabelSet.of({ station: `s${i}` }),
+          value: 1,
+        })),
+      },
+    ];
+    await cache.publish('topology', families);
+    const server = await new Promise<import('@hono/node-server').ServerType>((resolve) => {
+      const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => resolve(s));
+    });
+    try {
+      const { port } = server.address() as import('node:net').AddressInfo;
+      const plain = await fetch(`http://127.0.0.1:${port}/metrics`, {
+        headers: { 'accept-encoding': 'identity' },
+      });
+      const text = await plain.text();
+      expect(plain.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+      expect(text.match(/^station_info\{/gm)).toHaveLength(5000);
+      const gz = await fetch(`http://127.0.0.1:${port}/metrics`, { headers: { 'accept-encoding': 'gzip' } });
+      expect(gz.headers.get('content-encoding')).toBe('gzip');
+      // fetch decodes gzip transparently: the same series come out.
+      expect((await gz.text()).match(/^station_info\{/gm)).toHaveLength(5000);
+    } finally {
+      await new Promise((r) => server.close(r));
+    }
+  });
+});
