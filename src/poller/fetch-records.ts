@@ -9,8 +9,13 @@ import type { QueryParams, WindowQuery } from '../upstream/client.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import type { RecordList } from '../upstream/types.ts';
 
+/** Records carry their time (epoch ms). */
+export interface Timed {
+  readonly time: number;
+}
+
 /** How to fetch one endpoint's records. */
-export interface RecordSource<R> {
+export interface RecordSource<R extends Timed> {
   /** Query parameters of a request, exactly as the client sends them, for URL lengths. */
   params(q: WindowQuery): QueryParams;
   url(params: QueryParams): string;
@@ -18,7 +23,7 @@ export interface RecordSource<R> {
 }
 
 /** Options of one incremental fetch. */
-export interface IncrementalFetchOptions<R> {
+export interface IncrementalFetchOptions<R extends Timed> {
   readonly source: RecordSource<R>;
   readonly stationIds: readonly string[];
   /** End of each station's last complete fetch (epoch ms); stations without one start fresh. */
@@ -52,7 +57,7 @@ export interface IncrementalFetchResult extends SpanStats {
 const MINUTE = 60_000;
 
 /** Groups stations by the start of their next span. */
-function plan<R>(opts: IncrementalFetchOptions<R>): Map<number, string[]> {
+function plan<R extends Timed>(opts: IncrementalFetchOptions<R>): Map<number, string[]> {
   const byFrom = new Map<number, string[]>();
   for (const id of opts.stationIds) {
     const mark = opts.watermarks.get(id);
@@ -70,7 +75,9 @@ function plan<R>(opts: IncrementalFetchOptions<R>): Map<number, string[]> {
  * so the next fetch asks for their span again; records it did receive are delivered anyway
  * (the store recognises them when they come again).
  */
-export async function fetchIncremental<R>(opts: IncrementalFetchOptions<R>): Promise<IncrementalFetchResult> {
+export async function fetchIncremental<R extends Timed>(
+  opts: IncrementalFetchOptions<R>,
+): Promise<IncrementalFetchResult> {
   const watermarks = new Map<string, number>();
   for (const id of opts.stationIds) {
     const mark = opts.watermarks.get(id);
@@ -144,7 +151,7 @@ export interface SpanStats {
   truncated: number;
 }
 
-interface SpanContext<R> {
+interface SpanContext<R extends Timed> {
   readonly source: RecordSource<R>;
   readonly maxRecords: number;
   readonly minSpanMs: number;
@@ -157,7 +164,7 @@ interface SpanContext<R> {
 const MAX_TIMEOUT_SPLITS = 3;
 
 /** Splits `ids` into station lists whose request URL stays within `maxUrlLength`. */
-function chunkByUrl<R>(
+function chunkByUrl<R extends Timed>(
   source: RecordSource<R>,
   ids: readonly string[],
   from: number,
@@ -184,7 +191,7 @@ function chunkByUrl<R>(
 }
 
 /** Fetches one span for one station list, splitting it while answers look truncated. */
-async function fetchSpan<R>(
+async function fetchSpan<R extends Timed>(
   ctx: SpanContext<R>,
   ids: readonly string[],
   from: number,
@@ -196,6 +203,13 @@ async function fetchSpan<R>(
   const mid = from + Math.floor((to - from) / 2);
   const halves = (depth: number) =>
     settleAll([fetchSpan(ctx, ids, from, mid, depth), fetchSpan(ctx, ids, mid, to, depth)]);
+  const parts = (k: number) => {
+    const step = (to - from) / k;
+    const bounds = Array.from({ length: k + 1 }, (_, i) => (i === k ? to : from + Math.round(i * step)));
+    return settleAll(
+      bounds.slice(0, -1).map((b, i) => fetchSpan(ctx, ids, b, bounds[i + 1]!, timeoutSplits)),
+    );
+  };
   const byStations = () => {
     const half = Math.ceil(ids.length / 2);
     return settleAll([
@@ -232,10 +246,31 @@ async function fetchSpan<R>(
   }
   if (list.received >= ctx.maxRecords && (canHalveSpan || ids.length > 1)) {
     ctx.stats.splits++;
-    return canHalveSpan ? halves(timeoutSplits) : byStations();
+    return canHalveSpan ? parts(splitCount(list.records, from, to, ctx.minSpanMs)) : byStations();
   }
   if (list.received >= ctx.maxRecords) ctx.stats.truncated++;
   ctx.onRecords(list.records);
+}
+
+/**
+ * How many parts to split a truncated span into. The received records' time extent shows
+ * how much of the span one answer can hold, whatever order the upstream truncated in: a
+ * truncated answer that covers a quarter of the span means about four answers' worth of
+ * records, so the span is split in five (a margin of 25 %) instead of being halved over
+ * and over, each halving downloading another full answer. An answer that covers the whole
+ * span (truncated in no time order) gives two halves.
+ */
+export function splitCount(records: readonly Timed[], from: number, to: number, minSpanMs: number): number {
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const r of records) {
+    if (r.time < min) min = r.time;
+    if (r.time > max) max = r.time;
+  }
+  const span = to - from;
+  const covered = Math.max(max - min, 1);
+  const wanted = Number.isFinite(covered) ? Math.ceil((span / covered) * 1.25) : 2;
+  return Math.max(2, Math.min(wanted, 64, Math.floor(span / minSpanMs)));
 }
 
 /** Waits for every part, then fails with the first failure: parts that succeed still deliver. */

@@ -3,6 +3,7 @@ import {
   fetchIncremental,
   type IncrementalFetchOptions,
   type RecordSource,
+  splitCount,
 } from '../../src/poller/fetch-records.ts';
 import { buildUrl, type WindowQuery, windowParams } from '../../src/upstream/client.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
@@ -132,5 +133,20 @@ describe('fetchIncremental', () => {
     expect(r.failures).toBe(0);
     expect(r.got).toHaveLength(540);
     expect(r.got.some((x) => x.station === bad)).toBe(false);
+  });
+});
+
+describe('splitCount', () => {
+  const at = (...times: number[]) => times.map((time) => ({ time }));
+  it('sizes parts from the time one truncated answer covered, with a margin', () => {
+    // The answer covered a quarter of a 4-hour span: five parts.
+    expect(splitCount(at(0, 3_600_000), 0, 4 * 3_600_000, 60_000)).toBe(5);
+  });
+  it('halves when the answer covers the whole span (truncated in no time order)', () => {
+    expect(splitCount(at(0, 4 * 3_600_000 - 1), 0, 4 * 3_600_000, 60_000)).toBe(2);
+  });
+  it('never makes parts shorter than the minimum span, nor more than 64', () => {
+    expect(splitCount(at(5, 5), 0, 10 * 60_000, 60_000)).toBe(10);
+    expect(splitCount(at(5, 5), 0, 7 * 86_400_000, 60_000)).toBe(64);
   });
 });
