@@ -297,7 +297,7 @@ const measurementsSchema = z
     max_records_per_request: z
       .int()
       .min(1)
-      .default(50_000)
+      .default(20_000)
       .describe(
         'Answers with this many records are assumed truncated and re-requested as smaller time spans.',
       ),

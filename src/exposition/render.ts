@@ -5,6 +5,7 @@
  * string concatenation: per family the `name{` prefix is computed once, per sample only
  * the value is formatted.
  */
+import { yieldToLoop } from '../util/cooperative.ts';
 import type { Family, FamilyDesc } from './model.ts';
 
 /** Exposition format: Prometheus text 0.0.4 or OpenMetrics 1.0. */
@@ -226,8 +227,4 @@ async function renderChunks<T>(
     if (done) return chunks;
     await yieldToLoop();
   }
-}
-
-function yieldToLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

@@ -38,8 +38,8 @@ export interface IncrementalFetchOptions<R extends Timed> {
   readonly maxRecords: number;
   /** Spans are never split into parts shorter than this; default one minute. */
   readonly minSpanMs?: number;
-  /** Receives each answer's records as soon as it arrives. */
-  readonly onRecords: (records: readonly R[]) => void;
+  /** Receives each answer's records as soon as it arrives (awaited, so it may yield). */
+  readonly onRecords: (records: readonly R[]) => void | Promise<void>;
   readonly signal?: AbortSignal;
 }
 
@@ -155,7 +155,7 @@ interface SpanContext<R extends Timed> {
   readonly source: RecordSource<R>;
   readonly maxRecords: number;
   readonly minSpanMs: number;
-  readonly onRecords: (records: readonly R[]) => void;
+  readonly onRecords: (records: readonly R[]) => void | Promise<void>;
   readonly signal?: AbortSignal;
   readonly stats: SpanStats;
 }
@@ -249,7 +249,7 @@ async function fetchSpan<R extends Timed>(
     return canHalveSpan ? parts(splitCount(list.records, from, to, ctx.minSpanMs)) : byStations();
   }
   if (list.received >= ctx.maxRecords) ctx.stats.truncated++;
-  ctx.onRecords(list.records);
+  await ctx.onRecords(list.records);
 }
 
 /**

@@ -10,6 +10,7 @@ import { latestMeasurement, measurementWindow } from '../store/stats.ts';
 import type { Topology } from '../topology/types.ts';
 import { windowParams } from '../upstream/client.ts';
 import type { MeasurementRecord } from '../upstream/types.ts';
+import { forEachSlice, yieldToLoop } from '../util/cooperative.ts';
 import { fetchIncremental, type RecordSource, reportFetch } from './fetch-records.ts';
 import type { CollectorJob, JobDeps } from './job.ts';
 
@@ -46,7 +47,8 @@ export function createMeasurementsJob(deps: JobDeps): CollectorJob {
         maxUrlLength: config.upstream.maxUrlLength,
         maxRecords: settings.maxRecordsPerRequest,
         // The upstream filters by name; a record of another name would have no config.
-        onRecords: (records) => store.add(records.filter((r) => wanted.has(r.name))),
+        onRecords: (records) =>
+          forEachSlice(records, STORE_SLICE, (slice) => store.add(slice.filter((r) => wanted.has(r.name)))),
         signal,
       });
       watermarks = fetched.watermarks;
@@ -54,24 +56,32 @@ export function createMeasurementsJob(deps: JobDeps): CollectorJob {
       self.setUpstreamUp(fetched.failures < fetched.requests || fetched.requests === 0);
       reportFetch(deps.logger, 'measurements', fetched, store.size());
       return {
-        families: measurementFamilies(measurementResults(topology, store, config.windows, now, minSamples)),
+        families: measurementFamilies(
+          await measurementResults(topology, store, config.windows, now, minSamples),
+        ),
         complete: fetched.failures === 0,
       };
     },
   };
 }
 
+/** Records added to the store between two turns of the event loop. */
+const STORE_SLICE = 5000;
+/** Stations whose statistics are computed between two turns of the event loop. */
+const STATIONS_PER_TURN = 25;
+
 /** Every held series of every station in the topology, with its statistics per window. */
-function measurementResults(
+async function measurementResults(
   topology: Topology,
   store: MeasurementStore,
   windows: readonly WindowSpec[],
   now: Date,
   minSamples: (name: string) => number,
-): MeasurementResult[] {
+): Promise<MeasurementResult[]> {
   const bounds = windows.map((w) => ({ window: w.name, ...windowBounds(w, now) }));
   const out: MeasurementResult[] = [];
-  for (const station of topology.stations) {
+  for (const [i, station] of topology.stations.entries()) {
+    if (i > 0 && i % STATIONS_PER_TURN === 0) await yieldToLoop();
     for (const series of store.seriesOf(station.id)) {
       out.push({
         station: station.labels,

@@ -10,6 +10,7 @@ import { UnitStore } from '../store/units.ts';
 import type { Topology } from '../topology/types.ts';
 import { windowParams } from '../upstream/client.ts';
 import type { UnitRecord } from '../upstream/types.ts';
+import { forEachSlice, mapCooperatively } from '../util/cooperative.ts';
 import { fetchIncremental, type RecordSource, reportFetch } from './fetch-records.ts';
 import type { CollectorJob, JobDeps } from './job.ts';
 
@@ -44,7 +45,7 @@ export function createUnitsJob(deps: JobDeps): CollectorJob {
         maxUrlLength: config.upstream.maxUrlLength,
         // Units share the measurements' assumed result-size limit: the upstream publishes none.
         maxRecords: config.measurements.maxRecordsPerRequest,
-        onRecords: (records) => store.add(records),
+        onRecords: (records) => forEachSlice(records, STORE_SLICE, (slice) => store.add(slice)),
         signal,
       });
       watermarks = fetched.watermarks;
@@ -52,12 +53,17 @@ export function createUnitsJob(deps: JobDeps): CollectorJob {
       self.setUpstreamUp(fetched.failures < fetched.requests || fetched.requests === 0);
       reportFetch(deps.logger, 'units', fetched, store.size());
       return {
-        families: unitFamilies(unitResults(topology, store, config.windows, now)),
+        families: unitFamilies(await unitResults(topology, store, config.windows, now)),
         complete: fetched.failures === 0,
       };
     },
   };
 }
+
+/** Records added to the store between two turns of the event loop. */
+const STORE_SLICE = 5000;
+/** Stations whose counts are computed between two turns of the event loop. */
+const STATIONS_PER_TURN = 50;
 
 /** Every station of the topology with its counts per window (zero when nothing is held). */
 function unitResults(
@@ -65,10 +71,10 @@ function unitResults(
   store: UnitStore,
   windows: readonly WindowSpec[],
   now: Date,
-): UnitResult[] {
+): Promise<UnitResult[]> {
   const bounds = windows.map((w) => ({ window: w.name, ...windowBounds(w, now) }));
   const resultOf = (code: number) => store.resultOf(code);
-  return topology.stations.map((station) => {
+  return mapCooperatively(topology.stations, STATIONS_PER_TURN, (station) => {
     const rows = store.rowsOf(station.id);
     return {
       station: station.labels,

@@ -220,7 +220,7 @@ export function createClient(opts: ClientOptions): UpstreamClient {
       checkIds('metrics', q.stationIds ?? []);
       const params = windowParams(q);
       for (const n of q.names ?? []) params.push(['names', n]);
-      const list = parseMeasurements(await get('metrics', '/metrics', params, q.signal));
+      const list = await parseMeasurements(await get('metrics', '/metrics', params, q.signal));
       reportSkipped('metrics', list);
       return list;
     },
@@ -230,7 +230,7 @@ export function createClient(opts: ClientOptions): UpstreamClient {
       for (const t of q.types ?? []) params.push(['type', t]);
       if (q.serialNumber !== undefined) params.push(['serial_number', q.serialNumber]);
       for (const d of q.directions ?? []) params.push(['direction', d]);
-      const list = parseUnits(await get('units', '/units', params, q.signal));
+      const list = await parseUnits(await get('units', '/units', params, q.signal));
       reportSkipped('units', list);
       return list;
     },

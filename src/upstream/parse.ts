@@ -1,5 +1,6 @@
 /** Mapping of upstream records into domain types. Pure functions; no I/O. */
 import type { z } from 'zod';
+import { forEachSlice } from '../util/cooperative.ts';
 import {
   elementSchema,
   lineSchema,
@@ -72,8 +73,18 @@ function parseEach<S extends z.ZodType, T>(
   map: (v: z.output<S>, skip: SkipCounter) => T | undefined,
 ): RecordList<T> {
   const skip = new SkipCounter();
-  const records: T[] = [];
   const items = Array.isArray(data) ? data : [];
+  const records = parseSlice(items, schema, map, skip);
+  return { records, skipped: skip.counts, received: items.length };
+}
+
+function parseSlice<S extends z.ZodType, T>(
+  items: readonly unknown[],
+  schema: S,
+  map: (v: z.output<S>, skip: SkipCounter) => T | undefined,
+  skip: SkipCounter,
+  out: T[] = [],
+): T[] {
   for (const item of items) {
     const parsed = schema.safeParse(item);
     if (!parsed.success) {
@@ -81,14 +92,29 @@ function parseEach<S extends z.ZodType, T>(
       continue;
     }
     const mapped = map(parsed.data, skip);
-    if (mapped !== undefined) records.push(mapped);
+    if (mapped !== undefined) out.push(mapped);
   }
+  return out;
+}
+
+/** Record lists can hold tens of thousands of records: validate them a slice at a time. */
+const PARSE_SLICE = 2000;
+
+async function parseEachCooperatively<S extends z.ZodType, T>(
+  data: unknown,
+  schema: S,
+  map: (v: z.output<S>, skip: SkipCounter) => T | undefined,
+): Promise<RecordList<T>> {
+  const skip = new SkipCounter();
+  const items = Array.isArray(data) ? data : [];
+  const records: T[] = [];
+  await forEachSlice(items, PARSE_SLICE, (slice) => parseSlice(slice, schema, map, skip, records));
   return { records, skipped: skip.counts, received: items.length };
 }
 
-/** Maps `GET /metrics` data. */
-export function parseMeasurements(data: unknown): RecordList<MeasurementRecord> {
-  return parseEach(data, metricRecordSchema, (r, skip) => {
+/** Maps `GET /metrics` data, yielding to the event loop between slices of records. */
+export function parseMeasurements(data: unknown): Promise<RecordList<MeasurementRecord>> {
+  return parseEachCooperatively(data, metricRecordSchema, (r, skip) => {
     const time = parseTime(r.time_created);
     if (time === undefined) return void skip.add('bad_time');
     const raw = r.value === null ? '' : String(r.value);
@@ -109,9 +135,9 @@ export function parseMeasurements(data: unknown): RecordList<MeasurementRecord> 
   });
 }
 
-/** Maps `GET /units` data. */
-export function parseUnits(data: unknown): RecordList<UnitRecord> {
-  return parseEach(data, unitRecordSchema, (r, skip) => {
+/** Maps `GET /units` data, yielding to the event loop between slices of records. */
+export function parseUnits(data: unknown): Promise<RecordList<UnitRecord>> {
+  return parseEachCooperatively(data, unitRecordSchema, (r, skip) => {
     const time = parseTime(r.time_created);
     if (time === undefined) return void skip.add('bad_time');
     const direction = r.direction.toLowerCase();

@@ -51,7 +51,9 @@ function run(source: RecordSource<Rec>, over: Partial<IncrementalFetchOptions<Re
     overlapMs: 5 * MIN,
     maxUrlLength: 8192,
     maxRecords: 50_000,
-    onRecords: (r) => got.push(...r),
+    onRecords: (r) => {
+      got.push(...r);
+    },
     ...over,
   });
   return result.then((r) => ({ ...r, got }));

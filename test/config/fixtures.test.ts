@@ -79,7 +79,7 @@ describe('ok config fixtures', () => {
         names: [],
         minSamples: 30,
         overlapMs: 300_000,
-        maxRecordsPerRequest: 50_000,
+        maxRecordsPerRequest: 20_000,
       },
       units: { enabled: true, intervalMs: 60_000, overlapMs: 300_000 },
       server: { listenAddress: ':9732' },
