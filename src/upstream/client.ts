@@ -83,6 +83,14 @@ export function windowParams(q: WindowQuery): Array<[string, string]> {
   return params;
 }
 
+const STALE_CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED']);
+
+/** True for a connection that was closed under a request before any answer came. */
+function isStaleConnection(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && STALE_CONNECTION_CODES.has(code);
+}
+
 /** Rejects malformed identifiers before anything is sent: a caller error, not an upstream one. */
 function checkIds(endpoint: Endpoint, ids: readonly string[]): void {
   const bad = ids.find((id) => !isValidId(id));
@@ -109,7 +117,19 @@ export function createClient(opts: ClientOptions): UpstreamClient {
     signal?: AbortSignal,
     list = true,
   ) {
-    return limiter.run(() => send(endpoint, buildUrl(opts.baseUrl, path, params), list, signal));
+    const url = buildUrl(opts.baseUrl, path, params);
+    return limiter.run(async () => {
+      try {
+        return await send(endpoint, url, list, signal);
+      } catch (err) {
+        // A keep-alive connection the server closed just as it was reused: the GET never
+        // reached the service, so sending it once more on a fresh connection is safe.
+        if (err instanceof UpstreamError && err.reason === 'network' && isStaleConnection(err.cause)) {
+          return send(endpoint, url, list, signal);
+        }
+        throw err;
+      }
+    });
   }
 
   async function send(endpoint: Endpoint, url: string, list: boolean, outer?: AbortSignal): Promise<unknown> {
@@ -181,7 +201,9 @@ export function createClient(opts: ClientOptions): UpstreamClient {
       );
     }
     const cause = err instanceof Error ? err.message : String(err);
-    return new UpstreamError(endpoint, 'network', `${endpoint}: request failed: ${cause}`, status);
+    const e = new UpstreamError(endpoint, 'network', `${endpoint}: request failed: ${cause}`, status);
+    if (status === undefined) Object.defineProperty(e, 'cause', { value: err });
+    return e;
   }
 
   function reportSkipped(endpoint: Endpoint, list: RecordList<unknown>): void {

@@ -301,3 +301,28 @@ describe('typed errors', () => {
     expect(events[0]?.statusClass).toBe('timeout');
   });
 });
+
+describe('stale keep-alive connections', () => {
+  it('sends a GET once more when the connection was closed under it', async () => {
+    const closed = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
+    agent.get(BASE).intercept({ path: '/sites' }).replyWithError(closed);
+    agent.get(BASE).intercept({ path: '/sites' }).reply(200, ok([]));
+    await expect(client().listSites()).resolves.toMatchObject({ received: 0 });
+    expect(events.map((e) => e.statusClass)).toEqual(['network', '2xx']);
+  });
+
+  it('retries only once', async () => {
+    const closed = Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' });
+    agent.get(BASE).intercept({ path: '/sites' }).replyWithError(closed);
+    agent.get(BASE).intercept({ path: '/sites' }).replyWithError(closed);
+    await expect(client().listSites()).rejects.toMatchObject({ reason: 'network' });
+    expect(events).toHaveLength(2);
+  });
+
+  it('does not retry other network failures', async () => {
+    agent.get(BASE).intercept({ path: '/sites' }).replyWithError(new Error('ECONNREFUSED'));
+    agent.get(BASE).intercept({ path: '/sites' }).reply(200, ok([]));
+    await expect(client().listSites()).rejects.toMatchObject({ reason: 'network' });
+    expect(events).toHaveLength(1);
+  });
+});
