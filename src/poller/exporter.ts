@@ -70,8 +70,10 @@ export class Poller {
       run: (signal?: AbortSignal) => this.runCollector(job, signal),
     }));
     this.jobs = [topologyJob, ...dataJobs];
-    for (const job of this.jobs)
+    for (const job of this.jobs) {
       this.statuses.set(job.name, { name: job.name, intervalMs: job.intervalMs, polls: 0 });
+      deps.self.setCollectorInterval(job.name, job.intervalMs / 1000);
+    }
   }
 
   /** The current topology, once discovered. */

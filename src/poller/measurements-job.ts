@@ -4,69 +4,49 @@
  */
 import { type MeasurementResult, measurementFamilies } from '../collectors/measurements.ts';
 import type { WindowSpec } from '../config/schema.ts';
-import { longestWindowMs, windowBounds } from '../config/windows.ts';
+import { windowBounds } from '../config/windows.ts';
 import { MeasurementStore } from '../store/measurements.ts';
 import { latestMeasurement, measurementWindow } from '../store/stats.ts';
 import type { Topology } from '../topology/types.ts';
 import { windowParams } from '../upstream/client.ts';
 import type { MeasurementRecord } from '../upstream/types.ts';
-import { forEachSlice, yieldToLoop } from '../util/cooperative.ts';
-import { fetchIncremental, type RecordSource, reportFetch } from './fetch-records.ts';
+import { yieldToLoop } from '../util/cooperative.ts';
 import type { CollectorJob, JobDeps } from './job.ts';
+import { createRecordSync } from './record-sync.ts';
 
 /** Creates the measurements job. */
 export function createMeasurementsJob(deps: JobDeps): CollectorJob {
-  const { config, client, self } = deps;
+  const { config, client } = deps;
   const settings = config.measurements;
   const names = settings.names.map((n) => n.name);
   const wanted = new Set(names);
   const mins = new Map(settings.names.map((n) => [n.name, n.minSamples]));
   const minSamples = (name: string) => mins.get(name) ?? settings.minSamples;
   const store = new MeasurementStore();
-  let watermarks = new Map<string, number>();
-  const source: RecordSource<MeasurementRecord> = {
-    params: (q) => [...windowParams(q), ...names.map((n): [string, string] => ['names', n])],
-    url: (params) => client.url('/metrics', params),
-    fetch: (q) => client.metrics({ ...q, names }),
-  };
+  const sync = createRecordSync<MeasurementRecord>(deps, {
+    collector: 'measurements',
+    source: {
+      params: (q) => [...windowParams(q), ...names.map((n): [string, string] => ['names', n])],
+      url: (params) => client.url('/metrics', params),
+      fetch: (q) => client.metrics({ ...q, names }),
+    },
+    store,
+    overlapMs: settings.overlapMs,
+    maxRecords: settings.maxRecordsPerRequest,
+    // The upstream filters by name; a record of another name would have no config.
+    accept: (r) => wanted.has(r.name),
+  });
   return {
     name: 'measurements',
     intervalMs: settings.intervalMs,
-    async poll({ topology, now, signal }) {
-      const nowMs = now.getTime();
-      const retainFrom = nowMs - longestWindowMs(config.windows, now);
-      const ids = topology.stations.map((s) => s.id);
-      store.retainStations(new Set(ids));
-      const fetched = await fetchIncremental({
-        source,
-        stationIds: ids,
-        watermarks,
-        now: nowMs,
-        retainFrom,
-        overlapMs: settings.overlapMs,
-        maxUrlLength: config.upstream.maxUrlLength,
-        maxRecords: settings.maxRecordsPerRequest,
-        // The upstream filters by name; a record of another name would have no config.
-        onRecords: (records) =>
-          forEachSlice(records, STORE_SLICE, (slice) => store.add(slice.filter((r) => wanted.has(r.name)))),
-        signal,
-      });
-      watermarks = fetched.watermarks;
-      store.evictBefore(retainFrom);
-      self.setUpstreamUp(fetched.failures < fetched.requests || fetched.requests === 0);
-      reportFetch(deps.logger, 'measurements', fetched, store.size());
-      return {
-        families: measurementFamilies(
-          await measurementResults(topology, store, config.windows, now, minSamples),
-        ),
-        complete: fetched.failures === 0,
-      };
+    async poll(ctx) {
+      const complete = await sync(ctx);
+      const results = await measurementResults(ctx.topology, store, config.windows, ctx.now, minSamples);
+      return { families: measurementFamilies(results), complete };
     },
   };
 }
 
-/** Records added to the store between two turns of the event loop. */
-const STORE_SLICE = 5000;
 /** Stations whose statistics are computed between two turns of the event loop. */
 const STATIONS_PER_TURN = 25;
 

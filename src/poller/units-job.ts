@@ -4,64 +4,48 @@
  */
 import { type UnitResult, unitFamilies } from '../collectors/units.ts';
 import type { WindowSpec } from '../config/schema.ts';
-import { longestWindowMs, windowBounds } from '../config/windows.ts';
+import { windowBounds } from '../config/windows.ts';
 import { unitWindow } from '../store/stats.ts';
 import { UnitStore } from '../store/units.ts';
 import type { Topology } from '../topology/types.ts';
 import { windowParams } from '../upstream/client.ts';
 import type { UnitRecord } from '../upstream/types.ts';
-import { forEachSlice, mapCooperatively } from '../util/cooperative.ts';
-import { fetchIncremental, type RecordSource, reportFetch } from './fetch-records.ts';
+import { mapCooperatively } from '../util/cooperative.ts';
 import type { CollectorJob, JobDeps } from './job.ts';
+import { createRecordSync } from './record-sync.ts';
 
 // The upstream returns only output records unless asked; inputs are needed too.
 const DIRECTIONS = ['input', 'output'] as const;
 
 /** Creates the units job. */
 export function createUnitsJob(deps: JobDeps): CollectorJob {
-  const { config, client, self } = deps;
+  const { config, client } = deps;
   const store = new UnitStore();
-  let watermarks = new Map<string, number>();
-  const source: RecordSource<UnitRecord> = {
-    params: (q) => [...windowParams(q), ...DIRECTIONS.map((d): [string, string] => ['direction', d])],
-    url: (params) => client.url('/units', params),
-    fetch: (q) => client.units({ ...q, directions: DIRECTIONS }),
-  };
+  const sync = createRecordSync<UnitRecord>(deps, {
+    collector: 'units',
+    source: {
+      params: (q) => [...windowParams(q), ...DIRECTIONS.map((d): [string, string] => ['direction', d])],
+      url: (params) => client.url('/units', params),
+      fetch: (q) => client.units({ ...q, directions: DIRECTIONS }),
+    },
+    store,
+    overlapMs: config.units.overlapMs,
+    // Units share the measurements' assumed result-size limit: the upstream publishes none.
+    maxRecords: config.measurements.maxRecordsPerRequest,
+  });
   return {
     name: 'units',
     intervalMs: config.units.intervalMs,
-    async poll({ topology, now, signal }) {
-      const nowMs = now.getTime();
-      const retainFrom = nowMs - longestWindowMs(config.windows, now);
-      const ids = topology.stations.map((s) => s.id);
-      store.retainStations(new Set(ids));
-      const fetched = await fetchIncremental({
-        source,
-        stationIds: ids,
-        watermarks,
-        now: nowMs,
-        retainFrom,
-        overlapMs: config.units.overlapMs,
-        maxUrlLength: config.upstream.maxUrlLength,
-        // Units share the measurements' assumed result-size limit: the upstream publishes none.
-        maxRecords: config.measurements.maxRecordsPerRequest,
-        onRecords: (records) => forEachSlice(records, STORE_SLICE, (slice) => store.add(slice)),
-        signal,
-      });
-      watermarks = fetched.watermarks;
-      store.evictBefore(retainFrom);
-      self.setUpstreamUp(fetched.failures < fetched.requests || fetched.requests === 0);
-      reportFetch(deps.logger, 'units', fetched, store.size());
+    async poll(ctx) {
+      const complete = await sync(ctx);
       return {
-        families: unitFamilies(await unitResults(topology, store, config.windows, now)),
-        complete: fetched.failures === 0,
+        families: unitFamilies(await unitResults(ctx.topology, store, config.windows, ctx.now)),
+        complete,
       };
     },
   };
 }
 
-/** Records added to the store between two turns of the event loop. */
-const STORE_SLICE = 5000;
 /** Stations whose counts are computed between two turns of the event loop. */
 const STATIONS_PER_TURN = 50;
 

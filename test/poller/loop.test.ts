@@ -1,32 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type LoopTimers, startLoop } from '../../src/poller/loop.ts';
-
-/** Manual timers: nothing fires until the test advances time. */
-function manual() {
-  let now = 0;
-  let seq = 0;
-  const due = new Map<number, { at: number; fn: () => void }>();
-  const timers: LoopTimers = {
-    now: () => now,
-    setTimeout: (fn, ms) => {
-      due.set(++seq, { at: now + ms, fn });
-      return seq;
-    },
-    clearTimeout: (h) => void due.delete(h as number),
-  };
-  const flush = () => new Promise((r) => setImmediate(r));
-  const advance = async (ms: number) => {
-    now += ms;
-    for (const [id, t] of [...due]) {
-      if (t.at <= now) {
-        due.delete(id);
-        t.fn();
-      }
-    }
-    await flush();
-  };
-  return { timers, advance, flush, setNow: (t: number) => (now = t) };
-}
+import { startLoop } from '../../src/poller/loop.ts';
+import { manualTimers as manual } from '../helpers/timers.ts';
 
 describe('startLoop', () => {
   it('runs at once, then every interval', async () => {
