@@ -89,7 +89,7 @@ function collectorPanels() {
       unit: 'none',
       min: 0,
       max: 1,
-      w: 8,
+      w: 6,
       queries: [q(`station_exporter_collector_success{${SEL}}`, '{{collector}} {{instance}}')],
     }),
     timeseries({
@@ -98,7 +98,7 @@ function collectorPanels() {
         'Wall-clock duration of the last poll of each collector; near the interval means falling behind.',
       unit: 's',
       min: 0,
-      w: 8,
+      w: 6,
       queries: [q(`station_exporter_collector_duration_seconds{${SEL}}`, '{{collector}} {{instance}}')],
     }),
     timeseries({
@@ -108,8 +108,29 @@ function collectorPanels() {
         'beyond 5 intervals the data is dropped (StationExporterStaleData).',
       unit: 's',
       min: 0,
-      w: 8,
+      w: 6,
       queries: [q(`station_exporter_collector_data_age_seconds{${SEL}}`, '{{collector}} {{instance}}')],
+    }),
+    timeseries({
+      title: 'Collector data age in intervals',
+      description:
+        'Age of the cached data of each collector divided by its configured polling interval ' +
+        '(station_exporter_collector_interval_seconds): below 2 when healthy; StationExporterStaleData fires above 5.',
+      unit: 'none',
+      min: 0,
+      w: 6,
+      thresholds: [
+        ['green', null],
+        ['orange', 2],
+        ['red', 5],
+      ],
+      queries: [
+        q(
+          `station_exporter_collector_data_age_seconds{${SEL}}` +
+            ` / on (job, instance, collector) station_exporter_collector_interval_seconds{${SEL}}`,
+          '{{collector}} {{instance}}',
+        ),
+      ],
     }),
     timeseries({
       title: 'Level entities skipped',

@@ -56,6 +56,11 @@ export interface SelfMetrics {
   setUpstreamUp(up: boolean): void;
   /** Records one collector poll: success, duration and, on success, its time (epoch ms). */
   collectorResult(collector: string, ok: boolean, seconds: number, nowMs: number): void;
+  /**
+   * Records the configured polling interval of a collector (for topology, the discovery refresh
+   * interval), so that the stale-data alert can compare the data's age with it.
+   */
+  setCollectorInterval(collector: string, seconds: number): void;
   /** Drops a collector's series, e.g. after a reload disabled it. */
   forgetCollector(collector: string): void;
   /** Creates the request series of endpoints at 0, so that rate() sees their first increase. */
@@ -102,6 +107,13 @@ export function createSelfMetrics(registry: Registry, opts: SelfMetricsOptions):
   const lastSuccess = new Gauge({
     name: `${P}collector_last_success_timestamp_seconds`,
     help: 'Time of the last successful poll of the collector (exporter clock); its data is served from cache.',
+    labelNames: ['collector'],
+    registers,
+  });
+  // Exported so that alerts on data age need no copy of the config kept by hand in Prometheus.
+  const interval = new Gauge({
+    name: `${P}collector_interval_seconds`,
+    help: "Configured polling interval of the collector, from the exporter's config (topology: the discovery refresh interval).",
     labelNames: ['collector'],
     registers,
   });
@@ -199,8 +211,9 @@ export function createSelfMetrics(registry: Registry, opts: SelfMetricsOptions):
       lastSuccess.set({ collector }, nowMs / 1000);
       lastSuccessMs.set(collector, nowMs);
     },
+    setCollectorInterval: (collector, seconds) => interval.set({ collector }, seconds),
     forgetCollector(collector) {
-      for (const g of [success, duration, lastSuccess]) g.remove({ collector });
+      for (const g of [success, duration, lastSuccess, interval]) g.remove({ collector });
       lastSuccessMs.delete(collector);
     },
     initEndpoints(endpoints) {

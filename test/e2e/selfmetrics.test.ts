@@ -55,4 +55,24 @@ describe('self-metrics end to end', () => {
     expect(text).toMatch(/station_exporter_collector_success\{collector="summary"\} 1/);
     expect(text).toMatch(/station_exporter_collector_data_age_seconds\{collector="summary"\} 0/);
   });
+
+  it('exports the configured interval of every collector, topology included, before any poll', async () => {
+    h = await startHarness({
+      config: {
+        windows: ['1h'],
+        discovery: { refresh_interval: '15m' },
+        summary: { interval: '2m' },
+        units: { interval: '30s' },
+      },
+    });
+    // measurements is disabled by default: no interval for a collector that does not run.
+    const lines = (await selfText(h))
+      .split('\n')
+      .filter((l) => l.startsWith('station_exporter_collector_interval_seconds{'));
+    expect(lines.sort()).toEqual([
+      'station_exporter_collector_interval_seconds{collector="summary"} 120',
+      'station_exporter_collector_interval_seconds{collector="topology"} 900',
+      'station_exporter_collector_interval_seconds{collector="units"} 30',
+    ]);
+  });
 });

@@ -26,6 +26,7 @@ function exercise(m: ReturnType<typeof setup>['m']): void {
   m.observeRequest('metrics', '5xx', 3, 0);
   m.collectorResult('units', true, 1.5, 1_700_000_000_000);
   m.collectorResult('metrics', false, 2, 1_700_000_050_000);
+  m.setCollectorInterval('units', 60);
   m.recordSkipped('metrics', 'invalid_record', 4);
   m.setTokenExpiry(1_800_000_000);
   m.recordScrape('openmetrics', true);
@@ -50,6 +51,7 @@ describe('createSelfMetrics', () => {
       'station_exporter_collector_duration_seconds{collector="metrics"} 2',
       'station_exporter_collector_last_success_timestamp_seconds{collector="units"} 1700000000',
       'station_exporter_collector_data_age_seconds{collector="units"} 100',
+      'station_exporter_collector_interval_seconds{collector="units"} 60',
       'station_exporter_upstream_requests_total{endpoint="metrics",status_class="5xx"} 1',
       'station_exporter_upstream_requests_total{endpoint="units",status_class="timeout"} 0',
       'station_exporter_upstream_request_duration_seconds_bucket{endpoint="metrics",le="0.25"} 1',
@@ -70,7 +72,7 @@ describe('createSelfMetrics', () => {
     }
     expect(out).not.toContain('collector_data_age_seconds{collector="metrics"}');
     const helps = out.split('\n').filter((l) => l.startsWith('# HELP '));
-    expect(helps).toHaveLength(16);
+    expect(helps).toHaveLength(17);
     for (const h of helps) expect(h).toMatch(/^# HELP station_exporter_\w+ \S.{20,}/);
   });
 
@@ -86,6 +88,28 @@ describe('createSelfMetrics', () => {
     );
     m.forgetCollector('units');
     expect(await text(registry)).not.toContain('collector="units"');
+  });
+
+  it('keeps one configured interval per collector until the collector is forgotten', async () => {
+    const { registry, m } = setup();
+    m.setCollectorInterval('topology', 600);
+    m.setCollectorInterval('summary', 60);
+    m.setCollectorInterval('units', 30);
+    m.setCollectorInterval('units', 45);
+    const series = async () =>
+      (await text(registry))
+        .split('\n')
+        .filter((l) => l.startsWith('station_exporter_collector_interval_seconds{'));
+    expect(await series()).toEqual([
+      'station_exporter_collector_interval_seconds{collector="topology"} 600',
+      'station_exporter_collector_interval_seconds{collector="summary"} 60',
+      'station_exporter_collector_interval_seconds{collector="units"} 45',
+    ]);
+    m.forgetCollector('units');
+    expect(await series()).toEqual([
+      'station_exporter_collector_interval_seconds{collector="topology"} 600',
+      'station_exporter_collector_interval_seconds{collector="summary"} 60',
+    ]);
   });
 
   it('leaves the token expiry unset when unknown', async () => {
