@@ -36,6 +36,8 @@ export interface IncrementalFetchOptions<R extends Timed> {
   readonly maxUrlLength: number;
   /** Answers with at least this many records are taken as truncated. */
   readonly maxRecords: number;
+  /** Longest span one request asks for; default one hour. */
+  readonly maxSpanMs?: number;
   /** Spans are never split into parts shorter than this; default one minute. */
   readonly minSpanMs?: number;
   /** Receives each answer's records as soon as it arrives (awaited, so it may yield). */
@@ -55,6 +57,19 @@ export interface IncrementalFetchResult extends SpanStats {
 }
 
 const MINUTE = 60_000;
+
+/**
+ * The first poll reads the whole longest window: asking for it in spans of at most an hour
+ * keeps each answer (and the JSON.parse that blocks the event loop for it) small.
+ */
+const DEFAULT_MAX_SPAN_MS = 60 * MINUTE;
+
+/** `[from, to)` cut into consecutive spans of at most `max`. */
+export function spansOf(from: number, to: number, max: number): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  for (let a = from; a < to; a += max) spans.push([a, Math.min(a + max, to)]);
+  return spans;
+}
 
 /** Groups stations by the start of their next span. */
 function plan<R extends Timed>(opts: IncrementalFetchOptions<R>): Map<number, string[]> {
@@ -105,8 +120,9 @@ export async function fetchIncremental<R extends Timed>(
       fail([id], new Error(`a request for station ${id} alone exceeds max_url_length`));
     }
     for (const chunk of chunks) {
+      const spans = spansOf(from, opts.now, opts.maxSpanMs ?? DEFAULT_MAX_SPAN_MS);
       tasks.push(
-        fetchSpan(ctx, chunk, from, opts.now, 0).then(
+        settleAll(spans.map(([a, b]) => fetchSpan(ctx, chunk, a, b, 0))).then(
           () => {
             for (const id of chunk) watermarks.set(id, opts.now);
           },
@@ -246,21 +262,29 @@ async function fetchSpan<R extends Timed>(
   }
   if (list.received >= ctx.maxRecords && (canHalveSpan || ids.length > 1)) {
     ctx.stats.splits++;
-    return canHalveSpan ? parts(splitCount(list.records, from, to, ctx.minSpanMs)) : byStations();
+    return canHalveSpan
+      ? parts(splitCount(list.records, from, to, ctx.minSpanMs, ctx.maxRecords))
+      : byStations();
   }
   if (list.received >= ctx.maxRecords) ctx.stats.truncated++;
   await ctx.onRecords(list.records);
 }
 
 /**
- * How many parts to split a truncated span into. The received records' time extent shows
- * how much of the span one answer can hold, whatever order the upstream truncated in: a
- * truncated answer that covers a quarter of the span means about four answers' worth of
- * records, so the span is split in five (a margin of 25 %) instead of being halved over
- * and over, each halving downloading another full answer. An answer that covers the whole
- * span (truncated in no time order) gives two halves.
+ * How many parts to split a span into when its answer reached the record limit. Two
+ * estimates, the larger wins, each with a 25 % margin: the received records' time extent
+ * shows how much of the span one answer holds whatever order the upstream truncated in (a
+ * quarter of the span: about four answers' worth), and an answer larger than the limit
+ * holds at least that many records. Splitting once into enough parts, instead of halving
+ * over and over, downloads the span about twice instead of once per halving.
  */
-export function splitCount(records: readonly Timed[], from: number, to: number, minSpanMs: number): number {
+export function splitCount(
+  records: readonly Timed[],
+  from: number,
+  to: number,
+  minSpanMs: number,
+  maxRecords: number,
+): number {
   let min = Number.POSITIVE_INFINITY;
   let max = Number.NEGATIVE_INFINITY;
   for (const r of records) {
@@ -269,8 +293,9 @@ export function splitCount(records: readonly Timed[], from: number, to: number, 
   }
   const span = to - from;
   const covered = Math.max(max - min, 1);
-  const wanted = Number.isFinite(covered) ? Math.ceil((span / covered) * 1.25) : 2;
-  return Math.max(2, Math.min(wanted, 64, Math.floor(span / minSpanMs)));
+  const byTime = Number.isFinite(covered) ? Math.ceil((span / covered) * 1.25) : 2;
+  const byCount = Math.ceil((records.length / maxRecords) * 1.25);
+  return Math.max(2, Math.min(Math.max(byTime, byCount), 64, Math.floor(span / minSpanMs)));
 }
 
 /** Waits for every part, then fails with the first failure: parts that succeed still deliver. */

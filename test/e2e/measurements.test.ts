@@ -286,13 +286,18 @@ describe('measurements and units end to end, fixed seed and clock', () => {
     ).toBe(false);
   });
 
-  it('batches every station into one request per endpoint, with the names filter and both directions', () => {
+  it('batches every station into one request per endpoint and hour of the longest window, with the names filter and both directions', () => {
+    const hours = Math.ceil(longestWindowMs(h.config.windows, new Date(h.now())) / 3_600_000);
     const metrics = metricRequests(h);
-    expect(metrics).toHaveLength(1);
-    expect(metrics[0]?.query.station_ids?.[0]?.split(',')).toHaveLength(h.sim.sim.plant.stations.length);
-    expect(metrics[0]?.query.names).toEqual(NAMES.slice(1).concat(NAMES[0] ?? ''));
+    expect(metrics).toHaveLength(hours);
+    for (const m of metrics) {
+      expect(m.query.station_ids?.[0]?.split(',')).toHaveLength(h.sim.sim.plant.stations.length);
+      expect(m.query.names).toEqual(NAMES.slice(1).concat(NAMES[0] ?? ''));
+      const span = Date.parse(m.query.to?.[0] ?? '') - Date.parse(m.query.from?.[0] ?? '');
+      expect(span).toBeLessThanOrEqual(3_600_000);
+    }
     const units = h.sim.sim.requests.filter((r) => r.path === '/units');
-    expect(units).toHaveLength(1);
+    expect(units).toHaveLength(hours);
     expect(units[0]?.query.direction).toEqual(['input', 'output']);
   });
 
@@ -323,7 +328,10 @@ describe('incremental polls', () => {
     h.advance(7 * MIN);
     expect(await h.exporter.poller.pollOnce()).toBe(true);
     const froms = metricRequests(h).map((r) => Date.parse(r.query.from?.[0] ?? ''));
-    expect(froms.slice(1)).toEqual([t0 - 5 * MIN, t0 + 2 * MIN - 5 * MIN]);
+    // After the first poll's hourly spans, each poll asks from the last one's end minus the overlap.
+    const hours = Math.ceil(longestWindowMs(h.config.windows, new Date(t0)) / 3_600_000);
+    expect(froms).toHaveLength(hours + 2);
+    expect(froms.slice(-2)).toEqual([t0 - 5 * MIN, t0 + 2 * MIN - 5 * MIN]);
     await checkAll(h);
     const fresh = await start();
     fresh.advance(9 * MIN);
