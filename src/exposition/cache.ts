@@ -48,6 +48,18 @@ export interface ExpositionResponse {
   readonly contentEncoding?: 'gzip';
 }
 
+/** The rendered dynamic end of a scrape body, in one format. */
+export interface Tail {
+  readonly format: ExpositionFormat;
+  readonly plain: Buffer;
+  /** Raw deflate of `plain`, ending the gzip stream (computed once, on first use). */
+  deflated(): Buffer;
+}
+
+function isTail(x: readonly Family[] | Tail): x is Tail {
+  return !Array.isArray(x);
+}
+
 /** Options of {@link ExpositionCache}. */
 export interface ExpositionCacheOptions {
   /** zlib level (1 fastest .. 9 smallest) for both the static part and the tail; default 6. */
@@ -167,26 +179,41 @@ export class ExpositionCache {
   }
 
   /**
-   * Builds a scrape response: the cached static parts followed by `dynamicFamilies`
-   * (rendered now) and, for OpenMetrics, `# EOF`. Never re-renders, re-compresses or
-   * copies the static parts.
+   * Renders the dynamic tail of a scrape: `dynamicFamilies` and, for OpenMetrics, `# EOF`.
+   * A tail can serve several scrapes (see the server's self-metrics memo); its deflated
+   * form is computed on first use.
+   */
+  tail(format: ExpositionFormat, dynamicFamilies: readonly Family[]): Tail {
+    const rendered = Buffer.from(renderFamilies(dynamicFamilies, format), 'utf8');
+    const plain = format === 'openmetrics' ? Buffer.concat([rendered, EOF]) : rendered;
+    let deflated: Buffer | undefined;
+    // The tail is a few kilobytes: compressing it inline is cheaper than a thread-pool hop.
+    return {
+      format,
+      plain,
+      deflated: () => (deflated ??= zlib.deflateRawSync(plain, { level: this.level })),
+    };
+  }
+
+  /**
+   * Builds a scrape response: the cached static parts followed by the dynamic tail (families
+   * rendered now, or a tail from {@link tail}). Never re-renders, re-compresses or copies
+   * the static parts.
    */
   async respond(
     format: ExpositionFormat,
     gzip: boolean,
-    dynamicFamilies: readonly Family[],
+    dynamic: readonly Family[] | Tail,
   ): Promise<ExpositionResponse> {
+    const tail = isTail(dynamic) ? dynamic : this.tail(format, dynamic);
+    if (tail.format !== format) throw new Error(`a ${tail.format} tail cannot end a ${format} body`);
     const body = this.state.bodies[format];
     const contentType = CONTENT_TYPES[format];
-    const rendered = Buffer.from(renderFamilies(dynamicFamilies, format), 'utf8');
-    const tail = format === 'openmetrics' ? Buffer.concat([rendered, EOF]) : rendered;
-    if (!gzip) return response([...body.runs.map((r) => r.plain), tail], contentType);
-    // The tail is a few kilobytes: compressing it inline is cheaper than a thread-pool hop.
-    const deflatedTail = zlib.deflateRawSync(tail, { level: this.level });
+    if (!gzip) return response([...body.runs.map((r) => r.plain), tail.plain], contentType);
     const trailer = Buffer.allocUnsafe(8);
-    trailer.writeUInt32LE(crc32(tail, body.crc), 0);
-    trailer.writeUInt32LE((body.length + tail.length) % 2 ** 32, 4);
-    const chunks = [GZIP_HEADER, ...body.runs.map((r) => r.deflated), deflatedTail, trailer];
+    trailer.writeUInt32LE(crc32(tail.plain, body.crc), 0);
+    trailer.writeUInt32LE((body.length + tail.plain.length) % 2 ** 32, 4);
+    const chunks = [GZIP_HEADER, ...body.runs.map((r) => r.deflated), tail.deflated(), trailer];
     return response(chunks, contentType, 'gzip');
   }
 

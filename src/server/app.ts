@@ -9,10 +9,10 @@ import type { Registry } from 'prom-client';
 import type { ExpositionCache } from '../exposition/cache.ts';
 import { negotiate } from '../exposition/negotiate.ts';
 import type { SelfMetrics } from '../exposition/selfmetrics.ts';
-import { registryFamilies } from '../exposition/selfmetrics.ts';
 import type { CollectorStatus } from '../poller/exporter.ts';
 import type { ReloadResult } from '../reload.ts';
 import { landingPage } from './landing.ts';
+import { createTailMemo } from './tails.ts';
 
 /** What the server needs from the rest of the exporter. */
 export interface AppDeps {
@@ -25,6 +25,8 @@ export interface AppDeps {
   /** Where the upstream is, shown on the landing page (no credentials). */
   readonly upstream: string;
   readonly clock?: () => number;
+  /** How long rendered self-metrics may be reused by later scrapes; default 1000 ms, 0 for never. */
+  readonly selfMetricsMaxAgeMs?: number;
   /** Reloads the config (POST /-/reload); absent: the route does not exist. */
   readonly reload?: () => Promise<ReloadResult>;
 }
@@ -32,12 +34,16 @@ export interface AppDeps {
 /** Creates the Hono app: `/metrics`, `/`, `/-/healthy`, `/-/ready`. */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
+  const tailOf = createTailMemo({
+    cache: deps.cache,
+    registry: deps.registry,
+    maxAgeMs: deps.selfMetricsMaxAgeMs ?? 1000,
+  });
 
   app.get('/metrics', async (c) => {
     const { format, gzip } = negotiate(c.req.header('accept'), c.req.header('accept-encoding'));
     deps.self.recordScrape(format, gzip);
-    const dynamic = await registryFamilies(deps.registry);
-    const res = await deps.cache.respond(format, gzip, dynamic);
+    const res = await deps.cache.respond(format, gzip, await tailOf(format));
     const headers: Record<string, string> = {
       'content-type': res.contentType,
       vary: 'Accept, Accept-Encoding',
@@ -49,6 +55,8 @@ export function createApp(deps: AppDeps): Hono {
     const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
     if (outgoing) {
       outgoing.writeHead(200, { ...headers, 'content-length': String(res.length) });
+      // Corked, the chunks leave in one writev instead of one write each.
+      outgoing.cork();
       for (const chunk of res.chunks) outgoing.write(chunk);
       outgoing.end();
       return RESPONSE_ALREADY_SENT;

@@ -1,0 +1,31 @@
+/**
+ * Self-metrics are rendered at most once per `maxAgeMs` per format: under a burst of scrapes
+ * (several Prometheus replicas, a dashboard hammering /metrics) each scrape then costs only
+ * writing cached bytes. The values can lag by up to `maxAgeMs`, far below any scrape interval.
+ */
+import type { Registry } from 'prom-client';
+import type { ExpositionCache, Tail } from '../exposition/cache.ts';
+import type { ExpositionFormat } from '../exposition/render.ts';
+import { registryFamilies } from '../exposition/selfmetrics.ts';
+
+export interface TailMemoOptions {
+  readonly cache: ExpositionCache;
+  readonly registry: Registry;
+  /** 0 renders them on every scrape. */
+  readonly maxAgeMs: number;
+  /** Monotonic clock in milliseconds. */
+  readonly now?: () => number;
+}
+
+/** Returns the self-metrics tail for a format, re-rendered when older than `maxAgeMs`. */
+export function createTailMemo(opts: TailMemoOptions): (format: ExpositionFormat) => Promise<Tail> {
+  const now = opts.now ?? (() => performance.now());
+  const memo = new Map<ExpositionFormat, { at: number; tail: Tail }>();
+  return async (format) => {
+    const held = memo.get(format);
+    if (held && now() - held.at < opts.maxAgeMs) return held.tail;
+    const tail = opts.cache.tail(format, await registryFamilies(opts.registry));
+    memo.set(format, { at: now(), tail });
+    return tail;
+  };
+}
