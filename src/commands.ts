@@ -65,6 +65,17 @@ function reportConfigError(err: unknown): number {
   throw err;
 }
 
+/** The resolved config, or the exit code after reporting why there is none. */
+async function resolveOrReport(
+  opts: RunOptions,
+): Promise<Awaited<ReturnType<typeof resolveConfig>> | number> {
+  try {
+    return await resolveConfig(opts);
+  } catch (err) {
+    return reportConfigError(err);
+  }
+}
+
 /** `check-config FILE`. */
 export async function runCheckConfig(path: string): Promise<number> {
   try {
@@ -78,12 +89,8 @@ export async function runCheckConfig(path: string): Promise<number> {
 
 /** `once`: one complete poll, exposition on stdout. */
 export async function runOnce(opts: RunOptions): Promise<number> {
-  let resolved: Awaited<ReturnType<typeof resolveConfig>>;
-  try {
-    resolved = await resolveConfig(opts);
-  } catch (err) {
-    return reportConfigError(err);
-  }
+  const resolved = await resolveOrReport(opts);
+  if (typeof resolved === 'number') return resolved;
   const exporter = wireExporter(resolved.config, {
     logger: createLogger(opts.logLevel ?? resolved.config.log.level),
   });
@@ -96,8 +103,7 @@ export async function runOnce(opts: RunOptions): Promise<number> {
       for (const s of failed)
         process.stderr.write(`station-exporter: ${s.name}: ${s.lastError ?? 'poll had failed requests'}\n`);
     }
-    // No topology means the upstream could not be reached at all.
-    return exporter.poller.currentTopology() === undefined ? 1 : ok ? 0 : 1;
+    return ok ? 0 : 1;
   } finally {
     await exporter.close();
     await resolved.close();
@@ -106,12 +112,8 @@ export async function runOnce(opts: RunOptions): Promise<number> {
 
 /** Default command: serve until SIGTERM/SIGINT; SIGHUP reloads the config. */
 export async function runServe(opts: RunOptions): Promise<number> {
-  let resolved: Awaited<ReturnType<typeof resolveConfig>>;
-  try {
-    resolved = await resolveConfig(opts);
-  } catch (err) {
-    return reportConfigError(err);
-  }
+  const resolved = await resolveOrReport(opts);
+  if (typeof resolved === 'number') return resolved;
   const { config } = resolved;
   // Flags win over the file.
   const listenAddress = opts.listenAddress ?? config.server.listenAddress;
