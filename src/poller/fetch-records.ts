@@ -36,7 +36,7 @@ export interface IncrementalFetchOptions<R extends Timed> {
   readonly maxUrlLength: number;
   /** Answers with at least this many records are taken as truncated. */
   readonly maxRecords: number;
-  /** Longest span one request asks for; default one hour. */
+  /** Longest span one request asks for; default half an hour. */
   readonly maxSpanMs?: number;
   /** Spans are never split into parts shorter than this; default one minute. */
   readonly minSpanMs?: number;
@@ -59,10 +59,10 @@ export interface IncrementalFetchResult extends SpanStats {
 const MINUTE = 60_000;
 
 /**
- * The first poll reads the whole longest window: asking for it in spans of at most an hour
- * keeps each answer (and the JSON.parse that blocks the event loop for it) small.
+ * The first poll reads the whole longest window: asking for it in spans of at most half an
+ * hour keeps each answer, and the JSON.parse that blocks the event loop for it, small.
  */
-const DEFAULT_MAX_SPAN_MS = 60 * MINUTE;
+export const DEFAULT_MAX_SPAN_MS = 30 * MINUTE;
 
 /** `[from, to)` cut into consecutive spans of at most `max`. */
 export function spansOf(from: number, to: number, max: number): Array<[number, number]> {

@@ -3,6 +3,7 @@
  * encoded as the interface describes, responses mapped into domain types at the edge.
  */
 import { Agent, type Dispatcher, request } from 'undici';
+import { yieldToLoop } from '../util/cooperative.ts';
 import { type Endpoint, statusClass, UpstreamError } from './errors.ts';
 import { createLimiter, type Limiter } from './limiter.ts';
 import { isValidId, parseMeasurements, parseSites, parseSummary, parseUnits } from './parse.ts';
@@ -83,6 +84,9 @@ export function windowParams(q: WindowQuery): Array<[string, string]> {
   return params;
 }
 
+/** Bodies above this many characters are parsed on a turn of the event loop of their own. */
+const LARGE_BODY = 256 * 1024;
+
 const STALE_CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED']);
 
 /** True for a connection that was closed under a request before any answer came. */
@@ -152,6 +156,8 @@ export function createClient(opts: ClientOptions): UpstreamClient {
       const text = await res.body.text();
       bytes = Buffer.byteLength(text);
       if (status < 200 || status >= 300) throw statusError(endpoint, status, text);
+      // JSON.parse of a large answer cannot be sliced: wait for a turn of its own.
+      if (text.length > LARGE_BODY) await yieldToLoop();
       const body = parseJson(text);
       const env = envelopeSchema.safeParse(body);
       if (!env.success) {

@@ -52,6 +52,8 @@ function run(source: RecordSource<Rec>, over: Partial<IncrementalFetchOptions<Re
     overlapMs: 5 * MIN,
     maxUrlLength: 8192,
     maxRecords: 50_000,
+    // One span for the whole retained hour, unless a test asks for shorter spans.
+    maxSpanMs: 24 * 60 * MIN,
     onRecords: (r) => {
       got.push(...r);
     },

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { WindowSpec } from '../../src/config/schema.ts';
 import { longestWindowMs, windowBounds } from '../../src/config/windows.ts';
 import type { Family } from '../../src/exposition/model.ts';
+import { DEFAULT_MAX_SPAN_MS } from '../../src/poller/fetch-records.ts';
 import { createMeasurementsJob } from '../../src/poller/measurements-job.ts';
 import { createUnitsJob } from '../../src/poller/units-job.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
@@ -286,15 +287,15 @@ describe('measurements and units end to end, fixed seed and clock', () => {
     ).toBe(false);
   });
 
-  it('batches every station into one request per endpoint and hour of the longest window, with the names filter and both directions', () => {
-    const hours = Math.ceil(longestWindowMs(h.config.windows, new Date(h.now())) / 3_600_000);
+  it('batches every station into one request per endpoint and half hour of the longest window, with the names filter and both directions', () => {
+    const hours = Math.ceil(longestWindowMs(h.config.windows, new Date(h.now())) / DEFAULT_MAX_SPAN_MS);
     const metrics = metricRequests(h);
     expect(metrics).toHaveLength(hours);
     for (const m of metrics) {
       expect(m.query.station_ids?.[0]?.split(',')).toHaveLength(h.sim.sim.plant.stations.length);
       expect(m.query.names).toEqual(NAMES.slice(1).concat(NAMES[0] ?? ''));
       const span = Date.parse(m.query.to?.[0] ?? '') - Date.parse(m.query.from?.[0] ?? '');
-      expect(span).toBeLessThanOrEqual(3_600_000);
+      expect(span).toBeLessThanOrEqual(DEFAULT_MAX_SPAN_MS);
     }
     const units = h.sim.sim.requests.filter((r) => r.path === '/units');
     expect(units).toHaveLength(hours);
@@ -328,9 +329,9 @@ describe('incremental polls', () => {
     h.advance(7 * MIN);
     expect(await h.exporter.poller.pollOnce()).toBe(true);
     const froms = metricRequests(h).map((r) => Date.parse(r.query.from?.[0] ?? ''));
-    // After the first poll's hourly spans, each poll asks from the last one's end minus the overlap.
-    const hours = Math.ceil(longestWindowMs(h.config.windows, new Date(t0)) / 3_600_000);
-    expect(froms).toHaveLength(hours + 2);
+    // After the first poll's half-hour spans, each poll asks from the last one's end minus the overlap.
+    const spans = Math.ceil(longestWindowMs(h.config.windows, new Date(t0)) / DEFAULT_MAX_SPAN_MS);
+    expect(froms).toHaveLength(spans + 2);
     expect(froms.slice(-2)).toEqual([t0 - 5 * MIN, t0 + 2 * MIN - 5 * MIN]);
     await checkAll(h);
     const fresh = await start();
@@ -340,16 +341,21 @@ describe('incremental polls', () => {
   });
 
   it('split spans whose answer was truncated and still get every record', async () => {
-    const h = await start({ sim: { maxRecords: 2000 }, measurements: { max_records_per_request: 2000 } });
+    const cap = 300;
+    const h = await start({ sim: { maxRecords: cap }, measurements: { max_records_per_request: cap } });
     expect(await h.exporter.poller.pollOnce()).toBe(true);
     const requests = metricRequests(h);
-    const from = new Date(h.now() - longestWindowMs(h.config.windows, new Date(h.now())));
+    const longest = longestWindowMs(h.config.windows, new Date(h.now()));
+    const spans = Math.ceil(longest / DEFAULT_MAX_SPAN_MS);
     const ids = h.sim.sim.plant.stations.map((s) => s.id);
-    const truth = h.sim.sim.metricsBetween(ids, from, new Date(h.now()), [...NAMES]).length;
-    // Truncated answers were split...
-    expect(requests.length).toBeGreaterThan(Math.ceil(truth / 2000));
-    // ...into parts sized from what one answer covered, not by halving over and over.
-    expect(requests.length).toBeLessThanOrEqual(2 * Math.ceil(truth / 2000));
+    const truth = h.sim.sim.metricsBetween(ids, new Date(h.now() - longest), new Date(h.now()), [
+      ...NAMES,
+    ]).length;
+    // Answers were truncated: more requests than spans, at least one per `cap` records...
+    expect(truth / spans).toBeGreaterThan(cap);
+    expect(requests.length).toBeGreaterThan(Math.max(spans, truth / cap));
+    // ...but parts are sized from what one answer covered, not found by halving over and over.
+    expect(requests.length).toBeLessThanOrEqual(spans + 3 * Math.ceil(truth / cap));
     await checkAll(h);
   });
 
