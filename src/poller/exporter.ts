@@ -166,6 +166,13 @@ export class Poller {
     const seconds = (performance.now() - started) / 1000;
     const now = this.clock();
     this.deps.self.collectorResult(job.name, ok, seconds, now);
+    if (seconds * 1000 > job.intervalMs) {
+      // Polls never overlap, so this collector's data is refreshed less often than configured.
+      this.deps.logger.warn(
+        { collector: job.name, seconds: Math.round(seconds), interval_seconds: job.intervalMs / 1000 },
+        'poll took longer than its interval: raise upstream.max_requests_per_second or upstream.concurrency, or poll less (fewer windows, levels or stations)',
+      );
+    }
     const prev = this.statuses.get(job.name);
     this.statuses.set(job.name, {
       name: job.name,
