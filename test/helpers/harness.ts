@@ -2,7 +2,7 @@
  * Runs an exporter against a simulator on a loopback socket, both on one fixed clock, so
  * that end-to-end tests are deterministic and need no sleeps.
  */
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { configFromObject } from '../../src/config/load.ts';
 import type { Config } from '../../src/config/schema.ts';
 import { type RunningSimulator, startSimulatorServer } from '../../src/simulator/index.ts';
@@ -24,7 +24,12 @@ export interface Harness {
 
 /** Starts a simulator and wires an exporter to it; `config` is merged into a minimal base. */
 export async function startHarness(
-  opts: { sim?: SimulatorOptions; config?: Record<string, unknown>; upstream?: Record<string, unknown> } = {},
+  opts: {
+    sim?: SimulatorOptions;
+    config?: Record<string, unknown>;
+    upstream?: Record<string, unknown>;
+    logger?: Logger;
+  } = {},
 ): Promise<Harness> {
   let now = FIXED_NOW;
   const clock = () => now;
@@ -42,7 +47,7 @@ export async function startHarness(
     },
     { baseDir: process.cwd(), source: 'test harness' },
   );
-  const exporter = wireExporter(config, { clock, logger: pino({ level: 'silent' }) });
+  const exporter = wireExporter(config, { clock, logger: opts.logger ?? pino({ level: 'silent' }) });
   return {
     sim,
     exporter,

@@ -1,3 +1,4 @@
+import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseExposition } from '../helpers/exposition.ts';
 import { dataExposition, type Harness, startHarness } from '../helpers/harness.ts';
@@ -70,5 +71,25 @@ describe('summary poll under upstream faults', () => {
     expect(all.filter((s) => s.name === 'station_unique_units')).toHaveLength(60);
     const self = await (await h.exporter.app.request('/metrics')).text();
     expect(self).toContain('station_exporter_levels_skipped{level="line",reason="url_too_long"} 1');
+  });
+});
+
+describe('slow polls', () => {
+  it('warns when a poll takes longer than its interval', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(line) });
+    h = await startHarness({
+      sim: { scenario: { latencyMs: 1100 }, scale: { sites: 1, linesPerSite: 1, stationsPerLine: 2 } },
+      config: { ...config, summary: { interval: '1s', levels: ['station'] } },
+      logger,
+    });
+    await h.exporter.poller.pollOnce();
+    const warned = lines.map((l) => JSON.parse(l) as { msg: string; collector?: string });
+    expect(
+      warned.some((l) => l.collector === 'summary' && l.msg.startsWith('poll took longer than its interval')),
+    ).toBe(true);
+    expect(warned.some((l) => l.collector === 'topology' && l.msg.startsWith('poll took longer'))).toBe(
+      false,
+    );
   });
 });
