@@ -47,6 +47,12 @@ export function createReloader(opts: ReloaderOptions): Reloader {
     }
     const next = opts.wire(config);
     await next.poller.pollOnce();
+    if (next.poller.currentTopology() === undefined) {
+      await next.close();
+      const error = 'the new config could not discover any site (is the upstream reachable?)';
+      opts.logger.error({ err: error }, 'config reload failed; keeping the running config');
+      return { ok: false, error };
+    }
     const previous = current;
     current = next;
     next.poller.start({ alreadyPolled: true });

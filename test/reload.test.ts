@@ -52,6 +52,19 @@ describe('config reload', () => {
     expect(await metrics()).toContain('window="8h"');
   });
 
+  it('keeps the running config when the new upstream cannot be reached', async () => {
+    const before = reloader.current();
+    writeFileSync(
+      file,
+      'upstream:\n  base_url: http://127.0.0.1:9\n  token: demo-token\n  timeout: 2s\nwindows: [1h]\n',
+    );
+    const res = await before.app.request('/-/reload', { method: 'POST' });
+    expect(res.status).toBe(500);
+    expect(await res.text()).toContain('could not discover any site');
+    expect(reloader.current()).toBe(before);
+    expect(await metrics()).toContain('window="8h"');
+  });
+
   it('refuses to reload in demo mode', async () => {
     const r = createReloader({
       initial: reloader.current(),
