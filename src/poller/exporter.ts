@@ -204,6 +204,12 @@ export class Poller {
         'configured stations or sites are not accessible with this token',
       );
     }
+    if (topology.renamed > 0) {
+      this.deps.logger.info(
+        { renamed: topology.renamed },
+        'sites, lines or groups share a name with a sibling: their labels carry an id suffix',
+      );
+    }
     if (topology.stations.length === 0) {
       this.deps.logger.warn('discovery found no station to export');
     }
