@@ -57,3 +57,26 @@ export interface LoadResult {
   readonly elapsedMs: number;
   readonly latencyMs: { readonly p50: number; readonly p99: number; readonly max: number };
 }
+
+/** Arguments of the sized exporter run (bench/exporter-child.ts). */
+export interface SizedRunArgs {
+  readonly url: string;
+  readonly names: readonly string[];
+  readonly params: import('./scale.ts').BenchParams;
+  readonly stations: number;
+  readonly nowMs: number;
+}
+
+/** What the sized exporter run reports. */
+export interface SizedRunResult {
+  readonly type: 'sized-run';
+  readonly stations: number;
+  readonly series: number;
+  /** Milliseconds idle between the last poll and the reading of `rssBytes`. */
+  readonly idleMs: number;
+  readonly rssAfterPollBytes: number;
+  readonly rssBytes: number;
+  readonly heapUsedBytes: number;
+  readonly heapTotalBytes: number;
+  readonly arrayBuffersBytes: number;
+}

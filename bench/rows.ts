@@ -6,6 +6,7 @@ import * as f from './format.ts';
 import { throughput } from './loadgen.ts';
 import type { Machine } from './machine.ts';
 import type { PartRender, PollResult } from './polls.ts';
+import type { SizedRunResult } from './protocol.ts';
 import type { BenchParams } from './scale.ts';
 import type { ScrapeRow } from './scrape.ts';
 import type { SyntheticResult } from './synthetic.ts';
@@ -41,6 +42,8 @@ export interface BenchResults {
   /** The measurements-only exporter with a shorter longest window; absent without that collector. */
   readonly compare?: { readonly first: PollResult; readonly steady: PollResult };
   readonly synthetic: SyntheticResult;
+  /** The exporter alone, in its own process, at about the target's series count. */
+  readonly sized?: SizedRunResult;
 }
 
 /** One line of the table. */
@@ -182,9 +185,21 @@ function memoryRows(r: BenchResults): Row[] {
     {
       measure: `RSS after the steady-state poll (exporter, ${f.count(r.series)} series)`,
       value: `${f.mib(r.memory.rss)} (at start ${f.mib(r.startRssBytes)}; V8 heap ${f.mib(r.memory.heapUsed)} used of ${f.mib(r.memory.heapTotal)}, array buffers ${f.mib(r.memory.arrayBuffers)})`,
-      target: `≤ ${f.mib(TARGETS.rssBytes)} at 100k series`,
-      ok: r.memory.rss <= TARGETS.rssBytes,
+      // Judged below at the target's series count, with the exporter alone in its process.
+      ...(r.sized
+        ? {}
+        : { target: `≤ ${f.mib(TARGETS.rssBytes)} at 100k series`, ok: r.memory.rss <= TARGETS.rssBytes }),
     },
+    ...(r.sized
+      ? [
+          {
+            measure: `RSS of the exporter alone (own process, ${f.count(r.sized.stations)} stations, ${f.count(r.sized.series)} series), ${r.sized.idleMs / 1000} s after its steady-state poll`,
+            value: `${f.mib(r.sized.rssBytes)} (right after the poll ${f.mib(r.sized.rssAfterPollBytes)}; V8 heap ${f.mib(r.sized.heapUsedBytes)} used of ${f.mib(r.sized.heapTotalBytes)}, array buffers ${f.mib(r.sized.arrayBuffersBytes)})`,
+            target: `≤ ${f.mib(TARGETS.rssBytes)} at 100k series`,
+            ok: r.sized.rssBytes <= TARGETS.rssBytes,
+          },
+        ]
+      : []),
     {
       measure: `RSS, synthetic ${f.count(r.synthetic.series)} series (cache only, own process)`,
       value: f.mib(r.synthetic.rssBytes),

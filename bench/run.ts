@@ -9,10 +9,12 @@ import { parseArgs } from 'node:util';
 import { startLoopMonitor } from './loop-delay.ts';
 import { describeMachine } from './machine.ts';
 import { measuredExporter } from './polls.ts';
+import type { SizedRunResult } from './protocol.ts';
 import { type BenchResults, renderReport } from './report.ts';
 import { BENCH_NOW, BENCH_TOKEN, type BenchParams, FULL, QUICK, stationCount } from './scale.ts';
 import { compareScrapes } from './scrape.ts';
 import { type SimProcess, startSimProcess } from './sim-process.ts';
+import { runSizedExporter } from './sized.ts';
 import { runSyntheticChild } from './synthetic.ts';
 
 const RESULTS = new URL('./RESULTS.md', import.meta.url);
@@ -78,9 +80,21 @@ async function main(): Promise<void> {
   const sim = await startSimProcess({ seed: p.seed, scale: p.scale, token: BENCH_TOKEN, nowMs: BENCH_NOW });
   let run: Awaited<ReturnType<typeof mainExporter>>;
   let compare: Awaited<ReturnType<typeof compareExporter>> | undefined;
+  let sized: SizedRunResult | undefined;
   try {
     run = await mainExporter(p, sim);
     if (run.collectors.includes('measurements')) compare = await compareExporter(p, sim);
+    // The RSS target is for 100k series: run the exporter alone with about that many.
+    const perStation = run.series / stationCount(p.scale);
+    const stations = Math.min(stationCount(p.scale), Math.round(p.syntheticSeries / perStation));
+    progress(`exporter alone at about ${p.syntheticSeries} series (${stations} stations)`);
+    sized = await runSizedExporter({
+      url: sim.url,
+      names: sim.measurementNames,
+      params: p,
+      stations,
+      nowMs: sim.now(),
+    });
   } finally {
     await sim.close();
   }
@@ -94,6 +108,7 @@ async function main(): Promise<void> {
     startRssBytes,
     ...run,
     ...(compare ? { compare } : {}),
+    ...(sized ? { sized } : {}),
     synthetic,
   };
   const report = renderReport(results);
