@@ -4,8 +4,8 @@ import {
   type IncrementalFetchOptions,
   type RecordSource,
   spansOf,
-  splitCount,
 } from '../../src/poller/fetch-records.ts';
+import { splitCount } from '../../src/poller/spans.ts';
 import { buildUrl, type WindowQuery, windowParams } from '../../src/upstream/client.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 
