@@ -1,20 +1,14 @@
 import { z } from 'zod';
-import {
-  always,
-  anchoredRegex,
-  checkDuration,
-  clockTime,
-  duration,
-  hexId,
-  isRecord,
-  reportDuplicates,
-  timeZone,
-} from './fields.ts';
+import { always, anchoredRegex, duration, hexId, isRecord, reportDuplicates } from './fields.ts';
+import { windowsSchema } from './windows-schema.ts';
+
+export type { WindowSpec } from './windows-schema.ts';
 
 /*
  * The one definition of the configuration file. Input keys are the snake_case YAML keys; each section
  * transforms into the camelCase shape the rest of the exporter uses, with durations in milliseconds
  * and regular expressions compiled. Every key carries a description: docs/config.md is generated from them.
+ * The `windows` section lives in windows-schema.ts.
  */
 
 /** Where the bearer token comes from. A file path is absolute once the loader has resolved it. */
@@ -23,8 +17,6 @@ export type SecretSource = { kind: 'inline'; value: string } | { kind: 'file'; p
 const LEVELS = ['station', 'group', 'line', 'site'] as const;
 /** Aggregation levels at which station summaries are exported. */
 export type SummaryLevel = (typeof LEVELS)[number];
-
-const WINDOW_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
 
 const baseUrl = z
   .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an http or https URL') })
@@ -154,83 +146,6 @@ const discoverySchema = z
 
 /** A filter on names or ids per hierarchy level; regular expressions are anchored. */
 export type NameFilter = z.output<typeof discoverySchema>['include'];
-
-const windowName = z
-  .string()
-  .regex(
-    WINDOW_NAME_RE,
-    'must be 1-64 letters, digits, "_", ".", ":" or "-", starting with a letter or digit',
-  )
-  .describe('Name of the window, exported as the `window` label value.');
-
-const WINDOW_TYPE =
-  'Kind of window: `rolling` (the last `duration`), `today` (since local midnight) or `shift` (since the current shift began).';
-
-const windowTimeZone = timeZone().describe('IANA time zone in which the day or the shifts start.');
-
-const rollingWindow = z
-  .strictObject({
-    name: windowName,
-    type: z.literal('rolling').describe(WINDOW_TYPE),
-    duration: duration().describe('Length of a `rolling` window (at most 7d).'),
-  })
-  .transform((w) => ({ name: w.name, kind: 'rolling' as const, durationMs: w.duration }));
-
-const shiftWindow = z
-  .strictObject({
-    name: windowName,
-    type: z.literal('shift').describe(WINDOW_TYPE),
-    timezone: windowTimeZone,
-    shift_starts: z
-      .array(clockTime())
-      .min(1)
-      .superRefine((starts, ctx) => reportDuplicates(starts, ctx, (s) => s, 'shift start'), always)
-      .describe(
-        'Local start times (`HH:MM`) of the shifts of a `shift` window; it covers the current shift.',
-      ),
-  })
-  .transform((w) => ({
-    name: w.name,
-    kind: 'shift' as const,
-    timezone: w.timezone,
-    shiftStarts: [...w.shift_starts].sort(),
-  }));
-
-const todayWindow = z
-  .strictObject({
-    name: windowName,
-    type: z.literal('today').describe(WINDOW_TYPE),
-    timezone: windowTimeZone,
-  })
-  .transform((w) => ({ name: w.name, kind: 'today' as const, timezone: w.timezone }));
-
-const windowShorthand = z.string().transform((text, ctx) => {
-  const durationMs = checkDuration(text, ctx);
-  return durationMs === undefined ? z.NEVER : { name: text, kind: 'rolling' as const, durationMs };
-});
-
-const windowSchema = z
-  .union([
-    windowShorthand,
-    z.discriminatedUnion('type', [rollingWindow, shiftWindow, todayWindow], {
-      error: 'must be one of rolling, shift, today',
-    }),
-  ])
-  .meta({ 'x-type': 'duration or mapping' });
-
-/** A time window over which upstream statistics are requested. */
-export type WindowSpec = z.output<typeof windowSchema>;
-
-const windowsSchema = z
-  .array(windowSchema)
-  .min(1)
-  .prefault(['1h', '24h'])
-  .superRefine((windows, ctx) => reportDuplicates(windows, ctx, (w) => w?.name, 'window name'), always)
-  .describe(
-    'Time windows for statistics. A duration such as `1h` is a rolling window of that length named after it; ' +
-      'a mapping gives a name and a type: `rolling` (last `duration`), `today` (since local midnight) or ' +
-      '`shift` (since the start of the current shift).',
-  );
 
 function interval(what: string) {
   return duration().prefault('1m').describe(`How often ${what} are polled.`);

@@ -1,0 +1,86 @@
+/**
+ * The `windows` section of the config schema (see schema.ts, which assembles the sections):
+ * rolling windows, the current shift and today, each exported as a `window` label value.
+ */
+import { z } from 'zod';
+import { always, checkDuration, clockTime, duration, reportDuplicates, timeZone } from './fields.ts';
+
+const WINDOW_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
+
+const windowName = z
+  .string()
+  .regex(
+    WINDOW_NAME_RE,
+    'must be 1-64 letters, digits, "_", ".", ":" or "-", starting with a letter or digit',
+  )
+  .describe('Name of the window, exported as the `window` label value.');
+
+const WINDOW_TYPE =
+  'Kind of window: `rolling` (the last `duration`), `today` (since local midnight) or `shift` (since the current shift began).';
+
+const windowTimeZone = timeZone().describe('IANA time zone in which the day or the shifts start.');
+
+const rollingWindow = z
+  .strictObject({
+    name: windowName,
+    type: z.literal('rolling').describe(WINDOW_TYPE),
+    duration: duration().describe('Length of a `rolling` window (at most 7d).'),
+  })
+  .transform((w) => ({ name: w.name, kind: 'rolling' as const, durationMs: w.duration }));
+
+const shiftWindow = z
+  .strictObject({
+    name: windowName,
+    type: z.literal('shift').describe(WINDOW_TYPE),
+    timezone: windowTimeZone,
+    shift_starts: z
+      .array(clockTime())
+      .min(1)
+      .superRefine((starts, ctx) => reportDuplicates(starts, ctx, (s) => s, 'shift start'), always)
+      .describe(
+        'Local start times (`HH:MM`) of the shifts of a `shift` window; it covers the current shift.',
+      ),
+  })
+  .transform((w) => ({
+    name: w.name,
+    kind: 'shift' as const,
+    timezone: w.timezone,
+    shiftStarts: [...w.shift_starts].sort(),
+  }));
+
+const todayWindow = z
+  .strictObject({
+    name: windowName,
+    type: z.literal('today').describe(WINDOW_TYPE),
+    timezone: windowTimeZone,
+  })
+  .transform((w) => ({ name: w.name, kind: 'today' as const, timezone: w.timezone }));
+
+const windowShorthand = z.string().transform((text, ctx) => {
+  const durationMs = checkDuration(text, ctx);
+  return durationMs === undefined ? z.NEVER : { name: text, kind: 'rolling' as const, durationMs };
+});
+
+const windowSchema = z
+  .union([
+    windowShorthand,
+    z.discriminatedUnion('type', [rollingWindow, shiftWindow, todayWindow], {
+      error: 'must be one of rolling, shift, today',
+    }),
+  ])
+  .meta({ 'x-type': 'duration or mapping' });
+
+/** A time window over which upstream statistics are requested. */
+export type WindowSpec = z.output<typeof windowSchema>;
+
+/** The `windows` list, with its default. */
+export const windowsSchema = z
+  .array(windowSchema)
+  .min(1)
+  .prefault(['1h', '24h'])
+  .superRefine((windows, ctx) => reportDuplicates(windows, ctx, (w) => w?.name, 'window name'), always)
+  .describe(
+    'Time windows for statistics. A duration such as `1h` is a rolling window of that length named after it; ' +
+      'a mapping gives a name and a type: `rolling` (last `duration`), `today` (since local midnight) or ' +
+      '`shift` (since the start of the current shift).',
+  );
