@@ -113,37 +113,54 @@ export function createClient(opts: ClientOptions): UpstreamClient {
     opts.limiter ?? createLimiter({ concurrency: 1024, ratePerSecond: Number.POSITIVE_INFINITY });
   const clock = opts.clock ?? (() => performance.now());
 
-  /** `list` endpoints must answer with an array: anything else is an invalid body, not an empty list. */
-  async function get(
+  // One answer at a time is parsed and mapped: requests run concurrently, but a parsed JSON
+  // tree is several times the size of its text, and eight of them at once would set the
+  // heap's high-water mark (and the RSS the process keeps afterwards).
+  const decodeGate = createLimiter({ concurrency: 1, ratePerSecond: Number.POSITIVE_INFINITY });
+
+  /**
+   * Sends a GET and maps its data. `list` endpoints must answer with an array: anything else is
+   * an invalid body, not an empty list.
+   */
+  async function get<T>(
     endpoint: Endpoint,
     path: string,
     params: QueryParams,
-    signal?: AbortSignal,
-    list = true,
-  ) {
+    signal: AbortSignal | undefined,
+    list: boolean,
+    map: (data: unknown) => T | Promise<T>,
+  ): Promise<T> {
     const url = buildUrl(opts.baseUrl, path, params);
-    return limiter.run(async () => {
+    const answer = await limiter.run(async () => {
       try {
-        return await send(endpoint, url, list, signal);
+        return await send(endpoint, url, signal);
       } catch (err) {
         // A keep-alive connection the server closed just as it was reused: the GET never
         // reached the service, so sending it once more on a fresh connection is safe.
         if (err instanceof UpstreamError && err.reason === 'network' && isStaleConnection(err.cause)) {
-          return send(endpoint, url, list, signal);
+          return send(endpoint, url, signal);
         }
         throw err;
       }
     });
+    return decodeGate.run(async () => map(await decode(endpoint, answer, list)));
   }
 
-  async function send(endpoint: Endpoint, url: string, list: boolean, outer?: AbortSignal): Promise<unknown> {
+  interface Answer {
+    readonly status: number;
+    readonly text: string;
+    readonly report: (statusClass: string) => void;
+  }
+
+  /** Sends one GET and reads its body; an error status, a timeout or a network failure throws. */
+  async function send(endpoint: Endpoint, url: string, outer?: AbortSignal): Promise<Answer> {
     const started = clock();
     const timeout = AbortSignal.timeout(opts.timeoutMs);
     const signal = outer ? AbortSignal.any([outer, timeout]) : timeout;
     let status: number | undefined;
+    let seconds = 0;
     let bytes = 0;
-    const report = (cls: string) =>
-      opts.onRequest?.({ endpoint, statusClass: cls, seconds: (clock() - started) / 1000, bytes });
+    const report = (cls: string) => opts.onRequest?.({ endpoint, statusClass: cls, seconds, bytes });
     try {
       const token = await opts.token();
       const res = await request(url, {
@@ -154,29 +171,32 @@ export function createClient(opts: ClientOptions): UpstreamClient {
       });
       status = res.statusCode;
       const text = await res.body.text();
+      seconds = (clock() - started) / 1000;
       bytes = Buffer.byteLength(text);
       if (status < 200 || status >= 300) throw statusError(endpoint, status, text);
-      // JSON.parse of a large answer cannot be sliced: wait for a turn of its own.
-      if (text.length > LARGE_BODY) await yieldToLoop();
-      const body = parseJson(text);
-      const env = envelopeSchema.safeParse(body);
-      if (!env.success) {
-        throw new UpstreamError(
-          endpoint,
-          'invalid_body',
-          `${endpoint}: response is not the documented envelope`,
-        );
-      }
-      if (list && !Array.isArray(env.data.data)) {
-        throw new UpstreamError(endpoint, 'invalid_body', `${endpoint}: data is not an array`);
-      }
-      report(statusClass(status));
-      return env.data.data;
+      return { status, text, report };
     } catch (err) {
+      if (seconds === 0) seconds = (clock() - started) / 1000;
       const e = classify(endpoint, err, timeout.aborted, status);
       report(statusClass(e.status, e.reason));
       throw e;
     }
+  }
+
+  /** Parses an answer's envelope; reports the request as done, or as an invalid body. */
+  async function decode(endpoint: Endpoint, answer: Answer, list: boolean): Promise<unknown> {
+    // JSON.parse of a large answer cannot be sliced: wait for a turn of its own.
+    if (answer.text.length > LARGE_BODY) await yieldToLoop();
+    const env = envelopeSchema.safeParse(parseJson(answer.text));
+    let problem: string | undefined;
+    if (!env.success) problem = 'response is not the documented envelope';
+    else if (list && !Array.isArray(env.data.data)) problem = 'data is not an array';
+    if (problem !== undefined || !env.success) {
+      answer.report('invalid_body');
+      throw new UpstreamError(endpoint, 'invalid_body', `${endpoint}: ${problem}`);
+    }
+    answer.report(statusClass(answer.status));
+    return env.data.data;
   }
 
   function parseJson(text: string): unknown {
@@ -218,22 +238,29 @@ export function createClient(opts: ClientOptions): UpstreamClient {
 
   return {
     async listSites(signal) {
-      const list = parseSites(await get('sites', '/sites', [], signal));
+      const list = await get('sites', '/sites', [], signal, true, parseSites);
       reportSkipped('sites', list);
       return list;
     },
     async getSite(id, signal) {
       checkIds('site', [id]);
-      const data = await get('site', `/sites/${id}`, [], signal, false);
       // The interface documents an array, but a single object is a reasonable reading too.
-      const list = parseSites(Array.isArray(data) ? data : [data]);
+      const list = await get('site', `/sites/${id}`, [], signal, false, (data) =>
+        parseSites(Array.isArray(data) ? data : [data]),
+      );
       reportSkipped('site', list);
       return list;
     },
     async stationSummary(q) {
       checkIds('station_summary', q.stationIds);
-      const data = await get('station_summary', '/station/summary', windowParams(q), q.signal, false);
-      const parsed = parseSummary(data);
+      const parsed = await get(
+        'station_summary',
+        '/station/summary',
+        windowParams(q),
+        q.signal,
+        false,
+        parseSummary,
+      );
       if (!parsed) {
         throw new UpstreamError(
           'station_summary',
@@ -248,7 +275,7 @@ export function createClient(opts: ClientOptions): UpstreamClient {
       checkIds('metrics', q.stationIds ?? []);
       const params = windowParams(q);
       for (const n of q.names ?? []) params.push(['names', n]);
-      const list = await parseMeasurements(await get('metrics', '/metrics', params, q.signal));
+      const list = await get('metrics', '/metrics', params, q.signal, true, parseMeasurements);
       reportSkipped('metrics', list);
       return list;
     },
@@ -258,7 +285,7 @@ export function createClient(opts: ClientOptions): UpstreamClient {
       for (const t of q.types ?? []) params.push(['type', t]);
       if (q.serialNumber !== undefined) params.push(['serial_number', q.serialNumber]);
       for (const d of q.directions ?? []) params.push(['direction', d]);
-      const list = await parseUnits(await get('units', '/units', params, q.signal));
+      const list = await get('units', '/units', params, q.signal, true, parseUnits);
       reportSkipped('units', list);
       return list;
     },
