@@ -65,8 +65,11 @@ function notes(r: BenchResults): string {
     `- Scrapes: a load generator in a child process keeps ${r.params.load.connections} keep-alive connections busy ` +
       `for ${r.params.load.durationMs / 1000} s (at most ${r.params.load.maxRequests} requests) against the exporter, ` +
       'then against a bare `node:http` server answering the bytes the exporter served, from memory. ' +
-      'The exporter re-renders its self-metrics tail (and deflates it for gzip) on every scrape.',
+      'The exporter renders its self-metrics tail (and deflates it for gzip) at most once a second per format, ' +
+      'as it does in production; the rest of each answer is cached bytes.',
     '- Default node flags; the exporter, the load generator and the simulator are separate processes on the same cores.',
+    '- The RSS target is judged on the exporter alone, in a process of its own, with just enough stations for about ' +
+      'the target series count, 15 s after its steady-state poll; the main run shares its process with the bench.',
   ].join('\n');
 }
 
