@@ -45,3 +45,17 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   await exited;
   clearTimeout(timer);
 }
+
+/** Forks `bench/<file>`, waits for the one message that passes `accept`, and makes sure the child is gone. */
+export async function runChild<T>(
+  file: string,
+  arg: unknown,
+  accept: (msg: unknown) => msg is T,
+): Promise<T> {
+  const child = forkTs(file, arg);
+  try {
+    return await nextMessage(child, accept);
+  } finally {
+    await stopChild(child);
+  }
+}

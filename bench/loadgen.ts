@@ -1,5 +1,5 @@
 /** Runs one bounded load run in a child process and returns what it measured. */
-import { forkTs, nextMessage, stopChild } from './child.ts';
+import { runChild } from './child.ts';
 import type { LoadResult, LoadSpec } from './protocol.ts';
 
 function isResult(msg: unknown): msg is LoadResult {
@@ -7,13 +7,8 @@ function isResult(msg: unknown): msg is LoadResult {
 }
 
 /** Forks the load generator, waits for its result, and makes sure it is gone. */
-export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  const child = forkTs('./loadgen-child.ts', spec);
-  try {
-    return await nextMessage(child, isResult);
-  } finally {
-    await stopChild(child);
-  }
+export function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  return runChild('./loadgen-child.ts', spec, isResult);
 }
 
 /** Requests per second of a run. */

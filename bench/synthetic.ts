@@ -8,7 +8,7 @@ import { summaryDescs } from '../src/collectors/summary.ts';
 import { ExpositionCache } from '../src/exposition/cache.ts';
 import { type Family, LabelSet, type Sample } from '../src/exposition/model.ts';
 import { renderFamiliesToBuffers } from '../src/exposition/render.ts';
-import { forkTs, nextMessage, stopChild } from './child.ts';
+import { runChild } from './child.ts';
 import { withLoopMonitor } from './loop-delay.ts';
 
 const WINDOWS = ['15m', '1h', '8h', 'shift', 'today'];
@@ -107,11 +107,6 @@ function isResult(msg: unknown): msg is SyntheticResult {
 }
 
 /** {@link runSynthetic} in a child process. */
-export async function runSyntheticChild(series: number, runs = 5): Promise<SyntheticResult> {
-  const child = forkTs('./synthetic-child.ts', { series, runs });
-  try {
-    return await nextMessage(child, isResult);
-  } finally {
-    await stopChild(child);
-  }
+export function runSyntheticChild(series: number, runs = 5): Promise<SyntheticResult> {
+  return runChild('./synthetic-child.ts', { series, runs }, isResult);
 }
