@@ -23,13 +23,13 @@ describe('poller start', () => {
     exporter.poller.start();
     m.fire(0);
     const status = (name: string) => exporter.poller.status().find((s) => s.name === name);
-    await vi.waitFor(() => expect(status('topology')?.polls).toBe(1));
+    await vi.waitFor(() => expect(status('topology')?.polls).toBe(1), { timeout: 10_000 });
     expect(exporter.poller.ready()).toBe(false);
     h.sim.sim.setScenario({ errorRate: 0 });
     m.fire(10_000);
-    await vi.waitFor(() => expect(status('topology')?.lastOk).toBe(true));
+    await vi.waitFor(() => expect(status('topology')?.lastOk).toBe(true), { timeout: 10_000 });
     m.fire(0);
-    await vi.waitFor(() => expect(status('summary')?.polls).toBe(1));
+    await vi.waitFor(() => expect(status('summary')?.polls).toBe(1), { timeout: 10_000 });
     expect(exporter.poller.ready()).toBe(true);
     await exporter.close();
   });

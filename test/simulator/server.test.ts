@@ -19,10 +19,10 @@ describe('startSimulatorServer', () => {
         headers: { authorization: 'Bearer demo-token' },
         signal: controller.signal,
       });
-      await vi.waitFor(() => expect(running.sim.requests).toHaveLength(2));
+      await vi.waitFor(() => expect(running.sim.requests).toHaveLength(2), { timeout: 10_000 });
       controller.abort();
       await expect(hung).rejects.toThrow();
-      await vi.waitFor(() => expect(running.sim.requests[1]!.status).toBe(499));
+      await vi.waitFor(() => expect(running.sim.requests[1]!.status).toBe(499), { timeout: 10_000 });
     } finally {
       await running.close();
     }
