@@ -10,7 +10,7 @@ import type { Dispatcher } from 'undici';
 import type { Config } from './config/schema.ts';
 import { createTokenProvider } from './config/token.ts';
 import { ExpositionCache } from './exposition/cache.ts';
-import { createSelfMetrics, type SelfMetrics, type StatusClass } from './exposition/selfmetrics.ts';
+import { createSelfMetrics, type SelfMetrics } from './exposition/selfmetrics.ts';
 import { createPoller, type Poller } from './poller/exporter.ts';
 import type { LoopTimers } from './poller/loop.ts';
 import type { ReloadResult } from './reload.ts';
@@ -94,7 +94,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
       concurrency: config.upstream.concurrency,
       ratePerSecond: config.upstream.maxRequestsPerSecond,
     }),
-    onRequest: (e) => self.observeRequest(e.endpoint, e.statusClass as StatusClass, e.seconds, e.bytes),
+    onRequest: (e) => self.observeRequest(e.endpoint, e.statusClass, e.seconds, e.bytes),
     onSkipped: (endpoint, reason, n) => {
       self.recordSkipped(endpoint, reason, n);
       logger.debug({ endpoint, reason, n }, 'upstream records skipped at the edge');

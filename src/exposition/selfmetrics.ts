@@ -4,32 +4,14 @@
  * dynamic tail (see {@link registryFamilies}) rather than published with a snapshot.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { STATUS_CLASSES, type StatusClass } from '../upstream/errors.ts';
 
 export { registryFamilies } from './promclient.ts';
 
 const P = 'station_exporter_';
 
 /** Outcome class of one upstream request; `status_class` label values. */
-export type StatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'timeout' | 'network' | 'invalid_body';
-
-const STATUS_CLASSES: readonly StatusClass[] = [
-  '2xx',
-  '3xx',
-  '4xx',
-  '5xx',
-  'timeout',
-  'network',
-  'invalid_body',
-];
-
-/** Maps an HTTP status to its class (1xx, which undici never surfaces, counts as network). */
-export function statusClassOf(status: number): StatusClass {
-  if (status >= 200 && status < 300) return '2xx';
-  if (status >= 300 && status < 400) return '3xx';
-  if (status >= 400 && status < 500) return '4xx';
-  if (status >= 500 && status < 600) return '5xx';
-  return 'network';
-}
+export type { StatusClass } from '../upstream/errors.ts';
 
 /** Upstream request duration buckets, in seconds: from a fast cache hit to a 30 s timeout. */
 export const REQUEST_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];

@@ -4,7 +4,7 @@
  */
 import { Agent, type Dispatcher, request } from 'undici';
 import { yieldToLoop } from '../util/cooperative.ts';
-import { type Endpoint, statusClass, UpstreamError } from './errors.ts';
+import { type Endpoint, type StatusClass, statusClass, UpstreamError } from './errors.ts';
 import { createLimiter, type Limiter } from './limiter.ts';
 import { isValidId, parseMeasurements, parseSites, parseSummary, parseUnits } from './parse.ts';
 import { envelopeSchema, errorBodySchema } from './schemas.ts';
@@ -14,7 +14,7 @@ import type { MeasurementRecord, RecordList, Site, StationSummary, UnitRecord } 
 export interface RequestEvent {
   readonly endpoint: Endpoint;
   /** `2xx`, `4xx`, `5xx`, or the failure reason (`timeout`, `network`, `invalid_body`). */
-  readonly statusClass: string;
+  readonly statusClass: StatusClass;
   readonly seconds: number;
   readonly bytes: number;
 }
@@ -149,7 +149,7 @@ export function createClient(opts: ClientOptions): UpstreamClient {
   interface Answer {
     readonly status: number;
     readonly text: string;
-    readonly report: (statusClass: string) => void;
+    readonly report: (statusClass: StatusClass) => void;
   }
 
   /** Sends one GET and reads its body; an error status, a timeout or a network failure throws. */
@@ -160,7 +160,7 @@ export function createClient(opts: ClientOptions): UpstreamClient {
     let status: number | undefined;
     let seconds = 0;
     let bytes = 0;
-    const report = (cls: string) => opts.onRequest?.({ endpoint, statusClass: cls, seconds, bytes });
+    const report = (cls: StatusClass) => opts.onRequest?.({ endpoint, statusClass: cls, seconds, bytes });
     try {
       const token = await opts.token();
       const res = await request(url, {

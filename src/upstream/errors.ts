@@ -23,9 +23,26 @@ export class UpstreamError extends Error {
   }
 }
 
-/** The `status_class` label for a request outcome: `2xx`..`5xx`, or the failure reason. */
-export function statusClass(status: number | undefined, reason?: UpstreamFailure): string {
+/** The `status_class` label of a request outcome. */
+export type StatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'timeout' | 'network' | 'invalid_body';
+
+/** Every status class, so that counters can start at 0 for each. */
+export const STATUS_CLASSES: readonly StatusClass[] = [
+  '2xx',
+  '3xx',
+  '4xx',
+  '5xx',
+  'timeout',
+  'network',
+  'invalid_body',
+];
+
+/**
+ * The `status_class` label for a request outcome: `2xx`..`5xx`, or the failure reason. A
+ * status outside 200-599 (undici never surfaces 1xx) counts as network.
+ */
+export function statusClass(status: number | undefined, reason?: UpstreamFailure): StatusClass {
   if (reason && reason !== 'status') return reason;
-  if (status === undefined) return 'network';
-  return `${Math.floor(status / 100)}xx`;
+  if (status === undefined || status < 200 || status >= 600) return 'network';
+  return `${Math.floor(status / 100)}xx` as StatusClass;
 }

@@ -1,7 +1,7 @@
 import { Counter, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { renderFamilies } from '../../src/exposition/render.ts';
-import { createSelfMetrics, registryFamilies, statusClassOf } from '../../src/exposition/selfmetrics.ts';
+import { createSelfMetrics, registryFamilies } from '../../src/exposition/selfmetrics.ts';
 import { checkMetrics, promtoolPath } from '../helpers/promtool.ts';
 import { openMetricsProblems } from './openmetrics.ts';
 
@@ -175,18 +175,5 @@ describe('registryFamilies', () => {
     expect(renderFamilies(await registryFamilies(registry), 'text')).toContain(
       'x_total{v="a\\"b\\\\c\\nd"} 1\n',
     );
-  });
-});
-
-describe('statusClassOf', () => {
-  it.each([
-    [200, '2xx'],
-    [204, '2xx'],
-    [301, '3xx'],
-    [403, '4xx'],
-    [503, '5xx'],
-    [101, 'network'],
-  ])('%i -> %s', (status, cls) => {
-    expect(statusClassOf(status)).toBe(cls);
   });
 });
