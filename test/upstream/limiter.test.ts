@@ -1,20 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createLimiter, type Timers } from '../../src/upstream/limiter.ts';
-
-/** A manual clock: timers fire only when the test advances time. */
-function manualTimers() {
-  let now = 0;
-  const due: Array<{ at: number; fn: () => void }> = [];
-  const timers: Timers = { now: () => now, setTimeout: (fn, ms) => due.push({ at: now + ms, fn }) };
-  const advance = async (ms: number) => {
-    now += ms;
-    const ready = due.filter((d) => d.at <= now);
-    due.splice(0, due.length, ...due.filter((d) => d.at > now));
-    for (const t of ready) t.fn();
-    await new Promise((r) => setImmediate(r));
-  };
-  return { timers, advance };
-}
+import { createLimiter } from '../../src/upstream/limiter.ts';
+import { manualTimers } from '../helpers/timers.ts';
 
 function deferred() {
   let resolve!: () => void;
