@@ -8,6 +8,7 @@ import pino, { type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
 import type { Config } from './config/schema.ts';
+import { displayUrl } from './config/summary.ts';
 import { createTokenProvider } from './config/token.ts';
 import { ExpositionCache } from './exposition/cache.ts';
 import { createSelfMetrics, type SelfMetrics } from './exposition/selfmetrics.ts';
@@ -48,19 +49,6 @@ export interface Exporter {
   readonly logger: Logger;
   /** Stops polling and closes upstream connections. */
   close(): Promise<void>;
-}
-
-/** The upstream URL for display: no credentials, no query. */
-export function displayUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    u.username = '';
-    u.password = '';
-    u.search = '';
-    return u.toString().replace(/\/$/, '');
-  } catch {
-    return '(invalid URL)';
-  }
 }
 
 /** Creates a logger writing JSON lines to stderr, so that stdout stays free for `once`. */

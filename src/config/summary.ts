@@ -9,7 +9,7 @@ export function describeConfig(config: Config): string {
   const { upstream, discovery, summary, measurements, units } = config;
   const token = upstream.token.kind === 'file' ? `token from file ${upstream.token.path}` : 'inline token';
   const lines = [
-    `upstream: ${safeUrl(upstream.baseUrl)} (${token}; timeout ${formatDuration(upstream.timeoutMs)}, ` +
+    `upstream: ${displayUrl(upstream.baseUrl)} (${token}; timeout ${formatDuration(upstream.timeoutMs)}, ` +
       `${upstream.concurrency} concurrent, at most ${upstream.maxRequestsPerSecond} requests/s)`,
     `discovery: ${describeScope(config)}; refresh every ${formatDuration(discovery.refreshIntervalMs)}`,
     `windows: ${config.windows.map(describeWindow).join(', ')}`,
@@ -31,7 +31,8 @@ export function describeConfig(config: Config): string {
   return lines.join('\n');
 }
 
-function safeUrl(baseUrl: string): string {
+/** The upstream URL for display (check-config, landing page): no credentials, query or fragment. */
+export function displayUrl(baseUrl: string): string {
   // The schema rejects credentials in the URL; stripping them again keeps this safe on its own.
   const url = new URL(baseUrl);
   url.username = '';
