@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { runCheckConfig, runOnce, runServe } from './commands.ts';
+import { isListenAddress, LOG_LEVELS } from './config/schema.ts';
 import { VERSION } from './wire.ts';
 
 const USAGE = `Usage:
@@ -67,11 +68,11 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const level = values['log.level'];
-  if (level !== undefined && !['debug', 'info', 'warn', 'error'].includes(level)) {
-    return usageError(`--log.level must be one of debug, info, warn, error, got "${level}"`);
+  if (level !== undefined && !(LOG_LEVELS as readonly string[]).includes(level)) {
+    return usageError(`--log.level must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
   }
   const listen = values['web.listen-address'];
-  if (listen !== undefined && !/^(\[[^\]]+\]|[^:]*):\d{1,5}$/.test(listen)) {
+  if (listen !== undefined && !isListenAddress(listen)) {
     return usageError(`--web.listen-address must be host:port or :port, got "${listen}"`);
   }
   const opts = {

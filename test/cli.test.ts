@@ -42,6 +42,10 @@ describe('station-exporter command line', () => {
     expect(h.stdout).toContain('check-config FILE');
     const bad = await run(['--nope']);
     expect(bad.code).toBe(2);
+    // The flag is checked like server.listen_address in the config file.
+    const port = await run(['--web.listen-address', ':99999']);
+    expect(port.code).toBe(2);
+    expect(port.stderr).toContain('--web.listen-address must be host:port or :port, got ":99999"');
   });
 
   it('check-config exits 2 with every error, 0 with a summary that hides the token', async () => {

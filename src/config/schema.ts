@@ -256,11 +256,19 @@ const unitsSchema = z
 
 const LISTEN_RE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)?:(\d{1,5})$/;
 
+/** True for `host:port`, `[v6]:port` or `:port`; shared by the config and the command-line flag. */
+export function isListenAddress(value: string): boolean {
+  return Number(LISTEN_RE.exec(value)?.[1] ?? Number.NaN) <= 65_535;
+}
+
+/** Log levels, for the config and the `--log.level` flag. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+
 const serverSchema = z
   .strictObject({
     listen_address: z
       .string()
-      .refine((v) => Number(LISTEN_RE.exec(v)?.[1] ?? Number.NaN) <= 65_535, {
+      .refine(isListenAddress, {
         error: (iss) => `must be host:port or :port, got "${String(iss.input)}"`,
       })
       .default(':9732')
@@ -272,10 +280,7 @@ const serverSchema = z
 
 const logSchema = z
   .strictObject({
-    level: z
-      .enum(['debug', 'info', 'warn', 'error'])
-      .default('info')
-      .describe('Lowest level that is logged.'),
+    level: z.enum(LOG_LEVELS).default('info').describe('Lowest level that is logged.'),
   })
   .prefault({})
   .describe('Logging.');
