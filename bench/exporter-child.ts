@@ -5,7 +5,7 @@
  */
 import pino from 'pino';
 import { configFromObject } from '../src/config/load.ts';
-import { wireExporter } from '../src/wire.ts';
+import { wireExporter } from '../src/app/wire.ts';
 import type { SizedRunArgs, SizedRunResult } from './protocol.ts';
 import { BENCH_TOKEN, exporterConfigObject } from './scale.ts';
 

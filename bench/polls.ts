@@ -5,7 +5,7 @@
  */
 import pino from 'pino';
 import { configFromObject } from '../src/config/load.ts';
-import { type Exporter, wireExporter } from '../src/wire.ts';
+import { type Exporter, wireExporter } from '../src/app/wire.ts';
 import { readTraffic, type Traffic, trafficDelta, trafficTotal } from './counters.ts';
 import { withLoopMonitor } from './loop-delay.ts';
 import { type BenchParams, exporterConfigObject } from './scale.ts';

@@ -4,7 +4,7 @@
  * appended, ten gauge families per level), so the render target is measured at 100k series
  * whatever size the simulated plant gives.
  */
-import { summaryDescs } from '../src/collectors/summary.ts';
+import { summaryDescs } from '../src/collectors/summary/families.ts';
 import { ExpositionCache } from '../src/exposition/cache.ts';
 import { type Family, LabelSet, type Sample } from '../src/exposition/model.ts';
 import { renderFamiliesToBuffers } from '../src/exposition/render.ts';

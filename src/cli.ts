@@ -7,9 +7,9 @@
  *   station-exporter simulate [...]                                 run the simulator
  */
 import { parseArgs } from 'node:util';
-import { runCheckConfig, runOnce, runServe } from './commands.ts';
+import { runCheckConfig, runOnce, runServe } from './app/commands.ts';
 import { isListenAddress, LOG_LEVELS } from './config/schema.ts';
-import { VERSION } from './wire.ts';
+import { VERSION } from './app/wire.ts';
 
 const USAGE = `Usage:
   station-exporter [--config FILE] [--web.listen-address ADDR] [--log.level LEVEL]

@@ -3,10 +3,10 @@
  * effect). The generated metrics reference reads this list.
  */
 import type { FamilyDesc } from '../exposition/model.ts';
-import { MEASUREMENT_FAMILIES } from './measurements.ts';
-import { summaryDescs } from './summary.ts';
-import { STATION_INFO } from './topology.ts';
-import { UNIT_FAMILIES } from './units.ts';
+import { MEASUREMENT_FAMILIES } from './measurements/families.ts';
+import { summaryDescs } from './summary/families.ts';
+import { STATION_INFO } from './topology/families.ts';
+import { UNIT_FAMILIES } from './units/families.ts';
 
 /** A collector's name (its config key) and the families it exports. */
 export interface CollectorDescription {

@@ -5,7 +5,7 @@
  * string concatenation: per family the `name{` prefix is computed once, per sample only
  * the value is formatted.
  */
-import { yieldToLoop } from '../util/cooperative.ts';
+import { yieldToLoop } from '../util/turns.ts';
 import type { Family, FamilyDesc } from './model.ts';
 
 /** Exposition format: Prometheus text 0.0.4 or OpenMetrics 1.0. */

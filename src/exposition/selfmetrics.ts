@@ -6,7 +6,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { STATUS_CLASSES, type StatusClass } from '../upstream/errors.ts';
 
-export { registryFamilies } from './promclient.ts';
+export { registryFamilies } from './registry-families.ts';
 
 const P = 'station_exporter_';
 

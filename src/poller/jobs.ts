@@ -2,10 +2,10 @@
  * The collector jobs, listed explicitly. A job's name is its config section
  * (`summary`, `measurements`, `units`) and its `collector` label.
  */
-import type { CollectorJob, JobDeps } from './job.ts';
-import { createMeasurementsJob } from './measurements-job.ts';
-import { createSummaryJob } from './summary-job.ts';
-import { createUnitsJob } from './units-job.ts';
+import type { CollectorJob, JobDeps } from '../collectors/collector.ts';
+import { createMeasurementsJob } from '../collectors/measurements/job.ts';
+import { createSummaryJob } from '../collectors/summary/job.ts';
+import { createUnitsJob } from '../collectors/units/job.ts';
 
 /** The enabled collector jobs, in a fixed order. */
 export function createJobs(deps: JobDeps): CollectorJob[] {

@@ -9,10 +9,10 @@ import type { Registry } from 'prom-client';
 import type { ExpositionCache } from '../exposition/cache.ts';
 import { negotiate } from '../exposition/negotiate.ts';
 import type { SelfMetrics } from '../exposition/selfmetrics.ts';
-import type { CollectorStatus } from '../poller/exporter.ts';
-import type { ReloadResult } from '../reload.ts';
+import type { CollectorStatus } from '../scheduler/scheduler.ts';
+import type { ReloadResult } from '../app/reload.ts';
 import { landingPage } from './landing.ts';
-import { createTailMemo } from './tails.ts';
+import { createTailMemo } from './self-metrics-tail.ts';
 
 /** What the server needs from the rest of the exporter. */
 export interface AppDeps {

@@ -4,7 +4,7 @@ import { DEFAULT_SCENARIO, patchScenario } from './faults.ts';
 import { buildPlant, DEFAULT_SCALE } from './plant.ts';
 import { metricRecords, unitRecords } from './records.ts';
 import type { SimState } from './state.ts';
-import { summarize } from './summary.ts';
+import { summarize } from './summarize.ts';
 import type {
   MetricRecordWire,
   Plant,

@@ -2,7 +2,7 @@ import { type Access, accessibleStations, checkStations } from './access.ts';
 import { ApiError, checkId, directionParam, listParam, stationIdsParam, windowParams } from './params.ts';
 import { metricRecords, unitRecords } from './records.ts';
 import type { SimState } from './state.ts';
-import { summarize } from './summary.ts';
+import { summarize } from './summarize.ts';
 import type { MetricRecordWire, SiteWire, SummaryWire, UnitRecordWire } from './types.ts';
 
 /** What a route handler sees of a request. */

@@ -3,7 +3,7 @@
  * encoded as the interface describes, responses mapped into domain types at the edge.
  */
 import { Agent, type Dispatcher, request } from 'undici';
-import { yieldToLoop } from '../util/cooperative.ts';
+import { yieldToLoop } from '../util/turns.ts';
 import { type Endpoint, type StatusClass, statusClass, UpstreamError } from './errors.ts';
 import { createLimiter, type Limiter } from './limiter.ts';
 import { isValidId, parseMeasurements, parseSites, parseSummary, parseUnits } from './parse.ts';

@@ -1,6 +1,6 @@
 /** Mapping of upstream records into domain types. Pure functions; no I/O. */
 import type { z } from 'zod';
-import { forEachSlice } from '../util/cooperative.ts';
+import { forEachSlice } from '../util/turns.ts';
 import {
   elementSchema,
   lineSchema,

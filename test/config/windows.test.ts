@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WindowSpec } from '../../src/config/schema.ts';
-import { longestWindowMs, windowBounds } from '../../src/config/windows.ts';
+import { longestWindowMs, windowBounds } from '../../src/time/windows.ts';
 
 const at = (iso: string) => new Date(iso);
 const from = (spec: WindowSpec, now: string) => windowBounds(spec, at(now)).from.toISOString();

@@ -5,11 +5,11 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { WindowSpec } from '../../src/config/schema.ts';
-import { longestWindowMs, windowBounds } from '../../src/config/windows.ts';
+import { longestWindowMs, windowBounds } from '../../src/time/windows.ts';
 import type { Family } from '../../src/exposition/model.ts';
-import { DEFAULT_MAX_SPAN_MS } from '../../src/poller/fetch-records.ts';
-import { createMeasurementsJob } from '../../src/poller/measurements-job.ts';
-import { createUnitsJob } from '../../src/poller/units-job.ts';
+import { DEFAULT_MAX_SPAN_MS } from '../../src/records/fetch.ts';
+import { createMeasurementsJob } from '../../src/collectors/measurements/job.ts';
+import { createUnitsJob } from '../../src/collectors/units/job.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
 import type { SimulatorOptions } from '../../src/simulator/types.ts';
 import { type ParsedSample, parseExposition } from '../helpers/exposition.ts';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SUMMARY_FIELDS } from '../../src/collectors/summary.ts';
-import { windowBounds } from '../../src/config/windows.ts';
+import { SUMMARY_FIELDS } from '../../src/collectors/summary/families.ts';
+import { windowBounds } from '../../src/time/windows.ts';
 import type { SummaryWire } from '../../src/simulator/types.ts';
 import { type ParsedSample, parseExposition } from '../helpers/exposition.ts';
 import { dataExposition, type Harness, startHarness } from '../helpers/harness.ts';

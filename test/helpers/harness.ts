@@ -7,7 +7,7 @@ import { configFromObject } from '../../src/config/load.ts';
 import type { Config } from '../../src/config/schema.ts';
 import { type RunningSimulator, startSimulatorServer } from '../../src/simulator/index.ts';
 import type { SimulatorOptions } from '../../src/simulator/types.ts';
-import { type Exporter, wireExporter } from '../../src/wire.ts';
+import { type Exporter, wireExporter } from '../../src/app/wire.ts';
 
 /** A Saturday noon, away from any DST change. */
 export const FIXED_NOW = Date.parse('2026-11-21T12:34:56.000Z');

@@ -1,5 +1,5 @@
 /** Manual timers for tests: nothing fires until the test moves time with `fire`/`advance`. */
-import type { LoopTimers } from '../../src/poller/loop.ts';
+import type { LoopTimers } from '../../src/scheduler/loop.ts';
 
 export function manualTimers() {
   let now = 0;

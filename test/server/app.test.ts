@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ExpositionCache } from '../../src/exposition/cache.ts';
 import { LabelSet } from '../../src/exposition/model.ts';
 import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
-import type { CollectorStatus } from '../../src/poller/exporter.ts';
+import type { CollectorStatus } from '../../src/scheduler/scheduler.ts';
 import { createApp } from '../../src/server/app.ts';
 
 function setup(opts: { ready?: boolean; status?: CollectorStatus[] } = {}) {

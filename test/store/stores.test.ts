@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { MeasurementStore } from '../../src/store/measurements.ts';
-import { latestMeasurement, measurementWindow, unitWindow } from '../../src/store/stats.ts';
-import { UnitStore } from '../../src/store/units.ts';
+import { MeasurementStore } from '../../src/collectors/measurements/store.ts';
+import { latestMeasurement, measurementWindow, unitWindow } from '../../src/collectors/measurements/stats.ts';
+import { UnitStore } from '../../src/collectors/units/store.ts';
 import type { MeasurementRecord, UnitRecord } from '../../src/upstream/types.ts';
 
 const A = 'aaaaaaaaaaaaaaaaaaaaaaaa';

@@ -1,0 +1,161 @@
+/** The command implementations behind `src/cli.ts`. Each returns the process exit code. */
+import { serve } from '@hono/node-server';
+import { ConfigError, configFromObject, loadConfig } from '../config/load.ts';
+import type { Config } from '../config/schema.ts';
+import { describeConfig } from '../config/describe.ts';
+import { createReloader, type Reloader } from './reload.ts';
+import { parseListenAddress } from '../server/listen.ts';
+import { createLogger, wireExporter } from './wire.ts';
+
+export interface RunOptions {
+  readonly configPath?: string;
+  readonly listenAddress?: string;
+  readonly logLevel?: string;
+}
+
+/** Token and seed of the built-in demo simulator. */
+const DEMO = { token: 'demo-token', seed: 42 } as const;
+
+/**
+ * The embedded default: a config for the built-in simulator. It goes through the same
+ * validation as a file, so the demo cannot drift from what a user could write.
+ */
+export function demoConfig(baseUrl: string): Config {
+  return configFromObject(
+    {
+      upstream: { base_url: baseUrl, token: DEMO.token, max_requests_per_second: 500, concurrency: 8 },
+      windows: ['1h', '8h', { name: 'today', type: 'today', timezone: 'UTC' }],
+      summary: { interval: '30s' },
+      measurements: {
+        enabled: true,
+        names: ['vcc_3v3', 'idle_current', 'insulation_resistance', 'firmware_check'],
+      },
+    },
+    { baseDir: process.cwd(), source: 'built-in demo config' },
+  );
+}
+
+async function startDemoSimulator() {
+  const { startSimulatorServer } = await import('../simulator/index.ts');
+  return startSimulatorServer({
+    port: 0,
+    host: '127.0.0.1',
+    seed: DEMO.seed,
+    tokens: { [DEMO.token]: { sites: 'all' } },
+  });
+}
+
+/** Loads the config, or the demo config with a simulator when no path is given. */
+async function resolveConfig(
+  opts: RunOptions,
+): Promise<{ config: Config; close: () => Promise<void>; demoUrl?: string }> {
+  if (opts.configPath) {
+    return { config: await loadConfig(opts.configPath), close: async () => {} };
+  }
+  const sim = await startDemoSimulator();
+  const config = demoConfig(sim.url);
+  return { config, close: () => sim.close(), demoUrl: sim.url };
+}
+
+function reportConfigError(err: unknown): number {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`${err.message}\n`);
+    return 2;
+  }
+  throw err;
+}
+
+/** The resolved config, or the exit code after reporting why there is none. */
+async function resolveOrReport(
+  opts: RunOptions,
+): Promise<Awaited<ReturnType<typeof resolveConfig>> | number> {
+  try {
+    return await resolveConfig(opts);
+  } catch (err) {
+    return reportConfigError(err);
+  }
+}
+
+/** `check-config FILE`. */
+export async function runCheckConfig(path: string): Promise<number> {
+  try {
+    const config = await loadConfig(path);
+    process.stdout.write(`${path}: OK\n${describeConfig(config)}\n`);
+    return 0;
+  } catch (err) {
+    return reportConfigError(err);
+  }
+}
+
+/** `once`: one complete poll, exposition on stdout. */
+export async function runOnce(opts: RunOptions): Promise<number> {
+  const resolved = await resolveOrReport(opts);
+  if (typeof resolved === 'number') return resolved;
+  const exporter = wireExporter(resolved.config, {
+    logger: createLogger(opts.logLevel ?? resolved.config.log.level),
+  });
+  try {
+    const ok = await exporter.poller.pollOnce();
+    const res = await exporter.app.request('/metrics', { headers: { accept: 'text/plain' } });
+    process.stdout.write(await res.text());
+    if (!ok) {
+      const failed = exporter.poller.status().filter((s) => !s.lastOk);
+      for (const s of failed)
+        process.stderr.write(`station-exporter: ${s.name}: ${s.lastError ?? 'poll had failed requests'}\n`);
+    }
+    return ok ? 0 : 1;
+  } finally {
+    await exporter.close();
+    await resolved.close();
+  }
+}
+
+/** Default command: serve until SIGTERM/SIGINT; SIGHUP reloads the config. */
+export async function runServe(opts: RunOptions): Promise<number> {
+  const resolved = await resolveOrReport(opts);
+  if (typeof resolved === 'number') return resolved;
+  const { config } = resolved;
+  // Flags win over the file.
+  const listenAddress = opts.listenAddress ?? config.server.listenAddress;
+  const logger = createLogger(opts.logLevel ?? config.log.level);
+  const wire = (c: Config) => wireExporter(c, { logger, reload: () => reloader.reload() });
+  const reloader: Reloader = createReloader({
+    initial: wire(config),
+    configPath: opts.configPath,
+    wire,
+    logger,
+  });
+  const { hostname, port } = parseListenAddress(listenAddress);
+  // Requests go to whichever exporter is current, so a reload swaps it without a restart.
+  const fetch = (req: Request) => reloader.current().app.fetch(req);
+  const server = serve({ fetch, hostname, port }, (info) => {
+    const host = hostname && hostname !== '0.0.0.0' && hostname !== '::' ? hostname : 'localhost';
+    const url = `http://${host.includes(':') ? `[${host}]` : host}:${info.port}`;
+    logger.info({ listen: listenAddress }, 'listening');
+    process.stderr.write(`station-exporter: metrics at ${url}/metrics\n`);
+    if (resolved.demoUrl) {
+      process.stderr.write(
+        `station-exporter: demo mode: polling the built-in simulator at ${resolved.demoUrl} (token ${DEMO.token})\n`,
+      );
+    }
+  });
+  server.once('error', (err) => {
+    logger.error({ err: err.message }, 'cannot listen');
+    process.exitCode = 1;
+    void shutdown();
+  });
+  reloader.current().poller.start();
+  let stopping = false;
+  const shutdown = async () => {
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down');
+    await new Promise<void>((r) => server.close(() => r()));
+    await reloader.current().close();
+    await resolved.close();
+  };
+  process.once('SIGTERM', () => void shutdown());
+  process.once('SIGINT', () => void shutdown());
+  process.on('SIGHUP', () => void reloader.reload());
+  return -1;
+}

@@ -1,0 +1,121 @@
+/**
+ * Statistics over a window of a sorted column set. The window's rows are found by binary
+ * search; only those rows are read.
+ */
+import type { SortedColumns } from '../../records/columns.ts';
+import { LOWER, UPPER, VALUE } from './store.ts';
+import { DIRECTION, RESULT } from '../units/store.ts';
+
+/** Statistics of one measurement series over one window. */
+export interface MeasurementWindowStats {
+  /** Records with a numeric value. */
+  readonly samples: number;
+  /** Records whose value is not a number (`PASS`, empty). */
+  readonly nonNumeric: number;
+  readonly mean?: number;
+  readonly min?: number;
+  readonly max?: number;
+  /** Sample standard deviation (n - 1), with at least two samples. */
+  readonly stddev?: number;
+  /** Limits of the window's latest record; they apply to the whole window. */
+  readonly upper?: number;
+  readonly lower?: number;
+  /** Numeric samples outside the limits; only when a limit exists. */
+  readonly outOfSpec?: number;
+}
+
+const defined = (v: number) => (Number.isNaN(v) ? undefined : v);
+
+/** Statistics of the rows with `from <= time < to`. */
+export function measurementWindow(rows: SortedColumns, from: number, to: number): MeasurementWindowStats {
+  const [start, end] = rows.range(from, to);
+  let n = 0;
+  let sum = 0;
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (let i = start; i < end; i++) {
+    const v = rows.value(VALUE, i);
+    if (Number.isNaN(v)) continue;
+    n++;
+    sum += v;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  const nonNumeric = end - start - n;
+  if (n === 0) return { samples: 0, nonNumeric };
+  const mean = sum / n;
+  const upper = end > start ? defined(rows.value(UPPER, end - 1)) : undefined;
+  const lower = end > start ? defined(rows.value(LOWER, end - 1)) : undefined;
+  // Second pass over the same rows: deviations from the mean lose no precision to cancellation.
+  let squares = 0;
+  let outside = 0;
+  for (let i = start; i < end; i++) {
+    const v = rows.value(VALUE, i);
+    if (Number.isNaN(v)) continue;
+    squares += (v - mean) ** 2;
+    if ((upper !== undefined && v > upper) || (lower !== undefined && v < lower)) outside++;
+  }
+  return {
+    samples: n,
+    nonNumeric,
+    mean,
+    min,
+    max,
+    stddev: n >= 2 ? Math.sqrt(squares / (n - 1)) : undefined,
+    upper,
+    lower,
+    outOfSpec: upper !== undefined || lower !== undefined ? outside : undefined,
+  };
+}
+
+/** The newest numeric value of a series, and the limits of its newest record. */
+export interface LatestMeasurement {
+  readonly value?: { readonly time: number; readonly value: number };
+  readonly upper?: number;
+  readonly lower?: number;
+}
+
+/** The latest value and limits held for a series. */
+export function latestMeasurement(rows: SortedColumns): LatestMeasurement {
+  const last = rows.length - 1;
+  if (last < 0) return {};
+  let value: LatestMeasurement['value'];
+  for (let i = last; i >= 0; i--) {
+    const v = rows.value(VALUE, i);
+    if (!Number.isNaN(v)) {
+      value = { time: rows.time(i), value: v };
+      break;
+    }
+  }
+  return { value, upper: defined(rows.value(UPPER, last)), lower: defined(rows.value(LOWER, last)) };
+}
+
+/** Unit counts of one station over one window. */
+export interface UnitWindowCounts {
+  /** Records by `direction` and `result` label values. */
+  readonly records: ReadonlyMap<string, { direction: string; result: string; count: number }>;
+  /** Distinct serials, both directions. */
+  readonly serials: number;
+}
+
+/** Counts the unit rows with `from <= time < to`. */
+export function unitWindow(
+  rows: SortedColumns,
+  from: number,
+  to: number,
+  resultOf: (code: number) => string,
+): UnitWindowCounts {
+  const [start, end] = rows.range(from, to);
+  const records = new Map<string, { direction: string; result: string; count: number }>();
+  const serials = new Set<string>();
+  for (let i = start; i < end; i++) {
+    serials.add(rows.serial(i));
+    const direction = rows.value(DIRECTION, i) === 0 ? 'input' : 'output';
+    const result = resultOf(rows.value(RESULT, i));
+    const key = `${direction}\u0000${result}`;
+    const row = records.get(key);
+    if (row) row.count++;
+    else records.set(key, { direction, result, count: 1 });
+  }
+  return { records, serials: serials.size };
+}

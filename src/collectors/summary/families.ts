@@ -1,0 +1,121 @@
+/**
+ * Summary collector: the upstream's station summary for every level entity and window,
+ * as gauges. One family per field and level, so that no sum() ever mixes a line with its
+ * own stations.
+ */
+import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
+import type { Level } from '../topology/types.ts';
+import type { StationSummary } from '../../upstream/types.ts';
+
+interface FieldDesc {
+  readonly key: keyof StationSummary;
+  readonly wire: string;
+  readonly suffix: string;
+  readonly what: string;
+}
+
+/** The ten summary fields: seven counts in units, three ratios 0-1. */
+export const SUMMARY_FIELDS: readonly FieldDesc[] = [
+  { key: 'uniqueUnits', wire: 'unique_units', suffix: 'unique_units', what: 'Distinct units seen' },
+  {
+    key: 'totalInput',
+    wire: 'total_input',
+    suffix: 'input_units',
+    what: 'Unit input records (arrivals, retries included)',
+  },
+  {
+    key: 'uniqueInput',
+    wire: 'unique_input',
+    suffix: 'unique_input_units',
+    what: 'Distinct units with an input record',
+  },
+  {
+    key: 'totalOutput',
+    wire: 'total_output',
+    suffix: 'output_units',
+    what: 'Unit output records (results, retries included)',
+  },
+  {
+    key: 'uniqueOutput',
+    wire: 'unique_output',
+    suffix: 'unique_output_units',
+    what: 'Distinct units with an output record',
+  },
+  {
+    key: 'firstPass',
+    wire: 'first_pass',
+    suffix: 'first_pass_units',
+    what: 'Units that passed on the first attempt',
+  },
+  {
+    key: 'finalPass',
+    wire: 'final_pass',
+    suffix: 'final_pass_units',
+    what: 'Units whose final result is pass',
+  },
+  {
+    key: 'firstPassYield',
+    wire: 'first_pass_yield',
+    suffix: 'first_pass_yield_ratio',
+    what: 'First-pass yield (0-1)',
+  },
+  { key: 'finalYield', wire: 'final_yield', suffix: 'final_yield_ratio', what: 'Final yield (0-1)' },
+  { key: 'retryRate', wire: 'retry_rate', suffix: 'retry_ratio', what: 'Retry rate (0-1)' },
+];
+
+const LEVEL_PREFIX: Record<Level, string> = {
+  station: 'station_',
+  group: 'station_group_',
+  line: 'station_line_',
+  site: 'station_site_',
+};
+
+const LEVEL_LABELS: Record<Level, readonly string[]> = {
+  station: ['site', 'line', 'station', 'station_id', 'group', 'window'],
+  group: ['site', 'line', 'group', 'window'],
+  line: ['site', 'line', 'window'],
+  site: ['site', 'window'],
+};
+
+const LEVEL_SCOPE: Record<Level, string> = {
+  station: 'at the station',
+  group: 'across the stations of the group (parallel stations of one step)',
+  line: 'across all stations of the line',
+  site: 'across all stations of the site',
+};
+
+/** All summary family descriptions, for every level. */
+export function summaryDescs(level: Level): FamilyDesc[] {
+  return SUMMARY_FIELDS.map((f) => ({
+    name: LEVEL_PREFIX[level] + f.suffix,
+    kind: 'gauge' as const,
+    labels: LEVEL_LABELS[level],
+    help: `${f.what} ${LEVEL_SCOPE[level]} over the window, from the upstream GET /station/summary field ${f.wire}; refreshed every summary interval.`,
+  }));
+}
+
+/** One summary answer for one entity and window. */
+export interface SummaryResult {
+  readonly level: Level;
+  /** The entity's labels with `window` appended. */
+  readonly labels: LabelSet;
+  readonly summary: StationSummary;
+}
+
+/** Turns summary results into families; a field the upstream did not send is left out. */
+export function summaryFamilies(levels: readonly Level[], results: readonly SummaryResult[]): Family[] {
+  const families: Family[] = [];
+  for (const level of levels) {
+    const descs = summaryDescs(level);
+    const ofLevel = results.filter((r) => r.level === level);
+    SUMMARY_FIELDS.forEach((field, i) => {
+      const samples: Sample[] = [];
+      for (const r of ofLevel) {
+        const value = r.summary[field.key];
+        if (value !== undefined) samples.push({ labels: r.labels, value });
+      }
+      families.push({ desc: descs[i]!, samples });
+    });
+  }
+  return families;
+}

@@ -1,0 +1,182 @@
+/**
+ * Turns the sites hierarchy into label sets. Pure: no I/O.
+ *
+ * Label uniqueness: stations carry `station_id`, so their label sets are always unique.
+ * Sites, lines and groups are labelled by name only; when two siblings share a name, each
+ * of them gets ` (<last 6 id characters>)` appended, so no two series collide and the
+ * rename is stable across restarts.
+ */
+import { LabelSet } from '../../exposition/model.ts';
+import type { Line, LineElement, Site, StationRef } from '../../upstream/types.ts';
+import type { Entity, NameFilter, Selection, StationNode, Topology } from './types.ts';
+
+interface Named {
+  readonly id: string;
+  readonly name: string;
+}
+
+/** Unique display names among siblings; counts renames into `stats`. */
+function uniqueNames<T extends Named>(items: readonly T[], stats: { renamed: number }): Map<T, string> {
+  const counts = new Map<string, number>();
+  for (const it of items) counts.set(it.name, (counts.get(it.name) ?? 0) + 1);
+  const out = new Map<T, string>();
+  for (const it of items) {
+    const clash = (counts.get(it.name) ?? 0) > 1;
+    if (clash) stats.renamed++;
+    out.set(it, clash ? `${it.name} (${it.id.slice(-6)})` : it.name);
+  }
+  return out;
+}
+
+const matches = (patterns: readonly RegExp[], item: Named) =>
+  patterns.some((p) => p.test(item.name) || p.test(item.id));
+
+function kept(include: readonly RegExp[], exclude: readonly RegExp[], item: Named): boolean {
+  return (include.length === 0 || matches(include, item)) && !matches(exclude, item);
+}
+
+/** The stations of an element with their group, if any. */
+function elementStations(el: LineElement): Array<{ station: StationRef; group?: Named }> {
+  if (el.kind === 'station') return [{ station: el }];
+  return el.stations.map((station) => ({ station, group: { id: el.id, name: el.name } }));
+}
+
+/** Builds the topology from discovered sites and the configured selection. */
+export function buildTopology(
+  sites: readonly Site[],
+  selection: Selection,
+  missingSiteIds: string[] = [],
+): Topology {
+  const stats = { renamed: 0 };
+  const wanted = new Set(selection.stationIds);
+  const stations: StationNode[] = [];
+  const groups: Entity[] = [];
+  const lines: Entity[] = [];
+  const siteEntities: Entity[] = [];
+  const seen = new Set<string>();
+  const { include, exclude } = selection;
+
+  const siteNames = uniqueNames(sites, stats);
+  for (const site of sites) {
+    if (!kept(include.sites, exclude.sites, site)) continue;
+    const siteLabels = LabelSet.of({ site: siteNames.get(site) ?? site.name });
+    const siteStations: string[] = [];
+    const lineNames = uniqueNames(site.lines, stats);
+    for (const line of site.lines) {
+      if (!kept(include.lines, exclude.lines, line)) continue;
+      const lineLabels = siteLabels.with('line', lineNames.get(line) ?? line.name);
+      const built = buildLine(
+        line,
+        {
+          site,
+          siteName: siteNames.get(site) ?? site.name,
+          lineLabels,
+          lineName: lineNames.get(line) ?? line.name,
+        },
+        {
+          wanted,
+          seen,
+          include,
+          exclude,
+          stats,
+        },
+      );
+      if (built.stations.length === 0) continue;
+      stations.push(...built.stations);
+      groups.push(...built.groups);
+      const ids = built.stations.map((s) => s.id);
+      lines.push({ level: 'line', id: line.id, stationIds: ids, labels: lineLabels });
+      siteStations.push(...ids);
+    }
+    if (siteStations.length > 0) {
+      siteEntities.push({ level: 'site', id: site.id, stationIds: siteStations, labels: siteLabels });
+    }
+  }
+  const missingStationIds = selection.stationIds.filter((id) => !seen.has(id));
+  return {
+    stations,
+    groups,
+    lines,
+    sites: siteEntities,
+    missingStationIds,
+    missingSiteIds,
+    renamed: stats.renamed,
+  };
+}
+
+interface LineContext {
+  readonly site: Site;
+  readonly siteName: string;
+  readonly lineName: string;
+  readonly lineLabels: LabelSet;
+}
+
+interface FilterContext {
+  readonly wanted: ReadonlySet<string>;
+  readonly seen: Set<string>;
+  readonly include: NameFilter;
+  readonly exclude: NameFilter;
+  readonly stats: { renamed: number };
+}
+
+function buildLine(
+  line: Line,
+  ctx: LineContext,
+  f: FilterContext,
+): { stations: StationNode[]; groups: Entity[] } {
+  const stations: StationNode[] = [];
+  const groups: Entity[] = [];
+  const groupNames = uniqueNames(
+    line.elements.filter((e) => e.kind === 'group'),
+    f.stats,
+  );
+  line.elements.forEach((el, index) => {
+    const members: StationNode[] = [];
+    const groupName = el.kind === 'group' ? (groupNames.get(el) ?? el.name) : undefined;
+    for (const { station, group } of elementStations(el)) {
+      if (f.seen.has(station.id)) continue; // a station listed twice is exported once
+      if (f.wanted.size > 0 && !f.wanted.has(station.id)) continue;
+      if (!kept(f.include.stations, f.exclude.stations, station)) continue;
+      f.seen.add(station.id);
+      members.push(
+        stationNode(station, ctx, line, index + 1, group && { id: group.id, name: groupName ?? group.name }),
+      );
+    }
+    stations.push(...members);
+    if (el.kind === 'group' && members.length > 0) {
+      const labels = ctx.lineLabels.with('group', groupName ?? el.name);
+      groups.push({ level: 'group', id: el.id, stationIds: members.map((m) => m.id), labels });
+    }
+  });
+  return { stations, groups };
+}
+
+function stationNode(
+  station: StationRef,
+  ctx: LineContext,
+  line: Line,
+  position: number,
+  group: { id: string; name: string } | undefined,
+): StationNode {
+  let labels = ctx.lineLabels.with('station', station.name).with('station_id', station.id);
+  if (group) labels = labels.with('group', group.name);
+  const infoLabels = labels
+    .with('site_id', ctx.site.id)
+    .with('line_id', line.id)
+    .with('group_id', group?.id ?? '')
+    .with('position', String(position))
+    .with('description', station.description);
+  return {
+    level: 'station',
+    id: station.id,
+    stationIds: [station.id],
+    labels,
+    name: station.name,
+    description: station.description,
+    site: { id: ctx.site.id, name: ctx.siteName },
+    line: { id: line.id, name: ctx.lineName },
+    ...(group ? { group } : {}),
+    position,
+    infoLabels,
+  };
+}

@@ -1,0 +1,71 @@
+/**
+ * Units collector: per station and window, unit records by direction and result and the
+ * distinct serials, plus the time of the station's latest unit, from the records of the
+ * upstream GET /units (both directions).
+ */
+import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
+import type { UnitWindowCounts } from '../measurements/stats.ts';
+
+const STATION = ['site', 'line', 'station', 'station_id', 'group'];
+const SOURCE = 'from the upstream GET /units records (both directions)';
+const REFRESH = 'refreshed every units interval';
+
+/** The unit families, in exposition order. */
+export const UNIT_FAMILIES = {
+  records: {
+    name: 'station_unit_records',
+    kind: 'gauge',
+    labels: [...STATION, 'direction', 'result', 'window'],
+    help: `Unit records at the station over the window by direction (input, output) and result (unknown when null), ${SOURCE}; retests count again; ${REFRESH}.`,
+  },
+  serials: {
+    name: 'station_unit_serials',
+    kind: 'gauge',
+    labels: [...STATION, 'window'],
+    help: `Distinct unit serials at the station over the window, ${SOURCE}; ${REFRESH}.`,
+  },
+  last: {
+    name: 'station_last_unit_timestamp_seconds',
+    kind: 'gauge',
+    unit: 'seconds',
+    labels: STATION,
+    help: `Time (Unix seconds) of the latest unit record seen at the station, ${SOURCE}; kept after the record leaves every window, so that a silent station can be alerted on; ${REFRESH}.`,
+  },
+} satisfies Record<string, FamilyDesc>;
+
+/** One station's unit statistics. */
+export interface UnitResult {
+  /** The station's labels (site, line, station, station_id[, group]). */
+  readonly station: LabelSet;
+  /** Epoch ms of the latest unit record seen; undefined when none was ever seen. */
+  readonly lastUnitTime?: number;
+  readonly windows: ReadonlyArray<{ readonly window: string; readonly counts: UnitWindowCounts }>;
+}
+
+/**
+ * Turns unit results into families. A direction and result seen in any window of a station
+ * is exported in every window, as 0 where absent, so that its series do not come and go.
+ */
+export function unitFamilies(results: readonly UnitResult[]): Family[] {
+  const records: Sample[] = [];
+  const serials: Sample[] = [];
+  const last: Sample[] = [];
+  for (const r of results) {
+    const kinds = new Map<string, { direction: string; result: string }>();
+    for (const w of r.windows) for (const [k, v] of w.counts.records) kinds.set(k, v);
+    const ordered = [...kinds].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const { window, counts } of r.windows) {
+      for (const [key, { direction, result }] of ordered) {
+        const labels = r.station.with('direction', direction).with('result', result).with('window', window);
+        records.push({ labels, value: counts.records.get(key)?.count ?? 0 });
+      }
+      serials.push({ labels: r.station.with('window', window), value: counts.serials });
+    }
+    if (r.lastUnitTime !== undefined) last.push({ labels: r.station, value: r.lastUnitTime / 1000 });
+  }
+  return [
+    { desc: UNIT_FAMILIES.records, samples: records },
+    { desc: UNIT_FAMILIES.serials, samples: serials },
+    { desc: UNIT_FAMILIES.last, samples: last },
+  ];
+}

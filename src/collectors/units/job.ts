@@ -1,0 +1,74 @@
+/**
+ * The units collector's job: fetch new unit records of both directions incrementally, keep
+ * the records of the longest window in memory, and publish per-window counts.
+ */
+import { type UnitResult, unitFamilies } from './families.ts';
+import type { WindowSpec } from '../../config/schema.ts';
+import { windowBounds } from '../../time/windows.ts';
+import { unitWindow } from '../measurements/stats.ts';
+import { UnitStore } from './store.ts';
+import type { Topology } from '../topology/types.ts';
+import { windowParams } from '../../upstream/client.ts';
+import type { UnitRecord } from '../../upstream/types.ts';
+import { mapCooperatively } from '../../util/turns.ts';
+import type { CollectorJob, JobDeps } from '../collector.ts';
+import { createRecordSync } from '../../records/sync.ts';
+
+// The upstream returns only output records unless asked; inputs are needed too.
+const DIRECTIONS = ['input', 'output'] as const;
+
+/** Creates the units job. */
+export function createUnitsJob(deps: JobDeps): CollectorJob {
+  const { config, client } = deps;
+  const store = new UnitStore();
+  const sync = createRecordSync<UnitRecord>(deps, {
+    collector: 'units',
+    source: {
+      params: (q) => [...windowParams(q), ...DIRECTIONS.map((d): [string, string] => ['direction', d])],
+      url: (params) => client.url('/units', params),
+      fetch: (q) => client.units({ ...q, directions: DIRECTIONS }),
+    },
+    store,
+    overlapMs: config.units.overlapMs,
+    // Units share the measurements' assumed result-size limit: the upstream publishes none.
+    maxRecords: config.measurements.maxRecordsPerRequest,
+  });
+  return {
+    name: 'units',
+    intervalMs: config.units.intervalMs,
+    async poll(ctx) {
+      const complete = await sync(ctx);
+      return {
+        families: unitFamilies(await unitResults(ctx.topology, store, config.windows, ctx.now)),
+        complete,
+      };
+    },
+  };
+}
+
+/** Stations whose counts are computed between two turns of the event loop. */
+const STATIONS_PER_TURN = 50;
+
+/** Every station of the topology with its counts per window (zero when nothing is held). */
+function unitResults(
+  topology: Topology,
+  store: UnitStore,
+  windows: readonly WindowSpec[],
+  now: Date,
+): Promise<UnitResult[]> {
+  const bounds = windows.map((w) => ({ window: w.name, ...windowBounds(w, now) }));
+  const resultOf = (code: number) => store.resultOf(code);
+  return mapCooperatively(topology.stations, STATIONS_PER_TURN, (station) => {
+    const rows = store.rowsOf(station.id);
+    return {
+      station: station.labels,
+      lastUnitTime: store.lastUnitTime(station.id),
+      windows: bounds.map((b) => ({
+        window: b.window,
+        counts: rows
+          ? unitWindow(rows, b.from.getTime(), b.to.getTime(), resultOf)
+          : { records: new Map(), serials: 0 },
+      })),
+    };
+  });
+}

@@ -1,0 +1,114 @@
+/**
+ * Rolling store of unit records: one {@link SortedColumns} per station, holding only the
+ * records inside the longest window, plus each station's latest unit time, which outlives
+ * eviction so that a station silent for longer than every window can still be alerted on.
+ */
+import type { UnitRecord } from '../../upstream/types.ts';
+import { type Row, SortedColumns } from '../../records/columns.ts';
+import { stationKey } from '../measurements/store.ts';
+
+/** Columns of a unit row; all three, with time and serial, identify a record. */
+export const DIRECTION = 0;
+export const RESULT = 1;
+export const SLOT = 2;
+
+/** Label value of a null result. */
+export const UNKNOWN_RESULT = 'unknown';
+
+/**
+ * Small integers for the few distinct result and slot strings, so that they fit in a
+ * numeric column. Never shrinks: it holds one entry per distinct value ever seen.
+ */
+class Palette {
+  private readonly codes = new Map<string, number>();
+  readonly values: string[] = [];
+
+  code(value: string): number {
+    let c = this.codes.get(value);
+    if (c === undefined) {
+      c = this.values.push(value) - 1;
+      this.codes.set(value, c);
+    }
+    return c;
+  }
+}
+
+/** Unit records by station, deduplicated, sorted by time. */
+export class UnitStore {
+  private readonly stations = new Map<string, SortedColumns>();
+  private readonly lastSeen = new Map<string, number>();
+  private readonly results = new Palette();
+  private readonly slots = new Palette();
+
+  /** Adds records (records already held are recognised); returns the number of new records. */
+  add(records: readonly UnitRecord[]): number {
+    const batches = new Map<string, Row[]>();
+    // A unit's input and output records carry the same serial: share one string.
+    const serials = new Map<string, string>();
+    for (const r of records) {
+      let serial = serials.get(r.serial);
+      if (serial === undefined) {
+        serial = r.serial;
+        serials.set(serial, serial);
+      }
+      const id = stationKey(r.stationId);
+      const values = [
+        r.direction === 'input' ? 0 : 1,
+        this.results.code(r.result ?? UNKNOWN_RESULT),
+        // A null slot gets its own code, distinct from every slot string.
+        r.slot === null ? -1 : this.slots.code(r.slot),
+      ];
+      const rows = batches.get(id) ?? [];
+      rows.push({ time: r.time, serial, values });
+      batches.set(id, rows);
+      if (r.time > (this.lastSeen.get(id) ?? Number.NEGATIVE_INFINITY)) this.lastSeen.set(id, r.time);
+    }
+    let added = 0;
+    for (const [id, rows] of batches) {
+      let cols = this.stations.get(id);
+      if (!cols) {
+        cols = new SortedColumns(3, 3);
+        this.stations.set(id, cols);
+      }
+      added += cols.merge(rows);
+    }
+    return added;
+  }
+
+  /** Drops records older than `t`; latest unit times are kept. */
+  evictBefore(t: number): void {
+    for (const [id, cols] of this.stations) {
+      cols.evictBefore(t);
+      if (cols.length === 0) this.stations.delete(id);
+    }
+  }
+
+  /** Forgets every station not in `ids`, latest unit times included. */
+  retainStations(ids: ReadonlySet<string>): void {
+    const keep = new Set([...ids].map(stationKey));
+    for (const id of this.stations.keys()) if (!keep.has(id)) this.stations.delete(id);
+    for (const id of this.lastSeen.keys()) if (!keep.has(id)) this.lastSeen.delete(id);
+  }
+
+  /** A station's records (undefined when none are held). */
+  rowsOf(stationId: string): SortedColumns | undefined {
+    return this.stations.get(stationKey(stationId));
+  }
+
+  /** Epoch ms of the newest unit record ever seen at the station. */
+  lastUnitTime(stationId: string): number | undefined {
+    return this.lastSeen.get(stationKey(stationId));
+  }
+
+  /** The result string of a result code. */
+  resultOf(code: number): string {
+    return this.results.values[code] ?? UNKNOWN_RESULT;
+  }
+
+  /** Total records held. */
+  size(): number {
+    let n = 0;
+    for (const cols of this.stations.values()) n += cols.length;
+    return n;
+  }
+}

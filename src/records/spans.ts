@@ -1,0 +1,134 @@
+/**
+ * Fetching one span of records for one station list: an answer at the record limit is split
+ * into parts sized from the answer, a timed-out span is halved a few times, and a 403/404 for
+ * a list is narrowed down to the station it is about.
+ */
+import { UpstreamError } from '../upstream/errors.ts';
+import type { RecordList } from '../upstream/types.ts';
+import type { RecordSource, Timed } from './fetch.ts';
+
+/** Counters of one fetch. */
+export interface SpanStats {
+  requests: number;
+  /** Spans or station lists split because an answer was truncated or timed out. */
+  splits: number;
+  /** Answers still truncated at the smallest span for a single station, kept as they were. */
+  truncated: number;
+}
+
+/** What every span of one fetch shares. */
+export interface SpanContext<R extends Timed> {
+  readonly source: RecordSource<R>;
+  readonly maxRecords: number;
+  readonly minSpanMs: number;
+  readonly onRecords: (records: readonly R[]) => void | Promise<void>;
+  readonly signal?: AbortSignal;
+  readonly stats: SpanStats;
+}
+
+/** A timed-out span is halved at most this many times: a dead upstream must not cost 2^n requests. */
+const MAX_TIMEOUT_SPLITS = 3;
+
+/** Fetches one span for one station list, splitting it while answers look truncated. */
+export async function fetchSpan<R extends Timed>(
+  ctx: SpanContext<R>,
+  ids: readonly string[],
+  from: number,
+  to: number,
+  timeoutSplits: number,
+): Promise<void> {
+  // Halves never get shorter than the minimum span.
+  const canHalveSpan = to - from >= 2 * ctx.minSpanMs;
+  const mid = from + Math.floor((to - from) / 2);
+  const halves = (depth: number) =>
+    settleAll([fetchSpan(ctx, ids, from, mid, depth), fetchSpan(ctx, ids, mid, to, depth)]);
+  const parts = (k: number) => {
+    const step = (to - from) / k;
+    const bounds = Array.from({ length: k + 1 }, (_, i) => (i === k ? to : from + Math.round(i * step)));
+    return settleAll(
+      bounds.slice(0, -1).map((b, i) => fetchSpan(ctx, ids, b, bounds[i + 1]!, timeoutSplits)),
+    );
+  };
+  const byStations = () => {
+    const half = Math.ceil(ids.length / 2);
+    return settleAll([
+      fetchSpan(ctx, ids.slice(0, half), from, to, timeoutSplits),
+      fetchSpan(ctx, ids.slice(half), from, to, timeoutSplits),
+    ]);
+  };
+  ctx.stats.requests++;
+  let list: RecordList<R>;
+  try {
+    list = await ctx.source.fetch({
+      stationIds: ids,
+      from: new Date(from),
+      to: new Date(to),
+      signal: ctx.signal,
+    });
+  } catch (err) {
+    if (isDenied(err) && ids.length > 1) {
+      // One forbidden or unknown station fails the whole list: find it, keep the others.
+      ctx.stats.splits++;
+      return byStations();
+    }
+    if (isDenied(err)) return;
+    if (
+      err instanceof UpstreamError &&
+      err.reason === 'timeout' &&
+      canHalveSpan &&
+      timeoutSplits < MAX_TIMEOUT_SPLITS
+    ) {
+      ctx.stats.splits++;
+      return halves(timeoutSplits + 1);
+    }
+    throw err;
+  }
+  if (list.received >= ctx.maxRecords && (canHalveSpan || ids.length > 1)) {
+    ctx.stats.splits++;
+    return canHalveSpan
+      ? parts(splitCount(list.records, from, to, ctx.minSpanMs, ctx.maxRecords))
+      : byStations();
+  }
+  if (list.received >= ctx.maxRecords) ctx.stats.truncated++;
+  await ctx.onRecords(list.records);
+}
+
+/**
+ * How many parts to split a span into when its answer reached the record limit. Two
+ * estimates, the larger wins, each with a 25 % margin: the received records' time extent
+ * shows how much of the span one answer holds whatever order the upstream truncated in (a
+ * quarter of the span: about four answers' worth), and an answer larger than the limit
+ * holds at least that many records. Splitting once into enough parts, instead of halving
+ * over and over, downloads the span about twice instead of once per halving.
+ */
+export function splitCount(
+  records: readonly Timed[],
+  from: number,
+  to: number,
+  minSpanMs: number,
+  maxRecords: number,
+): number {
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const r of records) {
+    if (r.time < min) min = r.time;
+    if (r.time > max) max = r.time;
+  }
+  const span = to - from;
+  const covered = Math.max(max - min, 1);
+  const byTime = Number.isFinite(covered) ? Math.ceil((span / covered) * 1.25) : 2;
+  const byCount = Math.ceil((records.length / maxRecords) * 1.25);
+  return Math.max(2, Math.min(Math.max(byTime, byCount), 64, Math.floor(span / minSpanMs)));
+}
+
+/** Waits for every part, then fails with the first failure: parts that succeed still deliver. */
+export async function settleAll(parts: Promise<void>[]): Promise<void> {
+  const results = await Promise.allSettled(parts);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
+
+/** True for answers that mean "no data for you here", not a failure of the upstream. */
+function isDenied(err: unknown): boolean {
+  return err instanceof UpstreamError && (err.status === 403 || err.status === 404);
+}

@@ -1,0 +1,77 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config/load.ts';
+import type { Config } from '../../src/config/schema.ts';
+import { createReloader, type Reloader } from '../../src/app/reload.ts';
+import { type RunningSimulator, startSimulatorServer } from '../../src/simulator/index.ts';
+import { wireExporter } from '../../src/app/wire.ts';
+
+const logger = pino({ level: 'silent' });
+let sim: RunningSimulator;
+let file: string;
+let reloader: Reloader;
+
+const yaml = (windows: string) =>
+  `upstream:\n  base_url: ${sim.url}\n  token: demo-token\nwindows: [${windows}]\n`;
+
+beforeAll(async () => {
+  sim = await startSimulatorServer({ seed: 5, scale: { sites: 1, linesPerSite: 1, stationsPerLine: 3 } });
+  file = path.join(mkdtempSync(path.join(tmpdir(), 'reload-')), 'config.yaml');
+  writeFileSync(file, yaml('1h'));
+  const wire = (c: Config) => wireExporter(c, { logger, reload: () => reloader.reload() });
+  const initial = wire(await loadConfig(file));
+  await initial.poller.pollOnce();
+  reloader = createReloader({ initial, configPath: file, wire, logger });
+});
+afterAll(async () => {
+  await reloader.current().close();
+  await sim.close();
+});
+
+const metrics = async () => (await reloader.current().app.request('/metrics')).text();
+
+describe('config reload', () => {
+  it('swaps in a valid new config after polling it once', async () => {
+    expect(await metrics()).not.toContain('window="8h"');
+    writeFileSync(file, yaml('1h, 8h'));
+    const res = await reloader.current().app.request('/-/reload', { method: 'POST' });
+    expect(res.status).toBe(200);
+    expect(await metrics()).toContain('window="8h"');
+  });
+
+  it('keeps the running config when the new file is invalid, and says why', async () => {
+    const before = reloader.current();
+    writeFileSync(file, `${yaml('1h')}bogus: 1\n`);
+    const res = await before.app.request('/-/reload', { method: 'POST' });
+    expect(res.status).toBe(500);
+    expect(await res.text()).toContain('bogus: unknown key');
+    expect(reloader.current()).toBe(before);
+    expect(await metrics()).toContain('window="8h"');
+  });
+
+  it('keeps the running config when the new upstream cannot be reached', async () => {
+    const before = reloader.current();
+    writeFileSync(
+      file,
+      'upstream:\n  base_url: http://127.0.0.1:9\n  token: demo-token\n  timeout: 2s\nwindows: [1h]\n',
+    );
+    const res = await before.app.request('/-/reload', { method: 'POST' });
+    expect(res.status).toBe(500);
+    expect(await res.text()).toContain('could not discover any site');
+    expect(reloader.current()).toBe(before);
+    expect(await metrics()).toContain('window="8h"');
+  });
+
+  it('refuses to reload in demo mode', async () => {
+    const r = createReloader({
+      initial: reloader.current(),
+      configPath: undefined,
+      wire: () => reloader.current(),
+      logger,
+    });
+    expect(await r.reload()).toEqual({ ok: false, error: 'demo mode: there is no config file to reload' });
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { unitFamilies } from '../../../src/collectors/units/families.ts';
+import { LabelSet } from '../../../src/exposition/model.ts';
+
+const station = LabelSet.of({ station: 'S' });
+const counts = (rows: Array<[string, string, number]>, serials: number) => ({
+  records: new Map(
+    rows.map(([direction, result, count]) => [`${direction}\u0000${result}`, { direction, result, count }]),
+  ),
+  serials,
+});
+
+describe('unitFamilies', () => {
+  it('exports every direction and result seen in any window in every window, 0 where absent', () => {
+    const fams = unitFamilies([
+      {
+        station,
+        lastUnitTime: 2_000,
+        windows: [
+          { window: '1h', counts: counts([['output', 'pass', 3]], 2) },
+          {
+            window: '8h',
+            counts: counts(
+              [
+                ['output', 'pass', 9],
+                ['input', 'unknown', 4],
+              ],
+              5,
+            ),
+          },
+        ],
+      },
+    ]);
+    const [records, serials, last] = fams.map((f) => f.samples.map((s) => `${s.labels.text} ${s.value}`));
+    expect(records).toEqual([
+      'station="S",direction="input",result="unknown",window="1h" 0',
+      'station="S",direction="output",result="pass",window="1h" 3',
+      'station="S",direction="input",result="unknown",window="8h" 4',
+      'station="S",direction="output",result="pass",window="8h" 9',
+    ]);
+    expect(serials).toEqual(['station="S",window="1h" 2', 'station="S",window="8h" 5']);
+    expect(last).toEqual(['station="S" 2']);
+  });
+
+  it('leaves out the last unit time of a station that never had a unit', () => {
+    const fams = unitFamilies([{ station, windows: [{ window: '1h', counts: counts([], 0) }] }]);
+    expect(fams.map((f) => f.samples.length)).toEqual([0, 1, 0]);
+    expect(fams.map((f) => f.desc.name)).toEqual([
+      'station_unit_records',
+      'station_unit_serials',
+      'station_last_unit_timestamp_seconds',
+    ]);
+  });
+});

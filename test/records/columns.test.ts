@@ -1,0 +1,74 @@
+import { describe, expect, it } from 'vitest';
+import { type Row, SortedColumns } from '../../src/records/columns.ts';
+
+const row = (time: number, serial: string, value: number, extra = 0): Row => ({
+  time,
+  serial,
+  values: [value, extra],
+});
+
+function dump(c: SortedColumns) {
+  return Array.from({ length: c.length }, (_, i) => [c.time(i), c.serial(i), c.value(0, i), c.value(1, i)]);
+}
+
+describe('SortedColumns', () => {
+  it('keeps rows sorted by time, then serial, whatever order they arrive in', () => {
+    const c = new SortedColumns(2, 1);
+    expect(c.merge([row(30, 'b', 3), row(10, 'a', 1)])).toBe(2);
+    expect(c.merge([row(20, 'x', 2), row(30, 'a', 4), row(5, 'z', 0)])).toBe(3);
+    expect(dump(c).map((r) => `${r[0]}${r[1]}`)).toEqual(['5z', '10a', '20x', '30a', '30b']);
+  });
+
+  it('recognises a record seen again and does not add it twice', () => {
+    const c = new SortedColumns(2, 1);
+    c.merge([row(10, 'a', 1), row(20, 'a', 2), row(20, 'b', 2)]);
+    // Overlapping re-read: same time, serial and key value, with a corrected non-key column.
+    expect(c.merge([row(20, 'a', 2, 9), row(20, 'b', 2), row(30, 'c', 3)])).toBe(1);
+    expect(c.length).toBe(4);
+    expect(dump(c)[1]).toEqual([20, 'a', 2, 9]);
+  });
+
+  it('keeps records that differ only in a key column, and NaN equals NaN', () => {
+    const c = new SortedColumns(2, 1);
+    c.merge([row(10, 'a', 1), row(10, 'a', Number.NaN)]);
+    expect(c.merge([row(10, 'a', 2), row(10, 'a', Number.NaN)])).toBe(1);
+    expect(c.length).toBe(3);
+  });
+
+  it('deduplicates inside one batch', () => {
+    const c = new SortedColumns(2, 1);
+    expect(c.merge([row(10, 'a', 1), row(10, 'a', 1), row(10, 'a', 1)])).toBe(1);
+  });
+
+  it('finds windows by binary search: from inclusive, to exclusive', () => {
+    const c = new SortedColumns(2, 1);
+    c.merge([10, 20, 20, 30, 40].map((t, i) => row(t, `s${i}`, i)));
+    expect(c.range(20, 40)).toEqual([1, 4]);
+    expect(c.range(0, 10)).toEqual([0, 0]);
+    expect(c.range(41, 100)).toEqual([5, 5]);
+    expect(c.range(15, 21)).toEqual([1, 3]);
+  });
+
+  it('evicts rows older than a time and releases memory it no longer needs', () => {
+    const c = new SortedColumns(2, 1);
+    const rows = Array.from({ length: 1000 }, (_, i) => row(i, 's', i));
+    c.merge(rows);
+    expect(c.evictBefore(990)).toBe(990);
+    expect(c.length).toBe(10);
+    expect(c.time(0)).toBe(990);
+    expect(c.value(0, 9)).toBe(999);
+    expect(c.evictBefore(990)).toBe(0);
+    // Still usable after shrinking.
+    expect(c.merge([row(995, 'new', 1), row(2000, 'n', 2)])).toBe(2);
+    expect(c.range(995, 996)).toEqual([5, 7]);
+  });
+
+  it('grows past its initial capacity without losing rows', () => {
+    const c = new SortedColumns(2, 1);
+    for (let i = 0; i < 100; i++) c.merge([row(1000 - i, `s${i}`, i)]);
+    expect(c.length).toBe(100);
+    expect(dump(c).every((r, i, all) => i === 0 || (all[i - 1]?.[0] as number) <= (r[0] as number))).toBe(
+      true,
+    );
+  });
+});
