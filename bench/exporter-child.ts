@@ -4,8 +4,8 @@
  * main run. Two polls on a fixed clock (the second one steady-state), then it reports.
  */
 import pino from 'pino';
-import { configFromObject } from '../src/config/load.ts';
 import { wireExporter } from '../src/app/wire.ts';
+import { configFromObject } from '../src/config/load.ts';
 import type { SizedRunArgs, SizedRunResult } from './protocol.ts';
 import { BENCH_TOKEN, exporterConfigObject } from './scale.ts';
 

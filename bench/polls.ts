@@ -4,8 +4,8 @@
  * (wall time from the poller, upstream requests and bytes from the self-metrics).
  */
 import pino from 'pino';
-import { configFromObject } from '../src/config/load.ts';
 import { type Exporter, wireExporter } from '../src/app/wire.ts';
+import { configFromObject } from '../src/config/load.ts';
 import { readTraffic, type Traffic, trafficDelta, trafficTotal } from './counters.ts';
 import { withLoopMonitor } from './loop-delay.ts';
 import { type BenchParams, exporterConfigObject } from './scale.ts';

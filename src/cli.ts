@@ -8,8 +8,8 @@
  */
 import { parseArgs } from 'node:util';
 import { runCheckConfig, runOnce, runServe } from './app/commands.ts';
-import { isListenAddress, LOG_LEVELS } from './config/schema.ts';
 import { VERSION } from './app/wire.ts';
+import { isListenAddress, LOG_LEVELS } from './config/schema.ts';
 
 const USAGE = `Usage:
   station-exporter [--config FILE] [--web.listen-address ADDR] [--log.level LEVEL]

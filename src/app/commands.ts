@@ -1,10 +1,10 @@
 /** The command implementations behind `src/cli.ts`. Each returns the process exit code. */
 import { serve } from '@hono/node-server';
+import { describeConfig } from '../config/describe.ts';
 import { ConfigError, configFromObject, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
-import { describeConfig } from '../config/describe.ts';
-import { createReloader, type Reloader } from './reload.ts';
 import { parseListenAddress } from '../server/listen.ts';
+import { createReloader, type Reloader } from './reload.ts';
 import { createLogger, wireExporter } from './wire.ts';
 
 export interface RunOptions {

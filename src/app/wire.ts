@@ -7,18 +7,18 @@ import { readFileSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
-import type { Config } from '../config/schema.ts';
 import { displayUrl } from '../config/describe.ts';
+import type { Config } from '../config/schema.ts';
 import { createTokenProvider } from '../config/token.ts';
 import { ExpositionCache } from '../exposition/cache.ts';
 import { createSelfMetrics, type SelfMetrics } from '../exposition/selfmetrics.ts';
-import { createPoller, type Poller } from '../scheduler/scheduler.ts';
 import type { LoopTimers } from '../scheduler/loop.ts';
-import type { ReloadResult } from './reload.ts';
+import { createPoller, type Poller } from '../scheduler/scheduler.ts';
 import { createApp } from '../server/app.ts';
 import { createClient, type UpstreamClient } from '../upstream/client.ts';
 import { jwtExpiry } from '../upstream/jwt.ts';
 import { createLimiter } from '../upstream/limiter.ts';
+import type { ReloadResult } from './reload.ts';
 
 /** The package version, read once from package.json. */
 export const VERSION: string = (

@@ -2,8 +2,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
 import type { Family } from '../exposition/model.ts';
 import type { SelfMetrics } from '../exposition/selfmetrics.ts';
-import type { Topology } from './topology/types.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
+import type { Topology } from './topology/types.ts';
 
 /** What every collector job may use. */
 export interface JobDeps {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { parseDuration } from './duration.ts';
 import { isValidTimeZone } from '../time/zones.ts';
+import { parseDuration } from './duration.ts';
 
 /** Longest duration accepted anywhere: windows beyond a week are out of scope, and longer timers overflow. */
 export const MAX_DURATION_MS = 7 * 86_400_000;

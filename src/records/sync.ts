@@ -3,10 +3,11 @@
  * record lists (`measurements`, `units`): one incremental fetch per poll, then the records
  * that left the longest window are dropped.
  */
+
+import type { JobDeps, PollContext } from '../collectors/collector.ts';
 import { longestWindowMs } from '../time/windows.ts';
 import { forEachSlice } from '../util/turns.ts';
 import { fetchIncremental, type RecordSource, reportFetch, type Timed } from './fetch.ts';
-import type { JobDeps, PollContext } from '../collectors/collector.ts';
 
 /** What the sync needs of a store. */
 export interface RecordStore<R> {

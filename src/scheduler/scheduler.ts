@@ -4,18 +4,18 @@
  * A scrape never waits for any of this; it serves whatever was last published.
  */
 import type { Logger } from 'pino';
+import type { CollectorJob } from '../collectors/collector.ts';
+import { buildTopology } from '../collectors/topology/build.ts';
+import { discoverSites } from '../collectors/topology/discover.ts';
 import { topologyFamilies } from '../collectors/topology/families.ts';
+import type { Topology } from '../collectors/topology/types.ts';
 import type { Config } from '../config/schema.ts';
 import type { ExpositionCache } from '../exposition/cache.ts';
 import type { Family } from '../exposition/model.ts';
 import type { SelfMetrics } from '../exposition/selfmetrics.ts';
-import { buildTopology } from '../collectors/topology/build.ts';
-import { discoverSites } from '../collectors/topology/discover.ts';
-import type { Topology } from '../collectors/topology/types.ts';
+import { createJobs } from '../poller/jobs.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import { UpstreamError } from '../upstream/errors.ts';
-import type { CollectorJob } from '../collectors/collector.ts';
-import { createJobs } from '../poller/jobs.ts';
 import { type Loop, type LoopTimers, realLoopTimers, startLoop } from './loop.ts';
 
 /** Status of one collector, for the landing page and readiness. */

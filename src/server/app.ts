@@ -6,11 +6,11 @@ import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import type { Registry } from 'prom-client';
+import type { ReloadResult } from '../app/reload.ts';
 import type { ExpositionCache } from '../exposition/cache.ts';
 import { negotiate } from '../exposition/negotiate.ts';
 import type { SelfMetrics } from '../exposition/selfmetrics.ts';
 import type { CollectorStatus } from '../scheduler/scheduler.ts';
-import type { ReloadResult } from '../app/reload.ts';
 import { landingPage } from './landing.ts';
 import { createTailMemo } from './self-metrics-tail.ts';
 

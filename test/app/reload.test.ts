@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReloader, type Reloader } from '../../src/app/reload.ts';
+import { wireExporter } from '../../src/app/wire.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import type { Config } from '../../src/config/schema.ts';
-import { createReloader, type Reloader } from '../../src/app/reload.ts';
 import { type RunningSimulator, startSimulatorServer } from '../../src/simulator/index.ts';
-import { wireExporter } from '../../src/app/wire.ts';
 
 const logger = pino({ level: 'silent' });
 let sim: RunningSimulator;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { configFromObject } from '../../src/config/load.ts';
 import { describeConfig } from '../../src/config/describe.ts';
+import { configFromObject } from '../../src/config/load.ts';
 
 describe('describeConfig', () => {
   it('summarises the config without the token', () => {

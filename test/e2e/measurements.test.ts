@@ -4,14 +4,14 @@
  * records (`sim.metricsBetween`, `sim.unitsBetween`) for the same window.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { WindowSpec } from '../../src/config/schema.ts';
-import { longestWindowMs, windowBounds } from '../../src/time/windows.ts';
-import type { Family } from '../../src/exposition/model.ts';
-import { DEFAULT_MAX_SPAN_MS } from '../../src/records/fetch.ts';
 import { createMeasurementsJob } from '../../src/collectors/measurements/job.ts';
 import { createUnitsJob } from '../../src/collectors/units/job.ts';
+import type { WindowSpec } from '../../src/config/schema.ts';
+import type { Family } from '../../src/exposition/model.ts';
+import { DEFAULT_MAX_SPAN_MS } from '../../src/records/fetch.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
 import type { SimulatorOptions } from '../../src/simulator/types.ts';
+import { longestWindowMs, windowBounds } from '../../src/time/windows.ts';
 import { type ParsedSample, parseExposition } from '../helpers/exposition.ts';
 import { dataExposition, type Harness, startHarness } from '../helpers/harness.ts';
 import { checkMetrics, promtoolPath } from '../helpers/promtool.ts';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUMMARY_FIELDS } from '../../src/collectors/summary/families.ts';
-import { windowBounds } from '../../src/time/windows.ts';
 import type { SummaryWire } from '../../src/simulator/types.ts';
+import { windowBounds } from '../../src/time/windows.ts';
 import { type ParsedSample, parseExposition } from '../helpers/exposition.ts';
 import { dataExposition, type Harness, startHarness } from '../helpers/harness.ts';
 import { checkMetrics, promtoolPath } from '../helpers/promtool.ts';

@@ -3,11 +3,11 @@
  * that end-to-end tests are deterministic and need no sleeps.
  */
 import pino, { type Logger } from 'pino';
+import { type Exporter, wireExporter } from '../../src/app/wire.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import type { Config } from '../../src/config/schema.ts';
 import { type RunningSimulator, startSimulatorServer } from '../../src/simulator/index.ts';
 import type { SimulatorOptions } from '../../src/simulator/types.ts';
-import { type Exporter, wireExporter } from '../../src/app/wire.ts';
 
 /** A Saturday noon, away from any DST change. */
 export const FIXED_NOW = Date.parse('2026-11-21T12:34:56.000Z');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MeasurementStore } from '../../src/collectors/measurements/store.ts';
 import { latestMeasurement, measurementWindow, unitWindow } from '../../src/collectors/measurements/stats.ts';
+import { MeasurementStore } from '../../src/collectors/measurements/store.ts';
 import { UnitStore } from '../../src/collectors/units/store.ts';
 import type { MeasurementRecord, UnitRecord } from '../../src/upstream/types.ts';
 

@@ -2,17 +2,18 @@
  * The measurements collector's job: fetch new measurement records incrementally, keep the
  * records of the longest window in memory, and publish per-window statistics.
  */
-import { type MeasurementResult, measurementFamilies } from './families.ts';
+
 import type { WindowSpec } from '../../config/schema.ts';
+import { createRecordSync } from '../../records/sync.ts';
 import { windowBounds } from '../../time/windows.ts';
-import { MeasurementStore } from './store.ts';
-import { latestMeasurement, measurementWindow } from './stats.ts';
-import type { Topology } from '../topology/types.ts';
 import { windowParams } from '../../upstream/client.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
 import { yieldToLoop } from '../../util/turns.ts';
 import type { CollectorJob, JobDeps } from '../collector.ts';
-import { createRecordSync } from '../../records/sync.ts';
+import type { Topology } from '../topology/types.ts';
+import { type MeasurementResult, measurementFamilies } from './families.ts';
+import { latestMeasurement, measurementWindow } from './stats.ts';
+import { MeasurementStore } from './store.ts';
 
 /** Creates the measurements job. */
 export function createMeasurementsJob(deps: JobDeps): CollectorJob {

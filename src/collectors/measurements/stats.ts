@@ -3,8 +3,8 @@
  * search; only those rows are read.
  */
 import type { SortedColumns } from '../../records/columns.ts';
-import { LOWER, UPPER, VALUE } from './store.ts';
 import { DIRECTION, RESULT } from '../units/store.ts';
+import { LOWER, UPPER, VALUE } from './store.ts';
 
 /** Statistics of one measurement series over one window. */
 export interface MeasurementWindowStats {

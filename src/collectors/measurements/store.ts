@@ -2,8 +2,9 @@
  * Rolling store of measurement records: one {@link SortedColumns} per station, measurement
  * name and slot, holding only the records inside the longest window.
  */
-import type { MeasurementRecord } from '../../upstream/types.ts';
+
 import { type Row, SortedColumns } from '../../records/columns.ts';
+import type { MeasurementRecord } from '../../upstream/types.ts';
 
 /** Columns of a measurement series; the value is the record's key column. */
 export const VALUE = 0;

@@ -1,6 +1,7 @@
 /** The summary collector's job: fetch summaries, keep last good answers, publish gauges. */
-import { summaryFamilies } from './families.ts';
+
 import type { CollectorJob, JobDeps } from '../collector.ts';
+import { summaryFamilies } from './families.ts';
 import { pollSummaries, type SummaryMemory } from './plan.ts';
 
 /** A failed entity keeps its last good answer for this many intervals. */

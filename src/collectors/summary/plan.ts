@@ -4,13 +4,13 @@
  * stations come from the upstream and are never combined locally.
  */
 
-import type { SummaryResult } from './families.ts';
 import type { WindowSpec } from '../../config/schema.ts';
 import { windowBounds } from '../../time/windows.ts';
-import type { Entity, Level, Topology } from '../topology/types.ts';
 import { type UpstreamClient, windowParams } from '../../upstream/client.ts';
 import { UpstreamError } from '../../upstream/errors.ts';
 import type { StationSummary } from '../../upstream/types.ts';
+import type { Entity, Level, Topology } from '../topology/types.ts';
+import type { SummaryResult } from './families.ts';
 
 export interface SummaryPollOptions {
   readonly levels: readonly Level[];

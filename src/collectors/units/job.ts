@@ -2,17 +2,18 @@
  * The units collector's job: fetch new unit records of both directions incrementally, keep
  * the records of the longest window in memory, and publish per-window counts.
  */
-import { type UnitResult, unitFamilies } from './families.ts';
+
 import type { WindowSpec } from '../../config/schema.ts';
+import { createRecordSync } from '../../records/sync.ts';
 import { windowBounds } from '../../time/windows.ts';
-import { unitWindow } from '../measurements/stats.ts';
-import { UnitStore } from './store.ts';
-import type { Topology } from '../topology/types.ts';
 import { windowParams } from '../../upstream/client.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
 import { mapCooperatively } from '../../util/turns.ts';
 import type { CollectorJob, JobDeps } from '../collector.ts';
-import { createRecordSync } from '../../records/sync.ts';
+import { unitWindow } from '../measurements/stats.ts';
+import type { Topology } from '../topology/types.ts';
+import { type UnitResult, unitFamilies } from './families.ts';
+import { UnitStore } from './store.ts';
 
 // The upstream returns only output records unless asked; inputs are needed too.
 const DIRECTIONS = ['input', 'output'] as const;

@@ -3,8 +3,9 @@
  * records inside the longest window, plus each station's latest unit time, which outlives
  * eviction so that a station silent for longer than every window can still be alerted on.
  */
-import type { UnitRecord } from '../../upstream/types.ts';
+
 import { type Row, SortedColumns } from '../../records/columns.ts';
+import type { UnitRecord } from '../../upstream/types.ts';
 import { stationKey } from '../measurements/store.ts';
 
 /** Columns of a unit row; all three, with time and serial, identify a record. */

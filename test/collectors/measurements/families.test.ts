@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type MeasurementResult, measurementFamilies, ppk } from '../../../src/collectors/measurements/families.ts';
-import { LabelSet } from '../../../src/exposition/model.ts';
+import {
+  type MeasurementResult,
+  measurementFamilies,
+  ppk,
+} from '../../../src/collectors/measurements/families.ts';
 import type { MeasurementWindowStats } from '../../../src/collectors/measurements/stats.ts';
+import { LabelSet } from '../../../src/exposition/model.ts';
 
 const base: MeasurementWindowStats = { samples: 40, nonNumeric: 0, mean: 5, stddev: 0.5, upper: 8, lower: 1 };
 
