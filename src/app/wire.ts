@@ -22,7 +22,7 @@ import type { ReloadResult } from './reload.ts';
 
 /** The package version, read once from package.json. */
 export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
 
 /** Optional injections, mostly for tests. */

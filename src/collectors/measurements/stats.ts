@@ -3,7 +3,6 @@
  * search; only those rows are read.
  */
 import type { SortedColumns } from '../../records/columns.ts';
-import { DIRECTION, RESULT } from '../units/store.ts';
 import { LOWER, UPPER, VALUE } from './store.ts';
 
 /** Statistics of one measurement series over one window. */
@@ -88,34 +87,4 @@ export function latestMeasurement(rows: SortedColumns): LatestMeasurement {
     }
   }
   return { value, upper: defined(rows.value(UPPER, last)), lower: defined(rows.value(LOWER, last)) };
-}
-
-/** Unit counts of one station over one window. */
-export interface UnitWindowCounts {
-  /** Records by `direction` and `result` label values. */
-  readonly records: ReadonlyMap<string, { direction: string; result: string; count: number }>;
-  /** Distinct serials, both directions. */
-  readonly serials: number;
-}
-
-/** Counts the unit rows with `from <= time < to`. */
-export function unitWindow(
-  rows: SortedColumns,
-  from: number,
-  to: number,
-  resultOf: (code: number) => string,
-): UnitWindowCounts {
-  const [start, end] = rows.range(from, to);
-  const records = new Map<string, { direction: string; result: string; count: number }>();
-  const serials = new Set<string>();
-  for (let i = start; i < end; i++) {
-    serials.add(rows.serial(i));
-    const direction = rows.value(DIRECTION, i) === 0 ? 'input' : 'output';
-    const result = resultOf(rows.value(RESULT, i));
-    const key = `${direction}\u0000${result}`;
-    const row = records.get(key);
-    if (row) row.count++;
-    else records.set(key, { direction, result, count: 1 });
-  }
-  return { records, serials: serials.size };
 }

@@ -4,7 +4,7 @@
  * upstream GET /units (both directions).
  */
 import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
-import type { UnitWindowCounts } from '../measurements/stats.ts';
+import type { UnitWindowCounts } from './stats.ts';
 
 const STATION = ['site', 'line', 'station', 'station_id', 'group'];
 const SOURCE = 'from the upstream GET /units records (both directions)';

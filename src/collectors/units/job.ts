@@ -10,9 +10,9 @@ import { windowParams } from '../../upstream/client.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
 import { mapCooperatively } from '../../util/turns.ts';
 import type { CollectorJob, JobDeps } from '../collector.ts';
-import { unitWindow } from '../measurements/stats.ts';
 import type { Topology } from '../topology/types.ts';
 import { type UnitResult, unitFamilies } from './families.ts';
+import { unitWindow } from './stats.ts';
 import { UnitStore } from './store.ts';
 
 // The upstream returns only output records unless asked; inputs are needed too.

@@ -1,0 +1,33 @@
+/** Counts over a window of a station's unit rows (sorted columns). */
+import type { SortedColumns } from '../../records/columns.ts';
+import { DIRECTION, RESULT } from './store.ts';
+
+/** Unit counts of one station over one window. */
+export interface UnitWindowCounts {
+  /** Records by `direction` and `result` label values. */
+  readonly records: ReadonlyMap<string, { direction: string; result: string; count: number }>;
+  /** Distinct serials, both directions. */
+  readonly serials: number;
+}
+
+/** Counts the unit rows with `from <= time < to`. */
+export function unitWindow(
+  rows: SortedColumns,
+  from: number,
+  to: number,
+  resultOf: (code: number) => string,
+): UnitWindowCounts {
+  const [start, end] = rows.range(from, to);
+  const records = new Map<string, { direction: string; result: string; count: number }>();
+  const serials = new Set<string>();
+  for (let i = start; i < end; i++) {
+    serials.add(rows.serial(i));
+    const direction = rows.value(DIRECTION, i) === 0 ? 'input' : 'output';
+    const result = resultOf(rows.value(RESULT, i));
+    const key = `${direction}\u0000${result}`;
+    const row = records.get(key);
+    if (row) row.count++;
+    else records.set(key, { direction, result, count: 1 });
+  }
+  return { records, serials: serials.size };
+}
