@@ -37,11 +37,11 @@ const config = configFromObject(
   { baseDir: process.cwd(), source: 'benchmark (sized run)' },
 );
 const exporter = wireExporter(config, {
-  clock: () => args.nowMs,
+  wallClock: () => args.nowMs,
   logger: pino({ level: 'warn' }, pino.destination(2)),
 });
-await exporter.poller.pollOnce();
-await exporter.poller.pollOnce();
+await exporter.scheduler.pollOnce();
+await exporter.scheduler.pollOnce();
 const rssAfterPollBytes = process.memoryUsage().rss;
 // Right after the polls, V8 still holds the heap it grew for parsing the first poll's answers;
 // an exporter spends nearly all its time idle between polls, where V8 gives that memory back.

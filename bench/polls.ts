@@ -85,7 +85,7 @@ function instrumentCache(exporter: Exporter): Map<string, PartRender> {
 }
 
 function collectorPolls(exporter: Exporter, traffic: Traffic): CollectorPoll[] {
-  return exporter.poller.status().map((s) => {
+  return exporter.scheduler.status().map((s) => {
     const t = trafficTotal(traffic, COLLECTOR_ENDPOINTS[s.name] ?? [s.name]);
     return { name: s.name, wallMs: s.lastDurationMs ?? 0, ok: s.lastOk ?? false, ...t };
   });
@@ -103,13 +103,13 @@ export function measuredExporter(
     source: 'benchmark',
   });
   const exporter = wireExporter(config, {
-    clock: sim.now,
+    wallClock: sim.now,
     logger: pino({ level: 'warn' }, pino.destination(2)),
   });
   const renders = instrumentCache(exporter);
   return {
     exporter,
-    collectors: exporter.poller.status().map((s) => s.name),
+    collectors: exporter.scheduler.status().map((s) => s.name),
     renders: () => renders,
     async poll() {
       const before = await readTraffic(exporter.registry);
@@ -117,7 +117,7 @@ export function measuredExporter(
       const cpuBefore = process.cpuUsage();
       const { value: wallMs, maxBlockMs } = await withLoopMonitor(async () => {
         const started = performance.now();
-        await exporter.poller.pollOnce();
+        await exporter.scheduler.pollOnce();
         return performance.now() - started;
       });
       const cpu = process.cpuUsage(cpuBefore);

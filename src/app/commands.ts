@@ -95,11 +95,11 @@ export async function runOnce(opts: RunOptions): Promise<number> {
     logger: createLogger(opts.logLevel ?? resolved.config.log.level),
   });
   try {
-    const ok = await exporter.poller.pollOnce();
+    const ok = await exporter.scheduler.pollOnce();
     const res = await exporter.app.request('/metrics', { headers: { accept: 'text/plain' } });
     process.stdout.write(await res.text());
     if (!ok) {
-      const failed = exporter.poller.status().filter((s) => !s.lastOk);
+      const failed = exporter.scheduler.status().filter((s) => !s.lastOk);
       for (const s of failed)
         process.stderr.write(`station-exporter: ${s.name}: ${s.lastError ?? 'poll had failed requests'}\n`);
     }
@@ -144,7 +144,7 @@ export async function runServe(opts: RunOptions): Promise<number> {
     process.exitCode = 1;
     void shutdown();
   });
-  reloader.current().poller.start();
+  reloader.current().scheduler.start();
   let stopping = false;
   const shutdown = async () => {
     if (stopping) return;

@@ -7,10 +7,8 @@
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
+import type { ReloadResult } from '../server/app.ts';
 import type { Exporter } from './wire.ts';
-
-/** The outcome of a reload, safe to show (config errors never contain the token). */
-export type ReloadResult = { readonly ok: true } | { readonly ok: false; readonly error: string };
 
 export interface Reloader {
   current(): Exporter;
@@ -46,8 +44,8 @@ export function createReloader(opts: ReloaderOptions): Reloader {
       opts.logger.warn('server.listen_address changed: restart the exporter to apply it');
     }
     const next = opts.wire(config);
-    await next.poller.pollOnce();
-    if (next.poller.currentTopology() === undefined) {
+    await next.scheduler.pollOnce();
+    if (next.scheduler.currentTopology() === undefined) {
       await next.close();
       const error = 'the new config could not discover any site (is the upstream reachable?)';
       opts.logger.error({ err: error }, 'config reload failed; keeping the running config');
@@ -55,7 +53,7 @@ export function createReloader(opts: ReloaderOptions): Reloader {
     }
     const previous = current;
     current = next;
-    next.poller.start({ alreadyPolled: true });
+    next.scheduler.start({ alreadyPolled: true });
     await previous.close();
     opts.logger.info('config reloaded');
     return { ok: true };

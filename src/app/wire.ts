@@ -1,24 +1,27 @@
 /**
  * Assembles an exporter from a validated config: client, limiter, self-metrics, cache,
- * poller and HTTP app. Shared by the command line and the end-to-end tests, so that both
+ * scheduler and HTTP app. Shared by the command line and the end-to-end tests, so that both
  * run exactly the same wiring.
  */
 import { readFileSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
+import { DISCOVERY, enabledDataCollectors } from '../collectors/index.ts';
 import { displayUrl } from '../config/describe.ts';
+import { assertLoaded } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { createTokenProvider } from '../config/token.ts';
 import { ExpositionCache } from '../exposition/cache.ts';
 import { createSelfMetrics, type SelfMetrics } from '../exposition/selfmetrics.ts';
 import type { LoopTimers } from '../scheduler/loop.ts';
-import { createPoller, type Poller } from '../scheduler/scheduler.ts';
-import { createApp } from '../server/app.ts';
+import { createScheduler, type Scheduler } from '../scheduler/scheduler.ts';
+import { createApp, type ReloadResult } from '../server/app.ts';
 import { createClient, type UpstreamClient } from '../upstream/client.ts';
+import { ENDPOINT_NAMES } from '../upstream/endpoints.ts';
 import { jwtExpiry } from '../upstream/jwt.ts';
 import { createLimiter } from '../upstream/limiter.ts';
-import type { ReloadResult } from './reload.ts';
+import { createTurns } from '../util/turns.ts';
 
 /** The package version, read once from package.json. */
 export const VERSION: string = (
@@ -28,7 +31,8 @@ export const VERSION: string = (
 /** Optional injections, mostly for tests. */
 export interface WireOptions {
   readonly logger?: Logger;
-  readonly clock?: () => number;
+  /** Wall clock, epoch ms: window ends, data ages. */
+  readonly wallClock?: () => number;
   readonly dispatcher?: Dispatcher;
   readonly timers?: LoopTimers;
   readonly random?: () => number;
@@ -41,7 +45,7 @@ export interface WireOptions {
 export interface Exporter {
   readonly config: Config;
   readonly client: UpstreamClient;
-  readonly poller: Poller;
+  readonly scheduler: Scheduler;
   readonly cache: ExpositionCache;
   readonly registry: Registry;
   readonly self: SelfMetrics;
@@ -58,26 +62,19 @@ export function createLogger(level: string): Logger {
 
 /** Wires an exporter from a validated config. */
 export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
+  assertLoaded(config);
   const logger = opts.logger ?? createLogger(config.log.level);
   const registry = opts.registry ?? new Registry();
-  const clock = opts.clock ?? Date.now;
-  const self = createSelfMetrics(registry, { version: VERSION, now: clock });
-  self.initEndpoints(['sites', 'site', 'station_summary', 'metrics', 'units']);
-  const tokens = createTokenProvider(config.upstream.token);
-  let lastToken: string | undefined;
-  const token = async () => {
-    const t = await tokens.get();
-    if (t !== lastToken) {
-      lastToken = t;
-      self.setTokenExpiry(jwtExpiry(t));
-    }
-    return t;
-  };
+  const wallClock = opts.wallClock ?? Date.now;
+  const turns = createTurns();
+  const self = createSelfMetrics(registry, { version: VERSION, wallClock });
+  self.initEndpoints(ENDPOINT_NAMES);
   const client = createClient({
     baseUrl: config.upstream.baseUrl,
-    token,
+    token: trackedToken(config, self),
     timeoutMs: config.upstream.timeoutMs,
     dispatcher: opts.dispatcher,
+    turns,
     limiter: createLimiter({
       concurrency: config.upstream.concurrency,
       ratePerSecond: config.upstream.maxRequestsPerSecond,
@@ -88,14 +85,15 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
       logger.debug({ endpoint, reason, n }, 'upstream records skipped at the edge');
     },
   });
-  const cache = new ExpositionCache();
-  const poller = createPoller({
-    config,
-    client,
+  const cache = new ExpositionCache({ turns });
+  const scheduler = createScheduler({
+    discovery: DISCOVERY,
+    collectors: enabledDataCollectors(config),
+    context: { config, client, logger, turns },
     cache,
     self,
     logger,
-    clock,
+    wallClock,
     timers: opts.timers,
     random: opts.random,
   });
@@ -104,24 +102,38 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     registry,
     self,
     version: VERSION,
-    status: () => poller.status(),
-    ready: () => poller.ready(),
+    status: () => scheduler.status(),
+    ready: () => scheduler.ready(),
     upstream: displayUrl(config.upstream.baseUrl),
-    clock,
+    wallClock,
     reload: opts.reload,
   });
   return {
     config,
     client,
-    poller,
+    scheduler,
     cache,
     registry,
     self,
     app,
     logger,
     async close() {
-      await poller.stop();
+      await scheduler.stop();
       await client.close();
     },
+  };
+}
+
+/** The token provider, reporting each new token's expiry to the self-metrics. */
+function trackedToken(config: Config, self: SelfMetrics): () => Promise<string> {
+  const tokens = createTokenProvider(config.upstream.token);
+  let lastToken: string | undefined;
+  return async () => {
+    const t = await tokens.get();
+    if (t !== lastToken) {
+      lastToken = t;
+      self.setTokenExpiry(jwtExpiry(t));
+    }
+    return t;
   };
 }

@@ -1,38 +1,93 @@
+/**
+ * The collector contract. A collector is a folder under `src/collectors/` with its metric
+ * families, a job that polls the upstream and turns what it fetched into families, and
+ * (for record collectors) a store. It is listed once, in `src/collectors/index.ts`.
+ *
+ * Collectors never write self-metrics: a job returns what it did ({@link PollOutcome}) and
+ * the scheduler times every poll and reports success, duration, data age, upstream health
+ * and the collector's own diagnostics, as node_exporter's `execute()` does.
+ */
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
-import type { Family } from '../exposition/model.ts';
-import type { SelfMetrics } from '../exposition/selfmetrics.ts';
+import type { Family, FamilyDesc } from '../exposition/model.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
+import type { Turns } from '../util/turns.ts';
 import type { Topology } from './topology/types.ts';
 
 /** What every collector job may use. */
-export interface JobDeps {
+export interface CollectorContext {
   readonly config: Config;
   readonly client: UpstreamClient;
-  readonly self: SelfMetrics;
   readonly logger: Logger;
+  /** The exporter's event-loop turn queue, for CPU-heavy loops. */
+  readonly turns: Turns;
 }
 
-/** One poll's inputs: the current topology and the time that ends every window. */
+/** One row of `station_exporter_levels_skipped`. */
+export interface LevelsSkipped {
+  readonly level: string;
+  readonly reason: string;
+  readonly count: number;
+}
+
+/** Diagnostics a poll reports; the scheduler turns them into self-metrics. */
+export interface PollDiagnostics {
+  /** Summary level entities skipped, by level and reason. */
+  readonly levelsSkipped?: readonly LevelsSkipped[];
+  /** Configured stations the token cannot see. */
+  readonly stationsInaccessible?: number;
+}
+
+/** One poll's outcome: the families to publish whole, and what the poll asked of the upstream. */
+export interface PollOutcome {
+  readonly families: Family[];
+  /** Upstream requests sent. */
+  readonly requests: number;
+  /** Requests that failed (timeouts, 5xx, network, bad bodies); their data kept its last values. */
+  readonly failures: number;
+  readonly diagnostics?: PollDiagnostics;
+}
+
+/** The discovery poll's outcome also carries the topology every other collector reads. */
+export interface DiscoveryOutcome extends PollOutcome {
+  readonly topology: Topology;
+}
+
+/** One data poll's inputs: the current topology and the time that ends every window. */
 export interface PollContext {
   readonly topology: Topology;
   readonly now: Date;
   readonly signal?: AbortSignal;
 }
 
-/** One poll's outcome: the families to publish whole, and whether every request succeeded. */
-export interface PollOutcome {
-  readonly families: Family[];
-  readonly complete: boolean;
+/** A job that polls the upstream on its collector's interval. */
+export interface Job<C, O extends PollOutcome> {
+  poll(ctx: C): Promise<O>;
 }
 
-/**
- * A background collector job: fetches from the upstream, then turns what it fetched into
- * families with its collector's pure function. Its name is its config key and the
- * `collector` label of the self-metrics.
- */
-export interface CollectorJob {
+interface CollectorBase {
+  /** Config section and `collector` label of the self-metrics. */
   readonly name: string;
-  readonly intervalMs: number;
-  poll(ctx: PollContext): Promise<PollOutcome>;
+  /** Every family the collector can export (for the generated metrics reference). */
+  readonly families: readonly FamilyDesc[];
+  enabled(config: Config): boolean;
+  /** How often the job runs. */
+  intervalMs(config: Config): number;
 }
+
+/** The collector that discovers the topology; it runs before the others. */
+export interface DiscoveryCollector extends CollectorBase {
+  readonly kind: 'discovery';
+  createJob(
+    ctx: CollectorContext,
+  ): Job<{ readonly now: Date; readonly signal?: AbortSignal }, DiscoveryOutcome>;
+}
+
+/** A collector that polls data for the discovered topology. */
+export interface DataCollector extends CollectorBase {
+  readonly kind: 'data';
+  createJob(ctx: CollectorContext): Job<PollContext, PollOutcome>;
+}
+
+/** Any collector of the list. */
+export type Collector = DiscoveryCollector | DataCollector;

@@ -1,26 +1,27 @@
 /**
- * Every collector's metric families, listed explicitly (no registration by import side
- * effect). The generated metrics reference reads this list.
+ * The one list of collectors, in exposition order (no registration by import side effect).
+ * The runtime, the generated metrics reference and check-config all read it. A new
+ * collector is a folder, one line here, and its config section.
  */
-import type { FamilyDesc } from '../exposition/model.ts';
-import { MEASUREMENT_FAMILIES } from './measurements/families.ts';
-import { summaryDescs } from './summary/families.ts';
-import { STATION_INFO } from './topology/families.ts';
-import { UNIT_FAMILIES } from './units/families.ts';
+import type { Config } from '../config/schema.ts';
+import type { Collector, DataCollector, DiscoveryCollector } from './collector.ts';
+import { measurementsCollector } from './measurements/index.ts';
+import { summaryCollector } from './summary/index.ts';
+import { topologyCollector } from './topology/index.ts';
+import { unitsCollector } from './units/index.ts';
 
-/** A collector's name (its config key) and the families it exports. */
-export interface CollectorDescription {
-  readonly name: string;
-  readonly families: readonly FamilyDesc[];
-}
+/** The discovery collector: it runs first, and its topology feeds the others. */
+export const DISCOVERY: DiscoveryCollector = topologyCollector;
 
-/** All collectors, in exposition order. */
-export const COLLECTORS: readonly CollectorDescription[] = [
-  { name: 'topology', families: [STATION_INFO] },
-  {
-    name: 'summary',
-    families: (['station', 'group', 'line', 'site'] as const).flatMap((level) => summaryDescs(level)),
-  },
-  { name: 'measurements', families: Object.values(MEASUREMENT_FAMILIES) },
-  { name: 'units', families: Object.values(UNIT_FAMILIES) },
+/** Every collector, discovery first. */
+export const COLLECTORS: readonly Collector[] = [
+  topologyCollector,
+  summaryCollector,
+  measurementsCollector,
+  unitsCollector,
 ];
+
+/** The data collectors a config enables, in list order. */
+export function enabledDataCollectors(config: Config): DataCollector[] {
+  return COLLECTORS.filter((c): c is DataCollector => c.kind === 'data' && c.enabled(config));
+}

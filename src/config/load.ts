@@ -76,12 +76,27 @@ export function configFromObject(raw: unknown, opts: ParseOptions): Config {
   return brand(parsed.data, tokenFile);
 }
 
+/** Marks a config as the loader's own; {@link assertLoaded} checks the mark at run time too. */
+const LOADED = Symbol('station-exporter validated config');
+
 function brand(data: ConfigData, tokenFile: string | undefined): Config {
   const token =
     data.upstream.token.kind === 'file' && tokenFile !== undefined
       ? { kind: 'file' as const, path: tokenFile }
       : data.upstream.token;
-  return { ...data, upstream: { ...data.upstream, token } } as Config;
+  const config = { ...data, upstream: { ...data.upstream, token } };
+  Object.defineProperty(config, LOADED, { value: true, enumerable: false });
+  return config as Config;
+}
+
+/**
+ * Throws unless `config` came from the loader: a hand-built or spread copy (from JavaScript,
+ * or past a type cast) would skip validation, so the runtime refuses it.
+ */
+export function assertLoaded(config: Config): void {
+  if ((config as unknown as Record<symbol, unknown>)[LOADED] !== true) {
+    throw new TypeError('a Config must come from the config loader (loadConfig or configFromObject)');
+  }
 }
 
 const TOKEN_FILE_PATH = ['upstream', 'token_file'];

@@ -14,9 +14,10 @@ export type { WindowSpec } from './windows-schema.ts';
 /** Where the bearer token comes from. A file path is absolute once the loader has resolved it. */
 export type SecretSource = { kind: 'inline'; value: string } | { kind: 'file'; path: string };
 
-const LEVELS = ['station', 'group', 'line', 'site'] as const;
+/** The summary levels, finest first. */
+export const SUMMARY_LEVELS = ['station', 'group', 'line', 'site'] as const;
 /** Aggregation levels at which station summaries are exported. */
-export type SummaryLevel = (typeof LEVELS)[number];
+export type SummaryLevel = (typeof SUMMARY_LEVELS)[number];
 
 const baseUrl = z
   .string({ error: (iss) => (iss.input === undefined ? 'is required' : 'must be an http or https URL') })
@@ -156,9 +157,9 @@ const summarySchema = z
     enabled: z.boolean().default(true).describe('Export station summary statistics.'),
     interval: interval('station summaries'),
     levels: z
-      .array(z.enum(LEVELS))
+      .array(z.enum(SUMMARY_LEVELS))
       .min(1)
-      .prefault([...LEVELS])
+      .prefault([...SUMMARY_LEVELS])
       .superRefine((levels, ctx) => reportDuplicates(levels, ctx, (l) => l, 'level'), always)
       .describe('Aggregation levels to export: `station`, `group`, `line`, `site`.'),
     yield_scale: z

@@ -10,6 +10,7 @@
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { createTurns, type Turns } from '../util/turns.ts';
 import { crc32, crc32Combine } from './crc32.ts';
 import type { Family } from './model.ts';
 import {
@@ -64,6 +65,8 @@ function isTail(x: readonly Family[] | Tail): x is Tail {
 export interface ExpositionCacheOptions {
   /** zlib level (1 fastest .. 9 smallest) for both the static part and the tail; default 6. */
   readonly gzipLevel?: number;
+  /** The exporter's turn queue, shared with the client and collectors; default the cache's own. */
+  readonly turns?: Turns;
 }
 
 /** One rendered run of families: plain bytes, raw deflate up to a sync flush, CRC32. */
@@ -133,9 +136,11 @@ export class ExpositionCache {
   private seq = 0;
   private readonly applied = new Map<string, number>();
   private renderMs = 0;
+  private readonly turns: Turns;
 
   constructor(opts: ExpositionCacheOptions = {}) {
     this.level = opts.gzipLevel ?? 6;
+    this.turns = opts.turns ?? createTurns();
   }
 
   /**
@@ -152,7 +157,7 @@ export class ExpositionCache {
     let busyMs = 0;
     let series = 0;
     for (const run of runsOf(families)) {
-      const rendered = await renderFamiliesToBuffers(run.families, 'text');
+      const rendered = await renderFamiliesToBuffers(run.families, 'text', { turns: this.turns });
       busyMs += rendered.busyMs;
       series += rendered.samples;
       const encoded = await this.encode(rendered.chunks);
@@ -161,7 +166,7 @@ export class ExpositionCache {
         om.push(encoded);
         continue;
       }
-      const own = await renderFamiliesToBuffers(run.families, 'openmetrics');
+      const own = await renderFamiliesToBuffers(run.families, 'openmetrics', { turns: this.turns });
       busyMs += own.busyMs;
       om.push(await this.encode(own.chunks));
     }

@@ -5,7 +5,7 @@
  * string concatenation: per family the `name{` prefix is computed once, per sample only
  * the value is formatted.
  */
-import { yieldToLoop } from '../util/turns.ts';
+import { createTurns, type Turns } from '../util/turns.ts';
 import type { Family, FamilyDesc } from './model.ts';
 
 /** Exposition format: Prometheus text 0.0.4 or OpenMetrics 1.0. */
@@ -160,6 +160,10 @@ export function renderFamilies(families: readonly Family[], format: ExpositionFo
 export interface RenderAsyncOptions {
   /** Samples to render between yields to the event loop (default {@link DEFAULT_YIELD_EVERY}). */
   readonly yieldEvery?: number;
+  /** The exporter's turn queue; default a queue of this render's own. */
+  readonly turns?: Turns;
+  /** Monotonic clock in milliseconds, for `busyMs`. */
+  readonly monotonic?: () => number;
 }
 
 /**
@@ -216,15 +220,17 @@ async function renderChunks<T>(
   onBusy?: (ms: number) => void,
 ): Promise<T[]> {
   const every = Math.max(1, opts.yieldEvery ?? DEFAULT_YIELD_EVERY);
+  const turns = opts.turns ?? createTurns();
+  const monotonic = opts.monotonic ?? (() => performance.now());
   const r = new Renderer(families, format);
   const chunks: T[] = [];
   for (;;) {
-    const started = performance.now();
+    const started = monotonic();
     const done = r.step(every);
     const text = r.take();
     if (text !== '') chunks.push(convert(text));
-    onBusy?.(performance.now() - started);
+    onBusy?.(monotonic() - started);
     if (done) return chunks;
-    await yieldToLoop();
+    await turns.yieldToLoop();
   }
 }

@@ -4,6 +4,7 @@
  * dynamic tail (see {@link registryFamilies}) rather than published with a snapshot.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { LevelsSkipped } from '../collectors/collector.ts';
 import { STATUS_CLASSES, type StatusClass } from '../upstream/errors.ts';
 
 export { registryFamilies } from './registry-families.ts';
@@ -16,20 +17,13 @@ export type { StatusClass } from '../upstream/errors.ts';
 /** Upstream request duration buckets, in seconds: from a fast cache hit to a 30 s timeout. */
 export const REQUEST_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-/** One row of `station_exporter_levels_skipped`. */
-export interface LevelsSkipped {
-  readonly level: string;
-  readonly reason: string;
-  readonly count: number;
-}
-
 /** Options of {@link createSelfMetrics}. */
 export interface SelfMetricsOptions {
   readonly version: string;
   readonly commit?: string;
   readonly nodeVersion?: string;
-  /** Clock in epoch milliseconds for `collector_data_age_seconds`; defaults to Date.now. */
-  readonly now?: () => number;
+  /** Wall clock in epoch milliseconds for `collector_data_age_seconds`; defaults to Date.now. */
+  readonly wallClock?: () => number;
 }
 
 /** Typed handle on the exporter's self-metrics. */
@@ -66,7 +60,7 @@ export interface SelfMetrics {
 /** Registers the self-metrics on `registry` (never the global one) and returns their handle. */
 export function createSelfMetrics(registry: Registry, opts: SelfMetricsOptions): SelfMetrics {
   const registers = [registry];
-  const now = opts.now ?? Date.now;
+  const now = opts.wallClock ?? Date.now;
   const lastSuccessMs = new Map<string, number>();
 
   const upstreamUp = new Gauge({

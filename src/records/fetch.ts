@@ -5,22 +5,8 @@
  * within the URL length limit, and spans whose answer looks truncated are split.
  */
 import type { Logger } from 'pino';
-import type { QueryParams, WindowQuery } from '../upstream/client.ts';
-import type { RecordList } from '../upstream/types.ts';
 import { fetchSpan, type SpanStats, settleAll } from './spans.ts';
-
-/** Records carry their time (epoch ms). */
-export interface Timed {
-  readonly time: number;
-}
-
-/** How to fetch one endpoint's records. */
-export interface RecordSource<R extends Timed> {
-  /** Query parameters of a request, exactly as the client sends them, for URL lengths. */
-  params(q: WindowQuery): QueryParams;
-  url(params: QueryParams): string;
-  fetch(q: WindowQuery): Promise<RecordList<R>>;
-}
+import type { RecordSource, Timed } from './types.ts';
 
 /** Options of one incremental fetch. */
 export interface IncrementalFetchOptions<R extends Timed> {
@@ -169,7 +155,7 @@ function chunkByUrl<R extends Timed>(
   const chunks: string[][] = [];
   const tooLong: string[] = [];
   const fits = (stationIds: readonly string[]) =>
-    source.url(source.params({ stationIds, from: new Date(from), to: new Date(to) })).length <= max;
+    source.urlLength({ stationIds, from: new Date(from), to: new Date(to) }) <= max;
   let chunk: string[] = [];
   for (const id of ids) {
     if (fits([...chunk, id])) {

@@ -5,7 +5,7 @@
  */
 import { UpstreamError } from '../upstream/errors.ts';
 import type { RecordList } from '../upstream/types.ts';
-import type { RecordSource, Timed } from './fetch.ts';
+import type { RecordSource, Timed } from './types.ts';
 
 /** Counters of one fetch. */
 export interface SpanStats {

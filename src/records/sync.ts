@@ -3,63 +3,62 @@
  * record lists (`measurements`, `units`): one incremental fetch per poll, then the records
  * that left the longest window are dropped.
  */
-
-import type { JobDeps, PollContext } from '../collectors/collector.ts';
-import { longestWindowMs } from '../time/windows.ts';
-import { forEachSlice } from '../util/turns.ts';
-import { fetchIncremental, type RecordSource, reportFetch, type Timed } from './fetch.ts';
-
-/** What the sync needs of a store. */
-export interface RecordStore<R> {
-  add(records: readonly R[]): unknown;
-  evictBefore(t: number): void;
-  retainStations(ids: ReadonlySet<string>): void;
-  size(): number;
-}
+import type { Logger } from 'pino';
+import type { Turns } from '../util/turns.ts';
+import { fetchIncremental, type IncrementalFetchResult, reportFetch } from './fetch.ts';
+import type { RecordSource, RecordStore, Timed } from './types.ts';
 
 export interface RecordSyncOptions<R extends Timed> {
+  /** The collector's name, for log lines. */
   readonly collector: string;
   readonly source: RecordSource<R>;
   readonly store: RecordStore<R>;
   readonly overlapMs: number;
   readonly maxRecords: number;
+  readonly maxUrlLength: number;
+  readonly logger: Logger;
+  readonly turns: Turns;
   /** Records to keep; default all. */
   readonly accept?: (record: R) => boolean;
+}
+
+/** One sync's inputs: which stations to hold, the end of every span and the oldest time kept. */
+export interface SyncRequest {
+  readonly stationIds: readonly string[];
+  /** Epoch ms. */
+  readonly now: number;
+  /** Epoch ms: the start of the longest window. */
+  readonly retainFrom: number;
+  readonly signal?: AbortSignal;
 }
 
 /** Records added to the store between two turns of the event loop. */
 const STORE_SLICE = 5000;
 
-/** Creates the sync; each call fetches what is new and returns whether every request succeeded. */
+/** Creates the sync; each call fetches what is new and says what it asked of the upstream. */
 export function createRecordSync<R extends Timed>(
-  deps: JobDeps,
   opts: RecordSyncOptions<R>,
-): (ctx: PollContext) => Promise<boolean> {
-  const { config, self, logger } = deps;
-  const { store, accept } = opts;
+): (req: SyncRequest) => Promise<IncrementalFetchResult> {
+  const { store, accept, turns } = opts;
   let watermarks = new Map<string, number>();
-  return async ({ topology, now, signal }) => {
-    const nowMs = now.getTime();
-    const retainFrom = nowMs - longestWindowMs(config.windows, now);
-    const ids = topology.stations.map((s) => s.id);
-    store.retainStations(new Set(ids));
+  return async ({ stationIds, now, retainFrom, signal }) => {
+    store.retainStations(new Set(stationIds));
     const fetched = await fetchIncremental({
       source: opts.source,
-      stationIds: ids,
+      stationIds,
       watermarks,
-      now: nowMs,
+      now,
       retainFrom,
       overlapMs: opts.overlapMs,
-      maxUrlLength: config.upstream.maxUrlLength,
+      maxUrlLength: opts.maxUrlLength,
       maxRecords: opts.maxRecords,
       onRecords: (records) =>
-        forEachSlice(records, STORE_SLICE, (slice) => store.add(accept ? slice.filter(accept) : slice)),
+        turns.forEachSlice(records, STORE_SLICE, (slice) => store.add(accept ? slice.filter(accept) : slice)),
       signal,
     });
     watermarks = fetched.watermarks;
     store.evictBefore(retainFrom);
-    self.setUpstreamUp(fetched.failures < fetched.requests || fetched.requests === 0);
-    reportFetch(logger, opts.collector, fetched, store.size());
-    return fetched.failures === 0;
+    reportFetch(opts.logger, opts.collector, fetched, store.size());
+    return fetched;
   };
 }

@@ -64,3 +64,18 @@ export function startLoop(opts: LoopOptions): Loop {
     },
   };
 }
+
+/** Waits `ms`, or less when `signal` aborts first. */
+export function abortableSleep(timers: LoopTimers, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const handle = timers.setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      timers.clearTimeout(handle);
+      resolve();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

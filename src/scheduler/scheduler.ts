@@ -1,76 +1,80 @@
 /**
- * The poller: discovers the topology, runs every enabled collector in the background on its
- * own interval, and publishes each collector's families to the exposition cache as a whole.
+ * The scheduler: runs the discovery collector, then every enabled data collector on its own
+ * interval in the background, and publishes each poll's families to the exposition cache as
+ * a whole. It times every poll and writes the self-metrics for all of them (success,
+ * duration, data age, upstream health, diagnostics), so that no collector knows they exist.
  * A scrape never waits for any of this; it serves whatever was last published.
  */
 import type { Logger } from 'pino';
-import type { CollectorJob } from '../collectors/collector.ts';
-import { buildTopology } from '../collectors/topology/build.ts';
-import { discoverSites } from '../collectors/topology/discover.ts';
-import { topologyFamilies } from '../collectors/topology/families.ts';
+import type {
+  CollectorContext,
+  DataCollector,
+  DiscoveryCollector,
+  PollContext,
+  PollOutcome,
+} from '../collectors/collector.ts';
 import type { Topology } from '../collectors/topology/types.ts';
-import type { Config } from '../config/schema.ts';
 import type { ExpositionCache } from '../exposition/cache.ts';
-import type { Family } from '../exposition/model.ts';
 import type { SelfMetrics } from '../exposition/selfmetrics.ts';
-import { createJobs } from '../poller/jobs.ts';
-import type { UpstreamClient } from '../upstream/client.ts';
 import { UpstreamError } from '../upstream/errors.ts';
-import { type Loop, type LoopTimers, realLoopTimers, startLoop } from './loop.ts';
+import { abortableSleep, type Loop, type LoopTimers, realLoopTimers, startLoop } from './loop.ts';
+import { type CollectorStatus, recordRun } from './status.ts';
 
-/** Status of one collector, for the landing page and readiness. */
-export interface CollectorStatus {
-  readonly name: string;
-  readonly intervalMs: number;
-  readonly polls: number;
-  readonly lastOk?: boolean;
-  readonly lastSuccessMs?: number;
-  readonly lastDurationMs?: number;
-  readonly lastError?: string;
-}
+export type { CollectorStatus } from './status.ts';
 
-export interface PollerDeps {
-  readonly config: Config;
-  readonly client: UpstreamClient;
+export interface SchedulerDeps {
+  readonly discovery: DiscoveryCollector;
+  readonly collectors: readonly DataCollector[];
+  readonly context: CollectorContext;
   readonly cache: ExpositionCache;
   readonly self: SelfMetrics;
   readonly logger: Logger;
   /** Wall clock, epoch ms: window ends and data ages. */
-  readonly clock?: () => number;
+  readonly wallClock?: () => number;
   readonly timers?: LoopTimers;
   readonly random?: () => number;
 }
 
-/** A background job whose result is published as one exposition part. */
-interface Job {
+/** A collector's job as the scheduler runs it. */
+interface ScheduledJob {
   readonly name: string;
   readonly intervalMs: number;
-  /** Returns true when the poll was complete (no failed request). */
-  run(signal?: AbortSignal): Promise<boolean>;
+  run(signal?: AbortSignal): Promise<PollOutcome>;
 }
 
-/** Runs the collectors. Create with {@link createPoller}. */
-export class Poller {
+/** Runs the collectors. Create with {@link createScheduler}. */
+export class Scheduler {
   private topology: Topology | undefined;
   private readonly statuses = new Map<string, CollectorStatus>();
-  private readonly jobs: Job[];
+  /** Whether the upstream answered each collector's last poll; `upstream_up` is all of them. */
+  private readonly upstreamOk = new Map<string, boolean>();
+  private readonly discoveryJob: ScheduledJob;
+  private readonly dataJobs: ScheduledJob[];
   private loops: Loop[] = [];
-  private readonly clock: () => number;
+  private readonly wallClock: () => number;
 
-  constructor(private readonly deps: PollerDeps) {
-    this.clock = deps.clock ?? Date.now;
-    const topologyJob: Job = {
-      name: 'topology',
-      intervalMs: deps.config.discovery.refreshIntervalMs,
-      run: (s) => this.refreshTopology(s),
+  constructor(private readonly deps: SchedulerDeps) {
+    this.wallClock = deps.wallClock ?? Date.now;
+    const { config } = deps.context;
+    const discovery = deps.discovery.createJob(deps.context);
+    this.discoveryJob = {
+      name: deps.discovery.name,
+      intervalMs: deps.discovery.intervalMs(config),
+      run: async (signal) => {
+        const outcome = await discovery.poll({ now: new Date(this.wallClock()), signal });
+        this.topology = outcome.topology;
+        return outcome;
+      },
     };
-    const dataJobs = createJobs(deps).map((job) => ({
-      name: job.name,
-      intervalMs: job.intervalMs,
-      run: (signal?: AbortSignal) => this.runCollector(job, signal),
-    }));
-    this.jobs = [topologyJob, ...dataJobs];
-    for (const job of this.jobs) {
+    this.dataJobs = deps.collectors.map((c) => {
+      const job = c.createJob(deps.context);
+      return {
+        name: c.name,
+        intervalMs: c.intervalMs(config),
+        run: (signal?: AbortSignal) => job.poll(this.pollContext(signal)),
+      };
+    });
+    for (const job of this.jobs()) {
       this.statuses.set(job.name, { name: job.name, intervalMs: job.intervalMs, polls: 0 });
       deps.self.setCollectorInterval(job.name, job.intervalMs / 1000);
     }
@@ -81,7 +85,7 @@ export class Poller {
     return this.topology;
   }
 
-  /** Per-collector status, in job order. */
+  /** Per-collector status, discovery first. */
   status(): CollectorStatus[] {
     return [...this.statuses.values()];
   }
@@ -94,49 +98,48 @@ export class Poller {
     return this.topology !== undefined && this.status().every((s) => s.polls > 0);
   }
 
-  /** One complete poll of everything, in order: topology first. Returns true when all succeeded. */
+  /** One complete poll of everything, in order: discovery first. Returns true when all succeeded. */
   async pollOnce(signal?: AbortSignal): Promise<boolean> {
     let ok = true;
-    for (const job of this.jobs) ok = (await this.runJob(job, signal)) && ok;
+    for (const job of this.jobs()) ok = (await this.runJob(job, signal)) && ok;
     return ok;
   }
 
   /**
-   * Starts the background loops: topology first; data collectors start once a topology
+   * Starts the background loops: discovery first; data collectors start once a topology
    * exists, each on its own interval.
    */
   start(opts: { alreadyPolled?: boolean } = {}): void {
     const timers = this.deps.timers ?? realLoopTimers;
     const random = this.deps.random;
     // After a pollOnce (config reload), the first runs wait one interval instead of repeating it.
-    const delay = (job: Job) => (opts.alreadyPolled ? job.intervalMs : 0);
-    const [topologyJob, ...dataJobs] = this.jobs;
-    if (!topologyJob) return;
+    const delay = (job: ScheduledJob) => (opts.alreadyPolled ? job.intervalMs : 0);
     let dataStarted = false;
-    const startData = (initialDelay: (job: Job) => number) => {
+    const startData = (initialDelay: (job: ScheduledJob) => number) => {
       if (dataStarted) return;
       dataStarted = true;
-      for (const job of dataJobs) {
+      for (const job of this.dataJobs) {
         const run = (s: AbortSignal) => this.runJob(job, s).then(() => undefined);
         this.loops.push(
           startLoop({ intervalMs: job.intervalMs, initialDelayMs: initialDelay(job), run, timers, random }),
         );
       }
     };
-    const retryMs = Math.min(topologyJob.intervalMs, 10_000);
+    const discovery = this.discoveryJob;
+    const retryMs = Math.min(discovery.intervalMs, 10_000);
     this.loops.push(
       startLoop({
-        intervalMs: topologyJob.intervalMs,
-        initialDelayMs: delay(topologyJob),
+        intervalMs: discovery.intervalMs,
+        initialDelayMs: delay(discovery),
         timers,
         random,
         run: async (s) => {
-          await this.runJob(topologyJob, s);
+          await this.runJob(discovery, s);
           // Nothing can be polled without a topology: until the first discovery succeeds,
           // retry it every few seconds rather than once per refresh interval.
           while (!this.topology && !s.aborted) {
             await abortableSleep(timers, retryMs, s);
-            if (!s.aborted) await this.runJob(topologyJob, s);
+            if (!s.aborted) await this.runJob(discovery, s);
           }
           if (this.topology) startData(() => 0);
         },
@@ -152,96 +155,75 @@ export class Poller {
     await Promise.all(loops.map((l) => l.stop()));
   }
 
-  private async runJob(job: Job, signal?: AbortSignal): Promise<boolean> {
+  private jobs(): ScheduledJob[] {
+    return [this.discoveryJob, ...this.dataJobs];
+  }
+
+  private pollContext(signal?: AbortSignal): PollContext {
+    const topology = this.topology;
+    if (!topology) throw new Error('no topology yet');
+    return { topology, now: new Date(this.wallClock()), signal };
+  }
+
+  /** Runs one poll, times it, publishes its families and records its outcome. */
+  private async runJob(job: ScheduledJob, signal?: AbortSignal): Promise<boolean> {
     const started = performance.now();
-    let ok = false;
-    let error: string | undefined;
+    let outcome: PollOutcome | undefined;
+    let error: unknown;
     try {
-      ok = await job.run(signal);
+      outcome = await job.run(signal);
+      await this.publish(job.name, outcome);
     } catch (err) {
-      error = err instanceof Error ? err.message : String(err);
-      if (err instanceof UpstreamError) this.deps.self.setUpstreamUp(false);
-      this.deps.logger.warn({ collector: job.name, err: error }, 'poll failed; keeping the last good data');
+      error = err;
     }
     const seconds = (performance.now() - started) / 1000;
-    const now = this.clock();
-    this.deps.self.collectorResult(job.name, ok, seconds, now);
+    const ok = outcome !== undefined && outcome.failures === 0;
+    this.recordUpstream(job.name, outcome, error);
+    this.deps.self.collectorResult(job.name, ok, seconds, this.wallClock());
+    this.statuses.set(
+      job.name,
+      recordRun(this.statuses.get(job.name), job, { ok, seconds, error, now: this.wallClock() }),
+    );
+    this.logRun(job, seconds, error);
+    return ok;
+  }
+
+  private async publish(name: string, outcome: PollOutcome): Promise<void> {
+    const { self, cache } = this.deps;
+    await cache.publish(name, outcome.families);
+    self.setSnapshot(cache.seriesCount(), cache.lastRenderMs() / 1000);
+    const d = outcome.diagnostics;
+    if (d?.levelsSkipped) self.setLevelsSkipped(d.levelsSkipped);
+    if (d?.stationsInaccessible !== undefined) self.setStationsInaccessible(d.stationsInaccessible);
+  }
+
+  /**
+   * `upstream_up` has one owner: it is 1 while every collector's last poll got at least one
+   * answer (or needed none), so the order in which collectors finish cannot change it.
+   */
+  private recordUpstream(name: string, outcome: PollOutcome | undefined, error: unknown): void {
+    if (outcome) this.upstreamOk.set(name, outcome.requests === 0 || outcome.failures < outcome.requests);
+    else if (error instanceof UpstreamError) this.upstreamOk.set(name, false);
+    this.deps.self.setUpstreamUp([...this.upstreamOk.values()].every(Boolean));
+  }
+
+  private logRun(job: ScheduledJob, seconds: number, error: unknown): void {
+    const { logger } = this.deps;
+    if (error !== undefined) {
+      const err = error instanceof Error ? error.message : String(error);
+      logger.warn({ collector: job.name, err }, 'poll failed; keeping the last good data');
+    }
     if (seconds * 1000 > job.intervalMs) {
       // Polls never overlap, so this collector's data is refreshed less often than configured.
-      this.deps.logger.warn(
+      logger.warn(
         { collector: job.name, seconds: Math.round(seconds), interval_seconds: job.intervalMs / 1000 },
         'poll took longer than its interval: raise upstream.max_requests_per_second or upstream.concurrency, or poll less (fewer windows, levels or stations)',
       );
     }
-    const prev = this.statuses.get(job.name);
-    this.statuses.set(job.name, {
-      name: job.name,
-      intervalMs: job.intervalMs,
-      polls: (prev?.polls ?? 0) + 1,
-      lastOk: ok,
-      lastSuccessMs: ok ? now : prev?.lastSuccessMs,
-      lastDurationMs: seconds * 1000,
-      lastError: ok ? undefined : (error ?? prev?.lastError),
-    });
-    return ok;
-  }
-
-  private async publish(part: string, families: Family[]): Promise<void> {
-    await this.deps.cache.publish(part, families);
-    this.deps.self.setSnapshot(this.deps.cache.seriesCount(), this.deps.cache.lastRenderMs() / 1000);
-  }
-
-  private async refreshTopology(signal?: AbortSignal): Promise<boolean> {
-    const { discovery } = this.deps.config;
-    const found = await discoverSites(this.deps.client, discovery.siteIds, signal);
-    this.deps.self.setUpstreamUp(true);
-    const topology = buildTopology(found.sites, discovery, found.missingSiteIds);
-    const missing = topology.missingStationIds.length + topology.missingSiteIds.length;
-    this.deps.self.setStationsInaccessible(topology.missingStationIds.length);
-    if (missing > 0) {
-      this.deps.logger.warn(
-        { stations: topology.missingStationIds, sites: topology.missingSiteIds },
-        'configured stations or sites are not accessible with this token',
-      );
-    }
-    if (topology.renamed > 0) {
-      this.deps.logger.info(
-        { renamed: topology.renamed },
-        'sites, lines or groups share a name with a sibling: their labels carry an id suffix',
-      );
-    }
-    if (topology.stations.length === 0) {
-      this.deps.logger.warn('discovery found no station to export');
-    }
-    this.topology = topology;
-    await this.publish('topology', topologyFamilies(topology));
-    return true;
-  }
-
-  private async runCollector(job: CollectorJob, signal?: AbortSignal): Promise<boolean> {
-    const topology = this.topology;
-    if (!topology) throw new Error('no topology yet');
-    const outcome = await job.poll({ topology, now: new Date(this.clock()), signal });
-    await this.publish(job.name, outcome.families);
-    return outcome.complete;
   }
 }
 
-function abortableSleep(timers: LoopTimers, ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const handle = timers.setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      timers.clearTimeout(handle);
-      resolve();
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** Creates the poller. */
-export function createPoller(deps: PollerDeps): Poller {
-  return new Poller(deps);
+/** Creates the scheduler. */
+export function createScheduler(deps: SchedulerDeps): Scheduler {
+  return new Scheduler(deps);
 }

@@ -6,13 +6,15 @@ import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
 import type { Registry } from 'prom-client';
-import type { ReloadResult } from '../app/reload.ts';
 import type { ExpositionCache } from '../exposition/cache.ts';
 import { negotiate } from '../exposition/negotiate.ts';
 import type { SelfMetrics } from '../exposition/selfmetrics.ts';
-import type { CollectorStatus } from '../scheduler/scheduler.ts';
+import type { CollectorStatus } from '../scheduler/status.ts';
 import { landingPage } from './landing.ts';
 import { createTailMemo } from './self-metrics-tail.ts';
+
+/** The outcome of a reload, safe to show (config errors never contain the token). */
+export type ReloadResult = { readonly ok: true } | { readonly ok: false; readonly error: string };
 
 /** What the server needs from the rest of the exporter. */
 export interface AppDeps {
@@ -24,7 +26,8 @@ export interface AppDeps {
   readonly ready: () => boolean;
   /** Where the upstream is, shown on the landing page (no credentials). */
   readonly upstream: string;
-  readonly clock?: () => number;
+  /** Wall clock, epoch ms, for the landing page's ages. */
+  readonly wallClock?: () => number;
   /** How long rendered self-metrics may be reused by later scrapes; default 1000 ms, 0 for never. */
   readonly selfMetricsMaxAgeMs?: number;
   /** Reloads the config (POST /-/reload); absent: the route does not exist. */
@@ -86,7 +89,7 @@ export function createApp(deps: AppDeps): Hono {
         upstream: deps.upstream,
         status: deps.status(),
         ready: deps.ready(),
-        now: (deps.clock ?? Date.now)(),
+        now: (deps.wallClock ?? Date.now)(),
       }),
     ),
   );

@@ -1,5 +1,5 @@
 /** The landing page: links, version, and per-collector status. Plain HTML, no scripts. */
-import type { CollectorStatus } from '../scheduler/scheduler.ts';
+import type { CollectorStatus } from '../scheduler/status.ts';
 
 const escapeHtml = (s: string) =>
   s.replace(

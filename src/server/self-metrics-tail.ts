@@ -14,12 +14,12 @@ export interface TailMemoOptions {
   /** 0 renders them on every scrape. */
   readonly maxAgeMs: number;
   /** Monotonic clock in milliseconds. */
-  readonly now?: () => number;
+  readonly monotonic?: () => number;
 }
 
 /** Returns the self-metrics tail for a format, re-rendered when older than `maxAgeMs`. */
 export function createTailMemo(opts: TailMemoOptions): (format: ExpositionFormat) => Promise<Tail> {
-  const now = opts.now ?? (() => performance.now());
+  const now = opts.monotonic ?? (() => performance.now());
   const memo = new Map<ExpositionFormat, { at: number; tail: Tail }>();
   return async (format) => {
     const held = memo.get(format);

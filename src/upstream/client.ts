@@ -3,8 +3,18 @@
  * encoded as the interface describes, responses mapped into domain types at the edge.
  */
 import { Agent, type Dispatcher, request } from 'undici';
-import { yieldToLoop } from '../util/turns.ts';
-import { type Endpoint, type StatusClass, statusClass, UpstreamError } from './errors.ts';
+import { createTurns, type Turns } from '../util/turns.ts';
+import {
+  buildUrl,
+  ENDPOINTS,
+  type Endpoint,
+  type MetricsQuery,
+  type QueryOf,
+  type QueryParams,
+  type UnitsQuery,
+  type WindowQuery,
+} from './endpoints.ts';
+import { type StatusClass, statusClass, UpstreamError } from './errors.ts';
 import { createLimiter, type Limiter } from './limiter.ts';
 import { isValidId, parseMeasurements, parseSites, parseSummary, parseUnits } from './parse.ts';
 import { envelopeSchema, errorBodySchema } from './schemas.ts';
@@ -33,25 +43,9 @@ export interface ClientOptions {
   /** Called with the records skipped at the edge, by reason, after each list response. */
   readonly onSkipped?: (endpoint: Endpoint, reason: string, count: number) => void;
   /** Monotonic clock in milliseconds, for request durations. */
-  readonly clock?: () => number;
-}
-
-/** A time window and station selection shared by the data operations. */
-export interface WindowQuery {
-  readonly stationIds?: readonly string[];
-  readonly from?: Date;
-  readonly to?: Date;
-  readonly signal?: AbortSignal;
-}
-
-export interface MetricsQuery extends WindowQuery {
-  readonly names?: readonly string[];
-}
-
-export interface UnitsQuery extends WindowQuery {
-  readonly types?: readonly string[];
-  readonly serialNumber?: string;
-  readonly directions?: ReadonlyArray<'input' | 'output'>;
+  readonly monotonic?: () => number;
+  /** Event-loop turns shared with the rest of the exporter; default a queue of the client's own. */
+  readonly turns?: Turns;
 }
 
 /** The typed upstream client. */
@@ -61,27 +55,12 @@ export interface UpstreamClient {
   stationSummary(query: WindowQuery & { stationIds: readonly string[] }): Promise<StationSummary>;
   metrics(query: MetricsQuery): Promise<RecordList<MeasurementRecord>>;
   units(query: UnitsQuery): Promise<RecordList<UnitRecord>>;
-  /** The full URL a request would use, for URL-length decisions before sending it. */
-  url(path: string, params: QueryParams): string;
+  /**
+   * Length of the URL the client would send for this query, from the same encoding it sends,
+   * so that callers can keep requests under a URL-length limit before sending them.
+   */
+  urlLength<E extends 'station_summary' | 'metrics' | 'units'>(endpoint: E, query: QueryOf<E>): number;
   close(): Promise<void>;
-}
-
-/** Query parameters in order; array values become repeated keys. */
-export type QueryParams = ReadonlyArray<readonly [string, string]>;
-
-/** Builds a URL. Station id lists keep literal commas (ids are hex, so nothing else needs care). */
-export function buildUrl(baseUrl: string, path: string, params: QueryParams): string {
-  const query = params.map(([k, v]) => `${k}=${k === 'station_ids' ? v : encodeURIComponent(v)}`).join('&');
-  return `${baseUrl.replace(/\/+$/, '')}${path}${query ? `?${query}` : ''}`;
-}
-
-/** Encodes the parameters common to the data operations. */
-export function windowParams(q: WindowQuery): Array<[string, string]> {
-  const params: Array<[string, string]> = [];
-  if (q.stationIds && q.stationIds.length > 0) params.push(['station_ids', q.stationIds.join(',')]);
-  if (q.from) params.push(['from', q.from.toISOString()]);
-  if (q.to) params.push(['to', q.to.toISOString()]);
-  return params;
 }
 
 /** Bodies above this many characters are parsed on a turn of the event loop of their own. */
@@ -111,7 +90,8 @@ export function createClient(opts: ClientOptions): UpstreamClient {
   const dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64 });
   const limiter =
     opts.limiter ?? createLimiter({ concurrency: 1024, ratePerSecond: Number.POSITIVE_INFINITY });
-  const clock = opts.clock ?? (() => performance.now());
+  const clock = opts.monotonic ?? (() => performance.now());
+  const turns = opts.turns ?? createTurns();
 
   // One answer at a time is parsed and mapped: requests run concurrently, but a parsed JSON
   // tree is several times the size of its text, and eight of them at once would set the
@@ -186,7 +166,7 @@ export function createClient(opts: ClientOptions): UpstreamClient {
   /** Parses an answer's envelope; reports the request as done, or as an invalid body. */
   async function decode(endpoint: Endpoint, answer: Answer, list: boolean): Promise<unknown> {
     // JSON.parse of a large answer cannot be sliced: wait for a turn of its own.
-    if (answer.text.length > LARGE_BODY) await yieldToLoop();
+    if (answer.text.length > LARGE_BODY) await turns.yieldToLoop();
     const env = envelopeSchema.safeParse(parseJson(answer.text));
     let problem: string | undefined;
     if (!env.success) problem = 'response is not the documented envelope';
@@ -238,14 +218,14 @@ export function createClient(opts: ClientOptions): UpstreamClient {
 
   return {
     async listSites(signal) {
-      const list = await get('sites', '/sites', [], signal, true, parseSites);
+      const list = await get('sites', ENDPOINTS.sites.path(), [], signal, true, parseSites);
       reportSkipped('sites', list);
       return list;
     },
     async getSite(id, signal) {
       checkIds('site', [id]);
       // The interface documents an array, but a single object is a reasonable reading too.
-      const list = await get('site', `/sites/${id}`, [], signal, false, (data) =>
+      const list = await get('site', ENDPOINTS.site.path(id), [], signal, false, (data) =>
         parseSites(Array.isArray(data) ? data : [data]),
       );
       reportSkipped('site', list);
@@ -253,14 +233,8 @@ export function createClient(opts: ClientOptions): UpstreamClient {
     },
     async stationSummary(q) {
       checkIds('station_summary', q.stationIds);
-      const parsed = await get(
-        'station_summary',
-        '/station/summary',
-        windowParams(q),
-        q.signal,
-        false,
-        parseSummary,
-      );
+      const { path, params } = ENDPOINTS.station_summary;
+      const parsed = await get('station_summary', path(), params(q), q.signal, false, parseSummary);
       if (!parsed) {
         throw new UpstreamError(
           'station_summary',
@@ -273,23 +247,24 @@ export function createClient(opts: ClientOptions): UpstreamClient {
     },
     async metrics(q) {
       checkIds('metrics', q.stationIds ?? []);
-      const params = windowParams(q);
-      for (const n of q.names ?? []) params.push(['names', n]);
-      const list = await get('metrics', '/metrics', params, q.signal, true, parseMeasurements);
+      const { path, params } = ENDPOINTS.metrics;
+      const list = await get('metrics', path(), params(q), q.signal, true, (d) =>
+        parseMeasurements(d, turns),
+      );
       reportSkipped('metrics', list);
       return list;
     },
     async units(q) {
       checkIds('units', q.stationIds ?? []);
-      const params = windowParams(q);
-      for (const t of q.types ?? []) params.push(['type', t]);
-      if (q.serialNumber !== undefined) params.push(['serial_number', q.serialNumber]);
-      for (const d of q.directions ?? []) params.push(['direction', d]);
-      const list = await get('units', '/units', params, q.signal, true, parseUnits);
+      const { path, params } = ENDPOINTS.units;
+      const list = await get('units', path(), params(q), q.signal, true, (d) => parseUnits(d, turns));
       reportSkipped('units', list);
       return list;
     },
-    url: (path, params) => buildUrl(opts.baseUrl, path, params),
+    urlLength(endpoint, query) {
+      const spec = ENDPOINTS[endpoint] as { path: () => string; params: (q: typeof query) => QueryParams };
+      return buildUrl(opts.baseUrl, spec.path(), spec.params(query)).length;
+    },
     async close() {
       if (ownDispatcher) await dispatcher.close();
     },

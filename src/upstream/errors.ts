@@ -1,8 +1,7 @@
+import type { Endpoint } from './endpoints.ts';
+
 /** Why an upstream request failed. `status` is an HTTP error status; the rest mean no usable answer. */
 export type UpstreamFailure = 'status' | 'timeout' | 'network' | 'invalid_body';
-
-/** Endpoint names, used as metric label values and in messages. */
-export type Endpoint = 'sites' | 'site' | 'station_summary' | 'metrics' | 'units';
 
 /**
  * A failed upstream request. The message names the endpoint and reason and, for an

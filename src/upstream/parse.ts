@@ -1,6 +1,6 @@
 /** Mapping of upstream records into domain types. Pure functions; no I/O. */
 import type { z } from 'zod';
-import { forEachSlice } from '../util/turns.ts';
+import type { Turns } from '../util/turns.ts';
 import {
   elementSchema,
   lineSchema,
@@ -104,55 +104,66 @@ async function parseEachCooperatively<S extends z.ZodType, T>(
   data: unknown,
   schema: S,
   map: (v: z.output<S>, skip: SkipCounter) => T | undefined,
+  turns: Turns,
 ): Promise<RecordList<T>> {
   const skip = new SkipCounter();
   const items = Array.isArray(data) ? data : [];
   const records: T[] = [];
-  await forEachSlice(items, PARSE_SLICE, (slice) => parseSlice(slice, schema, map, skip, records));
+  await turns.forEachSlice(items, PARSE_SLICE, (slice) => parseSlice(slice, schema, map, skip, records));
   return { records, skipped: skip.counts, received: items.length };
 }
 
 /** Maps `GET /metrics` data, yielding to the event loop between slices of records. */
-export function parseMeasurements(data: unknown): Promise<RecordList<MeasurementRecord>> {
-  return parseEachCooperatively(data, metricRecordSchema, (r, skip) => {
-    const time = parseTime(r.time_created);
-    if (time === undefined) return void skip.add('bad_time');
-    const raw = r.value === null ? '' : String(r.value);
-    return {
-      stationId: r.station_id,
-      slot: r.slot ?? null,
-      serial: r.unit_serial,
-      time,
-      name: r.name,
-      raw,
-      value: parseNumber(r.value),
-      unit: r.unit ?? '',
-      type: r.type ?? null,
-      upper: parseNumber(r.limit_upper),
-      lower: parseNumber(r.limit_lower),
-      mode: r.mode ?? null,
-    };
-  });
+export function parseMeasurements(data: unknown, turns: Turns): Promise<RecordList<MeasurementRecord>> {
+  return parseEachCooperatively(
+    data,
+    metricRecordSchema,
+    (r, skip) => {
+      const time = parseTime(r.time_created);
+      if (time === undefined) return void skip.add('bad_time');
+      const raw = r.value === null ? '' : String(r.value);
+      return {
+        stationId: r.station_id,
+        slot: r.slot ?? null,
+        serial: r.unit_serial,
+        time,
+        name: r.name,
+        raw,
+        value: parseNumber(r.value),
+        unit: r.unit ?? '',
+        type: r.type ?? null,
+        upper: parseNumber(r.limit_upper),
+        lower: parseNumber(r.limit_lower),
+        mode: r.mode ?? null,
+      };
+    },
+    turns,
+  );
 }
 
 /** Maps `GET /units` data, yielding to the event loop between slices of records. */
-export function parseUnits(data: unknown): Promise<RecordList<UnitRecord>> {
-  return parseEachCooperatively(data, unitRecordSchema, (r, skip) => {
-    const time = parseTime(r.time_created);
-    if (time === undefined) return void skip.add('bad_time');
-    const direction = r.direction.toLowerCase();
-    if (direction !== 'input' && direction !== 'output') return void skip.add('bad_direction');
-    return {
-      stationId: r.station_id,
-      slot: r.slot ?? null,
-      serial: r.unit_serial,
-      time,
-      direction,
-      result: r.result ?? null,
-      unitType: r.unit_type ?? null,
-      mode: r.mode ?? null,
-    };
-  });
+export function parseUnits(data: unknown, turns: Turns): Promise<RecordList<UnitRecord>> {
+  return parseEachCooperatively(
+    data,
+    unitRecordSchema,
+    (r, skip) => {
+      const time = parseTime(r.time_created);
+      if (time === undefined) return void skip.add('bad_time');
+      const direction = r.direction.toLowerCase();
+      if (direction !== 'input' && direction !== 'output') return void skip.add('bad_direction');
+      return {
+        stationId: r.station_id,
+        slot: r.slot ?? null,
+        serial: r.unit_serial,
+        time,
+        direction,
+        result: r.result ?? null,
+        unitType: r.unit_type ?? null,
+        mode: r.mode ?? null,
+      };
+    },
+    turns,
+  );
 }
 
 const SUMMARY_FIELDS = {

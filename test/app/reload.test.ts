@@ -23,7 +23,7 @@ beforeAll(async () => {
   writeFileSync(file, yaml('1h'));
   const wire = (c: Config) => wireExporter(c, { logger, reload: () => reloader.reload() });
   const initial = wire(await loadConfig(file));
-  await initial.poller.pollOnce();
+  await initial.scheduler.pollOnce();
   reloader = createReloader({ initial, configPath: file, wire, logger });
 });
 afterAll(async () => {

@@ -11,7 +11,7 @@ beforeAll(async () => {
     sim: { exoticNames: true, scale: { sites: 1, linesPerSite: 2, stationsPerLine: 4 } },
     config: { windows: ['1h'], units: { enabled: false }, measurements: { enabled: false } },
   });
-  await h.exporter.poller.pollOnce();
+  await h.exporter.scheduler.pollOnce();
   text = await dataExposition(h.exporter);
 });
 afterAll(() => h.close());

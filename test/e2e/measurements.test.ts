@@ -12,6 +12,7 @@ import { DEFAULT_MAX_SPAN_MS } from '../../src/records/fetch.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
 import type { SimulatorOptions } from '../../src/simulator/types.ts';
 import { longestWindowMs, windowBounds } from '../../src/time/windows.ts';
+import { createTurns } from '../../src/util/turns.ts';
 import { type ParsedSample, parseExposition } from '../helpers/exposition.ts';
 import { dataExposition, type Harness, startHarness } from '../helpers/harness.ts';
 import { checkMetrics, promtoolPath } from '../helpers/promtool.ts';
@@ -256,7 +257,7 @@ describe('measurements and units end to end, fixed seed and clock', () => {
   let h: Harness;
   beforeAll(async () => {
     h = await harness();
-    expect(await h.exporter.poller.pollOnce()).toBe(true);
+    expect(await h.exporter.scheduler.pollOnce()).toBe(true);
   });
   afterAll(() => h.close());
 
@@ -322,12 +323,12 @@ describe('incremental polls', () => {
 
   it('fetch only the new span (with overlap), count nothing twice and equal a fresh exporter', async () => {
     const h = await start();
-    await h.exporter.poller.pollOnce();
+    await h.exporter.scheduler.pollOnce();
     const t0 = h.now();
     h.advance(2 * MIN);
-    await h.exporter.poller.pollOnce();
+    await h.exporter.scheduler.pollOnce();
     h.advance(7 * MIN);
-    expect(await h.exporter.poller.pollOnce()).toBe(true);
+    expect(await h.exporter.scheduler.pollOnce()).toBe(true);
     const froms = metricRequests(h).map((r) => Date.parse(r.query.from?.[0] ?? ''));
     // After the first poll's half-hour spans, each poll asks from the last one's end minus the overlap.
     const spans = Math.ceil(longestWindowMs(h.config.windows, new Date(t0)) / DEFAULT_MAX_SPAN_MS);
@@ -336,14 +337,14 @@ describe('incremental polls', () => {
     await checkAll(h);
     const fresh = await start();
     fresh.advance(9 * MIN);
-    await fresh.exporter.poller.pollOnce();
+    await fresh.exporter.scheduler.pollOnce();
     expect(await dataExposition(h.exporter)).toBe(await dataExposition(fresh.exporter));
   });
 
   it('split spans whose answer was truncated and still get every record', async () => {
     const cap = 300;
     const h = await start({ sim: { maxRecords: cap }, measurements: { max_records_per_request: cap } });
-    expect(await h.exporter.poller.pollOnce()).toBe(true);
+    expect(await h.exporter.scheduler.pollOnce()).toBe(true);
     const requests = metricRequests(h);
     const longest = longestWindowMs(h.config.windows, new Date(h.now()));
     const spans = Math.ceil(longest / DEFAULT_MAX_SPAN_MS);
@@ -361,7 +362,7 @@ describe('incremental polls', () => {
 
   it('keep serving data when a poll fails, and fetch the failed span again next time', async () => {
     const h = await start();
-    await h.exporter.poller.pollOnce();
+    await h.exporter.scheduler.pollOnce();
     const t0 = h.now();
     const kept = (list: ParsedSample[]) =>
       list
@@ -372,12 +373,12 @@ describe('incremental polls', () => {
     const before = kept(await samplesOf(h));
     h.sim.sim.setScenario({ errorRate: 1 });
     h.advance(3 * MIN);
-    expect(await h.exporter.poller.pollOnce()).toBe(false);
+    expect(await h.exporter.scheduler.pollOnce()).toBe(false);
     // Nothing new could be read, so every series and latest value stays as it was.
     expect(kept(await samplesOf(h))).toEqual(before);
     h.sim.sim.setScenario({ errorRate: 0 });
     h.advance(3 * MIN);
-    expect(await h.exporter.poller.pollOnce()).toBe(true);
+    expect(await h.exporter.scheduler.pollOnce()).toBe(true);
     const last = metricRequests(h).at(-1);
     expect(Date.parse(last?.query.from?.[0] ?? '')).toBe(t0 - 5 * MIN);
     await checkAll(h);
@@ -388,7 +389,7 @@ describe('incremental polls', () => {
       sim: { scale: { sites: 2, linesPerSite: 3, stationsPerLine: 8 } },
       upstream: { max_url_length: 1024 },
     });
-    expect(await h.exporter.poller.pollOnce()).toBe(true);
+    expect(await h.exporter.scheduler.pollOnce()).toBe(true);
     const metrics = metricRequests(h);
     expect(metrics.length).toBeGreaterThan(1);
     for (const r of metrics) expect(`${h.sim.url}${r.path}?${r.rawQuery}`.length).toBeLessThanOrEqual(1024);
@@ -397,11 +398,11 @@ describe('incremental polls', () => {
 
   it('drop the series of stations that leave the topology', async () => {
     const h = await start();
-    await h.exporter.poller.pollOnce();
-    const topology = h.exporter.poller.currentTopology();
+    await h.exporter.scheduler.pollOnce();
+    const topology = h.exporter.scheduler.currentTopology();
     if (!topology) throw new Error('no topology');
-    const { config, client, self } = h.exporter;
-    const deps = { config, client, self, logger: h.exporter.logger };
+    const { config, client } = h.exporter;
+    const deps = { config, client, logger: h.exporter.logger, turns: createTurns() };
     const jobs = [createMeasurementsJob(deps), createUnitsJob(deps)];
     const stationsIn = (families: Family[]) =>
       new Set(families.flatMap((f) => f.samples.map((x) => /station_id="(\w+)"/.exec(x.labels.text)?.[1])));
@@ -411,7 +412,7 @@ describe('incremental polls', () => {
       expect(stationsIn(all.families).size).toBeGreaterThan(2);
       h.advance(MIN);
       const fewer = await job.poll({ topology: { ...topology, stations: kept }, now: new Date(h.now()) });
-      expect(fewer.complete).toBe(true);
+      expect(fewer.failures).toBe(0);
       expect([...stationsIn(fewer.families)].sort()).toEqual(kept.map((st) => st.id).sort());
     }
   });

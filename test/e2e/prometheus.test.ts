@@ -17,7 +17,7 @@ describe.skipIf(!enabled)('scraped by a real Prometheus', () => {
 
   beforeAll(async () => {
     h = await startHarness({ config: { windows: ['1h', '8h'] } });
-    await h.exporter.poller.pollOnce();
+    await h.exporter.scheduler.pollOnce();
     const port = await new Promise<number>((resolve) => {
       server = serve({ fetch: h.exporter.app.fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) =>
         resolve(info.port),

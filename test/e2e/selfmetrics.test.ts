@@ -21,7 +21,7 @@ describe('self-metrics end to end', () => {
       upstream: { token: JWT },
       config: { windows: ['1h'], units: { enabled: false } },
     });
-    await h.exporter.poller.pollOnce();
+    await h.exporter.scheduler.pollOnce();
     const text = await selfText(h);
     expect(text).toContain('station_exporter_token_expiry_timestamp_seconds 1900000000');
     expect(text).not.toContain(JWT.split('.')[1]);
@@ -38,7 +38,7 @@ describe('self-metrics end to end', () => {
         discovery: { station_ids: [a?.id, b?.id, 'f'.repeat(24)] },
       },
     });
-    await h.exporter.poller.pollOnce();
+    await h.exporter.scheduler.pollOnce();
     const text = await selfText(h);
     expect(text).toContain('station_exporter_stations_inaccessible 1');
     expect(text.match(/^station_info\{/gm)).toHaveLength(2);
@@ -46,7 +46,7 @@ describe('self-metrics end to end', () => {
 
   it('counts upstream requests by endpoint and status class, and reports up', async () => {
     h = await startHarness({ config: { windows: ['1h'], units: { enabled: false } } });
-    await h.exporter.poller.pollOnce();
+    await h.exporter.scheduler.pollOnce();
     const text = await selfText(h);
     expect(text).toContain('station_exporter_upstream_up 1');
     expect(text).toMatch(

@@ -21,7 +21,7 @@ beforeAll(async () => {
   h = await startHarness({
     config: { windows: WINDOWS, measurements: { enabled: true, names: ['vcc_3v3', 'firmware_check'] } },
   });
-  expect(await h.exporter.poller.pollOnce()).toBe(true);
+  expect(await h.exporter.scheduler.pollOnce()).toBe(true);
   text = await dataExposition(h.exporter);
   samples = parseExposition(text);
 });

@@ -141,11 +141,15 @@ describe('renderFamiliesAsync', () => {
   });
 
   it('returns UTF-8 chunks that concatenate to the sync render, with the sample count', async () => {
-    const r = await renderFamiliesToBuffers(representative, 'text', { yieldEvery: 2 });
+    // A clock that advances 5 ms per reading: each step reads it twice (before and after).
+    let t = 0;
+    const monotonic = () => (t += 5);
+    const r = await renderFamiliesToBuffers(representative, 'text', { yieldEvery: 2, monotonic });
     expect(r.chunks.length).toBeGreaterThan(1);
     expect(Buffer.concat(r.chunks).toString('utf8')).toBe(TEXT);
     expect(r.samples).toBe(11);
-    expect(r.busyMs).toBeGreaterThanOrEqual(0);
+    // 11 samples two per step: 6 steps, 5 ms each; time between steps (yielded) is not counted.
+    expect(r.busyMs).toBe(6 * 5);
   });
 
   it('renders 100k series as 100k sample lines plus HELP/TYPE per family', async () => {

@@ -14,7 +14,7 @@ function setup(nowMs = 1_700_000_100_000) {
     version: '1.2.3',
     commit: 'abc123',
     nodeVersion: 'v20.0.0',
-    now: () => now,
+    wallClock: () => now,
   });
   return { registry, m, setNow: (t: number) => (now = t) };
 }

@@ -69,7 +69,7 @@ describe.skipIf(!enabled)('dashboard and rule queries on a real Prometheus', () 
       );
     });
     // Prometheus starts while the exporter polls: both take seconds, neither needs the other.
-    [prom] = await Promise.all([startPrometheus(`127.0.0.1:${port}`), h.exporter.poller.pollOnce()]);
+    [prom] = await Promise.all([startPrometheus(`127.0.0.1:${port}`), h.exporter.scheduler.pollOnce()]);
     // Every collector's data scraped, and three scrapes: enough samples for rate() over the substituted $__rate_interval.
     const everyCollector =
       'count(station_info) and count(station_final_yield_ratio) and count(station_unit_serials) ' +

@@ -47,7 +47,10 @@ export async function startHarness(
     },
     { baseDir: process.cwd(), source: 'test harness' },
   );
-  const exporter = wireExporter(config, { clock, logger: opts.logger ?? pino({ level: 'silent' }) });
+  const exporter = wireExporter(config, {
+    wallClock: clock,
+    logger: opts.logger ?? pino({ level: 'silent' }),
+  });
   return {
     sim,
     exporter,

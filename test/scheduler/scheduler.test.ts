@@ -17,20 +17,20 @@ describe('poller start', () => {
       timers: m.timers,
       random: () => 0.5,
       logger: h.exporter.logger,
-      clock: h.now,
+      wallClock: h.now,
     });
     h.sim.sim.setScenario({ errorRate: 1 });
-    exporter.poller.start();
+    exporter.scheduler.start();
     m.fire(0);
-    const status = (name: string) => exporter.poller.status().find((s) => s.name === name);
+    const status = (name: string) => exporter.scheduler.status().find((s) => s.name === name);
     await vi.waitFor(() => expect(status('topology')?.polls).toBe(1), { timeout: 10_000 });
-    expect(exporter.poller.ready()).toBe(false);
+    expect(exporter.scheduler.ready()).toBe(false);
     h.sim.sim.setScenario({ errorRate: 0 });
     m.fire(10_000);
     await vi.waitFor(() => expect(status('topology')?.lastOk).toBe(true), { timeout: 10_000 });
     m.fire(0);
     await vi.waitFor(() => expect(status('summary')?.polls).toBe(1), { timeout: 10_000 });
-    expect(exporter.poller.ready()).toBe(true);
+    expect(exporter.scheduler.ready()).toBe(true);
     await exporter.close();
   });
 });

@@ -9,7 +9,7 @@ import { createApp } from '../../src/server/app.ts';
 
 function setup(opts: { ready?: boolean; status?: CollectorStatus[] } = {}) {
   const registry = new Registry();
-  const self = createSelfMetrics(registry, { version: '1.2.3', now: () => 0 });
+  const self = createSelfMetrics(registry, { version: '1.2.3', wallClock: () => 0 });
   const cache = new ExpositionCache();
   const app = createApp({
     cache,
@@ -19,7 +19,7 @@ function setup(opts: { ready?: boolean; status?: CollectorStatus[] } = {}) {
     status: () => opts.status ?? [],
     ready: () => opts.ready ?? false,
     upstream: 'https://stations.example.com/api',
-    clock: () => 10_000,
+    wallClock: () => 10_000,
   });
   return { app, cache };
 }

@@ -7,7 +7,7 @@ function setup(maxAgeMs: number) {
   const registry = new Registry();
   const counter = new Counter({ name: 'scrapes_total', help: 'h', registers: [registry] });
   let now = 0;
-  const tailOf = createTailMemo({ cache: new ExpositionCache(), registry, maxAgeMs, now: () => now });
+  const tailOf = createTailMemo({ cache: new ExpositionCache(), registry, maxAgeMs, monotonic: () => now });
   return { counter, tailOf, advance: (ms: number) => (now += ms) };
 }
 

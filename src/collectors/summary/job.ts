@@ -1,63 +1,145 @@
-/** The summary collector's job: fetch summaries, keep last good answers, publish gauges. */
-
-import type { CollectorJob, JobDeps } from '../collector.ts';
-import { summaryFamilies } from './families.ts';
-import { pollSummaries, type SummaryMemory } from './plan.ts';
+/**
+ * The summary collector's job: send the planned summary requests, keep each entity's last
+ * good answer for a while, and turn the answers into gauges.
+ */
+import type { Logger } from 'pino';
+import type { Config } from '../../config/schema.ts';
+import type { UpstreamClient } from '../../upstream/client.ts';
+import { UpstreamError } from '../../upstream/errors.ts';
+import type { StationSummary } from '../../upstream/types.ts';
+import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
+import { type SummaryResult, summaryFamilies } from './families.ts';
+import { planSummaries, type SummaryRequest } from './plan.ts';
 
 /** A failed entity keeps its last good answer for this many intervals. */
 const STALENESS_INTERVALS = 5;
 
+/** Last good answers by slot key, carried from poll to poll. */
+type SummaryMemory = ReadonlyMap<string, { readonly result: SummaryResult; readonly at: number }>;
+
+const RATIO_KEYS = ['firstPassYield', 'finalYield', 'retryRate'] as const;
+
+/** Scales the ratio fields; `odd` when one is outside 0..1 after scaling. */
+function scale(
+  summary: StationSummary,
+  yieldScale: 'ratio' | 'percent',
+): { summary: StationSummary; odd: boolean } {
+  const out: Record<string, number | undefined> = { ...summary };
+  let odd = false;
+  for (const key of RATIO_KEYS) {
+    const v = summary[key];
+    if (v === undefined) continue;
+    const r = yieldScale === 'percent' ? v / 100 : v;
+    if (r < 0 || r > 1) odd = true;
+    out[key] = r;
+  }
+  return { summary: out as StationSummary, odd };
+}
+
+/** Sends one request; 403/404 mean "no data for this set", not a failure. */
+function send(client: UpstreamClient, request: SummaryRequest, signal?: AbortSignal) {
+  return client.stationSummary({ ...request, signal }).catch((err: unknown) => {
+    if (err instanceof UpstreamError && (err.status === 403 || err.status === 404)) return undefined;
+    throw err;
+  });
+}
+
 /** Creates the summary job. */
-export function createSummaryJob(deps: JobDeps): CollectorJob {
-  const { config, logger, self } = deps;
+export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOutcome> {
+  const { config, client, logger } = ctx;
+  const settings = config.summary;
+  const maxStalenessMs = STALENESS_INTERVALS * settings.intervalMs;
   let memory: SummaryMemory = new Map();
   let scaleWarned = false;
   return {
-    name: 'summary',
-    intervalMs: config.summary.intervalMs,
     async poll({ topology, now, signal }) {
-      const poll = await pollSummaries(
-        deps.client,
+      const plan = planSummaries(
         topology,
         {
-          levels: config.summary.levels,
+          levels: settings.levels,
           windows: config.windows,
-          yieldScale: config.summary.yieldScale,
           maxUrlLength: config.upstream.maxUrlLength,
-          maxStalenessMs: STALENESS_INTERVALS * config.summary.intervalMs,
+          urlLength: (r) => client.urlLength('station_summary', r),
         },
         now,
-        memory,
-        signal,
       );
-      memory = poll.memory;
-      self.setUpstreamUp(poll.failures < poll.requests || poll.requests === 0);
-      self.setLevelsSkipped(
-        [...poll.skipped].map(([level, count]) => ({ level, reason: 'url_too_long', count })),
+      const answers = new Map<string, Promise<StationSummary | undefined>>();
+      for (const [key, request] of plan.requests) answers.set(key, send(client, request, signal));
+      const next = new Map<string, { result: SummaryResult; at: number }>();
+      let failures = 0;
+      let firstError: unknown;
+      let scaleMismatch = false;
+      // Slots in plan order, so the exposition order does not depend on answer timing.
+      const results = await Promise.all(
+        plan.slots.map(async (slot): Promise<SummaryResult | undefined> => {
+          try {
+            const summary = await answers.get(slot.request);
+            if (!summary) return undefined;
+            const scaled = scale(summary, settings.yieldScale);
+            scaleMismatch ||= scaled.odd;
+            const result = { level: slot.level, labels: slot.labels, summary: scaled.summary };
+            next.set(slot.key, { result, at: now.getTime() });
+            return result;
+          } catch (err) {
+            firstError ??= err;
+            const last = memory.get(slot.key);
+            if (!last || now.getTime() - last.at > maxStalenessMs) return undefined;
+            next.set(slot.key, last);
+            return last.result;
+          }
+        }),
       );
-      for (const [level, count] of poll.skipped) {
-        logger.warn(
-          { level, count, maxUrlLength: config.upstream.maxUrlLength },
-          'summary level skipped: its station_ids list would exceed max_url_length, and unique counts cannot be combined from parts',
+      // A failed request fails every slot it answers; count each request once.
+      for (const answer of answers.values())
+        failures += await answer.then(
+          () => 0,
+          () => 1,
         );
-      }
-      if (poll.scaleMismatch && !scaleWarned) {
+      memory = next;
+      report(logger, config, { skipped: plan.skipped, failures, requests: answers.size, firstError });
+      if (scaleMismatch && !scaleWarned) {
         scaleWarned = true;
         logger.warn(
-          { yield_scale: config.summary.yieldScale },
+          { yield_scale: settings.yieldScale },
           'a yield or retry rate is outside 0..1 after scaling: check summary.yield_scale',
         );
       }
-      if (poll.failures > 0) {
-        logger.warn(
-          { failures: poll.failures, requests: poll.requests, err: poll.firstError?.message },
-          'summary poll had failed requests; their series keep the last good values',
-        );
-      }
       return {
-        families: summaryFamilies(config.summary.levels, poll.results),
-        complete: poll.failures === 0,
+        families: summaryFamilies(
+          settings.levels,
+          results.filter((r) => r !== undefined),
+        ),
+        requests: answers.size,
+        failures,
+        diagnostics: {
+          levelsSkipped: [...plan.skipped].map(([level, count]) => ({
+            level,
+            reason: 'url_too_long',
+            count,
+          })),
+        },
       };
     },
   };
+}
+
+/** Logs the poll's skipped levels and failed requests. */
+function report(
+  logger: Logger,
+  config: Config,
+  poll: { skipped: ReadonlyMap<string, number>; failures: number; requests: number; firstError: unknown },
+): void {
+  for (const [level, count] of poll.skipped) {
+    logger.warn(
+      { level, count, maxUrlLength: config.upstream.maxUrlLength },
+      'summary level skipped: its station_ids list would exceed max_url_length, and unique counts cannot be combined from parts',
+    );
+  }
+  if (poll.failures > 0) {
+    const err = poll.firstError instanceof Error ? poll.firstError.message : String(poll.firstError);
+    logger.warn(
+      { failures: poll.failures, requests: poll.requests, err },
+      'summary poll had failed requests; their series keep the last good values',
+    );
+  }
 }

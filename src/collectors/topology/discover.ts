@@ -11,6 +11,8 @@ import type { Site } from '../../upstream/types.ts';
 export interface Discovery {
   readonly sites: Site[];
   readonly missingSiteIds: string[];
+  /** Requests sent. */
+  readonly requests: number;
 }
 
 /** Discovers sites; `siteIds` empty means all accessible sites. */
@@ -20,7 +22,7 @@ export async function discoverSites(
   signal?: AbortSignal,
 ): Promise<Discovery> {
   if (siteIds.length === 0) {
-    return { sites: (await client.listSites(signal)).records, missingSiteIds: [] };
+    return { sites: (await client.listSites(signal)).records, missingSiteIds: [], requests: 1 };
   }
   const results = await Promise.all(
     siteIds.map(async (id) => {
@@ -41,5 +43,5 @@ export async function discoverSites(
     if (r === undefined || r.length === 0) missingSiteIds.push(siteIds[i] ?? '');
     else sites.push(...r);
   });
-  return { sites, missingSiteIds };
+  return { sites, missingSiteIds, requests: siteIds.length };
 }

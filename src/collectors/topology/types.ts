@@ -1,7 +1,8 @@
+import type { SummaryLevel } from '../../config/schema.ts';
 import type { LabelSet } from '../../exposition/model.ts';
 
 /** Levels at which the upstream is asked for summaries. */
-export type Level = 'station' | 'group' | 'line' | 'site';
+export type Level = SummaryLevel;
 
 /** Something a summary can be asked for: a set of stations with the labels of its level. */
 export interface Entity {

@@ -2,14 +2,12 @@
  * The units collector's job: fetch new unit records of both directions incrementally, keep
  * the records of the longest window in memory, and publish per-window counts.
  */
-
 import type { WindowSpec } from '../../config/schema.ts';
 import { createRecordSync } from '../../records/sync.ts';
-import { windowBounds } from '../../time/windows.ts';
-import { windowParams } from '../../upstream/client.ts';
+import { longestWindowMs, windowBounds } from '../../time/windows.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
-import { mapCooperatively } from '../../util/turns.ts';
-import type { CollectorJob, JobDeps } from '../collector.ts';
+import type { Turns } from '../../util/turns.ts';
+import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
 import type { Topology } from '../topology/types.ts';
 import { type UnitResult, unitFamilies } from './families.ts';
 import { unitWindow } from './stats.ts';
@@ -19,29 +17,35 @@ import { UnitStore } from './store.ts';
 const DIRECTIONS = ['input', 'output'] as const;
 
 /** Creates the units job. */
-export function createUnitsJob(deps: JobDeps): CollectorJob {
-  const { config, client } = deps;
+export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutcome> {
+  const { config, client, turns } = ctx;
   const store = new UnitStore();
-  const sync = createRecordSync<UnitRecord>(deps, {
+  const sync = createRecordSync<UnitRecord>({
     collector: 'units',
     source: {
-      params: (q) => [...windowParams(q), ...DIRECTIONS.map((d): [string, string] => ['direction', d])],
-      url: (params) => client.url('/units', params),
+      urlLength: (q) => client.urlLength('units', { ...q, directions: DIRECTIONS }),
       fetch: (q) => client.units({ ...q, directions: DIRECTIONS }),
     },
     store,
     overlapMs: config.units.overlapMs,
     // Units share the measurements' assumed result-size limit: the upstream publishes none.
     maxRecords: config.measurements.maxRecordsPerRequest,
+    maxUrlLength: config.upstream.maxUrlLength,
+    logger: ctx.logger,
+    turns,
   });
   return {
-    name: 'units',
-    intervalMs: config.units.intervalMs,
-    async poll(ctx) {
-      const complete = await sync(ctx);
+    async poll({ topology, now, signal }) {
+      const fetched = await sync({
+        stationIds: topology.stations.map((s) => s.id),
+        now: now.getTime(),
+        retainFrom: now.getTime() - longestWindowMs(config.windows, now),
+        signal,
+      });
       return {
-        families: unitFamilies(await unitResults(ctx.topology, store, config.windows, ctx.now)),
-        complete,
+        families: unitFamilies(await unitResults(topology, store, config.windows, now, turns)),
+        requests: fetched.requests,
+        failures: fetched.failures,
       };
     },
   };
@@ -56,10 +60,11 @@ function unitResults(
   store: UnitStore,
   windows: readonly WindowSpec[],
   now: Date,
+  turns: Turns,
 ): Promise<UnitResult[]> {
   const bounds = windows.map((w) => ({ window: w.name, ...windowBounds(w, now) }));
   const resultOf = (code: number) => store.resultOf(code);
-  return mapCooperatively(topology.stations, STATIONS_PER_TURN, (station) => {
+  return turns.map(topology.stations, STATIONS_PER_TURN, (station) => {
     const rows = store.rowsOf(station.id);
     return {
       station: station.labels,

@@ -25,7 +25,7 @@ describe('summary poll under upstream faults', () => {
     h = await startHarness({ config });
     const forbidden = h.sim.sim.plant.stations[0]?.id ?? '';
     h.sim.sim.setScenario({ forbiddenStations: [forbidden] });
-    expect(await h.exporter.poller.pollOnce()).toBe(true);
+    expect(await h.exporter.scheduler.pollOnce()).toBe(true);
     const rows = (await samples(h)).filter((s) => s.name === 'station_unique_units');
     expect(rows.some((s) => s.labels.station_id === forbidden)).toBe(false);
     expect(rows).toHaveLength(h.sim.sim.plant.stations.length - 1);
@@ -33,14 +33,14 @@ describe('summary poll under upstream faults', () => {
 
   it('keeps the last good values when requests fail, and marks the poll failed', async () => {
     h = await startHarness({ config });
-    expect(await h.exporter.poller.pollOnce()).toBe(true);
+    expect(await h.exporter.scheduler.pollOnce()).toBe(true);
     const before = (await samples(h)).filter((s) => s.name.startsWith('station_'));
     h.sim.sim.setScenario({ errorRate: 1 });
     h.advance(60_000);
-    expect(await h.exporter.poller.pollOnce()).toBe(false);
+    expect(await h.exporter.scheduler.pollOnce()).toBe(false);
     const after = (await samples(h)).filter((s) => s.name.startsWith('station_'));
     expect(after).toEqual(before);
-    const status = h.exporter.poller.status().find((s) => s.name === 'summary');
+    const status = h.exporter.scheduler.status().find((s) => s.name === 'summary');
     expect(status?.lastOk).toBe(false);
     const self = await (await h.exporter.app.request('/metrics')).text();
     expect(self).toContain('station_exporter_collector_success{collector="summary"} 0');
@@ -51,10 +51,10 @@ describe('summary poll under upstream faults', () => {
 
   it('drops failed series after the staleness bound of five intervals', async () => {
     h = await startHarness({ config });
-    await h.exporter.poller.pollOnce();
+    await h.exporter.scheduler.pollOnce();
     h.sim.sim.setScenario({ errorRate: 1 });
     h.advance(6 * 60_000);
-    await h.exporter.poller.pollOnce();
+    await h.exporter.scheduler.pollOnce();
     expect((await samples(h)).filter((s) => s.name === 'station_unique_units')).toHaveLength(0);
   });
 
@@ -65,7 +65,7 @@ describe('summary poll under upstream faults', () => {
       config,
       upstream: { max_url_length: 1024 },
     });
-    await h.exporter.poller.pollOnce();
+    await h.exporter.scheduler.pollOnce();
     const all = await samples(h);
     expect(all.filter((s) => s.name === 'station_line_unique_units')).toHaveLength(0);
     expect(all.filter((s) => s.name === 'station_unique_units')).toHaveLength(60);
@@ -83,7 +83,7 @@ describe('slow polls', () => {
       config: { ...config, summary: { interval: '1s', levels: ['station'] } },
       logger,
     });
-    await h.exporter.poller.pollOnce();
+    await h.exporter.scheduler.pollOnce();
     const warned = lines.map((l) => JSON.parse(l) as { msg: string; collector?: string });
     expect(
       warned.some((l) => l.collector === 'summary' && l.msg.startsWith('poll took longer than its interval')),

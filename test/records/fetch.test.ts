@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  fetchIncremental,
-  type IncrementalFetchOptions,
-  type RecordSource,
-  spansOf,
-} from '../../../src/records/fetch.ts';
-import { splitCount } from '../../../src/records/spans.ts';
-import { buildUrl, type WindowQuery, windowParams } from '../../../src/upstream/client.ts';
-import { UpstreamError } from '../../../src/upstream/errors.ts';
+import { fetchIncremental, type IncrementalFetchOptions, spansOf } from '../../src/records/fetch.ts';
+import { splitCount } from '../../src/records/spans.ts';
+import type { RecordSource } from '../../src/records/types.ts';
+import { buildUrl, ENDPOINTS, type WindowQuery } from '../../src/upstream/endpoints.ts';
+import { UpstreamError } from '../../src/upstream/errors.ts';
 
 const MIN = 60_000;
 const NOW = 1_000 * MIN;
@@ -18,12 +14,14 @@ interface Rec {
   time: number;
 }
 
+/** The length of the URL the client would send for a window query. */
+const urlLength = (q: WindowQuery) => buildUrl('http://up', '/metrics', ENDPOINTS.metrics.params(q)).length;
+
 /** A fake upstream: one record per station per minute, with an optional result cap and failures. */
 function fakeSource(opts: { cap?: number; fail?: (q: WindowQuery) => Error | undefined } = {}) {
   const calls: Array<{ ids: readonly string[]; from: number; to: number }> = [];
   const source: RecordSource<Rec> = {
-    params: (q) => windowParams(q),
-    url: (params) => buildUrl('http://up', '/metrics', params),
+    urlLength: (q) => urlLength(q),
     async fetch(q) {
       const from = q.from?.getTime() ?? 0;
       const to = q.to?.getTime() ?? 0;
@@ -76,11 +74,7 @@ describe('fetchIncremental', () => {
 
   it('chunks station lists so that every URL stays within the limit', async () => {
     const { source, calls } = fakeSource();
-    const max = buildUrl(
-      'http://up',
-      '/metrics',
-      windowParams({ stationIds: ids.slice(0, 3), from: new Date(0), to: new Date(NOW) }),
-    ).length;
+    const max = urlLength({ stationIds: ids.slice(0, 3), from: new Date(0), to: new Date(NOW) });
     const r = await run(source, { maxUrlLength: max });
     expect(calls.map((c) => c.ids.length)).toEqual([3, 3, 3, 1]);
     expect(r.got).toHaveLength(600);
@@ -106,11 +100,7 @@ describe('fetchIncremental', () => {
           : undefined,
     });
     const old = new Map(ids.map((id) => [id, NOW - 30 * MIN]));
-    const maxUrlLength = buildUrl(
-      'http://up',
-      '/metrics',
-      windowParams({ stationIds: ids.slice(0, 3), from: new Date(0), to: new Date(NOW) }),
-    ).length;
+    const maxUrlLength = urlLength({ stationIds: ids.slice(0, 3), from: new Date(0), to: new Date(NOW) });
     const r = await run(source, { maxRecords: 100, watermarks: old, maxUrlLength });
     expect(r.failures).toBeGreaterThan(0);
     expect(r.watermarks.get(bad)).toBe(NOW - 30 * MIN);

@@ -1,0 +1,15 @@
+/** The summary collector: the upstream's station summary per level entity and window. */
+
+import { SUMMARY_LEVELS } from '../../config/schema.ts';
+import type { DataCollector } from '../collector.ts';
+import { summaryDescs } from './families.ts';
+import { createSummaryJob } from './job.ts';
+
+export const summaryCollector: DataCollector = {
+  kind: 'data',
+  name: 'summary',
+  families: SUMMARY_LEVELS.flatMap((level) => summaryDescs(level)),
+  enabled: (config) => config.summary.enabled,
+  intervalMs: (config) => config.summary.intervalMs,
+  createJob: createSummaryJob,
+};

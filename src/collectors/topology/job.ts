@@ -1,0 +1,47 @@
+/**
+ * The topology collector's job: discover site -> line -> station from the upstream, build
+ * the labelled topology every other collector reads, and export `station_info`.
+ */
+import type { CollectorContext, DiscoveryOutcome, Job } from '../collector.ts';
+import { buildTopology } from './build.ts';
+import { discoverSites } from './discover.ts';
+import { topologyFamilies } from './families.ts';
+import type { Topology } from './types.ts';
+
+/** Creates the discovery job. A failed discovery throws, so the previous topology stays in use. */
+export function createTopologyJob(
+  ctx: CollectorContext,
+): Job<{ now: Date; signal?: AbortSignal }, DiscoveryOutcome> {
+  const { config, client } = ctx;
+  return {
+    async poll({ signal }) {
+      const { discovery } = config;
+      const found = await discoverSites(client, discovery.siteIds, signal);
+      const topology = buildTopology(found.sites, discovery, found.missingSiteIds);
+      logTopology(ctx, topology);
+      return {
+        topology,
+        families: topologyFamilies(topology),
+        requests: found.requests,
+        failures: 0,
+        diagnostics: { stationsInaccessible: topology.missingStationIds.length },
+      };
+    },
+  };
+}
+
+function logTopology({ logger }: CollectorContext, topology: Topology): void {
+  if (topology.missingStationIds.length + topology.missingSiteIds.length > 0) {
+    logger.warn(
+      { stations: topology.missingStationIds, sites: topology.missingSiteIds },
+      'configured stations or sites are not accessible with this token',
+    );
+  }
+  if (topology.renamed > 0) {
+    logger.info(
+      { renamed: topology.renamed },
+      'sites, lines or groups share a name with a sibling: their labels carry an id suffix',
+    );
+  }
+  if (topology.stations.length === 0) logger.warn('discovery found no station to export');
+}

@@ -1,0 +1,13 @@
+/** The units collector: unit records by direction and result, serials, and the last unit time. */
+import type { DataCollector } from '../collector.ts';
+import { UNIT_FAMILIES } from './families.ts';
+import { createUnitsJob } from './job.ts';
+
+export const unitsCollector: DataCollector = {
+  kind: 'data',
+  name: 'units',
+  families: Object.values(UNIT_FAMILIES),
+  enabled: (config) => config.units.enabled,
+  intervalMs: (config) => config.units.intervalMs,
+  createJob: createUnitsJob,
+};
