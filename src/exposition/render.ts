@@ -166,19 +166,6 @@ export interface RenderAsyncOptions {
   readonly monotonic?: () => number;
 }
 
-/**
- * Same output as {@link renderFamilies}, but yields to the event loop (via setImmediate)
- * every `yieldEvery` samples so rendering a large snapshot never blocks scrapes for long.
- */
-export async function renderFamiliesAsync(
-  families: readonly Family[],
-  format: ExpositionFormat,
-  opts: RenderAsyncOptions = {},
-): Promise<string> {
-  const chunks = await renderChunks(families, format, opts, (text) => text);
-  return chunks.join('');
-}
-
 /** UTF-8 chunks of a rendered body, with what it took to render them. */
 export interface RenderedBuffers {
   readonly chunks: Buffer[];
@@ -189,48 +176,31 @@ export interface RenderedBuffers {
 }
 
 /**
- * Like {@link renderFamiliesAsync}, but returns UTF-8 chunks: encoding each chunk right
- * after rendering it keeps the encoding of a large body from blocking the loop in one go.
+ * Same output as {@link renderFamilies} as UTF-8 chunks, yielding to the event loop every
+ * `yieldEvery` samples, so that rendering a large snapshot never blocks scrapes for long.
+ * Encoding each chunk right after rendering it keeps the encoding from blocking in one go.
  */
 export async function renderFamiliesToBuffers(
   families: readonly Family[],
   format: ExpositionFormat,
   opts: RenderAsyncOptions = {},
 ): Promise<RenderedBuffers> {
-  let busyMs = 0;
-  const chunks = await renderChunks(
-    families,
-    format,
-    opts,
-    (text) => Buffer.from(text, 'utf8'),
-    (ms) => {
-      busyMs += ms;
-    },
-  );
-  let samples = 0;
-  for (const f of families) samples += f.samples.length;
-  return { chunks, samples, busyMs };
-}
-
-async function renderChunks<T>(
-  families: readonly Family[],
-  format: ExpositionFormat,
-  opts: RenderAsyncOptions,
-  convert: (text: string) => T,
-  onBusy?: (ms: number) => void,
-): Promise<T[]> {
   const every = Math.max(1, opts.yieldEvery ?? DEFAULT_YIELD_EVERY);
   const turns = opts.turns ?? createTurns();
   const monotonic = opts.monotonic ?? (() => performance.now());
   const r = new Renderer(families, format);
-  const chunks: T[] = [];
+  const chunks: Buffer[] = [];
+  let busyMs = 0;
   for (;;) {
     const started = monotonic();
     const done = r.step(every);
     const text = r.take();
-    if (text !== '') chunks.push(convert(text));
-    onBusy?.(monotonic() - started);
-    if (done) return chunks;
+    if (text !== '') chunks.push(Buffer.from(text, 'utf8'));
+    busyMs += monotonic() - started;
+    if (done) break;
     await turns.yieldToLoop();
   }
+  let samples = 0;
+  for (const f of families) samples += f.samples.length;
+  return { chunks, samples, busyMs };
 }

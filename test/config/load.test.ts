@@ -3,7 +3,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError, configFromObject, loadConfig, parseConfig } from '../../src/config/load.ts';
+import {
+  assertLoaded,
+  ConfigError,
+  configFromObject,
+  loadConfig,
+  parseConfig,
+} from '../../src/config/load.ts';
 import type { Config } from '../../src/config/schema.ts';
 
 const dirs: string[] = [];
@@ -115,9 +121,15 @@ describe('configFromObject', () => {
     );
   });
 
-  it('is the only way to get a Config', () => {
-    // @ts-expect-error a plain object lacks the brand that only the loader adds
-    const config: Config = { upstream: {} };
-    expect(config).toBeDefined();
+  it('is the only way to get a Config, at run time too', () => {
+    const loaded = configFromObject(
+      { upstream: { base_url: 'http://127.0.0.1:1', token: 'x' }, windows: ['15m'] },
+      { env: {}, baseDir: '/' },
+    );
+    expect(() => assertLoaded(loaded)).not.toThrow();
+    // A copy (spread, JSON round trip, hand-built) carries the same data but skipped the loader.
+    for (const copy of [{ ...loaded }, JSON.parse(JSON.stringify(loaded))] as Config[]) {
+      expect(() => assertLoaded(copy)).toThrow('a Config must come from the config loader');
+    }
   });
 });

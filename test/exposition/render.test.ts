@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { type Family, LabelSet } from '../../src/exposition/model.ts';
 import {
+  type ExpositionFormat,
   formatValue,
+  type RenderAsyncOptions,
   renderFamilies,
-  renderFamiliesAsync,
   renderFamiliesToBuffers,
 } from '../../src/exposition/render.ts';
 import { checkMetrics, promtoolPath } from '../helpers/promtool.ts';
@@ -107,7 +108,16 @@ describe('formatValue', () => {
   });
 });
 
-describe('renderFamiliesAsync', () => {
+/** The chunked render as one string. */
+async function renderFamiliesAsync(
+  families: Parameters<typeof renderFamilies>[0],
+  format: ExpositionFormat,
+  opts: RenderAsyncOptions = {},
+): Promise<string> {
+  return Buffer.concat((await renderFamiliesToBuffers(families, format, opts)).chunks).toString('utf8');
+}
+
+describe('renderFamiliesToBuffers', () => {
   const large = largeFamilies(500, 7);
 
   it.each([1, 3, 499, 500, 501, 20_000])(
