@@ -1,6 +1,8 @@
 /** The command implementations behind `src/cli.ts`. Each returns the process exit code. */
 import { serve } from '@hono/node-server';
+import { describeCollectors } from '../collectors/index.ts';
 import { describeConfig } from '../config/describe.ts';
+import { formatDuration } from '../config/duration.ts';
 import { ConfigError, configFromObject, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { parseListenAddress } from '../server/listen.ts';
@@ -80,7 +82,9 @@ async function resolveOrReport(
 export async function runCheckConfig(path: string): Promise<number> {
   try {
     const config = await loadConfig(path);
-    process.stdout.write(`${path}: OK\n${describeConfig(config)}\n`);
+    process.stdout.write(
+      `${path}: OK\n${describeConfig(config)}\n${describeCollectors(config, formatDuration)}\n`,
+    );
     return 0;
   } catch (err) {
     return reportConfigError(err);

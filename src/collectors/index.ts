@@ -25,3 +25,11 @@ export const COLLECTORS: readonly Collector[] = [
 export function enabledDataCollectors(config: Config): DataCollector[] {
   return COLLECTORS.filter((c): c is DataCollector => c.kind === 'data' && c.enabled(config));
 }
+
+/** One line for `check-config`: every collector of the list, its interval or that it is off. */
+export function describeCollectors(config: Config, formatDuration: (ms: number) => string): string {
+  const parts = COLLECTORS.map((c) =>
+    c.enabled(config) ? `${c.name} every ${formatDuration(c.intervalMs(config))}` : `${c.name} off`,
+  );
+  return `collectors: ${parts.join(', ')}`;
+}

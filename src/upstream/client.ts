@@ -11,6 +11,7 @@ import {
   type MetricsQuery,
   type QueryOf,
   type QueryParams,
+  requestUrl,
   type UnitsQuery,
   type WindowQuery,
 } from './endpoints.ts';
@@ -261,10 +262,7 @@ export function createClient(opts: ClientOptions): UpstreamClient {
       reportSkipped('units', list);
       return list;
     },
-    urlLength(endpoint, query) {
-      const spec = ENDPOINTS[endpoint] as { path: () => string; params: (q: typeof query) => QueryParams };
-      return buildUrl(opts.baseUrl, spec.path(), spec.params(query)).length;
-    },
+    urlLength: (endpoint, query) => requestUrl(opts.baseUrl, endpoint, query).length,
     async close() {
       if (ownDispatcher) await dispatcher.close();
     },

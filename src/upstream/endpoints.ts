@@ -85,3 +85,17 @@ export function buildUrl(baseUrl: string, path: string, params: QueryParams): st
   const query = params.map(([k, v]) => `${k}=${k === 'station_ids' ? v : encodeURIComponent(v)}`).join('&');
   return `${baseUrl.replace(/\/+$/, '')}${path}${query ? `?${query}` : ''}`;
 }
+
+/** The URL of a window-query request, from the one encoding the client sends. */
+export function requestUrl<E extends 'station_summary' | 'metrics' | 'units'>(
+  baseUrl: string,
+  endpoint: E,
+  query: QueryOf<E>,
+): string {
+  // Each endpoint's params take its own query type; the generic ties them together.
+  const spec = ENDPOINTS[endpoint] as unknown as {
+    path: () => string;
+    params: (q: QueryOf<E>) => QueryParams;
+  };
+  return buildUrl(baseUrl, spec.path(), spec.params(query));
+}

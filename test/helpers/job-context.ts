@@ -1,0 +1,23 @@
+/** A collector context for job unit tests: a loaded config, a fake client, a silent logger. */
+import pino from 'pino';
+import type { CollectorContext } from '../../src/collectors/collector.ts';
+import { configFromObject } from '../../src/config/load.ts';
+import { createTurns } from '../../src/util/turns.ts';
+import { type FakeAnswers, type FakeClient, fakeClient } from './fake-client.ts';
+
+/** Builds a context from raw config keys (merged over a minimal upstream section). */
+export function jobContext(
+  raw: Record<string, unknown>,
+  answers: FakeAnswers = {},
+): CollectorContext & { client: FakeClient } {
+  const config = configFromObject(
+    { upstream: { base_url: 'http://fake', token: 't' }, ...raw },
+    { env: {}, baseDir: '/' },
+  );
+  return {
+    config,
+    client: fakeClient(answers, config.upstream.baseUrl),
+    logger: pino({ level: 'silent' }),
+    turns: createTurns(),
+  };
+}

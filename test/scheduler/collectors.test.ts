@@ -1,0 +1,135 @@
+/**
+ * The scheduler with fake collectors: it runs discovery first, times every poll, publishes
+ * each outcome whole, and is the only writer of the self-metrics.
+ */
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import type { DataCollector, DiscoveryCollector, PollOutcome } from '../../src/collectors/collector.ts';
+import { ExpositionCache } from '../../src/exposition/cache.ts';
+import { LabelSet } from '../../src/exposition/model.ts';
+import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
+import { createScheduler } from '../../src/scheduler/scheduler.ts';
+import { UpstreamError } from '../../src/upstream/errors.ts';
+import { plantOf, topologyOf } from '../helpers/fake-client.ts';
+import { jobContext } from '../helpers/job-context.ts';
+
+const topology = topologyOf([plantOf([2])]);
+
+const discovery: DiscoveryCollector = {
+  kind: 'discovery',
+  name: 'topology',
+  families: [],
+  enabled: () => true,
+  intervalMs: () => 60_000,
+  createJob: () => ({ poll: async () => ({ topology, families: [], requests: 1, failures: 0 }) }),
+};
+
+/** A data collector whose polls return (or throw) what the test queues. */
+function fakeCollector(name: string, outcomes: Array<PollOutcome | Error>): DataCollector {
+  return {
+    kind: 'data',
+    name,
+    families: [],
+    enabled: () => true,
+    intervalMs: () => 30_000,
+    createJob: () => ({
+      async poll(ctx) {
+        expect(ctx.topology).toBe(topology);
+        const next = outcomes.shift();
+        if (!next) throw new Error('no outcome queued');
+        if (next instanceof Error) throw next;
+        return next;
+      },
+    }),
+  };
+}
+
+const gaugeFamily = (value: number) => ({
+  desc: { name: 'fake_value', kind: 'gauge' as const, labels: [], help: 'A value.' },
+  samples: [{ labels: LabelSet.EMPTY, value }],
+});
+
+function setup(collectors: DataCollector[]) {
+  const registry = new Registry();
+  let now = 1_000_000;
+  const self = createSelfMetrics(registry, { version: 't', wallClock: () => now });
+  const cache = new ExpositionCache();
+  const scheduler = createScheduler({
+    discovery,
+    collectors,
+    context: jobContext({}),
+    cache,
+    self,
+    logger: pino({ level: 'silent' }),
+    wallClock: () => now,
+  });
+  const metric = async (name: string, labels: Record<string, string> = {}) => {
+    const m = (await registry.getMetricsAsJSON()).find((x) => x.name === `station_exporter_${name}`);
+    const v = (m?.values as Array<{ labels: Record<string, string>; value: number }> | undefined)?.find((x) =>
+      Object.entries(labels).every(([k, val]) => x.labels[k] === val),
+    );
+    return v?.value;
+  };
+  const body = async () => (await cache.respond('text', false, [])).body.toString('utf8');
+  return { scheduler, metric, body, advance: (ms: number) => (now += ms) };
+}
+
+describe('scheduler', () => {
+  it('reports success per collector and keeps the last published data when a poll throws', async () => {
+    const t = setup([
+      fakeCollector('a', [{ families: [gaugeFamily(7)], requests: 2, failures: 0 }, new Error('boom')]),
+    ]);
+    expect(await t.scheduler.pollOnce()).toBe(true);
+    expect(await t.metric('collector_success', { collector: 'a' })).toBe(1);
+    expect(await t.metric('collector_success', { collector: 'topology' })).toBe(1);
+    expect(await t.body()).toContain('fake_value 7');
+    expect(t.scheduler.ready()).toBe(true);
+    t.advance(30_000);
+    expect(await t.scheduler.pollOnce()).toBe(false);
+    expect(await t.metric('collector_success', { collector: 'a' })).toBe(0);
+    expect(await t.body()).toContain('fake_value 7');
+    expect(t.scheduler.status().find((s) => s.name === 'a')?.lastError).toBe('boom');
+    // Data age runs from the last success, on the injected wall clock.
+    expect(await t.metric('collector_data_age_seconds', { collector: 'a' })).toBe(30);
+  });
+
+  it('counts a poll with failed requests as unsuccessful, though its data is published', async () => {
+    const t = setup([fakeCollector('a', [{ families: [gaugeFamily(3)], requests: 4, failures: 1 }])]);
+    expect(await t.scheduler.pollOnce()).toBe(false);
+    expect(await t.metric('collector_success', { collector: 'a' })).toBe(0);
+    expect(await t.body()).toContain('fake_value 3');
+    expect(await t.metric('upstream_up')).toBe(1);
+  });
+
+  it('owns upstream_up: down while any collector got no answer at all, whatever the order', async () => {
+    const dead = { families: [], requests: 3, failures: 3 };
+    const fine = { families: [], requests: 3, failures: 0 };
+    for (const order of [
+      [dead, fine],
+      [fine, dead],
+    ]) {
+      const t = setup([fakeCollector('a', [order[0] ?? fine]), fakeCollector('b', [order[1] ?? fine])]);
+      await t.scheduler.pollOnce();
+      expect(await t.metric('upstream_up')).toBe(0);
+    }
+    const thrown = setup([fakeCollector('a', [new UpstreamError('metrics', 'timeout', 'slow')])]);
+    await thrown.scheduler.pollOnce();
+    expect(await thrown.metric('upstream_up')).toBe(0);
+  });
+
+  it('turns diagnostics into self-metrics', async () => {
+    const t = setup([
+      fakeCollector('a', [
+        {
+          families: [],
+          requests: 1,
+          failures: 0,
+          diagnostics: { levelsSkipped: [{ level: 'site', reason: 'url_too_long', count: 2 }] },
+        },
+      ]),
+    ]);
+    await t.scheduler.pollOnce();
+    expect(await t.metric('levels_skipped', { level: 'site', reason: 'url_too_long' })).toBe(2);
+  });
+});
