@@ -9,11 +9,15 @@ import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { dashboards } from '../../grafana/src/index.ts';
-import type { Dashboard } from '../../grafana/src/model.ts';
 import { FIXED_NOW, type Harness, startHarness } from '../helpers/harness.ts';
 import { prometheusPath, type RunningPrometheus, startPrometheus } from '../helpers/prometheus.ts';
-import { parseLabelValues, queryPanels, substitute } from './inspect.ts';
+import {
+  type DashboardJson,
+  generatedDashboards,
+  parseLabelValues,
+  queryPanels,
+  substitute,
+} from './inspect.ts';
 import { instantQuery, labelValues } from './prom-api.ts';
 
 const enabled = Boolean(prometheusPath()) || Boolean(process.env.CI);
@@ -31,7 +35,7 @@ function jwt(expSeconds: number): string {
 }
 
 /** Picks a value per variable as a user would: the first value, or "All" for multi-value ones. */
-async function resolveVariables(base: string, d: Dashboard): Promise<Record<string, string>> {
+async function resolveVariables(base: string, d: DashboardJson): Promise<Record<string, string>> {
   const values: Record<string, string> = {};
   for (const v of d.templating.list) {
     if (v.type !== 'query') continue;
@@ -92,7 +96,7 @@ describe.skipIf(!enabled)('dashboard and rule queries on a real Prometheus', () 
     const failures: string[] = [];
     const empty: string[] = [];
     let queries = 0;
-    for (const { dashboard: d } of dashboards()) {
+    for (const { dashboard: d } of generatedDashboards()) {
       const values = await resolveVariables(prom.url, d);
       for (const p of queryPanels(d)) {
         let series = 0;
