@@ -2,18 +2,22 @@
  * Exporter health: is the exporter scraped, is the upstream answering, is the cached data fresh,
  * and what does polling cost. Built on the `station_exporter_*` self-metrics and `up`.
  */
-import { dashboard, dashboardLink, datasourceVariable, labelValues, UID } from './dashboard.ts';
-import type { Dashboard } from './model.ts';
-import { q, row, stat, timeseries } from './panels.ts';
+import { BigValueTextMode } from '@grafana/grafana-foundation-sdk/common';
+import { MappingType, type ValueMapping } from '@grafana/grafana-foundation-sdk/dashboard';
+import { type Dashboard, dashboard, type PanelItem } from './dashboard.ts';
+import { dashboardLink, UID } from './links.ts';
+import { row, type Steps, stat, timeseries } from './panels.ts';
+import { q } from './query.ts';
+import { datasourceVariable, labelValues } from './variables.ts';
 
 const SEL = 'job="$job", instance=~"$instance"';
-const UP_MAPPINGS = [
+const UP_MAPPINGS: ValueMapping[] = [
   {
-    type: 'value',
+    type: MappingType.ValueToText,
     options: { '0': { text: 'DOWN', color: 'red', index: 0 }, '1': { text: 'UP', color: 'green', index: 1 } },
   },
 ];
-const UP_STEPS: ReadonlyArray<readonly [string, number | null]> = [
+const UP_STEPS: Steps = [
   ['red', null],
   ['green', 1],
 ];
@@ -26,7 +30,7 @@ function quantile(phi: number, by: string): string {
   return `histogram_quantile(${phi}, ${rate('station_exporter_upstream_request_duration_seconds_bucket', `le, ${by}`)})`;
 }
 
-function statusPanels() {
+function statusPanels(): PanelItem[] {
   return [
     row('Status'),
     stat({
@@ -73,13 +77,13 @@ function statusPanels() {
       title: 'Version',
       description: 'Exporter version and Node.js version, from station_exporter_build_info.',
       unit: 'none',
-      textMode: 'name',
+      textMode: BigValueTextMode.Name,
       queries: [q(`station_exporter_build_info{${SEL}}`, '{{version}} ({{node_version}})')],
     }),
   ];
 }
 
-function collectorPanels() {
+function collectorPanels(): PanelItem[] {
   return [
     row('Collectors'),
     timeseries({
@@ -153,7 +157,7 @@ function collectorPanels() {
   ];
 }
 
-function upstreamPanels() {
+function upstreamPanels(): PanelItem[] {
   const requests = 'station_exporter_upstream_requests_total';
   return [
     row('Upstream requests'),
@@ -214,7 +218,7 @@ function upstreamPanels() {
   ];
 }
 
-function exposurePanels() {
+function exposurePanels(): PanelItem[] {
   return [
     row('Scrapes'),
     timeseries({

@@ -1,9 +1,10 @@
 /**
  * Every dashboard, listed explicitly, and their rendering to the committed JSON files.
  */
+
+import type { Dashboard } from './dashboard.ts';
 import { healthDashboard } from './health.ts';
 import { lineDashboard } from './line.ts';
-import type { Dashboard } from './model.ts';
 import { overviewDashboard } from './overview.ts';
 import { stationDashboard } from './station.ts';
 

@@ -2,17 +2,12 @@
  * One line, station by station in line order. `position` lives on `station_info` only, so the
  * station series are joined to it on `station_id` (names are not unique, ids are).
  */
-import {
-  dashboard,
-  dashboardLink,
-  datasourceVariable,
-  labelValues,
-  stationLink,
-  UID,
-  windowVariable,
-} from './dashboard.ts';
-import type { Dashboard } from './model.ts';
-import { q, row, stat, table, timeseries } from './panels.ts';
+import { type Dashboard, dashboard } from './dashboard.ts';
+import { dashboardLink, stationLink, UID } from './links.ts';
+import { row, stat, timeseries } from './panels.ts';
+import { q, type Unit } from './query.ts';
+import { table } from './table.ts';
+import { datasourceVariable, labelValues, windowVariable } from './variables.ts';
 
 const LINE = 'site="$site", line="$line", window="$window"';
 
@@ -20,7 +15,7 @@ function positioned(metric: string): string {
   return `${metric}{${LINE}} * on (station_id) group_left (position) station_info`;
 }
 
-function lineStat(field: string, title: string, unit: string, description: string) {
+function lineStat(field: string, title: string, unit: Unit, description: string) {
   return stat({
     title,
     description,

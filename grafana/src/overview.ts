@@ -3,20 +3,16 @@
  * level's series (the upstream computes them over the unit set); plant-wide yields sum the site
  * counts and divide, because averaging ratios weighs a quiet site like a busy one.
  */
-import {
-  dashboard,
-  dashboardLink,
-  datasourceVariable,
-  labelValues,
-  lineLink,
-  UID,
-  windowVariable,
-} from './dashboard.ts';
-import type { Dashboard } from './model.ts';
-import { q, row, stat, table, timeseries } from './panels.ts';
+import { BigValueTextMode } from '@grafana/grafana-foundation-sdk/common';
+import { type Dashboard, dashboard } from './dashboard.ts';
+import { dashboardLink, lineLink, UID } from './links.ts';
+import { row, type Steps, stat, timeseries } from './panels.ts';
+import { q } from './query.ts';
+import { table } from './table.ts';
+import { datasourceVariable, labelValues, windowVariable } from './variables.ts';
 
 const SITE = 'site=~"$site", window="$window"';
-const YIELD_STEPS: ReadonlyArray<readonly [string, number | null]> = [
+const YIELD_STEPS: Steps = [
   ['red', null],
   ['orange', 0.9],
   ['green', 0.95],
@@ -87,7 +83,7 @@ export function overviewDashboard(): Dashboard {
         decimals: 2,
         w: 6,
         thresholds: YIELD_STEPS,
-        textMode: 'value_and_name',
+        textMode: BigValueTextMode.ValueAndName,
         queries: [q(`station_site_final_yield_ratio{${SITE}}`, '{{site}}')],
       }),
       stat({
@@ -97,7 +93,7 @@ export function overviewDashboard(): Dashboard {
         unit: 'percentunit',
         decimals: 2,
         w: 6,
-        textMode: 'value_and_name',
+        textMode: BigValueTextMode.ValueAndName,
         thresholds: [
           ['green', null],
           ['orange', 0.05],

@@ -2,19 +2,22 @@
  * Station dashboard sections fed by the record collectors (`measurements`, `units`). Their
  * series exist only when those collectors are enabled; otherwise the panels show no data.
  */
-import { labelValues } from './dashboard.ts';
-import type { Variable } from './model.ts';
-import { type PanelSpec, q, type RowSpec, row, stat, table, timeseries } from './panels.ts';
+import type { QueryVariableBuilder } from '@grafana/grafana-foundation-sdk/dashboard';
+import type { PanelItem } from './dashboard.ts';
+import { row, type Steps, stat, timeseries } from './panels.ts';
+import { q } from './query.ts';
+import { table } from './table.ts';
+import { labelValues } from './variables.ts';
 
 /** Capability thresholds shared with the alerts: below 1.0 critical, below 1.33 warning. */
-const PPK_STEPS: ReadonlyArray<readonly [string, number | null]> = [
+const PPK_STEPS: Steps = [
   ['red', null],
   ['orange', 1],
   ['green', 1.33],
 ];
 
 /** The `measurement` variable (label `metric`), chained to the selected station. */
-export function measurementVariable(station: string): Variable {
+export function measurementVariable(station: string): QueryVariableBuilder {
   return labelValues({
     name: 'measurement',
     of: 'metric',
@@ -26,7 +29,7 @@ export function measurementVariable(station: string): Variable {
 }
 
 /** Measurement panels for the station matched by `station`. */
-export function measurementPanels(station: string): Array<PanelSpec | RowSpec> {
+export function measurementPanels(station: string): PanelItem[] {
   const M = `${station}, metric=~"$measurement"`;
   const W = `${M}, window="$window"`;
   // The windowed series carry `window` and the latest-value series do not; dropping it lets the
@@ -113,7 +116,7 @@ export function measurementPanels(station: string): Array<PanelSpec | RowSpec> {
 }
 
 /** Unit record panels for the station matched by `station`. */
-export function unitPanels(station: string): Array<PanelSpec | RowSpec> {
+export function unitPanels(station: string): PanelItem[] {
   const W = `${station}, window="$window"`;
   return [
     row('Units'),

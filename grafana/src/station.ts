@@ -2,26 +2,22 @@
  * One station: its summary over every window, its measurements against their limits and its
  * unit records. Sections for collectors that are disabled simply show no data.
  */
-import {
-  dashboard,
-  dashboardLink,
-  datasourceVariable,
-  labelValues,
-  UID,
-  windowVariable,
-} from './dashboard.ts';
-import type { Dashboard } from './model.ts';
-import { type PanelSpec, q, type RowSpec, row, stat, table, timeseries } from './panels.ts';
+import { type Dashboard, dashboard, type PanelItem } from './dashboard.ts';
+import { dashboardLink, UID } from './links.ts';
+import { row, stat, timeseries } from './panels.ts';
+import { q, type Unit } from './query.ts';
 import { measurementPanels, measurementVariable, unitPanels } from './station-records.ts';
+import { type Column, table } from './table.ts';
+import { datasourceVariable, labelValues, windowVariable } from './variables.ts';
 
 /** Matchers of the selected station, without the window. */
 export const STATION = 'site="$site", line="$line", station="$station"';
 
-function summaryColumn(name: string, field: string, unit: string) {
+function summaryColumn(name: string, field: string, unit: Unit): Column {
   return { name, unit, expr: `station_${field}{${STATION}}` };
 }
 
-function summaryPanels(): Array<PanelSpec | RowSpec> {
+function summaryPanels(): PanelItem[] {
   const W = `${STATION}, window="$window"`;
   return [
     row('Summary'),

@@ -1,20 +1,25 @@
 /**
- * The committed dashboards are what the code generates, and they follow the house rules:
- * stable unique uids, everything through the `datasource` variable, a description, a unit and a
- * grid position on every panel, resolvable variables, and links to dashboards that exist.
+ * The committed dashboards are what the code generates, and they follow the house rules beyond
+ * the linter's (test/grafana/lint.test.ts): a grid without overlaps, a unit on every table
+ * column, ratios shown as percentages and never averaged, resolvable variables, and links to
+ * dashboards that exist.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { UID } from '../../grafana/src/dashboard.ts';
-import { dashboards, renderDashboards } from '../../grafana/src/index.ts';
-import type { Dashboard } from '../../grafana/src/model.ts';
-import { BUILTIN, linkUrls, queryPanels, variableRefs } from './inspect.ts';
+import { renderDashboards } from '../../grafana/src/index.ts';
+import {
+  BUILTIN,
+  type DashboardJson,
+  generatedDashboards,
+  linkUrls,
+  queryPanels,
+  variableRefs,
+} from './inspect.ts';
 
 const DIR = 'grafana/dashboards';
-const DS_UID = `\${datasource}`;
-const all = dashboards().map((d) => d.dashboard);
+const all = generatedDashboards().map((d) => d.dashboard);
 const byUid = new Map(all.map((d) => [d.uid, d]));
 const cases = all.map((d) => [d.title, d] as const);
 
@@ -39,34 +44,20 @@ describe('generated dashboards', () => {
     expect(provider.providers[0]).toMatchObject({ type: 'file', options: { path: expect.any(String) } });
   });
 
-  it('have the four stable, unique uids', () => {
-    expect(all.map((d) => d.uid).sort()).toEqual(Object.values(UID).sort());
+  it('have unique titles', () => {
     expect(new Set(all.map((d) => d.title)).size).toBe(all.length);
   });
 });
 
-describe.each(cases)('%s', (_title, d: Dashboard) => {
+describe.each(cases)('%s', (_title, d: DashboardJson) => {
   const panels = queryPanels(d);
   const defined = d.templating.list.map((v) => v.name);
 
-  it('starts with a Prometheus datasource variable', () => {
-    expect(d.templating.list[0]).toMatchObject({
-      name: 'datasource',
-      type: 'datasource',
-      query: 'prometheus',
-    });
+  it('starts with the datasource variable', () => {
+    expect(d.templating.list[0]).toMatchObject({ name: 'datasource', type: 'datasource' });
   });
 
-  it('queries every panel and variable through the datasource variable', () => {
-    for (const p of panels) {
-      expect(p.datasource, p.title).toEqual({ type: 'prometheus', uid: DS_UID });
-      expect(p.targets.length, p.title).toBeGreaterThan(0);
-      for (const t of p.targets) expect(t.datasource, p.title).toEqual(p.datasource);
-    }
-    for (const v of d.templating.list) if (v.type === 'query') expect(v.datasource.uid).toBe(DS_UID);
-  });
-
-  it('gives every panel a description, a unit and a grid position without overlaps', () => {
+  it('places every panel on the 24-column grid without overlaps', () => {
     const placed: Array<{ title: string; x: number; y: number; w: number; h: number }> = [];
     for (const p of d.panels) {
       const { x, y, w, h } = p.gridPos;
@@ -75,11 +66,7 @@ describe.each(cases)('%s', (_title, d: Dashboard) => {
         expect(overlaps(p.gridPos, other), `${p.title} / ${other.title}`).toBe(false);
       placed.push({ title: p.title, ...p.gridPos });
     }
-    for (const p of panels) {
-      expect(p.description.length, p.title).toBeGreaterThan(20);
-      expect(p.fieldConfig.defaults.unit, p.title).toMatch(/^\w+$/);
-    }
-    expect(new Set(d.panels.map((p) => p.id)).size).toBe(d.panels.length);
+    expect(panels.every((p) => p.targets.length > 0)).toBe(true);
   });
 
   it('gives every value column of a table its own unit', () => {
@@ -91,7 +78,7 @@ describe.each(cases)('%s', (_title, d: Dashboard) => {
       };
       for (const field of kept.names?.filter((n) => n.startsWith('Value')) ?? []) {
         const column = renames[field];
-        const o = p.fieldConfig.overrides.find((x) => x.matcher.options === column);
+        const o = p.fieldConfig?.overrides.find((x) => x.matcher.options === column);
         expect(o?.properties.find((x) => x.id === 'unit')?.value, `${p.title} / ${column}`).toMatch(/^\w+$/);
       }
     }
@@ -102,7 +89,7 @@ describe.each(cases)('%s', (_title, d: Dashboard) => {
       const exprs = p.targets.map((t) => t.expr);
       for (const e of exprs) expect(e, p.title).not.toMatch(/\bavg(_over_time)?\b[\s\S]*_ratio\b/);
       const onlyRatios = exprs.every((e) => /_(ratio)\{/.test(e) && !/_units\{/.test(e));
-      if (onlyRatios && p.type !== 'table') expect(p.fieldConfig.defaults.unit, p.title).toBe('percentunit');
+      if (onlyRatios && p.type !== 'table') expect(p.fieldConfig?.defaults.unit, p.title).toBe('percentunit');
     }
   });
 
@@ -110,8 +97,8 @@ describe.each(cases)('%s', (_title, d: Dashboard) => {
     const texts = [
       ...panels.flatMap((p) => [
         p.title,
-        p.description,
-        ...p.targets.flatMap((t) => [t.expr, t.legendFormat]),
+        p.description ?? '',
+        ...p.targets.flatMap((t) => [t.expr, t.legendFormat ?? '']),
       ]),
       ...linkUrls(d),
     ];
@@ -122,7 +109,7 @@ describe.each(cases)('%s', (_title, d: Dashboard) => {
     }
     d.templating.list.forEach((v, i) => {
       if (v.type !== 'query') return;
-      for (const name of variableRefs(v.query)) {
+      for (const name of variableRefs(v.query ?? '')) {
         expect(defined.slice(0, i), `${v.name} uses $${name}`).toContain(name);
       }
     });
