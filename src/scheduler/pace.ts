@@ -2,6 +2,10 @@
  * Pacing: each planned entry sends its requests spread evenly over its refresh interval instead of
  * in a burst at the start, so the upstream sees a steady rate close to the plan's total. Pure
  * functions of the plan and of time; the scheduler turns offsets into timers with its injected clock.
+ *
+ * Over any span, an entry sends at most one request more than its planned rate allows, so the sum
+ * can exceed the plan by one request per entry; the retry reserve leaves room for that, and the shared
+ * limiter (upstream/limiter.ts) still enforces the hard ceiling on every request.
  */
 
 /**
