@@ -1,0 +1,50 @@
+/**
+ * Pacing: each planned entry sends its requests spread evenly over its refresh interval instead of
+ * in a burst at the start, so the upstream sees a steady rate close to the plan's total. Pure
+ * functions of the plan and of time; the scheduler turns offsets into timers with its injected clock.
+ *
+ * Over any span, an entry sends at most one request more than its planned rate allows, so the sum
+ * can exceed the plan by one request per entry; the retry reserve leaves room for that, and the shared
+ * limiter (upstream/limiter.ts) still enforces the hard ceiling on every request.
+ */
+
+/**
+ * Offset (ms from the start of an interval) at which request `k` of `n` is sent: the interval is cut
+ * into `n` equal slots and each request starts its slot, shifted by `phase` (0 <= phase < 1) of a slot
+ * so that entries with the same interval do not all start together.
+ */
+export function sendOffsetMs(k: number, n: number, intervalMs: number, phase = 0): number {
+  if (!(Number.isInteger(k) && Number.isInteger(n) && k >= 0 && k < n)) {
+    throw new RangeError(`request ${k} of ${n} is out of range`);
+  }
+  return Math.floor(((k + phase) * intervalMs) / n);
+}
+
+/** Phase of entry `index` of `count`, spreading the entries' first requests over a slot. */
+export function phaseOf(index: number, count: number): number {
+  return count > 0 ? index / count : 0;
+}
+
+/**
+ * Send times (epoch ms) of an entry with `n` requests per `intervalMs`, in `[fromMs, toMs)`, for
+ * intervals starting at `startMs + c × intervalMs`. For simulations, the bench and tests.
+ */
+export function sendTimes(
+  n: number,
+  intervalMs: number,
+  phase: number,
+  startMs: number,
+  fromMs: number,
+  toMs: number,
+): number[] {
+  const times: number[] = [];
+  if (n <= 0) return times;
+  const first = Math.max(0, Math.floor((fromMs - startMs) / intervalMs));
+  for (let c = first; startMs + c * intervalMs < toMs; c++) {
+    for (let k = 0; k < n; k++) {
+      const t = startMs + c * intervalMs + sendOffsetMs(k, n, intervalMs, phase);
+      if (t >= fromMs && t < toMs) times.push(t);
+    }
+  }
+  return times;
+}

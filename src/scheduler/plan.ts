@@ -1,0 +1,290 @@
+/**
+ * The request planner: given what the plant costs per refresh and the upstream's request budget,
+ * it picks a refresh for every (collector, window, level) so that the planned rate fits the budget,
+ * or says what to drop when even the longest allowed refreshes do not fit. Pure: no I/O, no clock.
+ *
+ * How it fits (see refresh.ts for the default and longest refresh of a window):
+ * 1. Every summary (window, level) starts at its window's default refresh. Records collectors
+ *    (measurements, units) keep their configured interval; per-window overrides are kept as given.
+ * 2. If the total is above the budget less the retry reserve, windows are stretched together:
+ *    each gets `clamp(f × L, default, longest)` for the smallest common fraction `f` that fits,
+ *    so every stretched window's data is the same fraction of its length old, and long windows,
+ *    which move least per minute, reach their longest refresh first.
+ * 3. If the longest refreshes still do not fit, entries are dropped one by one in DROP ORDER
+ *    until they do, and step 2 runs on what is left.
+ *
+ * DROP ORDER: finest level first (station, group, line, site), and within a level the shortest
+ * window first (ties: config order); records collectors last. Station level goes first because it
+ * costs one request per station set per window, and the units collector still counts each station's
+ * units from records; short windows go first because they cost the most per minute. The headline
+ * numbers, the longest windows at site level, go last.
+ *
+ * Costs are counted per distinct request: entities of one level with the same station set share a
+ * request (as the summary poll does). A one-station line shares with its station only when both are
+ * polled at once, which a plan with different refreshes per level cannot promise, so the planner
+ * counts each level on its own: the plan is an upper bound.
+ */
+import type { Level } from '../topology/types.ts';
+import { DEFAULT_MAX_REFRESH_MS, defaultRefreshMs, longestRefreshMs, type PlanWindow } from './refresh.ts';
+
+const MINUTE = 60_000;
+const SECOND = 1_000;
+const LEVEL_ORDER: readonly Level[] = ['station', 'group', 'line', 'site'];
+
+/** Default share of the budget kept free for retries of failed requests. */
+export const DEFAULT_RETRY_RESERVE = 0.05;
+
+/** A records collector's polls: stations batched into `station_ids` lists within the URL limit. */
+export interface RecordsNeed {
+  readonly collector: string;
+  /** Requests one poll makes once caught up (one span per batch of stations). */
+  readonly requestsPerPoll: number;
+  /** The collector's configured interval, ms. */
+  readonly intervalMs: number;
+}
+
+/** What the planner needs to know. */
+export interface PlanInput {
+  /** Distinct summary requests one window costs at each level (entities sharing a station set count once). */
+  readonly summaryRequests: Readonly<Partial<Record<Level, number>>>;
+  /** Summary levels enabled, in any order. */
+  readonly levels: readonly Level[];
+  /** Windows, with their lengths at planning time (see `planWindows`). */
+  readonly windows: readonly PlanWindow[];
+  /** Records collectors' needs; empty when they are disabled. */
+  readonly records?: readonly RecordsNeed[];
+  /** `upstream.max_requests_per_second` (divided by the shard count on a sharded replica). */
+  readonly maxRequestsPerSecond: number;
+  /** Share of the budget kept for retries, 0 <= r < 1; default {@link DEFAULT_RETRY_RESERVE}. */
+  readonly retryReserve?: number;
+  /** The summary collector's configured interval: the fastest any window is refreshed. */
+  readonly baseIntervalMs: number;
+  /** The slowest refresh of any window; default 15m. */
+  readonly maxRefreshMs?: number;
+}
+
+/** Why an entry has its refresh. */
+export type RefreshBasis = 'default' | 'stretched' | 'longest' | 'override' | 'interval';
+
+/** One planned (collector, window, level). Records collectors have no window and no level. */
+export interface PlanEntry {
+  readonly collector: string;
+  readonly window?: string;
+  readonly level?: Level;
+  /** Requests one refresh makes. */
+  readonly requests: number;
+  readonly refreshMs: number;
+  /** `requests × 60 s / refresh`. */
+  readonly requestsPerMinute: number;
+  readonly basis: RefreshBasis;
+}
+
+/** An entry left out because the budget cannot carry it even at its longest refresh. */
+export interface DroppedEntry {
+  readonly collector: string;
+  readonly window?: string;
+  readonly level?: Level;
+  readonly requests: number;
+  /** What it would cost per minute at its longest refresh. */
+  readonly requestsPerMinute: number;
+}
+
+/** The planner's answer. */
+export interface RequestPlan {
+  /** Entries kept, summary windows in config order with their levels station to site, then records. */
+  readonly entries: readonly PlanEntry[];
+  /** Entries dropped, in the order they were dropped. */
+  readonly dropped: readonly DroppedEntry[];
+  /** Planned requests per minute, all entries. */
+  readonly requestsPerMinute: number;
+  /** `max_requests_per_second × 60`. */
+  readonly budgetPerMinute: number;
+  /** The budget less the retry reserve: what the plan fills at most. */
+  readonly plannedCeilingPerMinute: number;
+  readonly retryReserve: number;
+  /** The common fraction of their length by which windows were stretched; 0 when defaults fit. */
+  readonly stretch: number;
+}
+
+interface Candidate {
+  readonly collector: string;
+  readonly window?: string;
+  readonly level?: Level;
+  readonly requests: number;
+  /** Length used for stretching; undefined for fixed entries. */
+  readonly lengthMs?: number;
+  readonly defaultMs: number;
+  readonly longestMs: number;
+  readonly basis: 'default' | 'override' | 'interval';
+  /** Sort key for dropping: [level rank, full window length, config position]. */
+  readonly dropKey: readonly number[];
+}
+
+/** Plans refreshes within the budget. Throws a RangeError on nonsensical input. */
+export function planRequests(input: PlanInput): RequestPlan {
+  const reserve = input.retryReserve ?? DEFAULT_RETRY_RESERVE;
+  checkInput(input, reserve);
+  const budgetPerMinute = input.maxRequestsPerSecond * 60;
+  const ceiling = budgetPerMinute * (1 - reserve);
+  const kept = candidates(input);
+  const dropped: DroppedEntry[] = [];
+  for (const next of dropOrder(kept)) {
+    if (costAt(kept, () => 'longest') <= ceiling) break;
+    kept.splice(kept.indexOf(next), 1);
+    const { collector, window, level, requests } = next;
+    dropped.push({
+      collector,
+      window,
+      level,
+      requests,
+      requestsPerMinute: perMinute(requests, next.longestMs),
+    });
+  }
+  const stretch = solveStretch(kept, ceiling);
+  const entries = kept.map((c) => entryAt(c, stretch));
+  const total = entries.reduce((sum, e) => sum + e.requestsPerMinute, 0);
+  return {
+    entries,
+    dropped,
+    requestsPerMinute: total,
+    budgetPerMinute,
+    plannedCeilingPerMinute: ceiling,
+    retryReserve: reserve,
+    stretch,
+  };
+}
+
+function checkInput(input: PlanInput, reserve: number): void {
+  if (!(input.maxRequestsPerSecond > 0)) throw new RangeError('maxRequestsPerSecond must be positive');
+  if (!(reserve >= 0 && reserve < 1)) throw new RangeError('retryReserve must be at least 0 and below 1');
+  if (!(input.baseIntervalMs > 0)) throw new RangeError('baseIntervalMs must be positive');
+  for (const [level, n] of Object.entries(input.summaryRequests)) {
+    if (!(Number.isInteger(n) && n >= 0)) throw new RangeError(`summaryRequests.${level} must be a count`);
+  }
+  for (const w of input.windows) {
+    if (w.refreshMs !== undefined && !(w.refreshMs > 0)) {
+      throw new RangeError(`refresh of window ${w.name} must be positive`);
+    }
+  }
+  for (const r of input.records ?? []) {
+    if (!(r.intervalMs > 0) || !(r.requestsPerPoll >= 0)) {
+      throw new RangeError(`records need of ${r.collector} must have a positive interval and a count`);
+    }
+  }
+}
+
+function candidates(input: PlanInput): Candidate[] {
+  const limits = {
+    baseIntervalMs: input.baseIntervalMs,
+    maxRefreshMs: input.maxRefreshMs ?? DEFAULT_MAX_REFRESH_MS,
+  };
+  const levels = LEVEL_ORDER.filter((l) => input.levels.includes(l));
+  const out: Candidate[] = [];
+  input.windows.forEach((w, position) => {
+    const fixed = w.refreshMs;
+    const defaultMs = fixed ?? defaultRefreshMs(w.lengthMs, limits);
+    const longestMs = fixed ?? longestRefreshMs(w, limits);
+    for (const level of levels) {
+      out.push({
+        collector: 'summary',
+        window: w.name,
+        level,
+        requests: input.summaryRequests[level] ?? 0,
+        // A calendar window that has just begun still needs a length to stretch against.
+        lengthMs: fixed === undefined ? Math.max(w.lengthMs, SECOND) : undefined,
+        defaultMs,
+        longestMs,
+        basis: fixed === undefined ? 'default' : 'override',
+        dropKey: [LEVEL_ORDER.indexOf(level), w.fullLengthMs, position],
+      });
+    }
+  });
+  (input.records ?? []).forEach((r, position) => {
+    out.push({
+      collector: r.collector,
+      requests: r.requestsPerPoll,
+      defaultMs: r.intervalMs,
+      longestMs: r.intervalMs,
+      basis: 'interval',
+      dropKey: [LEVEL_ORDER.length, 0, position],
+    });
+  });
+  return out;
+}
+
+function dropOrder(list: readonly Candidate[]): Candidate[] {
+  const compare = (a: Candidate, b: Candidate): number => {
+    for (let i = 0; i < a.dropKey.length; i++) {
+      const d = a.dropKey[i]! - b.dropKey[i]!;
+      if (d !== 0) return d;
+    }
+    return 0;
+  };
+  // Dropping an entry that costs nothing frees nothing.
+  return list.filter((c) => c.requests > 0).sort(compare);
+}
+
+function perMinute(requests: number, refreshMs: number): number {
+  return (requests * MINUTE) / refreshMs;
+}
+
+/** Refresh of a candidate at stretch `f` (continuous; entryAt rounds it). */
+function refreshAt(c: Candidate, f: number): number {
+  if (c.lengthMs === undefined) return c.defaultMs;
+  return Math.max(c.defaultMs, Math.min(c.longestMs, f * c.lengthMs));
+}
+
+function costAt(list: readonly Candidate[], at: () => 'longest' | number): number {
+  return list.reduce((sum, c) => {
+    const f = at();
+    return sum + perMinute(c.requests, f === 'longest' ? c.longestMs : refreshAt(c, f));
+  }, 0);
+}
+
+/**
+ * The smallest stretch `f` at which the list costs at most `ceiling`. Between two breakpoints
+ * (where some window reaches its default or its longest refresh) the cost is `A + K / f`, so `f`
+ * is solved exactly on the segment where the cost crosses the ceiling.
+ */
+function solveStretch(list: readonly Candidate[], ceiling: number): number {
+  if (costAt(list, () => 0) <= ceiling) return 0;
+  const points = new Set<number>();
+  for (const c of list) {
+    if (c.lengthMs === undefined || c.lengthMs <= 0) continue;
+    points.add(c.defaultMs / c.lengthMs);
+    points.add(c.longestMs / c.lengthMs);
+  }
+  const sorted = [0, ...[...points].sort((a, b) => a - b)];
+  for (let i = 1; i < sorted.length; i++) {
+    const hi = sorted[i]!;
+    if (costAt(list, () => hi) > ceiling) continue;
+    const lo = sorted[i - 1]!;
+    const mid = (lo + hi) / 2;
+    let fixed = 0;
+    let k = 0;
+    for (const c of list) {
+      const stretching =
+        c.lengthMs !== undefined && mid * c.lengthMs > c.defaultMs && mid * c.lengthMs < c.longestMs;
+      if (stretching) k += (c.requests * MINUTE) / c.lengthMs!;
+      else fixed += perMinute(c.requests, refreshAt(c, mid));
+    }
+    // A hair above the exact root, so that floating-point rounding never lands above the ceiling.
+    const f = k / (ceiling - fixed);
+    return Math.min(hi, Math.max(lo, f * (1 + 1e-9)));
+  }
+  // Only reached when nothing can stretch far enough, which the drop loop has ruled out.
+  return sorted.at(-1) ?? 0;
+}
+
+function entryAt(c: Candidate, f: number): PlanEntry {
+  let refreshMs = refreshAt(c, f);
+  let basis: RefreshBasis = c.basis;
+  if (c.basis === 'default' && refreshMs > c.defaultMs) {
+    // Whole seconds, rounded up: a longer refresh only lowers the cost.
+    refreshMs = Math.min(c.longestMs, Math.ceil(refreshMs / SECOND) * SECOND);
+    basis = refreshMs >= c.longestMs ? 'longest' : 'stretched';
+  }
+  const { collector, window, level, requests } = c;
+  const entry = { collector, requests, refreshMs, requestsPerMinute: perMinute(requests, refreshMs), basis };
+  return { ...entry, ...(window === undefined ? {} : { window }), ...(level === undefined ? {} : { level }) };
+}

@@ -1,0 +1,120 @@
+/**
+ * How often each window is refreshed by default, and how far the planner may stretch it.
+ *
+ * - Default: `clamp(nice(√(L × 4 s)), interval, 15m)`. The square root makes a 15m window 1m,
+ *   a 1h window 2m and a 24h window ~10m: a longer window moves less per minute (a refresh
+ *   changes about `refresh / L` of it), but it is still watched, so its refresh grows slower than
+ *   its length.
+ * - Longest allowed: `clamp(L / 5, default, 15m)`: the data of a window is never planned older than
+ *   a fifth of the window (15m -> 3m, 1h -> 12m), and nothing waits more than 15 minutes.
+ *
+ * A calendar window (`today`, `shift`) takes its default from its elapsed length, so it starts at
+ * the base interval and slows down as it grows, and its longest refresh from its full length
+ * (a day, the longest shift), so a window that has just begun never forces the plan to drop anything.
+ */
+import type { WindowSpec } from '../config/schema.ts';
+import { windowBounds } from '../config/windows.ts';
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const DAY = 24 * 60 * MINUTE;
+
+/** Longest refresh of any window unless the caller says otherwise. */
+export const DEFAULT_MAX_REFRESH_MS = 15 * MINUTE;
+
+/** A window's data is never planned older than this fraction of its (full) length. */
+export const MAX_STALENESS_FRACTION = 1 / 5;
+
+/** `L × REFRESH_SCALE_MS` is the square of the default refresh: 15m -> 1m. */
+const REFRESH_SCALE_MS = 4 * SECOND;
+
+/** Refresh intervals a default is rounded to (nearest on a log scale), so plans read well. */
+const NICE_STEPS_MS = [15, 30, 60, 120, 180, 240, 300, 360, 600, 720, 900, 1200, 1800, 3600].map(
+  (s) => s * SECOND,
+);
+
+/** A window as the planner sees it. */
+export interface PlanWindow {
+  readonly name: string;
+  /** Length the window covers at planning time (elapsed length for a calendar window), ms. */
+  readonly lengthMs: number;
+  /** Length the window can reach: its duration, a day, or the longest shift; ms. */
+  readonly fullLengthMs: number;
+  /** A configured refresh for this window; the planner keeps it as it is. */
+  readonly refreshMs?: number;
+}
+
+/** The nice step nearest to `ms` on a log scale (the largest step for anything longer). */
+export function niceStep(ms: number): number {
+  let best = NICE_STEPS_MS[0]!;
+  for (const step of NICE_STEPS_MS) {
+    if (Math.abs(Math.log(step / ms)) < Math.abs(Math.log(best / ms))) best = step;
+  }
+  return best;
+}
+
+/** Limits every refresh shares: the base interval (fastest) and the cap (slowest). */
+export interface RefreshLimits {
+  /** The collector's configured interval: no window is refreshed more often. */
+  readonly baseIntervalMs: number;
+  /** No window waits longer than this (default 15m), unless the base interval is longer still. */
+  readonly maxRefreshMs: number;
+}
+
+function clamp(value: number, low: number, high: number): number {
+  // The low bound wins when the bounds cross (a base interval longer than the cap).
+  return Math.max(low, Math.min(high, value));
+}
+
+/** Default refresh of a window covering `lengthMs` now: `clamp(nice(√(L × 4 s)), base, cap)`. */
+export function defaultRefreshMs(lengthMs: number, limits: RefreshLimits): number {
+  const raw = Math.sqrt(Math.max(0, lengthMs) * REFRESH_SCALE_MS);
+  return clamp(niceStep(raw), limits.baseIntervalMs, limits.maxRefreshMs);
+}
+
+/** Longest refresh the planner may give a window: `clamp(full / 5, default, cap)`. */
+export function longestRefreshMs(window: PlanWindow, limits: RefreshLimits): number {
+  const fallback = defaultRefreshMs(window.lengthMs, limits);
+  return clamp(window.fullLengthMs * MAX_STALENESS_FRACTION, fallback, limits.maxRefreshMs);
+}
+
+/** Longest gap between consecutive shift starts (`HH:MM`), wrapping round midnight; ms. */
+export function longestShiftMs(shiftStarts: readonly string[]): number {
+  const minutes = shiftStarts
+    .map((s) => {
+      const [h = 0, m = 0] = s.split(':').map(Number);
+      return h * 60 + m;
+    })
+    .sort((a, b) => a - b);
+  let longest = 0;
+  minutes.forEach((start, i) => {
+    const next = i + 1 < minutes.length ? minutes[i + 1]! : minutes[0]! + 24 * 60;
+    longest = Math.max(longest, next - start);
+  });
+  return longest * MINUTE;
+}
+
+/**
+ * The configured windows as the planner sees them at `now`, with per-window refresh overrides
+ * by window name. A day is taken as 24 hours; a DST day's extra hour changes nothing that matters here.
+ */
+export function planWindows(
+  specs: readonly WindowSpec[],
+  now: Date,
+  overrides: ReadonlyMap<string, number> = new Map(),
+): PlanWindow[] {
+  return specs.map((spec) => {
+    const { from, to } = windowBounds(spec, now);
+    const lengthMs = to.getTime() - from.getTime();
+    const fullLengthMs =
+      spec.kind === 'rolling'
+        ? spec.durationMs
+        : spec.kind === 'today'
+          ? DAY
+          : longestShiftMs(spec.shiftStarts);
+    const refreshMs = overrides.get(spec.name);
+    return refreshMs === undefined
+      ? { name: spec.name, lengthMs, fullLengthMs }
+      : { name: spec.name, lengthMs, fullLengthMs, refreshMs };
+  });
+}
