@@ -1,20 +1,11 @@
 /**
  * The planner's inputs taken from a topology and from URL-length batching.
  */
-import type { Entity, Level, Topology } from '../topology/types.ts';
+import { entitiesOf } from '../collectors/summary/plan.ts';
+import type { Level, Topology } from '../collectors/topology/types.ts';
 
 /** Length of one station id in a `station_ids` list: 24 hex characters. */
 const ID_LENGTH = 24;
-
-function entitiesOf(topology: Pick<Topology, 'stations' | 'groups' | 'lines' | 'sites'>, level: Level) {
-  const byLevel: Record<Level, readonly Entity[]> = {
-    station: topology.stations,
-    group: topology.groups,
-    line: topology.lines,
-    site: topology.sites,
-  };
-  return byLevel[level];
-}
 
 /**
  * Distinct summary requests one window costs at each level: entities of a level with the same

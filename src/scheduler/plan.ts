@@ -24,7 +24,7 @@
  * polled at once, which a plan with different refreshes per level cannot promise, so the planner
  * counts each level on its own: the plan is an upper bound.
  */
-import type { Level } from '../topology/types.ts';
+import type { Level } from '../collectors/topology/types.ts';
 import { DEFAULT_MAX_REFRESH_MS, defaultRefreshMs, longestRefreshMs, type PlanWindow } from './refresh.ts';
 
 const MINUTE = 60_000;

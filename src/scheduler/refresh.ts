@@ -13,7 +13,7 @@
  * (a day, the longest shift), so a window that has just begun never forces the plan to drop anything.
  */
 import type { WindowSpec } from '../config/schema.ts';
-import { windowBounds } from '../config/windows.ts';
+import { windowBounds } from '../time/windows.ts';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import type { Entity, Level } from '../../src/collectors/topology/types.ts';
 import type { LabelSet } from '../../src/exposition/model.ts';
 import {
   recordRequestsPerPoll,
   stationsPerRequest,
   summaryRequestsPerLevel,
 } from '../../src/scheduler/counts.ts';
-import type { Entity, Level } from '../../src/topology/types.ts';
-import { buildUrl, windowParams } from '../../src/upstream/client.ts';
+import { requestUrl } from '../../src/upstream/endpoints.ts';
 
 function id(n: number): string {
   return n.toString(16).padStart(24, '0');
@@ -43,11 +43,7 @@ describe('stationsPerRequest', () => {
     const base = 'https://stations.example.com/api';
     const window = { from: new Date('2024-03-04T00:00:00Z'), to: new Date('2024-03-04T00:01:00Z') };
     const url = (count: number) =>
-      buildUrl(
-        base,
-        '/units',
-        windowParams({ stationIds: Array.from({ length: count }, (_, i) => id(i)), ...window }),
-      );
+      requestUrl(base, 'units', { stationIds: Array.from({ length: count }, (_, i) => id(i)), ...window });
     const fixed = url(0).length + '&station_ids='.length;
     for (const max of [1024, 8192, 16_384]) {
       const k = stationsPerRequest(max, fixed);

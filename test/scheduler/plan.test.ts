@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Level } from '../../src/collectors/topology/types.ts';
 import type { WindowSpec } from '../../src/config/schema.ts';
 import {
   DEFAULT_RETRY_RESERVE,
@@ -14,7 +15,6 @@ import {
   type PlanWindow,
   planWindows,
 } from '../../src/scheduler/refresh.ts';
-import type { Level } from '../../src/topology/types.ts';
 
 const S = 1_000;
 const M = 60 * S;

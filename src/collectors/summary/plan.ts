@@ -44,7 +44,10 @@ export interface SummaryPlanOptions {
 }
 
 /** The level's entities. */
-export function entitiesOf(topology: Topology, level: Level): readonly Entity[] {
+export function entitiesOf(
+  topology: Pick<Topology, 'stations' | 'groups' | 'lines' | 'sites'>,
+  level: Level,
+): readonly Entity[] {
   switch (level) {
     case 'station':
       return topology.stations;
