@@ -149,9 +149,12 @@ function runRule(
   else if (r === 5 || r === 6) {
     const c = rules[r];
     countOf(v, from, evalStart, end, upper(l, c.sigmas), lower(l, c.sigmas), c.count, c.of, sink);
+  } else if (r === 7) {
+    const z = rules[7];
+    withinRun(v, from, evalStart, end, upper(l, z.sigmas), lower(l, z.sigmas), z.points, sink);
   } else {
-    const z = rules[r];
-    zoneRun(v, from, evalStart, end, upper(l, z.sigmas), lower(l, z.sigmas), r === 7, z.points, sink);
+    const z = rules[8];
+    outsideRun(v, from, evalStart, end, upper(l, z.sigmas), lower(l, z.sigmas), z.points, sink);
   }
 }
 
@@ -164,16 +167,21 @@ function lower(l: ZoneLimits, k: number): number {
   return k === 3 ? l.lcl : l.center - k * l.sigma;
 }
 
-function hit(sink: Sink, i: number): void {
-  sink.count++;
-  sink.last = i;
-}
+// The loops below keep their counters in locals and write the sink once: the hot path
+// touches no object, and the branches are few, since real data makes them unpredictable.
 
 function beyond(v: ArrayLike<number>, start: number, end: number, hi: number, lo: number, sink: Sink): void {
+  let count = 0;
+  let last = -1;
   for (let i = start; i < end; i++) {
     const x = v[i]!;
-    if (x > hi || x < lo) hit(sink, i);
+    if (x > hi || x < lo) {
+      count++;
+      last = i;
+    }
   }
+  sink.count = count;
+  sink.last = last;
 }
 
 /** Rule 2. A point exactly on the centre line is on neither side and breaks the run. */
@@ -186,20 +194,23 @@ function sameSide(
   points: number,
   sink: Sink,
 ): void {
-  let run = 0;
-  let side = 0;
+  let count = 0;
+  let last = -1;
+  let up = 0;
+  let down = 0;
   for (let i = from; i < end; i++) {
     const x = v[i]!;
-    const s = x > center ? 1 : x < center ? -1 : 0;
-    run = s !== 0 && s === side ? run + 1 : s !== 0 ? 1 : 0;
-    side = s;
-    if (i >= evalStart && run >= points) hit(sink, i);
+    // Two run lengths, one per side: a point on one side resets the other (and one on the
+    // centre resets both).
+    up = x > center ? up + 1 : 0;
+    down = x < center ? down + 1 : 0;
+    if ((up >= points || down >= points) && i >= evalStart) {
+      count++;
+      last = i;
+    }
   }
-}
-
-function direction(v: ArrayLike<number>, i: number): number {
-  const d = v[i]! - v[i - 1]!;
-  return d > 0 ? 1 : d < 0 ? -1 : 0;
+  sink.count = count;
+  sink.last = last;
 }
 
 /** Rule 3: `points` points, so `points - 1` steps all up or all down. An equal step breaks it. */
@@ -211,17 +222,30 @@ function trend(
   points: number,
   sink: Sink,
 ): void {
-  let steps = 0;
-  let dir = 0;
+  let count = 0;
+  let last = -1;
+  let rising = 0;
+  let falling = 0;
+  let prev = v[from]!;
   for (let i = from + 1; i < end; i++) {
-    const d = direction(v, i);
-    steps = d !== 0 && d === dir ? steps + 1 : d !== 0 ? 1 : 0;
-    dir = d;
-    if (i >= evalStart && steps >= points - 1) hit(sink, i);
+    const x = v[i]!;
+    rising = x > prev ? rising + 1 : 0;
+    falling = x < prev ? falling + 1 : 0;
+    prev = x;
+    if ((rising >= points - 1 || falling >= points - 1) && i >= evalStart) {
+      count++;
+      last = i;
+    }
   }
+  sink.count = count;
+  sink.last = last;
 }
 
-/** Rule 4: `points` points whose `points - 1` steps alternate up and down. */
+/**
+ * Rule 4: `points` points whose `points - 1` steps alternate up and down. `endsUp` counts the
+ * alternating steps ending with a step up, `endsDown` those ending with a step down: a step up
+ * extends a run that ended down, and the other way round; an equal step breaks both.
+ */
 function alternating(
   v: ArrayLike<number>,
   from: number,
@@ -230,18 +254,29 @@ function alternating(
   points: number,
   sink: Sink,
 ): void {
-  let steps = 0;
-  let dir = 0;
+  let count = 0;
+  let last = -1;
+  let endsUp = 0;
+  let endsDown = 0;
+  let prev = v[from]!;
   for (let i = from + 1; i < end; i++) {
-    const d = direction(v, i);
-    steps = d !== 0 && d === -dir ? steps + 1 : d !== 0 ? 1 : 0;
-    dir = d;
-    if (i >= evalStart && steps >= points - 1) hit(sink, i);
+    const x = v[i]!;
+    const up = x > prev ? endsDown + 1 : 0;
+    const down = x < prev ? endsUp + 1 : 0;
+    endsUp = up;
+    endsDown = down;
+    prev = x;
+    if ((up >= points - 1 || down >= points - 1) && i >= evalStart) {
+      count++;
+      last = i;
+    }
   }
+  sink.count = count;
+  sink.last = last;
 }
 
 /**
- * Rules 5 and 6: the point itself lies beyond the zone boundary and, with it, at least `count`
+ * Rules 5 and 6: the point itself lies beyond the zone boundary and, with it, at least `need`
  * of the last `of` points lie beyond on the same side. Requiring the completing point to be
  * beyond counts each such point once instead of again at every later in-zone point.
  */
@@ -252,46 +287,83 @@ function countOf(
   end: number,
   hi: number,
   lo: number,
-  count: number,
+  need: number,
   of: number,
   sink: Sink,
 ): void {
+  let count = 0;
+  let last = -1;
   let ups = 0;
   let downs = 0;
   for (let i = from; i < end; i++) {
     const x = v[i]!;
-    const up = x > hi;
-    const down = x < lo;
-    if (up) ups++;
-    if (down) downs++;
+    const up = x > hi ? 1 : 0;
+    const down = x < lo ? 1 : 0;
+    ups += up;
+    downs += down;
     const gone = i - of;
     if (gone >= from) {
       const y = v[gone]!;
-      if (y > hi) ups--;
-      if (y < lo) downs--;
+      ups -= y > hi ? 1 : 0;
+      downs -= y < lo ? 1 : 0;
     }
-    if (i >= evalStart && ((up && ups >= count) || (down && downs >= count))) hit(sink, i);
+    if (((up === 1 && ups >= need) || (down === 1 && downs >= need)) && i >= evalStart) {
+      count++;
+      last = i;
+    }
   }
+  sink.count = count;
+  sink.last = last;
 }
 
-/** Rule 7 (`within`: strictly inside hi/lo) and rule 8 (strictly outside, either side). */
-function zoneRun(
+/** Rule 7: `points` in a row strictly inside (lo, hi). */
+function withinRun(
   v: ArrayLike<number>,
   from: number,
   evalStart: number,
   end: number,
   hi: number,
   lo: number,
-  within: boolean,
   points: number,
   sink: Sink,
 ): void {
+  let count = 0;
+  let last = -1;
   let run = 0;
   for (let i = from; i < end; i++) {
     const x = v[i]!;
-    const inside = x < hi && x > lo;
-    const outside = x > hi || x < lo;
-    run = (within ? inside : outside) ? run + 1 : 0;
-    if (i >= evalStart && run >= points) hit(sink, i);
+    run = x < hi && x > lo ? run + 1 : 0;
+    if (run >= points && i >= evalStart) {
+      count++;
+      last = i;
+    }
   }
+  sink.count = count;
+  sink.last = last;
+}
+
+/** Rule 8: `points` in a row strictly outside [lo, hi], on either side. */
+function outsideRun(
+  v: ArrayLike<number>,
+  from: number,
+  evalStart: number,
+  end: number,
+  hi: number,
+  lo: number,
+  points: number,
+  sink: Sink,
+): void {
+  let count = 0;
+  let last = -1;
+  let run = 0;
+  for (let i = from; i < end; i++) {
+    const x = v[i]!;
+    run = x > hi || x < lo ? run + 1 : 0;
+    if (run >= points && i >= evalStart) {
+      count++;
+      last = i;
+    }
+  }
+  sink.count = count;
+  sink.last = last;
 }
