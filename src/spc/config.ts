@@ -1,0 +1,244 @@
+/**
+ * The `control` section of the config (control charts per measurement), ready to be plugged
+ * into configSchema. Snake_case YAML in, the engine's camelCase {@link ChartSpec} pieces out.
+ * Every key carries a description, for the generated docs/config.md.
+ */
+import { z } from 'zod';
+import { always, anchoredRegex, duration, isRecord } from '../config/fields.ts';
+import type { BaselineSpec, ChartSpec } from './index.ts';
+import { NELSON_RULES, type RulesConfig } from './rules.ts';
+
+// An offset is required: a baseline period without one would depend on the exporter's zone.
+const TIMESTAMP_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+function timestamp(what: string) {
+  return z
+    .string()
+    .transform((text, ctx) => {
+      const ms = TIMESTAMP_RE.test(text) ? Date.parse(text) : Number.NaN;
+      if (Number.isNaN(ms)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `must be an RFC 3339 time with an offset, such as 2025-03-01T00:00:00Z, got "${text}"`,
+        });
+        return z.NEVER;
+      }
+      return ms;
+    })
+    .meta({ 'x-type': 'timestamp' })
+    .describe(what);
+}
+
+const baselineSchema = z
+  .strictObject({
+    rolling: duration()
+      .optional()
+      .describe('Length of a rolling baseline that ends where the evaluation window begins (at most 7d).'),
+    from: timestamp('Start of a frozen baseline period (inclusive), with an offset.').optional(),
+    to: timestamp('End of a frozen baseline period (exclusive), with an offset.').optional(),
+  })
+  .superRefine((b, ctx) => {
+    if (!isRecord(b)) return;
+    const frozen = b.from !== undefined || b.to !== undefined;
+    if (b.rolling !== undefined && frozen)
+      ctx.addIssue({ code: 'custom', message: 'set either rolling or from/to, not both' });
+    else if (b.rolling === undefined && !frozen)
+      ctx.addIssue({ code: 'custom', message: 'set rolling or from/to' });
+    else if (frozen && b.from === undefined)
+      ctx.addIssue({ code: 'custom', message: 'is required', path: ['from'] });
+    else if (frozen && b.to === undefined)
+      ctx.addIssue({ code: 'custom', message: 'is required', path: ['to'] });
+    else if (typeof b.from === 'number' && typeof b.to === 'number' && b.from >= b.to)
+      ctx.addIssue({ code: 'custom', message: 'must be after from', path: ['to'] });
+  }, always)
+  .transform(
+    (b): BaselineSpec =>
+      b.rolling !== undefined
+        ? { kind: 'rolling', durationMs: b.rolling }
+        : { kind: 'frozen', fromMs: b.from ?? 0, toMs: b.to ?? 0 },
+  )
+  .describe('Where the control limits come from: `{ rolling: 7d }` or a frozen period `{ from, to }`.');
+
+const givenLimitsSchema = z
+  .strictObject({
+    center: z.number().describe('Centre line.'),
+    ucl: z.number().describe('Upper control limit.'),
+    lcl: z.number().describe('Lower control limit.'),
+  })
+  .superRefine((g, ctx) => {
+    if (!isRecord(g) || typeof g.ucl !== 'number' || typeof g.lcl !== 'number') return;
+    if (!(g.lcl < g.ucl)) ctx.addIssue({ code: 'custom', message: 'must be below ucl', path: ['lcl'] });
+    else if (typeof g.center === 'number' && !(g.lcl <= g.center && g.center <= g.ucl))
+      ctx.addIssue({ code: 'custom', message: 'must lie between lcl and ucl', path: ['center'] });
+  }, always)
+  .describe('Control limits from the control plan; sigma is taken as (ucl - lcl) / 6.');
+
+const minSamples = z.int().min(2);
+
+const nameEntry = z
+  .union([
+    anchoredRegex().transform((pattern) => ({
+      pattern,
+      baseline: undefined,
+      limits: undefined,
+      minSamples: undefined,
+    })),
+    z
+      .strictObject({
+        name: anchoredRegex().describe('Regular expression matched against the whole measurement name.'),
+        baseline: baselineSchema.optional().describe('Overrides `control.baseline` for these names.'),
+        limits: givenLimitsSchema.optional(),
+        min_samples: minSamples.optional().describe('Overrides `control.min_samples` for these names.'),
+      })
+      .superRefine((n, ctx) => {
+        if (isRecord(n) && n.baseline !== undefined && n.limits !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            message: 'set either baseline or limits, not both',
+            path: ['limits'],
+          });
+      }, always)
+      .transform((n) => ({
+        pattern: n.name,
+        baseline: n.baseline,
+        limits: n.limits,
+        minSamples: n.min_samples,
+      })),
+  ])
+  .meta({ 'x-type': 'regex or mapping' });
+
+function enabled(rule: number) {
+  return z.boolean().default(true).describe(`Evaluate rule ${rule}.`);
+}
+function points(def: number, min: number, what: string) {
+  return z.int().min(min).max(1000).default(def).describe(what);
+}
+function sigmas(def: number, what: string) {
+  return z.number().positive().max(10).default(def).describe(what);
+}
+
+function countOf(rule: 5 | 6) {
+  const d = NELSON_RULES[rule];
+  return z
+    .strictObject({
+      enabled: enabled(rule),
+      count: points(d.count, 1, 'How many of the last `of` points must lie beyond `sigmas` on one side.'),
+      of: points(d.of, 1, 'How many of the newest points are looked at.'),
+      sigmas: sigmas(d.sigmas, 'Distance from the centre line, in sigmas.'),
+    })
+    .superRefine((c, ctx) => {
+      if (isRecord(c) && typeof c.count === 'number' && typeof c.of === 'number' && c.count > c.of)
+        ctx.addIssue({ code: 'custom', message: 'must not exceed of', path: ['count'] });
+    }, always)
+    .prefault({});
+}
+
+const rulesSchema = z
+  .strictObject({
+    1: z
+      .strictObject({
+        enabled: enabled(1),
+        sigmas: sigmas(3, 'A point beyond this many sigmas violates rule 1.'),
+      })
+      .prefault({})
+      .describe('Rule 1: one point beyond 3 sigma.'),
+    2: z
+      .strictObject({
+        enabled: enabled(2),
+        points: points(9, 2, 'Points in a row on one side of the centre.'),
+      })
+      .prefault({})
+      .describe('Rule 2: nine points in a row on one side of the centre (Western Electric: 8).'),
+    3: z
+      .strictObject({
+        enabled: enabled(3),
+        points: points(6, 3, 'Points in a row steadily rising or falling.'),
+      })
+      .prefault({})
+      .describe('Rule 3: six points in a row steadily increasing or decreasing.'),
+    4: z
+      .strictObject({
+        enabled: enabled(4),
+        points: points(14, 3, 'Points in a row alternating up and down.'),
+      })
+      .prefault({})
+      .describe('Rule 4: fourteen points in a row alternating up and down.'),
+    5: countOf(5).describe('Rule 5: two of three points beyond 2 sigma on the same side.'),
+    6: countOf(6).describe('Rule 6: four of five points beyond 1 sigma on the same side.'),
+    7: z
+      .strictObject({
+        enabled: enabled(7),
+        points: points(15, 2, 'Points in a row within `sigmas` of the centre.'),
+        sigmas: sigmas(1, 'Half-width of the zone around the centre, in sigmas.'),
+      })
+      .prefault({})
+      .describe('Rule 7: fifteen points in a row within 1 sigma.'),
+    8: z
+      .strictObject({
+        enabled: enabled(8),
+        points: points(8, 2, 'Points in a row beyond `sigmas`, on either side.'),
+        sigmas: sigmas(1, 'Distance from the centre line, in sigmas.'),
+      })
+      .prefault({})
+      .describe('Rule 8: eight points in a row beyond 1 sigma, on either side.'),
+  })
+  .prefault({})
+  .transform((r): RulesConfig => r)
+  .describe('The Nelson rules, keyed by number; each can be switched off and its run lengths changed.');
+
+/** The `control` config section; not yet part of configSchema. */
+export const controlSchema = z
+  .strictObject({
+    names: z
+      .array(nameEntry)
+      .default([])
+      .describe(
+        'Measurement names to chart: a regular expression matched against the whole name, or ' +
+          '`{ name, baseline, limits, min_samples }`. The first entry that matches a name applies. Empty: no charts.',
+      ),
+    baseline: baselineSchema.prefault({ rolling: '7d' }),
+    min_samples: minSamples
+      .default(25)
+      .describe('Fewest baseline points from which limits are computed; with fewer, no limits and no rules.'),
+    evaluation_window: duration()
+      .prefault('1h')
+      .describe('The newest points, judged by the rules; violations are counted in this window.'),
+    rules: rulesSchema,
+  })
+  .prefault({})
+  .transform((c) => ({
+    names: c.names.map((n) => ({
+      pattern: n.pattern,
+      baseline: chartBaseline(n, c.baseline),
+      minSamples: n.minSamples ?? c.min_samples,
+    })),
+    evaluationWindowMs: c.evaluation_window,
+    rules: c.rules,
+  }))
+  .describe('Control charts (I-MR limits and Nelson rules) per station, measurement name and slot.');
+
+function chartBaseline(
+  n: {
+    baseline?: BaselineSpec | undefined;
+    limits?: { center: number; ucl: number; lcl: number } | undefined;
+  },
+  fallback: BaselineSpec,
+): BaselineSpec {
+  if (n.limits !== undefined) return { kind: 'given', ...n.limits };
+  return n.baseline ?? fallback;
+}
+
+/** The validated `control` section. */
+export type ControlConfig = z.output<typeof controlSchema>;
+
+/** The chart spec for a measurement name: from the first `names` entry that matches, else undefined. */
+export function chartSpecFor(control: ControlConfig, name: string): ChartSpec | undefined {
+  const entry = control.names.find((n) => n.pattern.test(name));
+  if (entry === undefined) return undefined;
+  return {
+    baseline: entry.baseline,
+    minSamples: entry.minSamples,
+    evaluationWindowMs: control.evaluationWindowMs,
+    rules: control.rules,
+  };
+}

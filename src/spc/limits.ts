@@ -1,0 +1,137 @@
+/**
+ * Phase I of an individuals (I-MR) control chart: control limits from a baseline of
+ * time-ordered values, or limits given in config. Pure functions over typed arrays;
+ * docs/measurements.md gives the formulas.
+ */
+
+/** d2 for moving ranges of two points: the expected range of two normal values, in sigmas. */
+export const D2 = 1.128;
+/** D4 for moving ranges of two points: the MR chart's upper limit is D4 × MR̄. */
+export const D4 = 3.267;
+/**
+ * A sigma at or below this fraction of the baseline's largest magnitude counts as zero.
+ * Rounding in the mean and the moving ranges leaves a few ulps (about 1e-16 relative) on
+ * constant data; 1e-12 is far above that noise and far below any instrument's resolution.
+ */
+export const SIGMA_REL_EPSILON = 1e-12;
+
+/** Where a set of limits came from; exported in HELP text and docs. */
+export type BaselineKind = 'rolling' | 'frozen' | 'given';
+
+/** Limits of an I chart and an MR chart. */
+export interface ControlLimits {
+  readonly kind: BaselineKind;
+  /** Centre line: the baseline mean, or the given centre. */
+  readonly center: number;
+  /** Within sigma: MR̄ / d2, or (ucl - lcl) / 6 for given limits. */
+  readonly sigma: number;
+  /** I chart upper control limit: center + 3 sigma, or the given one. */
+  readonly ucl: number;
+  /** I chart lower control limit: center - 3 sigma, or the given one. */
+  readonly lcl: number;
+  /** Mean moving range; for given limits the one implied by their sigma (d2 × sigma). */
+  readonly mrBar: number;
+  /** MR chart upper control limit: D4 × MR̄. */
+  readonly mrUcl: number;
+  /** Baseline points the limits were computed from; 0 for given limits. */
+  readonly samples: number;
+}
+
+/** Why no limits exist, so that the caller can count it. */
+export type NoLimitsReason = 'too_few_samples' | 'zero_sigma' | 'non_finite' | 'invalid_limits';
+
+/** Limits, or the reason there are none (then no rule is evaluated). */
+export type LimitsResult =
+  | { readonly ok: true; readonly limits: ControlLimits }
+  | { readonly ok: false; readonly reason: NoLimitsReason; readonly samples: number };
+
+/** True when `sigma` is zero for data of magnitude `scale` (see {@link SIGMA_REL_EPSILON}). */
+export function isNegligibleSigma(sigma: number, scale: number): boolean {
+  return !(sigma > SIGMA_REL_EPSILON * Math.abs(scale));
+}
+
+/**
+ * I-MR limits from the baseline points `values[start..end)` (time order matters: the moving
+ * ranges are differences of neighbours). Needs at least `minSamples` (and at least 2) points,
+ * all finite, and a sigma that is not negligible.
+ */
+export function limitsFromBaseline(
+  values: ArrayLike<number>,
+  start: number,
+  end: number,
+  minSamples: number,
+  kind: 'rolling' | 'frozen',
+): LimitsResult {
+  const n = end - start;
+  if (n < Math.max(2, minSamples)) return { ok: false, reason: 'too_few_samples', samples: Math.max(0, n) };
+  let sum = 0;
+  let mrSum = 0;
+  let maxAbs = 0;
+  let prev = values[start]!;
+  for (let i = start; i < end; i++) {
+    const x = values[i]!;
+    sum += x;
+    const abs = Math.abs(x);
+    if (abs > maxAbs) maxAbs = abs;
+    if (i > start) mrSum += Math.abs(x - prev);
+    prev = x;
+  }
+  // One test covers NaN and ±Infinity in any value: both make the sums non-finite.
+  if (!Number.isFinite(sum) || !Number.isFinite(mrSum))
+    return { ok: false, reason: 'non_finite', samples: n };
+  const center = sum / n;
+  const mrBar = mrSum / (n - 1);
+  const sigma = mrBar / D2;
+  if (isNegligibleSigma(sigma, maxAbs)) return { ok: false, reason: 'zero_sigma', samples: n };
+  return {
+    ok: true,
+    limits: {
+      kind,
+      center,
+      sigma,
+      ucl: center + 3 * sigma,
+      lcl: center - 3 * sigma,
+      mrBar,
+      mrUcl: D4 * mrBar,
+      samples: n,
+    },
+  };
+}
+
+/** Limits as a control plan gives them: `lcl < ucl`, the centre between them. */
+export interface GivenLimits {
+  readonly center: number;
+  readonly ucl: number;
+  readonly lcl: number;
+}
+
+/**
+ * Limits given in config. Sigma is (ucl - lcl) / 6, so the zones of the run rules follow the
+ * plan's limits; the MR chart's limit is the one these limits imply (D4 × d2 × sigma).
+ */
+export function givenLimits(given: GivenLimits): LimitsResult {
+  const { center, ucl, lcl } = given;
+  if (!Number.isFinite(center) || !Number.isFinite(ucl) || !Number.isFinite(lcl))
+    return { ok: false, reason: 'non_finite', samples: 0 };
+  if (!(lcl <= center && center <= ucl)) return { ok: false, reason: 'invalid_limits', samples: 0 };
+  const sigma = (ucl - lcl) / 6;
+  if (isNegligibleSigma(sigma, Math.max(Math.abs(ucl), Math.abs(lcl))))
+    return { ok: false, reason: 'zero_sigma', samples: 0 };
+  const mrBar = D2 * sigma;
+  return {
+    ok: true,
+    limits: { kind: 'given', center, sigma, ucl, lcl, mrBar, mrUcl: D4 * mrBar, samples: 0 },
+  };
+}
+
+/** First index in the ascending `times[lo..hi)` whose time is `>= t` (hi when none). */
+export function lowerBound(times: ArrayLike<number>, t: number, lo = 0, hi = times.length): number {
+  let a = lo;
+  let b = hi;
+  while (a < b) {
+    const mid = (a + b) >>> 1;
+    if (times[mid]! < t) a = mid + 1;
+    else b = mid;
+  }
+  return a;
+}

@@ -1,0 +1,369 @@
+/**
+ * Phase II: the eight Nelson rules over the newest points of a series, against its limits.
+ * Each rule is one pass over the points with a few counters: O(n), nothing allocated per point.
+ *
+ * Counting: a rule's violation count is the number of evaluation points at which its
+ * condition completes, i.e. holds for the points ending at (and including) that point.
+ * A run of 11 points on one side with a run length of 9 therefore counts 3 (at its 9th, 10th
+ * and 11th point). Points before the evaluation range may complete a run (as context), but
+ * only points inside it are counted. docs/measurements.md defines each rule.
+ */
+import type { ControlLimits } from './limits.ts';
+
+/** Rule 1: one point beyond `sigmas` from the centre (strictly; on the limit is in control). */
+export interface BeyondRule {
+  readonly enabled: boolean;
+  readonly sigmas: number;
+}
+/** Rules 2, 3 and 4: `points` in a row. */
+export interface RunRule {
+  readonly enabled: boolean;
+  readonly points: number;
+}
+/** Rules 5 and 6: `count` of the last `of` points beyond `sigmas`, on the same side. */
+export interface CountOfRule {
+  readonly enabled: boolean;
+  readonly count: number;
+  readonly of: number;
+  readonly sigmas: number;
+}
+/** Rules 7 and 8: `points` in a row within (7) or beyond (8) `sigmas`. */
+export interface ZoneRunRule {
+  readonly enabled: boolean;
+  readonly points: number;
+  readonly sigmas: number;
+}
+
+/** Settings of the eight rules, keyed by Nelson's numbers. */
+export interface RulesConfig {
+  readonly 1: BeyondRule;
+  readonly 2: RunRule;
+  readonly 3: RunRule;
+  readonly 4: RunRule;
+  readonly 5: CountOfRule;
+  readonly 6: CountOfRule;
+  readonly 7: ZoneRunRule;
+  readonly 8: ZoneRunRule;
+}
+
+/** Nelson's rules as he published them (1984). Western Electric's variants differ in run lengths only. */
+export const NELSON_RULES: RulesConfig = {
+  1: { enabled: true, sigmas: 3 },
+  2: { enabled: true, points: 9 },
+  3: { enabled: true, points: 6 },
+  4: { enabled: true, points: 14 },
+  5: { enabled: true, count: 2, of: 3, sigmas: 2 },
+  6: { enabled: true, count: 4, of: 5, sigmas: 1 },
+  7: { enabled: true, points: 15, sigmas: 1 },
+  8: { enabled: true, points: 8, sigmas: 1 },
+};
+
+/** Rule numbers in order. */
+export const RULE_NUMBERS = [1, 2, 3, 4, 5, 6, 7, 8] as const;
+/** A Nelson rule number. */
+export type RuleNumber = (typeof RULE_NUMBERS)[number];
+
+/** Results of one evaluation; reusable across series (see {@link createRuleResults}). */
+export interface RuleResults {
+  /** Violations of rule r at `count[r - 1]`; 0 for a rule that is switched off. */
+  readonly count: Int32Array;
+  /** Index (into the values) of the last violation of rule r at `lastIndex[r - 1]`; -1 when none. */
+  readonly lastIndex: Int32Array;
+  /** True when no enabled rule has a violation in the evaluation range. */
+  inControl: boolean;
+  /** Points in the evaluation range. */
+  evaluated: number;
+}
+
+/** Fresh result storage; pass it to {@link evaluateRules} again for the next series. */
+export function createRuleResults(): RuleResults {
+  return { count: new Int32Array(8), lastIndex: new Int32Array(8).fill(-1), inControl: true, evaluated: 0 };
+}
+
+/** The centre and sigma the zones are built from, plus the I chart limits for rule 1 at 3 sigma. */
+export type ZoneLimits = Pick<ControlLimits, 'center' | 'sigma' | 'ucl' | 'lcl'>;
+
+/** The longest look-back any enabled rule needs, in points (including the completing point). */
+export function lookBack(rules: RulesConfig): number {
+  let n = 1;
+  if (rules[2].enabled) n = Math.max(n, rules[2].points);
+  if (rules[3].enabled) n = Math.max(n, rules[3].points);
+  if (rules[4].enabled) n = Math.max(n, rules[4].points);
+  if (rules[5].enabled) n = Math.max(n, rules[5].of);
+  if (rules[6].enabled) n = Math.max(n, rules[6].of);
+  if (rules[7].enabled) n = Math.max(n, rules[7].points);
+  if (rules[8].enabled) n = Math.max(n, rules[8].points);
+  return n;
+}
+
+/** Where one rule writes its outcome. */
+interface Sink {
+  count: number;
+  last: number;
+}
+
+/**
+ * Evaluates the enabled rules over the points `values[evalStart..end)` and writes `out`.
+ * Up to `lookBack(rules) - 1` points before `evalStart` (but not before `contextStart`) serve
+ * as context for runs. Values must be finite and the limits must have a positive sigma
+ * (use the limits functions, which refuse to produce anything else).
+ */
+export function evaluateRules(
+  values: ArrayLike<number>,
+  evalStart: number,
+  end: number,
+  limits: ZoneLimits,
+  rules: RulesConfig,
+  out: RuleResults,
+  contextStart = 0,
+): RuleResults {
+  const from = Math.max(contextStart, evalStart - (lookBack(rules) - 1), 0);
+  const sink: Sink = { count: 0, last: -1 };
+  out.inControl = true;
+  out.evaluated = Math.max(0, end - evalStart);
+  for (const r of RULE_NUMBERS) {
+    sink.count = 0;
+    sink.last = -1;
+    if (rules[r].enabled) runRule(r, values, from, evalStart, end, limits, rules, sink);
+    out.count[r - 1] = sink.count;
+    out.lastIndex[r - 1] = sink.last;
+    if (sink.count > 0) out.inControl = false;
+  }
+  return out;
+}
+
+function runRule(
+  r: RuleNumber,
+  v: ArrayLike<number>,
+  from: number,
+  evalStart: number,
+  end: number,
+  l: ZoneLimits,
+  rules: RulesConfig,
+  sink: Sink,
+): void {
+  if (r === 1) beyond(v, evalStart, end, upper(l, rules[1].sigmas), lower(l, rules[1].sigmas), sink);
+  else if (r === 2) sameSide(v, from, evalStart, end, l.center, rules[2].points, sink);
+  else if (r === 3) trend(v, from, evalStart, end, rules[3].points, sink);
+  else if (r === 4) alternating(v, from, evalStart, end, rules[4].points, sink);
+  else if (r === 5 || r === 6) {
+    const c = rules[r];
+    countOf(v, from, evalStart, end, upper(l, c.sigmas), lower(l, c.sigmas), c.count, c.of, sink);
+  } else if (r === 7) {
+    const z = rules[7];
+    withinRun(v, from, evalStart, end, upper(l, z.sigmas), lower(l, z.sigmas), z.points, sink);
+  } else {
+    const z = rules[8];
+    outsideRun(v, from, evalStart, end, upper(l, z.sigmas), lower(l, z.sigmas), z.points, sink);
+  }
+}
+
+// At 3 sigma the chart's own limits are used, so that a point is judged against exactly the
+// exported UCL/LCL (and a given plan's limits, which need not be symmetric, hold as given).
+function upper(l: ZoneLimits, k: number): number {
+  return k === 3 ? l.ucl : l.center + k * l.sigma;
+}
+function lower(l: ZoneLimits, k: number): number {
+  return k === 3 ? l.lcl : l.center - k * l.sigma;
+}
+
+// The loops below keep their counters in locals and write the sink once: the hot path
+// touches no object, and the branches are few, since real data makes them unpredictable.
+
+function beyond(v: ArrayLike<number>, start: number, end: number, hi: number, lo: number, sink: Sink): void {
+  let count = 0;
+  let last = -1;
+  for (let i = start; i < end; i++) {
+    const x = v[i]!;
+    if (x > hi || x < lo) {
+      count++;
+      last = i;
+    }
+  }
+  sink.count = count;
+  sink.last = last;
+}
+
+/** Rule 2. A point exactly on the centre line is on neither side and breaks the run. */
+function sameSide(
+  v: ArrayLike<number>,
+  from: number,
+  evalStart: number,
+  end: number,
+  center: number,
+  points: number,
+  sink: Sink,
+): void {
+  let count = 0;
+  let last = -1;
+  let up = 0;
+  let down = 0;
+  for (let i = from; i < end; i++) {
+    const x = v[i]!;
+    // Two run lengths, one per side: a point on one side resets the other (and one on the
+    // centre resets both).
+    up = x > center ? up + 1 : 0;
+    down = x < center ? down + 1 : 0;
+    if ((up >= points || down >= points) && i >= evalStart) {
+      count++;
+      last = i;
+    }
+  }
+  sink.count = count;
+  sink.last = last;
+}
+
+/** Rule 3: `points` points, so `points - 1` steps all up or all down. An equal step breaks it. */
+function trend(
+  v: ArrayLike<number>,
+  from: number,
+  evalStart: number,
+  end: number,
+  points: number,
+  sink: Sink,
+): void {
+  let count = 0;
+  let last = -1;
+  let rising = 0;
+  let falling = 0;
+  let prev = v[from]!;
+  for (let i = from + 1; i < end; i++) {
+    const x = v[i]!;
+    rising = x > prev ? rising + 1 : 0;
+    falling = x < prev ? falling + 1 : 0;
+    prev = x;
+    if ((rising >= points - 1 || falling >= points - 1) && i >= evalStart) {
+      count++;
+      last = i;
+    }
+  }
+  sink.count = count;
+  sink.last = last;
+}
+
+/**
+ * Rule 4: `points` points whose `points - 1` steps alternate up and down. `endsUp` counts the
+ * alternating steps ending with a step up, `endsDown` those ending with a step down: a step up
+ * extends a run that ended down, and the other way round; an equal step breaks both.
+ */
+function alternating(
+  v: ArrayLike<number>,
+  from: number,
+  evalStart: number,
+  end: number,
+  points: number,
+  sink: Sink,
+): void {
+  let count = 0;
+  let last = -1;
+  let endsUp = 0;
+  let endsDown = 0;
+  let prev = v[from]!;
+  for (let i = from + 1; i < end; i++) {
+    const x = v[i]!;
+    const up = x > prev ? endsDown + 1 : 0;
+    const down = x < prev ? endsUp + 1 : 0;
+    endsUp = up;
+    endsDown = down;
+    prev = x;
+    if ((up >= points - 1 || down >= points - 1) && i >= evalStart) {
+      count++;
+      last = i;
+    }
+  }
+  sink.count = count;
+  sink.last = last;
+}
+
+/**
+ * Rules 5 and 6: the point itself lies beyond the zone boundary and, with it, at least `need`
+ * of the last `of` points lie beyond on the same side. Requiring the completing point to be
+ * beyond counts each such point once instead of again at every later in-zone point.
+ */
+function countOf(
+  v: ArrayLike<number>,
+  from: number,
+  evalStart: number,
+  end: number,
+  hi: number,
+  lo: number,
+  need: number,
+  of: number,
+  sink: Sink,
+): void {
+  let count = 0;
+  let last = -1;
+  let ups = 0;
+  let downs = 0;
+  for (let i = from; i < end; i++) {
+    const x = v[i]!;
+    const up = x > hi ? 1 : 0;
+    const down = x < lo ? 1 : 0;
+    ups += up;
+    downs += down;
+    const gone = i - of;
+    if (gone >= from) {
+      const y = v[gone]!;
+      ups -= y > hi ? 1 : 0;
+      downs -= y < lo ? 1 : 0;
+    }
+    if (((up === 1 && ups >= need) || (down === 1 && downs >= need)) && i >= evalStart) {
+      count++;
+      last = i;
+    }
+  }
+  sink.count = count;
+  sink.last = last;
+}
+
+/** Rule 7: `points` in a row strictly inside (lo, hi). */
+function withinRun(
+  v: ArrayLike<number>,
+  from: number,
+  evalStart: number,
+  end: number,
+  hi: number,
+  lo: number,
+  points: number,
+  sink: Sink,
+): void {
+  let count = 0;
+  let last = -1;
+  let run = 0;
+  for (let i = from; i < end; i++) {
+    const x = v[i]!;
+    run = x < hi && x > lo ? run + 1 : 0;
+    if (run >= points && i >= evalStart) {
+      count++;
+      last = i;
+    }
+  }
+  sink.count = count;
+  sink.last = last;
+}
+
+/** Rule 8: `points` in a row strictly outside [lo, hi], on either side. */
+function outsideRun(
+  v: ArrayLike<number>,
+  from: number,
+  evalStart: number,
+  end: number,
+  hi: number,
+  lo: number,
+  points: number,
+  sink: Sink,
+): void {
+  let count = 0;
+  let last = -1;
+  let run = 0;
+  for (let i = from; i < end; i++) {
+    const x = v[i]!;
+    run = x > hi || x < lo ? run + 1 : 0;
+    if (run >= points && i >= evalStart) {
+      count++;
+      last = i;
+    }
+  }
+  sink.count = count;
+  sink.last = last;
+}

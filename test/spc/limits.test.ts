@@ -1,0 +1,194 @@
+/**
+ * Phase I limits against values worked out by hand, the baseline ranges, and the cases that
+ * must give no limits at all.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  type ChartSpec,
+  chartRanges,
+  controlChart,
+  createRuleResults,
+  givenLimits,
+  lastViolationTime,
+  limitsFromBaseline,
+  NELSON_RULES,
+} from '../../src/spc/index.ts';
+
+describe('limits from a baseline', () => {
+  it('match the I-MR formulas worked out by hand', () => {
+    // x = 10, 12, 11, 13, 9: sum 55, mean 11.
+    // Moving ranges |12-10| = 2, |11-12| = 1, |13-11| = 2, |9-13| = 4: sum 9, MR-bar 9 / 4 = 2.25.
+    // sigma = 2.25 / 1.128: 1.128 * 2 = 2.256 is 0.006 too much, 0.006 / 1.128 = 0.0053191489...,
+    // so sigma = 1.9946808510638...; 3 sigma = 5.9840425531914...
+    // UCL = 11 + 5.98404255... = 16.98404255...; LCL = 11 - 5.98404255... = 5.01595744...
+    // MR UCL = 3.267 * 2.25 = 6.534 + 0.81675 = 7.35075.
+    const r = limitsFromBaseline([10, 12, 11, 13, 9], 0, 5, 5, 'rolling');
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    const l = r.limits;
+    expect(l.center).toBe(11);
+    expect(l.mrBar).toBe(2.25);
+    expect(l.sigma).toBeCloseTo(1.99468085106383, 12);
+    expect(l.ucl).toBeCloseTo(16.98404255319149, 12);
+    expect(l.lcl).toBeCloseTo(5.01595744680851, 12);
+    expect(l.mrUcl).toBeCloseTo(7.35075, 12);
+    expect(l.samples).toBe(5);
+    expect(l.kind).toBe('rolling');
+  });
+
+  it('use only the points of the range, in their time order', () => {
+    // Baseline 1..4 of [100, 2, 4, 6, 8, -100]: mean 5; moving ranges 2, 2, 2 so MR-bar 2.
+    const r = limitsFromBaseline([100, 2, 4, 6, 8, -100], 1, 5, 4, 'frozen');
+    expect(r.ok && r.limits.center).toBe(5);
+    expect(r.ok && r.limits.mrBar).toBe(2);
+    // The same values in another order: 2, 6, 4, 8 has moving ranges 4, 2, 4: MR-bar 10/3.
+    const s = limitsFromBaseline([2, 6, 4, 8], 0, 4, 4, 'frozen');
+    expect(s.ok && s.limits.mrBar).toBeCloseTo(10 / 3, 14);
+  });
+
+  it('need min_samples points', () => {
+    const values = Array.from({ length: 24 }, (_, i) => i % 3);
+    expect(limitsFromBaseline(values, 0, 24, 25, 'rolling')).toEqual({
+      ok: false,
+      reason: 'too_few_samples',
+      samples: 24,
+    });
+    expect(limitsFromBaseline([...values, 1], 0, 25, 25, 'rolling').ok).toBe(true);
+    expect(limitsFromBaseline([1], 0, 1, 1, 'rolling')).toMatchObject({ reason: 'too_few_samples' });
+  });
+
+  it('give no limits when all values are equal', () => {
+    const r = limitsFromBaseline(Array(30).fill(4.2), 0, 30, 25, 'rolling');
+    expect(r).toEqual({ ok: false, reason: 'zero_sigma', samples: 30 });
+    expect(limitsFromBaseline(Array(30).fill(0), 0, 30, 25, 'rolling')).toMatchObject({
+      reason: 'zero_sigma',
+    });
+  });
+
+  it('give no limits when the values differ only in their last bits', () => {
+    // 0.1 + 0.2 is 0.30000000000000004, one ulp above 0.3: a constant process in practice.
+    const nearly = Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? 0.3 : 0.1 + 0.2));
+    expect(limitsFromBaseline(nearly, 0, 30, 25, 'rolling')).toMatchObject({ reason: 'zero_sigma' });
+    // Around 1e9 the ulp is 2^-23; alternating values one ulp apart are constant too.
+    const big = Array.from({ length: 30 }, (_, i) => 1e9 + (i % 2) * 2 ** -23);
+    expect(big[1]).not.toBe(big[0]);
+    expect(limitsFromBaseline(big, 0, 30, 25, 'rolling')).toMatchObject({ reason: 'zero_sigma' });
+  });
+
+  it('keep a small but real spread, large offset or tiny unit alike', () => {
+    // 1e9 + 0, 1, 0, 1, ...: every moving range is 1, sigma 1 / 1.128.
+    const offset = Array.from({ length: 30 }, (_, i) => 1e9 + (i % 2));
+    const r = limitsFromBaseline(offset, 0, 30, 25, 'rolling');
+    expect(r.ok && r.limits.sigma).toBeCloseTo(1 / 1.128, 9);
+    // Values in the 1e-20 range (tiny units) with moving ranges of 1e-21.
+    const tiny = Array.from({ length: 30 }, (_, i) => 1e-20 + (i % 2) * 1e-21);
+    expect(limitsFromBaseline(tiny, 0, 30, 25, 'rolling').ok).toBe(true);
+  });
+
+  it('give no limits for a baseline with a non-finite value', () => {
+    const values = [1, 2, Number.NaN, 3, 4];
+    expect(limitsFromBaseline(values, 0, 5, 2, 'rolling')).toMatchObject({ reason: 'non_finite' });
+    expect(limitsFromBaseline([1, Number.POSITIVE_INFINITY, 2], 0, 3, 2, 'rolling')).toMatchObject({
+      reason: 'non_finite',
+    });
+  });
+});
+
+describe('given limits', () => {
+  it('derive sigma as (ucl - lcl) / 6 and the MR limit from it', () => {
+    // (13 - 7) / 6 = 1; MR-bar implied = 1.128 * 1; MR UCL = 3.267 * 1.128 = 3.685176.
+    const r = givenLimits({ center: 10, ucl: 13, lcl: 7 });
+    expect(r).toEqual({
+      ok: true,
+      limits: {
+        kind: 'given',
+        center: 10,
+        sigma: 1,
+        ucl: 13,
+        lcl: 7,
+        mrBar: 1.128,
+        mrUcl: expect.any(Number),
+        samples: 0,
+      },
+    });
+    expect(r.ok && r.limits.mrUcl).toBeCloseTo(3.685176, 12);
+  });
+
+  it('refuse limits that are equal, crossed, or have the centre outside', () => {
+    expect(givenLimits({ center: 5, ucl: 5, lcl: 5 })).toMatchObject({ reason: 'zero_sigma' });
+    expect(givenLimits({ center: 5, ucl: 4, lcl: 6 })).toMatchObject({ reason: 'invalid_limits' });
+    expect(givenLimits({ center: 7, ucl: 6, lcl: 4 })).toMatchObject({ reason: 'invalid_limits' });
+  });
+});
+
+describe('a chart over time', () => {
+  const MIN = 60_000;
+  const t0 = Date.UTC(2025, 2, 3, 8, 0, 0);
+  // One point a minute for 100 minutes: 0, 1, 0, 1, ... then the newest 10 minutes at 5.
+  const times = Array.from({ length: 100 }, (_, i) => t0 + i * MIN);
+  const values = times.map((_, i) => (i >= 90 ? 5 : i % 2));
+  const now = t0 + 99 * MIN;
+  const spec: ChartSpec = {
+    baseline: { kind: 'rolling', durationMs: 60 * MIN },
+    minSamples: 25,
+    evaluationWindowMs: 10 * MIN,
+    rules: NELSON_RULES,
+  };
+
+  it('a rolling baseline is the duration before the evaluation window', () => {
+    // Evaluation (now - 10m, now]: minutes 90..99. Baseline (now - 70m, now - 10m]: minutes 30..89.
+    expect(chartRanges(times, spec, now)).toEqual({
+      baselineStart: 30,
+      baselineEnd: 90,
+      evalStart: 90,
+      evalEnd: 100,
+    });
+  });
+
+  it('a frozen baseline is [from, to), and points after now are left out', () => {
+    const frozen: ChartSpec = {
+      ...spec,
+      baseline: { kind: 'frozen', fromMs: t0 + 10 * MIN, toMs: t0 + 40 * MIN },
+    };
+    expect(chartRanges(times, frozen, t0 + 95 * MIN)).toEqual({
+      baselineStart: 10,
+      baselineEnd: 40,
+      evalStart: 86,
+      evalEnd: 96,
+    });
+  });
+
+  it('judges the shifted points against the baseline limits', () => {
+    // Baseline minutes 30..89: thirty 0s and thirty 1s, mean 0.5; every moving range is 1,
+    // so sigma = 1 / 1.128 = 0.8865 and UCL = 0.5 + 2.6596 = 3.1596. Minutes 90..99 are 5,
+    // beyond the UCL: rule 1 counts 10, last at minute 99. Minute 89 (value 1) is above the
+    // centre too and serves as context, so eleven points 89..99 lie on one side: rule 2 (9 in a
+    // row) completes at minutes 97, 98, 99, counting 3. Minute 89 is within 1 sigma; ten
+    // in a row beyond 1 sigma (rule 8 needs 8: minutes 97, 98, 99, counting 3); rule 5 (2 of 3
+    // beyond 2 sigma) completes at minutes 91..99 (9), rule 6 (4 of 5 beyond 1 sigma) at 93..99 (7).
+    const out = createRuleResults();
+    const chart = controlChart({ times, values }, spec, now, out);
+    expect(chart.limits.ok && chart.limits.limits.center).toBe(0.5);
+    expect(chart.limits.ok && chart.limits.limits.ucl).toBeCloseTo(0.5 + 3 / 1.128, 12);
+    expect([...out.count]).toEqual([10, 3, 0, 0, 9, 7, 0, 3]);
+    expect(out.inControl).toBe(false);
+    expect(lastViolationTime(out, 1, times)).toBe(now);
+    expect(lastViolationTime(out, 3, times)).toBeUndefined();
+  });
+
+  it('judges nothing without limits', () => {
+    const out = createRuleResults();
+    const chart = controlChart({ times, values }, { ...spec, minSamples: 61 }, now, out);
+    expect(chart.limits).toEqual({ ok: false, reason: 'too_few_samples', samples: 60 });
+    expect(chart.rules).toBeUndefined();
+  });
+
+  it('given limits need no baseline points', () => {
+    const given: ChartSpec = { ...spec, baseline: { kind: 'given', center: 0, ucl: 6, lcl: -6 } };
+    const out = createRuleResults();
+    controlChart({ times, values }, given, now, out);
+    // Sigma 2: 5 is beyond 2 sigma (4) but not beyond 3 sigma (6).
+    expect(out.count[0]).toBe(0);
+    expect(out.count[4]).toBe(9);
+  });
+});
