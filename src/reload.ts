@@ -10,7 +10,10 @@ import type { Config } from './config/schema.ts';
 import type { Exporter } from './wire.ts';
 
 /** The outcome of a reload, safe to show (config errors never contain the token). */
-export type ReloadResult = { readonly ok: true } | { readonly ok: false; readonly error: string };
+export type ReloadResult =
+  | { readonly ok: true }
+  /** `noConfig`: there is no config file to reload (demo mode), a client error rather than a failure. */
+  | { readonly ok: false; readonly error: string; readonly noConfig?: true };
 
 export interface Reloader {
   current(): Exporter;
@@ -33,7 +36,13 @@ export function createReloader(opts: ReloaderOptions): Reloader {
   const load = opts.load ?? loadConfig;
 
   async function reloadNow(): Promise<ReloadResult> {
-    if (!opts.configPath) return { ok: false, error: 'demo mode: there is no config file to reload' };
+    if (!opts.configPath) {
+      return {
+        ok: false,
+        error: 'demo mode: there is no config file to reload; start with --config FILE',
+        noConfig: true,
+      };
+    }
     let config: Config;
     try {
       config = await load(opts.configPath);

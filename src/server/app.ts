@@ -12,6 +12,7 @@ import type { SelfMetrics } from '../exposition/selfmetrics.ts';
 import type { CollectorStatus } from '../poller/exporter.ts';
 import type { ReloadResult } from '../reload.ts';
 import { landingPage } from './landing.ts';
+import { LIFECYCLE_DISABLED } from './lifecycle.ts';
 import { createTailMemo } from './tails.ts';
 
 /** What the server needs from the rest of the exporter. */
@@ -27,11 +28,20 @@ export interface AppDeps {
   readonly clock?: () => number;
   /** How long rendered self-metrics may be reused by later scrapes; default 1000 ms, 0 for never. */
   readonly selfMetricsMaxAgeMs?: number;
-  /** Reloads the config (POST /-/reload); absent: the route does not exist. */
+  /** Reloads the config (POST /-/reload); absent: the lifecycle API is off and the route answers 403. */
   readonly reload?: () => Promise<ReloadResult>;
 }
 
-/** Creates the Hono app: `/metrics`, `/`, `/-/healthy`, `/-/ready`. */
+/** The known paths and the methods each allows; any other method gets 405 with `Allow`. */
+const ROUTES: Readonly<Record<string, string>> = {
+  '/metrics': 'GET, HEAD',
+  '/': 'GET, HEAD',
+  '/-/healthy': 'GET, HEAD',
+  '/-/ready': 'GET, HEAD',
+  '/-/reload': 'POST, PUT',
+};
+
+/** Creates the Hono app: `/metrics`, `/`, `/-/healthy`, `/-/ready`, `/-/reload`. */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const tailOf = createTailMemo({
@@ -72,12 +82,16 @@ export function createApp(deps: AppDeps): Hono {
   );
 
   const reload = deps.reload;
-  if (reload) {
-    app.post('/-/reload', async (c) => {
-      const result = await reload();
-      return result.ok ? c.text('Reloaded\n') : c.text(`Reload failed: ${result.error}\n`, 500);
-    });
-  }
+  // PUT as well as POST, as Prometheus accepts both.
+  app.on(['POST', 'PUT'], '/-/reload', async (c) => {
+    if (!reload)
+      return c.text(`${LIFECYCLE_DISABLED} Start with --web.enable-lifecycle to use /-/reload.\n`, 403);
+    const result = await reload();
+    if (result.ok) return c.text('Reloaded\n');
+    // Nothing to reload is the client's mistake, not a server failure.
+    if (result.noConfig) return c.text(`Cannot reload: ${result.error}\n`, 409);
+    return c.text(`Reload failed: ${result.error}\n`, 500);
+  });
 
   app.get('/', (c) =>
     c.html(
@@ -91,6 +105,9 @@ export function createApp(deps: AppDeps): Hono {
     ),
   );
 
+  for (const [path, allow] of Object.entries(ROUTES)) {
+    app.all(path, (c) => c.text(`Method not allowed; ${path} allows ${allow}\n`, 405, { allow }));
+  }
   app.notFound((c) => c.text('Not found. Try /metrics\n', 404));
   return app;
 }
