@@ -63,7 +63,8 @@ export function createApp(deps: AppDeps): Hono {
     // Under @hono/node-server, write the cached chunks straight to the socket: going through
     // a web Response would copy a body of tens of megabytes on every scrape.
     const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
-    if (outgoing) {
+    // Not for HEAD: Hono answers it with a copy of the GET response, which would lose the already-sent mark.
+    if (outgoing && c.req.method === 'GET') {
       outgoing.writeHead(200, { ...headers, 'content-length': String(res.length) });
       // Corked, the chunks leave in one writev instead of one write each.
       outgoing.cork();
