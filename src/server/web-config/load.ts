@@ -73,10 +73,7 @@ export function loadWebConfig(path: string, read: FileReader = readFileSync): We
 function parseWebConfig(text: string, source: string) {
   const doc = parseDocument(text, { uniqueKeys: true });
   if (doc.errors.length > 0) {
-    throw new WebConfigError(
-      source,
-      doc.errors.map((e) => `YAML syntax error: ${e.message.split('\n')[0]}`),
-    );
+    throw new WebConfigError(source, doc.errors.map(yamlErrorText));
   }
   // An empty file is allowed, as in exporter-toolkit: it turns nothing on.
   const raw = doc.contents === null ? {} : doc.toJS({ maxAliasCount: 100 });
@@ -146,6 +143,18 @@ function checkTlsMaterial(tls: TlsSettings, source: string): void {
 function opensslReason(err: unknown): string {
   const e = err as { reason?: string; code?: string; message?: string };
   return e.reason ?? e.code ?? 'not a valid PEM certificate and matching private key';
+}
+
+// Position and reason only: the source excerpt yaml adds could hold a key or a hash.
+function yamlErrorText(err: {
+  message: string;
+  linePos?: [{ line: number; col: number }, ...unknown[]];
+}): string {
+  const message = err.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? err.message;
+  const pos = err.linePos?.[0];
+  return pos === undefined
+    ? `YAML syntax error: ${message}`
+    : `line ${pos.line}, column ${pos.col}: ${message}`;
 }
 
 function errorCode(err: unknown): string {
