@@ -92,6 +92,8 @@ function call(port: number, opts: Req = {}): Promise<Answer> {
 
 const closed = (socket: Socket) =>
   new Promise<void>((resolve) => {
+    // Flowing, so that the end of the stream is read and 'close' follows.
+    socket.resume();
     if (socket.destroyed) resolve();
     socket.once('close', () => resolve());
   });
