@@ -2,7 +2,7 @@
 /**
  * Command line: arguments -> config -> wire up -> serve. Commands:
  *   station-exporter [--config FILE] [--web.listen-address ADDR]   run (no config: the built-in simulator)
- *   station-exporter check-config FILE                              validate a config
+ *   station-exporter check-config [FILE] [--web.config.file FILE]   validate a config and/or a web config
  *   station-exporter once [--config FILE]                           one poll, exposition on stdout
  *   station-exporter simulate [...]                                 run the simulator
  */
@@ -10,12 +10,19 @@ import { parseArgs } from 'node:util';
 import { runCheckConfig, runOnce, runServe } from './app/commands.ts';
 import { VERSION } from './app/wire.ts';
 import { isListenAddress, LOG_LEVELS } from './config/schema.ts';
+import { parseHttpLimits } from './server/flags.ts';
 
 const USAGE = `Usage:
   station-exporter [--config FILE] [--web.listen-address ADDR] [--log.level LEVEL]
+                   [--web.config.file FILE] [--web.enable-lifecycle]
+                   [--web.read-header-timeout 10s] [--web.request-timeout 30s]
+                   [--web.idle-timeout 2m] [--web.max-connections 512]
       Run the exporter. Without --config it runs against a built-in simulator (a demo).
-  station-exporter check-config FILE
-      Validate a config file: print every error and exit 2, or a summary and exit 0.
+      --web.config.file: TLS, basic auth, rate limit and headers (exporter-toolkit format).
+      --web.enable-lifecycle: allow POST /-/reload.
+  station-exporter check-config [FILE] [--web.config.file FILE]
+      Validate a config file and/or a web config file: print every error and exit 2,
+      or a summary and exit 0.
   station-exporter once [--config FILE]
       Poll everything once and print the exposition on stdout; exit 1 if the upstream
       cannot be reached, 2 for a bad config.
@@ -31,15 +38,18 @@ async function main(argv: string[]): Promise<number> {
     await runSimulatorCommand(rest);
     return -1;
   }
-  if (command === 'check-config') {
-    if (rest.length !== 1 || rest[0]?.startsWith('-')) return usageError('check-config takes one FILE');
-    return runCheckConfig(rest[0] ?? '');
-  }
+  if (command === 'check-config') return checkConfig(rest);
   const isOnce = command === 'once';
   let values: {
     config?: string;
     'web.listen-address'?: string;
     'log.level'?: string;
+    'web.config.file'?: string;
+    'web.enable-lifecycle'?: boolean;
+    'web.read-header-timeout'?: string;
+    'web.request-timeout'?: string;
+    'web.idle-timeout'?: string;
+    'web.max-connections'?: string;
     help?: boolean;
     version?: boolean;
   };
@@ -50,6 +60,12 @@ async function main(argv: string[]): Promise<number> {
         config: { type: 'string', short: 'c' },
         'web.listen-address': { type: 'string' },
         'log.level': { type: 'string' },
+        'web.config.file': { type: 'string' },
+        'web.enable-lifecycle': { type: 'boolean' },
+        'web.read-header-timeout': { type: 'string' },
+        'web.request-timeout': { type: 'string' },
+        'web.idle-timeout': { type: 'string' },
+        'web.max-connections': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -75,12 +91,36 @@ async function main(argv: string[]): Promise<number> {
   if (listen !== undefined && !isListenAddress(listen)) {
     return usageError(`--web.listen-address must be host:port or :port, got "${listen}"`);
   }
+  const limits = parseHttpLimits(values);
+  if (typeof limits === 'string') return usageError(limits);
   const opts = {
     configPath: values.config,
     listenAddress: values['web.listen-address'],
     logLevel: values['log.level'],
+    webConfigFile: values['web.config.file'],
+    enableLifecycle: values['web.enable-lifecycle'] ?? false,
+    limits,
   };
   return isOnce ? runOnce(opts) : runServe(opts);
+}
+
+/** `check-config [FILE] [--web.config.file FILE]`: at least one of the two. */
+async function checkConfig(args: string[]): Promise<number> {
+  try {
+    const { values, positionals } = parseArgs({
+      args,
+      options: { 'web.config.file': { type: 'string' } },
+      strict: true,
+      allowPositionals: true,
+    });
+    const webConfig = values['web.config.file'];
+    if (positionals.length > 1 || (positionals.length === 0 && webConfig === undefined)) {
+      return usageError('check-config takes one FILE, --web.config.file FILE, or both');
+    }
+    return runCheckConfig(positionals[0], webConfig);
+  } catch (err) {
+    return usageError(err instanceof Error ? err.message : String(err));
+  }
 }
 
 function usageError(message: string): number {

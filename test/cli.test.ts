@@ -39,7 +39,7 @@ describe('station-exporter command line', () => {
     expect(v.code).toBe(0);
     expect(v.stdout).toMatch(/^station-exporter \d+\.\d+\.\d+\n$/);
     const h = await run(['--help']);
-    expect(h.stdout).toContain('check-config FILE');
+    expect(h.stdout).toContain('check-config [FILE] [--web.config.file FILE]');
     const bad = await run(['--nope']);
     expect(bad.code).toBe(2);
     // The flag is checked like server.listen_address in the config file.
@@ -77,5 +77,41 @@ describe('station-exporter command line', () => {
     const r = await run(['once', '--config', file]);
     expect(r.code).toBe(1);
     expect(`${r.stdout}${r.stderr}`).not.toContain('leaky-token');
+  });
+
+  it('check-config validates a web config file alone or with a config, naming the path of each error', async () => {
+    const bad = configFile('web-bad.yml', 'basic_auth_users:\n  alice: plain-password\nratelimit: {}\n');
+    const r = await run(['check-config', '--web.config.file', bad]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`invalid web config in ${bad}:`);
+    expect(r.stderr).toContain('basic_auth_users.alice: must be a bcrypt hash');
+    expect(r.stderr).toContain('ratelimit: unknown key');
+    expect(r.stderr).not.toContain('plain-password');
+    const good = configFile('web-good.yml', 'rate_limit:\n  interval: 1s\n  burst: 5\n');
+    const cfg = configFile('ok2.yaml', `upstream:\n  base_url: ${sim.url}\n  token: t\n`);
+    const ok = await run(['check-config', cfg, '--web.config.file', good]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain(
+      `${good}: OK\n  plain HTTP, 0 basic auth user(s), rate limit 5 then 1 per 1000 ms`,
+    );
+    expect((await run(['check-config'])).code).toBe(2);
+  });
+
+  it('refuses to start with a bad web config or bad limit flags', async () => {
+    const bad = configFile(
+      'web-bad2.yml',
+      'tls_server_config:\n  cert_file: missing.crt\n  key_file: missing.key\n',
+    );
+    const r = await run(['--web.config.file', bad, '--web.listen-address', '127.0.0.1:0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `tls_server_config.cert_file: cannot read ${path.join(dir, 'missing.crt')}: no such file`,
+    );
+    const flags = await run(['--web.idle-timeout', 'forever']);
+    expect(flags.code).toBe(2);
+    expect(flags.stderr).toContain('--web.idle-timeout must be a duration such as 10s or 2m, got "forever"');
+    expect((await run(['--web.max-connections', '0'])).stderr).toContain(
+      '--web.max-connections must be a whole number of at least 1',
+    );
   });
 });

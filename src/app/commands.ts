@@ -1,11 +1,15 @@
 /** The command implementations behind `src/cli.ts`. Each returns the process exit code. */
-import { serve } from '@hono/node-server';
 import { describeCollectors } from '../collectors/index.ts';
 import { describeConfig } from '../config/describe.ts';
 import { formatDuration } from '../config/duration.ts';
 import { ConfigError, configFromObject, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
+import { DEFAULT_HTTP_LIMITS, type HttpLimits, startHttpServer } from '../server/http.ts';
+import { singleFlight } from '../server/lifecycle.ts';
 import { parseListenAddress } from '../server/listen.ts';
+import { loadWebConfig, WebConfigError } from '../server/web-config/load.ts';
+import { registerWebConfigMetrics } from '../server/web-config/metrics.ts';
+import { type WebConfigSource, watchWebConfig } from '../server/web-config/watch.ts';
 import { createReloader, type Reloader } from './reload.ts';
 import { createLogger, wireExporter } from './wire.ts';
 
@@ -13,6 +17,11 @@ export interface RunOptions {
   readonly configPath?: string;
   readonly listenAddress?: string;
   readonly logLevel?: string;
+  /** `--web.config.file`: TLS, basic auth, rate limit, headers. */
+  readonly webConfigFile?: string;
+  /** `--web.enable-lifecycle`: POST /-/reload is allowed. */
+  readonly enableLifecycle?: boolean;
+  readonly limits?: HttpLimits;
 }
 
 /** Token and seed of the built-in demo simulator. */
@@ -60,7 +69,7 @@ async function resolveConfig(
 }
 
 function reportConfigError(err: unknown): number {
-  if (err instanceof ConfigError) {
+  if (err instanceof ConfigError || err instanceof WebConfigError) {
     process.stderr.write(`${err.message}\n`);
     return 2;
   }
@@ -78,17 +87,32 @@ async function resolveOrReport(
   }
 }
 
-/** `check-config FILE`. */
-export async function runCheckConfig(path: string): Promise<number> {
-  try {
-    const config = await loadConfig(path);
-    process.stdout.write(
-      `${path}: OK\n${describeConfig(config)}\n${describeCollectors(config, formatDuration)}\n`,
-    );
-    return 0;
-  } catch (err) {
-    return reportConfigError(err);
+/** `check-config [FILE] [--web.config.file FILE]`: every file given is checked, and reported. */
+export async function runCheckConfig(path: string | undefined, webConfigPath?: string): Promise<number> {
+  let code = 0;
+  if (path !== undefined) {
+    try {
+      const config = await loadConfig(path);
+      process.stdout.write(
+        `${path}: OK\n${describeConfig(config)}\n${describeCollectors(config, formatDuration)}\n`,
+      );
+    } catch (err) {
+      code = reportConfigError(err);
+    }
   }
+  if (webConfigPath !== undefined) {
+    try {
+      const web = loadWebConfig(webConfigPath);
+      const tls = web.tls ? `TLS (client certificates: ${web.tls.clientAuth})` : 'plain HTTP';
+      const rate = web.rateLimit
+        ? `, rate limit ${web.rateLimit.burst} then 1 per ${web.rateLimit.intervalMs} ms`
+        : '';
+      process.stdout.write(`${webConfigPath}: OK\n  ${tls}, ${web.users.size} basic auth user(s)${rate}\n`);
+    } catch (err) {
+      code = reportConfigError(err);
+    }
+  }
+  return code;
 }
 
 /** `once`: one complete poll, exposition on stdout. */
@@ -122,7 +146,20 @@ export async function runServe(opts: RunOptions): Promise<number> {
   // Flags win over the file.
   const listenAddress = opts.listenAddress ?? config.server.listenAddress;
   const logger = createLogger(opts.logLevel ?? config.log.level);
-  const wire = (c: Config) => wireExporter(c, { logger, reload: () => reloader.reload() });
+  let webConfig: WebConfigSource | undefined;
+  try {
+    webConfig = opts.webConfigFile ? watchWebConfig({ path: opts.webConfigFile, logger }) : undefined;
+  } catch (err) {
+    await resolved.close();
+    return reportConfigError(err);
+  }
+  // One reload at a time; SIGHUP and POST /-/reload asked for during one get its result.
+  const reload = singleFlight(() => reloader.reload());
+  const wire = (c: Config) => {
+    const exporter = wireExporter(c, { logger, reload: opts.enableLifecycle ? reload : undefined });
+    if (webConfig) registerWebConfigMetrics(exporter.registry, webConfig.status);
+    return exporter;
+  };
   const reloader: Reloader = createReloader({
     initial: wire(config),
     configPath: opts.configPath,
@@ -130,36 +167,47 @@ export async function runServe(opts: RunOptions): Promise<number> {
     logger,
   });
   const { hostname, port } = parseListenAddress(listenAddress);
-  // Requests go to whichever exporter is current, so a reload swaps it without a restart.
-  const fetch = (req: Request) => reloader.current().app.fetch(req);
-  const server = serve({ fetch, hostname, port }, (info) => {
-    const host = hostname && hostname !== '0.0.0.0' && hostname !== '::' ? hostname : 'localhost';
-    const url = `http://${host.includes(':') ? `[${host}]` : host}:${info.port}`;
-    logger.info({ listen: listenAddress }, 'listening');
-    process.stderr.write(`station-exporter: metrics at ${url}/metrics\n`);
-    if (resolved.demoUrl) {
-      process.stderr.write(
-        `station-exporter: demo mode: polling the built-in simulator at ${resolved.demoUrl} (token ${DEMO.token})\n`,
-      );
-    }
-  });
-  server.once('error', (err) => {
-    logger.error({ err: err.message }, 'cannot listen');
-    process.exitCode = 1;
-    void shutdown();
-  });
+  let server: Awaited<ReturnType<typeof startHttpServer>>;
+  try {
+    server = await startHttpServer({
+      // Requests go to whichever exporter is current, so a reload swaps it without a restart.
+      fetch: (req, env) => reloader.current().app.fetch(req, env),
+      hostname,
+      port,
+      limits: opts.limits ?? DEFAULT_HTTP_LIMITS,
+      webConfig,
+      logger,
+    });
+  } catch (err) {
+    logger.error({ err: err instanceof Error ? err.message : String(err) }, 'cannot listen');
+    await reloader.current().close();
+    await resolved.close();
+    return 1;
+  }
+  const host = hostname && hostname !== '0.0.0.0' && hostname !== '::' ? hostname : 'localhost';
+  const url = `${server.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
+  logger.info(
+    { listen: listenAddress, tls: server.tls, lifecycle: opts.enableLifecycle ?? false },
+    'listening',
+  );
+  process.stderr.write(`station-exporter: metrics at ${url}/metrics\n`);
+  if (resolved.demoUrl) {
+    process.stderr.write(
+      `station-exporter: demo mode: polling the built-in simulator at ${resolved.demoUrl} (token ${DEMO.token})\n`,
+    );
+  }
   reloader.current().scheduler.start();
   let stopping = false;
   const shutdown = async () => {
     if (stopping) return;
     stopping = true;
     logger.info('shutting down');
-    await new Promise<void>((r) => server.close(() => r()));
+    await server.close();
     await reloader.current().close();
     await resolved.close();
   };
   process.once('SIGTERM', () => void shutdown());
   process.once('SIGINT', () => void shutdown());
-  process.on('SIGHUP', () => void reloader.reload());
+  process.on('SIGHUP', () => void reload());
   return -1;
 }

@@ -31,7 +31,13 @@ export function createReloader(opts: ReloaderOptions): Reloader {
   const load = opts.load ?? loadConfig;
 
   async function reloadNow(): Promise<ReloadResult> {
-    if (!opts.configPath) return { ok: false, error: 'demo mode: there is no config file to reload' };
+    if (!opts.configPath) {
+      return {
+        ok: false,
+        error: 'demo mode: there is no config file to reload; start with --config FILE',
+        noConfig: true,
+      };
+    }
     let config: Config;
     try {
       config = await load(opts.configPath);

@@ -11,10 +11,14 @@ import { negotiate } from '../exposition/negotiate.ts';
 import type { SelfMetrics } from '../exposition/selfmetrics.ts';
 import type { CollectorStatus } from '../scheduler/status.ts';
 import { landingPage } from './landing.ts';
+import { LIFECYCLE_DISABLED } from './lifecycle.ts';
 import { createTailMemo } from './self-metrics-tail.ts';
 
 /** The outcome of a reload, safe to show (config errors never contain the token). */
-export type ReloadResult = { readonly ok: true } | { readonly ok: false; readonly error: string };
+export type ReloadResult =
+  | { readonly ok: true }
+  /** `noConfig`: there is no config file to reload (demo mode), a client error rather than a failure. */
+  | { readonly ok: false; readonly error: string; readonly noConfig?: true };
 
 /** What the server needs from the rest of the exporter. */
 export interface AppDeps {
@@ -30,11 +34,20 @@ export interface AppDeps {
   readonly wallClock?: () => number;
   /** How long rendered self-metrics may be reused by later scrapes; default 1000 ms, 0 for never. */
   readonly selfMetricsMaxAgeMs?: number;
-  /** Reloads the config (POST /-/reload); absent: the route does not exist. */
+  /** Reloads the config (POST /-/reload); absent: the lifecycle API is off and the route answers 403. */
   readonly reload?: () => Promise<ReloadResult>;
 }
 
-/** Creates the Hono app: `/metrics`, `/`, `/-/healthy`, `/-/ready`. */
+/** The known paths and the methods each allows; any other method gets 405 with `Allow`. */
+const ROUTES: Readonly<Record<string, string>> = {
+  '/metrics': 'GET, HEAD',
+  '/': 'GET, HEAD',
+  '/-/healthy': 'GET, HEAD',
+  '/-/ready': 'GET, HEAD',
+  '/-/reload': 'POST, PUT',
+};
+
+/** Creates the Hono app: `/metrics`, `/`, `/-/healthy`, `/-/ready`, `/-/reload`. */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const tailOf = createTailMemo({
@@ -56,7 +69,8 @@ export function createApp(deps: AppDeps): Hono {
     // Under @hono/node-server, write the cached chunks straight to the socket: going through
     // a web Response would copy a body of tens of megabytes on every scrape.
     const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
-    if (outgoing) {
+    // Not for HEAD: Hono answers it with a copy of the GET response, which would lose the already-sent mark.
+    if (outgoing && c.req.method === 'GET') {
       outgoing.writeHead(200, { ...headers, 'content-length': String(res.length) });
       // Corked, the chunks leave in one writev instead of one write each.
       outgoing.cork();
@@ -75,12 +89,16 @@ export function createApp(deps: AppDeps): Hono {
   );
 
   const reload = deps.reload;
-  if (reload) {
-    app.post('/-/reload', async (c) => {
-      const result = await reload();
-      return result.ok ? c.text('Reloaded\n') : c.text(`Reload failed: ${result.error}\n`, 500);
-    });
-  }
+  // PUT as well as POST, as Prometheus accepts both.
+  app.on(['POST', 'PUT'], '/-/reload', async (c) => {
+    if (!reload)
+      return c.text(`${LIFECYCLE_DISABLED} Start with --web.enable-lifecycle to use /-/reload.\n`, 403);
+    const result = await reload();
+    if (result.ok) return c.text('Reloaded\n');
+    // Nothing to reload is the client's mistake, not a server failure.
+    if (result.noConfig) return c.text(`Cannot reload: ${result.error}\n`, 409);
+    return c.text(`Reload failed: ${result.error}\n`, 500);
+  });
 
   app.get('/', (c) =>
     c.html(
@@ -94,6 +112,9 @@ export function createApp(deps: AppDeps): Hono {
     ),
   );
 
+  for (const [path, allow] of Object.entries(ROUTES)) {
+    app.all(path, (c) => c.text(`Method not allowed; ${path} allows ${allow}\n`, 405, { allow }));
+  }
   app.notFound((c) => c.text('Not found. Try /metrics\n', 404));
   return app;
 }

@@ -72,6 +72,10 @@ describe('config reload', () => {
       wire: () => reloader.current(),
       logger,
     });
-    expect(await r.reload()).toEqual({ ok: false, error: 'demo mode: there is no config file to reload' });
+    expect(await r.reload()).toEqual({
+      ok: false,
+      error: 'demo mode: there is no config file to reload; start with --config FILE',
+      noConfig: true,
+    });
   });
 });

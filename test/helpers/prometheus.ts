@@ -39,15 +39,18 @@ export interface RunningPrometheus {
   stop(): Promise<void>;
 }
 
-/** Starts Prometheus scraping `target` (host:port) every second. */
-export async function startPrometheus(target: string): Promise<RunningPrometheus> {
+/**
+ * Starts Prometheus scraping `target` (host:port) every second. `jobYaml` adds keys to the
+ * scrape job (e.g. scheme, tls_config, basic_auth), indented by four spaces.
+ */
+export async function startPrometheus(target: string, jobYaml = ''): Promise<RunningPrometheus> {
   const bin = prometheusPath();
   if (!bin) throw new Error('prometheus not found');
   const dir = mkdtempSync(path.join(tmpdir(), 'prom-'));
   const port = await freePort();
   writeFileSync(
     path.join(dir, 'prometheus.yml'),
-    `global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: station\n    static_configs:\n      - targets: ['${target}']\n`,
+    `global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: station\n${jobYaml}    static_configs:\n      - targets: ['${target}']\n`,
   );
   const child: ChildProcess = spawn(
     bin,

@@ -1,0 +1,117 @@
+/**
+ * The Node HTTP(S) server around the exporter's fetch handler: timeouts, the connection cap,
+ * and the web config (TLS, basic auth, rate limit, headers) when one is given.
+ */
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import type { Logger } from 'pino';
+import { type ConnectionStats, trackConnections } from './connections.ts';
+import { guardFetch, type NodeFetch } from './web-config/guard.ts';
+import { applyTls, tlsServerOptions } from './web-config/tls.ts';
+import type { WebConfigSource } from './web-config/watch.ts';
+
+/** Limits on what a client can hold of the server. */
+export interface HttpLimits {
+  /** Time to send a complete request head; also the TLS handshake and a new connection's first request. */
+  readonly headerTimeoutMs: number;
+  /** Time to send a complete request, head and body. */
+  readonly requestTimeoutMs: number;
+  /** How long a kept-alive connection may sit idle between requests. */
+  readonly idleTimeoutMs: number;
+  /** Open connections at most; at the cap the oldest idle one is closed to make room. */
+  readonly maxConnections: number;
+}
+
+/** Defaults: a scrape sends its head at once, Prometheus reuses connections within its scrape interval. */
+export const DEFAULT_HTTP_LIMITS: HttpLimits = {
+  headerTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
+  idleTimeoutMs: 120_000,
+  maxConnections: 512,
+};
+
+/** Options of {@link startHttpServer}. */
+export interface HttpServerOptions {
+  readonly fetch: NodeFetch;
+  readonly hostname: string | undefined;
+  readonly port: number;
+  readonly limits?: HttpLimits;
+  readonly webConfig?: WebConfigSource;
+  readonly logger?: Logger;
+  readonly clock?: () => number;
+}
+
+/** A listening server. */
+export interface RunningHttpServer {
+  readonly server: HttpServer | HttpsServer;
+  readonly port: number;
+  readonly tls: boolean;
+  readonly connections: ConnectionStats;
+  /** Stops accepting, closes idle connections, waits for the rest. */
+  close(): Promise<void>;
+}
+
+/** Creates the server and listens; rejects when it cannot listen. */
+export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
+  const limits = opts.limits ?? DEFAULT_HTTP_LIMITS;
+  const source = opts.webConfig;
+  const fetch = source ? guardFetch(opts.fetch, { source, clock: opts.clock }) : opts.fetch;
+  const listener = getRequestListener(fetch as Parameters<typeof getRequestListener>[0]);
+  const tls = source?.current().tls;
+  const serverOptions = {
+    headersTimeout: limits.headerTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.idleTimeoutMs,
+    // How often Node checks the two timeouts above; its default (30 s) would stretch short ones.
+    connectionsCheckingInterval: Math.max(50, Math.min(1000, limits.headerTimeoutMs / 2)),
+  };
+  const server: HttpServer | HttpsServer = tls
+    ? createHttpsServer(
+        { ...serverOptions, ...tlsServerOptions(tls), handshakeTimeout: limits.headerTimeoutMs },
+        listener,
+      )
+    : createHttpServer(serverOptions, listener);
+  server.keepAliveTimeout = limits.idleTimeoutMs;
+  if (source && tls) watchTls(server as HttpsServer, source, opts.logger);
+  else
+    source?.onChange((c) => {
+      if (c.tls) opts.logger?.warn('tls_server_config was added: restart the exporter to serve HTTPS');
+    });
+  const connections = trackConnections(server, {
+    maxConnections: limits.maxConnections,
+    firstRequestTimeoutMs: limits.headerTimeoutMs,
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.hostname, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    server,
+    port: (server.address() as AddressInfo).port,
+    tls: tls !== undefined,
+    connections,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+function watchTls(server: HttpsServer, source: WebConfigSource, logger: Logger | undefined): void {
+  source.onChange((config) => {
+    if (config.tls) applyTls(server, config.tls);
+    else
+      logger?.warn('tls_server_config was removed: restart the exporter to serve plain HTTP; TLS stays on');
+  });
+  // Checked before TLS sees the connection, so that the first handshake after a renewal
+  // already uses the new certificate. The check reads a few small files at most once a second.
+  server.prependListener('connection', () => {
+    source.current();
+  });
+}

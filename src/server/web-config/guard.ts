@@ -1,0 +1,65 @@
+/**
+ * Puts the web config in front of the exporter's routes, for every path: rate limit, security
+ * headers, client-certificate policy, basic authentication, in that order (as exporter-toolkit:
+ * a rejected request costs no bcrypt time once it is over the rate).
+ */
+
+import type { TLSSocket } from 'node:tls';
+import type { HttpBindings } from '@hono/node-server';
+import { type BasicAuth, createBasicAuth } from './auth.ts';
+import type { WebConfig } from './load.ts';
+import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
+import { clientCertAllowed } from './tls.ts';
+import type { WebConfigSource } from './watch.ts';
+
+/** A fetch handler as @hono/node-server calls it. */
+export type NodeFetch = (req: Request, env: HttpBindings) => Response | Promise<Response>;
+
+/** Options of {@link guardFetch}. */
+export interface GuardOptions {
+  readonly source: WebConfigSource;
+  readonly clock?: () => number;
+  readonly auth?: BasicAuth;
+}
+
+/** Wraps `inner` so that every request passes the current web config first. */
+export function guardFetch(inner: NodeFetch, opts: GuardOptions): NodeFetch {
+  const clock = opts.clock ?? Date.now;
+  const auth = opts.auth ?? createBasicAuth();
+  let limiterFor: WebConfig['rateLimit'];
+  let limiter: RateLimiter | undefined;
+  const limiterOf = (config: WebConfig): RateLimiter | undefined => {
+    const r = config.rateLimit;
+    // A new bucket only when the limit itself changed, so that a re-read does not refill it.
+    if (r?.intervalMs !== limiterFor?.intervalMs || r?.burst !== limiterFor?.burst) {
+      limiterFor = r;
+      limiter = r && createRateLimiter({ ...r, clock });
+    }
+    return limiter;
+  };
+
+  return async (req, env) => {
+    const config = opts.source.current();
+    const admitted = limiterOf(config)?.take() ?? { ok: true };
+    // Set on the Node response, so that they also reach /metrics, which writes to the socket itself.
+    for (const [name, value] of Object.entries(config.headers)) env.outgoing.setHeader(name, value);
+    if (!admitted.ok) {
+      const retry = String(Math.max(1, Math.ceil(admitted.retryAfterMs / 1000)));
+      return new Response('Too many requests\n', { status: 429, headers: { 'retry-after': retry } });
+    }
+    const socket = env.incoming.socket as Partial<TLSSocket>;
+    if (config.tls && socket.encrypted && !clientCertAllowed(socket as TLSSocket, config.tls.clientAuth)) {
+      return new Response('A valid client certificate is required\n', { status: 403 });
+    }
+    if (
+      config.users.size > 0 &&
+      !(await auth.check(req.headers.get('authorization') ?? undefined, config.users))
+    ) {
+      return new Response('Unauthorized\n', {
+        status: 401,
+        headers: { 'www-authenticate': 'Basic realm="station-exporter", charset="UTF-8"' },
+      });
+    }
+    return inner(req, env);
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * Reads and validates a web config file and the files it names. Everything the server needs
+ * is read here, once per change, so that a bad certificate is an error with a path at load
+ * time instead of a failed handshake later.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { createSecureContext } from 'node:tls';
+import { isMap, parseDocument } from 'yaml';
+import { configErrorMap, flattenIssues, formatIssue } from '../../config/issues.ts';
+import { type ClientAuthType, TLS_VERSIONS, type TlsSection, webConfigSchema } from './schema.ts';
+
+/** Reads a whole file; injected in tests. */
+export type FileReader = (path: string) => Buffer;
+
+/** The TLS material and policy, ready for `tls.createServer` / `setSecureContext`. */
+export interface TlsSettings {
+  readonly cert: Buffer;
+  readonly key: Buffer;
+  readonly ca: Buffer | undefined;
+  readonly minVersion: (typeof TLS_VERSIONS)[keyof typeof TLS_VERSIONS];
+  readonly maxVersion: (typeof TLS_VERSIONS)[keyof typeof TLS_VERSIONS];
+  readonly clientAuth: ClientAuthType;
+}
+
+/** A loaded web config: what the HTTP server applies to every connection and request. */
+export interface WebConfig {
+  readonly tls: TlsSettings | undefined;
+  /** User name to bcrypt hash. Empty: no authentication. */
+  readonly users: ReadonlyMap<string, string>;
+  /** Token bucket: one token per `intervalMs`, at most `burst`; undefined: no limit. */
+  readonly rateLimit: { readonly intervalMs: number; readonly burst: number } | undefined;
+  /** Extra response headers. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Hash of the file and of every file it names: equal hashes mean nothing changed. */
+  readonly fingerprint: string;
+}
+
+/** A web config that cannot be used; `issues` are `path: message` lines. */
+export class WebConfigError extends Error {
+  readonly issues: readonly string[];
+
+  constructor(source: string, issues: readonly string[]) {
+    super(`invalid web config in ${source}:\n  ${issues.join('\n  ')}`);
+    this.name = 'WebConfigError';
+    this.issues = issues;
+  }
+}
+
+/** Reads `path` and every file it names, and validates them. Throws {@link WebConfigError}. */
+export function loadWebConfig(path: string, read: FileReader = readFileSync): WebConfig {
+  let text: Buffer;
+  try {
+    text = read(path);
+  } catch (err) {
+    throw new WebConfigError(path, [`cannot read web config file: ${errorCode(err)}`]);
+  }
+  const data = parseWebConfig(text.toString('utf8'), path);
+  const baseDir = dirname(resolve(path));
+  const hash = createHash('sha256').update(text);
+  const tls = data.tls_server_config && readTls(data.tls_server_config, baseDir, read, hash, path);
+  const rate = data.rate_limit;
+  return {
+    tls,
+    users: new Map(Object.entries(data.basic_auth_users)),
+    rateLimit: rate && rate.interval > 0 ? { intervalMs: rate.interval, burst: rate.burst } : undefined,
+    headers: data.http_server_config.headers,
+    fingerprint: hash.digest('hex'),
+  };
+}
+
+function parseWebConfig(text: string, source: string) {
+  const doc = parseDocument(text, { uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new WebConfigError(source, doc.errors.map(yamlErrorText));
+  }
+  // An empty file is allowed, as in exporter-toolkit: it turns nothing on.
+  const raw = doc.contents === null ? {} : doc.toJS({ maxAliasCount: 100 });
+  if (doc.contents !== null && !isMap(doc.contents)) {
+    throw new WebConfigError(source, ['the top level must be a mapping of keys to values']);
+  }
+  const parsed = webConfigSchema.safeParse(raw, { error: configErrorMap });
+  if (!parsed.success) throw new WebConfigError(source, flattenIssues(parsed.error.issues).map(formatIssue));
+  return parsed.data;
+}
+
+function readTls(
+  tls: TlsSection,
+  baseDir: string,
+  read: FileReader,
+  hash: ReturnType<typeof createHash>,
+  source: string,
+): TlsSettings {
+  const issues: string[] = [];
+  const file = (key: string, name: string | undefined): Buffer | undefined => {
+    if (name === undefined) return undefined;
+    const path = isAbsolute(name) ? name : resolve(baseDir, name);
+    try {
+      const content = read(path);
+      hash.update(`\0${key}\0`).update(content);
+      return content;
+    } catch (err) {
+      issues.push(`tls_server_config.${key}: cannot read ${path}: ${errorCode(err)}`);
+      return undefined;
+    }
+  };
+  const cert = file('cert_file', tls.cert_file);
+  const key = file('key_file', tls.key_file);
+  const ca = file('client_ca_file', tls.client_ca_file);
+  if (issues.length > 0 || cert === undefined || key === undefined) throw new WebConfigError(source, issues);
+  const settings: TlsSettings = {
+    cert,
+    key,
+    ca,
+    minVersion: TLS_VERSIONS[tls.min_version],
+    maxVersion: TLS_VERSIONS[tls.max_version],
+    clientAuth: tls.client_auth_type,
+  };
+  checkTlsMaterial(settings, source);
+  return settings;
+}
+
+/** Builds a secure context once, so that a key that does not match its certificate fails here. */
+function checkTlsMaterial(tls: TlsSettings, source: string): void {
+  try {
+    createSecureContext({ cert: tls.cert, key: tls.key });
+  } catch (err) {
+    throw new WebConfigError(source, [`tls_server_config: cert_file and key_file: ${opensslReason(err)}`]);
+  }
+  if (tls.ca === undefined) return;
+  try {
+    createSecureContext({ ca: tls.ca });
+  } catch (err) {
+    throw new WebConfigError(source, [`tls_server_config.client_ca_file: ${opensslReason(err)}`]);
+  }
+  if (!tls.ca.toString('latin1').includes('-----BEGIN CERTIFICATE-----')) {
+    throw new WebConfigError(source, ['tls_server_config.client_ca_file: holds no PEM certificate']);
+  }
+}
+
+// OpenSSL's reason, without anything read from the file (a key must never reach a log line).
+function opensslReason(err: unknown): string {
+  const e = err as { reason?: string; code?: string; message?: string };
+  return e.reason ?? e.code ?? 'not a valid PEM certificate and matching private key';
+}
+
+// Position and reason only: the source excerpt yaml adds could hold a key or a hash.
+function yamlErrorText(err: {
+  message: string;
+  linePos?: [{ line: number; col: number }, ...unknown[]];
+}): string {
+  const message = err.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? err.message;
+  const pos = err.linePos?.[0];
+  return pos === undefined
+    ? `YAML syntax error: ${message}`
+    : `line ${pos.line}, column ${pos.col}: ${message}`;
+}
+
+function errorCode(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES') return 'permission denied';
+  if (code === 'EISDIR') return 'is a directory';
+  return code ?? (err instanceof Error ? err.message : 'unknown error');
+}
