@@ -1,4 +1,7 @@
-/** The command line as a user runs it: a real process through bin/station-exporter.js. */
+/**
+ * The command line as a user runs it: a real process through bin/station-exporter.js, which runs
+ * the compiled dist/ (test/global-setup.ts rebuilds it when stale), so a spawn costs ~0.1 s, not ~0.7 s.
+ */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,7 +42,7 @@ describe('station-exporter command line', () => {
     expect(v.code).toBe(0);
     expect(v.stdout).toMatch(/^station-exporter \d+\.\d+\.\d+\n$/);
     const h = await run(['--help']);
-    expect(h.stdout).toContain('check-config FILE');
+    expect(h.stdout).toContain('check-config [--config] FILE');
     const bad = await run(['--nope']);
     expect(bad.code).toBe(2);
     // The flag is checked like server.listen_address in the config file.
@@ -55,7 +58,26 @@ describe('station-exporter command line', () => {
     const file = configFile('ok.yaml', `upstream:\n  base_url: ${sim.url}\n  token: \${SECRET_TOKEN}\n`);
     const ok = await run(['check-config', file], { SECRET_TOKEN: 'super-secret-value' });
     expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain(`${file}: OK`);
     expect(ok.stdout).not.toContain('super-secret-value');
+  });
+
+  it('check-config takes the file as FILE or as --config FILE, and exactly one of them', async () => {
+    const file = configFile('forms.yaml', `upstream:\n  base_url: ${sim.url}\n  token: t\n`);
+    const forms = [[file], ['--config', file], ['-c', file], [`--config=${file}`]];
+    const ok = await Promise.all(forms.map((args) => run(['check-config', ...args])));
+    for (const r of ok) expect(r.code).toBe(0);
+    expect(ok[0]!.stdout).toContain(`${file}: OK`);
+    for (const r of ok) expect(r.stdout).toBe(ok[0]!.stdout);
+    const bad = await run(['check-config', '--config', 'test/fixtures/config/bad-timezone.bad.yaml']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('unknown time zone "Europe/Berln"');
+    const wrong = [[], [file, file], [file, '--config', file], ['--nope', file], ['--config']];
+    const refused = await Promise.all(wrong.map((args) => run(['check-config', ...args])));
+    for (const r of refused) {
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('check-config takes one FILE, or --config FILE');
+    }
   });
 
   it('once prints the exposition for every station and exits 0', async () => {
