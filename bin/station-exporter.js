@@ -1,6 +1,11 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly through tsx, so the package needs no build step.
-import { register } from 'tsx/esm/api';
+// Runs the compiled build in dist/, so a start costs no transpiling. `npm ci` builds it (prepare),
+// `npm start` rebuilds it when src/ changed, and the published package ships it.
+import { existsSync } from 'node:fs';
 
-register();
-await import('../src/cli.ts');
+const cli = new URL('../dist/cli.js', import.meta.url);
+if (!existsSync(cli)) {
+  process.stderr.write('station-exporter: dist/ is missing; run `npm run build` first\n');
+  process.exit(1);
+}
+await import(cli.href);

@@ -2,15 +2,12 @@
 /**
  * Command line: arguments -> config -> wire up -> serve. Commands:
  *   station-exporter [--config FILE] [--web.listen-address ADDR]   run (no config: the built-in simulator)
- *   station-exporter check-config [FILE] [--web.config.file FILE]   validate a config and/or a web config
+ *   station-exporter check-config [[--config] FILE] [--web.config.file FILE]   validate configs
  *   station-exporter once [--config FILE]                           one poll, exposition on stdout
  *   station-exporter simulate [...]                                 run the simulator
  */
 import { parseArgs } from 'node:util';
-import { runCheckConfig, runOnce, runServe } from './app/commands.ts';
-import { VERSION } from './app/wire.ts';
-import { isListenAddress, LOG_LEVELS } from './config/schema.ts';
-import { parseHttpLimits } from './server/flags.ts';
+import { VERSION } from './version.ts';
 
 const USAGE = `Usage:
   station-exporter [--config FILE] [--web.listen-address ADDR] [--log.level LEVEL]
@@ -20,7 +17,7 @@ const USAGE = `Usage:
       Run the exporter. Without --config it runs against a built-in simulator (a demo).
       --web.config.file: TLS, basic auth, rate limit and headers (exporter-toolkit format).
       --web.enable-lifecycle: allow POST /-/reload.
-  station-exporter check-config [FILE] [--web.config.file FILE]
+  station-exporter check-config [[--config] FILE] [--web.config.file FILE]
       Validate a config file and/or a web config file: print every error and exit 2,
       or a summary and exit 0.
   station-exporter once [--config FILE]
@@ -83,6 +80,10 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`station-exporter ${VERSION}\n`);
     return 0;
   }
+  // Loaded only now, so that --help and --version stay fast (about 0.2 s of imports).
+  const { isListenAddress, LOG_LEVELS } = await import('./config/schema.ts');
+  const { parseHttpLimits } = await import('./server/flags.ts');
+  const { runOnce, runServe } = await import('./app/commands.ts');
   const level = values['log.level'];
   if (level !== undefined && !(LOG_LEVELS as readonly string[]).includes(level)) {
     return usageError(`--log.level must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
@@ -104,23 +105,31 @@ async function main(argv: string[]): Promise<number> {
   return isOnce ? runOnce(opts) : runServe(opts);
 }
 
-/** `check-config [FILE] [--web.config.file FILE]`: at least one of the two. */
+const CHECK_CONFIG_USAGE = 'check-config takes one FILE (or --config FILE), --web.config.file FILE, or both';
+
+/**
+ * `check-config [FILE | --config FILE] [--web.config.file FILE]`: at least one of the two.
+ * Users type the config either as a plain argument or with --config, as for `run`.
+ */
 async function checkConfig(args: string[]): Promise<number> {
+  let files: string[];
+  let webConfig: string | undefined;
   try {
     const { values, positionals } = parseArgs({
       args,
-      options: { 'web.config.file': { type: 'string' } },
+      options: { config: { type: 'string', short: 'c' }, 'web.config.file': { type: 'string' } },
       strict: true,
       allowPositionals: true,
     });
-    const webConfig = values['web.config.file'];
-    if (positionals.length > 1 || (positionals.length === 0 && webConfig === undefined)) {
-      return usageError('check-config takes one FILE, --web.config.file FILE, or both');
-    }
-    return runCheckConfig(positionals[0], webConfig);
+    files = [...positionals, ...(values.config === undefined ? [] : [values.config])];
+    webConfig = values['web.config.file'];
   } catch (err) {
-    return usageError(err instanceof Error ? err.message : String(err));
+    return usageError(`${CHECK_CONFIG_USAGE} (${err instanceof Error ? err.message : String(err)})`);
   }
+  if (files.length > 1 || (files.length === 0 && webConfig === undefined))
+    return usageError(CHECK_CONFIG_USAGE);
+  const { runCheckConfig } = await import('./app/commands.ts');
+  return runCheckConfig(files[0], webConfig);
 }
 
 function usageError(message: string): number {

@@ -1,4 +1,7 @@
-/** The command line as a user runs it: a real process through bin/station-exporter.js. */
+/**
+ * The command line as a user runs it: a real process through bin/station-exporter.js, which runs
+ * the compiled dist/ (test/global-setup.ts rebuilds it when stale), so a spawn costs ~0.1 s, not ~0.7 s.
+ */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,7 +42,7 @@ describe('station-exporter command line', () => {
     expect(v.code).toBe(0);
     expect(v.stdout).toMatch(/^station-exporter \d+\.\d+\.\d+\n$/);
     const h = await run(['--help']);
-    expect(h.stdout).toContain('check-config [FILE] [--web.config.file FILE]');
+    expect(h.stdout).toContain('check-config [[--config] FILE] [--web.config.file FILE]');
     const bad = await run(['--nope']);
     expect(bad.code).toBe(2);
     // The flag is checked like server.listen_address in the config file.
@@ -48,14 +51,34 @@ describe('station-exporter command line', () => {
     expect(port.stderr).toContain('--web.listen-address must be host:port or :port, got ":99999"');
   });
 
-  it('check-config exits 2 with every error, 0 with a summary that hides the token', async () => {
-    const bad = await run(['check-config', 'test/fixtures/config/bad-timezone.bad.yaml']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('unknown time zone "Europe/Berln"');
+  it('check-config FILE and check-config --config FILE: exit 2 with every error, 0 with a summary that hides the token', async () => {
+    const badFile = 'test/fixtures/config/bad-timezone.bad.yaml';
     const file = configFile('ok.yaml', `upstream:\n  base_url: ${sim.url}\n  token: \${SECRET_TOKEN}\n`);
-    const ok = await run(['check-config', file], { SECRET_TOKEN: 'super-secret-value' });
+    const env = { SECRET_TOKEN: 'super-secret-value' };
+    const [bad, badFlag, ok, okFlag] = await Promise.all([
+      run(['check-config', badFile]),
+      run(['check-config', '--config', badFile]),
+      run(['check-config', file], env),
+      run(['check-config', '--config', file], env),
+    ]);
+    for (const r of [bad, badFlag]) {
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('unknown time zone "Europe/Berln"');
+    }
     expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain(`${file}: OK`);
     expect(ok.stdout).not.toContain('super-secret-value');
+    expect(okFlag.code).toBe(0);
+    expect(okFlag.stdout).toBe(ok.stdout);
+  });
+
+  it('check-config refuses no file, two files, or a flag without its file', async () => {
+    const wrong = [[], ['a.yaml', '--config', 'b.yaml'], ['--config']];
+    const refused = await Promise.all(wrong.map((args) => run(['check-config', ...args])));
+    for (const r of refused) {
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('check-config takes one FILE (or --config FILE)');
+    }
   });
 
   it('once prints the exposition for every station and exits 0', async () => {

@@ -3,7 +3,6 @@
  * scheduler and HTTP app. Shared by the command line and the end-to-end tests, so that both
  * run exactly the same wiring.
  */
-import { readFileSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
@@ -22,11 +21,7 @@ import { ENDPOINT_NAMES } from '../upstream/endpoints.ts';
 import { jwtExpiry } from '../upstream/jwt.ts';
 import { createLimiter } from '../upstream/limiter.ts';
 import { createTurns } from '../util/turns.ts';
-
-/** The package version, read once from package.json. */
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+import { VERSION } from '../version.ts';
 
 /** Optional injections, mostly for tests. */
 export interface WireOptions {

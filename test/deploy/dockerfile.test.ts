@@ -1,0 +1,124 @@
+/**
+ * Structural checks of the Dockerfile. This is NOT hadolint: no hadolint binary can be installed
+ * here (not in Debian; the npm wrapper downloads it at run time), so these checks cover what the
+ * image must guarantee instead. The image itself is not built here (no Docker engine).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+
+interface Instruction {
+  readonly op: string;
+  readonly args: string;
+}
+
+interface Stage {
+  readonly from: string;
+  readonly name: string | undefined;
+  readonly body: Instruction[];
+}
+
+/** Instructions in order, continuation lines joined, comments dropped. */
+function instructions(text: string): Instruction[] {
+  return text
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('#'))
+    .map((l) => {
+      const [op = '', ...rest] = l.split(/\s+/);
+      return { op: op.toUpperCase(), args: rest.join(' ') };
+    });
+}
+
+/** The global ARG defaults and the stages, with `${ARG}` in FROM resolved. */
+function parse(text: string): { args: Map<string, string>; stages: Stage[] } {
+  const args = new Map<string, string>();
+  const stages: { from: string; name: string | undefined; body: Instruction[] }[] = [];
+  for (const ins of instructions(text)) {
+    if (ins.op === 'FROM') {
+      const [image = '', as, name] = ins.args.split(/\s+/);
+      const from = image.replace(/\$\{(\w+)\}/g, (_, v: string) => args.get(v) ?? `<unset ${v}>`);
+      stages.push({ from, name: as?.toUpperCase() === 'AS' ? name : undefined, body: [] });
+    } else if (stages.length === 0 && ins.op === 'ARG') {
+      const [key = '', value = ''] = ins.args.split('=', 2);
+      args.set(key, value);
+    } else {
+      stages.at(-1)?.body.push(ins);
+    }
+  }
+  return { args, stages };
+}
+
+const dockerfile = parse(readFileSync('Dockerfile', 'utf8'));
+const final = dockerfile.stages.at(-1)!;
+const ignored = readFileSync('.dockerignore', 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter((l) => l !== '' && !l.startsWith('#'));
+
+function stage(name: string): Stage {
+  const s = dockerfile.stages.find((st) => st.name === name);
+  if (!s) throw new Error(`no stage named ${name}`);
+  return s;
+}
+
+function copies(s: Stage): { from: string | undefined; sources: string[]; dest: string }[] {
+  return s.body
+    .filter((i) => i.op === 'COPY')
+    .map((i) => {
+      const words = i.args.split(/\s+/);
+      const from = words.find((w) => w.startsWith('--from='))?.slice('--from='.length);
+      const paths = words.filter((w) => !w.startsWith('--'));
+      return { from, sources: paths.slice(0, -1), dest: paths.at(-1)! };
+    });
+}
+
+describe('Dockerfile', () => {
+  it('builds every stage on node:20-slim pinned to a release', () => {
+    expect(dockerfile.stages.length).toBeGreaterThanOrEqual(2);
+    for (const s of dockerfile.stages) expect(s.from).toMatch(/^node:20\.\d+\.\d+-(bookworm-)?slim$/);
+  });
+
+  it('runs the compiled dist/ as a non-root user, with a health check', () => {
+    const user = final.body.filter((i) => i.op === 'USER').at(-1);
+    expect(user?.args).toBeDefined();
+    expect(['root', '0', '0:0']).not.toContain(user!.args);
+    expect(final.body.some((i) => i.op === 'HEALTHCHECK' && i.args.includes('/-/healthy'))).toBe(true);
+    const entry = JSON.parse(final.body.find((i) => i.op === 'ENTRYPOINT')!.args) as string[];
+    expect(entry).toEqual(['node', '/app/bin/station-exporter.js']);
+    const dist = copies(final).find((c) => c.sources.includes('/app/dist'));
+    expect(dist?.from).toBeDefined();
+    expect(stage(dist!.from!).body.some((i) => i.op === 'RUN' && i.args.includes('npm run build'))).toBe(
+      true,
+    );
+  });
+
+  it('ships production dependencies only and no sources', () => {
+    const modules = copies(final).find((c) => c.sources.includes('/app/node_modules'));
+    expect(modules?.from).toBeDefined();
+    const install = stage(modules!.from!).body.filter((i) => i.op === 'RUN' && /\bnpm ci\b/.test(i.args));
+    expect(install).toHaveLength(1);
+    expect(install[0]!.args).toContain('--omit=dev');
+    expect(final.body.filter((i) => i.op === 'RUN')).toEqual([]);
+    const local = copies(final).filter((c) => c.from === undefined);
+    expect(local.flatMap((c) => c.sources).filter((p) => /^(src|test|bench|scripts)\b/.test(p))).toEqual([]);
+  });
+
+  it('copies only files that exist and that .dockerignore lets into the context', () => {
+    for (const s of dockerfile.stages) {
+      for (const p of copies(s)
+        .filter((c) => c.from === undefined)
+        .flatMap((c) => c.sources)) {
+        expect(existsSync(p), p).toBe(true);
+        expect(
+          ignored.filter((pattern) => p === pattern || p.startsWith(`${pattern}/`)),
+          p,
+        ).toEqual([]);
+      }
+    }
+  });
+
+  it('keeps tests, bench, dependencies and builds out of the context', () => {
+    for (const dir of ['test', 'bench', 'node_modules', 'dist', '.git']) expect(ignored).toContain(dir);
+  });
+});
