@@ -60,5 +60,5 @@ describe('npm package', () => {
     };
     expect(Object.keys(installed.dependencies)).toEqual([pkg.name]);
     expect(JSON.stringify(installed)).not.toMatch(/"(tsx|typescript|vitest|esbuild)"/);
-  });
+  }, 90_000);
 });
