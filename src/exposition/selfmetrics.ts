@@ -70,13 +70,13 @@ export function createSelfMetrics(registry: Registry, opts: SelfMetricsOptions):
   });
   const success = new Gauge({
     name: `${P}collector_success`,
-    help: 'Whether the last poll of the collector succeeded (1) or not (0), as seen by the poller.',
+    help: 'Whether the last poll of the collector succeeded (1) or not (0), as seen by the scheduler.',
     labelNames: ['collector'],
     registers,
   });
   const duration = new Gauge({
     name: `${P}collector_duration_seconds`,
-    help: 'Wall-clock duration of the last poll of the collector, measured by the poller.',
+    help: 'Wall-clock duration of the last poll of the collector, measured by the scheduler.',
     labelNames: ['collector'],
     registers,
   });
