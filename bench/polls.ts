@@ -1,7 +1,7 @@
 /**
  * The exporter against the simulator child: a first poll from nothing, then, one interval
  * later on the shared simulated clock, a steady-state poll. Each is measured per collector
- * (wall time from the poller, upstream requests and bytes from the self-metrics).
+ * (wall time from the scheduler, upstream requests and bytes from the self-metrics).
  */
 import pino from 'pino';
 import { type Exporter, wireExporter } from '../src/app/wire.ts';
@@ -11,7 +11,7 @@ import { withLoopMonitor } from './loop-delay.ts';
 import { type BenchParams, exporterConfigObject } from './scale.ts';
 import type { SimProcess } from './sim-process.ts';
 
-/** The upstream endpoints each collector calls; the poller runs them one after another. */
+/** The upstream endpoints each collector calls; the scheduler runs them one after another. */
 export const COLLECTOR_ENDPOINTS: Readonly<Record<string, readonly string[]>> = {
   topology: ['sites', 'site'],
   summary: ['station_summary'],
@@ -74,7 +74,7 @@ function instrumentCache(exporter: Exporter): Map<string, PartRender> {
   cache.publish = async (part, families) => {
     const started = performance.now();
     await publish(part, families);
-    // The poller publishes one part at a time, so lastRenderMs is this part's.
+    // The scheduler publishes one part at a time, so lastRenderMs is this part's.
     renders.set(part, {
       series: countSeries(families),
       renderMs: cache.lastRenderMs(),

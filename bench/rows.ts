@@ -89,7 +89,7 @@ function steadyRows(r: BenchResults): Row[] {
     return [
       {
         measure: 'Steady-state measurements bytes / first poll',
-        value: 'not measured: no measurements collector in src/poller/jobs.ts yet',
+        value: 'not measured: the measurements collector is not enabled',
         target,
       },
     ];

@@ -89,7 +89,7 @@ function collectorPanels(): PanelItem[] {
     timeseries({
       title: 'Collector success',
       description:
-        'Whether the last poll of each collector succeeded (1) or failed (0), as seen by the poller.',
+        'Whether the last poll of each collector succeeded (1) or failed (0), as seen by the scheduler.',
       unit: 'none',
       min: 0,
       max: 1,

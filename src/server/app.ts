@@ -1,6 +1,6 @@
 /**
  * The HTTP face of the exporter. It knows nothing of the upstream: it serves the cached
- * exposition, the self-metrics, and the poller's status.
+ * exposition, the self-metrics, and the scheduler's status.
  */
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';

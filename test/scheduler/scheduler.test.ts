@@ -9,7 +9,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-describe('poller start', () => {
+describe('scheduler start', () => {
   it('retries a failed first discovery within seconds, not a refresh interval, then polls data', async () => {
     h = await startHarness({ config: { windows: ['1h'], units: { enabled: false } } });
     const m = manualTimers();

@@ -25,7 +25,7 @@ function setup(opts: { ready?: boolean; status?: CollectorStatus[] } = {}) {
 }
 
 describe('server', () => {
-  it('is healthy at once, ready only when the poller says so', async () => {
+  it('is healthy at once, ready only when the scheduler says so', async () => {
     const { app } = setup({ ready: false });
     expect((await app.request('/-/healthy')).status).toBe(200);
     expect((await app.request('/-/ready')).status).toBe(503);
