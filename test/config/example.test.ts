@@ -3,12 +3,12 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
+import { wireExporter } from '../../src/app/wire.ts';
 import { COLLECTORS } from '../../src/collectors/index.ts';
 import { configFromObject, loadConfig } from '../../src/config/load.ts';
 import { configReferenceRows } from '../../src/config/reference.ts';
 import { createSimulator, startSimulatorServer } from '../../src/simulator/index.ts';
 import { parseSimulatorArgs } from '../../src/simulator/main.ts';
-import { wireExporter } from '../../src/app/wire.ts';
 import { dataExposition, FIXED_NOW } from '../helpers/harness.ts';
 
 const HOUR = 3_600_000;

@@ -66,7 +66,9 @@ describe('systemd unit', () => {
 
   it('reloads with SIGHUP, the signal the command line reloads on', () => {
     expect(one('ExecReload')).toBe('/bin/kill -HUP $MAINPID');
-    expect(readFileSync('src/cli.ts', 'utf8') + readFileSync('src/app/commands.ts', 'utf8')).toMatch(/'SIGHUP'/);
+    expect(readFileSync('src/cli.ts', 'utf8') + readFileSync('src/app/commands.ts', 'utf8')).toMatch(
+      /'SIGHUP'/,
+    );
   });
 
   it('hands the token over as a credential that the config reads as token_file', async () => {
