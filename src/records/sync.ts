@@ -89,8 +89,12 @@ export function createRecordSync<R extends SyncedRecord>(
         if (accept && !accept(r)) continue;
         const station = r.stationId.toLowerCase();
         if (r.time > now + opts.maxFutureSkewMs) bump(future, station);
-        else if (isLate(r)) lateByStation.set(station, [...(lateByStation.get(station) ?? []), r]);
-        else onTime.push(r);
+        else if (!isLate(r)) onTime.push(r);
+        else {
+          const group = lateByStation.get(station);
+          if (group) group.push(r);
+          else lateByStation.set(station, [r]);
+        }
       }
       store.add(onTime);
       // Only records new to the store are late: a late record seen again is not counted again.
