@@ -63,7 +63,7 @@ export function measurementPanels(station: string): PanelItem[] {
         {
           name: 'Non-numeric',
           unit: 'short',
-          expr: unit(`max without (window) (station_measurement_non_numeric_samples{${W}})`),
+          expr: unit(`max without (window) (station_measurement_window_non_numeric_samples{${W}})`),
         },
       ],
       sortBy: { column: 'Measurement', desc: false },
@@ -108,7 +108,7 @@ export function measurementPanels(station: string): PanelItem[] {
       unit: 'short',
       min: 0,
       queries: [
-        q(`station_measurement_non_numeric_samples{${W}}`, '{{metric}} {{slot}} non-numeric'),
+        q(`station_measurement_window_non_numeric_samples{${W}}`, '{{metric}} {{slot}} non-numeric'),
         q(`station_measurement_window_out_of_spec_samples{${W}}`, '{{metric}} {{slot}} out of spec'),
       ],
     }),

@@ -70,6 +70,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     timeoutMs: config.upstream.timeoutMs,
     dispatcher: opts.dispatcher,
     turns,
+    records: { naiveTimeZone: config.upstream.naiveTimeZone },
     limiter: createLimiter({
       concurrency: config.upstream.concurrency,
       ratePerSecond: config.upstream.maxRequestsPerSecond,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isValidTimeZone } from '../time/zones.ts';
 import { always, anchoredRegex, duration, hexId, isRecord, reportDuplicates } from './fields.ts';
 import { windowsSchema } from './windows-schema.ts';
 
@@ -69,6 +70,23 @@ const upstreamSchema = z
       .min(1024)
       .default(8192)
       .describe('Longest request URL in bytes; requests for many stations are split to stay below it.'),
+    naive_time_zone: z
+      .string()
+      .refine((v) => v === 'record' || v === 'UTC' || isValidTimeZone(v), {
+        error: (iss) => `must be record, UTC or an IANA time zone, got "${String(iss.input)}"`,
+      })
+      .default('record')
+      .describe(
+        'Zone of a record time (`time_created`) written without an offset: `record` reads it in the ' +
+          "record's own `tz` (an IANA name or an offset such as `+02:00`; UTC when the record has no " +
+          'readable `tz`), `UTC`, or an IANA zone name for every record.',
+      ),
+    max_future_skew: duration()
+      .prefault('5m')
+      .describe(
+        'Records dated more than this after the poll are counted (`..._future_records_total`), logged ' +
+          'and left out of every statistic until their time has come.',
+      ),
   })
   .superRefine((u, ctx) => {
     if (!isRecord(u)) return;
@@ -87,6 +105,8 @@ const upstreamSchema = z
     concurrency: u.concurrency,
     maxRequestsPerSecond: u.max_requests_per_second,
     maxUrlLength: u.max_url_length,
+    naiveTimeZone: u.naive_time_zone,
+    maxFutureSkewMs: u.max_future_skew,
   }))
   .describe('The Station Data Query Service to read from.');
 
@@ -181,6 +201,22 @@ const summarySchema = z
 
 const minSamples = z.int().min(2);
 
+function rereadInterval() {
+  return duration()
+    .prefault('1h')
+    .describe(
+      'How often a poll re-reads the whole longest window instead of only the overlap, so that records ' +
+        'arriving later than `overlap` are still picked up (and counted as late).',
+    );
+}
+
+function attributeValues(defaults: string[]) {
+  return z
+    .array(z.string().min(1, 'must not be empty'))
+    .default(defaults)
+    .describe(`Values counted as this outcome; default ${defaults.map((d) => `\`${d}\``).join(', ')}.`);
+}
+
 const measurementName = z
   .union([
     z.string().min(1, 'must not be empty'),
@@ -217,6 +253,23 @@ const measurementsSchema = z
       .describe(
         'Answers with this many records are assumed truncated and re-requested as smaller time spans.',
       ),
+    reread_interval: rereadInterval(),
+    retention: duration()
+      .prefault('24h')
+      .describe(
+        'How long a known station, measurement and slot stays exported (samples 0, no statistics) after ' +
+          'its last record left every window, so that "no samples" alerts keep working.',
+      ),
+    attributes: z
+      .strictObject({
+        pass: attributeValues(['PASS', 'OK']),
+        fail: attributeValues(['FAIL', 'NG', 'NOK']),
+      })
+      .prefault({})
+      .describe(
+        'Values of attribute (pass/fail) tests, matched case-insensitively against the whole value; ' +
+          'counted in `station_measurement_window_attribute_samples` by outcome.',
+      ),
   })
   .superRefine((m, ctx) => {
     if (!isRecord(m)) return;
@@ -240,6 +293,12 @@ const measurementsSchema = z
     minSamples: m.min_samples,
     overlapMs: m.overlap,
     maxRecordsPerRequest: m.max_records_per_request,
+    rereadIntervalMs: m.reread_interval,
+    retentionMs: m.retention,
+    attributes: {
+      pass: m.attributes.pass.map((v) => v.toUpperCase()),
+      fail: m.attributes.fail.map((v) => v.toUpperCase()),
+    },
   }))
   .describe('Measurement statistics (process capability) per window.');
 
@@ -250,9 +309,15 @@ const unitsSchema = z
     overlap: duration()
       .prefault('5m')
       .describe('How far back each poll re-reads, to catch records that arrive late.'),
+    reread_interval: rereadInterval(),
   })
   .prefault({})
-  .transform((u) => ({ enabled: u.enabled, intervalMs: u.interval, overlapMs: u.overlap }))
+  .transform((u) => ({
+    enabled: u.enabled,
+    intervalMs: u.interval,
+    overlapMs: u.overlap,
+    rereadIntervalMs: u.reread_interval,
+  }))
   .describe('Unit records (tested units by result).');
 
 const LISTEN_RE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)?:(\d{1,5})$/;

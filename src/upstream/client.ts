@@ -17,7 +17,14 @@ import {
 } from './endpoints.ts';
 import { type StatusClass, statusClass, UpstreamError } from './errors.ts';
 import { createLimiter, type Limiter } from './limiter.ts';
-import { isValidId, parseMeasurements, parseSites, parseSummary, parseUnits } from './parse.ts';
+import {
+  isValidId,
+  parseMeasurements,
+  parseSites,
+  parseSummary,
+  parseUnits,
+  type RecordParseOptions,
+} from './parse.ts';
 import { envelopeSchema, errorBodySchema } from './schemas.ts';
 import type { MeasurementRecord, RecordList, Site, StationSummary, UnitRecord } from './types.ts';
 
@@ -47,6 +54,8 @@ export interface ClientOptions {
   readonly monotonic?: () => number;
   /** Event-loop turns shared with the rest of the exporter; default a queue of the client's own. */
   readonly turns?: Turns;
+  /** How measurement and unit records are mapped (the zone of times without an offset). */
+  readonly records?: RecordParseOptions;
 }
 
 /** The typed upstream client. */
@@ -250,7 +259,7 @@ export function createClient(opts: ClientOptions): UpstreamClient {
       checkIds('metrics', q.stationIds ?? []);
       const { path, params } = ENDPOINTS.metrics;
       const list = await get('metrics', path(), params(q), q.signal, true, (d) =>
-        parseMeasurements(d, turns),
+        parseMeasurements(d, turns, opts.records),
       );
       reportSkipped('metrics', list);
       return list;
@@ -258,7 +267,9 @@ export function createClient(opts: ClientOptions): UpstreamClient {
     async units(q) {
       checkIds('units', q.stationIds ?? []);
       const { path, params } = ENDPOINTS.units;
-      const list = await get('units', path(), params(q), q.signal, true, (d) => parseUnits(d, turns));
+      const list = await get('units', path(), params(q), q.signal, true, (d) =>
+        parseUnits(d, turns, opts.records),
+      );
       reportSkipped('units', list);
       return list;
     },

@@ -1,5 +1,6 @@
 /** Mapping of upstream records into domain types. Pure functions; no I/O. */
 import type { z } from 'zod';
+import { isValidTimeZone, type WallTime, zonedTimeToEpoch } from '../time/zones.ts';
 import type { Turns } from '../util/turns.ts';
 import {
   elementSchema,
@@ -37,18 +38,71 @@ export function isValidId(id: string): boolean {
 }
 
 /**
- * Parses `time_created`. The interface does not state its format, so this accepts
- * ISO 8601 with or without an offset (no offset is taken as UTC), a space instead of
- * the `T`, and epoch seconds or milliseconds as a number or numeric string.
+ * Which zone a `time_created` without an offset is read in: `record` (the record's own `tz`,
+ * UTC when it has none or an unreadable one), `UTC`, or an IANA zone name.
  */
-export function parseTime(value: string | number): number | undefined {
+export type NaiveTimeZone = 'record' | 'UTC' | (string & {});
+
+/** How record lists are mapped. */
+export interface RecordParseOptions {
+  /** Default `record`. */
+  readonly naiveTimeZone?: NaiveTimeZone;
+}
+
+const NAIVE_ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?$/;
+const OFFSET = /^(?:UTC|GMT)?\s*([+-])(\d{1,2})(?::?(\d{2}))?$/i;
+
+/**
+ * Offset in ms of a `tz` written as an offset (`+02:00`, `-0530`, `UTC+2`, `GMT-05:30`, `Z`,
+ * `UTC`); `undefined` when it is not one.
+ */
+export function fixedOffsetMs(tz: string): number | undefined {
+  const s = tz.trim();
+  if (/^(Z|UTC|GMT)$/i.test(s)) return 0;
+  const m = OFFSET.exec(s);
+  if (!m) return undefined;
+  const hours = Number(m[2]);
+  const minutes = Number(m[3] ?? 0);
+  if (hours > 18 || minutes > 59) return undefined;
+  return (m[1] === '-' ? -1 : 1) * (hours * 60 + minutes) * 60_000;
+}
+
+/** The zone a naive time of a record with `tz` is read in: an offset in ms, or an IANA name. */
+function zoneOf(tz: unknown, naive: NaiveTimeZone): number | string {
+  if (naive !== 'record') return naive === 'UTC' ? 0 : naive;
+  if (typeof tz !== 'string' || tz.trim() === '') return 0;
+  const offset = fixedOffsetMs(tz);
+  if (offset !== undefined) return offset;
+  return isValidTimeZone(tz.trim()) ? tz.trim() : 0;
+}
+
+/**
+ * Parses `time_created`. The interface does not state its format, so this accepts
+ * ISO 8601 with or without an offset, a space instead of the `T`, and epoch seconds or
+ * milliseconds as a number or numeric string. A time without an offset is wall-clock time in
+ * `zone`: a fixed offset in ms (default 0, UTC) or an IANA zone name.
+ */
+export function parseTime(value: string | number, zone: number | string = 0): number | undefined {
   if (typeof value === 'number') return epoch(value);
   const s = value.trim();
   if (/^\d+(\.\d+)?$/.test(s)) return epoch(Number(s));
-  let iso = s.includes('T') ? s : s.replace(' ', 'T');
-  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(iso)) iso += 'Z';
+  const iso = s.includes('T') ? s : s.replace(' ', 'T');
+  const naive = NAIVE_ISO.exec(iso);
+  if (naive) return naiveTime(naive, zone);
   const ms = Date.parse(iso);
   return Number.isFinite(ms) ? ms : undefined;
+}
+
+function naiveTime(m: RegExpExecArray, zone: number | string): number | undefined {
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map((v) => Number(v ?? 0)) as number[];
+  const fraction = m[7] === undefined ? 0 : Math.round(Number(m[7]) * 1000);
+  const wall = { year, month, day, hour, minute, second } as WallTime;
+  // Reject what Date.UTC would roll over (e.g. February 30th).
+  const asUtc = Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute, wall.second);
+  const back = new Date(asUtc);
+  if (back.getUTCDate() !== wall.day || back.getUTCHours() !== wall.hour || wall.month > 12) return undefined;
+  const base = typeof zone === 'number' ? asUtc - zone : zonedTimeToEpoch(wall, zone);
+  return base + fraction;
 }
 
 function epoch(n: number): number | undefined {
@@ -57,14 +111,30 @@ function epoch(n: number): number | undefined {
   return n < 1e11 ? Math.round(n * 1000) : Math.round(n);
 }
 
-/** Parses a numeric string; `undefined` for empty or non-numeric text such as `PASS`. */
+/**
+ * Plain decimal notation with an optional exponent, nothing else: no hexadecimal, binary or
+ * octal prefixes, no `Infinity`, no decimal comma, no surrounding whitespace.
+ */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * Parses a number: a finite JSON number, or a string in plain decimal (or exponent) notation.
+ * `undefined` for everything else (`PASS`, empty, `0x10`, `1,5`, `Infinity`, ` 5 `).
+ */
 export function parseNumber(value: string | number | null | undefined): number | undefined {
   if (value === null || value === undefined) return undefined;
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
-  const s = value.trim();
-  if (s === '') return undefined;
-  const n = Number(s);
+  if (!DECIMAL.test(value)) return undefined;
+  const n = Number(value);
   return Number.isFinite(n) ? n : undefined;
+}
+
+/**
+ * Optional label values: an empty string and null are one value, because Prometheus cannot
+ * tell an empty label from an absent one; both become null.
+ */
+export function optionalLabel(value: string | null | undefined): string | null {
+  return value === undefined || value === null || value === '' ? null : value;
 }
 
 function parseEach<S extends z.ZodType, T>(
@@ -114,17 +184,23 @@ async function parseEachCooperatively<S extends z.ZodType, T>(
 }
 
 /** Maps `GET /metrics` data, yielding to the event loop between slices of records. */
-export function parseMeasurements(data: unknown, turns: Turns): Promise<RecordList<MeasurementRecord>> {
+export function parseMeasurements(
+  data: unknown,
+  turns: Turns,
+  opts: RecordParseOptions = {},
+): Promise<RecordList<MeasurementRecord>> {
+  const naive = opts.naiveTimeZone ?? 'record';
   return parseEachCooperatively(
     data,
     metricRecordSchema,
     (r, skip) => {
-      const time = parseTime(r.time_created);
+      const zone = zoneOf(r.tz, naive);
+      const time = parseTime(r.time_created, zone);
       if (time === undefined) return void skip.add('bad_time');
       const raw = r.value === null ? '' : String(r.value);
       return {
         stationId: r.station_id,
-        slot: r.slot ?? null,
+        slot: optionalLabel(r.slot),
         serial: r.unit_serial,
         time,
         name: r.name,
@@ -135,31 +211,46 @@ export function parseMeasurements(data: unknown, turns: Turns): Promise<RecordLi
         upper: parseNumber(r.limit_upper),
         lower: parseNumber(r.limit_lower),
         mode: r.mode ?? null,
+        ...inserted(r.time_inserted, zone),
       };
     },
     turns,
   );
 }
 
+/** `time_inserted` when the record carries a readable one (it is not in the formal schema). */
+function inserted(value: unknown, zone: number | string): { inserted?: number } {
+  if (typeof value !== 'string' && typeof value !== 'number') return {};
+  const t = parseTime(value, zone);
+  return t === undefined ? {} : { inserted: t };
+}
+
 /** Maps `GET /units` data, yielding to the event loop between slices of records. */
-export function parseUnits(data: unknown, turns: Turns): Promise<RecordList<UnitRecord>> {
+export function parseUnits(
+  data: unknown,
+  turns: Turns,
+  opts: RecordParseOptions = {},
+): Promise<RecordList<UnitRecord>> {
+  const naive = opts.naiveTimeZone ?? 'record';
   return parseEachCooperatively(
     data,
     unitRecordSchema,
     (r, skip) => {
-      const time = parseTime(r.time_created);
+      const zone = zoneOf(r.tz, naive);
+      const time = parseTime(r.time_created, zone);
       if (time === undefined) return void skip.add('bad_time');
       const direction = r.direction.toLowerCase();
       if (direction !== 'input' && direction !== 'output') return void skip.add('bad_direction');
       return {
         stationId: r.station_id,
-        slot: r.slot ?? null,
+        slot: optionalLabel(r.slot),
         serial: r.unit_serial,
         time,
         direction,
-        result: r.result ?? null,
+        result: optionalLabel(r.result),
         unitType: r.unit_type ?? null,
         mode: r.mode ?? null,
+        ...inserted(r.time_inserted, zone),
       };
     },
     turns,

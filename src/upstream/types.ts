@@ -57,6 +57,7 @@ export interface StationSummary {
 /** One measurement (an element of `GET /metrics`). */
 export interface MeasurementRecord {
   readonly stationId: string;
+  /** Null for no slot; an empty upstream slot is null too (Prometheus cannot tell them apart). */
   readonly slot: string | null;
   readonly serial: string;
   /** `time_created` as epoch milliseconds. */
@@ -71,6 +72,8 @@ export interface MeasurementRecord {
   readonly upper: number | undefined;
   readonly lower: number | undefined;
   readonly mode: string | null;
+  /** `time_inserted` as epoch ms, when the upstream sent one (it is not in the formal schema). */
+  readonly inserted?: number;
 }
 
 /** One unit record (an element of `GET /units`). */
@@ -84,6 +87,8 @@ export interface UnitRecord {
   readonly result: string | null;
   readonly unitType: string | null;
   readonly mode: string | null;
+  /** `time_inserted` as epoch ms, when the upstream sent one (it is not in the formal schema). */
+  readonly inserted?: number;
 }
 
 /** Records mapped from a list response, with the count of records that could not be mapped, by reason. */

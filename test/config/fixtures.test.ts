@@ -55,6 +55,8 @@ describe('ok config fixtures', () => {
         concurrency: 4,
         maxRequestsPerSecond: 10,
         maxUrlLength: 8192,
+        naiveTimeZone: 'record',
+        maxFutureSkewMs: 300_000,
       },
       discovery: {
         siteIds: [],
@@ -80,8 +82,11 @@ describe('ok config fixtures', () => {
         minSamples: 30,
         overlapMs: 300_000,
         maxRecordsPerRequest: 20_000,
+        rereadIntervalMs: 3_600_000,
+        retentionMs: 86_400_000,
+        attributes: { pass: ['PASS', 'OK'], fail: ['FAIL', 'NG', 'NOK'] },
       },
-      units: { enabled: true, intervalMs: 60_000, overlapMs: 300_000 },
+      units: { enabled: true, intervalMs: 60_000, overlapMs: 300_000, rereadIntervalMs: 3_600_000 },
       server: { listenAddress: ':9732' },
       log: { level: 'info' },
     });
@@ -96,6 +101,8 @@ describe('ok config fixtures', () => {
       concurrency: 8,
       maxRequestsPerSecond: 2.5,
       maxUrlLength: 4096,
+      naiveTimeZone: 'Asia/Shanghai',
+      maxFutureSkewMs: 120_000,
     });
     expect(config.discovery.siteIds).toEqual(['65a1b2c3d4e5f6a7b8c9d0e1']);
     expect(config.discovery.stationIds).toEqual(['65A1B2C3D4E5F6A7B8C9D0E2']);
@@ -123,8 +130,16 @@ describe('ok config fixtures', () => {
       minSamples: 20,
       overlapMs: 600_000,
       maxRecordsPerRequest: 1000,
+      rereadIntervalMs: 1_800_000,
+      retentionMs: 172_800_000,
+      attributes: { pass: ['GOOD'], fail: ['BAD', 'NG'] },
     });
-    expect(config.units).toEqual({ enabled: false, intervalMs: 300_000, overlapMs: 60_000 });
+    expect(config.units).toEqual({
+      enabled: false,
+      intervalMs: 300_000,
+      overlapMs: 60_000,
+      rereadIntervalMs: 7_200_000,
+    });
     expect(config.server.listenAddress).toBe('127.0.0.1:0');
     expect(config.log.level).toBe('debug');
   });

@@ -13,7 +13,7 @@ import type { Simulator } from '../../src/simulator/index.ts';
 import type { SimulatorOptions } from '../../src/simulator/types.ts';
 import { longestWindowMs, windowBounds } from '../../src/time/windows.ts';
 import { createTurns } from '../../src/util/turns.ts';
-import { type ParsedSample, parseExposition } from '../helpers/exposition.ts';
+import { duplicateSeries, type ParsedSample, parseExposition } from '../helpers/exposition.ts';
 import { dataExposition, type Harness, startHarness } from '../helpers/harness.ts';
 import { checkMetrics, promtoolPath } from '../helpers/promtool.ts';
 
@@ -62,15 +62,21 @@ async function checkAll(h: Harness): Promise<number> {
   const now = h.now();
   const longest = new Date(now - longestWindowMs(h.config.windows, new Date(now)));
   const sim = h.sim.sim;
-  const series = checkLatest(sim, samples, NAMES, longest, new Date(now));
-  checkMeasurements(sim, samples, h.config.windows, NAMES, minSamplesOf(h), now);
+  const { series, limits } = checkLatest(sim, samples, NAMES, longest, new Date(now));
+  checkMeasurements(sim, samples, h.config.windows, NAMES, minSamplesOf(h), now, limits);
   checkUnits(sim, samples, h.config.windows, longest, now);
   return series;
 }
 
 const metricRequests = (h: Harness) => h.sim.sim.requests.filter((r) => r.path === '/metrics');
 
-const num = (s: string | null) => (s === null || s.trim() === '' ? Number.NaN : Number(s));
+/** A value as a quality engineer reads it: plain decimal or exponent notation only. */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const num = (s: string | number | null) =>
+  typeof s === 'number' ? s : s === null || !DECIMAL.test(s) ? Number.NaN : Number(s);
+/** A spread at most 1e-9 of the mean's magnitude is rounding noise: zero. */
+const spreadOrZero = (sd: number | undefined, mean: number | undefined) =>
+  sd === undefined || mean === undefined ? sd : sd <= 1e-9 * Math.abs(mean) ? 0 : sd;
 
 const KEY_LABELS = ['station_id', 'metric', 'slot', 'window', 'direction', 'result'];
 type Index = Map<string, ParsedSample[]>;
@@ -112,6 +118,7 @@ function checkMeasurements(
   names: readonly string[],
   minSamples: (name: string) => number,
   now: number,
+  currentLimits: ReadonlyMap<string, { upper?: number; lower?: number }>,
 ): number {
   const ids = sim.plant.stations.map((s) => s.id);
   let checked = 0;
@@ -130,25 +137,44 @@ function checkMeasurements(
         metric: last.name,
         window: spec.name,
       };
-      if (last.slot !== null) labels.slot = last.slot;
-      const values = recs.map((r) => num(r.value)).filter((v) => !Number.isNaN(v));
+      // An empty slot is no slot, as in Prometheus.
+      if (last.slot) labels.slot = last.slot;
+      const numeric = recs.filter((r) => !Number.isNaN(num(r.value)));
+      const values = numeric.map((r) => num(r.value));
       const n = values.length;
       const mean = n > 0 ? values.reduce((a, b) => a + b, 0) / n : undefined;
-      const sd =
+      const sd = spreadOrZero(
         mean !== undefined && n >= 2
           ? Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / (n - 1))
-          : undefined;
-      const usl = num(last.limit_upper);
-      const lsl = num(last.limit_lower);
-      const limited = !Number.isNaN(usl) || !Number.isNaN(lsl);
-      const outside = values.filter((v) => v > usl || v < lsl).length;
+          : undefined,
+        mean,
+      );
+      // I-MR within sigma: mean moving range of time-ordered values over d2 = 1.128.
+      const ranges = values.slice(1).map((v, i) => Math.abs(v - (values[i] ?? 0)));
+      const within = spreadOrZero(
+        n >= 2 ? ranges.reduce((a, b) => a + b, 0) / ranges.length / 1.128 : undefined,
+        mean,
+      );
+      // Every value against its own record's limits.
+      const limited = numeric.some(
+        (r) => !Number.isNaN(num(r.limit_upper)) || !Number.isNaN(num(r.limit_lower)),
+      );
+      const outside = numeric.filter(
+        (r) => num(r.value) > num(r.limit_upper) || num(r.value) < num(r.limit_lower),
+      ).length;
+      // Capability against the current limits: the newest numeric record with limits the exporter holds.
+      const current = currentLimits.get(`${last.station_id}|${last.name}|${last.slot ?? ''}`);
+      const usl = current?.upper ?? Number.NaN;
+      const lsl = current?.lower ?? Number.NaN;
       const sides = [usl - (mean ?? 0), (mean ?? 0) - lsl].filter((x) => !Number.isNaN(x));
-      const ppk =
-        mean !== undefined && sd && n >= minSamples(last.name) && sides.length > 0
-          ? Math.min(...sides) / (3 * sd)
-          : undefined;
+      const enough = mean !== undefined && n >= minSamples(last.name) && sides.length > 0;
+      const ppk = enough && sd ? Math.min(...sides) / (3 * sd) : undefined;
+      const cpk = enough && within ? Math.min(...sides) / (3 * within) : undefined;
+      const width = usl - lsl;
+      const pp = ppk !== undefined && !Number.isNaN(width) && sd ? width / (6 * sd) : undefined;
+      const cp = cpk !== undefined && !Number.isNaN(width) && within ? width / (6 * within) : undefined;
       expectSample(samples, 'station_measurement_window_samples', labels, n);
-      expectSample(samples, 'station_measurement_non_numeric_samples', labels, recs.length - n);
+      expectSample(samples, 'station_measurement_window_non_numeric_samples', labels, recs.length - n);
       expectSample(samples, 'station_measurement_window_mean', labels, mean);
       expectSample(
         samples,
@@ -169,6 +195,25 @@ function checkMeasurements(
         labels,
         limited && n > 0 ? outside : undefined,
       );
+      expectSample(samples, 'station_measurement_window_cpk', labels, cpk);
+      expectSample(samples, 'station_measurement_window_pp', labels, pp);
+      expectSample(samples, 'station_measurement_window_cp', labels, cp);
+      const passes = recs.filter((r) => /^(pass|ok)$/i.test(String(r.value))).length;
+      const fails = recs.filter((r) => /^(fail|ng|nok)$/i.test(String(r.value))).length;
+      if (passes + fails > 0) {
+        expectSample(
+          samples,
+          'station_measurement_window_attribute_samples',
+          { ...labels, outcome: 'pass' },
+          passes,
+        );
+        expectSample(
+          samples,
+          'station_measurement_window_attribute_samples',
+          { ...labels, outcome: 'fail' },
+          fails,
+        );
+      }
       expectSample(samples, 'station_measurement_window_ppk', labels, ppk);
       checked++;
     }
@@ -180,6 +225,7 @@ function checkMeasurements(
 function checkLatest(sim: Simulator, samples: Index, names: readonly string[], from: Date, to: Date) {
   const latest = new Map<string, ReturnType<Simulator['metricsBetween']>[number]>();
   const latestNumeric = new Map<string, ReturnType<Simulator['metricsBetween']>[number]>();
+  const limits = new Map<string, { upper?: number; lower?: number }>();
   for (const r of sim.metricsBetween(
     sim.plant.stations.map((s) => s.id),
     from,
@@ -188,11 +234,20 @@ function checkLatest(sim: Simulator, samples: Index, names: readonly string[], f
   )) {
     const key = `${r.station_id}|${r.name}|${r.slot ?? ''}`;
     latest.set(key, r);
-    if (!Number.isNaN(num(r.value))) latestNumeric.set(key, r);
+    if (Number.isNaN(num(r.value))) continue;
+    latestNumeric.set(key, r);
+    const upper = num(r.limit_upper);
+    const lower = num(r.limit_lower);
+    if (!Number.isNaN(upper) || !Number.isNaN(lower)) {
+      limits.set(key, {
+        ...(Number.isNaN(upper) ? {} : { upper }),
+        ...(Number.isNaN(lower) ? {} : { lower }),
+      });
+    }
   }
   for (const [key, r] of latest) {
     const labels: Record<string, string> = { station_id: r.station_id, metric: r.name };
-    if (r.slot !== null) labels.slot = r.slot;
+    if (r.slot) labels.slot = r.slot;
     const v = latestNumeric.get(key);
     expectSample(samples, 'station_measurement_last_value', labels, v ? num(v.value) : undefined);
     expectSample(
@@ -201,18 +256,17 @@ function checkLatest(sim: Simulator, samples: Index, names: readonly string[], f
       labels,
       v && Date.parse(v.time_created) / 1000,
     );
-    const upper = num(r.limit_upper);
-    const lower = num(r.limit_lower);
-    expectSample(samples, 'station_measurement_upper_limit', labels, Number.isNaN(upper) ? undefined : upper);
-    expectSample(samples, 'station_measurement_lower_limit', labels, Number.isNaN(lower) ? undefined : lower);
+    // The limits of the newest numeric record that has limits.
+    expectSample(samples, 'station_measurement_upper_limit', labels, limits.get(key)?.upper);
+    expectSample(samples, 'station_measurement_lower_limit', labels, limits.get(key)?.lower);
     expectSample(
       samples,
       'station_measurement_info',
-      { station_id: r.station_id, metric: r.name, unit: r.unit },
+      { station_id: r.station_id, metric: r.name, ...(r.unit ? { unit: r.unit } : {}) },
       1,
     );
   }
-  return latest.size;
+  return { series: latest.size, limits };
 }
 
 /** Checks unit counts per station, direction, result and window against `sim.unitsBetween`. */
@@ -244,7 +298,7 @@ function checkUnits(
       for (const direction of ['input', 'output']) {
         for (const result of ['pass', 'fail', 'unknown']) {
           const n = recs.filter(
-            (r) => r.direction === direction && (r.result ?? 'unknown') === result,
+            (r) => r.direction === direction && (r.result || 'unknown') === result,
           ).length;
           if (n > 0) expectSample(samples, 'station_unit_records', { ...labels, direction, result }, n);
         }
@@ -265,6 +319,8 @@ describe('measurements and units end to end, fixed seed and clock', () => {
     const series = await checkAll(h);
     expect(series).toBeGreaterThan(50);
     const samples = await samplesOf(h);
+    // Read as Prometheus reads it (an empty label is no label), no two lines are one series.
+    expect(duplicateSeries(samples)).toEqual([]);
     // The plant exercises every case: one-sided and two-sided Ppk, no limits, non-numeric values.
     expect(
       samples.some((s) => s.name === 'station_measurement_window_ppk' && s.labels.metric === 'idle_current'),
@@ -278,7 +334,8 @@ describe('measurements and units end to end, fixed seed and clock', () => {
       samples.some((s) => s.name === 'station_measurement_window_ppk' && s.labels.metric === 'test_time'),
     ).toBe(false);
     const passFail = samples.filter(
-      (s) => s.name === 'station_measurement_non_numeric_samples' && s.labels.metric === 'firmware_check',
+      (s) =>
+        s.name === 'station_measurement_window_non_numeric_samples' && s.labels.metric === 'firmware_check',
     );
     expect(passFail.some((s) => s.value > 0)).toBe(true);
     expect(

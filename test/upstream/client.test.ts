@@ -142,7 +142,9 @@ describe('mapping at the edge', () => {
     const [a, b] = list.records;
     expect(a).toMatchObject({
       raw: ' 3.25 ',
-      value: 3.25,
+      // Padded text is not plain decimal notation: non-numeric.
+      value: undefined,
+      inserted: Date.parse('2026-11-01T10:00:01Z'),
       upper: 3.6,
       lower: undefined,
       time: Date.parse('2026-11-01T10:00:00.500Z'),

@@ -1,27 +1,36 @@
 /**
  * Measurements collector: per station, measurement name and slot, the latest value with its
- * spec limits, and per window the sample count, mean, extremes, standard deviation,
- * out-of-spec count and Ppk, computed from the records of the upstream GET /metrics.
+ * current spec limits, and per window the sample count, mean, extremes, standard deviation,
+ * out-of-spec count, attribute outcomes and capability indices (Ppk, Pp, Cpk, Cp), computed
+ * from the records of the upstream GET /metrics. Formulas: docs/measurements.md.
  */
 import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
-import type { LatestMeasurement, MeasurementWindowStats } from './stats.ts';
+import { capability, OMIT_REASONS, type OmitReason } from './capability.ts';
+import type { MeasurementWindowStats } from './stats.ts';
+import type { Limits } from './store.ts';
 
 const STATION = ['site', 'line', 'station', 'station_id', 'group'];
 const SERIES = [...STATION, 'metric', 'slot'];
 const WINDOWED = [...SERIES, 'window'];
 const SOURCE = 'from the upstream GET /metrics records';
 const REFRESH = 'refreshed every measurements interval';
+const CURRENT =
+  'against the current limits (those of the newest numeric record that has limits), with at least min_samples values';
 
 function gauge(name: string, labels: readonly string[], help: string, unit?: string): FamilyDesc {
   return { name, kind: 'gauge', labels, help, ...(unit ? { unit } : {}) };
 }
 
-function windowed(suffix: string, what: string): FamilyDesc {
+function windowed(suffix: string, what: string, labels: readonly string[] = WINDOWED): FamilyDesc {
   return gauge(
     `station_measurement_window_${suffix}`,
-    WINDOWED,
+    labels,
     `${what} over the window, ${SOURCE} held in memory; ${REFRESH}.`,
   );
+}
+
+function counter(name: string, help: string): FamilyDesc {
+  return { name, kind: 'counter', labels: STATION, help: `${help}; ${REFRESH}.` };
 }
 
 /** The measurement families, in exposition order. */
@@ -48,31 +57,59 @@ export const MEASUREMENT_FAMILIES = {
   upper: gauge(
     'station_measurement_upper_limit',
     SERIES,
-    `Upper spec limit of the latest record, ${SOURCE}; absent when it has none; ${REFRESH}.`,
+    `Upper spec limit of the newest numeric record that has limits (a newer record without limits keeps them), ${SOURCE}; absent when it has none; ${REFRESH}.`,
   ),
   lower: gauge(
     'station_measurement_lower_limit',
     SERIES,
-    `Lower spec limit of the latest record, ${SOURCE}; absent when it has none; ${REFRESH}.`,
+    `Lower spec limit of the newest numeric record that has limits (a newer record without limits keeps them), ${SOURCE}; absent when it has none; ${REFRESH}.`,
   ),
-  samples: windowed('samples', 'Records with a numeric value'),
-  nonNumeric: gauge(
-    'station_measurement_non_numeric_samples',
-    WINDOWED,
-    `Records whose value is not a number (PASS, empty) over the window, left out of every other statistic, ${SOURCE}; ${REFRESH}.`,
+  samples: windowed(
+    'samples',
+    'Records with a numeric value (0 for a known series without records, kept for measurements.retention)',
+  ),
+  nonNumeric: windowed(
+    'non_numeric_samples',
+    'Records whose value is not a number (PASS, empty, 0x10), left out of every numeric statistic',
+  ),
+  attributes: windowed(
+    'attribute_samples',
+    'Attribute test records by outcome (pass, fail), matched case-insensitively against measurements.attributes',
+    [...WINDOWED, 'outcome'],
   ),
   mean: windowed('mean', 'Mean of the numeric values'),
   min: windowed('min', 'Smallest numeric value'),
   max: windowed('max', 'Largest numeric value'),
-  stddev: windowed('stddev', 'Sample standard deviation (n-1) of the numeric values'),
+  stddev: windowed(
+    'stddev',
+    'Sample standard deviation (n-1) of the numeric values, 0 when at most 1e-9 of the mean magnitude',
+  ),
   outOfSpec: windowed(
     'out_of_spec_samples',
-    "Numeric values outside the spec limits of the window's latest record",
+    "Numeric values outside their own record's spec limits (present when a record in the window has a limit)",
   ),
   ppk: windowed(
     'ppk',
-    'Process performance index Ppk = min(USL-mean, mean-LSL)/(3 sd), one-sided with one limit, ' +
-      'with the limits of the latest record and at least min_samples values',
+    `Process performance index Ppk = min(USL-mean, mean-LSL)/(3 sd), one-sided with one limit, ${CURRENT}`,
+  ),
+  pp: windowed('pp', `Process performance Pp = (USL-LSL)/(6 sd), with both limits, ${CURRENT}`),
+  cpk: windowed(
+    'cpk',
+    `Process capability index Cpk = min(USL-mean, mean-LSL)/(3 sigma_within), sigma_within = mean moving range/1.128 over time-ordered values, one-sided with one limit, ${CURRENT}`,
+  ),
+  cp: windowed('cp', `Process capability Cp = (USL-LSL)/(6 sigma_within), with both limits, ${CURRENT}`),
+  omitted: gauge(
+    'station_measurement_window_capability_omitted_series',
+    [...STATION, 'window', 'index', 'reason'],
+    `Measurement series of the station whose index (ppk, cpk) is left out of the window, by reason (no_limits, too_few_samples, zero_spread), ${SOURCE}; ${REFRESH}.`,
+  ),
+  future: counter(
+    'station_measurement_future_records_total',
+    `Measurement records dated more than upstream.max_future_skew after the poll, skipped from every statistic, ${SOURCE}, counted since the exporter started`,
+  ),
+  late: counter(
+    'station_measurement_late_records_total',
+    `Measurement records that arrived later than measurements.overlap (by time_inserted, or found only by the periodic deeper re-read), ${SOURCE}, counted since the exporter started`,
   ),
 } satisfies Record<string, FamilyDesc>;
 
@@ -84,30 +121,29 @@ export interface MeasurementResult {
   readonly slot: string | null;
   readonly unit: string;
   readonly minSamples: number;
-  readonly latest: LatestMeasurement;
+  /** The newest numeric value. */
+  readonly latest?: { readonly time: number; readonly value: number };
+  /** The current limits: those of the newest numeric record that has limits. */
+  readonly limits?: Limits;
+  /** Export attribute counts (an attribute value was seen). */
+  readonly attributes: boolean;
   readonly windows: ReadonlyArray<{ readonly window: string; readonly stats: MeasurementWindowStats }>;
 }
 
-/**
- * Ppk of a window, or undefined without a limit, with fewer than `minSamples` values, or
- * with no spread. With one limit it is the one-sided Ppu = (USL-mean)/(3 sd) or
- * Ppl = (mean-LSL)/(3 sd).
- */
-export function ppk(stats: MeasurementWindowStats, minSamples: number): number | undefined {
-  const { mean, stddev, upper, lower } = stats;
-  if (mean === undefined || stddev === undefined || stddev === 0 || stats.samples < minSamples)
-    return undefined;
-  const sides: number[] = [];
-  if (upper !== undefined) sides.push(upper - mean);
-  if (lower !== undefined) sides.push(mean - lower);
-  if (sides.length === 0) return undefined;
-  return Math.min(...sides) / (3 * stddev);
+/** Cumulative record counts of one station. */
+export interface StationRecordCounts {
+  readonly station: LabelSet;
+  readonly future: number;
+  readonly late: number;
 }
 
 type Key = keyof typeof MEASUREMENT_FAMILIES;
 
 /** Turns measurement results into families; a statistic that does not exist is left out. */
-export function measurementFamilies(results: readonly MeasurementResult[]): Family[] {
+export function measurementFamilies(
+  results: readonly MeasurementResult[],
+  stations: readonly StationRecordCounts[] = [],
+): Family[] {
   const out = new Map<Key, Sample[]>(
     (Object.keys(MEASUREMENT_FAMILIES) as Key[]).map((k) => [k, [] as Sample[]]),
   );
@@ -115,30 +151,69 @@ export function measurementFamilies(results: readonly MeasurementResult[]): Fami
     if (value !== undefined) out.get(key)?.push({ labels, value });
   };
   let lastInfo = '';
+  const omitted = new Omissions();
   for (const r of results) {
     const info = r.station.with('metric', r.name).with('unit', r.unit);
     // Slots of one name share the info series.
     if (info.text !== lastInfo) add('info', info, 1);
     lastInfo = info.text;
+    // No slot is no label: an empty slot was already made null at the edge.
     const series =
       r.slot === null
         ? r.station.with('metric', r.name)
         : r.station.with('metric', r.name).with('slot', r.slot);
-    add('lastValue', series, r.latest.value?.value);
-    add('lastTimestamp', series, r.latest.value && r.latest.value.time / 1000);
-    add('upper', series, r.latest.upper);
-    add('lower', series, r.latest.lower);
+    add('lastValue', series, r.latest?.value);
+    add('lastTimestamp', series, r.latest && r.latest.time / 1000);
+    add('upper', series, r.limits?.upper);
+    add('lower', series, r.limits?.lower);
     for (const { window, stats } of r.windows) {
       const labels = series.with('window', window);
+      const cap = capability(stats, r.limits, r.minSamples);
       add('samples', labels, stats.samples);
       add('nonNumeric', labels, stats.nonNumeric);
+      if (r.attributes) {
+        add('attributes', labels.with('outcome', 'pass'), stats.passed);
+        add('attributes', labels.with('outcome', 'fail'), stats.failed);
+      }
       add('mean', labels, stats.mean);
       add('min', labels, stats.min);
       add('max', labels, stats.max);
       add('stddev', labels, stats.stddev);
       add('outOfSpec', labels, stats.outOfSpec);
-      add('ppk', labels, ppk(stats, r.minSamples));
+      add('ppk', labels, cap.ppk);
+      add('pp', labels, cap.pp);
+      add('cpk', labels, cap.cpk);
+      add('cp', labels, cap.cp);
+      omitted.count(r.station, window, cap.omitted);
     }
   }
+  for (const [labels, n] of omitted.rows()) add('omitted', labels, n);
+  for (const s of stations) {
+    add('future', s.station, s.future);
+    add('late', s.station, s.late);
+  }
   return [...out].map(([key, samples]) => ({ desc: MEASUREMENT_FAMILIES[key], samples }));
+}
+
+/** Counts of series without Ppk / Cpk per station, window and reason; every reason is exported, 0 included. */
+class Omissions {
+  private readonly counts = new Map<string, { labels: LabelSet; n: number }>();
+
+  count(station: LabelSet, window: string, omitted: { ppk?: OmitReason; cpk?: OmitReason }): void {
+    for (const index of ['ppk', 'cpk'] as const) {
+      for (const reason of OMIT_REASONS) {
+        const key = `${station.text}\u0000${window}\u0000${index}\u0000${reason}`;
+        let row = this.counts.get(key);
+        if (row === undefined) {
+          row = { labels: station.with('window', window).with('index', index).with('reason', reason), n: 0 };
+          this.counts.set(key, row);
+        }
+        if (omitted[index] === reason) row.n++;
+      }
+    }
+  }
+
+  rows(): Array<[LabelSet, number]> {
+    return [...this.counts.values()].map((r) => [r.labels, r.n]);
+  }
 }

@@ -1,6 +1,8 @@
 /**
- * The measurements collector's job: fetch new measurement records incrementally, keep the
- * records of the longest window in memory, and publish per-window statistics.
+ * The measurements collector's job: fetch new measurement records incrementally (re-reading
+ * the whole longest window every reread_interval), keep the records of the longest window in
+ * memory, and publish per-window statistics. A series stays known for `retention` after its
+ * last record, so that it is exported with 0 samples instead of vanishing.
  */
 import type { WindowSpec } from '../../config/schema.ts';
 import { createRecordSync } from '../../records/sync.ts';
@@ -10,8 +12,9 @@ import type { Turns } from '../../util/turns.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
 import type { Topology } from '../topology/types.ts';
 import { type MeasurementResult, measurementFamilies } from './families.ts';
-import { latestMeasurement, measurementWindow } from './stats.ts';
-import { MeasurementStore } from './store.ts';
+import { RecordCounters } from './record-counters.ts';
+import { measurementWindow } from './stats.ts';
+import { attributeClassifier, MeasurementStore } from './store.ts';
 
 /** Creates the measurements job. */
 export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, PollOutcome> {
@@ -21,7 +24,8 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
   const wanted = new Set(names);
   const mins = new Map(settings.names.map((n) => [n.name, n.minSamples]));
   const minSamples = (name: string) => mins.get(name) ?? settings.minSamples;
-  const store = new MeasurementStore();
+  const store = new MeasurementStore(attributeClassifier(settings.attributes.pass, settings.attributes.fail));
+  const counters = new RecordCounters();
   const sync = createRecordSync<MeasurementRecord>({
     collector: 'measurements',
     source: {
@@ -30,6 +34,8 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
     },
     store,
     overlapMs: settings.overlapMs,
+    rereadIntervalMs: settings.rereadIntervalMs,
+    maxFutureSkewMs: config.upstream.maxFutureSkewMs,
     maxRecords: settings.maxRecordsPerRequest,
     maxUrlLength: config.upstream.maxUrlLength,
     logger: ctx.logger,
@@ -45,9 +51,11 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
         retainFrom: now.getTime() - longestWindowMs(config.windows, now),
         signal,
       });
+      store.forgetIdleBefore(now.getTime() - settings.retentionMs);
+      counters.add(fetched);
       const results = await measurementResults(topology, store, config.windows, now, minSamples, turns);
       return {
-        families: measurementFamilies(results),
+        families: measurementFamilies(results, counters.of(topology)),
         requests: fetched.requests,
         failures: fetched.failures,
       };
@@ -78,7 +86,9 @@ async function measurementResults(
         slot: series.slot,
         unit: series.unit,
         minSamples: minSamples(series.name),
-        latest: latestMeasurement(series.rows),
+        latest: series.latest,
+        limits: series.limits,
+        attributes: series.attributes,
         windows: bounds.map((b) => ({
           window: b.window,
           stats: measurementWindow(series.rows, b.from.getTime(), b.to.getTime()),

@@ -1,9 +1,9 @@
 /**
  * Statistics over a window of a sorted column set. The window's rows are found by binary
- * search; only those rows are read.
+ * search; only those rows are read. Formulas are in docs/measurements.md.
  */
 import type { SortedColumns } from '../../records/columns.ts';
-import { LOWER, UPPER, VALUE } from './store.ts';
+import { ATTRIBUTE, LOWER, PASS, UPPER, VALUE } from './store.ts';
 
 /** Statistics of one measurement series over one window. */
 export interface MeasurementWindowStats {
@@ -11,80 +11,113 @@ export interface MeasurementWindowStats {
   readonly samples: number;
   /** Records whose value is not a number (`PASS`, empty). */
   readonly nonNumeric: number;
+  /** Non-numeric records that are attribute outcomes. */
+  readonly passed: number;
+  readonly failed: number;
   readonly mean?: number;
   readonly min?: number;
   readonly max?: number;
-  /** Sample standard deviation (n - 1), with at least two samples. */
+  /** Sample standard deviation (n - 1), with at least two samples; 0 when negligible. */
   readonly stddev?: number;
-  /** Limits of the window's latest record; they apply to the whole window. */
-  readonly upper?: number;
-  readonly lower?: number;
-  /** Numeric samples outside the limits; only when a limit exists. */
+  /** Within sigma MR-bar / d2 (d2 = 1.128) over time-ordered values, two samples or more; 0 when negligible. */
+  readonly withinSigma?: number;
+  /** Numeric samples outside their own record's limits; only when a record in the window has a limit. */
   readonly outOfSpec?: number;
 }
 
-const defined = (v: number) => (Number.isNaN(v) ? undefined : v);
+/** d2 for moving ranges of two consecutive values. */
+export const D2 = 1.128;
+
+/**
+ * A spread this small relative to the mean's magnitude is rounding noise of equal values
+ * (e.g. the mean of ten 0.1 is not exactly 0.1), not a process spread.
+ */
+export const RELATIVE_EPSILON = 1e-9;
+
+/** The spread with rounding noise taken as zero: `sd <= 1e-9 * |mean|` counts as 0. */
+export function negligibleAsZero(spread: number, mean: number): number {
+  return spread <= RELATIVE_EPSILON * Math.abs(mean) ? 0 : spread;
+}
+
+/** Beyond this magnitude squares of deviations could overflow: they are scaled first. */
+const HUGE = 1e150;
 
 /** Statistics of the rows with `from <= time < to`. */
 export function measurementWindow(rows: SortedColumns, from: number, to: number): MeasurementWindowStats {
   const [start, end] = rows.range(from, to);
   let n = 0;
-  let sum = 0;
+  let shift = Number.NaN;
+  let shifted = 0;
   let min = Number.POSITIVE_INFINITY;
   let max = Number.NEGATIVE_INFINITY;
+  let passed = 0;
+  let failed = 0;
   for (let i = start; i < end; i++) {
     const v = rows.value(VALUE, i);
-    if (Number.isNaN(v)) continue;
+    if (Number.isNaN(v)) {
+      const a = rows.value(ATTRIBUTE, i);
+      if (a === PASS) passed++;
+      else if (!Number.isNaN(a)) failed++;
+      continue;
+    }
+    // Summing deviations from the first value keeps large offsets (e.g. 1e9 + small spread) exact.
+    if (n === 0) shift = v;
     n++;
-    sum += v;
+    shifted += v - shift;
     if (v < min) min = v;
     if (v > max) max = v;
   }
   const nonNumeric = end - start - n;
-  if (n === 0) return { samples: 0, nonNumeric };
-  const mean = sum / n;
-  const upper = end > start ? defined(rows.value(UPPER, end - 1)) : undefined;
-  const lower = end > start ? defined(rows.value(LOWER, end - 1)) : undefined;
-  // Second pass over the same rows: deviations from the mean lose no precision to cancellation.
-  let squares = 0;
-  let outside = 0;
-  for (let i = start; i < end; i++) {
-    const v = rows.value(VALUE, i);
-    if (Number.isNaN(v)) continue;
-    squares += (v - mean) ** 2;
-    if ((upper !== undefined && v > upper) || (lower !== undefined && v < lower)) outside++;
-  }
+  const base = { nonNumeric, passed, failed };
+  if (n === 0) return { samples: 0, ...base };
+  // Equal values have exactly that mean and no spread; otherwise rounding can leave the mean outside [min, max].
+  const mean = min === max ? min : Math.min(max, Math.max(min, shift + shifted / n));
+  const { limited, outside, ...sigmas } = spreadOf(
+    rows,
+    start,
+    end,
+    mean,
+    Math.max(Math.abs(min), Math.abs(max)),
+  );
   return {
     samples: n,
-    nonNumeric,
+    ...base,
     mean,
     min,
     max,
-    stddev: n >= 2 ? Math.sqrt(squares / (n - 1)) : undefined,
-    upper,
-    lower,
-    outOfSpec: upper !== undefined || lower !== undefined ? outside : undefined,
+    ...(min === max && n >= 2 ? { stddev: 0, withinSigma: 0 } : sigmas),
+    ...(limited ? { outOfSpec: outside } : {}),
   };
 }
 
-/** The newest numeric value of a series, and the limits of its newest record. */
-export interface LatestMeasurement {
-  readonly value?: { readonly time: number; readonly value: number };
-  readonly upper?: number;
-  readonly lower?: number;
-}
-
-/** The latest value and limits held for a series. */
-export function latestMeasurement(rows: SortedColumns): LatestMeasurement {
-  const last = rows.length - 1;
-  if (last < 0) return {};
-  let value: LatestMeasurement['value'];
-  for (let i = last; i >= 0; i--) {
+/** Second pass: deviations from the mean (no cancellation), moving ranges and out-of-spec counts. */
+function spreadOf(rows: SortedColumns, start: number, end: number, mean: number, magnitude: number) {
+  const scale = magnitude > HUGE ? magnitude : 1;
+  let n = 0;
+  let squares = 0;
+  let ranges = 0;
+  let prev = Number.NaN;
+  let outside = 0;
+  let limited = false;
+  for (let i = start; i < end; i++) {
     const v = rows.value(VALUE, i);
-    if (!Number.isNaN(v)) {
-      value = { time: rows.time(i), value: v };
-      break;
-    }
+    if (Number.isNaN(v)) continue;
+    n++;
+    const d = (v - mean) / scale;
+    squares += d * d;
+    if (!Number.isNaN(prev)) ranges += Math.abs(v - prev) / scale;
+    prev = v;
+    const upper = rows.value(UPPER, i);
+    const lower = rows.value(LOWER, i);
+    if (!Number.isNaN(upper) || !Number.isNaN(lower)) limited = true;
+    if (v > upper || v < lower) outside++;
   }
-  return { value, upper: defined(rows.value(UPPER, last)), lower: defined(rows.value(LOWER, last)) };
+  const stddev = n >= 2 ? negligibleAsZero(scale * Math.sqrt(squares / (n - 1)), mean) : undefined;
+  const withinSigma = n >= 2 ? negligibleAsZero((scale * ranges) / (n - 1) / D2, mean) : undefined;
+  return {
+    ...(stddev !== undefined && Number.isFinite(stddev) ? { stddev } : {}),
+    ...(withinSigma !== undefined && Number.isFinite(withinSigma) ? { withinSigma } : {}),
+    limited,
+    outside,
+  };
 }

@@ -8,8 +8,32 @@ import type { MeasurementRecord } from '../../upstream/types.ts';
 
 /** Columns of a measurement series; the value is the record's key column. */
 export const VALUE = 0;
+/** Each record's own limits (NaN: none), so that every value is judged against its own. */
 export const UPPER = 1;
 export const LOWER = 2;
+/** Attribute outcome of a non-numeric value: {@link PASS}, {@link FAIL}, or NaN for neither. */
+export const ATTRIBUTE = 3;
+export const PASS = 1;
+export const FAIL = 0;
+
+/** Classifies a raw value as an attribute outcome ({@link PASS}, {@link FAIL}) or NaN. */
+export type AttributeOf = (raw: string) => number;
+
+/** Classifier for `measurements.attributes` (values compared upper-cased, as the config stores them). */
+export function attributeClassifier(pass: readonly string[], fail: readonly string[]): AttributeOf {
+  const outcomes = new Map<string, number>([
+    ...fail.map((v) => [v, FAIL] as const),
+    ...pass.map((v) => [v, PASS] as const),
+  ]);
+  return (raw) => outcomes.get(raw.toUpperCase()) ?? Number.NaN;
+}
+
+/** Spec limits of one record. */
+export interface Limits {
+  readonly time: number;
+  readonly upper?: number;
+  readonly lower?: number;
+}
 
 /** One series: a station's records of one measurement name in one slot. */
 export interface MeasurementSeries {
@@ -19,6 +43,14 @@ export interface MeasurementSeries {
   /** Unit of measure of the newest record. */
   unit: string;
   unitTime: number;
+  /** Time of the newest record ever seen (outlives eviction, for `retention`). */
+  lastTime: number;
+  /** The newest numeric value ever seen (outlives eviction). */
+  latest?: { readonly time: number; readonly value: number };
+  /** Limits of the newest numeric record that has at least one: the current limits. */
+  limits?: Limits;
+  /** True once an attribute (pass/fail) value was seen: its counts are then exported, 0 included. */
+  attributes: boolean;
   readonly rows: SortedColumns;
 }
 
@@ -32,6 +64,9 @@ export const stationKey = (id: string) => id.toLowerCase();
 /** Measurement records by station and series, deduplicated, sorted by time. */
 export class MeasurementStore {
   private readonly stations = new Map<string, Map<string, MeasurementSeries>>();
+
+  /** `attributeOf` classifies non-numeric values as pass/fail; default: none are attributes. */
+  constructor(private readonly attributeOf: AttributeOf = () => Number.NaN) {}
 
   /** Adds records (records already held are recognised); returns the number of new records. */
   add(records: readonly MeasurementRecord[]): number {
@@ -49,8 +84,11 @@ export class MeasurementStore {
         series.unit = r.unit;
         series.unitTime = r.time;
       }
+      track(series, r);
+      const attribute = r.value === undefined ? this.attributeOf(r.raw) : Number.NaN;
+      if (!Number.isNaN(attribute)) series.attributes = true;
       const rows = batches.get(series) ?? [];
-      rows.push({ time: r.time, serial, values: [num(r.value), num(r.upper), num(r.lower)] });
+      rows.push({ time: r.time, serial, values: [num(r.value), num(r.upper), num(r.lower), attribute] });
       batches.set(series, rows);
     }
     let added = 0;
@@ -58,12 +96,17 @@ export class MeasurementStore {
     return added;
   }
 
-  /** Drops records older than `t`, and series left empty. */
+  /** Drops records older than `t`; the series themselves stay (see {@link forgetIdleBefore}). */
   evictBefore(t: number): void {
+    for (const bySeries of this.stations.values())
+      for (const series of bySeries.values()) series.rows.evictBefore(t);
+  }
+
+  /** Forgets series that hold no records and whose last record is older than `t`. */
+  forgetIdleBefore(t: number): void {
     for (const [stationId, bySeries] of this.stations) {
       for (const [key, series] of bySeries) {
-        series.rows.evictBefore(t);
-        if (series.rows.length === 0) bySeries.delete(key);
+        if (series.rows.length === 0 && series.lastTime < t) bySeries.delete(key);
       }
       if (bySeries.size === 0) this.stations.delete(stationId);
     }
@@ -107,11 +150,30 @@ export class MeasurementStore {
         slot: r.slot,
         unit: r.unit,
         unitTime: Number.NEGATIVE_INFINITY,
-        rows: new SortedColumns(3, 1),
+        lastTime: Number.NEGATIVE_INFINITY,
+        attributes: false,
+        rows: new SortedColumns(4, 1),
       };
       bySeries.set(key, series);
     }
     return series;
+  }
+}
+
+/** Keeps the series' newest time, newest numeric value and current limits up to date. */
+function track(series: MeasurementSeries, r: MeasurementRecord): void {
+  if (r.time > series.lastTime) series.lastTime = r.time;
+  if (r.value === undefined) return;
+  // Equal times: the later answer wins, as it does for the rows.
+  if (series.latest === undefined || r.time >= series.latest.time)
+    series.latest = { time: r.time, value: r.value };
+  const hasLimit = r.upper !== undefined || r.lower !== undefined;
+  if (hasLimit && (series.limits === undefined || r.time >= series.limits.time)) {
+    series.limits = {
+      time: r.time,
+      ...(r.upper !== undefined ? { upper: r.upper } : {}),
+      ...(r.lower !== undefined ? { lower: r.lower } : {}),
+    };
   }
 }
 

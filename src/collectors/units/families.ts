@@ -4,6 +4,7 @@
  * upstream GET /units (both directions).
  */
 import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
+import type { StationRecordCounts } from '../measurements/families.ts';
 import type { UnitWindowCounts } from './stats.ts';
 
 const STATION = ['site', 'line', 'station', 'station_id', 'group'];
@@ -16,7 +17,7 @@ export const UNIT_FAMILIES = {
     name: 'station_unit_records',
     kind: 'gauge',
     labels: [...STATION, 'direction', 'result', 'window'],
-    help: `Unit records at the station over the window by direction (input, output) and result (unknown when null), ${SOURCE}; retests count again; ${REFRESH}.`,
+    help: `Unit records at the station over the window by direction (input, output) and result (unknown when null or empty), ${SOURCE}; retests count again, a record updated in place (same station, slot, serial, time and direction) counts once with its newest result; ${REFRESH}.`,
   },
   serials: {
     name: 'station_unit_serials',
@@ -30,6 +31,18 @@ export const UNIT_FAMILIES = {
     unit: 'seconds',
     labels: STATION,
     help: `Time (Unix seconds) of the latest unit record seen at the station, ${SOURCE}; kept after the record leaves every window, so that a silent station can be alerted on; ${REFRESH}.`,
+  },
+  future: {
+    name: 'station_unit_future_records_total',
+    kind: 'counter',
+    labels: STATION,
+    help: `Unit records dated more than upstream.max_future_skew after the poll, skipped from every count, ${SOURCE}, counted since the exporter started; ${REFRESH}.`,
+  },
+  late: {
+    name: 'station_unit_late_records_total',
+    kind: 'counter',
+    labels: STATION,
+    help: `Unit records that arrived later than units.overlap (by time_inserted, or found only by the periodic deeper re-read), ${SOURCE}, counted since the exporter started; ${REFRESH}.`,
   },
 } satisfies Record<string, FamilyDesc>;
 
@@ -46,7 +59,10 @@ export interface UnitResult {
  * Turns unit results into families. A direction and result seen in any window of a station
  * is exported in every window, as 0 where absent, so that its series do not come and go.
  */
-export function unitFamilies(results: readonly UnitResult[]): Family[] {
+export function unitFamilies(
+  results: readonly UnitResult[],
+  stations: readonly StationRecordCounts[] = [],
+): Family[] {
   const records: Sample[] = [];
   const serials: Sample[] = [];
   const last: Sample[] = [];
@@ -67,5 +83,7 @@ export function unitFamilies(results: readonly UnitResult[]): Family[] {
     { desc: UNIT_FAMILIES.records, samples: records },
     { desc: UNIT_FAMILIES.serials, samples: serials },
     { desc: UNIT_FAMILIES.last, samples: last },
+    { desc: UNIT_FAMILIES.future, samples: stations.map((s) => ({ labels: s.station, value: s.future })) },
+    { desc: UNIT_FAMILIES.late, samples: stations.map((s) => ({ labels: s.station, value: s.late })) },
   ];
 }

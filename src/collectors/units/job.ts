@@ -8,6 +8,7 @@ import { longestWindowMs, windowBounds } from '../../time/windows.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
 import type { Turns } from '../../util/turns.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
+import { RecordCounters } from '../measurements/record-counters.ts';
 import type { Topology } from '../topology/types.ts';
 import { type UnitResult, unitFamilies } from './families.ts';
 import { unitWindow } from './stats.ts';
@@ -20,6 +21,7 @@ const DIRECTIONS = ['input', 'output'] as const;
 export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutcome> {
   const { config, client, turns } = ctx;
   const store = new UnitStore();
+  const counters = new RecordCounters();
   const sync = createRecordSync<UnitRecord>({
     collector: 'units',
     source: {
@@ -28,6 +30,8 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
     },
     store,
     overlapMs: config.units.overlapMs,
+    rereadIntervalMs: config.units.rereadIntervalMs,
+    maxFutureSkewMs: config.upstream.maxFutureSkewMs,
     // Units share the measurements' assumed result-size limit: the upstream publishes none.
     maxRecords: config.measurements.maxRecordsPerRequest,
     maxUrlLength: config.upstream.maxUrlLength,
@@ -42,8 +46,12 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
         retainFrom: now.getTime() - longestWindowMs(config.windows, now),
         signal,
       });
+      counters.add(fetched);
       return {
-        families: unitFamilies(await unitResults(topology, store, config.windows, now, turns)),
+        families: unitFamilies(
+          await unitResults(topology, store, config.windows, now, turns),
+          counters.of(topology),
+        ),
         requests: fetched.requests,
         failures: fetched.failures,
       };

@@ -8,10 +8,14 @@ import { type Row, SortedColumns } from '../../records/columns.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
 import { stationKey } from '../measurements/store.ts';
 
-/** Columns of a unit row; all three, with time and serial, identify a record. */
+/**
+ * Columns of a unit row. Direction and slot, with station, time and serial, identify a record;
+ * the result is not part of the key, so a record whose result is filled in later replaces the
+ * earlier version instead of counting twice.
+ */
 export const DIRECTION = 0;
-export const RESULT = 1;
-export const SLOT = 2;
+export const SLOT = 1;
+export const RESULT = 2;
 
 /** Label value of a null result. */
 export const UNKNOWN_RESULT = 'unknown';
@@ -55,9 +59,9 @@ export class UnitStore {
       const id = stationKey(r.stationId);
       const values = [
         r.direction === 'input' ? 0 : 1,
-        this.results.code(r.result ?? UNKNOWN_RESULT),
-        // A null slot gets its own code, distinct from every slot string.
+        // A null slot (an empty one is null too) gets its own code, distinct from every slot string.
         r.slot === null ? -1 : this.slots.code(r.slot),
+        this.results.code(r.result ?? UNKNOWN_RESULT),
       ];
       const rows = batches.get(id) ?? [];
       rows.push({ time: r.time, serial, values });
@@ -68,7 +72,7 @@ export class UnitStore {
     for (const [id, rows] of batches) {
       let cols = this.stations.get(id);
       if (!cols) {
-        cols = new SortedColumns(3, 3);
+        cols = new SortedColumns(3, 2);
         this.stations.set(id, cols);
       }
       added += cols.merge(rows);

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createMeasurementsJob } from '../../../src/collectors/measurements/job.ts';
+import { renderFamilies } from '../../../src/exposition/render.ts';
 import type { MetricsQuery } from '../../../src/upstream/endpoints.ts';
+import { parseMeasurements } from '../../../src/upstream/parse.ts';
 import type { MeasurementRecord } from '../../../src/upstream/types.ts';
+import { createTurns } from '../../../src/util/turns.ts';
+import { duplicateSeries, parseExposition } from '../../helpers/exposition.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
 import { samplesOf } from '../../helpers/families.ts';
 import { jobContext } from '../../helpers/job-context.ts';
@@ -77,5 +81,149 @@ describe('measurements job', () => {
     const s = samplesOf(out.families);
     const samples = [...s].find(([k]) => k.startsWith('station_measurement_window_samples{'));
     expect(samples?.[1]).toBe(3);
+  });
+});
+
+describe('measurements job: numbers a quality engineer can trust', () => {
+  const key = (s: Map<string, number>, name: string, ...parts: string[]) =>
+    [...s.keys()].filter((k) => k.startsWith(`${name}{`) && parts.every((p) => k.includes(p)));
+
+  it('merges an empty slot with no slot: one series, as Prometheus would store it', async () => {
+    const turns = createTurns();
+    const raw = [0, 1, 2, 3].map((i) => ({
+      station_id: station,
+      slot: i % 2 === 0 ? '' : null,
+      unit_serial: `SN${i}`,
+      time_created: new Date(T0 - (10 - i) * MIN).toISOString(),
+      tz: null,
+      mode: null,
+      tags: [],
+      name: 'vbat',
+      value: String(2 + i),
+      unit: 'V',
+      type: null,
+      limit_upper: '3.5',
+      limit_lower: '1.5',
+    }));
+    const parsed = (await parseMeasurements(raw, turns)).records;
+    const ctx = jobContext(
+      { windows: ['1h'], measurements: { enabled: true, names: ['vbat'], min_samples: 2 } },
+      { metrics: upstream(parsed) },
+    );
+    const out = await createMeasurementsJob(ctx).poll({ topology, now: new Date(T0) });
+    const samples = parseExposition(renderFamilies(out.families, 'text'));
+    expect(duplicateSeries(samples)).toEqual([]);
+    const counts = samples.filter((x) => x.name === 'station_measurement_window_samples');
+    expect(counts.map((x) => [x.labels.slot, x.value])).toEqual([[undefined, 4]]);
+  });
+
+  it('keeps the limits and Ppk when the newest record has none (e.g. a non-numeric one)', async () => {
+    const values = [2, 3, 2.5, 3.2, 2.2];
+    const held = [
+      ...values.map((v, i) => rec(20 - i, v)),
+      { ...rec(5, 0), value: undefined, raw: '', upper: undefined, lower: undefined },
+      { ...rec(4, 2.9), upper: undefined, lower: undefined },
+    ];
+    const ctx = jobContext(
+      { windows: ['1h'], measurements: { enabled: true, names: ['vbat'], min_samples: 5 } },
+      { metrics: upstream(held) },
+    );
+    const s = samplesOf((await createMeasurementsJob(ctx).poll({ topology, now: new Date(T0) })).families);
+    expect(s.get(key(s, 'station_measurement_upper_limit')[0] ?? '')).toBe(3.5);
+    expect(s.get(key(s, 'station_measurement_lower_limit')[0] ?? '')).toBe(1.5);
+    // Ppk over the six numeric values against [1.5, 3.5], computed here.
+    const all = [...values, 2.9];
+    const mean = all.reduce((a, b) => a + b, 0) / all.length;
+    const sd = Math.sqrt(all.reduce((a, v) => a + (v - mean) ** 2, 0) / (all.length - 1));
+    const want = Math.min(3.5 - mean, mean - 1.5) / (3 * sd);
+    expect(s.get(key(s, 'station_measurement_window_ppk')[0] ?? '')).toBeCloseTo(want, 12);
+  });
+
+  it('skips and counts records dated in the future beyond max_future_skew', async () => {
+    const held = [rec(10, 2), rec(-3, 2.5), rec(-30, 3), rec(-31, 3)];
+    const ctx = jobContext(
+      { windows: ['1h'], measurements: { enabled: true, names: ['vbat'] } },
+      // The last span's answer holds the future records too, like an upstream that files times differently.
+      {
+        metrics: (q) =>
+          held.filter(
+            (r) =>
+              r.time >= (q.from?.getTime() ?? 0) &&
+              (r.time < (q.to?.getTime() ?? 0) || q.to?.getTime() === T0),
+          ),
+      },
+    );
+    const s = samplesOf((await createMeasurementsJob(ctx).poll({ topology, now: new Date(T0) })).families);
+    // 3 minutes ahead is within the default 5m skew (but after every window's end); 30 and 31 minutes are not.
+    expect(s.get(key(s, 'station_measurement_window_samples')[0] ?? '')).toBe(1);
+    expect(s.get(key(s, 'station_measurement_future_records_total')[0] ?? '')).toBe(2);
+  });
+
+  it('counts records that arrived later than the overlap, and the deeper re-read picks them up', async () => {
+    const held: MeasurementRecord[] = [rec(30, 2)];
+    const ctx = jobContext(
+      {
+        windows: ['2h'],
+        measurements: { enabled: true, names: ['vbat'], overlap: '5m', reread_interval: '1h' },
+      },
+      { metrics: upstream(held) },
+    );
+    const job = createMeasurementsJob(ctx);
+    await job.poll({ topology, now: new Date(T0) });
+    // Becomes visible at T0 + 2m, created 20 minutes before T0: beyond the 5m overlap.
+    held.push(rec(20, 3), { ...rec(1, 4, T0 + 2 * MIN), inserted: T0 + 2 * MIN + 6 * MIN });
+    let s = samplesOf((await job.poll({ topology, now: new Date(T0 + 2 * MIN) })).families);
+    // The incremental read starts at T0 - 5m: the record of T0 - 20m is not seen yet. The
+    // record with time_inserted 6 minutes after its time is late, though read in time.
+    expect(s.get(key(s, 'station_measurement_window_samples')[0] ?? '')).toBe(2);
+    expect(s.get(key(s, 'station_measurement_late_records_total')[0] ?? '')).toBe(1);
+    // An hour after the first read, the deeper re-read finds the record of T0 - 20m.
+    s = samplesOf((await job.poll({ topology, now: new Date(T0 + 60 * MIN) })).families);
+    expect(s.get(key(s, 'station_measurement_late_records_total')[0] ?? '')).toBe(2);
+    const froms = ctx.client.calls.map((c) => (c.query as MetricsQuery).from?.getTime());
+    // Polls 2 and 3 start at the last end minus the overlap and at the start of the 2h window.
+    expect(froms).toContain(T0 - 5 * MIN);
+    expect(froms).toContain(T0 - 60 * MIN);
+    // ... and it counts once: a later deep re-read sees it again without counting it again.
+    s = samplesOf((await job.poll({ topology, now: new Date(T0 + 121 * MIN) })).families);
+    expect(s.get(key(s, 'station_measurement_late_records_total')[0] ?? '')).toBe(2);
+  });
+
+  it('keeps a series that left every window at 0 samples, without statistics, for the retention', async () => {
+    const ctx = jobContext(
+      { windows: ['1h'], measurements: { enabled: true, names: ['vbat'], retention: '3h' } },
+      { metrics: upstream([rec(10, 2), rec(5, 3)]) },
+    );
+    const job = createMeasurementsJob(ctx);
+    await job.poll({ topology, now: new Date(T0) });
+    let s = samplesOf((await job.poll({ topology, now: new Date(T0 + 2 * 60 * MIN) })).families);
+    expect(s.get(key(s, 'station_measurement_window_samples')[0] ?? '')).toBe(0);
+    expect(key(s, 'station_measurement_window_mean')).toEqual([]);
+    expect(key(s, 'station_measurement_window_stddev')).toEqual([]);
+    // The last value stays, with its time, so that "no samples for 2h" can be told.
+    expect(s.get(key(s, 'station_measurement_last_timestamp_seconds')[0] ?? '')).toBe((T0 - 5 * MIN) / 1000);
+    s = samplesOf((await job.poll({ topology, now: new Date(T0 + 3 * 60 * MIN) })).families);
+    expect(key(s, 'station_measurement_window_samples')).toEqual([]);
+  });
+
+  it('counts attribute records by outcome, case-insensitively, with configurable values', async () => {
+    const raws = ['PASS', 'pass', 'Good', 'FAIL', 'ng', 'bad', 'n/a'];
+    const held = raws.map((raw, i) => ({ ...rec(20 - i, 0), raw, value: undefined }));
+    const ctx = jobContext(
+      {
+        windows: ['1h'],
+        measurements: {
+          enabled: true,
+          names: ['vbat'],
+          attributes: { pass: ['pass', 'GOOD'], fail: ['Fail', 'NG'] },
+        },
+      },
+      { metrics: upstream(held) },
+    );
+    const s = samplesOf((await createMeasurementsJob(ctx).poll({ topology, now: new Date(T0) })).families);
+    const name = 'station_measurement_window_attribute_samples';
+    expect(s.get(key(s, name, 'outcome="pass"')[0] ?? '')).toBe(3);
+    expect(s.get(key(s, name, 'outcome="fail"')[0] ?? '')).toBe(2);
+    expect(s.get(key(s, 'station_measurement_window_non_numeric_samples')[0] ?? '')).toBe(7);
   });
 });

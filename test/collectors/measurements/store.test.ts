@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { latestMeasurement, measurementWindow } from '../../../src/collectors/measurements/stats.ts';
+import { measurementWindow } from '../../../src/collectors/measurements/stats.ts';
 import { MeasurementStore } from '../../../src/collectors/measurements/store.ts';
 import type { MeasurementRecord } from '../../../src/upstream/types.ts';
 
@@ -45,17 +45,25 @@ describe('MeasurementStore', () => {
     expect(s.size()).toBe(5);
   });
 
-  it('drops old records, empty series and stations that left the topology', () => {
+  it('drops old records, keeps empty series until their retention ends, and stations that left the topology', () => {
     const s = new MeasurementStore();
     s.add([m(1, 1), m(5, 5), m(2, 2, { name: 'w' }), m(9, 9, { stationId: B })]);
     s.evictBefore(3);
+    // w's only record is gone, but w stays known until its retention ends.
+    expect(s.seriesOf(A).map((x) => [x.name, x.rows.length])).toEqual([
+      ['v', 1],
+      ['w', 0],
+    ]);
+    s.forgetIdleBefore(2);
+    expect(s.seriesOf(A)).toHaveLength(2);
+    s.forgetIdleBefore(3);
     expect(s.seriesOf(A).map((x) => x.name)).toEqual(['v']);
     s.retainStations(new Set([A]));
     expect(s.seriesOf(B)).toEqual([]);
     expect(s.size()).toBe(1);
   });
 
-  it('computes window statistics with the limits of the latest record in the window', () => {
+  it("judges each value against its own record's limits, and keeps the newest limits a record had", () => {
     const s = new MeasurementStore();
     s.add([
       m(1, 2),
@@ -74,9 +82,12 @@ describe('MeasurementStore', () => {
     expect(w.max).toBe(12);
     // Sample standard deviation: deviations -4, 6, -2 -> sqrt(56 / 2).
     expect(w.stddev).toBeCloseTo(Math.sqrt(28), 12);
-    expect([w.upper, w.lower, w.outOfSpec]).toEqual([5, 3, 2]);
-    expect(measurementWindow(rows, 100, 200)).toEqual({ samples: 0, nonNumeric: 0 });
-    expect(latestMeasurement(rows)).toEqual({ value: { time: 5, value: 6 }, upper: 10, lower: 0 });
+    // 2 in [0, 10], 12 outside [0, 10], 4 in [3, 5]: one value out of spec by its own limits.
+    expect(w.outOfSpec).toBe(1);
+    expect(measurementWindow(rows, 100, 200)).toEqual({ samples: 0, nonNumeric: 0, passed: 0, failed: 0 });
+    const series = s.seriesOf(A)[0];
+    expect(series?.latest).toEqual({ time: 5, value: 6 });
+    expect(series?.limits).toEqual({ time: 5, upper: 10, lower: 0 });
   });
 
   it('reports no out-of-spec count without limits, and no stddev for one sample', () => {
@@ -88,5 +99,45 @@ describe('MeasurementStore', () => {
     expect(w.outOfSpec).toBeUndefined();
     expect(w.stddev).toBeUndefined();
     expect(w.samples).toBe(1);
+  });
+});
+
+describe('current limits', () => {
+  it('a newer record without limits (or a non-numeric one) keeps the limits of the newest that has them', () => {
+    const s = new MeasurementStore();
+    s.add([m(1, 2, { upper: 8, lower: 1 }), m(2, 3, { upper: 9, lower: 2 })]);
+    s.add([
+      m(3, 4, { upper: undefined, lower: undefined }),
+      m(4, undefined, { upper: undefined, lower: undefined }),
+    ]);
+    expect(s.seriesOf(A)[0]?.limits).toEqual({ time: 2, upper: 9, lower: 2 });
+    // An older record arriving late does not replace newer limits.
+    s.add([m(0, 1, { upper: 100, lower: -100 })]);
+    expect(s.seriesOf(A)[0]?.limits).toEqual({ time: 2, upper: 9, lower: 2 });
+    expect(s.seriesOf(A)[0]?.latest).toEqual({ time: 3, value: 4 });
+  });
+
+  it('judges values across a limit change in one window by their own limits', () => {
+    const s = new MeasurementStore();
+    // Limits tighten from [0, 10] to [4, 6] at t=3; 5 was inside both, 8 only inside the old ones.
+    s.add([m(1, 8), m(2, 5), m(3, 8, { upper: 6, lower: 4 }), m(4, 5, { upper: 6, lower: 4 })]);
+    const rows = s.seriesOf(A)[0]?.rows;
+    if (!rows) throw new Error('no series');
+    // Judged by the newest limits both 8s would be out: by their own limits only the second one is.
+    expect(measurementWindow(rows, 0, 10).outOfSpec).toBe(1);
+  });
+});
+
+describe('attribute values', () => {
+  it('classifies pass and fail values case-insensitively; other text is neither', async () => {
+    const { attributeClassifier } = await import('../../../src/collectors/measurements/store.ts');
+    const s = new MeasurementStore(attributeClassifier(['PASS', 'OK'], ['FAIL', 'NG']));
+    const raws = ['PASS', 'pass', 'Ok', 'FAIL', 'ng', 'NG ', 'maybe', ''];
+    s.add(raws.map((raw, i) => m(i + 1, undefined, { raw })));
+    const rows = s.seriesOf(A)[0]?.rows;
+    if (!rows) throw new Error('no series');
+    const w = measurementWindow(rows, 0, 100);
+    expect([w.passed, w.failed, w.nonNumeric, w.samples]).toEqual([3, 2, 8, 0]);
+    expect(s.seriesOf(A)[0]?.attributes).toBe(true);
   });
 });

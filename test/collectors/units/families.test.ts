@@ -44,11 +44,14 @@ describe('unitFamilies', () => {
 
   it('leaves out the last unit time of a station that never had a unit', () => {
     const fams = unitFamilies([{ station, windows: [{ window: '1h', counts: counts([], 0) }] }]);
-    expect(fams.map((f) => f.samples.length)).toEqual([0, 1, 0]);
+    // records, serials, last unit time, future and late records (no stations given: none).
+    expect(fams.map((f) => f.samples.length)).toEqual([0, 1, 0, 0, 0]);
     expect(fams.map((f) => f.desc.name)).toEqual([
       'station_unit_records',
       'station_unit_serials',
       'station_last_unit_timestamp_seconds',
+      'station_unit_future_records_total',
+      'station_unit_late_records_total',
     ]);
   });
 });

@@ -57,3 +57,47 @@ describe('units job', () => {
     expect(get('station_last_unit_timestamp_seconds', a ?? '', '')).toBe((T0 - 5 * MIN) / 1000);
   });
 });
+
+describe('units job: records updated in place', () => {
+  it('replaces the earlier version of a record whose result is filled in later, instead of counting it twice', async () => {
+    const held = [
+      unit(a ?? '', 10, { serial: 'U1', result: null }),
+      unit(a ?? '', 8, { serial: 'U2', slot: '1' }),
+    ];
+    const ctx = jobContext(
+      { windows: ['1h'], units: { overlap: '15m' } },
+      {
+        units: (q: UnitsQuery) =>
+          held.filter((r) => r.time >= (q.from?.getTime() ?? 0) && r.time < (q.to?.getTime() ?? 0)),
+      },
+    );
+    const job = createUnitsJob(ctx);
+    await job.poll({ topology, now: new Date(T0) });
+    // The upstream now holds U1 with its result; U2 keeps its slot and result.
+    held[0] = unit(a ?? '', 10, { serial: 'U1', result: 'fail' });
+    const s = samplesOf((await job.poll({ topology, now: new Date(T0 + MIN) })).families);
+    const get = (extra: string) =>
+      [...s].find(
+        ([k]) =>
+          k.startsWith('station_unit_records{') && k.includes(`station_id="${a}"`) && k.includes(extra),
+      )?.[1];
+    // Two records: U1 (now fail) and U2 (pass). The stale "unknown" version is gone.
+    expect(get('result="fail"')).toBe(1);
+    expect(get('result="pass"')).toBe(1);
+    expect(get('result="unknown"') ?? 0).toBe(0);
+  });
+
+  it('keeps records of the same serial and time in different slots or directions apart', async () => {
+    const held = [
+      unit(a ?? '', 10, { serial: 'U1', slot: '1' }),
+      unit(a ?? '', 10, { serial: 'U1', slot: '2' }),
+      unit(a ?? '', 10, { serial: 'U1', direction: 'input', slot: '1' }),
+    ];
+    const ctx = jobContext({ windows: ['1h'] }, { units: () => held });
+    const s = samplesOf((await createUnitsJob(ctx).poll({ topology, now: new Date(T0) })).families);
+    const total = [...s]
+      .filter(([k]) => k.startsWith('station_unit_records{') && k.includes(`station_id="${a}"`))
+      .reduce((n, [, v]) => n + v, 0);
+    expect(total).toBe(3);
+  });
+});
