@@ -177,7 +177,7 @@ const summarySchema = z
       .describe(
         'Stations a group, line or site summary covers: `all_stations` of the element in the /sites ' +
           'hierarchy (discovery filters then only choose the station series), or only the `exported_stations`. ' +
-          'The `*_summary_stations` and `*_stations` gauges show covered and total stations.',
+          'The `*_covered_stations` and `*_stations` gauges show covered and total stations.',
       ),
   })
   .prefault({})

@@ -72,6 +72,7 @@ describe('ok config fixtures', () => {
         intervalMs: 60_000,
         levels: ['station', 'group', 'line', 'site'],
         yieldScale: 'ratio',
+        aggregateOver: 'all_stations',
       },
       measurements: {
         enabled: false,
@@ -82,6 +83,12 @@ describe('ok config fixtures', () => {
         maxRecordsPerRequest: 20_000,
       },
       units: { enabled: true, intervalMs: 60_000, overlapMs: 300_000 },
+      targets: {
+        enabled: true,
+        intervalMs: 60_000,
+        default: { firstPassYield: 0.9, finalYield: 0.95, retryRate: 0.1 },
+        rules: [],
+      },
       server: { listenAddress: ':9732' },
       log: { level: 'info' },
     });
@@ -112,6 +119,7 @@ describe('ok config fixtures', () => {
       intervalMs: 120_000,
       levels: ['line', 'station'],
       yieldScale: 'percent',
+      aggregateOver: 'exported_stations',
     });
     expect(config.measurements).toEqual({
       enabled: true,
@@ -125,6 +133,16 @@ describe('ok config fixtures', () => {
       maxRecordsPerRequest: 1000,
     });
     expect(config.units).toEqual({ enabled: false, intervalMs: 300_000, overlapMs: 60_000 });
+    expect(config.targets.intervalMs).toBe(300_000);
+    expect(config.targets.default).toEqual({ firstPassYield: 0.92, finalYield: 0.97, retryRate: 0.08 });
+    expect(config.targets.rules.map((r) => [r.site?.source, r.line?.source, r.station?.source])).toEqual([
+      ['^(?:Austin)$', '^(?:SMT.*)$', undefined],
+      [undefined, undefined, '^(?:ICT-.*)$'],
+    ]);
+    expect(config.targets.rules.map((r) => [r.finalYield, r.retryRate])).toEqual([
+      [0.99, undefined],
+      [undefined, 0.2],
+    ]);
     expect(config.server.listenAddress).toBe('127.0.0.1:0');
     expect(config.log.level).toBe('debug');
   });

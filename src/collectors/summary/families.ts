@@ -139,7 +139,7 @@ export function coverageDescs(level: Level): FamilyDesc[] {
       help: `Stations of each ${what} in the upstream GET /sites hierarchy, exported or not; refreshed every summary interval.`,
     },
     {
-      name: `${LEVEL_PREFIX[level]}summary_stations`,
+      name: `${LEVEL_PREFIX[level]}covered_stations`,
       kind: 'gauge',
       labels,
       help: `Stations the ${what}'s summaries cover: all of its stations, or only the exported ones with summary.aggregate_over: exported_stations. Less than ${LEVEL_PREFIX[level]}stations means the ${what} summaries describe part of the ${what}; refreshed every summary interval.`,

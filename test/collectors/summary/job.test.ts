@@ -141,14 +141,14 @@ describe('summary job on a filtered line', () => {
     expect(byLabel(out.families, 'station_line_unique_units', 'line').get('Line 1')).toBe(30);
     expect(byLabel(out.families, 'station_unique_units', 'station_id')).toEqual(new Map([[ids[0], 10]]));
     expect(byLabel(out.families, 'station_line_stations', 'line').get('Line 1')).toBe(3);
-    expect(byLabel(out.families, 'station_line_summary_stations', 'line').get('Line 1')).toBe(3);
-    expect(byLabel(out.families, 'station_site_summary_stations', 'site').get('Plant')).toBe(3);
+    expect(byLabel(out.families, 'station_line_covered_stations', 'line').get('Line 1')).toBe(3);
+    expect(byLabel(out.families, 'station_site_covered_stations', 'site').get('Plant')).toBe(3);
   });
 
   it('covers only the exported stations with aggregate_over: exported_stations, and says so', async () => {
     const { out } = await run('exported_stations');
     expect(byLabel(out.families, 'station_line_unique_units', 'line').get('Line 1')).toBe(10);
     expect(byLabel(out.families, 'station_line_stations', 'line').get('Line 1')).toBe(3);
-    expect(byLabel(out.families, 'station_line_summary_stations', 'line').get('Line 1')).toBe(1);
+    expect(byLabel(out.families, 'station_line_covered_stations', 'line').get('Line 1')).toBe(1);
   });
 });

@@ -126,6 +126,7 @@ describe('a percent simulator end to end', () => {
     units: { enabled: false },
     measurements: { enabled: false },
     summary: { levels: ['line'], yield_scale: yieldScale },
+    targets: { enabled: false },
   });
 
   it('under ratio: no line yield, and records_skipped_total{reason="scale_mismatch"} counts them', async () => {
