@@ -3,6 +3,7 @@
  * station series are joined to it on `station_id` (names are not unique, ids are).
  */
 import { type Dashboard, dashboard } from './dashboard.ts';
+import { rolledThroughputYield, unitsPerHour } from './line-queries.ts';
 import { dashboardLink, stationLink, UID } from './links.ts';
 import { row, stat, timeseries } from './panels.ts';
 import { q, type Unit } from './query.ts';
@@ -10,6 +11,7 @@ import { table } from './table.ts';
 import { datasourceVariable, labelValues, windowVariable } from './variables.ts';
 
 const LINE = 'site="$site", line="$line", window="$window"';
+const SITE_LINE = 'site="$site", line="$line"';
 
 function positioned(metric: string): string {
   return `${metric}{${LINE}} * on (station_id) group_left (position) station_info`;
@@ -89,6 +91,61 @@ export function lineDashboard(): Dashboard {
         'short',
         'Distinct units seen anywhere on the line over the window.',
       ),
+      stat({
+        title: 'Rolled throughput yield',
+        description:
+          "Product of the first-pass yields of the line's steps over the window (a group of parallel stations " +
+          'is one step): the chance that a unit passes every step at the first attempt, if steps are independent.',
+        unit: 'percentunit',
+        decimals: 2,
+        queries: [q(rolledThroughputYield(LINE), 'RTY')],
+      }),
+      stat({
+        title: 'Units per hour',
+        description:
+          'Distinct units with an output record over the last hour at the last element of the line ' +
+          '(station_line_output_info), where units leave the line.',
+        unit: 'short',
+        queries: [q(unitsPerHour(SITE_LINE), 'units/h')],
+      }),
+      stat({
+        title: 'Final yield target',
+        description:
+          "The line's final yield target (exporter config `targets`), what StationLineLowFinalYield compares with.",
+        unit: 'percentunit',
+        decimals: 2,
+        queries: [q(`station_line_target_final_yield_ratio{${SITE_LINE}}`, 'target')],
+      }),
+      stat({
+        title: 'First-pass yield target',
+        description: "The line's first-pass yield target (exporter config `targets`).",
+        unit: 'percentunit',
+        decimals: 2,
+        queries: [q(`station_line_target_first_pass_yield_ratio{${SITE_LINE}}`, 'target')],
+      }),
+      timeseries({
+        title: 'Yields against targets',
+        description:
+          'Final yield, first-pass yield and rolled throughput yield of the line over the window, with the ' +
+          'final and first-pass yield targets of the exporter config.',
+        unit: 'percentunit',
+        max: 1,
+        queries: [
+          q(`station_line_final_yield_ratio{${LINE}}`, 'final yield'),
+          q(`station_line_target_final_yield_ratio{${SITE_LINE}}`, 'final yield target'),
+          q(`station_line_first_pass_yield_ratio{${LINE}}`, 'first-pass yield'),
+          q(`station_line_target_first_pass_yield_ratio{${SITE_LINE}}`, 'first-pass yield target'),
+          q(rolledThroughputYield(LINE), 'rolled throughput yield'),
+        ],
+      }).overrideByRegexp('target$', [{ id: 'custom.lineStyle', value: { fill: 'dash', dash: [10, 10] } }]),
+      timeseries({
+        title: 'Units per hour',
+        description:
+          'Distinct units leaving the line per hour: output units of its last element over the 1h window.',
+        unit: 'short',
+        min: 0,
+        queries: [q(unitsPerHour(SITE_LINE), 'units/h')],
+      }),
       row('Stations in line order'),
       table({
         title: 'Stations',

@@ -5,6 +5,7 @@
  */
 import { BigValueTextMode } from '@grafana/grafana-foundation-sdk/common';
 import { type Dashboard, dashboard } from './dashboard.ts';
+import { rolledThroughputYield, unitsPerHour } from './line-queries.ts';
 import { dashboardLink, lineLink, UID } from './links.ts';
 import { row, type Steps, stat, timeseries } from './panels.ts';
 import { q } from './query.ts';
@@ -120,6 +121,11 @@ export function overviewDashboard(): Dashboard {
             expr: worst('station_line_first_pass_yield_ratio'),
           },
           { name: 'Retry ratio', unit: 'percentunit', expr: worst('station_line_retry_ratio') },
+          {
+            name: 'Final yield target',
+            unit: 'percentunit',
+            expr: `station_line_target_final_yield_ratio{site=~"$site"} and on (site, line) bottomk(10, station_line_final_yield_ratio{${SITE}})`,
+          },
           { name: 'Output units', unit: 'short', expr: worst('station_line_unique_output_units') },
         ],
         sortBy: { column: 'Final yield', desc: false },
@@ -146,6 +152,24 @@ export function overviewDashboard(): Dashboard {
         unit: 'percentunit',
         min: 0,
         queries: [q(`station_line_retry_ratio{${SITE}}`, '{{site}} / {{line}}')],
+      }),
+      timeseries({
+        title: 'Line rolled throughput yield',
+        description:
+          "Product of the first-pass yields of each line's steps over the window (a group of parallel stations is " +
+          'one step): the share of units that would pass every step at the first attempt if steps were independent.',
+        unit: 'percentunit',
+        max: 1,
+        queries: [q(rolledThroughputYield(SITE), '{{site}} / {{line}}')],
+      }),
+      timeseries({
+        title: 'Line units per hour',
+        description:
+          'Distinct units leaving each line per hour: output units of its last element (station_line_output_info) ' +
+          'over the 1h window.',
+        unit: 'short',
+        min: 0,
+        queries: [q(unitsPerHour('site=~"$site"'), '{{site}} / {{line}}')],
       }),
       timeseries({
         title: 'Line throughput',

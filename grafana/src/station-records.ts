@@ -37,6 +37,7 @@ export function measurementPanels(station: string): PanelItem[] {
   // The unit of measure lives on station_measurement_info only (one per station and name).
   const unit = (expr: string) =>
     `${expr} * on (station_id, metric) group_left (unit) station_measurement_info{${station}}`;
+  const topFailed = `topk(10, sum by (metric) (station_measurement_window_attribute_samples{${W}, outcome="fail"}) > 0)`;
   const windowed = (suffix: string) =>
     unit(`max without (window) (station_measurement_window_${suffix}{${W}})`);
   return [
@@ -67,6 +68,22 @@ export function measurementPanels(station: string): PanelItem[] {
         },
       ],
       sortBy: { column: 'Measurement', desc: false },
+    }),
+    table({
+      title: 'Failures by measurement',
+      description:
+        'Failure Pareto over $window: the ten measurements with the most failed attribute results (PASS/FAIL, ' +
+        'OK/NG), with their passes. Empty while nothing failed.',
+      labels: [{ label: 'metric', name: 'Measurement' }],
+      columns: [
+        { name: 'Failed', unit: 'short', expr: topFailed },
+        {
+          name: 'Passed',
+          unit: 'short',
+          expr: `sum by (metric) (station_measurement_window_attribute_samples{${W}, outcome="pass"}) and on (metric) ${topFailed}`,
+        },
+      ],
+      sortBy: { column: 'Failed', desc: true },
     }),
     timeseries({
       title: 'Last value and limits',

@@ -30,12 +30,21 @@ export interface LevelsSkipped {
   readonly count: number;
 }
 
+/** Upstream values a poll dropped, added to `station_exporter_records_skipped_total`. */
+export interface RecordsSkipped {
+  readonly endpoint: string;
+  readonly reason: string;
+  readonly count: number;
+}
+
 /** Diagnostics a poll reports; the scheduler turns them into self-metrics. */
 export interface PollDiagnostics {
   /** Summary level entities skipped, by level and reason. */
   readonly levelsSkipped?: readonly LevelsSkipped[];
   /** Configured stations the token cannot see. */
   readonly stationsInaccessible?: number;
+  /** Records or fields dropped by the collector after parsing (e.g. a summary in the wrong scale). */
+  readonly recordsSkipped?: readonly RecordsSkipped[];
 }
 
 /** One poll's outcome: the families to publish whole, and what the poll asked of the upstream. */

@@ -7,6 +7,7 @@ import type { Config } from '../config/schema.ts';
 import type { Collector, DataCollector, DiscoveryCollector } from './collector.ts';
 import { measurementsCollector } from './measurements/index.ts';
 import { summaryCollector } from './summary/index.ts';
+import { targetsCollector } from './targets/index.ts';
 import { topologyCollector } from './topology/index.ts';
 import { unitsCollector } from './units/index.ts';
 
@@ -19,6 +20,7 @@ export const COLLECTORS: readonly Collector[] = [
   summaryCollector,
   measurementsCollector,
   unitsCollector,
+  targetsCollector,
 ];
 
 /** The data collectors a config enables, in list order. */

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isValidTimeZone } from '../time/zones.ts';
 import { always, anchoredRegex, duration, hexId, isRecord, reportDuplicates } from './fields.ts';
+import { targetsSchema } from './targets-schema.ts';
 import { windowsSchema } from './windows-schema.ts';
 
 export type { WindowSpec } from './windows-schema.ts';
@@ -183,11 +184,20 @@ const summarySchema = z
       .superRefine((levels, ctx) => reportDuplicates(levels, ctx, (l) => l, 'level'), always)
       .describe('Aggregation levels to export: `station`, `group`, `line`, `site`.'),
     yield_scale: z
-      .enum(['ratio', 'percent'])
+      .enum(['ratio', 'percent', 'auto'])
       .default('ratio')
       .describe(
-        'Scale of the yields and rates the upstream sends: `ratio` (0-1) or `percent` (0-100). ' +
-          'The exporter always exports ratios.',
+        'Scale of the yields and rates the upstream sends: `ratio` (0-1), `percent` (0-100) or `auto` ' +
+          '(decided per answer, see "Yield scale" in the README). The exporter always exports ratios; ' +
+          'values that contradict the scale are dropped and counted (`reason="scale_mismatch"`).',
+      ),
+    aggregate_over: z
+      .enum(['all_stations', 'exported_stations'])
+      .default('all_stations')
+      .describe(
+        'Stations a group, line or site summary covers: `all_stations` of the element in the /sites ' +
+          'hierarchy (discovery filters then only choose the station series), or only the `exported_stations`. ' +
+          'The `*_covered_stations` and `*_stations` gauges show covered and total stations.',
       ),
   })
   .prefault({})
@@ -196,6 +206,7 @@ const summarySchema = z
     intervalMs: s.interval,
     levels: s.levels,
     yieldScale: s.yield_scale,
+    aggregateOver: s.aggregate_over,
   }))
   .describe('Station summary statistics (yields, retry rate, unit counts) per window.');
 
@@ -351,6 +362,9 @@ const logSchema = z
   .prefault({})
   .describe('Logging.');
 
+/** What group, line and site summaries cover. */
+export type SummaryAggregateOver = z.output<typeof summarySchema>['aggregateOver'];
+
 /** The configuration file's schema: snake_case YAML in, camelCase {@link Config} data out. */
 export const configSchema = z
   .strictObject({
@@ -360,6 +374,7 @@ export const configSchema = z
     summary: summarySchema,
     measurements: measurementsSchema,
     units: unitsSchema,
+    targets: targetsSchema,
     server: serverSchema,
     log: logSchema,
   })

@@ -195,6 +195,7 @@ export class Scheduler {
     const d = outcome.diagnostics;
     if (d?.levelsSkipped) self.setLevelsSkipped(d.levelsSkipped);
     if (d?.stationsInaccessible !== undefined) self.setStationsInaccessible(d.stationsInaccessible);
+    for (const r of d?.recordsSkipped ?? []) self.recordSkipped(r.endpoint, r.reason, r.count);
   }
 
   /**

@@ -74,6 +74,7 @@ describe('ok config fixtures', () => {
         intervalMs: 60_000,
         levels: ['station', 'group', 'line', 'site'],
         yieldScale: 'ratio',
+        aggregateOver: 'all_stations',
       },
       measurements: {
         enabled: false,
@@ -87,6 +88,12 @@ describe('ok config fixtures', () => {
         attributes: { pass: ['PASS', 'OK'], fail: ['FAIL', 'NG', 'NOK'] },
       },
       units: { enabled: true, intervalMs: 60_000, overlapMs: 300_000, rereadIntervalMs: 3_600_000 },
+      targets: {
+        enabled: true,
+        intervalMs: 60_000,
+        default: { firstPassYield: 0.9, finalYield: 0.95, retryRate: 0.1 },
+        rules: [],
+      },
       server: { listenAddress: ':9732' },
       log: { level: 'info' },
     });
@@ -119,6 +126,7 @@ describe('ok config fixtures', () => {
       intervalMs: 120_000,
       levels: ['line', 'station'],
       yieldScale: 'percent',
+      aggregateOver: 'exported_stations',
     });
     expect(config.measurements).toEqual({
       enabled: true,
@@ -140,6 +148,16 @@ describe('ok config fixtures', () => {
       overlapMs: 60_000,
       rereadIntervalMs: 7_200_000,
     });
+    expect(config.targets.intervalMs).toBe(300_000);
+    expect(config.targets.default).toEqual({ firstPassYield: 0.92, finalYield: 0.97, retryRate: 0.08 });
+    expect(config.targets.rules.map((r) => [r.site?.source, r.line?.source, r.station?.source])).toEqual([
+      ['^(?:Austin)$', '^(?:SMT.*)$', undefined],
+      [undefined, undefined, '^(?:ICT-.*)$'],
+    ]);
+    expect(config.targets.rules.map((r) => [r.finalYield, r.retryRate])).toEqual([
+      [0.99, undefined],
+      [undefined, 0.2],
+    ]);
     expect(config.server.listenAddress).toBe('127.0.0.1:0');
     expect(config.log.level).toBe('debug');
   });

@@ -71,6 +71,7 @@ describe('self-metrics end to end', () => {
       .filter((l) => l.startsWith('station_exporter_collector_interval_seconds{'));
     expect(lines.sort()).toEqual([
       'station_exporter_collector_interval_seconds{collector="summary"} 120',
+      'station_exporter_collector_interval_seconds{collector="targets"} 60',
       'station_exporter_collector_interval_seconds{collector="topology"} 900',
       'station_exporter_collector_interval_seconds{collector="units"} 30',
     ]);

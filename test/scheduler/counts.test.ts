@@ -19,6 +19,7 @@ describe('summaryRequestsPerLevel', () => {
         level,
         id: id(n),
         stationIds: stations.map(id),
+        allStationIds: stations.map(id),
         labels: undefined as unknown as LabelSet,
       }) as Entity;
     const topology = {

@@ -5,7 +5,7 @@
  */
 import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
 import type { StationSummary } from '../../upstream/types.ts';
-import type { Level } from '../topology/types.ts';
+import type { Entity, Level } from '../topology/types.ts';
 
 interface FieldDesc {
   readonly key: keyof StationSummary;
@@ -116,6 +116,50 @@ export function summaryFamilies(levels: readonly Level[], results: readonly Summ
       }
       families.push({ desc: descs[i]!, samples });
     });
+  }
+  return families;
+}
+
+/** Levels whose entities hold several stations, and so have a station coverage. */
+type GroupLevel = Exclude<Level, 'station'>;
+const GROUP_LEVELS: readonly GroupLevel[] = ['group', 'line', 'site'];
+
+const LEVEL_NAME: Record<GroupLevel, string> = { group: 'group', line: 'line', site: 'site' };
+
+/** The coverage families of one level: total stations, and stations its summaries cover. */
+export function coverageDescs(level: Level): FamilyDesc[] {
+  if (level === 'station') return [];
+  const labels = LEVEL_LABELS[level].filter((l) => l !== 'window');
+  const what = LEVEL_NAME[level];
+  return [
+    {
+      name: `${LEVEL_PREFIX[level]}stations`,
+      kind: 'gauge',
+      labels,
+      help: `Stations of each ${what} in the upstream GET /sites hierarchy, exported or not; refreshed every summary interval.`,
+    },
+    {
+      name: `${LEVEL_PREFIX[level]}covered_stations`,
+      kind: 'gauge',
+      labels,
+      help: `Stations the ${what}'s summaries cover: all of its stations, or only the exported ones with summary.aggregate_over: exported_stations. Less than ${LEVEL_PREFIX[level]}stations means the ${what} summaries describe part of the ${what}; refreshed every summary interval.`,
+    },
+  ];
+}
+
+/** Total and covered stations of every entity of the configured levels that hold several stations. */
+export function coverageFamilies(
+  levels: readonly Level[],
+  entities: (level: Level) => readonly Entity[],
+): Family[] {
+  const families: Family[] = [];
+  for (const level of GROUP_LEVELS.filter((l) => levels.includes(l))) {
+    const [total, covered] = coverageDescs(level);
+    const ofLevel = entities(level);
+    families.push(
+      { desc: total!, samples: ofLevel.map((e) => ({ labels: e.labels, value: e.allStationIds.length })) },
+      { desc: covered!, samples: ofLevel.map((e) => ({ labels: e.labels, value: e.stationIds.length })) },
+    );
   }
   return families;
 }

@@ -2,13 +2,13 @@
 
 import { SUMMARY_LEVELS } from '../../config/schema.ts';
 import type { DataCollector } from '../collector.ts';
-import { summaryDescs } from './families.ts';
+import { coverageDescs, summaryDescs } from './families.ts';
 import { createSummaryJob } from './job.ts';
 
 export const summaryCollector: DataCollector = {
   kind: 'data',
   name: 'summary',
-  families: SUMMARY_LEVELS.flatMap((level) => summaryDescs(level)),
+  families: SUMMARY_LEVELS.flatMap((level) => [...summaryDescs(level), ...coverageDescs(level)]),
   enabled: (config) => config.summary.enabled,
   intervalMs: (config) => config.summary.intervalMs,
   createJob: createSummaryJob,

@@ -8,33 +8,16 @@ import type { UpstreamClient } from '../../upstream/client.ts';
 import { UpstreamError } from '../../upstream/errors.ts';
 import type { StationSummary } from '../../upstream/types.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
-import { type SummaryResult, summaryFamilies } from './families.ts';
-import { planSummaries, type SummaryRequest } from './plan.ts';
+import { coverageFamilies, type SummaryResult, summaryFamilies } from './families.ts';
+import { entitiesOf, planSummaries, type SummaryRequest } from './plan.ts';
+import { createScaler, type DropReason } from './scale.ts';
+import { summaryScope } from './scope.ts';
 
 /** A failed entity keeps its last good answer for this many intervals. */
 const STALENESS_INTERVALS = 5;
 
 /** Last good answers by slot key, carried from poll to poll. */
 type SummaryMemory = ReadonlyMap<string, { readonly result: SummaryResult; readonly at: number }>;
-
-const RATIO_KEYS = ['firstPassYield', 'finalYield', 'retryRate'] as const;
-
-/** Scales the ratio fields; `odd` when one is outside 0..1 after scaling. */
-function scale(
-  summary: StationSummary,
-  yieldScale: 'ratio' | 'percent',
-): { summary: StationSummary; odd: boolean } {
-  const out: Record<string, number | undefined> = { ...summary };
-  let odd = false;
-  for (const key of RATIO_KEYS) {
-    const v = summary[key];
-    if (v === undefined) continue;
-    const r = yieldScale === 'percent' ? v / 100 : v;
-    if (r < 0 || r > 1) odd = true;
-    out[key] = r;
-  }
-  return { summary: out as StationSummary, odd };
-}
 
 /** Sends one request; 403/404 mean "no data for this set", not a failure. */
 function send(client: UpstreamClient, request: SummaryRequest, signal?: AbortSignal) {
@@ -50,9 +33,10 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
   const settings = config.summary;
   const maxStalenessMs = STALENESS_INTERVALS * settings.intervalMs;
   let memory: SummaryMemory = new Map();
-  let scaleWarned = false;
+  const scaler = createScaler(settings.yieldScale, logger);
   return {
-    async poll({ topology, now, signal }) {
+    async poll({ topology: discovered, now, signal }) {
+      const topology = summaryScope(discovered, settings.aggregateOver);
       const plan = planSummaries(
         topology,
         {
@@ -68,15 +52,15 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
       const next = new Map<string, { result: SummaryResult; at: number }>();
       let failures = 0;
       let firstError: unknown;
-      let scaleMismatch = false;
+      const dropped = new Map<DropReason, number>();
       // Slots in plan order, so the exposition order does not depend on answer timing.
       const results = await Promise.all(
         plan.slots.map(async (slot): Promise<SummaryResult | undefined> => {
           try {
             const summary = await answers.get(slot.request);
             if (!summary) return undefined;
-            const scaled = scale(summary, settings.yieldScale);
-            scaleMismatch ||= scaled.odd;
+            const scaled = scaler.scale(summary);
+            for (const [reason, n] of scaled.dropped) dropped.set(reason, (dropped.get(reason) ?? 0) + n);
             const result = { level: slot.level, labels: slot.labels, summary: scaled.summary };
             next.set(slot.key, { result, at: now.getTime() });
             return result;
@@ -97,24 +81,25 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
         );
       memory = next;
       report(logger, config, { skipped: plan.skipped, failures, requests: answers.size, firstError });
-      if (scaleMismatch && !scaleWarned) {
-        scaleWarned = true;
-        logger.warn(
-          { yield_scale: settings.yieldScale },
-          'a yield or retry rate is outside 0..1 after scaling: check summary.yield_scale',
-        );
-      }
       return {
-        families: summaryFamilies(
-          settings.levels,
-          results.filter((r) => r !== undefined),
-        ),
+        families: [
+          ...summaryFamilies(
+            settings.levels,
+            results.filter((r) => r !== undefined),
+          ),
+          ...coverageFamilies(settings.levels, (level) => entitiesOf(topology, level)),
+        ],
         requests: answers.size,
         failures,
         diagnostics: {
           levelsSkipped: [...plan.skipped].map(([level, count]) => ({
             level,
             reason: 'url_too_long',
+            count,
+          })),
+          recordsSkipped: [...dropped].map(([reason, count]) => ({
+            endpoint: 'station_summary',
+            reason,
             count,
           })),
         },

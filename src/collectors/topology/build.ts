@@ -41,6 +41,23 @@ function elementStations(el: LineElement): Array<{ station: StationRef; group?: 
   return el.stations.map((station) => ({ station, group: { id: el.id, name: el.name } }));
 }
 
+/** Ids in order, each once. */
+const distinct = (ids: readonly string[]): string[] => [...new Set(ids)];
+
+/** Every station id of a line's elements, in line order. */
+function lineStationIds(line: Line): string[] {
+  return distinct(line.elements.flatMap((el) => elementStations(el).map((s) => s.station.id)));
+}
+
+/**
+ * Index of the line's last element that holds a station: where units leave the line. Its
+ * stations are marked as the line's output even when filters leave them out, so that a
+ * filtered line has no output station rather than a wrong one.
+ */
+function outputIndex(line: Line): number {
+  return line.elements.findLastIndex((el) => elementStations(el).length > 0);
+}
+
 /** Builds the topology from discovered sites and the configured selection. */
 export function buildTopology(
   sites: readonly Site[],
@@ -61,6 +78,8 @@ export function buildTopology(
     if (!kept(include.sites, exclude.sites, site)) continue;
     const siteLabels = LabelSet.of({ site: siteNames.get(site) ?? site.name });
     const siteStations: string[] = [];
+    // The site's full station set includes lines the filters leave out.
+    const siteAll = distinct(site.lines.flatMap(lineStationIds));
     const lineNames = uniqueNames(site.lines, stats);
     for (const line of site.lines) {
       if (!kept(include.lines, exclude.lines, line)) continue;
@@ -85,11 +104,23 @@ export function buildTopology(
       stations.push(...built.stations);
       groups.push(...built.groups);
       const ids = built.stations.map((s) => s.id);
-      lines.push({ level: 'line', id: line.id, stationIds: ids, labels: lineLabels });
+      lines.push({
+        level: 'line',
+        id: line.id,
+        stationIds: ids,
+        allStationIds: lineStationIds(line),
+        labels: lineLabels,
+      });
       siteStations.push(...ids);
     }
     if (siteStations.length > 0) {
-      siteEntities.push({ level: 'site', id: site.id, stationIds: siteStations, labels: siteLabels });
+      siteEntities.push({
+        level: 'site',
+        id: site.id,
+        stationIds: siteStations,
+        allStationIds: siteAll,
+        labels: siteLabels,
+      });
     }
   }
   const missingStationIds = selection.stationIds.filter((id) => !seen.has(id));
@@ -130,8 +161,10 @@ function buildLine(
     line.elements.filter((e) => e.kind === 'group'),
     f.stats,
   );
+  const last = outputIndex(line);
   line.elements.forEach((el, index) => {
     const members: StationNode[] = [];
+    const position = { position: index + 1, lineOutput: index === last };
     const groupName = el.kind === 'group' ? (groupNames.get(el) ?? el.name) : undefined;
     for (const { station, group } of elementStations(el)) {
       if (f.seen.has(station.id)) continue; // a station listed twice is exported once
@@ -139,13 +172,19 @@ function buildLine(
       if (!kept(f.include.stations, f.exclude.stations, station)) continue;
       f.seen.add(station.id);
       members.push(
-        stationNode(station, ctx, line, index + 1, group && { id: group.id, name: groupName ?? group.name }),
+        stationNode(station, ctx, line, position, group && { id: group.id, name: groupName ?? group.name }),
       );
     }
     stations.push(...members);
     if (el.kind === 'group' && members.length > 0) {
       const labels = ctx.lineLabels.with('group', groupName ?? el.name);
-      groups.push({ level: 'group', id: el.id, stationIds: members.map((m) => m.id), labels });
+      groups.push({
+        level: 'group',
+        id: el.id,
+        stationIds: members.map((m) => m.id),
+        allStationIds: distinct(el.stations.map((st) => st.id)),
+        labels,
+      });
     }
   });
   return { stations, groups };
@@ -155,7 +194,7 @@ function stationNode(
   station: StationRef,
   ctx: LineContext,
   line: Line,
-  position: number,
+  { position, lineOutput }: { position: number; lineOutput: boolean },
   group: { id: string; name: string } | undefined,
 ): StationNode {
   let labels = ctx.lineLabels.with('station', station.name).with('station_id', station.id);
@@ -170,6 +209,7 @@ function stationNode(
     level: 'station',
     id: station.id,
     stationIds: [station.id],
+    allStationIds: [station.id],
     labels,
     name: station.name,
     description: station.description,
@@ -177,6 +217,7 @@ function stationNode(
     line: { id: line.id, name: ctx.lineName },
     ...(group ? { group } : {}),
     position,
+    lineOutput,
     infoLabels,
   };
 }

@@ -1,12 +1,12 @@
 /** The topology collector: discovery of site -> line -> station, and `station_info`. */
 import type { DiscoveryCollector } from '../collector.ts';
-import { STATION_INFO } from './families.ts';
+import { STATION_INFO, STATION_LINE_OUTPUT_INFO } from './families.ts';
 import { createTopologyJob } from './job.ts';
 
 export const topologyCollector: DiscoveryCollector = {
   kind: 'discovery',
   name: 'topology',
-  families: [STATION_INFO],
+  families: [STATION_INFO, STATION_LINE_OUTPUT_INFO],
   // Nothing can be polled without a topology.
   enabled: () => true,
   intervalMs: (config) => config.discovery.refreshIntervalMs,

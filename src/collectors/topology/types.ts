@@ -8,7 +8,13 @@ export type Level = SummaryLevel;
 export interface Entity {
   readonly level: Level;
   readonly id: string;
+  /** The exported stations of the entity (those the discovery filters keep). */
   readonly stationIds: readonly string[];
+  /**
+   * Every station of the element in the /sites hierarchy, exported or not, in line order:
+   * what "the line" means for its summaries unless `summary.aggregate_over` says otherwise.
+   */
+  readonly allStationIds: readonly string[];
   /** Labels identifying the entity, escaped once per topology. */
   readonly labels: LabelSet;
 }
@@ -23,6 +29,8 @@ export interface StationNode extends Entity {
   readonly group?: { readonly id: string; readonly name: string };
   /** 1-based position of the station's element along its line. */
   readonly position: number;
+  /** True when the station belongs to the last element of its line, where units leave the line. */
+  readonly lineOutput: boolean;
   /** Labels of the `station_info` series (ids, group, position, description). */
   readonly infoLabels: LabelSet;
 }

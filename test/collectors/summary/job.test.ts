@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSummaryJob } from '../../../src/collectors/summary/job.ts';
+import { buildTopology } from '../../../src/collectors/topology/build.ts';
 import { UpstreamError } from '../../../src/upstream/errors.ts';
 import type { StationSummary } from '../../../src/upstream/types.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
@@ -105,5 +106,49 @@ describe('summary job', () => {
     const out = await createSummaryJob(ctx).poll({ topology, now: new Date(T0) });
     expect(out.diagnostics?.levelsSkipped).toEqual([{ level: 'site', reason: 'url_too_long', count: 1 }]);
     expect(out.requests).toBe(3);
+  });
+});
+
+describe('summary job on a filtered line', () => {
+  // Line 1 has three stations; the filter exports only its first.
+  const site = plantOf([3]);
+  const ids = site.lines[0]!.elements.map((e) => e.id);
+  const filtered = buildTopology([site], {
+    stationIds: [],
+    include: { sites: [], lines: [], stations: [] },
+    exclude: { sites: [], lines: [], stations: ids.slice(1).map((i) => new RegExp(`^${i}$`)) },
+  });
+  const run = async (aggregateOver?: string) => {
+    const ctx = jobContext(
+      {
+        windows: ['15m'],
+        summary: {
+          levels: ['station', 'line', 'site'],
+          ...(aggregateOver ? { aggregate_over: aggregateOver } : {}),
+        },
+      },
+      { summary: answer },
+    );
+    const out = await createSummaryJob(ctx).poll({ topology: filtered, now: new Date(T0) });
+    return { ctx, out };
+  };
+
+  it('asks the line and site summaries for all stations of the line by default', async () => {
+    const { ctx, out } = await run();
+    const asked = ctx.client.calls.map((c) => (c.query as { stationIds: string[] }).stationIds);
+    expect(asked).toContainEqual(ids);
+    // The answer encodes the station count: 10 units per station.
+    expect(byLabel(out.families, 'station_line_unique_units', 'line').get('Line 1')).toBe(30);
+    expect(byLabel(out.families, 'station_unique_units', 'station_id')).toEqual(new Map([[ids[0], 10]]));
+    expect(byLabel(out.families, 'station_line_stations', 'line').get('Line 1')).toBe(3);
+    expect(byLabel(out.families, 'station_line_covered_stations', 'line').get('Line 1')).toBe(3);
+    expect(byLabel(out.families, 'station_site_covered_stations', 'site').get('Plant')).toBe(3);
+  });
+
+  it('covers only the exported stations with aggregate_over: exported_stations, and says so', async () => {
+    const { out } = await run('exported_stations');
+    expect(byLabel(out.families, 'station_line_unique_units', 'line').get('Line 1')).toBe(10);
+    expect(byLabel(out.families, 'station_line_stations', 'line').get('Line 1')).toBe(3);
+    expect(byLabel(out.families, 'station_line_covered_stations', 'line').get('Line 1')).toBe(1);
   });
 });

@@ -88,4 +88,33 @@ describe('buildTopology', () => {
     });
     expect(byId.stations.map((s) => s.id)).toEqual([id(110)]);
   });
+
+  it('keeps every station of the hierarchy in the group, line and site sets, whatever the filters', () => {
+    const t = buildTopology(sites, {
+      stationIds: [],
+      include: none,
+      exclude: { sites: [], lines: [new RegExp(`^${id(11)}$`)], stations: [/^ICT-2$/, /^AOI$/] },
+    });
+    expect(t.stations.map((s) => s.name)).toEqual(['ICT-1', 'Prüfstand "A"\\n', 'X']);
+    // Exported stations of the first line, and all four of its stations.
+    expect(t.lines[0]?.stationIds).toEqual([id(101), id(103)]);
+    expect(t.lines[0]?.allStationIds).toEqual([id(100), id(101), id(102), id(103)]);
+    expect(t.groups[0]?.stationIds).toEqual([id(101)]);
+    expect(t.groups[0]?.allStationIds).toEqual([id(101), id(102)]);
+    // Austin holds the excluded line 11 too.
+    expect(t.sites[0]?.allStationIds).toEqual([id(100), id(101), id(102), id(103), id(110)]);
+    expect(t.sites[0]?.stationIds).toEqual([id(101), id(103)]);
+  });
+
+  it("marks the stations of each line's last element as its output", () => {
+    const t = buildTopology(sites, { stationIds: [], include: none, exclude: none });
+    expect(t.stations.filter((s) => s.lineOutput).map((s) => s.id)).toEqual([id(103), id(110), id(120)]);
+    // When the last station is filtered out, the line has no output station rather than a wrong one.
+    const f = buildTopology(sites, {
+      stationIds: [],
+      include: none,
+      exclude: { sites: [], lines: [], stations: [new RegExp(`^${id(103)}$`)] },
+    });
+    expect(f.stations.filter((s) => s.lineOutput).map((s) => s.id)).toEqual([id(110), id(120)]);
+  });
 });

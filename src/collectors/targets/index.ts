@@ -1,0 +1,13 @@
+/** The targets collector: configured yield and retry targets per line and station. */
+import type { DataCollector } from '../collector.ts';
+import { TARGET_DESCS } from './families.ts';
+import { createTargetsJob } from './job.ts';
+
+export const targetsCollector: DataCollector = {
+  kind: 'data',
+  name: 'targets',
+  families: TARGET_DESCS,
+  enabled: (config) => config.targets.enabled,
+  intervalMs: (config) => config.targets.intervalMs,
+  createJob: createTargetsJob,
+};

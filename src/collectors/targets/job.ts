@@ -1,0 +1,29 @@
+/**
+ * The targets collector's job: maps the configured targets onto the current topology. It asks
+ * the upstream nothing; it polls so that new lines and stations get their targets.
+ */
+import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
+import type { StationNode } from '../topology/types.ts';
+import { type TargetRow, targetFamilies } from './families.ts';
+import { targetsOf } from './match.ts';
+
+/** Creates the targets job. */
+export function createTargetsJob(ctx: CollectorContext): Job<PollContext, PollOutcome> {
+  const settings = ctx.config.targets;
+  return {
+    async poll({ topology }) {
+      const stations: TargetRow[] = topology.stations.map((s) => ({
+        labels: s.labels,
+        targets: targetsOf(settings, { site: s.site, line: s.line, station: s }),
+      }));
+      // A line's site and line names come from any of its stations.
+      const byLine = new Map<string, StationNode>();
+      for (const s of topology.stations) if (!byLine.has(s.line.id)) byLine.set(s.line.id, s);
+      const lines: TargetRow[] = topology.lines.flatMap((l) => {
+        const s = byLine.get(l.id);
+        return s ? [{ labels: l.labels, targets: targetsOf(settings, { site: s.site, line: s.line }) }] : [];
+      });
+      return { families: targetFamilies(lines, stations), requests: 0, failures: 0 };
+    },
+  };
+}
