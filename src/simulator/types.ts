@@ -1,3 +1,5 @@
+import type { Replay } from './replay.ts';
+
 /**
  * Wire and option types of the simulator. Wire types mirror the JSON shapes of the Station Data
  * Query Service contract exactly (snake_case), so tests can compare HTTP bodies with ground truth.
@@ -125,6 +127,15 @@ export interface Scenario {
   forbiddenStations: string[];
   /** Pad every API response to several MiB. */
   large: boolean;
+  /** Drive one line's yield down (see {@link YieldDrop}); null: every line as generated. */
+  yieldDrop: YieldDrop | null;
+}
+
+/** A yield drop on one line: a share of its units fail every attempt at its last step. */
+export interface YieldDrop {
+  lineId: string;
+  /** Share of the line's units (0..1) that fail at the last step. */
+  failRatio: number;
 }
 
 /** Options of {@link createSimulator}. */
@@ -143,6 +154,15 @@ export interface SimulatorOptions {
   maxRecords?: number;
   /** Put quotes, a backslash, a newline and non-ASCII characters into some names, for escaping tests. */
   exoticNames?: boolean;
+  /**
+   * Names for markup-escaping tests: a station named with `<script>`, quotes, an ampersand and
+   * non-ASCII text (implies nothing about `exoticNames`).
+   */
+  hostileNames?: boolean;
+  /** Also accept HS256 JWTs signed with this secret (`exp` and a `sites` claim are checked). */
+  jwtSecret?: string;
+  /** Serve recorded data instead of the synthetic plant (see `loadRecording`). */
+  replay?: Replay;
 }
 
 /** A station of the plant, flattened. */
