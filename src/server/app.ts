@@ -12,6 +12,7 @@ import type { SelfMetrics } from '../exposition/selfmetrics.ts';
 import type { CollectorStatus } from '../scheduler/status.ts';
 import { landingPage } from './landing.ts';
 import { createTailMemo } from './self-metrics-tail.ts';
+import { type StatusModel, statusPage } from './status-page.ts';
 
 /** The outcome of a reload, safe to show (config errors never contain the token). */
 export type ReloadResult = { readonly ok: true } | { readonly ok: false; readonly error: string };
@@ -32,9 +33,11 @@ export interface AppDeps {
   readonly selfMetricsMaxAgeMs?: number;
   /** Reloads the config (POST /-/reload); absent: the route does not exist. */
   readonly reload?: () => Promise<ReloadResult>;
+  /** The status page's model (GET /status); absent: the route does not exist. */
+  readonly statusModel?: () => StatusModel;
 }
 
-/** Creates the Hono app: `/metrics`, `/`, `/-/healthy`, `/-/ready`. */
+/** Creates the Hono app: `/metrics`, `/`, `/status`, `/-/healthy`, `/-/ready`. */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const tailOf = createTailMemo({
@@ -80,6 +83,11 @@ export function createApp(deps: AppDeps): Hono {
       const result = await reload();
       return result.ok ? c.text('Reloaded\n') : c.text(`Reload failed: ${result.error}\n`, 500);
     });
+  }
+
+  const statusModel = deps.statusModel;
+  if (statusModel) {
+    app.get('/status', (c) => c.html(statusPage(statusModel()), 200, { 'cache-control': 'no-store' }));
   }
 
   app.get('/', (c) =>

@@ -20,6 +20,7 @@ const DIRECTIONS = ['input', 'output'] as const;
 export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutcome> {
   const { config, client, turns } = ctx;
   const store = new UnitStore();
+  ctx.offerLastUnitTime?.((id) => store.lastUnitTime(id));
   const sync = createRecordSync<UnitRecord>({
     collector: 'units',
     source: {
