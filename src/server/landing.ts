@@ -34,7 +34,7 @@ export function landingPage(p: {
   now: number;
 }): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>station-exporter</title>
+<html lang="en"><head><meta charset="utf-8"><title>station-exporter</title><link rel="icon" href="data:,">
 <style>body{font-family:system-ui,sans-serif;margin:2em;max-width:60em}table{border-collapse:collapse}
 td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}.ok td:nth-child(2){color:#080}
 .failing td:nth-child(2){color:#b00}.pending td:nth-child(2){color:#888}</style></head>

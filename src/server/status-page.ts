@@ -220,7 +220,7 @@ export function statusPage(m: StatusModel): string {
       0,
     ) ?? 0;
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>station-exporter status</title>
+<html lang="en"><head><meta charset="utf-8"><title>station-exporter status</title><link rel="icon" href="data:,">
 <style>${STYLE}</style></head>
 <body><h1>station-exporter status</h1>
 <p>Version ${escapeHtml(m.version)}. Upstream <code>${escapeHtml(m.upstream)}</code>. ${m.ready ? 'Ready.' : 'Not ready yet.'} As of ${iso(m.now)}. <a href="./">Home</a> · <a href="metrics">Metrics</a></p>
