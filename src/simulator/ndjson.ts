@@ -19,10 +19,17 @@ export function ndjsonWriter(path: string): NdjsonWriter {
   const file = createWriteStream(path);
   gzip.pipe(file);
   let count = 0;
+  // Concurrent writers share one wait for 'drain' instead of each adding listeners.
+  let drained: Promise<unknown> | undefined;
   return {
     async write(value) {
       count++;
-      if (!gzip.write(`${JSON.stringify(value)}\n`)) await once(gzip, 'drain');
+      if (!gzip.write(`${JSON.stringify(value)}\n`) && !drained) {
+        drained = once(gzip, 'drain').finally(() => {
+          drained = undefined;
+        });
+      }
+      if (drained) await drained;
     },
     get count() {
       return count;
