@@ -203,8 +203,8 @@ export function parseSimulatorArgs(argv: string[]): SimulatorServerOptions | 'he
     scale: scaleOf(v),
     scenario: scenarioOf(v),
     exoticNames: v['exotic-names'] ?? false,
-    hostileNames: v['hostile-names'] ?? false,
   };
+  if (v['hostile-names']) opts.hostileNames = true;
   if (yieldScale) opts.yieldScale = yieldScale;
   const maxRecords = num(v, 'max-records');
   if (maxRecords !== undefined) opts.maxRecords = maxRecords;
