@@ -4,7 +4,8 @@
  *   station-exporter [--config FILE] [--web.listen-address ADDR]   run (no config: the built-in simulator)
  *   station-exporter check-config [[--config] FILE] [--web.config.file FILE]   validate configs
  *   station-exporter once [--config FILE]                           one poll, exposition on stdout
- *   station-exporter simulate [...]                                 run the simulator
+ *   station-exporter simulate [...]                                 run the simulator (or replay)
+ *   station-exporter record --config FILE --from T1 --to T2 --out DIR record the upstream for replay
  */
 import { parseArgs } from 'node:util';
 import { VERSION } from './version.ts';
@@ -24,7 +25,10 @@ const USAGE = `Usage:
       Poll everything once and print the exposition on stdout; exit 1 if the upstream
       cannot be reached, 2 for a bad config.
   station-exporter simulate [--port 8080 --seed 42 --token demo-token ...]
-      Run the simulator of the Station Data Query Service (see 'simulate --help').
+      Run the simulator of the Station Data Query Service (see 'simulate --help'); with
+      --replay DIR [--shift-to-now] it serves a recording instead.
+  station-exporter record --config FILE --from T1 --to T2 --out DIR
+      Record sites, units, measurements and summaries from the upstream for replay.
   station-exporter --help | --version
 `;
 
@@ -34,6 +38,10 @@ async function main(argv: string[]): Promise<number> {
     const { runSimulatorCommand } = await import('./simulator/main.ts');
     await runSimulatorCommand(rest);
     return -1;
+  }
+  if (command === 'record') {
+    const { runRecord } = await import('./app/record.ts');
+    return runRecord(rest);
   }
   if (command === 'check-config') return checkConfig(rest);
   const isOnce = command === 'once';

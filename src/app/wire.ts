@@ -22,6 +22,11 @@ import { jwtExpiry } from '../upstream/jwt.ts';
 import { createLimiter } from '../upstream/limiter.ts';
 import { createTurns } from '../util/turns.ts';
 import { VERSION } from '../version.ts';
+import { createRecentErrors } from './recent-errors.ts';
+import { buildStatusModel, createLastUnitTimes } from './status.ts';
+
+/** Upstream errors the status page remembers. */
+const RECENT_ERRORS = 50;
 
 /** Optional injections, mostly for tests. */
 export interface WireOptions {
@@ -34,6 +39,8 @@ export interface WireOptions {
   readonly registry?: Registry;
   /** Handler of POST /-/reload; without it the route answers 404. */
   readonly reload?: () => Promise<ReloadResult>;
+  /** Stations the upstream refused (403), shown marked on the status page. */
+  readonly refused?: () => readonly string[];
 }
 
 /** A wired exporter, not yet polling. */
@@ -64,6 +71,8 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   const turns = createTurns();
   const self = createSelfMetrics(registry, { version: VERSION, wallClock });
   self.initEndpoints(ENDPOINT_NAMES);
+  const errors = createRecentErrors(RECENT_ERRORS, wallClock);
+  const lastUnitTimes = createLastUnitTimes();
   const client = createClient({
     baseUrl: config.upstream.baseUrl,
     token: trackedToken(config, self),
@@ -76,6 +85,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
       ratePerSecond: config.upstream.maxRequestsPerSecond,
     }),
     onRequest: (e) => self.observeRequest(e.endpoint, e.statusClass, e.seconds, e.bytes),
+    onError: (e) => errors.record(e),
     onSkipped: (endpoint, reason, n) => {
       self.recordSkipped(endpoint, reason, n);
       logger.debug({ endpoint, reason, n }, 'upstream records skipped at the edge');
@@ -85,7 +95,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   const scheduler = createScheduler({
     discovery: DISCOVERY,
     collectors: enabledDataCollectors(config),
-    context: { config, client, logger, turns },
+    context: { config, client, logger, turns, offerLastUnitTime: lastUnitTimes.offer },
     cache,
     self,
     logger,
@@ -103,6 +113,18 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     upstream: displayUrl(config.upstream.baseUrl),
     wallClock,
     reload: opts.reload,
+    statusModel: () =>
+      buildStatusModel({
+        version: VERSION,
+        upstream: displayUrl(config.upstream.baseUrl),
+        wallClock,
+        status: () => scheduler.status(),
+        topology: () => scheduler.currentTopology(),
+        ready: () => scheduler.ready(),
+        lastUnitTime: lastUnitTimes.read,
+        errors,
+        refused: opts.refused,
+      }),
   });
   return {
     config,

@@ -21,6 +21,11 @@ export interface CollectorContext {
   readonly logger: Logger;
   /** The exporter's event-loop turn queue, for CPU-heavy loops. */
   readonly turns: Turns;
+  /**
+   * Receives a read-only view of each station's latest unit time (epoch ms), for the status
+   * page; the units job offers it once, when it creates its store.
+   */
+  readonly offerLastUnitTime?: (read: (stationId: string) => number | undefined) => void;
 }
 
 /** One row of `station_exporter_levels_skipped`. */

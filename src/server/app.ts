@@ -13,6 +13,7 @@ import type { CollectorStatus } from '../scheduler/status.ts';
 import { landingPage } from './landing.ts';
 import { LIFECYCLE_DISABLED } from './lifecycle.ts';
 import { createTailMemo } from './self-metrics-tail.ts';
+import { type StatusModel, statusPage } from './status-page.ts';
 
 /** The outcome of a reload, safe to show (config errors never contain the token). */
 export type ReloadResult =
@@ -36,18 +37,21 @@ export interface AppDeps {
   readonly selfMetricsMaxAgeMs?: number;
   /** Reloads the config (POST /-/reload); absent: the lifecycle API is off and the route answers 403. */
   readonly reload?: () => Promise<ReloadResult>;
+  /** The status page's model (GET /status); absent: the route does not exist. */
+  readonly statusModel?: () => StatusModel;
 }
 
 /** The known paths and the methods each allows; any other method gets 405 with `Allow`. */
 const ROUTES: Readonly<Record<string, string>> = {
   '/metrics': 'GET, HEAD',
   '/': 'GET, HEAD',
+  '/status': 'GET, HEAD',
   '/-/healthy': 'GET, HEAD',
   '/-/ready': 'GET, HEAD',
   '/-/reload': 'POST, PUT',
 };
 
-/** Creates the Hono app: `/metrics`, `/`, `/-/healthy`, `/-/ready`, `/-/reload`. */
+/** Creates the Hono app: `/metrics`, `/`, `/status`, `/-/healthy`, `/-/ready`, `/-/reload`. */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
   const tailOf = createTailMemo({
@@ -99,6 +103,11 @@ export function createApp(deps: AppDeps): Hono {
     if (result.noConfig) return c.text(`Cannot reload: ${result.error}\n`, 409);
     return c.text(`Reload failed: ${result.error}\n`, 500);
   });
+
+  const statusModel = deps.statusModel;
+  if (statusModel) {
+    app.get('/status', (c) => c.html(statusPage(statusModel()), 200, { 'cache-control': 'no-store' }));
+  }
 
   app.get('/', (c) =>
     c.html(

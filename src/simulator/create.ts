@@ -3,6 +3,9 @@ import { createApp } from './app.ts';
 import { DEFAULT_SCENARIO, patchScenario } from './faults.ts';
 import { buildPlant, DEFAULT_SCALE } from './plant.ts';
 import { metricRecords, unitRecords } from './records.ts';
+import { plantOfRecording, replayOffset, replaySource } from './replay.ts';
+import { servedUnits } from './routes.ts';
+import { type DataSource, plantSource } from './source.ts';
 import type { SimState } from './state.ts';
 import { summarize } from './summarize.ts';
 import type {
@@ -25,7 +28,7 @@ export interface Simulator {
   setScenario(patch: Partial<Scenario>): void;
   scenario(): Scenario;
   clearRequests(): void;
-  /** Ground truth: unit records of both directions, as /units would return them before filters and caps. */
+  /** Ground truth of the synthetic plant (not of a replay, nor with data scenarios): unit records of both directions, as /units would return them before filters and caps. */
   unitsBetween(stationIds: string[], from: Date, to: Date): UnitRecordWire[];
   /** Ground truth: measurement records, as /metrics would return them before the record cap. */
   metricsBetween(stationIds: string[], from: Date, to: Date, names?: string[]): MetricRecordWire[];
@@ -37,11 +40,21 @@ export interface Simulator {
 export function createSimulator(opts: SimulatorOptions = {}): Simulator {
   const seed = opts.seed ?? 42;
   const now = opts.now ?? Date.now;
-  const model = buildPlant(seed, { ...DEFAULT_SCALE, ...opts.scale }, opts.exoticNames ?? false);
+  const model = buildPlant(
+    seed,
+    { ...DEFAULT_SCALE, ...opts.scale },
+    opts.exoticNames ?? false,
+    opts.hostileNames ?? false,
+  );
+  const replay = opts.replay;
+  const source: DataSource = replay
+    ? replaySource(replay.recording, replayOffset(replay, now()))
+    : plantSource(seed, model);
   const state: SimState = {
     seed,
     now,
-    model,
+    source,
+    jwtSecret: opts.jwtSecret,
     tokens: opts.tokens ?? { 'demo-token': { sites: 'all' } },
     scenario: patchScenario(DEFAULT_SCENARIO, opts.scenario ?? {}),
     requests: [],
@@ -53,7 +66,7 @@ export function createSimulator(opts: SimulatorOptions = {}): Simulator {
   const lower = (ids: string[]) => ids.map((id) => id.toLowerCase());
   return {
     app: createApp(state),
-    plant: model.plant,
+    plant: replay ? plantOfRecording(replay.recording) : model.plant,
     requests: state.requests,
     setScenario: (patch) => {
       state.scenario = patchScenario(state.scenario, patch);
@@ -65,6 +78,6 @@ export function createSimulator(opts: SimulatorOptions = {}): Simulator {
     unitsBetween: (ids, from, to) => unitRecords(seed, model, lower(ids), window(from, to)),
     metricsBetween: (ids, from, to, names) => metricRecords(seed, model, lower(ids), window(from, to), names),
     summaryOf: (ids, from, to) =>
-      summarize(unitRecords(seed, model, lower(ids), window(from, to)), state.yieldScale),
+      summarize(servedUnits(state, lower(ids), window(from, to)), state.yieldScale),
   };
 }

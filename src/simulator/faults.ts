@@ -11,6 +11,7 @@ export const DEFAULT_SCENARIO: Scenario = {
   drift: 'none',
   forbiddenStations: [],
   large: false,
+  yieldDrop: null,
 };
 
 const rate = z.number().min(0).max(1);
@@ -25,6 +26,10 @@ export const scenarioPatchSchema = z.strictObject({
   drift: z.enum(['none', 'missing-field', 'extra-field']).optional(),
   forbiddenStations: z.array(z.string()).optional(),
   large: z.boolean().optional(),
+  yieldDrop: z
+    .strictObject({ lineId: z.string().regex(/^[0-9a-fA-F]{24}$/), failRatio: rate })
+    .nullable()
+    .optional(),
 });
 
 /** Applies a patch; rejects rates whose sum exceeds 1, since one draw decides among them. */

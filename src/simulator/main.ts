@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
+import { generateSecret, issueJwt, parseExpiry } from './jwt.ts';
 import { DEFAULT_SCALE } from './plant.ts';
+import { loadRecording } from './replay.ts';
 import { type SimulatorServerOptions, startSimulatorServer } from './server.ts';
 import type { PlantScale, Scenario, TokenScope } from './types.ts';
 
-const USAGE = `Usage: station-exporter simulate [flags]
+const usage = () => `Usage: station-exporter simulate [flags]
 
 Serves a deterministic simulator of the Station Data Query Service.
 
@@ -20,6 +22,11 @@ Serves a deterministic simulator of the Station Data Query Service.
   --yield-scale S          ratio (0..1, default) or percent (0..100)
   --max-records N          silently truncate list results to N records (oldest kept)
   --exotic-names           names with quotes, backslash, newline and non-ASCII
+  --hostile-names          names that are markup (<script>, quotes, &) and non-ASCII
+  --jwt-secret SECRET      also accept HS256 JWTs signed with SECRET (or env ${JWT_ENV})
+  --replay DIR             serve a recording (station-exporter record) instead of the plant
+  --shift-to-now           with --replay: move recorded time so that its end is now
+  --yield-drop LINE:RATIO  that share (0..1) of a line's units fail its last step
   --latency D              added latency, e.g. 200ms or 1s (default 0)
   --jitter D               extra random latency up to D
   --error-rate R           share of requests answered 500 (0..1)
@@ -29,7 +36,15 @@ Serves a deterministic simulator of the Station Data Query Service.
   --forbid-stations IDS    comma-separated station ids answered 403
   --large                  pad every response to several MiB
   --help                   show this help
+
+Issue a token (printed on stdout) instead of serving:
+  --issue-token --sites all|ID,ID --expires 30d [--jwt-secret SECRET]
+      The secret comes from --jwt-secret or ${JWT_ENV}; without either, one is generated
+      and printed on stderr (start the simulator with it).
 `;
+
+/** Environment variable holding the JWT secret. */
+export const JWT_ENV = 'STATION_SIM_JWT_SECRET';
 
 const OPTIONS = {
   port: { type: 'string' },
@@ -52,6 +67,13 @@ const OPTIONS = {
   drift: { type: 'string' },
   'forbid-stations': { type: 'string' },
   large: { type: 'boolean' },
+  'hostile-names': { type: 'boolean' },
+  'jwt-secret': { type: 'string' },
+  replay: { type: 'string' },
+  'shift-to-now': { type: 'boolean' },
+  'yield-drop': { type: 'string' },
+  'issue-token': { type: 'boolean' },
+  expires: { type: 'string' },
   help: { type: 'boolean' },
 } as const;
 
@@ -106,6 +128,10 @@ function scenarioOf(v: Values): Partial<Scenario> {
   }
   if (v['forbid-stations']) s.forbiddenStations = v['forbid-stations'].split(',').filter(Boolean);
   if (v.large) s.large = true;
+  if (v['yield-drop']) {
+    const [lineId = '', ratio = ''] = v['yield-drop'].split(':', 2);
+    s.yieldDrop = { lineId, failRatio: Number(ratio) };
+  }
   return s;
 }
 
@@ -128,6 +154,39 @@ function scaleOf(v: Values): Partial<PlantScale> {
   return scale;
 }
 
+/** What `simulate --issue-token` needs. */
+export interface IssueTokenRequest {
+  readonly sites: 'all' | string[];
+  readonly expiresSeconds: number;
+  readonly secret: string | undefined;
+}
+
+/** Parsed `simulate` arguments: serve (with an optional recording to load), issue a token, or help. */
+export type SimulatorCommand =
+  | { kind: 'serve'; opts: SimulatorServerOptions; replayDir?: string; shiftToNow: boolean }
+  | { kind: 'issue-token'; request: IssueTokenRequest }
+  | 'help';
+
+function issueTokenOf(v: Values, env: NodeJS.ProcessEnv): IssueTokenRequest {
+  if (!v.sites) throw new Error('--issue-token needs --sites all or a comma-separated list of site ids');
+  if (!v.expires) throw new Error('--issue-token needs --expires, e.g. 30d');
+  const sites = v.sites === 'all' ? 'all' : v.sites.split(',').filter(Boolean);
+  return { sites, expiresSeconds: parseExpiry(v.expires), secret: v['jwt-secret'] ?? env[JWT_ENV] };
+}
+
+/** Turns command-line arguments into a command; throws with a readable message on bad input. */
+export function parseSimulatorCommand(argv: string[], env: NodeJS.ProcessEnv = {}): SimulatorCommand {
+  const { values: v } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
+  if (v.help) return 'help';
+  if (v['issue-token']) return { kind: 'issue-token', request: issueTokenOf(v, env) };
+  if (v['shift-to-now'] && !v.replay) throw new Error('--shift-to-now needs --replay DIR');
+  const opts = parseSimulatorArgs(argv);
+  if (opts === 'help') return 'help';
+  const secret = v['jwt-secret'] ?? env[JWT_ENV];
+  if (secret) opts.jwtSecret = secret;
+  return { kind: 'serve', opts, replayDir: v.replay, shiftToNow: v['shift-to-now'] ?? false };
+}
+
 /** Turns command-line arguments into server options; throws with a readable message on bad input. */
 export function parseSimulatorArgs(argv: string[]): SimulatorServerOptions | 'help' {
   const { values: v } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
@@ -145,25 +204,51 @@ export function parseSimulatorArgs(argv: string[]): SimulatorServerOptions | 'he
     scenario: scenarioOf(v),
     exoticNames: v['exotic-names'] ?? false,
   };
+  if (v['hostile-names']) opts.hostileNames = true;
   if (yieldScale) opts.yieldScale = yieldScale;
   const maxRecords = num(v, 'max-records');
   if (maxRecords !== undefined) opts.maxRecords = maxRecords;
   return opts;
 }
 
+/** Prints a token on stdout; a generated secret goes to stderr, never next to the token. */
+function issueToken(request: IssueTokenRequest, nowMs: number): void {
+  let secret = request.secret;
+  if (!secret) {
+    secret = generateSecret();
+    process.stderr.write(
+      `simulate: generated secret (start the simulator with --jwt-secret or ${JWT_ENV}):\n${secret}\n`,
+    );
+  }
+  const iat = Math.floor(nowMs / 1000);
+  const token = issueJwt(
+    { sites: request.sites, iatSeconds: iat, expSeconds: iat + request.expiresSeconds },
+    secret,
+  );
+  process.stdout.write(`${token}\n`);
+}
+
 /** `station-exporter simulate ...`: serves the simulator until SIGTERM or SIGINT. */
 export async function runSimulatorCommand(argv: string[]): Promise<void> {
-  let opts: SimulatorServerOptions | 'help';
+  let command: SimulatorCommand;
   try {
-    opts = parseSimulatorArgs(argv);
+    command = parseSimulatorCommand(argv, process.env);
   } catch (err) {
-    process.stderr.write(`simulate: ${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
+    process.stderr.write(`simulate: ${err instanceof Error ? err.message : String(err)}\n\n${usage()}`);
     process.exitCode = 2;
     return;
   }
-  if (opts === 'help') {
-    process.stdout.write(USAGE);
+  if (command === 'help') {
+    process.stdout.write(usage());
     return;
+  }
+  if (command.kind === 'issue-token') {
+    issueToken(command.request, Date.now());
+    return;
+  }
+  const { opts } = command;
+  if (command.replayDir) {
+    opts.replay = { recording: await loadRecording(command.replayDir), shiftToNow: command.shiftToNow };
   }
   const running = await startSimulatorServer(opts);
   const { plant } = running.sim;
@@ -175,9 +260,12 @@ export async function runSimulatorCommand(argv: string[]): Promise<void> {
       : `${tokens.length} token(s) from --token`;
   process.stdout.write(
     `Station Data Query Service simulator listening on ${running.url}\n` +
+      (command.replayDir
+        ? `  replaying ${command.replayDir}${command.shiftToNow ? ', shifted to now' : ''}\n`
+        : '') +
       `  seed ${opts.seed}, ${plant.sites.length} sites, ${plant.stations.length} stations, ` +
       `${plant.measurementNames.length} measurement names\n` +
-      `  auth: Authorization: Bearer <token> (accepted: ${hint})\n` +
+      `  auth: Authorization: Bearer <token> (accepted: ${hint}${opts.jwtSecret ? ', and JWTs signed with the secret' : ''})\n` +
       `  try: curl -H 'Authorization: Bearer <token>' ${running.url}/sites\n`,
   );
   await new Promise<void>((resolve) => {

@@ -57,6 +57,13 @@ export const EXOTIC = {
   station: 'Prüfstand "A"\n2',
 } as const;
 
+/** Names that are markup, used when `hostileNames` is on: they must show as text on any page. */
+export const HOSTILE = {
+  site: 'Plant <b>Nord</b> & "Süd"',
+  line: "Line <img src=x onerror=alert(1)> 'Ω'",
+  station: '<script>alert("pwned")</script> Prüfstand \'Ä\' & 测试',
+} as const;
+
 /** Name of station `i` of a step with `size` parallel stations. */
 export function stationName(step: string, i: number, size: number): string {
   if (size === 1) return step;

@@ -1,5 +1,5 @@
 import { canExplainFailure, type MeasurementSpec, measurementCatalog } from './measurements.ts';
-import { EXOTIC, LINE_KINDS, PRODUCTS, SITE_TEMPLATES, STEP_NAMES, stationName } from './names.ts';
+import { EXOTIC, HOSTILE, LINE_KINDS, PRODUCTS, SITE_TEMPLATES, STEP_NAMES, stationName } from './names.ts';
 import { hashString, hexId, Purpose, pick, uniform } from './random.ts';
 import type { ElementWire, LineWire, Plant, PlantScale, PlantStation, SiteWire } from './types.ts';
 
@@ -62,6 +62,7 @@ interface Ctx {
   seed: number;
   scale: PlantScale;
   exotic: boolean;
+  hostile: boolean;
   catalog: MeasurementSpec[];
   used: Set<string>;
   stations: StationModel[];
@@ -122,6 +123,7 @@ function buildElements(ctx: Ctx, line: { id: string; siteId: string; path: strin
       const id = size === 1 ? elementId : uniqueId(ctx, spath);
       let name = stationName(step, i, size);
       if (ctx.exotic && e === 0 && i === 0) name = EXOTIC.station;
+      if (ctx.hostile && e === 0 && i === 0) name = HOSTILE.station;
       const base: PlantStation = { id, name, siteId: line.siteId, lineId: line.id, position: e };
       if (size > 1) base.groupId = elementId;
       return buildStation(ctx, base, spath, total);
@@ -183,7 +185,12 @@ function buildSite(ctx: Ctx, s: number, lines: LineModel[]): SiteWire {
   const path = `site/${s}`;
   const site: SiteWire = {
     id: uniqueId(ctx, path),
-    name: ctx.exotic && s === 0 ? EXOTIC.site : `Plant ${template.city}${suffix}`,
+    name:
+      ctx.hostile && s === 0
+        ? HOSTILE.site
+        : ctx.exotic && s === 0
+          ? EXOTIC.site
+          : `Plant ${template.city}${suffix}`,
     description: `Electronics manufacturing site in ${template.city}${suffix}`,
     lines: [],
   };
@@ -192,7 +199,12 @@ function buildSite(ctx: Ctx, s: number, lines: LineModel[]): SiteWire {
     const kind = pick(LINE_KINDS, uniform(ctx.seed, Purpose.plant, hashString(lpath)));
     const line: LineWire = {
       id: uniqueId(ctx, lpath),
-      name: ctx.exotic && s === 0 && l === 1 ? EXOTIC.line : `${kind.name} ${l + 1}`,
+      name:
+        ctx.hostile && s === 0 && l === 0
+          ? HOSTILE.line
+          : ctx.exotic && s === 0 && l === 1
+            ? EXOTIC.line
+            : `${kind.name} ${l + 1}`,
       description: `${kind.what}, ${template.city}${suffix}`,
       elements: [],
     };
@@ -213,10 +225,10 @@ function buildSite(ctx: Ctx, s: number, lines: LineModel[]): SiteWire {
   return site;
 }
 
-/** Builds the synthetic plant; a pure function of seed, scale and the exotic-names switch. */
-export function buildPlant(seed: number, scale: PlantScale, exotic = false): PlantModel {
+/** Builds the synthetic plant; a pure function of seed, scale and the exotic- and hostile-names switches. */
+export function buildPlant(seed: number, scale: PlantScale, exotic = false, hostile = false): PlantModel {
   const catalog = measurementCatalog(seed, scale.measurementNames, exotic);
-  const ctx: Ctx = { seed, scale, exotic, catalog, used: new Set(), stations: [] };
+  const ctx: Ctx = { seed, scale, exotic, hostile, catalog, used: new Set(), stations: [] };
   const lines: LineModel[] = [];
   const sites = Array.from({ length: scale.sites }, (_, s) => buildSite(ctx, s, lines));
   const stationsById = new Map<string, StationModel & { line: LineModel }>();

@@ -1,6 +1,7 @@
 import { type Access, accessibleStations, checkStations } from './access.ts';
 import { ApiError, checkId, directionParam, listParam, stationIdsParam, windowParams } from './params.ts';
-import { metricRecords, unitRecords } from './records.ts';
+import type { Window } from './records.ts';
+import { applyYieldDrop } from './scenarios.ts';
 import type { SimState } from './state.ts';
 import { summarize } from './summarize.ts';
 import type { MetricRecordWire, SiteWire, SummaryWire, UnitRecordWire } from './types.ts';
@@ -19,6 +20,11 @@ function capped<T>(state: SimState, records: T[]): T[] {
   return max === undefined || records.length <= max ? records : records.slice(0, max);
 }
 
+/** Unit records as served: the source's, with the data scenarios applied. */
+export function servedUnits(state: SimState, ids: readonly string[], window: Window): UnitRecordWire[] {
+  return applyYieldDrop(state.source.units(ids, window), state.source, state.scenario.yieldDrop, state.seed);
+}
+
 // Called after every other parameter is parsed, so a request with several problems gets 400 first.
 function stationsOf(input: RouteInput): string[] {
   const ids = stationIdsParam(input.params);
@@ -26,9 +32,9 @@ function stationsOf(input: RouteInput): string[] {
 }
 
 /** GET /sites and GET /sites/{id}. */
-export function sitesRoute(input: RouteInput): SiteWire[] {
+export function sitesRoute(input: RouteInput): readonly SiteWire[] {
   const raw = input.pathId ?? input.params.get('id') ?? '';
-  const sites = input.state.model.plant.sites;
+  const sites = input.state.source.sites;
   if (raw === '') return sites.filter((s) => input.access.siteIds.has(s.id));
   const id = checkId(raw, 'site id');
   const site = sites.find((s) => s.id === id);
@@ -43,7 +49,7 @@ export function metricsRoute(input: RouteInput): MetricRecordWire[] {
   const window = { ...windowParams(input.params, input.nowMs), nowMs: input.nowMs };
   const names = listParam(input.params, 'names');
   const ids = stationsOf(input);
-  return capped(input.state, metricRecords(input.state.seed, input.state.model, ids, window, names));
+  return capped(input.state, input.state.source.metrics(ids, window, names));
 }
 
 /** GET /units. */
@@ -54,7 +60,7 @@ export function unitsRoute(input: RouteInput): UnitRecordWire[] {
   const typeSet = types ? new Set(types) : null;
   const serial = input.params.get('serial_number') || undefined;
   const ids = stationsOf(input);
-  const records = unitRecords(input.state.seed, input.state.model, ids, window).filter(
+  const records = servedUnits(input.state, ids, window).filter(
     (r) =>
       directions.has(r.direction) &&
       (typeSet === null || (r.unit_type !== null && typeSet.has(r.unit_type))) &&
@@ -69,6 +75,9 @@ export function summaryRoute(input: RouteInput): SummaryWire {
   if (!requested) throw new ApiError(400, 'BAD_REQUEST', 'station_ids is required');
   const window = { ...windowParams(input.params, input.nowMs), nowMs: input.nowMs };
   const ids = checkStations(input.state, input.access, requested);
-  const records = unitRecords(input.state.seed, input.state.model, ids, window);
-  return summarize(records, input.state.yieldScale);
+  // A recorded answer is the upstream's own; a data scenario changes the records, so it recomputes.
+  const recorded = input.state.scenario.yieldDrop
+    ? undefined
+    : input.state.source.recordedSummary?.(ids, window);
+  return recorded ?? summarize(servedUnits(input.state, ids, window), input.state.yieldScale);
 }

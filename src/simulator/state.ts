@@ -1,12 +1,15 @@
-import type { PlantModel } from './plant.ts';
+import type { DataSource } from './source.ts';
 import type { RecordedRequest, Scenario, TokenScope } from './types.ts';
 
 /** Mutable state shared by the routes of one simulator. */
 export interface SimState {
   seed: number;
   now: () => number;
-  model: PlantModel;
+  /** The synthetic plant, or recorded data. */
+  source: DataSource;
   tokens: Record<string, TokenScope>;
+  /** When set, HS256 JWTs signed with it are accepted too. */
+  jwtSecret: string | undefined;
   scenario: Scenario;
   requests: RecordedRequest[];
   /** Number of API requests seen, the counter behind the seeded fault sequence. */

@@ -125,6 +125,15 @@ export interface Scenario {
   forbiddenStations: string[];
   /** Pad every API response to several MiB. */
   large: boolean;
+  /** Drive one line's yield down (see {@link YieldDrop}); null: every line as generated. */
+  yieldDrop: YieldDrop | null;
+}
+
+/** A yield drop on one line: a share of its units fail every attempt at its last step. */
+export interface YieldDrop {
+  lineId: string;
+  /** Share of the line's units (0..1) that fail at the last step. */
+  failRatio: number;
 }
 
 /** Options of {@link createSimulator}. */
@@ -143,6 +152,15 @@ export interface SimulatorOptions {
   maxRecords?: number;
   /** Put quotes, a backslash, a newline and non-ASCII characters into some names, for escaping tests. */
   exoticNames?: boolean;
+  /**
+   * Names for markup-escaping tests: a station named with `<script>`, quotes, an ampersand and
+   * non-ASCII text (implies nothing about `exoticNames`).
+   */
+  hostileNames?: boolean;
+  /** Also accept HS256 JWTs signed with this secret (`exp` and a `sites` claim are checked). */
+  jwtSecret?: string;
+  /** Serve recorded data instead of the synthetic plant (see `loadRecording`). */
+  replay?: Replay;
 }
 
 /** A station of the plant, flattened. */
@@ -178,4 +196,36 @@ export interface RecordedRequest {
   status: number;
   /** Clock value (epoch ms) when the request arrived. */
   receivedAt: number;
+}
+
+/** `meta.json` of a recording. */
+export interface RecordingMeta {
+  format: 1;
+  /** The recorded window [from, to), ISO 8601. */
+  from: string;
+  to: string;
+  measurementNames: string[];
+}
+
+/** One recorded summary answer: the request's stations and window, and what the upstream said. */
+export interface RecordedSummary {
+  station_ids: string[];
+  from: string;
+  to: string;
+  summary: Partial<SummaryWire>;
+}
+
+/** A recording, loaded. */
+export interface Recording {
+  meta: RecordingMeta;
+  sites: SiteWire[];
+  units: UnitRecordWire[];
+  metrics: MetricRecordWire[];
+  summaries: RecordedSummary[];
+}
+
+/** A recording to serve, and whether to move its end to the simulator's `now()` at start. */
+export interface Replay {
+  recording: Recording;
+  shiftToNow?: boolean;
 }

@@ -48,6 +48,8 @@ export interface ClientOptions {
   /** Shared concurrency and rate gate; defaults to no practical limit. */
   readonly limiter?: Limiter;
   readonly onRequest?: (event: RequestEvent) => void;
+  /** Called with every failed request's typed error (the status page keeps the last few). */
+  readonly onError?: (error: UpstreamError) => void;
   /** Called with the records skipped at the edge, by reason, after each list response. */
   readonly onSkipped?: (endpoint: Endpoint, reason: string, count: number) => void;
   /** Monotonic clock in milliseconds, for request durations. */
@@ -169,6 +171,7 @@ export function createClient(opts: ClientOptions): UpstreamClient {
       if (seconds === 0) seconds = (clock() - started) / 1000;
       const e = classify(endpoint, err, timeout.aborted, status);
       report(statusClass(e.status, e.reason));
+      opts.onError?.(e);
       throw e;
     }
   }
@@ -183,7 +186,9 @@ export function createClient(opts: ClientOptions): UpstreamClient {
     else if (list && !Array.isArray(env.data.data)) problem = 'data is not an array';
     if (problem !== undefined || !env.success) {
       answer.report('invalid_body');
-      throw new UpstreamError(endpoint, 'invalid_body', `${endpoint}: ${problem}`);
+      const e = new UpstreamError(endpoint, 'invalid_body', `${endpoint}: ${problem}`);
+      opts.onError?.(e);
+      throw e;
     }
     answer.report(statusClass(answer.status));
     return env.data.data;

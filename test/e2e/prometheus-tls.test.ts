@@ -45,8 +45,8 @@ describe.skipIf(!enabled)('scraped by a real Prometheus over TLS with basic auth
     const job = (password: string) =>
       `    scheme: https\n    tls_config:\n      ca_file: ${pki.file('ca.crt')}\n` +
       `    basic_auth:\n      username: prometheus\n      password: ${password}\n`;
-    prom = await startPrometheus(`127.0.0.1:${server.port}`, job('scrape-pass'));
-    wrongProm = await startPrometheus(`127.0.0.1:${server.port}`, job('wrong-pass'));
+    prom = await startPrometheus(`127.0.0.1:${server.port}`, { jobYaml: job('scrape-pass') });
+    wrongProm = await startPrometheus(`127.0.0.1:${server.port}`, { jobYaml: job('wrong-pass') });
   }, 60_000);
 
   afterAll(async () => {

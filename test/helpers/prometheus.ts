@@ -27,6 +27,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
+function extrasYaml(extras: PrometheusExtras): string {
+  let yaml = '';
+  if (extras.ruleFiles?.length)
+    yaml += `rule_files:\n${extras.ruleFiles.map((f) => `  - '${f}'\n`).join('')}`;
+  if (extras.alertmanager) {
+    yaml += `alerting:\n  alertmanagers:\n    - static_configs:\n        - targets: ['${extras.alertmanager}']\n`;
+  }
+  return yaml;
+}
+
 export interface RunningPrometheus {
   readonly url: string;
   query(expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>>;
@@ -40,17 +50,28 @@ export interface RunningPrometheus {
 }
 
 /**
- * Starts Prometheus scraping `target` (host:port) every second. `jobYaml` adds keys to the
- * scrape job (e.g. scheme, tls_config, basic_auth), indented by four spaces.
+ * Rule files to load, an Alertmanager to send alerts to (rules are evaluated every second), and
+ * keys to add to the scrape job (e.g. scheme, tls_config, basic_auth), indented by four spaces.
  */
-export async function startPrometheus(target: string, jobYaml = ''): Promise<RunningPrometheus> {
+export interface PrometheusExtras {
+  readonly ruleFiles?: readonly string[];
+  /** host:port of an Alertmanager. */
+  readonly alertmanager?: string;
+  readonly jobYaml?: string;
+}
+
+/** Starts Prometheus scraping `target` (host:port) every second. */
+export async function startPrometheus(
+  target: string,
+  extras: PrometheusExtras = {},
+): Promise<RunningPrometheus> {
   const bin = prometheusPath();
   if (!bin) throw new Error('prometheus not found');
   const dir = mkdtempSync(path.join(tmpdir(), 'prom-'));
   const port = await freePort();
   writeFileSync(
     path.join(dir, 'prometheus.yml'),
-    `global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n  - job_name: station\n${jobYaml}    static_configs:\n      - targets: ['${target}']\n`,
+    `global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: station\n${extras.jobYaml ?? ''}    static_configs:\n      - targets: ['${target}']\n${extrasYaml(extras)}`,
   );
   const child: ChildProcess = spawn(
     bin,
@@ -58,6 +79,7 @@ export async function startPrometheus(target: string, jobYaml = ''): Promise<Run
       `--config.file=${path.join(dir, 'prometheus.yml')}`,
       `--storage.tsdb.path=${path.join(dir, 'data')}`,
       `--web.listen-address=127.0.0.1:${port}`,
+      '--rules.alert.resend-delay=1s',
     ],
     { stdio: 'ignore' },
   );

@@ -22,6 +22,7 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
   const { config, client, turns } = ctx;
   const store = new UnitStore();
   const counters = new RecordCounters();
+  ctx.offerLastUnitTime?.((id) => store.lastUnitTime(id));
   const sync = createRecordSync<UnitRecord>({
     collector: 'units',
     source: {

@@ -1,0 +1,353 @@
+/**
+ * `station-exporter record`: reads sites, unit records, measurement records and the summaries
+ * the exporter would ask for, through the exporter's own client (auth, limits, timeouts), and
+ * stores them as gzip NDJSON for `simulate --replay`. Records are stored in the contract's
+ * wire shape with the fields the exporter reads; fields it never reads (`tz`, `tags`,
+ * `metadata`, `time_inserted`) are stored empty.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import pino, { type Logger } from 'pino';
+import type { CollectorContext } from '../collectors/collector.ts';
+import { summaryCollector } from '../collectors/summary/index.ts';
+import { topologyCollector } from '../collectors/topology/index.ts';
+import { ConfigError, loadConfig } from '../config/load.ts';
+import type { Config } from '../config/schema.ts';
+import { createTokenProvider } from '../config/token.ts';
+import { fetchIncremental } from '../records/fetch.ts';
+import type { RecordSource, Timed } from '../records/types.ts';
+import { ndjsonWriter } from '../simulator/ndjson.ts';
+import { RECORDING_FILES } from '../simulator/replay.ts';
+import type {
+  MetricRecordWire,
+  RecordedSummary,
+  RecordingMeta,
+  SiteWire,
+  SummaryWire,
+  UnitRecordWire,
+} from '../simulator/types.ts';
+import { createClient, type UpstreamClient } from '../upstream/client.ts';
+import { createLimiter } from '../upstream/limiter.ts';
+import type { MeasurementRecord, Site, StationSummary, UnitRecord } from '../upstream/types.ts';
+import { createTurns } from '../util/turns.ts';
+
+/** What to record. */
+export interface RecordOptions {
+  readonly config: Config;
+  readonly fromMs: number;
+  readonly toMs: number;
+  readonly outDir: string;
+  /** One line of progress at a time (the command writes them to stderr). */
+  readonly progress?: (line: string) => void;
+  readonly logger?: Logger;
+}
+
+/** How much was recorded. */
+export interface RecordResult {
+  readonly sites: number;
+  readonly stations: number;
+  readonly units: number;
+  readonly metrics: number;
+  readonly summaries: number;
+  /** Requests that failed for good; their data is missing from the recording. */
+  readonly failures: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function siteWire(s: Site): SiteWire {
+  return {
+    id: s.id,
+    name: s.name,
+    description: s.description,
+    lines: s.lines.map((l) => ({
+      id: l.id,
+      name: l.name,
+      description: l.description,
+      elements: l.elements.map((e) =>
+        e.kind === 'group'
+          ? { id: e.id, name: e.name, description: e.description, stations: [...e.stations], type: 'group' }
+          : { id: e.id, name: e.name, description: e.description, type: 'station' },
+      ),
+    })),
+  };
+}
+
+function unitWire(r: UnitRecord): UnitRecordWire {
+  return {
+    station_id: r.stationId,
+    slot: r.slot,
+    unit_serial: r.serial,
+    time_created: iso(r.time),
+    tz: null,
+    mode: r.mode,
+    tags: [],
+    unit_type: r.unitType,
+    direction: r.direction,
+    result: r.result,
+    metadata: null,
+  };
+}
+
+function metricWire(r: MeasurementRecord): MetricRecordWire {
+  return {
+    station_id: r.stationId,
+    slot: r.slot,
+    unit_serial: r.serial,
+    time_created: iso(r.time),
+    tz: null,
+    mode: r.mode,
+    tags: [],
+    name: r.name,
+    value: r.raw,
+    unit: r.unit,
+    type: r.type,
+    limit_upper: r.upper === undefined ? null : String(r.upper),
+    limit_lower: r.lower === undefined ? null : String(r.lower),
+  };
+}
+
+const SUMMARY_FIELDS: ReadonlyArray<[keyof StationSummary, keyof SummaryWire]> = [
+  ['uniqueUnits', 'unique_units'],
+  ['totalInput', 'total_input'],
+  ['uniqueInput', 'unique_input'],
+  ['totalOutput', 'total_output'],
+  ['uniqueOutput', 'unique_output'],
+  ['firstPass', 'first_pass'],
+  ['finalPass', 'final_pass'],
+  ['firstPassYield', 'first_pass_yield'],
+  ['finalYield', 'final_yield'],
+  ['retryRate', 'retry_rate'],
+];
+
+/** The summary as the upstream sent it (fields it did not send stay out). */
+function summaryWire(s: StationSummary): Partial<SummaryWire> {
+  const out: Partial<SummaryWire> = {};
+  for (const [from, to] of SUMMARY_FIELDS) if (s[from] !== undefined) out[to] = s[from];
+  return out;
+}
+
+/** A client that also keeps every site and summary it reads. */
+function teeClient(
+  client: UpstreamClient,
+  sites: Map<string, Site>,
+  summaries: RecordedSummary[],
+): UpstreamClient {
+  const keep = <T extends { records: Site[] }>(list: T) => {
+    for (const s of list.records) sites.set(s.id, s);
+    return list;
+  };
+  return {
+    ...client,
+    listSites: async (signal) => keep(await client.listSites(signal)),
+    getSite: async (id, signal) => keep(await client.getSite(id, signal)),
+    stationSummary: async (q) => {
+      const summary = await client.stationSummary(q);
+      summaries.push({
+        station_ids: [...q.stationIds],
+        from: iso(q.from?.getTime() ?? 0),
+        to: iso(q.to?.getTime() ?? 0),
+        summary: summaryWire(summary),
+      });
+      return summary;
+    },
+  };
+}
+
+/** Fetches one record endpoint for every station over the window, writing each new record once. */
+async function recordList<R extends Timed>(
+  what: string,
+  source: RecordSource<R>,
+  opts: { config: Config; stationIds: readonly string[]; fromMs: number; toMs: number },
+  write: (r: R) => Promise<void>,
+  key: (r: R) => string,
+  progress: (line: string) => void,
+): Promise<{ records: number; failures: number }> {
+  // A truncated answer is delivered and then asked again in smaller spans: keep each record once.
+  const seen = new Set<string>();
+  let lastReport = 0;
+  const result = await fetchIncremental<R>({
+    source,
+    stationIds: opts.stationIds,
+    watermarks: new Map(),
+    now: opts.toMs,
+    retainFrom: opts.fromMs,
+    overlapMs: 0,
+    maxUrlLength: opts.config.upstream.maxUrlLength,
+    maxRecords: opts.config.measurements.maxRecordsPerRequest,
+    onRecords: async (records) => {
+      for (const r of records) {
+        const k = key(r);
+        if (seen.has(k)) continue;
+        seen.add(k);
+        await write(r);
+      }
+      if (seen.size - lastReport >= 10_000) {
+        lastReport = seen.size;
+        progress(`${what}: ${seen.size} records so far`);
+      }
+    },
+  });
+  progress(
+    `${what}: ${seen.size} records in ${result.requests} requests${result.failures ? `, ${result.failures} failed` : ''}`,
+  );
+  return { records: seen.size, failures: result.failures };
+}
+
+/** Records the upstream into `outDir`. */
+export async function recordUpstream(opts: RecordOptions): Promise<RecordResult> {
+  const { config, fromMs, toMs } = opts;
+  const progress = opts.progress ?? (() => {});
+  const logger = opts.logger ?? pino({ level: 'silent' });
+  const tokens = createTokenProvider(config.upstream.token);
+  const turns = createTurns();
+  const client = createClient({
+    baseUrl: config.upstream.baseUrl,
+    token: () => tokens.get(),
+    timeoutMs: config.upstream.timeoutMs,
+    turns,
+    limiter: createLimiter({
+      concurrency: config.upstream.concurrency,
+      ratePerSecond: config.upstream.maxRequestsPerSecond,
+    }),
+  });
+  const sites = new Map<string, Site>();
+  const summaries: RecordedSummary[] = [];
+  const ctx: CollectorContext = { config, client: teeClient(client, sites, summaries), logger, turns };
+  await mkdir(opts.outDir, { recursive: true });
+  const file = (name: string) => path.join(opts.outDir, name);
+  try {
+    const { topology } = await topologyCollector.createJob(ctx).poll({ now: new Date(toMs) });
+    const stationIds = topology.stations.map((s) => s.id);
+    const siteWriter = ndjsonWriter(file(RECORDING_FILES.sites));
+    for (const s of sites.values()) await siteWriter.write(siteWire(s));
+    await siteWriter.close();
+    progress(`sites: ${sites.size} sites, ${stationIds.length} stations`);
+
+    const window = { config, stationIds, fromMs, toMs };
+    const unitWriter = ndjsonWriter(file(RECORDING_FILES.units));
+    const units = await recordList<UnitRecord>(
+      'units',
+      {
+        urlLength: (q) => client.urlLength('units', { ...q, directions: ['input', 'output'] }),
+        fetch: (q) => client.units({ ...q, directions: ['input', 'output'] }),
+      },
+      window,
+      (r) => unitWriter.write(unitWire(r)),
+      (r) => `${r.stationId}|${r.time}|${r.serial}|${r.direction}|${r.slot}`,
+      progress,
+    );
+    await unitWriter.close();
+
+    // The configured measurement names, or every name when measurements are off.
+    const names = config.measurements.enabled ? config.measurements.names.map((n) => n.name) : undefined;
+    const metricWriter = ndjsonWriter(file(RECORDING_FILES.metrics));
+    const metrics = await recordList<MeasurementRecord>(
+      'metrics',
+      {
+        urlLength: (q) => client.urlLength('metrics', { ...q, names }),
+        fetch: (q) => client.metrics({ ...q, names }),
+      },
+      window,
+      (r) => metricWriter.write(metricWire(r)),
+      (r) => `${r.stationId}|${r.time}|${r.serial}|${r.name}|${r.slot}`,
+      progress,
+    );
+    await metricWriter.close();
+
+    // The summary job's own plan at `to`: exactly the requests an exporter sends at that time.
+    let summaryFailures = 0;
+    if (config.summary.enabled) {
+      const outcome = await summaryCollector.createJob(ctx).poll({ topology, now: new Date(toMs) });
+      summaryFailures = outcome.failures;
+    }
+    const summaryWriter = ndjsonWriter(file(RECORDING_FILES.summaries));
+    for (const s of summaries) await summaryWriter.write(s);
+    await summaryWriter.close();
+    progress(
+      `summaries: ${summaries.length} answers for windows ${config.windows.map((w) => w.name).join(', ')}`,
+    );
+
+    const meta: RecordingMeta = {
+      format: 1,
+      from: iso(fromMs),
+      to: iso(toMs),
+      measurementNames: [...new Set(names ?? [])],
+    };
+    await writeFile(file(RECORDING_FILES.meta), `${JSON.stringify(meta, null, 2)}\n`);
+    return {
+      sites: sites.size,
+      stations: stationIds.length,
+      units: units.records,
+      metrics: metrics.records,
+      summaries: summaries.length,
+      failures: units.failures + metrics.failures + summaryFailures,
+    };
+  } finally {
+    await client.close();
+  }
+}
+
+/** Parses `now`, `-24h`-style offsets from now (s, m, h, d), or an ISO 8601 date-time. */
+export function parseTime(raw: string, nowMs: number): number {
+  if (raw === 'now') return nowMs;
+  const rel = /^-(\d+)(s|m|h|d)$/.exec(raw);
+  if (rel)
+    return nowMs - Number(rel[1]) * { s: 1e3, m: 6e4, h: 36e5, d: 864e5 }[rel[2] as 's' | 'm' | 'h' | 'd'];
+  const ms = /^\d{4}-\d{2}-\d{2}T/.test(raw) ? Date.parse(raw) : Number.NaN;
+  if (Number.isNaN(ms))
+    throw new Error(`invalid time "${raw}": use an ISO 8601 date-time, now, or e.g. -24h`);
+  return ms;
+}
+
+export const RECORD_USAGE = `Usage: station-exporter record --config FILE --from T1 --to T2 --out DIR
+  Records sites, units, measurements and the configured summaries from the upstream in the
+  window [T1, T2) into DIR as gzip NDJSON, for 'simulate --replay DIR'. T1 and T2 are ISO 8601
+  date-times, 'now', or offsets such as -24h. Progress goes to stderr.
+`;
+
+/** `record ...`; returns the exit code. */
+export async function runRecord(argv: string[]): Promise<number> {
+  let values: { config?: string; from?: string; to?: string; out?: string };
+  let fromMs: number;
+  let toMs: number;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        config: { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        out: { type: 'string' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+    if (!values.config || !values.from || !values.to || !values.out)
+      throw new Error('--config, --from, --to and --out are required');
+    const now = Date.now();
+    fromMs = parseTime(values.from, now);
+    toMs = parseTime(values.to, now);
+    if (fromMs >= toMs) throw new Error('--from must be before --to');
+  } catch (err) {
+    process.stderr.write(`record: ${err instanceof Error ? err.message : String(err)}\n\n${RECORD_USAGE}`);
+    return 2;
+  }
+  let config: Config;
+  try {
+    config = await loadConfig(values.config);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const progress = (line: string) => process.stderr.write(`record: ${line}\n`);
+  progress(`${iso(fromMs)} .. ${iso(toMs)} into ${values.out}`);
+  const r = await recordUpstream({ config, fromMs, toMs, outDir: values.out, progress });
+  progress(`done: ${r.units} unit records, ${r.metrics} measurements, ${r.summaries} summaries`);
+  if (r.failures > 0) progress(`${r.failures} requests failed for good: the recording is incomplete`);
+  return r.failures > 0 ? 1 : 0;
+}

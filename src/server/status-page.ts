@@ -1,0 +1,237 @@
+/**
+ * The status page (`/status`): the plant as the exporter sees it, the stations it may not
+ * read, the last upstream errors, and how each collector keeps up. Plain server-rendered HTML
+ * with no script; every string from the upstream or the config is escaped, since site, line
+ * and station names are data from someone else. Lines are collapsible (`<details>`), so a
+ * plant of thousands of stations stays readable.
+ */
+
+/** A station of the tree. */
+export interface StatusStation {
+  readonly id: string;
+  readonly name: string;
+  /** Latest unit record seen (epoch ms); undefined when none. */
+  readonly lastUnitTime?: number;
+  /** The upstream refused this station's data (403). */
+  readonly refused: boolean;
+}
+
+/** One step of a line: a single station, or a group of parallel stations shown as one. */
+export interface StatusStep {
+  readonly position: number;
+  readonly name: string;
+  readonly group: boolean;
+  readonly stations: readonly StatusStation[];
+}
+
+export interface StatusLine {
+  readonly id: string;
+  readonly name: string;
+  readonly steps: readonly StatusStep[];
+}
+
+export interface StatusSite {
+  readonly id: string;
+  readonly name: string;
+  readonly lines: readonly StatusLine[];
+}
+
+/** A station named in the config that the exporter cannot read. */
+export interface StatusRefused {
+  readonly id: string;
+  readonly why: string;
+}
+
+/** Upstream errors of one kind. */
+export interface StatusErrorKind {
+  readonly endpoint: string;
+  readonly reason: string;
+  readonly status?: number;
+  readonly count: number;
+  readonly lastAt: number;
+  readonly lastMessage: string;
+}
+
+/** One collector's plan and what it achieved. */
+export interface StatusCollector {
+  readonly name: string;
+  readonly intervalMs: number;
+  /** The planner's refresh for this collector, once the planner is wired. */
+  readonly plannedRefreshMs?: number;
+  readonly polls: number;
+  readonly lastOk?: boolean;
+  readonly lastSuccessMs?: number;
+  readonly lastDurationMs?: number;
+  readonly lastError?: string;
+}
+
+/** Everything the page shows. */
+export interface StatusModel {
+  readonly now: number;
+  readonly version: string;
+  readonly upstream: string;
+  readonly ready: boolean;
+  /** Undefined before the first discovery. */
+  readonly sites?: readonly StatusSite[];
+  readonly refused: readonly StatusRefused[];
+  readonly errors: readonly StatusErrorKind[];
+  readonly recentErrors: readonly { at: number; endpoint: string; reason: string; message: string }[];
+  readonly collectors: readonly StatusCollector[];
+}
+
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+/** Escapes text for HTML content and quoted attributes. */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+/** "42 s", "3.5 min", "2.1 h", "4.0 d". */
+export function formatAge(ms: number): string {
+  const s = ms / 1000;
+  if (s < 0) return 'in the future';
+  if (s < 120) return `${Math.round(s)} s`;
+  if (s < 7200) return `${(s / 60).toFixed(1)} min`;
+  if (s < 172_800) return `${(s / 3600).toFixed(1)} h`;
+  return `${(s / 86_400).toFixed(1)} d`;
+}
+
+function when(ms: number | undefined, now: number): string {
+  return ms === undefined ? '<span class="none">never</span>' : `${iso(ms)} (${formatAge(now - ms)} ago)`;
+}
+
+function stationCells(st: StatusStation, now: number): string {
+  const mark = st.refused ? ' <strong class="tag">refused (403)</strong>' : '';
+  const age = st.lastUnitTime === undefined ? '' : formatAge(now - st.lastUnitTime);
+  const last = st.lastUnitTime === undefined ? '<span class="none">none</span>' : iso(st.lastUnitTime);
+  return `<td>${escapeHtml(st.name)}${mark}</td><td><code>${escapeHtml(st.id)}</code></td><td>${last}</td><td>${age}</td>`;
+}
+
+/** One row per station; a group's step cell spans its stations, so the group reads as one step. */
+function stepRows(step: StatusStep, now: number): string[] {
+  const span = step.stations.length > 1 ? ` rowspan="${step.stations.length}"` : '';
+  const label = step.group
+    ? `${escapeHtml(step.name)} <small>(group of ${step.stations.length})</small>`
+    : '';
+  return step.stations.map((st, i) => {
+    const cls = st.refused ? ' class="refused"' : st.lastUnitTime === undefined ? ' class="silent"' : '';
+    const head = i === 0 ? `<td${span}>${step.position}</td><td${span}>${label}</td>` : '';
+    return `<tr${cls} data-station-id="${escapeHtml(st.id)}">${head}${stationCells(st, now)}</tr>`;
+  });
+}
+
+function lineBlock(line: StatusLine, now: number): string {
+  const stations = line.steps.flatMap((s) => s.stations);
+  const refused = stations.filter((s) => s.refused).length;
+  const newest = Math.max(...stations.map((s) => s.lastUnitTime ?? Number.NEGATIVE_INFINITY));
+  const summary = [
+    `${line.steps.length} steps, ${stations.length} stations`,
+    Number.isFinite(newest) ? `newest unit ${formatAge(now - newest)} ago` : 'no units',
+    refused > 0 ? `${refused} refused` : '',
+  ].filter(Boolean);
+  const rows = line.steps.flatMap((step) => stepRows(step, now));
+  return `<details class="line${refused > 0 ? ' has-refused' : ''}"><summary>${escapeHtml(line.name)} <small>${escapeHtml(summary.join(' · '))}</small></summary>
+<table><thead><tr><th>Step</th><th>Group</th><th>Station</th><th>Id</th><th>Last unit</th><th>Data age</th></tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table></details>`;
+}
+
+function topologySection(m: StatusModel): string {
+  if (!m.sites) return '<p class="none">No topology yet: waiting for the first discovery.</p>';
+  if (m.sites.length === 0) return '<p class="none">No sites visible to the token (or all filtered out).</p>';
+  return m.sites
+    .map(
+      (site) =>
+        `<section class="site"><h3>${escapeHtml(site.name)} <small><code>${escapeHtml(site.id)}</code></small></h3>\n${site.lines.map((l) => lineBlock(l, m.now)).join('\n')}</section>`,
+    )
+    .join('\n');
+}
+
+function refusedSection(m: StatusModel): string {
+  if (m.refused.length === 0) return '<p class="none">None.</p>';
+  const items = m.refused.map(
+    (r) =>
+      `<li class="refused" data-station-id="${escapeHtml(r.id)}"><code>${escapeHtml(r.id)}</code>: ${escapeHtml(r.why)}</li>`,
+  );
+  return `<ul>${items.join('')}</ul>`;
+}
+
+function errorsSection(m: StatusModel): string {
+  if (m.errors.length === 0) return '<p class="none">No upstream errors since start.</p>';
+  const rows = m.errors.map(
+    (e) =>
+      `<tr><td>${escapeHtml(e.endpoint)}</td><td>${escapeHtml(e.reason)}</td><td>${e.status ?? ''}</td><td>${e.count}</td><td>${when(e.lastAt, m.now)}</td><td>${escapeHtml(e.lastMessage)}</td></tr>`,
+  );
+  const recent = m.recentErrors.map(
+    (e) =>
+      `<li>${iso(e.at)} ${escapeHtml(e.endpoint)} ${escapeHtml(e.reason)}: ${escapeHtml(e.message)}</li>`,
+  );
+  return `<table><thead><tr><th>Endpoint</th><th>Reason</th><th>Status</th><th>Count</th><th>Last</th><th>Last message</th></tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table>
+<details><summary>Last ${recent.length} errors, newest first</summary><ol>${recent.join('')}</ol></details>`;
+}
+
+const seconds = (ms: number | undefined) =>
+  ms === undefined ? '' : `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+
+function collectorsSection(m: StatusModel): string {
+  const rows = m.collectors.map((c) => {
+    const state = c.polls === 0 ? 'pending' : c.lastOk ? 'ok' : 'failing';
+    // Polls never overlap: a poll longer than its interval delays the next one.
+    const achieved = c.lastDurationMs === undefined ? undefined : Math.max(c.intervalMs, c.lastDurationMs);
+    const cells = [
+      escapeHtml(c.name),
+      `<span class="${state}">${state}</span>`,
+      seconds(c.intervalMs),
+      c.plannedRefreshMs === undefined ? '<span class="none">no plan</span>' : seconds(c.plannedRefreshMs),
+      seconds(achieved),
+      seconds(c.lastDurationMs),
+      when(c.lastSuccessMs, m.now),
+      String(c.polls),
+      escapeHtml(c.lastError ?? ''),
+    ];
+    return `<tr>${cells.map((x) => `<td>${x}</td>`).join('')}</tr>`;
+  });
+  return `<table><thead><tr><th>Collector</th><th>State</th><th>Interval</th><th>Planned refresh</th><th>Achieved refresh</th><th>Last duration</th><th>Last success</th><th>Polls</th><th>Last error</th></tr></thead><tbody>
+${rows.join('\n')}
+</tbody></table>`;
+}
+
+const STYLE = `body{font-family:system-ui,sans-serif;margin:1.5em;max-width:80em;color:#222}
+table{border-collapse:collapse;margin:.3em 0 1em}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}
+summary{cursor:pointer;padding:.2em 0}summary small,h3 small{color:#666;font-weight:normal}
+.refused{background:#fde8e8}.tag{color:#b00;font-size:.85em}.silent{color:#888}
+.none{color:#888}.ok{color:#080}.failing{color:#b00}.pending{color:#888}.site{margin-left:.5em}`;
+
+/** Renders the status page. */
+export function statusPage(m: StatusModel): string {
+  const stations =
+    m.sites?.reduce(
+      (n, s) => n + s.lines.reduce((k, l) => k + l.steps.reduce((j, st) => j + st.stations.length, 0), 0),
+      0,
+    ) ?? 0;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>station-exporter status</title><link rel="icon" href="data:,">
+<style>${STYLE}</style></head>
+<body><h1>station-exporter status</h1>
+<p>Version ${escapeHtml(m.version)}. Upstream <code>${escapeHtml(m.upstream)}</code>. ${m.ready ? 'Ready.' : 'Not ready yet.'} As of ${iso(m.now)}. <a href="./">Home</a> · <a href="metrics">Metrics</a></p>
+<h2>Collectors</h2>
+${collectorsSection(m)}
+<h2 id="refused">Stations refused or missing</h2>
+${refusedSection(m)}
+<h2 id="errors">Last upstream errors</h2>
+${errorsSection(m)}
+<h2 id="topology">Topology <small>(${stations} stations)</small></h2>
+${topologySection(m)}
+</body></html>
+`;
+}

@@ -1,0 +1,40 @@
+/**
+ * Where the simulator's answers come from: the synthetic plant, or recorded data (replay).
+ * Routes, parameter validation and access checks are the same for both; only this differs.
+ */
+import type { PlantModel } from './plant.ts';
+import { metricRecords, unitRecords, type Window } from './records.ts';
+import type { MetricRecordWire, SiteWire, SummaryWire, UnitRecordWire } from './types.ts';
+
+/** Where a station sits, as access checks need it. */
+export interface SourceStation {
+  readonly id: string;
+  readonly siteId: string;
+  readonly lineId: string;
+}
+
+/** The data behind the simulator's endpoints. */
+export interface DataSource {
+  /** Every site, as /sites returns them for a token that may read all. */
+  readonly sites: readonly SiteWire[];
+  /** Stations by (lower-case) id, in plant order. */
+  readonly stations: ReadonlyMap<string, SourceStation>;
+  /** Unit records of both directions in the window, sorted by time_created. */
+  units(ids: readonly string[], w: Window): UnitRecordWire[];
+  /** Measurement records in the window (optionally only `names`), sorted by time_created. */
+  metrics(ids: readonly string[], w: Window, names?: readonly string[]): MetricRecordWire[];
+  /** A summary answered as recorded, when the source has one for exactly this request. */
+  recordedSummary?(ids: readonly string[], w: Window): SummaryWire | undefined;
+}
+
+/** The synthetic plant as a data source. */
+export function plantSource(seed: number, model: PlantModel): DataSource {
+  const stations = new Map<string, SourceStation>();
+  for (const s of model.plant.stations) stations.set(s.id, { id: s.id, siteId: s.siteId, lineId: s.lineId });
+  return {
+    sites: model.plant.sites,
+    stations,
+    units: (ids, w) => unitRecords(seed, model, ids, w),
+    metrics: (ids, w, names) => metricRecords(seed, model, ids, w, names),
+  };
+}

@@ -1,0 +1,107 @@
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { createRecentErrors } from '../../src/app/recent-errors.ts';
+import { buildStatusModel } from '../../src/app/status.ts';
+import { escapeHtml, formatAge, statusPage } from '../../src/server/status-page.ts';
+import { UpstreamError } from '../../src/upstream/errors.ts';
+import { startHarness } from '../helpers/harness.ts';
+
+describe('recent upstream errors', () => {
+  it('keeps the newest N, newest first, and counts every error by endpoint, reason and status', () => {
+    let now = 0;
+    const ring = createRecentErrors(3, () => now);
+    for (let i = 0; i < 5; i++) {
+      now = i;
+      ring.record(new UpstreamError('units', 'status', `units: HTTP 403 #${i}`, 403));
+    }
+    ring.record(new UpstreamError('metrics', 'timeout', 'metrics: no answer'));
+    expect(ring.recent().map((e) => e.message)).toEqual([
+      'metrics: no answer',
+      'units: HTTP 403 #4',
+      'units: HTTP 403 #3',
+    ]);
+    expect(ring.kinds().map((k) => [k.endpoint, k.reason, k.status, k.count])).toEqual([
+      ['metrics', 'timeout', undefined, 1],
+      ['units', 'status', 403, 5],
+    ]);
+  });
+});
+
+describe('status page', () => {
+  it('escapes every markup character and formats ages', () => {
+    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;');
+    expect([
+      formatAge(42_000),
+      formatAge(300_000),
+      formatAge(3 * 3_600_000),
+      formatAge(5 * 86_400_000),
+    ]).toEqual(['42 s', '5.0 min', '3.0 h', '5.0 d']);
+  });
+
+  it('builds the tree from the topology: groups as one step, last unit times, refused marks', async () => {
+    const h = await startHarness();
+    try {
+      await h.exporter.scheduler.pollOnce();
+      const topology = h.exporter.scheduler.currentTopology()!;
+      const refusedId = topology.stations[1]!.id;
+      const html = statusPage(
+        buildStatusModel({
+          version: '1.2.3',
+          upstream: 'http://up',
+          wallClock: h.now,
+          status: () => h.exporter.scheduler.status(),
+          topology: () => topology,
+          ready: () => true,
+          lastUnitTime: (id) => (id === topology.stations[0]!.id ? h.now() - 90_000 : undefined),
+          errors: createRecentErrors(5, h.now),
+          refused: () => [refusedId.toUpperCase()],
+        }),
+      );
+      // One row per station, one <details> per line, and each group's step cell spans its stations.
+      expect(html.match(/<tr[^>]*data-station-id=/g)).toHaveLength(topology.stations.length);
+      expect(html.match(/<details class="line/g)).toHaveLength(topology.lines.length);
+      for (const g of topology.groups) {
+        expect(html).toContain(`<td rowspan="${g.stationIds.length}">`);
+      }
+      expect(html).toContain('90 s</td>');
+      expect(html).toMatch(new RegExp(`<tr class="refused" data-station-id="${refusedId}">`));
+      expect(html).toContain(`<code>${refusedId}</code>: listed in /sites, but its data is refused (403)`);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('is served at /status with the units store’s last unit times', async () => {
+    const h = await startHarness({ logger: pino({ level: 'silent' }) });
+    try {
+      expect(await (await h.exporter.app.request('/status')).text()).toContain('No topology yet');
+      await h.exporter.scheduler.pollOnce();
+      const res = await h.exporter.app.request('/status');
+      expect(res.status).toBe(200);
+      const html = await res.text();
+      // Independently: the newest unit record of the first station, from the simulator's ground truth.
+      const st = h.sim.sim.plant.stations[0]!;
+      const records = h.sim.sim.unitsBetween([st.id], new Date(h.now() - 86_400_000), new Date(h.now()));
+      const newest = new Date(Math.max(...records.map((r) => Date.parse(r.time_created)))).toISOString();
+      expect(html).toContain(`data-station-id="${st.id}"`);
+      expect(html).toContain(newest.replace('.000Z', 'Z'));
+      expect(await (await h.exporter.app.request('/')).text()).toContain('<a href="status">');
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('renders a plant without visible sites', () => {
+    const base = {
+      now: 0,
+      version: 'v',
+      upstream: 'u',
+      ready: false,
+      refused: [],
+      errors: [],
+      recentErrors: [],
+      collectors: [],
+    };
+    expect(statusPage({ ...base, sites: [] })).toContain('No sites visible');
+  });
+});
