@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { controlSchema } from '../spc/config.ts';
 import { always, anchoredRegex, duration, hexId, isRecord, reportDuplicates } from './fields.ts';
 import { windowsSchema } from './windows-schema.ts';
 
@@ -217,6 +218,7 @@ const measurementsSchema = z
       .describe(
         'Answers with this many records are assumed truncated and re-requested as smaller time spans.',
       ),
+    control: controlSchema,
   })
   .superRefine((m, ctx) => {
     if (!isRecord(m)) return;
@@ -240,6 +242,7 @@ const measurementsSchema = z
     minSamples: m.min_samples,
     overlapMs: m.overlap,
     maxRecordsPerRequest: m.max_records_per_request,
+    control: m.control,
   }))
   .describe('Measurement statistics (process capability) per window.');
 

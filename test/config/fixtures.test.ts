@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config/load.ts';
+import { NELSON_RULES } from '../../src/spc/rules.ts';
 
 const dir = fileURLToPath(new URL('../fixtures/config', import.meta.url));
 const env = { FIXTURE_TOKEN: 'token-from-env', FIXTURE_HOST: 'stations.example.com' };
@@ -80,6 +81,7 @@ describe('ok config fixtures', () => {
         minSamples: 30,
         overlapMs: 300_000,
         maxRecordsPerRequest: 20_000,
+        control: { names: [], evaluationWindowMs: 3_600_000, rules: NELSON_RULES },
       },
       units: { enabled: true, intervalMs: 60_000, overlapMs: 300_000 },
       server: { listenAddress: ':9732' },
@@ -123,6 +125,22 @@ describe('ok config fixtures', () => {
       minSamples: 20,
       overlapMs: 600_000,
       maxRecordsPerRequest: 1000,
+      control: {
+        names: [
+          {
+            pattern: /^(?:voltage_.*)$/,
+            baseline: { kind: 'rolling', durationMs: 172_800_000 },
+            minSamples: 10,
+          },
+          {
+            pattern: /^(?:current_draw)$/,
+            baseline: { kind: 'given', center: 1, ucl: 2, lcl: 0 },
+            minSamples: 10,
+          },
+        ],
+        evaluationWindowMs: 1_800_000,
+        rules: { ...NELSON_RULES, 2: { enabled: true, points: 8 }, 4: { enabled: false, points: 14 } },
+      },
     });
     expect(config.units).toEqual({ enabled: false, intervalMs: 300_000, overlapMs: 60_000 });
     expect(config.server.listenAddress).toBe('127.0.0.1:0');

@@ -9,6 +9,7 @@ import type { MeasurementRecord } from '../../upstream/types.ts';
 import type { Turns } from '../../util/turns.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
 import type { Topology } from '../topology/types.ts';
+import { createControlCharts } from './control.ts';
 import { type MeasurementResult, measurementFamilies } from './families.ts';
 import { latestMeasurement, measurementWindow } from './stats.ts';
 import { MeasurementStore } from './store.ts';
@@ -22,13 +23,14 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
   const mins = new Map(settings.names.map((n) => [n.name, n.minSamples]));
   const minSamples = (name: string) => mins.get(name) ?? settings.minSamples;
   const store = new MeasurementStore();
+  const control = createControlCharts(ctx, store);
   const sync = createRecordSync<MeasurementRecord>({
     collector: 'measurements',
     source: {
       urlLength: (q) => client.urlLength('metrics', { ...q, names }),
       fetch: (q) => client.metrics({ ...q, names }),
     },
-    store,
+    store: control.store,
     overlapMs: settings.overlapMs,
     maxRecords: settings.maxRecordsPerRequest,
     maxUrlLength: config.upstream.maxUrlLength,
@@ -42,12 +44,15 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
       const fetched = await sync({
         stationIds: topology.stations.map((s) => s.id),
         now: now.getTime(),
-        retainFrom: now.getTime() - longestWindowMs(config.windows, now),
+        retainFrom: control.retainFrom(now.getTime(), now.getTime() - longestWindowMs(config.windows, now)),
         signal,
       });
       const results = await measurementResults(topology, store, config.windows, now, minSamples, turns);
       return {
-        families: measurementFamilies(results),
+        families: [
+          ...measurementFamilies(results),
+          ...(await control.families(topology, now.getTime(), fetched.failures === 0)),
+        ],
         requests: fetched.requests,
         failures: fetched.failures,
       };
