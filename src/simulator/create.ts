@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import { createApp } from './app.ts';
 import { DEFAULT_SCENARIO, patchScenario } from './faults.ts';
 import { buildPlant, DEFAULT_SCALE } from './plant.ts';
+import { applyProcess } from './process.ts';
 import { metricRecords, unitRecords } from './records.ts';
 import type { SimState } from './state.ts';
 import { summarize } from './summarize.ts';
@@ -38,6 +39,7 @@ export function createSimulator(opts: SimulatorOptions = {}): Simulator {
   const seed = opts.seed ?? 42;
   const now = opts.now ?? Date.now;
   const model = buildPlant(seed, { ...DEFAULT_SCALE, ...opts.scale }, opts.exoticNames ?? false);
+  applyProcess(model, opts.process);
   const state: SimState = {
     seed,
     now,

@@ -3,6 +3,8 @@
  * Query Service contract exactly (snake_case), so tests can compare HTTP bodies with ground truth.
  */
 
+import type { ProcessScenario } from './process.ts';
+
 /** A station element of a line, as returned by /sites. */
 export interface StationElementWire {
   id: string;
@@ -143,6 +145,8 @@ export interface SimulatorOptions {
   maxRecords?: number;
   /** Put quotes, a backslash, a newline and non-ASCII characters into some names, for escaping tests. */
   exoticNames?: boolean;
+  /** Process scenario: drift off, mean shifts, trends, variance increases, yield drops (docs/simulator.md). */
+  process?: ProcessScenario;
 }
 
 /** A station of the plant, flattened. */
