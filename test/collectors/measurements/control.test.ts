@@ -202,7 +202,13 @@ describe('control charts in the measurements collector', () => {
   it('gives the event loop turns on long series', async () => {
     let turns = 0;
     const real = createTurns();
-    const counting: Turns = { ...real, yieldToLoop: () => (turns++, real.yieldToLoop()) };
+    const counting: Turns = {
+      ...real,
+      yieldToLoop: () => {
+        turns++;
+        return real.yieldToLoop();
+      },
+    };
     const { store, charts: c } = charts({ names: ['vbat'], baseline: { rolling: '7d' } }, counting);
     // 60,000 points a second apart, on each of two stations: at least two slices.
     store.add([...series(A, wave(60_000), { stepMs: 1000 }), ...series(B, wave(60_000), { stepMs: 1000 })]);
