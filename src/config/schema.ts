@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { controlSchema } from '../spc/config.ts';
 import { isValidTimeZone } from '../time/zones.ts';
 import { always, anchoredRegex, duration, hexId, isRecord, reportDuplicates } from './fields.ts';
 import { targetsSchema } from './targets-schema.ts';
@@ -281,6 +282,7 @@ const measurementsSchema = z
         'Values of attribute (pass/fail) tests, matched case-insensitively against the whole value; ' +
           'counted in `station_measurement_window_attribute_samples` by outcome.',
       ),
+    control: controlSchema,
   })
   .superRefine((m, ctx) => {
     if (!isRecord(m)) return;
@@ -310,6 +312,7 @@ const measurementsSchema = z
       pass: m.attributes.pass.map((v) => v.toUpperCase()),
       fail: m.attributes.fail.map((v) => v.toUpperCase()),
     },
+    control: m.control,
   }))
   .describe('Measurement statistics (process capability) per window.');
 

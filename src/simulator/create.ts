@@ -2,6 +2,7 @@ import type { Hono } from 'hono';
 import { createApp } from './app.ts';
 import { DEFAULT_SCENARIO, patchScenario } from './faults.ts';
 import { buildPlant, DEFAULT_SCALE } from './plant.ts';
+import { applyProcess } from './process.ts';
 import { metricRecords, unitRecords } from './records.ts';
 import { plantOfRecording, replayOffset, replaySource } from './replay.ts';
 import { servedUnits } from './routes.ts';
@@ -46,6 +47,7 @@ export function createSimulator(opts: SimulatorOptions = {}): Simulator {
     opts.exoticNames ?? false,
     opts.hostileNames ?? false,
   );
+  applyProcess(model, opts.process);
   const replay = opts.replay;
   const source: DataSource = replay
     ? replaySource(replay.recording, replayOffset(replay, now()))

@@ -1,3 +1,4 @@
+import { type MeasurementEvent, measurementEffect } from './process-events.ts';
 import { gaussian, hashInts, hashString, Purpose, uniform } from './random.ts';
 
 /** How a measurement's value is produced. */
@@ -123,6 +124,8 @@ export interface ValueContext {
   cycleMs: number;
   /** The visit failed and this measurement is the one that explains it. */
   failing: boolean;
+  /** Injected changes of the station's measurements (process scenario). */
+  events?: readonly MeasurementEvent[];
 }
 
 const EMPTY_VALUE_RATE = 0.002;
@@ -141,6 +144,10 @@ export function measuredValue(spec: MeasurementSpec, ctx: ValueContext): string 
     spec.sd *
     Math.sin((2 * Math.PI * ctx.timeMs) / spec.driftPeriodMs + spec.driftPhase + (ctx.stationHash % 7));
   let value = spec.nominal + offset + drift + spec.sd * gaussian(h);
+  if (ctx.events !== undefined) {
+    const injected = measurementEffect(ctx.events, spec.name, ctx.timeMs);
+    value += spec.sd * (injected.sigmas + (injected.factor - 1) * gaussian(h));
+  }
   value = ctx.failing ? outside(spec, uniform(h, 1)) : inside(spec, value, uniform(h, 2));
   return value.toFixed(spec.decimals);
 }

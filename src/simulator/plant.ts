@@ -1,5 +1,6 @@
 import { canExplainFailure, type MeasurementSpec, measurementCatalog } from './measurements.ts';
 import { EXOTIC, HOSTILE, LINE_KINDS, PRODUCTS, SITE_TEMPLATES, STEP_NAMES, stationName } from './names.ts';
+import type { MeasurementEvent, YieldDropEvent } from './process-events.ts';
 import { hashString, hexId, Purpose, pick, uniform } from './random.ts';
 import type { ElementWire, LineWire, Plant, PlantScale, PlantStation, SiteWire } from './types.ts';
 
@@ -30,6 +31,8 @@ export interface StationModel extends PlantStation {
   measures: MeasurementSpec[];
   /** Indexes into `measures` of those that can explain a failure. */
   explainers: number[];
+  /** Injected changes of this station's measurements (process scenario). */
+  events?: MeasurementEvent[];
 }
 
 /** One step of a line: a single station or a group of parallel ones. */
@@ -49,6 +52,8 @@ export interface LineModel {
   elements: ElementModel[];
   /** Upper bound of the time between a unit's entry and its last record. */
   maxSpanMs: number;
+  /** Injected yield drops of this line (process scenario). */
+  yieldDrops?: YieldDropEvent[];
 }
 
 /** The plant as data plus the internal model used to generate records. */

@@ -167,6 +167,7 @@ export function metricRecords(
       timeMs: t,
       cycleMs: t - visit.inMs,
       failing: false,
+      events: st.events,
     };
     for (let i = 0; i < st.measures.length; i++) {
       const spec = st.measures[i]!;

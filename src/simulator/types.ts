@@ -3,6 +3,8 @@
  * Query Service contract exactly (snake_case), so tests can compare HTTP bodies with ground truth.
  */
 
+import type { ProcessScenario } from './process-events.ts';
+
 /** A station element of a line, as returned by /sites. */
 export interface StationElementWire {
   id: string;
@@ -161,6 +163,8 @@ export interface SimulatorOptions {
   jwtSecret?: string;
   /** Serve recorded data instead of the synthetic plant (see `loadRecording`). */
   replay?: Replay;
+  /** Process scenario: drift off, mean shifts, trends, variance increases, yield drops (docs/simulator.md). */
+  process?: ProcessScenario;
 }
 
 /** A station of the plant, flattened. */

@@ -186,7 +186,7 @@ const rulesSchema = z
   .transform((r): RulesConfig => r)
   .describe('The Nelson rules, keyed by number; each can be switched off and its run lengths changed.');
 
-/** The `control` config section; not yet part of configSchema. */
+/** The `measurements.control` config section. */
 export const controlSchema = z
   .strictObject({
     names: z

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config/load.ts';
+import { NELSON_RULES } from '../../src/spc/rules.ts';
 
 const dir = fileURLToPath(new URL('../fixtures/config', import.meta.url));
 const env = { FIXTURE_TOKEN: 'token-from-env', FIXTURE_HOST: 'stations.example.com' };
@@ -86,6 +87,7 @@ describe('ok config fixtures', () => {
         rereadIntervalMs: 3_600_000,
         retentionMs: 86_400_000,
         attributes: { pass: ['PASS', 'OK'], fail: ['FAIL', 'NG', 'NOK'] },
+        control: { names: [], evaluationWindowMs: 3_600_000, rules: NELSON_RULES },
       },
       units: { enabled: true, intervalMs: 60_000, overlapMs: 300_000, rereadIntervalMs: 3_600_000 },
       targets: {
@@ -141,6 +143,22 @@ describe('ok config fixtures', () => {
       rereadIntervalMs: 1_800_000,
       retentionMs: 172_800_000,
       attributes: { pass: ['GOOD'], fail: ['BAD', 'NG'] },
+      control: {
+        names: [
+          {
+            pattern: /^(?:voltage_.*)$/,
+            baseline: { kind: 'rolling', durationMs: 172_800_000 },
+            minSamples: 10,
+          },
+          {
+            pattern: /^(?:current_draw)$/,
+            baseline: { kind: 'given', center: 1, ucl: 2, lcl: 0 },
+            minSamples: 10,
+          },
+        ],
+        evaluationWindowMs: 1_800_000,
+        rules: { ...NELSON_RULES, 2: { enabled: true, points: 8 }, 4: { enabled: false, points: 14 } },
+      },
     });
     expect(config.units).toEqual({
       enabled: false,

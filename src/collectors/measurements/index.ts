@@ -1,12 +1,13 @@
 /** The measurements collector: latest values, limits and per-window statistics per measurement. */
 import type { DataCollector } from '../collector.ts';
+import { CONTROL_FAMILIES } from './control-families.ts';
 import { MEASUREMENT_FAMILIES } from './families.ts';
 import { createMeasurementsJob } from './job.ts';
 
 export const measurementsCollector: DataCollector = {
   kind: 'data',
   name: 'measurements',
-  families: Object.values(MEASUREMENT_FAMILIES),
+  families: [...Object.values(MEASUREMENT_FAMILIES), ...CONTROL_FAMILIES],
   enabled: (config) => config.measurements.enabled,
   intervalMs: (config) => config.measurements.intervalMs,
   createJob: createMeasurementsJob,

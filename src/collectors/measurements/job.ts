@@ -11,6 +11,7 @@ import type { MeasurementRecord } from '../../upstream/types.ts';
 import type { Turns } from '../../util/turns.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
 import type { Topology } from '../topology/types.ts';
+import { createControlCharts } from './control.ts';
 import { type MeasurementResult, measurementFamilies } from './families.ts';
 import { RecordCounters } from './record-counters.ts';
 import { measurementWindow } from './stats.ts';
@@ -26,13 +27,14 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
   const minSamples = (name: string) => mins.get(name) ?? settings.minSamples;
   const store = new MeasurementStore(attributeClassifier(settings.attributes.pass, settings.attributes.fail));
   const counters = new RecordCounters();
+  const control = createControlCharts(ctx, store);
   const sync = createRecordSync<MeasurementRecord>({
     collector: 'measurements',
     source: {
       urlLength: (q) => client.urlLength('metrics', { ...q, names }),
       fetch: (q) => client.metrics({ ...q, names }),
     },
-    store,
+    store: control.store,
     overlapMs: settings.overlapMs,
     rereadIntervalMs: settings.rereadIntervalMs,
     maxFutureSkewMs: config.upstream.maxFutureSkewMs,
@@ -48,14 +50,17 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
       const fetched = await sync({
         stationIds: topology.stations.map((s) => s.id),
         now: now.getTime(),
-        retainFrom: now.getTime() - longestWindowMs(config.windows, now),
+        retainFrom: control.retainFrom(now.getTime(), now.getTime() - longestWindowMs(config.windows, now)),
         signal,
       });
       store.forgetIdleBefore(now.getTime() - settings.retentionMs);
       counters.add(fetched);
       const results = await measurementResults(topology, store, config.windows, now, minSamples, turns);
       return {
-        families: measurementFamilies(results, counters.of(topology)),
+        families: [
+          ...measurementFamilies(results, counters.of(topology)),
+          ...(await control.families(topology, now.getTime(), fetched.failures === 0)),
+        ],
         requests: fetched.requests,
         failures: fetched.failures,
       };

@@ -1,0 +1,180 @@
+/**
+ * Control-chart families of the measurements collector (issue 13): per station, measurement
+ * name (`metric`) and slot, the I-MR limits of its baseline and the Nelson rules' results over
+ * the evaluation window. docs/measurements.md#control-charts defines every value.
+ */
+import type { Config } from '../../config/schema.ts';
+import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
+import type { ControlConfig } from '../../spc/config.ts';
+import type { ControlLimits } from '../../spc/index.ts';
+import { RULE_NUMBERS } from '../../spc/rules.ts';
+
+const SERIES = ['site', 'line', 'station', 'station_id', 'group', 'metric', 'slot'];
+const BY_RULE = [...SERIES, 'rule'];
+const SOURCE = 'computed by the exporter from the upstream GET /metrics records it holds';
+const REFRESH = 'refreshed every measurements interval';
+const GENERIC_BASELINE = 'the baseline configured for the name in measurements.control';
+
+function gauge(name: string, labels: readonly string[], help: string, unit?: string): FamilyDesc {
+  return { name, kind: 'gauge', labels, help, ...(unit ? { unit } : {}) };
+}
+
+/** Keys of the control families, in exposition order. */
+export const CONTROL_KEYS = [
+  'state',
+  'violations',
+  'lastViolation',
+  'center',
+  'ucl',
+  'lcl',
+  'mrUcl',
+  'sigma',
+  'baselineSamples',
+] as const;
+type Key = (typeof CONTROL_KEYS)[number];
+
+/**
+ * The control families. HELP says which baseline produced the limits: with a config, the
+ * baseline of every `control.names` entry; without one (the generated reference), generically.
+ */
+export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyDesc> {
+  const base = control ? baselineText(control) : GENERIC_BASELINE;
+  const limit = (suffix: string, what: string) =>
+    gauge(
+      `station_measurement_control_${suffix}`,
+      SERIES,
+      `${what}, in the measurement's unit, from ${base}; ${SOURCE}; ${REFRESH}.`,
+    );
+  return {
+    state: gauge(
+      'station_measurement_control_state',
+      SERIES,
+      `1 when an enabled Nelson rule has a violation among the points of the evaluation window, 0 when none; ` +
+        `absent while the series has no control limits (too few baseline points, no spread); limits from ${base}; ${SOURCE}; ${REFRESH}.`,
+    ),
+    violations: gauge(
+      'station_measurement_control_violations',
+      BY_RULE,
+      `Points of the evaluation window at which Nelson rule "rule" completes. Sparse: a rule's series exists ` +
+        `only while it has a violation in the window (no 0 sample); limits from ${base}; ${SOURCE}; ${REFRESH}.`,
+    ),
+    lastViolation: gauge(
+      'station_measurement_control_last_violation_timestamp_seconds',
+      BY_RULE,
+      `Time (Unix seconds, the record's time_created) of Nelson rule "rule"'s last violation seen since the ` +
+        `exporter started; sparse: absent until the rule has had one; ${SOURCE}; ${REFRESH}.`,
+      'seconds',
+    ),
+    center: limit('center', 'Centre line of the I chart (the baseline mean, or the given centre)'),
+    ucl: limit('ucl', 'Upper control limit of the I chart (centre + 3 sigma, or the given one)'),
+    lcl: limit('lcl', 'Lower control limit of the I chart (centre - 3 sigma, or the given one)'),
+    mrUcl: limit('mr_ucl', 'Upper control limit of the moving-range chart (D4 = 3.267 x mean moving range)'),
+    sigma: limit(
+      'sigma',
+      'Within sigma of the chart (mean moving range / d2, d2 = 1.128; given: (ucl - lcl) / 6)',
+    ),
+    baselineSamples: gauge(
+      'station_measurement_control_baseline_samples',
+      SERIES,
+      `Baseline points the control limits were computed from (0 for limits given in config), from ${base}; ${SOURCE}; ${REFRESH}.`,
+    ),
+  };
+}
+
+/** The control families with generic HELP, for the collector's list and the metrics reference. */
+export const CONTROL_FAMILIES: readonly FamilyDesc[] = Object.values(controlFamilyDescs());
+
+function baselineText(control: ControlConfig): string {
+  if (control.names.length === 0) return GENERIC_BASELINE;
+  const parts = control.names.map((n) => {
+    const b = n.baseline;
+    const what =
+      b.kind === 'rolling'
+        ? `a rolling baseline of ${formatDuration(b.durationMs)} before the evaluation window`
+        : b.kind === 'frozen'
+          ? `the frozen baseline ${new Date(b.fromMs).toISOString()} to ${new Date(b.toMs).toISOString()}`
+          : 'the limits given in config';
+    return `${what} for names matching ${patternText(n.pattern)}`;
+  });
+  return parts.join('; ');
+}
+
+/** The pattern as configured, without the anchors the config added. */
+function patternText(pattern: RegExp): string {
+  return pattern.source.replace(/^\^\(\?:/, '').replace(/\)\$$/, '');
+}
+
+function formatDuration(ms: number): string {
+  const units: Array<[number, string]> = [
+    [86_400_000, 'd'],
+    [3_600_000, 'h'],
+    [60_000, 'm'],
+    [1000, 's'],
+  ];
+  for (const [size, unit] of units) if (ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
+}
+
+/** One charted series' outcome at a poll. */
+export interface ControlOutcome {
+  /** Station labels plus `metric` and (when set) `slot`. */
+  readonly labels: LabelSet;
+  /** Undefined when the series has no limits (then only the last violation times are exported). */
+  readonly limits: ControlLimits | undefined;
+  /** Violations per rule (index rule - 1) in the evaluation window. */
+  readonly counts: ArrayLike<number>;
+  /** Last violation time per rule (Unix ms), NaN when none yet. */
+  readonly lastTimes: ArrayLike<number>;
+}
+
+/** Turns the outcomes into families; the violation series are sparse. */
+export function controlFamilies(outcomes: readonly ControlOutcome[], control?: ControlConfig): Family[] {
+  const descs = controlFamilyDescs(control);
+  const out = new Map<Key, Sample[]>(CONTROL_KEYS.map((k) => [k, []]));
+  const add = (key: Key, labels: LabelSet, value: number) => out.get(key)?.push({ labels, value });
+  for (const o of outcomes) {
+    const l = o.limits;
+    if (l !== undefined) {
+      let violated = false;
+      for (const r of RULE_NUMBERS) if ((o.counts[r - 1] ?? 0) > 0) violated = true;
+      add('state', o.labels, violated ? 1 : 0);
+      for (const r of RULE_NUMBERS) {
+        const n = o.counts[r - 1] ?? 0;
+        if (n > 0) add('violations', o.labels.with('rule', String(r)), n);
+      }
+    }
+    for (const r of RULE_NUMBERS) {
+      const t = o.lastTimes[r - 1] ?? Number.NaN;
+      if (!Number.isNaN(t)) add('lastViolation', o.labels.with('rule', String(r)), t / 1000);
+    }
+    if (l === undefined) continue;
+    add('center', o.labels, l.center);
+    add('ucl', o.labels, l.ucl);
+    add('lcl', o.labels, l.lcl);
+    add('mrUcl', o.labels, l.mrUcl);
+    add('sigma', o.labels, l.sigma);
+    add('baselineSamples', o.labels, l.samples);
+  }
+  return CONTROL_KEYS.map((k) => ({ desc: descs[k], samples: out.get(k) ?? [] }));
+}
+
+/** Series that are always present per charted series with limits (state, five limits, baseline points). */
+export const CONTROL_STEADY_SERIES = 7;
+
+/**
+ * Upper bound of the series one charted (station, name, slot) adds: the steady ones plus, per
+ * enabled rule, a violations and a last-violation series (both sparse, so usually far fewer).
+ * For the planner's series estimate: multiply by the series of the charted names
+ * ({@link chartedNames}).
+ */
+export function controlSeriesPerSeries(config: Config): number {
+  const rules = config.measurements.control.rules;
+  const enabled = RULE_NUMBERS.filter((r) => rules[r].enabled).length;
+  return CONTROL_STEADY_SERIES + 2 * enabled;
+}
+
+/** The configured measurement names that `measurements.control.names` charts. */
+export function chartedNames(config: Config): string[] {
+  const patterns = config.measurements.control.names.map((n) => n.pattern);
+  return config.measurements.names.map((n) => n.name).filter((name) => patterns.some((p) => p.test(name)));
+}

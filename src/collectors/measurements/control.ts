@@ -1,0 +1,250 @@
+/**
+ * Control charts of the measurements collector: for every held series whose name matches
+ * `measurements.control.names`, the I-MR limits of its baseline and the Nelson rules over the
+ * evaluation window (engine: src/spc), computed from the store's time-ordered rows in slices so
+ * that scrapes keep their turns. It also owns how long charted names are kept: the store holds
+ * other names for the longest window only, charted names back to the start of their baseline.
+ */
+import type { Logger } from 'pino';
+import type { Config } from '../../config/schema.ts';
+import type { Family, LabelSet } from '../../exposition/model.ts';
+import type { RecordStore } from '../../records/types.ts';
+import type { ChartSpec, LimitsResult } from '../../spc/index.ts';
+import { chartLimits, chartRanges, createRuleResults, evaluateRules, lowerBound } from '../../spc/index.ts';
+import type { MeasurementRecord } from '../../upstream/types.ts';
+import type { Turns } from '../../util/turns.ts';
+import type { Topology } from '../topology/types.ts';
+import { type ControlOutcome, controlFamilies } from './control-families.ts';
+import { type MeasurementSeries, type MeasurementStore, stationKey, VALUE } from './store.ts';
+
+/** Points charted between two turns of the event loop (a few milliseconds of work). */
+const POINTS_PER_TURN = 50_000;
+
+/** What the measurements job needs of the charts. */
+export interface ControlCharts {
+  /** The store the record sync must use: it keeps each name as long as its chart needs. */
+  readonly store: RecordStore<MeasurementRecord>;
+  /**
+   * The oldest record time this poll must fetch and keep, given the start of the longest
+   * window; call it before the sync, every poll. Without charted names: `windowFromMs`.
+   */
+  retainFrom(nowMs: number, windowFromMs: number): number;
+  /**
+   * Charts every held series of the topology's stations at `nowMs`. `complete` says the poll
+   * fetched without failures: a frozen baseline's limits are computed once, from complete data.
+   */
+  families(topology: Topology, nowMs: number, complete: boolean): Promise<Family[]>;
+}
+
+interface Entry {
+  readonly index: number;
+  readonly spec: ChartSpec;
+}
+
+interface SeriesState {
+  /** Last violation time per rule, NaN when none since the job started. */
+  readonly lastTimes: Float64Array;
+  hadLimits: boolean;
+  seenAt: number;
+}
+
+/** Creates the charts of one measurements job over its store. */
+export function createControlCharts(
+  ctx: { readonly config: Config; readonly logger: Logger; readonly turns: Turns },
+  store: MeasurementStore,
+): ControlCharts {
+  const control = ctx.config.measurements.control;
+  const specs: ChartSpec[] = control.names.map((n) => ({
+    baseline: n.baseline,
+    minSamples: n.minSamples,
+    evaluationWindowMs: control.evaluationWindowMs,
+    rules: control.rules,
+  }));
+  const entries = new Map<string, Entry | null>();
+  const entryOf = (name: string): Entry | null => {
+    let e = entries.get(name);
+    if (e === undefined) {
+      const index = control.names.findIndex((n) => n.pattern.test(name));
+      e = index < 0 ? null : { index, spec: specs[index] as ChartSpec };
+      entries.set(name, e);
+    }
+    return e;
+  };
+  // Frozen baselines: limits computed once per series, then the baseline's records may go.
+  const frozenLimits = new Map<string, LimitsResult>();
+  const frozenDone = new Set<number>();
+  const states = new Map<string, SeriesState>();
+  let keeps = new Map<string, number>();
+  let windowFrom = Number.NEGATIVE_INFINITY;
+  let stationIds: ReadonlySet<string> = new Set();
+  const keepFor = (name: string) => keeps.get(name) ?? windowFrom;
+  const scratch = { times: new Float64Array(1024), values: new Float64Array(1024) };
+  const results = createRuleResults();
+  let established = 0;
+
+  /** The oldest time a charted name needs: its baseline, or one extra window of context. */
+  function chartFrom(entry: Entry, nowMs: number): number {
+    const b = entry.spec.baseline;
+    const evalFrom = nowMs - entry.spec.evaluationWindowMs;
+    if (b.kind === 'rolling') return evalFrom - b.durationMs;
+    if (b.kind === 'frozen' && !frozenDone.has(entry.index)) return b.fromMs;
+    // Runs that started before the window are seen when they complete inside it.
+    return evalFrom - entry.spec.evaluationWindowMs;
+  }
+
+  const retaining: RecordStore<MeasurementRecord> = {
+    // A first poll fetches every name back to the oldest baseline; other names' old records
+    // are dropped here, before they take memory.
+    add: (records) => store.add(records.filter((r) => r.time >= keepFor(r.name))),
+    evictBefore(t) {
+      for (const id of stationIds)
+        for (const s of store.seriesOf(id)) s.rows.evictBefore(Math.max(t, keepFor(s.name)));
+      store.evictBefore(t);
+    },
+    retainStations(ids) {
+      stationIds = ids;
+      store.retainStations(ids);
+    },
+    size: () => store.size(),
+  };
+
+  function chart(
+    series: MeasurementSeries,
+    labels: LabelSet,
+    entry: Entry,
+    nowMs: number,
+    complete: boolean,
+  ) {
+    const key = `${stationKey(series.stationId)}\u0000${series.name}\u0000${series.slot ?? ''}`;
+    const n = copyFinite(series, scratch);
+    const times = scratch.times.subarray(0, n);
+    const values = scratch.values.subarray(0, n);
+    const { spec } = entry;
+    const b = spec.baseline;
+    const ranges = chartRanges(times, spec, nowMs);
+    let limits = b.kind === 'frozen' ? frozenLimits.get(key) : undefined;
+    if (limits === undefined) {
+      limits = chartLimits(values, ranges, spec);
+      if (b.kind === 'frozen' && complete && nowMs >= b.toMs) frozenLimits.set(key, limits);
+    }
+    // A point belongs to the chart of the limits current when it was recorded: points of a
+    // frozen baseline period are phase I, judged by no rule (not even as context).
+    const chartStart = b.kind === 'frozen' ? lowerBound(times, b.toMs) : 0;
+    const evalStart = Math.max(ranges.evalStart, chartStart);
+    let state = states.get(key);
+    if (state === undefined) {
+      state = { lastTimes: new Float64Array(8).fill(Number.NaN), hadLimits: limits.ok, seenAt: nowMs };
+      states.set(key, state);
+      if (limits.ok) established++;
+    } else if (limits.ok !== state.hadLimits) {
+      // A new baseline resets the chart: logged per series (first limits are counted, below).
+      const where = { station_id: series.stationId, name: series.name, slot: series.slot };
+      if (limits.ok)
+        ctx.logger.info({ ...where, baseline: b.kind, ...summary(limits) }, 'new control baseline');
+      else ctx.logger.info({ ...where, reason: limits.reason }, 'control limits lost');
+      state.hadLimits = limits.ok;
+    }
+    state.seenAt = nowMs;
+    if (!limits.ok)
+      return {
+        outcome: { labels, limits: undefined, counts: NO_COUNTS, lastTimes: state.lastTimes },
+        work: n,
+      };
+    evaluateRules(values, evalStart, ranges.evalEnd, limits.limits, spec.rules, results, chartStart);
+    const counts = Int32Array.from(results.count);
+    for (let r = 0; r < 8; r++) {
+      const i = results.lastIndex[r] ?? -1;
+      const t = i < 0 ? Number.NaN : (times[i] ?? Number.NaN);
+      const prev = state.lastTimes[r] ?? Number.NaN;
+      if (!Number.isNaN(t) && !(prev >= t)) state.lastTimes[r] = t;
+    }
+    return { outcome: { labels, limits: limits.limits, counts, lastTimes: state.lastTimes }, work: n };
+  }
+
+  return {
+    store: control.names.length === 0 ? store : retaining,
+    retainFrom(nowMs, windowFromMs) {
+      windowFrom = windowFromMs;
+      const next = new Map<string, number>();
+      let oldest = windowFromMs;
+      for (const { name } of ctx.config.measurements.names) {
+        const entry = entryOf(name);
+        if (entry === null) continue;
+        // The store still holds the longest window for the statistics.
+        const from = Math.min(windowFromMs, chartFrom(entry, nowMs));
+        next.set(name, from);
+        oldest = Math.min(oldest, from);
+      }
+      keeps = next;
+      return oldest;
+    },
+    async families(topology, nowMs, complete) {
+      if (control.names.length === 0) return [];
+      const outcomes: ControlOutcome[] = [];
+      let work = 0;
+      for (const station of topology.stations) {
+        for (const series of store.seriesOf(station.id)) {
+          const entry = entryOf(series.name);
+          if (entry === null) continue;
+          const base = station.labels.with('metric', series.name);
+          const labels = series.slot === null ? base : base.with('slot', series.slot);
+          const done = chart(series, labels, entry, nowMs, complete);
+          outcomes.push(done.outcome);
+          work += done.work;
+          if (work >= POINTS_PER_TURN) {
+            work = 0;
+            await ctx.turns.yieldToLoop();
+          }
+        }
+      }
+      markFrozenDone(nowMs, complete);
+      if (established > 0) ctx.logger.info({ series: established }, 'control baselines established');
+      established = 0;
+      for (const [key, s] of states) if (s.seenAt !== nowMs) states.delete(key);
+      return controlFamilies(outcomes, control);
+    },
+  };
+
+  function markFrozenDone(nowMs: number, complete: boolean) {
+    if (!complete) return;
+    specs.forEach((spec, index) => {
+      const b = spec.baseline;
+      if (b.kind !== 'frozen' || frozenDone.has(index) || nowMs < b.toMs) return;
+      frozenDone.add(index);
+      ctx.logger.info(
+        {
+          pattern: control.names[index]?.pattern.source,
+          from: new Date(b.fromMs).toISOString(),
+          to: new Date(b.toMs).toISOString(),
+        },
+        'frozen control baseline computed; its records are no longer kept',
+      );
+    });
+  }
+}
+
+const NO_COUNTS = new Int32Array(8);
+
+function summary(l: LimitsResult) {
+  return l.ok ? { center: l.limits.center, sigma: l.limits.sigma, samples: l.limits.samples } : {};
+}
+
+/** Copies the series' finite values (and their times) into `into`, growing it; returns the count. */
+function copyFinite(series: MeasurementSeries, into: { times: Float64Array; values: Float64Array }): number {
+  const rows = series.rows;
+  if (into.times.length < rows.length) {
+    const size = Math.max(rows.length, into.times.length * 2);
+    into.times = new Float64Array(size);
+    into.values = new Float64Array(size);
+  }
+  let n = 0;
+  for (let i = 0; i < rows.length; i++) {
+    const v = rows.value(VALUE, i);
+    // Non-numeric records (PASS, empty) are not points of the chart.
+    if (!Number.isFinite(v)) continue;
+    into.times[n] = rows.time(i);
+    into.values[n] = v;
+    n++;
+  }
+  return n;
+}

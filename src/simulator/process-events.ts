@@ -1,0 +1,80 @@
+/**
+ * Process scenarios: changes of the synthetic process injected as data, so that tests and demos
+ * can show control charts and p-charts catching them. A measurement event changes the values of
+ * one measurement name at one station from `fromMs` (until `toMs`, if given); a yield drop adds
+ * first-attempt failures at every step of one line. Everything stays a pure function of the
+ * seed, the clock and these events.
+ */
+export interface Span {
+  /** Epoch ms at which the change starts. */
+  readonly fromMs: number;
+  /** Epoch ms at which it ends (exclusive); open-ended when left out. */
+  readonly toMs?: number;
+}
+
+interface MeasurementTarget extends Span {
+  readonly stationId: string;
+  /** Measurement name, as listed by `plant.measurementNames`. */
+  readonly name: string;
+}
+
+/** A step change of the mean by `sigmas` of the measurement's standard deviation. */
+export interface ShiftEvent extends MeasurementTarget {
+  readonly kind: 'shift';
+  readonly sigmas: number;
+}
+/** A drift of the mean growing by `sigmasPerHour` standard deviations every hour since `fromMs`. */
+export interface TrendEvent extends MeasurementTarget {
+  readonly kind: 'trend';
+  readonly sigmasPerHour: number;
+}
+/** The random part of the values multiplied by `factor` (a variance increase for factor > 1). */
+export interface VarianceEvent extends MeasurementTarget {
+  readonly kind: 'variance';
+  readonly factor: number;
+}
+/** `failRate` (0..1) more first attempts fail at every step of the line. */
+export interface YieldDropEvent extends Span {
+  readonly kind: 'yield_drop';
+  readonly lineId: string;
+  readonly failRate: number;
+}
+
+/** A measurement event. */
+export type MeasurementEvent = ShiftEvent | TrendEvent | VarianceEvent;
+/** One change of the process. */
+export type ProcessEvent = MeasurementEvent | YieldDropEvent;
+
+/** The process scenario of a simulator. */
+export interface ProcessScenario {
+  /**
+   * The slow sinusoidal drift every numeric measurement has by default (0.5-1.5 standard
+   * deviations, periods of hours). Off, a station's values are stationary, so that a control
+   * chart flags only the injected events.
+   */
+  readonly drift?: boolean;
+  readonly events?: readonly ProcessEvent[];
+}
+
+const HOUR_MS = 3_600_000;
+
+/** Whether a change is in force at `t`. */
+export const active = (e: Span, t: number) => t >= e.fromMs && (e.toMs === undefined || t < e.toMs);
+
+/** The change of the mean (in standard deviations) and the noise factor at time `t`. */
+export function measurementEffect(
+  events: readonly MeasurementEvent[] | undefined,
+  name: string,
+  t: number,
+): { sigmas: number; factor: number } {
+  let sigmas = 0;
+  let factor = 1;
+  if (events === undefined) return { sigmas, factor };
+  for (const e of events) {
+    if (e.name !== name || !active(e, t)) continue;
+    if (e.kind === 'shift') sigmas += e.sigmas;
+    else if (e.kind === 'trend') sigmas += (e.sigmasPerHour * (t - e.fromMs)) / HOUR_MS;
+    else factor *= e.factor;
+  }
+  return { sigmas, factor };
+}

@@ -1,0 +1,225 @@
+/**
+ * Control charts of the measurements collector over a real store filled by hand. Expected
+ * limits and rule hits are worked out here from the sequences themselves (by hand or with
+ * naive loops), not with the engine.
+ */
+import { describe, expect, it } from 'vitest';
+import { createControlCharts } from '../../../src/collectors/measurements/control.ts';
+import { controlSeriesPerSeries } from '../../../src/collectors/measurements/control-families.ts';
+import { MeasurementStore } from '../../../src/collectors/measurements/store.ts';
+import type { MeasurementRecord } from '../../../src/upstream/types.ts';
+import { createTurns, type Turns } from '../../../src/util/turns.ts';
+import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
+import { samplesOf } from '../../helpers/families.ts';
+import { jobContext } from '../../helpers/job-context.ts';
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const NOW = Date.parse('2026-03-01T12:00:00Z');
+const plant = plantOf([2]);
+const [A, B] = (plant.lines[0]?.elements ?? []).map((e) => e.id) as [string, string];
+const topology = topologyOf([plant]);
+
+// A triangle wave of period 8 and step 0.1 around 10: every moving range is 0.1 and each
+// period sums to 80, so a whole number of periods has mean 10 and MR-bar 0.1 exactly.
+const TRIANGLE = [10, 10.1, 10.2, 10.1, 10, 9.9, 9.8, 9.9];
+const wave = (n: number, shift = 0) => Array.from({ length: n }, (_, i) => (TRIANGLE[i % 8] ?? 0) + shift);
+
+/** Records of one series, one every `stepMs`, the last `endAgoMs` before NOW. */
+function series(
+  station: string,
+  values: readonly number[],
+  opts: { stepMs?: number; endAgoMs?: number; name?: string; upper?: (i: number) => number } = {},
+): MeasurementRecord[] {
+  const step = opts.stepMs ?? MIN;
+  const end = NOW - (opts.endAgoMs ?? 0);
+  return values.map((value, i) => ({
+    stationId: station,
+    slot: null,
+    serial: `SN${i}`,
+    time: end - (values.length - 1 - i) * step,
+    name: opts.name ?? 'vbat',
+    raw: String(value),
+    value,
+    unit: 'V',
+    type: 'float',
+    upper: opts.upper ? opts.upper(i) : 12,
+    lower: 8,
+    mode: null,
+  }));
+}
+
+function charts(control: Record<string, unknown>, turns: Turns = createTurns()) {
+  const ctx = jobContext({
+    windows: ['1h'],
+    measurements: { enabled: true, names: ['vbat', 'other'], control },
+  });
+  const store = new MeasurementStore();
+  return { store, charts: createControlCharts({ ...ctx, turns }, store), config: ctx.config };
+}
+
+const value = (s: Map<string, number>, family: string, station: string, rule?: number) =>
+  [...s].find(
+    ([k]) =>
+      k.startsWith(`${family}{`) &&
+      k.includes(`station_id="${station}"`) &&
+      (rule === undefined || k.includes(`rule="${rule}"`)),
+  )?.[1];
+
+/** Naive rule 1 and rule 2 over the judged points, the run of rule 2 may start in the context. */
+function naive(all: readonly number[], judgedFrom: number, center: number, ucl: number, lcl: number) {
+  let r1 = 0;
+  let r2 = 0;
+  for (let i = judgedFrom; i < all.length; i++) {
+    const x = all[i] ?? 0;
+    if (x > ucl || x < lcl) r1++;
+    const last9 = all.slice(Math.max(0, i - 8), i + 1);
+    if (last9.length === 9 && (last9.every((y) => y > center) || last9.every((y) => y < center))) r2++;
+  }
+  return { r1, r2 };
+}
+
+describe('control charts in the measurements collector', () => {
+  it('charts a rolling baseline and flags a mean shift on one station only', async () => {
+    const { store, charts: c } = charts({ names: ['vbat'], baseline: { rolling: '2h' }, min_samples: 20 });
+    // 32 baseline points (4 periods) a minute apart ending 61 minutes ago, then 12 points in
+    // the evaluation hour: station A shifted up by 0.3, station B not.
+    const baseline = wave(32);
+    const shifted = wave(12, 0.3);
+    store.add([
+      ...series(A, baseline, { endAgoMs: 61 * MIN }),
+      ...series(A, shifted, { stepMs: 4 * MIN }),
+      ...series(B, baseline, { endAgoMs: 61 * MIN }),
+      ...series(B, wave(12), { stepMs: 4 * MIN }),
+    ]);
+    c.retainFrom(NOW, NOW - HOUR);
+    const s = samplesOf(await c.families(topology, NOW, true));
+    // By hand: centre 10, sigma = 0.1 / 1.128, limits 10 ± 0.3 / 1.128, MR limit 3.267 x 0.1.
+    const sigma = 0.1 / 1.128;
+    expect(value(s, 'station_measurement_control_center', A)).toBeCloseTo(10, 12);
+    expect(value(s, 'station_measurement_control_sigma', A)).toBeCloseTo(sigma, 12);
+    expect(value(s, 'station_measurement_control_ucl', A)).toBeCloseTo(10 + 3 * sigma, 12);
+    expect(value(s, 'station_measurement_control_lcl', A)).toBeCloseTo(10 - 3 * sigma, 12);
+    expect(value(s, 'station_measurement_control_mr_ucl', A)).toBeCloseTo(0.3267, 12);
+    expect(value(s, 'station_measurement_control_baseline_samples', A)).toBe(32);
+    const expected = naive([...baseline, ...shifted], 32, 10, 10 + 3 * sigma, 10 - 3 * sigma);
+    expect(expected).toEqual({ r1: 9, r2: 4 });
+    expect(value(s, 'station_measurement_control_violations', A, 1)).toBe(expected.r1);
+    expect(value(s, 'station_measurement_control_violations', A, 2)).toBe(expected.r2);
+    expect(value(s, 'station_measurement_control_state', A)).toBe(1);
+    // The newest shifted point beyond 3 sigma is the last one (10.4).
+    expect(value(s, 'station_measurement_control_last_violation_timestamp_seconds', A, 1)).toBe(NOW / 1000);
+    // B continues its own pattern: in control, and no violation series at all (sparse).
+    expect(value(s, 'station_measurement_control_state', B)).toBe(0);
+    expect([...s.keys()].filter((k) => k.includes(B) && k.includes('rule='))).toEqual([]);
+  });
+
+  it('does not reset on a change of spec limits', async () => {
+    const run = async (upper: (i: number) => number) => {
+      const { store, charts: c } = charts({ names: ['vbat'], baseline: { rolling: '2h' }, min_samples: 20 });
+      store.add([
+        ...series(A, wave(32), { endAgoMs: 61 * MIN, upper }),
+        ...series(A, wave(12, 0.3), { stepMs: 4 * MIN, upper }),
+      ]);
+      c.retainFrom(NOW, NOW - HOUR);
+      return samplesOf(await c.families(topology, NOW, true));
+    };
+    const steady = await run(() => 12);
+    const changed = await run((i) => (i < 20 ? 12 : 11));
+    expect(changed).toEqual(steady);
+    expect(value(changed, 'station_measurement_control_state', A)).toBe(1);
+  });
+
+  it('exports nothing but keeps quiet without enough baseline points', async () => {
+    const { store, charts: c } = charts({ names: ['vbat'], baseline: { rolling: '2h' }, min_samples: 40 });
+    store.add([
+      ...series(A, wave(32), { endAgoMs: 61 * MIN }),
+      ...series(A, wave(12, 5), { stepMs: 4 * MIN }),
+    ]);
+    c.retainFrom(NOW, NOW - HOUR);
+    const families = await c.families(topology, NOW, true);
+    expect(families.flatMap((f) => f.samples)).toEqual([]);
+  });
+
+  it('judges against given limits, asymmetric ones as given', async () => {
+    const { store, charts: c } = charts({
+      names: [{ name: 'vb.*', limits: { center: 10, ucl: 10.25, lcl: 9.5 } }],
+    });
+    // Given: sigma = (10.25 - 9.5) / 6 = 0.125; rule 1 uses the plan's own 10.25 and 9.5.
+    store.add(series(A, [10, 10.3, 10, 9.6, 9.4, 10], { stepMs: 5 * MIN }));
+    c.retainFrom(NOW, NOW - HOUR);
+    const s = samplesOf(await c.families(topology, NOW, true));
+    expect(value(s, 'station_measurement_control_sigma', A)).toBeCloseTo(0.125, 12);
+    expect(value(s, 'station_measurement_control_baseline_samples', A)).toBe(0);
+    // 10.3 > 10.25 and 9.4 < 9.5: two points; 9.6 is inside.
+    expect(value(s, 'station_measurement_control_violations', A, 1)).toBe(2);
+  });
+
+  it('keeps charted names back to their baseline and other names for the longest window', async () => {
+    const { store, charts: c } = charts({ names: ['vbat'], baseline: { rolling: '3h' } });
+    const from = c.retainFrom(NOW, NOW - HOUR);
+    // Rolling: the 3 hours before the 1h evaluation window.
+    expect(from).toBe(NOW - 4 * HOUR);
+    c.store.retainStations(new Set([A]));
+    c.store.add([
+      ...series(A, [1, 2, 3, 4, 5], { stepMs: HOUR, name: 'vbat' }),
+      ...series(A, [1, 2, 3, 4, 5], { stepMs: HOUR, name: 'other' }),
+    ]);
+    c.store.evictBefore(from);
+    const held = Object.fromEntries(store.seriesOf(A).map((s) => [s.name, s.rows.length]));
+    // vbat: the points at -4h..0h (5); other: only those inside the 1h window (-1h, 0h).
+    expect(held).toEqual({ other: 2, vbat: 5 });
+  });
+
+  it('computes a frozen baseline once, judges only points after it, then lets its records go', async () => {
+    const to = NOW - 2 * HOUR;
+    const frozen = {
+      names: ['vbat'],
+      baseline: { from: new Date(to - HOUR).toISOString(), to: new Date(to).toISOString() },
+      min_samples: 20,
+    };
+    const { store, charts: c } = charts(frozen);
+    expect(c.retainFrom(NOW, NOW - HOUR)).toBe(to - HOUR);
+    // 32 points in the frozen hour, then 12 in the evaluation hour shifted by 0.3.
+    store.add([
+      ...series(A, wave(32), { endAgoMs: 2 * HOUR + MIN }),
+      ...series(A, wave(12, 0.3), { stepMs: 4 * MIN }),
+    ]);
+    const first = samplesOf(await c.families(topology, NOW, true));
+    expect(value(first, 'station_measurement_control_center', A)).toBeCloseTo(10, 12);
+    expect(value(first, 'station_measurement_control_violations', A, 2)).toBe(4);
+    // Done: the name now keeps one extra evaluation window of context only; the limits stay.
+    const later = NOW + 10 * MIN;
+    const from = c.retainFrom(later, later - HOUR);
+    expect(from).toBe(later - 2 * HOUR);
+    c.store.retainStations(new Set([A, B]));
+    c.store.evictBefore(from);
+    const second = samplesOf(await c.families(topology, later, true));
+    expect(value(second, 'station_measurement_control_center', A)).toBeCloseTo(10, 12);
+    expect(value(second, 'station_measurement_control_baseline_samples', A)).toBe(32);
+  });
+
+  it('gives the event loop turns on long series', async () => {
+    let turns = 0;
+    const real = createTurns();
+    const counting: Turns = {
+      ...real,
+      yieldToLoop: () => {
+        turns++;
+        return real.yieldToLoop();
+      },
+    };
+    const { store, charts: c } = charts({ names: ['vbat'], baseline: { rolling: '7d' } }, counting);
+    // 60,000 points a second apart, on each of two stations: at least two slices.
+    store.add([...series(A, wave(60_000), { stepMs: 1000 }), ...series(B, wave(60_000), { stepMs: 1000 })]);
+    c.retainFrom(NOW, NOW - HOUR);
+    await c.families(topology, NOW, true);
+    expect(turns).toBeGreaterThanOrEqual(2);
+  });
+
+  it('bounds the series per charted series for the planner', () => {
+    const { config } = charts({ names: ['vbat'], rules: { 4: { enabled: false }, 7: { enabled: false } } });
+    // 7 steady (state, 5 limits, baseline points) + 2 sparse per enabled rule (6).
+    expect(controlSeriesPerSeries(config)).toBe(7 + 2 * 6);
+  });
+});

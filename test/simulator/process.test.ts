@@ -1,0 +1,109 @@
+/**
+ * Process scenarios: each injected change moves exactly the values (or results) it targets,
+ * by the amount it says; everything else stays identical to the plant without it.
+ */
+import { describe, expect, it } from 'vitest';
+import { createSimulator, type ProcessScenario } from '../../src/simulator/index.ts';
+import { HOUR, NOW } from './helpers.ts';
+
+const NAME = 'vcc_3v3';
+const SD = 0.02; // vcc_3v3's standard deviation in the catalog
+
+function sims(process: ProcessScenario) {
+  const base = createSimulator({ now: () => NOW, process: { drift: process.drift } });
+  return { base, changed: createSimulator({ now: () => NOW, process }) };
+}
+
+/** Values of one station and name over [from, to), with their times. */
+function values(sim: ReturnType<typeof createSimulator>, station: string, from: number, to = NOW) {
+  return sim
+    .metricsBetween([station], new Date(from), new Date(to), [NAME])
+    .filter((r) => r.value !== '')
+    .map((r) => ({ t: Date.parse(r.time_created), v: Number(r.value), raw: r }));
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const sd = (xs: number[]) => {
+  const m = mean(xs);
+  return Math.sqrt(xs.reduce((a, b) => a + (b - m) ** 2, 0) / (xs.length - 1));
+};
+
+describe('process scenarios', () => {
+  const probe = createSimulator({ now: () => NOW });
+  const station = probe.plant.stations.find(
+    (s) => probe.metricsBetween([s.id], new Date(NOW - HOUR), new Date(NOW), [NAME]).length > 0,
+  )!.id;
+  const other = probe.plant.stations.filter((s) => s.id !== station).map((s) => s.id);
+  const from = NOW - 6 * HOUR;
+
+  it('shifts the mean of one station and name by the given sigmas from its start', () => {
+    const { base, changed } = sims({
+      drift: false,
+      events: [{ kind: 'shift', stationId: station, name: NAME, fromMs: from, sigmas: 2 }],
+    });
+    const before = values(base, station, NOW - 12 * HOUR);
+    const after = values(changed, station, NOW - 12 * HOUR);
+    // Before the start, identical; after it, each value moved by 2 sd (0.04 V), except where
+    // the simulator keeps a passing value inside its spec limits.
+    const b0 = before.filter((x) => x.t < from);
+    expect(after.filter((x) => x.t < from)).toEqual(b0);
+    const diffs = after
+      .filter((x) => x.t >= from)
+      .map((x, i) => x.v - before.filter((y) => y.t >= from)[i]!.v);
+    expect(diffs.length).toBeGreaterThan(20);
+    expect(diffs.filter((d) => Math.abs(d - 2 * SD) < 0.0011).length / diffs.length).toBeGreaterThan(0.8);
+    // Other stations and other names are untouched.
+    expect(changed.metricsBetween(other, new Date(from), new Date(NOW))).toEqual(
+      base.metricsBetween(other, new Date(from), new Date(NOW)),
+    );
+  });
+
+  it('adds a trend that grows by the given sigmas per hour', () => {
+    const { base, changed } = sims({
+      drift: false,
+      events: [{ kind: 'trend', stationId: station, name: NAME, fromMs: from, sigmasPerHour: 0.5 }],
+    });
+    const a = values(changed, station, from);
+    const b = values(base, station, from);
+    for (const [i, x] of a.entries()) {
+      const expected = (0.5 * SD * (x.t - from)) / HOUR;
+      // Rounded to 3 decimals (0.0005) on both sides; clamped values aside.
+      if (Math.abs(x.v - b[i]!.v - expected) > 0.0011) expect(x.raw.limit_upper).not.toBeNull();
+    }
+    expect(mean(a.slice(-10).map((x) => x.v)) - mean(b.slice(-10).map((x) => x.v))).toBeGreaterThan(2 * SD);
+  });
+
+  it('multiplies the spread by the given factor', () => {
+    const { base, changed } = sims({
+      drift: false,
+      events: [{ kind: 'variance', stationId: station, name: NAME, fromMs: NOW - 24 * HOUR, factor: 3 }],
+    });
+    const a = values(changed, station, NOW - 24 * HOUR).map((x) => x.v);
+    const b = values(base, station, NOW - 24 * HOUR).map((x) => x.v);
+    // Spec limits clamp the widest values, so the ratio stays below 3.
+    expect(sd(a) / sd(b)).toBeGreaterThan(2);
+    expect(mean(a)).toBeCloseTo(mean(b), 1);
+  });
+
+  it('drops the first-pass yield of one line', () => {
+    const line = probe.plant.sites[0]!.lines[0]!;
+    const ids = probe.plant.stations.filter((s) => s.lineId === line.id).map((s) => s.id);
+    const { base, changed } = sims({
+      events: [{ kind: 'yield_drop', lineId: line.id, fromMs: from, failRate: 0.3 }],
+    });
+    const window = [new Date(from), new Date(NOW)] as const;
+    const before = base.summaryOf(ids, ...window);
+    const after = changed.summaryOf(ids, ...window);
+    expect(after.first_pass).toBeLessThan(before.first_pass * 0.5);
+    const others = probe.plant.stations.filter((s) => s.lineId !== line.id).map((s) => s.id);
+    expect(changed.summaryOf(others, ...window)).toEqual(base.summaryOf(others, ...window));
+  });
+
+  it('refuses an event for a station or line the plant does not have', () => {
+    expect(() =>
+      createSimulator({
+        process: { events: [{ kind: 'shift', stationId: 'ff', name: NAME, fromMs: 0, sigmas: 1 }] },
+      }),
+    ).toThrow('no station ff');
+  });
+});
