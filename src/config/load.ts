@@ -4,6 +4,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, parseDocument } from 'yaml';
 import { expandEnv, type PathIssue } from './env.ts';
 import { configErrorMap, flattenIssues, formatIssue, formatPath } from './issues.ts';
+import { fileErrorText, yamlErrorText } from './read-errors.ts';
 import { type Config, type ConfigData, configSchema } from './schema.ts';
 
 /** Options shared by {@link parseConfig} and {@link configFromObject}. */
@@ -33,7 +34,7 @@ export async function loadConfig(path: string, env: NodeJS.ProcessEnv = process.
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
-    throw new ConfigError(path, [`cannot read config file: ${errorCode(err)}`]);
+    throw new ConfigError(path, [`cannot read config file: ${fileErrorText(err)}`]);
   }
   return parseConfig(text, { env, baseDir: dirname(resolve(path)), source: path });
 }
@@ -121,25 +122,6 @@ function checkTokenFile(path: string | undefined): PathIssue[] {
       return [{ path: TOKEN_FILE_PATH, message: `${path} is empty` }];
     return [];
   } catch (err) {
-    return [{ path: TOKEN_FILE_PATH, message: `cannot read ${path}: ${errorCode(err)}` }];
+    return [{ path: TOKEN_FILE_PATH, message: `cannot read ${path}: ${fileErrorText(err)}` }];
   }
-}
-
-function errorCode(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EACCES') return 'permission denied';
-  return code ?? (err instanceof Error ? err.name : 'unknown error');
-}
-
-/** `line 3, column 5: <what is wrong>`, without the source excerpt yaml adds, which could hold a secret. */
-function yamlErrorText(err: {
-  message: string;
-  linePos?: [{ line: number; col: number }, ...unknown[]];
-}): string {
-  const message = err.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? err.message;
-  const pos = err.linePos?.[0];
-  return pos === undefined
-    ? `YAML syntax error: ${message}`
-    : `line ${pos.line}, column ${pos.col}: ${message}`;
 }

@@ -9,6 +9,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { isMap, parseDocument } from 'yaml';
 import { configErrorMap, flattenIssues, formatIssue } from '../../config/issues.ts';
+import { fileErrorText, yamlErrorText } from '../../config/read-errors.ts';
 import { type ClientAuthType, TLS_VERSIONS, type TlsSection, webConfigSchema } from './schema.ts';
 
 /** Reads a whole file; injected in tests. */
@@ -54,7 +55,7 @@ export function loadWebConfig(path: string, read: FileReader = readFileSync): We
   try {
     text = read(path);
   } catch (err) {
-    throw new WebConfigError(path, [`cannot read web config file: ${errorCode(err)}`]);
+    throw new WebConfigError(path, [`cannot read web config file: ${fileErrorText(err)}`]);
   }
   const data = parseWebConfig(text.toString('utf8'), path);
   const baseDir = dirname(resolve(path));
@@ -101,7 +102,7 @@ function readTls(
       hash.update(`\0${key}\0`).update(content);
       return content;
     } catch (err) {
-      issues.push(`tls_server_config.${key}: cannot read ${path}: ${errorCode(err)}`);
+      issues.push(`tls_server_config.${key}: cannot read ${path}: ${fileErrorText(err)}`);
       return undefined;
     }
   };
@@ -143,24 +144,4 @@ function checkTlsMaterial(tls: TlsSettings, source: string): void {
 function opensslReason(err: unknown): string {
   const e = err as { reason?: string; code?: string; message?: string };
   return e.reason ?? e.code ?? 'not a valid PEM certificate and matching private key';
-}
-
-// Position and reason only: the source excerpt yaml adds could hold a key or a hash.
-function yamlErrorText(err: {
-  message: string;
-  linePos?: [{ line: number; col: number }, ...unknown[]];
-}): string {
-  const message = err.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '') ?? err.message;
-  const pos = err.linePos?.[0];
-  return pos === undefined
-    ? `YAML syntax error: ${message}`
-    : `line ${pos.line}, column ${pos.col}: ${message}`;
-}
-
-function errorCode(err: unknown): string {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EACCES') return 'permission denied';
-  if (code === 'EISDIR') return 'is a directory';
-  return code ?? (err instanceof Error ? err.message : 'unknown error');
 }
