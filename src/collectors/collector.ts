@@ -10,6 +10,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
 import type { Family, FamilyDesc } from '../exposition/model.ts';
+import type { RefusedStations } from '../records/refused.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import type { Turns } from '../util/turns.ts';
 import type { Topology } from './topology/types.ts';
@@ -21,6 +22,12 @@ export interface CollectorContext {
   readonly logger: Logger;
   /** The exporter's event-loop turn queue, for CPU-heavy loops. */
   readonly turns: Turns;
+  /**
+   * Stations the upstream refuses (403) to this token, shared by every collector: the record
+   * collectors add and clear them, the summary collector reads them (`has`, `size`, `ids`) to
+   * mark aggregates over a station set as partial. Absent in tests that do not need it.
+   */
+  readonly refused?: RefusedStations;
 }
 
 /** One row of `station_exporter_levels_skipped`. */

@@ -5,6 +5,7 @@ import { isMap, parseDocument } from 'yaml';
 import { expandEnv, type PathIssue } from './env.ts';
 import { configErrorMap, flattenIssues, formatIssue, formatPath } from './issues.ts';
 import { type Config, type ConfigData, configSchema } from './schema.ts';
+import { tokenProblem } from './token-text.ts';
 
 /** Options shared by {@link parseConfig} and {@link configFromObject}. */
 export interface ParseOptions {
@@ -117,9 +118,10 @@ function checkTokenFile(path: string | undefined): PathIssue[] {
   try {
     if (!statSync(path).isFile())
       return [{ path: TOKEN_FILE_PATH, message: `${path} is not a regular file` }];
-    if (readFileSync(path, 'utf8').trim() === '')
-      return [{ path: TOKEN_FILE_PATH, message: `${path} is empty` }];
-    return [];
+    const text = readFileSync(path, 'utf8').trim();
+    if (text === '') return [{ path: TOKEN_FILE_PATH, message: `${path} is empty` }];
+    const problem = tokenProblem(text);
+    return problem ? [{ path: TOKEN_FILE_PATH, message: `${path}: ${problem}` }] : [];
   } catch (err) {
     return [{ path: TOKEN_FILE_PATH, message: `cannot read ${path}: ${errorCode(err)}` }];
   }

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { Turns } from '../util/turns.ts';
 import { fetchIncremental, type IncrementalFetchResult, reportFetch } from './fetch.ts';
+import type { RefusedStations } from './refused.ts';
 import type { RecordSource, RecordStore, Timed } from './types.ts';
 
 export interface RecordSyncOptions<R extends Timed> {
@@ -18,6 +19,8 @@ export interface RecordSyncOptions<R extends Timed> {
   readonly maxUrlLength: number;
   readonly logger: Logger;
   readonly turns: Turns;
+  /** Stations refused with 403, shared by the record collectors; see {@link RefusedStations}. */
+  readonly refused?: RefusedStations;
   /** Records to keep; default all. */
   readonly accept?: (record: R) => boolean;
 }
@@ -55,6 +58,7 @@ export function createRecordSync<R extends Timed>(
       onRecords: (records) =>
         turns.forEachSlice(records, STORE_SLICE, (slice) => store.add(accept ? slice.filter(accept) : slice)),
       signal,
+      refused: opts.refused,
     });
     watermarks = fetched.watermarks;
     store.evictBefore(retainFrom);
