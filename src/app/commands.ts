@@ -7,7 +7,7 @@ import { ConfigError, configFromObject, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { parseListenAddress } from '../server/listen.ts';
 import { createReloader, type Reloader } from './reload.ts';
-import { createLogger, wireExporter } from './wire.ts';
+import { createLogger, type Exporter, wireExporter } from './wire.ts';
 
 export interface RunOptions {
   readonly configPath?: string;
@@ -122,7 +122,8 @@ export async function runServe(opts: RunOptions): Promise<number> {
   // Flags win over the file.
   const listenAddress = opts.listenAddress ?? config.server.listenAddress;
   const logger = createLogger(opts.logLevel ?? config.log.level);
-  const wire = (c: Config) => wireExporter(c, { logger, reload: () => reloader.reload() });
+  const wire = (c: Config, previous?: Exporter) =>
+    wireExporter(c, { logger, reload: () => reloader.reload(), previous });
   const reloader: Reloader = createReloader({
     initial: wire(config),
     configPath: opts.configPath,

@@ -35,6 +35,8 @@ export interface SchedulerDeps {
   readonly random?: () => number;
   /** Each collector's own context (e.g. a client view in its own limiter lane); default `context`. */
   readonly contextFor?: (collector: string) => CollectorContext;
+  /** Called after every poll of a collector (e.g. to flush the log lines aggregated during it). */
+  readonly onPollEnd?: (collector: string) => void;
   /** Jobs kept from the scheduler this one replaces (config reload), by collector name: their stores survive. */
   readonly reuseJobs?: ReadonlyMap<string, ReusableJob>;
 }
@@ -63,6 +65,8 @@ export class Scheduler {
   private readonly discoveryJob: ScheduledJob;
   private readonly dataJobs: ScheduledJob[];
   private loops: Loop[] = [];
+  /** Discovery (whose retry loop may never end while the upstream is down) and the watchdog. */
+  private abortable: Loop[] = [];
   private readonly wallClock: () => number;
   /** The data collectors' jobs, so that a reload can keep them. */
   readonly jobsByName = new Map<string, ReusableJob>();
@@ -144,7 +148,7 @@ export class Scheduler {
     };
     const discovery = this.discoveryJob;
     const retryMs = Math.min(discovery.intervalMs, 10_000);
-    this.loops.push(
+    this.abortable.push(
       startLoop({
         intervalMs: discovery.intervalMs,
         initialDelayMs: delay(discovery),
@@ -203,10 +207,22 @@ export class Scheduler {
     );
   }
 
+  /**
+   * Stops every loop without aborting the polls that run: they finish (and publish) first.
+   * A reload uses it, so that a collector whose job is kept is never polled twice at once.
+   */
+  async drain(): Promise<void> {
+    const [loops, abortable] = [this.loops, this.abortable];
+    this.loops = [];
+    this.abortable = [];
+    await Promise.all([...loops.map((l) => l.drain()), ...abortable.map((l) => l.stop())]);
+  }
+
   /** Stops every loop and waits for running polls to end. */
   async stop(): Promise<void> {
-    const loops = this.loops;
+    const loops = [...this.loops, ...this.abortable];
     this.loops = [];
+    this.abortable = [];
     await Promise.all(loops.map((l) => l.stop()));
   }
 
@@ -250,6 +266,7 @@ export class Scheduler {
       recordRun(this.statuses.get(job.name), job, { ok, seconds, error, now: this.wallClock() }),
     );
     this.logRun(job, seconds, error);
+    this.deps.onPollEnd?.(job.name);
     return ok;
   }
 

@@ -69,7 +69,7 @@ export interface ClientOptions {
   readonly limiter?: Limiter;
   readonly onRequest?: (event: RequestEvent) => void;
   /** Called with the records skipped at the edge, by reason, after each list response. */
-  readonly onSkipped?: (endpoint: Endpoint, reason: string, count: number) => void;
+  readonly onSkipped?: (endpoint: Endpoint, reason: string, count: number, collector: string) => void;
   /** Monotonic clock in milliseconds, for request durations. */
   readonly monotonic?: () => number;
   /** Event-loop turns shared with the rest of the exporter; default a queue of the client's own. */
@@ -357,8 +357,8 @@ export function createClient(opts: ClientOptions): SharedClient {
     return e;
   }
 
-  function reportSkipped(endpoint: Endpoint, list: RecordList<unknown>): void {
-    for (const [reason, n] of Object.entries(list.skipped)) opts.onSkipped?.(endpoint, reason, n);
+  function reportSkipped(collector: string, endpoint: Endpoint, list: RecordList<unknown>): void {
+    for (const [reason, n] of Object.entries(list.skipped)) opts.onSkipped?.(endpoint, reason, n, collector);
   }
 
   /** The operations, with every request queued in `collector`'s lane. */
@@ -366,7 +366,7 @@ export function createClient(opts: ClientOptions): SharedClient {
     return {
       async listSites(signal) {
         const list = await get(collector, 'sites', ENDPOINTS.sites.path(), [], signal, true, parseSites);
-        reportSkipped('sites', list);
+        reportSkipped(collector, 'sites', list);
         return list;
       },
       async getSite(id, signal) {
@@ -375,7 +375,7 @@ export function createClient(opts: ClientOptions): SharedClient {
         const list = await get(collector, 'site', ENDPOINTS.site.path(id), [], signal, false, (data) =>
           parseSites(Array.isArray(data) ? data : [data]),
         );
-        reportSkipped('site', list);
+        reportSkipped(collector, 'site', list);
         return list;
       },
       async stationSummary(q) {
@@ -397,7 +397,7 @@ export function createClient(opts: ClientOptions): SharedClient {
             'station_summary: data is not a summary object',
           );
         }
-        if (parsed.missing > 0) opts.onSkipped?.('station_summary', 'missing_field', parsed.missing);
+        if (parsed.missing > 0) opts.onSkipped?.('station_summary', 'missing_field', parsed.missing, collector);
         return parsed.summary;
       },
       async metrics(q) {
@@ -406,7 +406,7 @@ export function createClient(opts: ClientOptions): SharedClient {
         const list = await get(collector, 'metrics', path(), params(q), q.signal, true, (d) =>
           parseMeasurements(d, turns),
         );
-        reportSkipped('metrics', list);
+        reportSkipped(collector, 'metrics', list);
         return list;
       },
       async units(q) {
@@ -415,7 +415,7 @@ export function createClient(opts: ClientOptions): SharedClient {
         const list = await get(collector, 'units', path(), params(q), q.signal, true, (d) =>
           parseUnits(d, turns),
         );
-        reportSkipped('units', list);
+        reportSkipped(collector, 'units', list);
         return list;
       },
       urlLength: (endpoint, query) => requestUrl(opts.baseUrl, endpoint, query).length,

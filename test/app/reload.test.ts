@@ -4,7 +4,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReloader, type Reloader } from '../../src/app/reload.ts';
-import { wireExporter } from '../../src/app/wire.ts';
+import { type Exporter, wireExporter } from '../../src/app/wire.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import type { Config } from '../../src/config/schema.ts';
 import { type RunningSimulator, startSimulatorServer } from '../../src/simulator/index.ts';
@@ -21,7 +21,8 @@ beforeAll(async () => {
   sim = await startSimulatorServer({ seed: 5, scale: { sites: 1, linesPerSite: 1, stationsPerLine: 3 } });
   file = path.join(mkdtempSync(path.join(tmpdir(), 'reload-')), 'config.yaml');
   writeFileSync(file, yaml('1h'));
-  const wire = (c: Config) => wireExporter(c, { logger, reload: () => reloader.reload() });
+  const wire = (c: Config, previous?: Exporter) =>
+    wireExporter(c, { logger, reload: () => reloader.reload(), previous });
   const initial = wire(await loadConfig(file));
   await initial.scheduler.pollOnce();
   reloader = createReloader({ initial, configPath: file, wire, logger });

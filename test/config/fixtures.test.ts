@@ -55,6 +55,11 @@ describe('ok config fixtures', () => {
         concurrency: 4,
         maxRequestsPerSecond: 10,
         maxUrlLength: 8192,
+        retry: { maxAttempts: 3, baseMs: 500, maxDelayMs: 30_000 },
+        circuitBreaker: { threshold: 5, probeIntervalMs: 30_000 },
+        maxResponseBytes: 64 * 1024 * 1024,
+        maxResponseBytesByEndpoint: {},
+        tokenExpiryWarningMs: 3 * 86_400_000,
       },
       discovery: {
         siteIds: [],
@@ -70,18 +75,20 @@ describe('ok config fixtures', () => {
       summary: {
         enabled: true,
         intervalMs: 60_000,
+        maxStalenessMs: 300_000,
         levels: ['station', 'group', 'line', 'site'],
         yieldScale: 'ratio',
       },
       measurements: {
         enabled: false,
         intervalMs: 60_000,
+        maxStalenessMs: 300_000,
         names: [],
         minSamples: 30,
         overlapMs: 300_000,
         maxRecordsPerRequest: 20_000,
       },
-      units: { enabled: true, intervalMs: 60_000, overlapMs: 300_000 },
+      units: { enabled: true, intervalMs: 60_000, maxStalenessMs: 300_000, overlapMs: 300_000 },
       server: { listenAddress: ':9732' },
       log: { level: 'info' },
     });
@@ -96,6 +103,11 @@ describe('ok config fixtures', () => {
       concurrency: 8,
       maxRequestsPerSecond: 2.5,
       maxUrlLength: 4096,
+      retry: { maxAttempts: 4, baseMs: 250, maxDelayMs: 10_000 },
+      circuitBreaker: { threshold: 3, probeIntervalMs: 60_000 },
+      maxResponseBytes: 1_048_576,
+      maxResponseBytesByEndpoint: { metrics: 8_388_608 },
+      tokenExpiryWarningMs: 86_400_000,
     });
     expect(config.discovery.siteIds).toEqual(['65a1b2c3d4e5f6a7b8c9d0e1']);
     expect(config.discovery.stationIds).toEqual(['65A1B2C3D4E5F6A7B8C9D0E2']);
@@ -110,12 +122,14 @@ describe('ok config fixtures', () => {
     expect(config.summary).toEqual({
       enabled: false,
       intervalMs: 120_000,
+      maxStalenessMs: 600_000,
       levels: ['line', 'station'],
       yieldScale: 'percent',
     });
     expect(config.measurements).toEqual({
       enabled: true,
       intervalMs: 30_000,
+      maxStalenessMs: 300_000,
       names: [
         { name: 'voltage_3v3', minSamples: 20 },
         { name: 'current_draw', minSamples: 50 },
@@ -124,7 +138,12 @@ describe('ok config fixtures', () => {
       overlapMs: 600_000,
       maxRecordsPerRequest: 1000,
     });
-    expect(config.units).toEqual({ enabled: false, intervalMs: 300_000, overlapMs: 60_000 });
+    expect(config.units).toEqual({
+      enabled: false,
+      intervalMs: 300_000,
+      maxStalenessMs: 3_600_000,
+      overlapMs: 60_000,
+    });
     expect(config.server.listenAddress).toBe('127.0.0.1:0');
     expect(config.log.level).toBe('debug');
   });
