@@ -7,6 +7,12 @@
  */
 
 import type { Endpoint } from './endpoints.ts';
+
+/** Failures that say the service is unwell: transient ones, and any 5xx. */
+function isServiceFailure(err: unknown): boolean {
+  return isTransient(err) || (err instanceof UpstreamError && (err.status ?? 0) >= 500);
+}
+
 import { isTransient, UpstreamError } from './errors.ts';
 
 /** Breaker states; the numbers are the exported gauge values. */
@@ -76,7 +82,7 @@ export function createBreakers(opts: BreakerOptions): Breakers {
         move(endpoint, c, 'closed');
         return result;
       } catch (err) {
-        if (isTransient(err)) {
+        if (isServiceFailure(err)) {
           c.failures++;
           if (probe || c.failures >= opts.threshold) {
             c.openedAt = opts.now();
