@@ -43,6 +43,8 @@ export interface PollDiagnostics {
   readonly levelsSkipped?: readonly LevelsSkipped[];
   /** Configured stations the token cannot see. */
   readonly stationsInaccessible?: number;
+  /** Summary requests narrowed to their accessible stations because some were refused (403). */
+  readonly summaryPartial?: number;
 }
 
 /** One poll's outcome: the families to publish whole, and what the poll asked of the upstream. */

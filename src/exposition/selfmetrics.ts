@@ -63,6 +63,8 @@ export interface SelfMetrics {
   setCircuitState(endpoint: string, state: CircuitState): void;
   /** Counts one retry of a failed request, by the failure's status class. */
   recordRetry(endpoint: string, statusClass: StatusClass): void;
+  /** Sets how many summary requests were narrowed to their accessible stations in the last poll. */
+  setSummaryPartial(n: number): void;
   /** Sets how many stations the upstream refused (403) in record requests. */
   setStationsRefused(n: number): void;
   /** Counts one poll's requests and failures for the collector, and sets its failed share. */
@@ -265,6 +267,11 @@ function createResilienceMetrics(registers: Registry[]) {
     help: 'Stations whose records the upstream refuses to this token (403), found by splitting batched requests; left out of polls and re-probed slowly.',
     registers,
   });
+  const summaryPartial = new Gauge({
+    name: `${P}station_summary_requests_partial`,
+    help: 'Summary requests (one per level entity and window) of the last poll sent for the accessible stations only, because the entity holds stations the upstream refuses (403).',
+    registers,
+  });
   const collectorRequests = new Counter({
     name: `${P}collector_requests_total`,
     help: 'Upstream requests sent by the polls of the collector, as counted by the collector (retries excluded).',
@@ -316,6 +323,7 @@ function createResilienceMetrics(registers: Registry[]) {
       circuit.set({ endpoint }, CIRCUIT_STATES[state]),
     recordRetry: (endpoint: string, status_class: StatusClass) => retries.inc({ endpoint, status_class }),
     setStationsRefused: (n: number) => refused.set(n),
+    setSummaryPartial: (n: number) => summaryPartial.set(n),
     collectorRequests(collector: string, requests: number, failures: number) {
       collectorRequests.inc({ collector }, requests);
       collectorFailures.inc({ collector }, failures);

@@ -277,6 +277,7 @@ export class Scheduler {
     const d = outcome.diagnostics;
     if (d?.levelsSkipped) self.setLevelsSkipped(d.levelsSkipped);
     if (d?.stationsInaccessible !== undefined) self.setStationsInaccessible(d.stationsInaccessible);
+    if (d?.summaryPartial !== undefined) self.setSummaryPartial(d.summaryPartial);
   }
 
   /**

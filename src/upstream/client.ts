@@ -397,7 +397,8 @@ export function createClient(opts: ClientOptions): SharedClient {
             'station_summary: data is not a summary object',
           );
         }
-        if (parsed.missing > 0) opts.onSkipped?.('station_summary', 'missing_field', parsed.missing, collector);
+        if (parsed.missing > 0)
+          opts.onSkipped?.('station_summary', 'missing_field', parsed.missing, collector);
         return parsed.summary;
       },
       async metrics(q) {

@@ -4,12 +4,12 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../../config/schema.ts';
-import type { UpstreamClient } from '../../upstream/client.ts';
 import { UpstreamError } from '../../upstream/errors.ts';
 import type { StationSummary } from '../../upstream/types.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
 import { type SummaryResult, summaryFamilies } from './families.ts';
-import { planSummaries, type SummaryRequest } from './plan.ts';
+import { planSummaries } from './plan.ts';
+import { learn, narrow } from './refused.ts';
 
 /** A failed entity keeps its last good answer for this many intervals. */
 const STALENESS_INTERVALS = 5;
@@ -36,9 +36,9 @@ function scale(
   return { summary: out as StationSummary, odd };
 }
 
-/** Sends one request; 403/404 mean "no data for this set", not a failure. */
-function send(client: UpstreamClient, request: SummaryRequest, signal?: AbortSignal) {
-  return client.stationSummary({ ...request, signal }).catch((err: unknown) => {
+/** Waits for one request; 403/404 mean "no data for this set", not a failure. */
+function send(answer: Promise<StationSummary | undefined>) {
+  return answer.catch((err: unknown) => {
     if (err instanceof UpstreamError && (err.status === 403 || err.status === 404)) return undefined;
     throw err;
   });
@@ -64,7 +64,14 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
         now,
       );
       const answers = new Map<string, Promise<StationSummary | undefined>>();
-      for (const [key, request] of plan.requests) answers.set(key, send(client, request, signal));
+      let partial = 0;
+      for (const [key, planned] of plan.requests) {
+        const { request, partial: isPartial } = narrow(planned, ctx.refused, now.getTime());
+        if (isPartial) partial++;
+        if (!request) continue;
+        const raw = client.stationSummary({ ...request, signal });
+        answers.set(key, send(learn(raw, request, ctx.refused, now.getTime())));
+      }
       const next = new Map<string, { result: SummaryResult; at: number }>();
       let failures = 0;
       let firstError: unknown;
@@ -112,6 +119,7 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
         requests: answers.size,
         failures,
         diagnostics: {
+          summaryPartial: partial,
           levelsSkipped: [...plan.skipped].map(([level, count]) => ({
             level,
             reason: 'url_too_long',
