@@ -268,7 +268,7 @@ function createResilienceMetrics(registers: Registry[]) {
     registers,
   });
   const summaryPartial = new Gauge({
-    name: `${P}station_summary_requests_partial`,
+    name: `${P}aggregate_requests_partial`,
     help: 'Summary requests (one per level entity and window) of the last poll sent for the accessible stations only, because the entity holds stations the upstream refuses (403).',
     registers,
   });
