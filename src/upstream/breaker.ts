@@ -40,7 +40,8 @@ interface Circuit {
   state: CircuitState;
   failures: number;
   openedAt: number;
-  probing: boolean;
+  /** The probe in flight; requests arriving meanwhile wait for its outcome. */
+  probe?: Promise<unknown>;
 }
 
 export function createBreakers(opts: BreakerOptions): Breakers {
@@ -48,7 +49,7 @@ export function createBreakers(opts: BreakerOptions): Breakers {
   const circuit = (e: Endpoint): Circuit => {
     let c = circuits.get(e);
     if (!c) {
-      c = { state: 'closed', failures: 0, openedAt: 0, probing: false };
+      c = { state: 'closed', failures: 0, openedAt: 0 };
       circuits.set(e, c);
     }
     return c;
@@ -59,44 +60,53 @@ export function createBreakers(opts: BreakerOptions): Breakers {
     opts.onChange?.(e, state, c.failures);
   };
 
+  async function attempt<T>(endpoint: Endpoint, c: Circuit, task: () => Promise<T>, probe: boolean) {
+    try {
+      const result = await task();
+      c.failures = 0;
+      move(endpoint, c, 'closed');
+      return result;
+    } catch (err) {
+      if (isServiceFailure(err)) {
+        c.failures++;
+        if (probe || c.failures >= opts.threshold) {
+          c.openedAt = opts.now();
+          move(endpoint, c, 'open');
+        }
+      } else if (probe) {
+        // A refusal or a bad body still proves the service answers.
+        c.failures = 0;
+        move(endpoint, c, 'closed');
+      }
+      throw err;
+    }
+  }
+
   return {
     state: (e) => circuit(e).state,
     async run(endpoint, task) {
       const c = circuit(endpoint);
+      // Requests that arrive during a probe wait for it: on success they go ahead at once,
+      // so that recovery does not cost one more interval.
+      while (c.probe) await c.probe.catch(() => undefined);
       if (c.state !== 'closed') {
-        const due = opts.now() - c.openedAt >= opts.probeIntervalMs;
-        if (c.probing || !due) {
+        if (opts.now() - c.openedAt < opts.probeIntervalMs) {
           throw new UpstreamError(
             endpoint,
             'circuit_open',
             `${endpoint}: circuit open after ${c.failures} failures in a row; not sent`,
           );
         }
-        c.probing = true;
         move(endpoint, c, 'half_open');
-      }
-      const probe = c.probing;
-      try {
-        const result = await task();
-        c.failures = 0;
-        move(endpoint, c, 'closed');
-        return result;
-      } catch (err) {
-        if (isServiceFailure(err)) {
-          c.failures++;
-          if (probe || c.failures >= opts.threshold) {
-            c.openedAt = opts.now();
-            move(endpoint, c, 'open');
-          }
-        } else if (probe && err instanceof UpstreamError && err.reason !== 'circuit_open') {
-          // A refusal or a bad body still proves the service answers.
-          c.failures = 0;
-          move(endpoint, c, 'closed');
+        const probe = attempt(endpoint, c, task, true);
+        c.probe = probe;
+        try {
+          return await probe;
+        } finally {
+          c.probe = undefined;
         }
-        throw err;
-      } finally {
-        if (probe) c.probing = false;
       }
+      return attempt(endpoint, c, task, false);
     },
   };
 }
