@@ -51,7 +51,11 @@ describe('secrets', () => {
       for (const s of rig.exporter.scheduler.status()) emitted.push(JSON.stringify(s), String(s.lastError));
       // A failing call's whole trace.
       rig.proxy.set({ status: 401 });
-      const err = await rig.exporter.client.listSites().catch((e: unknown) => e as Error);
+      const err = await rig.exporter.client.listSites().then(
+        () => new Error('no failure'),
+        (e: unknown) => e as Error,
+      );
+      expect(err.name).toBe('UpstreamError');
       emitted.push(String(err), err.stack ?? '', JSON.stringify(err));
 
       // Reload answers: a bad file and a good one, both holding the token.
@@ -71,8 +75,12 @@ describe('secrets', () => {
       // check-config, with a good token and with a broken one.
       const out: string[] = [];
       const spy = (s: string | Uint8Array) => void out.push(String(s));
-      const so = vi.spyOn(process.stdout, 'write').mockImplementation((s) => (spy(s), true));
-      const se = vi.spyOn(process.stderr, 'write').mockImplementation((s) => (spy(s), true));
+      const capture = (s: string | Uint8Array) => {
+        spy(s);
+        return true;
+      };
+      const so = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+      const se = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
       try {
         writeFileSync(file, `upstream:\n  base_url: ${rig.proxy.url}\n  token: "${TOKEN}"\n`);
         expect(await runCheckConfig(file)).toBe(0);

@@ -243,7 +243,11 @@ describe('schema drift', () => {
     };
     const { station_id, ...renamed } = record;
     const up = await hostile((_q, res) =>
-      json(res, 200, ok([record, { ...renamed, stationId: station_id }, { ...record, time_created: 'yesterday-ish' }])),
+      json(
+        res,
+        200,
+        ok([record, { ...renamed, stationId: station_id }, { ...record, time_created: 'yesterday-ish' }]),
+      ),
     );
     const skipped: Array<[string, number]> = [];
     const { c } = client(up.url, { onSkipped: (_e, reason, n) => skipped.push([reason, n]) });
