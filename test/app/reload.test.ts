@@ -66,6 +66,49 @@ describe('config reload', () => {
     expect(await metrics()).toContain('window="8h"');
   });
 
+  it('keeps self-metrics, client and stores when only another collector changed', async () => {
+    writeFileSync(file, yaml('1h, 8h'));
+    expect((await reloader.reload()).ok).toBe(true);
+    const before = reloader.current();
+    const requests = async () =>
+      (await before.registry.getSingleMetric('station_exporter_upstream_requests_total')?.get())?.values ??
+      [];
+    const count = async (endpoint: string) =>
+      (await requests()).filter((v) => v.labels.endpoint === endpoint).reduce((a, v) => a + v.value, 0);
+    const unitsBefore = await count('units');
+    const sitesBefore = await count('sites');
+    const unitsJob = before.scheduler.jobsByName.get('units');
+    // Only the summary's settings change: units keeps its job (and store), the client stays.
+    writeFileSync(file, `${yaml('1h, 8h')}summary:\n  levels: [station]\n`);
+    expect((await reloader.reload()).ok).toBe(true);
+    const after = reloader.current();
+    expect(after).not.toBe(before);
+    expect(after.registry).toBe(before.registry);
+    expect(after.client).toBe(before.client);
+    expect(after.scheduler.jobsByName.get('units')).toBe(unitsJob);
+    // Counters went on from where they were: never reset.
+    expect(await count('sites')).toBeGreaterThan(sitesBefore);
+    // The kept units job polled incrementally: one request, not the 8h history again.
+    expect((await count('units')) - unitsBefore).toBeLessThanOrEqual(1);
+    const text = await after.registry.metrics();
+    expect(text).toContain('station_exporter_config_last_reload_successful 1');
+  });
+
+  it('records a failed reload in config_last_reload_successful', async () => {
+    writeFileSync(file, `${yaml('1h')}bogus: 1\n`);
+    expect((await reloader.reload()).ok).toBe(false);
+    expect(await reloader.current().registry.metrics()).toContain(
+      'station_exporter_config_last_reload_successful 0',
+    );
+  });
+
+  it('lets reloads asked for while one runs join it', async () => {
+    writeFileSync(file, yaml('1h, 8h'));
+    const [a, b] = [reloader.reload(), reloader.reload()];
+    expect(a).toBe(b);
+    expect((await a).ok).toBe(true);
+  });
+
   it('refuses to reload in demo mode', async () => {
     const r = createReloader({
       initial: reloader.current(),
