@@ -1,10 +1,12 @@
 /** The command implementations behind `src/cli.ts`. Each returns the process exit code. */
+import { statSync } from 'node:fs';
 import { serve } from '@hono/node-server';
 import { describeCollectors } from '../collectors/index.ts';
 import { describeConfig } from '../config/describe.ts';
 import { formatDuration } from '../config/duration.ts';
 import { ConfigError, configFromObject, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
+import { tokenFileModeWarning } from '../config/token.ts';
 import { parseListenAddress } from '../server/listen.ts';
 import { createReloader, type Reloader } from './reload.ts';
 import { createLogger, type Exporter, wireExporter } from './wire.ts';
@@ -85,6 +87,10 @@ export async function runCheckConfig(path: string): Promise<number> {
     process.stdout.write(
       `${path}: OK\n${describeConfig(config)}\n${describeCollectors(config, formatDuration)}\n`,
     );
+    const token = config.upstream.token;
+    const warning =
+      token.kind === 'file' ? tokenFileModeWarning(token.path, statSync(token.path).mode) : undefined;
+    if (warning) process.stderr.write(`warning: ${warning}\n`);
     return 0;
   } catch (err) {
     return reportConfigError(err);
