@@ -36,6 +36,7 @@ function exercise(m: ReturnType<typeof setup>['m']): void {
   m.setCircuitState('metrics', 'open');
   m.recordRetry('metrics', '429');
   m.setStationsRefused(5);
+  m.setSummaryPartial(2);
   m.collectorRequests('units', 8, 2);
   m.setCollectorStale('units', true);
   m.recordReload(false, 1_700_000_000_000);
@@ -78,6 +79,7 @@ describe('createSelfMetrics', () => {
       'station_exporter_upstream_circuit_state{endpoint="metrics"} 2',
       'station_exporter_upstream_retries_total{endpoint="metrics",status_class="429"} 1',
       'station_exporter_stations_refused 5',
+      'station_exporter_aggregate_requests_partial 2',
       'station_exporter_collector_requests_total{collector="units"} 8',
       'station_exporter_collector_request_failures_total{collector="units"} 2',
       'station_exporter_collector_failed_requests_ratio{collector="units"} 0.25',
@@ -90,7 +92,7 @@ describe('createSelfMetrics', () => {
     }
     expect(out).not.toContain('collector_data_age_seconds{collector="metrics"}');
     const helps = out.split('\n').filter((l) => l.startsWith('# HELP '));
-    expect(helps).toHaveLength(28);
+    expect(helps).toHaveLength(29);
     for (const h of helps) expect(h).toMatch(/^# HELP station_exporter_\w+ \S.{20,}/);
   });
 

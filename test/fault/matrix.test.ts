@@ -65,7 +65,7 @@ const CASES: Case[] = [
   },
   {
     name: 'answers slower than the timeout on units',
-    faults: () => ({ latencyMs: 700, paths: ['/units'] }),
+    faults: () => ({ latencyMs: 1500, paths: ['/units'] }),
     failing: ['units'],
     during: (t) => {
       expect(

@@ -33,7 +33,7 @@ describe('secrets', () => {
         { status: 401 },
         { status: 500 },
         { refuse: rig.stations.slice(0, 3) },
-        { latencyMs: 700, paths: ['/units'] },
+        { latencyMs: 1500, paths: ['/units'] },
         { drift: 'renamed-fields' as const },
         { drift: 'data-object' as const },
       ]) {

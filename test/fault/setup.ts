@@ -50,7 +50,7 @@ export async function startRig(token = 'demo-token', upstream: Record<string, un
         token,
         concurrency: 4,
         max_requests_per_second: 10_000,
-        timeout: '400ms',
+        timeout: '1s',
         retry: { max_attempts: 2, base_delay: '10ms', max_delay: '5s' },
         circuit_breaker: { failure_threshold: 5, probe_interval: interval },
         max_response_bytes: 1024 * 1024,
