@@ -1,9 +1,11 @@
 /** The command implementations behind `src/cli.ts`. Each returns the process exit code. */
+import { statSync } from 'node:fs';
 import { describeCollectors } from '../collectors/index.ts';
 import { describeConfig } from '../config/describe.ts';
 import { formatDuration } from '../config/duration.ts';
 import { ConfigError, configFromObject, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
+import { tokenFileModeWarning } from '../config/token.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits, startHttpServer } from '../server/http.ts';
 import { singleFlight } from '../server/lifecycle.ts';
 import { parseListenAddress } from '../server/listen.ts';
@@ -11,7 +13,7 @@ import { loadWebConfig, WebConfigError } from '../server/web-config/load.ts';
 import { registerWebConfigMetrics } from '../server/web-config/metrics.ts';
 import { type WebConfigSource, watchWebConfig } from '../server/web-config/watch.ts';
 import { createReloader, type Reloader } from './reload.ts';
-import { createLogger, wireExporter } from './wire.ts';
+import { createLogger, type Exporter, wireExporter } from './wire.ts';
 
 export interface RunOptions {
   readonly configPath?: string;
@@ -96,6 +98,10 @@ export async function runCheckConfig(path: string | undefined, webConfigPath?: s
       process.stdout.write(
         `${path}: OK\n${describeConfig(config)}\n${describeCollectors(config, formatDuration)}\n`,
       );
+      const token = config.upstream.token;
+      const warning =
+        token.kind === 'file' ? tokenFileModeWarning(token.path, statSync(token.path).mode) : undefined;
+      if (warning) process.stderr.write(`warning: ${warning}\n`);
     } catch (err) {
       code = reportConfigError(err);
     }
@@ -155,9 +161,15 @@ export async function runServe(opts: RunOptions): Promise<number> {
   }
   // One reload at a time; SIGHUP and POST /-/reload asked for during one get its result.
   const reload = singleFlight(() => reloader.reload());
-  const wire = (c: Config) => {
-    const exporter = wireExporter(c, { logger, reload: opts.enableLifecycle ? reload : undefined });
-    if (webConfig) registerWebConfigMetrics(exporter.registry, webConfig.status);
+  // A reload hands the previous exporter over: its registry, and with it the web config
+  // metrics registered once on the first one, lives on.
+  const wire = (c: Config, previous?: Exporter) => {
+    const exporter = wireExporter(c, {
+      logger,
+      reload: opts.enableLifecycle ? reload : undefined,
+      previous,
+    });
+    if (webConfig && !previous) registerWebConfigMetrics(exporter.registry, webConfig.status);
     return exporter;
   };
   const reloader: Reloader = createReloader({

@@ -1,7 +1,11 @@
 /**
  * Config reload (SIGHUP or POST /-/reload): the new config is validated and polled once
  * before it replaces the running exporter, so a bad file or an unreachable upstream never
- * leaves /metrics empty. The listen address is fixed for the process: changing it needs a
+ * leaves /metrics empty. A reload keeps what it can: the self-metrics always (counters never
+ * start again from 0), the upstream client when its settings are unchanged, and each
+ * collector's job and store when that collector's settings are unchanged too, so the poll a
+ * reload runs is incremental instead of a download of the whole history. Running polls are
+ * let finish, not aborted. The listen address is fixed for the process: changing it needs a
  * restart.
  */
 import type { Logger } from 'pino';
@@ -19,16 +23,29 @@ export interface ReloaderOptions {
   readonly initial: Exporter;
   /** The config file to re-read; undefined in demo mode, where there is nothing to reload. */
   readonly configPath: string | undefined;
-  readonly wire: (config: Config) => Exporter;
+  /** Wires an exporter for `config`, taking over what it can from `previous`. */
+  readonly wire: (config: Config, previous: Exporter) => Exporter;
   readonly logger: Logger;
   readonly load?: (path: string) => Promise<Config>;
+  /** Wall clock, epoch ms, for the reload timestamp. */
+  readonly wallClock?: () => number;
 }
 
-/** Creates a reloader. Concurrent reloads are serialized: each one sees the file as it is then. */
+/**
+ * Creates a reloader. One reload runs at a time: a reload asked for while one runs joins it
+ * and gets its result, so a loop of requests cannot multiply the upstream load.
+ */
 export function createReloader(opts: ReloaderOptions): Reloader {
   let current = opts.initial;
-  let chain: Promise<unknown> = Promise.resolve();
+  let running: Promise<ReloadResult> | undefined;
   const load = opts.load ?? loadConfig;
+  const wallClock = opts.wallClock ?? Date.now;
+
+  const fail = (error: string): ReloadResult => {
+    opts.logger.error({ err: error }, 'config reload failed; keeping the running config');
+    current.self.recordReload(false, wallClock());
+    return { ok: false, error };
+  };
 
   async function reloadNow(): Promise<ReloadResult> {
     if (!opts.configPath) {
@@ -42,35 +59,37 @@ export function createReloader(opts: ReloaderOptions): Reloader {
     try {
       config = await load(opts.configPath);
     } catch (err) {
-      const error = err instanceof ConfigError ? err.issues.join('; ') : String(err);
-      opts.logger.error({ err: error }, 'config reload failed; keeping the running config');
-      return { ok: false, error };
+      return fail(err instanceof ConfigError ? err.issues.join('; ') : String(err));
     }
     if (config.server.listenAddress !== current.config.server.listenAddress) {
       opts.logger.warn('server.listen_address changed: restart the exporter to apply it');
     }
-    const next = opts.wire(config);
+    const previous = current;
+    const next = opts.wire(config, previous);
+    const keepClient = next.client === previous.client;
+    // Kept jobs must not be polled by both schedulers at once: let the running polls finish.
+    await previous.scheduler.drain();
     await next.scheduler.pollOnce();
     if (next.scheduler.currentTopology() === undefined) {
-      await next.close();
-      const error = 'the new config could not discover any site (is the upstream reachable?)';
-      opts.logger.error({ err: error }, 'config reload failed; keeping the running config');
-      return { ok: false, error };
+      await next.close({ keepClient });
+      previous.scheduler.start({ alreadyPolled: true });
+      return fail('the new config could not discover any site (is the upstream reachable?)');
     }
-    const previous = current;
     current = next;
     next.scheduler.start({ alreadyPolled: true });
-    await previous.close();
-    opts.logger.info('config reloaded');
+    await previous.close({ keepClient });
+    next.self.recordReload(true, wallClock());
+    opts.logger.info({ kept_client: keepClient }, 'config reloaded');
     return { ok: true };
   }
 
   return {
     current: () => current,
     reload() {
-      const run = chain.then(reloadNow, reloadNow);
-      chain = run;
-      return run;
+      running ??= reloadNow().finally(() => {
+        running = undefined;
+      });
+      return running;
     },
   };
 }

@@ -3,6 +3,7 @@
  * scheduler and HTTP app. Shared by the command line and the end-to-end tests, so that both
  * run exactly the same wiring.
  */
+import { statSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
@@ -10,20 +11,26 @@ import { DISCOVERY, enabledDataCollectors } from '../collectors/index.ts';
 import { displayUrl } from '../config/describe.ts';
 import { assertLoaded } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
-import { createTokenProvider } from '../config/token.ts';
+import { createTokenProvider, type TokenProvider, tokenFileModeWarning } from '../config/token.ts';
 import { ExpositionCache } from '../exposition/cache.ts';
 import { createSelfMetrics, type SelfMetrics } from '../exposition/selfmetrics.ts';
+import { RefusedStations } from '../records/refused.ts';
 import type { LoopTimers } from '../scheduler/loop.ts';
-import { createScheduler, type Scheduler } from '../scheduler/scheduler.ts';
+import { createScheduler, type ReusableJob, type Scheduler } from '../scheduler/scheduler.ts';
 import { createApp, type ReloadResult } from '../server/app.ts';
-import { createClient, type UpstreamClient } from '../upstream/client.ts';
+import { type Breakers, createBreakers } from '../upstream/breaker.ts';
+import { createClient, type SharedClient } from '../upstream/client.ts';
 import { ENDPOINT_NAMES } from '../upstream/endpoints.ts';
+import { statusClass } from '../upstream/errors.ts';
 import { jwtExpiry } from '../upstream/jwt.ts';
 import { createLimiter } from '../upstream/limiter.ts';
-import { createTurns } from '../util/turns.ts';
+import type { RetryTimers } from '../upstream/retry.ts';
+import { LogDigest } from '../util/log-digest.ts';
+import { createTurns, type Turns } from '../util/turns.ts';
 import { VERSION } from '../version.ts';
-import { createRecentErrors } from './recent-errors.ts';
-import { buildStatusModel, createLastUnitTimes } from './status.ts';
+import { createRecentErrors, type RecentErrors } from './recent-errors.ts';
+import { sameSettings } from './same.ts';
+import { buildStatusModel, createLastUnitTimes, type LastUnitTimes } from './status.ts';
 
 /** Upstream errors the status page remembers. */
 const RECENT_ERRORS = 50;
@@ -35,26 +42,47 @@ export interface WireOptions {
   readonly wallClock?: () => number;
   readonly dispatcher?: Dispatcher;
   readonly timers?: LoopTimers;
+  /** Timers and randomness of retry backoff; default real ones. */
+  readonly retryTimers?: RetryTimers;
   readonly random?: () => number;
   readonly registry?: Registry;
   /** Handler of POST /-/reload; without it the route answers 404. */
   readonly reload?: () => Promise<ReloadResult>;
-  /** Stations the upstream refused (403), shown marked on the status page. */
-  readonly refused?: () => readonly string[];
+  /**
+   * The exporter this one replaces (config reload): its registry and self-metrics are kept,
+   * its client when the upstream settings are unchanged, and each collector's job (with its
+   * store) when that collector's settings are unchanged too.
+   */
+  readonly previous?: Exporter;
+}
+
+/** What a reload can hand from one exporter to the next. */
+interface Upstream {
+  readonly client: SharedClient;
+  readonly breakers: Breakers;
+  readonly refused: RefusedStations;
+  readonly tokens: TokenProvider;
+  readonly turns: Turns;
+  readonly digest: LogDigest;
+  /** The last upstream errors, for the status page. */
+  readonly errors: RecentErrors;
+  /** Each station's latest unit time, offered by the units job (which lives as long as this). */
+  readonly lastUnitTimes: LastUnitTimes;
 }
 
 /** A wired exporter, not yet polling. */
 export interface Exporter {
   readonly config: Config;
-  readonly client: UpstreamClient;
+  readonly client: SharedClient;
   readonly scheduler: Scheduler;
   readonly cache: ExpositionCache;
   readonly registry: Registry;
   readonly self: SelfMetrics;
   readonly app: ReturnType<typeof createApp>;
   readonly logger: Logger;
-  /** Stops polling and closes upstream connections. */
-  close(): Promise<void>;
+  readonly upstream: Upstream;
+  /** Stops polling and closes upstream connections (unless `keepClient`: a successor uses them). */
+  close(opts?: { keepClient?: boolean }): Promise<void>;
 }
 
 /** Creates a logger writing JSON lines to stderr, so that stdout stays free for `once`. */
@@ -62,40 +90,48 @@ export function createLogger(level: string): Logger {
   return pino({ level, base: { app: 'station-exporter' } }, pino.destination(2));
 }
 
+/** Time between two probes of one station the upstream refused. */
+const REFUSED_REPROBE_MS = 10 * 60_000;
+
 /** Wires an exporter from a validated config. */
 export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   assertLoaded(config);
-  const logger = opts.logger ?? createLogger(config.log.level);
-  const registry = opts.registry ?? new Registry();
+  const prev = opts.previous;
+  const logger = opts.logger ?? prev?.logger ?? createLogger(config.log.level);
+  const registry = prev?.registry ?? opts.registry ?? new Registry();
   const wallClock = opts.wallClock ?? Date.now;
-  const turns = createTurns();
-  const self = createSelfMetrics(registry, { version: VERSION, wallClock });
-  self.initEndpoints(ENDPOINT_NAMES);
-  const errors = createRecentErrors(RECENT_ERRORS, wallClock);
-  const lastUnitTimes = createLastUnitTimes();
-  const client = createClient({
-    baseUrl: config.upstream.baseUrl,
-    token: trackedToken(config, self),
-    timeoutMs: config.upstream.timeoutMs,
-    dispatcher: opts.dispatcher,
-    turns,
-    records: { naiveTimeZone: config.upstream.naiveTimeZone },
-    limiter: createLimiter({
-      concurrency: config.upstream.concurrency,
-      ratePerSecond: config.upstream.maxRequestsPerSecond,
-    }),
-    onRequest: (e) => self.observeRequest(e.endpoint, e.statusClass, e.seconds, e.bytes),
-    onError: (e) => errors.record(e),
-    onSkipped: (endpoint, reason, n) => {
-      self.recordSkipped(endpoint, reason, n);
-      logger.debug({ endpoint, reason, n }, 'upstream records skipped at the edge');
-    },
-  });
+  let self: SelfMetrics;
+  if (prev) self = prev.self;
+  else {
+    self = createSelfMetrics(registry, { version: VERSION, wallClock });
+    self.initEndpoints(ENDPOINT_NAMES);
+    self.recordReload(true, wallClock());
+  }
+  const keepUpstream = prev !== undefined && sameSettings(prev.config, config, ['upstream']);
+  const upstream = keepUpstream ? prev.upstream : wireUpstream(config, opts, self, logger, wallClock);
+  const reuseJobs = new Map<string, ReusableJob>();
+  if (prev && keepUpstream) {
+    for (const [name, job] of prev.scheduler.jobsByName) {
+      if (sameSettings(prev.config, config, ['discovery', 'windows', name])) reuseJobs.set(name, job);
+    }
+  }
+  const collectors = enabledDataCollectors(config);
+  if (prev) {
+    for (const s of prev.scheduler.status()) {
+      if (s.name !== DISCOVERY.name && !collectors.some((c) => c.name === s.name))
+        self.forgetCollector(s.name);
+    }
+  }
+  const { client, turns, digest, refused, errors, lastUnitTimes } = upstream;
+  const context = { config, client, logger, turns, refused, offerLastUnitTime: lastUnitTimes.offer };
   const cache = new ExpositionCache({ turns });
   const scheduler = createScheduler({
     discovery: DISCOVERY,
-    collectors: enabledDataCollectors(config),
-    context: { config, client, logger, turns, offerLastUnitTime: lastUnitTimes.offer },
+    collectors,
+    context,
+    contextFor: (name) => ({ ...context, client: client.forCollector(name) }),
+    reuseJobs,
+    onPollEnd: (name) => digest.flush(name),
     cache,
     self,
     logger,
@@ -123,7 +159,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
         ready: () => scheduler.ready(),
         lastUnitTime: lastUnitTimes.read,
         errors,
-        refused: opts.refused,
+        refused: () => refused.ids(),
       }),
   });
   return {
@@ -135,23 +171,134 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     self,
     app,
     logger,
-    async close() {
+    upstream,
+    async close(closeOpts = {}) {
       await scheduler.stop();
-      await client.close();
+      if (!closeOpts.keepClient) await client.close();
     },
   };
 }
 
-/** The token provider, reporting each new token's expiry to the self-metrics. */
-function trackedToken(config: Config, self: SelfMetrics): () => Promise<string> {
-  const tokens = createTokenProvider(config.upstream.token);
+/** The client and what shares its life: breakers, refused stations, token, log digest. */
+function wireUpstream(
+  config: Config,
+  opts: WireOptions,
+  self: SelfMetrics,
+  logger: Logger,
+  wallClock: () => number,
+): Upstream {
+  const u = config.upstream;
+  const turns = createTurns();
+  const errors = createRecentErrors(RECENT_ERRORS, wallClock);
+  const digest = new LogDigest(logger);
+  const breakers = createBreakers({
+    threshold: u.circuitBreaker.threshold,
+    probeIntervalMs: u.circuitBreaker.probeIntervalMs,
+    now: opts.retryTimers?.now ?? Date.now,
+    onChange: (endpoint, state, failures) => {
+      self.setCircuitState(endpoint, state);
+      const fields = { endpoint, state, failures_in_a_row: failures };
+      if (state === 'closed') logger.info(fields, 'upstream circuit closed: full load resumes');
+      else if (state === 'open')
+        logger.warn(fields, 'upstream circuit open: requests paused, probing slowly');
+      else logger.info(fields, 'upstream circuit half-open: sending a probe');
+    },
+  });
+  for (const endpoint of ENDPOINT_NAMES) self.setCircuitState(endpoint, 'closed');
+  const refused = new RefusedStations(REFUSED_REPROBE_MS, (size, added, cleared) => {
+    self.setStationsRefused(size);
+    if (added.length > 0) {
+      logger.warn(
+        { stations: added, refused_total: size },
+        'upstream refuses these stations to the token (403): left out of polls, re-probed every 10 minutes',
+      );
+    }
+    if (cleared.length > 0)
+      logger.info({ stations: cleared, refused_total: size }, 'stations accessible again');
+  });
+  self.setStationsRefused(0);
+  const tokens = trackedTokens(config, self, logger, wallClock);
+  const client = createClient({
+    baseUrl: u.baseUrl,
+    token: () => tokens.get(),
+    renewToken: () => tokens.renew(),
+    timeoutMs: u.timeoutMs,
+    maxResponseBytes: (e) => u.maxResponseBytesByEndpoint[e] ?? u.maxResponseBytes,
+    retry: u.retry,
+    retryTimers: opts.retryTimers,
+    breakers,
+    dispatcher: opts.dispatcher,
+    turns,
+    records: { naiveTimeZone: u.naiveTimeZone },
+    limiter: createLimiter({ concurrency: u.concurrency, ratePerSecond: u.maxRequestsPerSecond }),
+    onRequest: (e) => self.observeRequest(e.endpoint, e.statusClass, e.seconds, e.bytes),
+    onError: (e) => errors.record(e),
+    onRetry: (endpoint, err) => self.recordRetry(endpoint, statusClass(err.status, err.reason)),
+    onSkipped: (endpoint, reason, n, collector) => {
+      self.recordSkipped(endpoint, reason, n);
+      digest.add(collector, 'upstream records skipped at the edge', { endpoint, reason }, n);
+    },
+  });
+  return { client, breakers, refused, tokens, turns, digest, errors, lastUnitTimes: createLastUnitTimes() };
+}
+
+/**
+ * The token provider, reporting each new token's expiry, an expiry within the warning
+ * margin, and a token file that became unreadable. Never logs the token itself.
+ */
+function trackedTokens(
+  config: Config,
+  self: SelfMetrics,
+  logger: Logger,
+  wallClock: () => number,
+): TokenProvider {
+  const source = config.upstream.token;
+  if (source.kind === 'file') {
+    const warning = tokenFileModeWarning(source.path, modeOf(source.path));
+    if (warning) logger.warn(warning);
+  }
+  const tokens = createTokenProvider(source, {
+    onFileError: (reason) => {
+      self.setTokenFileError(reason !== undefined);
+      if (reason) logger.error({ err: reason }, 'token file unreadable; still using the last token read');
+      else logger.info('token file readable again');
+    },
+  });
   let lastToken: string | undefined;
-  return async () => {
-    const t = await tokens.get();
+  let expiring = false;
+  const track = (t: string) => {
     if (t !== lastToken) {
       lastToken = t;
       self.setTokenExpiry(jwtExpiry(t));
     }
+    const exp = jwtExpiry(t);
+    const soon = exp !== undefined && exp * 1000 - wallClock() < config.upstream.tokenExpiryWarningMs;
+    if (soon !== expiring) {
+      expiring = soon;
+      self.setTokenExpiring(soon);
+      if (soon) {
+        logger.warn(
+          { expires: new Date((exp ?? 0) * 1000).toISOString() },
+          'the upstream token expires soon: renew it in the service dashboard and update the token file',
+        );
+      }
+    }
     return t;
   };
+  self.setTokenExpiring(false);
+  return {
+    get: async () => track(await tokens.get()),
+    renew: async () => track(await tokens.renew()),
+    get fileError() {
+      return tokens.fileError;
+    },
+  };
+}
+
+function modeOf(path: string): number | undefined {
+  try {
+    return statSync(path).mode;
+  } catch {
+    return undefined;
+  }
 }

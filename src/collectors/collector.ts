@@ -10,6 +10,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
 import type { Family, FamilyDesc } from '../exposition/model.ts';
+import type { RefusedStations } from '../records/refused.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import type { Turns } from '../util/turns.ts';
 import type { Topology } from './topology/types.ts';
@@ -26,6 +27,12 @@ export interface CollectorContext {
    * page; the units job offers it once, when it creates its store.
    */
   readonly offerLastUnitTime?: (read: (stationId: string) => number | undefined) => void;
+  /**
+   * Stations the upstream refuses (403) to this token, shared by every collector: the record
+   * collectors add and clear them, the summary collector reads them (`has`, `size`, `ids`) to
+   * mark aggregates over a station set as partial. Absent in tests that do not need it.
+   */
+  readonly refused?: RefusedStations;
 }
 
 /** One row of `station_exporter_levels_skipped`. */
@@ -50,6 +57,8 @@ export interface PollDiagnostics {
   readonly stationsInaccessible?: number;
   /** Records or fields dropped by the collector after parsing (e.g. a summary in the wrong scale). */
   readonly recordsSkipped?: readonly RecordsSkipped[];
+  /** Summary requests narrowed to their accessible stations because some were refused (403). */
+  readonly summaryPartial?: number;
 }
 
 /** One poll's outcome: the families to publish whole, and what the poll asked of the upstream. */

@@ -6,6 +6,7 @@ import { expandEnv, type PathIssue } from './env.ts';
 import { configErrorMap, flattenIssues, formatIssue, formatPath } from './issues.ts';
 import { fileErrorText, yamlErrorText } from './read-errors.ts';
 import { type Config, type ConfigData, configSchema } from './schema.ts';
+import { tokenProblem } from './token-text.ts';
 
 /** Options shared by {@link parseConfig} and {@link configFromObject}. */
 export interface ParseOptions {
@@ -118,9 +119,10 @@ function checkTokenFile(path: string | undefined): PathIssue[] {
   try {
     if (!statSync(path).isFile())
       return [{ path: TOKEN_FILE_PATH, message: `${path} is not a regular file` }];
-    if (readFileSync(path, 'utf8').trim() === '')
-      return [{ path: TOKEN_FILE_PATH, message: `${path} is empty` }];
-    return [];
+    const text = readFileSync(path, 'utf8').trim();
+    if (text === '') return [{ path: TOKEN_FILE_PATH, message: `${path} is empty` }];
+    const problem = tokenProblem(text);
+    return problem ? [{ path: TOKEN_FILE_PATH, message: `${path}: ${problem}` }] : [];
   } catch (err) {
     return [{ path: TOKEN_FILE_PATH, message: `cannot read ${path}: ${fileErrorText(err)}` }];
   }

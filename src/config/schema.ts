@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { controlSchema } from '../spc/config.ts';
 import { isValidTimeZone } from '../time/zones.ts';
+import { ENDPOINT_NAMES } from '../upstream/endpoints.ts';
 import { always, anchoredRegex, duration, hexId, isRecord, reportDuplicates } from './fields.ts';
 import { targetsSchema } from './targets-schema.ts';
+import { tokenProblem } from './token-text.ts';
 import { windowsSchema } from './windows-schema.ts';
 
 export type { WindowSpec } from './windows-schema.ts';
@@ -43,15 +45,61 @@ const baseUrl = z
   })
   .meta({ 'x-type': 'URL' });
 
+const retrySchema = z
+  .strictObject({
+    max_attempts: z
+      .int()
+      .min(1)
+      .max(10)
+      .default(3)
+      .describe('Attempts per request, the first included; 1 turns retries off.'),
+    base_delay: duration()
+      .prefault('500ms')
+      .describe('Backoff before the first retry; doubles per retry, with full jitter.'),
+    max_delay: duration()
+      .prefault('30s')
+      .describe('Longest wait before a retry; a `Retry-After` asking for more fails the request instead.'),
+  })
+  .prefault({})
+  .transform((r) => ({ maxAttempts: r.max_attempts, baseMs: r.base_delay, maxDelayMs: r.max_delay }))
+  .describe(
+    'Retries of timeouts, connection resets, 502, 503, 504 and 429 (never 400, 401, 403, 404); each retry counts against the request rate.',
+  );
+
+const breakerSchema = z
+  .strictObject({
+    failure_threshold: z
+      .int()
+      .min(1)
+      .default(5)
+      .describe(
+        'Failed attempts in a row (timeouts, resets, 5xx, 429) that open the circuit of an endpoint.',
+      ),
+    probe_interval: duration()
+      .prefault('30s')
+      .describe('While a circuit is open, one probe request is let through this often.'),
+  })
+  .prefault({})
+  .transform((b) => ({ threshold: b.failure_threshold, probeIntervalMs: b.probe_interval }))
+  .describe('Circuit breaker per endpoint: stops the full load on a failing upstream and probes it slowly.');
+
 const upstreamSchema = z
   .strictObject({
     base_url: baseUrl.describe(
       'Base URL of the Station Data Query Service, e.g. `https://stations.example.com/api`.',
     ),
-    token: z.string().min(1, 'must not be empty').optional().describe(
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: documents the config's ${VAR} syntax.
-      'Bearer token, usually `${STATION_TOKEN}`. Exactly one of `token` and `token_file` is required.',
-    ),
+    token: z
+      .string()
+      .min(1, 'must not be empty')
+      .superRefine((t, ctx) => {
+        const problem = tokenProblem(t);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional()
+      .describe(
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: documents the config's ${VAR} syntax.
+        'Bearer token, usually `${STATION_TOKEN}`. Exactly one of `token` and `token_file` is required.',
+      ),
     token_file: z
       .string()
       .min(1, 'must not be empty')
@@ -60,7 +108,31 @@ const upstreamSchema = z
         'File holding the bearer token (surrounding whitespace is ignored). Relative paths resolve against the ' +
           "config file's directory. Re-read whenever it changes, so the token can be rotated without a restart.",
       ),
-    timeout: duration().prefault('30s').describe('Timeout of one upstream request.'),
+    timeout: duration()
+      .prefault('30s')
+      .describe(
+        'Total deadline of one upstream request attempt, body included: a slow-drip answer is cut off after it.',
+      ),
+    retry: retrySchema,
+    circuit_breaker: breakerSchema,
+    max_response_bytes: z
+      .int()
+      .min(1024)
+      .default(64 * 1024 * 1024)
+      .describe(
+        'Largest answer accepted, in bytes, checked while reading and again after decompression; a larger answer fails as `too_large`.',
+      ),
+    max_response_bytes_by_endpoint: z
+      .partialRecord(z.enum(ENDPOINT_NAMES), z.int().min(1024))
+      .default({})
+      .describe(
+        'Overrides of `max_response_bytes` per endpoint (`sites`, `site`, `station_summary`, `metrics`, `units`).',
+      ),
+    token_expiry_warning: duration()
+      .prefault('3d')
+      .describe(
+        'A JWT token expiring within this margin raises `station_exporter_token_expiring` and a warning, before requests fail.',
+      ),
     concurrency: z.int().min(1).max(64).default(4).describe('Upstream requests in flight at once.'),
     max_requests_per_second: z
       .number()
@@ -109,6 +181,11 @@ const upstreamSchema = z
     maxUrlLength: u.max_url_length,
     naiveTimeZone: u.naive_time_zone,
     maxFutureSkewMs: u.max_future_skew,
+    retry: u.retry,
+    circuitBreaker: u.circuit_breaker,
+    maxResponseBytes: u.max_response_bytes,
+    maxResponseBytesByEndpoint: u.max_response_bytes_by_endpoint,
+    tokenExpiryWarningMs: u.token_expiry_warning,
   }))
   .describe('The Station Data Query Service to read from.');
 
@@ -174,10 +251,19 @@ function interval(what: string) {
   return duration().prefault('1m').describe(`How often ${what} are polled.`);
 }
 
+function maxStaleness() {
+  return duration()
+    .optional()
+    .describe(
+      'How long the last good data is served when polls fail; past it the series are dropped. Default: 5 intervals.',
+    );
+}
+
 const summarySchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Export station summary statistics.'),
     interval: interval('station summaries'),
+    max_staleness: maxStaleness(),
     levels: z
       .array(z.enum(SUMMARY_LEVELS))
       .min(1)
@@ -205,6 +291,7 @@ const summarySchema = z
   .transform((s) => ({
     enabled: s.enabled,
     intervalMs: s.interval,
+    maxStalenessMs: s.max_staleness ?? 5 * s.interval,
     levels: s.levels,
     yieldScale: s.yield_scale,
     aggregateOver: s.aggregate_over,
@@ -245,6 +332,7 @@ const measurementsSchema = z
   .strictObject({
     enabled: z.boolean().default(false).describe('Export process capability statistics of measurements.'),
     interval: interval('measurements'),
+    max_staleness: maxStaleness(),
     names: z
       .array(measurementName)
       .default([])
@@ -298,6 +386,7 @@ const measurementsSchema = z
   .transform((m) => ({
     enabled: m.enabled,
     intervalMs: m.interval,
+    maxStalenessMs: m.max_staleness ?? 5 * m.interval,
     names: m.names.map((n) =>
       typeof n === 'string'
         ? { name: n, minSamples: m.min_samples }
@@ -320,6 +409,7 @@ const unitsSchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Export unit counts by result and direction.'),
     interval: interval('units'),
+    max_staleness: maxStaleness(),
     overlap: duration()
       .prefault('5m')
       .describe('How far back each poll re-reads, to catch records that arrive late.'),
@@ -329,6 +419,7 @@ const unitsSchema = z
   .transform((u) => ({
     enabled: u.enabled,
     intervalMs: u.interval,
+    maxStalenessMs: u.max_staleness ?? 5 * u.interval,
     overlapMs: u.overlap,
     rereadIntervalMs: u.reread_interval,
   }))

@@ -5,6 +5,7 @@
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { LevelsSkipped } from '../collectors/collector.ts';
+import { CIRCUIT_STATES, type CircuitState } from '../upstream/breaker.ts';
 import { STATUS_CLASSES, type StatusClass } from '../upstream/errors.ts';
 
 export { registryFamilies } from './registry-families.ts';
@@ -30,8 +31,11 @@ export interface SelfMetricsOptions {
 export interface SelfMetrics {
   /** Records whether the last request round to the upstream succeeded. */
   setUpstreamUp(up: boolean): void;
-  /** Records one collector poll: success, duration and, on success, its time (epoch ms). */
-  collectorResult(collector: string, ok: boolean, seconds: number, nowMs: number): void;
+  /**
+   * Records one collector poll: success, duration and, when its data is fresh (by default: on
+   * success), its time (epoch ms), from which the data's age is computed.
+   */
+  collectorResult(collector: string, ok: boolean, seconds: number, nowMs: number, fresh?: boolean): void;
   /**
    * Records the configured polling interval of a collector (for topology, the discovery refresh
    * interval), so that the stale-data alert can compare the data's age with it.
@@ -55,6 +59,24 @@ export interface SelfMetrics {
   setLevelsSkipped(rows: readonly LevelsSkipped[]): void;
   /** Sets how many configured stations the token cannot see. */
   setStationsInaccessible(n: number): void;
+  /** Records an endpoint's circuit breaker state. */
+  setCircuitState(endpoint: string, state: CircuitState): void;
+  /** Counts one retry of a failed request, by the failure's status class. */
+  recordRetry(endpoint: string, statusClass: StatusClass): void;
+  /** Sets how many summary requests were narrowed to their accessible stations in the last poll. */
+  setSummaryPartial(n: number): void;
+  /** Sets how many stations the upstream refused (403) in record requests. */
+  setStationsRefused(n: number): void;
+  /** Counts one poll's requests and failures for the collector, and sets its failed share. */
+  collectorRequests(collector: string, requests: number, failures: number): void;
+  /** Marks a collector's series as dropped (1) for exceeding max_staleness, or served again (0). */
+  setCollectorStale(collector: string, stale: boolean): void;
+  /** Records one config reload attempt. */
+  recordReload(ok: boolean, nowMs: number): void;
+  /** Whether the token expires within the warning margin. */
+  setTokenExpiring(expiring: boolean): void;
+  /** Whether the token file is unreadable (the last token read is still used). */
+  setTokenFileError(failing: boolean): void;
 }
 
 /** Registers the self-metrics on `registry` (never the global one) and returns their handle. */
@@ -178,18 +200,22 @@ export function createSelfMetrics(registry: Registry, opts: SelfMetricsOptions):
     registers,
   });
 
+  const extra = createResilienceMetrics(registers);
+
   return {
+    ...extra,
     setUpstreamUp: (up) => upstreamUp.set(up ? 1 : 0),
-    collectorResult(collector, ok, seconds, nowMs) {
+    collectorResult(collector, ok, seconds, nowMs, fresh = ok) {
       success.set({ collector }, ok ? 1 : 0);
       duration.set({ collector }, seconds);
-      if (!ok) return;
+      if (!fresh) return;
       lastSuccess.set({ collector }, nowMs / 1000);
       lastSuccessMs.set(collector, nowMs);
     },
     setCollectorInterval: (collector, seconds) => interval.set({ collector }, seconds),
     forgetCollector(collector) {
       for (const g of [success, duration, lastSuccess, interval]) g.remove({ collector });
+      extra.forget(collector);
       lastSuccessMs.delete(collector);
     },
     initEndpoints(endpoints) {
@@ -219,5 +245,99 @@ export function createSelfMetrics(registry: Registry, opts: SelfMetricsOptions):
       for (const r of rows) levelsSkipped.set({ level: r.level, reason: r.reason }, r.count);
     },
     setStationsInaccessible: (n) => inaccessible.set(n),
+  };
+}
+
+/** Self-metrics of retries, breakers, refused stations, staleness, reloads and the token. */
+function createResilienceMetrics(registers: Registry[]) {
+  const circuit = new Gauge({
+    name: `${P}upstream_circuit_state`,
+    help: 'Circuit breaker state of each upstream endpoint, from the exporter: 0 closed (normal), 1 half-open (probing), 2 open (requests not sent).',
+    labelNames: ['endpoint'],
+    registers,
+  });
+  const retries = new Counter({
+    name: `${P}upstream_retries_total`,
+    help: 'Upstream requests sent again after a transient failure, by endpoint and the status class of the failure.',
+    labelNames: ['endpoint', 'status_class'],
+    registers,
+  });
+  const refused = new Gauge({
+    name: `${P}stations_refused`,
+    help: 'Stations whose records the upstream refuses to this token (403), found by splitting batched requests; left out of polls and re-probed slowly.',
+    registers,
+  });
+  const summaryPartial = new Gauge({
+    name: `${P}aggregate_requests_partial`,
+    help: 'Summary requests (one per level entity and window) of the last poll sent for the accessible stations only, because the entity holds stations the upstream refuses (403).',
+    registers,
+  });
+  const collectorRequests = new Counter({
+    name: `${P}collector_requests_total`,
+    help: 'Upstream requests sent by the polls of the collector, as counted by the collector (retries excluded).',
+    labelNames: ['collector'],
+    registers,
+  });
+  const collectorFailures = new Counter({
+    name: `${P}collector_request_failures_total`,
+    help: 'Upstream requests of the collector that failed for good (after retries); their data kept its last values.',
+    labelNames: ['collector'],
+    registers,
+  });
+  const failedRatio = new Gauge({
+    name: `${P}collector_failed_requests_ratio`,
+    help: "Share of the last poll's upstream requests that failed, per collector (0 when the poll sent none).",
+    labelNames: ['collector'],
+    registers,
+  });
+  const stale = new Gauge({
+    name: `${P}collector_stale`,
+    help: "1 while the collector's series are dropped because its data is older than its max_staleness, else 0.",
+    labelNames: ['collector'],
+    registers,
+  });
+  const reloadOk = new Gauge({
+    name: `${P}config_last_reload_successful`,
+    help: 'Whether the last config reload attempt succeeded (1) or not (0); 1 before any reload.',
+    registers,
+  });
+  reloadOk.set(1);
+  const reloadTime = new Gauge({
+    name: `${P}config_last_reload_success_timestamp_seconds`,
+    help: 'Time of the last successful config load (start-up or reload), exporter clock.',
+    registers,
+  });
+  const expiring = new Gauge({
+    name: `${P}token_expiring`,
+    help: 'Whether the bearer token (a JWT) expires within upstream.token_expiry_warning (1) or not (0).',
+    registers,
+  });
+  const fileError = new Gauge({
+    name: `${P}token_file_error`,
+    help: 'Whether the token file cannot be read now (1); the last token read is still used.',
+    registers,
+  });
+  fileError.set(0);
+  return {
+    setCircuitState: (endpoint: string, state: CircuitState) =>
+      circuit.set({ endpoint }, CIRCUIT_STATES[state]),
+    recordRetry: (endpoint: string, status_class: StatusClass) => retries.inc({ endpoint, status_class }),
+    setStationsRefused: (n: number) => refused.set(n),
+    setSummaryPartial: (n: number) => summaryPartial.set(n),
+    collectorRequests(collector: string, requests: number, failures: number) {
+      collectorRequests.inc({ collector }, requests);
+      collectorFailures.inc({ collector }, failures);
+      failedRatio.set({ collector }, requests > 0 ? failures / requests : 0);
+    },
+    setCollectorStale: (collector: string, s: boolean) => stale.set({ collector }, s ? 1 : 0),
+    recordReload(ok: boolean, nowMs: number) {
+      reloadOk.set(ok ? 1 : 0);
+      if (ok) reloadTime.set(nowMs / 1000);
+    },
+    setTokenExpiring: (e: boolean) => expiring.set(e ? 1 : 0),
+    setTokenFileError: (f: boolean) => fileError.set(f ? 1 : 0),
+    forget(collector: string) {
+      for (const g of [failedRatio, stale]) g.remove({ collector });
+    },
   };
 }

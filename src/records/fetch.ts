@@ -5,6 +5,7 @@
  * within the URL length limit, and spans whose answer looks truncated are split.
  */
 import type { Logger } from 'pino';
+import type { RefusedStations } from './refused.ts';
 import { fetchSpan, type SpanStats, settleAll } from './spans.ts';
 import type { RecordSource, Timed } from './types.ts';
 
@@ -29,6 +30,11 @@ export interface IncrementalFetchOptions<R extends Timed> {
   /** Receives each answer's records as soon as it arrives (awaited, so it may yield). */
   readonly onRecords: (records: readonly R[]) => void | Promise<void>;
   readonly signal?: AbortSignal;
+  /**
+   * Stations refused with 403, remembered across polls: they are left out, except one probe
+   * each when due, sent alone so that a still-refused station never fails a batch again.
+   */
+  readonly refused?: RefusedStations;
 }
 
 /** What one incremental fetch did. */
@@ -57,10 +63,15 @@ export function spansOf(from: number, to: number, max: number): Array<[number, n
   return spans;
 }
 
-/** Groups stations by the start of their next span. */
-function plan<R extends Timed>(opts: IncrementalFetchOptions<R>): Map<number, string[]> {
+/** Groups stations by the start of their next span; refused stations due for a probe come apart. */
+function plan<R extends Timed>(opts: IncrementalFetchOptions<R>) {
   const byFrom = new Map<number, string[]>();
+  const probes: Array<[number, string]> = [];
   for (const id of opts.stationIds) {
+    if (opts.refused?.has(id)) {
+      if (opts.refused.wanted(id, opts.now)) probes.push([opts.retainFrom, id]);
+      continue;
+    }
     const mark = opts.watermarks.get(id);
     const from = mark === undefined ? opts.retainFrom : Math.max(opts.retainFrom, mark - opts.overlapMs);
     if (from >= opts.now) continue;
@@ -68,7 +79,7 @@ function plan<R extends Timed>(opts: IncrementalFetchOptions<R>): Map<number, st
     ids.push(id);
     byFrom.set(from, ids);
   }
-  return byFrom;
+  return { byFrom, probes };
 }
 
 /**
@@ -98,25 +109,36 @@ export async function fetchIncremental<R extends Timed>(
     onRecords: opts.onRecords,
     signal: opts.signal,
     stats,
+    refused: opts.refused,
+    now: opts.now,
   };
   const tasks: Promise<void>[] = [];
-  for (const [from, ids] of plan(opts)) {
+  const fetchChunk = (chunk: string[], from: number, probe = false) => {
+    const spans = spansOf(from, opts.now, opts.maxSpanMs ?? DEFAULT_MAX_SPAN_MS);
+    tasks.push(
+      settleAll(spans.map(([a, b]) => fetchSpan(ctx, chunk, a, b, 0))).then(
+        () => {
+          // A refused station keeps no watermark: once access is granted it reads its whole window.
+          for (const id of chunk) {
+            // A probe read only a minute: a station it found accessible reads its window next poll.
+            if (probe || opts.refused?.has(id)) watermarks.delete(id);
+            else watermarks.set(id, opts.now);
+          }
+        },
+        (err: unknown) => fail(chunk, err),
+      ),
+    );
+  };
+  const { byFrom, probes } = plan(opts);
+  for (const [from, ids] of byFrom) {
     const { chunks, tooLong } = chunkByUrl(opts.source, ids, from, opts.now, opts.maxUrlLength);
     for (const id of tooLong) {
       fail([id], new Error(`a request for station ${id} alone exceeds max_url_length`));
     }
-    for (const chunk of chunks) {
-      const spans = spansOf(from, opts.now, opts.maxSpanMs ?? DEFAULT_MAX_SPAN_MS);
-      tasks.push(
-        settleAll(spans.map(([a, b]) => fetchSpan(ctx, chunk, a, b, 0))).then(
-          () => {
-            for (const id of chunk) watermarks.set(id, opts.now);
-          },
-          (err: unknown) => fail(chunk, err),
-        ),
-      );
-    }
+    for (const chunk of chunks) fetchChunk(chunk, from);
   }
+  // A probe asks for the last minute only: enough to learn whether access came back.
+  for (const [, id] of probes) fetchChunk([id], Math.max(opts.retainFrom, opts.now - MINUTE), true);
   await Promise.all(tasks);
   return { ...stats, watermarks, firstError };
 }

@@ -5,6 +5,7 @@
  */
 import { UpstreamError } from '../upstream/errors.ts';
 import type { RecordList } from '../upstream/types.ts';
+import type { RefusedStations } from './refused.ts';
 import type { RecordSource, Timed } from './types.ts';
 
 /** Counters of one fetch. */
@@ -24,6 +25,10 @@ export interface SpanContext<R extends Timed> {
   readonly onRecords: (records: readonly R[]) => void | Promise<void>;
   readonly signal?: AbortSignal;
   readonly stats: SpanStats;
+  /** Stations refused with 403: a station refused alone is added, one that answers is cleared. */
+  readonly refused?: RefusedStations;
+  /** Epoch ms of the poll, for the refused stations' probe times. */
+  readonly now?: number;
 }
 
 /** A timed-out span is halved at most this many times: a dead upstream must not cost 2^n requests. */
@@ -71,7 +76,10 @@ export async function fetchSpan<R extends Timed>(
       ctx.stats.splits++;
       return byStations();
     }
-    if (isDenied(err)) return;
+    if (isDenied(err)) {
+      if ((err as UpstreamError).status === 403) ctx.refused?.refuse(ids[0]!, ctx.now ?? Date.now());
+      return;
+    }
     if (
       err instanceof UpstreamError &&
       err.reason === 'timeout' &&
@@ -90,6 +98,7 @@ export async function fetchSpan<R extends Timed>(
       : byStations();
   }
   if (list.received >= ctx.maxRecords) ctx.stats.truncated++;
+  if (ctx.refused) for (const id of ids) ctx.refused.accept(id);
   await ctx.onRecords(list.records);
 }
 

@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import type { Turns } from '../util/turns.ts';
 import { fetchIncremental, type IncrementalFetchResult, reportFetch } from './fetch.ts';
+import type { RefusedStations } from './refused.ts';
 import type { RecordSource, RecordStore, Timed } from './types.ts';
 
 /** What the sync needs of a record besides its time. */
@@ -31,6 +32,8 @@ export interface RecordSyncOptions<R extends SyncedRecord> {
   readonly maxUrlLength: number;
   readonly logger: Logger;
   readonly turns: Turns;
+  /** Stations refused with 403, shared by the record collectors; see {@link RefusedStations}. */
+  readonly refused?: RefusedStations;
   /** Records to keep; default all. */
   readonly accept?: (record: R) => boolean;
 }
@@ -114,6 +117,7 @@ export function createRecordSync<R extends SyncedRecord>(
       maxRecords: opts.maxRecords,
       onRecords: (records) => turns.forEachSlice(records, STORE_SLICE, take),
       signal,
+      refused: opts.refused,
     });
     // A failed deep read keeps the stations' old marks, so their next read covers the gap.
     watermarks = deep ? new Map([...watermarks, ...fetched.watermarks]) : fetched.watermarks;

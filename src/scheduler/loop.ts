@@ -30,6 +30,8 @@ export interface LoopOptions {
 /** A running loop. `stop` aborts the current run and resolves when it has ended. */
 export interface Loop {
   stop(): Promise<void>;
+  /** Schedules no further run and waits for the current one to end, without aborting it. */
+  drain(): Promise<void>;
 }
 
 /** Starts a loop. Errors thrown by `run` are the job's own business: the loop goes on. */
@@ -39,6 +41,7 @@ export function startLoop(opts: LoopOptions): Loop {
   const controller = new AbortController();
   let handle: unknown;
   let current: Promise<void> | undefined;
+  let draining = false;
 
   const tick = (): void => {
     handle = undefined;
@@ -48,7 +51,7 @@ export function startLoop(opts: LoopOptions): Loop {
       .catch(() => undefined)
       .then(() => {
         current = undefined;
-        if (controller.signal.aborted) return;
+        if (controller.signal.aborted || draining) return;
         const jitter = (random() * 2 - 1) * 0.05 * opts.intervalMs;
         const wait = Math.max(0, opts.intervalMs - (timers.now() - started) + jitter);
         handle = timers.setTimeout(tick, wait);
@@ -61,6 +64,13 @@ export function startLoop(opts: LoopOptions): Loop {
       controller.abort();
       if (handle !== undefined) timers.clearTimeout(handle);
       await current;
+    },
+    async drain() {
+      draining = true;
+      if (handle !== undefined) timers.clearTimeout(handle);
+      handle = undefined;
+      await current;
+      controller.abort();
     },
   };
 }

@@ -33,12 +33,26 @@ export interface SchedulerDeps {
   readonly wallClock?: () => number;
   readonly timers?: LoopTimers;
   readonly random?: () => number;
+  /** Each collector's own context (e.g. a client view in its own limiter lane); default `context`. */
+  readonly contextFor?: (collector: string) => CollectorContext;
+  /** Called after every poll of a collector (e.g. to flush the log lines aggregated during it). */
+  readonly onPollEnd?: (collector: string) => void;
+  /** Jobs kept from the scheduler this one replaces (config reload), by collector name: their stores survive. */
+  readonly reuseJobs?: ReadonlyMap<string, ReusableJob>;
 }
+
+/** A data collector's job, kept across a reload when its settings did not change. */
+export type ReusableJob = ReturnType<DataCollector['createJob']>;
+
+/** Above this share of failed requests in a collector's last poll, `upstream_up` is 0. */
+export const UP_MAX_FAILED_SHARE = 0.1;
 
 /** A collector's job as the scheduler runs it. */
 interface ScheduledJob {
   readonly name: string;
   readonly intervalMs: number;
+  /** Past this age without fresh data the collector's series are dropped; undefined: never. */
+  readonly maxStalenessMs?: number;
   run(signal?: AbortSignal): Promise<PollOutcome>;
 }
 
@@ -51,7 +65,12 @@ export class Scheduler {
   private readonly discoveryJob: ScheduledJob;
   private readonly dataJobs: ScheduledJob[];
   private loops: Loop[] = [];
+  /** Discovery (whose retry loop may never end while the upstream is down) and the watchdog. */
+  private abortable: Loop[] = [];
   private readonly wallClock: () => number;
+  /** The data collectors' jobs, so that a reload can keep them. */
+  readonly jobsByName = new Map<string, ReusableJob>();
+  private readonly staleness = new Staleness();
 
   constructor(private readonly deps: SchedulerDeps) {
     this.wallClock = deps.wallClock ?? Date.now;
@@ -67,10 +86,12 @@ export class Scheduler {
       },
     };
     this.dataJobs = deps.collectors.map((c) => {
-      const job = c.createJob(deps.context);
+      const job = deps.reuseJobs?.get(c.name) ?? c.createJob(deps.contextFor?.(c.name) ?? deps.context);
+      this.jobsByName.set(c.name, job);
       return {
         name: c.name,
         intervalMs: c.intervalMs(config),
+        maxStalenessMs: maxStalenessOf(config, c.name),
         run: (signal?: AbortSignal) => job.poll(this.pollContext(signal)),
       };
     });
@@ -127,7 +148,7 @@ export class Scheduler {
     };
     const discovery = this.discoveryJob;
     const retryMs = Math.min(discovery.intervalMs, 10_000);
-    this.loops.push(
+    this.abortable.push(
       startLoop({
         intervalMs: discovery.intervalMs,
         initialDelayMs: delay(discovery),
@@ -146,12 +167,62 @@ export class Scheduler {
       }),
     );
     if (opts.alreadyPolled && this.topology) startData(delay);
+    const watchMs = Math.min(...this.dataJobs.map((j) => j.intervalMs), discovery.intervalMs);
+    this.loops.push(
+      startLoop({
+        intervalMs: watchMs,
+        initialDelayMs: watchMs,
+        timers,
+        random,
+        run: async () => this.watch(),
+      }),
+    );
+  }
+
+  /**
+   * Runs between polls, so that a poll that hangs cannot hide its collector's state: a poll
+   * running past its interval is not a success, and data older than its bound is dropped.
+   */
+  watch(): void {
+    const now = this.wallClock();
+    for (const job of this.dataJobs) {
+      const since = this.staleness.runningSince(job.name);
+      if (since !== undefined && now - since > job.intervalMs) {
+        this.deps.self.collectorResult(job.name, false, (now - since) / 1000, now, false);
+      }
+      this.dropIfStale(job, now);
+    }
+  }
+
+  private dropIfStale(job: ScheduledJob, now: number): void {
+    if (job.maxStalenessMs === undefined || !this.staleness.isStale(job.name, now, job.maxStalenessMs))
+      return;
+    this.staleness.markDropped(job.name);
+    this.deps.cache.remove(job.name);
+    this.deps.self.setSnapshot(this.deps.cache.seriesCount(), this.deps.cache.lastRenderMs() / 1000);
+    this.deps.self.setCollectorStale(job.name, true);
+    this.deps.logger.warn(
+      { collector: job.name, max_staleness_seconds: job.maxStalenessMs / 1000 },
+      'data older than max_staleness: its series are dropped until a poll succeeds',
+    );
+  }
+
+  /**
+   * Stops every loop without aborting the polls that run: they finish (and publish) first.
+   * A reload uses it, so that a collector whose job is kept is never polled twice at once.
+   */
+  async drain(): Promise<void> {
+    const [loops, abortable] = [this.loops, this.abortable];
+    this.loops = [];
+    this.abortable = [];
+    await Promise.all([...loops.map((l) => l.drain()), ...abortable.map((l) => l.stop())]);
   }
 
   /** Stops every loop and waits for running polls to end. */
   async stop(): Promise<void> {
-    const loops = this.loops;
+    const loops = [...this.loops, ...this.abortable];
     this.loops = [];
+    this.abortable = [];
     await Promise.all(loops.map((l) => l.stop()));
   }
 
@@ -168,23 +239,34 @@ export class Scheduler {
   /** Runs one poll, times it, publishes its families and records its outcome. */
   private async runJob(job: ScheduledJob, signal?: AbortSignal): Promise<boolean> {
     const started = performance.now();
+    this.staleness.start(job.name, this.wallClock());
     let outcome: PollOutcome | undefined;
     let error: unknown;
     try {
       outcome = await job.run(signal);
-      await this.publish(job.name, outcome);
+      // A poll with failures past the staleness bound would bring the old values back.
+      const past = this.staleness.pastBound(job.name, this.wallClock(), job.maxStalenessMs);
+      if (outcome.failures === 0 || !past) await this.publish(job.name, outcome);
     } catch (err) {
       error = err;
     }
     const seconds = (performance.now() - started) / 1000;
-    const ok = outcome !== undefined && outcome.failures === 0;
+    const fresh = outcome !== undefined && outcome.failures === 0;
+    // A poll that overran its interval delivered fresh data, but late: not a success.
+    const ok = fresh && seconds * 1000 <= job.intervalMs;
+    const now = this.wallClock();
+    this.staleness.finish(job.name, fresh ? now : undefined);
+    if (fresh && job.maxStalenessMs !== undefined) this.deps.self.setCollectorStale(job.name, false);
+    else this.dropIfStale(job, now);
+    if (outcome) this.deps.self.collectorRequests(job.name, outcome.requests, outcome.failures);
     this.recordUpstream(job.name, outcome, error);
-    this.deps.self.collectorResult(job.name, ok, seconds, this.wallClock());
+    this.deps.self.collectorResult(job.name, ok, seconds, now, fresh);
     this.statuses.set(
       job.name,
       recordRun(this.statuses.get(job.name), job, { ok, seconds, error, now: this.wallClock() }),
     );
     this.logRun(job, seconds, error);
+    this.deps.onPollEnd?.(job.name);
     return ok;
   }
 
@@ -196,15 +278,19 @@ export class Scheduler {
     if (d?.levelsSkipped) self.setLevelsSkipped(d.levelsSkipped);
     if (d?.stationsInaccessible !== undefined) self.setStationsInaccessible(d.stationsInaccessible);
     for (const r of d?.recordsSkipped ?? []) self.recordSkipped(r.endpoint, r.reason, r.count);
+    if (d?.summaryPartial !== undefined) self.setSummaryPartial(d.summaryPartial);
   }
 
   /**
-   * `upstream_up` has one owner: it is 1 while every collector's last poll got at least one
-   * answer (or needed none), so the order in which collectors finish cannot change it.
+   * `upstream_up` has one owner: it is 1 while no collector's last poll lost more than
+   * {@link UP_MAX_FAILED_SHARE} of its requests, so the order in which collectors finish
+   * cannot change it and a mostly failing upstream is not reported as up.
    */
   private recordUpstream(name: string, outcome: PollOutcome | undefined, error: unknown): void {
-    if (outcome) this.upstreamOk.set(name, outcome.requests === 0 || outcome.failures < outcome.requests);
-    else if (error instanceof UpstreamError) this.upstreamOk.set(name, false);
+    if (outcome) {
+      const share = outcome.requests === 0 ? 0 : outcome.failures / outcome.requests;
+      this.upstreamOk.set(name, share <= UP_MAX_FAILED_SHARE);
+    } else if (error instanceof UpstreamError) this.upstreamOk.set(name, false);
     this.deps.self.setUpstreamUp([...this.upstreamOk.values()].every(Boolean));
   }
 
@@ -222,6 +308,45 @@ export class Scheduler {
       );
     }
   }
+}
+
+/** When each collector's poll started and its data was last fresh, and which parts are dropped. */
+class Staleness {
+  private readonly running = new Map<string, number>();
+  private readonly freshAt = new Map<string, number>();
+  private readonly dropped = new Set<string>();
+
+  start(name: string, now: number): void {
+    this.running.set(name, now);
+  }
+  finish(name: string, freshAt: number | undefined): void {
+    this.running.delete(name);
+    if (freshAt === undefined) return;
+    this.freshAt.set(name, freshAt);
+    this.dropped.delete(name);
+  }
+  runningSince(name: string): number | undefined {
+    return this.running.get(name);
+  }
+  /** Data was published once, is older than `maxMs`, and is still in the cache. */
+  isStale(name: string, now: number, maxMs: number): boolean {
+    const at = this.freshAt.get(name);
+    return at !== undefined && !this.dropped.has(name) && now - at > maxMs;
+  }
+  /** Data was published once and is older than `maxMs`. */
+  pastBound(name: string, now: number, maxMs: number | undefined): boolean {
+    const at = this.freshAt.get(name);
+    return maxMs !== undefined && at !== undefined && now - at > maxMs;
+  }
+  markDropped(name: string): void {
+    this.dropped.add(name);
+  }
+}
+
+/** A collector's `max_staleness` from its config section (collector names are config keys). */
+function maxStalenessOf(config: CollectorContext['config'], name: string): number | undefined {
+  const section = (config as unknown as Record<string, { maxStalenessMs?: unknown } | undefined>)[name];
+  return typeof section?.maxStalenessMs === 'number' ? section.maxStalenessMs : undefined;
 }
 
 /** Creates the scheduler. */

@@ -2,8 +2,11 @@
  * Typed client of the Station Data Query Service: one function per operation, parameters
  * encoded as the interface describes, responses mapped into domain types at the edge.
  */
+import { pipeline, Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, type Dispatcher, request } from 'undici';
 import { createTurns, type Turns } from '../util/turns.ts';
+import type { Breakers } from './breaker.ts';
 import {
   buildUrl,
   ENDPOINTS,
@@ -25,14 +28,23 @@ import {
   parseUnits,
   type RecordParseOptions,
 } from './parse.ts';
+import {
+  parseRetryAfter,
+  type RetryPolicy,
+  type RetryTimers,
+  realRetryTimers,
+  withRetries,
+} from './retry.ts';
 import { envelopeSchema, errorBodySchema } from './schemas.ts';
 import type { MeasurementRecord, RecordList, Site, StationSummary, UnitRecord } from './types.ts';
 
 /** What the client reports about each request, for self-metrics. */
 export interface RequestEvent {
   readonly endpoint: Endpoint;
-  /** `2xx`, `4xx`, `5xx`, or the failure reason (`timeout`, `network`, `invalid_body`). */
+  /** `2xx`, `4xx`, `429`, `5xx`, or the failure reason (`timeout`, `network`, `invalid_body`, `too_large`). */
   readonly statusClass: StatusClass;
+  /** The collector whose request it was (`shared` for calls outside any collector). */
+  readonly collector: string;
   readonly seconds: number;
   readonly bytes: number;
 }
@@ -42,7 +54,22 @@ export interface ClientOptions {
   readonly baseUrl: string;
   /** Returns the bearer token; called for every request so a rotated token file takes effect. */
   readonly token: () => string | Promise<string>;
+  /**
+   * Reads the token afresh (ignoring any cache); called once after a 401, whose request is
+   * sent again when the token changed.
+   */
+  readonly renewToken?: () => Promise<string>;
+  /** Total deadline of one attempt, body included: a slow-drip answer cannot hold a slot longer. */
   readonly timeoutMs: number;
+  /** Largest response body accepted per endpoint, after decompression; default unlimited. */
+  readonly maxResponseBytes?: (endpoint: Endpoint) => number;
+  /** Retries of transient failures; default none. */
+  readonly retry?: RetryPolicy;
+  readonly retryTimers?: RetryTimers;
+  /** Circuit breakers per endpoint; default none. */
+  readonly breakers?: Breakers;
+  /** Hears each retry, with the failure that caused it. */
+  readonly onRetry?: (endpoint: Endpoint, err: UpstreamError, delayMs: number) => void;
   /** undici dispatcher (connection pool); defaults to a keep-alive Agent. */
   readonly dispatcher?: Dispatcher;
   /** Shared concurrency and rate gate; defaults to no practical limit. */
@@ -51,7 +78,7 @@ export interface ClientOptions {
   /** Called with every failed request's typed error (the status page keeps the last few). */
   readonly onError?: (error: UpstreamError) => void;
   /** Called with the records skipped at the edge, by reason, after each list response. */
-  readonly onSkipped?: (endpoint: Endpoint, reason: string, count: number) => void;
+  readonly onSkipped?: (endpoint: Endpoint, reason: string, count: number, collector: string) => void;
   /** Monotonic clock in milliseconds, for request durations. */
   readonly monotonic?: () => number;
   /** Event-loop turns shared with the rest of the exporter; default a queue of the client's own. */
@@ -75,6 +102,15 @@ export interface UpstreamClient {
   close(): Promise<void>;
 }
 
+/** The client the exporter holds: one per upstream, with a view of it per collector. */
+export interface SharedClient extends UpstreamClient {
+  /**
+   * The same client with requests queued in `collector`'s own lane of the limiter (fair
+   * share); closing a view does nothing, the shared client owns the connections.
+   */
+  forCollector(collector: string): UpstreamClient;
+}
+
 /** Bodies above this many characters are parsed on a turn of the event loop of their own. */
 const LARGE_BODY = 256 * 1024;
 
@@ -96,14 +132,67 @@ function checkIds(endpoint: Endpoint, ids: readonly string[]): void {
   }
 }
 
+/** Decompressors for the content codings the client accepts. */
+const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
+  gzip: createGunzip,
+  'x-gzip': createGunzip,
+  deflate: createInflate,
+  br: createBrotliDecompress,
+};
+
+/**
+ * Reads a body, stopping as soon as it passes `limit` bytes, on the wire or once
+ * decompressed (a small gzip answer can unpack to gigabytes). Returns the text and the
+ * bytes received, or undefined when over the limit.
+ */
+async function readLimited(
+  body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },
+  encoding: string | undefined,
+  limit: number,
+): Promise<{ text: string; wireBytes: number } | { tooLarge: true; wireBytes: number }> {
+  let wireBytes = 0;
+  let over = false;
+  async function* counted() {
+    for await (const chunk of body) {
+      wireBytes += chunk.length;
+      if (wireBytes > limit) {
+        over = true;
+        return;
+      }
+      yield chunk;
+    }
+  }
+  const decoder = encoding ? DECODERS[encoding.trim().toLowerCase()] : undefined;
+  const source: AsyncIterable<Buffer> = decoder
+    ? (pipeline(Readable.from(counted()), decoder(), () => undefined) as unknown as AsyncIterable<Buffer>)
+    : counted();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of source) {
+    size += chunk.length;
+    if (size > limit) {
+      over = true;
+      break;
+    }
+    chunks.push(chunk);
+  }
+  if (over) {
+    body.destroy();
+    return { tooLarge: true, wireBytes };
+  }
+  return { text: Buffer.concat(chunks).toString('utf8'), wireBytes };
+}
+
 /** Creates the client. */
-export function createClient(opts: ClientOptions): UpstreamClient {
+export function createClient(opts: ClientOptions): SharedClient {
   const ownDispatcher = opts.dispatcher === undefined;
   const dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64 });
   const limiter =
     opts.limiter ?? createLimiter({ concurrency: 1024, ratePerSecond: Number.POSITIVE_INFINITY });
   const clock = opts.monotonic ?? (() => performance.now());
   const turns = opts.turns ?? createTurns();
+  const retryTimers = opts.retryTimers ?? realRetryTimers;
+  const retryPolicy = opts.retry ?? { maxAttempts: 1, baseMs: 0, maxDelayMs: 0 };
 
   // One answer at a time is parsed and mapped: requests run concurrently, but a parsed JSON
   // tree is several times the size of its text, and eight of them at once would set the
@@ -112,9 +201,11 @@ export function createClient(opts: ClientOptions): UpstreamClient {
 
   /**
    * Sends a GET and maps its data. `list` endpoints must answer with an array: anything else is
-   * an invalid body, not an empty list.
+   * an invalid body, not an empty list. Transient failures are retried; every attempt waits
+   * for a slot of `collector`'s lane in the limiter and passes the endpoint's breaker.
    */
   async function get<T>(
+    collector: string,
     endpoint: Endpoint,
     path: string,
     params: QueryParams,
@@ -123,17 +214,13 @@ export function createClient(opts: ClientOptions): UpstreamClient {
     map: (data: unknown) => T | Promise<T>,
   ): Promise<T> {
     const url = buildUrl(opts.baseUrl, path, params);
-    const answer = await limiter.run(async () => {
-      try {
-        return await send(endpoint, url, signal);
-      } catch (err) {
-        // A keep-alive connection the server closed just as it was reused: the GET never
-        // reached the service, so sending it once more on a fresh connection is safe.
-        if (err instanceof UpstreamError && err.reason === 'network' && isStaleConnection(err.cause)) {
-          return send(endpoint, url, signal);
-        }
-        throw err;
-      }
+    const attempt = () => limiter.run(() => sendRenewing(collector, endpoint, url, signal), collector);
+    const guarded = opts.breakers ? () => opts.breakers!.run(endpoint, attempt) : attempt;
+    const answer = await withRetries(guarded, {
+      policy: retryPolicy,
+      timers: retryTimers,
+      signal,
+      onRetry: (err, delayMs) => opts.onRetry?.(endpoint, err, delayMs),
     });
     return decodeGate.run(async () => map(await decode(endpoint, answer, list)));
   }
@@ -144,29 +231,86 @@ export function createClient(opts: ClientOptions): UpstreamClient {
     readonly report: (statusClass: StatusClass) => void;
   }
 
+  /** One attempt; a 401 re-reads the token once and, when it changed, sends again with it. */
+  async function sendRenewing(collector: string, endpoint: Endpoint, url: string, signal?: AbortSignal) {
+    const token = await opts.token();
+    try {
+      return await sendFresh(collector, endpoint, url, token, signal);
+    } catch (err) {
+      if (!(err instanceof UpstreamError) || err.status !== 401 || !opts.renewToken) throw err;
+      const renewed = await opts.renewToken().catch(() => token);
+      if (renewed === token) throw err;
+      return sendFresh(collector, endpoint, url, renewed, signal);
+    }
+  }
+
+  async function sendFresh(
+    collector: string,
+    endpoint: Endpoint,
+    url: string,
+    token: string,
+    signal?: AbortSignal,
+  ): Promise<Answer> {
+    try {
+      return await send(collector, endpoint, url, token, signal);
+    } catch (err) {
+      // A keep-alive connection the server closed just as it was reused: the GET never
+      // reached the service, so sending it once more on a fresh connection is safe.
+      if (err instanceof UpstreamError && err.reason === 'network' && isStaleConnection(err.cause)) {
+        return send(collector, endpoint, url, token, signal);
+      }
+      throw err;
+    }
+  }
+
   /** Sends one GET and reads its body; an error status, a timeout or a network failure throws. */
-  async function send(endpoint: Endpoint, url: string, outer?: AbortSignal): Promise<Answer> {
+  async function send(
+    collector: string,
+    endpoint: Endpoint,
+    url: string,
+    token: string,
+    outer?: AbortSignal,
+  ): Promise<Answer> {
     const started = clock();
     const timeout = AbortSignal.timeout(opts.timeoutMs);
     const signal = outer ? AbortSignal.any([outer, timeout]) : timeout;
     let status: number | undefined;
     let seconds = 0;
     let bytes = 0;
-    const report = (cls: StatusClass) => opts.onRequest?.({ endpoint, statusClass: cls, seconds, bytes });
+    const report = (cls: StatusClass) =>
+      opts.onRequest?.({ endpoint, collector, statusClass: cls, seconds, bytes });
     try {
-      const token = await opts.token();
       const res = await request(url, {
         method: 'GET',
         dispatcher,
         signal,
-        headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: 'application/json',
+          'accept-encoding': 'gzip, deflate, br',
+        },
       });
       status = res.statusCode;
-      const text = await res.body.text();
+      const limit = opts.maxResponseBytes?.(endpoint) ?? Number.POSITIVE_INFINITY;
+      const encoding = res.headers['content-encoding'];
+      const read = await readLimited(res.body, typeof encoding === 'string' ? encoding : undefined, limit);
       seconds = (clock() - started) / 1000;
-      bytes = Buffer.byteLength(text);
-      if (status < 200 || status >= 300) throw statusError(endpoint, status, text);
-      return { status, text, report };
+      bytes = read.wireBytes;
+      if ('tooLarge' in read) {
+        throw new UpstreamError(
+          endpoint,
+          'too_large',
+          `${endpoint}: answer larger than max_response_bytes (${limit} bytes); not read further`,
+          status,
+        );
+      }
+      if (status < 200 || status >= 300) {
+        const e = statusError(endpoint, status, read.text);
+        const after = res.headers['retry-after'];
+        e.retryAfterMs = parseRetryAfter(typeof after === 'string' ? after : undefined, Date.now());
+        throw e;
+      }
+      return { status, text: read.text, report };
     } catch (err) {
       if (seconds === 0) seconds = (clock() - started) / 1000;
       const e = classify(endpoint, err, timeout.aborted, status);
@@ -217,7 +361,7 @@ export function createClient(opts: ClientOptions): UpstreamClient {
       return new UpstreamError(
         endpoint,
         'timeout',
-        `${endpoint}: no answer within ${opts.timeoutMs} ms`,
+        `${endpoint}: no complete answer within ${opts.timeoutMs} ms`,
         status,
       );
     }
@@ -227,58 +371,77 @@ export function createClient(opts: ClientOptions): UpstreamClient {
     return e;
   }
 
-  function reportSkipped(endpoint: Endpoint, list: RecordList<unknown>): void {
-    for (const [reason, n] of Object.entries(list.skipped)) opts.onSkipped?.(endpoint, reason, n);
+  function reportSkipped(collector: string, endpoint: Endpoint, list: RecordList<unknown>): void {
+    for (const [reason, n] of Object.entries(list.skipped)) opts.onSkipped?.(endpoint, reason, n, collector);
   }
 
-  return {
-    async listSites(signal) {
-      const list = await get('sites', ENDPOINTS.sites.path(), [], signal, true, parseSites);
-      reportSkipped('sites', list);
-      return list;
-    },
-    async getSite(id, signal) {
-      checkIds('site', [id]);
-      // The interface documents an array, but a single object is a reasonable reading too.
-      const list = await get('site', ENDPOINTS.site.path(id), [], signal, false, (data) =>
-        parseSites(Array.isArray(data) ? data : [data]),
-      );
-      reportSkipped('site', list);
-      return list;
-    },
-    async stationSummary(q) {
-      checkIds('station_summary', q.stationIds);
-      const { path, params } = ENDPOINTS.station_summary;
-      const parsed = await get('station_summary', path(), params(q), q.signal, false, parseSummary);
-      if (!parsed) {
-        throw new UpstreamError(
-          'station_summary',
-          'invalid_body',
-          'station_summary: data is not a summary object',
+  /** The operations, with every request queued in `collector`'s lane. */
+  function view(collector: string): UpstreamClient {
+    return {
+      async listSites(signal) {
+        const list = await get(collector, 'sites', ENDPOINTS.sites.path(), [], signal, true, parseSites);
+        reportSkipped(collector, 'sites', list);
+        return list;
+      },
+      async getSite(id, signal) {
+        checkIds('site', [id]);
+        // The interface documents an array, but a single object is a reasonable reading too.
+        const list = await get(collector, 'site', ENDPOINTS.site.path(id), [], signal, false, (data) =>
+          parseSites(Array.isArray(data) ? data : [data]),
         );
-      }
-      if (parsed.missing > 0) opts.onSkipped?.('station_summary', 'missing_field', parsed.missing);
-      return parsed.summary;
-    },
-    async metrics(q) {
-      checkIds('metrics', q.stationIds ?? []);
-      const { path, params } = ENDPOINTS.metrics;
-      const list = await get('metrics', path(), params(q), q.signal, true, (d) =>
-        parseMeasurements(d, turns, opts.records),
-      );
-      reportSkipped('metrics', list);
-      return list;
-    },
-    async units(q) {
-      checkIds('units', q.stationIds ?? []);
-      const { path, params } = ENDPOINTS.units;
-      const list = await get('units', path(), params(q), q.signal, true, (d) =>
-        parseUnits(d, turns, opts.records),
-      );
-      reportSkipped('units', list);
-      return list;
-    },
-    urlLength: (endpoint, query) => requestUrl(opts.baseUrl, endpoint, query).length,
+        reportSkipped(collector, 'site', list);
+        return list;
+      },
+      async stationSummary(q) {
+        checkIds('station_summary', q.stationIds);
+        const { path, params } = ENDPOINTS.station_summary;
+        const parsed = await get(
+          collector,
+          'station_summary',
+          path(),
+          params(q),
+          q.signal,
+          false,
+          parseSummary,
+        );
+        if (!parsed) {
+          throw new UpstreamError(
+            'station_summary',
+            'invalid_body',
+            'station_summary: data is not a summary object',
+          );
+        }
+        if (parsed.missing > 0)
+          opts.onSkipped?.('station_summary', 'missing_field', parsed.missing, collector);
+        return parsed.summary;
+      },
+      async metrics(q) {
+        checkIds('metrics', q.stationIds ?? []);
+        const { path, params } = ENDPOINTS.metrics;
+        const list = await get(collector, 'metrics', path(), params(q), q.signal, true, (d) =>
+          parseMeasurements(d, turns, opts.records),
+        );
+        reportSkipped(collector, 'metrics', list);
+        return list;
+      },
+      async units(q) {
+        checkIds('units', q.stationIds ?? []);
+        const { path, params } = ENDPOINTS.units;
+        const list = await get(collector, 'units', path(), params(q), q.signal, true, (d) =>
+          parseUnits(d, turns, opts.records),
+        );
+        reportSkipped(collector, 'units', list);
+        return list;
+      },
+      urlLength: (endpoint, query) => requestUrl(opts.baseUrl, endpoint, query).length,
+      async close() {},
+    };
+  }
+
+  const shared = view('shared');
+  return {
+    ...shared,
+    forCollector: view,
     async close() {
       if (ownDispatcher) await dispatcher.close();
     },

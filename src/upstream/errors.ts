@@ -1,7 +1,16 @@
 import type { Endpoint } from './endpoints.ts';
 
-/** Why an upstream request failed. `status` is an HTTP error status; the rest mean no usable answer. */
-export type UpstreamFailure = 'status' | 'timeout' | 'network' | 'invalid_body';
+/**
+ * Why an upstream request failed. `status` is an HTTP error status; `too_large` an answer over
+ * the size ceiling; `circuit_open` a request the breaker did not send; the rest mean no usable answer.
+ */
+export type UpstreamFailure =
+  | 'status'
+  | 'timeout'
+  | 'network'
+  | 'invalid_body'
+  | 'too_large'
+  | 'circuit_open';
 
 /**
  * A failed upstream request. The message names the endpoint and reason and, for an
@@ -9,6 +18,8 @@ export type UpstreamFailure = 'status' | 'timeout' | 'network' | 'invalid_body';
  */
 export class UpstreamError extends Error {
   override readonly name = 'UpstreamError';
+  /** The wait the upstream asked for with `Retry-After`, in milliseconds. */
+  retryAfterMs?: number;
 
   constructor(
     readonly endpoint: Endpoint,
@@ -22,26 +33,49 @@ export class UpstreamError extends Error {
   }
 }
 
-/** The `status_class` label of a request outcome. */
-export type StatusClass = '2xx' | '3xx' | '4xx' | '5xx' | 'timeout' | 'network' | 'invalid_body';
+/**
+ * The `status_class` label of a request outcome. 429 is a class of its own: being rate
+ * limited is the upstream asking for less, not a client mistake like other 4xx.
+ */
+export type StatusClass =
+  | '2xx'
+  | '3xx'
+  | '4xx'
+  | '429'
+  | '5xx'
+  | 'timeout'
+  | 'network'
+  | 'invalid_body'
+  | 'too_large';
 
 /** Every status class, so that counters can start at 0 for each. */
 export const STATUS_CLASSES: readonly StatusClass[] = [
   '2xx',
   '3xx',
   '4xx',
+  '429',
   '5xx',
   'timeout',
   'network',
   'invalid_body',
+  'too_large',
 ];
 
 /**
- * The `status_class` label for a request outcome: `2xx`..`5xx`, or the failure reason. A
+ * The `status_class` label for a request outcome: `2xx`..`5xx`, `429`, or the failure reason. A
  * status outside 200-599 (undici never surfaces 1xx) counts as network.
  */
 export function statusClass(status: number | undefined, reason?: UpstreamFailure): StatusClass {
+  if (reason === 'circuit_open') return 'network';
   if (reason && reason !== 'status') return reason;
   if (status === undefined || status < 200 || status >= 600) return 'network';
+  if (status === 429) return '429';
   return `${Math.floor(status / 100)}xx` as StatusClass;
+}
+
+/** Failures worth sending again: the upstream was busy, slow or unreachable, not refusing. */
+export function isTransient(err: unknown): err is UpstreamError {
+  if (!(err instanceof UpstreamError)) return false;
+  if (err.reason === 'timeout' || err.reason === 'network') return true;
+  return err.reason === 'status' && [429, 502, 503, 504].includes(err.status ?? 0);
 }

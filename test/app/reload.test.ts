@@ -4,7 +4,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReloader, type Reloader } from '../../src/app/reload.ts';
-import { wireExporter } from '../../src/app/wire.ts';
+import { type Exporter, wireExporter } from '../../src/app/wire.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import type { Config } from '../../src/config/schema.ts';
 import { type RunningSimulator, startSimulatorServer } from '../../src/simulator/index.ts';
@@ -21,7 +21,8 @@ beforeAll(async () => {
   sim = await startSimulatorServer({ seed: 5, scale: { sites: 1, linesPerSite: 1, stationsPerLine: 3 } });
   file = path.join(mkdtempSync(path.join(tmpdir(), 'reload-')), 'config.yaml');
   writeFileSync(file, yaml('1h'));
-  const wire = (c: Config) => wireExporter(c, { logger, reload: () => reloader.reload() });
+  const wire = (c: Config, previous?: Exporter) =>
+    wireExporter(c, { logger, reload: () => reloader.reload(), previous });
   const initial = wire(await loadConfig(file));
   await initial.scheduler.pollOnce();
   reloader = createReloader({ initial, configPath: file, wire, logger });
@@ -63,6 +64,49 @@ describe('config reload', () => {
     expect(await res.text()).toContain('could not discover any site');
     expect(reloader.current()).toBe(before);
     expect(await metrics()).toContain('window="8h"');
+  });
+
+  it('keeps self-metrics, client and stores when only another collector changed', async () => {
+    writeFileSync(file, yaml('1h, 8h'));
+    expect((await reloader.reload()).ok).toBe(true);
+    const before = reloader.current();
+    const requests = async () =>
+      (await before.registry.getSingleMetric('station_exporter_upstream_requests_total')?.get())?.values ??
+      [];
+    const count = async (endpoint: string) =>
+      (await requests()).filter((v) => v.labels.endpoint === endpoint).reduce((a, v) => a + v.value, 0);
+    const unitsBefore = await count('units');
+    const sitesBefore = await count('sites');
+    const unitsJob = before.scheduler.jobsByName.get('units');
+    // Only the summary's settings change: units keeps its job (and store), the client stays.
+    writeFileSync(file, `${yaml('1h, 8h')}summary:\n  levels: [station]\n`);
+    expect((await reloader.reload()).ok).toBe(true);
+    const after = reloader.current();
+    expect(after).not.toBe(before);
+    expect(after.registry).toBe(before.registry);
+    expect(after.client).toBe(before.client);
+    expect(after.scheduler.jobsByName.get('units')).toBe(unitsJob);
+    // Counters went on from where they were: never reset.
+    expect(await count('sites')).toBeGreaterThan(sitesBefore);
+    // The kept units job polled incrementally: one request, not the 8h history again.
+    expect((await count('units')) - unitsBefore).toBeLessThanOrEqual(1);
+    const text = await after.registry.metrics();
+    expect(text).toContain('station_exporter_config_last_reload_successful 1');
+  });
+
+  it('records a failed reload in config_last_reload_successful', async () => {
+    writeFileSync(file, `${yaml('1h')}bogus: 1\n`);
+    expect((await reloader.reload()).ok).toBe(false);
+    expect(await reloader.current().registry.metrics()).toContain(
+      'station_exporter_config_last_reload_successful 0',
+    );
+  });
+
+  it('lets reloads asked for while one runs join it', async () => {
+    writeFileSync(file, yaml('1h, 8h'));
+    const [a, b] = [reloader.reload(), reloader.reload()];
+    expect(a).toBe(b);
+    expect((await a).ok).toBe(true);
   });
 
   it('refuses to reload in demo mode', async () => {

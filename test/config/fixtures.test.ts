@@ -58,6 +58,11 @@ describe('ok config fixtures', () => {
         maxUrlLength: 8192,
         naiveTimeZone: 'record',
         maxFutureSkewMs: 300_000,
+        retry: { maxAttempts: 3, baseMs: 500, maxDelayMs: 30_000 },
+        circuitBreaker: { threshold: 5, probeIntervalMs: 30_000 },
+        maxResponseBytes: 64 * 1024 * 1024,
+        maxResponseBytesByEndpoint: {},
+        tokenExpiryWarningMs: 3 * 86_400_000,
       },
       discovery: {
         siteIds: [],
@@ -73,6 +78,7 @@ describe('ok config fixtures', () => {
       summary: {
         enabled: true,
         intervalMs: 60_000,
+        maxStalenessMs: 300_000,
         levels: ['station', 'group', 'line', 'site'],
         yieldScale: 'ratio',
         aggregateOver: 'all_stations',
@@ -80,6 +86,7 @@ describe('ok config fixtures', () => {
       measurements: {
         enabled: false,
         intervalMs: 60_000,
+        maxStalenessMs: 300_000,
         names: [],
         minSamples: 30,
         overlapMs: 300_000,
@@ -89,7 +96,13 @@ describe('ok config fixtures', () => {
         attributes: { pass: ['PASS', 'OK'], fail: ['FAIL', 'NG', 'NOK'] },
         control: { names: [], evaluationWindowMs: 3_600_000, rules: NELSON_RULES },
       },
-      units: { enabled: true, intervalMs: 60_000, overlapMs: 300_000, rereadIntervalMs: 3_600_000 },
+      units: {
+        enabled: true,
+        intervalMs: 60_000,
+        maxStalenessMs: 300_000,
+        overlapMs: 300_000,
+        rereadIntervalMs: 3_600_000,
+      },
       targets: {
         enabled: true,
         intervalMs: 60_000,
@@ -112,6 +125,11 @@ describe('ok config fixtures', () => {
       maxUrlLength: 4096,
       naiveTimeZone: 'Asia/Shanghai',
       maxFutureSkewMs: 120_000,
+      retry: { maxAttempts: 4, baseMs: 250, maxDelayMs: 10_000 },
+      circuitBreaker: { threshold: 3, probeIntervalMs: 60_000 },
+      maxResponseBytes: 1_048_576,
+      maxResponseBytesByEndpoint: { metrics: 8_388_608 },
+      tokenExpiryWarningMs: 86_400_000,
     });
     expect(config.discovery.siteIds).toEqual(['65a1b2c3d4e5f6a7b8c9d0e1']);
     expect(config.discovery.stationIds).toEqual(['65A1B2C3D4E5F6A7B8C9D0E2']);
@@ -126,6 +144,7 @@ describe('ok config fixtures', () => {
     expect(config.summary).toEqual({
       enabled: false,
       intervalMs: 120_000,
+      maxStalenessMs: 600_000,
       levels: ['line', 'station'],
       yieldScale: 'percent',
       aggregateOver: 'exported_stations',
@@ -133,6 +152,7 @@ describe('ok config fixtures', () => {
     expect(config.measurements).toEqual({
       enabled: true,
       intervalMs: 30_000,
+      maxStalenessMs: 300_000,
       names: [
         { name: 'voltage_3v3', minSamples: 20 },
         { name: 'current_draw', minSamples: 50 },
@@ -163,6 +183,7 @@ describe('ok config fixtures', () => {
     expect(config.units).toEqual({
       enabled: false,
       intervalMs: 300_000,
+      maxStalenessMs: 3_600_000,
       overlapMs: 60_000,
       rereadIntervalMs: 7_200_000,
     });

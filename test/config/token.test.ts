@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTokenProvider } from '../../src/config/token.ts';
+import { createTokenProvider, tokenFileModeWarning } from '../../src/config/token.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -67,7 +67,7 @@ describe('createTokenProvider', () => {
   it('names the path but not the content when the file is empty', async () => {
     const path = tempFile(' \n\t\n');
     await expect(createTokenProvider({ kind: 'file', path }).get()).rejects.toThrow(
-      `token file ${path} is empty`,
+      `token file ${path}: is empty`,
     );
   });
 
@@ -97,8 +97,9 @@ describe('createTokenProvider', () => {
     expect(error.message).not.toContain('super-secret-value');
   });
 
-  it('fails after the file is deleted instead of serving a stale token', async () => {
+  it('keeps the last token when the file is deleted, and reports the file error until it is back', async () => {
     const { file, deps } = fakeFile('one');
+    const errors: Array<string | undefined> = [];
     const provider = createTokenProvider(
       { kind: 'file', path: '/secrets/token' },
       {
@@ -107,10 +108,42 @@ describe('createTokenProvider', () => {
           if (file.content === '') throw Object.assign(new Error('gone'), { code: 'ENOENT' });
           return deps.stat();
         },
+        onFileError: (reason) => errors.push(reason),
       },
     );
     expect(await provider.get()).toBe('one');
     file.content = '';
-    await expect(provider.get()).rejects.toThrow('cannot read token file /secrets/token: ENOENT');
+    expect(await provider.get()).toBe('one');
+    expect(provider.fileError).toBe('cannot read token file /secrets/token: ENOENT');
+    file.content = 'two';
+    file.mtimeMs = 2000;
+    expect(await provider.get()).toBe('two');
+    expect(provider.fileError).toBeUndefined();
+    expect(errors).toEqual(['cannot read token file /secrets/token: ENOENT', undefined]);
+  });
+
+  it('fails when the very first read finds no file, and rejects a token with inner whitespace', async () => {
+    const { deps } = fakeFile('abc def\n');
+    const provider = createTokenProvider({ kind: 'file', path: '/secrets/token' }, deps);
+    await expect(provider.get()).rejects.toThrow(
+      'token file /secrets/token: the token contains whitespace at position 4; a token is one word',
+    );
+    await expect(provider.get()).rejects.not.toThrow('abc');
+  });
+
+  it('renew reads the file again even when it looks unchanged', async () => {
+    const { file, deps } = fakeFile('one');
+    const provider = createTokenProvider({ kind: 'file', path: '/secrets/token' }, deps);
+    expect(await provider.get()).toBe('one');
+    file.content = 'two';
+    // Same size and mtime: get() trusts its cache, renew() does not.
+    expect(await provider.get()).toBe('one');
+    expect(await provider.renew()).toBe('two');
+  });
+
+  it('warns about group- or world-readable token files only', () => {
+    expect(tokenFileModeWarning('/t', 0o100600)).toBeUndefined();
+    expect(tokenFileModeWarning('/t', 0o100640)).toContain('mode 640');
+    expect(tokenFileModeWarning('/t', 0o100604)).toContain('readable by group or others');
   });
 });

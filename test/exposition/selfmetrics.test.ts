@@ -33,6 +33,15 @@ function exercise(m: ReturnType<typeof setup>['m']): void {
   m.setSnapshot(1234, 0.15);
   m.setLevelsSkipped([{ level: 'site', reason: 'url_too_long', count: 2 }]);
   m.setStationsInaccessible(3);
+  m.setCircuitState('metrics', 'open');
+  m.recordRetry('metrics', '429');
+  m.setStationsRefused(5);
+  m.setSummaryPartial(2);
+  m.collectorRequests('units', 8, 2);
+  m.setCollectorStale('units', true);
+  m.recordReload(false, 1_700_000_000_000);
+  m.setTokenExpiring(true);
+  m.setTokenFileError(true);
 }
 
 async function text(registry: Registry): Promise<string> {
@@ -67,12 +76,23 @@ describe('createSelfMetrics', () => {
       'station_exporter_render_duration_seconds 0.15',
       'station_exporter_levels_skipped{level="site",reason="url_too_long"} 2',
       'station_exporter_stations_inaccessible 3',
+      'station_exporter_upstream_circuit_state{endpoint="metrics"} 2',
+      'station_exporter_upstream_retries_total{endpoint="metrics",status_class="429"} 1',
+      'station_exporter_stations_refused 5',
+      'station_exporter_aggregate_requests_partial 2',
+      'station_exporter_collector_requests_total{collector="units"} 8',
+      'station_exporter_collector_request_failures_total{collector="units"} 2',
+      'station_exporter_collector_failed_requests_ratio{collector="units"} 0.25',
+      'station_exporter_collector_stale{collector="units"} 1',
+      'station_exporter_config_last_reload_successful 0',
+      'station_exporter_token_expiring 1',
+      'station_exporter_token_file_error 1',
     ]) {
       expect(out.split('\n')).toContain(line);
     }
     expect(out).not.toContain('collector_data_age_seconds{collector="metrics"}');
     const helps = out.split('\n').filter((l) => l.startsWith('# HELP '));
-    expect(helps).toHaveLength(17);
+    expect(helps).toHaveLength(29);
     for (const h of helps) expect(h).toMatch(/^# HELP station_exporter_\w+ \S.{20,}/);
   });
 

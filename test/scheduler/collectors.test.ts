@@ -99,7 +99,16 @@ describe('scheduler', () => {
     expect(await t.scheduler.pollOnce()).toBe(false);
     expect(await t.metric('collector_success', { collector: 'a' })).toBe(0);
     expect(await t.body()).toContain('fake_value 3');
+    // A quarter of the requests failed: more than the share upstream_up tolerates.
+    expect(await t.metric('upstream_up')).toBe(0);
+    expect(await t.metric('collector_failed_requests_ratio', { collector: 'a' })).toBe(0.25);
+  });
+
+  it('keeps upstream_up at 1 when a small share of requests fails', async () => {
+    const t = setup([fakeCollector('a', [{ families: [gaugeFamily(3)], requests: 20, failures: 1 }])]);
+    await t.scheduler.pollOnce();
     expect(await t.metric('upstream_up')).toBe(1);
+    expect(await t.metric('collector_failed_requests_ratio', { collector: 'a' })).toBe(0.05);
   });
 
   it('owns upstream_up: down while any collector got no answer at all, whatever the order', async () => {

@@ -39,11 +39,8 @@ describe.skipIf(!enabled)('status page in headless Chromium', () => {
       },
       { baseDir: process.cwd(), source: 'status browser test' },
     );
-    exporter = wireExporter(config, {
-      wallClock: clock,
-      logger: pino({ level: 'silent' }),
-      refused: () => [forbidden],
-    });
+    // The simulator refuses one station (403): the exporter finds it and marks it refused.
+    exporter = wireExporter(config, { wallClock: clock, logger: pino({ level: 'silent' }) });
     await exporter.scheduler.pollOnce();
     url = await new Promise<string>((resolve) => {
       server = serve({ fetch: exporter.app.fetch, port: 0, hostname: '127.0.0.1' }, (info: AddressInfo) =>

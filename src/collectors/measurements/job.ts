@@ -42,6 +42,7 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
     maxUrlLength: config.upstream.maxUrlLength,
     logger: ctx.logger,
     turns,
+    refused: ctx.refused,
     // The upstream filters by name; a record of another name would have no config.
     accept: (r) => wanted.has(r.name),
   });

@@ -142,7 +142,7 @@ export function coverageDescs(level: Level): FamilyDesc[] {
       name: `${LEVEL_PREFIX[level]}covered_stations`,
       kind: 'gauge',
       labels,
-      help: `Stations the ${what}'s summaries cover: all of its stations, or only the exported ones with summary.aggregate_over: exported_stations. Less than ${LEVEL_PREFIX[level]}stations means the ${what} summaries describe part of the ${what}; refreshed every summary interval.`,
+      help: `Stations the ${what}'s summaries cover: all of its stations, or only the exported ones with summary.aggregate_over: exported_stations, less any the upstream refuses (403) to this token. Less than ${LEVEL_PREFIX[level]}stations means the ${what} summaries describe part of the ${what}; refreshed every summary interval.`,
     },
   ];
 }
@@ -151,6 +151,7 @@ export function coverageDescs(level: Level): FamilyDesc[] {
 export function coverageFamilies(
   levels: readonly Level[],
   entities: (level: Level) => readonly Entity[],
+  accessible: (stationId: string) => boolean = () => true,
 ): Family[] {
   const families: Family[] = [];
   for (const level of GROUP_LEVELS.filter((l) => levels.includes(l))) {
@@ -158,7 +159,10 @@ export function coverageFamilies(
     const ofLevel = entities(level);
     families.push(
       { desc: total!, samples: ofLevel.map((e) => ({ labels: e.labels, value: e.allStationIds.length })) },
-      { desc: covered!, samples: ofLevel.map((e) => ({ labels: e.labels, value: e.stationIds.length })) },
+      {
+        desc: covered!,
+        samples: ofLevel.map((e) => ({ labels: e.labels, value: e.stationIds.filter(accessible).length })),
+      },
     );
   }
   return families;

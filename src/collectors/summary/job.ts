@@ -4,12 +4,12 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../../config/schema.ts';
-import type { UpstreamClient } from '../../upstream/client.ts';
 import { UpstreamError } from '../../upstream/errors.ts';
 import type { StationSummary } from '../../upstream/types.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
 import { coverageFamilies, type SummaryResult, summaryFamilies } from './families.ts';
-import { entitiesOf, planSummaries, type SummaryRequest } from './plan.ts';
+import { entitiesOf, planSummaries } from './plan.ts';
+import { learn, narrow } from './refused.ts';
 import { createScaler, type DropReason } from './scale.ts';
 import { summaryScope } from './scope.ts';
 
@@ -19,9 +19,9 @@ const STALENESS_INTERVALS = 5;
 /** Last good answers by slot key, carried from poll to poll. */
 type SummaryMemory = ReadonlyMap<string, { readonly result: SummaryResult; readonly at: number }>;
 
-/** Sends one request; 403/404 mean "no data for this set", not a failure. */
-function send(client: UpstreamClient, request: SummaryRequest, signal?: AbortSignal) {
-  return client.stationSummary({ ...request, signal }).catch((err: unknown) => {
+/** Waits for one request; 403/404 mean "no data for this set", not a failure. */
+function send(answer: Promise<StationSummary | undefined>) {
+  return answer.catch((err: unknown) => {
     if (err instanceof UpstreamError && (err.status === 403 || err.status === 404)) return undefined;
     throw err;
   });
@@ -48,7 +48,15 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
         now,
       );
       const answers = new Map<string, Promise<StationSummary | undefined>>();
-      for (const [key, request] of plan.requests) answers.set(key, send(client, request, signal));
+      // Stations the upstream refuses are left out of aggregate requests (counted as partial).
+      let partial = 0;
+      for (const [key, planned] of plan.requests) {
+        const { request, partial: isPartial } = narrow(planned, ctx.refused, now.getTime());
+        if (isPartial) partial++;
+        if (!request) continue;
+        const raw = client.stationSummary({ ...request, signal });
+        answers.set(key, send(learn(raw, request, ctx.refused, now.getTime())));
+      }
       const next = new Map<string, { result: SummaryResult; at: number }>();
       let failures = 0;
       let firstError: unknown;
@@ -87,11 +95,16 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
             settings.levels,
             results.filter((r) => r !== undefined),
           ),
-          ...coverageFamilies(settings.levels, (level) => entitiesOf(topology, level)),
+          ...coverageFamilies(
+            settings.levels,
+            (level) => entitiesOf(topology, level),
+            (id) => ctx.refused?.has(id) !== true,
+          ),
         ],
         requests: answers.size,
         failures,
         diagnostics: {
+          summaryPartial: partial,
           levelsSkipped: [...plan.skipped].map(([level, count]) => ({
             level,
             reason: 'url_too_long',

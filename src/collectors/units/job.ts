@@ -38,6 +38,7 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
     maxUrlLength: config.upstream.maxUrlLength,
     logger: ctx.logger,
     turns,
+    refused: ctx.refused,
   });
   return {
     async poll({ topology, now, signal }) {

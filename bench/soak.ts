@@ -1,0 +1,186 @@
+/**
+ * Soak run (`npm run soak`, not part of `npm test`): the exporter on a real clock with 5 s
+ * intervals for at least 10 minutes, behind the fault proxy, with topology churn (stations
+ * hidden from /sites and shown again), faults switched on and off, and concurrent gzip
+ * scrapes. RSS and heap are sampled every 30 s into bench/SOAK.md. The verdict: the last
+ * third's mean RSS within 5 % of the middle third's (no growth after warm-up).
+ *
+ *   npm run soak                 # 11 minutes, writes bench/SOAK.md
+ *   npm run soak -- --minutes 2  # a short look, prints only
+ */
+import { writeFileSync } from 'node:fs';
+import { serve } from '@hono/node-server';
+import pino from 'pino';
+import { request } from 'undici';
+import { wireExporter } from '../src/app/wire.ts';
+import { configFromObject } from '../src/config/load.ts';
+import type { ProxyFaults } from '../src/simulator/proxy.ts';
+import { forkTs, nextMessage, stopChild } from './child.ts';
+
+const args = process.argv.slice(2);
+const minutes = Number(args[args.indexOf('--minutes') + 1] ?? 11) || 11;
+const write = !args.includes('--minutes') || minutes >= 10;
+const SAMPLE_MS = 30_000;
+// Every third of the run sees the whole cycle of faults, so that the thirds compare alike.
+const FAULT_MS = 15_000;
+const CHURN_MS = 20_000;
+const SCRAPERS = 8;
+const TOKEN = 'soak-token';
+
+interface Upstream {
+  url: string;
+  stations: string[];
+  names: string[];
+}
+const child = forkTs('./soak-upstream.ts', TOKEN);
+const upstream = await nextMessage(
+  child,
+  (m): m is Upstream => typeof m === 'object' && m !== null && 'url' in m,
+);
+const proxy = { set: (f: ProxyFaults) => child.send(f) };
+const stations = upstream.stations;
+const config = configFromObject(
+  {
+    upstream: {
+      base_url: upstream.url,
+      token: TOKEN,
+      concurrency: 8,
+      max_requests_per_second: 200,
+      timeout: '2s',
+      retry: { max_attempts: 3, base_delay: '100ms', max_delay: '3s' },
+      circuit_breaker: { failure_threshold: 5, probe_interval: '5s' },
+      max_response_bytes: 4 * 1024 * 1024,
+    },
+    discovery: { refresh_interval: '10s' },
+    windows: ['15m', '1h'],
+    summary: { interval: '5s' },
+    measurements: { enabled: true, interval: '5s', names: upstream.names.slice(0, 4) },
+    units: { interval: '5s' },
+    log: { level: 'warn' },
+  },
+  { baseDir: process.cwd(), source: 'soak' },
+);
+const logLines = { n: 0 };
+const logger = pino({ level: 'warn' }, { write: () => void logLines.n++ });
+const exporter = wireExporter(config, { logger });
+const server = serve({ fetch: exporter.app.fetch, hostname: '127.0.0.1', port: 0 });
+await new Promise((r) => server.once('listening', r));
+const port = (server.address() as { port: number }).port;
+exporter.scheduler.start();
+
+const FAULTS: Array<[string, ProxyFaults]> = [
+  ['none', {}],
+  ['all 503', { status: 503 }],
+  ['none', {}],
+  ['429 Retry-After 2', { status: 429, retryAfter: '2' }],
+  ['none', {}],
+  ['latency 3 s', { latencyMs: 3000 }],
+  ['none', {}],
+  ['resets', { reset: true, paths: ['/metrics', '/units'] }],
+  ['none', {}],
+  ['403 on 4 stations', { refuse: stations.slice(0, 4) }],
+  ['none', {}],
+  ['drift: renamed fields', { drift: 'renamed-fields' }],
+  ['none', {}],
+  ['oversized answers', { oversizeBytes: 5 * 1024 * 1024, paths: ['/station'] }],
+];
+let faultIndex = 0;
+let hidden: string[] = [];
+const current = (): ProxyFaults => ({ ...FAULTS[faultIndex % FAULTS.length]![1], hideStations: hidden });
+
+let scrapes = 0;
+let scrapeErrors = 0;
+const latencies: number[] = [];
+let running = true;
+async function scraper(): Promise<void> {
+  while (running) {
+    const t = performance.now();
+    try {
+      const res = await request(`http://127.0.0.1:${port}/metrics`, {
+        headers: { 'accept-encoding': 'gzip' },
+      });
+      await res.body.arrayBuffer();
+      if (res.statusCode !== 200) scrapeErrors++;
+      scrapes++;
+      latencies.push(performance.now() - t);
+    } catch {
+      scrapeErrors++;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+const scraping = Array.from({ length: SCRAPERS }, scraper);
+
+interface Sample {
+  t: number;
+  rss: number;
+  heap: number;
+  fault: string;
+  series: number;
+}
+const samples: Sample[] = [];
+const started = Date.now();
+const mb = (b: number) => Math.round((b / 1048576) * 10) / 10;
+const faultTimer = setInterval(() => {
+  faultIndex++;
+  proxy.set(current());
+}, FAULT_MS);
+const churnTimer = setInterval(() => {
+  // A rotating fifth of the stations leaves the topology, and comes back at the next turn.
+  const k = Math.floor(Math.random() * 5);
+  hidden = stations.filter((_, i) => i % 5 === k);
+  proxy.set(current());
+}, CHURN_MS);
+const sampleTimer = setInterval(() => {
+  const m = process.memoryUsage();
+  const s = {
+    t: Math.round((Date.now() - started) / 1000),
+    rss: m.rss,
+    heap: m.heapUsed,
+    fault: FAULTS[faultIndex % FAULTS.length]![0],
+    series: exporter.cache.seriesCount(),
+  };
+  samples.push(s);
+  process.stderr.write(
+    `soak: ${s.t}s rss ${mb(s.rss)} MB heap ${mb(s.heap)} MB series ${s.series} (${s.fault})\n`,
+  );
+}, SAMPLE_MS);
+
+await new Promise((r) => setTimeout(r, minutes * 60_000));
+running = false;
+for (const t of [faultTimer, churnTimer, sampleTimer]) clearInterval(t);
+await Promise.all(scraping);
+await exporter.close();
+server.close();
+await stopChild(child);
+
+const third = Math.floor(samples.length / 3);
+const mean = (xs: Sample[]) => xs.reduce((a, s) => a + s.rss, 0) / Math.max(1, xs.length);
+const middle = mean(samples.slice(third, 2 * third));
+const last = mean(samples.slice(2 * third));
+const change = ((last - middle) / middle) * 100;
+latencies.sort((a, b) => a - b);
+const p99 = latencies[Math.floor(latencies.length * 0.99)] ?? 0;
+const lines = [
+  '# Soak run',
+  '',
+  `Generated by \`npm run soak\` (bench/soak.ts) on ${new Date().toISOString().slice(0, 10)}: ${minutes} minutes,`,
+  '5 s intervals (summary, measurements, units), discovery every 10 s, 40 stations behind the fault',
+  `proxy; faults switch every ${FAULT_MS / 1000} s, a fifth of the stations leaves and comes back every ${CHURN_MS / 1000} s;`,
+  `${SCRAPERS} concurrent gzip scrapers. Simulator and fault proxy run in a child process: RSS is the exporter's`,
+  '(with tsx and the soak driver).',
+  '',
+  `- Scrapes: ${scrapes}, errors ${scrapeErrors}, p99 ${p99.toFixed(1)} ms`,
+  `- Log lines at warn and above: ${logLines.n}`,
+  `- Mean RSS, middle third: ${mb(middle)} MB; last third: ${mb(last)} MB; change ${change.toFixed(2)} %`,
+  `- Verdict: ${Math.abs(change) <= 5 ? 'PASS' : 'FAIL'} (last third within 5 % of the middle third)`,
+  '',
+  '| t (s) | RSS (MB) | heap used (MB) | series | fault in force |',
+  '|---:|---:|---:|---:|---|',
+  ...samples.map((s) => `| ${s.t} | ${mb(s.rss)} | ${mb(s.heap)} | ${s.series} | ${s.fault} |`),
+  '',
+];
+const text = lines.join('\n');
+process.stdout.write(text);
+if (write) writeFileSync(new URL('./SOAK.md', import.meta.url), text);
+process.exit(Math.abs(change) <= 5 ? 0 : 1);

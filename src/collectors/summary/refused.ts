@@ -1,0 +1,46 @@
+/**
+ * Summary requests around stations the upstream refuses (403): a request for a station set
+ * holding a refused station is sent for its accessible stations only, so the line, group or
+ * site is still summarised (over a subset, which `partial` counts) instead of vanishing; a
+ * request for one station is how a refusal is found, and how it is re-probed when due.
+ */
+import type { RefusedStations } from '../../records/refused.ts';
+import { UpstreamError } from '../../upstream/errors.ts';
+import type { StationSummary } from '../../upstream/types.ts';
+import type { SummaryRequest } from './plan.ts';
+
+/** What a poll does with one planned request: send it as is, narrowed, or not at all. */
+export function narrow(
+  request: SummaryRequest,
+  refused: RefusedStations | undefined,
+  now: number,
+): { request?: SummaryRequest; partial: boolean } {
+  if (!refused || refused.size === 0) return { request, partial: false };
+  if (request.stationIds.length === 1) {
+    return refused.wanted(request.stationIds[0]!, now) ? { request, partial: false } : { partial: false };
+  }
+  const ids = request.stationIds.filter((id) => !refused.has(id));
+  if (ids.length === request.stationIds.length) return { request, partial: false };
+  return ids.length === 0 ? { partial: true } : { request: { ...request, stationIds: ids }, partial: true };
+}
+
+/** Learns from a single-station answer: a 403 refuses the station, an answer clears it. */
+export function learn(
+  answer: Promise<StationSummary | undefined>,
+  request: SummaryRequest,
+  refused: RefusedStations | undefined,
+  now: number,
+): Promise<StationSummary | undefined> {
+  if (!refused || request.stationIds.length !== 1) return answer;
+  const id = request.stationIds[0]!;
+  return answer.then(
+    (summary) => {
+      refused.accept(id);
+      return summary;
+    },
+    (err: unknown) => {
+      if (err instanceof UpstreamError && err.status === 403) refused.refuse(id, now);
+      throw err;
+    },
+  );
+}

@@ -1,0 +1,112 @@
+/**
+ * A circuit breaker per endpoint. After `threshold` transient failures in a row the circuit
+ * opens: requests fail at once without reaching the upstream, so a struggling service is not
+ * kept under full load. Every `probeIntervalMs` one request is let through (half-open); its
+ * success closes the circuit, its failure opens it for another interval. Refusals (4xx other
+ * than 429) say nothing about the service's health and leave the breaker as it is.
+ */
+
+import type { Endpoint } from './endpoints.ts';
+
+/** Failures that say the service is unwell: transient ones, and any 5xx. */
+function isServiceFailure(err: unknown): boolean {
+  return isTransient(err) || (err instanceof UpstreamError && (err.status ?? 0) >= 500);
+}
+
+import { isTransient, UpstreamError } from './errors.ts';
+
+/** Breaker states; the numbers are the exported gauge values. */
+export const CIRCUIT_STATES = { closed: 0, half_open: 1, open: 2 } as const;
+export type CircuitState = keyof typeof CIRCUIT_STATES;
+
+export interface BreakerOptions {
+  /** Consecutive transient failures that open the circuit. */
+  readonly threshold: number;
+  /** Time between probes while open. */
+  readonly probeIntervalMs: number;
+  readonly now: () => number;
+  /** Hears every state change (one log line each, and the gauge). */
+  readonly onChange?: (endpoint: Endpoint, state: CircuitState, failures: number) => void;
+}
+
+/** One breaker per endpoint. */
+export interface Breakers {
+  /** Runs `task` through the endpoint's breaker, or rejects at once with reason `circuit_open`. */
+  run<T>(endpoint: Endpoint, task: () => Promise<T>): Promise<T>;
+  state(endpoint: Endpoint): CircuitState;
+}
+
+interface Circuit {
+  state: CircuitState;
+  failures: number;
+  openedAt: number;
+  /** The probe in flight; requests arriving meanwhile wait for its outcome. */
+  probe?: Promise<unknown>;
+}
+
+export function createBreakers(opts: BreakerOptions): Breakers {
+  const circuits = new Map<Endpoint, Circuit>();
+  const circuit = (e: Endpoint): Circuit => {
+    let c = circuits.get(e);
+    if (!c) {
+      c = { state: 'closed', failures: 0, openedAt: 0 };
+      circuits.set(e, c);
+    }
+    return c;
+  };
+  const move = (e: Endpoint, c: Circuit, state: CircuitState) => {
+    if (c.state === state) return;
+    c.state = state;
+    opts.onChange?.(e, state, c.failures);
+  };
+
+  async function attempt<T>(endpoint: Endpoint, c: Circuit, task: () => Promise<T>, probe: boolean) {
+    try {
+      const result = await task();
+      c.failures = 0;
+      move(endpoint, c, 'closed');
+      return result;
+    } catch (err) {
+      if (isServiceFailure(err)) {
+        c.failures++;
+        if (probe || c.failures >= opts.threshold) {
+          c.openedAt = opts.now();
+          move(endpoint, c, 'open');
+        }
+      } else if (probe) {
+        // A refusal or a bad body still proves the service answers.
+        c.failures = 0;
+        move(endpoint, c, 'closed');
+      }
+      throw err;
+    }
+  }
+
+  return {
+    state: (e) => circuit(e).state,
+    async run(endpoint, task) {
+      const c = circuit(endpoint);
+      // Requests that arrive during a probe wait for it: on success they go ahead at once,
+      // so that recovery does not cost one more interval.
+      while (c.probe) await c.probe.catch(() => undefined);
+      if (c.state !== 'closed') {
+        if (opts.now() - c.openedAt < opts.probeIntervalMs) {
+          throw new UpstreamError(
+            endpoint,
+            'circuit_open',
+            `${endpoint}: circuit open after ${c.failures} failures in a row; not sent`,
+          );
+        }
+        move(endpoint, c, 'half_open');
+        const probe = attempt(endpoint, c, task, true);
+        c.probe = probe;
+        try {
+          return await probe;
+        } finally {
+          c.probe = undefined;
+        }
+      }
+      return attempt(endpoint, c, task, false);
+    },
+  };
+}

@@ -1,0 +1,36 @@
+/**
+ * Repeated warnings of one kind, aggregated: instead of one log line per answer, one line per
+ * reason per poll with a count (a drift in a field every answer lacks would otherwise flood
+ * the log with thousands of identical lines).
+ */
+import type { Logger } from 'pino';
+
+/** Counts events by collector and kind, and logs them once per poll. */
+export class LogDigest {
+  private readonly counts = new Map<string, Map<string, { fields: Record<string, unknown>; n: number }>>();
+
+  constructor(private readonly logger: Logger) {}
+
+  /** Counts `n` events of `kind` (with its fixed fields) for `collector`. */
+  add(collector: string, kind: string, fields: Record<string, unknown>, n = 1): void {
+    let byKind = this.counts.get(collector);
+    if (!byKind) {
+      byKind = new Map();
+      this.counts.set(collector, byKind);
+    }
+    const key = `${kind}\u0000${JSON.stringify(fields)}`;
+    const entry = byKind.get(key);
+    if (entry) entry.n += n;
+    else byKind.set(key, { fields: { ...fields, kind }, n });
+  }
+
+  /** Logs one line per kind counted for `collector` since its last flush. */
+  flush(collector: string, level: 'debug' | 'warn' = 'warn'): void {
+    const byKind = this.counts.get(collector);
+    if (!byKind) return;
+    this.counts.delete(collector);
+    for (const { fields, n } of byKind.values()) {
+      this.logger[level]({ collector, ...fields, count: n }, `${String(fields.kind)} (${n} in this poll)`);
+    }
+  }
+}

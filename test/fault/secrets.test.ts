@@ -1,0 +1,102 @@
+/**
+ * The token never appears anywhere: a failing run with a distinctive token (a JWT about to
+ * expire) through 401s, 500s, 403s, timeouts and drift, at debug level, then everything the
+ * exporter emitted is searched for it: log lines, /metrics, pages, reload answers, check-config
+ * output and error traces.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { runCheckConfig } from '../../src/app/commands.ts';
+import { createReloader } from '../../src/app/reload.ts';
+import { type Exporter, wireExporter } from '../../src/app/wire.ts';
+import { FIXED_NOW } from '../helpers/harness.ts';
+import { INTERVAL_MS, sample, startRig } from './setup.ts';
+
+const SIGNATURE = 'zz9PluralZAlphaSECRET4242';
+const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
+/** Expires one hour after the fixed clock: inside the default 3-day warning margin. */
+const TOKEN = `${b64({ alg: 'HS256' })}.${b64({ exp: FIXED_NOW / 1000 + 3600 })}.${SIGNATURE}`;
+
+function leaks(text: string): boolean {
+  return text.includes(SIGNATURE) || text.includes(TOKEN);
+}
+
+describe('secrets', () => {
+  it('never emits the token, and warns before it expires', async () => {
+    const rig = await startRig(TOKEN);
+    const emitted: string[] = [];
+    try {
+      await rig.poll();
+      for (const faults of [
+        { status: 401 },
+        { status: 500 },
+        { refuse: rig.stations.slice(0, 3) },
+        { latencyMs: 1500, paths: ['/units'] },
+        { drift: 'renamed-fields' as const },
+        { drift: 'data-object' as const },
+      ]) {
+        rig.proxy.set(faults);
+        rig.advance(INTERVAL_MS);
+        await rig.poll();
+        emitted.push(await rig.scrape(), await rig.scrapeApp());
+      }
+      const t = await rig.scrape();
+      expect(sample(t, 'station_exporter_token_expiring')).toBe(1);
+      expect(rig.logs.some((l) => l.includes('token expires soon'))).toBe(true);
+      for (const page of ['/', '/-/healthy', '/-/ready', '/metrics']) {
+        emitted.push(await (await rig.exporter.app.request(page)).text());
+      }
+      for (const s of rig.exporter.scheduler.status()) emitted.push(JSON.stringify(s), String(s.lastError));
+      // A failing call's whole trace.
+      rig.proxy.set({ status: 401 });
+      const err = await rig.exporter.client.listSites().then(
+        () => new Error('no failure'),
+        (e: unknown) => e as Error,
+      );
+      expect(err.name).toBe('UpstreamError');
+      emitted.push(String(err), err.stack ?? '', JSON.stringify(err));
+
+      // Reload answers: a bad file and a good one, both holding the token.
+      const dir = mkdtempSync(path.join(tmpdir(), 'secret-'));
+      const file = path.join(dir, 'config.yaml');
+      const reloader = createReloader({
+        initial: rig.exporter,
+        configPath: file,
+        wire: (c, previous: Exporter) => wireExporter(c, { previous, logger: previous.logger }),
+        logger: rig.exporter.logger,
+      });
+      writeFileSync(file, `upstream:\n  base_url: ${rig.proxy.url}\n  token: "${TOKEN}"\n  bogus: 1\n`);
+      emitted.push(JSON.stringify(await reloader.reload()));
+      writeFileSync(file, `upstream:\n  base_url: ${rig.proxy.url}\n  token: "${TOKEN} x"\n`);
+      emitted.push(JSON.stringify(await reloader.reload()));
+
+      // check-config, with a good token and with a broken one.
+      const out: string[] = [];
+      const spy = (s: string | Uint8Array) => void out.push(String(s));
+      const capture = (s: string | Uint8Array) => {
+        spy(s);
+        return true;
+      };
+      const so = vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+      const se = vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+      try {
+        writeFileSync(file, `upstream:\n  base_url: ${rig.proxy.url}\n  token: "${TOKEN}"\n`);
+        expect(await runCheckConfig(file)).toBe(0);
+        writeFileSync(file, `upstream:\n  base_url: ${rig.proxy.url}\n  token: "${TOKEN}\\n${TOKEN}"\n`);
+        expect(await runCheckConfig(file)).toBe(2);
+      } finally {
+        so.mockRestore();
+        se.mockRestore();
+      }
+      expect(out.join('')).toContain('the token contains whitespace');
+      emitted.push(...out);
+    } finally {
+      await rig.close();
+    }
+    emitted.push(...rig.logs);
+    expect(rig.logs.length).toBeGreaterThan(20);
+    expect(emitted.filter(leaks)).toEqual([]);
+  });
+});
