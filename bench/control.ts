@@ -1,66 +1,99 @@
 /**
- * Benchmark of the control charts in the measurements collector, not a test:
+ * Benchmark of the control charts in the measurements collector, not a test. Part of
+ * `npm run bench` (bench/control-section.ts runs it in a child process), or on its own:
  *
- *   npx tsx bench/control.ts [baseline hours, default 24]
+ *   npx tsx bench/control.ts [baseline hours, default 24] [stations, default 1000]
  *
  * The reference plant (1,000 stations) with control on for 5 names on every station, one record
  * per station and name every 2 minutes (30 an hour, the reference rate), a rolling baseline and a
  * 1h evaluation window. The store is filled directly (no upstream), then one poll's charts are
- * computed with the exporter's turn queue under an event-loop monitor. Prints the time per poll,
- * the worst event-loop block, the extra series and the records held for the baseline.
+ * computed with the exporter's turn queue under an event-loop monitor, and the control families
+ * are rendered once. Gives the time per poll, the worst event-loop block, the extra series, their
+ * render time and the records held for the baseline.
  */
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { createControlCharts } from '../src/collectors/measurements/control.ts';
 import { controlSeriesPerSeries } from '../src/collectors/measurements/control-families.ts';
 import { MeasurementStore } from '../src/collectors/measurements/store.ts';
 import { buildTopology } from '../src/collectors/topology/build.ts';
+import type { Topology } from '../src/collectors/topology/types.ts';
 import { configFromObject } from '../src/config/load.ts';
+import type { Config } from '../src/config/schema.ts';
+import { ExpositionCache } from '../src/exposition/cache.ts';
 import type { MeasurementRecord, Site } from '../src/upstream/types.ts';
 import { createTurns } from '../src/util/turns.ts';
 import { withLoopMonitor } from './loop-delay.ts';
 
-const STATIONS = 1000;
 const NAMES = ['n1', 'n2', 'n3', 'n4', 'n5'];
 const STEP_MS = 2 * 60_000;
 const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
-const baselineHours = Number(process.argv[2] ?? 24);
+const STATIONS_PER_LINE = 10;
+const ROUNDS = 5;
+
+/** What one run of the control bench measured. */
+export interface ControlBenchResult {
+  readonly stations: number;
+  readonly names: number;
+  readonly baselineHours: number;
+  readonly records: number;
+  /** Heap and array buffers the filled store added. */
+  readonly storeBytes: number;
+  /** Wall time of each poll's chart computation (turns included), in round order. */
+  readonly pollMs: readonly number[];
+  /** Worst event-loop block over all rounds. */
+  readonly maxBlockMs: number;
+  /** Series of the control families at the last round, and the upper bound. */
+  readonly series: number;
+  readonly maxSeries: number;
+  readonly seriesPerChart: number;
+  /** Out-of-control charts at the last round (chance signals of the random values). */
+  readonly outOfControl: number;
+  /** Render of the control families alone (both formats, yields excluded). */
+  readonly renderMs: number;
+}
 
 const hex = (n: number) => n.toString(16).padStart(24, '0');
-const site: Site = {
-  id: hex(1),
-  name: 'Plant',
-  description: '',
-  lines: Array.from({ length: 100 }, (_, l) => ({
-    id: hex(10_000 + l),
-    name: `Line ${l}`,
+
+function plant(stations: number): Topology {
+  const site: Site = {
+    id: hex(1),
+    name: 'Plant',
     description: '',
-    elements: Array.from({ length: 10 }, (_, s) => ({
-      kind: 'station' as const,
-      id: hex(100_000 + l * 10 + s),
-      name: `S${s}`,
+    lines: Array.from({ length: Math.ceil(stations / STATIONS_PER_LINE) }, (_, l) => ({
+      id: hex(10_000 + l),
+      name: `Line ${l}`,
       description: '',
+      elements: Array.from({ length: STATIONS_PER_LINE }, (_, s) => ({
+        kind: 'station' as const,
+        id: hex(100_000 + l * STATIONS_PER_LINE + s),
+        name: `S${s}`,
+        description: '',
+      })),
     })),
-  })),
-};
-const none = { sites: [], lines: [], stations: [] };
-const topology = buildTopology([site], { stationIds: [], include: none, exclude: none }, []);
+  };
+  const none = { sites: [], lines: [], stations: [] };
+  return buildTopology([site], { stationIds: [], include: none, exclude: none }, []);
+}
 
-const config = configFromObject(
-  {
-    upstream: { base_url: 'http://bench', token: 't' },
-    windows: ['1h'],
-    measurements: {
-      enabled: true,
-      names: NAMES,
-      control: { names: ['n.*'], baseline: { rolling: `${baselineHours}h` } },
+function configOf(baselineHours: number): Config {
+  return configFromObject(
+    {
+      upstream: { base_url: 'http://bench', token: 't' },
+      windows: ['1h'],
+      measurements: {
+        enabled: true,
+        names: NAMES,
+        control: { names: ['n.*'], baseline: { rolling: `${baselineHours}h` } },
+      },
     },
-  },
-  { env: {}, baseDir: '/' },
-);
+    { env: {}, baseDir: '/' },
+  );
+}
 
-function fill(store: MeasurementStore): number {
+function fill(store: MeasurementStore, topology: Topology, baselineHours: number): number {
   let n = 0;
   let seed = 1;
   const rand = () => {
@@ -94,42 +127,72 @@ function fill(store: MeasurementStore): number {
   return n;
 }
 
-async function main() {
+/** Fills a store for `stations` stations and measures {@link ROUNDS} polls of its charts. */
+export async function runControlBench(stations = 1000, baselineHours = 24): Promise<ControlBenchResult> {
+  const topology = plant(stations);
+  const config = configOf(baselineHours);
   const store = new MeasurementStore();
   const mem = () => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
   const heap0 = mem();
-  const records = fill(store);
-  const heapStore = mem() - heap0;
+  const records = fill(store, topology, baselineHours);
+  const storeBytes = mem() - heap0;
   const charts = createControlCharts(
     { config, logger: pino({ level: 'silent' }), turns: createTurns() },
     store,
   );
   charts.retainFrom(NOW, NOW - HOUR);
-  const times: number[] = [];
-  let blocks: number[] = [];
-  let series = 0;
-  for (let round = 0; round < 5; round++) {
+  const pollMs: number[] = [];
+  let maxBlockMs = 0;
+  let families: Awaited<ReturnType<typeof charts.families>> = [];
+  for (let round = 0; round < ROUNDS; round++) {
     const t0 = performance.now();
-    const { value, maxBlockMs } = await withLoopMonitor(() => charts.families(topology, NOW, true));
-    times.push(performance.now() - t0);
-    blocks = [...blocks, maxBlockMs];
-    series = value.reduce((a, f) => a + f.samples.length, 0);
+    const run = await withLoopMonitor(() => charts.families(topology, NOW, true));
+    pollMs.push(performance.now() - t0);
+    maxBlockMs = Math.max(maxBlockMs, run.maxBlockMs);
+    families = run.value;
   }
-  const sorted = [...times].sort((a, b) => a - b);
-  const charted = STATIONS * NAMES.length;
+  const cache = new ExpositionCache();
+  await cache.publish('control', families);
+  const count = (name: string) => families.find((f) => f.desc.name === name)?.samples ?? [];
+  const seriesPerChart = controlSeriesPerSeries(config);
+  return {
+    stations: topology.stations.length,
+    names: NAMES.length,
+    baselineHours,
+    records,
+    storeBytes,
+    pollMs,
+    maxBlockMs,
+    series: families.reduce((a, f) => a + f.samples.length, 0),
+    maxSeries: topology.stations.length * NAMES.length * seriesPerChart,
+    seriesPerChart,
+    outOfControl: count('station_measurement_control_state').filter((x) => x.value === 1).length,
+    renderMs: cache.lastRenderMs(),
+  };
+}
+
+/** The fastest and the median of the poll times. */
+export function pollStats(r: ControlBenchResult): { fastest: number; median: number } {
+  const sorted = [...r.pollMs].sort((a, b) => a - b);
+  return { fastest: sorted[0] ?? 0, median: sorted[sorted.length >> 1] ?? 0 };
+}
+
+async function main() {
+  const r = await runControlBench(Number(process.argv[3] ?? 1000), Number(process.argv[2] ?? 24));
+  const { fastest, median } = pollStats(r);
   console.log(
-    `control charts: ${STATIONS} stations x ${NAMES.length} names, 30 records/h, rolling ${baselineHours}h + 1h window`,
+    `control charts: ${r.stations} stations x ${r.names} names, 30 records/h, rolling ${r.baselineHours}h + 1h window`,
   );
   console.log(
-    `  records held for the charts: ${records.toLocaleString('en')} (heap and typed arrays about ${(heapStore / 2 ** 20).toFixed(0)} MiB)`,
+    `  records held for the charts: ${r.records.toLocaleString('en')} (heap and typed arrays about ${(r.storeBytes / 2 ** 20).toFixed(0)} MiB)`,
   );
   console.log(
-    `  time per poll: fastest ${sorted[0]?.toFixed(0)} ms, median ${sorted[2]?.toFixed(0)} ms (5 rounds, wall clock incl. turns)`,
+    `  time per poll: fastest ${fastest.toFixed(0)} ms, median ${median.toFixed(0)} ms (${r.pollMs.length} rounds, wall clock incl. turns)`,
   );
-  console.log(`  worst event-loop block: ${Math.max(...blocks).toFixed(0)} ms`);
+  console.log(`  worst event-loop block: ${r.maxBlockMs.toFixed(0)} ms`);
   console.log(
-    `  extra series: ${series.toLocaleString('en')} now; at most ${(charted * controlSeriesPerSeries(config)).toLocaleString('en')} (${controlSeriesPerSeries(config)} per charted series)`,
+    `  extra series: ${r.series.toLocaleString('en')} now; at most ${r.maxSeries.toLocaleString('en')} (${r.seriesPerChart} per charted series); render ${r.renderMs.toFixed(1)} ms`,
   );
 }
 
-await main();
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

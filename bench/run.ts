@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { controlSection } from './control-section.ts';
 import { startLoopMonitor } from './loop-delay.ts';
 import { describeMachine } from './machine.ts';
 import { measuredExporter } from './polls.ts';
@@ -111,7 +112,7 @@ async function main(): Promise<void> {
     ...(sized ? { sized } : {}),
     synthetic,
   };
-  const report = renderReport(results);
+  const report = renderReport(results) + (await controlSection(results));
   process.stdout.write(report);
   if (p.name === 'full') {
     writeFileSync(RESULTS, report);

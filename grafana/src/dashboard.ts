@@ -38,6 +38,13 @@ export interface DashboardOptions {
 
 const GRID_WIDTH = 24;
 
+/** The id {@link dashboard} gives `item` in `items` (its place in the list, from 1). */
+export function panelIdOf(items: readonly PanelItem[], item: PanelItem): number {
+  const i = items.indexOf(item);
+  if (i < 0) throw new Error('panelIdOf: the panel is not in the list');
+  return i + 1;
+}
+
 /** Assigns ids and grid positions, and adds the panels and rows to `b` in order. */
 function layout(b: DashboardBuilder, items: readonly PanelItem[]): void {
   let x = 0;

@@ -2,6 +2,7 @@
  * One line, station by station in line order. `position` lives on `station_info` only, so the
  * station series are joined to it on `station_id` (names are not unique, ids are).
  */
+import { lineControlPanels } from './control.ts';
 import { type Dashboard, dashboard } from './dashboard.ts';
 import { rolledThroughputYield, unitsPerHour } from './line-queries.ts';
 import { dashboardLink, stationLink, UID } from './links.ts';
@@ -32,7 +33,8 @@ export function lineDashboard(): Dashboard {
   return dashboard({
     uid: UID.line,
     title: 'Station exporter / Line',
-    description: 'One line: its own yields, then every station in line order, then its groups.',
+    description:
+      'One line: its own yields, then every station in line order, then its groups and its control charts out of control.',
     variables: [
       datasourceVariable(),
       labelValues({
@@ -228,6 +230,7 @@ export function lineDashboard(): Dashboard {
         max: 1,
         queries: [q(`station_group_final_yield_ratio{${LINE}}`, '{{group}}')],
       }),
+      ...lineControlPanels(SITE_LINE),
     ],
   });
 }

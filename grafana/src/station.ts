@@ -2,7 +2,8 @@
  * One station: its summary over every window, its measurements against their limits and its
  * unit records. Sections for collectors that are disabled simply show no data.
  */
-import { type Dashboard, dashboard, type PanelItem } from './dashboard.ts';
+import { controlAnnotations, controlChart, controlPanels, controlVariable } from './control.ts';
+import { type Dashboard, dashboard, type PanelItem, panelIdOf } from './dashboard.ts';
 import { dashboardLink, UID } from './links.ts';
 import { row, stat, timeseries } from './panels.ts';
 import { q, type Unit } from './query.ts';
@@ -105,10 +106,18 @@ function summaryPanels(): PanelItem[] {
 
 /** The station dashboard. */
 export function stationDashboard(): Dashboard {
+  const chart = controlChart(STATION);
+  const panels = [
+    ...summaryPanels(),
+    ...measurementPanels(STATION),
+    ...controlPanels(STATION, chart),
+    ...unitPanels(STATION),
+  ];
   return dashboard({
     uid: UID.station,
     title: 'Station exporter / Station',
-    description: 'One station: summary over every window, measurements against their limits, unit records.',
+    description:
+      'One station: summary over every window, measurements against their limits, control charts, unit records.',
     variables: [
       datasourceVariable(),
       labelValues({
@@ -131,11 +140,13 @@ export function stationDashboard(): Dashboard {
       }),
       windowVariable(),
       measurementVariable(STATION),
+      controlVariable(STATION),
     ],
     links: [
       dashboardLink('Line', UID.line, 'The line of this station'),
       dashboardLink('Plant overview', UID.overview, 'All sites and lines'),
     ],
-    panels: [...summaryPanels(), ...measurementPanels(STATION), ...unitPanels(STATION)],
+    panels,
+    annotations: controlAnnotations(STATION, [panelIdOf(panels, chart)]),
   });
 }

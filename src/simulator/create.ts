@@ -6,6 +6,7 @@ import { applyProcess } from './process.ts';
 import { metricRecords, unitRecords } from './records.ts';
 import { plantOfRecording, replayOffset, replaySource } from './replay.ts';
 import { servedUnits } from './routes.ts';
+import { applyYieldDrops } from './scenarios.ts';
 import { type DataSource, plantSource } from './source.ts';
 import type { SimState } from './state.ts';
 import { summarize } from './summarize.ts';
@@ -29,7 +30,7 @@ export interface Simulator {
   setScenario(patch: Partial<Scenario>): void;
   scenario(): Scenario;
   clearRequests(): void;
-  /** Ground truth of the synthetic plant (not of a replay, nor with data scenarios): unit records of both directions, as /units would return them before filters and caps. */
+  /** Ground truth of the synthetic plant (not of a replay, nor with the run-time scenario; with the process scenario's yield drops): unit records of both directions, as /units would return them before filters and caps. */
   unitsBetween(stationIds: string[], from: Date, to: Date): UnitRecordWire[];
   /** Ground truth: measurement records, as /metrics would return them before the record cap. */
   metricsBetween(stationIds: string[], from: Date, to: Date, names?: string[]): MetricRecordWire[];
@@ -47,7 +48,7 @@ export function createSimulator(opts: SimulatorOptions = {}): Simulator {
     opts.exoticNames ?? false,
     opts.hostileNames ?? false,
   );
-  applyProcess(model, opts.process);
+  const processDrops = applyProcess(model, opts.process);
   const replay = opts.replay;
   const source: DataSource = replay
     ? replaySource(replay.recording, replayOffset(replay, now()))
@@ -59,6 +60,7 @@ export function createSimulator(opts: SimulatorOptions = {}): Simulator {
     jwtSecret: opts.jwtSecret,
     tokens: opts.tokens ?? { 'demo-token': { sites: 'all' } },
     scenario: patchScenario(DEFAULT_SCENARIO, opts.scenario ?? {}),
+    processDrops,
     requests: [],
     faultCounter: 0,
     yieldScale: opts.yieldScale ?? 'ratio',
@@ -77,7 +79,13 @@ export function createSimulator(opts: SimulatorOptions = {}): Simulator {
     clearRequests: () => {
       state.requests.length = 0;
     },
-    unitsBetween: (ids, from, to) => unitRecords(seed, model, lower(ids), window(from, to)),
+    unitsBetween: (ids, from, to) =>
+      applyYieldDrops(
+        unitRecords(seed, model, lower(ids), window(from, to)),
+        model.plant.sites,
+        processDrops,
+        seed,
+      ),
     metricsBetween: (ids, from, to, names) => metricRecords(seed, model, lower(ids), window(from, to), names),
     summaryOf: (ids, from, to) =>
       summarize(servedUnits(state, lower(ids), window(from, to)), state.yieldScale),

@@ -27,7 +27,12 @@ export const scenarioPatchSchema = z.strictObject({
   forbiddenStations: z.array(z.string()).optional(),
   large: z.boolean().optional(),
   yieldDrop: z
-    .strictObject({ lineId: z.string().regex(/^[0-9a-fA-F]{24}$/), failRatio: rate })
+    .strictObject({
+      lineId: z.string().regex(/^[0-9a-fA-F]{24}$/),
+      failRatio: rate,
+      fromMs: z.number().int().min(0).optional(),
+      toMs: z.number().int().min(0).optional(),
+    })
     .nullable()
     .optional(),
 });

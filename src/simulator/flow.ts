@@ -1,5 +1,4 @@
 import { type LineModel, MAX_ATTEMPTS, type StationModel } from './plant.ts';
-import { extraFailRate } from './process.ts';
 import { Purpose, pick, uniform } from './random.ts';
 
 /** A unit entering a line. */
@@ -44,18 +43,10 @@ export function unitAt(seed: number, line: LineModel, k: number): UnitInfo | nul
   };
 }
 
-function resultOf(
-  seed: number,
-  line: LineModel,
-  k: number,
-  step: number,
-  attempt: number,
-  failRate: number,
-  t: number,
-) {
+function resultOf(seed: number, line: LineModel, k: number, step: number, attempt: number, failRate: number) {
   const u = uniform(seed, Purpose.result, line.hash, k, step, attempt);
   if (u < NULL_RESULT_RATE) return null;
-  const rate = attempt === 0 ? failRate + extraFailRate(line, t) : RETEST_FAIL_RATE;
+  const rate = attempt === 0 ? failRate : RETEST_FAIL_RATE;
   return u < NULL_RESULT_RATE + rate ? 'fail' : 'pass';
 }
 
@@ -80,7 +71,7 @@ export function walkUnit(
       if (t >= untilMs) return;
       const cycle = el.cycleMs * (0.85 + 0.3 * uniform(seed, Purpose.cycle, line.hash, k, step, attempt));
       const outMs = t + Math.round(cycle);
-      const result = resultOf(seed, line, k, step, attempt, el.failRate, t);
+      const result = resultOf(seed, line, k, step, attempt, el.failRate);
       onVisit({ station, step, attempt, inMs: t, outMs, result });
       passed = result === 'pass';
       const gap = passed

@@ -1,6 +1,6 @@
 import { canExplainFailure, type MeasurementSpec, measurementCatalog } from './measurements.ts';
 import { EXOTIC, HOSTILE, LINE_KINDS, PRODUCTS, SITE_TEMPLATES, STEP_NAMES, stationName } from './names.ts';
-import type { MeasurementEvent, YieldDropEvent } from './process-events.ts';
+import type { MeasurementEvent } from './process-events.ts';
 import { hashString, hexId, Purpose, pick, uniform } from './random.ts';
 import type { ElementWire, LineWire, Plant, PlantScale, PlantStation, SiteWire } from './types.ts';
 
@@ -52,8 +52,6 @@ export interface LineModel {
   elements: ElementModel[];
   /** Upper bound of the time between a unit's entry and its last record. */
   maxSpanMs: number;
-  /** Injected yield drops of this line (process scenario). */
-  yieldDrops?: YieldDropEvent[];
 }
 
 /** The plant as data plus the internal model used to generate records. */

@@ -1,8 +1,9 @@
 /**
  * Process scenarios: changes of the synthetic process injected as data, so that tests and demos
  * can show control charts and p-charts catching them. A measurement event changes the values of
- * one measurement name at one station from `fromMs` (until `toMs`, if given); a yield drop adds
- * first-attempt failures at every step of one line. Everything stays a pure function of the
+ * one measurement name at one station from `fromMs` (until `toMs`, if given); a yield drop makes
+ * a share of one line's units fail its last step, by the same mechanism as the run-time
+ * `yieldDrop` scenario (src/simulator/scenarios.ts). Everything stays a pure function of the
  * seed, the clock and these events.
  */
 export interface Span {
@@ -33,11 +34,24 @@ export interface VarianceEvent extends MeasurementTarget {
   readonly kind: 'variance';
   readonly factor: number;
 }
-/** `failRate` (0..1) more first attempts fail at every step of the line. */
-export interface YieldDropEvent extends Span {
-  readonly kind: 'yield_drop';
+/**
+ * A yield drop on one line: a seeded share `failRatio` (0..1) of its units, chosen by serial, fail
+ * every attempt at the line's last step, so its first-pass and final yields both drop by about
+ * that share. Output records at that step from `fromMs` (until `toMs`) are affected; without
+ * `fromMs`, all of them. The run-time scenario field `yieldDrop` and the process event
+ * `yield_drop` are this one type, applied by one function (`applyYieldDrops`).
+ */
+export interface YieldDrop {
   readonly lineId: string;
-  readonly failRate: number;
+  readonly failRatio: number;
+  readonly fromMs?: number;
+  readonly toMs?: number;
+}
+
+/** A yield drop as a process event: it needs its start. */
+export interface YieldDropEvent extends YieldDrop {
+  readonly kind: 'yield_drop';
+  readonly fromMs: number;
 }
 
 /** A measurement event. */
@@ -58,8 +72,9 @@ export interface ProcessScenario {
 
 const HOUR_MS = 3_600_000;
 
-/** Whether a change is in force at `t`. */
-export const active = (e: Span, t: number) => t >= e.fromMs && (e.toMs === undefined || t < e.toMs);
+/** Whether a change is in force at `t` (from the beginning of time when it has no start). */
+export const active = (e: Partial<Span>, t: number) =>
+  (e.fromMs === undefined || t >= e.fromMs) && (e.toMs === undefined || t < e.toMs);
 
 /** The change of the mean (in standard deviations) and the noise factor at time `t`. */
 export function measurementEffect(

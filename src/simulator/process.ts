@@ -1,36 +1,35 @@
 /** Applies process scenarios (src/simulator/process-events.ts) to the plant model. */
-import type { LineModel, PlantModel, StationModel } from './plant.ts';
-import { active, type ProcessScenario } from './process-events.ts';
+import type { PlantModel, StationModel } from './plant.ts';
+import type { ProcessScenario, YieldDrop } from './process-events.ts';
 
-/** Applies a scenario to a freshly built plant model. */
-export function applyProcess(model: PlantModel, scenario: ProcessScenario | undefined): void {
-  if (scenario === undefined) return;
-  const events = scenario.events ?? [];
+/**
+ * Applies a scenario to a freshly built plant model: drift and measurement events change the
+ * model; yield drops are returned, to be applied to the unit records as served (like the
+ * run-time `yieldDrop` scenario). An event naming a station or line the plant lacks throws.
+ */
+export function applyProcess(model: PlantModel, scenario: ProcessScenario | undefined): YieldDrop[] {
+  if (scenario === undefined) return [];
+  const drops: YieldDrop[] = [];
   const stations = new Set<StationModel>();
   for (const st of model.stationsById.values()) {
     if (scenario.drift === false) st.measures = st.measures.map((m) => ({ ...m, driftAmp: 0 }));
     stations.add(st);
   }
-  for (const e of events) {
+  for (const e of scenario.events ?? []) {
     if (e.kind === 'yield_drop') {
-      const line = lineOf(model, e.lineId);
-      line.yieldDrops = [...(line.yieldDrops ?? []), e];
+      if (!hasLine(model, e.lineId)) throw new Error(`process event: no line ${e.lineId}`);
+      const { kind: _, ...drop } = e;
+      drops.push(drop);
       continue;
     }
     const st = model.stationsById.get(e.stationId.toLowerCase());
     if (st === undefined) throw new Error(`process event: no station ${e.stationId}`);
     st.events = [...(st.events ?? []), e];
   }
+  return drops;
 }
 
-function lineOf(model: PlantModel, lineId: string): LineModel {
-  for (const st of model.stationsById.values()) if (st.lineId === lineId.toLowerCase()) return st.line;
-  throw new Error(`process event: no line ${lineId}`);
-}
-
-/** Extra first-attempt failure probability of a line at time `t`. */
-export function extraFailRate(line: LineModel, t: number): number {
-  let rate = 0;
-  for (const e of line.yieldDrops ?? []) if (active(e, t)) rate += e.failRate;
-  return rate;
+function hasLine(model: PlantModel, lineId: string): boolean {
+  for (const st of model.stationsById.values()) if (st.lineId === lineId.toLowerCase()) return true;
+  return false;
 }

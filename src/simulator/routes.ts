@@ -1,7 +1,7 @@
 import { type Access, accessibleStations, checkStations } from './access.ts';
 import { ApiError, checkId, directionParam, listParam, stationIdsParam, windowParams } from './params.ts';
 import type { Window } from './records.ts';
-import { applyYieldDrop } from './scenarios.ts';
+import { applyYieldDrops } from './scenarios.ts';
 import type { SimState } from './state.ts';
 import { summarize } from './summarize.ts';
 import type { MetricRecordWire, SiteWire, SummaryWire, UnitRecordWire } from './types.ts';
@@ -20,9 +20,15 @@ function capped<T>(state: SimState, records: T[]): T[] {
   return max === undefined || records.length <= max ? records : records.slice(0, max);
 }
 
+/** The yield drops in force: the process scenario's and the run-time scenario's. */
+function yieldDrops(state: SimState) {
+  const drop = state.scenario.yieldDrop;
+  return drop ? [...state.processDrops, drop] : state.processDrops;
+}
+
 /** Unit records as served: the source's, with the data scenarios applied. */
 export function servedUnits(state: SimState, ids: readonly string[], window: Window): UnitRecordWire[] {
-  return applyYieldDrop(state.source.units(ids, window), state.source, state.scenario.yieldDrop, state.seed);
+  return applyYieldDrops(state.source.units(ids, window), state.source.sites, yieldDrops(state), state.seed);
 }
 
 // Called after every other parameter is parsed, so a request with several problems gets 400 first.
@@ -76,8 +82,7 @@ export function summaryRoute(input: RouteInput): SummaryWire {
   const window = { ...windowParams(input.params, input.nowMs), nowMs: input.nowMs };
   const ids = checkStations(input.state, input.access, requested);
   // A recorded answer is the upstream's own; a data scenario changes the records, so it recomputes.
-  const recorded = input.state.scenario.yieldDrop
-    ? undefined
-    : input.state.source.recordedSummary?.(ids, window);
+  const recorded =
+    yieldDrops(input.state).length > 0 ? undefined : input.state.source.recordedSummary?.(ids, window);
   return recorded ?? summarize(servedUnits(input.state, ids, window), input.state.yieldScale);
 }

@@ -2,43 +2,61 @@
  * Data scenarios: faults in what the plant reports, rather than in how the service answers.
  * They rewrite records as served, so the units, the summaries and everything computed from
  * them agree, and ending a scenario restores the original records at once.
+ *
+ * Yield drops are the one mechanism behind both the run-time scenario field `yieldDrop`
+ * (`--yield-drop`, `POST /_sim/scenario`) and the process event `yield_drop`: they work on the
+ * synthetic plant and on a replay alike.
  */
+import { active, type YieldDrop } from './process-events.ts';
 import { hashString, uniform } from './random.ts';
-import type { DataSource } from './source.ts';
-import type { UnitRecordWire, YieldDrop } from './types.ts';
+import type { SiteWire, UnitRecordWire } from './types.ts';
 
 /** Station ids of a line's last step (its last element: one station or every station of a group). */
-function lastStepStations(source: DataSource, lineId: string): Set<string> {
-  for (const site of source.sites) {
+function lastStepStations(sites: readonly SiteWire[], lineId: string): string[] {
+  for (const site of sites) {
     for (const line of site.lines) {
       if (line.id.toLowerCase() !== lineId.toLowerCase()) continue;
       const last = line.elements.at(-1);
-      if (!last) return new Set();
-      return new Set(last.type === 'group' ? last.stations.map((s) => s.id) : [last.id]);
+      if (!last) return [];
+      return last.type === 'group' ? last.stations.map((s) => s.id) : [last.id];
     }
   }
-  return new Set();
+  return [];
+}
+
+/** The drops that apply to each last-step station. */
+function dropsByStation(sites: readonly SiteWire[], drops: readonly YieldDrop[]): Map<string, YieldDrop[]> {
+  const out = new Map<string, YieldDrop[]>();
+  for (const d of drops) {
+    if (d.failRatio <= 0) continue;
+    for (const id of lastStepStations(sites, d.lineId)) out.set(id, [...(out.get(id) ?? []), d]);
+  }
+  return out;
 }
 
 /**
- * Applies a yield drop: a seeded share (`failRatio`) of the line's units fail every attempt at
- * the line's last step, which lowers both its first-pass and final yield by about that share.
- * A unit is chosen by its serial, so all of its records agree.
+ * Applies yield drops: at a line's last step, an output record in force of drops whose ratios
+ * add up to `r` fails when its unit's seeded draw (by serial) is below `r`. A unit is chosen by
+ * its serial, so all of its records in a drop's span agree, and a drop lowers both the first-pass
+ * and the final yield by about its ratio. Records outside every drop's span are untouched.
  */
-export function applyYieldDrop(
+export function applyYieldDrops(
   records: UnitRecordWire[],
-  source: DataSource,
-  drop: YieldDrop | null,
+  sites: readonly SiteWire[],
+  drops: readonly YieldDrop[],
   seed: number,
 ): UnitRecordWire[] {
-  if (!drop || drop.failRatio <= 0) return records;
-  const last = lastStepStations(source, drop.lineId);
-  if (last.size === 0) return records;
-  return records.map((r) =>
-    r.direction === 'output' &&
-    last.has(r.station_id) &&
-    uniform(seed, hashString(r.unit_serial), 0x5ca9) < drop.failRatio
+  if (drops.length === 0) return records;
+  const byStation = dropsByStation(sites, drops);
+  if (byStation.size === 0) return records;
+  return records.map((r) => {
+    const mine = r.direction === 'output' ? byStation.get(r.station_id) : undefined;
+    if (mine === undefined) return r;
+    const t = Date.parse(r.time_created);
+    let ratio = 0;
+    for (const d of mine) if (active(d, t)) ratio += d.failRatio;
+    return ratio > 0 && uniform(seed, hashString(r.unit_serial), 0x5ca9) < ratio
       ? { ...r, result: 'fail' }
-      : r,
-  );
+      : r;
+  });
 }

@@ -3,7 +3,7 @@
  * Query Service contract exactly (snake_case), so tests can compare HTTP bodies with ground truth.
  */
 
-import type { ProcessScenario } from './process-events.ts';
+import type { ProcessScenario, YieldDrop } from './process-events.ts';
 
 /** A station element of a line, as returned by /sites. */
 export interface StationElementWire {
@@ -127,15 +127,11 @@ export interface Scenario {
   forbiddenStations: string[];
   /** Pad every API response to several MiB. */
   large: boolean;
-  /** Drive one line's yield down (see {@link YieldDrop}); null: every line as generated. */
+  /**
+   * Drive one line's yield down (see {@link YieldDrop}, the type of the process event
+   * `yield_drop` too); null: every line as generated (or as the process scenario has it).
+   */
   yieldDrop: YieldDrop | null;
-}
-
-/** A yield drop on one line: a share of its units fail every attempt at its last step. */
-export interface YieldDrop {
-  lineId: string;
-  /** Share of the line's units (0..1) that fail at the last step. */
-  failRatio: number;
 }
 
 /** Options of {@link createSimulator}. */
@@ -163,7 +159,7 @@ export interface SimulatorOptions {
   jwtSecret?: string;
   /** Serve recorded data instead of the synthetic plant (see `loadRecording`). */
   replay?: Replay;
-  /** Process scenario: drift off, mean shifts, trends, variance increases, yield drops (docs/simulator.md). */
+  /** Process scenario: drift off, mean shifts, trends, variance increases, timed yield drops (docs/simulator.md). */
   process?: ProcessScenario;
 }
 

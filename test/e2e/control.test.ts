@@ -89,7 +89,7 @@ describe.skipIf(!enabled)('control charts in a real Prometheus', () => {
       drift: false,
       events: [
         { kind: 'shift', stationId: shifted?.id ?? '', name: NAME, fromMs: FIXED_NOW - 15 * MIN, sigmas: 5 },
-        { kind: 'yield_drop', lineId: dropLine?.id ?? '', fromMs: FIXED_NOW - 75 * MIN, failRate: 0.25 },
+        { kind: 'yield_drop', lineId: dropLine?.id ?? '', fromMs: FIXED_NOW - 75 * MIN, failRatio: 0.25 },
       ],
     },
   };

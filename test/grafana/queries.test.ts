@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { createSimulator, type ProcessScenario } from '../../src/simulator/index.ts';
 import { FIXED_NOW, type Harness, startHarness } from '../helpers/harness.ts';
 import { prometheusPath, type RunningPrometheus, startPrometheus } from '../helpers/prometheus.ts';
 import {
@@ -28,6 +29,32 @@ const enabled = Boolean(prometheusPath()) || Boolean(process.env.CI);
  * measurements with failed attribute results, which a healthy window may not have.
  */
 const MAY_BE_EMPTY = new Set(['Records skipped', 'Level entities skipped', 'Failures by measurement']);
+
+const SEED = 7;
+
+/** Measurement names with a control chart: the numeric ones of the config. */
+const CHARTED = ['vcc_3v3', 'idle_current', 'insulation_resistance'];
+
+/**
+ * A mean shift of 4 sd on every station's charted names half an hour before the fixed now, so
+ * that whichever station or line a dashboard shows first has control charts out of control and
+ * the violation tables and annotations have data. (The simulator's default slow drift trips some
+ * rules at this clock too, but that is chance, not something this test should rest on.)
+ */
+function shiftEverywhere(): ProcessScenario {
+  const stations = createSimulator({ seed: SEED, now: () => FIXED_NOW }).plant.stations;
+  return {
+    events: stations.flatMap((s) =>
+      CHARTED.map((name) => ({
+        kind: 'shift' as const,
+        stationId: s.id,
+        name,
+        fromMs: FIXED_NOW - 30 * 60_000,
+        sigmas: 4,
+      })),
+    ),
+  };
+}
 
 /** An unsigned JWT whose exp the exporter reads, so that the token panels have data. */
 function jwt(expSeconds: number): string {
@@ -56,7 +83,7 @@ describe.skipIf(!enabled)('dashboard and rule queries on a real Prometheus', () 
   beforeAll(async () => {
     const token = jwt(Math.floor(FIXED_NOW / 1000) + 3 * 86_400);
     h = await startHarness({
-      sim: { tokens: { [token]: { sites: 'all' } } },
+      sim: { seed: SEED, tokens: { [token]: { sites: 'all' } }, process: shiftEverywhere() },
       upstream: { token },
       config: {
         windows: ['1h', '24h'],
@@ -64,6 +91,12 @@ describe.skipIf(!enabled)('dashboard and rule queries on a real Prometheus', () 
           enabled: true,
           names: ['vcc_3v3', 'idle_current', 'insulation_resistance', 'firmware_check'],
           min_samples: 5,
+          control: {
+            names: CHARTED,
+            baseline: { rolling: '6h' },
+            min_samples: 25,
+            evaluation_window: '1h',
+          },
         },
         units: { enabled: true },
       },
@@ -78,7 +111,7 @@ describe.skipIf(!enabled)('dashboard and rule queries on a real Prometheus', () 
     // Every collector's data scraped, and three scrapes: enough samples for rate() over the substituted $__rate_interval.
     const everyCollector =
       'count(station_info) and count(station_final_yield_ratio) and count(station_unit_serials) ' +
-      'and count(station_measurement_last_value)';
+      'and count(station_measurement_last_value) and count(station_measurement_control_state)';
     await prom.waitFor(everyCollector, (r) => r.length > 0, 25_000);
     await prom.waitFor(
       'count_over_time(station_exporter_build_info[1m])',
@@ -104,8 +137,8 @@ describe.skipIf(!enabled)('dashboard and rule queries on a real Prometheus', () 
         values[v.name] = v.includeAll && v.allValue ? v.allValue : (options[0] ?? '');
       }
     }
-    // Every variable of every dashboard, none empty: 2 on the overview, 3 on the line, 5 on the station, 2 on health.
-    expect(Object.keys(listed)).toHaveLength(12);
+    // Every variable of every dashboard, none empty: 2 on the overview, 3 on the line, 6 on the station, 2 on health.
+    expect(Object.keys(listed)).toHaveLength(13);
     expect(Object.entries(listed).filter(([, n]) => n === 0)).toEqual([]);
   }, 20_000);
 
@@ -130,6 +163,25 @@ describe.skipIf(!enabled)('dashboard and rule queries on a real Prometheus', () 
     expect(failures).toEqual([]);
     expect(empty, 'panels without data').toEqual([]);
     expect(queries).toBeGreaterThan(50);
+  }, 20_000);
+
+  it('runs every annotation query, and the control violations mark the station shown', async () => {
+    const events: Record<string, number> = {};
+    for (const { dashboard: d } of generatedDashboards()) {
+      const values = await resolveVariables(prom.url, d);
+      for (const a of d.annotations.list ?? []) {
+        if (!a.expr) continue;
+        const expr = substitute(a.expr, values);
+        const out = await instantQuery(prom.url, expr);
+        expect(out.error, `${d.title} / ${a.name}\n  ${expr}`).toBeUndefined();
+        events[`${d.title} / ${a.name}`] = out.series;
+      }
+    }
+    expect(events).toEqual({
+      'Station exporter / Station / Control violations': expect.any(Number),
+      'Station exporter / Station / Last control violation': expect.any(Number),
+    });
+    expect(Object.values(events).every((n) => n > 0)).toBe(true);
   }, 20_000);
 
   it('runs every recording and alerting rule expression', async () => {

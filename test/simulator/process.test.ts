@@ -85,16 +85,38 @@ describe('process scenarios', () => {
     expect(mean(a)).toBeCloseTo(mean(b), 1);
   });
 
-  it('drops the first-pass yield of one line', () => {
+  it('drops the yields of one line from its start, exactly as the run-time yieldDrop scenario', () => {
     const line = probe.plant.sites[0]!.lines[0]!;
+    const last = line.elements.at(-1)!;
+    const lastIds = new Set(last.type === 'group' ? last.stations.map((s) => s.id) : [last.id]);
     const ids = probe.plant.stations.filter((s) => s.lineId === line.id).map((s) => s.id);
-    const { base, changed } = sims({
-      events: [{ kind: 'yield_drop', lineId: line.id, fromMs: from, failRate: 0.3 }],
-    });
+    const drop = { lineId: line.id, fromMs: from, failRatio: 0.3 };
+    const { base, changed } = sims({ events: [{ kind: 'yield_drop', ...drop }] });
     const window = [new Date(from), new Date(NOW)] as const;
     const before = base.summaryOf(ids, ...window);
     const after = changed.summaryOf(ids, ...window);
-    expect(after.first_pass).toBeLessThan(before.first_pass * 0.5);
+    // About 30 % of the units fail the last step: both yields fall by about that share.
+    for (const field of ['first_pass', 'final_pass'] as const) {
+      expect(after[field] / before[field], field).toBeGreaterThan(0.55);
+      expect(after[field] / before[field], field).toBeLessThan(0.85);
+    }
+    expect(after.unique_output).toBe(before.unique_output);
+    // Only output records of the last step from the start changed, and only to a failure.
+    const span = [new Date(NOW - 12 * HOUR), new Date(NOW)] as const;
+    const b = base.unitsBetween(ids, ...span);
+    const a = changed.unitsBetween(ids, ...span);
+    expect(a.map(({ result: _, ...r }) => r)).toEqual(b.map(({ result: _, ...r }) => r));
+    const changes = a.filter((r, i) => r.result !== b[i]!.result);
+    expect(changes.length).toBeGreaterThan(10);
+    for (const r of changes) {
+      expect([r.result, r.direction, lastIds.has(r.station_id)]).toEqual(['fail', 'output', true]);
+      expect(Date.parse(r.time_created)).toBeGreaterThanOrEqual(from);
+    }
+    // One mechanism: the same drop set at run time serves the same summaries.
+    const runtime = createSimulator({ now: () => NOW });
+    runtime.setScenario({ yieldDrop: drop });
+    expect(runtime.summaryOf(ids, ...window)).toEqual(after);
+    expect(runtime.summaryOf([...lastIds], ...window)).toEqual(changed.summaryOf([...lastIds], ...window));
     const others = probe.plant.stations.filter((s) => s.lineId !== line.id).map((s) => s.id);
     expect(changed.summaryOf(others, ...window)).toEqual(base.summaryOf(others, ...window));
   });
@@ -105,5 +127,10 @@ describe('process scenarios', () => {
         process: { events: [{ kind: 'shift', stationId: 'ff', name: NAME, fromMs: 0, sigmas: 1 }] },
       }),
     ).toThrow('no station ff');
+    expect(() =>
+      createSimulator({
+        process: { events: [{ kind: 'yield_drop', lineId: 'a'.repeat(24), fromMs: 0, failRatio: 0.5 }] },
+      }),
+    ).toThrow(`no line ${'a'.repeat(24)}`);
   });
 });

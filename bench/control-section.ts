@@ -1,0 +1,73 @@
+/**
+ * The "Control charts" section of the bench report (issue 13): the cost of control-rule
+ * evaluation with control on for 5 names on every station of the plant, measured by
+ * bench/control.ts in a child process, next to the main run's event-loop figures.
+ */
+import { CONTROL_STEADY_SERIES } from '../src/collectors/measurements/control-families.ts';
+import { runChild } from './child.ts';
+import { type ControlBenchResult, pollStats } from './control.ts';
+import * as f from './format.ts';
+import { renderTable } from './report.ts';
+import { type BenchResults, TARGETS } from './rows.ts';
+import { stationCount } from './scale.ts';
+
+/** Rolling baseline of the bench: a day of records (the default 7d holds seven times as many). */
+const BASELINE_HOURS = 24;
+
+const isResult = (msg: unknown): msg is ControlBenchResult =>
+  typeof msg === 'object' && msg !== null && 'pollMs' in msg;
+
+/** Runs the control bench at the run's plant size and renders its section. */
+export async function controlSection(r: BenchResults): Promise<string> {
+  process.stderr.write('bench: control charts (own process)\n');
+  const stations = stationCount(r.params.scale);
+  const c = await runChild('./control-child.ts', { stations, baselineHours: BASELINE_HOURS }, isResult);
+  return renderControlSection(c, r);
+}
+
+/** The section's Markdown. */
+export function renderControlSection(c: ControlBenchResult, r: BenchResults): string {
+  const { fastest, median } = pollStats(c);
+  const charts = c.stations * c.names;
+  const today = r.steady.maxBlockMs;
+  const rows = [
+    {
+      measure: `Control charts: time per poll (${f.count(charts)} charts, ${c.pollMs.length} polls)`,
+      value: `median ${f.ms(median)}, fastest ${f.ms(fastest)} (${f.ms((median / charts) * 1000)} per 1,000 charts)`,
+    },
+    {
+      measure: 'Control charts: extra series',
+      value:
+        `${f.count(c.series)} now (${f.count(c.outOfControl)} charts out of control by chance); at most ` +
+        `${f.count(c.maxSeries)} (${c.seriesPerChart} per chart: ${CONTROL_STEADY_SERIES} steady, 2 sparse per enabled rule)`,
+    },
+    {
+      measure: 'Control charts: render of the extra series',
+      value: `${f.ms(c.renderMs)} both formats`,
+    },
+    {
+      measure: 'Control charts: worst event-loop block',
+      value: `${f.ms(c.maxBlockMs)} (main run, steady-state poll without control: ${f.ms(today)})`,
+      target: `≤ ${f.ms(TARGETS.loopBlockMs)}`,
+      ok: c.maxBlockMs <= TARGETS.loopBlockMs,
+    },
+    {
+      measure: 'Control charts: baseline records held',
+      value: `${f.count(c.records)} (heap and typed arrays about ${f.mib(c.storeBytes)})`,
+    },
+  ];
+  return [
+    '',
+    '## Control charts',
+    '',
+    `Control on for ${c.names} names on every one of the ${f.count(c.stations)} stations: one record per station and ` +
+      `name every 2 minutes, a rolling ${c.baselineHours}h baseline, a 1h evaluation window and all eight rules ` +
+      '(`bench/control.ts`, in a process of its own). The store is filled directly, then the charts of one poll ' +
+      '(limits of every baseline, rules over every window, families) are computed with the exporter’s turn queue ' +
+      'under an event-loop monitor. A rolling baseline is recomputed every poll, so the time grows with the ' +
+      'baseline points: the default 7d holds seven times as many.',
+    '',
+    renderTable(rows),
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,238 @@
+/**
+ * Control charts (issue 13, docs/measurements.md#control-charts): on the station dashboard a
+ * chart per charted measurement with its limits and the rule violations as annotations; on the
+ * line dashboard the stations out of control now. The series exist only for names matched by
+ * the exporter's `measurements.control.names`; elsewhere these panels show no data.
+ */
+import type { Builder } from '@grafana/grafana-foundation-sdk/cog';
+import {
+  type AnnotationQuery,
+  MappingType,
+  type QueryVariableBuilder,
+  type ValueMapping,
+} from '@grafana/grafana-foundation-sdk/dashboard';
+import type * as timeseriesPanel from '@grafana/grafana-foundation-sdk/timeseries';
+import { promAnnotation } from './annotations.ts';
+import type { PanelItem } from './dashboard.ts';
+import { stationLink } from './links.ts';
+import { row, stat, timeseries } from './panels.ts';
+import { q } from './query.ts';
+import { type Column, table } from './table.ts';
+import { labelValues } from './variables.ts';
+
+/** The `control` variable: measurements with a control chart at the station (label `metric`). */
+export function controlVariable(station: string): QueryVariableBuilder {
+  return labelValues({
+    name: 'control',
+    of: 'metric',
+    label: 'Control chart',
+    description: 'Measurements of the station with a control chart (exporter `measurements.control.names`).',
+    selector: `station_measurement_control_center{${station}}`,
+    multi: true,
+  });
+}
+
+const dashed = (color: string, dash: number[]) => [
+  { id: 'color', value: { mode: 'fixed', fixedColor: color } },
+  { id: 'custom.lineStyle', value: { fill: 'dash', dash } },
+];
+
+/** State 0/1 as words, coloured. */
+const STATE_MAPPING: ValueMapping[] = [
+  {
+    type: MappingType.ValueToText,
+    options: {
+      '0': { text: 'in control', color: 'green', index: 0 },
+      '1': { text: 'out of control', color: 'red', index: 1 },
+    },
+  },
+];
+
+/**
+ * The control chart of each selected measurement (a panel repeated over `$control`): the latest
+ * value at every scrape, the centre line, the I-chart limits and the spec limits.
+ */
+export function controlChart(station: string): timeseriesPanel.PanelBuilder {
+  const M = `${station}, metric=~"$control"`;
+  const unit = `* on (station_id, metric) group_left (unit) station_measurement_info{${station}}`;
+  return timeseries({
+    title: 'Control chart: $control',
+    description:
+      'I chart of the measurement: its latest value at every scrape (one point per scrape, not per record), ' +
+      'the centre line and the control limits (UCL/LCL, centre ± 3 sigma of the baseline) and the spec limits ' +
+      '(USL/LSL). Red marks: Nelson rule violations (the "Control violations" annotations).',
+    unit: 'none',
+    queries: [
+      q(`station_measurement_last_value{${M}} ${unit}`, '{{metric}} {{slot}} value ({{unit}})'),
+      q(`station_measurement_control_center{${M}}`, '{{metric}} {{slot}} centre'),
+      q(`station_measurement_control_ucl{${M}}`, '{{metric}} {{slot}} UCL'),
+      q(`station_measurement_control_lcl{${M}}`, '{{metric}} {{slot}} LCL'),
+      q(`station_measurement_upper_limit{${M}}`, '{{metric}} {{slot}} USL'),
+      q(`station_measurement_lower_limit{${M}}`, '{{metric}} {{slot}} LSL'),
+    ],
+  })
+    .repeat('control')
+    .repeatDirection('h')
+    .maxPerRow(2)
+    .overrideByRegexp(' value ', [
+      { id: 'custom.showPoints', value: 'always' },
+      { id: 'custom.pointSize', value: 4 },
+    ])
+    .overrideByRegexp(' centre$', [{ id: 'color', value: { mode: 'fixed', fixedColor: 'green' } }])
+    .overrideByRegexp(' (UCL|LCL)$', dashed('red', [10, 10]))
+    .overrideByRegexp(' (USL|LSL)$', dashed('orange', [4, 4]));
+}
+
+/** Control-chart panels of the station dashboard; `chart` is {@link controlChart}'s panel. */
+export function controlPanels(station: string, chart: PanelItem): PanelItem[] {
+  const M = `${station}, metric=~"$control"`;
+  const limit = (name: string, suffix: string): Column => ({
+    name,
+    unit: 'none',
+    expr: `station_measurement_control_${suffix}{${M}} * on (station_id, metric) group_left (unit) station_measurement_info{${station}}`,
+  });
+  return [
+    row('Control charts'),
+    table({
+      title: 'Control limits',
+      description:
+        'Per charted measurement and slot: the state (out of control while an enabled Nelson rule has a violation ' +
+        'in the evaluation window), the I-chart centre and limits, sigma (mean moving range / 1.128), the ' +
+        'moving-range chart limit and the baseline points. Absent below min_samples baseline points.',
+      labels: [
+        { label: 'metric', name: 'Measurement' },
+        { label: 'slot', name: 'Slot' },
+        { label: 'unit', name: 'Unit' },
+      ],
+      columns: [
+        limit('State', 'state'),
+        limit('LCL', 'lcl'),
+        limit('Centre', 'center'),
+        limit('UCL', 'ucl'),
+        limit('Sigma', 'sigma'),
+        limit('MR UCL', 'mr_ucl'),
+        { ...limit('Baseline points', 'baseline_samples'), unit: 'short' },
+      ],
+      sortBy: { column: 'Measurement', desc: false },
+      h: 7,
+    }).overrideByName('State', [
+      { id: 'mappings', value: STATE_MAPPING },
+      { id: 'custom.cellOptions', value: { type: 'color-text' } },
+    ]),
+    table({
+      title: 'Rule violations',
+      description:
+        'Per charted measurement, slot and Nelson rule: the points of the evaluation window at which the rule ' +
+        'completes, and when it last did. Sparse: a rule is listed only while it has a violation in the window.',
+      labels: [
+        { label: 'metric', name: 'Measurement' },
+        { label: 'slot', name: 'Slot' },
+        { label: 'rule', name: 'Rule' },
+      ],
+      columns: [
+        {
+          name: 'Violations',
+          unit: 'short',
+          expr: `max without () (station_measurement_control_violations{${M}})`,
+        },
+        {
+          name: 'Last violation',
+          unit: 'dateTimeFromNow',
+          expr: `station_measurement_control_last_violation_timestamp_seconds{${M}} * 1000 and on (station_id, metric, slot, rule) station_measurement_control_violations{${M}}`,
+        },
+      ],
+      sortBy: { column: 'Violations', desc: true },
+      h: 7,
+    }),
+    chart,
+  ];
+}
+
+/**
+ * Violations of the station's charted measurements as annotations on the control charts: a band
+ * while a rule has violations in the evaluation window, and a mark at each rule's last
+ * violation (the record's time). `panelIds` are the control chart's.
+ */
+export function controlAnnotations(
+  station: string,
+  panelIds: readonly number[],
+): Array<Builder<AnnotationQuery>> {
+  const M = `${station}, metric=~"$control"`;
+  return [
+    promAnnotation({
+      name: 'Control violations',
+      expr: `station_measurement_control_violations{${M}}`,
+      title: 'Nelson rule {{rule}}: {{metric}} {{slot}}',
+      text: 'Rule {{rule}} has violations in the evaluation window of {{metric}} {{slot}} at {{station}}.',
+      tags: 'metric,slot,rule',
+      panelIds,
+    }),
+    promAnnotation({
+      name: 'Last control violation',
+      expr: `station_measurement_control_last_violation_timestamp_seconds{${M}} * 1000`,
+      title: 'Last violation of rule {{rule}}: {{metric}} {{slot}}',
+      text: 'Time of the last record of {{metric}} {{slot}} at {{station}} that broke Nelson rule {{rule}}.',
+      color: 'orange',
+      tags: 'metric,slot,rule',
+      useValueForTime: true,
+      panelIds,
+    }),
+  ];
+}
+
+/** Control-chart panels of the line dashboard for the line matched by `line` (site and line). */
+export function lineControlPanels(line: string): PanelItem[] {
+  const positioned = (expr: string) => `(${expr}) * on (station_id) group_left (position) station_info`;
+  const outOfControl = `station_measurement_control_violations{${line}} and on (station_id, metric, slot) (station_measurement_control_state{${line}} == 1)`;
+  return [
+    row('Control charts'),
+    stat({
+      title: 'Charts out of control',
+      description:
+        'Control charts (station, measurement, slot) of the line with a Nelson rule violation in their evaluation ' +
+        'window now, out of all charted ones. No data while no measurement of the line has a control chart.',
+      unit: 'short',
+      thresholds: [
+        ['green', null],
+        ['red', 1],
+      ],
+      queries: [q(`sum(station_measurement_control_state{${line}})`, 'out of control')],
+    }),
+    stat({
+      title: 'Charted series',
+      description:
+        'Control charts of the line that have limits (one per station, charted measurement name and slot).',
+      unit: 'short',
+      queries: [q(`count(station_measurement_control_state{${line}})`, 'charted')],
+    }),
+    table({
+      title: 'Stations out of control',
+      description:
+        'Stations with a control chart out of control now (station_measurement_control_state == 1), one row per ' +
+        'measurement, slot and violated Nelson rule, in line order: the rule\u2019s points in the evaluation window ' +
+        'and its last violation. Click a station to open its control charts. Empty while every chart is in control.',
+      labels: [
+        { label: 'position', name: 'Position' },
+        { label: 'station', name: 'Station', links: [stationLink()] },
+        { label: 'group', name: 'Group' },
+        { label: 'metric', name: 'Measurement' },
+        { label: 'slot', name: 'Slot' },
+        { label: 'rule', name: 'Rule' },
+      ],
+      numericLabels: ['position'],
+      columns: [
+        { name: 'Violations', unit: 'short', expr: positioned(outOfControl) },
+        {
+          name: 'Last violation',
+          unit: 'dateTimeFromNow',
+          expr: positioned(
+            `station_measurement_control_last_violation_timestamp_seconds{${line}} * 1000 and on (station_id, metric, slot, rule) (${outOfControl})`,
+          ),
+        },
+      ],
+      sortBy: { column: 'Position', desc: false },
+      w: 16,
+      h: 8,
+    }),
+  ];
+}
