@@ -5,7 +5,7 @@
  */
 import pino from 'pino';
 import { createRecentErrors } from '../src/app/recent-errors.ts';
-import { buildStatusModel } from '../src/app/status.ts';
+import { buildStatusModel } from '../src/app/status-model.ts';
 import { topologyCollector } from '../src/collectors/topology/index.ts';
 import { configFromObject } from '../src/config/load.ts';
 import { statusPage } from '../src/server/status-page.ts';

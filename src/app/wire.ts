@@ -30,7 +30,7 @@ import { createTurns, type Turns } from '../util/turns.ts';
 import { VERSION } from '../version.ts';
 import { createRecentErrors, type RecentErrors } from './recent-errors.ts';
 import { sameSettings } from './same.ts';
-import { buildStatusModel, createLastUnitTimes, type LastUnitTimes } from './status.ts';
+import { buildStatusModel, createLastUnitTimes, type LastUnitTimes } from './status-model.ts';
 
 /** Upstream errors the status page remembers. */
 const RECENT_ERRORS = 50;

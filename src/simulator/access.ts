@@ -1,4 +1,4 @@
-import { verifyJwt } from './jwt.ts';
+import { verifyJwt } from './jwt-issuer.ts';
 import { ApiError } from './params.ts';
 import type { SimState } from './state.ts';
 import type { TokenScope } from './types.ts';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { generateSecret, issueJwt, parseExpiry } from './jwt.ts';
+import { generateSecret, issueJwt, parseExpiry } from './jwt-issuer.ts';
 import { DEFAULT_SCALE } from './plant.ts';
 import { loadRecording } from './replay.ts';
 import { type SimulatorServerOptions, startSimulatorServer } from './server.ts';

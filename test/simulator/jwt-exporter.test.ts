@@ -1,6 +1,6 @@
 /** The exporter against a simulator that checks real JWTs: expiry metric, and 401 once expired. */
 import { describe, expect, it } from 'vitest';
-import { issueJwt } from '../../src/simulator/jwt.ts';
+import { issueJwt } from '../../src/simulator/jwt-issuer.ts';
 import { FIXED_NOW, startHarness } from '../helpers/harness.ts';
 
 const SECRET = 'jwt-exporter-test-secret';

@@ -8,8 +8,8 @@ import { UpstreamError } from '../../upstream/errors.ts';
 import type { StationSummary } from '../../upstream/types.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
 import { coverageFamilies, type SummaryResult, summaryFamilies } from './families.ts';
+import { learn, narrow } from './narrow.ts';
 import { entitiesOf, planSummaries } from './plan.ts';
-import { learn, narrow } from './refused.ts';
 import { createScaler, type DropReason } from './scale.ts';
 import { summaryScope } from './scope.ts';
 

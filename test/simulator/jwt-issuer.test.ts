@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { issueJwt, parseExpiry, verifyJwt } from '../../src/simulator/jwt.ts';
+import { issueJwt, parseExpiry, verifyJwt } from '../../src/simulator/jwt-issuer.ts';
 import { parseSimulatorCommand } from '../../src/simulator/main.ts';
 import { jwtExpiry } from '../../src/upstream/jwt.ts';
 import { fixedSim, get, HOUR, NOW } from './helpers.ts';
