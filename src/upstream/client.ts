@@ -307,7 +307,7 @@ export function createClient(opts: ClientOptions): SharedClient {
       if (status < 200 || status >= 300) {
         const e = statusError(endpoint, status, read.text);
         const after = res.headers['retry-after'];
-        e.retryAfterMs = parseRetryAfter(typeof after === 'string' ? after : undefined, Date.now());
+        e.retryAfterMs = parseRetryAfter(typeof after === 'string' ? after : undefined, retryTimers.now());
         throw e;
       }
       return { status, text: read.text, report };
