@@ -169,6 +169,13 @@ const summarySchema = z
         'Scale of the yields and rates the upstream sends: `ratio` (0-1) or `percent` (0-100). ' +
           'The exporter always exports ratios.',
       ),
+    skip_idle: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Skip summary requests for stations with no unit record entering or leaving the window since the ' +
+          'previous answer (their summary cannot have changed); needs the units collector. A sample is re-asked to verify.',
+      ),
   })
   .prefault({})
   .transform((s) => ({
@@ -176,6 +183,7 @@ const summarySchema = z
     intervalMs: s.interval,
     levels: s.levels,
     yieldScale: s.yield_scale,
+    skipIdle: s.skip_idle,
   }))
   .describe('Station summary statistics (yields, retry rate, unit counts) per window.');
 
@@ -192,6 +200,51 @@ const measurementName = z
     }),
   ])
   .meta({ 'x-type': 'string or mapping' });
+
+/** Windowed measurement statistics that can be selected per window (see collectors/measurements/selection.ts). */
+export const WINDOW_STATISTICS = [
+  'samples',
+  'non_numeric',
+  'mean',
+  'min',
+  'max',
+  'stddev',
+  'out_of_spec',
+  'ppk',
+] as const;
+/** One windowed measurement statistic. */
+export type WindowStatistic = (typeof WINDOW_STATISTICS)[number];
+
+/** The statistics exported by default: what the dashboards and alerts use; min/max are opt-in. */
+export const DEFAULT_WINDOW_STATISTICS: readonly WindowStatistic[] = [
+  'samples',
+  'mean',
+  'stddev',
+  'out_of_spec',
+  'ppk',
+];
+
+const statisticList = z
+  .array(z.enum(WINDOW_STATISTICS))
+  .superRefine((list, ctx) => reportDuplicates(list, ctx, (x) => x, 'statistic'), always);
+
+const statisticsSchema = z
+  .strictObject({
+    default: statisticList
+      .default([...DEFAULT_WINDOW_STATISTICS])
+      .describe(
+        `Windowed statistics exported for every window: any of ${WINDOW_STATISTICS.map((x) => `\`${x}\``).join(', ')}.`,
+      ),
+    windows: z
+      .record(z.string(), statisticList)
+      .default({})
+      .describe(
+        'Per window name, the statistics to export instead of `default` (an empty list exports none).',
+      ),
+  })
+  .prefault({})
+  .transform((s) => ({ default: s.default, windows: new Map(Object.entries(s.windows)) }))
+  .describe('Which windowed measurement statistics to export, per window: the series budget.');
 
 const measurementsSchema = z
   .strictObject({
@@ -217,6 +270,14 @@ const measurementsSchema = z
       .describe(
         'Answers with this many records are assumed truncated and re-requested as smaller time spans.',
       ),
+    statistics: statisticsSchema,
+    by_slot: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Export a `slot` label per test slot. `false` leaves the label out where a station has a single slot ' +
+          '(stations with several slots keep it, so that no two series collide).',
+      ),
   })
   .superRefine((m, ctx) => {
     if (!isRecord(m)) return;
@@ -240,6 +301,8 @@ const measurementsSchema = z
     minSamples: m.min_samples,
     overlapMs: m.overlap,
     maxRecordsPerRequest: m.max_records_per_request,
+    statistics: m.statistics,
+    bySlot: m.by_slot,
   }))
   .describe('Measurement statistics (process capability) per window.');
 
@@ -254,6 +317,74 @@ const unitsSchema = z
   .prefault({})
   .transform((u) => ({ enabled: u.enabled, intervalMs: u.interval, overlapMs: u.overlap }))
   .describe('Unit records (tested units by result).');
+
+/*
+ * Plant scale (issue 8): the request planner's and the series budget's settings, and sharding.
+ */
+
+const planningSchema = z
+  .strictObject({
+    refresh: z
+      .record(z.string(), duration())
+      .default({})
+      .describe(
+        'Per window name, a fixed summary refresh instead of the planned one, e.g. `{ 24h: 15m }`. ' +
+          'Unset windows get a default that grows with their length (15m -> 1m, 1h -> 2m, 24h -> 10m).',
+      ),
+    max_refresh: duration()
+      .prefault('15m')
+      .describe('The longest refresh the planner may give any window when the budget is tight.'),
+    retry_reserve: z
+      .number()
+      .min(0)
+      .max(0.5)
+      .default(0.05)
+      .describe('Share of the request budget kept free for retries; the plan fills the rest.'),
+    max_series: z
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        'Most series the exporter serves. Past it, whole families are dropped, lowest priority first ' +
+          '(see README "Running at scale"); unset: no limit.',
+      ),
+  })
+  .prefault({})
+  .transform((p) => ({
+    refreshMs: new Map(Object.entries(p.refresh)),
+    maxRefreshMs: p.max_refresh,
+    retryReserve: p.retry_reserve,
+    maxSeries: p.max_series,
+  }))
+  .describe('The request plan and the series budget.');
+
+const shardingSchema = z
+  .strictObject({
+    index: z.int().min(0).optional().describe("This replica's shard, counting from 0."),
+    total: z.int().min(1).max(1024).optional().describe('Number of shards (replicas).'),
+    max_requests_per_second: z
+      .number()
+      .positive()
+      .optional()
+      .describe('Request budget of this replica; default `upstream.max_requests_per_second / total`.'),
+  })
+  .superRefine((s, ctx) => {
+    if (!isRecord(s)) return;
+    if ((s.index === undefined) !== (s.total === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'set both index and total, or neither' });
+    } else if (typeof s.index === 'number' && typeof s.total === 'number' && s.index >= s.total) {
+      ctx.addIssue({ code: 'custom', message: `index must be below total (${s.total})`, path: ['index'] });
+    }
+  }, always)
+  .prefault({})
+  .transform((s) => ({
+    shard: s.index === undefined || s.total === undefined ? undefined : { index: s.index, total: s.total },
+    maxRequestsPerSecond: s.max_requests_per_second,
+  }))
+  .describe(
+    'Sharding across replicas: stations by rendezvous hashing of their id. The `--shard i/n` flag, or ' +
+      'STATION_EXPORTER_SHARDS with a StatefulSet pod name, take precedence over `index`/`total`.',
+  );
 
 const LISTEN_RE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)?:(\d{1,5})$/;
 
@@ -286,6 +417,31 @@ const logSchema = z
   .prefault({})
   .describe('Logging.');
 
+/** Keys by window name (planning.refresh, measurements.statistics.windows) must name a configured window. */
+function checkWindowKeys(
+  c: {
+    windows: readonly { name: string }[];
+    planning: { refreshMs: ReadonlyMap<string, number> };
+    measurements: { statistics: { windows: ReadonlyMap<string, unknown> } };
+  },
+  ctx: z.core.$RefinementCtx,
+): void {
+  const names = new Set(c.windows.map((w) => w.name));
+  const check = (keys: Iterable<string>, path: (string | number)[]) => {
+    for (const k of keys) {
+      if (!names.has(k)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${k}" is not the name of a configured window`,
+          path: [...path, k],
+        });
+      }
+    }
+  };
+  check(c.planning.refreshMs.keys(), ['planning', 'refresh']);
+  check(c.measurements.statistics.windows.keys(), ['measurements', 'statistics', 'windows']);
+}
+
 /** The configuration file's schema: snake_case YAML in, camelCase {@link Config} data out. */
 export const configSchema = z
   .strictObject({
@@ -295,9 +451,12 @@ export const configSchema = z
     summary: summarySchema,
     measurements: measurementsSchema,
     units: unitsSchema,
+    planning: planningSchema,
+    sharding: shardingSchema,
     server: serverSchema,
     log: logSchema,
   })
+  .superRefine(checkWindowKeys)
   .describe('station-exporter configuration.');
 
 /** The validated configuration data, before it is branded by the loader. */
