@@ -10,6 +10,9 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
 import type { Family, FamilyDesc } from '../exposition/model.ts';
+import type { ActivityBoard } from '../scheduler/activity.ts';
+import type { RequestPlan } from '../scheduler/plan.ts';
+import type { Shard } from '../scheduler/shard.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import type { Turns } from '../util/turns.ts';
 import type { Topology } from './topology/types.ts';
@@ -21,6 +24,10 @@ export interface CollectorContext {
   readonly logger: Logger;
   /** The exporter's event-loop turn queue, for CPU-heavy loops. */
   readonly turns: Turns;
+  /** This replica's shard (default: unsharded). */
+  readonly shard?: Shard;
+  /** Unit activity: the units job writes it, the summary job reads it to skip idle stations. */
+  readonly activity?: ActivityBoard;
 }
 
 /** One row of `station_exporter_levels_skipped`. */
@@ -36,6 +43,27 @@ export interface PollDiagnostics {
   readonly levelsSkipped?: readonly LevelsSkipped[];
   /** Configured stations the token cannot see. */
   readonly stationsInaccessible?: number;
+  /** Achieved refresh per (window, level): the longest time between two answers of one entity, seconds. */
+  readonly refresh?: readonly RefreshAchieved[];
+  /** Summary requests skipped because their stations were idle, and the sample re-asked to verify. */
+  readonly idle?: IdleSkipCounts;
+}
+
+/** One row of `station_exporter_refresh_achieved_seconds`. */
+export interface RefreshAchieved {
+  readonly window: string;
+  readonly level: string;
+  readonly seconds: number;
+}
+
+/** One poll's idle skipping. */
+export interface IdleSkipCounts {
+  /** Requests not sent (the sample re-asked excluded). */
+  readonly skipped: number;
+  /** Skippable requests sent anyway to verify the assumption. */
+  readonly verified: number;
+  /** Verified requests whose answer differed from the kept one. */
+  readonly disagreements: number;
 }
 
 /** One poll's outcome: the families to publish whole, and what the poll asked of the upstream. */
@@ -58,6 +86,8 @@ export interface PollContext {
   readonly topology: Topology;
   readonly now: Date;
   readonly signal?: AbortSignal;
+  /** The scheduler's current request plan (absent: every window on every poll). */
+  readonly plan?: RequestPlan;
 }
 
 /** A job that polls the upstream on its collector's interval. */

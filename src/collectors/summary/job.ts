@@ -1,21 +1,21 @@
 /**
- * The summary collector's job: send the planned summary requests, keep each entity's last
- * good answer for a while, and turn the answers into gauges.
+ * The summary collector's job: send the summary requests that are due under the request plan
+ * (each (window, level) on its own refresh, spread over the polls), skip those whose stations were
+ * idle, keep every other entity's last answer, and turn the answers into gauges.
  */
 import type { Logger } from 'pino';
 import type { Config } from '../../config/schema.ts';
+import type { UnitActivity } from '../../scheduler/activity.ts';
 import type { UpstreamClient } from '../../upstream/client.ts';
 import { UpstreamError } from '../../upstream/errors.ts';
 import type { StationSummary } from '../../upstream/types.ts';
-import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
-import { type SummaryResult, summaryFamilies } from './families.ts';
-import { planSummaries, type SummaryRequest } from './plan.ts';
+import type { CollectorContext, Job, PollContext, PollOutcome, RefreshAchieved } from '../collector.ts';
+import { SUMMARY_FIELDS, type SummaryResult, summaryFamilies } from './families.ts';
+import { planSummaries, type SummaryRequest, type SummarySlot } from './plan.ts';
+import { isDue, scheduleKey, summarySchedule } from './schedule.ts';
 
-/** A failed entity keeps its last good answer for this many intervals. */
+/** A failed entity keeps its last good answer for this many of its refreshes. */
 const STALENESS_INTERVALS = 5;
-
-/** Last good answers by slot key, carried from poll to poll. */
-type SummaryMemory = ReadonlyMap<string, { readonly result: SummaryResult; readonly at: number }>;
 
 const RATIO_KEYS = ['firstPassYield', 'finalYield', 'retryRate'] as const;
 
@@ -44,16 +44,37 @@ function send(client: UpstreamClient, request: SummaryRequest, signal?: AbortSig
   });
 }
 
+/** Skippable requests re-asked to verify the idle assumption: one in this many (2 %). */
+const VERIFY_EVERY = 50;
+
+/** A slot's last answer, with when it was last known to be current and the bounds it was asked for. */
+interface Remembered {
+  /** Undefined when the upstream had no data for the set (403/404). */
+  readonly result: SummaryResult | undefined;
+  /** When the answer was last received or confirmed (idle skip), epoch ms. */
+  readonly at: number;
+  /** The `at` before that, for the achieved refresh. */
+  readonly prevAt?: number;
+  /** Window bounds of the last real answer, epoch ms: idle checks measure from them. */
+  readonly from: number;
+  readonly to: number;
+}
+
 /** Creates the summary job. */
 export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOutcome> {
-  const { config, client, logger } = ctx;
+  const { config, client, logger, activity } = ctx;
   const settings = config.summary;
-  const maxStalenessMs = STALENESS_INTERVALS * settings.intervalMs;
-  let memory: SummaryMemory = new Map();
+  const pairs = config.windows.flatMap((w) => settings.levels.map((level) => ({ window: w.name, level })));
+  // Idle skipping needs the units collector's records; without them nothing is skipped.
+  const idle = settings.skipIdle && config.units.enabled ? activity : undefined;
+  let memory = new Map<string, Remembered>();
+  let pollNumber = 0;
+  let skippable = 0;
   let scaleWarned = false;
   return {
-    async poll({ topology, now, signal }) {
-      const plan = planSummaries(
+    async poll({ topology, now, signal, plan }) {
+      const t = now.getTime();
+      const all = planSummaries(
         topology,
         {
           levels: settings.levels,
@@ -63,29 +84,79 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
         },
         now,
       );
+      const schedule = summarySchedule(plan, settings.intervalMs, pairs);
+      const scheduleOf = (slot: SummarySlot) => schedule.get(scheduleKey(slot.window, slot.level));
+      // Slots due now, by request: never answered, or in this poll's share of their refresh.
+      const due = new Map<string, SummarySlot[]>();
+      for (const slot of all.slots) {
+        const s = scheduleOf(slot);
+        if (s === undefined) continue;
+        if (memory.has(slot.key) && !isDue(slot, s, pollNumber)) continue;
+        const list = due.get(slot.request) ?? [];
+        list.push(slot);
+        due.set(slot.request, list);
+      }
+      const next = new Map<string, Remembered>();
+      const counts = { skipped: 0, verified: 0, disagreements: 0 };
+      const verify = new Set<string>();
       const answers = new Map<string, Promise<StationSummary | undefined>>();
-      for (const [key, request] of plan.requests) answers.set(key, send(client, request, signal));
-      const next = new Map<string, { result: SummaryResult; at: number }>();
+      for (const [key, slots] of due) {
+        const request = all.requests.get(key);
+        if (request === undefined) continue;
+        if (idle !== undefined && slots.every((slot) => quietSince(idle, memory.get(slot.key), request))) {
+          if (skippable++ % VERIFY_EVERY !== 0) {
+            counts.skipped++;
+            // The kept answer is confirmed current: fresh, not failed, with the bounds it was asked for.
+            for (const slot of slots) {
+              const last = memory.get(slot.key);
+              if (last) next.set(slot.key, { ...last, at: t, prevAt: last.at });
+            }
+            continue;
+          }
+          verify.add(key);
+          counts.verified++;
+        }
+        answers.set(key, send(client, request, signal));
+      }
       let failures = 0;
       let firstError: unknown;
       let scaleMismatch = false;
+      const disagreed = new Set<string>();
       // Slots in plan order, so the exposition order does not depend on answer timing.
       const results = await Promise.all(
-        plan.slots.map(async (slot): Promise<SummaryResult | undefined> => {
+        all.slots.map(async (slot): Promise<SummaryResult | undefined> => {
+          const s = scheduleOf(slot);
+          if (s === undefined) return undefined;
+          const last = memory.get(slot.key);
+          const kept = next.get(slot.key);
+          if (kept) return kept.result;
+          const answer = answers.get(slot.request);
+          const maxStalenessMs = STALENESS_INTERVALS * s.refreshMs;
+          const keepLast = () => {
+            if (!last || t - last.at > maxStalenessMs) return undefined;
+            next.set(slot.key, last);
+            return last.result;
+          };
+          // Not due: the last answer is current until the slot's next turn.
+          if (answer === undefined) return keepLast();
           try {
-            const summary = await answers.get(slot.request);
-            if (!summary) return undefined;
-            const scaled = scale(summary, settings.yieldScale);
-            scaleMismatch ||= scaled.odd;
-            const result = { level: slot.level, labels: slot.labels, summary: scaled.summary };
-            next.set(slot.key, { result, at: now.getTime() });
+            const summary = await answer;
+            const request = all.requests.get(slot.request);
+            const bounds = { from: request?.from.getTime() ?? t, to: request?.to.getTime() ?? t };
+            let result: SummaryResult | undefined;
+            if (summary) {
+              const scaled = scale(summary, settings.yieldScale);
+              scaleMismatch ||= scaled.odd;
+              result = { level: slot.level, labels: slot.labels, summary: scaled.summary };
+            }
+            if (verify.has(slot.request) && !sameSummary(last?.result?.summary, result?.summary)) {
+              disagreed.add(slot.request);
+            }
+            next.set(slot.key, { result, at: t, prevAt: last?.at, ...bounds });
             return result;
           } catch (err) {
             firstError ??= err;
-            const last = memory.get(slot.key);
-            if (!last || now.getTime() - last.at > maxStalenessMs) return undefined;
-            next.set(slot.key, last);
-            return last.result;
+            return keepLast();
           }
         }),
       );
@@ -95,8 +166,16 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
           () => 0,
           () => 1,
         );
+      counts.disagreements = disagreed.size;
       memory = next;
-      report(logger, config, { skipped: plan.skipped, failures, requests: answers.size, firstError });
+      pollNumber++;
+      report(logger, config, { skipped: all.skipped, failures, requests: answers.size, firstError });
+      if (counts.disagreements > 0) {
+        logger.warn(
+          { disagreements: counts.disagreements, verified: counts.verified },
+          'a summary skipped as idle had changed: a unit record reached the upstream later than the units collector saw it',
+        );
+      }
       if (scaleMismatch && !scaleWarned) {
         scaleWarned = true;
         logger.warn(
@@ -112,15 +191,55 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
         requests: answers.size,
         failures,
         diagnostics: {
-          levelsSkipped: [...plan.skipped].map(([level, count]) => ({
+          levelsSkipped: [...all.skipped].map(([level, count]) => ({
             level,
             reason: 'url_too_long',
             count,
           })),
+          refresh: achievedRefresh(memory, all.slots, scheduleOf),
+          ...(idle === undefined ? {} : { idle: counts }),
         },
       };
     },
   };
+}
+
+/**
+ * True when the slot's last answer is still its answer for `request`: no unit record of its stations
+ * entered or left the window since the bounds the answer was asked for.
+ */
+function quietSince(activity: UnitActivity, last: Remembered | undefined, request: SummaryRequest): boolean {
+  if (last === undefined) return false;
+  const from = request.from.getTime();
+  const to = request.to.getTime();
+  return activity.quiet(request.stationIds, [
+    { from: Math.min(last.from, from), to: Math.max(last.from, from) },
+    { from: last.to, to },
+  ]);
+}
+
+/** Two summaries with the same fields and values (both absent counts as the same). */
+function sameSummary(a: StationSummary | undefined, b: StationSummary | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return SUMMARY_FIELDS.every((f) => a[f.key] === b[f.key]);
+}
+
+/** Per (window, level): the longest time between two answers of one of its entities, seconds. */
+function achievedRefresh(
+  memory: ReadonlyMap<string, Remembered>,
+  slots: readonly SummarySlot[],
+  scheduleOf: (slot: SummarySlot) => unknown,
+): RefreshAchieved[] {
+  const longest = new Map<string, { window: string; level: string; ms: number }>();
+  for (const slot of slots) {
+    const m = memory.get(slot.key);
+    if (m?.prevAt === undefined || scheduleOf(slot) === undefined) continue;
+    const key = scheduleKey(slot.window, slot.level);
+    const row = longest.get(key) ?? { window: slot.window, level: slot.level, ms: 0 };
+    row.ms = Math.max(row.ms, m.at - m.prevAt);
+    longest.set(key, row);
+  }
+  return [...longest.values()].map((r) => ({ window: r.window, level: r.level, seconds: r.ms / 1000 }));
 }
 
 /** Logs the poll's skipped levels and failed requests. */
