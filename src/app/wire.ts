@@ -14,8 +14,13 @@ import type { Config } from '../config/schema.ts';
 import { createTokenProvider } from '../config/token.ts';
 import { ExpositionCache } from '../exposition/cache.ts';
 import { createSelfMetrics, type SelfMetrics } from '../exposition/selfmetrics.ts';
+import { ActivityBoard } from '../scheduler/activity.ts';
+import { countsOf, planFor, shardRequestRate } from '../scheduler/budget.ts';
 import type { LoopTimers } from '../scheduler/loop.ts';
+import { createPlanMetrics } from '../scheduler/plan-metrics.ts';
 import { createScheduler, type Scheduler } from '../scheduler/scheduler.ts';
+import { SeriesBudget } from '../scheduler/series-budget.ts';
+import { type Shard, UNSHARDED } from '../scheduler/shard.ts';
 import { createApp, type ReloadResult } from '../server/app.ts';
 import { createClient, type UpstreamClient } from '../upstream/client.ts';
 import { ENDPOINT_NAMES } from '../upstream/endpoints.ts';
@@ -39,6 +44,8 @@ export interface WireOptions {
   readonly registry?: Registry;
   /** Handler of POST /-/reload; without it the route answers 404. */
   readonly reload?: () => Promise<ReloadResult>;
+  /** This replica's shard, resolved from `--shard`, the config or the pod name; default the config's. */
+  readonly shard?: Shard;
 }
 
 /** A wired exporter, not yet polling. */
@@ -68,6 +75,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   const wallClock = opts.wallClock ?? Date.now;
   const turns = createTurns();
   const self = createSelfMetrics(registry, { version: VERSION, wallClock });
+  const shard = opts.shard ?? config.sharding.shard ?? UNSHARDED;
   self.initEndpoints(ENDPOINT_NAMES);
   const client = createClient({
     baseUrl: config.upstream.baseUrl,
@@ -77,7 +85,8 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     turns,
     limiter: createLimiter({
       concurrency: config.upstream.concurrency,
-      ratePerSecond: config.upstream.maxRequestsPerSecond,
+      // A replica's ceiling is its share of the upstream's: the replicas together stay within it.
+      ratePerSecond: shardRequestRate(config, shard),
     }),
     onRequest: (e) => self.observeRequest(e.endpoint, e.statusClass, e.seconds, e.bytes),
     onSkipped: (endpoint, reason, n) => {
@@ -89,13 +98,19 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   const scheduler = createScheduler({
     discovery: DISCOVERY,
     collectors: enabledDataCollectors(config),
-    context: { config, client, logger, turns },
+    context: { config, client, logger, turns, shard, activity: new ActivityBoard() },
     cache,
     self,
     logger,
     wallClock,
     timers: opts.timers,
     random: opts.random,
+    planner: (topology) => {
+      const counts = countsOf(topology, config);
+      return (now) => planFor(config, counts, shard, now);
+    },
+    planMetrics: createPlanMetrics(registry),
+    seriesBudget: new SeriesBudget(config.planning.maxSeries),
   });
   const app = createApp({
     cache,

@@ -18,6 +18,9 @@ import type { ExpositionCache } from '../exposition/cache.ts';
 import type { SelfMetrics } from '../exposition/selfmetrics.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { abortableSleep, type Loop, type LoopTimers, realLoopTimers, startLoop } from './loop.ts';
+import type { RequestPlan } from './plan.ts';
+import type { PlanMetrics } from './plan-metrics.ts';
+import type { SeriesBudget } from './series-budget.ts';
 import { type CollectorStatus, recordRun } from './status.ts';
 
 export type { CollectorStatus } from './status.ts';
@@ -33,6 +36,11 @@ export interface SchedulerDeps {
   readonly wallClock?: () => number;
   readonly timers?: LoopTimers;
   readonly random?: () => number;
+  /** The request planner for a topology (this replica's share) at a time; without it, no plan. */
+  readonly planner?: (topology: Topology) => (now: Date) => RequestPlan;
+  readonly planMetrics?: PlanMetrics;
+  /** The series budget (`planning.max_series`), applied to every part before it is published. */
+  readonly seriesBudget?: SeriesBudget;
 }
 
 /** A collector's job as the scheduler runs it. */
@@ -52,6 +60,12 @@ export class Scheduler {
   private readonly dataJobs: ScheduledJob[];
   private loops: Loop[] = [];
   private readonly wallClock: () => number;
+  /** Plans for the current topology; re-planned at every poll, as calendar windows grow. */
+  private planAt: ((now: Date) => RequestPlan) | undefined;
+  private lastPlanText = '';
+  private lastDroppedText = '';
+  /** Last successful poll per records collector, for their achieved refresh. */
+  private readonly lastOkAt = new Map<string, number>();
 
   constructor(private readonly deps: SchedulerDeps) {
     this.wallClock = deps.wallClock ?? Date.now;
@@ -62,6 +76,9 @@ export class Scheduler {
       intervalMs: deps.discovery.intervalMs(config),
       run: async (signal) => {
         const outcome = await discovery.poll({ now: new Date(this.wallClock()), signal });
+        if (this.topology === undefined || topologyKey(this.topology) !== topologyKey(outcome.topology)) {
+          this.planAt = deps.planner?.(outcome.topology);
+        }
         this.topology = outcome.topology;
         return outcome;
       },
@@ -162,7 +179,34 @@ export class Scheduler {
   private pollContext(signal?: AbortSignal): PollContext {
     const topology = this.topology;
     if (!topology) throw new Error('no topology yet');
-    return { topology, now: new Date(this.wallClock()), signal };
+    const now = new Date(this.wallClock());
+    const plan = this.currentPlan(now);
+    return { topology, now, signal, ...(plan ? { plan } : {}) };
+  }
+
+  /** The plan at `now`; its metrics are updated and a changed plan is logged. */
+  private currentPlan(now: Date): RequestPlan | undefined {
+    const plan = this.planAt?.(now);
+    if (plan === undefined) return undefined;
+    const windows = this.deps.context.config.windows.map((w) => w.name);
+    this.deps.planMetrics?.setPlan(plan, windows);
+    const text = plan.entries.map((e) => `${e.collector}/${e.window}/${e.level}=${e.refreshMs}`).join(' ');
+    if (text !== this.lastPlanText) {
+      this.lastPlanText = text;
+      const log = plan.dropped.length > 0 ? this.deps.logger.warn : this.deps.logger.info;
+      log.call(
+        this.deps.logger,
+        {
+          requests_per_minute: Math.round(plan.requestsPerMinute),
+          budget_per_minute: plan.budgetPerMinute,
+          dropped: plan.dropped.map((d) => [d.collector, d.window, d.level].filter(Boolean).join(' ')),
+        },
+        plan.dropped.length > 0
+          ? 'request plan changed; the budget cannot carry every window and level (see check-config)'
+          : 'request plan changed',
+      );
+    }
+    return plan;
   }
 
   /** Runs one poll, times it, publishes its families and records its outcome. */
@@ -189,12 +233,46 @@ export class Scheduler {
   }
 
   private async publish(name: string, outcome: PollOutcome): Promise<void> {
-    const { self, cache } = this.deps;
-    await cache.publish(name, outcome.families);
+    const { self, cache, seriesBudget, planMetrics } = this.deps;
+    const families = seriesBudget ? seriesBudget.filter(name, outcome.families) : outcome.families;
+    await cache.publish(name, families);
     self.setSnapshot(cache.seriesCount(), cache.lastRenderMs() / 1000);
+    if (seriesBudget) this.recordDropped(seriesBudget);
     const d = outcome.diagnostics;
     if (d?.levelsSkipped) self.setLevelsSkipped(d.levelsSkipped);
     if (d?.stationsInaccessible !== undefined) self.setStationsInaccessible(d.stationsInaccessible);
+    if (d?.refresh) planMetrics?.setAchieved(name, d.refresh);
+    if (d?.idle) planMetrics?.addIdle(d.idle);
+    if (planMetrics && (name === 'measurements' || name === 'units') && outcome.failures === 0) {
+      // Records collectors refresh every window on each successful poll.
+      const now = this.wallClock();
+      const last = this.lastOkAt.get(name);
+      this.lastOkAt.set(name, now);
+      if (last !== undefined) {
+        const seconds = (now - last) / 1000;
+        const rows = this.deps.context.config.windows.map((w) => ({
+          window: w.name,
+          level: 'station',
+          seconds,
+        }));
+        planMetrics.setAchieved(name, rows);
+      }
+    }
+  }
+
+  /** Metric and log line of the families the series budget leaves out. */
+  private recordDropped(budget: SeriesBudget): void {
+    const dropped = budget.droppedFamilies();
+    this.deps.planMetrics?.setDropped(dropped);
+    const text = [...dropped.keys()].join(',');
+    if (text === this.lastDroppedText) return;
+    this.lastDroppedText = text;
+    this.deps.logger.warn(
+      { dropped: Object.fromEntries(dropped), max_series: this.deps.context.config.planning.maxSeries },
+      dropped.size > 0
+        ? 'series budget exceeded: whole families left out of /metrics, lowest priority first'
+        : 'series budget met again: no family is left out',
+    );
   }
 
   /**
@@ -221,6 +299,11 @@ export class Scheduler {
       );
     }
   }
+}
+
+/** What the plan depends on in a topology: its entities. */
+function topologyKey(t: Topology): string {
+  return [t.stations, t.groups, t.lines, t.sites].map((list) => list.map((e) => e.id).join(',')).join('|');
 }
 
 /** Creates the scheduler. */

@@ -49,11 +49,16 @@ describe('summary poll under upstream faults', () => {
     );
   });
 
-  it('drops failed series after the staleness bound of five intervals', async () => {
+  it('drops failed series after the staleness bound of five refreshes of their window', async () => {
     h = await startHarness({ config });
     await h.exporter.scheduler.pollOnce();
+    const held = (await samples(h)).filter((s) => s.name === 'station_unique_units').length;
     h.sim.sim.setScenario({ errorRate: 1 });
-    h.advance(6 * 60_000);
+    // A 1h window is refreshed every 2m by default: its bound is 10m.
+    h.advance(9 * 60_000);
+    await h.exporter.scheduler.pollOnce();
+    expect((await samples(h)).filter((s) => s.name === 'station_unique_units')).toHaveLength(held);
+    h.advance(2 * 60_000);
     await h.exporter.scheduler.pollOnce();
     expect((await samples(h)).filter((s) => s.name === 'station_unique_units')).toHaveLength(0);
   });
