@@ -9,7 +9,8 @@ import type { MeasurementRecord } from '../../upstream/types.ts';
 import type { Turns } from '../../util/turns.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
 import type { Topology } from '../topology/types.ts';
-import { type MeasurementResult, measurementFamilies } from './families.ts';
+import type { MeasurementResult } from './families.ts';
+import { selectedFamilies } from './selection.ts';
 import { latestMeasurement, measurementWindow } from './stats.ts';
 import { MeasurementStore } from './store.ts';
 
@@ -47,7 +48,11 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
       });
       const results = await measurementResults(topology, store, config.windows, now, minSamples, turns);
       return {
-        families: measurementFamilies(results),
+        families: selectedFamilies(
+          results,
+          settings,
+          config.windows.map((w) => w.name),
+        ),
         requests: fetched.requests,
         failures: fetched.failures,
       };
