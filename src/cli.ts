@@ -10,12 +10,18 @@ import { parseArgs } from 'node:util';
 import { runCheckConfig, runOnce, runServe } from './app/commands.ts';
 import { VERSION } from './app/wire.ts';
 import { isListenAddress, LOG_LEVELS } from './config/schema.ts';
+import { parseShard } from './scheduler/shard.ts';
 
 const USAGE = `Usage:
-  station-exporter [--config FILE] [--web.listen-address ADDR] [--log.level LEVEL]
+  station-exporter [--config FILE] [--web.listen-address ADDR] [--log.level LEVEL] [--shard i/n]
       Run the exporter. Without --config it runs against a built-in simulator (a demo).
-  station-exporter check-config FILE
-      Validate a config file: print every error and exit 2, or a summary and exit 0.
+      --shard i/n polls only shard i (from 0) of n; in a StatefulSet, STATION_EXPORTER_SHARDS=n
+      and the pod's ordinal do the same.
+  station-exporter check-config FILE [--stations N [--groups N --lines N --sites N --names N --slots N]]
+                                     [--discover] [--shard i/n]
+      Validate a config file: print every error and exit 2, or a summary and exit 0. Given plant
+      counts (or --discover, which reads the upstream's hierarchy), also print the request plan
+      and the estimated series per collector and family, for this shard.
   station-exporter once [--config FILE]
       Poll everything once and print the exposition on stdout; exit 1 if the upstream
       cannot be reached, 2 for a bad config.
@@ -31,15 +37,13 @@ async function main(argv: string[]): Promise<number> {
     await runSimulatorCommand(rest);
     return -1;
   }
-  if (command === 'check-config') {
-    if (rest.length !== 1 || rest[0]?.startsWith('-')) return usageError('check-config takes one FILE');
-    return runCheckConfig(rest[0] ?? '');
-  }
+  if (command === 'check-config') return checkConfig(rest);
   const isOnce = command === 'once';
   let values: {
     config?: string;
     'web.listen-address'?: string;
     'log.level'?: string;
+    shard?: string;
     help?: boolean;
     version?: boolean;
   };
@@ -50,6 +54,7 @@ async function main(argv: string[]): Promise<number> {
         config: { type: 'string', short: 'c' },
         'web.listen-address': { type: 'string' },
         'log.level': { type: 'string' },
+        shard: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -79,8 +84,53 @@ async function main(argv: string[]): Promise<number> {
     configPath: values.config,
     listenAddress: values['web.listen-address'],
     logLevel: values['log.level'],
+    shard: values.shard,
   };
   return isOnce ? runOnce(opts) : runServe(opts);
+}
+
+const COUNT_FLAGS = ['stations', 'groups', 'lines', 'sites', 'names', 'slots'] as const;
+
+/** `check-config FILE [counts] [--discover] [--shard i/n]`. */
+async function checkConfig(args: string[]): Promise<number> {
+  let parsed: ReturnType<typeof parseCheckArgs>;
+  try {
+    parsed = parseCheckArgs(args);
+  } catch (err) {
+    return usageError(err instanceof Error ? err.message : String(err));
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length !== 1) return usageError('check-config takes one FILE');
+  const counts: Record<string, number> = {};
+  for (const flag of COUNT_FLAGS) {
+    const text = values[flag];
+    if (text === undefined) continue;
+    if (!/^\d{1,7}$/.test(text)) return usageError(`--${flag} must be a whole number, got "${text}"`);
+    counts[flag] = Number(text);
+  }
+  if (Object.keys(counts).length > 0 && counts.stations === undefined) {
+    return usageError('plant counts need --stations');
+  }
+  if (values.shard !== undefined && 'error' in parseShard(values.shard)) {
+    return usageError(`--shard must be index/total such as 0/4, got "${values.shard}"`);
+  }
+  return runCheckConfig(positionals[0] ?? '', { counts, discover: values.discover, shard: values.shard });
+}
+
+function parseCheckArgs(args: string[]) {
+  return parseArgs({
+    args,
+    options: {
+      ...Object.fromEntries(COUNT_FLAGS.map((f) => [f, { type: 'string' as const }])),
+      discover: { type: 'boolean' },
+      shard: { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: true,
+  }) as {
+    values: Record<string, string | undefined> & { discover?: boolean; shard?: string };
+    positionals: string[];
+  };
 }
 
 function usageError(message: string): number {
