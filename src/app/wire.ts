@@ -25,7 +25,7 @@ import { createApp, type ReloadResult } from '../server/app.ts';
 import { createClient, type UpstreamClient } from '../upstream/client.ts';
 import { ENDPOINT_NAMES } from '../upstream/endpoints.ts';
 import { jwtExpiry } from '../upstream/jwt.ts';
-import { createLimiter } from '../upstream/limiter.ts';
+import { createLimiter, type Timers as LimiterTimers } from '../upstream/limiter.ts';
 import { createTurns } from '../util/turns.ts';
 
 /** The package version, read once from package.json. */
@@ -46,6 +46,8 @@ export interface WireOptions {
   readonly reload?: () => Promise<ReloadResult>;
   /** This replica's shard, resolved from `--shard`, the config or the pod name; default the config's. */
   readonly shard?: Shard;
+  /** Timers of the request limiter (the benchmark runs it on a simulated clock). */
+  readonly limiterTimers?: LimiterTimers;
 }
 
 /** A wired exporter, not yet polling. */
@@ -87,6 +89,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
       concurrency: config.upstream.concurrency,
       // A replica's ceiling is its share of the upstream's: the replicas together stay within it.
       ratePerSecond: shardRequestRate(config, shard),
+      timers: opts.limiterTimers,
     }),
     onRequest: (e) => self.observeRequest(e.endpoint, e.statusClass, e.seconds, e.bytes),
     onSkipped: (endpoint, reason, n) => {

@@ -44,6 +44,13 @@ function send(client: UpstreamClient, request: SummaryRequest, signal?: AbortSig
   });
 }
 
+/**
+ * A station counts as idle only with no unit record in this long before the window's new end, even
+ * when the previous answer is more recent: a busy station between two units is not idle, and the
+ * units collector's view lags the upstream by up to its interval.
+ */
+const IDLE_LOOKBACK_MS = 15 * 60_000;
+
 /** Skippable requests re-asked to verify the idle assumption: one in this many (2 %). */
 const VERIFY_EVERY = 50;
 
@@ -214,7 +221,7 @@ function quietSince(activity: UnitActivity, last: Remembered | undefined, reques
   const to = request.to.getTime();
   return activity.quiet(request.stationIds, [
     { from: Math.min(last.from, from), to: Math.max(last.from, from) },
-    { from: last.to, to },
+    { from: Math.min(last.to, to - IDLE_LOOKBACK_MS), to },
   ]);
 }
 
