@@ -61,7 +61,7 @@ describe('measurements job', () => {
     const last = [...s].find(([k]) => k.startsWith('station_measurement_last_value{'));
     expect(last?.[1]).toBe(4);
     // The client was asked for the configured names only.
-    expect((ctx.client.calls[0]?.query as MetricsQuery).names).toEqual(['vbat']);
+    expect((ctx.client.calls[0]?.query as MetricsQuery | undefined)?.names).toEqual(['vbat']);
   });
 
   it('reads only what is new on the next poll, and counts nothing twice', async () => {

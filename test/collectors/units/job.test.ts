@@ -40,7 +40,7 @@ describe('units job', () => {
     );
     const out = await createUnitsJob(ctx).poll({ topology, now: new Date(T0) });
     expect(out.failures).toBe(0);
-    expect((ctx.client.calls[0]?.query as UnitsQuery).directions).toEqual(['input', 'output']);
+    expect((ctx.client.calls[0]?.query as UnitsQuery | undefined)?.directions).toEqual(['input', 'output']);
     const s = samplesOf(out.families);
     const get = (name: string, station: string, extra: string) =>
       [...s].find(
