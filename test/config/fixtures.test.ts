@@ -72,6 +72,7 @@ describe('ok config fixtures', () => {
         intervalMs: 60_000,
         levels: ['station', 'group', 'line', 'site'],
         yieldScale: 'ratio',
+        skipIdle: true,
       },
       measurements: {
         enabled: false,
@@ -80,8 +81,12 @@ describe('ok config fixtures', () => {
         minSamples: 30,
         overlapMs: 300_000,
         maxRecordsPerRequest: 20_000,
+        statistics: { default: ['samples', 'mean', 'stddev', 'out_of_spec', 'ppk'], windows: new Map() },
+        bySlot: true,
       },
       units: { enabled: true, intervalMs: 60_000, overlapMs: 300_000 },
+      planning: { refreshMs: new Map(), maxRefreshMs: 900_000, retryReserve: 0.05, maxSeries: undefined },
+      sharding: { shard: undefined, maxRequestsPerSecond: undefined },
       server: { listenAddress: ':9732' },
       log: { level: 'info' },
     });
@@ -112,6 +117,7 @@ describe('ok config fixtures', () => {
       intervalMs: 120_000,
       levels: ['line', 'station'],
       yieldScale: 'percent',
+      skipIdle: false,
     });
     expect(config.measurements).toEqual({
       enabled: true,
@@ -123,8 +129,17 @@ describe('ok config fixtures', () => {
       minSamples: 20,
       overlapMs: 600_000,
       maxRecordsPerRequest: 1000,
+      statistics: { default: ['samples', 'mean', 'min', 'max'], windows: new Map([['8h', ['samples']]]) },
+      bySlot: false,
     });
     expect(config.units).toEqual({ enabled: false, intervalMs: 300_000, overlapMs: 60_000 });
+    expect(config.planning).toEqual({
+      refreshMs: new Map([['8h', 600_000]]),
+      maxRefreshMs: 1_200_000,
+      retryReserve: 0.1,
+      maxSeries: 50_000,
+    });
+    expect(config.sharding).toEqual({ shard: { index: 1, total: 3 }, maxRequestsPerSecond: 1.5 });
     expect(config.server.listenAddress).toBe('127.0.0.1:0');
     expect(config.log.level).toBe('debug');
   });
