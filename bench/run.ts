@@ -9,6 +9,8 @@ import { parseArgs } from 'node:util';
 import { controlSection } from './control-section.ts';
 import { startLoopMonitor } from './loop-delay.ts';
 import { describeMachine } from './machine.ts';
+import { runPlantScale } from './plant.ts';
+import { recordPlantRun, renderPlantSection } from './plant-report.ts';
 import { measuredExporter } from './polls.ts';
 import type { SizedRunResult } from './protocol.ts';
 import { type BenchResults, renderReport } from './report.ts';
@@ -73,7 +75,9 @@ async function compareExporter(p: BenchParams, sim: SimProcess) {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean', default: false } } });
+  const { values } = parseArgs({
+    options: { quick: { type: 'boolean', default: false }, 'no-plant': { type: 'boolean', default: false } },
+  });
   const p = values.quick ? QUICK : FULL;
   const started = performance.now();
   const startRssBytes = process.memoryUsage().rss;
@@ -112,7 +116,27 @@ async function main(): Promise<void> {
     ...(sized ? { sized } : {}),
     synthetic,
   };
-  const report = renderReport(results) + (await controlSection(results));
+  let report = renderReport(results) + (await controlSection(results));
+  if (p.name === 'full' && !values['no-plant']) {
+    const plants = [];
+    for (const spec of [
+      { stations: 1000 as const, units: true, measuredMinutes: 45 },
+      // One refresh of the longest window measured at 5,000 stations, to keep a run near ten minutes.
+      { stations: 5000 as const, units: false, measuredMinutes: 15 },
+    ]) {
+      progress(`plant scale: ${spec.stations} stations`);
+      plants.push(await runPlantScale({ ...spec, progress }));
+    }
+    const gzip = results.scrapes.find((s) => s.encoding === 'gzip');
+    const runs = recordPlantRun({
+      date: new Date().toISOString(),
+      plants,
+      ...(sized ? { rssAloneMiB: sized.rssBytes / 2 ** 20, rssAloneSeries: sized.series } : {}),
+      renderMsPer100k: (synthetic.renderMs * 100_000) / synthetic.series,
+      ...(gzip ? { gzipRatio: gzip.ratio } : {}),
+    });
+    report += renderPlantSection(runs);
+  }
   process.stdout.write(report);
   if (p.name === 'full') {
     writeFileSync(RESULTS, report);

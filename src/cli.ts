@@ -11,16 +11,22 @@ import { parseArgs } from 'node:util';
 import { VERSION } from './version.ts';
 
 const USAGE = `Usage:
-  station-exporter [--config FILE] [--web.listen-address ADDR] [--log.level LEVEL]
+  station-exporter [--config FILE] [--web.listen-address ADDR] [--log.level LEVEL] [--shard i/n]
                    [--web.config.file FILE] [--web.enable-lifecycle]
                    [--web.read-header-timeout 10s] [--web.request-timeout 30s]
                    [--web.idle-timeout 2m] [--web.max-connections 512]
       Run the exporter. Without --config it runs against a built-in simulator (a demo).
       --web.config.file: TLS, basic auth, rate limit and headers (exporter-toolkit format).
       --web.enable-lifecycle: allow POST /-/reload.
+      --shard i/n polls only shard i (from 0) of n; in a StatefulSet, STATION_EXPORTER_SHARDS=n
+      and the pod's ordinal do the same.
   station-exporter check-config [[--config] FILE] [--web.config.file FILE]
-      Validate a config file and/or a web config file: print every error and exit 2,
-      or a summary and exit 0.
+                                [--stations N [--groups N --lines N --sites N --names N --slots N]]
+                                [--discover] [--shard i/n]
+      Validate a config file and/or a web config file: print every error and exit 2, or a
+      summary and exit 0. Given plant counts (or --discover, which reads the upstream's
+      hierarchy), also print the request plan and the estimated series per collector and
+      family, for this shard.
   station-exporter once [--config FILE]
       Poll everything once and print the exposition on stdout; exit 1 if the upstream
       cannot be reached, 2 for a bad config.
@@ -55,6 +61,7 @@ async function main(argv: string[]): Promise<number> {
     'web.request-timeout'?: string;
     'web.idle-timeout'?: string;
     'web.max-connections'?: string;
+    shard?: string;
     help?: boolean;
     version?: boolean;
   };
@@ -71,6 +78,7 @@ async function main(argv: string[]): Promise<number> {
         'web.request-timeout': { type: 'string' },
         'web.idle-timeout': { type: 'string' },
         'web.max-connections': { type: 'string' },
+        shard: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -109,35 +117,66 @@ async function main(argv: string[]): Promise<number> {
     webConfigFile: values['web.config.file'],
     enableLifecycle: values['web.enable-lifecycle'] ?? false,
     limits,
+    shard: values.shard,
   };
   return isOnce ? runOnce(opts) : runServe(opts);
 }
 
 const CHECK_CONFIG_USAGE = 'check-config takes one FILE (or --config FILE), --web.config.file FILE, or both';
 
+const COUNT_FLAGS = ['stations', 'groups', 'lines', 'sites', 'names', 'slots'] as const;
+
 /**
- * `check-config [FILE | --config FILE] [--web.config.file FILE]`: at least one of the two.
- * Users type the config either as a plain argument or with --config, as for `run`.
+ * `check-config [FILE | --config FILE] [--web.config.file FILE] [counts] [--discover] [--shard i/n]`:
+ * a config, a web config, or both. Users type the config either as a plain argument or with
+ * --config, as for `run`.
  */
 async function checkConfig(args: string[]): Promise<number> {
-  let files: string[];
-  let webConfig: string | undefined;
+  let parsed: ReturnType<typeof parseCheckArgs>;
   try {
-    const { values, positionals } = parseArgs({
-      args,
-      options: { config: { type: 'string', short: 'c' }, 'web.config.file': { type: 'string' } },
-      strict: true,
-      allowPositionals: true,
-    });
-    files = [...positionals, ...(values.config === undefined ? [] : [values.config])];
-    webConfig = values['web.config.file'];
+    parsed = parseCheckArgs(args);
   } catch (err) {
     return usageError(`${CHECK_CONFIG_USAGE} (${err instanceof Error ? err.message : String(err)})`);
   }
+  const { values, positionals } = parsed;
+  const files = [...positionals, ...(values.config === undefined ? [] : [values.config])];
+  const webConfig = values['web.config.file'];
   if (files.length > 1 || (files.length === 0 && webConfig === undefined))
     return usageError(CHECK_CONFIG_USAGE);
+  const counts: Record<string, number> = {};
+  for (const flag of COUNT_FLAGS) {
+    const text = values[flag];
+    if (text === undefined) continue;
+    if (!/^\d{1,7}$/.test(text)) return usageError(`--${flag} must be a whole number, got "${text}"`);
+    counts[flag] = Number(text);
+  }
+  if (Object.keys(counts).length > 0 && counts.stations === undefined) {
+    return usageError('plant counts need --stations');
+  }
+  const { parseShard } = await import('./scheduler/shard.ts');
+  if (values.shard !== undefined && 'error' in parseShard(values.shard)) {
+    return usageError(`--shard must be index/total such as 0/4, got "${values.shard}"`);
+  }
   const { runCheckConfig } = await import('./app/commands.ts');
-  return runCheckConfig(files[0], webConfig);
+  return runCheckConfig(files[0], webConfig, { counts, discover: values.discover, shard: values.shard });
+}
+
+function parseCheckArgs(args: string[]) {
+  return parseArgs({
+    args,
+    options: {
+      config: { type: 'string', short: 'c' },
+      'web.config.file': { type: 'string' },
+      ...Object.fromEntries(COUNT_FLAGS.map((f) => [f, { type: 'string' as const }])),
+      discover: { type: 'boolean' },
+      shard: { type: 'string' },
+    },
+    strict: true,
+    allowPositionals: true,
+  }) as {
+    values: Record<string, string | undefined> & { discover?: boolean; shard?: string };
+    positionals: string[];
+  };
 }
 
 function usageError(message: string): number {

@@ -1,17 +1,24 @@
 /** The command implementations behind `src/cli.ts`. Each returns the process exit code. */
 import { statSync } from 'node:fs';
-import { describeCollectors } from '../collectors/index.ts';
+import { hostname } from 'node:os';
+import { DISCOVERY, describeCollectors } from '../collectors/index.ts';
 import { describeConfig } from '../config/describe.ts';
 import { formatDuration } from '../config/duration.ts';
 import { ConfigError, configFromObject, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { tokenFileModeWarning } from '../config/token.ts';
+import { planFor } from '../scheduler/budget.ts';
+import { renderPlan } from '../scheduler/plan-text.ts';
+import { estimateSeries, renderSeries, type SeriesCounts } from '../scheduler/series-estimate.ts';
+import { resolveShard, type Shard } from '../scheduler/shard.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits, startHttpServer } from '../server/http.ts';
 import { singleFlight } from '../server/lifecycle.ts';
 import { parseListenAddress } from '../server/listen.ts';
 import { loadWebConfig, WebConfigError } from '../server/web-config/load.ts';
 import { registerWebConfigMetrics } from '../server/web-config/metrics.ts';
 import { type WebConfigSource, watchWebConfig } from '../server/web-config/watch.ts';
+import { UpstreamError } from '../upstream/errors.ts';
+import { createTurns } from '../util/turns.ts';
 import { createReloader, type Reloader } from './reload.ts';
 import { createLogger, type Exporter, wireExporter } from './wire.ts';
 
@@ -24,6 +31,27 @@ export interface RunOptions {
   /** `--web.enable-lifecycle`: POST /-/reload is allowed. */
   readonly enableLifecycle?: boolean;
   readonly limits?: HttpLimits;
+  /** `--shard i/n`. */
+  readonly shard?: string;
+}
+
+/** This replica's shard from the flag, the config, or the StatefulSet pod name and STATION_EXPORTER_SHARDS. */
+function shardOf(config: Config, flag: string | undefined): Shard {
+  const result = resolveShard({
+    flag,
+    config: config.sharding.shard,
+    hostname: hostname(),
+    totalFromEnv: process.env.STATION_EXPORTER_SHARDS,
+  });
+  if ('error' in result) throw new ConfigError('the shard settings', [`sharding: ${result.error}`]);
+  return result.shard;
+}
+
+/** What `check-config` plans for: counts given on the command line, or the discovered plant. */
+export interface CheckOptions {
+  readonly counts?: Partial<SeriesCounts>;
+  readonly discover?: boolean;
+  readonly shard?: string;
 }
 
 /** Token and seed of the built-in demo simulator. */
@@ -89,12 +117,17 @@ async function resolveOrReport(
   }
 }
 
-/** `check-config [FILE] [--web.config.file FILE]`: every file given is checked, and reported. */
-export async function runCheckConfig(path: string | undefined, webConfigPath?: string): Promise<number> {
+/** `check-config [FILE] [--web.config.file FILE] [counts] [--discover] [--shard i/n]`: every file given is checked. */
+export async function runCheckConfig(
+  path: string | undefined,
+  webConfigPath?: string,
+  opts: CheckOptions = {},
+): Promise<number> {
   let code = 0;
   if (path !== undefined) {
     try {
       const config = await loadConfig(path);
+      const shard = shardOf(config, opts.shard);
       process.stdout.write(
         `${path}: OK\n${describeConfig(config)}\n${describeCollectors(config, formatDuration)}\n`,
       );
@@ -102,8 +135,13 @@ export async function runCheckConfig(path: string | undefined, webConfigPath?: s
       const warning =
         token.kind === 'file' ? tokenFileModeWarning(token.path, statSync(token.path).mode) : undefined;
       if (warning) process.stderr.write(`warning: ${warning}\n`);
+      const counts = opts.discover ? await discoveredCounts(config, shard) : givenCounts(opts.counts, shard);
+      if (counts !== undefined) process.stdout.write(`\n${planReport(config, counts, shard, new Date())}\n`);
     } catch (err) {
-      code = reportConfigError(err);
+      if (err instanceof UpstreamError) {
+        process.stderr.write(`station-exporter: --discover: ${err.message}\n`);
+        code = 1;
+      } else code = reportConfigError(err);
     }
   }
   if (webConfigPath !== undefined) {
@@ -121,12 +159,81 @@ export async function runCheckConfig(path: string | undefined, webConfigPath?: s
   return code;
 }
 
+/** Counts given on the command line, divided over the shards (rendezvous hashing spreads them evenly). */
+function givenCounts(counts: Partial<SeriesCounts> | undefined, shard: Shard): SeriesCounts | undefined {
+  if (counts?.stations === undefined) return undefined;
+  const share = (n: number) => Math.ceil(n / shard.total);
+  return {
+    ...counts,
+    stations: share(counts.stations),
+    groups: share(counts.groups ?? 0),
+    lines: share(counts.lines ?? 1),
+    sites: share(counts.sites ?? 1),
+  };
+}
+
+/** Counts of this replica's share of the plant the upstream reports. */
+async function discoveredCounts(config: Config, shard: Shard): Promise<SeriesCounts> {
+  const exporter = wireExporter(config, { logger: createLogger('error'), shard });
+  try {
+    const job = DISCOVERY.createJob({
+      config,
+      client: exporter.client,
+      logger: exporter.logger,
+      turns: createTurns(),
+      shard,
+    });
+    const { topology } = await job.poll({ now: new Date() });
+    return {
+      stations: topology.stations.length,
+      groups: topology.groups.length,
+      lines: topology.lines.length,
+      sites: topology.sites.length,
+    };
+  } finally {
+    await exporter.close();
+  }
+}
+
+/** The request plan and the series estimate, as check-config prints them. */
+export function planReport(config: Config, counts: SeriesCounts, shard: Shard, now: Date): string {
+  const summaryRequests = {
+    station: counts.stations,
+    group: counts.groups,
+    line: counts.lines,
+    site: counts.sites,
+  };
+  const plan = planFor(config, { summaryRequests, stations: counts.stations }, shard, now);
+  const idle = !config.summary.skipIdle
+    ? 'off (summary.skip_idle: false)'
+    : config.units.enabled
+      ? 'on: requests for stations without unit records since the last answer are skipped (not counted in the plan)'
+      : 'off: it needs the units collector, which is disabled';
+  return [
+    `Plant (this replica): ${counts.stations} stations, ${counts.groups} groups, ${counts.lines} lines, ${counts.sites} sites; ` +
+      `shard ${shard.index}/${shard.total}.`,
+    `Idle skipping: ${idle}.`,
+    '',
+    renderPlan(plan),
+    '',
+    renderSeries(estimateSeries(config, counts), config.planning.maxSeries),
+  ].join('\n');
+}
+
 /** `once`: one complete poll, exposition on stdout. */
 export async function runOnce(opts: RunOptions): Promise<number> {
   const resolved = await resolveOrReport(opts);
   if (typeof resolved === 'number') return resolved;
+  let shard: Shard;
+  try {
+    shard = shardOf(resolved.config, opts.shard);
+  } catch (err) {
+    await resolved.close();
+    return reportConfigError(err);
+  }
   const exporter = wireExporter(resolved.config, {
     logger: createLogger(opts.logLevel ?? resolved.config.log.level),
+    shard,
   });
   try {
     const ok = await exporter.scheduler.pollOnce();
@@ -152,8 +259,10 @@ export async function runServe(opts: RunOptions): Promise<number> {
   // Flags win over the file.
   const listenAddress = opts.listenAddress ?? config.server.listenAddress;
   const logger = createLogger(opts.logLevel ?? config.log.level);
+  let shard: Shard;
   let webConfig: WebConfigSource | undefined;
   try {
+    shard = shardOf(config, opts.shard);
     webConfig = opts.webConfigFile ? watchWebConfig({ path: opts.webConfigFile, logger }) : undefined;
   } catch (err) {
     await resolved.close();
@@ -168,6 +277,8 @@ export async function runServe(opts: RunOptions): Promise<number> {
       logger,
       reload: opts.enableLifecycle ? reload : undefined,
       previous,
+      // A reload keeps the shard this replica started with unless the flag is absent and the config changes it.
+      shard: opts.shard ? shard : shardOf(c, undefined),
     });
     if (webConfig && !previous) registerWebConfigMetrics(exporter.registry, webConfig.status);
     return exporter;

@@ -15,15 +15,20 @@ import { createTokenProvider, type TokenProvider, tokenFileModeWarning } from '.
 import { ExpositionCache } from '../exposition/cache.ts';
 import { createSelfMetrics, type SelfMetrics } from '../exposition/selfmetrics.ts';
 import { RefusedStations } from '../records/refused.ts';
+import { ActivityBoard } from '../scheduler/activity.ts';
+import { countsOf, planFor, shardRequestRate } from '../scheduler/budget.ts';
 import type { LoopTimers } from '../scheduler/loop.ts';
+import { createPlanMetrics, type PlanMetrics } from '../scheduler/plan-metrics.ts';
 import { createScheduler, type ReusableJob, type Scheduler } from '../scheduler/scheduler.ts';
+import { SeriesBudget } from '../scheduler/series-budget.ts';
+import { type Shard, UNSHARDED } from '../scheduler/shard.ts';
 import { createApp, type ReloadResult } from '../server/app.ts';
 import { type Breakers, createBreakers } from '../upstream/breaker.ts';
 import { createClient, type SharedClient } from '../upstream/client.ts';
 import { ENDPOINT_NAMES } from '../upstream/endpoints.ts';
 import { statusClass } from '../upstream/errors.ts';
 import { jwtExpiry } from '../upstream/jwt.ts';
-import { createLimiter } from '../upstream/limiter.ts';
+import { createLimiter, type Timers as LimiterTimers } from '../upstream/limiter.ts';
 import type { RetryTimers } from '../upstream/retry.ts';
 import { LogDigest } from '../util/log-digest.ts';
 import { createTurns, type Turns } from '../util/turns.ts';
@@ -54,6 +59,10 @@ export interface WireOptions {
    * store) when that collector's settings are unchanged too.
    */
   readonly previous?: Exporter;
+  /** This replica's shard, resolved from `--shard`, the config or the pod name; default the config's. */
+  readonly shard?: Shard;
+  /** Timers of the request limiter (the benchmark runs it on a simulated clock). */
+  readonly limiterTimers?: LimiterTimers;
 }
 
 /** What a reload can hand from one exporter to the next. */
@@ -68,6 +77,8 @@ interface Upstream {
   readonly errors: RecentErrors;
   /** Each station's latest unit time, offered by the units job (which lives as long as this). */
   readonly lastUnitTimes: LastUnitTimes;
+  /** Unit activity: the units job writes it, the summary job reads it to skip idle stations. */
+  readonly activity: ActivityBoard;
 }
 
 /** A wired exporter, not yet polling. */
@@ -81,6 +92,8 @@ export interface Exporter {
   readonly app: ReturnType<typeof createApp>;
   readonly logger: Logger;
   readonly upstream: Upstream;
+  readonly planMetrics: PlanMetrics;
+  readonly shard: Shard;
   /** Stops polling and closes upstream connections (unless `keepClient`: a successor uses them). */
   close(opts?: { keepClient?: boolean }): Promise<void>;
 }
@@ -107,8 +120,13 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     self.initEndpoints(ENDPOINT_NAMES);
     self.recordReload(true, wallClock());
   }
-  const keepUpstream = prev !== undefined && sameSettings(prev.config, config, ['upstream']);
-  const upstream = keepUpstream ? prev.upstream : wireUpstream(config, opts, self, logger, wallClock);
+  // Registered once per registry: a reload keeps them with the registry.
+  const planMetrics = prev?.planMetrics ?? createPlanMetrics(registry);
+  const shard = opts.shard ?? config.sharding.shard ?? UNSHARDED;
+  // The limiter's ceiling is the shard's share of the budget, so sharding changes need a new client.
+  const keepUpstream =
+    prev !== undefined && sameSettings(prev.config, config, ['upstream', 'sharding']) && prev.shard === shard;
+  const upstream = keepUpstream ? prev.upstream : wireUpstream(config, opts, self, logger, wallClock, shard);
   const reuseJobs = new Map<string, ReusableJob>();
   if (prev && keepUpstream) {
     for (const [name, job] of prev.scheduler.jobsByName) {
@@ -122,8 +140,17 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
         self.forgetCollector(s.name);
     }
   }
-  const { client, turns, digest, refused, errors, lastUnitTimes } = upstream;
-  const context = { config, client, logger, turns, refused, offerLastUnitTime: lastUnitTimes.offer };
+  const { client, turns, digest, refused, errors, lastUnitTimes, activity } = upstream;
+  const context = {
+    config,
+    client,
+    logger,
+    turns,
+    refused,
+    offerLastUnitTime: lastUnitTimes.offer,
+    shard,
+    activity,
+  };
   const cache = new ExpositionCache({ turns });
   const scheduler = createScheduler({
     discovery: DISCOVERY,
@@ -138,6 +165,12 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     wallClock,
     timers: opts.timers,
     random: opts.random,
+    planner: (topology) => {
+      const counts = countsOf(topology, config);
+      return (now) => planFor(config, counts, shard, now);
+    },
+    planMetrics,
+    seriesBudget: new SeriesBudget(config.planning.maxSeries),
   });
   const app = createApp({
     cache,
@@ -172,6 +205,8 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     app,
     logger,
     upstream,
+    planMetrics,
+    shard,
     async close(closeOpts = {}) {
       await scheduler.stop();
       if (!closeOpts.keepClient) await client.close();
@@ -186,6 +221,7 @@ function wireUpstream(
   self: SelfMetrics,
   logger: Logger,
   wallClock: () => number,
+  shard: Shard,
 ): Upstream {
   const u = config.upstream;
   const turns = createTurns();
@@ -230,7 +266,12 @@ function wireUpstream(
     dispatcher: opts.dispatcher,
     turns,
     records: { naiveTimeZone: u.naiveTimeZone },
-    limiter: createLimiter({ concurrency: u.concurrency, ratePerSecond: u.maxRequestsPerSecond }),
+    limiter: createLimiter({
+      concurrency: u.concurrency,
+      // A replica's ceiling is its share of the upstream's: the replicas together stay within it.
+      ratePerSecond: shardRequestRate(config, shard),
+      timers: opts.limiterTimers,
+    }),
     onRequest: (e) => self.observeRequest(e.endpoint, e.statusClass, e.seconds, e.bytes),
     onError: (e) => errors.record(e),
     onRetry: (endpoint, err) => self.recordRetry(endpoint, statusClass(err.status, err.reason)),
@@ -239,7 +280,17 @@ function wireUpstream(
       digest.add(collector, 'upstream records skipped at the edge', { endpoint, reason }, n);
     },
   });
-  return { client, breakers, refused, tokens, turns, digest, errors, lastUnitTimes: createLastUnitTimes() };
+  return {
+    client,
+    breakers,
+    refused,
+    tokens,
+    turns,
+    digest,
+    errors,
+    lastUnitTimes: createLastUnitTimes(),
+    activity: new ActivityBoard(),
+  };
 }
 
 /**

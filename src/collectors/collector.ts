@@ -11,6 +11,9 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
 import type { Family, FamilyDesc } from '../exposition/model.ts';
 import type { RefusedStations } from '../records/refused.ts';
+import type { ActivityBoard } from '../scheduler/activity.ts';
+import type { RequestPlan } from '../scheduler/plan.ts';
+import type { Shard } from '../scheduler/shard.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import type { Turns } from '../util/turns.ts';
 import type { Topology } from './topology/types.ts';
@@ -33,6 +36,10 @@ export interface CollectorContext {
    * mark aggregates over a station set as partial. Absent in tests that do not need it.
    */
   readonly refused?: RefusedStations;
+  /** This replica's shard (default: unsharded). */
+  readonly shard?: Shard;
+  /** Unit activity: the units job writes it, the summary job reads it to skip idle stations. */
+  readonly activity?: ActivityBoard;
 }
 
 /** One row of `station_exporter_levels_skipped`. */
@@ -59,6 +66,27 @@ export interface PollDiagnostics {
   readonly recordsSkipped?: readonly RecordsSkipped[];
   /** Summary requests narrowed to their accessible stations because some were refused (403). */
   readonly summaryPartial?: number;
+  /** Achieved refresh per (window, level): the longest time between two answers of one entity, seconds. */
+  readonly refresh?: readonly RefreshAchieved[];
+  /** Summary requests skipped because their stations were idle, and the sample re-asked to verify. */
+  readonly idle?: IdleSkipCounts;
+}
+
+/** One row of `station_exporter_refresh_achieved_seconds`. */
+export interface RefreshAchieved {
+  readonly window: string;
+  readonly level: string;
+  readonly seconds: number;
+}
+
+/** One poll's idle skipping. */
+export interface IdleSkipCounts {
+  /** Requests not sent (the sample re-asked excluded). */
+  readonly skipped: number;
+  /** Skippable requests sent anyway to verify the assumption. */
+  readonly verified: number;
+  /** Verified requests whose answer differed from the kept one. */
+  readonly disagreements: number;
 }
 
 /** One poll's outcome: the families to publish whole, and what the poll asked of the upstream. */
@@ -81,6 +109,8 @@ export interface PollContext {
   readonly topology: Topology;
   readonly now: Date;
   readonly signal?: AbortSignal;
+  /** The scheduler's current request plan (absent: every window on every poll). */
+  readonly plan?: RequestPlan;
 }
 
 /** A job that polls the upstream on its collector's interval. */

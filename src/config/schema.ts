@@ -286,6 +286,13 @@ const summarySchema = z
           'hierarchy (discovery filters then only choose the station series), or only the `exported_stations`. ' +
           'The `*_covered_stations` and `*_stations` gauges show covered and total stations.',
       ),
+    skip_idle: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Skip summary requests for stations with no unit record entering or leaving the window since the ' +
+          'previous answer (their summary cannot have changed); needs the units collector. A sample is re-asked to verify.',
+      ),
   })
   .prefault({})
   .transform((s) => ({
@@ -295,6 +302,7 @@ const summarySchema = z
     levels: s.levels,
     yieldScale: s.yield_scale,
     aggregateOver: s.aggregate_over,
+    skipIdle: s.skip_idle,
   }))
   .describe('Station summary statistics (yields, retry rate, unit counts) per window.');
 
@@ -327,6 +335,57 @@ const measurementName = z
     }),
   ])
   .meta({ 'x-type': 'string or mapping' });
+
+/** Windowed measurement statistics that can be selected per window (see collectors/measurements/selection.ts). */
+export const WINDOW_STATISTICS = [
+  'samples',
+  'non_numeric',
+  'mean',
+  'min',
+  'max',
+  'stddev',
+  'out_of_spec',
+  'ppk',
+  'cpk',
+  'pp',
+  'cp',
+  'attributes',
+  'capability_omitted',
+] as const;
+/** One windowed measurement statistic. */
+export type WindowStatistic = (typeof WINDOW_STATISTICS)[number];
+
+/** The statistics exported by default: what the dashboards and alerts use; min/max are opt-in. */
+export const DEFAULT_WINDOW_STATISTICS: readonly WindowStatistic[] = [
+  'samples',
+  'mean',
+  'stddev',
+  'out_of_spec',
+  'ppk',
+  'attributes',
+];
+
+const statisticList = z
+  .array(z.enum(WINDOW_STATISTICS))
+  .superRefine((list, ctx) => reportDuplicates(list, ctx, (x) => x, 'statistic'), always);
+
+const statisticsSchema = z
+  .strictObject({
+    default: statisticList
+      .default([...DEFAULT_WINDOW_STATISTICS])
+      .describe(
+        `Windowed statistics exported for every window: any of ${WINDOW_STATISTICS.map((x) => `\`${x}\``).join(', ')}.`,
+      ),
+    windows: z
+      .record(z.string(), statisticList)
+      .default({})
+      .describe(
+        'Per window name, the statistics to export instead of `default` (an empty list exports none).',
+      ),
+  })
+  .prefault({})
+  .transform((s) => ({ default: s.default, windows: new Map(Object.entries(s.windows)) }))
+  .describe('Which windowed measurement statistics to export, per window: the series budget.');
 
 const measurementsSchema = z
   .strictObject({
@@ -371,6 +430,14 @@ const measurementsSchema = z
           'counted in `station_measurement_window_attribute_samples` by outcome.',
       ),
     control: controlSchema,
+    statistics: statisticsSchema,
+    by_slot: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Export a `slot` label per test slot. `false` leaves the label out where a station has a single slot ' +
+          '(stations with several slots keep it, so that no two series collide).',
+      ),
   })
   .superRefine((m, ctx) => {
     if (!isRecord(m)) return;
@@ -402,6 +469,8 @@ const measurementsSchema = z
       fail: m.attributes.fail.map((v) => v.toUpperCase()),
     },
     control: m.control,
+    statistics: m.statistics,
+    bySlot: m.by_slot,
   }))
   .describe('Measurement statistics (process capability) per window.');
 
@@ -424,6 +493,74 @@ const unitsSchema = z
     rereadIntervalMs: u.reread_interval,
   }))
   .describe('Unit records (tested units by result).');
+
+/*
+ * Plant scale (issue 8): the request planner's and the series budget's settings, and sharding.
+ */
+
+const planningSchema = z
+  .strictObject({
+    refresh: z
+      .record(z.string(), duration())
+      .default({})
+      .describe(
+        'Per window name, a fixed summary refresh instead of the planned one, e.g. `{ 24h: 15m }`. ' +
+          'Unset windows get a default that grows with their length (15m -> 1m, 1h -> 2m, 24h -> 10m).',
+      ),
+    max_refresh: duration()
+      .prefault('15m')
+      .describe('The longest refresh the planner may give any window when the budget is tight.'),
+    retry_reserve: z
+      .number()
+      .min(0)
+      .max(0.5)
+      .default(0.05)
+      .describe('Share of the request budget kept free for retries; the plan fills the rest.'),
+    max_series: z
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        'Most series the exporter serves. Past it, whole families are dropped, lowest priority first ' +
+          '(see README "Running at scale"); unset: no limit.',
+      ),
+  })
+  .prefault({})
+  .transform((p) => ({
+    refreshMs: new Map(Object.entries(p.refresh)),
+    maxRefreshMs: p.max_refresh,
+    retryReserve: p.retry_reserve,
+    maxSeries: p.max_series,
+  }))
+  .describe('The request plan and the series budget.');
+
+const shardingSchema = z
+  .strictObject({
+    index: z.int().min(0).optional().describe("This replica's shard, counting from 0."),
+    total: z.int().min(1).max(1024).optional().describe('Number of shards (replicas).'),
+    max_requests_per_second: z
+      .number()
+      .positive()
+      .optional()
+      .describe('Request budget of this replica; default `upstream.max_requests_per_second / total`.'),
+  })
+  .superRefine((s, ctx) => {
+    if (!isRecord(s)) return;
+    if ((s.index === undefined) !== (s.total === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'set both index and total, or neither' });
+    } else if (typeof s.index === 'number' && typeof s.total === 'number' && s.index >= s.total) {
+      ctx.addIssue({ code: 'custom', message: `index must be below total (${s.total})`, path: ['index'] });
+    }
+  }, always)
+  .prefault({})
+  .transform((s) => ({
+    shard: s.index === undefined || s.total === undefined ? undefined : { index: s.index, total: s.total },
+    maxRequestsPerSecond: s.max_requests_per_second,
+  }))
+  .describe(
+    'Sharding across replicas: stations by rendezvous hashing of their id. The `--shard i/n` flag, or ' +
+      'STATION_EXPORTER_SHARDS with a StatefulSet pod name, take precedence over `index`/`total`.',
+  );
 
 const LISTEN_RE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)?:(\d{1,5})$/;
 
@@ -458,6 +595,30 @@ const logSchema = z
 
 /** What group, line and site summaries cover. */
 export type SummaryAggregateOver = z.output<typeof summarySchema>['aggregateOver'];
+/** Keys by window name (planning.refresh, measurements.statistics.windows) must name a configured window. */
+function checkWindowKeys(
+  c: {
+    windows: readonly { name: string }[];
+    planning: { refreshMs: ReadonlyMap<string, number> };
+    measurements: { statistics: { windows: ReadonlyMap<string, unknown> } };
+  },
+  ctx: z.core.$RefinementCtx,
+): void {
+  const names = new Set(c.windows.map((w) => w.name));
+  const check = (keys: Iterable<string>, path: (string | number)[]) => {
+    for (const k of keys) {
+      if (!names.has(k)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `"${k}" is not the name of a configured window`,
+          path: [...path, k],
+        });
+      }
+    }
+  };
+  check(c.planning.refreshMs.keys(), ['planning', 'refresh']);
+  check(c.measurements.statistics.windows.keys(), ['measurements', 'statistics', 'windows']);
+}
 
 /** The configuration file's schema: snake_case YAML in, camelCase {@link Config} data out. */
 export const configSchema = z
@@ -469,9 +630,12 @@ export const configSchema = z
     measurements: measurementsSchema,
     units: unitsSchema,
     targets: targetsSchema,
+    planning: planningSchema,
+    sharding: shardingSchema,
     server: serverSchema,
     log: logSchema,
   })
+  .superRefine(checkWindowKeys)
   .describe('station-exporter configuration.');
 
 /** The validated configuration data, before it is branded by the loader. */

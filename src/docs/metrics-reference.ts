@@ -5,6 +5,7 @@
 import { Registry } from 'prom-client';
 import { COLLECTORS } from '../collectors/index.ts';
 import { createSelfMetrics } from '../exposition/selfmetrics.ts';
+import { createPlanMetrics } from '../scheduler/plan-metrics.ts';
 import { registerWebConfigMetrics } from '../server/web-config/metrics.ts';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -21,6 +22,7 @@ function selfRows(): Row[] {
   const registry = new Registry();
   createSelfMetrics(registry, { version: 'reference', commit: 'reference', nodeVersion: 'reference' });
   registerWebConfigMetrics(registry);
+  createPlanMetrics(registry);
   return registry.getMetricsAsArray().map((m) => {
     const metric = m as unknown as { name: string; help: string; type: string; labelNames?: string[] };
     const name =

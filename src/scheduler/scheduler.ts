@@ -18,6 +18,9 @@ import type { ExpositionCache } from '../exposition/cache.ts';
 import type { SelfMetrics } from '../exposition/selfmetrics.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { abortableSleep, type Loop, type LoopTimers, realLoopTimers, startLoop } from './loop.ts';
+import type { RequestPlan } from './plan.ts';
+import type { PlanMetrics } from './plan-metrics.ts';
+import type { SeriesBudget } from './series-budget.ts';
 import { type CollectorStatus, recordRun } from './status.ts';
 
 export type { CollectorStatus } from './status.ts';
@@ -39,6 +42,11 @@ export interface SchedulerDeps {
   readonly onPollEnd?: (collector: string) => void;
   /** Jobs kept from the scheduler this one replaces (config reload), by collector name: their stores survive. */
   readonly reuseJobs?: ReadonlyMap<string, ReusableJob>;
+  /** The request planner for a topology (this replica's share) at a time; without it, no plan. */
+  readonly planner?: (topology: Topology) => (now: Date) => RequestPlan;
+  readonly planMetrics?: PlanMetrics;
+  /** The series budget (`planning.max_series`), applied to every part before it is published. */
+  readonly seriesBudget?: SeriesBudget;
 }
 
 /** A data collector's job, kept across a reload when its settings did not change. */
@@ -71,6 +79,12 @@ export class Scheduler {
   /** The data collectors' jobs, so that a reload can keep them. */
   readonly jobsByName = new Map<string, ReusableJob>();
   private readonly staleness = new Staleness();
+  /** Plans for the current topology; re-planned at every poll, as calendar windows grow. */
+  private planAt: ((now: Date) => RequestPlan) | undefined;
+  private lastPlanText = '';
+  private lastDroppedText = '';
+  /** Last successful poll per records collector, for their achieved refresh. */
+  private readonly lastOkAt = new Map<string, number>();
 
   constructor(private readonly deps: SchedulerDeps) {
     this.wallClock = deps.wallClock ?? Date.now;
@@ -81,6 +95,9 @@ export class Scheduler {
       intervalMs: deps.discovery.intervalMs(config),
       run: async (signal) => {
         const outcome = await discovery.poll({ now: new Date(this.wallClock()), signal });
+        if (this.topology === undefined || topologyKey(this.topology) !== topologyKey(outcome.topology)) {
+          this.planAt = deps.planner?.(outcome.topology);
+        }
         this.topology = outcome.topology;
         return outcome;
       },
@@ -233,7 +250,34 @@ export class Scheduler {
   private pollContext(signal?: AbortSignal): PollContext {
     const topology = this.topology;
     if (!topology) throw new Error('no topology yet');
-    return { topology, now: new Date(this.wallClock()), signal };
+    const now = new Date(this.wallClock());
+    const plan = this.currentPlan(now);
+    return { topology, now, signal, ...(plan ? { plan } : {}) };
+  }
+
+  /** The plan at `now`; its metrics are updated and a changed plan is logged. */
+  private currentPlan(now: Date): RequestPlan | undefined {
+    const plan = this.planAt?.(now);
+    if (plan === undefined) return undefined;
+    const windows = this.deps.context.config.windows.map((w) => w.name);
+    this.deps.planMetrics?.setPlan(plan, windows);
+    const text = plan.entries.map((e) => `${e.collector}/${e.window}/${e.level}=${e.refreshMs}`).join(' ');
+    if (text !== this.lastPlanText) {
+      this.lastPlanText = text;
+      const log = plan.dropped.length > 0 ? this.deps.logger.warn : this.deps.logger.info;
+      log.call(
+        this.deps.logger,
+        {
+          requests_per_minute: Math.round(plan.requestsPerMinute),
+          budget_per_minute: plan.budgetPerMinute,
+          dropped: plan.dropped.map((d) => [d.collector, d.window, d.level].filter(Boolean).join(' ')),
+        },
+        plan.dropped.length > 0
+          ? 'request plan changed; the budget cannot carry every window and level (see check-config)'
+          : 'request plan changed',
+      );
+    }
+    return plan;
   }
 
   /** Runs one poll, times it, publishes its families and records its outcome. */
@@ -244,19 +288,24 @@ export class Scheduler {
     let error: unknown;
     try {
       outcome = await job.run(signal);
-      // A poll with failures past the staleness bound would bring the old values back.
+      // A poll that got no answer at all, past the staleness bound, would bring old values back.
       const past = this.staleness.pastBound(job.name, this.wallClock(), job.maxStalenessMs);
-      if (outcome.failures === 0 || !past) await this.publish(job.name, outcome);
+      if (answered(outcome) || !past) await this.publish(job.name, outcome);
     } catch (err) {
       error = err;
     }
     const seconds = (performance.now() - started) / 1000;
+    // Fresh: every request answered; the data age counts from the last such poll.
     const fresh = outcome !== undefined && outcome.failures === 0;
     // A poll that overran its interval delivered fresh data, but late: not a success.
     const ok = fresh && seconds * 1000 <= job.intervalMs;
     const now = this.wallClock();
-    this.staleness.finish(job.name, fresh ? now : undefined);
-    if (fresh && job.maxStalenessMs !== undefined) this.deps.self.setCollectorStale(job.name, false);
+    // Entities whose own requests failed keep their last answer for a bounded time inside the
+    // collector; the whole collector is dropped as stale only when nothing at all was answered
+    // for max_staleness, so one broken station cannot take every series with it.
+    const reached = outcome !== undefined && answered(outcome);
+    this.staleness.finish(job.name, reached ? now : undefined);
+    if (reached && job.maxStalenessMs !== undefined) this.deps.self.setCollectorStale(job.name, false);
     else this.dropIfStale(job, now);
     if (outcome) this.deps.self.collectorRequests(job.name, outcome.requests, outcome.failures);
     this.recordUpstream(job.name, outcome, error);
@@ -271,14 +320,48 @@ export class Scheduler {
   }
 
   private async publish(name: string, outcome: PollOutcome): Promise<void> {
-    const { self, cache } = this.deps;
-    await cache.publish(name, outcome.families);
+    const { self, cache, seriesBudget, planMetrics } = this.deps;
+    const families = seriesBudget ? seriesBudget.filter(name, outcome.families) : outcome.families;
+    await cache.publish(name, families);
     self.setSnapshot(cache.seriesCount(), cache.lastRenderMs() / 1000);
+    if (seriesBudget) this.recordDropped(seriesBudget);
     const d = outcome.diagnostics;
     if (d?.levelsSkipped) self.setLevelsSkipped(d.levelsSkipped);
     if (d?.stationsInaccessible !== undefined) self.setStationsInaccessible(d.stationsInaccessible);
     for (const r of d?.recordsSkipped ?? []) self.recordSkipped(r.endpoint, r.reason, r.count);
     if (d?.summaryPartial !== undefined) self.setSummaryPartial(d.summaryPartial);
+    if (d?.refresh) planMetrics?.setAchieved(name, d.refresh);
+    if (d?.idle) planMetrics?.addIdle(d.idle);
+    if (planMetrics && (name === 'measurements' || name === 'units') && outcome.failures === 0) {
+      // Records collectors refresh every window on each successful poll.
+      const now = this.wallClock();
+      const last = this.lastOkAt.get(name);
+      this.lastOkAt.set(name, now);
+      if (last !== undefined) {
+        const seconds = (now - last) / 1000;
+        const rows = this.deps.context.config.windows.map((w) => ({
+          window: w.name,
+          level: 'station',
+          seconds,
+        }));
+        planMetrics.setAchieved(name, rows);
+      }
+    }
+  }
+
+  /** Metric and log line of the families the series budget leaves out. */
+  private recordDropped(budget: SeriesBudget): void {
+    const dropped = budget.droppedFamilies();
+    this.deps.planMetrics?.setDropped(dropped);
+    const text = [...dropped.keys()].join(',');
+    if (text === this.lastDroppedText) return;
+    this.lastDroppedText = text;
+    this.deps.logger.warn(
+      { dropped: Object.fromEntries(dropped), max_series: this.deps.context.config.planning.maxSeries },
+      dropped.size > 0
+        ? 'series budget exceeded: whole families left out of /metrics, lowest priority first'
+        : 'series budget met again: no family is left out',
+    );
   }
 
   /**
@@ -347,6 +430,16 @@ class Staleness {
 function maxStalenessOf(config: CollectorContext['config'], name: string): number | undefined {
   const section = (config as unknown as Record<string, { maxStalenessMs?: unknown } | undefined>)[name];
   return typeof section?.maxStalenessMs === 'number' ? section.maxStalenessMs : undefined;
+}
+
+/** The upstream answered at least one of the poll's requests, or it needed none. */
+function answered(outcome: PollOutcome): boolean {
+  return outcome.requests === 0 || outcome.failures < outcome.requests;
+}
+
+/** What the plan depends on in a topology: its entities. */
+function topologyKey(t: Topology): string {
+  return [t.stations, t.groups, t.lines, t.sites].map((list) => list.map((e) => e.id).join(',')).join('|');
 }
 
 /** Creates the scheduler. */

@@ -82,6 +82,7 @@ describe('ok config fixtures', () => {
         levels: ['station', 'group', 'line', 'site'],
         yieldScale: 'ratio',
         aggregateOver: 'all_stations',
+        skipIdle: true,
       },
       measurements: {
         enabled: false,
@@ -95,6 +96,11 @@ describe('ok config fixtures', () => {
         retentionMs: 86_400_000,
         attributes: { pass: ['PASS', 'OK'], fail: ['FAIL', 'NG', 'NOK'] },
         control: { names: [], evaluationWindowMs: 3_600_000, rules: NELSON_RULES },
+        statistics: {
+          default: ['samples', 'mean', 'stddev', 'out_of_spec', 'ppk', 'attributes'],
+          windows: new Map(),
+        },
+        bySlot: true,
       },
       units: {
         enabled: true,
@@ -109,6 +115,8 @@ describe('ok config fixtures', () => {
         default: { firstPassYield: 0.9, finalYield: 0.95, retryRate: 0.1 },
         rules: [],
       },
+      planning: { refreshMs: new Map(), maxRefreshMs: 900_000, retryReserve: 0.05, maxSeries: undefined },
+      sharding: { shard: undefined, maxRequestsPerSecond: undefined },
       server: { listenAddress: ':9732' },
       log: { level: 'info' },
     });
@@ -148,6 +156,7 @@ describe('ok config fixtures', () => {
       levels: ['line', 'station'],
       yieldScale: 'percent',
       aggregateOver: 'exported_stations',
+      skipIdle: false,
     });
     expect(config.measurements).toEqual({
       enabled: true,
@@ -179,6 +188,8 @@ describe('ok config fixtures', () => {
         evaluationWindowMs: 1_800_000,
         rules: { ...NELSON_RULES, 2: { enabled: true, points: 8 }, 4: { enabled: false, points: 14 } },
       },
+      statistics: { default: ['samples', 'mean', 'min', 'max'], windows: new Map([['8h', ['samples']]]) },
+      bySlot: false,
     });
     expect(config.units).toEqual({
       enabled: false,
@@ -197,6 +208,13 @@ describe('ok config fixtures', () => {
       [0.99, undefined],
       [undefined, 0.2],
     ]);
+    expect(config.planning).toEqual({
+      refreshMs: new Map([['8h', 600_000]]),
+      maxRefreshMs: 1_200_000,
+      retryReserve: 0.1,
+      maxSeries: 50_000,
+    });
+    expect(config.sharding).toEqual({ shard: { index: 1, total: 3 }, maxRequestsPerSecond: 1.5 });
     expect(config.server.listenAddress).toBe('127.0.0.1:0');
     expect(config.log.level).toBe('debug');
   });

@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMeasurementsJob } from '../../src/collectors/measurements/job.ts';
 import { createUnitsJob } from '../../src/collectors/units/job.ts';
 import type { WindowSpec } from '../../src/config/schema.ts';
+import { WINDOW_STATISTICS } from '../../src/config/schema.ts';
 import type { Family } from '../../src/exposition/model.ts';
 import { DEFAULT_MAX_SPAN_MS } from '../../src/records/fetch.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
@@ -43,6 +44,8 @@ function harness(
       measurements: {
         enabled: true,
         names: [...NAMES.slice(1), { name: NAMES[0], min_samples: 5 }],
+        // Every statistic, not only the default selection: these tests check them all.
+        statistics: { default: [...WINDOW_STATISTICS] },
         ...opts.measurements,
       },
     },

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUMMARY_FIELDS } from '../../src/collectors/summary/families.ts';
+import { WINDOW_STATISTICS } from '../../src/config/schema.ts';
 import type { SummaryWire } from '../../src/simulator/types.ts';
 import { windowBounds } from '../../src/time/windows.ts';
 import { type ParsedSample, parseExposition } from '../helpers/exposition.ts';
@@ -19,7 +20,14 @@ let text: string;
 
 beforeAll(async () => {
   h = await startHarness({
-    config: { windows: WINDOWS, measurements: { enabled: true, names: ['vcc_3v3', 'firmware_check'] } },
+    config: {
+      windows: WINDOWS,
+      measurements: {
+        enabled: true,
+        names: ['vcc_3v3', 'firmware_check'],
+        statistics: { default: [...WINDOW_STATISTICS] },
+      },
+    },
   });
   expect(await h.exporter.scheduler.pollOnce()).toBe(true);
   text = await dataExposition(h.exporter);

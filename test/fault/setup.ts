@@ -57,7 +57,9 @@ export async function startRig(token = 'demo-token', upstream: Record<string, un
         ...upstream,
       },
       windows: ['1h'],
-      summary: { interval, levels: ['station', 'line', 'site'] },
+      // Every summary entity on every poll: the matrix tests faults, not the request plan.
+      planning: { refresh: { '1h': interval } },
+      summary: { interval, levels: ['station', 'line', 'site'], skip_idle: false },
       units: { interval },
       log: { level: 'debug' },
     },

@@ -12,8 +12,9 @@ import type { Turns } from '../../util/turns.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
 import type { Topology } from '../topology/types.ts';
 import { createControlCharts } from './control.ts';
-import { type MeasurementResult, measurementFamilies } from './families.ts';
+import type { MeasurementResult } from './families.ts';
 import { RecordCounters } from './record-counters.ts';
+import { selectedFamilies } from './selection.ts';
 import { measurementWindow } from './stats.ts';
 import { attributeClassifier, MeasurementStore } from './store.ts';
 
@@ -59,7 +60,12 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
       const results = await measurementResults(topology, store, config.windows, now, minSamples, turns);
       return {
         families: [
-          ...measurementFamilies(results, counters.of(topology)),
+          ...selectedFamilies(
+            results,
+            settings,
+            config.windows.map((w) => w.name),
+            counters.of(topology),
+          ),
           ...(await control.families(topology, now.getTime(), fetched.failures === 0)),
         ],
         requests: fetched.requests,

@@ -18,6 +18,10 @@ export interface SummarySlot {
   readonly labels: LabelSet;
   /** Key of the request in {@link SummaryPlan.requests}. */
   readonly request: string;
+  readonly window: string;
+  /** Position of the entity among its level's entities, and their count, for spreading refreshes. */
+  readonly index: number;
+  readonly count: number;
 }
 
 /** A distinct summary request. */
@@ -68,7 +72,8 @@ export function planSummaries(topology: Topology, opts: SummaryPlanOptions, now:
   for (const win of opts.windows) {
     const { from, to } = windowBounds(win, now);
     for (const level of opts.levels) {
-      for (const entity of entitiesOf(topology, level)) {
+      const entities = entitiesOf(topology, level);
+      for (const [index, entity] of entities.entries()) {
         const request = { stationIds: entity.stationIds, from, to };
         if (opts.urlLength(request) > opts.maxUrlLength) {
           skipped.set(level, (skipped.get(level) ?? 0) + 1);
@@ -81,6 +86,9 @@ export function planSummaries(topology: Topology, opts: SummaryPlanOptions, now:
           level,
           labels: entity.labels.with('window', win.name),
           request: reqKey,
+          window: win.name,
+          index,
+          count: entities.length,
         });
       }
     }

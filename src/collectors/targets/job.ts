@@ -16,13 +16,13 @@ export function createTargetsJob(ctx: CollectorContext): Job<PollContext, PollOu
         labels: s.labels,
         targets: targetsOf(settings, { site: s.site, line: s.line, station: s }),
       }));
-      // A line's site and line names come from any of its stations.
-      const byLine = new Map<string, StationNode>();
-      for (const s of topology.stations) if (!byLine.has(s.line.id)) byLine.set(s.line.id, s);
-      const lines: TargetRow[] = topology.lines.flatMap((l) => {
-        const s = byLine.get(l.id);
-        return s ? [{ labels: l.labels, targets: targetsOf(settings, { site: s.site, line: s.line }) }] : [];
-      });
+      // A line is matched by its own site and line, not through its stations: on a shard, a
+      // line's stations may belong to other replicas.
+      const lines: TargetRow[] = topology.lines.flatMap((l) =>
+        l.site && l.line
+          ? [{ labels: l.labels, targets: targetsOf(settings, { site: l.site, line: l.line }) }]
+          : [],
+      );
       return { families: targetFamilies(lines, stations), requests: 0, failures: 0 };
     },
   };

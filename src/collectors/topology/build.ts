@@ -110,6 +110,8 @@ export function buildTopology(
         stationIds: ids,
         allStationIds: lineStationIds(line),
         labels: lineLabels,
+        site: { id: site.id, name: siteNames.get(site) ?? site.name },
+        line: { id: line.id, name: lineNames.get(line) ?? line.name },
       });
       siteStations.push(...ids);
     }

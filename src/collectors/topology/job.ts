@@ -2,6 +2,9 @@
  * The topology collector's job: discover site -> line -> station from the upstream, build
  * the labelled topology every other collector reads, and export `station_info`.
  */
+
+import { UNSHARDED } from '../../scheduler/shard.ts';
+import { infoStations, shardTopology } from '../../scheduler/shard-topology.ts';
 import type { CollectorContext, DiscoveryOutcome, Job } from '../collector.ts';
 import { buildTopology } from './build.ts';
 import { discoverSites } from './discover.ts';
@@ -17,11 +20,14 @@ export function createTopologyJob(
     async poll({ signal }) {
       const { discovery } = config;
       const found = await discoverSites(client, discovery.siteIds, signal);
-      const topology = buildTopology(found.sites, discovery, found.missingSiteIds);
-      logTopology(ctx, topology);
+      const full = buildTopology(found.sites, discovery, found.missingSiteIds);
+      logTopology(ctx, full);
+      // A replica reads the whole plant but polls only its shard; station_info goes with the site.
+      const shard = ctx.shard ?? UNSHARDED;
+      const topology = shardTopology(full, shard);
       return {
         topology,
-        families: topologyFamilies(topology),
+        families: topologyFamilies({ ...full, stations: infoStations(full, shard) }),
         requests: found.requests,
         failures: 0,
         diagnostics: { stationsInaccessible: topology.missingStationIds.length },

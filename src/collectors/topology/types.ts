@@ -17,6 +17,9 @@ export interface Entity {
   readonly allStationIds: readonly string[];
   /** Labels identifying the entity, escaped once per topology. */
   readonly labels: LabelSet;
+  /** The site and line the entity belongs to (lines and stations), by id and exported name. */
+  readonly site?: { readonly id: string; readonly name: string };
+  readonly line?: { readonly id: string; readonly name: string };
 }
 
 /** A station with everything known about its place in the plant. */

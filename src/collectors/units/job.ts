@@ -42,12 +42,11 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
   });
   return {
     async poll({ topology, now, signal }) {
-      const fetched = await sync({
-        stationIds: topology.stations.map((s) => s.id),
-        now: now.getTime(),
-        retainFrom: now.getTime() - longestWindowMs(config.windows, now),
-        signal,
-      });
+      const stationIds = topology.stations.map((s) => s.id);
+      const retainFrom = now.getTime() - longestWindowMs(config.windows, now);
+      const fetched = await sync({ stationIds, now: now.getTime(), retainFrom, signal });
+      if (fetched.failures === 0) ctx.activity?.update(store, stationIds, retainFrom);
+      else ctx.activity?.clear();
       counters.add(fetched);
       return {
         families: unitFamilies(

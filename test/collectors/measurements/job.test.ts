@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMeasurementsJob } from '../../../src/collectors/measurements/job.ts';
+import { WINDOW_STATISTICS } from '../../../src/config/schema.ts';
 import { renderFamilies } from '../../../src/exposition/render.ts';
 import type { MetricsQuery } from '../../../src/upstream/endpoints.ts';
 import { parseMeasurements } from '../../../src/upstream/parse.ts';
@@ -41,7 +42,10 @@ describe('measurements job', () => {
   it('computes each window from the records the client returned', async () => {
     const held = [rec(50, 9), rec(10, 1), rec(8, 2), rec(6, 3), rec(4, 4)];
     const ctx = jobContext(
-      { windows: ['15m', '1h'], measurements: { enabled: true, names: ['vbat'] } },
+      {
+        windows: ['15m', '1h'],
+        measurements: { enabled: true, names: ['vbat'], statistics: { default: [...WINDOW_STATISTICS] } },
+      },
       { metrics: upstream(held) },
     );
     const out = await createMeasurementsJob(ctx).poll({ topology, now: new Date(T0) });
@@ -67,7 +71,15 @@ describe('measurements job', () => {
   it('reads only what is new on the next poll, and counts nothing twice', async () => {
     const held = [rec(10, 1), rec(5, 2)];
     const ctx = jobContext(
-      { windows: ['15m'], measurements: { enabled: true, names: ['vbat'], overlap: '2m' } },
+      {
+        windows: ['15m'],
+        measurements: {
+          enabled: true,
+          names: ['vbat'],
+          overlap: '2m',
+          statistics: { default: [...WINDOW_STATISTICS] },
+        },
+      },
       { metrics: upstream(held) },
     );
     const job = createMeasurementsJob(ctx);
@@ -216,6 +228,7 @@ describe('measurements job: numbers a quality engineer can trust', () => {
           enabled: true,
           names: ['vbat'],
           attributes: { pass: ['pass', 'GOOD'], fail: ['Fail', 'NG'] },
+          statistics: { default: [...WINDOW_STATISTICS] },
         },
       },
       { metrics: upstream(held) },

@@ -49,11 +49,17 @@ describe('summary poll under upstream faults', () => {
     );
   });
 
-  it('drops failed series after the staleness bound of five intervals', async () => {
-    h = await startHarness({ config });
+  it('drops failed series after the staleness bound of five refreshes of their window', async () => {
+    // The collector-wide max_staleness (default 5 intervals) would drop everything first.
+    h = await startHarness({ config: { ...config, summary: { ...config.summary, max_staleness: '1h' } } });
     await h.exporter.scheduler.pollOnce();
+    const held = (await samples(h)).filter((s) => s.name === 'station_unique_units').length;
     h.sim.sim.setScenario({ errorRate: 1 });
-    h.advance(6 * 60_000);
+    // A 1h window is refreshed every 2m by default: its bound is 10m.
+    h.advance(9 * 60_000);
+    await h.exporter.scheduler.pollOnce();
+    expect((await samples(h)).filter((s) => s.name === 'station_unique_units')).toHaveLength(held);
+    h.advance(2 * 60_000);
     await h.exporter.scheduler.pollOnce();
     expect((await samples(h)).filter((s) => s.name === 'station_unique_units')).toHaveLength(0);
   });

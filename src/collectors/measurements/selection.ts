@@ -1,0 +1,96 @@
+/**
+ * The measurement collector's share of the series budget: which windowed statistics each window
+ * exports (`measurements.statistics`), and whether single-slot stations carry a `slot` label
+ * (`measurements.by_slot`). A filter between the statistics and the families, so that the
+ * statistics themselves stay whole.
+ */
+import type { WindowStatistic } from '../../config/schema.ts';
+import { escapeLabelValue, type Family } from '../../exposition/model.ts';
+import {
+  MEASUREMENT_FAMILIES,
+  type MeasurementResult,
+  measurementFamilies,
+  type StationRecordCounts,
+} from './families.ts';
+
+/** The windowed families by the statistic that selects them. */
+const WINDOWED: Readonly<Record<WindowStatistic, string>> = {
+  samples: MEASUREMENT_FAMILIES.samples.name,
+  non_numeric: MEASUREMENT_FAMILIES.nonNumeric.name,
+  mean: MEASUREMENT_FAMILIES.mean.name,
+  min: MEASUREMENT_FAMILIES.min.name,
+  max: MEASUREMENT_FAMILIES.max.name,
+  stddev: MEASUREMENT_FAMILIES.stddev.name,
+  out_of_spec: MEASUREMENT_FAMILIES.outOfSpec.name,
+  ppk: MEASUREMENT_FAMILIES.ppk.name,
+  cpk: MEASUREMENT_FAMILIES.cpk.name,
+  pp: MEASUREMENT_FAMILIES.pp.name,
+  cp: MEASUREMENT_FAMILIES.cp.name,
+  attributes: MEASUREMENT_FAMILIES.attributes.name,
+  capability_omitted: MEASUREMENT_FAMILIES.omitted.name,
+};
+
+/** The selection settings, as the config gives them. */
+export interface MeasurementSelection {
+  readonly statistics: {
+    readonly default: readonly WindowStatistic[];
+    readonly windows: ReadonlyMap<string, readonly WindowStatistic[]>;
+  };
+  readonly bySlot: boolean;
+}
+
+/** Windows (by name) that export each windowed family. */
+export function windowsPerFamily(
+  selection: MeasurementSelection,
+  windows: readonly string[],
+): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>(Object.values(WINDOWED).map((name) => [name, new Set()]));
+  for (const window of windows) {
+    const stats = selection.statistics.windows.get(window) ?? selection.statistics.default;
+    for (const stat of stats) out.get(WINDOWED[stat])?.add(window);
+  }
+  return out;
+}
+
+/**
+ * Without `by_slot`, a series whose station measured the name in a single slot loses its slot
+ * label; names measured in several slots keep it, because merging their statistics across slots
+ * would need the records, not the statistics.
+ */
+export function mergeSingleSlots(results: readonly MeasurementResult[]): MeasurementResult[] {
+  const slots = new Map<string, number>();
+  const key = (r: MeasurementResult) => `${r.station.text}\u0000${r.name}`;
+  for (const r of results) slots.set(key(r), (slots.get(key(r)) ?? 0) + 1);
+  return results.map((r) => (r.slot !== null && slots.get(key(r)) === 1 ? { ...r, slot: null } : r));
+}
+
+/** The measurement families with the selection applied. */
+export function selectedFamilies(
+  results: readonly MeasurementResult[],
+  selection: MeasurementSelection,
+  windows: readonly string[],
+  stations: readonly StationRecordCounts[] = [],
+): Family[] {
+  const families = measurementFamilies(selection.bySlot ? results : mergeSingleSlots(results), stations);
+  const perFamily = windowsPerFamily(selection, windows);
+  return families.map((f) => {
+    const kept = perFamily.get(f.desc.name);
+    if (kept === undefined) return f;
+    if (kept.size === windows.length) return f;
+    // A windowed series holds exactly one `window="…"` pair; label values are escaped, so an
+    // unescaped quote after `window=` can only start that pair.
+    const pairs = [...kept].map((w) => `window="${escapeLabelValue(w)}"`);
+    const has = (text: string, pair: string) => {
+      const i = text.indexOf(pair);
+      return (
+        i >= 0 &&
+        (i === 0 || text[i - 1] === ',') &&
+        (i + pair.length === text.length || text[i + pair.length] === ',')
+      );
+    };
+    return {
+      desc: f.desc,
+      samples: f.samples.filter((s) => pairs.some((p) => has(s.labels.text, p))),
+    };
+  });
+}

@@ -1,0 +1,73 @@
+/**
+ * Which summary slots a poll refreshes. The summary job runs every `summary.interval` (the base
+ * interval); each (window, level) of the request plan is refreshed every `k` polls, `k` being its
+ * planned refresh over the base interval, rounded up (so a poll never costs more than planned).
+ * Its entities are spread over the `k` polls with the pacing of pace.ts, each entry shifted by its
+ * own phase, so every poll sends about the same number of requests instead of a burst every `k`.
+ */
+
+import { phaseOf, sendOffsetMs } from '../../scheduler/pace.ts';
+import type { PlanEntry, RequestPlan } from '../../scheduler/plan.ts';
+import type { SummarySlot } from './plan.ts';
+
+/** One (window, level)'s schedule. */
+export interface SlotSchedule {
+  /** Polls per refresh. */
+  readonly rounds: number;
+  /** Refresh the rounds give, ms: `rounds × base interval`. */
+  readonly refreshMs: number;
+  /** The plan's refresh, ms. */
+  readonly plannedMs: number;
+  readonly phase: number;
+}
+
+/** The schedule of every planned (window, level); a pair the plan dropped is absent. */
+export type SummarySchedule = ReadonlyMap<string, SlotSchedule>;
+
+/** Map key of a (window, level). */
+export const scheduleKey = (window: string, level: string): string => `${window}\u0000${level}`;
+
+/** The schedule from a plan; without a plan every pair is refreshed on every poll. */
+export function summarySchedule(
+  plan: RequestPlan | undefined,
+  baseIntervalMs: number,
+  pairs: ReadonlyArray<{ window: string; level: string }>,
+): SummarySchedule {
+  const out = new Map<string, SlotSchedule>();
+  if (plan === undefined) {
+    for (const p of pairs) {
+      out.set(scheduleKey(p.window, p.level), {
+        rounds: 1,
+        refreshMs: baseIntervalMs,
+        plannedMs: baseIntervalMs,
+        phase: 0,
+      });
+    }
+    return out;
+  }
+  const entries = plan.entries.filter(
+    (e): e is PlanEntry & { window: string; level: string } =>
+      e.collector === 'summary' && e.window !== undefined && e.level !== undefined,
+  );
+  entries.forEach((e, i) => {
+    const rounds = Math.max(1, Math.ceil(e.refreshMs / baseIntervalMs - 1e-9));
+    out.set(scheduleKey(e.window, e.level), {
+      rounds,
+      refreshMs: rounds * baseIntervalMs,
+      plannedMs: e.refreshMs,
+      phase: phaseOf(i, entries.length),
+    });
+  });
+  return out;
+}
+
+/** The poll (0 .. rounds-1 within each refresh) in which a slot is refreshed. */
+export function roundOf(slot: Pick<SummarySlot, 'index' | 'count'>, s: SlotSchedule): number {
+  if (s.rounds === 1) return 0;
+  return sendOffsetMs(slot.index, slot.count, s.rounds, s.phase);
+}
+
+/** True when the slot is due on poll number `poll` (counting from 0). */
+export function isDue(slot: Pick<SummarySlot, 'index' | 'count'>, s: SlotSchedule, poll: number): boolean {
+  return roundOf(slot, s) === poll % s.rounds;
+}

@@ -1,0 +1,100 @@
+/**
+ * Self-metrics of the request plan and the series budget, written by the scheduler only: the
+ * planned and achieved refresh per (collector, window, level), idle skipping, and the series
+ * dropped by `planning.max_series`.
+ */
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { IdleSkipCounts, RefreshAchieved } from '../collectors/collector.ts';
+import type { RequestPlan } from './plan.ts';
+
+const P = 'station_exporter_';
+
+/** Typed handle on the plan's self-metrics. */
+export interface PlanMetrics {
+  setPlan(plan: RequestPlan, windows: readonly string[]): void;
+  setAchieved(collector: string, rows: readonly RefreshAchieved[]): void;
+  addIdle(counts: IdleSkipCounts): void;
+  setDropped(dropped: ReadonlyMap<string, number>): void;
+}
+
+/** Registers the plan's self-metrics on `registry`. */
+export function createPlanMetrics(registry: Registry): PlanMetrics {
+  const labelNames = ['collector', 'window', 'level'] as const;
+  const planned = new Gauge({
+    name: `${P}refresh_planned_seconds`,
+    help: 'Refresh the request plan gives each (collector, window, level), from the planner; records collectors refresh every window on each poll (level "station").',
+    labelNames,
+    registers: [registry],
+  });
+  const achieved = new Gauge({
+    name: `${P}refresh_achieved_seconds`,
+    help: "Longest time between two answers of one entity of the (collector, window, level), measured by the exporter's clock (records collectors: between two successful polls).",
+    labelNames,
+    registers: [registry],
+  });
+  const plannedRate = new Gauge({
+    name: `${P}requests_planned_per_second`,
+    help: "Upstream requests per second the request plan makes, of this replica's budget (station_exporter_request_budget_per_second).",
+    registers: [registry],
+  });
+  const budget = new Gauge({
+    name: `${P}request_budget_per_second`,
+    help: "This replica's upstream request budget: upstream.max_requests_per_second over the shard count, or sharding.max_requests_per_second.",
+    registers: [registry],
+  });
+  const droppedEntries = new Gauge({
+    name: `${P}plan_dropped_entries`,
+    help: 'Summary (window, level) pairs the request plan drops because the budget cannot carry them even at their longest refresh.',
+    registers: [registry],
+  });
+  const skipped = new Counter({
+    name: `${P}idle_skipped_requests_total`,
+    help: 'Summary requests not sent because no unit record of their stations entered or left the window since the previous answer (summary.skip_idle).',
+    registers: [registry],
+  });
+  const verified = new Counter({
+    name: `${P}idle_skip_verified_total`,
+    help: 'Summary requests that idle skipping would have skipped, sent anyway (a 2 % sample) to verify that the answer had not changed.',
+    registers: [registry],
+  });
+  const disagreements = new Counter({
+    name: `${P}idle_skip_disagreements_total`,
+    help: 'Verified idle-skipped summary requests whose answer had changed: the idle assumption failed for them.',
+    registers: [registry],
+  });
+  const dropped = new Gauge({
+    name: `${P}series_dropped`,
+    help: 'Series left out of /metrics by planning.max_series, by family (whole families, lowest priority first).',
+    labelNames: ['family'],
+    registers: [registry],
+  });
+  return {
+    setPlan(plan, windows) {
+      planned.reset();
+      for (const e of plan.entries) {
+        const seconds = e.refreshMs / 1000;
+        if (e.window !== undefined && e.level !== undefined) {
+          planned.set({ collector: e.collector, window: e.window, level: e.level }, seconds);
+        } else {
+          for (const window of windows)
+            planned.set({ collector: e.collector, window, level: 'station' }, seconds);
+        }
+      }
+      plannedRate.set(plan.requestsPerMinute / 60);
+      budget.set(plan.budgetPerMinute / 60);
+      droppedEntries.set(plan.dropped.length);
+    },
+    setAchieved(collector, rows) {
+      for (const r of rows) achieved.set({ collector, window: r.window, level: r.level }, r.seconds);
+    },
+    addIdle(counts) {
+      skipped.inc(counts.skipped);
+      verified.inc(counts.verified);
+      disagreements.inc(counts.disagreements);
+    },
+    setDropped(map) {
+      dropped.reset();
+      for (const [family, n] of map) dropped.set({ family }, n);
+    },
+  };
+}

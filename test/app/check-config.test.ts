@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { planReport } from '../../src/app/commands.ts';
+import { configFromObject } from '../../src/config/load.ts';
+
+const config = (extra: Record<string, unknown> = {}) =>
+  configFromObject(
+    {
+      upstream: { base_url: 'http://x', token: 't', max_requests_per_second: 10 },
+      windows: ['15m', '1h', '24h'],
+      ...extra,
+    },
+    { env: {}, baseDir: '/' },
+  );
+const counts = { stations: 1000, groups: 0, lines: 100, sites: 5 };
+const NOW = new Date('2026-03-01T12:00:00Z');
+
+describe('check-config plan', () => {
+  it('prints every (window, level) with its refresh, the total against the budget, and the series', () => {
+    const text = planReport(config(), counts, { index: 0, total: 1 }, NOW);
+    expect(text).toMatch(/summary\s+15m\s+station\s+1000\s+2m[45]\ds \(stretched\)/);
+    expect(text).toMatch(/summary\s+24h\s+site\s+5\s+15m \(longest\)/);
+    expect(text).toContain('of 570.0 planned');
+    expect(text).toContain('Idle skipping: on');
+    // Summary 10 × 3 × 1,105 and covered/total stations 2 × (100 lines + 5 sites); units
+    // (3 kinds + serials) × 3 windows + last unit time + future + late = 15 × 1,000; targets
+    // 3 × 100 lines + 3 × 1,000 stations; station_info 1,000.
+    const summary = 10 * 3 * 1105 + 2 * 105;
+    const units = 15 * 1000;
+    const targets = 3 * 100 + 3 * 1000;
+    expect(text).toContain(`Total: ${summary + units + targets + 1000} series.`);
+  });
+
+  it('says what it drops, and that idle skipping needs the units collector', () => {
+    const text = planReport(
+      config({ units: { enabled: false } }),
+      { ...counts, stations: 5000, lines: 500 },
+      { index: 0, total: 1 },
+      NOW,
+    );
+    expect(text).toContain('dropped, in this order:');
+    expect(text).toContain('- summary 15m station: 5000 requests');
+    expect(text).toContain('Idle skipping: off: it needs the units collector');
+  });
+
+  it('plans one shard within its share of the budget', () => {
+    const text = planReport(config(), { ...counts, stations: 250 }, { index: 1, total: 4 }, NOW);
+    expect(text).toContain('budget 150.0 requests/min');
+    expect(text).toContain('shard 1/4');
+  });
+});
