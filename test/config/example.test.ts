@@ -57,10 +57,14 @@ describe('config.example.yaml against the simulator of `npm run simulate`', () =
     const opts = parseSimulatorArgs(['--port', '0']);
     if (opts === 'help') throw new Error('unexpected help');
     const sim = await startSimulatorServer({ ...opts, now: () => FIXED_NOW });
-    const raw = parseYaml(readFileSync(examplePath, 'utf8')) as { upstream: Record<string, unknown> };
+    const raw = parseYaml(readFileSync(examplePath, 'utf8')) as {
+      upstream: Record<string, unknown>;
+      sharding: Record<string, unknown>;
+    };
     raw.upstream.base_url = sim.url;
     // The rate limit refills on the injected clock, which stands still here.
     raw.upstream.max_requests_per_second = 10_000;
+    raw.sharding.max_requests_per_second = 10_000;
     const config = configFromObject(raw, { env: { STATION_TOKEN: 'demo-token' }, baseDir: '.' });
     const exporter = wireExporter(config, { wallClock: () => FIXED_NOW, logger: pino({ level: 'silent' }) });
     try {

@@ -85,6 +85,8 @@ describe.skipIf(!enabled)('alerts through a real Prometheus and Alertmanager', (
       {
         upstream: { base_url: sim.url, token: 'demo-token', max_requests_per_second: 10_000 },
         windows: ['1h'],
+        // Every line summary on every 1 s poll, so that the fault shows within seconds.
+        planning: { refresh: { '1h': '1s' } },
         summary: { interval: '1s', levels: ['line'] },
         units: { enabled: false },
       },

@@ -102,6 +102,8 @@ describe.skipIf(!enabled)('control charts in a real Prometheus', () => {
       sim,
       config: {
         windows: ['1h'],
+        // Polls are an hour apart here: every summary on every poll, not the planned share.
+        planning: { refresh: { '1h': '1m' } },
         summary: { enabled: true, levels: ['line'] },
         units: { enabled: false },
         measurements: {
