@@ -10,6 +10,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino, { type Logger } from 'pino';
 import type { CollectorContext } from '../collectors/collector.ts';
+import { SUMMARY_FIELDS } from '../collectors/summary/families.ts';
 import { summaryCollector } from '../collectors/summary/index.ts';
 import { topologyCollector } from '../collectors/topology/index.ts';
 import { ConfigError, loadConfig } from '../config/load.ts';
@@ -74,7 +75,8 @@ function siteWire(s: Site): SiteWire {
   };
 }
 
-function unitWire(r: UnitRecord): UnitRecordWire {
+/** The fields every record shares, as the upstream sends them (times in UTC, so no `tz`). */
+function recordWire(r: UnitRecord | MeasurementRecord) {
   return {
     station_id: r.stationId,
     slot: r.slot,
@@ -83,6 +85,12 @@ function unitWire(r: UnitRecord): UnitRecordWire {
     tz: null,
     mode: r.mode,
     tags: [],
+  };
+}
+
+function unitWire(r: UnitRecord): UnitRecordWire {
+  return {
+    ...recordWire(r),
     unit_type: r.unitType,
     direction: r.direction,
     result: r.result,
@@ -92,13 +100,7 @@ function unitWire(r: UnitRecord): UnitRecordWire {
 
 function metricWire(r: MeasurementRecord): MetricRecordWire {
   return {
-    station_id: r.stationId,
-    slot: r.slot,
-    unit_serial: r.serial,
-    time_created: iso(r.time),
-    tz: null,
-    mode: r.mode,
-    tags: [],
+    ...recordWire(r),
     name: r.name,
     value: r.raw,
     unit: r.unit,
@@ -108,23 +110,11 @@ function metricWire(r: MeasurementRecord): MetricRecordWire {
   };
 }
 
-const SUMMARY_FIELDS: ReadonlyArray<[keyof StationSummary, keyof SummaryWire]> = [
-  ['uniqueUnits', 'unique_units'],
-  ['totalInput', 'total_input'],
-  ['uniqueInput', 'unique_input'],
-  ['totalOutput', 'total_output'],
-  ['uniqueOutput', 'unique_output'],
-  ['firstPass', 'first_pass'],
-  ['finalPass', 'final_pass'],
-  ['firstPassYield', 'first_pass_yield'],
-  ['finalYield', 'final_yield'],
-  ['retryRate', 'retry_rate'],
-];
-
 /** The summary as the upstream sent it (fields it did not send stay out). */
 function summaryWire(s: StationSummary): Partial<SummaryWire> {
   const out: Partial<SummaryWire> = {};
-  for (const [from, to] of SUMMARY_FIELDS) if (s[from] !== undefined) out[to] = s[from];
+  for (const { key, wire } of SUMMARY_FIELDS)
+    if (s[key] !== undefined) out[wire as keyof SummaryWire] = s[key];
   return out;
 }
 
