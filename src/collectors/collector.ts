@@ -126,6 +126,8 @@ interface CollectorBase {
   enabled(config: Config): boolean;
   /** How often the job runs. */
   intervalMs(config: Config): number;
+  /** How long its data may be served without an answer from the upstream; absent: no bound. */
+  maxStalenessMs?(config: Config): number;
 }
 
 /** The collector that discovers the topology; it runs before the others. */

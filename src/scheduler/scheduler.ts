@@ -108,7 +108,7 @@ export class Scheduler {
       return {
         name: c.name,
         intervalMs: c.intervalMs(config),
-        maxStalenessMs: maxStalenessOf(config, c.name),
+        maxStalenessMs: c.maxStalenessMs?.(config),
         run: (signal?: AbortSignal) => job.poll(this.pollContext(signal)),
       };
     });
@@ -424,12 +424,6 @@ class Staleness {
   markDropped(name: string): void {
     this.dropped.add(name);
   }
-}
-
-/** A collector's `max_staleness` from its config section (collector names are config keys). */
-function maxStalenessOf(config: CollectorContext['config'], name: string): number | undefined {
-  const section = (config as unknown as Record<string, { maxStalenessMs?: unknown } | undefined>)[name];
-  return typeof section?.maxStalenessMs === 'number' ? section.maxStalenessMs : undefined;
 }
 
 /** The upstream answered at least one of the poll's requests, or it needed none. */

@@ -10,5 +10,6 @@ export const measurementsCollector: DataCollector = {
   families: [...Object.values(MEASUREMENT_FAMILIES), ...CONTROL_FAMILIES],
   enabled: (config) => config.measurements.enabled,
   intervalMs: (config) => config.measurements.intervalMs,
+  maxStalenessMs: (config) => config.measurements.maxStalenessMs,
   createJob: createMeasurementsJob,
 };

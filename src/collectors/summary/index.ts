@@ -11,5 +11,6 @@ export const summaryCollector: DataCollector = {
   families: SUMMARY_LEVELS.flatMap((level) => [...summaryDescs(level), ...coverageDescs(level)]),
   enabled: (config) => config.summary.enabled,
   intervalMs: (config) => config.summary.intervalMs,
+  maxStalenessMs: (config) => config.summary.maxStalenessMs,
   createJob: createSummaryJob,
 };

@@ -9,5 +9,6 @@ export const unitsCollector: DataCollector = {
   families: Object.values(UNIT_FAMILIES),
   enabled: (config) => config.units.enabled,
   intervalMs: (config) => config.units.intervalMs,
+  maxStalenessMs: (config) => config.units.maxStalenessMs,
   createJob: createUnitsJob,
 };
