@@ -29,7 +29,7 @@ const family = (value: number) => ({
   samples: [{ labels: LabelSet.EMPTY, value }],
 });
 
-/** A collector named `units`, so that its bound comes from `units.max_staleness`. */
+/** A collector whose bound comes from `units.max_staleness`, as the units collector's does. */
 function units(next: () => Promise<PollOutcome>): DataCollector {
   return {
     kind: 'data',
@@ -37,6 +37,7 @@ function units(next: () => Promise<PollOutcome>): DataCollector {
     families: [],
     enabled: () => true,
     intervalMs: (c) => c.units.intervalMs,
+    maxStalenessMs: (c) => c.units.maxStalenessMs,
     createJob: () => ({ poll: next }),
   };
 }
