@@ -21,6 +21,7 @@ import { abortableSleep, type Loop, type LoopTimers, realLoopTimers, startLoop }
 import type { RequestPlan } from './plan.ts';
 import type { PlanMetrics } from './plan-metrics.ts';
 import type { SeriesBudget } from './series-budget.ts';
+import { Staleness } from './staleness.ts';
 import { type CollectorStatus, recordRun } from './status.ts';
 
 export type { CollectorStatus } from './status.ts';
@@ -390,39 +391,6 @@ export class Scheduler {
         'poll took longer than its interval: raise upstream.max_requests_per_second or upstream.concurrency, or poll less (fewer windows, levels or stations)',
       );
     }
-  }
-}
-
-/** When each collector's poll started and its data was last fresh, and which parts are dropped. */
-class Staleness {
-  private readonly running = new Map<string, number>();
-  private readonly freshAt = new Map<string, number>();
-  private readonly dropped = new Set<string>();
-
-  start(name: string, now: number): void {
-    this.running.set(name, now);
-  }
-  finish(name: string, freshAt: number | undefined): void {
-    this.running.delete(name);
-    if (freshAt === undefined) return;
-    this.freshAt.set(name, freshAt);
-    this.dropped.delete(name);
-  }
-  runningSince(name: string): number | undefined {
-    return this.running.get(name);
-  }
-  /** Data was published once, is older than `maxMs`, and is still in the cache. */
-  isStale(name: string, now: number, maxMs: number): boolean {
-    const at = this.freshAt.get(name);
-    return at !== undefined && !this.dropped.has(name) && now - at > maxMs;
-  }
-  /** Data was published once and is older than `maxMs`. */
-  pastBound(name: string, now: number, maxMs: number | undefined): boolean {
-    const at = this.freshAt.get(name);
-    return maxMs !== undefined && at !== undefined && now - at > maxMs;
-  }
-  markDropped(name: string): void {
-    this.dropped.add(name);
   }
 }
 
