@@ -111,3 +111,17 @@ export const always = { when: () => true } as const;
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
+
+/** A collector's polling interval. */
+export function interval(what: string) {
+  return duration().prefault('1m').describe(`How often ${what} are polled.`);
+}
+
+/** A collector's max_staleness: how long its last good data is served. */
+export function maxStaleness() {
+  return duration()
+    .optional()
+    .describe(
+      'How long the last good data is served when polls fail; past it the series are dropped. Default: 5 intervals.',
+    );
+}

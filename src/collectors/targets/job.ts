@@ -3,7 +3,6 @@
  * the upstream nothing; it polls so that new lines and stations get their targets.
  */
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
-import type { StationNode } from '../topology/types.ts';
 import { type TargetRow, targetFamilies } from './families.ts';
 import { targetsOf } from './match.ts';
 

@@ -1,0 +1,192 @@
+/** The `measurements` and `units` sections of the config: record collectors and their statistics. */
+import { z } from 'zod';
+import { controlSchema } from '../spc/config.ts';
+import { always, duration, interval, isRecord, maxStaleness, reportDuplicates } from './fields.ts';
+
+const minSamples = z.int().min(2);
+
+function rereadInterval() {
+  return duration()
+    .prefault('1h')
+    .describe(
+      'How often a poll re-reads the whole longest window instead of only the overlap, so that records ' +
+        'arriving later than `overlap` are still picked up (and counted as late).',
+    );
+}
+
+function attributeValues(defaults: string[]) {
+  return z
+    .array(z.string().min(1, 'must not be empty'))
+    .default(defaults)
+    .describe(`Values counted as this outcome; default ${defaults.map((d) => `\`${d}\``).join(', ')}.`);
+}
+
+const measurementName = z
+  .union([
+    z.string().min(1, 'must not be empty'),
+    z.strictObject({
+      name: z.string().min(1, 'must not be empty').describe('Measurement name.'),
+      min_samples: minSamples
+        .optional()
+        .describe('Overrides `measurements.min_samples` for this measurement.'),
+    }),
+  ])
+  .meta({ 'x-type': 'string or mapping' });
+
+/** Windowed measurement statistics that can be selected per window (see collectors/measurements/selection.ts). */
+export const WINDOW_STATISTICS = [
+  'samples',
+  'non_numeric',
+  'mean',
+  'min',
+  'max',
+  'stddev',
+  'out_of_spec',
+  'ppk',
+  'cpk',
+  'pp',
+  'cp',
+  'attributes',
+  'capability_omitted',
+] as const;
+/** One windowed measurement statistic. */
+export type WindowStatistic = (typeof WINDOW_STATISTICS)[number];
+
+/** The statistics exported by default: what the dashboards and alerts use; min/max are opt-in. */
+export const DEFAULT_WINDOW_STATISTICS: readonly WindowStatistic[] = [
+  'samples',
+  'mean',
+  'stddev',
+  'out_of_spec',
+  'ppk',
+  'attributes',
+];
+
+const statisticList = z
+  .array(z.enum(WINDOW_STATISTICS))
+  .superRefine((list, ctx) => reportDuplicates(list, ctx, (x) => x, 'statistic'), always);
+
+const statisticsSchema = z
+  .strictObject({
+    default: statisticList
+      .default([...DEFAULT_WINDOW_STATISTICS])
+      .describe(
+        `Windowed statistics exported for every window: any of ${WINDOW_STATISTICS.map((x) => `\`${x}\``).join(', ')}.`,
+      ),
+    windows: z
+      .record(z.string(), statisticList)
+      .default({})
+      .describe(
+        'Per window name, the statistics to export instead of `default` (an empty list exports none).',
+      ),
+  })
+  .prefault({})
+  .transform((s) => ({ default: s.default, windows: new Map(Object.entries(s.windows)) }))
+  .describe('Which windowed measurement statistics to export, per window: the series budget.');
+
+export const measurementsSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false).describe('Export process capability statistics of measurements.'),
+    interval: interval('measurements'),
+    max_staleness: maxStaleness(),
+    names: z
+      .array(measurementName)
+      .default([])
+      .superRefine(
+        (names, ctx) =>
+          reportDuplicates(names, ctx, (n) => (typeof n === 'string' ? n : n?.name), 'measurement'),
+        always,
+      )
+      .describe('Measurement names to export: a name, or `{ name, min_samples }`. Required when enabled.'),
+    min_samples: minSamples.default(30).describe('Fewest samples in a window for which Ppk is exported.'),
+    overlap: duration()
+      .prefault('5m')
+      .describe('How far back each poll re-reads, to catch records that arrive late.'),
+    max_records_per_request: z
+      .int()
+      .min(1)
+      .default(20_000)
+      .describe(
+        'Answers with this many records are assumed truncated and re-requested as smaller time spans.',
+      ),
+    reread_interval: rereadInterval(),
+    retention: duration()
+      .prefault('24h')
+      .describe(
+        'How long a known station, measurement and slot stays exported (samples 0, no statistics) after ' +
+          'its last record left every window, so that "no samples" alerts keep working.',
+      ),
+    attributes: z
+      .strictObject({
+        pass: attributeValues(['PASS', 'OK']),
+        fail: attributeValues(['FAIL', 'NG', 'NOK']),
+      })
+      .prefault({})
+      .describe(
+        'Values of attribute (pass/fail) tests, matched case-insensitively against the whole value; ' +
+          'counted in `station_measurement_window_attribute_samples` by outcome.',
+      ),
+    control: controlSchema,
+    statistics: statisticsSchema,
+    by_slot: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Export a `slot` label per test slot. `false` leaves the label out where a station has a single slot ' +
+          '(stations with several slots keep it, so that no two series collide).',
+      ),
+  })
+  .superRefine((m, ctx) => {
+    if (!isRecord(m)) return;
+    if (m.enabled === true && Array.isArray(m.names) && m.names.length === 0) {
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must not be empty when measurements are enabled',
+        path: ['names'],
+      });
+    }
+  }, always)
+  .prefault({})
+  .transform((m) => ({
+    enabled: m.enabled,
+    intervalMs: m.interval,
+    maxStalenessMs: m.max_staleness ?? 5 * m.interval,
+    names: m.names.map((n) =>
+      typeof n === 'string'
+        ? { name: n, minSamples: m.min_samples }
+        : { name: n.name, minSamples: n.min_samples ?? m.min_samples },
+    ),
+    minSamples: m.min_samples,
+    overlapMs: m.overlap,
+    maxRecordsPerRequest: m.max_records_per_request,
+    rereadIntervalMs: m.reread_interval,
+    retentionMs: m.retention,
+    attributes: {
+      pass: m.attributes.pass.map((v) => v.toUpperCase()),
+      fail: m.attributes.fail.map((v) => v.toUpperCase()),
+    },
+    control: m.control,
+    statistics: m.statistics,
+    bySlot: m.by_slot,
+  }))
+  .describe('Measurement statistics (process capability) per window.');
+
+export const unitsSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe('Export unit counts by result and direction.'),
+    interval: interval('units'),
+    max_staleness: maxStaleness(),
+    overlap: duration()
+      .prefault('5m')
+      .describe('How far back each poll re-reads, to catch records that arrive late.'),
+    reread_interval: rereadInterval(),
+  })
+  .prefault({})
+  .transform((u) => ({
+    enabled: u.enabled,
+    intervalMs: u.interval,
+    maxStalenessMs: u.max_staleness ?? 5 * u.interval,
+    overlapMs: u.overlap,
+    rereadIntervalMs: u.reread_interval,
+  }))
+  .describe('Unit records (tested units by result).');
