@@ -1,0 +1,37 @@
+/**
+ * In-control false-alarm rates of the Nelson rules as the exporter evaluates them: the share of
+ * 30-point evaluation windows (with 20 points of context) of an in-control normal process, with
+ * known limits, in which each rule (and any rule) reports a violation. Run: npx tsx bench/spc-false-alarms.ts
+ */
+import { createRuleResults, evaluateRules, NELSON_RULES, RULE_NUMBERS } from '../src/spc/rules.ts';
+
+let seed = 12345;
+const rand = () => {
+  seed = (seed * 1103515245 + 12345) % 2147483648;
+  return seed / 2147483648;
+};
+const normal = () => {
+  const u = rand() || 1e-12,
+    v = rand();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+};
+const N = 20000,
+  W = 30,
+  CTX = 20;
+const perRule = new Array(8).fill(0);
+let any = 0;
+const out = createRuleResults();
+const limits = { center: 0, sigma: 1, ucl: 3, lcl: -3 };
+for (let k = 0; k < N; k++) {
+  const v = new Float64Array(CTX + W);
+  for (let i = 0; i < v.length; i++) v[i] = normal();
+  evaluateRules(v, CTX, CTX + W, limits, NELSON_RULES, out);
+  let hit = false;
+  for (const r of RULE_NUMBERS)
+    if (out.count[r - 1]! > 0) {
+      perRule[r - 1]++;
+      hit = true;
+    }
+  if (hit) any++;
+}
+console.log('any', (any / N).toFixed(3), 'per rule', perRule.map((c) => (c / N).toFixed(3)).join(' '));
