@@ -19,10 +19,14 @@ export interface PlantRun {
 
 const HISTORY = new URL('./plant-history.json', import.meta.url);
 
+/** The recorded runs, oldest first (none before the first plant-scale run). */
+export function plantRuns(): PlantRun[] {
+  return existsSync(HISTORY) ? JSON.parse(readFileSync(HISTORY, 'utf8')) : [];
+}
+
 /** Adds a run to the history (the last three are kept) and returns them, oldest first. */
 export function recordPlantRun(run: PlantRun): PlantRun[] {
-  const old: PlantRun[] = existsSync(HISTORY) ? JSON.parse(readFileSync(HISTORY, 'utf8')) : [];
-  const runs = [...old, run].slice(-3);
+  const runs = [...plantRuns(), run].slice(-3);
   writeFileSync(HISTORY, `${JSON.stringify(runs, null, 1)}\n`);
   return runs;
 }

@@ -4,13 +4,13 @@
  * event-loop blocking, scrape throughput against a bare server, and memory.
  * The full run writes bench/RESULTS.md; `--quick` only prints.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { controlSection } from './control-section.ts';
 import { startLoopMonitor } from './loop-delay.ts';
 import { describeMachine } from './machine.ts';
 import { runPlantScale } from './plant.ts';
-import { recordPlantRun, renderPlantSection } from './plant-report.ts';
+import { plantRuns, recordPlantRun, renderPlantSection } from './plant-report.ts';
 import { measuredExporter } from './polls.ts';
 import type { SizedRunResult } from './protocol.ts';
 import { type BenchResults, renderReport } from './report.ts';
@@ -136,12 +136,23 @@ async function main(): Promise<void> {
       ...(gzip ? { gzipRatio: gzip.ratio } : {}),
     });
     report += renderPlantSection(runs);
+  } else if (p.name === 'full' && plantRuns().length > 0) {
+    // --no-plant: the section still shows the last recorded plant-scale runs, with their dates.
+    report += renderPlantSection(plantRuns());
   }
   process.stdout.write(report);
   if (p.name === 'full') {
-    writeFileSync(RESULTS, report);
+    writeFileSync(RESULTS, report + keptSection(RESULTS, '<!-- load200:start -->', '<!-- load200:end -->'));
     progress(`written to ${RESULTS.pathname}`);
   }
+}
+
+/** A section another script writes into the results (e.g. `npm run bench:load200`), kept as it is. */
+function keptSection(file: URL, start: string, end: string): string {
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const i = text.indexOf(start);
+  const j = text.indexOf(end);
+  return i >= 0 && j > i ? `\n${text.slice(i, j + end.length)}\n` : '';
 }
 
 await main();
