@@ -81,67 +81,63 @@ export class SortedColumns {
    */
   merge(rows: readonly Row[]): number {
     if (rows.length === 0) return 0;
-    const batch = [...rows].sort(compareRows);
+    const batch = rows.length === 1 || isSorted(rows) ? rows : [...rows].sort(compareRows);
     // Only the tail from the batch's first time on can interleave; everything before stays put.
     const start = this.lowerBound(batch[0]?.time ?? 0);
-    const tail: Row[] = [];
-    for (let i = start; i < this.size; i++) tail.push(this.rowAt(i));
-    const merged: Row[] = [];
+    // The tail is copied out as columns (no object per held row), then merged back in place.
+    const tailLength = this.size - start;
+    const tailTimes = this.times.slice(start, this.size);
+    const tailSerials = this.serials.slice(start, this.size);
+    const tailCols = this.cols.map((c) => c.slice(start, this.size));
+    this.reserve(this.size + batch.length);
+    // One scratch row, refilled per row written: no object or closure per record.
+    const row = new Float64Array(this.width);
+    let out = start;
     let a = 0;
     let b = 0;
-    while (a < tail.length || b < batch.length) {
-      const ta = tail[a];
+    while (a < tailLength || b < batch.length) {
       const tb = batch[b];
-      if (ta !== undefined && (tb === undefined || compareRows(ta, tb) <= 0)) {
-        this.push(merged, ta);
+      if (
+        a < tailLength &&
+        (tb === undefined || compareKeys(tailTimes[a] ?? 0, tailSerials[a] ?? '', tb) <= 0)
+      ) {
+        for (let c = 0; c < this.width; c++) row[c] = tailCols[c]?.[a] ?? Number.NaN;
+        out = this.place(out, tailTimes[a] ?? 0, tailSerials[a] ?? '', row);
         a++;
       } else if (tb !== undefined) {
-        this.push(merged, tb);
+        for (let c = 0; c < this.width; c++) row[c] = tb.values[c] ?? Number.NaN;
+        out = this.place(out, tb.time, tb.serial, row);
         b++;
       }
     }
-    this.reserve(start + merged.length);
-    for (let k = 0; k < merged.length; k++) this.write(start + k, merged[k] as Row);
-    const added = start + merged.length - this.size;
-    this.size = start + merged.length;
+    const added = out - this.size;
+    this.size = out;
     this.serials.length = this.size;
     return added;
   }
 
-  /** Appends `row` unless a row of the same time already written is the same record. */
-  private push(out: Row[], row: Row): void {
-    for (let k = out.length - 1; k >= 0; k--) {
-      const prev = out[k];
-      if (prev === undefined || prev.time !== row.time) break;
-      if (this.sameRecord(prev, row)) {
-        // Later answers win for the columns outside the key (e.g. corrected limits).
-        out[k] = row;
-        return;
+  /**
+   * Writes a row at `out` unless a row of the same time already written from `start` on is
+   * the same record, which it then overwrites: later answers win for the columns outside
+   * the key (e.g. corrected limits). Returns the next free index.
+   */
+  private place(out: number, time: number, serial: string, row: Float64Array): number {
+    let at = out;
+    for (let k = out - 1; k >= 0 && this.times[k] === time; k--) {
+      if (this.serials[k] === serial && this.sameKey(k, row)) {
+        at = k;
+        break;
       }
     }
-    out.push(row);
+    this.times[at] = time;
+    this.serials[at] = serial;
+    for (let c = 0; c < this.cols.length; c++) (this.cols[c] as Float64Array)[at] = row[c] ?? Number.NaN;
+    return at === out ? out + 1 : out;
   }
 
-  private sameRecord(x: Row, y: Row): boolean {
-    if (x.serial !== y.serial) return false;
-    for (let c = 0; c < this.keyWidth; c++) if (!Object.is(x.values[c], y.values[c])) return false;
+  private sameKey(i: number, row: Float64Array): boolean {
+    for (let c = 0; c < this.keyWidth; c++) if (!Object.is(this.cols[c]?.[i], row[c])) return false;
     return true;
-  }
-
-  private rowAt(i: number): Row {
-    return {
-      time: this.times[i] ?? 0,
-      serial: this.serials[i] ?? '',
-      values: this.cols.map((c) => c[i] ?? Number.NaN),
-    };
-  }
-
-  private write(i: number, row: Row): void {
-    this.times[i] = row.time;
-    this.serials[i] = row.serial;
-    this.cols.forEach((c, k) => {
-      c[i] = row.values[k] ?? Number.NaN;
-    });
   }
 
   private reserve(n: number): void {
@@ -162,6 +158,16 @@ export class SortedColumns {
 
 /** Order of rows: by time, then serial, so that equal times sort the same in every process. */
 function compareRows(x: Row, y: Row): number {
-  if (x.time !== y.time) return x.time - y.time;
-  return x.serial < y.serial ? -1 : x.serial > y.serial ? 1 : 0;
+  return compareKeys(x.time, x.serial, y);
+}
+
+function compareKeys(time: number, serial: string, y: Row): number {
+  if (time !== y.time) return time - y.time;
+  return serial < y.serial ? -1 : serial > y.serial ? 1 : 0;
+}
+
+/** A batch is often in order already: checking is cheaper than copying and sorting it. */
+function isSorted(rows: readonly Row[]): boolean {
+  for (let i = 1; i < rows.length; i++) if (compareRows(rows[i - 1] as Row, rows[i] as Row) > 0) return false;
+  return true;
 }

@@ -271,11 +271,17 @@ const SUMMARY_FIELDS = {
 } as const satisfies Record<keyof StationSummary, string>;
 
 /**
+ * Built once: zod compiles a schema's fast path on its first parse, so a schema derived per
+ * answer cost a compiled function (and its garbage) for every summary request.
+ */
+const partialSummarySchema = summarySchema.partial();
+
+/**
  * Maps `GET /station/summary` data. Returns `undefined` when `data` is not an object;
  * a field that is not a finite number (or numeric string) is left `undefined`.
  */
 export function parseSummary(data: unknown): { summary: StationSummary; missing: number } | undefined {
-  const parsed = summarySchema.partial().safeParse(Array.isArray(data) && data.length === 1 ? data[0] : data);
+  const parsed = partialSummarySchema.safeParse(Array.isArray(data) && data.length === 1 ? data[0] : data);
   if (!parsed.success) return undefined;
   const summary: Record<string, number> = {};
   let missing = 0;

@@ -49,7 +49,9 @@ export const siteSchema = z.looseObject({
   lines: z.array(z.unknown()),
 });
 
-export const metricRecordSchema = z.looseObject({
+// Record schemas strip unknown keys instead of copying them (z.looseObject): the mapping reads
+// only the keys listed here, and copying the rest cost an object's worth per record.
+export const metricRecordSchema = z.object({
   station_id: z.string(),
   slot: nullableString,
   unit_serial: z.string(),
@@ -65,7 +67,7 @@ export const metricRecordSchema = z.looseObject({
   limit_lower: z.union([z.string(), z.number()]).nullable().optional(),
 });
 
-export const unitRecordSchema = z.looseObject({
+export const unitRecordSchema = z.object({
   station_id: z.string(),
   slot: nullableString,
   unit_serial: z.string(),
