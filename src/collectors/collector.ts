@@ -12,7 +12,7 @@ import type { Config } from '../config/schema.ts';
 import type { Family, FamilyDesc } from '../exposition/model.ts';
 import type { RefusedStations } from '../records/refused.ts';
 import type { ActivityBoard } from '../scheduler/activity.ts';
-import type { RequestPlan } from '../scheduler/plan.ts';
+import type { RequestPlan } from '../scheduler/request-plan.ts';
 import type { Shard } from '../scheduler/shard.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import type { Turns } from '../util/turns.ts';

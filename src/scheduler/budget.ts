@@ -6,8 +6,8 @@ import type { Topology } from '../collectors/topology/types.ts';
 import type { Config } from '../config/schema.ts';
 import { requestUrl } from '../upstream/endpoints.ts';
 import { recordRequestsPerPoll, stationsPerRequest, summaryRequestsPerLevel } from './counts.ts';
-import { planRequests, type RecordsNeed, type RequestPlan } from './plan.ts';
 import { planWindows } from './refresh.ts';
+import { planRequests, type RecordsNeed, type RequestPlan } from './request-plan.ts';
 import type { Shard } from './shard.ts';
 
 /** This replica's request budget: `sharding.max_requests_per_second`, else the upstream's over the shards. */

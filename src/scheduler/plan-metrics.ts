@@ -5,7 +5,7 @@
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { IdleSkipCounts, RefreshAchieved } from '../collectors/collector.ts';
-import type { RequestPlan } from './plan.ts';
+import type { RequestPlan } from './request-plan.ts';
 
 const P = 'station_exporter_';
 

@@ -4,7 +4,7 @@
  * and what was dropped. Further sections (a series estimate) are appended by the caller.
  */
 import { formatDuration } from '../config/duration.ts';
-import type { PlanEntry, RequestPlan } from './plan.ts';
+import type { PlanEntry, RequestPlan } from './request-plan.ts';
 
 const HEADER = ['collector', 'window', 'level', 'requests', 'refresh', 'requests/min'] as const;
 

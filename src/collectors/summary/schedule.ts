@@ -7,7 +7,7 @@
  */
 
 import { phaseOf, sendOffsetMs } from '../../scheduler/pace.ts';
-import type { PlanEntry, RequestPlan } from '../../scheduler/plan.ts';
+import type { PlanEntry, RequestPlan } from '../../scheduler/request-plan.ts';
 import type { SummarySlot } from './plan.ts';
 
 /** One (window, level)'s schedule. */

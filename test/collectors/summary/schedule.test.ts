@@ -3,7 +3,7 @@ import { createSummaryJob } from '../../../src/collectors/summary/job.ts';
 import { isDue, summarySchedule } from '../../../src/collectors/summary/schedule.ts';
 import { SortedColumns } from '../../../src/records/columns.ts';
 import { ActivityBoard } from '../../../src/scheduler/activity.ts';
-import { planRequests } from '../../../src/scheduler/plan.ts';
+import { planRequests } from '../../../src/scheduler/request-plan.ts';
 import type { StationSummary } from '../../../src/upstream/types.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
 import { jobContext } from '../../helpers/job-context.ts';

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Level } from '../../src/collectors/topology/types.ts';
 import type { WindowSpec } from '../../src/config/schema.ts';
-import {
-  DEFAULT_RETRY_RESERVE,
-  type PlanInput,
-  planRequests,
-  type RequestPlan,
-} from '../../src/scheduler/plan.ts';
 import { renderPlan } from '../../src/scheduler/plan-text.ts';
 import {
   defaultRefreshMs,
@@ -15,6 +9,12 @@ import {
   type PlanWindow,
   planWindows,
 } from '../../src/scheduler/refresh.ts';
+import {
+  DEFAULT_RETRY_RESERVE,
+  type PlanInput,
+  planRequests,
+  type RequestPlan,
+} from '../../src/scheduler/request-plan.ts';
 
 const S = 1_000;
 const M = 60 * S;
