@@ -5,25 +5,17 @@
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import type { DataCollector, DiscoveryCollector, PollOutcome } from '../../src/collectors/collector.ts';
+import type { DataCollector, PollOutcome } from '../../src/collectors/collector.ts';
 import { ExpositionCache } from '../../src/exposition/cache.ts';
 import { LabelSet } from '../../src/exposition/model.ts';
 import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import { createScheduler } from '../../src/scheduler/scheduler.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
-import { plantOf, topologyOf } from '../helpers/fake-client.ts';
+import { FAKE_TOPOLOGY, fakeDiscovery } from '../helpers/fake-discovery.ts';
 import { jobContext } from '../helpers/job-context.ts';
 
-const topology = topologyOf([plantOf([2])]);
-
-const discovery: DiscoveryCollector = {
-  kind: 'discovery',
-  name: 'topology',
-  families: [],
-  enabled: () => true,
-  intervalMs: () => 60_000,
-  createJob: () => ({ poll: async () => ({ topology, families: [], requests: 1, failures: 0 }) }),
-};
+const topology = FAKE_TOPOLOGY;
+const discovery = fakeDiscovery;
 
 /** A data collector whose polls return (or throw) what the test queues. */
 function fakeCollector(name: string, outcomes: Array<PollOutcome | Error>): DataCollector {

@@ -6,23 +6,16 @@
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import type { DataCollector, DiscoveryCollector, PollOutcome } from '../../src/collectors/collector.ts';
+import type { DataCollector, PollOutcome } from '../../src/collectors/collector.ts';
 import { ExpositionCache } from '../../src/exposition/cache.ts';
 import { LabelSet } from '../../src/exposition/model.ts';
 import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import { createScheduler } from '../../src/scheduler/scheduler.ts';
-import { plantOf, topologyOf } from '../helpers/fake-client.ts';
+import { FAKE_TOPOLOGY, fakeDiscovery } from '../helpers/fake-discovery.ts';
 import { jobContext } from '../helpers/job-context.ts';
 
-const topology = topologyOf([plantOf([2])]);
-const discovery: DiscoveryCollector = {
-  kind: 'discovery',
-  name: 'topology',
-  families: [],
-  enabled: () => true,
-  intervalMs: () => 60_000,
-  createJob: () => ({ poll: async () => ({ topology, families: [], requests: 1, failures: 0 }) }),
-};
+const _topology = FAKE_TOPOLOGY;
+const discovery = fakeDiscovery;
 
 const family = (value: number) => ({
   desc: { name: 'fake_value', kind: 'gauge' as const, labels: [], help: 'A value.' },
