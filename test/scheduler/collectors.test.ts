@@ -2,20 +2,12 @@
  * The scheduler with fake collectors: it runs discovery first, times every poll, publishes
  * each outcome whole, and is the only writer of the self-metrics.
  */
-import pino from 'pino';
-import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import type { DataCollector, PollOutcome } from '../../src/collectors/collector.ts';
-import { ExpositionCache } from '../../src/exposition/cache.ts';
-import { LabelSet } from '../../src/exposition/model.ts';
-import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
-import { createScheduler } from '../../src/scheduler/scheduler.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
-import { FAKE_TOPOLOGY, fakeDiscovery } from '../helpers/fake-discovery.ts';
-import { jobContext } from '../helpers/job-context.ts';
+import { FAKE_TOPOLOGY, fakeFamily, schedulerHarness } from '../helpers/scheduler-harness.ts';
 
 const topology = FAKE_TOPOLOGY;
-const discovery = fakeDiscovery;
 
 /** A data collector whose polls return (or throw) what the test queues. */
 function fakeCollector(name: string, outcomes: Array<PollOutcome | Error>): DataCollector {
@@ -37,40 +29,10 @@ function fakeCollector(name: string, outcomes: Array<PollOutcome | Error>): Data
   };
 }
 
-const gaugeFamily = (value: number) => ({
-  desc: { name: 'fake_value', kind: 'gauge' as const, labels: [], help: 'A value.' },
-  samples: [{ labels: LabelSet.EMPTY, value }],
-});
-
-function setup(collectors: DataCollector[]) {
-  const registry = new Registry();
-  let now = 1_000_000;
-  const self = createSelfMetrics(registry, { version: 't', wallClock: () => now });
-  const cache = new ExpositionCache();
-  const scheduler = createScheduler({
-    discovery,
-    collectors,
-    context: jobContext({}),
-    cache,
-    self,
-    logger: pino({ level: 'silent' }),
-    wallClock: () => now,
-  });
-  const metric = async (name: string, labels: Record<string, string> = {}) => {
-    const m = (await registry.getMetricsAsJSON()).find((x) => x.name === `station_exporter_${name}`);
-    const v = (m?.values as Array<{ labels: Record<string, string>; value: number }> | undefined)?.find((x) =>
-      Object.entries(labels).every(([k, val]) => x.labels[k] === val),
-    );
-    return v?.value;
-  };
-  const body = async () => (await cache.respond('text', false, [])).body.toString('utf8');
-  return { scheduler, metric, body, advance: (ms: number) => (now += ms) };
-}
-
 describe('scheduler', () => {
   it('reports success per collector and keeps the last published data when a poll throws', async () => {
-    const t = setup([
-      fakeCollector('a', [{ families: [gaugeFamily(7)], requests: 2, failures: 0 }, new Error('boom')]),
+    const t = schedulerHarness([
+      fakeCollector('a', [{ families: [fakeFamily(7)], requests: 2, failures: 0 }, new Error('boom')]),
     ]);
     expect(await t.scheduler.pollOnce()).toBe(true);
     expect(await t.metric('collector_success', { collector: 'a' })).toBe(1);
@@ -87,7 +49,9 @@ describe('scheduler', () => {
   });
 
   it('counts a poll with failed requests as unsuccessful, though its data is published', async () => {
-    const t = setup([fakeCollector('a', [{ families: [gaugeFamily(3)], requests: 4, failures: 1 }])]);
+    const t = schedulerHarness([
+      fakeCollector('a', [{ families: [fakeFamily(3)], requests: 4, failures: 1 }]),
+    ]);
     expect(await t.scheduler.pollOnce()).toBe(false);
     expect(await t.metric('collector_success', { collector: 'a' })).toBe(0);
     expect(await t.body()).toContain('fake_value 3');
@@ -97,7 +61,9 @@ describe('scheduler', () => {
   });
 
   it('keeps upstream_up at 1 when a small share of requests fails', async () => {
-    const t = setup([fakeCollector('a', [{ families: [gaugeFamily(3)], requests: 20, failures: 1 }])]);
+    const t = schedulerHarness([
+      fakeCollector('a', [{ families: [fakeFamily(3)], requests: 20, failures: 1 }]),
+    ]);
     await t.scheduler.pollOnce();
     expect(await t.metric('upstream_up')).toBe(1);
     expect(await t.metric('collector_failed_requests_ratio', { collector: 'a' })).toBe(0.05);
@@ -110,17 +76,20 @@ describe('scheduler', () => {
       [dead, fine],
       [fine, dead],
     ]) {
-      const t = setup([fakeCollector('a', [order[0] ?? fine]), fakeCollector('b', [order[1] ?? fine])]);
+      const t = schedulerHarness([
+        fakeCollector('a', [order[0] ?? fine]),
+        fakeCollector('b', [order[1] ?? fine]),
+      ]);
       await t.scheduler.pollOnce();
       expect(await t.metric('upstream_up')).toBe(0);
     }
-    const thrown = setup([fakeCollector('a', [new UpstreamError('metrics', 'timeout', 'slow')])]);
+    const thrown = schedulerHarness([fakeCollector('a', [new UpstreamError('metrics', 'timeout', 'slow')])]);
     await thrown.scheduler.pollOnce();
     expect(await thrown.metric('upstream_up')).toBe(0);
   });
 
   it('turns diagnostics into self-metrics', async () => {
-    const t = setup([
+    const t = schedulerHarness([
       fakeCollector('a', [
         {
           families: [],

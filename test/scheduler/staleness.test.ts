@@ -3,24 +3,9 @@
  * fresh), a failed poll does not bring them back, a successful one does; a poll that runs past
  * its interval is not a success.
  */
-import pino from 'pino';
-import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import type { DataCollector, PollOutcome } from '../../src/collectors/collector.ts';
-import { ExpositionCache } from '../../src/exposition/cache.ts';
-import { LabelSet } from '../../src/exposition/model.ts';
-import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
-import { createScheduler } from '../../src/scheduler/scheduler.ts';
-import { FAKE_TOPOLOGY, fakeDiscovery } from '../helpers/fake-discovery.ts';
-import { jobContext } from '../helpers/job-context.ts';
-
-const _topology = FAKE_TOPOLOGY;
-const discovery = fakeDiscovery;
-
-const family = (value: number) => ({
-  desc: { name: 'fake_value', kind: 'gauge' as const, labels: [], help: 'A value.' },
-  samples: [{ labels: LabelSet.EMPTY, value }],
-});
+import { fakeFamily, schedulerHarness } from '../helpers/scheduler-harness.ts';
 
 /** A collector whose bound comes from `units.max_staleness`, as the units collector's does. */
 function units(next: () => Promise<PollOutcome>): DataCollector {
@@ -35,36 +20,19 @@ function units(next: () => Promise<PollOutcome>): DataCollector {
   };
 }
 
+/** The scheduler over one units-like collector, with a 10 s interval and a 30 s bound. */
 function setup(next: () => Promise<PollOutcome>) {
-  const registry = new Registry();
-  let now = 1_000_000;
-  const self = createSelfMetrics(registry, { version: 't', wallClock: () => now });
-  const cache = new ExpositionCache();
-  const scheduler = createScheduler({
-    discovery,
-    collectors: [units(next)],
-    context: jobContext({ units: { interval: '10s', max_staleness: '30s' } }),
-    cache,
-    self,
-    logger: pino({ level: 'silent' }),
-    wallClock: () => now,
-  });
-  const metric = async (name: string) => {
-    const m = (await registry.getMetricsAsJSON()).find((x) => x.name === `station_exporter_${name}`);
-    const values = m?.values as Array<{ labels: Record<string, string>; value: number }> | undefined;
-    return values?.find((v) => v.labels.collector === 'units')?.value;
-  };
-  const body = async () => (await cache.respond('text', false, [])).body.toString('utf8');
-  return { scheduler, metric, body, advance: (ms: number) => (now += ms) };
+  const t = schedulerHarness([units(next)], { units: { interval: '10s', max_staleness: '30s' } });
+  return { ...t, metric: (name: string) => t.metric(name, { collector: 'units' }) };
 }
 
 describe('staleness', () => {
   it('drops a collector past max_staleness and brings it back on the next good poll', async () => {
     const queue: Array<PollOutcome | Error> = [
-      { families: [family(1)], requests: 1, failures: 0 },
-      { families: [family(1)], requests: 4, failures: 4 },
-      { families: [family(1)], requests: 4, failures: 4 },
-      { families: [family(2)], requests: 1, failures: 0 },
+      { families: [fakeFamily(1)], requests: 1, failures: 0 },
+      { families: [fakeFamily(1)], requests: 4, failures: 4 },
+      { families: [fakeFamily(1)], requests: 4, failures: 4 },
+      { families: [fakeFamily(2)], requests: 1, failures: 0 },
     ];
     const t = setup(async () => {
       const o = queue.shift()!;
@@ -95,7 +63,7 @@ describe('staleness', () => {
     const t = setup(async () => {
       calls++;
       if (calls > 1) await new Promise<void>((r) => (release = r));
-      return { families: [family(1)], requests: 1, failures: 0 };
+      return { families: [fakeFamily(1)], requests: 1, failures: 0 };
     });
     await t.scheduler.pollOnce();
     expect(await t.metric('collector_success')).toBe(1);

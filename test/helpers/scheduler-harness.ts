@@ -1,0 +1,61 @@
+/**
+ * A scheduler over fake collectors, for tests of the scheduler itself: a discovery collector that
+ * always finds the same small plant, an injected wall clock, and readers of what it published.
+ */
+import pino from 'pino';
+import { Registry } from 'prom-client';
+import type { DataCollector, DiscoveryCollector } from '../../src/collectors/collector.ts';
+import type { Topology } from '../../src/collectors/topology/types.ts';
+import { ExpositionCache } from '../../src/exposition/cache.ts';
+import { type Family, LabelSet } from '../../src/exposition/model.ts';
+import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
+import { createScheduler } from '../../src/scheduler/scheduler.ts';
+import { plantOf, topologyOf } from './fake-client.ts';
+import { jobContext } from './job-context.ts';
+
+/** One site, one line of two stations. */
+export const FAKE_TOPOLOGY: Topology = topologyOf([plantOf([2])]);
+
+export const fakeDiscovery: DiscoveryCollector = {
+  kind: 'discovery',
+  name: 'topology',
+  families: [],
+  enabled: () => true,
+  intervalMs: () => 60_000,
+  createJob: () => ({
+    poll: async () => ({ topology: FAKE_TOPOLOGY, families: [], requests: 1, failures: 0 }),
+  }),
+};
+
+/** A one-sample family `fake_value`. */
+export const fakeFamily = (value: number): Family => ({
+  desc: { name: 'fake_value', kind: 'gauge', labels: [], help: 'A value.' },
+  samples: [{ labels: LabelSet.EMPTY, value }],
+});
+
+/** A scheduler of `collectors` under `rawConfig`, with its self-metrics and published body. */
+export function schedulerHarness(collectors: DataCollector[], rawConfig: Record<string, unknown> = {}) {
+  const registry = new Registry();
+  let now = 1_000_000;
+  const self = createSelfMetrics(registry, { version: 't', wallClock: () => now });
+  const cache = new ExpositionCache();
+  const scheduler = createScheduler({
+    discovery: fakeDiscovery,
+    collectors,
+    context: jobContext(rawConfig),
+    cache,
+    self,
+    logger: pino({ level: 'silent' }),
+    wallClock: () => now,
+  });
+  /** The value of `station_exporter_<name>` with these labels. */
+  const metric = async (name: string, labels: Record<string, string> = {}) => {
+    const m = (await registry.getMetricsAsJSON()).find((x) => x.name === `station_exporter_${name}`);
+    const v = (m?.values as Array<{ labels: Record<string, string>; value: number }> | undefined)?.find((x) =>
+      Object.entries(labels).every(([k, val]) => x.labels[k] === val),
+    );
+    return v?.value;
+  };
+  const body = async () => (await cache.respond('text', false, [])).body.toString('utf8');
+  return { scheduler, metric, body, advance: (ms: number) => (now += ms) };
+}
