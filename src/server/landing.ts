@@ -1,11 +1,6 @@
 /** The landing page: links, version, and per-collector status. Plain HTML, no scripts. */
 import type { CollectorStatus } from '../scheduler/status.ts';
-
-const escapeHtml = (s: string) =>
-  s.replace(
-    /[&<>"']/g,
-    (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch] ?? ch,
-  );
+import { escapeHtml } from './html.ts';
 
 function ago(ms: number | undefined, now: number): string {
   return ms === undefined ? 'never' : `${((now - ms) / 1000).toFixed(1)} s ago`;

@@ -5,6 +5,7 @@
  * and station names are data from someone else. Lines are collapsible (`<details>`), so a
  * plant of thousands of stations stays readable.
  */
+import { escapeHtml } from './html.ts';
 
 /** A station of the tree. */
 export interface StatusStation {
@@ -77,19 +78,6 @@ export interface StatusModel {
   readonly errors: readonly StatusErrorKind[];
   readonly recentErrors: readonly { at: number; endpoint: string; reason: string; message: string }[];
   readonly collectors: readonly StatusCollector[];
-}
-
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** Escapes text for HTML content and quoted attributes. */
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
 }
 
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');

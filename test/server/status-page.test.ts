@@ -2,7 +2,8 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createRecentErrors } from '../../src/app/recent-errors.ts';
 import { buildStatusModel } from '../../src/app/status-model.ts';
-import { escapeHtml, formatAge, statusPage } from '../../src/server/status-page.ts';
+import { escapeHtml } from '../../src/server/html.ts';
+import { formatAge, statusPage } from '../../src/server/status-page.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 import { startHarness } from '../helpers/harness.ts';
 
