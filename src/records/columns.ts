@@ -3,6 +3,7 @@
  * serials, so that a record costs a few machine words instead of a JavaScript object.
  * Windows are found by binary search; eviction and merging move typed-array slices.
  */
+import { lowerBound } from '../util/sorted.ts';
 
 /** One record to merge: its time, unit serial and numeric columns (NaN for "none"). */
 export interface Row {
@@ -46,14 +47,7 @@ export class SortedColumns {
 
   /** First index whose time is >= `t` (`length` when none). */
   lowerBound(t: number): number {
-    let lo = 0;
-    let hi = this.size;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if ((this.times[mid] ?? 0) < t) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return lowerBound(this.times, t, 0, this.size);
   }
 
   /** Index range `[start, end)` of the rows with `from <= time < to`. */

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { lowerBound } from '../util/sorted.ts';
 import { readNdjson } from './ndjson.ts';
 import type { Window } from './records.ts';
 import type { DataSource, SourceStation } from './source.ts';
@@ -85,18 +86,6 @@ function byStation<T extends { station_id: string; time_created: string }>(recor
     map.set(id, s);
   }
   return map;
-}
-
-/** First index whose time is >= t. */
-function lowerBound(times: readonly number[], t: number): number {
-  let lo = 0;
-  let hi = times.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (times[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 const shiftIso = (iso: string, offsetMs: number) => new Date(Date.parse(iso) + offsetMs).toISOString();

@@ -3,13 +3,9 @@
  * run rules over its newest points (phase II). Pure: the caller passes the series, the
  * clock's `now` and where to write the results.
  */
-import {
-  type GivenLimits,
-  givenLimits,
-  type LimitsResult,
-  limitsFromBaseline,
-  lowerBound,
-} from './limits.ts';
+
+import { lowerBound } from '../util/sorted.ts';
+import { type GivenLimits, givenLimits, type LimitsResult, limitsFromBaseline } from './limits.ts';
 import { evaluateRules, type RuleResults, type RulesConfig } from './rules.ts';
 
 export * from './limits.ts';

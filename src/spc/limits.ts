@@ -123,15 +123,3 @@ export function givenLimits(given: GivenLimits): LimitsResult {
     limits: { kind: 'given', center, sigma, ucl, lcl, mrBar, mrUcl: D4 * mrBar, samples: 0 },
   };
 }
-
-/** First index in the ascending `times[lo..hi)` whose time is `>= t` (hi when none). */
-export function lowerBound(times: ArrayLike<number>, t: number, lo = 0, hi = times.length): number {
-  let a = lo;
-  let b = hi;
-  while (a < b) {
-    const mid = (a + b) >>> 1;
-    if (times[mid]! < t) a = mid + 1;
-    else b = mid;
-  }
-  return a;
-}
