@@ -266,6 +266,7 @@ function wireUpstream(
     dispatcher: opts.dispatcher,
     turns,
     records: { naiveTimeZone: u.naiveTimeZone },
+    recordAnswersInHand: u.concurrency,
     limiter: createLimiter({
       concurrency: u.concurrency,
       // A replica's ceiling is its share of the upstream's: the replicas together stay within it.

@@ -1,7 +1,8 @@
 import { MockAgent } from 'undici';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createClient, type RequestEvent } from '../../src/upstream/client.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
+import { createTurns, type Turns } from '../../src/util/turns.ts';
 
 const BASE = 'http://upstream.test';
 const TOKEN = 'secret-token-value';
@@ -326,5 +327,79 @@ describe('stale keep-alive connections', () => {
     agent.get(BASE).intercept({ path: '/sites' }).reply(200, ok([]));
     await expect(client().listSites()).rejects.toMatchObject({ reason: 'network' });
     expect(events).toHaveLength(1);
+  });
+});
+
+describe('record answers in hand', () => {
+  /** A turn queue whose turns wait for `open()`: answers over 256 kB wait there before parsing. */
+  function heldTurns() {
+    const real = createTurns();
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    const turns: Turns = { ...real, yieldToLoop: () => gate.then(() => real.yieldToLoop()) };
+    return { turns, open };
+  }
+
+  const bigRecords = () =>
+    ok(
+      Array.from({ length: 3000 }, (_, i) => ({
+        station_id: S1,
+        slot: null,
+        unit_serial: `SN-${i}`,
+        time_created: '2026-11-01T00:00:00Z',
+        name: 'v',
+        value: i,
+        unit: 'V',
+        type: 'num',
+        mode: null,
+        limit_upper: null,
+        limit_lower: null,
+        padding: 'x'.repeat(80),
+      })),
+    );
+
+  it('sends no further record request while the allowed number of answers wait to be parsed', async () => {
+    let received = 0;
+    let summaries = 0;
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/metrics') })
+      .reply(200, () => {
+        received++;
+        return bigRecords();
+      })
+      .persist();
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/station/summary') })
+      .reply(200, () => {
+        summaries++;
+        return ok({ unique_units: 1 });
+      })
+      .persist();
+    const { turns, open } = heldTurns();
+    const c = createClient({
+      baseUrl: BASE,
+      token: () => TOKEN,
+      timeoutMs: 5000,
+      dispatcher: agent,
+      turns,
+      recordAnswersInHand: 2,
+    });
+    const window = { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-01T01:00:00Z') };
+    const lists = Array.from({ length: 6 }, () => c.metrics({ stationIds: [S1], ...window }));
+    await vi.waitFor(() => expect(received).toBe(2));
+    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+    expect(received).toBe(2);
+    // Requests to other endpoints are not held back by the record answers.
+    const summary = c.stationSummary({ stationIds: [S1], ...window });
+    await vi.waitFor(() => expect(summaries).toBe(1));
+    open();
+    const done = await Promise.all(lists);
+    await expect(summary).resolves.toMatchObject({ uniqueUnits: 1 });
+    expect(received).toBe(6);
+    expect(done.map((l) => l.records.length)).toEqual(Array(6).fill(3000));
   });
 });
