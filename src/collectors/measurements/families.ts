@@ -195,25 +195,45 @@ export function measurementFamilies(
   return [...out].map(([key, samples]) => ({ desc: MEASUREMENT_FAMILIES[key], samples }));
 }
 
+interface OmissionRow {
+  readonly labels: LabelSet;
+  readonly index: 'ppk' | 'cpk';
+  readonly reason: OmitReason;
+  n: number;
+}
+
 /** Counts of series without Ppk / Cpk per station, window and reason; every reason is exported, 0 included. */
 class Omissions {
-  private readonly counts = new Map<string, { labels: LabelSet; n: number }>();
+  /** Every row, in the order first counted (the order of the exported samples). */
+  private readonly all: OmissionRow[] = [];
+  /**
+   * Station label text, then window, to that pair's six rows. Looked up by the station's
+   * existing text: a key built per series cost ~40 MB of strings per poll at 100k series.
+   */
+  private readonly byStation = new Map<string, Map<string, OmissionRow[]>>();
 
   count(station: LabelSet, window: string, omitted: { ppk?: OmitReason; cpk?: OmitReason }): void {
-    for (const index of ['ppk', 'cpk'] as const) {
-      for (const reason of OMIT_REASONS) {
-        const key = `${station.text}\u0000${window}\u0000${index}\u0000${reason}`;
-        let row = this.counts.get(key);
-        if (row === undefined) {
-          row = { labels: station.with('window', window).with('index', index).with('reason', reason), n: 0 };
-          this.counts.set(key, row);
-        }
-        if (omitted[index] === reason) row.n++;
-      }
+    let byWindow = this.byStation.get(station.text);
+    if (byWindow === undefined) {
+      byWindow = new Map();
+      this.byStation.set(station.text, byWindow);
     }
+    let rows = byWindow.get(window);
+    if (rows === undefined) {
+      rows = [];
+      for (const index of ['ppk', 'cpk'] as const) {
+        for (const reason of OMIT_REASONS) {
+          const labels = station.with('window', window).with('index', index).with('reason', reason);
+          rows.push({ labels, index, reason, n: 0 });
+        }
+      }
+      byWindow.set(window, rows);
+      this.all.push(...rows);
+    }
+    for (const row of rows) if (omitted[row.index] === row.reason) row.n++;
   }
 
   rows(): Array<[LabelSet, number]> {
-    return [...this.counts.values()].map((r) => [r.labels, r.n]);
+    return this.all.map((r) => [r.labels, r.n]);
   }
 }
