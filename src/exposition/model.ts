@@ -38,14 +38,26 @@ export function escapeLabelValue(value: string): string {
  * (`a="1",b="2"`), empty for no labels. Build once per topology, extend with {@link LabelSet.with}.
  */
 export class LabelSet {
-  static readonly EMPTY = new LabelSet('', []);
+  static readonly EMPTY = new LabelSet('', undefined, []);
 
   private constructor(
     /** Escaped `name="value"` pairs joined by commas, without braces. */
     readonly text: string,
-    /** Label names in order, for tests and tooling. */
-    readonly names: readonly string[],
+    /** The set this one extends, if any. */
+    private readonly base: LabelSet | undefined,
+    /** The name (or names, for a concatenation) this set adds to `base`. */
+    private readonly added: string | readonly string[],
   ) {}
+
+  /**
+   * Label names in order, for tests and tooling. Computed on demand: a poll builds a label
+   * set per series and window, and copying the names into each cost an array apiece.
+   */
+  get names(): readonly string[] {
+    const parts: Array<string | readonly string[]> = [];
+    for (let set: LabelSet | undefined = this; set !== undefined; set = set.base) parts.push(set.added);
+    return parts.reverse().flat();
+  }
 
   /** Builds a label set from pairs; order is kept as given. */
   static of(pairs: Readonly<Record<string, string>>): LabelSet {
@@ -57,14 +69,14 @@ export class LabelSet {
   /** A new label set with one more label appended (the value is escaped here). */
   with(name: string, value: string): LabelSet {
     const pair = `${name}="${escapeLabelValue(value)}"`;
-    return new LabelSet(this.text === '' ? pair : `${this.text},${pair}`, [...this.names, name]);
+    return new LabelSet(this.text === '' ? pair : `${this.text},${pair}`, this, name);
   }
 
   /** A new label set that appends another's (already escaped) pairs. */
   concat(other: LabelSet): LabelSet {
     if (other.text === '') return this;
     if (this.text === '') return other;
-    return new LabelSet(`${this.text},${other.text}`, [...this.names, ...other.names]);
+    return new LabelSet(`${this.text},${other.text}`, this, other.names);
   }
 }
 
