@@ -58,25 +58,23 @@ export interface LoadResult {
   readonly latencyMs: { readonly p50: number; readonly p99: number; readonly max: number };
 }
 
-/** Arguments of the sized exporter run (bench/exporter-child.ts). */
-export interface SizedRunArgs {
-  readonly url: string;
-  readonly names: readonly string[];
-  readonly params: import('./scale.ts').BenchParams;
-  readonly stations: number;
-  readonly nowMs: number;
-}
-
-/** What the sized exporter run reports. */
-export interface SizedRunResult {
-  readonly type: 'sized-run';
-  readonly stations: number;
-  readonly series: number;
-  /** Milliseconds idle between the last poll and the reading of `rssBytes`. */
-  readonly idleMs: number;
-  readonly rssAfterPollBytes: number;
+/** One memory reading of the sized exporter run. */
+export interface MemoryReading {
+  /** When it was taken, e.g. "after steady poll 2". */
+  readonly at: string;
   readonly rssBytes: number;
   readonly heapUsedBytes: number;
   readonly heapTotalBytes: number;
   readonly arrayBuffersBytes: number;
+}
+
+/** What the sized exporter run (bench/exporter-child.mjs) reports. */
+export interface SizedRunResult {
+  readonly type: 'sized-run';
+  readonly stations: number;
+  readonly series: number;
+  readonly steadyPolls: number;
+  /** Milliseconds idled after each poll before the second reading of that poll. */
+  readonly idleMs: number;
+  readonly readings: readonly MemoryReading[];
 }

@@ -9,18 +9,22 @@ import { parseArgs } from 'node:util';
 import { controlSection } from './control-section.ts';
 import { startLoopMonitor } from './loop-delay.ts';
 import { describeMachine } from './machine.ts';
+import { memoryLimit, shippedMemoryLimitMiB } from './memory-limit.ts';
 import { runPlantScale } from './plant.ts';
 import { plantRuns, recordPlantRun, renderPlantSection } from './plant-report.ts';
 import { measuredExporter } from './polls.ts';
-import type { SizedRunResult } from './protocol.ts';
 import { type BenchResults, renderReport } from './report.ts';
 import { BENCH_NOW, BENCH_TOKEN, type BenchParams, FULL, QUICK, stationCount } from './scale.ts';
 import { compareScrapes } from './scrape.ts';
 import { type SimProcess, startSimProcess } from './sim-process.ts';
-import { runSizedExporter } from './sized.ts';
+import { maxRss, runSizedExporter } from './sized.ts';
 import { runSyntheticChild } from './synthetic.ts';
 
 const RESULTS = new URL('./RESULTS.md', import.meta.url);
+
+/** The sized run: steady-state polls after the first, and the idle time after each poll. */
+const SIZED_STEADY_POLLS = 3;
+const SIZED_IDLE_MS = 5_000;
 
 function progress(text: string): void {
   process.stderr.write(`bench: ${text}\n`);
@@ -85,21 +89,24 @@ async function main(): Promise<void> {
   const sim = await startSimProcess({ seed: p.seed, scale: p.scale, token: BENCH_TOKEN, nowMs: BENCH_NOW });
   let run: Awaited<ReturnType<typeof mainExporter>>;
   let compare: Awaited<ReturnType<typeof compareExporter>> | undefined;
-  let sized: SizedRunResult | undefined;
+  let sized: BenchResults['sized'];
   try {
     run = await mainExporter(p, sim);
     if (run.collectors.includes('measurements')) compare = await compareExporter(p, sim);
-    // The RSS target is for 100k series: run the exporter alone with about that many.
+    // The RSS target is for 100k series: run the exporter alone with about that many, as it
+    // ships (under the StatefulSet's memory limit) and, for comparison, without a limit.
     const perStation = run.series / stationCount(p.scale);
     const stations = Math.min(stationCount(p.scale), Math.round(p.syntheticSeries / perStation));
-    progress(`exporter alone at about ${p.syntheticSeries} series (${stations} stations)`);
-    sized = await runSizedExporter({
-      url: sim.url,
-      names: sim.measurementNames,
-      params: p,
-      stations,
-      nowMs: sim.now(),
-    });
+    const limitMiB = shippedMemoryLimitMiB();
+    const limit = memoryLimit(limitMiB);
+    progress(
+      `exporter alone at about ${p.syntheticSeries} series (${stations} stations), under ${limit.how}`,
+    );
+    const sizedRun = { sim, params: p, stations, steadyPolls: SIZED_STEADY_POLLS, idleMs: SIZED_IDLE_MS };
+    const limited = await runSizedExporter({ ...sizedRun, limit });
+    progress('exporter alone, without a memory limit');
+    const unlimited = await runSizedExporter(sizedRun);
+    sized = { limited, unlimited, limitMiB, how: limit.how };
   } finally {
     await sim.close();
   }
@@ -131,7 +138,9 @@ async function main(): Promise<void> {
     const runs = recordPlantRun({
       date: new Date().toISOString(),
       plants,
-      ...(sized ? { rssAloneMiB: sized.rssBytes / 2 ** 20, rssAloneSeries: sized.series } : {}),
+      ...(sized
+        ? { rssAloneMiB: maxRss(sized.limited) / 2 ** 20, rssAloneSeries: sized.limited.series }
+        : {}),
       renderMsPer100k: (synthetic.renderMs * 100_000) / synthetic.series,
       ...(gzip ? { gzipRatio: gzip.ratio } : {}),
     });

@@ -1,10 +1,79 @@
-/** Runs bench/exporter-child.ts: the exporter alone, at about a given series count. */
-import { runChild } from './child.ts';
-import type { SizedRunArgs, SizedRunResult } from './protocol.ts';
+/**
+ * Runs bench/exporter-child.mjs: the exporter alone, from dist/, at about a given series
+ * count, optionally under a memory limit, moving the simulator's clock when it asks.
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { nextMessage, stopChild } from './child.ts';
+import type { MemoryLimit } from './memory-limit.ts';
+import type { SizedRunResult } from './protocol.ts';
+import { BENCH_TOKEN, type BenchParams, exporterConfigObject } from './scale.ts';
+import type { SimProcess } from './sim-process.ts';
 
 const isResult = (m: unknown): m is SizedRunResult => (m as { type?: unknown } | null)?.type === 'sized-run';
 
-/** Starts the child, waits for its report, and makes sure it is gone. */
-export function runSizedExporter(args: SizedRunArgs): Promise<SizedRunResult> {
-  return runChild('./exporter-child.ts', args, isResult);
+interface SitesBody {
+  data: Array<{
+    lines: Array<{ elements: Array<{ id: string; type: string; stations?: Array<{ id: string }> }> }>;
+  }>;
+}
+
+/** The first `n` stations of the plant, in the order of `/sites`. */
+async function firstStations(url: string, n: number): Promise<string[]> {
+  const res = await fetch(`${url}/sites`, { headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
+  const body = (await res.json()) as SitesBody;
+  const ids = body.data.flatMap((s) =>
+    s.lines.flatMap((l) =>
+      l.elements.flatMap((e) => (e.type === 'group' ? (e.stations ?? []).map((x) => x.id) : [e.id])),
+    ),
+  );
+  return ids.slice(0, n);
+}
+
+/** Options of one sized run. */
+export interface SizedRunOptions {
+  readonly sim: SimProcess;
+  readonly params: BenchParams;
+  readonly stations: number;
+  /** Steady-state polls after the first, one interval apart on the simulated clock. */
+  readonly steadyPolls: number;
+  /** Real time idled after each poll before the next reading. */
+  readonly idleMs: number;
+  readonly limit?: MemoryLimit;
+}
+
+/** Starts the child, answers its clock requests, waits for its report, and makes sure it is gone. */
+export async function runSizedExporter(o: SizedRunOptions): Promise<SizedRunResult> {
+  const ids = await firstStations(o.sim.url, o.stations);
+  const raw = exporterConfigObject(o.params, o.sim.url, o.sim.measurementNames, o.params.windows);
+  const args = {
+    config: { ...raw, discovery: { station_ids: ids } },
+    nowMs: o.sim.now(),
+    steadyPolls: o.steadyPolls,
+    idleMs: o.idleMs,
+  };
+  const child = fork(
+    fileURLToPath(new URL('./exporter-child.mjs', import.meta.url)),
+    [JSON.stringify(args)],
+    {
+      execArgv: [...(o.limit?.execArgv ?? [])],
+      ...(o.limit?.execPath ? { execPath: o.limit.execPath } : {}),
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
+  child.on('message', (m: { type?: string } | null) => {
+    if (m?.type !== 'advance') return;
+    void o.sim.advance(o.params.intervalMs).then(() => child.send({ type: 'now', nowMs: o.sim.now() }));
+  });
+  try {
+    return await nextMessage(child, isResult);
+  } finally {
+    await stopChild(child);
+    o.limit?.cleanup();
+  }
+}
+
+/** The highest RSS from the end of the first poll on: what an operator sees once it runs. */
+export function maxRss(r: SizedRunResult): number {
+  return Math.max(...r.readings.filter((x) => x.at !== 'start').map((x) => x.rssBytes));
 }

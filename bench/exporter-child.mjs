@@ -1,0 +1,64 @@
+/**
+ * The exporter alone in a process of its own, as it ships: plain node on the compiled dist/
+ * (no TypeScript loader in the process), so that its RSS is the product's. It gets its config
+ * from the benchmark, runs a first poll and then steady-state polls one interval apart on the
+ * simulated clock (it asks the parent to move the simulator's clock before each), idles a
+ * while after each poll as an exporter does between polls, and reports every RSS reading.
+ */
+import pino from 'pino';
+import { wireExporter } from '../dist/app/wire.js';
+import { configFromObject } from '../dist/config/load.js';
+
+const args = JSON.parse(process.argv[2] ?? '{}');
+let now = args.nowMs;
+
+/** Asks the parent to move the simulator's clock by one interval; resolves with the new time. */
+function advance() {
+  return new Promise((resolve) => {
+    const onMessage = (m) => {
+      if (m?.type !== 'now') return;
+      process.off('message', onMessage);
+      resolve(m.nowMs);
+    };
+    process.on('message', onMessage);
+    process.send({ type: 'advance' });
+  });
+}
+
+const readings = [];
+function read(at) {
+  const m = process.memoryUsage();
+  readings.push({
+    at,
+    rssBytes: m.rss,
+    heapUsedBytes: m.heapUsed,
+    heapTotalBytes: m.heapTotal,
+    arrayBuffersBytes: m.arrayBuffers,
+  });
+}
+
+const config = configFromObject(args.config, { baseDir: process.cwd(), source: 'benchmark (sized run)' });
+const exporter = wireExporter(config, {
+  wallClock: () => now,
+  logger: pino({ level: 'warn' }, pino.destination(2)),
+});
+read('start');
+for (let poll = 0; poll <= args.steadyPolls; poll++) {
+  if (poll > 0) now = await advance();
+  await exporter.scheduler.pollOnce();
+  const name = poll === 0 ? 'first poll' : `steady poll ${poll}`;
+  read(`after the ${name}`);
+  await new Promise((r) => setTimeout(r, args.idleMs));
+  read(`${args.idleMs / 1000} s after the ${name}`);
+}
+const result = {
+  type: 'sized-run',
+  stations: args.config.discovery.station_ids.length,
+  series: exporter.cache.seriesCount(),
+  steadyPolls: args.steadyPolls,
+  idleMs: args.idleMs,
+  readings,
+};
+await exporter.close();
+process.send?.(result);
+process.disconnect?.();
