@@ -1,14 +1,14 @@
-/** Runs one bounded load run in a child process and returns what it measured. */
+/** Runs one bounded, interleaved load run in a child process and returns what it measured. */
 import { runChild } from './child.ts';
 import type { LoadResult, LoadSpec } from './protocol.ts';
 
-function isResult(msg: unknown): msg is LoadResult {
-  return typeof msg === 'object' && msg !== null && 'requests' in msg && 'latencyMs' in msg;
+function isResult(msg: unknown): msg is { type: 'load'; results: LoadResult[] } {
+  return typeof msg === 'object' && msg !== null && (msg as { type?: unknown }).type === 'load';
 }
 
-/** Forks the load generator, waits for its result, and makes sure it is gone. */
-export function runLoad(spec: LoadSpec): Promise<LoadResult> {
-  return runChild('./loadgen-child.ts', spec, isResult);
+/** Forks the load generator, waits for its results (one per URL, in order), and makes sure it is gone. */
+export async function runLoad(spec: LoadSpec): Promise<LoadResult[]> {
+  return (await runChild('./loadgen-child.ts', spec, isResult)).results;
 }
 
 /** Requests per second of a run. */

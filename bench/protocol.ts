@@ -37,11 +37,17 @@ export type SimReply =
 
 /** One load run, given to the load generator child as JSON in argv[2]. */
 export interface LoadSpec {
-  readonly url: string;
+  /**
+   * Servers compared: the load alternates between them in rounds (A B, then B A, ...), so a
+   * slow patch of the shared machine falls on both instead of on whichever ran then.
+   */
+  readonly urls: readonly string[];
+  /** Rounds; each server gets `durationMs / rounds` per round. */
+  readonly rounds: number;
   readonly headers: Readonly<Record<string, string>>;
   /** Keep-alive connections, each with one request in flight. */
   readonly connections: number;
-  /** Measured phase length; the run also stops at `maxRequests`. */
+  /** Measured time per server, over all rounds; a server also stops at `maxRequests`. */
   readonly durationMs: number;
   readonly maxRequests: number;
   /** Unmeasured requests per connection before the clock starts (connection setup, JIT). */
@@ -56,6 +62,8 @@ export interface LoadResult {
   readonly bytes: number;
   readonly elapsedMs: number;
   readonly latencyMs: { readonly p50: number; readonly p99: number; readonly max: number };
+  /** Requests per second in each round, in order. */
+  readonly roundRates: readonly number[];
 }
 
 /** One memory reading of the sized exporter run. */

@@ -63,11 +63,12 @@ function notes(r: BenchResults): string {
       'event loop; the publish time adds UTF-8 encoding, deflate in the thread pool and the swap.',
     '- Event-loop block: max of `perf_hooks.monitorEventLoopDelay` (10 ms resolution) minus the resolution.',
     `- Scrapes: a load generator in a child process keeps ${r.params.load.connections} keep-alive connections busy ` +
-      `for ${r.params.load.durationMs / 1000} s (at most ${r.params.load.maxRequests} requests) against the exporter, ` +
-      'then against a bare `node:http` server answering the bytes the exporter served, from memory. ' +
+      `for ${r.params.load.durationMs / 1000} s per server (at most ${r.params.load.maxRequests} requests) against the exporter ` +
+      'and against a bare `node:http` server answering the bytes the exporter served, from memory, the two taking turns ' +
+      `in ${r.params.load.rounds} rounds (A B, B A, ...) so that a slow patch of the shared machine falls on both. ` +
       'The exporter renders its self-metrics tail (and deflates it for gzip) at most once a second per format, ' +
       'as it does in production; the rest of each answer is cached bytes.',
-    '- Default node flags; the exporter, the load generator and the simulator are separate processes on the same cores.',
+    '- Default node flags (the exporter alone runs under the StatefulSet\'s memory limit, see its row); the exporter, the load generator and the simulator are separate processes on the same cores.',
     '- The RSS target is judged on the exporter alone, in a process of its own, with just enough stations for about ' +
       'the target series count, 15 s after its steady-state poll; the main run shares its process with the bench.',
   ].join('\n');

@@ -17,6 +17,7 @@ export const TARGETS = {
   renderSeries: 100_000,
   loopBlockMs: 200,
   scrapeRatio: 0.8,
+  gzipScrapeRatio: 0.9,
   rssBytes: 250 * 2 ** 20,
   steadyBytesRatio: 0.05,
 } as const;
@@ -176,14 +177,16 @@ function scrapeRows(r: BenchResults): Row[] {
   return r.scrapes.map((s) => {
     const lat = (x: typeof s.exporter) => `p50 ${f.ms(x.latencyMs.p50)} / p99 ${f.ms(x.latencyMs.p99)}`;
     const errors = s.exporter.errors + s.bare.errors;
+    // Plant scale asks more of the gzip path, the one Prometheus uses.
+    const target = s.encoding === 'gzip' ? TARGETS.gzipScrapeRatio : TARGETS.scrapeRatio;
     return {
-      measure: `/metrics scrape, ${s.encoding} (${f.bytes(s.bodyBytes)} body, ${r.params.load.connections} keep-alive connections)`,
+      measure: `/metrics scrape, ${s.encoding} (${f.bytes(s.bodyBytes)} body, ${r.params.load.connections} keep-alive connections, ${r.params.load.rounds} alternating rounds)`,
       value:
         `exporter ${throughput(s.exporter).toFixed(1)}/s ${lat(s.exporter)}; ` +
-        `bare node:http ${throughput(s.bare).toFixed(1)}/s ${lat(s.bare)}; ratio ${s.ratio.toFixed(2)}` +
+        `bare node:http ${throughput(s.bare).toFixed(1)}/s ${lat(s.bare)}; ratio ${s.ratio.toFixed(2)} (median over the rounds)` +
         (errors > 0 ? `; ${errors} failed requests` : ''),
-      target: `ratio ≥ ${TARGETS.scrapeRatio}`,
-      ok: s.ratio >= TARGETS.scrapeRatio && errors === 0,
+      target: `ratio ≥ ${target}`,
+      ok: s.ratio >= target && errors === 0,
     };
   });
 }

@@ -20,6 +20,8 @@ export interface BenchParams {
   readonly syntheticSeries: number;
   readonly load: {
     readonly connections: number;
+    /** Rounds the servers take turns in (see bench/loadgen-child.ts). */
+    readonly rounds: number;
     readonly durationMs: number;
     readonly maxRequests: number;
     readonly warmupRequests: number;
@@ -41,7 +43,7 @@ export const FULL: BenchParams = {
   intervalMs: 60_000,
   upstreamConcurrency: 8,
   syntheticSeries: 100_000,
-  load: { connections: 4, durationMs: 3_000, maxRequests: 5_000, warmupRequests: 3 },
+  load: { connections: 4, rounds: 10, durationMs: 5_000, maxRequests: 20_000, warmupRequests: 3 },
 };
 
 export const QUICK: BenchParams = {
@@ -49,7 +51,7 @@ export const QUICK: BenchParams = {
   name: 'quick',
   // 1 site x 10 lines x 10 stations = 100 stations.
   scale: { ...FULL.scale, sites: 1, linesPerSite: 10 },
-  load: { connections: 4, durationMs: 1_000, maxRequests: 2_000, warmupRequests: 2 },
+  load: { connections: 4, rounds: 2, durationMs: 1_000, maxRequests: 2_000, warmupRequests: 2 },
 };
 
 /** Stations of a plant. */

@@ -10,7 +10,7 @@ import { gunzipSync } from 'node:zlib';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { request } from 'undici';
-import { runLoad, throughput } from './loadgen.ts';
+import { runLoad } from './loadgen.ts';
 import type { LoadResult } from './protocol.ts';
 import type { BenchParams } from './scale.ts';
 
@@ -21,7 +21,10 @@ export interface ScrapeRow {
   readonly bodyBytes: number;
   readonly exporter: LoadResult;
   readonly bare: LoadResult;
-  /** Exporter requests per second over bare-server requests per second. */
+  /**
+   * Exporter requests per second over bare-server requests per second: the median over the
+   * rounds of the two servers' rates in that round, so that one disturbed round does not decide.
+   */
   readonly ratio: number;
 }
 
@@ -101,15 +104,31 @@ export async function compareScrapes(app: Hono, p: BenchParams): Promise<ScrapeR
   try {
     const rows: ScrapeRow[] = [];
     for (const encoding of ['plain', 'gzip'] as const) {
-      const spec = { ...p.load, headers: HEADERS[encoding] };
-      const ex = await runLoad({ ...spec, url: exporterUrl });
-      const b = await runLoad({ ...spec, url: bareUrl });
+      const [ex, b] = await runLoad({
+        ...p.load,
+        headers: HEADERS[encoding],
+        urls: [exporterUrl, bareUrl],
+      });
+      if (!ex || !b) throw new Error('the load generator returned fewer results than servers');
       const bodyBytes = (encoding === 'gzip' ? gzip : plain).body.length;
-      rows.push({ encoding, bodyBytes, exporter: ex, bare: b, ratio: throughput(ex) / throughput(b) });
+      rows.push({ encoding, bodyBytes, exporter: ex, bare: b, ratio: roundRatio(ex, b) });
     }
     return rows;
   } finally {
     await close(bare);
     await close(served);
   }
+}
+
+/** Median over the rounds of the exporter's rate over the bare server's in the same round. */
+export function roundRatio(exporter: LoadResult, bare: LoadResult): number {
+  const ratios = exporter.roundRates
+    .map((r, i) => r / (bare.roundRates[i] ?? Number.NaN))
+    .filter((x) => Number.isFinite(x))
+    .sort((a, b) => a - b);
+  if (ratios.length === 0) return 0;
+  const mid = ratios.length / 2;
+  return ratios.length % 2 === 1
+    ? (ratios[Math.floor(mid)] ?? 0)
+    : ((ratios[mid - 1] ?? 0) + (ratios[mid] ?? 0)) / 2;
 }
