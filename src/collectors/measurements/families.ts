@@ -144,76 +144,105 @@ export function measurementFamilies(
   results: readonly MeasurementResult[],
   stations: readonly StationRecordCounts[] = [],
 ): Family[] {
-  const out = new Map<Key, Sample[]>(
+  const builder = new MeasurementFamilyBuilder();
+  builder.add(results);
+  return builder.families(stations);
+}
+
+/**
+ * {@link measurementFamilies} from results added in parts, in order, so that a caller can give
+ * the event loop a turn between parts: a plant's results make 100k series and more.
+ */
+export class MeasurementFamilyBuilder {
+  private readonly out = new Map<Key, Sample[]>(
     (Object.keys(MEASUREMENT_FAMILIES) as Key[]).map((k) => [k, [] as Sample[]]),
   );
-  const add = (key: Key, labels: LabelSet, value: number | undefined) => {
-    if (value !== undefined) out.get(key)?.push({ labels, value });
-  };
-  let lastInfo = '';
-  const omitted = new Omissions();
-  for (const r of results) {
-    const info = r.station.with('metric', r.name).with('unit', r.unit);
-    // Slots of one name share the info series.
-    if (info.text !== lastInfo) add('info', info, 1);
-    lastInfo = info.text;
-    // No slot is no label: an empty slot was already made null at the edge.
-    const series =
-      r.slot === null
-        ? r.station.with('metric', r.name)
-        : r.station.with('metric', r.name).with('slot', r.slot);
-    add('lastValue', series, r.latest?.value);
-    add('lastTimestamp', series, r.latest && r.latest.time / 1000);
-    add('upper', series, r.limits?.upper);
-    add('lower', series, r.limits?.lower);
-    for (const { window, stats } of r.windows) {
-      const labels = series.with('window', window);
-      const cap = capability(stats, r.limits, r.minSamples);
-      add('samples', labels, stats.samples);
-      add('nonNumeric', labels, stats.nonNumeric);
-      if (r.attributes) {
-        add('attributes', labels.with('outcome', 'pass'), stats.passed);
-        add('attributes', labels.with('outcome', 'fail'), stats.failed);
+  private readonly omitted = new Omissions();
+  private lastInfo = '';
+
+  private put(key: Key, labels: LabelSet, value: number | undefined): void {
+    if (value !== undefined) this.out.get(key)?.push({ labels, value });
+  }
+
+  /** Adds the series of `results`, which continue those added before. */
+  add(results: readonly MeasurementResult[]): void {
+    const add = this.put.bind(this);
+    for (const r of results) {
+      const info = r.station.with('metric', r.name).with('unit', r.unit);
+      // Slots of one name share the info series.
+      if (info.text !== this.lastInfo) add('info', info, 1);
+      this.lastInfo = info.text;
+      // No slot is no label: an empty slot was already made null at the edge.
+      const series =
+        r.slot === null
+          ? r.station.with('metric', r.name)
+          : r.station.with('metric', r.name).with('slot', r.slot);
+      add('lastValue', series, r.latest?.value);
+      add('lastTimestamp', series, r.latest && r.latest.time / 1000);
+      add('upper', series, r.limits?.upper);
+      add('lower', series, r.limits?.lower);
+      for (const { window, stats } of r.windows) {
+        const labels = series.with('window', window);
+        const cap = capability(stats, r.limits, r.minSamples);
+        add('samples', labels, stats.samples);
+        add('nonNumeric', labels, stats.nonNumeric);
+        if (r.attributes) {
+          add('attributes', labels.with('outcome', 'pass'), stats.passed);
+          add('attributes', labels.with('outcome', 'fail'), stats.failed);
+        }
+        add('mean', labels, stats.mean);
+        add('min', labels, stats.min);
+        add('max', labels, stats.max);
+        add('stddev', labels, stats.stddev);
+        add('outOfSpec', labels, stats.outOfSpec);
+        add('ppk', labels, cap.ppk);
+        add('pp', labels, cap.pp);
+        add('cpk', labels, cap.cpk);
+        add('cp', labels, cap.cp);
+        this.omitted.count(r.station, window, cap.omitted);
       }
-      add('mean', labels, stats.mean);
-      add('min', labels, stats.min);
-      add('max', labels, stats.max);
-      add('stddev', labels, stats.stddev);
-      add('outOfSpec', labels, stats.outOfSpec);
-      add('ppk', labels, cap.ppk);
-      add('pp', labels, cap.pp);
-      add('cpk', labels, cap.cpk);
-      add('cp', labels, cap.cp);
-      omitted.count(r.station, window, cap.omitted);
     }
   }
-  for (const [labels, n] of omitted.rows()) add('omitted', labels, n);
-  for (const s of stations) {
-    add('future', s.station, s.future);
-    add('late', s.station, s.late);
+
+  /** The families of every result added, with the stations' record counts; call it once, last. */
+  families(stations: readonly StationRecordCounts[] = []): Family[] {
+    for (const [labels, n] of this.omitted.rows()) this.put('omitted', labels, n);
+    for (const s of stations) {
+      this.put('future', s.station, s.future);
+      this.put('late', s.station, s.late);
+    }
+    return [...this.out].map(([key, samples]) => ({ desc: MEASUREMENT_FAMILIES[key], samples }));
   }
-  return [...out].map(([key, samples]) => ({ desc: MEASUREMENT_FAMILIES[key], samples }));
 }
 
 /** Counts of series without Ppk / Cpk per station, window and reason; every reason is exported, 0 included. */
 class Omissions {
-  private readonly counts = new Map<string, { labels: LabelSet; n: number }>();
+  /** Per station and window, one row per (index, reason), index-major, created together. */
+  private readonly counts = new Map<
+    string,
+    Array<{ labels: LabelSet; index: 'ppk' | 'cpk'; reason: OmitReason; n: number }>
+  >();
 
   count(station: LabelSet, window: string, omitted: { ppk?: OmitReason; cpk?: OmitReason }): void {
-    for (const index of ['ppk', 'cpk'] as const) {
-      for (const reason of OMIT_REASONS) {
-        const key = `${station.text}\u0000${window}\u0000${index}\u0000${reason}`;
-        let row = this.counts.get(key);
-        if (row === undefined) {
-          row = { labels: station.with('window', window).with('index', index).with('reason', reason), n: 0 };
-          this.counts.set(key, row);
-        }
-        if (omitted[index] === reason) row.n++;
-      }
+    // One key per (station, window) rather than per row: this runs for every series and window.
+    const key = `${station.text}\u0000${window}`;
+    let rows = this.counts.get(key);
+    if (rows === undefined) {
+      const labels = station.with('window', window);
+      rows = (['ppk', 'cpk'] as const).flatMap((index) =>
+        OMIT_REASONS.map((reason) => ({
+          labels: labels.with('index', index).with('reason', reason),
+          index,
+          reason,
+          n: 0,
+        })),
+      );
+      this.counts.set(key, rows);
     }
+    for (const row of rows) if (omitted[row.index] === row.reason) row.n++;
   }
 
   rows(): Array<[LabelSet, number]> {
-    return [...this.counts.values()].map((r) => [r.labels, r.n]);
+    return [...this.counts.values()].flat().map((r) => [r.labels, r.n]);
   }
 }
