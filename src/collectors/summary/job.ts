@@ -68,6 +68,8 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
         },
         now,
       );
+      // Planning a plant's thousands of requests and deciding which are due are two long loops.
+      await ctx.turns.yieldToLoop();
       const schedule = summarySchedule(plan, settings.intervalMs, pairs);
       const scheduleOf = (slot: SummarySlot) => schedule.get(scheduleKey(slot.window, slot.level));
       // Slots due now, by request: never answered, or in this poll's share of their refresh.
