@@ -144,55 +144,75 @@ export function measurementFamilies(
   results: readonly MeasurementResult[],
   stations: readonly StationRecordCounts[] = [],
 ): Family[] {
-  const out = new Map<Key, Sample[]>(
+  const builder = new MeasurementFamilyBuilder();
+  builder.add(results);
+  return builder.families(stations);
+}
+
+/**
+ * {@link measurementFamilies} from results added in parts, in order, so that a caller can give
+ * the event loop a turn between parts: a plant's results make 100k series and more.
+ */
+export class MeasurementFamilyBuilder {
+  private readonly out = new Map<Key, Sample[]>(
     (Object.keys(MEASUREMENT_FAMILIES) as Key[]).map((k) => [k, [] as Sample[]]),
   );
-  const add = (key: Key, labels: LabelSet, value: number | undefined) => {
-    if (value !== undefined) out.get(key)?.push({ labels, value });
-  };
-  let lastInfo = '';
-  const omitted = new Omissions();
-  for (const r of results) {
-    const info = r.station.with('metric', r.name).with('unit', r.unit);
-    // Slots of one name share the info series.
-    if (info.text !== lastInfo) add('info', info, 1);
-    lastInfo = info.text;
-    // No slot is no label: an empty slot was already made null at the edge.
-    const series =
-      r.slot === null
-        ? r.station.with('metric', r.name)
-        : r.station.with('metric', r.name).with('slot', r.slot);
-    add('lastValue', series, r.latest?.value);
-    add('lastTimestamp', series, r.latest && r.latest.time / 1000);
-    add('upper', series, r.limits?.upper);
-    add('lower', series, r.limits?.lower);
-    for (const { window, stats } of r.windows) {
-      const labels = series.with('window', window);
-      const cap = capability(stats, r.limits, r.minSamples);
-      add('samples', labels, stats.samples);
-      add('nonNumeric', labels, stats.nonNumeric);
-      if (r.attributes) {
-        add('attributes', labels.with('outcome', 'pass'), stats.passed);
-        add('attributes', labels.with('outcome', 'fail'), stats.failed);
+  private readonly omitted = new Omissions();
+  private lastInfo = '';
+
+  private put(key: Key, labels: LabelSet, value: number | undefined): void {
+    if (value !== undefined) this.out.get(key)?.push({ labels, value });
+  }
+
+  /** Adds the series of `results`, which continue those added before. */
+  add(results: readonly MeasurementResult[]): void {
+    const add = this.put.bind(this);
+    for (const r of results) {
+      const info = r.station.with('metric', r.name).with('unit', r.unit);
+      // Slots of one name share the info series.
+      if (info.text !== this.lastInfo) add('info', info, 1);
+      this.lastInfo = info.text;
+      // No slot is no label: an empty slot was already made null at the edge.
+      const series =
+        r.slot === null
+          ? r.station.with('metric', r.name)
+          : r.station.with('metric', r.name).with('slot', r.slot);
+      add('lastValue', series, r.latest?.value);
+      add('lastTimestamp', series, r.latest && r.latest.time / 1000);
+      add('upper', series, r.limits?.upper);
+      add('lower', series, r.limits?.lower);
+      for (const { window, stats } of r.windows) {
+        const labels = series.with('window', window);
+        const cap = capability(stats, r.limits, r.minSamples);
+        add('samples', labels, stats.samples);
+        add('nonNumeric', labels, stats.nonNumeric);
+        if (r.attributes) {
+          add('attributes', labels.with('outcome', 'pass'), stats.passed);
+          add('attributes', labels.with('outcome', 'fail'), stats.failed);
+        }
+        add('mean', labels, stats.mean);
+        add('min', labels, stats.min);
+        add('max', labels, stats.max);
+        add('stddev', labels, stats.stddev);
+        add('outOfSpec', labels, stats.outOfSpec);
+        add('ppk', labels, cap.ppk);
+        add('pp', labels, cap.pp);
+        add('cpk', labels, cap.cpk);
+        add('cp', labels, cap.cp);
+        this.omitted.count(r.station, window, cap.omitted);
       }
-      add('mean', labels, stats.mean);
-      add('min', labels, stats.min);
-      add('max', labels, stats.max);
-      add('stddev', labels, stats.stddev);
-      add('outOfSpec', labels, stats.outOfSpec);
-      add('ppk', labels, cap.ppk);
-      add('pp', labels, cap.pp);
-      add('cpk', labels, cap.cpk);
-      add('cp', labels, cap.cp);
-      omitted.count(r.station, window, cap.omitted);
     }
   }
-  for (const [labels, n] of omitted.rows()) add('omitted', labels, n);
-  for (const s of stations) {
-    add('future', s.station, s.future);
-    add('late', s.station, s.late);
+
+  /** The families of every result added, with the stations' record counts; call it once, last. */
+  families(stations: readonly StationRecordCounts[] = []): Family[] {
+    for (const [labels, n] of this.omitted.rows()) this.put('omitted', labels, n);
+    for (const s of stations) {
+      this.put('future', s.station, s.future);
+      this.put('late', s.station, s.late);
+    }
+    return [...this.out].map(([key, samples]) => ({ desc: MEASUREMENT_FAMILIES[key], samples }));
   }
-  return [...out].map(([key, samples]) => ({ desc: MEASUREMENT_FAMILIES[key], samples }));
 }
 
 interface OmissionRow {

@@ -14,7 +14,7 @@ import type { Topology } from '../topology/types.ts';
 import { createControlCharts } from './control.ts';
 import type { MeasurementResult } from './families.ts';
 import { RecordCounters } from './record-counters.ts';
-import { selectedFamilies } from './selection.ts';
+import { selectedFamiliesInTurns } from './selection.ts';
 import { measurementWindow } from './stats.ts';
 import { attributeClassifier, MeasurementStore } from './store.ts';
 
@@ -60,12 +60,13 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
       const results = await measurementResults(topology, store, config.windows, now, minSamples, turns);
       return {
         families: [
-          ...selectedFamilies(
+          ...(await selectedFamiliesInTurns(
             results,
             settings,
             config.windows.map((w) => w.name),
             counters.of(topology),
-          ),
+            turns,
+          )),
           ...(await control.families(topology, now.getTime(), fetched.failures === 0)),
         ],
         requests: fetched.requests,

@@ -6,12 +6,17 @@
  */
 import type { WindowStatistic } from '../../config/schema.ts';
 import { escapeLabelValue, type Family } from '../../exposition/model.ts';
+import type { Turns } from '../../util/turns.ts';
 import {
   MEASUREMENT_FAMILIES,
+  MeasurementFamilyBuilder,
   type MeasurementResult,
   measurementFamilies,
   type StationRecordCounts,
 } from './families.ts';
+
+/** Results turned into series between two turns of the event loop (each makes some 30 series). */
+const RESULTS_PER_TURN = 200;
 
 /** The windowed families by the statistic that selects them. */
 const WINDOWED: Readonly<Record<WindowStatistic, string>> = {
@@ -72,6 +77,29 @@ export function selectedFamilies(
   stations: readonly StationRecordCounts[] = [],
 ): Family[] {
   const families = measurementFamilies(selection.bySlot ? results : mergeSingleSlots(results), stations);
+  return applySelection(families, selection, windows);
+}
+
+/** {@link selectedFamilies}, giving the event loop a turn every {@link RESULTS_PER_TURN} results. */
+export async function selectedFamiliesInTurns(
+  results: readonly MeasurementResult[],
+  selection: MeasurementSelection,
+  windows: readonly string[],
+  stations: readonly StationRecordCounts[],
+  turns: Turns,
+): Promise<Family[]> {
+  const builder = new MeasurementFamilyBuilder();
+  const merged = selection.bySlot ? results : mergeSingleSlots(results);
+  await turns.forEachSlice(merged, RESULTS_PER_TURN, (slice) => builder.add(slice));
+  return applySelection(builder.families(stations), selection, windows);
+}
+
+/** Keeps each windowed family's series of the windows that export it. */
+function applySelection(
+  families: readonly Family[],
+  selection: MeasurementSelection,
+  windows: readonly string[],
+): Family[] {
   const perFamily = windowsPerFamily(selection, windows);
   return families.map((f) => {
     const kept = perFamily.get(f.desc.name);

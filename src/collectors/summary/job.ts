@@ -11,13 +11,16 @@ import type { CollectorContext, Job, PollContext, PollOutcome, RefreshAchieved }
 import { coverageFamilies, type SummaryResult, summaryFamilies } from './families.ts';
 import { quietSince, sameSummary, VERIFY_EVERY } from './idle.ts';
 import { learn, narrow } from './narrow.ts';
-import { entitiesOf, planSummaries, type SummarySlot } from './plan.ts';
+import { entitiesOf, planSummaries, type SummaryRequest, type SummarySlot } from './plan.ts';
 import { createScaler, type DropReason } from './scale.ts';
 import { isDue, scheduleKey, summarySchedule } from './schedule.ts';
 import { summaryScope } from './scope.ts';
 
 /** A failed entity keeps its last good answer for this many of its refreshes. */
 const STALENESS_INTERVALS = 5;
+
+/** Requests built and queued between two turns of the event loop. */
+const REQUESTS_PER_TURN = 250;
 
 /** Waits for one request; 403/404 mean "no data for this set", not a failure. */
 function send(answer: Promise<StationSummary | undefined>) {
@@ -65,6 +68,8 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
         },
         now,
       );
+      // Planning a plant's thousands of requests and deciding which are due are two long loops.
+      await ctx.turns.yieldToLoop();
       const schedule = summarySchedule(plan, settings.intervalMs, pairs);
       const scheduleOf = (slot: SummarySlot) => schedule.get(scheduleKey(slot.window, slot.level));
       // Slots due now, by request: never answered, or in this poll's share of their refresh.
@@ -83,6 +88,7 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
       const answers = new Map<string, Promise<StationSummary | undefined>>();
       // Stations the upstream refuses are left out of aggregate requests (counted as partial).
       let partial = 0;
+      const sends: Array<{ key: string; request: SummaryRequest }> = [];
       for (const [key, slots] of due) {
         const planned = all.requests.get(key);
         if (planned === undefined) continue;
@@ -102,9 +108,17 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
           verify.add(key);
           counts.verified++;
         }
-        const raw = client.stationSummary({ ...request, signal });
-        answers.set(key, send(learn(raw, request, ctx.refused, t)));
+        sends.push({ key, request });
       }
+      // A first poll sends thousands of requests; building them is done a slice per turn.
+      await ctx.turns.forEachSlice(sends, REQUESTS_PER_TURN, (slice) => {
+        for (const { key, request } of slice) {
+          const answer = send(learn(client.stationSummary({ ...request, signal }), request, ctx.refused, t));
+          // Awaited below; until then a failure must not count as an unhandled rejection.
+          answer.catch(() => {});
+          answers.set(key, answer);
+        }
+      });
       let failures = 0;
       let firstError: unknown;
       const dropped = new Map<DropReason, number>();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { capability } from '../../../src/collectors/measurements/capability.ts';
 import {
+  MeasurementFamilyBuilder,
   type MeasurementResult,
   measurementFamilies,
 } from '../../../src/collectors/measurements/families.ts';
@@ -120,5 +121,40 @@ describe('measurementFamilies', () => {
       if (f.desc.kind === 'counter') expect(f.desc.name).toMatch(/_total$/);
       expect(f.desc.help).toContain('GET /metrics');
     }
+  });
+
+  it('gives the same families when the results are added in parts', () => {
+    const other = LabelSet.of({ station: 'T', station_id: 'b'.repeat(24) });
+    const results = [
+      result('1', base),
+      // The same name in another slot, in the next part: still one info series.
+      result('2', empty),
+      result(null, base, { station: other, limits: undefined }),
+      result(null, base, { station: other, name: 'icc', windows: [{ window: '8h', stats: base }] }),
+    ];
+    const builder = new MeasurementFamilyBuilder();
+    builder.add(results.slice(0, 1));
+    builder.add(results.slice(1, 3));
+    builder.add(results.slice(3));
+    const parts = builder.families();
+    expect(parts).toEqual(measurementFamilies(results));
+    const info = parts.find((f) => f.desc.name === 'station_measurement_info');
+    expect(info?.samples).toHaveLength(3);
+    // Per station and window, every index and reason once: S/1h, T/1h and T/8h.
+    const omitted = parts.find((f) => f.desc.name === 'station_measurement_window_capability_omitted_series');
+    expect(omitted?.samples.map((s) => [s.labels.text, s.value])).toEqual(
+      [
+        [station, '1h', [0, 1, 0, 0, 1, 0]],
+        [other, '1h', [1, 0, 0, 1, 0, 0]],
+        [other, '8h', [0, 0, 0, 0, 0, 0]],
+      ].flatMap(([labels, window, counts]) =>
+        ['ppk', 'cpk'].flatMap((index, i) =>
+          ['no_limits', 'too_few_samples', 'zero_spread'].map((reason, j) => [
+            `${(labels as LabelSet).text},window="${window}",index="${index}",reason="${reason}"`,
+            (counts as number[])[i * 3 + j],
+          ]),
+        ),
+      ),
+    );
   });
 });
