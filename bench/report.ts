@@ -68,7 +68,7 @@ function notes(r: BenchResults): string {
       `in ${r.params.load.rounds} rounds (A B, B A, ...) so that a slow patch of the shared machine falls on both. ` +
       'The exporter renders its self-metrics tail (and deflates it for gzip) at most once a second per format, ' +
       'as it does in production; the rest of each answer is cached bytes.',
-    '- Default node flags (the exporter alone runs under the StatefulSet\'s memory limit, see its row); the exporter, the load generator and the simulator are separate processes on the same cores.',
+    "- Default node flags (the exporter alone runs under the StatefulSet's memory limit, see its row); the exporter, the load generator and the simulator are separate processes on the same cores.",
     '- The RSS target is judged on the exporter alone, in a process of its own, with just enough stations for about ' +
       'the target series count, 15 s after its steady-state poll; the main run shares its process with the bench.',
   ].join('\n');
