@@ -74,7 +74,7 @@ function targets(run: PlantRun, series: number): string[][] {
       verdict(series <= 150_000),
     ],
     [
-      'RSS of the exporter alone at ~100k series',
+      'RSS of the exporter alone at ~100k series (highest reading, under the StatefulSet memory limit; see the main table)',
       run.rssAloneMiB === undefined
         ? 'n/a'
         : `${fmt(run.rssAloneMiB)} MiB at ${fmt(run.rssAloneSeries ?? 0)} series`,
