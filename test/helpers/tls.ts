@@ -25,15 +25,14 @@ function openssl(dir: string, args: string[]): void {
   execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
 }
 
+/** A new unencrypted P-256 key for `openssl req`. */
+const NEW_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+
 function ca(dir: string, name: string): void {
   openssl(dir, [
     'req',
     '-x509',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
+    ...NEW_KEY,
     '-keyout',
     `${name}.key`,
     '-out',
@@ -46,20 +45,7 @@ function ca(dir: string, name: string): void {
 }
 
 function leaf(dir: string, name: string, signer: string, ext: string): void {
-  openssl(dir, [
-    'req',
-    '-newkey',
-    'ec',
-    '-pkeyopt',
-    'ec_paramgen_curve:P-256',
-    '-nodes',
-    '-keyout',
-    `${name}.key`,
-    '-out',
-    `${name}.csr`,
-    '-subj',
-    `/CN=${name}`,
-  ]);
+  openssl(dir, ['req', ...NEW_KEY, '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`]);
   openssl(dir, [
     'x509',
     '-req',
