@@ -9,7 +9,7 @@ function rereadInterval() {
   return duration()
     .prefault('1h')
     .describe(
-      'How often a poll re-reads the whole longest window instead of only the overlap, so that records ' +
+      'How long one re-read sweep of the whole longest window takes, spread over the polls, so that records ' +
         'arriving later than `overlap` are still picked up (and counted as late).',
     );
 }

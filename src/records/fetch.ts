@@ -17,6 +17,8 @@ export interface IncrementalFetchOptions<R extends Timed> {
   readonly watermarks: ReadonlyMap<string, number>;
   /** End of every span (exclusive), epoch ms. */
   readonly now: number;
+  /** Time of the poll, for refused stations' probe times, when spans end earlier (a re-read); default `now`. */
+  readonly pollTime?: number;
   /** Oldest time still needed: the start of the longest window. */
   readonly retainFrom: number;
   readonly overlapMs: number;
@@ -110,7 +112,7 @@ export async function fetchIncremental<R extends Timed>(
     signal: opts.signal,
     stats,
     refused: opts.refused,
-    now: opts.now,
+    now: opts.pollTime ?? opts.now,
   };
   const tasks: Promise<void>[] = [];
   const fetchChunk = (chunk: string[], from: number, probe = false) => {

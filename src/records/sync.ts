@@ -1,14 +1,16 @@
 /**
  * Keeps an in-memory record store in step with the upstream, for the collectors that read
- * record lists (`measurements`, `units`): one incremental fetch per poll, a deeper re-read of
- * the whole longest window every `rereadIntervalMs`, then the records that left the longest
- * window are dropped. Records dated in the future are counted and left out; records that
+ * record lists (`measurements`, `units`): one incremental fetch per poll, plus the part of the
+ * re-read sweep due on this poll (the whole longest window is read again once per
+ * `rereadIntervalMs`, spread over the polls; see {@link RereadSweep}), then the records that
+ * left the longest window are dropped. Records dated in the future are counted and left out; records that
  * arrived later than the overlap are counted (see {@link SyncResult}).
  */
 import type { Logger } from 'pino';
 import type { Turns } from '../util/turns.ts';
-import { fetchIncremental, type IncrementalFetchResult, reportFetch } from './fetch.ts';
+import { DEFAULT_MAX_SPAN_MS, fetchIncremental, type IncrementalFetchResult, reportFetch } from './fetch.ts';
 import type { RefusedStations } from './refused.ts';
+import { RereadSweep, type SweepRange } from './sweep.ts';
 import type { RecordSource, RecordStore, Timed } from './types.ts';
 
 /** What the sync needs of a record besides its time. */
@@ -24,7 +26,7 @@ export interface RecordSyncOptions<R extends SyncedRecord> {
   readonly source: RecordSource<R>;
   readonly store: RecordStore<R>;
   readonly overlapMs: number;
-  /** How often the whole longest window is read again instead of only the overlap. */
+  /** How long one sweep that reads the whole longest window again takes. */
   readonly rereadIntervalMs: number;
   /** Records dated more than this after `now` are counted and skipped. */
   readonly maxFutureSkewMs: number;
@@ -50,14 +52,14 @@ export interface SyncRequest {
 
 /** What one sync did, besides the fetch's own counts. Station keys are lower-case ids. */
 export interface SyncResult extends IncrementalFetchResult {
-  /** True when this poll re-read the whole longest window. */
-  readonly deep: boolean;
+  /** The part of the retained range this poll read again, if any. */
+  readonly swept?: SweepRange;
   /** Records skipped because they were dated more than the skew after `now`, by station. */
   readonly future: ReadonlyMap<string, number>;
   /**
    * New records that arrived later than the overlap, by station: their `time_inserted` is more
    * than the overlap after their `time_created`, or (without `time_inserted`) they were found
-   * older than the start of the station's incremental read, i.e. only by a deeper re-read.
+   * older than the start of the station's incremental read, i.e. only by the re-read sweep.
    */
   readonly late: ReadonlyMap<string, number>;
 }
@@ -72,11 +74,10 @@ export function createRecordSync<R extends SyncedRecord>(
   opts: RecordSyncOptions<R>,
 ): (req: SyncRequest) => Promise<SyncResult> {
   const { store, accept, turns } = opts;
+  const sweep = new RereadSweep(opts.rereadIntervalMs, DEFAULT_MAX_SPAN_MS);
   let watermarks = new Map<string, number>();
-  let lastDeep: number | undefined;
   return async ({ stationIds, now, retainFrom, signal }) => {
     store.retainStations(new Set(stationIds));
-    const deep = lastDeep === undefined || now - lastDeep >= opts.rereadIntervalMs;
     // Where each station's incremental read starts: a new record older than that is late.
     const cutoffs = new Map<string, number>();
     for (const [id, mark] of watermarks) cutoffs.set(id.toLowerCase(), mark - opts.overlapMs);
@@ -106,26 +107,55 @@ export function createRecordSync<R extends SyncedRecord>(
         if (added > 0) bump(late, station, added);
       }
     };
-    const fetched = await fetchIncremental({
+    const common = {
       source: opts.source,
-      stationIds,
-      watermarks: deep ? new Map() : watermarks,
-      now,
-      retainFrom,
-      overlapMs: opts.overlapMs,
       maxUrlLength: opts.maxUrlLength,
       maxRecords: opts.maxRecords,
-      onRecords: (records) => turns.forEachSlice(records, STORE_SLICE, take),
+      onRecords: (records: readonly R[]) => turns.forEachSlice(records, STORE_SLICE, take),
       signal,
       refused: opts.refused,
-    });
-    // A failed deep read keeps the stations' old marks, so their next read covers the gap.
-    watermarks = deep ? new Map([...watermarks, ...fetched.watermarks]) : fetched.watermarks;
-    if (deep) lastDeep = now;
+    };
+    // Stations read before: only their older records can have been missed. A station without a
+    // watermark reads its whole window incrementally anyway.
+    const known = stationIds.filter((id) => watermarks.has(id) && !opts.refused?.has(id));
+    let end = known.length > 0 ? now : Number.NEGATIVE_INFINITY;
+    for (const id of known) end = Math.min(end, watermarks.get(id)! - opts.overlapMs);
+    // The first sweep starts with the first poll, which reads the whole window.
+    const range = sweep.next(now, retainFrom, end);
+    const [fetched, swept] = await Promise.all([
+      fetchIncremental({ ...common, stationIds, watermarks, now, retainFrom, overlapMs: opts.overlapMs }),
+      range &&
+        fetchIncremental({
+          ...common,
+          stationIds: known,
+          watermarks: new Map(),
+          now: range.to,
+          pollTime: now,
+          retainFrom: range.from,
+          overlapMs: 0,
+        }),
+    ]);
+    watermarks = fetched.watermarks;
+    if (range && swept?.failures === 0) sweep.done(range, now, retainFrom);
     store.evictBefore(retainFrom);
-    reportFetch(opts.logger, opts.collector, fetched, store.size());
-    reportSync(opts, { future, late, deep });
-    return { ...fetched, deep, future, late };
+    const result = { ...merge(fetched, swept), ...(range ? { swept: range } : {}), future, late };
+    reportFetch(opts.logger, opts.collector, result, store.size());
+    reportSync(opts, result);
+    return result;
+  };
+}
+
+/** One poll's fetch counts: the incremental read's, plus the sweep's requests and failures. */
+function merge(fetched: IncrementalFetchResult, swept?: IncrementalFetchResult): IncrementalFetchResult {
+  if (!swept) return fetched;
+  return {
+    ...fetched,
+    requests: fetched.requests + swept.requests,
+    splits: fetched.splits + swept.splits,
+    truncated: fetched.truncated + swept.truncated,
+    failures: fetched.failures + swept.failures,
+    // A failed sweep range moves no watermark: it is read again next poll.
+    firstError: fetched.firstError ?? swept.firstError,
   };
 }
 
@@ -134,7 +164,7 @@ const total = (m: ReadonlyMap<string, number>) => [...m.values()].reduce((a, b) 
 /** One log line per poll for each kind of suspicious record, not one per record. */
 function reportSync<R extends SyncedRecord>(
   opts: RecordSyncOptions<R>,
-  s: Pick<SyncResult, 'future' | 'late' | 'deep'>,
+  s: Pick<SyncResult, 'future' | 'late' | 'swept'>,
 ): void {
   const collector = opts.collector;
   if (s.future.size > 0) {
@@ -150,7 +180,13 @@ function reportSync<R extends SyncedRecord>(
   }
   if (s.late.size > 0) {
     opts.logger.warn(
-      { collector, records: total(s.late), stations: s.late.size, overlap_ms: opts.overlapMs, deep: s.deep },
+      {
+        collector,
+        records: total(s.late),
+        stations: s.late.size,
+        overlap_ms: opts.overlapMs,
+        swept: Boolean(s.swept),
+      },
       'records arrived later than the overlap; they were picked up now, consider a longer overlap',
     );
   }

@@ -4,6 +4,9 @@
  */
 import type { Topology } from '../collectors/topology/types.ts';
 import type { Config } from '../config/schema.ts';
+import { DEFAULT_MAX_SPAN_MS } from '../records/fetch.ts';
+import { sweepSpans } from '../records/sweep.ts';
+import { longestWindowMs } from '../time/windows.ts';
 import { requestUrl } from '../upstream/endpoints.ts';
 import { recordRequestsPerPoll, stationsPerRequest, summaryRequestsPerLevel } from './counts.ts';
 import { planWindows } from './refresh.ts';
@@ -28,9 +31,15 @@ function fixedRecordsUrl(config: Config, collector: 'measurements' | 'units', no
   return url.length + '&station_ids='.length;
 }
 
-/** What each enabled records collector costs per poll once caught up, for `stations` stations. */
+/**
+ * What each enabled records collector costs per poll once caught up, for `stations` stations: one
+ * request per batch of stations, plus its share of the re-read sweep (every batch reads the
+ * longest window again in spans once per `reread_interval`), rounded up. With control charts, the
+ * measurements collector retains more than the longest window; the sweep then costs more than this.
+ */
 export function recordNeeds(config: Config, stations: number, now: Date): RecordsNeed[] {
   const out: RecordsNeed[] = [];
+  const retainedMs = longestWindowMs(config.windows, now);
   for (const collector of ['measurements', 'units'] as const) {
     const settings = config[collector];
     if (!settings.enabled) continue;
@@ -38,9 +47,11 @@ export function recordNeeds(config: Config, stations: number, now: Date): Record
       config.upstream.maxUrlLength,
       fixedRecordsUrl(config, collector, now),
     );
+    const batches = recordRequestsPerPoll(stations, Math.max(1, perRequest));
+    const sweep = batches * sweepSpans(retainedMs, settings.rereadIntervalMs, DEFAULT_MAX_SPAN_MS);
     out.push({
       collector,
-      requestsPerPoll: recordRequestsPerPoll(stations, Math.max(1, perRequest)),
+      requestsPerPoll: batches + Math.ceil((sweep * settings.intervalMs) / settings.rereadIntervalMs),
       intervalMs: settings.intervalMs,
     });
   }

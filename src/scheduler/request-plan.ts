@@ -37,7 +37,7 @@ export const DEFAULT_RETRY_RESERVE = 0.05;
 /** A records collector's polls: stations batched into `station_ids` lists within the URL limit. */
 export interface RecordsNeed {
   readonly collector: string;
-  /** Requests one poll makes once caught up (one span per batch of stations). */
+  /** Requests one poll makes once caught up: one span per batch of stations, and its share of the re-read sweep. */
   readonly requestsPerPoll: number;
   /** The collector's configured interval, ms. */
   readonly intervalMs: number;

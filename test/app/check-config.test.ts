@@ -18,6 +18,10 @@ describe('check-config plan', () => {
   it('prints every (window, level) with its refresh, the total against the budget, and the series', () => {
     const text = planReport(config(), counts, { index: 0, total: 1 }, NOW);
     expect(text).toMatch(/summary\s+15m\s+station\s+1000\s+2m[45]\ds \(stretched\)/);
+    // Units: 1,000 ids of 25 characters need 4 requests within the 8 KiB URL limit, and the re-read
+    // sweep passes 24h + 1h in 30-minute spans plus one remainder, 51 spans of each batch per hour.
+    const sweepPerPoll = Math.ceil((4 * (50 + 1)) / 60);
+    expect(text).toMatch(new RegExp(`units\\s+-\\s+-\\s+${4 + sweepPerPoll}\\s+1m\\s`));
     expect(text).toMatch(/summary\s+24h\s+site\s+5\s+15m \(longest\)/);
     expect(text).toContain('of 570.0 planned');
     expect(text).toContain('Idle skipping: on');

@@ -72,6 +72,11 @@ async function checkAll(h: Harness): Promise<number> {
 }
 
 const metricRequests = (h: Harness) => h.sim.sim.requests.filter((r) => r.path === '/metrics');
+/** The `[from, to)` a records request asked for, epoch ms. */
+const spanOf = (r: ReturnType<typeof metricRequests>[number]) => ({
+  from: Date.parse(r.query.from?.[0] ?? ''),
+  to: Date.parse(r.query.to?.[0] ?? ''),
+});
 
 /** A value as a quality engineer reads it: plain decimal or exponent notation only. */
 const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
@@ -385,15 +390,26 @@ describe('incremental polls', () => {
     const h = await start();
     await h.exporter.scheduler.pollOnce();
     const t0 = h.now();
+    const first = metricRequests(h).length;
     h.advance(2 * MIN);
     await h.exporter.scheduler.pollOnce();
     h.advance(7 * MIN);
     expect(await h.exporter.scheduler.pollOnce()).toBe(true);
-    const froms = metricRequests(h).map((r) => Date.parse(r.query.from?.[0] ?? ''));
     // After the first poll's half-hour spans, each poll asks from the last one's end minus the overlap.
     const spans = Math.ceil(longestWindowMs(h.config.windows, new Date(t0)) / DEFAULT_MAX_SPAN_MS);
-    expect(froms).toHaveLength(spans + 2);
-    expect(froms.slice(-2)).toEqual([t0 - 5 * MIN, t0 + 2 * MIN - 5 * MIN]);
+    expect(first).toBe(spans);
+    const later = metricRequests(h).slice(first).map(spanOf);
+    const incremental = later.filter((r) => r.to === t0 + 2 * MIN || r.to === t0 + 9 * MIN);
+    expect(incremental.map((r) => r.from)).toEqual([t0 - 5 * MIN, t0 + 2 * MIN - 5 * MIN]);
+    // The rest is the re-read sweep: whole half-hour spans from the oldest retained time, in order,
+    // before the incremental reads begin (9 of the 60 minutes of a sweep pass 3.6 of 24 hours).
+    const swept = later.filter((r) => !incremental.includes(r));
+    const retained = longestWindowMs(h.config.windows, new Date(h.now()));
+    expect(swept.length).toBe(Math.floor(((9 / 60) * retained) / DEFAULT_MAX_SPAN_MS));
+    swept.forEach((r, i) => {
+      expect(r.to - r.from).toBe(DEFAULT_MAX_SPAN_MS);
+      if (i > 0) expect(r.from).toBe(swept[i - 1]!.to);
+    });
     await checkAll(h);
     const fresh = await start();
     fresh.advance(9 * MIN);
@@ -439,8 +455,11 @@ describe('incremental polls', () => {
     h.sim.sim.setScenario({ errorRate: 0 });
     h.advance(3 * MIN);
     expect(await h.exporter.scheduler.pollOnce()).toBe(true);
-    const last = metricRequests(h).at(-1);
-    expect(Date.parse(last?.query.from?.[0] ?? '')).toBe(t0 - 5 * MIN);
+    // The incremental read (the span ending now) starts where the last good read ended.
+    const last = metricRequests(h)
+      .map(spanOf)
+      .filter((r) => r.to === h.now());
+    expect(last.map((r) => r.from)).toEqual([t0 - 5 * MIN]);
     await checkAll(h);
   });
 

@@ -109,7 +109,7 @@ export const MEASUREMENT_FAMILIES = {
   ),
   late: counter(
     'station_measurement_late_records_total',
-    `Measurement records that arrived later than measurements.overlap (by time_inserted, or found only by the periodic deeper re-read), ${SOURCE}, counted since the exporter started`,
+    `Measurement records that arrived later than measurements.overlap (by time_inserted, or found only by the re-read sweep), ${SOURCE}, counted since the exporter started`,
   ),
 } satisfies Record<string, FamilyDesc>;
 

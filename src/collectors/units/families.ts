@@ -42,7 +42,7 @@ export const UNIT_FAMILIES = {
     name: 'station_unit_late_records_total',
     kind: 'counter',
     labels: STATION,
-    help: `Unit records that arrived later than units.overlap (by time_inserted, or found only by the periodic deeper re-read), ${SOURCE}, counted since the exporter started; ${REFRESH}.`,
+    help: `Unit records that arrived later than units.overlap (by time_inserted, or found only by the re-read sweep), ${SOURCE}, counted since the exporter started; ${REFRESH}.`,
   },
 } satisfies Record<string, FamilyDesc>;
 

@@ -171,7 +171,7 @@ describe('measurements job: numbers a quality engineer can trust', () => {
     expect(s.get(key(s, 'station_measurement_future_records_total')[0] ?? '')).toBe(2);
   });
 
-  it('counts records that arrived later than the overlap, and the deeper re-read picks them up', async () => {
+  it('counts records that arrived later than the overlap, and the re-read sweep picks them up', async () => {
     const held: MeasurementRecord[] = [rec(30, 2)];
     const ctx = jobContext(
       {
@@ -189,7 +189,7 @@ describe('measurements job: numbers a quality engineer can trust', () => {
     // record with time_inserted 6 minutes after its time is late, though read in time.
     expect(s.get(key(s, 'station_measurement_window_samples')[0] ?? '')).toBe(2);
     expect(s.get(key(s, 'station_measurement_late_records_total')[0] ?? '')).toBe(1);
-    // An hour after the first read, the deeper re-read finds the record of T0 - 20m.
+    // An hour after the first read, the sweep's last range finds the record of T0 - 20m.
     s = samplesOf((await job.poll({ topology, now: new Date(T0 + 60 * MIN) })).families);
     expect(s.get(key(s, 'station_measurement_late_records_total')[0] ?? '')).toBe(2);
     const froms = ctx.client.calls.map((c) => (c.query as MetricsQuery).from?.getTime());

@@ -1,0 +1,76 @@
+/**
+ * The re-read sweep. Records that reach the upstream later than the overlap are only found by
+ * reading the retained range again. Reading all of it on one poll every `reread_interval` is a
+ * burst (spans × station batches, ~190 requests for 1,000 stations and a 24h window) that delays
+ * that poll and every collector sharing the request budget. Instead, each poll reads the part of
+ * the range the sweep has passed since the last poll, oldest first, in whole spans, so that one
+ * sweep takes `reread_interval` and costs the same requests, spread evenly.
+ *
+ * The sweep's position moves from the start of the retained range towards `now` as the interval
+ * elapses. Since it moves faster than time, it passes every retained instant once per sweep: a late
+ * record is found within one `reread_interval` of its arrival, while it is still retained.
+ */
+
+/** A range to read again on this poll, `[from, to)` in epoch ms. */
+export interface SweepRange {
+  readonly from: number;
+  readonly to: number;
+  /** True when this range ends the sweep: the next sweep starts when it was read. */
+  readonly last: boolean;
+}
+
+/** The sweep of one record sync; it remembers where it is between polls. */
+export class RereadSweep {
+  private start: number | undefined;
+  private cursor = Number.NEGATIVE_INFINITY;
+
+  /**
+   * @param intervalMs How long one sweep of the whole retained range takes (`reread_interval`).
+   * @param spanMs The longest span of one request: the sweep reads whole spans until its last range.
+   */
+  constructor(
+    private readonly intervalMs: number,
+    private readonly spanMs: number,
+  ) {
+    if (!(intervalMs > 0) || !(spanMs > 0)) throw new RangeError('sweep interval and span must be positive');
+  }
+
+  /**
+   * The range to read again at `now`, or undefined when there is none yet.
+   * @param retainFrom The oldest time retained now (epoch ms).
+   * @param end Where the incremental reads begin (the oldest watermark less the overlap): the sweep
+   *   never reads what they read anyway.
+   */
+  next(now: number, retainFrom: number, end: number): SweepRange | undefined {
+    if (this.start === undefined) this.begin(now, retainFrom);
+    const elapsed = Math.min(1, (now - this.start!) / this.intervalMs);
+    const from = Math.max(this.cursor, retainFrom);
+    const last = elapsed >= 1;
+    const target = last ? end : Math.min(end, retainFrom + elapsed * (now - retainFrom));
+    // Whole spans only, until the last range: a part-span now would cost a second request later.
+    const to = last ? target : from + Math.floor((target - from) / this.spanMs) * this.spanMs;
+    if (to > from) return { from, to, last };
+    if (last) this.begin(now, retainFrom);
+    return undefined;
+  }
+
+  /** Moves past a range once it was read without failures; a failed range is read again next poll. */
+  done(range: SweepRange, now: number, retainFrom: number): void {
+    this.cursor = Math.max(this.cursor, range.to);
+    if (range.last) this.begin(now, retainFrom);
+  }
+
+  private begin(now: number, retainFrom: number): void {
+    this.start = now;
+    this.cursor = retainFrom;
+  }
+}
+
+/**
+ * Requests one sweep makes per station batch: the absolute time it passes (the retained length
+ * plus the interval, since the range moves on while it is swept) in whole spans, plus the last
+ * range's remainder.
+ */
+export function sweepSpans(retainedMs: number, intervalMs: number, spanMs: number): number {
+  return Math.ceil((retainedMs + intervalMs) / spanMs) + 1;
+}
