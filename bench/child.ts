@@ -1,16 +1,21 @@
 /** Starting TypeScript children with tsx, and waiting for their messages. */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { MemoryLimit } from './memory-limit.ts';
 
 /** tsx's loader, resolved from this package so the child works whatever the working directory. */
 const TSX = import.meta.resolve('tsx');
 
-/** Forks `bench/<file>` under tsx with an IPC channel; `arg` goes to the child as JSON in argv[2]. */
-export function forkTs(file: string, arg: unknown): ChildProcess {
+/**
+ * Forks `bench/<file>` under tsx with an IPC channel; `arg` goes to the child as JSON in argv[2].
+ * With `limit`, the child runs under that memory limit.
+ */
+export function forkTs(file: string, arg: unknown, limit?: MemoryLimit): ChildProcess {
   const path = fileURLToPath(new URL(file, import.meta.url));
   // Default node flags, as required by the benchmark; stdout is ours, stderr passes through.
   return fork(path, [JSON.stringify(arg)], {
-    execArgv: ['--import', TSX],
+    execArgv: ['--import', TSX, ...(limit?.execArgv ?? [])],
+    ...(limit?.execPath ? { execPath: limit.execPath } : {}),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
 }
@@ -51,11 +56,13 @@ export async function runChild<T>(
   file: string,
   arg: unknown,
   accept: (msg: unknown) => msg is T,
+  limit?: MemoryLimit,
 ): Promise<T> {
-  const child = forkTs(file, arg);
+  const child = forkTs(file, arg, limit);
   try {
     return await nextMessage(child, accept);
   } finally {
     await stopChild(child);
+    limit?.cleanup();
   }
 }

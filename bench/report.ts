@@ -60,7 +60,10 @@ function notes(r: BenchResults): string {
       'records plus the configured overlap, whatever the window length. The comparison exporter (measurements only) ' +
       `uses windows ${r.params.compareWindows.join(', ')} against the same simulator.`,
     '- Render times are CPU time spent rendering both formats (text and OpenMetrics), excluding the yields to the ' +
-      'event loop; the publish time adds UTF-8 encoding, deflate in the thread pool and the swap.',
+      'event loop; the publish time adds UTF-8 encoding, deflate in the thread pool and the swap. The synthetic ' +
+      'render runs twice, in a process of its own: under the StatefulSet memory limit, as it ships (V8 then keeps a ' +
+      'small young generation, so short-lived strings cost more collections), and without a limit. The target is ' +
+      'judged on both.',
     '- Event-loop block: max of `perf_hooks.monitorEventLoopDelay` (10 ms resolution) minus the resolution.',
     `- Scrapes: a load generator in a child process keeps ${r.params.load.connections} keep-alive connections busy ` +
       `for ${r.params.load.durationMs / 1000} s per server (at most ${r.params.load.maxRequests} requests) against the exporter ` +

@@ -110,8 +110,12 @@ async function main(): Promise<void> {
   } finally {
     await sim.close();
   }
-  progress(`synthetic render (${p.syntheticSeries} series)`);
-  const synthetic = await runSyntheticChild(p.syntheticSeries);
+  // The cache-only process runs under the same limit as the exporter alone: the condition it ships in.
+  const syntheticLimit = memoryLimit(shippedMemoryLimitMiB());
+  progress(`synthetic render (${p.syntheticSeries} series), under ${syntheticLimit.how}`);
+  const synthetic = await runSyntheticChild(p.syntheticSeries, 5, syntheticLimit);
+  progress('synthetic render, without a memory limit');
+  const syntheticUnlimited = await runSyntheticChild(p.syntheticSeries, 5);
   const results: BenchResults = {
     params: p,
     machine: describeMachine(),
@@ -122,6 +126,7 @@ async function main(): Promise<void> {
     ...(compare ? { compare } : {}),
     ...(sized ? { sized } : {}),
     synthetic,
+    syntheticUnlimited,
   };
   let report = renderReport(results) + (await controlSection(results));
   if (p.name === 'full' && !values['no-plant']) {
@@ -141,7 +146,11 @@ async function main(): Promise<void> {
       ...(sized
         ? { rssAloneMiB: maxRss(sized.limited) / 2 ** 20, rssAloneSeries: sized.limited.series }
         : {}),
-      renderMsPer100k: (synthetic.renderMs * 100_000) / synthetic.series,
+      // Judged on the slower of the two conditions.
+      renderMsPer100k: Math.max(
+        (synthetic.renderMs * 100_000) / synthetic.series,
+        (syntheticUnlimited.renderMs * 100_000) / syntheticUnlimited.series,
+      ),
       ...(gzip ? { gzipRatio: gzip.ratio } : {}),
     });
     report += renderPlantSection(runs);

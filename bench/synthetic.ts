@@ -10,6 +10,7 @@ import { type Family, LabelSet, type Sample } from '../src/exposition/model.ts';
 import { renderFamiliesToBuffers } from '../src/exposition/render.ts';
 import { runChild } from './child.ts';
 import { withLoopMonitor } from './loop-delay.ts';
+import type { MemoryLimit } from './memory-limit.ts';
 
 const WINDOWS = ['15m', '1h', '8h', 'shift', 'today'];
 
@@ -106,7 +107,7 @@ function isResult(msg: unknown): msg is SyntheticResult {
   return typeof msg === 'object' && msg !== null && 'renderMs' in msg && 'series' in msg;
 }
 
-/** {@link runSynthetic} in a child process. */
-export function runSyntheticChild(series: number, runs = 5): Promise<SyntheticResult> {
-  return runChild('./synthetic-child.ts', { series, runs }, isResult);
+/** {@link runSynthetic} in a child process, under `limit` when given (its cgroup is removed afterwards). */
+export function runSyntheticChild(series: number, runs = 5, limit?: MemoryLimit): Promise<SyntheticResult> {
+  return runChild('./synthetic-child.ts', { series, runs }, isResult, limit);
 }

@@ -166,6 +166,9 @@ export interface RenderAsyncOptions {
   readonly monotonic?: () => number;
 }
 
+/** Samples rendered into one string before it is encoded; see {@link renderFamiliesToBuffers}. */
+const PIECE = 500;
+
 /** UTF-8 chunks of a rendered body, with what it took to render them. */
 export interface RenderedBuffers {
   readonly chunks: Buffer[];
@@ -191,11 +194,17 @@ export async function renderFamiliesToBuffers(
   const r = new Renderer(families, format);
   const chunks: Buffer[] = [];
   let busyMs = 0;
+  const piece = Math.min(every, PIECE);
   for (;;) {
     const started = monotonic();
-    const done = r.step(every);
-    const text = r.take();
-    if (text !== '') chunks.push(Buffer.from(text, 'utf8'));
+    const pieces: Buffer[] = [];
+    let done = false;
+    for (let n = 0; n < every && !done; n += piece) {
+      done = r.step(Math.min(piece, every - n));
+      const text = r.take();
+      if (text !== '') pieces.push(Buffer.from(text, 'utf8'));
+    }
+    if (pieces.length > 0) chunks.push(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces));
     busyMs += monotonic() - started;
     if (done) break;
     await turns.yieldToLoop();
