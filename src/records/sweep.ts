@@ -9,6 +9,8 @@
  * The sweep's position moves from the start of the retained range towards `now` as the interval
  * elapses. Since it moves faster than time, it passes every retained instant once per sweep: a late
  * record is found within one `reread_interval` of its arrival, while it is still retained.
+ * A range that failed is read again; a sweep that fell behind catches up at most at twice its
+ * even pace per poll, so an upstream outage is not followed by a burst.
  */
 
 /** A range to read again on this poll, `[from, to)` in epoch ms. */
@@ -23,6 +25,7 @@ export interface SweepRange {
 export class RereadSweep {
   private start: number | undefined;
   private cursor = Number.NEGATIVE_INFINITY;
+  private lastCall: number | undefined;
 
   /**
    * @param intervalMs How long one sweep of the whole retained range takes (`reread_interval`).
@@ -43,12 +46,19 @@ export class RereadSweep {
    */
   next(now: number, retainFrom: number, end: number): SweepRange | undefined {
     if (this.start === undefined) this.begin(now, retainFrom);
+    const gap = this.lastCall === undefined ? 0 : Math.max(0, now - this.lastCall);
+    this.lastCall = now;
     const elapsed = Math.min(1, (now - this.start!) / this.intervalMs);
     const from = Math.max(this.cursor, retainFrom);
-    const last = elapsed >= 1;
-    const target = last ? end : Math.min(end, retainFrom + elapsed * (now - retainFrom));
+    const due = elapsed >= 1 ? end : Math.min(end, retainFrom + elapsed * (now - retainFrom));
+    // At most twice a poll's even share, in whole spans: after failed polls the sweep catches up
+    // over several polls instead of in one burst.
+    const share = ((now - retainFrom + this.intervalMs) * gap) / this.intervalMs;
+    const cap = from + Math.max(1, 2 * Math.ceil(share / this.spanMs)) * this.spanMs;
+    const reach = Math.min(due, cap);
+    const last = elapsed >= 1 && reach >= end;
     // Whole spans only, until the last range: a part-span now would cost a second request later.
-    const to = last ? target : from + Math.floor((target - from) / this.spanMs) * this.spanMs;
+    const to = last ? reach : from + Math.floor((reach - from) / this.spanMs) * this.spanMs;
     if (to > from) return { from, to, last };
     if (last) this.begin(now, retainFrom);
     return undefined;

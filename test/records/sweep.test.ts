@@ -106,6 +106,34 @@ describe('re-read sweep', () => {
     expect(sweep.next(at + 2 * MIN, at + 2 * MIN - window, at - 4 * MIN)?.from ?? again!.to).toBe(again!.to);
   });
 
+  it('catches up after failed polls at most twice its even pace, then ends the sweep', () => {
+    const sweep = new RereadSweep(HOUR, SPAN);
+    const window = 24 * HOUR;
+    const poll = (i: number) => {
+      const now = T0 + i * MIN;
+      return {
+        now,
+        range: sweep.next(now, now - window, i === 0 ? Number.NEGATIVE_INFINITY : now - 6 * MIN),
+      };
+    };
+    poll(0);
+    // Polls 1 to 40 fail: nothing is marked done.
+    for (let i = 1; i <= 40; i++) poll(i);
+    const reads: SweepRange[] = [];
+    for (let i = 41; i <= 120; i++) {
+      const { now, range } = poll(i);
+      if (!range) continue;
+      // Even pace: 25 minutes of the sliding window per 1-minute poll, so at most 2 spans.
+      expect(range.to - range.from).toBeLessThanOrEqual(2 * SPAN);
+      reads.push(range);
+      sweep.done(range, now, now - window);
+    }
+    // The sweep still ends, later than the hour, and a new one starts after it.
+    const lastAt = reads.findIndex((r) => r.last);
+    expect(lastAt).toBeGreaterThan(0);
+    for (let i = 1; i <= lastAt; i++) expect(reads[i]!.from).toBe(reads[i - 1]!.to);
+  });
+
   it('reads everything left in one range when polls are further apart than the interval', () => {
     const reads = drive({ windowMs: 2 * HOUR, intervalMs: HOUR, stepMs: 90 * MIN, polls: 3 });
     expect(reads.map((r) => [r.from - T0, r.to - T0, r.last])).toEqual([
