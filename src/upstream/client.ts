@@ -2,10 +2,9 @@
  * Typed client of the Station Data Query Service: one function per operation, parameters
  * encoded as the interface describes, responses mapped into domain types at the edge.
  */
-import { pipeline, Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { Agent, type Dispatcher, request } from 'undici';
 import { createTurns, type Turns } from '../util/turns.ts';
+import { parseJson, readBody } from './body.ts';
 import type { Breakers } from './breaker.ts';
 import {
   buildUrl,
@@ -19,6 +18,7 @@ import {
   type WindowQuery,
 } from './endpoints.ts';
 import { type StatusClass, statusClass, UpstreamError } from './errors.ts';
+import { classifyFailure, isStaleConnection, statusError } from './failures.ts';
 import { createLimiter, type Limiter } from './limiter.ts';
 import {
   isValidId,
@@ -35,7 +35,7 @@ import {
   realRetryTimers,
   withRetries,
 } from './retry.ts';
-import { envelopeSchema, errorBodySchema } from './schemas.ts';
+import { envelopeSchema } from './schemas.ts';
 import type { MeasurementRecord, RecordList, Site, StationSummary, UnitRecord } from './types.ts';
 
 /** What the client reports about each request, for self-metrics. */
@@ -122,14 +122,6 @@ const RECORD_ENDPOINTS: ReadonlySet<Endpoint> = new Set<Endpoint>(['metrics', 'u
 /** Bodies above this many characters are parsed on a turn of the event loop of their own. */
 const LARGE_BODY = 256 * 1024;
 
-const STALE_CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED']);
-
-/** True for a connection that was closed under a request before any answer came. */
-function isStaleConnection(err: unknown): boolean {
-  const code = (err as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && STALE_CONNECTION_CODES.has(code);
-}
-
 /** Rejects malformed identifiers before anything is sent: a caller error, not an upstream one. */
 function checkIds(endpoint: Endpoint, ids: readonly string[]): void {
   const bad = ids.find((id) => !isValidId(id));
@@ -138,57 +130,6 @@ function checkIds(endpoint: Endpoint, ids: readonly string[]): void {
       `${endpoint}: invalid identifier ${JSON.stringify(bad)} (want 24 hexadecimal characters)`,
     );
   }
-}
-
-/** Decompressors for the content codings the client accepts. */
-const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
-  gzip: createGunzip,
-  'x-gzip': createGunzip,
-  deflate: createInflate,
-  br: createBrotliDecompress,
-};
-
-/**
- * Reads a body, stopping as soon as it passes `limit` bytes, on the wire or once
- * decompressed (a small gzip answer can unpack to gigabytes). Returns the text and the
- * bytes received, or undefined when over the limit.
- */
-async function readLimited(
-  body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },
-  encoding: string | undefined,
-  limit: number,
-): Promise<{ text: string; wireBytes: number } | { tooLarge: true; wireBytes: number }> {
-  let wireBytes = 0;
-  let over = false;
-  async function* counted() {
-    for await (const chunk of body) {
-      wireBytes += chunk.length;
-      if (wireBytes > limit) {
-        over = true;
-        return;
-      }
-      yield chunk;
-    }
-  }
-  const decoder = encoding ? DECODERS[encoding.trim().toLowerCase()] : undefined;
-  const source: AsyncIterable<Buffer> = decoder
-    ? (pipeline(Readable.from(counted()), decoder(), () => undefined) as unknown as AsyncIterable<Buffer>)
-    : counted();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of source) {
-    size += chunk.length;
-    if (size > limit) {
-      over = true;
-      break;
-    }
-    chunks.push(chunk);
-  }
-  if (over) {
-    body.destroy();
-    return { tooLarge: true, wireBytes };
-  }
-  return { text: Buffer.concat(chunks).toString('utf8'), wireBytes };
 }
 
 /** Creates the client. */
@@ -312,7 +253,7 @@ export function createClient(opts: ClientOptions): SharedClient {
       status = res.statusCode;
       const limit = opts.maxResponseBytes?.(endpoint) ?? Number.POSITIVE_INFINITY;
       const encoding = res.headers['content-encoding'];
-      const read = await readLimited(res.body, typeof encoding === 'string' ? encoding : undefined, limit);
+      const read = await readBody(res.body, typeof encoding === 'string' ? encoding : undefined, limit);
       seconds = (clock() - started) / 1000;
       bytes = read.wireBytes;
       if ('tooLarge' in read) {
@@ -332,7 +273,7 @@ export function createClient(opts: ClientOptions): SharedClient {
       return { status, text: read.text, report };
     } catch (err) {
       if (seconds === 0) seconds = (clock() - started) / 1000;
-      const e = classify(endpoint, err, timeout.aborted, status);
+      const e = classifyFailure(endpoint, err, { fired: timeout.aborted, ms: opts.timeoutMs }, status);
       report(statusClass(e.status, e.reason));
       opts.onError?.(e);
       throw e;
@@ -355,39 +296,6 @@ export function createClient(opts: ClientOptions): SharedClient {
     }
     answer.report(statusClass(answer.status));
     return env.data.data;
-  }
-
-  function parseJson(text: string): unknown {
-    try {
-      return JSON.parse(text);
-    } catch {
-      return undefined;
-    }
-  }
-
-  function statusError(endpoint: Endpoint, status: number, text: string): UpstreamError {
-    const body = errorBodySchema.safeParse(parseJson(text));
-    const code =
-      body.success && body.data.error.code !== undefined ? String(body.data.error.code) : undefined;
-    const msg = body.success ? body.data.error.message : undefined;
-    const detail = code || msg ? ` (${[code, msg].filter(Boolean).join(': ')})` : '';
-    return new UpstreamError(endpoint, 'status', `${endpoint}: HTTP ${status}${detail}`, status, code, msg);
-  }
-
-  function classify(endpoint: Endpoint, err: unknown, timedOut: boolean, status?: number): UpstreamError {
-    if (err instanceof UpstreamError) return err;
-    if (timedOut) {
-      return new UpstreamError(
-        endpoint,
-        'timeout',
-        `${endpoint}: no complete answer within ${opts.timeoutMs} ms`,
-        status,
-      );
-    }
-    const cause = err instanceof Error ? err.message : String(err);
-    const e = new UpstreamError(endpoint, 'network', `${endpoint}: request failed: ${cause}`, status);
-    if (status === undefined) Object.defineProperty(e, 'cause', { value: err });
-    return e;
   }
 
   function reportSkipped(collector: string, endpoint: Endpoint, list: RecordList<unknown>): void {

@@ -1,0 +1,52 @@
+/**
+ * Turning what went wrong on the wire into typed `UpstreamError`s.
+ */
+import { parseJson } from './body.ts';
+import type { Endpoint } from './endpoints.ts';
+import { UpstreamError } from './errors.ts';
+import { errorBodySchema } from './schemas.ts';
+
+const STALE_CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED']);
+
+/** True for a connection that was closed under a request before any answer came. */
+export function isStaleConnection(err: unknown): boolean {
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && STALE_CONNECTION_CODES.has(code);
+}
+
+/**
+ * The error for an HTTP error status, with the upstream's error code and message when the
+ * body is the documented error shape (any other body is ignored, never echoed).
+ */
+export function statusError(endpoint: Endpoint, status: number, text: string): UpstreamError {
+  const body = errorBodySchema.safeParse(parseJson(text));
+  const code = body.success && body.data.error.code !== undefined ? String(body.data.error.code) : undefined;
+  const msg = body.success ? body.data.error.message : undefined;
+  const detail = code || msg ? ` (${[code, msg].filter(Boolean).join(': ')})` : '';
+  return new UpstreamError(endpoint, 'status', `${endpoint}: HTTP ${status}${detail}`, status, code, msg);
+}
+
+/**
+ * Types a thrown failure: an `UpstreamError` as is, a fired deadline as `timeout`, anything
+ * else as `network` (keeping the cause when no status came, so a stale connection can be told).
+ */
+export function classifyFailure(
+  endpoint: Endpoint,
+  err: unknown,
+  timeout: { readonly fired: boolean; readonly ms: number },
+  status?: number,
+): UpstreamError {
+  if (err instanceof UpstreamError) return err;
+  if (timeout.fired) {
+    return new UpstreamError(
+      endpoint,
+      'timeout',
+      `${endpoint}: no complete answer within ${timeout.ms} ms`,
+      status,
+    );
+  }
+  const cause = err instanceof Error ? err.message : String(err);
+  const e = new UpstreamError(endpoint, 'network', `${endpoint}: request failed: ${cause}`, status);
+  if (status === undefined) Object.defineProperty(e, 'cause', { value: err });
+  return e;
+}

@@ -1,0 +1,67 @@
+import { Readable } from 'node:stream';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { parseJson, readBody } from '../../src/upstream/body.ts';
+
+/** A body as undici hands it: an async iterable of buffers that can be destroyed. */
+function body(chunks: Buffer[]): Readable {
+  return Readable.from(chunks, { objectMode: false });
+}
+
+describe('readBody', () => {
+  it('reads a plain body whole, counting the bytes received', async () => {
+    const text = '{"data":[1,2,3]}';
+    const read = await readBody(
+      body([Buffer.from(text.slice(0, 5)), Buffer.from(text.slice(5))]),
+      undefined,
+      1000,
+    );
+    expect(read).toEqual({ text, wireBytes: Buffer.byteLength(text) });
+  });
+
+  it.each([
+    ['gzip', gzipSync],
+    ['x-gzip', gzipSync],
+    ['deflate', deflateSync],
+    ['br', brotliCompressSync],
+    [' GZIP ', gzipSync],
+  ])('decodes %j', async (encoding, compress) => {
+    const text = JSON.stringify({ data: Array.from({ length: 200 }, (_, i) => ({ i })) });
+    const packed = compress(Buffer.from(text));
+    const read = await readBody(body([packed]), encoding, 1_000_000);
+    expect(read).toEqual({ text, wireBytes: packed.length });
+  });
+
+  it('stops a small gzip answer that unpacks past the limit', async () => {
+    const packed = gzipSync(Buffer.alloc(5_000_000, 0x20));
+    expect(packed.length).toBeLessThan(10_000);
+    const stream = body([packed]);
+    const read = await readBody(stream, 'gzip', 100_000);
+    expect(read).toEqual({ tooLarge: true, wireBytes: packed.length });
+    expect(stream.destroyed).toBe(true);
+  });
+
+  it('stops a plain body at the first chunk past the limit, not after it', async () => {
+    const chunks = Array.from({ length: 10 }, () => Buffer.alloc(100, 0x61));
+    const read = await readBody(body(chunks), undefined, 250);
+    expect(read).toEqual({ tooLarge: true, wireBytes: 300 });
+  });
+
+  it('accepts a body exactly at the limit', async () => {
+    const read = await readBody(body([Buffer.alloc(250, 0x61)]), undefined, 250);
+    expect(read).toEqual({ text: 'a'.repeat(250), wireBytes: 250 });
+  });
+
+  it('reads an unknown coding as is rather than guessing', async () => {
+    const read = await readBody(body([Buffer.from('plain')]), 'compress', 100);
+    expect(read).toEqual({ text: 'plain', wireBytes: 5 });
+  });
+});
+
+describe('parseJson', () => {
+  it('parses JSON and answers undefined for anything else', () => {
+    expect(parseJson('{"a":1}')).toEqual({ a: 1 });
+    expect(parseJson('<html>bad gateway</html>')).toBeUndefined();
+    expect(parseJson('')).toBeUndefined();
+  });
+});

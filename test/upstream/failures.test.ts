@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { UpstreamError } from '../../src/upstream/errors.ts';
+import { classifyFailure, isStaleConnection, statusError } from '../../src/upstream/failures.ts';
+
+describe('statusError', () => {
+  it('carries the documented error code and message', () => {
+    const e = statusError(
+      'units',
+      400,
+      JSON.stringify({ error: { code: 'BAD_RANGE', message: 'from after to' } }),
+    );
+    expect(e).toMatchObject({
+      reason: 'status',
+      status: 400,
+      code: 'BAD_RANGE',
+      upstreamMessage: 'from after to',
+    });
+    expect(e.message).toBe('units: HTTP 400 (BAD_RANGE: from after to)');
+  });
+
+  it('takes a numeric code as text', () => {
+    expect(statusError('sites', 503, '{"error":{"code":17}}').message).toBe('sites: HTTP 503 (17)');
+  });
+
+  it('never echoes a body that is not the error shape', () => {
+    const e = statusError('metrics', 502, '<html><script>alert(1)</script></html>');
+    expect(e.message).toBe('metrics: HTTP 502');
+    expect(e.code).toBeUndefined();
+  });
+});
+
+describe('classifyFailure', () => {
+  const deadline = { fired: false, ms: 5000 };
+
+  it('keeps an UpstreamError as it is', () => {
+    const original = new UpstreamError('units', 'too_large', 'big', 200);
+    expect(classifyFailure('units', original, { fired: true, ms: 1 })).toBe(original);
+  });
+
+  it('names a fired deadline a timeout, with the deadline in the message', () => {
+    const e = classifyFailure('metrics', new Error('aborted'), { fired: true, ms: 5000 }, 200);
+    expect(e).toMatchObject({
+      reason: 'timeout',
+      status: 200,
+      message: 'metrics: no complete answer within 5000 ms',
+    });
+  });
+
+  it('names anything else a network failure and keeps the cause only when no status came', () => {
+    const cause = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+    const before = classifyFailure('sites', cause, deadline);
+    expect(before).toMatchObject({ reason: 'network', message: 'sites: request failed: socket hang up' });
+    expect(isStaleConnection(before.cause)).toBe(true);
+    const after = classifyFailure('sites', cause, deadline, 200);
+    expect(after.cause).toBeUndefined();
+  });
+});
+
+describe('isStaleConnection', () => {
+  it('knows the codes of a connection closed under a request', () => {
+    for (const code of ['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED']) {
+      expect(isStaleConnection({ code })).toBe(true);
+    }
+    expect(isStaleConnection({ code: 'ECONNREFUSED' })).toBe(false);
+    expect(isStaleConnection(undefined)).toBe(false);
+    expect(isStaleConnection('ECONNRESET')).toBe(false);
+  });
+});
