@@ -19,6 +19,7 @@ import type { SelfMetrics } from '../exposition/selfmetrics.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { abortableSleep, type Loop, type LoopTimers, realLoopTimers, startLoop } from './loop.ts';
 import type { PlanMetrics } from './plan-metrics.ts';
+import { PlanTracker } from './plan-tracker.ts';
 import type { RequestPlan } from './request-plan.ts';
 import type { SeriesBudget } from './series-budget.ts';
 import { Staleness } from './staleness.ts';
@@ -80,25 +81,28 @@ export class Scheduler {
   /** The data collectors' jobs, so that a reload can keep them. */
   readonly jobsByName = new Map<string, ReusableJob>();
   private readonly staleness = new Staleness();
-  /** Plans for the current topology; re-planned at every poll, as calendar windows grow. */
-  private planAt: ((now: Date) => RequestPlan) | undefined;
-  private lastPlanText = '';
-  private lastDroppedText = '';
-  /** Last successful poll per records collector, for their achieved refresh. */
-  private readonly lastOkAt = new Map<string, number>();
+  /** The request plan and the series budget: their metrics and log lines. */
+  private readonly plans: PlanTracker;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.wallClock = deps.wallClock ?? Date.now;
     const { config } = deps.context;
+    this.plans = new PlanTracker({
+      logger: deps.logger,
+      wallClock: this.wallClock,
+      windows: config.windows.map((w) => w.name),
+      maxSeries: config.planning.maxSeries,
+      planner: deps.planner,
+      planMetrics: deps.planMetrics,
+      seriesBudget: deps.seriesBudget,
+    });
     const discovery = deps.discovery.createJob(deps.context);
     this.discoveryJob = {
       name: deps.discovery.name,
       intervalMs: deps.discovery.intervalMs(config),
       run: async (signal) => {
         const outcome = await discovery.poll({ now: new Date(this.wallClock()), signal });
-        if (this.topology === undefined || topologyKey(this.topology) !== topologyKey(outcome.topology)) {
-          this.planAt = deps.planner?.(outcome.topology);
-        }
+        this.plans.topology(outcome.topology);
         this.topology = outcome.topology;
         return outcome;
       },
@@ -252,33 +256,8 @@ export class Scheduler {
     const topology = this.topology;
     if (!topology) throw new Error('no topology yet');
     const now = new Date(this.wallClock());
-    const plan = this.currentPlan(now);
+    const plan = this.plans.plan(now);
     return { topology, now, signal, ...(plan ? { plan } : {}) };
-  }
-
-  /** The plan at `now`; its metrics are updated and a changed plan is logged. */
-  private currentPlan(now: Date): RequestPlan | undefined {
-    const plan = this.planAt?.(now);
-    if (plan === undefined) return undefined;
-    const windows = this.deps.context.config.windows.map((w) => w.name);
-    this.deps.planMetrics?.setPlan(plan, windows);
-    const text = plan.entries.map((e) => `${e.collector}/${e.window}/${e.level}=${e.refreshMs}`).join(' ');
-    if (text !== this.lastPlanText) {
-      this.lastPlanText = text;
-      const log = plan.dropped.length > 0 ? this.deps.logger.warn : this.deps.logger.info;
-      log.call(
-        this.deps.logger,
-        {
-          requests_per_minute: Math.round(plan.requestsPerMinute),
-          budget_per_minute: plan.budgetPerMinute,
-          dropped: plan.dropped.map((d) => [d.collector, d.window, d.level].filter(Boolean).join(' ')),
-        },
-        plan.dropped.length > 0
-          ? 'request plan changed; the budget cannot carry every window and level (see check-config)'
-          : 'request plan changed',
-      );
-    }
-    return plan;
   }
 
   /** Runs one poll, times it, publishes its families and records its outcome. */
@@ -321,48 +300,15 @@ export class Scheduler {
   }
 
   private async publish(name: string, outcome: PollOutcome): Promise<void> {
-    const { self, cache, seriesBudget, planMetrics } = this.deps;
-    const families = seriesBudget ? seriesBudget.filter(name, outcome.families) : outcome.families;
-    await cache.publish(name, families);
+    const { self, cache } = this.deps;
+    await cache.publish(name, this.plans.admit(name, outcome.families));
     self.setSnapshot(cache.seriesCount(), cache.lastRenderMs() / 1000);
-    if (seriesBudget) this.recordDropped(seriesBudget);
+    this.plans.published(name, outcome);
     const d = outcome.diagnostics;
     if (d?.levelsSkipped) self.setLevelsSkipped(d.levelsSkipped);
     if (d?.stationsInaccessible !== undefined) self.setStationsInaccessible(d.stationsInaccessible);
     for (const r of d?.recordsSkipped ?? []) self.recordSkipped(r.endpoint, r.reason, r.count);
     if (d?.summaryPartial !== undefined) self.setSummaryPartial(d.summaryPartial);
-    if (d?.refresh) planMetrics?.setAchieved(name, d.refresh);
-    if (d?.idle) planMetrics?.addIdle(d.idle);
-    if (planMetrics && (name === 'measurements' || name === 'units') && outcome.failures === 0) {
-      // Records collectors refresh every window on each successful poll.
-      const now = this.wallClock();
-      const last = this.lastOkAt.get(name);
-      this.lastOkAt.set(name, now);
-      if (last !== undefined) {
-        const seconds = (now - last) / 1000;
-        const rows = this.deps.context.config.windows.map((w) => ({
-          window: w.name,
-          level: 'station',
-          seconds,
-        }));
-        planMetrics.setAchieved(name, rows);
-      }
-    }
-  }
-
-  /** Metric and log line of the families the series budget leaves out. */
-  private recordDropped(budget: SeriesBudget): void {
-    const dropped = budget.droppedFamilies();
-    this.deps.planMetrics?.setDropped(dropped);
-    const text = [...dropped.keys()].join(',');
-    if (text === this.lastDroppedText) return;
-    this.lastDroppedText = text;
-    this.deps.logger.warn(
-      { dropped: Object.fromEntries(dropped), max_series: this.deps.context.config.planning.maxSeries },
-      dropped.size > 0
-        ? 'series budget exceeded: whole families left out of /metrics, lowest priority first'
-        : 'series budget met again: no family is left out',
-    );
   }
 
   /**
@@ -397,11 +343,6 @@ export class Scheduler {
 /** The upstream answered at least one of the poll's requests, or it needed none. */
 function answered(outcome: PollOutcome): boolean {
   return outcome.requests === 0 || outcome.failures < outcome.requests;
-}
-
-/** What the plan depends on in a topology: its entities. */
-function topologyKey(t: Topology): string {
-  return [t.stations, t.groups, t.lines, t.sites].map((list) => list.map((e) => e.id).join(',')).join('|');
 }
 
 /** Creates the scheduler. */

@@ -76,4 +76,40 @@ describe('self-metrics end to end', () => {
       'station_exporter_collector_interval_seconds{collector="units"} 30',
     ]);
   });
+
+  it('exports the request plan in force and the refresh achieved per (collector, window, level)', async () => {
+    h = await startHarness({ config: { windows: ['15m', '24h'] } });
+    const value = (text: string, series: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((l) => l.startsWith(`${series} `))
+          ?.split(' ')[1],
+      );
+    await h.exporter.scheduler.pollOnce();
+    // The registry itself: /metrics holds self-metrics for a second, and both polls take less.
+    let text = await h.exporter.registry.metrics();
+    expect(value(text, 'station_exporter_request_budget_per_second')).toBe(10_000);
+    const planned = (w: string, level = 'station', c = 'summary') =>
+      value(
+        text,
+        `station_exporter_refresh_planned_seconds{collector="${c}",window="${w}",level="${level}"}`,
+      );
+    // The defaults the README promises: a 15m window every minute, a 24h window every 10-15 minutes.
+    expect(planned('15m')).toBe(60);
+    expect(planned('24h')).toBeGreaterThanOrEqual(600);
+    expect(planned('24h')).toBeLessThanOrEqual(900);
+    expect(planned('15m', 'station', 'units')).toBeGreaterThan(0);
+    h.advance(60_000);
+    await h.exporter.scheduler.pollOnce();
+    text = await h.exporter.registry.metrics();
+    const achieved = (w: string, c: string) =>
+      value(
+        text,
+        `station_exporter_refresh_achieved_seconds{collector="${c}",window="${w}",level="station"}`,
+      );
+    expect(achieved('15m', 'units')).toBe(60);
+    expect(achieved('24h', 'units')).toBe(60);
+    expect(achieved('15m', 'summary')).toBe(60);
+  });
 });

@@ -1,0 +1,128 @@
+/**
+ * The scheduler's bookkeeping of the two budgets: the request plan in force (re-planned at
+ * every poll, as calendar windows grow), its planned and achieved refresh, idle skipping, and
+ * the families the series budget leaves out. Metrics and log lines only; it never sends a
+ * request or decides what a collector polls.
+ */
+import type { Logger } from 'pino';
+import type { PollOutcome } from '../collectors/collector.ts';
+import type { Topology } from '../collectors/topology/types.ts';
+import type { Family } from '../exposition/model.ts';
+import type { PlanMetrics } from './plan-metrics.ts';
+import type { RequestPlan } from './request-plan.ts';
+import type { SeriesBudget } from './series-budget.ts';
+
+/** What the tracker reads and writes. */
+export interface PlanTrackerDeps {
+  readonly logger: Logger;
+  /** Wall clock, epoch ms. */
+  readonly wallClock: () => number;
+  /** The configured windows' names, in config order. */
+  readonly windows: readonly string[];
+  /** `planning.max_series`, for the log line of a dropped family. */
+  readonly maxSeries?: number;
+  readonly planner?: (topology: Topology) => (now: Date) => RequestPlan;
+  readonly planMetrics?: PlanMetrics;
+  readonly seriesBudget?: SeriesBudget;
+}
+
+/** Collectors that read records and refresh every window on each successful poll. */
+const RECORDS_COLLECTORS: ReadonlySet<string> = new Set(['measurements', 'units']);
+
+/** Tracks the plan and the budgets for one scheduler. */
+export class PlanTracker {
+  private planAt: ((now: Date) => RequestPlan) | undefined;
+  private topologyKey = '';
+  private lastPlanText = '';
+  private lastDroppedText = '';
+  /** Last successful poll per records collector, for their achieved refresh. */
+  private readonly lastOkAt = new Map<string, number>();
+
+  constructor(private readonly deps: PlanTrackerDeps) {}
+
+  /** A discovery's topology: re-plans when its entities changed. */
+  topology(topology: Topology): void {
+    const key = entitiesKey(topology);
+    if (key === this.topologyKey) return;
+    this.topologyKey = key;
+    this.planAt = this.deps.planner?.(topology);
+  }
+
+  /** The plan at `now`, if there is a planner; its metrics are set and a changed plan is logged. */
+  plan(now: Date): RequestPlan | undefined {
+    const plan = this.planAt?.(now);
+    if (plan === undefined) return undefined;
+    this.deps.planMetrics?.setPlan(plan, this.deps.windows);
+    const text = plan.entries.map((e) => `${e.collector}/${e.window}/${e.level}=${e.refreshMs}`).join(' ');
+    if (text !== this.lastPlanText) {
+      this.lastPlanText = text;
+      this.logPlan(plan);
+    }
+    return plan;
+  }
+
+  /** A poll's families as the series budget lets them through (all of them without a budget). */
+  admit(collector: string, families: readonly Family[]): readonly Family[] {
+    return this.deps.seriesBudget ? this.deps.seriesBudget.filter(collector, families) : families;
+  }
+
+  /** Records a published poll: the families the budget left out, achieved refresh, idle skipping. */
+  published(collector: string, outcome: PollOutcome): void {
+    const { planMetrics, seriesBudget } = this.deps;
+    if (seriesBudget) this.recordDropped(seriesBudget);
+    if (!planMetrics) return;
+    const d = outcome.diagnostics;
+    if (d?.refresh) planMetrics.setAchieved(collector, d.refresh);
+    if (d?.idle) planMetrics.addIdle(d.idle);
+    if (RECORDS_COLLECTORS.has(collector) && outcome.failures === 0)
+      this.recordsRefreshed(collector, planMetrics);
+  }
+
+  /** A records collector's achieved refresh: the time between its last two successful polls. */
+  private recordsRefreshed(collector: string, planMetrics: PlanMetrics): void {
+    const now = this.deps.wallClock();
+    const last = this.lastOkAt.get(collector);
+    this.lastOkAt.set(collector, now);
+    if (last === undefined) return;
+    const seconds = (now - last) / 1000;
+    planMetrics.setAchieved(
+      collector,
+      this.deps.windows.map((window) => ({ window, level: 'station', seconds })),
+    );
+  }
+
+  private logPlan(plan: RequestPlan): void {
+    const { logger } = this.deps;
+    const fields = {
+      requests_per_minute: Math.round(plan.requestsPerMinute),
+      budget_per_minute: plan.budgetPerMinute,
+      dropped: plan.dropped.map((d) => [d.collector, d.window, d.level].filter(Boolean).join(' ')),
+    };
+    if (plan.dropped.length > 0) {
+      logger.warn(
+        fields,
+        'request plan changed; the budget cannot carry every window and level (see check-config)',
+      );
+    } else logger.info(fields, 'request plan changed');
+  }
+
+  /** Metric and log line of the families the series budget leaves out. */
+  private recordDropped(budget: SeriesBudget): void {
+    const dropped = budget.droppedFamilies();
+    this.deps.planMetrics?.setDropped(dropped);
+    const text = [...dropped.keys()].join(',');
+    if (text === this.lastDroppedText) return;
+    this.lastDroppedText = text;
+    this.deps.logger.warn(
+      { dropped: Object.fromEntries(dropped), max_series: this.deps.maxSeries },
+      dropped.size > 0
+        ? 'series budget exceeded: whole families left out of /metrics, lowest priority first'
+        : 'series budget met again: no family is left out',
+    );
+  }
+}
+
+/** What the plan depends on in a topology: its entities. */
+function entitiesKey(t: Topology): string {
+  return [t.stations, t.groups, t.lines, t.sites].map((list) => list.map((e) => e.id).join(',')).join('|');
+}
