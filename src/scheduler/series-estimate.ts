@@ -129,14 +129,11 @@ export function estimateSeries(config: Config, counts: SeriesCounts): SeriesEsti
 export function renderSeries(estimate: SeriesEstimate, maxSeries: number | undefined): string {
   const width = Math.max(...estimate.rows.map((r) => r.family.length));
   const lines = ['Series estimate (upper bound):', ''];
-  let collector = '';
-  for (const r of estimate.rows) {
-    if (r.collector !== collector) {
-      collector = r.collector;
-      const sum = estimate.rows.filter((x) => x.collector === collector).reduce((s, x) => s + x.series, 0);
-      lines.push(`  ${collector}: ${sum}`);
-    }
-    lines.push(`    ${r.family.padEnd(width)}  ${String(r.series).padStart(9)}`);
+  // Each collector once, in order of first appearance, with all of its rows under it.
+  for (const collector of new Set(estimate.rows.map((r) => r.collector))) {
+    const rows = estimate.rows.filter((r) => r.collector === collector);
+    lines.push(`  ${collector}: ${rows.reduce((s, r) => s + r.series, 0)}`);
+    for (const r of rows) lines.push(`    ${r.family.padEnd(width)}  ${String(r.series).padStart(9)}`);
   }
   lines.push(
     '',

@@ -32,6 +32,14 @@ describe('check-config plan', () => {
     const units = 15 * 1000;
     const targets = 3 * 100 + 3 * 1000;
     expect(text).toContain(`Total: ${summary + units + targets + 1000} series.`);
+    // Each collector is one block whose header is the sum of its rows.
+    const headers = [...text.matchAll(/^ {2}(\w+): (\d+)$/gm)].map((m) => [m[1], Number(m[2])]);
+    expect(headers).toEqual([
+      ['topology', 1000],
+      ['summary', summary],
+      ['units', units],
+      ['targets', targets],
+    ]);
   });
 
   it('says what it drops, and that idle skipping needs the units collector', () => {
