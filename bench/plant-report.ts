@@ -134,6 +134,14 @@ export function renderPlantSection(runs: readonly PlantRun[]): string {
           .map(([c, n]) => `${c} ${fmt(n)}`)
           .join(', ')}.`,
       '',
+      ...(p.render && p.rssMiB !== undefined
+        ? [
+            `Exporter at this size: the longest render of one steady poll's families took ${fmt(p.render.ms, 1)} ms ` +
+              `for ${fmt(p.render.series)} series, both formats (${fmt((p.render.ms * 100_000) / Math.max(1, p.render.series), 1)} ms per 100k); ` +
+              `highest RSS after a poll ${fmt(p.rssMiB)} MiB (the bench process: exporter and harness, no memory limit; the simulator runs apart).`,
+            '',
+          ]
+        : []),
     );
     lines.push(
       ...table(

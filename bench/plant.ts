@@ -37,7 +37,12 @@ export interface PlantResult {
   readonly requestsPerMinute: number;
   readonly worst10s: number;
   readonly idle: { skipped: number; verified: number; disagreements: number };
+  /** Series published per collector at the end. */
   readonly series: Readonly<Record<string, number>>;
+  /** Render time (both formats) of the steady poll whose publishes took longest, and its series. */
+  readonly render?: { readonly ms: number; readonly series: number };
+  /** Highest RSS of the bench process after a poll: the exporter and the harness (the simulator runs apart). */
+  readonly rssMiB?: number;
   readonly longestPollSeconds: number;
   /** Longest poll after the first (virtual seconds). */
   readonly longestSteadyPollSeconds: number;
@@ -112,6 +117,20 @@ export async function runPlantScale(opts: {
       },
     },
   });
+  // Each collector's publish, timed and counted as the cache itself measures it.
+  const seriesByPart = new Map<string, number>();
+  let pollRenderMs = 0;
+  const publish = exporter.cache.publish.bind(exporter.cache);
+  exporter.cache.publish = async (part, families) => {
+    await publish(part, families);
+    pollRenderMs += exporter.cache.lastRenderMs();
+    seriesByPart.set(
+      part,
+      families.reduce((n, f) => n + f.samples.length, 0),
+    );
+  };
+  let render = { ms: 0, series: 0 };
+  let rss = 0;
   const achieved = new Map<string, number>();
   const planned = new Map<string, number>();
   let plan = '';
@@ -127,8 +146,12 @@ export async function runPlantScale(opts: {
       virtual = Math.max(virtual, pollStart);
       const begin = virtual;
       const sentBefore = sends.length;
+      pollRenderMs = 0;
       await exporter.scheduler.pollOnce();
       polls++;
+      rss = Math.max(rss, process.memoryUsage().rss);
+      if (polls > 1 && pollRenderMs > render.ms)
+        render = { ms: pollRenderMs, series: exporter.cache.seriesCount() };
       longestPoll = Math.max(longestPoll, virtual - begin);
       if (polls > 1) longestSteady = Math.max(longestSteady, virtual - begin);
       pollLog.push([sends.length - sentBefore, (virtual - begin) / 1000]);
@@ -173,21 +196,7 @@ export async function runPlantScale(opts: {
       verified: await counter('station_exporter_idle_skip_verified_total'),
       disagreements: await counter('station_exporter_idle_skip_disagreements_total'),
     };
-    const series: Record<string, number> = {};
-    const text = (await exporter.cache.respond('text', false, [])).body.toString('utf8');
-    for (const line of text.split('\n')) {
-      if (line === '' || line.startsWith('#')) continue;
-      const name = line.slice(0, line.search(/[{ ]/));
-      const collector =
-        name === 'station_info'
-          ? 'topology'
-          : name.startsWith('station_unit') || name.startsWith('station_last_unit')
-            ? 'units'
-            : name.startsWith('station_measurement')
-              ? 'measurements'
-              : 'summary';
-      series[collector] = (series[collector] ?? 0) + 1;
-    }
+    const series = Object.fromEntries([...seriesByPart].filter(([, n]) => n > 0));
     // Steady state: from the end of the first poll to the last send.
     const steady = sends.filter((t) => t >= firstEnd);
     const spanMin = (Math.max(...steady) - firstEnd) / MIN;
@@ -213,6 +222,8 @@ export async function runPlantScale(opts: {
       worst10s: worst,
       idle,
       series,
+      render,
+      rssMiB: rss / 2 ** 20,
       longestPollSeconds: longestPoll / 1000,
       longestSteadyPollSeconds: longestSteady / 1000,
       pollLog,
