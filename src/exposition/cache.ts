@@ -15,7 +15,7 @@ import { crc32, crc32Combine } from './crc32.ts';
 import type { Family } from './model.ts';
 import {
   type ExpositionFormat,
-  renderFamilies,
+  renderFamiliesToBuffer,
   renderFamiliesToBuffers,
   sameInBothFormats,
 } from './render.ts';
@@ -196,7 +196,7 @@ export class ExpositionCache {
    * form is computed on first use.
    */
   tail(format: ExpositionFormat, dynamicFamilies: readonly Family[]): Tail {
-    const rendered = Buffer.from(renderFamilies(dynamicFamilies, format), 'utf8');
+    const rendered = renderFamiliesToBuffer(dynamicFamilies, format);
     const plain = format === 'openmetrics' ? Buffer.concat([rendered, EOF]) : rendered;
     let deflated: Buffer | undefined;
     let last: { body: object; trailer: Buffer } | undefined;

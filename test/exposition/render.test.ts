@@ -162,6 +162,54 @@ describe('renderFamiliesToBuffers', () => {
     expect(r.busyMs).toBe(6 * 5);
   });
 
+  it('writes multi-byte labels whole across the block boundaries of a large body', async () => {
+    // 4,000 lines of 3-byte and 4-byte characters: the body spans blocks of several sizes.
+    const names = ['東京工場', 'Straße 🏭', 'Łódź ✓'];
+    const samples = Array.from({ length: 4000 }, (_, i) => ({
+      labels: LabelSet.of({ site: names[i % 3]!, n: String(i) }),
+      value: i / 8,
+    }));
+    const fam: Family = { desc: { name: 'x_ratio', kind: 'gauge', help: 'Ünïcødé.' }, samples };
+    const expected = [
+      '# HELP x_ratio Ünïcødé.',
+      '# TYPE x_ratio gauge',
+      ...samples.map((_, i) => `x_ratio{site="${names[i % 3]}",n="${i}"} ${i / 8}`),
+      '',
+    ].join('\n');
+    expect(renderFamilies([fam], 'text')).toBe(expected);
+    for (const n of [7, 1000, 20_000]) {
+      expect(await renderFamiliesAsync([fam], 'text', { yieldEvery: n })).toBe(expected);
+    }
+  });
+
+  it('renders a line longer than the largest block', async () => {
+    const long = 'é'.repeat(1_500_000);
+    const fam: Family = {
+      desc: { name: 'big', kind: 'gauge', help: 'h' },
+      samples: [
+        { labels: LabelSet.of({ a: 'x' }), value: 1 },
+        { labels: LabelSet.of({ a: long }), value: 2 },
+        { labels: LabelSet.of({ a: 'y' }), value: 3 },
+      ],
+    };
+    const expected = `# HELP big h\n# TYPE big gauge\nbig{a="x"} 1\nbig{a="${long}"} 2\nbig{a="y"} 3\n`;
+    expect(await renderFamiliesAsync([fam], 'text', { yieldEvery: 1 })).toBe(expected);
+  });
+
+  it('keeps no mostly empty block alive behind a small body', async () => {
+    const { chunks } = await renderFamiliesToBuffers(representative, 'text');
+    const bytes = chunks.reduce((n, c) => n + c.length, 0);
+    // Small copies come from Node's shared 8 KiB pool; a block would be 16 KiB or more.
+    for (const c of chunks) expect(c.buffer.byteLength).toBeLessThanOrEqual(Math.max(8192, 2 * bytes));
+  });
+
+  it('holds a large body in blocks it mostly fills', async () => {
+    const { chunks } = await renderFamiliesToBuffers(largeFamilies(2000, 10), 'text');
+    const bytes = chunks.reduce((n, c) => n + c.length, 0);
+    const held = [...new Set(chunks.map((c) => c.buffer))].reduce((n, b) => n + b.byteLength, 0);
+    expect(held).toBeLessThan(1.5 * bytes);
+  });
+
   it('renders 100k series as 100k sample lines plus HELP/TYPE per family', async () => {
     const fams = largeFamilies(2000, 50);
     const text = await renderFamiliesAsync(fams, 'text');
