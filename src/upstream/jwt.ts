@@ -1,3 +1,5 @@
+import { parseJson } from './body.ts';
+
 /**
  * Reads the `exp` claim of a JWT without verifying it: the exporter only wants to warn
  * before the token expires, and verification would need the issuer's key.
@@ -6,14 +8,8 @@
 export function jwtExpiry(token: string): number | undefined {
   const parts = token.split('.');
   if (parts.length !== 3 || !parts[1]) return undefined;
-  try {
-    const claims: unknown = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
-    if (claims && typeof claims === 'object' && 'exp' in claims) {
-      const exp = (claims as { exp: unknown }).exp;
-      return typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined;
-    }
-  } catch {
-    // Not a JWT: nothing to report.
-  }
-  return undefined;
+  const claims = parseJson(Buffer.from(parts[1], 'base64url').toString('utf8'));
+  if (!claims || typeof claims !== 'object' || !('exp' in claims)) return undefined;
+  const exp = (claims as { exp: unknown }).exp;
+  return typeof exp === 'number' && Number.isFinite(exp) ? exp : undefined;
 }
