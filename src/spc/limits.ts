@@ -3,17 +3,12 @@
  * time-ordered values, or limits given in config. Pure functions over typed arrays;
  * docs/measurements.md gives the formulas.
  */
+import { isBelowResolution } from '../util/ulp.ts';
 
 /** d2 for moving ranges of two points: the expected range of two normal values, in sigmas. */
 export const D2 = 1.128;
 /** D4 for moving ranges of two points: the MR chart's upper limit is D4 × MR̄. */
 export const D4 = 3.267;
-/**
- * A sigma at or below this fraction of the baseline's largest magnitude counts as zero.
- * Rounding in the mean and the moving ranges leaves a few ulps (about 1e-16 relative) on
- * constant data; 1e-12 is far above that noise and far below any instrument's resolution.
- */
-export const SIGMA_REL_EPSILON = 1e-12;
 
 /** Where a set of limits came from; exported in HELP text and docs. */
 export type BaselineKind = 'rolling' | 'frozen' | 'given';
@@ -45,9 +40,13 @@ export type LimitsResult =
   | { readonly ok: true; readonly limits: ControlLimits }
   | { readonly ok: false; readonly reason: NoLimitsReason; readonly samples: number };
 
-/** True when `sigma` is zero for data of magnitude `scale` (see {@link SIGMA_REL_EPSILON}). */
+/**
+ * True when `sigma` is zero for data of magnitude `scale`: no more than the few ulps of
+ * rounding that the mean and the moving ranges leave on constant data. Decided from the data's
+ * resolution, not a fixed share of it, so that a sigma of 0.001 at an offset of 1e12 is kept.
+ */
 export function isNegligibleSigma(sigma: number, scale: number): boolean {
-  return !(sigma > SIGMA_REL_EPSILON * Math.abs(scale));
+  return isBelowResolution(sigma, scale);
 }
 
 /**
@@ -64,13 +63,16 @@ export function limitsFromBaseline(
 ): LimitsResult {
   const n = end - start;
   if (n < Math.max(2, minSamples)) return { ok: false, reason: 'too_few_samples', samples: Math.max(0, n) };
+  // Summed as deviations from the first point, so that a large offset (1e12 + a spread of
+  // 0.001) keeps the centre to well under a sigma; a plain sum would round it to about 1e-4.
+  const first = values[start]!;
   let sum = 0;
   let mrSum = 0;
   let maxAbs = 0;
-  let prev = values[start]!;
+  let prev = first;
   for (let i = start; i < end; i++) {
     const x = values[i]!;
-    sum += x;
+    sum += x - first;
     const abs = Math.abs(x);
     if (abs > maxAbs) maxAbs = abs;
     if (i > start) mrSum += Math.abs(x - prev);
@@ -79,7 +81,7 @@ export function limitsFromBaseline(
   // One test covers NaN and ±Infinity in any value: both make the sums non-finite.
   if (!Number.isFinite(sum) || !Number.isFinite(mrSum))
     return { ok: false, reason: 'non_finite', samples: n };
-  const center = sum / n;
+  const center = first + sum / n;
   const mrBar = mrSum / (n - 1);
   const sigma = mrBar / D2;
   if (isNegligibleSigma(sigma, maxAbs)) return { ok: false, reason: 'zero_sigma', samples: n };

@@ -113,18 +113,23 @@ function epoch(n: number): number | undefined {
 
 /**
  * Plain decimal notation with an optional exponent, nothing else: no hexadecimal, binary or
- * octal prefixes, no `Infinity`, no decimal comma, no surrounding whitespace.
+ * octal prefixes, no `Infinity`, no decimal comma, no blanks inside. ASCII whitespace around it
+ * is allowed: station software writes fixed-width and padded fields, and spreadsheets,
+ * `float()` and SQL casts read `" 125 "` as 125. Non-ASCII spaces (no-break, em) are not
+ * padding a numeral is expected to carry, and stay non-numeric.
  */
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+const DECIMAL = /^[ \t\n\v\f\r]*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[ \t\n\v\f\r]*$/;
 
 /**
  * Parses a number: a finite JSON number, or a string in plain decimal (or exponent) notation.
- * `undefined` for everything else (`PASS`, empty, `0x10`, `1,5`, `Infinity`, ` 5 `).
+ * ASCII whitespace around a numeral is trimmed (`" 125 "` is 125). `undefined` for everything
+ * else (`PASS`, empty, `0x10`, `1,5`, `Infinity`, `1 000`).
  */
 export function parseNumber(value: string | number | null | undefined): number | undefined {
   if (value === null || value === undefined) return undefined;
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
   if (!DECIMAL.test(value)) return undefined;
+  // Number() trims the same ASCII whitespace (and more, which DECIMAL has already refused).
   const n = Number(value);
   return Number.isFinite(n) ? n : undefined;
 }

@@ -78,13 +78,13 @@ const spanOf = (r: ReturnType<typeof metricRequests>[number]) => ({
   to: Date.parse(r.query.to?.[0] ?? ''),
 });
 
-/** A value as a quality engineer reads it: plain decimal or exponent notation only. */
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+/** A value as a quality engineer reads it: plain decimal or exponent notation, ASCII padding allowed. */
+const DECIMAL = /^[ \t\n\v\f\r]*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[ \t\n\v\f\r]*$/;
 const num = (s: string | number | null) =>
   typeof s === 'number' ? s : s === null || !DECIMAL.test(s) ? Number.NaN : Number(s);
-/** A spread at most 1e-9 of the mean's magnitude is rounding noise: zero. */
+/** A spread within a few ulps (2^-52 relative) of the mean's magnitude is rounding noise: zero. */
 const spreadOrZero = (sd: number | undefined, mean: number | undefined) =>
-  sd === undefined || mean === undefined ? sd : sd <= 1e-9 * Math.abs(mean) ? 0 : sd;
+  sd === undefined || mean === undefined ? sd : sd <= 8 * Number.EPSILON * Math.abs(mean) ? 0 : sd;
 
 const KEY_LABELS = ['station_id', 'metric', 'slot', 'window', 'direction', 'result'];
 type Index = Map<string, ParsedSample[]>;

@@ -85,6 +85,24 @@ describe('limits from a baseline', () => {
     expect(limitsFromBaseline(tiny, 0, 30, 25, 'rolling').ok).toBe(true);
   });
 
+  it('keep a spread of 0.001 at an offset of 1e12, with the centre to a small share of sigma', () => {
+    // Parsed as the upstream writes them: 1000000000000.001, .003, .002, ...
+    const steps = Array.from({ length: 720 }, (_, i) => [1, 3, 2, 5, 4][i % 5]!);
+    const values = steps.map((k) => Number(`1000000000000.00${k}`));
+    const r = limitsFromBaseline(values, 0, values.length, 25, 'rolling');
+    expect(r.ok).toBe(true);
+    // Expected here from the parsed doubles' deviations from 1e12, which are exact.
+    const devs = values.map((v) => v - 1e12);
+    const meanDev = devs.reduce((a, d) => a + d, 0) / devs.length;
+    let mr = 0;
+    for (let i = 1; i < devs.length; i++) mr += Math.abs(devs[i]! - devs[i - 1]!);
+    const sigma = mr / (devs.length - 1) / 1.128;
+    if (!r.ok) return;
+    expect(Math.abs(r.limits.sigma - sigma) / sigma).toBeLessThan(1e-9);
+    // A double near 1e12 resolves 1.2e-4: the centre is within an ulp of 1e12 + meanDev.
+    expect(Math.abs(r.limits.center - (1e12 + meanDev))).toBeLessThanOrEqual(2 ** -13);
+  });
+
   it('give no limits for a baseline with a non-finite value', () => {
     const values = [1, 2, Number.NaN, 3, 4];
     expect(limitsFromBaseline(values, 0, 5, 2, 'rolling')).toMatchObject({ reason: 'non_finite' });

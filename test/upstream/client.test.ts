@@ -143,8 +143,8 @@ describe('mapping at the edge', () => {
     const [a, b] = list.records;
     expect(a).toMatchObject({
       raw: ' 3.25 ',
-      // Padded text is not plain decimal notation: non-numeric.
-      value: undefined,
+      // A padded numeral is a number: ASCII whitespace around it is trimmed.
+      value: 3.25,
       inserted: Date.parse('2026-11-01T10:00:01Z'),
       upper: 3.6,
       lower: undefined,

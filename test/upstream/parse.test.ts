@@ -38,13 +38,17 @@ describe('parseNumber', () => {
       ['1e3', 1000],
       ['-2.5E-3', -0.0025],
       ['007', 7],
+      // Fixed-width and padded fields: ASCII whitespace around a numeral is not part of it.
+      [' 125 ', 125],
+      ['3.30\t', 3.3],
+      ['\r\n -2.5e1 \v\f', -25],
       [42, 42],
       [-0.5, -0.5],
     ];
     for (const [input, want] of cases) expect(parseNumber(input), String(input)).toBe(want);
   });
 
-  it('takes other notations and padded text as non-numeric', () => {
+  it('takes other notations, inner blanks and non-ASCII padding as non-numeric', () => {
     const cases = [
       '0x10',
       '0b11',
@@ -53,10 +57,15 @@ describe('parseNumber', () => {
       'Infinity',
       '-Infinity',
       'NaN',
-      ' 5 ',
-      '5 ',
+      ' 0x10 ',
+      ' Infinity',
+      '1 000',
+      '- 5',
+      '\u00a05',
+      '5\u2003',
       '',
       ' ',
+      '\t\n',
       '1e',
       'e5',
       '.',

@@ -82,7 +82,7 @@ export const MEASUREMENT_FAMILIES = {
   max: windowed('max', 'Largest numeric value'),
   stddev: windowed(
     'stddev',
-    'Sample standard deviation (n-1) of the numeric values, 0 when at most 1e-9 of the mean magnitude',
+    'Sample standard deviation (n-1) of the numeric values, 0 when equal to within a few ulps',
   ),
   outOfSpec: windowed(
     'out_of_spec_samples',

@@ -3,6 +3,7 @@
  * search; only those rows are read. Formulas are in docs/measurements.md.
  */
 import type { SortedColumns } from '../../records/columns.ts';
+import { isBelowResolution } from '../../util/ulp.ts';
 import { ATTRIBUTE, LOWER, PASS, UPPER, VALUE } from './store.ts';
 
 /** Statistics of one measurement series over one window. */
@@ -29,14 +30,13 @@ export interface MeasurementWindowStats {
 export const D2 = 1.128;
 
 /**
- * A spread this small relative to the mean's magnitude is rounding noise of equal values
- * (e.g. the mean of ten 0.1 is not exactly 0.1), not a process spread.
+ * The spread with rounding noise taken as zero: a spread of at most a few ulps of the data's
+ * magnitude is what rounding leaves on equal values (e.g. the mean of ten 0.1 is not exactly
+ * 0.1), not a process spread. Decided from the data, not by a fixed share of the mean, so that
+ * 1e9 + {0.1, 0.2, 0.3} keeps its sd of 0.1.
  */
-export const RELATIVE_EPSILON = 1e-9;
-
-/** The spread with rounding noise taken as zero: `sd <= 1e-9 * |mean|` counts as 0. */
-export function negligibleAsZero(spread: number, mean: number): number {
-  return spread <= RELATIVE_EPSILON * Math.abs(mean) ? 0 : spread;
+export function negligibleAsZero(spread: number, magnitude: number): number {
+  return isBelowResolution(spread, magnitude) ? 0 : spread;
 }
 
 /** Beyond this magnitude squares of deviations could overflow: they are scaled first. */
@@ -72,13 +72,13 @@ export function measurementWindow(rows: SortedColumns, from: number, to: number)
   if (n === 0) return { samples: 0, ...base };
   // Equal values have exactly that mean and no spread; otherwise rounding can leave the mean outside [min, max].
   const mean = min === max ? min : Math.min(max, Math.max(min, shift + shifted / n));
-  const { limited, outside, ...sigmas } = spreadOf(
-    rows,
+  const { limited, outside, ...sigmas } = spreadOf(rows, {
     start,
     end,
-    mean,
-    Math.max(Math.abs(min), Math.abs(max)),
-  );
+    shift,
+    meanDeviation: shifted / n,
+    magnitude: Math.max(Math.abs(min), Math.abs(max)),
+  });
   return {
     samples: n,
     ...base,
@@ -90,8 +90,27 @@ export function measurementWindow(rows: SortedColumns, from: number, to: number)
   };
 }
 
-/** Second pass: deviations from the mean (no cancellation), moving ranges and out-of-spec counts. */
-function spreadOf(rows: SortedColumns, start: number, end: number, mean: number, magnitude: number) {
+/** Where the second pass reads and what the first pass found. */
+interface SpreadInput {
+  readonly start: number;
+  readonly end: number;
+  /** The first value, which the deviations are taken from. */
+  readonly shift: number;
+  /** The mean's deviation from `shift`, kept apart because a double near a large offset
+   *  cannot hold the mean to better than half an ulp of that offset. */
+  readonly meanDeviation: number;
+  /** Largest magnitude of the values. */
+  readonly magnitude: number;
+}
+
+/**
+ * Second pass: deviations from the mean (no cancellation), moving ranges and out-of-spec counts.
+ * A deviation is `(v - shift) - meanDeviation`: both terms are exact or nearly so, where
+ * `v - mean` would carry the rounding of the mean itself (up to 6e-5 at an offset of 1e12,
+ * which would bias a spread of 0.001 by 0.05 %).
+ */
+function spreadOf(rows: SortedColumns, input: SpreadInput) {
+  const { start, end, shift, meanDeviation, magnitude } = input;
   const scale = magnitude > HUGE ? magnitude : 1;
   let n = 0;
   let squares = 0;
@@ -103,7 +122,7 @@ function spreadOf(rows: SortedColumns, start: number, end: number, mean: number,
     const v = rows.value(VALUE, i);
     if (Number.isNaN(v)) continue;
     n++;
-    const d = (v - mean) / scale;
+    const d = (v - shift - meanDeviation) / scale;
     squares += d * d;
     if (!Number.isNaN(prev)) ranges += Math.abs(v - prev) / scale;
     prev = v;
@@ -112,8 +131,8 @@ function spreadOf(rows: SortedColumns, start: number, end: number, mean: number,
     if (!Number.isNaN(upper) || !Number.isNaN(lower)) limited = true;
     if (v > upper || v < lower) outside++;
   }
-  const stddev = n >= 2 ? negligibleAsZero(scale * Math.sqrt(squares / (n - 1)), mean) : undefined;
-  const withinSigma = n >= 2 ? negligibleAsZero((scale * ranges) / (n - 1) / D2, mean) : undefined;
+  const stddev = n >= 2 ? negligibleAsZero(scale * Math.sqrt(squares / (n - 1)), magnitude) : undefined;
+  const withinSigma = n >= 2 ? negligibleAsZero((scale * ranges) / (n - 1) / D2, magnitude) : undefined;
   return {
     ...(stddev !== undefined && Number.isFinite(stddev) ? { stddev } : {}),
     ...(withinSigma !== undefined && Number.isFinite(withinSigma) ? { withinSigma } : {}),

@@ -129,6 +129,60 @@ describe('measurements job: numbers a quality engineer can trust', () => {
     expect(counts.map((x) => [x.labels.slot, x.value])).toEqual([[undefined, 4]]);
   });
 
+  it('counts padded numerals and padded limits like any other value', async () => {
+    const turns = createTurns();
+    // Fixed-width station software: blanks, tabs and line ends around the numerals.
+    const wire = [' 2.5', '3.30\t', '  1 ', '\r\n4.0 ', ' 2.7'];
+    const raw = wire.map((value, i) => ({
+      station_id: station,
+      slot: null,
+      unit_serial: `SN${i}`,
+      time_created: new Date(T0 - (10 - i) * MIN).toISOString(),
+      tz: null,
+      mode: null,
+      tags: [],
+      name: 'vbat',
+      value,
+      unit: 'V',
+      type: null,
+      limit_upper: ' 3.5 ',
+      limit_lower: '\t1.5',
+    }));
+    const parsed = (await parseMeasurements(raw, turns)).records;
+    const ctx = jobContext(
+      {
+        windows: ['1h'],
+        measurements: {
+          enabled: true,
+          names: ['vbat'],
+          min_samples: 2,
+          statistics: { default: [...WINDOW_STATISTICS] },
+        },
+      },
+      { metrics: upstream(parsed) },
+    );
+    const s = samplesOf((await createMeasurementsJob(ctx).poll({ topology, now: new Date(T0) })).families);
+    const values = [2.5, 3.3, 1, 4, 2.7];
+    const mean = values.reduce((a, b) => a + b, 0) / values.length;
+    const sd = Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / (values.length - 1));
+    const get = (name: string) => s.get(key(s, name)[0] ?? '');
+    expect(get('station_measurement_window_samples')).toBe(5);
+    expect(get('station_measurement_window_non_numeric_samples')).toBe(0);
+    expect(get('station_measurement_window_mean')).toBeCloseTo(mean, 12);
+    expect(get('station_measurement_window_stddev')).toBeCloseTo(sd, 12);
+    expect(get('station_measurement_window_min')).toBe(1);
+    expect(get('station_measurement_window_max')).toBe(4);
+    // Outside [1.5, 3.5]: 1 and 4.
+    expect(get('station_measurement_window_out_of_spec_samples')).toBe(2);
+    expect(get('station_measurement_upper_limit')).toBe(3.5);
+    expect(get('station_measurement_lower_limit')).toBe(1.5);
+    expect(get('station_measurement_window_ppk')).toBeCloseTo(
+      Math.min(3.5 - mean, mean - 1.5) / (3 * sd),
+      12,
+    );
+    expect(get('station_measurement_last_value')).toBe(2.7);
+  });
+
   it('keeps the limits and Ppk when the newest record has none (e.g. a non-numeric one)', async () => {
     const values = [2, 3, 2.5, 3.2, 2.2];
     const held = [

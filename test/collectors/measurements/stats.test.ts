@@ -52,7 +52,7 @@ describe('constant data', () => {
     expect(c.omitted).toEqual({ ppk: 'zero_spread', cpk: 'zero_spread' });
   });
 
-  it('takes a spread within 1e-9 of the mean magnitude as none (values one ulp apart)', () => {
+  it('takes a spread of about one ulp as none (values one ulp apart)', () => {
     const v = 1234.5678;
     const next = v + v * Number.EPSILON;
     expect(next).not.toBe(v);
@@ -62,10 +62,40 @@ describe('constant data', () => {
     expect(capability(w, series.limits, 2).omitted.ppk).toBe('zero_spread');
   });
 
-  it('keeps a small but real spread around a large offset', () => {
-    // 1e9 + {0, 0.001, 0.002}: sd 0.001 is 1e-12 of the mean, below the epsilon: taken as none.
-    expect(measurementWindow(rowsOf([1e9, 1e9 + 0.001, 1e9 + 0.002]).rows, 0, 10).stddev).toBe(0);
-    // 1000 + {0, 0.001, 0.002}: sd 0.001 is 1e-6 of the mean, a real spread, computed without cancellation.
+  // A 1 GHz clock in Hz, a serial-like counter: a real spread far below 1e-9 of the offset.
+  // The values are parsed from numerals as the upstream sends them; the expected sd is computed
+  // here by a compensated two-pass formula over the parsed doubles, the mean as an exact
+  // BigInt-free sum of deviations from the first value.
+  const offsets = [
+    { offset: 1e6, text: '1000000' },
+    { offset: 1e9, text: '1000000000' },
+    { offset: 1e12, text: '1000000000000' },
+  ];
+  for (const { offset, text } of offsets) {
+    for (const step of [0.1, 0.01, 0.001]) {
+      it(`keeps a real spread of ${step} at an offset of ${offset}`, () => {
+        const digits = String(step).split('.')[1]?.length ?? 0;
+        const numerals = [1, 2, 3, 5, 8].map((k) => `${text}.${(k * step).toFixed(digits).split('.')[1]}`);
+        const values = numerals.map(Number);
+        expect(new Set(values).size).toBe(values.length);
+        const want = twoPassSd(values);
+        const series = rowsOf(values, { upper: offset + 10, lower: offset - 10 });
+        const w = measurementWindow(series.rows, 0, 100);
+        expect(w.stddev).toBeGreaterThan(0);
+        expect(Math.abs((w.stddev ?? 0) - want) / want).toBeLessThan(1e-9);
+        // Ppk follows from that spread (both limits 10 away from the offset).
+        const mean = values.reduce((a, v) => a + (v - offset), 0) / values.length + offset;
+        const wantPpk = Math.min(offset + 10 - mean, mean - (offset - 10)) / (3 * want);
+        const c = capability(w, series.limits, 2);
+        expect(c.ppk).toBeDefined();
+        expect(Math.abs((c.ppk ?? 0) - wantPpk) / wantPpk).toBeLessThan(1e-6);
+        expect(w.withinSigma).toBeGreaterThan(0);
+      });
+    }
+  }
+
+  it('keeps a small but real spread around a moderate offset', () => {
+    // 1000 + {0, 0.001, 0.002}: sd 0.001 is 1e-6 of the mean, computed without cancellation.
     const w = measurementWindow(rowsOf([1000, 1000.001, 1000.002]).rows, 0, 10);
     expect(w.stddev).toBeCloseTo(0.001, 9);
     expect(w.mean).toBeCloseTo(1000.001, 9);
@@ -104,3 +134,22 @@ describe('Cpk from the moving range', () => {
     expect(zigzag.withinSigma).toBeCloseTo(10 / 4 / 1.128, 12);
   });
 });
+
+/** Sample sd by two passes with Kahan-compensated sums of deviations from the first value. */
+function twoPassSd(values: readonly number[]): number {
+  const x0 = values[0] ?? 0;
+  const kahan = (terms: readonly number[]) => {
+    let sum = 0;
+    let c = 0;
+    for (const t of terms) {
+      const y = t - c;
+      const next = sum + y;
+      c = next - sum - y;
+      sum = next;
+    }
+    return sum;
+  };
+  const meanDev = kahan(values.map((v) => v - x0)) / values.length;
+  const squares = kahan(values.map((v) => (v - x0 - meanDev) ** 2));
+  return Math.sqrt(squares / (values.length - 1));
+}
