@@ -13,11 +13,12 @@ import { estimateSeries, renderSeries, type SeriesCounts } from '../scheduler/se
 import { resolveShard, type Shard } from '../scheduler/shard.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits, startHttpServer } from '../server/http.ts';
 import { singleFlight } from '../server/lifecycle.ts';
-import { parseListenAddress } from '../server/listen.ts';
+import { listenErrorText, parseListenAddress } from '../server/listen.ts';
 import { loadWebConfig, WebConfigError } from '../server/web-config/load.ts';
 import { registerWebConfigMetrics } from '../server/web-config/metrics.ts';
 import { type WebConfigSource, watchWebConfig } from '../server/web-config/watch.ts';
 import { UpstreamError } from '../upstream/errors.ts';
+import { Redactor } from '../util/redact.ts';
 import { createTurns } from '../util/turns.ts';
 import { createReloader, type Reloader } from './reload.ts';
 import { createLogger, type Exporter, wireExporter } from './wire.ts';
@@ -86,21 +87,47 @@ async function startDemoSimulator() {
   });
 }
 
+/**
+ * Everything a command writes to stdout and stderr, passed through the process's redactor:
+ * error messages may quote a value from the config or an upstream answer, and either may hold
+ * the token.
+ */
+interface Output {
+  readonly redactor: Redactor;
+  /** Writes to stderr, masked. */
+  err(text: string): void;
+  /** Writes to stdout, masked. */
+  out(text: string): void;
+  /** Loads a config file, teaching the redactor every token the loader sees. */
+  load(path: string): Promise<Config>;
+}
+
+function createOutput(): Output {
+  const redactor = new Redactor();
+  return {
+    redactor,
+    err: (text) => void process.stderr.write(redactor.redact(text)),
+    out: (text) => void process.stdout.write(redactor.redact(text)),
+    load: (path) => loadConfig(path, process.env, { onSecret: (s) => redactor.add(s) }),
+  };
+}
+
 /** Loads the config, or the demo config with a simulator when no path is given. */
 async function resolveConfig(
   opts: RunOptions,
+  io: Output,
 ): Promise<{ config: Config; close: () => Promise<void>; demoUrl?: string }> {
   if (opts.configPath) {
-    return { config: await loadConfig(opts.configPath), close: async () => {} };
+    return { config: await io.load(opts.configPath), close: async () => {} };
   }
   const sim = await startDemoSimulator();
   const config = demoConfig(sim.url);
   return { config, close: () => sim.close(), demoUrl: sim.url };
 }
 
-function reportConfigError(err: unknown): number {
+function reportConfigError(err: unknown, io: Output): number {
   if (err instanceof ConfigError || err instanceof WebConfigError) {
-    process.stderr.write(`${err.message}\n`);
+    io.err(`${err.message}\n`);
     return 2;
   }
   throw err;
@@ -109,11 +136,12 @@ function reportConfigError(err: unknown): number {
 /** The resolved config, or the exit code after reporting why there is none. */
 async function resolveOrReport(
   opts: RunOptions,
+  io: Output,
 ): Promise<Awaited<ReturnType<typeof resolveConfig>> | number> {
   try {
-    return await resolveConfig(opts);
+    return await resolveConfig(opts, io);
   } catch (err) {
-    return reportConfigError(err);
+    return reportConfigError(err, io);
   }
 }
 
@@ -124,24 +152,25 @@ export async function runCheckConfig(
   opts: CheckOptions = {},
 ): Promise<number> {
   let code = 0;
+  const io = createOutput();
   if (path !== undefined) {
     try {
-      const config = await loadConfig(path);
+      const config = await io.load(path);
       const shard = shardOf(config, opts.shard);
-      process.stdout.write(
-        `${path}: OK\n${describeConfig(config)}\n${describeCollectors(config, formatDuration)}\n`,
-      );
+      io.out(`${path}: OK\n${describeConfig(config)}\n${describeCollectors(config, formatDuration)}\n`);
       const token = config.upstream.token;
       const warning =
         token.kind === 'file' ? tokenFileModeWarning(token.path, statSync(token.path).mode) : undefined;
-      if (warning) process.stderr.write(`warning: ${warning}\n`);
-      const counts = opts.discover ? await discoveredCounts(config, shard) : givenCounts(opts.counts, shard);
-      if (counts !== undefined) process.stdout.write(`\n${planReport(config, counts, shard, new Date())}\n`);
+      if (warning) io.err(`warning: ${warning}\n`);
+      const counts = opts.discover
+        ? await discoveredCounts(config, shard, io.redactor)
+        : givenCounts(opts.counts, shard);
+      if (counts !== undefined) io.out(`\n${planReport(config, counts, shard, new Date())}\n`);
     } catch (err) {
       if (err instanceof UpstreamError) {
-        process.stderr.write(`station-exporter: --discover: ${err.message}\n`);
+        io.err(`station-exporter: --discover: ${err.message}\n`);
         code = 1;
-      } else code = reportConfigError(err);
+      } else code = reportConfigError(err, io);
     }
   }
   if (webConfigPath !== undefined) {
@@ -151,9 +180,9 @@ export async function runCheckConfig(
       const rate = web.rateLimit
         ? `, rate limit ${web.rateLimit.burst} then 1 per ${web.rateLimit.intervalMs} ms`
         : '';
-      process.stdout.write(`${webConfigPath}: OK\n  ${tls}, ${web.users.size} basic auth user(s)${rate}\n`);
+      io.out(`${webConfigPath}: OK\n  ${tls}, ${web.users.size} basic auth user(s)${rate}\n`);
     } catch (err) {
-      code = reportConfigError(err);
+      code = reportConfigError(err, io);
     }
   }
   return code;
@@ -173,8 +202,8 @@ function givenCounts(counts: Partial<SeriesCounts> | undefined, shard: Shard): S
 }
 
 /** Counts of this replica's share of the plant the upstream reports. */
-async function discoveredCounts(config: Config, shard: Shard): Promise<SeriesCounts> {
-  const exporter = wireExporter(config, { logger: createLogger('error'), shard });
+async function discoveredCounts(config: Config, shard: Shard, redactor: Redactor): Promise<SeriesCounts> {
+  const exporter = wireExporter(config, { logger: createLogger('error', redactor), shard, redactor });
   try {
     const job = DISCOVERY.createJob({
       config,
@@ -222,27 +251,30 @@ export function planReport(config: Config, counts: SeriesCounts, shard: Shard, n
 
 /** `once`: one complete poll, exposition on stdout. */
 export async function runOnce(opts: RunOptions): Promise<number> {
-  const resolved = await resolveOrReport(opts);
+  const io = createOutput();
+  const resolved = await resolveOrReport(opts, io);
   if (typeof resolved === 'number') return resolved;
   let shard: Shard;
   try {
     shard = shardOf(resolved.config, opts.shard);
   } catch (err) {
     await resolved.close();
-    return reportConfigError(err);
+    return reportConfigError(err, io);
   }
   const exporter = wireExporter(resolved.config, {
-    logger: createLogger(opts.logLevel ?? resolved.config.log.level),
+    logger: createLogger(opts.logLevel ?? resolved.config.log.level, io.redactor),
     shard,
+    redactor: io.redactor,
   });
   try {
     const ok = await exporter.scheduler.pollOnce();
     const res = await exporter.app.request('/metrics', { headers: { accept: 'text/plain' } });
+    // The exposition as is: it is data, not messages, and holds no error text.
     process.stdout.write(await res.text());
     if (!ok) {
       const failed = exporter.scheduler.status().filter((s) => !s.lastOk);
       for (const s of failed)
-        process.stderr.write(`station-exporter: ${s.name}: ${s.lastError ?? 'poll had failed requests'}\n`);
+        io.err(`station-exporter: ${s.name}: ${s.lastError ?? 'poll had failed requests'}\n`);
     }
     return ok ? 0 : 1;
   } finally {
@@ -253,12 +285,13 @@ export async function runOnce(opts: RunOptions): Promise<number> {
 
 /** Default command: serve until SIGTERM/SIGINT; SIGHUP reloads the config. */
 export async function runServe(opts: RunOptions): Promise<number> {
-  const resolved = await resolveOrReport(opts);
+  const io = createOutput();
+  const resolved = await resolveOrReport(opts, io);
   if (typeof resolved === 'number') return resolved;
   const { config } = resolved;
   // Flags win over the file.
   const listenAddress = opts.listenAddress ?? config.server.listenAddress;
-  const logger = createLogger(opts.logLevel ?? config.log.level);
+  const logger = createLogger(opts.logLevel ?? config.log.level, io.redactor);
   let shard: Shard;
   let webConfig: WebConfigSource | undefined;
   try {
@@ -266,7 +299,7 @@ export async function runServe(opts: RunOptions): Promise<number> {
     webConfig = opts.webConfigFile ? watchWebConfig({ path: opts.webConfigFile, logger }) : undefined;
   } catch (err) {
     await resolved.close();
-    return reportConfigError(err);
+    return reportConfigError(err, io);
   }
   // One reload at a time; SIGHUP and POST /-/reload asked for during one get its result.
   const reload = singleFlight(() => reloader.reload());
@@ -277,6 +310,7 @@ export async function runServe(opts: RunOptions): Promise<number> {
       logger,
       reload: opts.enableLifecycle ? reload : undefined,
       previous,
+      redactor: io.redactor,
       // A reload keeps the shard this replica started with unless the flag is absent and the config changes it.
       shard: opts.shard ? shard : shardOf(c, undefined),
     });
@@ -288,6 +322,7 @@ export async function runServe(opts: RunOptions): Promise<number> {
     configPath: opts.configPath,
     wire,
     logger,
+    load: io.load,
   });
   const { hostname, port } = parseListenAddress(listenAddress);
   let server: Awaited<ReturnType<typeof startHttpServer>>;
@@ -302,7 +337,9 @@ export async function runServe(opts: RunOptions): Promise<number> {
       logger,
     });
   } catch (err) {
-    logger.error({ err: err instanceof Error ? err.message : String(err) }, 'cannot listen');
+    const reason = listenErrorText(listenAddress, err);
+    logger.error({ listen: listenAddress, code: (err as NodeJS.ErrnoException).code }, reason);
+    io.err(`station-exporter: ${reason}\n`);
     await reloader.current().close();
     await resolved.close();
     return 1;
@@ -313,10 +350,10 @@ export async function runServe(opts: RunOptions): Promise<number> {
     { listen: listenAddress, tls: server.tls, lifecycle: opts.enableLifecycle ?? false },
     'listening',
   );
-  process.stderr.write(`station-exporter: metrics at ${url}/metrics\n`);
+  io.err(`station-exporter: metrics at ${url}/metrics\n`);
   if (resolved.demoUrl) {
-    process.stderr.write(
-      `station-exporter: demo mode: polling the built-in simulator at ${resolved.demoUrl} (token ${DEMO.token})\n`,
+    io.err(
+      `station-exporter: demo mode: polling the built-in simulator at ${resolved.demoUrl} with its public demo token (docs/simulator.md)\n`,
     );
   }
   reloader.current().scheduler.start();

@@ -31,6 +31,7 @@ import { jwtExpiry } from '../upstream/jwt.ts';
 import { createLimiter, type Timers as LimiterTimers } from '../upstream/limiter.ts';
 import type { RetryTimers } from '../upstream/retry.ts';
 import { LogDigest } from '../util/log-digest.ts';
+import { Redactor } from '../util/redact.ts';
 import { createTurns, type Turns } from '../util/turns.ts';
 import { VERSION } from '../version.ts';
 import { createRecentErrors, type RecentErrors } from './recent-errors.ts';
@@ -63,6 +64,11 @@ export interface WireOptions {
   readonly shard?: Shard;
   /** Timers of the request limiter (the benchmark runs it on a simulated clock). */
   readonly limiterTimers?: LimiterTimers;
+  /**
+   * The process's redactor: it learns every token the exporter uses (each re-read of a token
+   * file too) and masks them in the HTTP pages; default a new one (a reload keeps the previous).
+   */
+  readonly redactor?: Redactor;
 }
 
 /** What a reload can hand from one exporter to the next. */
@@ -94,13 +100,21 @@ export interface Exporter {
   readonly upstream: Upstream;
   readonly planMetrics: PlanMetrics;
   readonly shard: Shard;
+  /** Masks every token seen, in whatever this exporter writes. */
+  readonly redactor: Redactor;
   /** Stops polling and closes upstream connections (unless `keepClient`: a successor uses them). */
   close(opts?: { keepClient?: boolean }): Promise<void>;
 }
 
-/** Creates a logger writing JSON lines to stderr, so that stdout stays free for `once`. */
-export function createLogger(level: string): Logger {
-  return pino({ level, base: { app: 'station-exporter' } }, pino.destination(2));
+/**
+ * Creates a logger writing JSON lines to stderr, so that stdout stays free for `once`. Every
+ * line passes through `redactor` on its way out, whatever field or error message carries a
+ * token (an upstream error body that echoes the Authorization header, say).
+ */
+export function createLogger(level: string, redactor: Redactor = new Redactor()): Logger {
+  const stderr = pino.destination(2);
+  const masked = { write: (line: string) => stderr.write(redactor.redact(line)) };
+  return pino({ level, base: { app: 'station-exporter' } }, masked);
 }
 
 /** Time between two probes of one station the upstream refused. */
@@ -110,7 +124,9 @@ const REFUSED_REPROBE_MS = 10 * 60_000;
 export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   assertLoaded(config);
   const prev = opts.previous;
-  const logger = opts.logger ?? prev?.logger ?? createLogger(config.log.level);
+  const redactor = opts.redactor ?? prev?.redactor ?? new Redactor();
+  if (config.upstream.token.kind === 'inline') redactor.add(config.upstream.token.value);
+  const logger = opts.logger ?? prev?.logger ?? createLogger(config.log.level, redactor);
   const registry = prev?.registry ?? opts.registry ?? new Registry();
   const wallClock = opts.wallClock ?? Date.now;
   let self: SelfMetrics;
@@ -126,7 +142,9 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   // The limiter's ceiling is the shard's share of the budget, so sharding changes need a new client.
   const keepUpstream =
     prev !== undefined && sameSettings(prev.config, config, ['upstream', 'sharding']) && prev.shard === shard;
-  const upstream = keepUpstream ? prev.upstream : wireUpstream(config, opts, self, logger, wallClock, shard);
+  const upstream = keepUpstream
+    ? prev.upstream
+    : wireUpstream(config, { ...opts, redactor }, self, logger, wallClock, shard);
   const reuseJobs = new Map<string, ReusableJob>();
   if (prev && keepUpstream) {
     for (const [name, job] of prev.scheduler.jobsByName) {
@@ -182,6 +200,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     upstream: displayUrl(config.upstream.baseUrl),
     wallClock,
     reload: opts.reload,
+    redact: redactor.apply,
     statusModel: () =>
       buildStatusModel({
         version: VERSION,
@@ -207,6 +226,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     upstream,
     planMetrics,
     shard,
+    redactor,
     async close(closeOpts = {}) {
       await scheduler.stop();
       if (!closeOpts.keepClient) await client.close();
@@ -253,7 +273,12 @@ function wireUpstream(
       logger.info({ stations: cleared, refused_total: size }, 'stations accessible again');
   });
   self.setStationsRefused(0);
-  const tokens = trackedTokens(config, self, logger, wallClock);
+  const tokens = trackedTokens(config, {
+    self,
+    logger,
+    wallClock,
+    redactor: opts.redactor ?? new Redactor(),
+  });
   const client = createClient({
     baseUrl: u.baseUrl,
     token: () => tokens.get(),
@@ -300,10 +325,9 @@ function wireUpstream(
  */
 function trackedTokens(
   config: Config,
-  self: SelfMetrics,
-  logger: Logger,
-  wallClock: () => number,
+  deps: { self: SelfMetrics; logger: Logger; wallClock: () => number; redactor: Redactor },
 ): TokenProvider {
+  const { self, logger, wallClock, redactor } = deps;
   const source = config.upstream.token;
   if (source.kind === 'file') {
     const warning = tokenFileModeWarning(source.path, modeOf(source.path));
@@ -321,6 +345,8 @@ function trackedTokens(
   const track = (t: string) => {
     if (t !== lastToken) {
       lastToken = t;
+      // Before any request carries it: an error body may echo it back.
+      redactor.add(t);
       self.setTokenExpiry(jwtExpiry(t));
     }
     const exp = jwtExpiry(t);

@@ -2,6 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, parseDocument } from 'yaml';
+import { Redactor } from '../util/redact.ts';
 import { expandEnv, type PathIssue } from './env.ts';
 import { configErrorMap, flattenIssues, formatIssue, formatPath } from './issues.ts';
 import { fileErrorText, yamlErrorText } from './read-errors.ts';
@@ -16,6 +17,18 @@ export interface ParseOptions {
   baseDir: string;
   /** Where the config came from, for error messages (a file name, or e.g. "built-in defaults"). */
   source?: string;
+  /**
+   * Hears every token the loader sees (`upstream.token` after `${VAR}` expansion, the content
+   * of `upstream.token_file`), even in a config that is rejected, so that the process's
+   * redactor masks it wherever it turns up (a token pasted into the wrong field, say).
+   */
+  onSecret?: (secret: string) => void;
+}
+
+/** Options of {@link loadConfig}. */
+export interface LoadOptions {
+  /** Hears every token the loader sees; see {@link ParseOptions.onSecret}. */
+  readonly onSecret?: (secret: string) => void;
 }
 
 /** A config that cannot be used. `issues` holds every problem found, each as `path: message`. */
@@ -30,14 +43,18 @@ export class ConfigError extends Error {
 }
 
 /** Reads, expands, validates and resolves the YAML config file at `path`. Throws {@link ConfigError}. */
-export async function loadConfig(path: string, env: NodeJS.ProcessEnv = process.env): Promise<Config> {
+export async function loadConfig(
+  path: string,
+  env: NodeJS.ProcessEnv = process.env,
+  opts: LoadOptions = {},
+): Promise<Config> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
     throw new ConfigError(path, [`cannot read config file: ${fileErrorText(err)}`]);
   }
-  return parseConfig(text, { env, baseDir: dirname(resolve(path)), source: path });
+  return parseConfig(text, { env, baseDir: dirname(resolve(path)), source: path, onSecret: opts.onSecret });
 }
 
 /** Validates YAML text as a config. Throws {@link ConfigError} listing every problem found. */
@@ -64,6 +81,14 @@ export function configFromObject(raw: unknown, opts: ParseOptions): Config {
     throw new ConfigError(source, ['the configuration must be a mapping of keys to values']);
   }
   const expanded = expandEnv(raw, opts.env ?? process.env);
+  // Learnt before validation: a rejected config's messages may quote a misplaced token.
+  const secrets = new Redactor();
+  const learn = (secret: string) => {
+    secrets.add(secret);
+    opts.onSecret?.(secret);
+  };
+  const inline = (expanded.value as { upstream?: { token?: unknown } }).upstream?.token;
+  if (typeof inline === 'string') learn(inline);
   const parsed = configSchema.safeParse(expanded.value, { error: configErrorMap });
   // A value whose ${VAR} failed to expand would also fail validation; report only the cause.
   const unexpanded = new Set(expanded.issues.map((i) => formatPath(i.path)));
@@ -71,9 +96,12 @@ export function configFromObject(raw: unknown, opts: ParseOptions): Config {
     ? []
     : flattenIssues(parsed.error.issues).filter((i) => !unexpanded.has(formatPath(i.path)));
   const tokenFile = tokenFilePath(expanded.value, opts.baseDir, unexpanded);
-  const issues = [...expanded.issues, ...schemaIssues, ...checkTokenFile(tokenFile)];
+  const issues = [...expanded.issues, ...schemaIssues, ...checkTokenFile(tokenFile, learn)];
   if (issues.length > 0 || !parsed.success) {
-    throw new ConfigError(source, issues.map(formatIssue));
+    throw new ConfigError(
+      source,
+      issues.map((i) => secrets.redact(formatIssue(i))),
+    );
   }
   return brand(parsed.data, tokenFile);
 }
@@ -113,14 +141,18 @@ function tokenFilePath(raw: unknown, baseDir: string, unexpanded: Set<string>): 
   return isAbsolute(file) ? file : resolve(baseDir, file);
 }
 
-/** Checks at load time what the token provider will need later, without keeping the secret around. */
-function checkTokenFile(path: string | undefined): PathIssue[] {
+/**
+ * Checks at load time what the token provider will need later, without keeping the secret
+ * around; `learn` hears the token so that it can be masked in output.
+ */
+function checkTokenFile(path: string | undefined, learn: (secret: string) => void): PathIssue[] {
   if (path === undefined) return [];
   try {
     if (!statSync(path).isFile())
       return [{ path: TOKEN_FILE_PATH, message: `${path} is not a regular file` }];
     const text = readFileSync(path, 'utf8').trim();
     if (text === '') return [{ path: TOKEN_FILE_PATH, message: `${path} is empty` }];
+    learn(text);
     const problem = tokenProblem(text);
     return problem ? [{ path: TOKEN_FILE_PATH, message: `${path}: ${problem}` }] : [];
   } catch (err) {

@@ -39,6 +39,11 @@ export interface AppDeps {
   readonly reload?: () => Promise<ReloadResult>;
   /** The status page's model (GET /status); absent: the route does not exist. */
   readonly statusModel?: () => StatusModel;
+  /**
+   * Masks secrets in every page and answer but `/metrics` (landing and status pages, reload
+   * and readiness answers): they show upstream errors, whose bodies may echo a token.
+   */
+  readonly redact?: (text: string) => string;
 }
 
 /** The known paths and the methods each allows; any other method gets 405 with `Allow`. */
@@ -59,6 +64,21 @@ export function createApp(deps: AppDeps): Hono {
     registry: deps.registry,
     maxAgeMs: deps.selfMetricsMaxAgeMs ?? 1000,
   });
+
+  const redact = deps.redact;
+  if (redact) {
+    // /metrics is left alone: it serves pre-rendered bytes, and holds no error text.
+    app.use(async (c, next) => {
+      await next();
+      if (c.req.path === '/metrics' || c.res.body === null) return;
+      const type = c.res.headers.get('content-type') ?? '';
+      if (!/^(text\/|application\/json)/.test(type)) return;
+      const text = await c.res.text();
+      const masked = redact(text);
+      c.res = new Response(masked, { status: c.res.status, headers: c.res.headers });
+      c.res.headers.delete('content-length');
+    });
+  }
 
   app.get('/metrics', async (c) => {
     const { format, gzip } = negotiate(c.req.header('accept'), c.req.header('accept-encoding'));

@@ -18,6 +18,11 @@ export interface ProxyFaults {
   readonly status?: number;
   /** `Retry-After` header sent with `status`. */
   readonly retryAfter?: string;
+  /**
+   * With `status`: the error body echoes the request's headers, Authorization included, as a
+   * careless gateway does (in the message, and the bare credential once more).
+   */
+  readonly echoHeaders?: boolean;
   /** Delay before answering (ms). */
   readonly latencyMs?: number;
   /** Send the body in small pieces, this many ms apart (slow drip). */
@@ -100,6 +105,12 @@ export function drift(envelope: Json, kind: Drift): void {
   }
 }
 
+function injectedMessage(req: IncomingMessage, f: ProxyFaults): string {
+  if (!f.echoHeaders) return `injected ${f.status}`;
+  const auth = req.headers.authorization ?? '';
+  return `internal: request had Authorization: ${auth} (credential ${auth.replace(/^Bearer\s+/i, '')}), headers ${JSON.stringify(req.headers)}`;
+}
+
 /** Starts the proxy on 127.0.0.1 in front of `target`. */
 export async function startFaultProxy(target: string, initial: ProxyFaults = {}): Promise<FaultProxy> {
   let faults = initial;
@@ -120,7 +131,7 @@ export async function startFaultProxy(target: string, initial: ProxyFaults = {})
       const headers: Record<string, string> = { 'content-type': 'application/json' };
       if (f.retryAfter !== undefined) headers['retry-after'] = f.retryAfter;
       res.writeHead(f.status, headers);
-      res.end(JSON.stringify({ error: { code: 'INJECTED', message: `injected ${f.status}` } }));
+      res.end(JSON.stringify({ error: { code: 'INJECTED', message: injectedMessage(req, f) } }));
       return;
     }
     const refused = new Set(f.refuse ?? []);

@@ -1,0 +1,75 @@
+/**
+ * Keeps secrets out of everything the process writes. One redactor per process knows every
+ * token it has seen (inline, expanded from the environment, read from a token file, and each
+ * re-read), and masks them in log lines, error messages, command output and the HTTP pages.
+ * A gateway that echoes the request's Authorization header into an error body, or a token
+ * pasted into the wrong config field, must not carry the token into a log or a page.
+ */
+
+/** What a masked secret reads as: plain text that is safe in JSON, HTML and log lines. */
+export const REDACTED = '[REDACTED]';
+
+/**
+ * Secrets shorter than this are not masked: masking every "ab" in every log line would make
+ * the output unreadable, and a token that short protects nothing.
+ */
+export const MIN_SECRET_LENGTH = 4;
+
+/**
+ * `Bearer <credential>` in any text, whoever's token it is: the backstop for a token the
+ * process never read itself (an upstream echoing another client's header). The credential is
+ * the run of characters up to a blank, quote, backslash or bracket (RFC 6750's token68 and more).
+ */
+const BEARER = /\b(Bearer)(\s+)([^\s"'`\\<>()[\]{},;]+)/gi;
+
+/**
+ * A plain short word after "Bearer" is prose ("Bearer token has expired"), not a credential:
+ * credentials carry digits or punctuation, or are long.
+ */
+const PROSE_WORD = /^[A-Za-z]{1,12}$/;
+
+/** The forms a secret takes in output: as is, JSON-escaped, HTML-escaped and percent-encoded. */
+function formsOf(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  const html = secret
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+  return [...new Set([secret, json, html, encodeURIComponent(secret)])];
+}
+
+/** Masks known secrets and `Bearer <credential>` in text. */
+export class Redactor {
+  /** Every form of every secret, longest first, so that a secret inside another is masked whole. */
+  #forms: string[] = [];
+  #secrets = new Set<string>();
+
+  /** Learns a secret (surrounding whitespace ignored); a repeated or too short one is ignored. */
+  add(secret: string | undefined): void {
+    const s = secret?.trim();
+    if (s === undefined || s.length < MIN_SECRET_LENGTH || this.#secrets.has(s)) return;
+    this.#secrets.add(s);
+    const forms = new Set([...this.#forms, ...formsOf(s)]);
+    this.#forms = [...forms].sort((a, b) => b.length - a.length);
+  }
+
+  /** How many secrets are known. */
+  get size(): number {
+    return this.#secrets.size;
+  }
+
+  /** `text` with every known secret and every `Bearer <credential>` masked. */
+  redact(text: string): string {
+    let out = text;
+    for (const form of this.#forms) if (out.includes(form)) out = out.replaceAll(form, REDACTED);
+    if (!/bearer/i.test(out)) return out;
+    return out.replace(BEARER, (whole, word: string, blank: string, credential: string) =>
+      credential === REDACTED || PROSE_WORD.test(credential) ? whole : `${word}${blank}${REDACTED}`,
+    );
+  }
+
+  /** A function form of {@link Redactor.redact}, for injection. */
+  readonly apply = (text: string): string => this.redact(text);
+}
