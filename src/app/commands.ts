@@ -265,6 +265,7 @@ export async function runOnce(opts: RunOptions): Promise<number> {
     logger: createLogger(opts.logLevel ?? resolved.config.log.level, io.redactor),
     shard,
     redactor: io.redactor,
+    processMetrics: true,
   });
   try {
     const ok = await exporter.scheduler.pollOnce();
@@ -311,6 +312,7 @@ export async function runServe(opts: RunOptions): Promise<number> {
       reload: opts.enableLifecycle ? reload : undefined,
       previous,
       redactor: io.redactor,
+      processMetrics: true,
       // A reload keeps the shard this replica started with unless the flag is absent and the config changes it.
       shard: opts.shard ? shard : shardOf(c, undefined),
     });

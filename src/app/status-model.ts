@@ -20,8 +20,8 @@ export interface StatusSources {
   readonly errors: RecentErrors;
   /** Stations the upstream refused (403), once something tracks them; their rows are marked. */
   readonly refused?: () => readonly string[];
-  /** The planner's refresh per collector name (ms), once the planner is wired. */
-  readonly plannedRefresh?: () => ReadonlyMap<string, number>;
+  /** The planner's shortest and longest refresh per collector name (ms). */
+  readonly plannedRefresh?: () => ReadonlyMap<string, { minMs: number; maxMs: number }>;
 }
 
 /** A slot for the units store's read-only view: empty until the units job offers it. */
@@ -119,6 +119,6 @@ export function buildStatusModel(src: StatusSources): StatusModel {
       lastMessage: k.last.message,
     })),
     recentErrors: src.errors.recent(),
-    collectors: src.status().map((c) => ({ ...c, ...optional('plannedRefreshMs', planned?.get(c.name)) })),
+    collectors: src.status().map((c) => ({ ...c, ...optional('plannedRefresh', planned?.get(c.name)) })),
   };
 }

@@ -13,6 +13,7 @@ import { assertLoaded } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { createTokenProvider, type TokenProvider, tokenFileModeWarning } from '../config/token.ts';
 import { ExpositionCache } from '../exposition/cache.ts';
+import { registerProcessMetrics } from '../exposition/process-metrics.ts';
 import { createSelfMetrics, type SelfMetrics } from '../exposition/selfmetrics.ts';
 import { RefusedStations } from '../records/refused.ts';
 import { ActivityBoard } from '../scheduler/activity.ts';
@@ -69,6 +70,11 @@ export interface WireOptions {
    * file too) and masks them in the HTTP pages; default a new one (a reload keeps the previous).
    */
   readonly redactor?: Redactor;
+  /**
+   * Export the standard `process_*` and `nodejs_*` metrics (the command line does); off by
+   * default, because they describe the process, and tests wire many exporters in one.
+   */
+  readonly processMetrics?: boolean;
 }
 
 /** What a reload can hand from one exporter to the next. */
@@ -133,6 +139,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   if (prev) self = prev.self;
   else {
     self = createSelfMetrics(registry, { version: VERSION, wallClock });
+    if (opts.processMetrics) registerProcessMetrics(registry);
     self.initEndpoints(ENDPOINT_NAMES);
     self.recordReload(true, wallClock());
   }
@@ -212,6 +219,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
         lastUnitTime: lastUnitTimes.read,
         errors,
         refused: () => refused.ids(),
+        plannedRefresh: () => scheduler.plannedRefresh(),
       }),
   });
   return {

@@ -4,6 +4,7 @@
  */
 import { Registry } from 'prom-client';
 import { COLLECTORS } from '../collectors/index.ts';
+import { registerProcessMetrics } from '../exposition/process-metrics.ts';
 import { createSelfMetrics } from '../exposition/selfmetrics.ts';
 import { createPlanMetrics } from '../scheduler/plan-metrics.ts';
 import { registerWebConfigMetrics } from '../server/web-config/metrics.ts';
@@ -23,11 +24,22 @@ function selfRows(): Row[] {
   createSelfMetrics(registry, { version: 'reference', commit: 'reference', nodeVersion: 'reference' });
   registerWebConfigMetrics(registry);
   createPlanMetrics(registry);
+  return rowsOf(registry, 'self');
+}
+
+/** The standard process and Node runtime metrics (prom-client's default collectors). */
+function processRows(): Row[] {
+  const registry = new Registry();
+  registerProcessMetrics(registry);
+  return rowsOf(registry, 'process');
+}
+
+function rowsOf(registry: Registry, collector: string): Row[] {
   return registry.getMetricsAsArray().map((m) => {
     const metric = m as unknown as { name: string; help: string; type: string; labelNames?: string[] };
     const name =
       metric.type === 'counter' && !metric.name.endsWith('_total') ? `${metric.name}_total` : metric.name;
-    return { collector: 'self', name, type: metric.type, labels: metric.labelNames ?? [], help: metric.help };
+    return { collector, name, type: metric.type, labels: metric.labelNames ?? [], help: metric.help };
   });
 }
 
@@ -44,6 +56,7 @@ export function renderMetricsReference(): string {
       })),
     ),
     ...selfRows(),
+    ...processRows(),
   ];
   const lines = [
     '| Metric | Type | Labels | Collector | Description |',

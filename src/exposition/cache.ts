@@ -184,6 +184,11 @@ export class ExpositionCache {
     this.rebuild();
   }
 
+  /** True while the cache holds a part of that name (published and not removed). */
+  has(partName: string): boolean {
+    return this.parts.has(partName);
+  }
+
   /** Drops a part; the next scrape no longer contains it. An in-flight publish of it is discarded. */
   remove(partName: string): void {
     this.applied.set(partName, ++this.seq);

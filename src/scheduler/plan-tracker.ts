@@ -35,6 +35,7 @@ export class PlanTracker {
   private topologyKey = '';
   private lastPlanText = '';
   private lastDroppedText = '';
+  private lastPlan: RequestPlan | undefined;
   /** Last successful poll per records collector, for their achieved refresh. */
   private readonly lastOkAt = new Map<string, number>();
 
@@ -52,6 +53,7 @@ export class PlanTracker {
   plan(now: Date): RequestPlan | undefined {
     const plan = this.planAt?.(now);
     if (plan === undefined) return undefined;
+    this.lastPlan = plan;
     this.deps.planMetrics?.setPlan(plan, this.deps.windows);
     const text = plan.entries.map((e) => `${e.collector}/${e.window}/${e.level}=${e.refreshMs}`).join(' ');
     if (text !== this.lastPlanText) {
@@ -59,6 +61,22 @@ export class PlanTracker {
       this.logPlan(plan);
     }
     return plan;
+  }
+
+  /**
+   * The shortest and longest planned refresh of each collector in the plan last made (a
+   * summary collector has one per window and level); empty before the first plan.
+   */
+  refreshRanges(): Map<string, { minMs: number; maxMs: number }> {
+    const ranges = new Map<string, { minMs: number; maxMs: number }>();
+    for (const e of this.lastPlan?.entries ?? []) {
+      const r = ranges.get(e.collector);
+      ranges.set(e.collector, {
+        minMs: Math.min(r?.minMs ?? e.refreshMs, e.refreshMs),
+        maxMs: Math.max(r?.maxMs ?? e.refreshMs, e.refreshMs),
+      });
+    }
+    return ranges;
   }
 
   /** A poll's families as the series budget lets them through (all of them without a budget). */

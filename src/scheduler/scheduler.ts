@@ -128,6 +128,11 @@ export class Scheduler {
     return this.topology;
   }
 
+  /** Each collector's shortest and longest planned refresh (ms), from the plan in force. */
+  plannedRefresh(): ReadonlyMap<string, { minMs: number; maxMs: number }> {
+    return this.plans.refreshRanges();
+  }
+
   /** Per-collector status, discovery first. */
   status(): CollectorStatus[] {
     return [...this.statuses.values()];
@@ -294,7 +299,7 @@ export class Scheduler {
       job.name,
       recordRun(this.statuses.get(job.name), job, { ok, seconds, error, now: this.wallClock() }),
     );
-    this.logRun(job, seconds, error);
+    this.logRun(job, { seconds, error, hadData: this.deps.cache.has(job.name) });
     this.deps.onPollEnd?.(job.name);
     return ok;
   }
@@ -324,11 +329,17 @@ export class Scheduler {
     this.deps.self.setUpstreamUp([...this.upstreamOk.values()].every(Boolean));
   }
 
-  private logRun(job: ScheduledJob, seconds: number, error: unknown): void {
+  private logRun(job: ScheduledJob, run: { seconds: number; error: unknown; hadData: boolean }): void {
     const { logger } = this.deps;
+    const { seconds, error } = run;
     if (error !== undefined) {
       const err = error instanceof Error ? error.message : String(error);
-      logger.warn({ collector: job.name, err }, 'poll failed; keeping the last good data');
+      // "Keeping the last good data" only when there is some: before the first good poll
+      // there is nothing to keep, and saying so would hide a setup error such as a bad token.
+      const msg = run.hadData
+        ? 'poll failed; keeping the last good data'
+        : 'poll failed; no data yet: nothing is exported for this collector until a poll succeeds';
+      logger.warn({ collector: job.name, err }, msg);
     }
     if (seconds * 1000 > job.intervalMs) {
       // Polls never overlap, so this collector's data is refreshed less often than configured.

@@ -56,6 +56,17 @@ const ROUTES: Readonly<Record<string, string>> = {
   '/-/reload': 'POST, PUT',
 };
 
+/**
+ * Why the exporter is not ready: waiting, or the errors of the collectors that have never
+ * completed a good poll (a wrong token shows as "authentication failed (HTTP 401)").
+ */
+export function notReadyReason(status: readonly CollectorStatus[]): string {
+  const failing = status.filter((s) => s.lastSuccessMs === undefined && s.lastError !== undefined);
+  if (failing.length === 0) return 'waiting for the first complete poll';
+  const errors = failing.map((s) => `${s.name}: ${s.lastError}`).join('; ');
+  return `the first complete poll has not succeeded: ${errors}`;
+}
+
 /** Creates the Hono app: `/metrics`, `/`, `/status`, `/-/healthy`, `/-/ready`, `/-/reload`. */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
@@ -109,7 +120,7 @@ export function createApp(deps: AppDeps): Hono {
   app.get('/-/healthy', (c) => c.text('OK\n'));
 
   app.get('/-/ready', (c) =>
-    deps.ready() ? c.text('Ready\n') : c.text('Not ready: waiting for the first complete poll\n', 503),
+    deps.ready() ? c.text('Ready\n') : c.text(`Not ready: ${notReadyReason(deps.status())}\n`, 503),
   );
 
   const reload = deps.reload;

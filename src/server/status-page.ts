@@ -57,8 +57,11 @@ export interface StatusErrorKind {
 export interface StatusCollector {
   readonly name: string;
   readonly intervalMs: number;
-  /** The planner's refresh for this collector, once the planner is wired. */
-  readonly plannedRefreshMs?: number;
+  /**
+   * The planner's shortest and longest refresh for this collector (a summary collector has
+   * one per window and level); absent for collectors outside the request plan (discovery).
+   */
+  readonly plannedRefresh?: { readonly minMs: number; readonly maxMs: number };
   readonly polls: number;
   readonly lastOk?: boolean;
   readonly lastSuccessMs?: number;
@@ -127,7 +130,7 @@ function lineBlock(line: StatusLine, now: number): string {
   ].filter(Boolean);
   const rows = line.steps.flatMap((step) => stepRows(step, now));
   return `<details class="line${refused > 0 ? ' has-refused' : ''}"><summary>${escapeHtml(line.name)} <small>${escapeHtml(summary.join(' · '))}</small></summary>
-<table><thead><tr><th>Step</th><th>Group</th><th>Station</th><th>Id</th><th>Last unit</th><th>Data age</th></tr></thead><tbody>
+<table><thead><tr><th>Step</th><th>Group</th><th>Station</th><th>Id</th><th>Last unit</th><th title="Time since the station's newest unit record (GET /units), by this exporter's clock">Data age</th></tr></thead><tbody>
 ${rows.join('\n')}
 </tbody></table></details>`;
 }
@@ -168,8 +171,24 @@ ${rows.join('\n')}
 <details><summary>Last ${recent.length} errors, newest first</summary><ol>${recent.join('')}</ol></details>`;
 }
 
-const seconds = (ms: number | undefined) =>
-  ms === undefined ? '' : `${(ms / 1000).toFixed(ms < 10_000 ? 1 : 0)} s`;
+/** A duration to read at a glance: "12 ms", "3.4 s", "42 s", "15 min", "2.0 h". */
+export function formatDurationMs(ms: number | undefined): string {
+  if (ms === undefined) return '';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 7_200_000) return `${Number((ms / 60_000).toFixed(1))} min`;
+  return `${(ms / 3_600_000).toFixed(1)} h`;
+}
+
+const seconds = formatDurationMs;
+
+function plannedCell(c: StatusCollector): string {
+  const r = c.plannedRefresh;
+  // Discovery and targets make no planned requests (or none yet): they run on their interval.
+  if (r === undefined) return '<span class="none" title="not in the request plan">its interval</span>';
+  return r.minMs === r.maxMs ? seconds(r.minMs) : `${seconds(r.minMs)} – ${seconds(r.maxMs)}`;
+}
 
 function collectorsSection(m: StatusModel): string {
   const rows = m.collectors.map((c) => {
@@ -180,7 +199,7 @@ function collectorsSection(m: StatusModel): string {
       escapeHtml(c.name),
       `<span class="${state}">${state}</span>`,
       seconds(c.intervalMs),
-      c.plannedRefreshMs === undefined ? '<span class="none">no plan</span>' : seconds(c.plannedRefreshMs),
+      plannedCell(c),
       seconds(achieved),
       seconds(c.lastDurationMs),
       when(c.lastSuccessMs, m.now),
@@ -219,6 +238,7 @@ ${refusedSection(m)}
 <h2 id="errors">Last upstream errors</h2>
 ${errorsSection(m)}
 <h2 id="topology">Topology <small>(${stations} stations)</small></h2>
+<p><small>Data age: how long ago the station's newest unit record was made (its <code>time_created</code> in <code>GET /units</code>), by this exporter's clock. A long age means the station has built nothing since, or its records have not reached the upstream; it is not the age of the exporter's poll, which the collectors table shows.</small></p>
 ${topologySection(m)}
 </body></html>
 `;

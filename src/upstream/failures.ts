@@ -23,7 +23,25 @@ export function statusError(endpoint: Endpoint, status: number, text: string): U
   const code = body.success && body.data.error.code !== undefined ? String(body.data.error.code) : undefined;
   const msg = body.success ? body.data.error.message : undefined;
   const detail = code || msg ? ` (${[code, msg].filter(Boolean).join(': ')})` : '';
-  return new UpstreamError(endpoint, 'status', `${endpoint}: HTTP ${status}${detail}`, status, code, msg);
+  return new UpstreamError(
+    endpoint,
+    'status',
+    `${endpoint}: ${statusWords(status)}${detail}`,
+    status,
+    code,
+    msg,
+  );
+}
+
+/**
+ * An error status in words for the statuses a user must act on: a 401 is the token, not the
+ * upstream, and says so wherever the message goes (log, status page, readiness, `once`).
+ */
+function statusWords(status: number): string {
+  if (status === 401)
+    return 'authentication failed (HTTP 401): the upstream refuses the token; check upstream.token or upstream.token_file';
+  if (status === 403) return 'access denied (HTTP 403): the token may not read this';
+  return `HTTP ${status}`;
 }
 
 /**

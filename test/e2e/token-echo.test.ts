@@ -125,7 +125,7 @@ describe('the token never leaves the process', () => {
   });
 
   it('once: an inline token from the environment, in the log and the failure lines', async () => {
-    const cfg = file('once.yaml', config('  token: ${STATION_TOKEN}'));
+    const cfg = file('once.yaml', config(`  token: \${STATION_TOKEN}`));
     const run = start(['once', '--config', cfg], { STATION_TOKEN: TOKEN });
     expect(await run.exited).toBe(1);
     expect(run.output()).toMatch(/HTTP 500.*\[REDACTED\]/);
@@ -137,7 +137,7 @@ describe('the token never leaves the process', () => {
     const tokenFile = file('token2', `${ROTATED}\n`);
     const inline = file(
       'inline.yaml',
-      config('  token: ${STATION_TOKEN}').replace('interval: 1s }', `interval: ${TOKEN} }`),
+      config(`  token: \${STATION_TOKEN}`).replace('interval: 1s }', `interval: ${TOKEN} }`),
     );
     const fromFile = file(
       'from-file.yaml',

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createRecentErrors } from '../../src/app/recent-errors.ts';
 import { buildStatusModel } from '../../src/app/status-model.ts';
 import { escapeHtml } from '../../src/server/html.ts';
-import { formatAge, statusPage } from '../../src/server/status-page.ts';
+import { formatAge, formatDurationMs, statusPage } from '../../src/server/status-page.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 import { startHarness } from '../helpers/harness.ts';
 
@@ -37,6 +37,48 @@ describe('status page', () => {
       formatAge(3 * 3_600_000),
       formatAge(5 * 86_400_000),
     ]).toEqual(['42 s', '5.0 min', '3.0 h', '5.0 d']);
+    // Polls of a few milliseconds read as such, not as "0.0 s".
+    expect([2, 25, 999, 1500, 42_000, 900_000].map(formatDurationMs)).toEqual([
+      '2 ms',
+      '25 ms',
+      '999 ms',
+      '1.5 s',
+      '42 s',
+      '15 min',
+    ]);
+  });
+
+  it('shows the plan in force, the poll durations in ms, and what data age means (wired exporter)', async () => {
+    const h = await startHarness({ logger: pino({ level: 'silent' }) });
+    try {
+      await h.exporter.scheduler.pollOnce();
+      const html = await (await h.exporter.app.request('/status')).text();
+      expect(html).not.toContain('no plan');
+      expect(html).toMatch(/<td>topology<\/td>.*its interval/);
+      // The planned refresh of each planned collector, as the plan metric exports it.
+      const text = await (await h.exporter.app.request('/metrics')).text();
+      const planned = new Map<string, number[]>();
+      for (const m of text.matchAll(
+        /^station_exporter_refresh_planned_seconds\{collector="(\w+)"[^}]*\} (\S+)$/gm,
+      )) {
+        planned.set(m[1]!, [...(planned.get(m[1]!) ?? []), Number(m[2]) * 1000]);
+      }
+      expect(planned.size).toBeGreaterThan(0);
+      for (const [collector, values] of planned) {
+        const lo = formatDurationMs(Math.min(...values));
+        const hi = formatDurationMs(Math.max(...values));
+        const cell = lo === hi ? lo : `${lo} – ${hi}`;
+        expect(html, collector).toMatch(
+          new RegExp(`<td>${collector}</td>(<td>[^<]*(<span[^>]*>[^<]*</span>)?</td>){2}<td>${cell}</td>`),
+        );
+      }
+      // A poll of the in-process simulator takes milliseconds; no duration reads "0.0 s".
+      expect(html).not.toContain('0.0 s');
+      expect(html).toMatch(/<td>\d+ ms<\/td>/);
+      expect(html).toContain('Data age: how long ago the station');
+    } finally {
+      await h.close();
+    }
   });
 
   it('builds the tree from the topology: groups as one step, last unit times, refused marks', async () => {
