@@ -169,7 +169,10 @@ describe.skipIf(!enabled)('control charts in a real Prometheus', () => {
     expect(expected.size).toBeGreaterThan(0);
     const got = new Map<string, { r1: number; r2: number }>();
     for (const rule of [1, 2]) {
-      for (const r of await prom.query(`station_measurement_control_violations{rule="${rule}"}`, FIXED_NOW)) {
+      for (const r of await prom.query(
+        `station_measurement_control_window_violations{rule="${rule}"}`,
+        FIXED_NOW,
+      )) {
         const key = `${r.metric.station_id}/${r.metric.slot ?? ''}`;
         const e = got.get(key) ?? { r1: 0, r2: 0 };
         got.set(key, { ...e, [`r${rule}`]: Number(r.value[1]) });

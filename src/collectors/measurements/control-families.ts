@@ -22,6 +22,7 @@ function gauge(name: string, labels: readonly string[], help: string, unit?: str
 /** Keys of the control families, in exposition order. */
 export const CONTROL_KEYS = [
   'state',
+  'events',
   'violations',
   'lastViolation',
   'center',
@@ -52,11 +53,22 @@ export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyD
       `1 when an enabled Nelson rule has a violation among the points of the evaluation window, 0 when none; ` +
         `absent while the series has no control limits (too few baseline points, no spread); limits from ${base}; ${SOURCE}; ${REFRESH}.`,
     ),
+    events: {
+      name: 'station_measurement_control_violations_total',
+      kind: 'counter',
+      labels: BY_RULE,
+      help:
+        `Violation events of Nelson rule "rule": points that completed the rule when first evaluated, each counted once ` +
+        `(never again as the window slides or the baseline moves); points older than the exporter's first poll of the ` +
+        `series are context, not events, so a restart does not count them again. Alert on increase() of it. ` +
+        `One series per enabled rule while the series is charted; limits from ${base}; ${SOURCE}; ${REFRESH}.`,
+    },
     violations: gauge(
-      'station_measurement_control_violations',
+      'station_measurement_control_window_violations',
       BY_RULE,
-      `Points of the evaluation window at which Nelson rule "rule" completes. Sparse: a rule's series exists ` +
-        `only while it has a violation in the window (no 0 sample); limits from ${base}; ${SOURCE}; ${REFRESH}.`,
+      `Points of the evaluation window at which Nelson rule "rule" completes, for dashboards (alerts use ` +
+        `station_measurement_control_violations_total). Sparse: a rule's series exists only while it has a ` +
+        `violation in the window (no 0 sample); limits from ${base}; ${SOURCE}; ${REFRESH}.`,
     ),
     lastViolation: gauge(
       'station_measurement_control_last_violation_timestamp_seconds',
@@ -125,14 +137,21 @@ export interface ControlOutcome {
   readonly counts: ArrayLike<number>;
   /** Last violation time per rule (Unix ms), NaN when none yet. */
   readonly lastTimes: ArrayLike<number>;
+  /** Violation events per rule since the job started (index rule - 1). */
+  readonly events: ArrayLike<number>;
 }
 
-/** Turns the outcomes into families; the violation series are sparse. */
+/** Turns the outcomes into families; the window violation series are sparse, the event counters not. */
 export function controlFamilies(outcomes: readonly ControlOutcome[], control?: ControlConfig): Family[] {
   const descs = controlFamilyDescs(control);
   const out = new Map<Key, Sample[]>(CONTROL_KEYS.map((k) => [k, []]));
   const add = (key: Key, labels: LabelSet, value: number) => out.get(key)?.push({ labels, value });
+  const rules = control?.rules;
+  const enabled = RULE_NUMBERS.filter((r) => rules === undefined || rules[r].enabled);
   for (const o of outcomes) {
+    // Every enabled rule's counter exists from the series' first poll, at 0: increase() then
+    // sees the first event as a rise, and a restart's 0 as a counter reset, never as an event.
+    for (const r of enabled) add('events', o.labels.with('rule', String(r)), o.events[r - 1] ?? 0);
     const l = o.limits;
     if (l !== undefined) {
       let violated = false;
@@ -163,14 +182,15 @@ export const CONTROL_STEADY_SERIES = 7;
 
 /**
  * Upper bound of the series one charted (station, name, slot) adds: the steady ones plus, per
- * enabled rule, a violations and a last-violation series (both sparse, so usually far fewer).
+ * enabled rule, an event counter (always there) and a window violations and a last-violation
+ * series (both sparse, so usually far fewer).
  * For the planner's series estimate: multiply by the series of the charted names
  * ({@link chartedNames}).
  */
 export function controlSeriesPerSeries(config: Config): number {
   const rules = config.measurements.control.rules;
   const enabled = RULE_NUMBERS.filter((r) => rules[r].enabled).length;
-  return CONTROL_STEADY_SERIES + 2 * enabled;
+  return CONTROL_STEADY_SERIES + 3 * enabled;
 }
 
 /** The configured measurement names that `measurements.control.names` charts. */

@@ -45,6 +45,18 @@ interface Entry {
 interface SeriesState {
   /** Last violation time per rule, NaN when none since the job started. */
   readonly lastTimes: Float64Array;
+  /**
+   * Violation events per rule since the job started: points that completed the rule when
+   * they were first evaluated. Each point is evaluated for events once, when it is newer than
+   * {@link SeriesState.evaluatedTo}, so a sliding window or a moving baseline never counts it again.
+   */
+  readonly events: Float64Array;
+  /**
+   * Time of the newest point evaluated for events. Starts at the poll that first sees the
+   * series: the history a (re)started exporter replays is context, never events, so a restart
+   * does not notify again.
+   */
+  evaluatedTo: number;
   hadLimits: boolean;
   seenAt: number;
 }
@@ -81,6 +93,7 @@ export function createControlCharts(
   const keepFor = (name: string) => keeps.get(name) ?? windowFrom;
   const scratch = { times: new Float64Array(1024), values: new Float64Array(1024) };
   const results = createRuleResults();
+  const fresh = createRuleResults();
   let established = 0;
 
   /** The oldest time a charted name needs: its baseline, or one extra window of context. */
@@ -134,7 +147,13 @@ export function createControlCharts(
     const evalStart = Math.max(ranges.evalStart, chartStart);
     let state = states.get(key);
     if (state === undefined) {
-      state = { lastTimes: new Float64Array(8).fill(Number.NaN), hadLimits: limits.ok, seenAt: nowMs };
+      state = {
+        lastTimes: new Float64Array(8).fill(Number.NaN),
+        events: new Float64Array(8),
+        evaluatedTo: nowMs,
+        hadLimits: limits.ok,
+        seenAt: nowMs,
+      };
       states.set(key, state);
       if (limits.ok) established++;
     } else if (limits.ok !== state.hadLimits) {
@@ -146,11 +165,24 @@ export function createControlCharts(
       state.hadLimits = limits.ok;
     }
     state.seenAt = nowMs;
-    if (!limits.ok)
+    // Points newer than the last evaluated one, up to now; older ones that arrive late were
+    // context for runs already judged, and are not judged again.
+    const newStart = Math.max(chartStart, lowerBound(times, state.evaluatedTo + 1, 0, ranges.evalEnd));
+    const newest = ranges.evalEnd > 0 ? (times[ranges.evalEnd - 1] ?? state.evaluatedTo) : state.evaluatedTo;
+    if (!limits.ok) {
+      // Without limits nothing is judged, and these points will not be judged later either.
+      state.evaluatedTo = Math.max(state.evaluatedTo, newest);
       return {
-        outcome: { labels, limits: undefined, counts: NO_COUNTS, lastTimes: state.lastTimes },
+        outcome: {
+          labels,
+          limits: undefined,
+          counts: NO_COUNTS,
+          lastTimes: state.lastTimes,
+          events: state.events,
+        },
         work: n,
       };
+    }
     evaluateRules(values, evalStart, ranges.evalEnd, limits.limits, spec.rules, results, chartStart);
     const counts = Int32Array.from(results.count);
     for (let r = 0; r < 8; r++) {
@@ -159,7 +191,15 @@ export function createControlCharts(
       const prev = state.lastTimes[r] ?? Number.NaN;
       if (!Number.isNaN(t) && !(prev >= t)) state.lastTimes[r] = t;
     }
-    return { outcome: { labels, limits: limits.limits, counts, lastTimes: state.lastTimes }, work: n };
+    if (newStart < ranges.evalEnd) {
+      evaluateRules(values, newStart, ranges.evalEnd, limits.limits, spec.rules, fresh, chartStart);
+      for (let r = 0; r < 8; r++) state.events[r] = (state.events[r] ?? 0) + (fresh.count[r] ?? 0);
+    }
+    state.evaluatedTo = Math.max(state.evaluatedTo, newest);
+    return {
+      outcome: { labels, limits: limits.limits, counts, lastTimes: state.lastTimes, events: state.events },
+      work: n,
+    };
   }
 
   return {

@@ -104,14 +104,17 @@ describe('control charts in the measurements collector', () => {
     expect(value(s, 'station_measurement_control_baseline_samples', A)).toBe(32);
     const expected = naive([...baseline, ...shifted], 32, 10, 10 + 3 * sigma, 10 - 3 * sigma);
     expect(expected).toEqual({ r1: 9, r2: 4 });
-    expect(value(s, 'station_measurement_control_violations', A, 1)).toBe(expected.r1);
-    expect(value(s, 'station_measurement_control_violations', A, 2)).toBe(expected.r2);
+    expect(value(s, 'station_measurement_control_window_violations', A, 1)).toBe(expected.r1);
+    expect(value(s, 'station_measurement_control_window_violations', A, 2)).toBe(expected.r2);
     expect(value(s, 'station_measurement_control_state', A)).toBe(1);
     // The newest shifted point beyond 3 sigma is the last one (10.4).
     expect(value(s, 'station_measurement_control_last_violation_timestamp_seconds', A, 1)).toBe(NOW / 1000);
-    // B continues its own pattern: in control, and no violation series at all (sparse).
+    // B continues its own pattern: in control, and no violation series at all (sparse); its
+    // event counters exist at 0, one per rule.
     expect(value(s, 'station_measurement_control_state', B)).toBe(0);
-    expect([...s.keys()].filter((k) => k.includes(B) && k.includes('rule='))).toEqual([]);
+    const ruled = [...s].filter(([k]) => k.includes(B) && k.includes('rule='));
+    expect(ruled.every(([k]) => k.startsWith('station_measurement_control_violations_total{'))).toBe(true);
+    expect(ruled.map(([, v]) => v)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
   });
 
   it('does not reset on a change of spec limits', async () => {
@@ -130,7 +133,7 @@ describe('control charts in the measurements collector', () => {
     expect(value(changed, 'station_measurement_control_state', A)).toBe(1);
   });
 
-  it('exports nothing but keeps quiet without enough baseline points', async () => {
+  it('exports only its event counters, at 0, without enough baseline points', async () => {
     const { store, charts: c } = charts({ names: ['vbat'], baseline: { rolling: '2h' }, min_samples: 40 });
     store.add([
       ...series(A, wave(32), { endAgoMs: 61 * MIN }),
@@ -138,7 +141,9 @@ describe('control charts in the measurements collector', () => {
     ]);
     c.retainFrom(NOW, NOW - HOUR);
     const families = await c.families(topology, NOW, true);
-    expect(families.flatMap((f) => f.samples)).toEqual([]);
+    const present = families.filter((f) => f.samples.length > 0);
+    expect(present.map((f) => f.desc.name)).toEqual(['station_measurement_control_violations_total']);
+    expect(present[0]?.samples.map((x) => x.value)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
   });
 
   it('judges against given limits, asymmetric ones as given', async () => {
@@ -152,7 +157,7 @@ describe('control charts in the measurements collector', () => {
     expect(value(s, 'station_measurement_control_sigma', A)).toBeCloseTo(0.125, 12);
     expect(value(s, 'station_measurement_control_baseline_samples', A)).toBe(0);
     // 10.3 > 10.25 and 9.4 < 9.5: two points; 9.6 is inside.
-    expect(value(s, 'station_measurement_control_violations', A, 1)).toBe(2);
+    expect(value(s, 'station_measurement_control_window_violations', A, 1)).toBe(2);
   });
 
   it('keeps charted names back to their baseline and other names for the longest window', async () => {
@@ -187,7 +192,7 @@ describe('control charts in the measurements collector', () => {
     ]);
     const first = samplesOf(await c.families(topology, NOW, true));
     expect(value(first, 'station_measurement_control_center', A)).toBeCloseTo(10, 12);
-    expect(value(first, 'station_measurement_control_violations', A, 2)).toBe(4);
+    expect(value(first, 'station_measurement_control_window_violations', A, 2)).toBe(4);
     // Done: the name now keeps one extra evaluation window of context only; the limits stay.
     const later = NOW + 10 * MIN;
     const from = c.retainFrom(later, later - HOUR);
@@ -197,6 +202,61 @@ describe('control charts in the measurements collector', () => {
     const second = samplesOf(await c.families(topology, later, true));
     expect(value(second, 'station_measurement_control_center', A)).toBeCloseTo(10, 12);
     expect(value(second, 'station_measurement_control_baseline_samples', A)).toBe(32);
+  });
+
+  it('counts a violating point once, as an event, when it is first evaluated; history and a restart count none', async () => {
+    const { store, charts: c } = charts({ names: ['vbat'], baseline: { rolling: '2h' }, min_samples: 20 });
+    // Limits by hand: centre 10, sigma 0.1 / 1.128, UCL = 10.266; 10.4 is beyond it (rule 1).
+    const ucl = 10 + (3 * 0.1) / 1.128;
+    expect(10.4).toBeGreaterThan(ucl);
+    const first = NOW - 30 * MIN;
+    const at = (t: number, value: number, serial: string): MeasurementRecord => ({
+      ...series(A, [value])[0]!,
+      time: t,
+      serial,
+    });
+    // Baseline ending 61 minutes before the first poll; a violating point in the history.
+    store.add([...series(A, wave(32), { endAgoMs: 91 * MIN }), at(first - 10 * MIN, 10.4, 'H')]);
+    const events = async (now: number) => {
+      c.retainFrom(now, now - HOUR);
+      const s = samplesOf(await c.families(topology, now, true));
+      return {
+        r1: value(s, 'station_measurement_control_violations_total', A, 1),
+        window: value(s, 'station_measurement_control_window_violations', A, 1),
+      };
+    };
+    // The history's violation shows in the window gauge, not as an event.
+    expect(await events(first)).toEqual({ r1: 0, window: 1 });
+    store.add([at(first + 5 * MIN, 10.4, 'N1')]);
+    expect(await events(first + 10 * MIN)).toEqual({ r1: 1, window: 2 });
+    // The window slides and the baseline moves: no new point, no new event.
+    expect((await events(first + 20 * MIN)).r1).toBe(1);
+    expect((await events(first + 30 * MIN)).r1).toBe(1);
+    // A late point older than the last evaluated one is not judged again.
+    store.add([at(first + 3 * MIN, 10.4, 'LATE')]);
+    expect((await events(first + 40 * MIN)).r1).toBe(1);
+    store.add([at(first + 45 * MIN, 10.4, 'N2')]);
+    expect((await events(first + 50 * MIN)).r1).toBe(2);
+    // A restarted exporter replays the same history: every counter starts at 0.
+    const restarted = createControlCharts(
+      {
+        ...jobContext({
+          windows: ['1h'],
+          measurements: {
+            enabled: true,
+            names: ['vbat'],
+            control: { names: ['vbat'], baseline: { rolling: '2h' }, min_samples: 20 },
+          },
+        }),
+        turns: createTurns(),
+      },
+      store,
+    );
+    restarted.retainFrom(first + 50 * MIN, first - 10 * MIN);
+    const after = samplesOf(await restarted.families(topology, first + 50 * MIN, true));
+    for (const rule of [1, 2, 3, 4, 5, 6, 7, 8]) {
+      expect(value(after, 'station_measurement_control_violations_total', A, rule)).toBe(0);
+    }
   });
 
   it('gives the event loop turns on long series', async () => {
@@ -219,7 +279,7 @@ describe('control charts in the measurements collector', () => {
 
   it('bounds the series per charted series for the planner', () => {
     const { config } = charts({ names: ['vbat'], rules: { 4: { enabled: false }, 7: { enabled: false } } });
-    // 7 steady (state, 5 limits, baseline points) + 2 sparse per enabled rule (6).
-    expect(controlSeriesPerSeries(config)).toBe(7 + 2 * 6);
+    // 7 steady (state, 5 limits, baseline points) + per enabled rule (6) an event counter and 2 sparse.
+    expect(controlSeriesPerSeries(config)).toBe(7 + 3 * 6);
   });
 });
