@@ -100,23 +100,28 @@ describe('measurements job: numbers a quality engineer can trust', () => {
   const key = (s: Map<string, number>, name: string, ...parts: string[]) =>
     [...s.keys()].filter((k) => k.startsWith(`${name}{`) && parts.every((p) => k.includes(p)));
 
+  /** The i-th of a series of wire records of `vbat`, minutes apart, as the upstream sends them. */
+  const wireRecord = (i: number, fields: Record<string, unknown>) => ({
+    station_id: station,
+    slot: null,
+    unit_serial: `SN${i}`,
+    time_created: new Date(T0 - (10 - i) * MIN).toISOString(),
+    tz: null,
+    mode: null,
+    tags: [],
+    name: 'vbat',
+    unit: 'V',
+    type: null,
+    limit_upper: '3.5',
+    limit_lower: '1.5',
+    ...fields,
+  });
+
   it('merges an empty slot with no slot: one series, as Prometheus would store it', async () => {
     const turns = createTurns();
-    const raw = [0, 1, 2, 3].map((i) => ({
-      station_id: station,
-      slot: i % 2 === 0 ? '' : null,
-      unit_serial: `SN${i}`,
-      time_created: new Date(T0 - (10 - i) * MIN).toISOString(),
-      tz: null,
-      mode: null,
-      tags: [],
-      name: 'vbat',
-      value: String(2 + i),
-      unit: 'V',
-      type: null,
-      limit_upper: '3.5',
-      limit_lower: '1.5',
-    }));
+    const raw = [0, 1, 2, 3].map((i) =>
+      wireRecord(i, { slot: i % 2 === 0 ? '' : null, value: String(2 + i) }),
+    );
     const parsed = (await parseMeasurements(raw, turns)).records;
     const ctx = jobContext(
       { windows: ['1h'], measurements: { enabled: true, names: ['vbat'], min_samples: 2 } },
@@ -133,21 +138,7 @@ describe('measurements job: numbers a quality engineer can trust', () => {
     const turns = createTurns();
     // Fixed-width station software: blanks, tabs and line ends around the numerals.
     const wire = [' 2.5', '3.30\t', '  1 ', '\r\n4.0 ', ' 2.7'];
-    const raw = wire.map((value, i) => ({
-      station_id: station,
-      slot: null,
-      unit_serial: `SN${i}`,
-      time_created: new Date(T0 - (10 - i) * MIN).toISOString(),
-      tz: null,
-      mode: null,
-      tags: [],
-      name: 'vbat',
-      value,
-      unit: 'V',
-      type: null,
-      limit_upper: ' 3.5 ',
-      limit_lower: '\t1.5',
-    }));
+    const raw = wire.map((value, i) => wireRecord(i, { value, limit_upper: ' 3.5 ', limit_lower: '\t1.5' }));
     const parsed = (await parseMeasurements(raw, turns)).records;
     const ctx = jobContext(
       {
