@@ -8,6 +8,7 @@
  *   station-exporter record --config FILE --from T1 --to T2 --out DIR record the upstream for replay
  */
 import { parseArgs } from 'node:util';
+import { nearest } from './util/suggest.ts';
 import { VERSION } from './version.ts';
 
 const USAGE = `Usage:
@@ -35,22 +36,81 @@ const USAGE = `Usage:
       --replay DIR [--shift-to-now] it serves a recording instead.
   station-exporter record --config FILE --from T1 --to T2 --out DIR
       Record sites, units, measurements and summaries from the upstream for replay.
-  station-exporter --help | --version
+  station-exporter help [COMMAND] | COMMAND --help | --help | --version
 `;
+
+const CHECK_CONFIG_USAGE = `Usage: station-exporter check-config [[--config] FILE] [--web.config.file FILE]
+                                    [--stations N [--groups N --lines N --sites N --names N --slots N]]
+                                    [--discover] [--shard i/n]
+  Validate a config file and/or a web config file (exporter-toolkit format): print every error
+  with its path and exit 2, or a summary and exit 0. The token is never printed.
+  --stations N ...   plant counts: also print the request plan and the estimated series per
+                     collector and family
+  --discover         read the plant's counts from the upstream's hierarchy instead
+  --shard i/n        plan for shard i (from 0) of n
+  -h, --help         show this help
+`;
+
+const ONCE_USAGE = `Usage: station-exporter once [--config FILE] [--log.level LEVEL] [--shard i/n]
+  Poll everything once and print the exposition on stdout. Exit 0 when every request was
+  answered, 1 when the upstream cannot be reached or a poll failed, 2 for a bad config.
+  Without --config it polls the built-in simulator (the demo).
+  -h, --help         show this help
+`;
+
+/** The subcommands, for help and for "did you mean". */
+const COMMANDS = ['check-config', 'once', 'simulate', 'record', 'help'] as const;
+
+/** Usage of one subcommand; loaded lazily, as the simulator's and recorder's live with them. */
+async function usageOf(command: string): Promise<string | undefined> {
+  if (command === 'check-config') return CHECK_CONFIG_USAGE;
+  if (command === 'once') return ONCE_USAGE;
+  if (command === 'simulate') return (await import('./simulator/main.ts')).simulatorUsage();
+  if (command === 'record') return (await import('./app/record.ts')).RECORD_USAGE;
+  if (command === 'help') return USAGE;
+  return undefined;
+}
+
+/** `help [COMMAND]`: the usage of one subcommand, or of all. */
+async function help(args: string[]): Promise<number> {
+  const [command, ...extra] = args;
+  if (command === undefined) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const usage = extra.length === 0 ? await usageOf(command) : undefined;
+  if (usage === undefined) return unknownCommand(args.join(' '));
+  process.stdout.write(usage);
+  return 0;
+}
+
+/** An argument where a subcommand belongs: list the subcommands, suggest the nearest. */
+function unknownCommand(typed: string): number {
+  const guess = nearest(typed, COMMANDS);
+  const hint = guess === undefined ? '' : ` (did you mean "${guess}"?)`;
+  process.stderr.write(
+    `station-exporter: unknown command "${typed}"${hint}\n` +
+      `Commands: ${COMMANDS.join(', ')}; without one it runs the exporter. See 'station-exporter --help'.\n`,
+  );
+  return 2;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (command === 'simulate') {
     const { runSimulatorCommand } = await import('./simulator/main.ts');
     await runSimulatorCommand(rest);
-    return -1;
+    return process.exitCode === undefined ? -1 : Number(process.exitCode);
   }
   if (command === 'record') {
     const { runRecord } = await import('./app/record.ts');
     return runRecord(rest);
   }
   if (command === 'check-config') return checkConfig(rest);
+  if (command === 'help') return help(rest);
   const isOnce = command === 'once';
+  // A first argument that is no flag must be a subcommand.
+  if (!isOnce && command !== undefined && !command.startsWith('-')) return unknownCommand(command);
   let values: {
     config?: string;
     'web.listen-address'?: string;
@@ -86,10 +146,10 @@ async function main(argv: string[]): Promise<number> {
       allowPositionals: false,
     }));
   } catch (err) {
-    return usageError(err instanceof Error ? err.message : String(err));
+    return usageError(err instanceof Error ? err.message : String(err), isOnce ? ONCE_USAGE : USAGE);
   }
   if (values.help) {
-    process.stdout.write(USAGE);
+    process.stdout.write(isOnce ? ONCE_USAGE : USAGE);
     return 0;
   }
   if (values.version) {
@@ -122,7 +182,7 @@ async function main(argv: string[]): Promise<number> {
   return isOnce ? runOnce(opts) : runServe(opts);
 }
 
-const CHECK_CONFIG_USAGE = 'check-config takes one FILE (or --config FILE), --web.config.file FILE, or both';
+const CHECK_CONFIG_FILES = 'check-config takes one FILE (or --config FILE), --web.config.file FILE, or both';
 
 const COUNT_FLAGS = ['stations', 'groups', 'lines', 'sites', 'names', 'slots'] as const;
 
@@ -136,26 +196,34 @@ async function checkConfig(args: string[]): Promise<number> {
   try {
     parsed = parseCheckArgs(args);
   } catch (err) {
-    return usageError(`${CHECK_CONFIG_USAGE} (${err instanceof Error ? err.message : String(err)})`);
+    return usageError(
+      `${CHECK_CONFIG_FILES} (${err instanceof Error ? err.message : String(err)})`,
+      CHECK_CONFIG_USAGE,
+    );
   }
   const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(CHECK_CONFIG_USAGE);
+    return 0;
+  }
   const files = [...positionals, ...(values.config === undefined ? [] : [values.config])];
   const webConfig = values['web.config.file'];
   if (files.length > 1 || (files.length === 0 && webConfig === undefined))
-    return usageError(CHECK_CONFIG_USAGE);
+    return usageError(CHECK_CONFIG_FILES, CHECK_CONFIG_USAGE);
   const counts: Record<string, number> = {};
   for (const flag of COUNT_FLAGS) {
     const text = values[flag];
     if (text === undefined) continue;
-    if (!/^\d{1,7}$/.test(text)) return usageError(`--${flag} must be a whole number, got "${text}"`);
+    if (!/^\d{1,7}$/.test(text))
+      return usageError(`--${flag} must be a whole number, got "${text}"`, CHECK_CONFIG_USAGE);
     counts[flag] = Number(text);
   }
   if (Object.keys(counts).length > 0 && counts.stations === undefined) {
-    return usageError('plant counts need --stations');
+    return usageError('plant counts need --stations', CHECK_CONFIG_USAGE);
   }
   const { parseShard } = await import('./scheduler/shard.ts');
   if (values.shard !== undefined && 'error' in parseShard(values.shard)) {
-    return usageError(`--shard must be index/total such as 0/4, got "${values.shard}"`);
+    return usageError(`--shard must be index/total such as 0/4, got "${values.shard}"`, CHECK_CONFIG_USAGE);
   }
   const { runCheckConfig } = await import('./app/commands.ts');
   return runCheckConfig(files[0], webConfig, { counts, discover: values.discover, shard: values.shard });
@@ -170,17 +238,18 @@ function parseCheckArgs(args: string[]) {
       ...Object.fromEntries(COUNT_FLAGS.map((f) => [f, { type: 'string' as const }])),
       discover: { type: 'boolean' },
       shard: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
     },
     strict: true,
     allowPositionals: true,
   }) as {
-    values: Record<string, string | undefined> & { discover?: boolean; shard?: string };
+    values: Record<string, string | undefined> & { discover?: boolean; shard?: string; help?: boolean };
     positionals: string[];
   };
 }
 
-function usageError(message: string): number {
-  process.stderr.write(`station-exporter: ${message}\n\n${USAGE}`);
+function usageError(message: string, usage: string = USAGE): number {
+  process.stderr.write(`station-exporter: ${message}\n\n${usage}`);
   return 2;
 }
 

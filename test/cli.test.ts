@@ -137,4 +137,44 @@ describe('station-exporter command line', () => {
       '--web.max-connections must be a whole number of at least 1',
     );
   });
+
+  it("prints each subcommand's own usage with --help and -h (exit 0), and with an unknown flag (exit 2)", async () => {
+    for (const command of ['check-config', 'once', 'simulate', 'record']) {
+      const usage = `Usage: station-exporter ${command}`;
+      for (const flag of ['--help', '-h']) {
+        const r = await run([command, flag]);
+        expect(r.code, `${command} ${flag}`).toBe(0);
+        expect(r.stdout.startsWith(usage), `${command} ${flag}: ${r.stdout}`).toBe(true);
+        expect(r.stderr).toBe('');
+      }
+      const bad = await run([command, '--bogus']);
+      expect(bad.code, `${command} --bogus`).toBe(2);
+      expect(bad.stderr).toContain("Unknown option '--bogus'");
+      expect(bad.stderr).toContain(usage);
+      expect(bad.stdout).toBe('');
+    }
+  });
+
+  it('names the subcommands and suggests the nearest for an unknown one; help [COMMAND] prints usage', async () => {
+    for (const [typed, guess] of [
+      ['chek-config', 'check-config'],
+      ['onse', 'once'],
+      ['simulat', 'simulate'],
+    ] as const) {
+      const r = await run([typed]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`unknown command "${typed}" (did you mean "${guess}"?)`);
+      expect(r.stderr).toContain('Commands: check-config, once, simulate, record, help');
+    }
+    const far = await run(['frobnicate']);
+    expect(far.code).toBe(2);
+    expect(far.stderr).not.toContain('did you mean');
+    const help = await run(['help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('station-exporter check-config');
+    const one = await run(['help', 'record']);
+    expect(one.code).toBe(0);
+    expect(one.stdout.startsWith('Usage: station-exporter record')).toBe(true);
+    expect((await run(['help', 'nope'])).code).toBe(2);
+  });
 });

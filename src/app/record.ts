@@ -295,11 +295,12 @@ export const RECORD_USAGE = `Usage: station-exporter record --config FILE --from
   Records sites, units, measurements and the configured summaries from the upstream in the
   window [T1, T2) into DIR as gzip NDJSON, for 'simulate --replay DIR'. T1 and T2 are ISO 8601
   date-times, 'now', or offsets such as -24h. Progress goes to stderr.
+  -h, --help   show this help
 `;
 
 /** `record ...`; returns the exit code. */
 export async function runRecord(argv: string[]): Promise<number> {
-  let values: { config?: string; from?: string; to?: string; out?: string };
+  let values: { config?: string; from?: string; to?: string; out?: string; help?: boolean };
   let fromMs: number;
   let toMs: number;
   try {
@@ -310,10 +311,15 @@ export async function runRecord(argv: string[]): Promise<number> {
         from: { type: 'string' },
         to: { type: 'string' },
         out: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
       },
       strict: true,
       allowPositionals: false,
     }));
+    if (values.help) {
+      process.stdout.write(RECORD_USAGE);
+      return 0;
+    }
     if (!values.config || !values.from || !values.to || !values.out)
       throw new Error('--config, --from, --to and --out are required');
     const now = Date.now();

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { nearest } from '../util/suggest.ts';
 import type { Path, PathIssue } from './env.ts';
 import { configReferenceRows } from './reference.ts';
 
@@ -88,19 +89,6 @@ export function flattenIssues(issues: readonly Issue[], prefix: Path = []): Path
   });
 }
 
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
-      current.push(Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, substitution));
-    }
-    previous = current;
-  }
-  return previous[b.length] ?? 0;
-}
-
 /** `unknown key`, with the closest key allowed at that place when the unknown one looks like a typo. */
 function unknownKeyMessage(parent: Path, key: string): string {
   const prefix = parent
@@ -112,10 +100,6 @@ function unknownKeyMessage(parent: Path, key: string): string {
     .filter((path) => path.startsWith(prefix === '' ? '' : `${prefix}.`))
     .map((path) => path.slice(prefix === '' ? 0 : prefix.length + 1))
     .filter((rest) => /^[a-z_]+$/.test(rest));
-  const best = siblings
-    .map((name) => ({ name, distance: editDistance(key.toLowerCase(), name) }))
-    .sort((a, b) => a.distance - b.distance)[0];
-  return best !== undefined && best.distance <= 2
-    ? `unknown key (did you mean "${best.name}"?)`
-    : 'unknown key';
+  const best = nearest(key, siblings);
+  return best !== undefined ? `unknown key (did you mean "${best}"?)` : 'unknown key';
 }

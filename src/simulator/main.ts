@@ -5,7 +5,8 @@ import { loadRecording } from './replay.ts';
 import { type SimulatorServerOptions, startSimulatorServer } from './server.ts';
 import type { PlantScale, Scenario, TokenScope } from './types.ts';
 
-const usage = () => `Usage: station-exporter simulate [flags]
+/** The usage text of `simulate`. */
+export const simulatorUsage = () => `Usage: station-exporter simulate [flags]
 
 Serves a deterministic simulator of the Station Data Query Service.
 
@@ -35,7 +36,7 @@ Serves a deterministic simulator of the Station Data Query Service.
   --drift KIND             missing-field | extra-field
   --forbid-stations IDS    comma-separated station ids answered 403
   --large                  pad every response to several MiB
-  --help                   show this help
+  -h, --help               show this help
 
 Issue a token (printed on stdout) instead of serving:
   --issue-token --sites all|ID,ID --expires 30d [--jwt-secret SECRET]
@@ -74,7 +75,7 @@ const OPTIONS = {
   'yield-drop': { type: 'string' },
   'issue-token': { type: 'boolean' },
   expires: { type: 'string' },
-  help: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
@@ -234,12 +235,14 @@ export async function runSimulatorCommand(argv: string[]): Promise<void> {
   try {
     command = parseSimulatorCommand(argv, process.env);
   } catch (err) {
-    process.stderr.write(`simulate: ${err instanceof Error ? err.message : String(err)}\n\n${usage()}`);
+    process.stderr.write(
+      `simulate: ${err instanceof Error ? err.message : String(err)}\n\n${simulatorUsage()}`,
+    );
     process.exitCode = 2;
     return;
   }
   if (command === 'help') {
-    process.stdout.write(usage());
+    process.stdout.write(simulatorUsage());
     return;
   }
   if (command.kind === 'issue-token') {
