@@ -168,10 +168,12 @@ describe.skipIf(!enabled)('alerts through a real Prometheus and Alertmanager', (
     expect(annotations.summary).toBe(`Low final yield on line ${target.site} / ${target.line}`);
     expect(annotations.description).toMatch(
       new RegExp(
-        `^Final yield of line ${target.line} at ${target.site} over the last hour is \\d+(\\.\\d+)?%, below its target of 95%`,
+        `^Final yield of line ${target.line} at ${target.site} over the last hour is \\d+(\\.\\d+)?% of \\d+ units; at 99 % confidence it is at most \\d+(\\.\\d+)?%, below its target of 95%`,
       ),
     );
-    expect(annotations.runbook_url).toBe('docs/runbook.md#stationlinelowfinalyield');
+    expect(annotations.runbook_url).toBe(
+      'https://github.com/station-exporter/station-exporter/blob/main/docs/runbook.md#stationlinelowfinalyield',
+    );
 
     sim.sim.setScenario({ yieldDrop: null });
     await until('the resolved alert at the webhook', 30_000, () =>

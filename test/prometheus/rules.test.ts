@@ -11,6 +11,8 @@ import { parse } from 'yaml';
 import { promtoolPath } from '../helpers/promtool.ts';
 
 const RULES = 'prometheus/rules/station-exporter.rules.yml';
+/** Where the shipped rules' runbook links point (scripts/runbook-base.mjs changes it). */
+const RUNBOOK_BASE = 'https://github.com/station-exporter/station-exporter/blob/main/docs/runbook.md';
 const TESTS_DIR = 'prometheus/tests';
 const bin = promtoolPath();
 const enabled = Boolean(bin) || Boolean(process.env.CI);
@@ -85,8 +87,9 @@ describe('alert conventions', () => {
       expect(['info', 'warning', 'critical']).toContain(a.labels?.severity);
       expect(a.annotations?.summary).toBeTruthy();
       expect(a.annotations?.description).toBeTruthy();
-      const [file, anchor] = (a.annotations?.runbook_url ?? '').split('#');
-      expect(file).toBe('docs/runbook.md');
+      // Absolute, so that it is a link in Alertmanager and every notification.
+      const [base, anchor] = (a.annotations?.runbook_url ?? '').split('#');
+      expect(base).toBe(RUNBOOK_BASE);
       expect(runbook).toContain(anchor);
     },
   );
@@ -109,6 +112,22 @@ describe('alert conventions', () => {
       const expr = a.expr.replace(/\s+/g, ' ').trim();
       expect(doc).toContain(`| \`${a.alert}\` | ${a.labels?.severity} | \`${expr}\` | ${a.for} |`);
     }
+  });
+
+  it('moves every runbook link to another base in one step, keeping the anchors', async () => {
+    // @ts-expect-error: a plain .mjs script, without types.
+    const { rewriteRunbookBase } = (await import('../../scripts/runbook-base.mjs')) as {
+      rewriteRunbookBase: (text: string, base: string) => { text: string; count: number };
+    };
+    const text = readFileSync(RULES, 'utf8');
+    const base = 'https://wiki.example.com/ops/station-exporter-runbook';
+    const out = rewriteRunbookBase(text, base);
+    expect(out.count).toBe(alerts.length);
+    const moved = (parse(out.text) as { groups: Array<{ rules: Rule[] }> }).groups
+      .flatMap((g) => g.rules)
+      .filter((r) => r.alert)
+      .map((r) => r.annotations?.runbook_url);
+    expect(moved).toEqual(alerts.map((a) => a.annotations?.runbook_url?.replace(RUNBOOK_BASE, base)));
   });
 
   it('names recording rules level:metric:operation', () => {
