@@ -133,12 +133,12 @@ export function controlPanels(station: string, chart: PanelItem): PanelItem[] {
         {
           name: 'Violations',
           unit: 'short',
-          expr: `max without () (station_measurement_control_violations{${M}})`,
+          expr: `max without () (station_measurement_control_window_violations{${M}})`,
         },
         {
           name: 'Last violation',
           unit: 'dateTimeFromNow',
-          expr: `station_measurement_control_last_violation_timestamp_seconds{${M}} * 1000 and on (station_id, metric, slot, rule) station_measurement_control_violations{${M}}`,
+          expr: `station_measurement_control_last_violation_timestamp_seconds{${M}} * 1000 and on (station_id, metric, slot, rule) station_measurement_control_window_violations{${M}}`,
         },
       ],
       sortBy: { column: 'Violations', desc: true },
@@ -161,7 +161,7 @@ export function controlAnnotations(
   return [
     promAnnotation({
       name: 'Control violations',
-      expr: `station_measurement_control_violations{${M}}`,
+      expr: `station_measurement_control_window_violations{${M}}`,
       title: 'Nelson rule {{rule}}: {{metric}} {{slot}}',
       text: 'Rule {{rule}} has violations in the evaluation window of {{metric}} {{slot}} at {{station}}.',
       tags: 'metric,slot,rule',
@@ -183,7 +183,7 @@ export function controlAnnotations(
 /** Control-chart panels of the line dashboard for the line matched by `line` (site and line). */
 export function lineControlPanels(line: string): PanelItem[] {
   const positioned = (expr: string) => `(${expr}) * on (station_id) group_left (position) station_info`;
-  const outOfControl = `station_measurement_control_violations{${line}} and on (station_id, metric, slot) (station_measurement_control_state{${line}} == 1)`;
+  const outOfControl = `station_measurement_control_window_violations{${line}} and on (station_id, metric, slot) (station_measurement_control_state{${line}} == 1)`;
   return [
     row('Control charts'),
     stat({

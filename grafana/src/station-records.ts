@@ -46,7 +46,8 @@ export function measurementPanels(station: string): PanelItem[] {
       title: 'Measurements against limits',
       description:
         'Per measurement and slot: the latest value between its spec limits, and over $window the mean, ' +
-        'standard deviation, Ppk and the sample counts. Ppk is absent below min_samples values or without limits.',
+        'standard deviation, Ppk and the sample counts (numeric values, those out of spec, and failed PASS/FAIL ' +
+        'results). Ppk is absent below min_samples values or without limits.',
       labels: [
         { label: 'metric', name: 'Measurement' },
         { label: 'slot', name: 'Slot' },
@@ -62,9 +63,11 @@ export function measurementPanels(station: string): PanelItem[] {
         { name: 'Samples', unit: 'short', expr: windowed('samples') },
         { name: 'Out of spec', unit: 'short', expr: windowed('out_of_spec_samples') },
         {
-          name: 'Non-numeric',
+          name: 'Failed',
           unit: 'short',
-          expr: unit(`max without (window) (station_measurement_window_non_numeric_samples{${W}})`),
+          expr: unit(
+            `max without (window, outcome) (station_measurement_window_attribute_samples{${W}, outcome="fail"})`,
+          ),
         },
       ],
       sortBy: { column: 'Measurement', desc: false },
@@ -119,14 +122,16 @@ export function measurementPanels(station: string): PanelItem[] {
       queries: [q(unit(`station_measurement_window_stddev{${W}}`), '{{metric}} {{slot}} ({{unit}})')],
     }),
     timeseries({
-      title: 'Non-numeric and out-of-spec samples',
+      title: 'Out-of-spec and failed samples',
       description:
-        'Records over $window whose value was not a number (PASS, empty), and numeric values outside the limits.',
+        "Over $window: numeric values outside their record's spec limits, and PASS/FAIL results that failed. " +
+        'Records that are neither a number nor a known result (empty, garbage) are counted by the opt-in ' +
+        'statistic non_numeric (station_measurement_window_non_numeric_samples), not shown here by default.',
       unit: 'short',
       min: 0,
       queries: [
-        q(`station_measurement_window_non_numeric_samples{${W}}`, '{{metric}} {{slot}} non-numeric'),
         q(`station_measurement_window_out_of_spec_samples{${W}}`, '{{metric}} {{slot}} out of spec'),
+        q(`station_measurement_window_attribute_samples{${W}, outcome="fail"}`, '{{metric}} {{slot}} failed'),
       ],
     }),
   ];

@@ -60,17 +60,20 @@ const DEMO = { token: 'demo-token', seed: 42 } as const;
 
 /**
  * The embedded default: a config for the built-in simulator. It goes through the same
- * validation as a file, so the demo cannot drift from what a user could write.
+ * validation as a file, so the demo cannot drift from what a user could write. It exercises
+ * what the shipped rules and dashboards read: the 1h and 24h windows (yield, retry, Ppk), and
+ * control charts on two numeric measurements, with a rolling baseline of a day.
  */
 export function demoConfig(baseUrl: string): Config {
   return configFromObject(
     {
       upstream: { base_url: baseUrl, token: DEMO.token, max_requests_per_second: 500, concurrency: 8 },
-      windows: ['1h', '8h', { name: 'today', type: 'today', timezone: 'UTC' }],
+      windows: ['1h', '8h', '24h', { name: 'today', type: 'today', timezone: 'UTC' }],
       summary: { interval: '30s' },
       measurements: {
         enabled: true,
         names: ['vcc_3v3', 'idle_current', 'insulation_resistance', 'firmware_check'],
+        control: { names: ['vcc_3v3', 'idle_current'], baseline: { rolling: '24h' } },
       },
     },
     { baseDir: process.cwd(), source: 'built-in demo config' },
