@@ -1,0 +1,65 @@
+/**
+ * EWMA chart (Roberts 1959; Lucas and Saccucci 1990) on standardized values:
+ *   Z_t = λ x_t + (1 − λ) Z_{t−1},  Z_0 = 0 (the centre),
+ * with the exact time-varying limits ± L sqrt(λ / (2 − λ) · (1 − (1 − λ)^(2t))), which are narrow
+ * for the first points and widen to the asymptotic ± L sqrt(λ / (2 − λ)). A point strictly beyond
+ * a limit signals, after which the statistic restarts at the centre with t = 0. Pure and
+ * incremental: the state is the statistic and its point count.
+ */
+import { expectedSteps, normalCdf } from './normal.ts';
+
+/** EWMA settings. */
+export interface EwmaParams {
+  /** Weight of the newest point, 0 < λ ≤ 1; small λ remembers long and sees small shifts. */
+  readonly lambda: number;
+  /** Width of the limits in multiples of the statistic's standard deviation. */
+  readonly L: number;
+}
+
+/** The statistic (sigma units from the centre) and the points since the (re)start. */
+export interface EwmaState {
+  z: number;
+  t: number;
+}
+
+/** The state at the start (and after a signal). */
+export function ewmaStart(): EwmaState {
+  return { z: 0, t: 0 };
+}
+
+/** The limit half-width (sigma units) after `t` points. */
+export function ewmaLimit(p: EwmaParams, t: number): number {
+  return p.L * Math.sqrt((p.lambda / (2 - p.lambda)) * (1 - (1 - p.lambda) ** (2 * t)));
+}
+
+/** Adds one standardized value; returns the side that signals, and then restarts. */
+export function ewmaStep(state: EwmaState, x: number, p: EwmaParams): 'up' | 'down' | undefined {
+  state.z = p.lambda * x + (1 - p.lambda) * state.z;
+  state.t++;
+  const limit = ewmaLimit(p, state.t);
+  const signal = state.z > limit ? 'up' : state.z < -limit ? 'down' : undefined;
+  if (signal !== undefined) Object.assign(state, ewmaStart());
+  return signal;
+}
+
+/**
+ * Average run length with the asymptotic limits to a shift of `shift` sigma, by the Markov
+ * chain of Lucas and Saccucci (1990) with `states` states (odd), from the centre.
+ */
+export function ewmaArl(p: EwmaParams, shift: number, states = 201): number {
+  const ucl = p.L * Math.sqrt(p.lambda / (2 - p.lambda));
+  const w = (2 * ucl) / states;
+  const centre = (i: number) => -ucl + (i + 0.5) * w;
+  const q: number[][] = [];
+  for (let i = 0; i < states; i++) {
+    const row: number[] = [];
+    for (let j = 0; j < states; j++) {
+      // Next Z = (1 - λ) c_i + λ x lands in state j when x lies in this interval.
+      const lo = (centre(j) - w / 2 - (1 - p.lambda) * centre(i)) / p.lambda;
+      const hi = (centre(j) + w / 2 - (1 - p.lambda) * centre(i)) / p.lambda;
+      row.push(normalCdf(hi - shift) - normalCdf(lo - shift));
+    }
+    q.push(row);
+  }
+  return expectedSteps(q)[(states - 1) / 2] ?? Number.NaN;
+}
