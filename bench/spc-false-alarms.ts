@@ -4,17 +4,11 @@
  * known limits, in which each rule (and any rule) reports a violation. Run: npx tsx bench/spc-false-alarms.ts
  */
 import { createRuleResults, evaluateRules, NELSON_RULES, RULE_NUMBERS } from '../src/spc/rules.ts';
+import { splitmix64 } from '../src/util/random.ts';
 
-let seed = 12345;
-const rand = () => {
-  seed = (seed * 1103515245 + 12345) % 2147483648;
-  return seed / 2147483648;
-};
-const normal = () => {
-  const u = rand() || 1e-12,
-    v = rand();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-};
+// A sound 64-bit generator: the LCG used before lost precision past 2^53 and was not uniform.
+const random = splitmix64(12345);
+const normal = () => random.normal();
 const N = 20000,
   W = 30,
   CTX = 20;

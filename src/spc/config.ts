@@ -186,6 +186,68 @@ const rulesSchema = z
   .transform((r): RulesConfig => r)
   .describe('The Nelson rules, keyed by number; each can be switched off and its run lengths changed.');
 
+/**
+ * The CUSUM's defaults: k = 0.5, h = 11 with a fast initial response. By the Brook–Evans chain
+ * (test/spc/cusum-ewma.test.ts), an in-control chart signals by chance once in about 190,000
+ * points (with limits known; estimated limits raise the rate), and a sustained shift is found in
+ * 22.4 / 11.7 / 5.0 points on average at 1 / 1.5 / 3 sigma (12.4 / 6.4 / 2.8 right after a start
+ * or a signal, thanks to the fast initial response). docs/measurements.md has the table.
+ */
+const cusumSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe('Run a two-sided tabular CUSUM on every charted series.'),
+    k: z
+      .number()
+      .positive()
+      .max(5)
+      .default(0.5)
+      .describe('Reference value in sigmas: half the mean shift to detect fastest (0.5 for 1 sigma).'),
+    h: z
+      .number()
+      .positive()
+      .max(100)
+      .default(11)
+      .describe('Decision interval in sigmas: a cumulative sum beyond it signals (and both sums restart).'),
+    fast_initial_response: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Start, and restart after a signal, both sums at h/2: about half the delay to a shift present then.',
+      ),
+  })
+  .prefault({})
+  .transform((c) => ({ enabled: c.enabled, k: c.k, h: c.h, fir: c.fast_initial_response }))
+  .describe("CUSUM for small sustained shifts, on values standardized by the chart's centre and sigma.");
+
+/**
+ * The EWMA's defaults: λ = 0.1, L = 4.5, exact time-varying limits. In control, a chance signal
+ * once in about 218,000 points (asymptotic limits, known parameters); a shift is found in
+ * 26.3 / 11.7 / 4.6 points at 1 / 1.5 / 3 sigma.
+ */
+const ewmaSchema = z
+  .strictObject({
+    enabled: z.boolean().default(true).describe('Run an EWMA chart on every charted series.'),
+    lambda: z
+      .number()
+      .positive()
+      .max(1)
+      .default(0.1)
+      .describe(
+        'Weight of the newest point (0 < lambda <= 1): small values remember long and see small shifts.',
+      ),
+    l: z
+      .number()
+      .positive()
+      .max(10)
+      .default(4.5)
+      .describe('Width of the limits in standard deviations of the EWMA statistic.'),
+  })
+  .prefault({})
+  .transform((e) => ({ enabled: e.enabled, lambda: e.lambda, L: e.l }))
+  .describe(
+    "EWMA chart with exact time-varying limits, on values standardized by the chart's centre and sigma.",
+  );
+
 /** The `measurements.control` config section. */
 export const controlSchema = z
   .strictObject({
@@ -204,9 +266,13 @@ export const controlSchema = z
       .prefault('1h')
       .describe('The newest points, judged by the rules; violations are counted in this window.'),
     rules: rulesSchema,
+    cusum: cusumSchema,
+    ewma: ewmaSchema,
   })
   .prefault({})
   .transform((c) => ({
+    cusum: c.cusum,
+    ewma: c.ewma,
     names: c.names.map((n) => ({
       pattern: n.pattern,
       baseline: chartBaseline(n, c.baseline),

@@ -8,6 +8,7 @@ import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/mode
 import type { ControlConfig } from '../../spc/config.ts';
 import type { ControlLimits } from '../../spc/index.ts';
 import { RULE_NUMBERS } from '../../spc/rules.ts';
+import { CUSUM_EVENT, EWMA_EVENT, type SequentialView } from './sequential.ts';
 
 const SERIES = ['site', 'line', 'station', 'station_id', 'group', 'metric', 'slot'];
 const BY_RULE = [...SERIES, 'rule'];
@@ -31,6 +32,12 @@ export const CONTROL_KEYS = [
   'mrUcl',
   'sigma',
   'baselineSamples',
+  'cusumUpper',
+  'cusumLower',
+  'cusumH',
+  'ewma',
+  'ewmaUpper',
+  'ewmaLower',
 ] as const;
 type Key = (typeof CONTROL_KEYS)[number];
 
@@ -90,6 +97,40 @@ export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyD
       SERIES,
       `Baseline points the control limits were computed from (0 for limits given in config), from ${base}; ${SOURCE}; ${REFRESH}.`,
     ),
+    cusumUpper: gauge(
+      'station_measurement_control_cusum_upper',
+      SERIES,
+      `Upper CUSUM sum C+ = max(0, C+ + z - k), in sigmas (z: the value standardized by the chart's centre and sigma); ` +
+        `a signal (rule="cusum" event) when it exceeds station_measurement_control_cusum_decision_interval; ${SOURCE}; ${REFRESH}.`,
+    ),
+    cusumLower: gauge(
+      'station_measurement_control_cusum_lower',
+      SERIES,
+      `Lower CUSUM sum C- = max(0, C- - z - k), in sigmas; a signal (rule="cusum" event) when it exceeds the ` +
+        `decision interval; ${SOURCE}; ${REFRESH}.`,
+    ),
+    cusumH: gauge(
+      'station_measurement_control_cusum_decision_interval',
+      SERIES,
+      `Decision interval h of the CUSUM, in sigmas (measurements.control.cusum.h): either sum beyond it signals; ${REFRESH}.`,
+    ),
+    ewma: gauge(
+      'station_measurement_control_ewma',
+      SERIES,
+      `EWMA statistic Z = lambda x + (1 - lambda) Z of the values, in the measurement's unit (centre + Z sigma); a ` +
+        `signal (rule="ewma" event) when it is beyond its limits; ${SOURCE}; ${REFRESH}.`,
+    ),
+    ewmaUpper: gauge(
+      'station_measurement_control_ewma_upper_limit',
+      SERIES,
+      `Upper limit of the EWMA, in the measurement's unit: centre + L sigma sqrt(lambda / (2 - lambda) (1 - (1 - lambda)^(2t))), ` +
+        `t the points since its (re)start; ${SOURCE}; ${REFRESH}.`,
+    ),
+    ewmaLower: gauge(
+      'station_measurement_control_ewma_lower_limit',
+      SERIES,
+      `Lower limit of the EWMA, in the measurement's unit (centre minus the same width); ${SOURCE}; ${REFRESH}.`,
+    ),
   };
 }
 
@@ -137,8 +178,10 @@ export interface ControlOutcome {
   readonly counts: ArrayLike<number>;
   /** Last violation time per rule (Unix ms), NaN when none yet. */
   readonly lastTimes: ArrayLike<number>;
-  /** Violation events per rule since the job started (index rule - 1). */
+  /** Violation events per rule since the job started (index rule - 1), then CUSUM and EWMA signals. */
   readonly events: ArrayLike<number>;
+  /** The CUSUM and EWMA, once rebuilt. */
+  readonly sequential?: SequentialView;
 }
 
 /** Turns the outcomes into families; the window violation series are sparse, the event counters not. */
@@ -152,6 +195,21 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
     // Every enabled rule's counter exists from the series' first poll, at 0: increase() then
     // sees the first event as a rise, and a restart's 0 as a counter reset, never as an event.
     for (const r of enabled) add('events', o.labels.with('rule', String(r)), o.events[r - 1] ?? 0);
+    if (control?.cusum.enabled !== false)
+      add('events', o.labels.with('rule', 'cusum'), o.events[CUSUM_EVENT] ?? 0);
+    if (control?.ewma.enabled !== false)
+      add('events', o.labels.with('rule', 'ewma'), o.events[EWMA_EVENT] ?? 0);
+    const seq = o.sequential;
+    if (seq?.cusum) {
+      add('cusumUpper', o.labels, seq.cusum.upper);
+      add('cusumLower', o.labels, seq.cusum.lower);
+      add('cusumH', o.labels, seq.cusum.h);
+    }
+    if (seq?.ewma) {
+      add('ewma', o.labels, seq.ewma.value);
+      add('ewmaUpper', o.labels, seq.ewma.upper);
+      add('ewmaLower', o.labels, seq.ewma.lower);
+    }
     const l = o.limits;
     if (l !== undefined) {
       let violated = false;
@@ -188,9 +246,11 @@ export const CONTROL_STEADY_SERIES = 7;
  * ({@link chartedNames}).
  */
 export function controlSeriesPerSeries(config: Config): number {
-  const rules = config.measurements.control.rules;
-  const enabled = RULE_NUMBERS.filter((r) => rules[r].enabled).length;
-  return CONTROL_STEADY_SERIES + 3 * enabled;
+  const control = config.measurements.control;
+  const enabled = RULE_NUMBERS.filter((r) => control.rules[r].enabled).length;
+  // CUSUM: two sums, h and its event counter; EWMA: the statistic, two limits and its counter.
+  const sequential = (control.cusum.enabled ? 4 : 0) + (control.ewma.enabled ? 4 : 0);
+  return CONTROL_STEADY_SERIES + 3 * enabled + sequential;
 }
 
 /** The configured measurement names that `measurements.control.names` charts. */

@@ -16,6 +16,13 @@ import { lowerBound } from '../../util/sorted.ts';
 import type { Turns } from '../../util/turns.ts';
 import type { Topology } from '../topology/types.ts';
 import { type ControlOutcome, controlFamilies } from './control-families.ts';
+import {
+  advanceSequential,
+  createSequential,
+  EVENT_SLOTS,
+  type SequentialState,
+  sequentialView,
+} from './sequential.ts';
 import { type MeasurementSeries, type MeasurementStore, stationKey, VALUE } from './store.ts';
 
 /** Points charted between two turns of the event loop (a few milliseconds of work). */
@@ -57,6 +64,8 @@ interface SeriesState {
    * does not notify again.
    */
   evaluatedTo: number;
+  /** The CUSUM and EWMA of the series. */
+  readonly sequential: SequentialState;
   hadLimits: boolean;
   seenAt: number;
 }
@@ -149,8 +158,9 @@ export function createControlCharts(
     if (state === undefined) {
       state = {
         lastTimes: new Float64Array(8).fill(Number.NaN),
-        events: new Float64Array(8),
+        events: new Float64Array(EVENT_SLOTS),
         evaluatedTo: nowMs,
+        sequential: createSequential(control),
         hadLimits: limits.ok,
         seenAt: nowMs,
       };
@@ -195,9 +205,27 @@ export function createControlCharts(
       evaluateRules(values, newStart, ranges.evalEnd, limits.limits, spec.rules, fresh, chartStart);
       for (let r = 0; r < 8; r++) state.events[r] = (state.events[r] ?? 0) + (fresh.count[r] ?? 0);
     }
+    advanceSequential(
+      state.sequential,
+      control,
+      {
+        values,
+        limits: limits.limits,
+        range: { replayFrom: evalStart, newFrom: newStart, to: ranges.evalEnd },
+      },
+      state.events,
+    );
     state.evaluatedTo = Math.max(state.evaluatedTo, newest);
+    const sequential = sequentialView(state.sequential, control, limits.limits);
     return {
-      outcome: { labels, limits: limits.limits, counts, lastTimes: state.lastTimes, events: state.events },
+      outcome: {
+        labels,
+        limits: limits.limits,
+        counts,
+        lastTimes: state.lastTimes,
+        events: state.events,
+        ...(sequential ? { sequential } : {}),
+      },
       work: n,
     };
   }

@@ -58,7 +58,7 @@ function charts(control: Record<string, unknown>, turns: Turns = createTurns()) 
   return { store, charts: createControlCharts({ ...ctx, turns }, store), config: ctx.config };
 }
 
-const value = (s: Map<string, number>, family: string, station: string, rule?: number) =>
+const value = (s: Map<string, number>, family: string, station: string, rule?: number | string) =>
   [...s].find(
     ([k]) =>
       k.startsWith(`${family}{`) &&
@@ -114,7 +114,7 @@ describe('control charts in the measurements collector', () => {
     expect(value(s, 'station_measurement_control_state', B)).toBe(0);
     const ruled = [...s].filter(([k]) => k.includes(B) && k.includes('rule='));
     expect(ruled.every(([k]) => k.startsWith('station_measurement_control_violations_total{'))).toBe(true);
-    expect(ruled.map(([, v]) => v)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(ruled.map(([, v]) => v)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
   });
 
   it('does not reset on a change of spec limits', async () => {
@@ -143,7 +143,8 @@ describe('control charts in the measurements collector', () => {
     const families = await c.families(topology, NOW, true);
     const present = families.filter((f) => f.samples.length > 0);
     expect(present.map((f) => f.desc.name)).toEqual(['station_measurement_control_violations_total']);
-    expect(present[0]?.samples.map((x) => x.value)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    // The eight rules, the CUSUM and the EWMA.
+    expect(present[0]?.samples.map((x) => x.value)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
   });
 
   it('judges against given limits, asymmetric ones as given', async () => {
@@ -259,6 +260,79 @@ describe('control charts in the measurements collector', () => {
     }
   });
 
+  it('runs a CUSUM and an EWMA per series: history rebuilds them, new points signal as events', async () => {
+    const { store, charts: c } = charts({
+      names: ['vbat'],
+      baseline: { rolling: '2h' },
+      min_samples: 20,
+      cusum: { k: 0.5, h: 4, fast_initial_response: false },
+      ewma: { lambda: 0.2, l: 3 },
+    });
+    // Centre 10, sigma 0.1 / 1.128 (the triangle wave's): a step of 1 sigma is 0.0887.
+    const sigma = 0.1 / 1.128;
+    const first = NOW - 30 * MIN;
+    store.add(series(A, wave(32), { endAgoMs: 91 * MIN }));
+    const poll = async (now: number) => {
+      c.retainFrom(now, now - HOUR);
+      return samplesOf(await c.families(topology, now, true));
+    };
+    const s0 = await poll(first);
+    expect(value(s0, 'station_measurement_control_cusum_upper', A)).toBe(0);
+    expect(value(s0, 'station_measurement_control_violations_total', A, 'cusum')).toBe(0);
+    // Then 20 points a minute apart, all 1.6 sigma above the centre.
+    const shifted = Array.from({ length: 20 }, () => 10 + 1.6 * sigma);
+    store.add(series(A, shifted, { endAgoMs: NOW - (first + 20 * MIN) }));
+    const s1 = await poll(first + 20 * MIN);
+    // By hand: each point adds z - k = 1.6 - 0.5 = 1.1 to C+; C+ is 4.4 > 4 at the 4th point and
+    // restarts at 0, so 20 points give signals at the 4th, 8th, 12th, 16th and 20th point.
+    expect(value(s1, 'station_measurement_control_violations_total', A, 'cusum')).toBe(5);
+    expect(value(s1, 'station_measurement_control_cusum_upper', A)).toBeCloseTo(0, 9);
+    expect(value(s1, 'station_measurement_control_cusum_decision_interval', A)).toBe(4);
+    // The EWMA, by a naive loop over the same standardized points, restarting after a signal.
+    let z = 0;
+    let t = 0;
+    let ewmaSignals = 0;
+    for (let i = 0; i < 20; i++) {
+      z = 0.2 * 1.6 + 0.8 * z;
+      t++;
+      const limit = 3 * Math.sqrt((0.2 / 1.8) * (1 - 0.8 ** (2 * t)));
+      if (Math.abs(z) > limit) {
+        ewmaSignals++;
+        z = 0;
+        t = 0;
+      }
+    }
+    expect(ewmaSignals).toBeGreaterThan(0);
+    expect(value(s1, 'station_measurement_control_violations_total', A, 'ewma')).toBe(ewmaSignals);
+    expect(value(s1, 'station_measurement_control_ewma', A)).toBeCloseTo(10 + z * sigma, 9);
+    const half = 3 * sigma * Math.sqrt((0.2 / 1.8) * (1 - 0.8 ** (2 * t)));
+    expect(value(s1, 'station_measurement_control_ewma_upper_limit', A)).toBeCloseTo(10 + half, 9);
+    // A restart replays the same points: the detectors are rebuilt, no event is counted.
+    const restarted = createControlCharts(
+      {
+        ...jobContext({
+          windows: ['1h'],
+          measurements: {
+            enabled: true,
+            names: ['vbat'],
+            control: {
+              names: ['vbat'],
+              baseline: { rolling: '2h' },
+              min_samples: 20,
+              cusum: { k: 0.5, h: 4, fast_initial_response: false },
+            },
+          },
+        }),
+        turns: createTurns(),
+      },
+      store,
+    );
+    restarted.retainFrom(first + 20 * MIN, first - 40 * MIN);
+    const after = samplesOf(await restarted.families(topology, first + 20 * MIN, true));
+    expect(value(after, 'station_measurement_control_violations_total', A, 'cusum')).toBe(0);
+    expect(value(after, 'station_measurement_control_cusum_upper', A)).toBeDefined();
+  });
+
   it('gives the event loop turns on long series', async () => {
     let turns = 0;
     const real = createTurns();
@@ -279,7 +353,8 @@ describe('control charts in the measurements collector', () => {
 
   it('bounds the series per charted series for the planner', () => {
     const { config } = charts({ names: ['vbat'], rules: { 4: { enabled: false }, 7: { enabled: false } } });
-    // 7 steady (state, 5 limits, baseline points) + per enabled rule (6) an event counter and 2 sparse.
-    expect(controlSeriesPerSeries(config)).toBe(7 + 3 * 6);
+    // 7 steady (state, 5 limits, baseline points) + per enabled rule (6) an event counter and 2
+    // sparse + CUSUM (2 sums, h, counter) + EWMA (statistic, 2 limits, counter).
+    expect(controlSeriesPerSeries(config)).toBe(7 + 3 * 6 + 4 + 4);
   });
 });
