@@ -187,11 +187,11 @@ const rulesSchema = z
   .describe('The Nelson rules, keyed by number; each can be switched off and its run lengths changed.');
 
 /**
- * The CUSUM's defaults: k = 0.5, h = 11 with a fast initial response. By the Brook–Evans chain
- * (test/spc/cusum-ewma.test.ts), an in-control chart signals by chance once in about 190,000
- * points (with limits known; estimated limits raise the rate), and a sustained shift is found in
- * 22.4 / 11.7 / 5.0 points on average at 1 / 1.5 / 3 sigma (12.4 / 6.4 / 2.8 right after a start
- * or a signal, thanks to the fast initial response). docs/measurements.md has the table.
+ * The CUSUM's defaults: k = 0.625, h = 9 with a fast initial response. By the Brook–Evans chain
+ * (test/spc/cusum-ewma.test.ts), an in-control chart signals by chance once in about 208,000
+ * points (with limits known; limits estimated from a baseline raise the rate), and a sustained
+ * shift is found in 23.6 / 11.0 / 4.4 points on average at 1 / 1.5 / 3 sigma. docs/measurements.md
+ * has the table and how to choose k and h.
  */
 const cusumSchema = z
   .strictObject({
@@ -200,13 +200,13 @@ const cusumSchema = z
       .number()
       .positive()
       .max(5)
-      .default(0.5)
-      .describe('Reference value in sigmas: half the mean shift to detect fastest (0.5 for 1 sigma).'),
+      .default(0.625)
+      .describe('Reference value in sigmas: about half the mean shift to detect fastest (0.5 for 1 sigma).'),
     h: z
       .number()
       .positive()
       .max(100)
-      .default(11)
+      .default(9)
       .describe('Decision interval in sigmas: a cumulative sum beyond it signals (and both sums restart).'),
     fast_initial_response: z
       .boolean()

@@ -95,7 +95,13 @@ describe('ok config fixtures', () => {
         rereadIntervalMs: 3_600_000,
         retentionMs: 86_400_000,
         attributes: { pass: ['PASS', 'OK'], fail: ['FAIL', 'NG', 'NOK'] },
-        control: { names: [], evaluationWindowMs: 3_600_000, rules: NELSON_RULES },
+        control: {
+          names: [],
+          evaluationWindowMs: 3_600_000,
+          rules: NELSON_RULES,
+          cusum: { enabled: true, k: 0.625, h: 9, fir: true },
+          ewma: { enabled: true, lambda: 0.1, L: 4.5 },
+        },
         statistics: {
           default: ['samples', 'mean', 'stddev', 'out_of_spec', 'ppk', 'attributes'],
           windows: new Map(),
@@ -187,6 +193,8 @@ describe('ok config fixtures', () => {
         ],
         evaluationWindowMs: 1_800_000,
         rules: { ...NELSON_RULES, 2: { enabled: true, points: 8 }, 4: { enabled: false, points: 14 } },
+        cusum: { enabled: true, k: 0.5, h: 10, fir: false },
+        ewma: { enabled: false, lambda: 0.2, L: 3 },
       },
       statistics: { default: ['samples', 'mean', 'min', 'max'], windows: new Map([['8h', ['samples']]]) },
       bySlot: false,
