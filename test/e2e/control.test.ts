@@ -37,10 +37,17 @@ const SCALE = { sites: 1, linesPerSite: 2, stationsPerLine: 10, measurementNames
 
 /** The shipped rules of the control group, with the recording rules' names inlined. */
 function controlRules(): { alerts: Map<string, string>; inline: (expr: string) => string } {
-  const doc = parse(readFileSync('prometheus/rules/station-exporter.rules.yml', 'utf8')) as {
+  type Doc = {
     groups: Array<{ name: string; rules: Array<{ record?: string; alert?: string; expr: string }> }>;
   };
-  const rules = doc.groups.find((g) => g.name === 'station-exporter.control')?.rules ?? [];
+  const read = (file: string) => parse(readFileSync(file, 'utf8')) as Doc;
+  // The shipped control group, and the opt-in Nelson-rule alerts.
+  const rules = [
+    ...(read('prometheus/rules/station-exporter.rules.yml').groups.find(
+      (g) => g.name === 'station-exporter.control',
+    )?.rules ?? []),
+    ...read('prometheus/rules/station-exporter.nelson.rules.yml').groups.flatMap((g) => g.rules),
+  ];
   const records = new Map(rules.flatMap((r) => (r.record ? [[r.record, r.expr.trim()] as const] : [])));
   const inline = (expr: string): string =>
     expr.replace(/[a-zA-Z_:][a-zA-Z0-9_:]*/g, (name) => {

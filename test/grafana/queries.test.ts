@@ -185,11 +185,16 @@ describe.skipIf(!enabled)('dashboard and rule queries on a real Prometheus', () 
   }, 20_000);
 
   it('runs every recording and alerting rule expression', async () => {
-    const doc = parse(readFileSync('prometheus/rules/station-exporter.rules.yml', 'utf8')) as {
-      groups: Array<{ rules: Array<{ expr: string; record?: string; alert?: string }> }>;
-    };
+    const read = (file: string) =>
+      parse(readFileSync(file, 'utf8')) as {
+        groups: Array<{ rules: Array<{ expr: string; record?: string; alert?: string }> }>;
+      };
     const failures: string[] = [];
-    for (const r of doc.groups.flatMap((g) => g.rules)) {
+    const all = [
+      ...read('prometheus/rules/station-exporter.rules.yml').groups,
+      ...read('prometheus/rules/station-exporter.nelson.rules.yml').groups,
+    ];
+    for (const r of all.flatMap((g) => g.rules)) {
       const out = await instantQuery(prom.url, r.expr);
       if (out.error) failures.push(`${r.record ?? r.alert}: ${out.error}`);
     }

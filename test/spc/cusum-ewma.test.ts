@@ -127,3 +127,15 @@ describe('EWMA', () => {
     expect(u).toEqual({ z: 0, t: 0 });
   });
 });
+
+describe('the documented defaults', () => {
+  it('CUSUM k = 0.625, h = 9 and EWMA 0.1 / 4.5 have the run lengths docs/measurements.md gives', () => {
+    const cusum = { k: 0.625, h: 9, fir: false };
+    within(cusumArl(cusum, 0), 207_750, 0.01);
+    within(cusumArl(cusum, 1), 23.6, 0.01);
+    within(cusumArl(cusum, 1.5), 11.0, 0.01);
+    within(cusumArl(cusum, 3), 4.4, 0.02);
+    within(ewmaArl({ lambda: 0.1, L: 4.5 }, 0), 217_899, 0.01);
+    within(ewmaArl({ lambda: 0.1, L: 4.5 }, 1), 26.3, 0.01);
+  });
+});
