@@ -145,6 +145,35 @@ export function controlPanels(station: string, chart: PanelItem): PanelItem[] {
       h: 7,
     }),
     chart,
+    timeseries({
+      title: 'CUSUM',
+      description:
+        'Two-sided CUSUM of each charted measurement, in sigmas of its chart: C+ upwards and C- drawn downwards, ' +
+        'against the decision interval ±h. A sum beyond h signals a sustained shift (the MeasurementShiftDetected ' +
+        'alert) and both sums restart, at h/2 with the fast initial response.',
+      unit: 'none',
+      queries: [
+        q(`station_measurement_control_cusum_upper{${M}}`, '{{metric}} {{slot}} C+'),
+        q(`-station_measurement_control_cusum_lower{${M}}`, '{{metric}} {{slot}} C-'),
+        q(`station_measurement_control_cusum_decision_interval{${M}}`, '{{metric}} {{slot}} h'),
+        q(`-station_measurement_control_cusum_decision_interval{${M}}`, '{{metric}} {{slot}} -h'),
+      ],
+    }).overrideByRegexp(' -?h$', dashed('red', [10, 10])),
+    timeseries({
+      title: 'EWMA',
+      description:
+        'EWMA of each charted measurement in its unit, with the exact time-varying limits and the centre line: the ' +
+        'statistic beyond a limit is an EWMA signal (rule="ewma" in station_measurement_control_violations_total).',
+      unit: 'none',
+      queries: [
+        q(`station_measurement_control_ewma{${M}}`, '{{metric}} {{slot}} EWMA'),
+        q(`station_measurement_control_center{${M}}`, '{{metric}} {{slot}} centre'),
+        q(`station_measurement_control_ewma_upper_limit{${M}}`, '{{metric}} {{slot}} upper limit'),
+        q(`station_measurement_control_ewma_lower_limit{${M}}`, '{{metric}} {{slot}} lower limit'),
+      ],
+    })
+      .overrideByRegexp(' centre$', [{ id: 'color', value: { mode: 'fixed', fixedColor: 'green' } }])
+      .overrideByRegexp(' (upper|lower) limit$', dashed('red', [10, 10])),
   ];
 }
 

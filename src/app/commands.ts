@@ -80,6 +80,39 @@ export function demoConfig(baseUrl: string): Config {
   );
 }
 
+/** The demo's charted names (see {@link demoConfig}) and its one injected event. */
+const DEMO_SHIFT = { name: 'vcc_3v3', sigmas: 2, afterMs: 5 * 60_000 } as const;
+
+/**
+ * The demo plant's process: no slow drift (so that the control charts are quiet), and one
+ * sustained 2 sigma shift of vcc_3v3 on one station five minutes after start, so that a
+ * newcomer sees the CUSUM catch it (one MeasurementShiftDetected notification) while every
+ * other chart stays quiet.
+ */
+export async function demoProcess(seed: number, startMs: number) {
+  const { createSimulator } = await import('../simulator/index.ts');
+  const probe = createSimulator({ seed, now: () => startMs });
+  const from = new Date(startMs - 3_600_000);
+  const to = new Date(startMs);
+  const station = probe.plant.stations.find(
+    (s) => probe.metricsBetween([s.id], from, to, [DEMO_SHIFT.name]).length > 0,
+  );
+  return {
+    drift: false,
+    events: station
+      ? [
+          {
+            kind: 'shift' as const,
+            stationId: station.id,
+            name: DEMO_SHIFT.name,
+            fromMs: startMs + DEMO_SHIFT.afterMs,
+            sigmas: DEMO_SHIFT.sigmas,
+          },
+        ]
+      : [],
+  };
+}
+
 async function startDemoSimulator() {
   const { startSimulatorServer } = await import('../simulator/index.ts');
   return startSimulatorServer({
@@ -87,6 +120,7 @@ async function startDemoSimulator() {
     host: '127.0.0.1',
     seed: DEMO.seed,
     tokens: { [DEMO.token]: { sites: 'all' } },
+    process: await demoProcess(DEMO.seed, Date.now()),
   });
 }
 
