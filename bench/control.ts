@@ -57,7 +57,8 @@ export interface ControlBenchResult {
 
 const hex = (n: number) => n.toString(16).padStart(24, '0');
 
-function plant(stations: number): Topology {
+/** A plant of `stations` stations, ten to a line, for the control benches. */
+export function plant(stations: number): Topology {
   const site: Site = {
     id: hex(1),
     name: 'Plant',

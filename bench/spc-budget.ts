@@ -13,13 +13,12 @@ import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { createControlCharts } from '../src/collectors/measurements/control.ts';
 import { MeasurementStore } from '../src/collectors/measurements/store.ts';
-import { buildTopology } from '../src/collectors/topology/build.ts';
-import type { Topology } from '../src/collectors/topology/types.ts';
 import { configFromObject } from '../src/config/load.ts';
 import type { Family } from '../src/exposition/model.ts';
-import type { MeasurementRecord, Site } from '../src/upstream/types.ts';
+import type { MeasurementRecord } from '../src/upstream/types.ts';
 import { splitmix64 } from '../src/util/random.ts';
 import { createTurns } from '../src/util/turns.ts';
+import { plant } from './control.ts';
 
 const MIN = 60_000;
 const STEP = 2 * MIN;
@@ -30,29 +29,6 @@ const PER_LINE = 10;
 const CHARTS = LINES * PER_LINE;
 /** Minutes an event keeps the line's alert firing: the alert's increase() range. */
 const ALERT_RANGE_MIN = 10;
-
-const hex = (n: number) => n.toString(16).padStart(24, '0');
-
-function plant(): Topology {
-  const site: Site = {
-    id: hex(1),
-    name: 'Plant',
-    description: '',
-    lines: Array.from({ length: LINES }, (_, l) => ({
-      id: hex(10_000 + l),
-      name: `Line ${l}`,
-      description: '',
-      elements: Array.from({ length: PER_LINE }, (_, s) => ({
-        kind: 'station' as const,
-        id: hex(100_000 + l * PER_LINE + s),
-        name: `S${s}`,
-        description: '',
-      })),
-    })),
-  };
-  const none = { sites: [], lines: [], stations: [] };
-  return buildTopology([site], { stationIds: [], include: none, exclude: none }, []);
-}
 
 /** How the points of a chart are made. */
 interface Process {
@@ -117,11 +93,12 @@ interface ScenarioResult {
   readonly notificationsPerDay: number;
   /** Per chart: points from the change to its first CUSUM event (undefined: none by the end). */
   readonly delays: Array<number | undefined>;
+  /** Median wall time of the charts' computation per poll. */
   readonly msPerPoll: number;
 }
 
 async function run(s: Scenario, seed: number): Promise<ScenarioResult> {
-  const topology = plant();
+  const topology = plant(CHARTS);
   const { charts, store } = chartsFor(s.limits);
   const stations = topology.stations;
   const rng = stations.map((_, i) => splitmix64(BigInt(seed) * 1_000_003n + BigInt(i)));
@@ -154,15 +131,15 @@ async function run(s: Scenario, seed: number): Promise<ScenarioResult> {
     }
     store.add(batch);
   };
-  /** Wall time of the charts' computation alone (what the collector adds to a poll). */
-  let chartMs = 0;
+  /** Wall time of the charts' computation alone (what the collector adds to a poll), per poll. */
+  let chartMs: number[] = [];
   const poll = async (now: number) => {
     add(now);
     const from = charts.retainFrom(now, now - 60 * MIN);
     charts.store.evictBefore(from);
     const started = performance.now();
     const families = await charts.families(topology, now, true);
-    chartMs += performance.now() - started;
+    chartMs.push(performance.now() - started);
     return cusumEvents(families);
   };
   // The first poll replays the day of history: its events are context, never counted.
@@ -172,11 +149,9 @@ async function run(s: Scenario, seed: number): Promise<ScenarioResult> {
   /** Per line, the minute until which its alert fires. */
   const firingUntil = new Float64Array(LINES).fill(Number.NEGATIVE_INFINITY);
   let notifications = 0;
-  let polls = 0;
-  chartMs = 0;
+  chartMs = [];
   for (let now = s.from + s.pollMs; now <= s.to; now += s.pollMs) {
     const events = await poll(now);
-    polls++;
     stations.forEach((st, i) => {
       const rose = (events.get(st.id) ?? 0) - (last.get(st.id) ?? 0);
       if (rose <= 0) return;
@@ -195,7 +170,8 @@ async function run(s: Scenario, seed: number): Promise<ScenarioResult> {
     name: s.name,
     notificationsPerDay: ((notifications / days) * 1000) / CHARTS,
     delays,
-    msPerPoll: chartMs / Math.max(1, polls),
+    // The median: a collection the bench's own record making triggers lands in a few polls.
+    msPerPoll: [...chartMs].sort((a, b) => a - b)[Math.floor(chartMs.length / 2)] ?? Number.NaN,
   };
 }
 
@@ -267,7 +243,7 @@ async function main() {
   );
   const cost = inControl.msPerPoll;
   rows.push(
-    `| Control charts per poll, 1,000 charts (5 new points each) | ${cost.toFixed(1)} ms | ≤ 25 ms | ${verdict(cost <= 25)} |`,
+    `| Control charts per poll, 1,000 charts (5 new points each; median of the in-control week's polls) | ${cost.toFixed(1)} ms | ≤ 25 ms | ${verdict(cost <= 25)} |`,
   );
   const section = [
     START,

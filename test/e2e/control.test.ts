@@ -100,6 +100,20 @@ function naiveEvents(points: Array<{ t: number; v: number }>, now: number, previ
   return { r1, r2 };
 }
 
+/** The numeric points of a station's records of one name, by slot, from `truth`'s records. */
+function pointsBySlot(
+  records: ReadonlyArray<{ value: string; slot: string | null; time_created: string }>,
+): Map<string, Array<{ t: number; v: number }>> {
+  const bySlot = new Map<string, Array<{ t: number; v: number }>>();
+  for (const r of records) {
+    if (r.value === '') continue;
+    const list = bySlot.get(r.slot ?? '') ?? [];
+    list.push({ t: Date.parse(r.time_created), v: Number(r.value) });
+    bySlot.set(r.slot ?? '', list);
+  }
+  return bySlot;
+}
+
 describe.skipIf(!enabled)('control charts in a real Prometheus', () => {
   const probe = createSimulator({ seed: SEED, scale: SCALE });
   const [shiftLine, dropLine] = probe.plant.sites[0]?.lines ?? [];
@@ -185,13 +199,7 @@ describe.skipIf(!enabled)('control charts in a real Prometheus', () => {
       const records = truth.metricsBetween([st.id], new Date(FIXED_NOW - 6 * HOUR), new Date(FIXED_NOW + 1), [
         NAME,
       ]);
-      const bySlot = new Map<string, Array<{ t: number; v: number }>>();
-      for (const r of records) {
-        if (r.value === '') continue;
-        const list = bySlot.get(r.slot ?? '') ?? [];
-        list.push({ t: Date.parse(r.time_created), v: Number(r.value) });
-        bySlot.set(r.slot ?? '', list);
-      }
+      const bySlot = pointsBySlot(records);
       for (const [slot, points] of bySlot) {
         const chart = naiveChart(points, FIXED_NOW);
         if (chart && (chart.r1 > 0 || chart.r2 > 0)) expected.set(`${st.id}/${slot}`, chart);
@@ -234,13 +242,7 @@ describe.skipIf(!enabled)('control charts in a real Prometheus', () => {
           new Date(FIXED_NOW + 1),
           [NAME],
         );
-        const bySlot = new Map<string, Array<{ t: number; v: number }>>();
-        for (const r of records) {
-          if (r.value === '') continue;
-          const list = bySlot.get(r.slot ?? '') ?? [];
-          list.push({ t: Date.parse(r.time_created), v: Number(r.value) });
-          bySlot.set(r.slot ?? '', list);
-        }
+        const bySlot = pointsBySlot(records);
         for (const points of bySlot.values()) {
           const e = naiveEvents(points, FIXED_NOW, FIXED_NOW - HOUR);
           sum.r1 += e.r1;

@@ -172,6 +172,8 @@ function formatDuration(ms: number): string {
 export interface ControlOutcome {
   /** Station labels plus `metric` and (when set) `slot`. */
   readonly labels: LabelSet;
+  /** `labels` with `rule` for each event slot (rules 1..8, cusum, ewma), when the caller keeps them. */
+  readonly eventLabels?: readonly LabelSet[];
   /** Undefined when the series has no limits (then only the last violation times are exported). */
   readonly limits: ControlLimits | undefined;
   /** Violations per rule (index rule - 1) in the evaluation window. */

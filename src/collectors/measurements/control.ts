@@ -103,6 +103,30 @@ export function createControlCharts(
   const scratch = { times: new Float64Array(1024), values: new Float64Array(1024) };
   const results = createRuleResults();
   const fresh = createRuleResults();
+  /**
+   * Each series' label set and its event counters' ones (`rule` 1..8, cusum, ewma), kept while
+   * the station's labels are the same object (a discovery builds new ones): building them anew
+   * for every chart on every poll was a good part of the charts' cost per poll.
+   */
+  const labelCache = new Map<MeasurementSeries, SeriesLabels & { base: LabelSet; seenAt: number }>();
+  let pollAt = 0;
+  const labelsOf = (station: LabelSet, series: MeasurementSeries): SeriesLabels => {
+    const hit = labelCache.get(series);
+    if (hit !== undefined && hit.base === station) {
+      hit.seenAt = pollAt;
+      return hit;
+    }
+    const withName = station.with('metric', series.name);
+    const labels = series.slot === null ? withName : withName.with('slot', series.slot);
+    const entry = {
+      base: station,
+      labels,
+      events: EVENT_RULES.map((r) => labels.with('rule', r)),
+      seenAt: pollAt,
+    };
+    labelCache.set(series, entry);
+    return entry;
+  };
   let established = 0;
 
   /** The oldest time a charted name needs: its baseline, or one extra window of context. */
@@ -133,7 +157,7 @@ export function createControlCharts(
 
   function chart(
     series: MeasurementSeries,
-    labels: LabelSet,
+    { labels, events: eventLabels }: SeriesLabels,
     entry: Entry,
     nowMs: number,
     complete: boolean,
@@ -185,6 +209,7 @@ export function createControlCharts(
       return {
         outcome: {
           labels,
+          eventLabels,
           limits: undefined,
           counts: NO_COUNTS,
           lastTimes: state.lastTimes,
@@ -220,6 +245,7 @@ export function createControlCharts(
     return {
       outcome: {
         labels,
+        eventLabels,
         limits: limits.limits,
         counts,
         lastTimes: state.lastTimes,
@@ -249,15 +275,14 @@ export function createControlCharts(
     },
     async families(topology, nowMs, complete) {
       if (control.names.length === 0) return [];
+      pollAt = nowMs;
       const outcomes: ControlOutcome[] = [];
       let work = 0;
       for (const station of topology.stations) {
         for (const series of store.seriesOf(station.id)) {
           const entry = entryOf(series.name);
           if (entry === null) continue;
-          const base = station.labels.with('metric', series.name);
-          const labels = series.slot === null ? base : base.with('slot', series.slot);
-          const done = chart(series, labels, entry, nowMs, complete);
+          const done = chart(series, labelsOf(station.labels, series), entry, nowMs, complete);
           outcomes.push(done.outcome);
           work += done.work;
           if (work >= POINTS_PER_TURN) {
@@ -270,6 +295,7 @@ export function createControlCharts(
       if (established > 0) ctx.logger.info({ series: established }, 'control baselines established');
       established = 0;
       for (const [key, s] of states) if (s.seenAt !== nowMs) states.delete(key);
+      for (const [series, l] of labelCache) if (l.seenAt !== nowMs) labelCache.delete(series);
       return controlFamilies(outcomes, control);
     },
   };
@@ -293,6 +319,15 @@ export function createControlCharts(
 }
 
 const NO_COUNTS = new Int32Array(8);
+
+/** The `rule` label of each event slot: the eight rules, then the CUSUM and the EWMA. */
+const EVENT_RULES = ['1', '2', '3', '4', '5', '6', '7', '8', 'cusum', 'ewma'] as const;
+
+/** A series' labels, and its event counters' (one per {@link EVENT_RULES} entry). */
+interface SeriesLabels {
+  readonly labels: LabelSet;
+  readonly events: readonly LabelSet[];
+}
 
 function summary(l: LimitsResult) {
   return l.ok ? { center: l.limits.center, sigma: l.limits.sigma, samples: l.limits.samples } : {};

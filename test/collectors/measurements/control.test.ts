@@ -49,6 +49,12 @@ function series(
   }));
 }
 
+/** Charts over an existing store, as a restarted exporter would build them. */
+function chartsOver(store: MeasurementStore, control: Record<string, unknown>) {
+  const ctx = jobContext({ windows: ['1h'], measurements: { enabled: true, names: ['vbat'], control } });
+  return createControlCharts({ ...ctx, turns: createTurns() }, store);
+}
+
 function charts(control: Record<string, unknown>, turns: Turns = createTurns()) {
   const ctx = jobContext({
     windows: ['1h'],
@@ -239,20 +245,7 @@ describe('control charts in the measurements collector', () => {
     store.add([at(first + 45 * MIN, 10.4, 'N2')]);
     expect((await events(first + 50 * MIN)).r1).toBe(2);
     // A restarted exporter replays the same history: every counter starts at 0.
-    const restarted = createControlCharts(
-      {
-        ...jobContext({
-          windows: ['1h'],
-          measurements: {
-            enabled: true,
-            names: ['vbat'],
-            control: { names: ['vbat'], baseline: { rolling: '2h' }, min_samples: 20 },
-          },
-        }),
-        turns: createTurns(),
-      },
-      store,
-    );
+    const restarted = chartsOver(store, { names: ['vbat'], baseline: { rolling: '2h' }, min_samples: 20 });
     restarted.retainFrom(first + 50 * MIN, first - 10 * MIN);
     const after = samplesOf(await restarted.families(topology, first + 50 * MIN, true));
     for (const rule of [1, 2, 3, 4, 5, 6, 7, 8]) {
@@ -308,25 +301,12 @@ describe('control charts in the measurements collector', () => {
     const half = 3 * sigma * Math.sqrt((0.2 / 1.8) * (1 - 0.8 ** (2 * t)));
     expect(value(s1, 'station_measurement_control_ewma_upper_limit', A)).toBeCloseTo(10 + half, 9);
     // A restart replays the same points: the detectors are rebuilt, no event is counted.
-    const restarted = createControlCharts(
-      {
-        ...jobContext({
-          windows: ['1h'],
-          measurements: {
-            enabled: true,
-            names: ['vbat'],
-            control: {
-              names: ['vbat'],
-              baseline: { rolling: '2h' },
-              min_samples: 20,
-              cusum: { k: 0.5, h: 4, fast_initial_response: false },
-            },
-          },
-        }),
-        turns: createTurns(),
-      },
-      store,
-    );
+    const restarted = chartsOver(store, {
+      names: ['vbat'],
+      baseline: { rolling: '2h' },
+      min_samples: 20,
+      cusum: { k: 0.5, h: 4, fast_initial_response: false },
+    });
     restarted.retainFrom(first + 20 * MIN, first - 40 * MIN);
     const after = samplesOf(await restarted.families(topology, first + 20 * MIN, true));
     expect(value(after, 'station_measurement_control_violations_total', A, 'cusum')).toBe(0);
