@@ -79,6 +79,18 @@ describe('config.example.yaml against the simulator of `npm run simulate`', () =
       for (const c of COLLECTORS) {
         expect(c.families.filter((f) => sampled.has(f.name)).length, c.name).toBeGreaterThan(0);
       }
+      // The control charts' event counter (with the CUSUM's and EWMA's) and their gauges.
+      for (const name of [
+        'station_measurement_control_violations_total',
+        'station_measurement_control_cusum_upper',
+        'station_measurement_control_cusum_lower',
+        'station_measurement_control_cusum_decision_interval',
+        'station_measurement_control_ewma',
+        'station_measurement_control_ewma_upper_limit',
+        'station_measurement_control_ewma_lower_limit',
+      ])
+        expect(sampled.has(name), name).toBe(true);
+      expect(text).toMatch(/^station_measurement_control_violations_total\{[^}]*rule="cusum"\} \d+$/m);
       const samples = text.split('\n').filter((l) => l.startsWith('station_measurement_window_samples{'));
       for (const { name } of config.measurements.names) {
         expect(samples.filter((l) => l.includes(`metric="${name}"`)).length, name).toBeGreaterThan(0);

@@ -133,6 +133,21 @@ describe('alert conventions', () => {
     expect(moved).toEqual(shipped.map((a) => a.annotations?.runbook_url?.replace(RUNBOOK_BASE, base)));
   });
 
+  it('alert on control-chart events, never on the hour-window gauge', () => {
+    // The gauge keeps a chance point for the whole evaluation window; an alert on it fires for
+    // an hour and, with many charts, nearly always.
+    for (const r of [...rules(), ...rules(OPT_IN)])
+      expect(r.expr, r.alert ?? r.record).not.toContain('station_measurement_control_window_violations');
+    const control = alerts.filter((a) => a.expr.includes('station_measurement_control_violations_total'));
+    expect(control.map((a) => a.alert).sort()).toEqual([
+      'MeasurementOutOfControl',
+      'MeasurementProcessShift',
+      'MeasurementShiftDetected',
+    ]);
+    for (const a of control)
+      expect(a.expr).toMatch(/increase\(station_measurement_control_violations_total\{[^}]*\}\[10m\]\)/);
+  });
+
   it('names recording rules level:metric:operation', () => {
     for (const r of rules().filter((x) => x.record))
       expect(r.record).toMatch(/^[a-z_]+:[a-z0-9_]+:[a-z0-9_]+$/);
