@@ -4,11 +4,11 @@
  * connections for 5 s, plain and gzip, against the exporter and against a bare node:http
  * server answering the same bytes (the anchor). Writes its section of bench/RESULTS.md.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import pino from 'pino';
 import { wireExporter } from '../src/app/wire.ts';
 import { configFromObject } from '../src/config/load.ts';
 import { startSimulatorServer } from '../src/simulator/server.ts';
+import { writeSection } from './format.ts';
 import { throughput } from './loadgen.ts';
 import { BENCH_NOW, BENCH_TOKEN, exporterConfigObject, FULL } from './scale.ts';
 import { compareScrapes } from './scrape.ts';
@@ -66,14 +66,5 @@ const section = [
   'Issue 11 measured before this work (same 200 stations): gzip 6,963 req/s, p50 26 ms, p99 898 ms, 38 timeouts.',
   END,
 ].join('\n');
-const file = new URL('./RESULTS.md', import.meta.url);
-const text = readFileSync(file, 'utf8');
-const i = text.indexOf(START);
-const j = text.indexOf(END);
-writeFileSync(
-  file,
-  i >= 0 && j > i
-    ? text.slice(0, i) + section + text.slice(j + END.length)
-    : `${text.trimEnd()}\n\n${section}\n`,
-);
+writeSection(new URL('./RESULTS.md', import.meta.url), section, START, END);
 process.stdout.write(`${section}\n`);

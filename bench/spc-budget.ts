@@ -8,7 +8,6 @@
  * transition of a line's alert from inactive to firing is a notification. Writes its section of
  * bench/RESULTS.md, keeping the latest runs.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { createControlCharts } from '../src/collectors/measurements/control.ts';
@@ -19,6 +18,7 @@ import type { MeasurementRecord } from '../src/upstream/types.ts';
 import { splitmix64 } from '../src/util/random.ts';
 import { createTurns } from '../src/util/turns.ts';
 import { plant } from './control.ts';
+import { readSection, writeSection } from './format.ts';
 
 const MIN = 60_000;
 const STEP = 2 * MIN;
@@ -261,22 +261,15 @@ async function main() {
     END,
   ].join('\n');
   const file = new URL('./RESULTS.md', import.meta.url);
-  const text = readFileSync(file, 'utf8');
-  const i = text.indexOf(START);
-  const j = text.indexOf(END);
   // Keeps the previous runs below the newest, so that three in a row can be read off.
-  const previous = i >= 0 && j > i ? text.slice(i + START.length, j).split(RUN_SEPARATOR) : [];
+  const previous = readSection(file, START, END)?.split(RUN_SEPARATOR) ?? [];
   const kept = previous
     .slice(0, 2)
     .map((p) => p.replace('## Control-chart notification budget\n', '').trim());
   const body = [section.slice(0, -END.length).trimEnd(), ...kept.map((k) => `${RUN_SEPARATOR}\n${k}`)].join(
     '\n\n',
   );
-  const out = `${body}\n${END}`;
-  writeFileSync(
-    file,
-    i >= 0 && j > i ? text.slice(0, i) + out + text.slice(j + END.length) : `${text.trimEnd()}\n\n${out}\n`,
-  );
+  writeSection(file, `${body}\n${END}`, START, END);
   process.stdout.write(`${section}\n`);
 }
 
