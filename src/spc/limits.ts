@@ -30,7 +30,19 @@ export interface ControlLimits {
   readonly mrUcl: number;
   /** Baseline points the limits were computed from; 0 for given limits. */
   readonly samples: number;
+  /**
+   * Lag-1 autocorrelation φ of the baseline points (undefined for given limits): the guard for
+   * the independence every false-alarm rate assumes. See {@link AUTOCORRELATION_FLAG}.
+   */
+  readonly autocorrelation?: number;
 }
+
+/**
+ * |φ| above this flags a chart: with φ = 0.2 the CUSUM's and EWMA's chance signals grow 13–19×
+ * (and the moving-range sigma understates sigma by sqrt(1 − φ)), so their documented rates no
+ * longer hold.
+ */
+export const AUTOCORRELATION_FLAG = 0.1;
 
 /** Why no limits exist, so that the caller can count it. */
 export type NoLimitsReason = 'too_few_samples' | 'zero_sigma' | 'non_finite' | 'invalid_limits';
@@ -70,9 +82,16 @@ export function limitsFromBaseline(
   let mrSum = 0;
   let maxAbs = 0;
   let prev = first;
+  // For the lag-1 autocorrelation, in the same pass: sums of squares and of neighbours' products
+  // of the deviations from the first point.
+  let squares = 0;
+  let lagged = 0;
   for (let i = start; i < end; i++) {
     const x = values[i]!;
-    sum += x - first;
+    const y = x - first;
+    sum += y;
+    squares += y * y;
+    lagged += y * (prev - first);
     const abs = Math.abs(x);
     if (abs > maxAbs) maxAbs = abs;
     if (i > start) mrSum += Math.abs(x - prev);
@@ -85,6 +104,10 @@ export function limitsFromBaseline(
   const mrBar = mrSum / (n - 1);
   const sigma = mrBar / D2;
   if (isNegligibleSigma(sigma, maxAbs)) return { ok: false, reason: 'zero_sigma', samples: n };
+  const autocorrelation = lag1(
+    { sum, squares, lagged, n },
+    { head: 0, tail: (values[end - 1] ?? first) - first },
+  );
   return {
     ok: true,
     limits: {
@@ -96,8 +119,27 @@ export function limitsFromBaseline(
       mrBar,
       mrUcl: D4 * mrBar,
       samples: n,
+      ...(autocorrelation === undefined ? {} : { autocorrelation }),
     },
   };
+}
+
+/**
+ * φ = Σ (y_i − m)(y_{i−1} − m) / Σ (y_i − m)², i from the second point, from running sums of the
+ * deviations y (`lagged` includes the first point times itself, taken out here); `head` and `tail`
+ * are the first and last y. Undefined without spread.
+ */
+function lag1(
+  s: { sum: number; squares: number; lagged: number; n: number },
+  ends: { head: number; tail: number },
+): number | undefined {
+  const m = s.sum / s.n;
+  const denominator = s.squares - s.n * m * m;
+  if (!(denominator > 0)) return undefined;
+  const products = s.lagged - ends.head * ends.head;
+  // Σ_{i≥1} y_i = sum − head, Σ_{i≥1} y_{i−1} = sum − tail.
+  const numerator = products - m * (s.sum - ends.head + s.sum - ends.tail) + (s.n - 1) * m * m;
+  return numerator / denominator;
 }
 
 /** Limits as a control plan gives them: `lcl < ucl`, the centre between them. */

@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  AUTOCORRELATION_FLAG,
   type ChartSpec,
   chartRanges,
   controlChart,
@@ -13,6 +14,7 @@ import {
   limitsFromBaseline,
   NELSON_RULES,
 } from '../../src/spc/index.ts';
+import { splitmix64 } from '../../src/util/random.ts';
 
 describe('limits from a baseline', () => {
   it('match the I-MR formulas worked out by hand', () => {
@@ -208,5 +210,44 @@ describe('a chart over time', () => {
     // Sigma 2: 5 is beyond 2 sigma (4) but not beyond 3 sigma (6).
     expect(out.count[0]).toBe(0);
     expect(out.count[4]).toBe(9);
+  });
+});
+
+describe('baseline autocorrelation', () => {
+  /** φ by the textbook two-pass formula. */
+  const naive = (xs: readonly number[]) => {
+    const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+    let num = 0;
+    let den = 0;
+    xs.forEach((x, i) => {
+      den += (x - m) ** 2;
+      if (i > 0) num += (x - m) * ((xs[i - 1] ?? 0) - m);
+    });
+    return num / den;
+  };
+  const ar1 = (phi: number, n: number, seed: number, offset = 0) => {
+    const r = splitmix64(seed);
+    let e = 0;
+    return Array.from({ length: n }, () => {
+      e = phi * e + Math.sqrt(1 - phi * phi) * r.normal();
+      return offset + e;
+    });
+  };
+
+  it('equals the two-pass formula, also at a large offset', () => {
+    for (const values of [ar1(0.3, 720, 5), ar1(-0.2, 500, 6), ar1(0.5, 300, 7, 1e6)]) {
+      const r = limitsFromBaseline(values, 0, values.length, 25, 'rolling');
+      expect(r.ok).toBe(true);
+      if (r.ok) expect(Math.abs((r.limits.autocorrelation ?? Number.NaN) - naive(values))).toBeLessThan(1e-6);
+    }
+  });
+
+  it('flags a baseline of AR(1) data with phi = 0.3, not one of independent points', () => {
+    // Standard error of the estimate about sqrt((1 - phi^2) / n) = 0.036 at n = 720.
+    const flagged = limitsFromBaseline(ar1(0.3, 720, 11), 0, 720, 25, 'rolling');
+    const quiet = limitsFromBaseline(ar1(0, 720, 12), 0, 720, 25, 'rolling');
+    expect(flagged.ok && Math.abs((flagged.limits.autocorrelation ?? 0) - 0.3)).toBeLessThan(0.15);
+    expect(flagged.ok && (flagged.limits.autocorrelation ?? 0) > AUTOCORRELATION_FLAG).toBe(true);
+    expect(quiet.ok && Math.abs(quiet.limits.autocorrelation ?? 1) < AUTOCORRELATION_FLAG).toBe(true);
   });
 });

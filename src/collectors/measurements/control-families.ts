@@ -32,6 +32,7 @@ export const CONTROL_KEYS = [
   'mrUcl',
   'sigma',
   'baselineSamples',
+  'autocorrelation',
   'cusumUpper',
   'cusumLower',
   'cusumH',
@@ -96,6 +97,13 @@ export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyD
       'station_measurement_control_baseline_samples',
       SERIES,
       `Baseline points the control limits were computed from (0 for limits given in config), from ${base}; ${SOURCE}; ${REFRESH}.`,
+    ),
+    autocorrelation: gauge(
+      'station_measurement_control_baseline_autocorrelation',
+      SERIES,
+      `Lag-1 autocorrelation of the baseline points (-1..1; absent for limits given in config): above 0.1 in ` +
+        `magnitude the false-alarm rates of the rules, the CUSUM and the EWMA do not hold (0.2 multiplies the ` +
+        `CUSUM's chance signals many times over), see docs/measurements.md; from ${base}; ${SOURCE}; ${REFRESH}.`,
     ),
     cusumUpper: gauge(
       'station_measurement_control_cusum_upper',
@@ -233,12 +241,16 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
     add('mrUcl', o.labels, l.mrUcl);
     add('sigma', o.labels, l.sigma);
     add('baselineSamples', o.labels, l.samples);
+    if (l.autocorrelation !== undefined) add('autocorrelation', o.labels, l.autocorrelation);
   }
   return CONTROL_KEYS.map((k) => ({ desc: descs[k], samples: out.get(k) ?? [] }));
 }
 
-/** Series that are always present per charted series with limits (state, five limits, baseline points). */
-export const CONTROL_STEADY_SERIES = 7;
+/**
+ * Series that are always present per charted series with limits (state, five limits, baseline
+ * points, baseline autocorrelation).
+ */
+export const CONTROL_STEADY_SERIES = 8;
 
 /**
  * Upper bound of the series one charted (station, name, slot) adds: the steady ones plus, per

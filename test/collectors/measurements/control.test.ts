@@ -333,8 +333,8 @@ describe('control charts in the measurements collector', () => {
 
   it('bounds the series per charted series for the planner', () => {
     const { config } = charts({ names: ['vbat'], rules: { 4: { enabled: false }, 7: { enabled: false } } });
-    // 7 steady (state, 5 limits, baseline points) + per enabled rule (6) an event counter and 2
-    // sparse + CUSUM (2 sums, h, counter) + EWMA (statistic, 2 limits, counter).
-    expect(controlSeriesPerSeries(config)).toBe(7 + 3 * 6 + 4 + 4);
+    // 8 steady (state, 5 limits, baseline points and autocorrelation) + per enabled rule (6) an
+    // event counter and 2 sparse + CUSUM (2 sums, h, counter) + EWMA (statistic, 2 limits, counter).
+    expect(controlSeriesPerSeries(config)).toBe(8 + 3 * 6 + 4 + 4);
   });
 });
