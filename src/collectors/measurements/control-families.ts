@@ -204,11 +204,13 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
   for (const o of outcomes) {
     // Every enabled rule's counter exists from the series' first poll, at 0: increase() then
     // sees the first event as a rise, and a restart's 0 as a counter reset, never as an event.
-    for (const r of enabled) add('events', o.labels.with('rule', String(r)), o.events[r - 1] ?? 0);
+    // The caller's kept label sets when it has them, else built here.
+    const ruleLabels = (slot: number, rule: string) => o.eventLabels?.[slot] ?? o.labels.with('rule', rule);
+    for (const r of enabled) add('events', ruleLabels(r - 1, String(r)), o.events[r - 1] ?? 0);
     if (control?.cusum.enabled !== false)
-      add('events', o.labels.with('rule', 'cusum'), o.events[CUSUM_EVENT] ?? 0);
+      add('events', ruleLabels(CUSUM_EVENT, 'cusum'), o.events[CUSUM_EVENT] ?? 0);
     if (control?.ewma.enabled !== false)
-      add('events', o.labels.with('rule', 'ewma'), o.events[EWMA_EVENT] ?? 0);
+      add('events', ruleLabels(EWMA_EVENT, 'ewma'), o.events[EWMA_EVENT] ?? 0);
     const seq = o.sequential;
     if (seq?.cusum) {
       add('cusumUpper', o.labels, seq.cusum.upper);
