@@ -90,12 +90,10 @@ const DEMO_SHIFT = { name: 'vcc_3v3', sigmas: 2, afterMs: 5 * 60_000 } as const;
  * other chart stays quiet.
  */
 export async function demoProcess(seed: number, startMs: number) {
-  const { createSimulator } = await import('../simulator/index.ts');
-  const probe = createSimulator({ seed, now: () => startMs });
-  const from = new Date(startMs - 3_600_000);
-  const to = new Date(startMs);
-  const station = probe.plant.stations.find(
-    (s) => probe.metricsBetween([s.id], from, to, [DEMO_SHIFT.name]).length > 0,
+  // The plant model says which stations measure the name; no records need generating.
+  const { buildPlant, DEFAULT_SCALE } = await import('../simulator/plant.ts');
+  const station = [...buildPlant(seed, DEFAULT_SCALE).stationsById.values()].find((s) =>
+    s.measures.some((m) => m.name === DEMO_SHIFT.name),
   );
   return {
     drift: false,
