@@ -245,7 +245,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
 /** The client and what shares its life: breakers, refused stations, token, log digest. */
 function wireUpstream(
   config: Config,
-  opts: WireOptions,
+  opts: WireOptions & { readonly redactor: Redactor },
   self: SelfMetrics,
   logger: Logger,
   wallClock: () => number,
@@ -281,12 +281,7 @@ function wireUpstream(
       logger.info({ stations: cleared, refused_total: size }, 'stations accessible again');
   });
   self.setStationsRefused(0);
-  const tokens = trackedTokens(config, {
-    self,
-    logger,
-    wallClock,
-    redactor: opts.redactor ?? new Redactor(),
-  });
+  const tokens = trackedTokens(config, { self, logger, wallClock, redactor: opts.redactor });
   const client = createClient({
     baseUrl: u.baseUrl,
     token: () => tokens.get(),

@@ -235,12 +235,7 @@ const ewmaSchema = z
       .describe(
         'Weight of the newest point (0 < lambda <= 1): small values remember long and see small shifts.',
       ),
-    l: z
-      .number()
-      .positive()
-      .max(10)
-      .default(4.5)
-      .describe('Width of the limits in standard deviations of the EWMA statistic.'),
+    l: sigmas(4.5, 'Width of the limits in standard deviations of the EWMA statistic.'),
   })
   .prefault({})
   .transform((e) => ({ enabled: e.enabled, lambda: e.lambda, L: e.l }))

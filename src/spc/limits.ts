@@ -104,10 +104,7 @@ export function limitsFromBaseline(
   const mrBar = mrSum / (n - 1);
   const sigma = mrBar / D2;
   if (isNegligibleSigma(sigma, maxAbs)) return { ok: false, reason: 'zero_sigma', samples: n };
-  const autocorrelation = lag1(
-    { sum, squares, lagged, n },
-    { head: 0, tail: (values[end - 1] ?? first) - first },
-  );
+  const autocorrelation = lag1({ sum, squares, lagged, n, last: (values[end - 1] ?? first) - first });
   return {
     ok: true,
     limits: {
@@ -126,19 +123,21 @@ export function limitsFromBaseline(
 
 /**
  * φ = Σ (y_i − m)(y_{i−1} − m) / Σ (y_i − m)², i from the second point, from running sums of the
- * deviations y (`lagged` includes the first point times itself, taken out here); `head` and `tail`
- * are the first and last y. Undefined without spread.
+ * deviations y from the first point (so the first y is 0, and `lagged` is Σ y_i y_{i−1} already);
+ * `last` is the last y. Undefined without spread.
  */
-function lag1(
-  s: { sum: number; squares: number; lagged: number; n: number },
-  ends: { head: number; tail: number },
-): number | undefined {
+function lag1(s: {
+  sum: number;
+  squares: number;
+  lagged: number;
+  n: number;
+  last: number;
+}): number | undefined {
   const m = s.sum / s.n;
   const denominator = s.squares - s.n * m * m;
   if (!(denominator > 0)) return undefined;
-  const products = s.lagged - ends.head * ends.head;
-  // Σ_{i≥1} y_i = sum − head, Σ_{i≥1} y_{i−1} = sum − tail.
-  const numerator = products - m * (s.sum - ends.head + s.sum - ends.tail) + (s.n - 1) * m * m;
+  // Σ_{i≥1} y_i = sum (the first y is 0), Σ_{i≥1} y_{i−1} = sum − last.
+  const numerator = s.lagged - m * (s.sum + s.sum - s.last) + (s.n - 1) * m * m;
   return numerator / denominator;
 }
 
