@@ -35,14 +35,38 @@ export interface ControlLimits {
    * the independence every false-alarm rate assumes. See {@link AUTOCORRELATION_FLAG}.
    */
   readonly autocorrelation?: number;
+  /**
+   * The φ the limits and the sequential detectors are compensated for, when the baseline's
+   * autocorrelation is above {@link AUTOCORRELATION_FLAG} (capped at {@link MAX_COMPENSATED_PHI});
+   * absent otherwise. Negative φ is flagged but not compensated: the moving range then
+   * overstates sigma, which errs towards fewer signals.
+   */
+  readonly compensatedPhi?: number;
+  /** Smallest non-zero difference of neighbouring baseline points: the data's resolution, or finer. */
+  readonly resolution?: number;
+  /** The resolution is coarser than {@link QUANTIZATION_FLAG} sigma: too few levels for the rules. */
+  readonly quantized?: boolean;
 }
 
 /**
  * |φ| above this flags a chart: with φ = 0.2 the CUSUM's and EWMA's chance signals grow 13–19×
  * (and the moving-range sigma understates sigma by sqrt(1 − φ)), so their documented rates no
- * longer hold.
+ * longer hold. A baseline with φ above it is compensated ({@link ControlLimits.compensatedPhi}).
  */
 export const AUTOCORRELATION_FLAG = 0.1;
+
+/**
+ * The largest φ compensation uses: beyond it the factors (1 + φ) / (1 − φ) run away, and a chart
+ * of so slow a process says little point by point anyway.
+ */
+export const MAX_COMPENSATED_PHI = 0.8;
+
+/**
+ * A baseline whose finest step between neighbours is above this share of sigma is flagged as
+ * quantized: the zones of the run rules (1 sigma wide) and the CUSUM's allowance k then hold two
+ * or fewer levels, and ties decide runs and trends.
+ */
+export const QUANTIZATION_FLAG = 0.5;
 
 /** Why no limits exist, so that the caller can count it. */
 export type NoLimitsReason = 'too_few_samples' | 'zero_sigma' | 'non_finite' | 'invalid_limits';
@@ -61,10 +85,60 @@ export function isNegligibleSigma(sigma: number, scale: number): boolean {
   return isBelowResolution(sigma, scale);
 }
 
+/** Index ranges `[start, end)` of a baseline to leave out (the points of a held shift). */
+export interface BaselineGap {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Running sums of one pass over the baseline, as deviations y from its first point. */
+interface Sums {
+  n: number;
+  sum: number;
+  squares: number;
+  /** Neighbour pairs (the first point of a segment has no neighbour before it). */
+  pairs: number;
+  mrSum: number;
+  /** Σ y_i y_{i−1}, Σ y_{i−1} and Σ y_i over the pairs: for the lag-1 autocorrelation. */
+  lagged: number;
+  lagBefore: number;
+  lagAfter: number;
+  maxAbs: number;
+  /** Smallest non-zero moving range: the data's resolution, or finer. */
+  step: number;
+}
+
+function addSegment(values: ArrayLike<number>, from: number, to: number, first: number, s: Sums): void {
+  let prev = Number.NaN;
+  for (let i = from; i < to; i++) {
+    const x = values[i]!;
+    const y = x - first;
+    s.sum += y;
+    s.squares += y * y;
+    const abs = Math.abs(x);
+    if (abs > s.maxAbs) s.maxAbs = abs;
+    if (i > from) {
+      const mr = Math.abs(x - prev);
+      s.mrSum += mr;
+      if (mr > 0 && mr < s.step) s.step = mr;
+      const py = prev - first;
+      s.lagged += y * py;
+      s.lagBefore += py;
+      s.lagAfter += y;
+      s.pairs++;
+    }
+    prev = x;
+  }
+  s.n += to - from;
+}
+
 /**
  * I-MR limits from the baseline points `values[start..end)` (time order matters: the moving
- * ranges are differences of neighbours). Needs at least `minSamples` (and at least 2) points,
- * all finite, and a sigma that is not negligible.
+ * ranges are differences of neighbours), leaving out the `gaps` (ascending, disjoint; no moving
+ * range spans one). Needs at least `minSamples` (and at least 2) points, all finite, and a sigma
+ * that is not negligible. A baseline with lag-1 autocorrelation φ above
+ * {@link AUTOCORRELATION_FLAG} gets sigma = MR̄ / d2 / sqrt(1 − φ): the moving range of an AR(1)
+ * process understates its sigma by that factor.
  */
 export function limitsFromBaseline(
   values: ArrayLike<number>,
@@ -72,39 +146,48 @@ export function limitsFromBaseline(
   end: number,
   minSamples: number,
   kind: 'rolling' | 'frozen',
+  gaps: readonly BaselineGap[] = [],
 ): LimitsResult {
-  const n = end - start;
-  if (n < Math.max(2, minSamples)) return { ok: false, reason: 'too_few_samples', samples: Math.max(0, n) };
+  const s: Sums = {
+    n: 0,
+    sum: 0,
+    squares: 0,
+    pairs: 0,
+    mrSum: 0,
+    lagged: 0,
+    lagBefore: 0,
+    lagAfter: 0,
+    maxAbs: 0,
+    step: Number.POSITIVE_INFINITY,
+  };
   // Summed as deviations from the first point, so that a large offset (1e12 + a spread of
   // 0.001) keeps the centre to well under a sigma; a plain sum would round it to about 1e-4.
-  const first = values[start]!;
-  let sum = 0;
-  let mrSum = 0;
-  let maxAbs = 0;
-  let prev = first;
-  // For the lag-1 autocorrelation, in the same pass: sums of squares and of neighbours' products
-  // of the deviations from the first point.
-  let squares = 0;
-  let lagged = 0;
-  for (let i = start; i < end; i++) {
-    const x = values[i]!;
-    const y = x - first;
-    sum += y;
-    squares += y * y;
-    lagged += y * (prev - first);
-    const abs = Math.abs(x);
-    if (abs > maxAbs) maxAbs = abs;
-    if (i > start) mrSum += Math.abs(x - prev);
-    prev = x;
+  let from = start;
+  let first = Number.NaN;
+  for (const gap of [...gaps, { start: end, end }]) {
+    const to = Math.min(end, Math.max(from, gap.start));
+    if (to > from) {
+      if (Number.isNaN(first)) first = values[from]!;
+      addSegment(values, from, to, first, s);
+    }
+    from = Math.max(from, gap.end);
   }
+  const n = s.n;
+  if (n < Math.max(2, minSamples) || s.pairs === 0)
+    return { ok: false, reason: 'too_few_samples', samples: Math.max(0, n) };
   // One test covers NaN and ±Infinity in any value: both make the sums non-finite.
-  if (!Number.isFinite(sum) || !Number.isFinite(mrSum))
+  if (!Number.isFinite(s.sum) || !Number.isFinite(s.mrSum))
     return { ok: false, reason: 'non_finite', samples: n };
-  const center = first + sum / n;
-  const mrBar = mrSum / (n - 1);
-  const sigma = mrBar / D2;
-  if (isNegligibleSigma(sigma, maxAbs)) return { ok: false, reason: 'zero_sigma', samples: n };
-  const autocorrelation = lag1({ sum, squares, lagged, n, last: (values[end - 1] ?? first) - first });
+  const center = first + s.sum / n;
+  const mrBar = s.mrSum / s.pairs;
+  const within = mrBar / D2;
+  if (isNegligibleSigma(within, s.maxAbs)) return { ok: false, reason: 'zero_sigma', samples: n };
+  const autocorrelation = lag1(s);
+  const phi =
+    autocorrelation !== undefined && autocorrelation > AUTOCORRELATION_FLAG
+      ? Math.min(autocorrelation, MAX_COMPENSATED_PHI)
+      : 0;
+  const sigma = phi > 0 ? within / Math.sqrt(1 - phi) : within;
   return {
     ok: true,
     limits: {
@@ -117,27 +200,23 @@ export function limitsFromBaseline(
       mrUcl: D4 * mrBar,
       samples: n,
       ...(autocorrelation === undefined ? {} : { autocorrelation }),
+      ...(phi > 0 ? { compensatedPhi: phi } : {}),
+      ...(Number.isFinite(s.step)
+        ? { resolution: s.step, quantized: s.step > QUANTIZATION_FLAG * within }
+        : {}),
     },
   };
 }
 
 /**
- * φ = Σ (y_i − m)(y_{i−1} − m) / Σ (y_i − m)², i from the second point, from running sums of the
- * deviations y from the first point (so the first y is 0, and `lagged` is Σ y_i y_{i−1} already);
- * `last` is the last y. Undefined without spread.
+ * φ = Σ (y_i − m)(y_{i−1} − m) / Σ (y_i − m)² over the neighbour pairs, from running sums of the
+ * deviations y from the first point. Undefined without spread.
  */
-function lag1(s: {
-  sum: number;
-  squares: number;
-  lagged: number;
-  n: number;
-  last: number;
-}): number | undefined {
+function lag1(s: Sums): number | undefined {
   const m = s.sum / s.n;
   const denominator = s.squares - s.n * m * m;
   if (!(denominator > 0)) return undefined;
-  // Σ_{i≥1} y_i = sum (the first y is 0), Σ_{i≥1} y_{i−1} = sum − last.
-  const numerator = s.lagged - m * (s.sum + s.sum - s.last) + (s.n - 1) * m * m;
+  const numerator = s.lagged - m * (s.lagBefore + s.lagAfter) + s.pairs * m * m;
   return numerator / denominator;
 }
 

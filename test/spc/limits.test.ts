@@ -12,7 +12,9 @@ import {
   givenLimits,
   lastViolationTime,
   limitsFromBaseline,
+  MAX_COMPENSATED_PHI,
   NELSON_RULES,
+  QUANTIZATION_FLAG,
 } from '../../src/spc/index.ts';
 import { splitmix64 } from '../../src/util/random.ts';
 
@@ -249,5 +251,81 @@ describe('baseline autocorrelation', () => {
     expect(flagged.ok && Math.abs((flagged.limits.autocorrelation ?? 0) - 0.3)).toBeLessThan(0.15);
     expect(flagged.ok && (flagged.limits.autocorrelation ?? 0) > AUTOCORRELATION_FLAG).toBe(true);
     expect(quiet.ok && Math.abs(quiet.limits.autocorrelation ?? 1) < AUTOCORRELATION_FLAG).toBe(true);
+  });
+
+  it('compensates sigma for a positive phi beyond the flag: MR-bar / d2 / sqrt(1 - phi)', () => {
+    const values = ar1(0.3, 720, 11);
+    const r = limitsFromBaseline(values, 0, 720, 25, 'rolling');
+    if (!r.ok) throw new Error('no limits');
+    const phi = naive(values);
+    let mr = 0;
+    for (let i = 1; i < values.length; i++) mr += Math.abs((values[i] ?? 0) - (values[i - 1] ?? 0));
+    const within = mr / 719 / 1.128;
+    expect(r.limits.compensatedPhi).toBeCloseTo(phi, 6);
+    expect(r.limits.sigma).toBeCloseTo(within / Math.sqrt(1 - phi), 9);
+    expect(r.limits.ucl - r.limits.center).toBeCloseTo(3 * r.limits.sigma, 9);
+    // The process sigma is 1: the compensated estimate is near it, the moving range's is not.
+    expect(Math.abs(r.limits.sigma - 1)).toBeLessThan(0.08);
+    expect(within).toBeLessThan(0.9);
+  });
+
+  it('does not compensate independent points, nor a negative phi, and caps phi', () => {
+    const quiet = limitsFromBaseline(ar1(0, 720, 12), 0, 720, 25, 'rolling');
+    const negative = limitsFromBaseline(ar1(-0.4, 720, 13), 0, 720, 25, 'rolling');
+    const slow = limitsFromBaseline(ar1(0.97, 720, 14), 0, 720, 25, 'rolling');
+    expect(quiet.ok && quiet.limits.compensatedPhi).toBeUndefined();
+    expect(negative.ok && negative.limits.autocorrelation).toBeLessThan(-AUTOCORRELATION_FLAG);
+    expect(negative.ok && negative.limits.compensatedPhi).toBeUndefined();
+    expect(slow.ok && slow.limits.compensatedPhi).toBe(MAX_COMPENSATED_PHI);
+  });
+});
+
+describe('baseline resolution', () => {
+  const normal = (n: number, seed: number, step: number) => {
+    const r = splitmix64(seed);
+    return Array.from({ length: n }, () => 50 + Math.round(r.normal() / step) * step);
+  };
+
+  it('is the finest step between neighbours, and flags steps coarser than half a sigma', () => {
+    // A gauge reading in steps of 0.6 sigma, and one in steps of 0.1 sigma.
+    const coarse = limitsFromBaseline(normal(720, 21, 0.6), 0, 720, 25, 'rolling');
+    const fine = limitsFromBaseline(normal(720, 22, 0.1), 0, 720, 25, 'rolling');
+    if (!coarse.ok || !fine.ok) throw new Error('no limits');
+    expect(coarse.limits.resolution).toBeCloseTo(0.6, 9);
+    expect(coarse.limits.resolution! / coarse.limits.sigma).toBeGreaterThan(QUANTIZATION_FLAG);
+    expect(coarse.limits.quantized).toBe(true);
+    expect(fine.limits.resolution).toBeCloseTo(0.1, 9);
+    expect(fine.limits.quantized).toBe(false);
+  });
+
+  it('is computed by hand for a short baseline', () => {
+    // Moving ranges 2, 0, 2, 4: the finest non-zero one is 2; MR-bar 2, sigma 2 / 1.128 = 1.773,
+    // so a step of 2 is coarser than half a sigma.
+    const r = limitsFromBaseline([10, 12, 12, 14, 10], 0, 5, 5, 'rolling');
+    expect(r.ok && r.limits.resolution).toBe(2);
+    expect(r.ok && r.limits.quantized).toBe(true);
+  });
+});
+
+describe('baseline gaps', () => {
+  it("leave the gap's points out, and no moving range spans a gap", () => {
+    // Points 0..9 with 100, 101 (indexes 4, 5) left out: segments 1, 3, 2, 4 and 2, 5, 3, 4.
+    const values = [1, 3, 2, 4, 100, 101, 2, 5, 3, 4];
+    const r = limitsFromBaseline(values, 0, 10, 2, 'rolling', [{ start: 4, end: 6 }]);
+    if (!r.ok) throw new Error('no limits');
+    // Mean (1+3+2+4+2+5+3+4) / 8 = 3; moving ranges 2, 1, 2 and 3, 2, 1: MR-bar 11 / 6.
+    expect(r.limits.samples).toBe(8);
+    expect(r.limits.center).toBe(3);
+    expect(r.limits.mrBar).toBeCloseTo(11 / 6, 12);
+  });
+
+  it('may start the baseline or cover all of it', () => {
+    const values = [100, 1, 3, 2, 4];
+    const r = limitsFromBaseline(values, 0, 5, 2, 'rolling', [{ start: 0, end: 1 }]);
+    expect(r.ok && r.limits.center).toBe(2.5);
+    expect(limitsFromBaseline(values, 0, 5, 2, 'rolling', [{ start: 0, end: 5 }])).toMatchObject({
+      ok: false,
+      reason: 'too_few_samples',
+    });
   });
 });
