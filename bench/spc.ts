@@ -89,7 +89,7 @@ function measure(label: string, series: Series[], spec: ChartSpec): number {
 }
 
 const series = Array.from({ length: SERIES }, (_, i) => makeSeries(i + 1));
-const base = { minSamples: 25, rules: NELSON_RULES };
+const base = { minSamples: 25, rules: NELSON_RULES, compensate: true };
 console.log(`node ${process.version}, ${SERIES} series of ${POINTS} points, ${ROUNDS} rounds\n`);
 console.log(
   '| Case | evaluated points per series | ms per 1,000 series (min) | (median) | CPU ms (median) | ns per point (min) | ms per poll (5 × 1,000 series) | series out of control | heap growth over all rounds (KiB) |',

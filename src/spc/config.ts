@@ -75,6 +75,27 @@ const givenLimitsSchema = z
 
 const minSamples = z.int().min(2);
 
+const cusumK = z
+  .number()
+  .positive()
+  .max(5)
+  .describe('Reference value in sigmas: about half the mean shift to detect fastest (0.5 for 1 sigma).');
+const cusumH = z
+  .number()
+  .positive()
+  .max(100)
+  .describe('Decision interval in sigmas: a cumulative sum beyond it signals (and both sums restart).');
+const ewmaLambda = z
+  .number()
+  .positive()
+  .max(1)
+  .describe('Weight of the newest point (0 < lambda <= 1): small values remember long and see small shifts.');
+const ewmaL = z
+  .number()
+  .positive()
+  .max(10)
+  .describe('Width of the limits in standard deviations of the EWMA statistic.');
+
 const nameEntry = z
   .union([
     anchoredRegex().transform((pattern) => ({
@@ -82,6 +103,8 @@ const nameEntry = z
       baseline: undefined,
       limits: undefined,
       minSamples: undefined,
+      cusum: undefined,
+      ewma: undefined,
     })),
     z
       .strictObject({
@@ -89,6 +112,14 @@ const nameEntry = z
         baseline: baselineSchema.optional().describe('Overrides `control.baseline` for these names.'),
         limits: givenLimitsSchema.optional(),
         min_samples: minSamples.optional().describe('Overrides `control.min_samples` for these names.'),
+        cusum: z
+          .strictObject({ k: cusumK.optional(), h: cusumH.optional() })
+          .optional()
+          .describe('Overrides `control.cusum` k and h for these names.'),
+        ewma: z
+          .strictObject({ lambda: ewmaLambda.optional(), l: ewmaL.optional() })
+          .optional()
+          .describe('Overrides `control.ewma` lambda and l for these names.'),
       })
       .superRefine((n, ctx) => {
         if (isRecord(n) && n.baseline !== undefined && n.limits !== undefined)
@@ -103,6 +134,8 @@ const nameEntry = z
         baseline: n.baseline,
         limits: n.limits,
         minSamples: n.min_samples,
+        cusum: n.cusum,
+        ewma: n.ewma,
       })),
   ])
   .meta({ 'x-type': 'regex or mapping' });
@@ -196,18 +229,8 @@ const rulesSchema = z
 const cusumSchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Run a two-sided tabular CUSUM on every charted series.'),
-    k: z
-      .number()
-      .positive()
-      .max(5)
-      .default(0.625)
-      .describe('Reference value in sigmas: about half the mean shift to detect fastest (0.5 for 1 sigma).'),
-    h: z
-      .number()
-      .positive()
-      .max(100)
-      .default(9)
-      .describe('Decision interval in sigmas: a cumulative sum beyond it signals (and both sums restart).'),
+    k: cusumK.default(0.625),
+    h: cusumH.default(9),
     fast_initial_response: z
       .boolean()
       .default(true)
@@ -227,15 +250,8 @@ const cusumSchema = z
 const ewmaSchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Run an EWMA chart on every charted series.'),
-    lambda: z
-      .number()
-      .positive()
-      .max(1)
-      .default(0.1)
-      .describe(
-        'Weight of the newest point (0 < lambda <= 1): small values remember long and see small shifts.',
-      ),
-    l: sigmas(4.5, 'Width of the limits in standard deviations of the EWMA statistic.'),
+    lambda: ewmaLambda.default(0.1),
+    l: ewmaL.default(4.5),
   })
   .prefault({})
   .transform((e) => ({ enabled: e.enabled, lambda: e.lambda, L: e.l }))
@@ -263,20 +279,46 @@ export const controlSchema = z
     rules: rulesSchema,
     cusum: cusumSchema,
     ewma: ewmaSchema,
+    compensate_autocorrelation: z
+      .boolean()
+      .default(true)
+      .describe(
+        'On a rolling or frozen baseline whose lag-1 autocorrelation phi is above 0.1, widen sigma by ' +
+          '1 / sqrt(1 - phi), the CUSUM h by (1 + phi) / (1 - phi) and the EWMA L by the same long-run factor, so ' +
+          'that chance signals stay near their documented rate (docs/measurements.md). Off: flagged only.',
+      ),
+    hold: z
+      .union([z.literal(false), duration()])
+      .prefault('1h')
+      .describe(
+        'After a CUSUM or EWMA signal, a rolling baseline keeps its limits until no signal came for this long ' +
+          '(as the shipped shift alert keeps firing: keep_firing_for 1h); the points of the shift then stay out ' +
+          'of the baseline. false: never hold (the baseline learns a shift within its length).',
+      ),
   })
   .prefault({})
   .transform((c) => ({
     cusum: c.cusum,
     ewma: c.ewma,
+    holdMs: c.hold === false ? 0 : c.hold,
+    compensate: c.compensate_autocorrelation,
     names: c.names.map((n) => ({
       pattern: n.pattern,
       baseline: chartBaseline(n, c.baseline),
       minSamples: n.minSamples ?? c.min_samples,
+      cusum: { ...c.cusum, ...definedOf(n.cusum) },
+      ewma: { ...c.ewma, ...definedOf({ lambda: n.ewma?.lambda, L: n.ewma?.l }) },
     })),
     evaluationWindowMs: c.evaluation_window,
     rules: c.rules,
   }))
   .describe('Control charts (I-MR limits and Nelson rules) per station, measurement name and slot.');
+
+/** The keys of an override that are set (zod leaves unset optional keys out, or undefined). */
+function definedOf<T extends object>(o: T | undefined): Partial<T> {
+  if (o === undefined) return {};
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
 
 function chartBaseline(
   n: {
@@ -301,5 +343,6 @@ export function chartSpecFor(control: ControlConfig, name: string): ChartSpec | 
     minSamples: entry.minSamples,
     evaluationWindowMs: control.evaluationWindowMs,
     rules: control.rules,
+    compensate: control.compensate,
   };
 }

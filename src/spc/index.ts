@@ -5,7 +5,13 @@
  */
 
 import { lowerBound } from '../util/sorted.ts';
-import { type GivenLimits, givenLimits, type LimitsResult, limitsFromBaseline } from './limits.ts';
+import {
+  type BaselineGap,
+  type GivenLimits,
+  givenLimits,
+  type LimitsResult,
+  limitsFromBaseline,
+} from './limits.ts';
 import { evaluateRules, type RuleResults, type RulesConfig } from './rules.ts';
 
 export * from './limits.ts';
@@ -24,6 +30,8 @@ export interface ChartSpec {
   /** The newest points, `(now - evaluationWindowMs, now]`, are judged by the rules. */
   readonly evaluationWindowMs: number;
   readonly rules: RulesConfig;
+  /** Compensate a baseline's positive lag-1 autocorrelation beyond 0.1 (src/spc/limits.ts). */
+  readonly compensate: boolean;
 }
 
 /** A series: ascending times (Unix ms) and their values, the same length. */
@@ -70,10 +78,18 @@ export function chartRanges(times: ArrayLike<number>, spec: ChartSpec, nowMs: nu
 }
 
 /** Limits of a series under `spec`. */
-export function chartLimits(values: ArrayLike<number>, ranges: ChartRanges, spec: ChartSpec): LimitsResult {
+export function chartLimits(
+  values: ArrayLike<number>,
+  ranges: ChartRanges,
+  spec: ChartSpec,
+  gaps: readonly BaselineGap[] = [],
+): LimitsResult {
   const b = spec.baseline;
   if (b.kind === 'given') return givenLimits(b);
-  return limitsFromBaseline(values, ranges.baselineStart, ranges.baselineEnd, spec.minSamples, b.kind);
+  return limitsFromBaseline(values, ranges.baselineStart, ranges.baselineEnd, spec.minSamples, b.kind, {
+    gaps,
+    compensate: spec.compensate,
+  });
 }
 
 /** One series' chart: its limits, and when there are limits, the rules' results (written to `out`). */

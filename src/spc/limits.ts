@@ -91,6 +91,14 @@ export interface BaselineGap {
   readonly end: number;
 }
 
+/** Options of {@link limitsFromBaseline}. */
+export interface BaselineOptions {
+  /** Index ranges to leave out, ascending and disjoint. */
+  readonly gaps?: readonly BaselineGap[];
+  /** Compensate a positive autocorrelation beyond the flag (default true). */
+  readonly compensate?: boolean;
+}
+
 /** Running sums of one pass over the baseline, as deviations y from its first point. */
 interface Sums {
   n: number;
@@ -134,10 +142,9 @@ function addSegment(values: ArrayLike<number>, from: number, to: number, first: 
 
 /**
  * I-MR limits from the baseline points `values[start..end)` (time order matters: the moving
- * ranges are differences of neighbours), leaving out the `gaps` (ascending, disjoint; no moving
- * range spans one). Needs at least `minSamples` (and at least 2) points, all finite, and a sigma
+ * ranges are differences of neighbours), leaving out the `gaps` (no moving range spans one). Needs at least `minSamples` (and at least 2) points, all finite, and a sigma
  * that is not negligible. A baseline with lag-1 autocorrelation φ above
- * {@link AUTOCORRELATION_FLAG} gets sigma = MR̄ / d2 / sqrt(1 − φ): the moving range of an AR(1)
+ * {@link AUTOCORRELATION_FLAG} gets sigma = MR̄ / d2 / sqrt(1 − φ) unless `compensate` is false: the moving range of an AR(1)
  * process understates its sigma by that factor.
  */
 export function limitsFromBaseline(
@@ -146,8 +153,9 @@ export function limitsFromBaseline(
   end: number,
   minSamples: number,
   kind: 'rolling' | 'frozen',
-  gaps: readonly BaselineGap[] = [],
+  options: BaselineOptions = {},
 ): LimitsResult {
+  const { gaps = [], compensate = true } = options;
   const s: Sums = {
     n: 0,
     sum: 0,
@@ -184,7 +192,7 @@ export function limitsFromBaseline(
   if (isNegligibleSigma(within, s.maxAbs)) return { ok: false, reason: 'zero_sigma', samples: n };
   const autocorrelation = lag1(s);
   const phi =
-    autocorrelation !== undefined && autocorrelation > AUTOCORRELATION_FLAG
+    compensate && autocorrelation !== undefined && autocorrelation > AUTOCORRELATION_FLAG
       ? Math.min(autocorrelation, MAX_COMPENSATED_PHI)
       : 0;
   const sigma = phi > 0 ? within / Math.sqrt(1 - phi) : within;

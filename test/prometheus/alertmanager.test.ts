@@ -10,6 +10,7 @@ import { parse } from 'yaml';
 
 const CONFIG = 'prometheus/alertmanager.example.yml';
 const RULES = 'prometheus/rules/station-exporter.rules.yml';
+const NELSON = 'prometheus/rules/station-exporter.nelson.rules.yml';
 
 function amtoolPath(): string | undefined {
   const r = spawnSync('sh', ['-c', 'command -v "$1"', 'sh', process.env.AMTOOL ?? 'amtool'], {
@@ -30,18 +31,27 @@ function amtool(...args: string[]) {
 
 interface Group {
   readonly name: string;
-  readonly rules: { alert?: string; labels?: Record<string, string> }[];
+  readonly rules: { alert?: string; expr?: string; labels?: Record<string, string> }[];
+}
+
+/** The alerting rules of one rule group of a rules file. */
+function rulesOf(group: string, file = RULES) {
+  const doc = parse(readFileSync(file, 'utf8')) as { groups: Group[] };
+  return (doc.groups.find((g) => g.name === group)?.rules ?? []).filter((r) => r.alert !== undefined);
 }
 
 /** Alert names of one rule group of the shipped rules. */
-function alertsOf(group: string): string[] {
-  const doc = parse(readFileSync(RULES, 'utf8')) as { groups: Group[] };
-  const rules = doc.groups.find((g) => g.name === group)?.rules ?? [];
-  return [...new Set(rules.flatMap((r) => (r.alert ? [r.alert] : [])))];
+function alertsOf(group: string, file = RULES): string[] {
+  return [...new Set(rulesOf(group, file).map((r) => r.alert ?? ''))];
 }
 
 const production = alertsOf('station-exporter.production');
 const exporter = alertsOf('station-exporter.exporter');
+/** The per-chart measurement alerts: the shipped CUSUM one and the opt-in Nelson ones. */
+const chartRules = [
+  ...rulesOf('station-exporter.control').filter((r) => r.alert?.startsWith('Measurement')),
+  ...rulesOf('station-exporter.control-nelson', NELSON),
+];
 
 interface InhibitRule {
   readonly source_matchers: string[];
@@ -69,6 +79,7 @@ describe.skipIf(!enabled)('alertmanager.example.yml with amtool', () => {
     const route = (alert: string) =>
       amtool('config', 'routes', 'test', `--config.file=${CONFIG}`, `alertname=${alert}`, 'site=S', 'line=L');
     for (const a of production) expect(route(a).stdout.trim(), a).toBe('production');
+    for (const r of chartRules) expect(route(r.alert ?? '').stdout.trim(), r.alert).toBe('production');
     for (const a of exporter) expect(route(a).stdout.trim(), a).toBe('exporter-operators');
   });
 });
@@ -93,5 +104,23 @@ describe('alertmanager.example.yml', () => {
     // Every source names a real alert of the rules file (a typo would never match anything).
     const sources = /"(.*)"/.exec(rule!.source_matchers.join(''))![1]!.split('|');
     for (const a of sources) expect(exporter).toContain(a);
+  });
+
+  it('mutes the measurement chart alerts of an exporter that is down or stale', () => {
+    expect(chartRules.map((r) => r.alert)).toEqual([
+      'MeasurementShiftDetected',
+      'MeasurementOutOfControl',
+      'MeasurementProcessShift',
+    ]);
+    const rule = doc.inhibit_rules.find((r) => matchesName(r.target_matchers, 'MeasurementShiftDetected'));
+    expect(rule).toBeDefined();
+    for (const source of ['StationExporterDown', 'StationExporterUpstreamDown', 'StationExporterStaleData'])
+      expect(matchesName(rule!.source_matchers, source), source).toBe(true);
+    for (const r of chartRules) {
+      expect(matchesName(rule!.target_matchers, r.alert ?? ''), r.alert).toBe(true);
+      // The inhibition compares job and instance: the alert must keep them.
+      expect(r.expr, r.alert).toMatch(/^count by \(job, instance, site, line\)/);
+    }
+    expect(rule!.equal).toEqual(['job', 'instance']);
   });
 });

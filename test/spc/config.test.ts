@@ -42,10 +42,32 @@ min_samples: 40
       minSamples: 40,
       evaluationWindowMs: 3_600_000,
       rules: NELSON_RULES,
+      compensate: true,
     });
     expect(chartSpecFor(c, 'Voltage 3V3')?.minSamples).toBe(40);
     expect(chartSpecFor(c, 'Current 2')).toBeUndefined();
     expect(chartSpecFor(c, 'Supply Voltage 3V3')).toBeUndefined();
+  });
+
+  it('takes CUSUM and EWMA settings per name over the section defaults', () => {
+    const c = ok(`
+names:
+  - { name: 'Voltage .*', cusum: { k: 0.5 }, ewma: { lambda: 0.2, l: 3 } }
+  - Current
+cusum: { h: 11, fast_initial_response: false }
+`);
+    expect(c.names.map((n) => [n.cusum, n.ewma])).toEqual([
+      [
+        { enabled: true, k: 0.5, h: 11, fir: false },
+        { enabled: true, lambda: 0.2, L: 3 },
+      ],
+      [
+        { enabled: true, k: 0.625, h: 11, fir: false },
+        { enabled: true, lambda: 0.1, L: 4.5 },
+      ],
+    ]);
+    expect(c.holdMs).toBe(3_600_000);
+    expect(ok('hold: false').holdMs).toBe(0);
   });
 
   it('a frozen baseline and per-name given limits', () => {

@@ -155,6 +155,7 @@ describe('a chart over time', () => {
     minSamples: 25,
     evaluationWindowMs: 10 * MIN,
     rules: NELSON_RULES,
+    compensate: true,
   };
 
   it('a rolling baseline is the duration before the evaluation window', () => {
@@ -311,7 +312,7 @@ describe('baseline gaps', () => {
   it("leave the gap's points out, and no moving range spans a gap", () => {
     // Points 0..9 with 100, 101 (indexes 4, 5) left out: segments 1, 3, 2, 4 and 2, 5, 3, 4.
     const values = [1, 3, 2, 4, 100, 101, 2, 5, 3, 4];
-    const r = limitsFromBaseline(values, 0, 10, 2, 'rolling', [{ start: 4, end: 6 }]);
+    const r = limitsFromBaseline(values, 0, 10, 2, 'rolling', { gaps: [{ start: 4, end: 6 }] });
     if (!r.ok) throw new Error('no limits');
     // Mean (1+3+2+4+2+5+3+4) / 8 = 3; moving ranges 2, 1, 2 and 3, 2, 1: MR-bar 11 / 6.
     expect(r.limits.samples).toBe(8);
@@ -321,9 +322,9 @@ describe('baseline gaps', () => {
 
   it('may start the baseline or cover all of it', () => {
     const values = [100, 1, 3, 2, 4];
-    const r = limitsFromBaseline(values, 0, 5, 2, 'rolling', [{ start: 0, end: 1 }]);
+    const r = limitsFromBaseline(values, 0, 5, 2, 'rolling', { gaps: [{ start: 0, end: 1 }] });
     expect(r.ok && r.limits.center).toBe(2.5);
-    expect(limitsFromBaseline(values, 0, 5, 2, 'rolling', [{ start: 0, end: 5 }])).toMatchObject({
+    expect(limitsFromBaseline(values, 0, 5, 2, 'rolling', { gaps: [{ start: 0, end: 5 }] })).toMatchObject({
       ok: false,
       reason: 'too_few_samples',
     });

@@ -7,11 +7,13 @@ import type { Config } from '../../config/schema.ts';
 import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
 import type { ControlConfig } from '../../spc/config.ts';
 import type { ControlLimits } from '../../spc/index.ts';
+import { AUTOCORRELATION_FLAG } from '../../spc/limits.ts';
 import { RULE_NUMBERS } from '../../spc/rules.ts';
 import { CUSUM_EVENT, EWMA_EVENT, type SequentialView } from './sequential.ts';
 
 const SERIES = ['site', 'line', 'station', 'station_id', 'group', 'metric', 'slot'];
 const BY_RULE = [...SERIES, 'rule'];
+const BY_FLAG = [...SERIES, 'flag'];
 const SOURCE = 'computed by the exporter from the upstream GET /metrics records it holds';
 const REFRESH = 'refreshed every measurements interval';
 const GENERIC_BASELINE = 'the baseline configured for the name in measurements.control';
@@ -33,6 +35,9 @@ export const CONTROL_KEYS = [
   'sigma',
   'baselineSamples',
   'autocorrelation',
+  'flag',
+  'resolution',
+  'late',
   'cusumUpper',
   'cusumLower',
   'cusumH',
@@ -81,8 +86,8 @@ export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyD
     lastViolation: gauge(
       'station_measurement_control_last_violation_timestamp_seconds',
       BY_RULE,
-      `Time (Unix seconds, the record's time_created) of Nelson rule "rule"'s last violation seen since the ` +
-        `exporter started; sparse: absent until the rule has had one; ${SOURCE}; ${REFRESH}.`,
+      `Time (Unix seconds, the record's time_created) of the last violation of "rule" (a Nelson rule, or the cusum ` +
+        `or ewma signal) seen since the exporter started; sparse: absent until the rule has had one; ${SOURCE}; ${REFRESH}.`,
       'seconds',
     ),
     center: limit('center', 'Centre line of the I chart (the baseline mean, or the given centre)'),
@@ -103,8 +108,32 @@ export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyD
       SERIES,
       `Lag-1 autocorrelation of the baseline points (-1..1; absent for limits given in config): above 0.1 in ` +
         `magnitude the false-alarm rates of the rules, the CUSUM and the EWMA do not hold (0.2 multiplies the ` +
-        `CUSUM's chance signals many times over), see docs/measurements.md; from ${base}; ${SOURCE}; ${REFRESH}.`,
+        `CUSUM's chance signals many times over), so above 0.1 the chart is compensated (sigma, h and L widened; ` +
+        `docs/measurements.md); from ${base}; ${SOURCE}; ${REFRESH}.`,
     ),
+    flag: gauge(
+      'station_measurement_control_baseline_flag',
+      BY_FLAG,
+      `1 when the baseline breaks an assumption of the documented false-alarm rates, else 0: flag="autocorrelated" ` +
+        `(|lag-1 autocorrelation| > 0.1; a positive one is compensated), flag="quantized" (the finest step between ` +
+        `neighbouring values is coarser than half a sigma: too few levels for the rules' zones; not compensated). ` +
+        `Absent for limits given in config; from ${base}; ${SOURCE}; ${REFRESH}.`,
+    ),
+    resolution: gauge(
+      'station_measurement_control_baseline_resolution',
+      SERIES,
+      `Finest non-zero difference of neighbouring baseline points, in the measurement's unit: the gauge's ` +
+        `resolution, or finer; absent for limits given in config; from ${base}; ${SOURCE}; ${REFRESH}.`,
+    ),
+    late: {
+      name: 'station_measurement_control_late_points_total',
+      kind: 'counter',
+      labels: SERIES,
+      help:
+        `Points of the evaluation window that arrived after a newer point of the series had been judged: kept in ` +
+        `the baseline, never judged by the rules, the CUSUM or the EWMA (points are judged once, in time order); ` +
+        `${SOURCE}; ${REFRESH}.`,
+    },
     cusumUpper: gauge(
       'station_measurement_control_cusum_upper',
       SERIES,
@@ -120,7 +149,8 @@ export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyD
     cusumH: gauge(
       'station_measurement_control_cusum_decision_interval',
       SERIES,
-      `Decision interval h of the CUSUM, in sigmas (measurements.control.cusum.h): either sum beyond it signals; ${REFRESH}.`,
+      `Decision interval h of the CUSUM in force, in sigmas (measurements.control.cusum.h, times (1 + phi) / (1 - phi) ` +
+        `on a chart compensated for autocorrelation phi): either sum beyond it signals; ${REFRESH}.`,
     ),
     ewma: gauge(
       'station_measurement_control_ewma',
@@ -132,7 +162,7 @@ export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyD
       'station_measurement_control_ewma_upper_limit',
       SERIES,
       `Upper limit of the EWMA, in the measurement's unit: centre + L sigma sqrt(lambda / (2 - lambda) (1 - (1 - lambda)^(2t))), ` +
-        `t the points since its (re)start; ${SOURCE}; ${REFRESH}.`,
+        `t the points since its (re)start (L widened on a chart compensated for autocorrelation); ${SOURCE}; ${REFRESH}.`,
     ),
     ewmaLower: gauge(
       'station_measurement_control_ewma_lower_limit',
@@ -190,9 +220,14 @@ export interface ControlOutcome {
   readonly lastTimes: ArrayLike<number>;
   /** Violation events per rule since the job started (index rule - 1), then CUSUM and EWMA signals. */
   readonly events: ArrayLike<number>;
+  /** Late points since the job started (absent: the series' counter is not exported). */
+  readonly late?: number;
   /** The CUSUM and EWMA, once rebuilt. */
   readonly sequential?: SequentialView;
 }
+
+/** The `rule` label of each event slot: the eight rules, then the CUSUM and the EWMA. */
+export const EVENT_RULE_NAMES = ['1', '2', '3', '4', '5', '6', '7', '8', 'cusum', 'ewma'] as const;
 
 /** Turns the outcomes into families; the window violation series are sparse, the event counters not. */
 export function controlFamilies(outcomes: readonly ControlOutcome[], control?: ControlConfig): Family[] {
@@ -232,10 +267,11 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
         if (n > 0) add('violations', o.labels.with('rule', String(r)), n);
       }
     }
-    for (const r of RULE_NUMBERS) {
-      const t = o.lastTimes[r - 1] ?? Number.NaN;
-      if (!Number.isNaN(t)) add('lastViolation', o.labels.with('rule', String(r)), t / 1000);
-    }
+    EVENT_RULE_NAMES.forEach((rule, slot) => {
+      const t = o.lastTimes[slot] ?? Number.NaN;
+      if (!Number.isNaN(t)) add('lastViolation', o.labels.with('rule', rule), t / 1000);
+    });
+    if (o.late !== undefined) add('late', o.labels, o.late);
     if (l === undefined) continue;
     add('center', o.labels, l.center);
     add('ucl', o.labels, l.ucl);
@@ -243,16 +279,25 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
     add('mrUcl', o.labels, l.mrUcl);
     add('sigma', o.labels, l.sigma);
     add('baselineSamples', o.labels, l.samples);
-    if (l.autocorrelation !== undefined) add('autocorrelation', o.labels, l.autocorrelation);
+    if (l.autocorrelation !== undefined) {
+      add('autocorrelation', o.labels, l.autocorrelation);
+      add(
+        'flag',
+        o.labels.with('flag', 'autocorrelated'),
+        Math.abs(l.autocorrelation) > AUTOCORRELATION_FLAG ? 1 : 0,
+      );
+    }
+    if (l.quantized !== undefined) add('flag', o.labels.with('flag', 'quantized'), l.quantized ? 1 : 0);
+    if (l.resolution !== undefined) add('resolution', o.labels, l.resolution);
   }
   return CONTROL_KEYS.map((k) => ({ desc: descs[k], samples: out.get(k) ?? [] }));
 }
 
 /**
  * Series that are always present per charted series with limits (state, five limits, baseline
- * points, baseline autocorrelation).
+ * points, baseline autocorrelation, its two flags and resolution, late points).
  */
-export const CONTROL_STEADY_SERIES = 8;
+export const CONTROL_STEADY_SERIES = 12;
 
 /**
  * Upper bound of the series one charted (station, name, slot) adds: the steady ones plus, per

@@ -9,17 +9,19 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config/schema.ts';
 import type { Family, LabelSet } from '../../exposition/model.ts';
 import type { RecordStore } from '../../records/types.ts';
-import type { ChartSpec, LimitsResult } from '../../spc/index.ts';
+import type { BaselineGap, ChartSpec, ControlLimits, LimitsResult } from '../../spc/index.ts';
 import { chartLimits, chartRanges, createRuleResults, evaluateRules } from '../../spc/index.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
 import { lowerBound } from '../../util/sorted.ts';
 import type { Turns } from '../../util/turns.ts';
 import type { Topology } from '../topology/types.ts';
-import { type ControlOutcome, controlFamilies } from './control-families.ts';
+import { type ControlOutcome, controlFamilies, EVENT_RULE_NAMES } from './control-families.ts';
 import {
   advanceSequential,
   createSequential,
   EVENT_SLOTS,
+  effectiveParams,
+  type SequentialParams,
   type SequentialState,
   sequentialView,
 } from './sequential.ts';
@@ -47,10 +49,28 @@ export interface ControlCharts {
 interface Entry {
   readonly index: number;
   readonly spec: ChartSpec;
+  readonly params: SequentialParams;
+}
+
+/**
+ * A rolling baseline held after a CUSUM or EWMA signal: the limits in force at the signal stay
+ * until no signal came for `measurements.control.hold`, so that the baseline does not learn the
+ * shift it has just found; then the shift's points stay out of the baseline (a gap).
+ */
+interface Hold {
+  /** Estimated start of the shift (the CUSUM's climb), Unix ms. */
+  readonly from: number;
+  readonly limits: ControlLimits;
+}
+
+/** A span of record times left out of a rolling baseline: a shift that was held. */
+interface TimeGap {
+  readonly from: number;
+  readonly to: number;
 }
 
 interface SeriesState {
-  /** Last violation time per rule, NaN when none since the job started. */
+  /** Last violation time per event slot (rules, CUSUM, EWMA), NaN when none since the job started. */
   readonly lastTimes: Float64Array;
   /**
    * Violation events per rule since the job started: points that completed the rule when
@@ -66,6 +86,16 @@ interface SeriesState {
   evaluatedTo: number;
   /** The CUSUM and EWMA of the series. */
   readonly sequential: SequentialState;
+  hold: Hold | undefined;
+  /** Held shifts still inside the baseline's reach, oldest first. */
+  gaps: TimeGap[];
+  /**
+   * Points judged at the last poll: how many lay in `[from, to]`. More there at a later poll are
+   * points that arrived late, after newer ones were judged: counted, never judged.
+   */
+  judged: { from: number; to: number; count: number } | undefined;
+  /** Late points since the job started. */
+  late: number;
   hadLimits: boolean;
   seenAt: number;
 }
@@ -81,13 +111,18 @@ export function createControlCharts(
     minSamples: n.minSamples,
     evaluationWindowMs: control.evaluationWindowMs,
     rules: control.rules,
+    compensate: control.compensate,
   }));
   const entries = new Map<string, Entry | null>();
   const entryOf = (name: string): Entry | null => {
     let e = entries.get(name);
     if (e === undefined) {
       const index = control.names.findIndex((n) => n.pattern.test(name));
-      e = index < 0 ? null : { index, spec: specs[index] as ChartSpec };
+      const names = control.names[index];
+      e =
+        index < 0 || names === undefined
+          ? null
+          : { index, spec: specs[index] as ChartSpec, params: { cusum: names.cusum, ewma: names.ewma } };
       entries.set(name, e);
     }
     return e;
@@ -121,7 +156,7 @@ export function createControlCharts(
     const entry = {
       base: station,
       labels,
-      events: EVENT_RULES.map((r) => labels.with('rule', r)),
+      events: EVENT_RULE_NAMES.map((r) => labels.with('rule', r)),
       seenAt: pollAt,
     };
     labelCache.set(series, entry);
@@ -169,22 +204,30 @@ export function createControlCharts(
     const { spec } = entry;
     const b = spec.baseline;
     const ranges = chartRanges(times, spec, nowMs);
-    let limits = b.kind === 'frozen' ? frozenLimits.get(key) : undefined;
+    let state = states.get(key);
+    if (state !== undefined && b.kind === 'rolling')
+      releaseHold(state, nowMs, nowMs - spec.evaluationWindowMs - b.durationMs);
+    let limits: LimitsResult | undefined = b.kind === 'frozen' ? frozenLimits.get(key) : undefined;
+    if (state?.hold !== undefined) limits = { ok: true, limits: state.hold.limits };
     if (limits === undefined) {
-      limits = chartLimits(values, ranges, spec);
+      const gaps = b.kind === 'rolling' && state !== undefined ? indexGaps(times, state.gaps) : [];
+      limits = chartLimits(values, ranges, spec, gaps);
       if (b.kind === 'frozen' && complete && nowMs >= b.toMs) frozenLimits.set(key, limits);
     }
     // A point belongs to the chart of the limits current when it was recorded: points of a
     // frozen baseline period are phase I, judged by no rule (not even as context).
     const chartStart = b.kind === 'frozen' ? lowerBound(times, b.toMs) : 0;
     const evalStart = Math.max(ranges.evalStart, chartStart);
-    let state = states.get(key);
     if (state === undefined) {
       state = {
-        lastTimes: new Float64Array(8).fill(Number.NaN),
+        lastTimes: new Float64Array(EVENT_SLOTS).fill(Number.NaN),
         events: new Float64Array(EVENT_SLOTS),
         evaluatedTo: nowMs,
-        sequential: createSequential(control),
+        sequential: createSequential(entry.params),
+        hold: undefined,
+        gaps: [],
+        judged: undefined,
+        late: 0,
         hadLimits: limits.ok,
         seenAt: nowMs,
       };
@@ -199,6 +242,7 @@ export function createControlCharts(
       state.hadLimits = limits.ok;
     }
     state.seenAt = nowMs;
+    countLate(state, times);
     // Points newer than the last evaluated one, up to now; older ones that arrive late were
     // context for runs already judged, and are not judged again.
     const newStart = Math.max(chartStart, lowerBound(times, state.evaluatedTo + 1, 0, ranges.evalEnd));
@@ -206,6 +250,7 @@ export function createControlCharts(
     if (!limits.ok) {
       // Without limits nothing is judged, and these points will not be judged later either.
       state.evaluatedTo = Math.max(state.evaluatedTo, newest);
+      markJudged(state, times, nowMs - spec.evaluationWindowMs);
       return {
         outcome: {
           labels,
@@ -214,6 +259,7 @@ export function createControlCharts(
           counts: NO_COUNTS,
           lastTimes: state.lastTimes,
           events: state.events,
+          late: state.late,
         },
         work: n,
       };
@@ -230,18 +276,24 @@ export function createControlCharts(
       evaluateRules(values, newStart, ranges.evalEnd, limits.limits, spec.rules, fresh, chartStart);
       for (let r = 0; r < 8; r++) state.events[r] = (state.events[r] ?? 0) + (fresh.count[r] ?? 0);
     }
+    const params = effectiveParams(entry.params, limits.limits);
+    const signalBefore = state.sequential.lastSignal;
     advanceSequential(
       state.sequential,
-      control,
       {
+        times,
         values,
         limits: limits.limits,
+        params,
         range: { replayFrom: evalStart, newFrom: newStart, to: ranges.evalEnd },
       },
-      state.events,
+      state,
     );
+    if (b.kind === 'rolling' && state.sequential.lastSignal !== signalBefore && control.holdMs > 0)
+      holdAt(state, limits.limits);
     state.evaluatedTo = Math.max(state.evaluatedTo, newest);
-    const sequential = sequentialView(state.sequential, control, limits.limits);
+    markJudged(state, times, nowMs - spec.evaluationWindowMs);
+    const sequential = sequentialView(state.sequential, params, limits.limits);
     return {
       outcome: {
         labels,
@@ -250,6 +302,7 @@ export function createControlCharts(
         counts,
         lastTimes: state.lastTimes,
         events: state.events,
+        late: state.late,
         ...(sequential ? { sequential } : {}),
       },
       work: n,
@@ -300,6 +353,27 @@ export function createControlCharts(
     },
   };
 
+  /**
+   * Ends a hold when no signal came for `hold` (the shift's points become a gap of the baseline),
+   * or when the shift has lasted a whole baseline: then it is the process's new level, and the
+   * baseline learns it. Gaps older than the baseline are dropped.
+   */
+  function releaseHold(state: SeriesState, nowMs: number, baselineFrom: number) {
+    const hold = state.hold;
+    const last = state.sequential.lastSignal;
+    if (hold !== undefined && hold.from < baselineFrom) state.hold = undefined;
+    else if (hold !== undefined && nowMs - last > control.holdMs) {
+      state.hold = undefined;
+      state.gaps.push({ from: hold.from, to: last });
+    }
+    if (state.gaps.length > 0) state.gaps = state.gaps.filter((g) => g.to >= baselineFrom);
+  }
+
+  function holdAt(state: SeriesState, limits: ControlLimits) {
+    const from = state.sequential.shiftFrom;
+    state.hold = { from: Math.min(from, state.hold?.from ?? from), limits: state.hold?.limits ?? limits };
+  }
+
   function markFrozenDone(nowMs: number, complete: boolean) {
     if (!complete) return;
     specs.forEach((spec, index) => {
@@ -320,13 +394,29 @@ export function createControlCharts(
 
 const NO_COUNTS = new Int32Array(8);
 
-/** The `rule` label of each event slot: the eight rules, then the CUSUM and the EWMA. */
-const EVENT_RULES = ['1', '2', '3', '4', '5', '6', '7', '8', 'cusum', 'ewma'] as const;
-
-/** A series' labels, and its event counters' (one per {@link EVENT_RULES} entry). */
+/** A series' labels, and its event counters' (one per {@link EVENT_RULE_NAMES} entry). */
 interface SeriesLabels {
   readonly labels: LabelSet;
   readonly events: readonly LabelSet[];
+}
+
+/** The gaps as index ranges of the time-ordered points (each `[from, to]`, both ends included). */
+function indexGaps(times: ArrayLike<number>, gaps: readonly TimeGap[]): BaselineGap[] {
+  return gaps.map((g) => ({ start: lowerBound(times, g.from), end: lowerBound(times, g.to + 1) }));
+}
+
+/** Counts the points that appeared, since the last poll, among those already judged then. */
+function countLate(state: SeriesState, times: ArrayLike<number>) {
+  const j = state.judged;
+  if (j === undefined) return;
+  const now = lowerBound(times, j.to + 1) - lowerBound(times, j.from);
+  if (now > j.count) state.late += now - j.count;
+}
+
+/** Remembers how many points of the evaluation window (from `fromMs`) were judged at this poll. */
+function markJudged(state: SeriesState, times: ArrayLike<number>, fromMs: number) {
+  const to = state.evaluatedTo;
+  state.judged = { from: fromMs, to, count: lowerBound(times, to + 1) - lowerBound(times, fromMs) };
 }
 
 function summary(l: LimitsResult) {

@@ -23,6 +23,11 @@ const topology = topologyOf([plant]);
 // A triangle wave of period 8 and step 0.1 around 10: every moving range is 0.1 and each
 // period sums to 80, so a whole number of periods has mean 10 and MR-bar 0.1 exactly.
 const TRIANGLE = [10, 10.1, 10.2, 10.1, 10, 9.9, 9.8, 9.9];
+/**
+ * The wave is strongly autocorrelated (lag-1 about 0.7): the tests whose limits are worked out
+ * from MR-bar alone switch the compensation off; one test below checks it on.
+ */
+const RAW = { compensate_autocorrelation: false };
 const wave = (n: number, shift = 0) => Array.from({ length: n }, (_, i) => (TRIANGLE[i % 8] ?? 0) + shift);
 
 /** Records of one series, one every `stepMs`, the last `endAgoMs` before NOW. */
@@ -87,7 +92,12 @@ function naive(all: readonly number[], judgedFrom: number, center: number, ucl: 
 
 describe('control charts in the measurements collector', () => {
   it('charts a rolling baseline and flags a mean shift on one station only', async () => {
-    const { store, charts: c } = charts({ names: ['vbat'], baseline: { rolling: '2h' }, min_samples: 20 });
+    const { store, charts: c } = charts({
+      ...RAW,
+      names: ['vbat'],
+      baseline: { rolling: '2h' },
+      min_samples: 20,
+    });
     // 32 baseline points (4 periods) a minute apart ending 61 minutes ago, then 12 points in
     // the evaluation hour: station A shifted up by 0.3, station B not.
     const baseline = wave(32);
@@ -125,7 +135,12 @@ describe('control charts in the measurements collector', () => {
 
   it('does not reset on a change of spec limits', async () => {
     const run = async (upper: (i: number) => number) => {
-      const { store, charts: c } = charts({ names: ['vbat'], baseline: { rolling: '2h' }, min_samples: 20 });
+      const { store, charts: c } = charts({
+        ...RAW,
+        names: ['vbat'],
+        baseline: { rolling: '2h' },
+        min_samples: 20,
+      });
       store.add([
         ...series(A, wave(32), { endAgoMs: 61 * MIN, upper }),
         ...series(A, wave(12, 0.3), { stepMs: 4 * MIN, upper }),
@@ -148,9 +163,13 @@ describe('control charts in the measurements collector', () => {
     c.retainFrom(NOW, NOW - HOUR);
     const families = await c.families(topology, NOW, true);
     const present = families.filter((f) => f.samples.length > 0);
-    expect(present.map((f) => f.desc.name)).toEqual(['station_measurement_control_violations_total']);
-    // The eight rules, the CUSUM and the EWMA.
+    expect(present.map((f) => f.desc.name)).toEqual([
+      'station_measurement_control_violations_total',
+      'station_measurement_control_late_points_total',
+    ]);
+    // The eight rules, the CUSUM and the EWMA; no point came late.
     expect(present[0]?.samples.map((x) => x.value)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(present[1]?.samples.map((x) => x.value)).toEqual([0]);
   });
 
   it('judges against given limits, asymmetric ones as given', async () => {
@@ -212,7 +231,12 @@ describe('control charts in the measurements collector', () => {
   });
 
   it('counts a violating point once, as an event, when it is first evaluated; history and a restart count none', async () => {
-    const { store, charts: c } = charts({ names: ['vbat'], baseline: { rolling: '2h' }, min_samples: 20 });
+    const { store, charts: c } = charts({
+      ...RAW,
+      names: ['vbat'],
+      baseline: { rolling: '2h' },
+      min_samples: 20,
+    });
     // Limits by hand: centre 10, sigma 0.1 / 1.128, UCL = 10.266; 10.4 is beyond it (rule 1).
     const ucl = 10 + (3 * 0.1) / 1.128;
     expect(10.4).toBeGreaterThan(ucl);
@@ -222,11 +246,14 @@ describe('control charts in the measurements collector', () => {
       time: t,
       serial,
     });
+    let lastSamples = new Map<string, number>();
+    const late = () => value(lastSamples, 'station_measurement_control_late_points_total', A);
     // Baseline ending 61 minutes before the first poll; a violating point in the history.
     store.add([...series(A, wave(32), { endAgoMs: 91 * MIN }), at(first - 10 * MIN, 10.4, 'H')]);
     const events = async (now: number) => {
       c.retainFrom(now, now - HOUR);
       const s = samplesOf(await c.families(topology, now, true));
+      lastSamples = s;
       return {
         r1: value(s, 'station_measurement_control_violations_total', A, 1),
         window: value(s, 'station_measurement_control_window_violations', A, 1),
@@ -239,13 +266,20 @@ describe('control charts in the measurements collector', () => {
     // The window slides and the baseline moves: no new point, no new event.
     expect((await events(first + 20 * MIN)).r1).toBe(1);
     expect((await events(first + 30 * MIN)).r1).toBe(1);
-    // A late point older than the last evaluated one is not judged again.
+    // A late point older than the last evaluated one is not judged, but counted as late.
+    expect(late()).toBe(0);
     store.add([at(first + 3 * MIN, 10.4, 'LATE')]);
     expect((await events(first + 40 * MIN)).r1).toBe(1);
+    expect(late()).toBe(1);
     store.add([at(first + 45 * MIN, 10.4, 'N2')]);
     expect((await events(first + 50 * MIN)).r1).toBe(2);
     // A restarted exporter replays the same history: every counter starts at 0.
-    const restarted = chartsOver(store, { names: ['vbat'], baseline: { rolling: '2h' }, min_samples: 20 });
+    const restarted = chartsOver(store, {
+      ...RAW,
+      names: ['vbat'],
+      baseline: { rolling: '2h' },
+      min_samples: 20,
+    });
     restarted.retainFrom(first + 50 * MIN, first - 10 * MIN);
     const after = samplesOf(await restarted.families(topology, first + 50 * MIN, true));
     for (const rule of [1, 2, 3, 4, 5, 6, 7, 8]) {
@@ -255,6 +289,7 @@ describe('control charts in the measurements collector', () => {
 
   it('runs a CUSUM and an EWMA per series: history rebuilds them, new points signal as events', async () => {
     const { store, charts: c } = charts({
+      ...RAW,
       names: ['vbat'],
       baseline: { rolling: '2h' },
       min_samples: 20,
@@ -302,6 +337,7 @@ describe('control charts in the measurements collector', () => {
     expect(value(s1, 'station_measurement_control_ewma_upper_limit', A)).toBeCloseTo(10 + half, 9);
     // A restart replays the same points: the detectors are rebuilt, no event is counted.
     const restarted = chartsOver(store, {
+      ...RAW,
       names: ['vbat'],
       baseline: { rolling: '2h' },
       min_samples: 20,
@@ -333,8 +369,110 @@ describe('control charts in the measurements collector', () => {
 
   it('bounds the series per charted series for the planner', () => {
     const { config } = charts({ names: ['vbat'], rules: { 4: { enabled: false }, 7: { enabled: false } } });
-    // 8 steady (state, 5 limits, baseline points and autocorrelation) + per enabled rule (6) an
-    // event counter and 2 sparse + CUSUM (2 sums, h, counter) + EWMA (statistic, 2 limits, counter).
-    expect(controlSeriesPerSeries(config)).toBe(8 + 3 * 6 + 4 + 4);
+    // 12 steady (state, 5 limits, baseline points, autocorrelation, its 2 flags and resolution,
+    // late points) + per enabled rule (6) an event counter and 2 sparse + CUSUM (2 sums, h,
+    // counter) + EWMA (statistic, 2 limits, counter).
+    expect(controlSeriesPerSeries(config)).toBe(12 + 3 * 6 + 4 + 4);
+  });
+
+  it('compensates an autocorrelated baseline and flags it, and flags a coarse resolution', async () => {
+    const { store, charts: c } = charts({ names: ['vbat'], baseline: { rolling: '2h' }, min_samples: 20 });
+    const baseline = wave(32);
+    store.add([...series(A, baseline, { endAgoMs: 61 * MIN }), ...series(A, wave(12), { stepMs: 4 * MIN })]);
+    c.retainFrom(NOW, NOW - HOUR);
+    const s = samplesOf(await c.families(topology, NOW, true));
+    // Lag-1 autocorrelation by the two-pass formula over the 32 baseline points.
+    const m = baseline.reduce((a, b) => a + b, 0) / baseline.length;
+    let num = 0;
+    let den = 0;
+    baseline.forEach((x, i) => {
+      den += (x - m) ** 2;
+      if (i > 0) num += (x - m) * ((baseline[i - 1] ?? 0) - m);
+    });
+    const phi = num / den;
+    expect(phi).toBeGreaterThan(0.5);
+    expect(value(s, 'station_measurement_control_baseline_autocorrelation', A)).toBeCloseTo(phi, 9);
+    expect(value(s, 'station_measurement_control_sigma', A)).toBeCloseTo(0.1 / 1.128 / Math.sqrt(1 - phi), 9);
+    expect(value(s, 'station_measurement_control_cusum_decision_interval', A)).toBeCloseTo(
+      (9 * (1 + phi)) / (1 - phi),
+      9,
+    );
+    const flag = (f: string) =>
+      [...s].find(
+        ([k]) => k.startsWith('station_measurement_control_baseline_flag{') && k.includes(`flag="${f}"`),
+      )?.[1];
+    expect(flag('autocorrelated')).toBe(1);
+    // Every step of the wave is 0.1, more than half the moving-range sigma 0.0887.
+    expect(value(s, 'station_measurement_control_baseline_resolution', A)).toBeCloseTo(0.1, 12);
+    expect(flag('quantized')).toBe(1);
+  });
+
+  it('takes CUSUM k and h per name, over the plant-wide defaults', async () => {
+    const { store, charts: c } = charts({
+      ...RAW,
+      names: [{ name: 'vbat', cusum: { h: 5 } }],
+      baseline: { rolling: '2h' },
+      min_samples: 20,
+      cusum: { k: 0.5, h: 7 },
+    });
+    store.add([...series(A, wave(32), { endAgoMs: 61 * MIN }), ...series(A, wave(12), { stepMs: 4 * MIN })]);
+    c.retainFrom(NOW, NOW - HOUR);
+    const s = samplesOf(await c.families(topology, NOW, true));
+    expect(value(s, 'station_measurement_control_cusum_decision_interval', A)).toBe(5);
+  });
+
+  it('holds a rolling baseline after a CUSUM signal, then leaves the shift out of it', async () => {
+    // A point every 2 minutes from 6 hours before NOW; +0.5 (5.6 sigma) from NOW for 90 minutes.
+    const step = 2 * MIN;
+    const start = NOW - 6 * HOUR;
+    const n = (10 * HOUR) / step;
+    const all = Array.from({ length: n }, (_, i) => {
+      const t = start + i * step;
+      return (TRIANGLE[i % 8] ?? 0) + (t >= NOW && t < NOW + 90 * MIN ? 0.5 : 0);
+    });
+    const run = async (hold: string | false) => {
+      const { store, charts: c } = charts({ ...RAW, names: ['vbat'], baseline: { rolling: '2h' }, hold });
+      store.add(series(A, all, { stepMs: step, endAgoMs: -(4 * HOUR - step) }));
+      const centres = new Map<number, number | undefined>();
+      let signals: number | undefined;
+      for (let now = NOW - 10 * MIN; now <= NOW + 4 * HOUR; now += 10 * MIN) {
+        c.retainFrom(now, now - HOUR);
+        const s = samplesOf(await c.families(topology, now, true));
+        centres.set(now, value(s, 'station_measurement_control_center', A));
+        signals = value(s, 'station_measurement_control_violations_total', A, 'cusum');
+      }
+      return { centres, signals };
+    };
+    const held = await run('1h');
+    const free = await run(false);
+    expect(held.signals).toBeGreaterThan(0);
+    // 80 minutes in, the free baseline has learnt 20 minutes of the shift (10 of its 60 points,
+    // +0.083); the held one keeps the limits of the signal's poll.
+    expect(Math.abs((held.centres.get(NOW + 80 * MIN) ?? 0) - 10)).toBeLessThan(0.03);
+    expect((free.centres.get(NOW + 80 * MIN) ?? 0) - 10).toBeGreaterThan(0.06);
+    // 4 hours in, the baseline [NOW + 1h, NOW + 3h) holds 30 minutes of the shift: the free one
+    // learnt it (+0.125), the held one left it out once the hold ended.
+    expect(Math.abs((held.centres.get(NOW + 4 * HOUR) ?? 0) - 10)).toBeLessThan(0.03);
+    expect((free.centres.get(NOW + 4 * HOUR) ?? 0) - 10).toBeGreaterThan(0.1);
+  });
+
+  it('exports the last CUSUM signal time', async () => {
+    const { store, charts: c } = charts({
+      ...RAW,
+      names: ['vbat'],
+      baseline: { rolling: '2h' },
+      min_samples: 20,
+      cusum: { k: 0.5, h: 4, fast_initial_response: false },
+    });
+    store.add(series(A, wave(32), { endAgoMs: 91 * MIN }));
+    c.retainFrom(NOW - 30 * MIN, NOW - 90 * MIN);
+    await c.families(topology, NOW - 30 * MIN, true);
+    // Five points of +1.6 sigma a minute apart: C+ passes 4 at the 4th (1.1 each), NOW - MIN.
+    store.add(series(A, Array(5).fill(10 + (1.6 * 0.1) / 1.128)));
+    c.retainFrom(NOW, NOW - HOUR);
+    const s = samplesOf(await c.families(topology, NOW, true));
+    expect(value(s, 'station_measurement_control_last_violation_timestamp_seconds', A, 'cusum')).toBe(
+      (NOW - MIN) / 1000,
+    );
   });
 });
