@@ -180,13 +180,16 @@ export function controlPanels(station: string, chart: PanelItem): PanelItem[] {
 /**
  * Violations of the station's charted measurements as annotations on the control charts: a band
  * while a rule has violations in the evaluation window, and a mark at each rule's last
- * violation (the record's time). `panelIds` are the control chart's.
+ * violation (the record's time); on the I chart and on the CUSUM and EWMA panels, a band while a
+ * CUSUM or EWMA signal is in the shift alert's 10-minute range, and a mark at the last signal.
  */
 export function controlAnnotations(
   station: string,
-  panelIds: readonly number[],
+  panels: { readonly chart: readonly number[]; readonly sequential: readonly number[] },
 ): Array<Builder<AnnotationQuery>> {
   const M = `${station}, metric=~"$control"`;
+  const panelIds = panels.chart;
+  const shiftPanels = [...panels.chart, ...panels.sequential];
   return [
     promAnnotation({
       name: 'Control violations',
@@ -198,13 +201,32 @@ export function controlAnnotations(
     }),
     promAnnotation({
       name: 'Last control violation',
-      expr: `station_measurement_control_last_violation_timestamp_seconds{${M}} * 1000`,
+      expr: `station_measurement_control_last_violation_timestamp_seconds{${M}, rule=~"[1-8]"} * 1000`,
       title: 'Last violation of rule {{rule}}: {{metric}} {{slot}}',
       text: 'Time of the last record of {{metric}} {{slot}} at {{station}} that broke Nelson rule {{rule}}.',
       color: 'orange',
       tags: 'metric,slot,rule',
       useValueForTime: true,
       panelIds,
+    }),
+    promAnnotation({
+      name: 'Shift signals',
+      expr: `increase(station_measurement_control_violations_total{${M}, rule=~"cusum|ewma"}[10m]) > 0`,
+      title: '{{rule}} signal: {{metric}} {{slot}}',
+      text: 'The {{rule}} of {{metric}} {{slot}} at {{station}} signalled a sustained shift of the mean (an event; the CUSUM pages MeasurementShiftDetected).',
+      color: 'purple',
+      tags: 'metric,slot,rule',
+      panelIds: shiftPanels,
+    }),
+    promAnnotation({
+      name: 'Last shift signal',
+      expr: `station_measurement_control_last_violation_timestamp_seconds{${M}, rule=~"cusum|ewma"} * 1000`,
+      title: 'Last {{rule}} signal: {{metric}} {{slot}}',
+      text: 'Time of the record of {{metric}} {{slot}} at {{station}} at which the {{rule}} last signalled.',
+      color: 'purple',
+      tags: 'metric,slot,rule',
+      useValueForTime: true,
+      panelIds: shiftPanels,
     }),
   ];
 }

@@ -107,12 +107,10 @@ function summaryPanels(): PanelItem[] {
 /** The station dashboard. */
 export function stationDashboard(): Dashboard {
   const chart = controlChart(STATION);
-  const panels = [
-    ...summaryPanels(),
-    ...measurementPanels(STATION),
-    ...controlPanels(STATION, chart),
-    ...unitPanels(STATION),
-  ];
+  const control = controlPanels(STATION, chart);
+  const panels = [...summaryPanels(), ...measurementPanels(STATION), ...control, ...unitPanels(STATION)];
+  // The CUSUM and EWMA panels close the control section.
+  const sequential = control.slice(-2).map((p) => panelIdOf(panels, p));
   return dashboard({
     uid: UID.station,
     title: 'Station exporter / Station',
@@ -147,6 +145,6 @@ export function stationDashboard(): Dashboard {
       dashboardLink('Plant overview', UID.overview, 'All sites and lines'),
     ],
     panels,
-    annotations: controlAnnotations(STATION, [panelIdOf(panels, chart)]),
+    annotations: controlAnnotations(STATION, { chart: [panelIdOf(panels, chart)], sequential }),
   });
 }

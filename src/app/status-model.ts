@@ -3,6 +3,7 @@
  * per-collector status and topology, the units store's latest unit times (a read-only view
  * the units job offers through its context), and the ring of recent upstream errors.
  */
+import type { FlaggedChart } from '../collectors/collector.ts';
 import type { Topology } from '../collectors/topology/types.ts';
 import type { CollectorStatus } from '../scheduler/status.ts';
 import type { StatusLine, StatusModel, StatusSite, StatusStep } from '../server/status-page.ts';
@@ -22,6 +23,25 @@ export interface StatusSources {
   readonly refused?: () => readonly string[];
   /** The planner's shortest and longest refresh per collector name (ms). */
   readonly plannedRefresh?: () => ReadonlyMap<string, { minMs: number; maxMs: number }>;
+  /** Control charts whose baseline is flagged, once the measurements job offers them. */
+  readonly flaggedCharts?: () => readonly FlaggedChart[];
+}
+
+/** A slot for the control charts' read-only view of flagged charts: empty until offered. */
+export interface FlaggedCharts {
+  offer(read: () => readonly FlaggedChart[]): void;
+  read(): readonly FlaggedChart[];
+}
+
+/** Creates an empty {@link FlaggedCharts}. */
+export function createFlaggedCharts(): FlaggedCharts {
+  let view: (() => readonly FlaggedChart[]) | undefined;
+  return {
+    offer(read) {
+      view = read;
+    },
+    read: () => view?.() ?? [],
+  };
 }
 
 /** A slot for the units store's read-only view: empty until the units job offers it. */
@@ -119,6 +139,7 @@ export function buildStatusModel(src: StatusSources): StatusModel {
       lastMessage: k.last.message,
     })),
     recentErrors: src.errors.recent(),
+    flaggedCharts: src.flaggedCharts?.() ?? [],
     collectors: src.status().map((c) => ({ ...c, ...optional('plannedRefresh', planned?.get(c.name)) })),
   };
 }

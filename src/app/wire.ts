@@ -37,7 +37,13 @@ import { createTurns, type Turns } from '../util/turns.ts';
 import { VERSION } from '../version.ts';
 import { createRecentErrors, type RecentErrors } from './recent-errors.ts';
 import { sameSettings } from './same.ts';
-import { buildStatusModel, createLastUnitTimes, type LastUnitTimes } from './status-model.ts';
+import {
+  buildStatusModel,
+  createFlaggedCharts,
+  createLastUnitTimes,
+  type FlaggedCharts,
+  type LastUnitTimes,
+} from './status-model.ts';
 
 /** Upstream errors the status page remembers. */
 const RECENT_ERRORS = 50;
@@ -89,6 +95,8 @@ interface Upstream {
   readonly errors: RecentErrors;
   /** Each station's latest unit time, offered by the units job (which lives as long as this). */
   readonly lastUnitTimes: LastUnitTimes;
+  /** The control charts flagged at the measurements job's last poll. */
+  readonly flaggedCharts: FlaggedCharts;
   /** Unit activity: the units job writes it, the summary job reads it to skip idle stations. */
   readonly activity: ActivityBoard;
 }
@@ -165,7 +173,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
         self.forgetCollector(s.name);
     }
   }
-  const { client, turns, digest, refused, errors, lastUnitTimes, activity } = upstream;
+  const { client, turns, digest, refused, errors, lastUnitTimes, flaggedCharts, activity } = upstream;
   const context = {
     config,
     client,
@@ -173,6 +181,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     turns,
     refused,
     offerLastUnitTime: lastUnitTimes.offer,
+    offerFlaggedCharts: flaggedCharts.offer,
     shard,
     activity,
   };
@@ -220,6 +229,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
         errors,
         refused: () => refused.ids(),
         plannedRefresh: () => scheduler.plannedRefresh(),
+        flaggedCharts: flaggedCharts.read,
       }),
   });
   return {
@@ -318,6 +328,7 @@ function wireUpstream(
     digest,
     errors,
     lastUnitTimes: createLastUnitTimes(),
+    flaggedCharts: createFlaggedCharts(),
     activity: new ActivityBoard(),
   };
 }

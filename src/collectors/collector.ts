@@ -18,6 +18,18 @@ import type { UpstreamClient } from '../upstream/client.ts';
 import type { Turns } from '../util/turns.ts';
 import type { Topology } from './topology/types.ts';
 
+/** A control chart whose baseline is flagged (docs/measurements.md, "Guards for real data"). */
+export interface FlaggedChart {
+  readonly station: string;
+  readonly stationId: string;
+  readonly metric: string;
+  readonly slot: string | null;
+  /** |lag-1 autocorrelation| above 0.1: the value, and whether the chart is compensated for it. */
+  readonly autocorrelation?: { readonly phi: number; readonly compensated: boolean };
+  /** Resolution coarser than half a sigma: the step and the sigma. */
+  readonly quantized?: { readonly resolution: number; readonly sigma: number };
+}
+
 /** What every collector job may use. */
 export interface CollectorContext {
   readonly config: Config;
@@ -36,6 +48,11 @@ export interface CollectorContext {
    * mark aggregates over a station set as partial. Absent in tests that do not need it.
    */
   readonly refused?: RefusedStations;
+  /**
+   * Receives a read-only view of the control charts whose baseline breaks an assumption of the
+   * documented false-alarm rates, for the status page; the measurements job offers it once.
+   */
+  readonly offerFlaggedCharts?: (read: () => readonly FlaggedChart[]) => void;
   /** This replica's shard (default: unsharded). */
   readonly shard?: Shard;
   /** Unit activity: the units job writes it, the summary job reads it to skip idle stations. */

@@ -81,7 +81,22 @@ export interface StatusModel {
   readonly errors: readonly StatusErrorKind[];
   readonly recentErrors: readonly { at: number; endpoint: string; reason: string; message: string }[];
   readonly collectors: readonly StatusCollector[];
+  /** Control charts whose baseline breaks an assumption of the documented false-alarm rates. */
+  readonly flaggedCharts?: readonly StatusFlaggedChart[];
 }
+
+/** A flagged control chart (docs/measurements.md, "Guards for real data"). */
+export interface StatusFlaggedChart {
+  readonly station: string;
+  readonly stationId: string;
+  readonly metric: string;
+  readonly slot: string | null;
+  readonly autocorrelation?: { readonly phi: number; readonly compensated: boolean };
+  readonly quantized?: { readonly resolution: number; readonly sigma: number };
+}
+
+/** Rows of the flagged charts' table at most; the rest is counted. */
+const MAX_FLAGGED_ROWS = 200;
 
 const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 
@@ -153,6 +168,27 @@ function refusedSection(m: StatusModel): string {
       `<li class="refused" data-station-id="${escapeHtml(r.id)}"><code>${escapeHtml(r.id)}</code>: ${escapeHtml(r.why)}</li>`,
   );
   return `<ul>${items.join('')}</ul>`;
+}
+
+function flaggedSection(m: StatusModel): string {
+  const charts = m.flaggedCharts ?? [];
+  if (charts.length === 0)
+    return '<p class="none">None: every charted baseline fits the documented rates.</p>';
+  const rows = charts.slice(0, MAX_FLAGGED_ROWS).map((c) => {
+    const why: string[] = [];
+    if (c.autocorrelation)
+      why.push(
+        `autocorrelated: lag-1 φ = ${c.autocorrelation.phi.toFixed(2)}${c.autocorrelation.compensated ? ' (compensated: sigma, h and L widened)' : ' (not compensated)'}`,
+      );
+    if (c.quantized)
+      why.push(
+        `quantized: steps of ${c.quantized.resolution.toPrecision(3)} against a sigma of ${c.quantized.sigma.toPrecision(3)}`,
+      );
+    return `<tr class="flagged" data-station-id="${escapeHtml(c.stationId)}"><td>${escapeHtml(c.station)}</td><td>${escapeHtml(c.metric)}</td><td>${escapeHtml(c.slot ?? '')}</td><td>${escapeHtml(why.join('; '))}</td></tr>`;
+  });
+  const more = charts.length > MAX_FLAGGED_ROWS ? `<p>and ${charts.length - MAX_FLAGGED_ROWS} more.</p>` : '';
+  return `<p><small>Their chance-signal rates differ from the documented ones (docs/measurements.md, "Guards for real data"); <code>station_measurement_control_baseline_flag</code> has the same.</small></p>
+<table><tr><th>Station</th><th>Measurement</th><th>Slot</th><th>Why</th></tr>${rows.join('')}</table>${more}`;
 }
 
 function errorsSection(m: StatusModel): string {
@@ -235,6 +271,8 @@ export function statusPage(m: StatusModel): string {
 ${collectorsSection(m)}
 <h2 id="refused">Stations refused or missing</h2>
 ${refusedSection(m)}
+<h2 id="flagged">Control charts flagged <small>(${m.flaggedCharts?.length ?? 0})</small></h2>
+${flaggedSection(m)}
 <h2 id="errors">Last upstream errors</h2>
 ${errorsSection(m)}
 <h2 id="topology">Topology <small>(${stations} stations)</small></h2>

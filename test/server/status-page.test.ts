@@ -134,6 +134,74 @@ describe('status page', () => {
     }
   });
 
+  it('lists the flagged control charts, escaped, and says when there are none', () => {
+    const model = {
+      now: 0,
+      version: 'v',
+      upstream: 'http://up',
+      ready: true,
+      refused: [],
+      errors: [],
+      recentErrors: [],
+      collectors: [],
+    };
+    expect(statusPage(model)).toContain('Control charts flagged <small>(0)</small>');
+    const html = statusPage({
+      ...model,
+      flaggedCharts: [
+        {
+          station: 'ICT <1>',
+          stationId: 's"1',
+          metric: 'v<b>',
+          slot: '2',
+          autocorrelation: { phi: 0.314, compensated: true },
+          quantized: { resolution: 0.1, sigma: 0.0887 },
+        },
+        {
+          station: 'AOI',
+          stationId: 's2',
+          metric: 'i',
+          slot: null,
+          autocorrelation: { phi: -0.2, compensated: false },
+        },
+      ],
+    });
+    expect(html).toContain('Control charts flagged <small>(2)</small>');
+    expect(html).toContain(
+      '<tr class="flagged" data-station-id="s&quot;1"><td>ICT &lt;1&gt;</td><td>v&lt;b&gt;</td><td>2</td><td>autocorrelated: lag-1 φ = 0.31 (compensated: sigma, h and L widened); quantized: steps of 0.100 against a sigma of 0.0887</td></tr>',
+    );
+    expect(html).toContain('<td>autocorrelated: lag-1 φ = -0.20 (not compensated)</td>');
+  });
+
+  it('shows the charts the measurements job flags, as /metrics flags them (wired exporter)', async () => {
+    const h = await startHarness({
+      config: {
+        windows: ['1h'],
+        measurements: {
+          enabled: true,
+          names: ['vcc_3v3', 'idle_current', 'board_temp'],
+          control: { names: ['.*'], baseline: { rolling: '6h' } },
+        },
+      },
+    });
+    try {
+      await h.exporter.scheduler.pollOnce();
+      const text = await (await h.exporter.app.request('/metrics')).text();
+      const flagged = new Set(
+        [...text.matchAll(/^station_measurement_control_baseline_flag\{([^}]*)\} 1$/gm)].map((m) =>
+          m[1]!.replace(/,?flag="[^"]*"/, ''),
+        ),
+      );
+      const charted = text.match(/^station_measurement_control_center\{/gm)?.length ?? 0;
+      expect(charted).toBeGreaterThan(0);
+      const html = await (await h.exporter.app.request('/status')).text();
+      expect(html).toContain(`Control charts flagged <small>(${flagged.size})</small>`);
+      expect(html.match(/<tr class="flagged"/g)?.length ?? 0).toBe(flagged.size);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('renders a plant without visible sites', () => {
     const base = {
       now: 0,

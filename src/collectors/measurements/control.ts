@@ -10,10 +10,17 @@ import type { Config } from '../../config/schema.ts';
 import type { Family, LabelSet } from '../../exposition/model.ts';
 import type { RecordStore } from '../../records/types.ts';
 import type { BaselineGap, ChartSpec, ControlLimits, LimitsResult } from '../../spc/index.ts';
-import { chartLimits, chartRanges, createRuleResults, evaluateRules } from '../../spc/index.ts';
+import {
+  AUTOCORRELATION_FLAG,
+  chartLimits,
+  chartRanges,
+  createRuleResults,
+  evaluateRules,
+} from '../../spc/index.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
 import { lowerBound } from '../../util/sorted.ts';
 import type { Turns } from '../../util/turns.ts';
+import type { FlaggedChart } from '../collector.ts';
 import type { Topology } from '../topology/types.ts';
 import { type ControlOutcome, controlFamilies, EVENT_RULE_NAMES } from './control-families.ts';
 import {
@@ -44,6 +51,8 @@ export interface ControlCharts {
    * fetched without failures: a frozen baseline's limits are computed once, from complete data.
    */
   families(topology: Topology, nowMs: number, complete: boolean): Promise<Family[]>;
+  /** The charts flagged at the last poll, for the status page. */
+  flagged(): readonly FlaggedChart[];
 }
 
 interface Entry {
@@ -163,6 +172,7 @@ export function createControlCharts(
     return entry;
   };
   let established = 0;
+  let flagged: FlaggedChart[] = [];
 
   /** The oldest time a charted name needs: its baseline, or one extra window of context. */
   function chartFrom(entry: Entry, nowMs: number): number {
@@ -326,10 +336,12 @@ export function createControlCharts(
       keeps = next;
       return oldest;
     },
+    flagged: () => flagged,
     async families(topology, nowMs, complete) {
       if (control.names.length === 0) return [];
       pollAt = nowMs;
       const outcomes: ControlOutcome[] = [];
+      const flags: FlaggedChart[] = [];
       let work = 0;
       for (const station of topology.stations) {
         for (const series of store.seriesOf(station.id)) {
@@ -337,6 +349,8 @@ export function createControlCharts(
           if (entry === null) continue;
           const done = chart(series, labelsOf(station.labels, series), entry, nowMs, complete);
           outcomes.push(done.outcome);
+          const flag = flagOf(station.name, series, done.outcome.limits);
+          if (flag !== undefined) flags.push(flag);
           work += done.work;
           if (work >= POINTS_PER_TURN) {
             work = 0;
@@ -344,6 +358,7 @@ export function createControlCharts(
           }
         }
       }
+      flagged = flags;
       markFrozenDone(nowMs, complete);
       if (established > 0) ctx.logger.info({ series: established }, 'control baselines established');
       established = 0;
@@ -398,6 +413,28 @@ const NO_COUNTS = new Int32Array(8);
 interface SeriesLabels {
   readonly labels: LabelSet;
   readonly events: readonly LabelSet[];
+}
+
+/** The series' flags, when its baseline breaks an assumption of the documented rates. */
+function flagOf(
+  station: string,
+  series: MeasurementSeries,
+  l: ControlLimits | undefined,
+): FlaggedChart | undefined {
+  if (l === undefined) return undefined;
+  const phi = l.autocorrelation;
+  const autocorrelated = phi !== undefined && Math.abs(phi) > AUTOCORRELATION_FLAG;
+  if (!autocorrelated && l.quantized !== true) return undefined;
+  return {
+    station,
+    stationId: series.stationId,
+    metric: series.name,
+    slot: series.slot,
+    ...(autocorrelated ? { autocorrelation: { phi, compensated: l.compensatedPhi !== undefined } } : {}),
+    ...(l.quantized === true && l.resolution !== undefined
+      ? { quantized: { resolution: l.resolution, sigma: l.sigma } }
+      : {}),
+  };
 }
 
 /** The gaps as index ranges of the time-ordered points (each `[from, to]`, both ends included). */

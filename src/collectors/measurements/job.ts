@@ -29,6 +29,7 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
   const store = new MeasurementStore(attributeClassifier(settings.attributes.pass, settings.attributes.fail));
   const counters = new RecordCounters();
   const control = createControlCharts(ctx, store);
+  ctx.offerFlaggedCharts?.(() => control.flagged());
   const sync = createRecordSync<MeasurementRecord>({
     collector: 'measurements',
     source: {

@@ -405,6 +405,20 @@ describe('control charts in the measurements collector', () => {
     // Every step of the wave is 0.1, more than half the moving-range sigma 0.0887.
     expect(value(s, 'station_measurement_control_baseline_resolution', A)).toBeCloseTo(0.1, 12);
     expect(flag('quantized')).toBe(1);
+    // The same, for the status page: one chart, both flags.
+    expect(c.flagged()).toEqual([
+      {
+        station: topology.stations.find((st) => st.id === A)?.name,
+        stationId: A,
+        metric: 'vbat',
+        slot: null,
+        autocorrelation: { phi: expect.closeTo(phi, 9), compensated: true },
+        quantized: {
+          resolution: expect.closeTo(0.1, 12),
+          sigma: expect.closeTo(0.1 / 1.128 / Math.sqrt(1 - phi), 9),
+        },
+      },
+    ]);
   });
 
   it('takes CUSUM k and h per name, over the plant-wide defaults', async () => {
