@@ -180,8 +180,9 @@ export function controlPanels(station: string, chart: PanelItem): PanelItem[] {
 /**
  * Violations of the station's charted measurements as annotations on the control charts: a band
  * while a rule has violations in the evaluation window, and a mark at each rule's last
- * violation (the record's time); on the I chart and on the CUSUM and EWMA panels, a band while a
- * CUSUM or EWMA signal is in the shift alert's 10-minute range, and a mark at the last signal.
+ * violation (the record's time); on the I chart and on the CUSUM and EWMA panels, a mark at each
+ * CUSUM or EWMA signal: the last signal's time changes with every signal, so over a time range
+ * ("use value as timestamp") every signal in it is marked at its record's time.
  */
 export function controlAnnotations(
   station: string,
@@ -211,18 +212,9 @@ export function controlAnnotations(
     }),
     promAnnotation({
       name: 'Shift signals',
-      expr: `increase(station_measurement_control_violations_total{${M}, rule=~"cusum|ewma"}[10m]) > 0`,
-      title: '{{rule}} signal: {{metric}} {{slot}}',
-      text: 'The {{rule}} of {{metric}} {{slot}} at {{station}} signalled a sustained shift of the mean (an event; the CUSUM pages MeasurementShiftDetected).',
-      color: 'purple',
-      tags: 'metric,slot,rule',
-      panelIds: shiftPanels,
-    }),
-    promAnnotation({
-      name: 'Last shift signal',
       expr: `station_measurement_control_last_violation_timestamp_seconds{${M}, rule=~"cusum|ewma"} * 1000`,
-      title: 'Last {{rule}} signal: {{metric}} {{slot}}',
-      text: 'Time of the record of {{metric}} {{slot}} at {{station}} at which the {{rule}} last signalled.',
+      title: '{{rule}} signal: {{metric}} {{slot}}',
+      text: 'The {{rule}} of {{metric}} {{slot}} at {{station}} signalled a sustained shift of the mean at this record (the CUSUM pages MeasurementShiftDetected).',
       color: 'purple',
       tags: 'metric,slot,rule',
       useValueForTime: true,
