@@ -5,7 +5,6 @@
  */
 import { statSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
-import { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
 import { DISCOVERY, enabledDataCollectors } from '../collectors/index.ts';
 import { displayUrl } from '../config/describe.ts';
@@ -13,6 +12,7 @@ import { assertLoaded } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { createTokenProvider, type TokenProvider, tokenFileModeWarning } from '../config/token.ts';
 import { ExpositionCache } from '../exposition/cache.ts';
+import { Registry } from '../exposition/client.ts';
 import { registerProcessMetrics } from '../exposition/process-metrics.ts';
 import { createSelfMetrics, type SelfMetrics } from '../exposition/selfmetrics.ts';
 import { RefusedStations } from '../records/refused.ts';

@@ -2,8 +2,9 @@
  * Generates the metrics reference (a Markdown table) from the collectors' family
  * descriptions and the self-metrics registry, so the documentation cannot drift.
  */
-import { Registry } from 'prom-client';
+
 import { COLLECTORS } from '../collectors/index.ts';
+import { Registry } from '../exposition/client.ts';
 import { registerProcessMetrics } from '../exposition/process-metrics.ts';
 import { createSelfMetrics } from '../exposition/selfmetrics.ts';
 import { createPlanMetrics } from '../scheduler/plan-metrics.ts';

@@ -5,7 +5,7 @@
  * usual process and Node.js dashboards read. prom-client's default collectors provide them;
  * each is read from /proc or the V8 API at scrape time, so they cost nothing between scrapes.
  */
-import { collectDefaultMetrics, type Registry } from 'prom-client';
+import { collectDefaultMetrics, type Registry } from './client.ts';
 
 /**
  * Gauges that prom-client names with `_total`, which Prometheus reserves for counters

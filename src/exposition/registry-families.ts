@@ -2,7 +2,7 @@
  * Converts a prom-client registry into the exposition model, so that self-metrics go
  * through the same renderer (and the same OpenMetrics rules) as the collectors' families.
  */
-import type { Registry } from 'prom-client';
+import type { Registry } from './client.ts';
 import { type Family, LabelSet, type MetricKind, type Sample } from './model.ts';
 import { formatValue } from './render.ts';
 

@@ -199,7 +199,18 @@ function trimmed(chunks: Buffer[]): Buffer[] {
   const block = last.buffer;
   const used = chunks.reduce((n, c) => (c.buffer === block ? n + c.length : n), 0);
   if (used * 2 > block.byteLength) return chunks;
-  return chunks.map((c) => (c.buffer === block ? Buffer.from(c) : c));
+  return chunks.map((c) => (c.buffer === block ? ownCopy(c) : c));
+}
+
+/**
+ * A copy in memory of its own exact size. Not Buffer.from: small copies come from Node's shared
+ * pool, whose slab is Buffer.poolSize (8 KiB up to Node 22, 64 KiB on Node 24), and a served body
+ * would keep the whole slab alive.
+ */
+function ownCopy(c: Buffer): Buffer {
+  const copy = Buffer.allocUnsafeSlow(c.length);
+  c.copy(copy);
+  return copy;
 }
 
 /**

@@ -3,10 +3,11 @@
  * registry. They change on every scrape, so they are rendered per scrape as the cache's
  * dynamic tail (see {@link registryFamilies}) rather than published with a snapshot.
  */
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+
 import type { LevelsSkipped } from '../collectors/collector.ts';
 import { CIRCUIT_STATES, type CircuitState } from '../upstream/breaker.ts';
 import { STATUS_CLASSES, type StatusClass } from '../upstream/errors.ts';
+import { Counter, Gauge, Histogram, type Registry } from './client.ts';
 
 export { registryFamilies } from './registry-families.ts';
 

@@ -3,8 +3,9 @@
  * planned and achieved refresh per (collector, window, level), idle skipping, and the series
  * dropped by `planning.max_series`.
  */
-import { Counter, Gauge, type Registry } from 'prom-client';
+
 import type { IdleSkipCounts, RefreshAchieved } from '../collectors/collector.ts';
+import { Counter, Gauge, type Registry } from '../exposition/client.ts';
 import type { RequestPlan } from './request-plan.ts';
 
 const P = 'station_exporter_';

@@ -5,8 +5,8 @@
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
-import type { Registry } from 'prom-client';
 import type { ExpositionCache } from '../exposition/cache.ts';
+import type { Registry } from '../exposition/client.ts';
 import { negotiate } from '../exposition/negotiate.ts';
 import type { SelfMetrics } from '../exposition/selfmetrics.ts';
 import type { CollectorStatus } from '../scheduler/status.ts';

@@ -3,8 +3,9 @@
  * (several Prometheus replicas, a dashboard hammering /metrics) each scrape then costs only
  * writing cached bytes. The values can lag by up to `maxAgeMs`, far below any scrape interval.
  */
-import type { Registry } from 'prom-client';
+
 import type { ExpositionCache, Tail } from '../exposition/cache.ts';
+import type { Registry } from '../exposition/client.ts';
 import type { ExpositionFormat } from '../exposition/render.ts';
 import { registryFamilies } from '../exposition/selfmetrics.ts';
 

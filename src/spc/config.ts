@@ -284,8 +284,8 @@ export const controlSchema = z
       .default(true)
       .describe(
         'On a rolling or frozen baseline whose lag-1 autocorrelation phi is above 0.1, widen sigma by ' +
-          '1 / sqrt(1 - phi), the CUSUM h by (1 + phi) / (1 - phi) and the EWMA L by the same long-run factor, so ' +
-          'that chance signals stay near their documented rate (docs/measurements.md). Off: flagged only.',
+          '1 / sqrt(1 - phi), the CUSUM h by (1 + phi) / (1 - phi) and the EWMA L by its AR(1) variance factor, ' +
+          'so that chance signals stay near their documented rate (docs/measurements.md). Off: flagged only.',
       ),
     hold: z
       .union([z.literal(false), duration()])

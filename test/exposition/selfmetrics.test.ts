@@ -1,5 +1,5 @@
-import { Counter, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import { Counter, Registry } from '../../src/exposition/client.ts';
 import { renderFamilies } from '../../src/exposition/render.ts';
 import { createSelfMetrics, registryFamilies } from '../../src/exposition/selfmetrics.ts';
 import { checkMetrics, promtoolPath } from '../helpers/promtool.ts';
@@ -151,7 +151,7 @@ describe('createSelfMetrics', () => {
   });
 
   it('does not touch the global registry', async () => {
-    const { register } = await import('prom-client');
+    const { register } = await import('../../src/exposition/client.ts');
     const before = (await register.getMetricsAsJSON()).length;
     exercise(setup().m);
     expect((await register.getMetricsAsJSON()).length).toBe(before);

@@ -3,10 +3,10 @@
  * always finds the same small plant, an injected wall clock, and readers of what it published.
  */
 import pino from 'pino';
-import { Registry } from 'prom-client';
 import type { DataCollector, DiscoveryCollector } from '../../src/collectors/collector.ts';
 import type { Topology } from '../../src/collectors/topology/types.ts';
 import { ExpositionCache } from '../../src/exposition/cache.ts';
+import { Registry } from '../../src/exposition/client.ts';
 import { type Family, LabelSet } from '../../src/exposition/model.ts';
 import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import { createScheduler } from '../../src/scheduler/scheduler.ts';

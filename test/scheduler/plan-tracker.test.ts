@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
-import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import type { PollOutcome } from '../../src/collectors/collector.ts';
 import type { Topology } from '../../src/collectors/topology/types.ts';
+import { Registry } from '../../src/exposition/client.ts';
 import { LabelSet } from '../../src/exposition/model.ts';
 import { createPlanMetrics } from '../../src/scheduler/plan-metrics.ts';
 import { PlanTracker } from '../../src/scheduler/plan-tracker.ts';

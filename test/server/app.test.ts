@@ -1,7 +1,7 @@
 import { gunzipSync } from 'node:zlib';
-import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { ExpositionCache } from '../../src/exposition/cache.ts';
+import { Registry } from '../../src/exposition/client.ts';
 import { LabelSet } from '../../src/exposition/model.ts';
 import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import type { CollectorStatus } from '../../src/scheduler/scheduler.ts';

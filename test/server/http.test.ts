@@ -12,9 +12,9 @@ import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import bcrypt from 'bcryptjs';
 import pino from 'pino';
-import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExpositionCache } from '../../src/exposition/cache.ts';
+import { Registry } from '../../src/exposition/client.ts';
 import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import { createApp } from '../../src/server/app.ts';
 import {

@@ -1,6 +1,6 @@
-import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { ExpositionCache } from '../../src/exposition/cache.ts';
+import { Registry } from '../../src/exposition/client.ts';
 import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import { createApp, type ReloadResult } from '../../src/server/app.ts';
 import { singleFlight } from '../../src/server/lifecycle.ts';

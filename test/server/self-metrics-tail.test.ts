@@ -1,6 +1,6 @@
-import { Counter, Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { ExpositionCache } from '../../src/exposition/cache.ts';
+import { Counter, Registry } from '../../src/exposition/client.ts';
 import { createTailMemo } from '../../src/server/self-metrics-tail.ts';
 
 function setup(maxAgeMs: number) {

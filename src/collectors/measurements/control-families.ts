@@ -96,7 +96,8 @@ export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyD
     mrUcl: limit('mr_ucl', 'Upper control limit of the moving-range chart (D4 = 3.267 x mean moving range)'),
     sigma: limit(
       'sigma',
-      'Within sigma of the chart (mean moving range / d2, d2 = 1.128; given: (ucl - lcl) / 6)',
+      'Sigma of the chart (mean moving range / d2, d2 = 1.128, divided by sqrt(1 - phi) on a baseline compensated ' +
+        'for lag-1 autocorrelation phi; given: (ucl - lcl) / 6)',
     ),
     baselineSamples: gauge(
       'station_measurement_control_baseline_samples',

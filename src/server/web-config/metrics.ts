@@ -1,5 +1,5 @@
 /** Self-metrics of the web config, read from its source at scrape time, like Prometheus' own config_last_reload_* pair. */
-import { Gauge, type Registry } from 'prom-client';
+import { Gauge, type Registry } from '../../exposition/client.ts';
 import type { WebConfigStatus } from './watch.ts';
 
 /** Registers the web config gauges on `registry`; `status` absent: the series exist without values (for the reference). */

@@ -1,7 +1,7 @@
 import bcrypt from 'bcryptjs';
 import pino from 'pino';
-import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import { Registry } from '../../../src/exposition/client.ts';
 import { registerWebConfigMetrics } from '../../../src/server/web-config/metrics.ts';
 import { watchWebConfig } from '../../../src/server/web-config/watch.ts';
 
