@@ -11,11 +11,11 @@
  * delays the next, as the scheduler's loop does.
  */
 import pino from 'pino';
-import { Registry } from 'prom-client';
 import { Agent } from 'undici';
 import { planReport } from '../src/app/commands.ts';
 import { wireExporter } from '../src/app/wire.ts';
 import { configFromObject } from '../src/config/load.ts';
+import { Registry } from '../src/exposition/client.ts';
 import { countsOf } from '../src/scheduler/budget.ts';
 import { UNSHARDED } from '../src/scheduler/shard.ts';
 import { BENCH_NOW, BENCH_TOKEN, stationCount } from './scale.ts';

@@ -28,7 +28,7 @@ function selfRows(): Row[] {
   return rowsOf(registry, 'self');
 }
 
-/** The standard process and Node runtime metrics (prom-client's default collectors). */
+/** The standard process and Node runtime metrics (the client library's default collectors). */
 function processRows(): Row[] {
   const registry = new Registry();
   registerProcessMetrics(registry);
@@ -36,7 +36,7 @@ function processRows(): Row[] {
 }
 
 function rowsOf(registry: Registry, collector: string): Row[] {
-  return registry.getMetricsAsArray().map((m) => {
+  return registry.getMetricsAsArray().map((m: object) => {
     const metric = m as unknown as { name: string; help: string; type: string; labelNames?: string[] };
     const name =
       metric.type === 'counter' && !metric.name.endsWith('_total') ? `${metric.name}_total` : metric.name;
