@@ -131,9 +131,9 @@ export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyD
       kind: 'counter',
       labels: SERIES,
       help:
-        `Points of the evaluation window that arrived after a newer point of the series had been judged: kept in ` +
-        `the baseline, never judged by the rules, the CUSUM or the EWMA (points are judged once, in time order); ` +
-        `${SOURCE}; ${REFRESH}.`,
+        `Points of the evaluation window that arrived after newer points of the series had been judged, and older ` +
+        `than measurements.overlap before the poll: kept in the baseline, never judged by the rules, the CUSUM or the ` +
+        `EWMA (a late point inside the overlap is put in its place for the CUSUM and EWMA instead); ${SOURCE}; ${REFRESH}.`,
     },
     cusumUpper: gauge(
       'station_measurement_control_cusum_upper',

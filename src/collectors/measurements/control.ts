@@ -28,9 +28,11 @@ import {
   createSequential,
   EVENT_SLOTS,
   effectiveParams,
+  forgetCheckpoints,
   type SequentialParams,
   type SequentialState,
   sequentialView,
+  settledTo,
 } from './sequential.ts';
 import { type MeasurementSeries, type MeasurementStore, stationKey, VALUE } from './store.ts';
 
@@ -115,6 +117,8 @@ export function createControlCharts(
   store: MeasurementStore,
 ): ControlCharts {
   const control = ctx.config.measurements.control;
+  /** Records up to this late are read again by the next poll: the detectors put them in place. */
+  const overlapMs = ctx.config.measurements.overlapMs;
   const specs: ChartSpec[] = control.names.map((n) => ({
     baseline: n.baseline,
     minSamples: n.minSamples,
@@ -260,7 +264,8 @@ export function createControlCharts(
     if (!limits.ok) {
       // Without limits nothing is judged, and these points will not be judged later either.
       state.evaluatedTo = Math.max(state.evaluatedTo, newest);
-      markJudged(state, times, nowMs - spec.evaluationWindowMs);
+      forgetCheckpoints(state.sequential, state.evaluatedTo);
+      markJudged(state, times, nowMs - spec.evaluationWindowMs, state.evaluatedTo);
       return {
         outcome: {
           labels,
@@ -296,13 +301,19 @@ export function createControlCharts(
         limits: limits.limits,
         params,
         range: { replayFrom: evalStart, newFrom: newStart, to: ranges.evalEnd },
+        keepFrom: nowMs - overlapMs,
       },
       state,
     );
     if (b.kind === 'rolling' && state.sequential.lastSignal !== signalBefore && control.holdMs > 0)
       holdAt(state, limits.limits);
     state.evaluatedTo = Math.max(state.evaluatedTo, newest);
-    markJudged(state, times, nowMs - spec.evaluationWindowMs);
+    // With the detectors on, points inside the overlap are put in their place, not late.
+    const sequentialOn = params.cusum.enabled || params.ewma.enabled;
+    const settled = sequentialOn
+      ? Math.min(state.evaluatedTo, settledTo(state.sequential))
+      : state.evaluatedTo;
+    markJudged(state, times, nowMs - spec.evaluationWindowMs, settled);
     const sequential = sequentialView(state.sequential, params, limits.limits);
     return {
       outcome: {
@@ -450,9 +461,11 @@ function countLate(state: SeriesState, times: ArrayLike<number>) {
   if (now > j.count) state.late += now - j.count;
 }
 
-/** Remembers how many points of the evaluation window (from `fromMs`) were judged at this poll. */
-function markJudged(state: SeriesState, times: ArrayLike<number>, fromMs: number) {
-  const to = state.evaluatedTo;
+/**
+ * Remembers how many points of the evaluation window, from `fromMs` up to `to` (the points past
+ * going back over), there were at this poll: more there later arrived late and are never judged.
+ */
+function markJudged(state: SeriesState, times: ArrayLike<number>, fromMs: number, to: number) {
   state.judged = { from: fromMs, to, count: lowerBound(times, to + 1) - lowerBound(times, fromMs) };
 }
 

@@ -6,6 +6,15 @@
  * notify again); after that, each point newer than the last judged one steps both detectors
  * once, and a signal is an event counted under `rule="cusum"` or `rule="ewma"`.
  *
+ * Points are judged in time order. A point that arrives late, older than points already judged
+ * but inside the record sync's overlap (`measurements.overlap`, the span the next poll reads
+ * again), is put in its place: the detectors go back to their state before it (a checkpoint is
+ * kept after every point judged within the overlap) and run again over it and the points after
+ * it. A signal counts as an event unless the same point signalled the same way when it was
+ * judged before (a signal that a late point moves to a later point is still one event; a signal
+ * that disappears stays counted, a counter never goes down). A point older
+ * than the overlap is not judged at all (the collector counts it as late).
+ *
  * A baseline flagged as autocorrelated (φ > 0.1) is compensated here too: its sigma is already
  * the process sigma (src/spc/limits.ts), and the detectors' limits are widened by the long-run
  * variance of an AR(1) process: h × (1 + φ) / (1 − φ) for the CUSUM, L × sqrt((1 + φ(1 − λ)) /
@@ -14,6 +23,7 @@
 import { type CusumParams, type CusumState, cusumStart, cusumStep } from '../../spc/cusum.ts';
 import { type EwmaParams, type EwmaState, ewmaLimit, ewmaStart, ewmaStep } from '../../spc/ewma.ts';
 import type { ControlLimits } from '../../spc/index.ts';
+import { lowerBound } from '../../util/sorted.ts';
 
 /** Index of the CUSUM's and the EWMA's events after the eight rules'. */
 export const CUSUM_EVENT = 8;
@@ -27,10 +37,22 @@ export interface SequentialParams {
   readonly ewma: EwmaParams & { readonly enabled: boolean };
 }
 
+/** Everything the detectors carry from one point to the next. */
+interface Snapshot {
+  readonly upper: number;
+  readonly lower: number;
+  readonly z: number;
+  readonly t: number;
+  readonly upperFrom: number;
+  readonly lowerFrom: number;
+  /** Which detectors signalled at the point: 1 the CUSUM, 2 the EWMA. */
+  readonly signals: number;
+}
+
 /** The detectors of one series. */
 export interface SequentialState {
   cusum: CusumState;
-  readonly ewma: EwmaState;
+  ewma: EwmaState;
   /** False until the state was rebuilt from the series' history (the first poll with limits). */
   ready: boolean;
   /**
@@ -43,6 +65,16 @@ export interface SequentialState {
   lastSignal: number;
   /** The estimated start of the shift the last signal found. */
   shiftFrom: number;
+  /** Times of the points judged within the overlap, ascending, and the state after each. */
+  judgedTimes: number[];
+  judgedAfter: Snapshot[];
+  /**
+   * The state before the first of them, and the time of the point it follows: points up to
+   * that time cannot be put in their place any more. Undefined: no going back (after a gap in
+   * judging, e.g. while the chart had no limits).
+   */
+  base: Snapshot | undefined;
+  baseTime: number;
 }
 
 /** Fresh detectors. */
@@ -55,7 +87,49 @@ export function createSequential(params: SequentialParams): SequentialState {
     lowerFrom: Number.NaN,
     lastSignal: Number.NaN,
     shiftFrom: Number.NaN,
+    judgedTimes: [],
+    judgedAfter: [],
+    base: undefined,
+    baseTime: Number.NEGATIVE_INFINITY,
   };
+}
+
+function snapshot(s: SequentialState, signals = 0): Snapshot {
+  return {
+    signals,
+    upper: s.cusum.upper,
+    lower: s.cusum.lower,
+    z: s.ewma.z,
+    t: s.ewma.t,
+    upperFrom: s.upperFrom,
+    lowerFrom: s.lowerFrom,
+  };
+}
+
+function restore(s: SequentialState, from: Snapshot): void {
+  s.cusum = { upper: from.upper, lower: from.lower };
+  s.ewma = { z: from.z, t: from.t };
+  s.upperFrom = from.upperFrom;
+  s.lowerFrom = from.lowerFrom;
+}
+
+/**
+ * Forgets the checkpoints: points judged so far can no longer be gone back over (the chart
+ * skipped points, e.g. without limits). Points up to `time` count as judged.
+ */
+export function forgetCheckpoints(state: SequentialState, time: number): void {
+  state.judgedTimes = [];
+  state.judgedAfter = [];
+  state.base = undefined;
+  state.baseTime = Math.max(state.baseTime, time);
+}
+
+/**
+ * The time up to which points are past going back over: a point that arrives this old was not
+ * judged and will not be.
+ */
+export function settledTo(state: SequentialState): number {
+  return state.baseTime;
 }
 
 /**
@@ -91,6 +165,8 @@ export interface AdvanceInput {
   /** The settings from {@link effectiveParams}. */
   readonly params: SequentialParams;
   readonly range: AdvanceRange;
+  /** Checkpoints of points at or before this time are dropped: the start of the overlap. */
+  readonly keepFrom: number;
 }
 
 /**
@@ -109,14 +185,19 @@ export function advanceSequential(
   if (!cusum.enabled && !ewma.enabled) return;
   const signalled = (slot: number, t: number, side: 'up' | 'down', count: boolean) => {
     if (count) out.events[slot] = (out.events[slot] ?? 0) + 1;
-    out.lastTimes[slot] = t;
-    state.lastSignal = t;
+    signals |= slot === CUSUM_EVENT ? 1 : 2;
+    if (!(out.lastTimes[slot]! >= t)) out.lastTimes[slot] = t;
+    if (!(state.lastSignal >= t)) state.lastSignal = t;
     // The CUSUM's climb on the signal's side dates the shift; an EWMA alone dates it at its signal.
     const from = cusum.enabled ? (side === 'up' ? state.upperFrom : state.lowerFrom) : t;
     state.shiftFrom = Number.isNaN(from) ? t : Math.min(from, t);
   };
-  const step = (i: number, count: boolean) => {
+  let signals = 0;
+  /** Steps one point; `before` is what the point did when judged before, `history` counts nothing. */
+  const step = (i: number, before: Snapshot | 'history' | undefined) => {
     const t = times[i] ?? Number.NaN;
+    signals = 0;
+    const count = (bit: number) => before !== 'history' && !(before !== undefined && before.signals & bit);
     const z = ((values[i] ?? 0) - limits.center) / limits.sigma;
     if (cusum.enabled) {
       const c = state.cusum;
@@ -124,7 +205,7 @@ export function advanceSequential(
       if (c.lower === 0 || Number.isNaN(state.lowerFrom)) state.lowerFrom = t;
       const side = cusumStep(c, z, cusum);
       if (side !== undefined) {
-        signalled(CUSUM_EVENT, t, side, count);
+        signalled(CUSUM_EVENT, t, side, count(1));
         // Restarted: the next climbs start at the next point.
         state.upperFrom = Number.NaN;
         state.lowerFrom = Number.NaN;
@@ -132,16 +213,76 @@ export function advanceSequential(
     }
     if (ewma.enabled) {
       const side = ewmaStep(state.ewma, z, ewma);
-      if (side !== undefined) signalled(EWMA_EVENT, t, side, count);
+      if (side !== undefined) signalled(EWMA_EVENT, t, side, count(2));
     }
+    state.judgedTimes.push(t);
+    state.judgedAfter.push(snapshot(state, signals));
   };
   if (!state.ready) {
     // Rebuilt with the settings in force (a compensated h starts the sums at its half).
     state.cusum = cusumStart(cusum);
-    for (let i = range.replayFrom; i < range.newFrom; i++) step(i, false);
+    state.ewma = ewmaStart();
+    state.judgedTimes = [];
+    state.judgedAfter = [];
+    state.base = snapshot(state);
+    state.baseTime =
+      range.replayFrom > 0
+        ? (times[range.replayFrom - 1] ?? Number.NEGATIVE_INFINITY)
+        : Number.NEGATIVE_INFINITY;
+    for (let i = range.replayFrom; i < range.newFrom; i++) step(i, 'history');
     state.ready = true;
+  } else {
+    rejudgeLate(state, times, range.newFrom, step);
   }
-  for (let i = range.newFrom; i < range.to; i++) step(i, true);
+  for (let i = range.newFrom; i < range.to; i++) step(i, undefined);
+  prune(state, input.keepFrom);
+}
+
+/**
+ * Puts points that arrived late, inside the checkpoints' span, in their place: back to the state
+ * before the first of them, then every point from there in time order, counting a signal unless
+ * its point gave the same one when judged before.
+ */
+function rejudgeLate(
+  state: SequentialState,
+  times: ArrayLike<number>,
+  newFrom: number,
+  step: (i: number, before: Snapshot | undefined) => void,
+): void {
+  if (state.base === undefined) return;
+  const old = state.judgedTimes;
+  // Times are whole milliseconds: the first point after the base's.
+  const from = lowerBound(times, state.baseTime + 1, 0, newFrom);
+  if (newFrom - from <= old.length) return;
+  // The first point that is not the next judged one (times ascending, equal times in order).
+  let k = from;
+  let j = 0;
+  while (k < newFrom && j < old.length && times[k] === old[j]) {
+    k++;
+    j++;
+  }
+  if (k === newFrom) return;
+  const afters = state.judgedAfter;
+  restore(state, j === 0 ? state.base : afters[j - 1]!);
+  state.judgedTimes = old.slice(0, j);
+  state.judgedAfter = afters.slice(0, j);
+  for (let i = k; i < newFrom; i++) {
+    const judged = j < old.length && times[i] === old[j];
+    step(i, judged ? afters[j] : undefined);
+    if (judged) j++;
+  }
+}
+
+/** Drops the checkpoints of points at or before `keepFrom`; the last one dropped becomes the base. */
+function prune(state: SequentialState, keepFrom: number): void {
+  const times = state.judgedTimes;
+  let n = 0;
+  while (n < times.length && times[n]! <= keepFrom) n++;
+  if (n === 0) return;
+  if (state.base !== undefined) state.base = state.judgedAfter[n - 1];
+  state.baseTime = times[n - 1]!;
+  state.judgedTimes = times.slice(n);
+  state.judgedAfter = state.judgedAfter.slice(n);
 }
 
 /** What the gauges show of the detectors, against the current limits. */

@@ -489,4 +489,45 @@ describe('control charts in the measurements collector', () => {
       (NOW - MIN) / 1000,
     );
   });
+
+  it('puts a late point inside the overlap in its place for the CUSUM; an older one is only counted late', async () => {
+    const { store, charts: c } = charts({
+      ...RAW,
+      names: ['vbat'],
+      baseline: { rolling: '2h' },
+      min_samples: 20,
+      cusum: { k: 0.5, h: 4, fast_initial_response: false },
+      ewma: { enabled: false },
+    });
+    const high = 10 + (1.6 * 0.1) / 1.128;
+    const at = (agoMin: number, serial: string): MeasurementRecord => ({
+      ...series(A, [high])[0]!,
+      time: NOW - agoMin * MIN,
+      serial,
+    });
+    store.add(series(A, wave(32), { endAgoMs: 91 * MIN }));
+    const poll = async (now: number) => {
+      c.retainFrom(now, now - HOUR);
+      const s = samplesOf(await c.families(topology, now, true));
+      return {
+        cusum: value(s, 'station_measurement_control_violations_total', A, 'cusum'),
+        upper: value(s, 'station_measurement_control_cusum_upper', A),
+        late: value(s, 'station_measurement_control_late_points_total', A),
+        last: value(s, 'station_measurement_control_last_violation_timestamp_seconds', A, 'cusum'),
+      };
+    };
+    await poll(NOW - 30 * MIN);
+    // Three points 1.6 sigma high (z - k = 1.1 each): C+ = 3.3, no signal yet (h = 4).
+    store.add([at(10, 'a'), at(8, 'b'), at(2, 'c')]);
+    expect(await poll(NOW)).toMatchObject({ cusum: 0, late: 0 });
+    // A fourth arrives late, recorded 4 minutes before NOW: inside the 5-minute overlap of the
+    // next poll. In time order it is the third point, and the point at -2 min is the fourth:
+    // C+ = 4.4 > 4 there, one event, dated at that point; the sums restart at 0.
+    store.add([at(4, 'late')]);
+    const placed = await poll(NOW + MIN);
+    expect(placed).toMatchObject({ cusum: 1, upper: 0, late: 0, last: (NOW - 2 * MIN) / 1000 });
+    // One recorded 9 minutes before NOW arrives after that: older than the overlap, never judged.
+    store.add([at(9, 'older')]);
+    expect(await poll(NOW + 2 * MIN)).toMatchObject({ cusum: 1, upper: 0, late: 1 });
+  });
 });
