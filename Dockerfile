@@ -1,13 +1,21 @@
 # syntax=docker/dockerfile:1
-# One base for every stage: node:20-slim (Debian bookworm), pinned to a release so that builds repeat.
-ARG NODE_IMAGE=node:20.20.2-bookworm-slim
+# One base for every stage: node:24-slim (Node 24 LTS on Debian bookworm), pinned to a release so
+# that builds repeat. scripts/image/build.sh builds on an equivalent local base where no registry is.
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
+# A CA bundle for npm, for a registry behind a TLS-inspecting proxy: a path inside the build,
+# mounted there read-only by the builder (scripts/image/build.sh); empty: npm's own trust.
+# Only the path is an argument; the bundle is never part of a layer.
+ARG NPM_CAFILE=
 
 # Compile src/ to dist/ with every dependency, TypeScript included.
 FROM ${NODE_IMAGE} AS build
+ARG NPM_CAFILE
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Scripts off: prepare would compile before the sources are copied.
-RUN npm ci --ignore-scripts --no-fund --no-audit
+# Scripts off: prepare would compile before the sources are copied (and the `node` devDependency
+# would fetch a second Node the image does not need).
+RUN if [ -n "$NPM_CAFILE" ]; then export npm_config_cafile="$NPM_CAFILE"; fi; \
+    npm ci --ignore-scripts --no-fund --no-audit
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.mjs ./scripts/
 COPY src ./src
@@ -15,9 +23,11 @@ RUN npm run build
 
 # Production dependencies only; no compiler, test or lint tools reach the image.
 FROM ${NODE_IMAGE} AS deps
+ARG NPM_CAFILE
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-fund --no-audit
+RUN if [ -n "$NPM_CAFILE" ]; then export npm_config_cafile="$NPM_CAFILE"; fi; \
+    npm ci --omit=dev --ignore-scripts --no-fund --no-audit
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production

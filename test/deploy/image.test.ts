@@ -1,0 +1,155 @@
+/**
+ * The container image, built and run: scripts/image/build.sh builds the repository's Dockerfile
+ * with buildah on a local node:24-slim equivalent (scripts/image/base.sh, from Debian's and the
+ * npm registry's packages: no container registry is reachable here), and podman runs it. Needs
+ * root with buildah, podman, runc and mmdebstrap (Debian packages; .ci/run installs them).
+ * Outside CI the test skips when they are missing; under CI=true it fails.
+ */
+import { spawnSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const TOOLS = ['buildah', 'podman', 'runc', 'mmdebstrap'];
+const missing = TOOLS.filter((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0);
+const root = process.getuid?.() === 0;
+const enabled = (missing.length === 0 && root) || Boolean(process.env.CI);
+
+/** podman with the runtime and limits these machines need (crun fails; rlimits need a capability). */
+const PODMAN = ['--runtime', 'runc'];
+const ULIMITS = ['--ulimit', 'nofile=20000:20000', '--ulimit', 'nproc=32768:32768'];
+
+function run(cmd: string, args: string[], timeoutMs = 60_000) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+  return {
+    status: r.status,
+    stdout: r.stdout ?? '',
+    stderr: r.stderr ?? '',
+    output: `${r.stdout ?? ''}${r.stderr ?? ''}`,
+  };
+}
+
+function podman(...args: string[]) {
+  return run('podman', [...PODMAN, ...args]);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe.skipIf(!enabled)('container image (buildah, podman)', () => {
+  let image = '';
+  let container = '';
+  const port = 19_732;
+
+  beforeAll(() => {
+    if (missing.length > 0)
+      throw new Error(`missing ${missing.join(', ')} (Debian packages; .ci/run installs them)`);
+    if (!root) throw new Error('building images here needs root');
+    const built = run('scripts/image/build.sh', ['localhost/station-exporter:test'], 15 * 60_000);
+    expect(built.status, built.output.slice(-4000)).toBe(0);
+    image = built.stdout.trim().split('\n').at(-1) ?? '';
+    const size = Number(podman('image', 'inspect', '--format', '{{.Size}}', image).stdout.trim());
+    console.log(`image ${image}: ${(size / 1e6).toFixed(0)} MB`);
+  }, 20 * 60_000);
+
+  afterAll(() => {
+    if (container) podman('rm', '-f', container);
+  });
+
+  it('exits 2 with a clear message when run bare without a config', () => {
+    const r = podman('run', '--rm', ...ULIMITS, image);
+    expect(r.status, r.output).toBe(2);
+    expect(r.output).toContain('cannot read config file');
+  });
+
+  it('starts the demo when asked, read-only and as uid 1000: /metrics, /-/healthy and the HEALTHCHECK pass', async () => {
+    const started = podman(
+      'run',
+      '-d',
+      '--read-only',
+      ...ULIMITS,
+      '--network',
+      'host',
+      image,
+      '--web.listen-address',
+      `127.0.0.1:${port}`,
+    );
+    expect(started.status, started.output).toBe(0);
+    container = started.stdout.trim();
+    let healthy = false;
+    for (let i = 0; i < 60 && !healthy; i++) {
+      healthy = await fetch(`http://127.0.0.1:${port}/-/healthy`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (!healthy) await sleep(500);
+    }
+    expect(healthy, podman('logs', container).output.slice(-2000)).toBe(true);
+    let metrics = '';
+    for (let i = 0; i < 60 && !/^station_info\{/m.test(metrics); i++) {
+      metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      if (!/^station_info\{/m.test(metrics)) await sleep(500);
+    }
+    expect(metrics).toMatch(/^station_info\{/m);
+    expect(metrics).toMatch(/^process_resident_memory_bytes /m);
+    expect(podman('exec', container, 'id', '-u').stdout.trim()).toBe('1000');
+    // The root filesystem is read-only: nothing can be written, not even by mistake.
+    expect(podman('exec', container, 'sh', '-c', 'touch /app/x').status).not.toBe(0);
+    // The image's HEALTHCHECK probes the default port (the next test runs it there).
+    // (It is kept only in the docker format: scripts/image/build.sh builds with --format docker.)
+    const inspected = JSON.parse(podman('image', 'inspect', image).stdout)[0] ?? {};
+    expect(JSON.stringify(inspected.Healthcheck?.Test ?? [])).toContain('/-/healthy');
+    expect(inspected.Config?.User).toBe('node');
+  }, 120_000);
+
+  it('passes its HEALTHCHECK when the exporter listens on the default port', async () => {
+    const started = podman(
+      'run',
+      '-d',
+      '--read-only',
+      ...ULIMITS,
+      '--network',
+      'none',
+      image,
+      '--web.listen-address',
+      ':9732',
+    );
+    expect(started.status, started.output).toBe(0);
+    const id = started.stdout.trim();
+    try {
+      let status = 1;
+      for (let i = 0; i < 60 && status !== 0; i++) {
+        status = podman('healthcheck', 'run', id).status ?? 1;
+        if (status !== 0) await sleep(500);
+      }
+      expect(status, podman('logs', id).output.slice(-2000)).toBe(0);
+    } finally {
+      podman('rm', '-f', id);
+    }
+  }, 120_000);
+
+  it('holds no development dependency', () => {
+    const r = podman(
+      'run',
+      '--rm',
+      ...ULIMITS,
+      '--entrypoint',
+      'sh',
+      image,
+      '-c',
+      'ls -A /app/node_modules /app/node_modules/.bin 2>/dev/null; ls /app',
+    );
+    expect(r.status, r.output).toBe(0);
+    const names = r.stdout.split(/\s+/);
+    for (const dev of [
+      'typescript',
+      'vitest',
+      'tsx',
+      '@biomejs',
+      'node',
+      'tsc',
+      'esbuild',
+      'playwright-core',
+    ])
+      expect(names, dev).not.toContain(dev);
+    expect(names).toContain('@prometheus-io');
+    expect(r.stdout).not.toMatch(/\bsrc\b|\btest\b/);
+  });
+});
