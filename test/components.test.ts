@@ -15,10 +15,9 @@ const COMPONENTS: ReadonlyArray<[string, () => string | undefined]> = [
   ['alertmanager', alertmanagerPath],
   ['chromium', chromiumPath],
   // The image build and run (test/deploy/image.test.ts).
-  ...['buildah', 'podman', 'runc', 'mmdebstrap'].map((tool): [string, () => string | undefined] => [
-    tool,
-    () => which(tool),
-  ]),
+  ...['buildah', 'podman', 'runc', 'mmdebstrap', 'podman-compose', 'docker-compose'].map(
+    (tool): [string, () => string | undefined] => [tool, () => which(tool)],
+  ),
 ];
 
 function which(tool: string): string | undefined {

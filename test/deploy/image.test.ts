@@ -2,13 +2,17 @@
  * The container image, built and run: scripts/image/build.sh builds the repository's Dockerfile
  * with buildah on a local node:24-slim equivalent (scripts/image/base.sh, from Debian's and the
  * npm registry's packages: no container registry is reachable here), and podman runs it. Needs
- * root with buildah, podman, runc and mmdebstrap (Debian packages; .ci/run installs them).
+ * root with buildah, podman, runc and mmdebstrap, and podman-compose and docker-compose for the
+ * compose demo (Debian packages; .ci/run installs them).
  * Outside CI the test skips when they are missing; under CI=true it fails.
  */
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
-const TOOLS = ['buildah', 'podman', 'runc', 'mmdebstrap'];
+const TOOLS = ['buildah', 'podman', 'runc', 'mmdebstrap', 'podman-compose', 'docker-compose'];
 const missing = TOOLS.filter((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0);
 const root = process.getuid?.() === 0;
 const enabled = (missing.length === 0 && root) || Boolean(process.env.CI);
@@ -152,4 +156,37 @@ describe.skipIf(!enabled)('container image (buildah, podman)', () => {
     expect(names).toContain('@prometheus-io');
     expect(r.stdout).not.toMatch(/\bsrc\b|\btest\b/);
   });
+
+  it("runs the compose demo's simulator and exporter from it (podman-compose); docker-compose parses the file", async () => {
+    const compose = 'deploy/compose/docker-compose.yml';
+    const parsed = run('docker-compose', ['-f', compose, 'config', '--quiet']);
+    expect(parsed.status, parsed.output).toBe(0);
+    // The compose file's image name, so that nothing is built or pulled; podman-compose calls
+    // podman through a wrapper that selects runc.
+    expect(podman('tag', image, 'localhost/station-exporter:local').status).toBe(0);
+    const wrapper = `${mkdtempSync(join(tmpdir(), 'podman-'))}/podman`;
+    writeFileSync(wrapper, '#!/bin/sh\nexec podman --runtime runc "$@"\n', { mode: 0o755 });
+    const pc = (...args: string[]) =>
+      run('podman-compose', ['--podman-path', wrapper, '-p', 'stationtest', '-f', compose, ...args], 180_000);
+    pc('down');
+    try {
+      const up = pc('up', '-d', '--no-build', 'simulator', 'exporter');
+      expect(up.status, up.output.slice(-3000)).toBe(0);
+      let metrics = '';
+      for (let i = 0; i < 60 && !/^station_exporter_upstream_up 1$/m.test(metrics); i++) {
+        metrics = await fetch('http://127.0.0.1:9732/metrics').then(
+          (r) => r.text(),
+          () => '',
+        );
+        if (!/^station_exporter_upstream_up 1$/m.test(metrics)) await sleep(500);
+      }
+      // The exporter reached the simulator by its service name, and both health checks pass.
+      expect(metrics).toMatch(/^station_exporter_upstream_up 1$/m);
+      expect(metrics).toMatch(/^station_info\{/m);
+      for (const c of ['stationtest_exporter_1', 'stationtest_simulator_1'])
+        expect(podman('healthcheck', 'run', c).status, c).toBe(0);
+    } finally {
+      pc('down');
+    }
+  }, 240_000);
 });
