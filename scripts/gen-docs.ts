@@ -2,14 +2,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { writeDashboards } from '../grafana/build.ts';
 import { renderConfigReference } from '../src/config/reference.ts';
-import { updateReadme } from '../src/docs/readme.ts';
+import { METRICS_DOC, updateReadme } from '../src/docs/readme.ts';
 import { PROMETHEUS_RULE_PATH, renderPrometheusRule } from './prometheusrule.ts';
 
-const readme = readFileSync('README.md', 'utf8');
-writeFileSync('README.md', updateReadme(readme));
+writeFileSync(METRICS_DOC, updateReadme(readFileSync(METRICS_DOC, 'utf8')));
 writeFileSync('docs/config.md', renderConfigReference());
 writeFileSync(PROMETHEUS_RULE_PATH, renderPrometheusRule('prometheus/rules'));
 const dashboards = writeDashboards();
 console.log(
-  `wrote README.md (generated sections), docs/config.md, ${PROMETHEUS_RULE_PATH} and ${dashboards.length} dashboards`,
+  `wrote ${METRICS_DOC} (generated sections), docs/config.md, ${PROMETHEUS_RULE_PATH} and ${dashboards.length} dashboards`,
 );

@@ -1,26 +1,16 @@
 /**
- * Keeps the generated sections of the README in step with the code. A section lies between
- * `<!-- BEGIN NAME ... -->` and `<!-- END NAME -->` markers; everything else is hand-written.
+ * Keeps the generated sections of a hand-written document (docs/metrics.md) in step with the
+ * code. A section lies between `<!-- BEGIN NAME ... -->` and `<!-- END NAME -->` markers;
+ * everything else is hand-written. (docs/config.md is generated whole: src/config/reference.ts.)
  */
-import { configReferenceRows } from '../config/reference.ts';
 import { renderMetricsReference } from './metrics-reference.ts';
 
-const cell = (text: string) => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+/** The document whose sections are generated. */
+export const METRICS_DOC = 'docs/metrics.md';
 
-/** The config keys as a table (docs/config.md has the same table with an introduction). */
-function configTable(): string {
-  const rows = configReferenceRows().map(
-    (r) => `| \`${r.path}\` | ${cell(r.type)} | ${cell(r.default)} | ${cell(r.description)} |`,
-  );
-  return ['| Key | Type | Default | Description |', '| --- | --- | --- | --- |', ...rows].join('\n');
-}
-
-/** The generated sections, by marker name. */
+/** The generated sections of {@link METRICS_DOC}, by marker name. */
 export function generatedSections(): Record<string, string> {
-  return {
-    'CONFIG REFERENCE': configTable(),
-    'METRICS REFERENCE': renderMetricsReference(),
-  };
+  return { 'METRICS REFERENCE': renderMetricsReference() };
 }
 
 /** Returns `readme` with every generated section replaced by its current content. */
@@ -28,7 +18,7 @@ export function updateReadme(readme: string, sections = generatedSections()): st
   let out = readme;
   for (const [name, body] of Object.entries(sections)) {
     const re = new RegExp(`(<!-- BEGIN ${name}[^>]*-->\\n)[\\s\\S]*?(<!-- END ${name} -->)`);
-    if (!re.test(out)) throw new Error(`README has no generated section ${name}`);
+    if (!re.test(out)) throw new Error(`the document has no generated section ${name}`);
     out = out.replace(re, (_m, begin: string, end: string) => `${begin}${body.trimEnd()}\n${end}`);
   }
   return out;

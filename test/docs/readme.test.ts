@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { COLLECTORS } from '../../src/collectors/index.ts';
-import { updateReadme } from '../../src/docs/readme.ts';
+import { METRICS_DOC, updateReadme } from '../../src/docs/readme.ts';
 
 describe('generated documentation', () => {
-  it('README reference sections match the code (run `npm run gen` when this fails)', () => {
-    const readme = readFileSync('README.md', 'utf8');
-    expect(updateReadme(readme), 'README.md is stale: run `npm run gen`').toBe(readme);
+  it('the metrics reference matches the code (run `npm run gen` when this fails)', () => {
+    const doc = readFileSync(METRICS_DOC, 'utf8');
+    expect(updateReadme(doc), `${METRICS_DOC} is stale: run \`npm run gen\``).toBe(doc);
   });
 
-  it('lists every collector family in the README', () => {
-    const readme = readFileSync('README.md', 'utf8');
+  it('lists every collector family in the metrics reference', () => {
+    const readme = readFileSync(METRICS_DOC, 'utf8');
     for (const c of COLLECTORS) for (const f of c.families) expect(readme).toContain(`\`${f.name}\``);
   });
 
@@ -20,5 +20,20 @@ describe('generated documentation', () => {
       'intro\n<!-- BEGIN METRICS REFERENCE x -->\nnew\n<!-- END METRICS REFERENCE -->\nouttro\n',
     );
     expect(() => updateReadme('nothing', { 'METRICS REFERENCE': 'x' })).toThrow(/no generated section/);
+  });
+});
+
+describe('README and CHANGELOG', () => {
+  it('keeps the README short: install, run, configure, links (at most 450 lines)', () => {
+    const lines = readFileSync('README.md', 'utf8').split('\n').length;
+    expect(lines).toBeLessThanOrEqual(450);
+  });
+
+  it('has a CHANGELOG section for the current version', () => {
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    const changelog = readFileSync('CHANGELOG.md', 'utf8');
+    expect(changelog).toMatch(
+      new RegExp(`^## \\[${version.replaceAll('.', '\\.')}\\] - \\d{4}-\\d{2}-\\d{2}$`, 'm'),
+    );
   });
 });
