@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { configFromObject } from '../src/config/load.ts';
-import { estimateSeries } from '../src/scheduler/series-estimate.ts';
+import { estimateSeries } from '../src/planning/series-estimate.ts';
 import type { PlantResult } from './plant.ts';
 
 /** What one full run contributes to the plant-scale targets. */

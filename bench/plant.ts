@@ -16,8 +16,8 @@ import { planReport } from '../src/app/commands.ts';
 import { wireExporter } from '../src/app/wire.ts';
 import { configFromObject } from '../src/config/load.ts';
 import { Registry } from '../src/exposition/client.ts';
-import { countsOf } from '../src/scheduler/budget.ts';
-import { UNSHARDED } from '../src/scheduler/shard.ts';
+import { countsOf } from '../src/planning/budget.ts';
+import { UNSHARDED } from '../src/sharding/shard.ts';
 import { BENCH_NOW, BENCH_TOKEN, stationCount } from './scale.ts';
 import { startSimProcess } from './sim-process.ts';
 

@@ -221,7 +221,7 @@ async function checkConfig(args: string[]): Promise<number> {
   if (Object.keys(counts).length > 0 && counts.stations === undefined) {
     return usageError('plant counts need --stations', CHECK_CONFIG_USAGE);
   }
-  const { parseShard } = await import('./scheduler/shard.ts');
+  const { parseShard } = await import('./sharding/shard.ts');
   if (values.shard !== undefined && 'error' in parseShard(values.shard)) {
     return usageError(`--shard must be index/total such as 0/4, got "${values.shard}"`, CHECK_CONFIG_USAGE);
   }

@@ -4,7 +4,7 @@
  * the units job offers through its context), and the ring of recent upstream errors.
  */
 import type { FlaggedChart } from '../collectors/collector.ts';
-import type { Topology } from '../collectors/topology/types.ts';
+import type { Topology } from '../model/topology.ts';
 import type { CollectorStatus } from '../scheduler/status.ts';
 import type { StatusLine, StatusModel, StatusSite, StatusStep } from '../server/status-page.ts';
 import type { RecentErrors } from './recent-errors.ts';

@@ -7,16 +7,18 @@
  * the scheduler times every poll and reports success, duration, data age, upstream health
  * and the collector's own diagnostics, as node_exporter's `execute()` does.
  */
+
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
 import type { Family, FamilyDesc } from '../exposition/model.ts';
+import type { LevelsSkipped } from '../exposition/selfmetrics.ts';
+import type { Topology } from '../model/topology.ts';
 import type { RefusedStations } from '../records/refused.ts';
-import type { ActivityBoard } from '../scheduler/activity.ts';
-import type { RequestPlan } from '../scheduler/request-plan.ts';
-import type { Shard } from '../scheduler/shard.ts';
+import type { Shard } from '../sharding/shard.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import type { Turns } from '../util/turns.ts';
-import type { Topology } from './topology/types.ts';
+import type { ActivityBoard } from './activity.ts';
+import type { RequestPlan } from './costs.ts';
 
 /** A control chart whose baseline is flagged (docs/measurements.md, "Guards for real data"). */
 export interface FlaggedChart {
@@ -59,12 +61,8 @@ export interface CollectorContext {
   readonly activity?: ActivityBoard;
 }
 
-/** One row of `station_exporter_levels_skipped`. */
-export interface LevelsSkipped {
-  readonly level: string;
-  readonly reason: string;
-  readonly count: number;
-}
+/** One row of `station_exporter_levels_skipped` (the type belongs to the self-metrics). */
+export type { LevelsSkipped };
 
 /** Upstream values a poll dropped, added to `station_exporter_records_skipped_total`. */
 export interface RecordsSkipped {

@@ -1,6 +1,6 @@
 /** The `measurements` and `units` sections of the config: record collectors and their statistics. */
 import { z } from 'zod';
-import { controlSchema } from '../spc/config.ts';
+import { controlSchema } from './control-schema.ts';
 import { always, duration, interval, isRecord, maxStaleness, reportDuplicates } from './fields.ts';
 
 const minSamples = z.int().min(2);

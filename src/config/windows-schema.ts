@@ -3,6 +3,7 @@
  * rolling windows, the current shift and today, each exported as a `window` label value.
  */
 import { z } from 'zod';
+import type { WindowSpec } from '../time/windows.ts';
 import { always, checkDuration, clockTime, duration, reportDuplicates, timeZone } from './fields.ts';
 
 const WINDOW_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
@@ -70,8 +71,15 @@ const windowSchema = z
   ])
   .meta({ 'x-type': 'duration or mapping' });
 
-/** A time window over which upstream statistics are requested. */
-export type WindowSpec = z.output<typeof windowSchema>;
+/** A time window over which upstream statistics are requested (the type lives with the time arithmetic). */
+export type { WindowSpec };
+
+/** The validated window: checked against {@link WindowSpec} below. */
+type ParsedWindow = z.output<typeof windowSchema>;
+/** Fails to compile when the schema's output no longer fits the time module's type. */
+type Fits<A, B> = [A] extends [B] ? true : false;
+const WINDOW_TYPES_FIT: Fits<ParsedWindow, WindowSpec> = true;
+void WINDOW_TYPES_FIT;
 
 /** The `windows` list, with its default. */
 export const windowsSchema = z

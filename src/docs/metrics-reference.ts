@@ -7,7 +7,7 @@ import { COLLECTORS } from '../collectors/index.ts';
 import { Registry } from '../exposition/client.ts';
 import { registerProcessMetrics } from '../exposition/process-metrics.ts';
 import { createSelfMetrics } from '../exposition/selfmetrics.ts';
-import { createPlanMetrics } from '../scheduler/plan-metrics.ts';
+import { createPlanMetrics } from '../planning/plan-metrics.ts';
 import { registerWebConfigMetrics } from '../server/web-config/metrics.ts';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');

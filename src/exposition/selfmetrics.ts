@@ -4,10 +4,16 @@
  * dynamic tail (see {@link registryFamilies}) rather than published with a snapshot.
  */
 
-import type { LevelsSkipped } from '../collectors/collector.ts';
 import { CIRCUIT_STATES, type CircuitState } from '../upstream/breaker.ts';
 import { STATUS_CLASSES, type StatusClass } from '../upstream/errors.ts';
 import { Counter, Gauge, Histogram, type Registry } from './client.ts';
+
+/** One row of `station_exporter_levels_skipped`: summary levels a poll could not ask for, and why. */
+export interface LevelsSkipped {
+  readonly level: string;
+  readonly reason: string;
+  readonly count: number;
+}
 
 export { registryFamilies } from './registry-families.ts';
 

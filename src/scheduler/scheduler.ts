@@ -13,15 +13,15 @@ import type {
   PollContext,
   PollOutcome,
 } from '../collectors/collector.ts';
-import type { Topology } from '../collectors/topology/types.ts';
 import type { ExpositionCache } from '../exposition/cache.ts';
 import type { SelfMetrics } from '../exposition/selfmetrics.ts';
+import type { Topology } from '../model/topology.ts';
+import type { PlanMetrics } from '../planning/plan-metrics.ts';
+import { PlanTracker } from '../planning/plan-tracker.ts';
+import type { RequestPlan } from '../planning/request-plan.ts';
+import type { SeriesBudget } from '../planning/series-budget.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { abortableSleep, type Loop, type LoopTimers, realLoopTimers, startLoop } from './loop.ts';
-import type { PlanMetrics } from './plan-metrics.ts';
-import { PlanTracker } from './plan-tracker.ts';
-import type { RequestPlan } from './request-plan.ts';
-import type { SeriesBudget } from './series-budget.ts';
 import { Staleness } from './staleness.ts';
 import { type CollectorStatus, recordRun } from './status.ts';
 

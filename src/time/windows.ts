@@ -1,4 +1,18 @@
-import type { WindowSpec } from '../config/schema.ts';
+/**
+ * A time window over which upstream statistics are requested, as the config's `windows` entries
+ * come out of validation (src/config/windows-schema.ts produces them; defined here, below the
+ * config, so that time arithmetic needs nothing above it).
+ */
+export type WindowSpec =
+  | { readonly name: string; readonly kind: 'rolling'; readonly durationMs: number }
+  | {
+      readonly name: string;
+      readonly kind: 'shift';
+      readonly timezone: string;
+      readonly shiftStarts: readonly string[];
+    }
+  | { readonly name: string; readonly kind: 'today'; readonly timezone: string };
+
 import { addDays, type WallTime, wallTimeAt, zonedTimeToEpoch } from './zones.ts';
 
 /** The time span a window covers at some moment; `to` is always that moment. */

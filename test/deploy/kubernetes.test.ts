@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { PROMETHEUS_RULE_PATH, renderPrometheusRule } from '../../scripts/prometheusrule.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { resolveShard } from '../../src/scheduler/shard.ts';
+import { resolveShard } from '../../src/sharding/shard.ts';
 
 const DIR = 'deploy/kubernetes';
 

@@ -3,7 +3,7 @@
  * and every call is recorded. No socket, no simulator.
  */
 import { buildTopology } from '../../src/collectors/topology/build.ts';
-import type { Topology } from '../../src/collectors/topology/types.ts';
+import type { Topology } from '../../src/model/topology.ts';
 import type { UpstreamClient } from '../../src/upstream/client.ts';
 import {
   type MetricsQuery,

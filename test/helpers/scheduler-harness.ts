@@ -4,11 +4,11 @@
  */
 import pino from 'pino';
 import type { DataCollector, DiscoveryCollector } from '../../src/collectors/collector.ts';
-import type { Topology } from '../../src/collectors/topology/types.ts';
 import { ExpositionCache } from '../../src/exposition/cache.ts';
 import { Registry } from '../../src/exposition/client.ts';
 import { type Family, LabelSet } from '../../src/exposition/model.ts';
 import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
+import type { Topology } from '../../src/model/topology.ts';
 import { createScheduler } from '../../src/scheduler/scheduler.ts';
 import { plantOf, topologyOf } from './fake-client.ts';
 import { jobContext } from './job-context.ts';

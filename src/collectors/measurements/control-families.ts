@@ -3,9 +3,10 @@
  * name (`metric`) and slot, the I-MR limits of its baseline and the Nelson rules' results over
  * the evaluation window. docs/measurements.md#control-charts defines every value.
  */
+
+import type { ControlConfig } from '../../config/control-schema.ts';
 import type { Config } from '../../config/schema.ts';
 import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
-import type { ControlConfig } from '../../spc/config.ts';
 import type { ControlLimits } from '../../spc/index.ts';
 import { AUTOCORRELATION_FLAG } from '../../spc/limits.ts';
 import { RULE_NUMBERS } from '../../spc/rules.ts';

@@ -8,6 +8,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config/schema.ts';
 import type { Family, LabelSet } from '../../exposition/model.ts';
+import type { Topology } from '../../model/topology.ts';
 import type { RecordStore } from '../../records/types.ts';
 import type { BaselineGap, ChartSpec, ControlLimits, LimitsResult } from '../../spc/index.ts';
 import {
@@ -21,7 +22,6 @@ import type { MeasurementRecord } from '../../upstream/types.ts';
 import { lowerBound } from '../../util/sorted.ts';
 import type { Turns } from '../../util/turns.ts';
 import type { FlaggedChart } from '../collector.ts';
-import type { Topology } from '../topology/types.ts';
 import { type ControlOutcome, controlFamilies, EVENT_RULE_NAMES } from './control-families.ts';
 import {
   advanceSequential,

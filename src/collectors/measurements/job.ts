@@ -5,12 +5,12 @@
  * last record, so that it is exported with 0 samples instead of vanishing.
  */
 import type { WindowSpec } from '../../config/schema.ts';
+import type { Topology } from '../../model/topology.ts';
 import { createRecordSync } from '../../records/sync.ts';
 import { longestWindowMs, windowBounds } from '../../time/windows.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
 import type { Turns } from '../../util/turns.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
-import type { Topology } from '../topology/types.ts';
 import { createControlCharts } from './control.ts';
 import type { MeasurementResult } from './families.ts';
 import { RecordCounters } from './record-counters.ts';

@@ -1,5 +1,5 @@
 /** Cumulative per-station counts of future and late records, for the `..._records_total` counters. */
-import type { Topology } from '../topology/types.ts';
+import type { Topology } from '../../model/topology.ts';
 import type { StationRecordCounts } from './families.ts';
 import { stationKey } from './store.ts';
 

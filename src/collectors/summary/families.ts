@@ -4,8 +4,8 @@
  * own stations.
  */
 import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
+import type { Entity, Level } from '../../model/topology.ts';
 import type { StationSummary } from '../../upstream/types.ts';
-import type { Entity, Level } from '../topology/types.ts';
 
 interface FieldDesc {
   readonly key: keyof StationSummary;

@@ -3,8 +3,9 @@
  * cannot have a different summary for that window. The units collector's records say which
  * stations were quiet; a sample of skipped requests is re-asked to check the assumption.
  */
-import type { UnitActivity } from '../../scheduler/activity.ts';
+
 import type { StationSummary } from '../../upstream/types.ts';
+import type { UnitActivity } from '../activity.ts';
 import { SUMMARY_FIELDS } from './families.ts';
 import type { SummaryRequest } from './plan.ts';
 

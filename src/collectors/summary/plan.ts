@@ -6,8 +6,8 @@
  */
 import type { WindowSpec } from '../../config/schema.ts';
 import type { LabelSet } from '../../exposition/model.ts';
+import type { Entity, Level, Topology } from '../../model/topology.ts';
 import { windowBounds } from '../../time/windows.ts';
-import type { Entity, Level, Topology } from '../topology/types.ts';
 
 /** One exported (level, entity, window): the series it fills and the request that answers it. */
 export interface SummarySlot {

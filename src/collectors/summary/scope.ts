@@ -5,7 +5,7 @@
  * are exported. `exported_stations` restricts the summaries to the exported stations.
  */
 import type { SummaryAggregateOver } from '../../config/schema.ts';
-import type { Entity, Topology } from '../topology/types.ts';
+import type { Entity, Topology } from '../../model/topology.ts';
 
 /** The topology whose entities ask for the stations `aggregateOver` names. */
 export function summaryScope(topology: Topology, aggregateOver: SummaryAggregateOver): Topology {

@@ -7,8 +7,8 @@
  * rename is stable across restarts.
  */
 import { LabelSet } from '../../exposition/model.ts';
+import type { Entity, NameFilter, Selection, StationNode, Topology } from '../../model/topology.ts';
 import type { Line, LineElement, Site, StationRef } from '../../upstream/types.ts';
-import type { Entity, NameFilter, Selection, StationNode, Topology } from './types.ts';
 
 interface Named {
   readonly id: string;

@@ -1,6 +1,6 @@
 /** Topology collector: one `station_info` series per exported station, for joins. */
 import type { Family, FamilyDesc } from '../../exposition/model.ts';
-import type { Topology } from './types.ts';
+import type { Topology } from '../../model/topology.ts';
 
 export const STATION_INFO: FamilyDesc = {
   name: 'station_info',

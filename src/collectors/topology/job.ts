@@ -3,13 +3,13 @@
  * the labelled topology every other collector reads, and export `station_info`.
  */
 
-import { UNSHARDED } from '../../scheduler/shard.ts';
-import { infoStations, shardTopology } from '../../scheduler/shard-topology.ts';
+import type { Topology } from '../../model/topology.ts';
+import { UNSHARDED } from '../../sharding/shard.ts';
+import { infoStations, shardTopology } from '../../sharding/shard-topology.ts';
 import type { CollectorContext, DiscoveryOutcome, Job } from '../collector.ts';
 import { buildTopology } from './build.ts';
 import { discoverSites } from './discover.ts';
 import { topologyFamilies } from './families.ts';
-import type { Topology } from './types.ts';
 
 /** Creates the discovery job. A failed discovery throws, so the previous topology stays in use. */
 export function createTopologyJob(

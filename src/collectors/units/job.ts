@@ -3,13 +3,13 @@
  * the records of the longest window in memory, and publish per-window counts.
  */
 import type { WindowSpec } from '../../config/schema.ts';
+import type { Topology } from '../../model/topology.ts';
 import { createRecordSync } from '../../records/sync.ts';
 import { longestWindowMs, windowBounds } from '../../time/windows.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
 import type { Turns } from '../../util/turns.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
 import { RecordCounters } from '../measurements/record-counters.ts';
-import type { Topology } from '../topology/types.ts';
 import { type UnitResult, unitFamilies } from './families.ts';
 import { unitWindow } from './stats.ts';
 import { UnitStore } from './store.ts';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { ActivityBoard } from '../../../src/collectors/activity.ts';
 import { createSummaryJob } from '../../../src/collectors/summary/job.ts';
 import { isDue, summarySchedule } from '../../../src/collectors/summary/schedule.ts';
+import { planRequests } from '../../../src/planning/request-plan.ts';
 import { SortedColumns } from '../../../src/records/columns.ts';
-import { ActivityBoard } from '../../../src/scheduler/activity.ts';
-import { planRequests } from '../../../src/scheduler/request-plan.ts';
 import type { StationSummary } from '../../../src/upstream/types.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
 import { jobContext } from '../../helpers/job-context.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildTopology } from '../../../src/collectors/topology/build.ts';
-import type { NameFilter } from '../../../src/collectors/topology/types.ts';
+import type { NameFilter } from '../../../src/model/topology.ts';
 import type { Site } from '../../../src/upstream/types.ts';
 
 const id = (n: number) => n.toString(16).padStart(24, '0');

@@ -1,5 +1,5 @@
-import type { SummaryLevel } from '../../config/schema.ts';
-import type { LabelSet } from '../../exposition/model.ts';
+import type { SummaryLevel } from '../config/schema.ts';
+import type { LabelSet } from '../exposition/model.ts';
 
 /** Levels at which the upstream is asked for summaries. */
 export type Level = SummaryLevel;

@@ -2,7 +2,7 @@
  * The planner's inputs taken from a topology and from URL-length batching.
  */
 import { entitiesOf } from '../collectors/summary/plan.ts';
-import type { Level, Topology } from '../collectors/topology/types.ts';
+import type { Level, Topology } from '../model/topology.ts';
 
 /** Length of one station id in a `station_ids` list: 24 hex characters. */
 const ID_LENGTH = 24;

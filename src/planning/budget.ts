@@ -2,16 +2,17 @@
  * The request plan of a running (or checked) exporter: the planner's inputs taken from the config,
  * this replica's shard and the topology it polls (or counts given on the command line).
  */
-import type { Topology } from '../collectors/topology/types.ts';
+
 import type { Config } from '../config/schema.ts';
+import type { Topology } from '../model/topology.ts';
 import { DEFAULT_MAX_SPAN_MS } from '../records/fetch.ts';
 import { sweepSpans } from '../records/sweep.ts';
+import type { Shard } from '../sharding/shard.ts';
 import { longestWindowMs } from '../time/windows.ts';
 import { requestUrl } from '../upstream/endpoints.ts';
 import { recordRequestsPerPoll, stationsPerRequest, summaryRequestsPerLevel } from './counts.ts';
 import { planWindows } from './refresh.ts';
 import { planRequests, type RecordsNeed, type RequestPlan } from './request-plan.ts';
-import type { Shard } from './shard.ts';
 
 /** This replica's request budget: `sharding.max_requests_per_second`, else the upstream's over the shards. */
 export function shardRequestRate(config: Config, shard: Shard): number {

@@ -6,8 +6,8 @@
  */
 import type { Logger } from 'pino';
 import type { PollOutcome } from '../collectors/collector.ts';
-import type { Topology } from '../collectors/topology/types.ts';
 import type { Family } from '../exposition/model.ts';
+import type { Topology } from '../model/topology.ts';
 import type { PlanMetrics } from './plan-metrics.ts';
 import type { RequestPlan } from './request-plan.ts';
 import type { SeriesBudget } from './series-budget.ts';

@@ -7,7 +7,7 @@ import {
   resolveShard,
   shardBudget,
   UNSHARDED,
-} from '../../src/scheduler/shard.ts';
+} from '../../src/sharding/shard.ts';
 
 /** 24-hex ids like the upstream's, from a counter (no randomness). */
 function ids(count: number): string[] {

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { selectedFamilies } from '../../src/collectors/measurements/selection.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import { LabelSet } from '../../src/exposition/model.ts';
-import { SERIES_DROP_ORDER, SeriesBudget } from '../../src/scheduler/series-budget.ts';
-import { estimateSeries } from '../../src/scheduler/series-estimate.ts';
+import { SERIES_DROP_ORDER, SeriesBudget } from '../../src/planning/series-budget.ts';
+import { estimateSeries } from '../../src/planning/series-estimate.ts';
 
 const family = (name: string, n: number) => ({
   desc: { name, kind: 'gauge' as const, help: '' },

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { Entity, Level } from '../../src/collectors/topology/types.ts';
 import type { LabelSet } from '../../src/exposition/model.ts';
+import type { Entity, Level } from '../../src/model/topology.ts';
 import {
   recordRequestsPerPoll,
   stationsPerRequest,
   summaryRequestsPerLevel,
-} from '../../src/scheduler/counts.ts';
+} from '../../src/planning/counts.ts';
 import { requestUrl } from '../../src/upstream/endpoints.ts';
 
 function id(n: number): string {

@@ -24,7 +24,11 @@
  * polled at once, which a plan with different refreshes per level cannot promise, so the planner
  * counts each level on its own: the plan is an upper bound.
  */
-import type { Level } from '../collectors/topology/types.ts';
+import type { DroppedEntry, PlanEntry, RecordsNeed, RefreshBasis, RequestPlan } from '../collectors/costs.ts';
+import type { Level } from '../model/topology.ts';
+
+export type { DroppedEntry, PlanEntry, RecordsNeed, RefreshBasis, RequestPlan };
+
 import { DEFAULT_MAX_REFRESH_MS, defaultRefreshMs, longestRefreshMs, type PlanWindow } from './refresh.ts';
 
 const MINUTE = 60_000;
@@ -33,15 +37,6 @@ const LEVEL_ORDER: readonly Level[] = ['station', 'group', 'line', 'site'];
 
 /** Default share of the budget kept free for retries of failed requests. */
 export const DEFAULT_RETRY_RESERVE = 0.05;
-
-/** A records collector's polls: stations batched into `station_ids` lists within the URL limit. */
-export interface RecordsNeed {
-  readonly collector: string;
-  /** Requests one poll makes once caught up: one span per batch of stations, and its share of the re-read sweep. */
-  readonly requestsPerPoll: number;
-  /** The collector's configured interval, ms. */
-  readonly intervalMs: number;
-}
 
 /** What the planner needs to know. */
 export interface PlanInput {
@@ -61,49 +56,6 @@ export interface PlanInput {
   readonly baseIntervalMs: number;
   /** The slowest refresh of any window; default 15m. */
   readonly maxRefreshMs?: number;
-}
-
-/** Why an entry has its refresh. */
-export type RefreshBasis = 'default' | 'stretched' | 'longest' | 'override' | 'interval';
-
-/** One planned (collector, window, level). Records collectors have no window and no level. */
-export interface PlanEntry {
-  readonly collector: string;
-  readonly window?: string;
-  readonly level?: Level;
-  /** Requests one refresh makes. */
-  readonly requests: number;
-  readonly refreshMs: number;
-  /** `requests × 60 s / refresh`. */
-  readonly requestsPerMinute: number;
-  readonly basis: RefreshBasis;
-}
-
-/** An entry left out because the budget cannot carry it even at its longest refresh. */
-export interface DroppedEntry {
-  readonly collector: string;
-  readonly window?: string;
-  readonly level?: Level;
-  readonly requests: number;
-  /** What it would cost per minute at its longest refresh. */
-  readonly requestsPerMinute: number;
-}
-
-/** The planner's answer. */
-export interface RequestPlan {
-  /** Entries kept, summary windows in config order with their levels station to site, then records. */
-  readonly entries: readonly PlanEntry[];
-  /** Entries dropped, in the order they were dropped. */
-  readonly dropped: readonly DroppedEntry[];
-  /** Planned requests per minute, all entries. */
-  readonly requestsPerMinute: number;
-  /** `max_requests_per_second × 60`. */
-  readonly budgetPerMinute: number;
-  /** The budget less the retry reserve: what the plan fills at most. */
-  readonly plannedCeilingPerMinute: number;
-  readonly retryReserve: number;
-  /** The common fraction of their length by which windows were stretched; 0 when defaults fit. */
-  readonly stretch: number;
 }
 
 interface Candidate {

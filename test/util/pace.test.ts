@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { phaseOf, sendOffsetMs, sendTimes } from '../../src/scheduler/pace.ts';
-import { planRequests } from '../../src/scheduler/request-plan.ts';
+import { planRequests } from '../../src/planning/request-plan.ts';
+import { phaseOf, sendOffsetMs, sendTimes } from '../../src/util/pace.ts';
 
 const M = 60_000;
 

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wireExporter } from '../../src/app/wire.ts';
 import { configFromObject } from '../../src/config/load.ts';
-import { owner } from '../../src/scheduler/shard.ts';
+import { owner } from '../../src/sharding/shard.ts';
 import { type RunningSimulator, startSimulatorServer } from '../../src/simulator/index.ts';
 import { dataExposition, FIXED_NOW } from '../helpers/harness.ts';
 

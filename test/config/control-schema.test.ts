@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { chartSpecFor, controlSchema } from '../../src/config/control-schema.ts';
 import { configErrorMap, flattenIssues, formatIssue } from '../../src/config/issues.ts';
-import { chartSpecFor, controlSchema } from '../../src/spc/config.ts';
 import { NELSON_RULES } from '../../src/spc/rules.ts';
 
 const DAY = 86_400_000;

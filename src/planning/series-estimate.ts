@@ -10,9 +10,9 @@ import { windowsPerFamily } from '../collectors/measurements/selection.ts';
 import { summaryDescs } from '../collectors/summary/families.ts';
 import { TARGET_DESCS } from '../collectors/targets/families.ts';
 import { STATION_INFO } from '../collectors/topology/families.ts';
-import type { Level } from '../collectors/topology/types.ts';
 import { UNIT_FAMILIES } from '../collectors/units/families.ts';
 import type { Config } from '../config/schema.ts';
+import type { Level } from '../model/topology.ts';
 import { SERIES_DROP_ORDER } from './series-budget.ts';
 
 /** The plant as counted for one replica. */

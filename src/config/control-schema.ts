@@ -4,9 +4,9 @@
  * Every key carries a description, for the generated docs/config.md.
  */
 import { z } from 'zod';
-import { always, anchoredRegex, duration, isRecord } from '../config/fields.ts';
-import type { BaselineSpec, ChartSpec } from './index.ts';
-import { NELSON_RULES, type RulesConfig } from './rules.ts';
+import type { BaselineSpec, ChartSpec } from '../spc/index.ts';
+import { NELSON_RULES, type RulesConfig } from '../spc/rules.ts';
+import { always, anchoredRegex, duration, isRecord } from './fields.ts';
 
 // An offset is required: a baseline period without one would depend on the exporter's zone.
 const TIMESTAMP_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;

@@ -1,20 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import type { Level } from '../../src/collectors/topology/types.ts';
 import type { WindowSpec } from '../../src/config/schema.ts';
-import { renderPlan } from '../../src/scheduler/plan-text.ts';
+import type { Level } from '../../src/model/topology.ts';
+import { renderPlan } from '../../src/planning/plan-text.ts';
 import {
   defaultRefreshMs,
   longestRefreshMs,
   longestShiftMs,
   type PlanWindow,
   planWindows,
-} from '../../src/scheduler/refresh.ts';
+} from '../../src/planning/refresh.ts';
 import {
   DEFAULT_RETRY_RESERVE,
   type PlanInput,
   planRequests,
   type RequestPlan,
-} from '../../src/scheduler/request-plan.ts';
+} from '../../src/planning/request-plan.ts';
 
 const S = 1_000;
 const M = 60 * S;

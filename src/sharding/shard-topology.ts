@@ -5,7 +5,7 @@
  * `station_info` goes with the site: a replica exports the info series of every station of the
  * sites it owns.
  */
-import type { StationNode, Topology } from '../collectors/topology/types.ts';
+import type { StationNode, Topology } from '../model/topology.ts';
 import { ownedBy, type Shard } from './shard.ts';
 
 /** The topology this replica polls: owned stations, and owned groups, lines and sites. */

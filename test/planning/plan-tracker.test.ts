@@ -2,13 +2,13 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { PollOutcome } from '../../src/collectors/collector.ts';
-import type { Topology } from '../../src/collectors/topology/types.ts';
 import { Registry } from '../../src/exposition/client.ts';
 import { LabelSet } from '../../src/exposition/model.ts';
-import { createPlanMetrics } from '../../src/scheduler/plan-metrics.ts';
-import { PlanTracker } from '../../src/scheduler/plan-tracker.ts';
-import type { RequestPlan } from '../../src/scheduler/request-plan.ts';
-import { SeriesBudget } from '../../src/scheduler/series-budget.ts';
+import type { Topology } from '../../src/model/topology.ts';
+import { createPlanMetrics } from '../../src/planning/plan-metrics.ts';
+import { PlanTracker } from '../../src/planning/plan-tracker.ts';
+import type { RequestPlan } from '../../src/planning/request-plan.ts';
+import { SeriesBudget } from '../../src/planning/series-budget.ts';
 import { plantOf, topologyOf } from '../helpers/fake-client.ts';
 
 /** A plan with the 15m window refreshed every `refreshS` seconds and `dropped` entries left out. */

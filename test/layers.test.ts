@@ -1,0 +1,71 @@
+/**
+ * The rooms of src/ and their order: a module imports only from its own room or from rooms
+ * below it. docs/architecture.md describes the same order; a new room must be placed here.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/** Rooms from the bottom up; a room may import the rooms before it. */
+const ORDER = [
+  ['util', 'version.ts'],
+  ['time', 'simulator'],
+  ['upstream', 'spc'],
+  ['config', 'records'],
+  ['exposition'],
+  ['model'],
+  ['sharding'],
+  ['collectors'],
+  ['planning'],
+  ['scheduler'],
+  ['server'],
+  ['app'],
+  ['docs', 'cli.ts'],
+];
+const rank = new Map(ORDER.flatMap((rooms, i) => rooms.map((r) => [r, i] as const)));
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') ? [p] : [];
+  });
+}
+
+/** The room of a path under src/: its first segment. */
+const roomOf = (path: string) => relative('src', path).split('/')[0]!;
+
+/** Every relative import of every module under src/, as [from room, to room, file, specifier]. */
+function imports(): Array<[string, string, string, string]> {
+  const out: Array<[string, string, string, string]> = [];
+  for (const file of files('src')) {
+    const text = readFileSync(file, 'utf8');
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+      const target = normalize(join(dirname(file), m[1]!));
+      out.push([roomOf(file), roomOf(target), file, m[1]!]);
+    }
+  }
+  return out;
+}
+
+describe('layers', () => {
+  it('places every room of src/', () => {
+    const rooms = readdirSync('src');
+    expect(rooms.filter((r) => !rank.has(r))).toEqual([]);
+  });
+
+  it('imports only from the same room or rooms below', () => {
+    const all = imports();
+    expect(all.length).toBeGreaterThan(300);
+    const upward = all
+      .filter(([from, to]) => from !== to && (rank.get(to) ?? -1) >= (rank.get(from) ?? -1))
+      .map(([from, to, file, spec]) => `${file}: ${from} -> ${to} (${spec})`);
+    expect(upward).toEqual([]);
+  });
+
+  it('keeps collectors out of the scheduler and the planner', () => {
+    const bad = imports().filter(
+      ([from, to]) => from === 'collectors' && (to === 'scheduler' || to === 'planning'),
+    );
+    expect(bad).toEqual([]);
+  });
+});
