@@ -14,9 +14,9 @@ import pino from 'pino';
 import { Agent } from 'undici';
 import { planReport } from '../src/app/commands.ts';
 import { wireExporter } from '../src/app/wire.ts';
+import { summaryRequestsPerLevel } from '../src/collectors/summary/costs.ts';
 import { configFromObject } from '../src/config/load.ts';
 import { Registry } from '../src/exposition/client.ts';
-import { countsOf } from '../src/planning/budget.ts';
 import { UNSHARDED } from '../src/sharding/shard.ts';
 import { BENCH_NOW, BENCH_TOKEN, stationCount } from './scale.ts';
 import { startSimProcess } from './sim-process.ts';
@@ -159,14 +159,14 @@ export async function runPlantScale(opts: {
         firstEnd = virtual;
         const topology = exporter.scheduler.currentTopology();
         if (topology) {
-          const c = countsOf(topology, config);
+          const perLevel = summaryRequestsPerLevel(topology, config.summary.levels);
           plan = planReport(
             config,
             {
-              stations: c.stations,
-              groups: c.summaryRequests.group ?? 0,
-              lines: c.summaryRequests.line ?? 0,
-              sites: c.summaryRequests.site ?? 0,
+              stations: topology.stations.length,
+              groups: perLevel.group ?? 0,
+              lines: perLevel.line ?? 0,
+              sites: perLevel.site ?? 0,
             },
             UNSHARDED,
             new Date(pollStart),

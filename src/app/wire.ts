@@ -16,7 +16,7 @@ import { ExpositionCache } from '../exposition/cache.ts';
 import { Registry } from '../exposition/client.ts';
 import { registerProcessMetrics } from '../exposition/process-metrics.ts';
 import { createSelfMetrics, type SelfMetrics } from '../exposition/selfmetrics.ts';
-import { countsOf, planFor, shardRequestRate } from '../planning/budget.ts';
+import { planFor, plantOf, shardRequestRate } from '../planning/budget.ts';
 import { createPlanMetrics, type PlanMetrics } from '../planning/plan-metrics.ts';
 import { SeriesBudget } from '../planning/series-budget.ts';
 import { RefusedStations } from '../records/refused.ts';
@@ -200,8 +200,8 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     timers: opts.timers,
     random: opts.random,
     planner: (topology) => {
-      const counts = countsOf(topology, config);
-      return (now) => planFor(config, counts, shard, now);
+      const plant = plantOf(topology);
+      return (now) => planFor(config, plant, shard, now);
     },
     planMetrics,
     seriesBudget: new SeriesBudget(config.planning.maxSeries),

@@ -18,7 +18,7 @@ import type { Shard } from '../sharding/shard.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import type { Turns } from '../util/turns.ts';
 import type { ActivityBoard } from './activity.ts';
-import type { RequestPlan } from './costs.ts';
+import type { CollectorCosts, RequestPlan } from './costs.ts';
 
 /** A control chart whose baseline is flagged (docs/measurements.md, "Guards for real data"). */
 export interface FlaggedChart {
@@ -143,6 +143,8 @@ interface CollectorBase {
   intervalMs(config: Config): number;
   /** How long its data may be served without an answer from the upstream; absent: no bound. */
   maxStalenessMs?(config: Config): number;
+  /** What it costs (series, requests, what the series budget may drop), declared in its folder. */
+  readonly costs: CollectorCosts;
 }
 
 /** The collector that discovers the topology; it runs before the others. */

@@ -3,7 +3,8 @@
  * the planning room: the plan a collector is given (which windows and levels to refresh, and how
  * often), and what a records collector costs per poll.
  */
-import type { Level } from '../model/topology.ts';
+import type { Config } from '../config/schema.ts';
+import type { Level, Topology } from '../model/topology.ts';
 
 /** A records collector's polls: stations batched into `station_ids` lists within the URL limit. */
 export interface RecordsNeed {
@@ -55,4 +56,66 @@ export interface RequestPlan {
   readonly retryReserve: number;
   /** The common fraction of their length by which windows were stretched; 0 when defaults fit. */
   readonly stretch: number;
+}
+
+/** The plant as counted for one replica: from `check-config` counts or a discovered topology. */
+export interface PlantCounts {
+  readonly stations: number;
+  readonly groups: number;
+  readonly lines: number;
+  readonly sites: number;
+  /** Measurement names per station (default: every configured name). */
+  readonly names?: number;
+  /** Slots per station and name (default 1). */
+  readonly slots?: number;
+  /** Unit record kinds (direction, result) per station; default 3: input, output pass, output fail. */
+  readonly unitKinds?: number;
+}
+
+/** What planning knows of the plant: its counts, and the topology itself when one was discovered. */
+export interface PlantView {
+  readonly counts: PlantCounts;
+  readonly topology?: Pick<Topology, 'stations' | 'groups' | 'lines' | 'sites'>;
+}
+
+/** One family's share of a series estimate. */
+export interface SeriesRow {
+  readonly collector: string;
+  readonly family: string;
+  readonly series: number;
+}
+
+/**
+ * A collector whose requests go per window and level (the summary): one request per distinct
+ * station set of a level, per window, per refresh. The planner picks each window's refresh.
+ */
+export interface WindowedNeed {
+  readonly collector: string;
+  /** Distinct requests one window costs at each level. */
+  readonly requestsPerLevel: Partial<Record<Level, number>>;
+  readonly levels: readonly Level[];
+  /** The collector's interval: the fastest any window is refreshed. */
+  readonly baseIntervalMs: number;
+}
+
+/** What a collector asks of the upstream's request budget. */
+export type RequestNeed = { readonly records: RecordsNeed } | { readonly windowed: WindowedNeed };
+
+/** A family the series budget may drop, and when: lower priorities go first. */
+export interface DropRank {
+  readonly family: string;
+  readonly priority: number;
+}
+
+/**
+ * What a collector costs, declared in its own folder: the planner, the series estimate and the
+ * series budget read these from the collector list and never name a collector.
+ */
+export interface CollectorCosts {
+  /** Its series for a plant of these counts (an upper bound where the plant decides). */
+  series(config: Config, counts: PlantCounts): readonly SeriesRow[];
+  /** Its requests, when it polls the upstream within the request budget. */
+  requests?(config: Config, plant: PlantView, now: Date): RequestNeed | undefined;
+  /** Its families that `planning.max_series` may drop, with their priorities. */
+  readonly drops?: readonly DropRank[];
 }

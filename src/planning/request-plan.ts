@@ -40,7 +40,9 @@ export const DEFAULT_RETRY_RESERVE = 0.05;
 
 /** What the planner needs to know. */
 export interface PlanInput {
-  /** Distinct summary requests one window costs at each level (entities sharing a station set count once). */
+  /** The collector whose requests are per window and level (the summary): its name on the entries. */
+  readonly windowedCollector: string;
+  /** Distinct requests one window costs at each level (entities sharing a station set count once). */
   readonly summaryRequests: Readonly<Partial<Record<Level, number>>>;
   /** Summary levels enabled, in any order. */
   readonly levels: readonly Level[];
@@ -138,7 +140,7 @@ function candidates(input: PlanInput): Candidate[] {
     const longestMs = fixed ?? longestRefreshMs(w, limits);
     for (const level of levels) {
       out.push({
-        collector: 'summary',
+        collector: input.windowedCollector,
         window: w.name,
         level,
         requests: input.summaryRequests[level] ?? 0,

@@ -9,56 +9,31 @@
  * group-level summaries. Line and site summaries, `station_info`, the measurement info series and
  * the last unit time are never dropped: they are few, and the alerts need them.
  */
+import type { Collector } from '../collectors/collector.ts';
+import { COLLECTORS } from '../collectors/index.ts';
 import type { Family } from '../exposition/model.ts';
 
-/** Families in the order they are dropped. */
-export const SERIES_DROP_ORDER: readonly string[] = [
-  'station_measurement_window_capability_omitted_series',
-  'station_measurement_future_records_total',
-  'station_measurement_late_records_total',
-  'station_measurement_window_pp',
-  'station_measurement_window_cp',
-  'station_measurement_window_cpk',
-  'station_measurement_window_min',
-  'station_measurement_window_max',
-  'station_measurement_window_non_numeric_samples',
-  'station_measurement_upper_limit',
-  'station_measurement_lower_limit',
-  'station_measurement_last_timestamp_seconds',
-  'station_measurement_window_stddev',
-  'station_measurement_window_mean',
-  'station_measurement_window_out_of_spec_samples',
-  'station_measurement_window_ppk',
-  'station_measurement_window_attribute_samples',
-  'station_measurement_window_samples',
-  'station_measurement_last_value',
-  'station_unit_serials',
-  'station_unit_records',
-  ...summaryFamilies('station_group_'),
-  ...summaryFamilies('station_'),
-];
-
-function summaryFamilies(prefix: string): string[] {
-  return [
-    'retry_ratio',
-    'unique_input_units',
-    'unique_output_units',
-    'input_units',
-    'output_units',
-    'unique_units',
-    'final_pass_units',
-    'first_pass_units',
-    'final_yield_ratio',
-    'first_pass_yield_ratio',
-  ].map((s) => prefix + s);
+/**
+ * The families `collectors` let the budget drop, lowest priority first (each collector declares
+ * its own in `costs.drops`; ties keep the list's order).
+ */
+export function seriesDropOrder(collectors: readonly Collector[] = COLLECTORS): string[] {
+  const ranks = collectors.flatMap((c) => c.costs.drops ?? []);
+  return [...ranks].sort((a, b) => a.priority - b.priority).map((r) => r.family);
 }
+
+/** Families in the order they are dropped, as the shipped collectors declare them. */
+export const SERIES_DROP_ORDER: readonly string[] = seriesDropOrder();
 
 /** Series counts of every published part, and what the limit drops. */
 export class SeriesBudget {
   private readonly counts = new Map<string, ReadonlyMap<string, number>>();
   private dropped: ReadonlyMap<string, number> = new Map();
 
-  constructor(private readonly maxSeries: number | undefined) {}
+  constructor(
+    private readonly maxSeries: number | undefined,
+    private readonly order: readonly string[] = SERIES_DROP_ORDER,
+  ) {}
 
   /**
    * The families of `part` that fit, given the other parts' last counts. Other parts are filtered
@@ -86,7 +61,7 @@ export class SeriesBudget {
     let total = 0;
     for (const n of byFamily.values()) total += n;
     const out = new Map<string, number>();
-    for (const name of SERIES_DROP_ORDER) {
+    for (const name of this.order) {
       if (total <= max) break;
       const n = byFamily.get(name) ?? 0;
       if (n === 0) continue;

@@ -20,6 +20,7 @@ export const fakeDiscovery: DiscoveryCollector = {
   kind: 'discovery',
   name: 'topology',
   families: [],
+  costs: { series: () => [] },
   enabled: () => true,
   intervalMs: () => 60_000,
   createJob: () => ({

@@ -31,6 +31,7 @@ function rolling(name: string, ms: number, refreshMs?: number): PlanWindow {
 /** The reference plant: 1,000 stations, 10 groups, 100 lines, 3 sites; 4 record requests per poll each. */
 function reference(overrides: Partial<PlanInput> = {}): PlanInput {
   return {
+    windowedCollector: 'summary',
     summaryRequests: { station: 1000, group: 10, line: 100, site: 3 },
     levels: LEVELS,
     windows: [rolling('15m', 15 * M), rolling('1h', H), rolling('24h', 24 * H)],
@@ -249,6 +250,7 @@ describe('the total never exceeds the budget', () => {
       if (windows.length === 0) windows.push(rolling('1h', H));
       const stations = Math.floor(next() * 10_000);
       const input = reference({
+        windowedCollector: 'summary',
         summaryRequests: {
           station: stations,
           group: Math.floor(stations / 20),

@@ -15,6 +15,7 @@ function fakeCollector(name: string, outcomes: Array<PollOutcome | Error>): Data
     kind: 'data',
     name,
     families: [],
+    costs: { series: () => [] },
     enabled: () => true,
     intervalMs: () => 30_000,
     createJob: () => ({

@@ -13,6 +13,7 @@ function units(next: () => Promise<PollOutcome>): DataCollector {
     kind: 'data',
     name: 'units',
     families: [],
+    costs: { series: () => [] },
     enabled: () => true,
     intervalMs: (c) => c.units.intervalMs,
     maxStalenessMs: (c) => c.units.maxStalenessMs,

@@ -18,6 +18,7 @@ describe('sendOffsetMs', () => {
 describe('a paced plan', () => {
   it('stays within one request per entry of the planned rate in any 10 s over an hour (reference plant)', () => {
     const plan = planRequests({
+      windowedCollector: 'summary',
       summaryRequests: { station: 1000, group: 10, line: 100, site: 3 },
       levels: ['station', 'group', 'line', 'site'],
       windows: [

@@ -1,6 +1,7 @@
 /** The measurements collector: latest values, limits and per-window statistics per measurement. */
 import type { DataCollector } from '../collector.ts';
 import { CONTROL_FAMILIES } from './control-families.ts';
+import { measurementsCosts } from './costs.ts';
 import { MEASUREMENT_FAMILIES } from './families.ts';
 import { createMeasurementsJob } from './job.ts';
 
@@ -12,4 +13,5 @@ export const measurementsCollector: DataCollector = {
   intervalMs: (config) => config.measurements.intervalMs,
   maxStalenessMs: (config) => config.measurements.maxStalenessMs,
   createJob: createMeasurementsJob,
+  costs: measurementsCosts,
 };

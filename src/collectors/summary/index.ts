@@ -2,6 +2,7 @@
 
 import { SUMMARY_LEVELS } from '../../config/schema.ts';
 import type { DataCollector } from '../collector.ts';
+import { summaryCosts } from './costs.ts';
 import { coverageDescs, summaryDescs } from './families.ts';
 import { createSummaryJob } from './job.ts';
 
@@ -13,4 +14,5 @@ export const summaryCollector: DataCollector = {
   intervalMs: (config) => config.summary.intervalMs,
   maxStalenessMs: (config) => config.summary.maxStalenessMs,
   createJob: createSummaryJob,
+  costs: summaryCosts,
 };

@@ -1,5 +1,6 @@
 /** The targets collector: configured yield and retry targets per line and station. */
 import type { DataCollector } from '../collector.ts';
+import { targetsCosts } from './costs.ts';
 import { TARGET_DESCS } from './families.ts';
 import { createTargetsJob } from './job.ts';
 
@@ -10,4 +11,5 @@ export const targetsCollector: DataCollector = {
   enabled: (config) => config.targets.enabled,
   intervalMs: (config) => config.targets.intervalMs,
   createJob: createTargetsJob,
+  costs: targetsCosts,
 };

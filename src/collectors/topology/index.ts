@@ -1,5 +1,6 @@
 /** The topology collector: discovery of site -> line -> station, and `station_info`. */
 import type { DiscoveryCollector } from '../collector.ts';
+import { topologyCosts } from './costs.ts';
 import { STATION_INFO, STATION_LINE_OUTPUT_INFO } from './families.ts';
 import { createTopologyJob } from './job.ts';
 
@@ -11,4 +12,5 @@ export const topologyCollector: DiscoveryCollector = {
   enabled: () => true,
   intervalMs: (config) => config.discovery.refreshIntervalMs,
   createJob: createTopologyJob,
+  costs: topologyCosts,
 };

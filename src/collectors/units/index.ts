@@ -1,5 +1,6 @@
 /** The units collector: unit records by direction and result, serials, and the last unit time. */
 import type { DataCollector } from '../collector.ts';
+import { unitsCosts } from './costs.ts';
 import { UNIT_FAMILIES } from './families.ts';
 import { createUnitsJob } from './job.ts';
 
@@ -11,4 +12,5 @@ export const unitsCollector: DataCollector = {
   intervalMs: (config) => config.units.intervalMs,
   maxStalenessMs: (config) => config.units.maxStalenessMs,
   createJob: createUnitsJob,
+  costs: unitsCosts,
 };

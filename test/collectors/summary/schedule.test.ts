@@ -14,6 +14,7 @@ const T0 = Date.parse('2026-03-01T12:00:00Z');
 describe('summary schedule', () => {
   it('refreshes each entity once per planned refresh, spread evenly over the polls', () => {
     const plan = planRequests({
+      windowedCollector: 'summary',
       summaryRequests: { station: 100 },
       levels: ['station'],
       windows: [{ name: '24h', lengthMs: 1440 * MIN, fullLengthMs: 1440 * MIN }],

@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { recordRequestsPerPoll, stationsPerRequest } from '../../src/collectors/records-cost.ts';
+import { summaryRequestsPerLevel } from '../../src/collectors/summary/costs.ts';
 import type { LabelSet } from '../../src/exposition/model.ts';
 import type { Entity, Level } from '../../src/model/topology.ts';
-import {
-  recordRequestsPerPoll,
-  stationsPerRequest,
-  summaryRequestsPerLevel,
-} from '../../src/planning/counts.ts';
 import { requestUrl } from '../../src/upstream/endpoints.ts';
 
 function id(n: number): string {

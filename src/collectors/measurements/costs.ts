@@ -1,0 +1,87 @@
+/**
+ * What the measurements collector costs: its series (an upper bound: every station measures every
+ * configured name, and a charted name adds its control families), its requests per poll, and its
+ * families the series budget may drop first: context a dashboard can do without (extremes,
+ * non-numeric counts, spec limits), then the statistics from the least to the most used by the
+ * shipped alerts and dashboards. The info series is never dropped.
+ */
+import type { Config } from '../../config/schema.ts';
+import { requestUrl } from '../../upstream/endpoints.ts';
+import type { CollectorCosts, DropRank, SeriesRow } from '../costs.ts';
+import { recordsNeed } from '../records-cost.ts';
+import { chartedNames, controlSeriesPerSeries } from './control-families.ts';
+import { MEASUREMENT_FAMILIES } from './families.ts';
+import { windowsPerFamily } from './selection.ts';
+
+/** The longest URL of a metrics request with an empty station list, plus `&station_ids=`. */
+function fixedUrlLength(config: Config, now: Date): number {
+  const window = { from: now, to: now, stationIds: [] as string[] };
+  const names = config.measurements.names.map((n) => n.name);
+  return requestUrl(config.upstream.baseUrl, 'metrics', { ...window, names }).length + '&station_ids='.length;
+}
+
+/** Lowest priority first; the first family the series budget drops of all collectors. */
+const DROPS: readonly string[] = [
+  'station_measurement_window_capability_omitted_series',
+  'station_measurement_future_records_total',
+  'station_measurement_late_records_total',
+  'station_measurement_window_pp',
+  'station_measurement_window_cp',
+  'station_measurement_window_cpk',
+  'station_measurement_window_min',
+  'station_measurement_window_max',
+  'station_measurement_window_non_numeric_samples',
+  'station_measurement_upper_limit',
+  'station_measurement_lower_limit',
+  'station_measurement_last_timestamp_seconds',
+  'station_measurement_window_stddev',
+  'station_measurement_window_mean',
+  'station_measurement_window_out_of_spec_samples',
+  'station_measurement_window_ppk',
+  'station_measurement_window_attribute_samples',
+  'station_measurement_window_samples',
+  'station_measurement_last_value',
+];
+
+export const measurementsCosts: CollectorCosts = {
+  series(config, counts) {
+    const rows: SeriesRow[] = [];
+    const add = (family: string, series: number) => rows.push({ collector: 'measurements', family, series });
+    const windows = config.windows.map((w) => w.name);
+    const names = counts.names ?? config.measurements.names.length;
+    const series = counts.stations * names * (counts.slots ?? 1);
+    const perFamily = windowsPerFamily(config.measurements, windows);
+    // Per-station families; attribute counts replace the numeric statistics of pass/fail names, so
+    // counting every name as numeric is the upper bound.
+    const perStation = new Map<string, number>([
+      [MEASUREMENT_FAMILIES.info.name, counts.stations * names],
+      [MEASUREMENT_FAMILIES.omitted.name, counts.stations * windows.length],
+      [MEASUREMENT_FAMILIES.future.name, counts.stations],
+      [MEASUREMENT_FAMILIES.late.name, counts.stations],
+      [MEASUREMENT_FAMILIES.attributes.name, 0],
+    ]);
+    for (const d of Object.values(MEASUREMENT_FAMILIES)) {
+      const windowed = perFamily.get(d.name);
+      add(d.name, perStation.get(d.name) ?? series * (windowed?.size ?? 1));
+    }
+    if (config.measurements.control.names.length > 0) {
+      // Every charted name on every station and slot, all steady series plus both sparse ones per rule.
+      const charted = chartedNames(config).length;
+      const share = (counts.names ?? config.measurements.names.length) / config.measurements.names.length;
+      const chartedSeries = counts.stations * Math.round(charted * share) * (counts.slots ?? 1);
+      add('station_measurement_control_*', chartedSeries * controlSeriesPerSeries(config));
+    }
+    return rows;
+  },
+  requests(config, plant, now) {
+    const m = config.measurements;
+    return {
+      records: recordsNeed(
+        config,
+        { name: 'measurements', intervalMs: m.intervalMs, rereadIntervalMs: m.rereadIntervalMs },
+        { stations: plant.counts.stations, fixedUrlLength: fixedUrlLength(config, now), now },
+      ),
+    };
+  },
+  drops: DROPS.map((family, i): DropRank => ({ family, priority: 10 * (i + 1) })),
+};

@@ -1,0 +1,51 @@
+/**
+ * What a records collector (measurements, units) costs per poll, shared by both: stations are
+ * batched into `station_ids` lists within the URL limit, one request per batch, plus each
+ * batch's share of the re-read sweep.
+ */
+import type { Config } from '../config/schema.ts';
+import { DEFAULT_MAX_SPAN_MS } from '../records/fetch.ts';
+import { sweepSpans } from '../records/sweep.ts';
+import { longestWindowMs } from '../time/windows.ts';
+import type { RecordsNeed } from './costs.ts';
+
+/** Length of one station id in a `station_ids` list: 24 hex characters. */
+const ID_LENGTH = 24;
+
+/**
+ * Stations that fit in one request's `station_ids` list: a URL of `fixedUrlLength` characters with an
+ * empty list grows by 24 characters for the first id and 25 (a comma and an id) for each further one.
+ */
+export function stationsPerRequest(maxUrlLength: number, fixedUrlLength: number): number {
+  return Math.max(0, Math.floor((maxUrlLength - fixedUrlLength + 1) / (ID_LENGTH + 1)));
+}
+
+/** Requests one caught-up records poll makes for `stations` stations: one per batch. */
+export function recordRequestsPerPoll(stations: number, perRequest: number): number {
+  if (stations === 0) return 0;
+  if (perRequest <= 0) throw new RangeError('not even one station fits in a request URL');
+  return Math.ceil(stations / perRequest);
+}
+
+/**
+ * A records collector's cost per poll once caught up, for `stations` stations: one request per
+ * batch of stations, plus its share of the re-read sweep (every batch reads the longest window
+ * again in spans once per `reread_interval`), rounded up. `fixedUrlLength` is the longest URL of
+ * one of its requests with an empty station list, plus `&station_ids=`. With control charts, the
+ * measurements collector retains more than the longest window; the sweep then costs more than this.
+ */
+export function recordsNeed(
+  config: Config,
+  collector: { readonly name: string; readonly intervalMs: number; readonly rereadIntervalMs: number },
+  opts: { readonly stations: number; readonly fixedUrlLength: number; readonly now: Date },
+): RecordsNeed {
+  const perRequest = stationsPerRequest(config.upstream.maxUrlLength, opts.fixedUrlLength);
+  const batches = recordRequestsPerPoll(opts.stations, Math.max(1, perRequest));
+  const retainedMs = longestWindowMs(config.windows, opts.now);
+  const sweep = batches * sweepSpans(retainedMs, collector.rereadIntervalMs, DEFAULT_MAX_SPAN_MS);
+  return {
+    collector: collector.name,
+    requestsPerPoll: batches + Math.ceil((sweep * collector.intervalMs) / collector.rereadIntervalMs),
+    intervalMs: collector.intervalMs,
+  };
+}

@@ -1,0 +1,9 @@
+/** What the topology collector costs: one `station_info` series per station (discovery is not planned). */
+import type { CollectorCosts } from '../costs.ts';
+import { STATION_INFO } from './families.ts';
+
+export const topologyCosts: CollectorCosts = {
+  series: (_config, counts) => [
+    { collector: 'topology', family: STATION_INFO.name, series: counts.stations },
+  ],
+};

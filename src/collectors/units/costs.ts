@@ -1,0 +1,49 @@
+/**
+ * What the units collector costs: its series per station and window (a unit record kind,
+ * direction and result, is counted as present in every window), its requests per poll, and the
+ * two per-station families the series budget may drop (after the measurement families).
+ */
+import type { Config } from '../../config/schema.ts';
+import { requestUrl } from '../../upstream/endpoints.ts';
+import type { CollectorCosts } from '../costs.ts';
+import { recordsNeed } from '../records-cost.ts';
+import { UNIT_FAMILIES } from './families.ts';
+
+/** The longest URL of a units request with an empty station list, plus `&station_ids=`. */
+function fixedUrlLength(config: Config, now: Date): number {
+  const window = {
+    from: now,
+    to: now,
+    stationIds: [] as string[],
+    directions: ['input' as const, 'output' as const],
+  };
+  return requestUrl(config.upstream.baseUrl, 'units', window).length + '&station_ids='.length;
+}
+
+export const unitsCosts: CollectorCosts = {
+  series(config, counts) {
+    const perWindow = counts.stations * config.windows.length;
+    const row = (family: string, series: number) => ({ collector: 'units', family, series });
+    return [
+      row(UNIT_FAMILIES.records.name, perWindow * (counts.unitKinds ?? 3)),
+      row(UNIT_FAMILIES.serials.name, perWindow),
+      row(UNIT_FAMILIES.last.name, counts.stations),
+      row(UNIT_FAMILIES.future.name, counts.stations),
+      row(UNIT_FAMILIES.late.name, counts.stations),
+    ];
+  },
+  requests(config, plant, now) {
+    const { units } = config;
+    return {
+      records: recordsNeed(
+        config,
+        { name: 'units', intervalMs: units.intervalMs, rereadIntervalMs: units.rereadIntervalMs },
+        { stations: plant.counts.stations, fixedUrlLength: fixedUrlLength(config, now), now },
+      ),
+    };
+  },
+  drops: [
+    { family: 'station_unit_serials', priority: 200 },
+    { family: 'station_unit_records', priority: 210 },
+  ],
+};
