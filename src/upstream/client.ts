@@ -132,6 +132,20 @@ function checkIds(endpoint: Endpoint, ids: readonly string[]): void {
   }
 }
 
+/** One GET of {@link createClient}'s internal `get`. */
+interface GetRequest<T> {
+  /** The limiter lane the request waits in (the collector that asks). */
+  readonly collector: string;
+  readonly endpoint: Endpoint;
+  readonly path: string;
+  readonly params?: QueryParams;
+  readonly signal?: AbortSignal | undefined;
+  /** The endpoint answers with a list: anything but an array is an invalid body, not an empty list. */
+  readonly list: boolean;
+  /** Maps the answer's `data`. */
+  readonly map: (data: unknown) => T | Promise<T>;
+}
+
 /** Creates the client. */
 export function createClient(opts: ClientOptions): SharedClient {
   const ownDispatcher = opts.dispatcher === undefined;
@@ -161,16 +175,9 @@ export function createClient(opts: ClientOptions): SharedClient {
    * an invalid body, not an empty list. Transient failures are retried; every attempt waits
    * for a slot of `collector`'s lane in the limiter and passes the endpoint's breaker.
    */
-  async function get<T>(
-    collector: string,
-    endpoint: Endpoint,
-    path: string,
-    params: QueryParams,
-    signal: AbortSignal | undefined,
-    list: boolean,
-    map: (data: unknown) => T | Promise<T>,
-  ): Promise<T> {
-    const url = buildUrl(opts.baseUrl, path, params);
+  async function get<T>(req: GetRequest<T>): Promise<T> {
+    const { collector, endpoint, signal, list, map } = req;
+    const url = buildUrl(opts.baseUrl, req.path, req.params ?? []);
     const attempt = () => limiter.run(() => sendRenewing(collector, endpoint, url, signal), collector);
     const guarded = opts.breakers ? () => opts.breakers!.run(endpoint, attempt) : attempt;
     const fetchAndMap = async () => {
@@ -306,31 +313,43 @@ export function createClient(opts: ClientOptions): SharedClient {
   function view(collector: string): UpstreamClient {
     return {
       async listSites(signal) {
-        const list = await get(collector, 'sites', ENDPOINTS.sites.path(), [], signal, true, parseSites);
+        const list = await get({
+          collector,
+          endpoint: 'sites',
+          path: ENDPOINTS.sites.path(),
+          signal,
+          list: true,
+          map: parseSites,
+        });
         reportSkipped(collector, 'sites', list);
         return list;
       },
       async getSite(id, signal) {
         checkIds('site', [id]);
         // The interface documents an array, but a single object is a reasonable reading too.
-        const list = await get(collector, 'site', ENDPOINTS.site.path(id), [], signal, false, (data) =>
-          parseSites(Array.isArray(data) ? data : [data]),
-        );
+        const list = await get({
+          collector,
+          endpoint: 'site',
+          path: ENDPOINTS.site.path(id),
+          signal,
+          list: false,
+          map: (data) => parseSites(Array.isArray(data) ? data : [data]),
+        });
         reportSkipped(collector, 'site', list);
         return list;
       },
       async stationSummary(q) {
         checkIds('station_summary', q.stationIds);
         const { path, params } = ENDPOINTS.station_summary;
-        const parsed = await get(
+        const parsed = await get({
           collector,
-          'station_summary',
-          path(),
-          params(q),
-          q.signal,
-          false,
-          parseSummary,
-        );
+          endpoint: 'station_summary',
+          path: path(),
+          params: params(q),
+          signal: q.signal,
+          list: false,
+          map: parseSummary,
+        });
         if (!parsed) {
           throw new UpstreamError(
             'station_summary',
@@ -345,18 +364,30 @@ export function createClient(opts: ClientOptions): SharedClient {
       async metrics(q) {
         checkIds('metrics', q.stationIds ?? []);
         const { path, params } = ENDPOINTS.metrics;
-        const list = await get(collector, 'metrics', path(), params(q), q.signal, true, (d) =>
-          parseMeasurements(d, turns, opts.records),
-        );
+        const list = await get({
+          collector,
+          endpoint: 'metrics',
+          path: path(),
+          params: params(q),
+          signal: q.signal,
+          list: true,
+          map: (d) => parseMeasurements(d, turns, opts.records),
+        });
         reportSkipped(collector, 'metrics', list);
         return list;
       },
       async units(q) {
         checkIds('units', q.stationIds ?? []);
         const { path, params } = ENDPOINTS.units;
-        const list = await get(collector, 'units', path(), params(q), q.signal, true, (d) =>
-          parseUnits(d, turns, opts.records),
-        );
+        const list = await get({
+          collector,
+          endpoint: 'units',
+          path: path(),
+          params: params(q),
+          signal: q.signal,
+          list: true,
+          map: (d) => parseUnits(d, turns, opts.records),
+        });
         reportSkipped(collector, 'units', list);
         return list;
       },
