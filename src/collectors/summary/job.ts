@@ -54,161 +54,235 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
   let pollNumber = 0;
   let skippable = 0;
   const scaler = createScaler(settings.yieldScale, logger);
+
+  /** Phase 1: every (entity, window) slot of the plant and the requests they need, and their schedule. */
+  async function planPoll(discovered: PollContext['topology'], now: Date, plan: PollContext['plan']) {
+    const topology = summaryScope(discovered, settings.aggregateOver);
+    const all = planSummaries(
+      topology,
+      {
+        levels: settings.levels,
+        windows: config.windows,
+        maxUrlLength: config.upstream.maxUrlLength,
+        urlLength: (r) => client.urlLength('station_summary', r),
+      },
+      now,
+    );
+    // Planning a plant's thousands of requests and deciding which are due are two long loops.
+    await ctx.turns.yieldToLoop();
+    const schedule = summarySchedule(plan, settings.intervalMs, pairs);
+    const scheduleOf = (slot: SummarySlot) => schedule.get(scheduleKey(slot.window, slot.level));
+    return { topology, all, scheduleOf };
+  }
+
+  /** Phase 2: the slots due now, by request: never answered, or in this poll's share of their refresh. */
+  function dueSlots(poll: PollState): Map<string, SummarySlot[]> {
+    const due = new Map<string, SummarySlot[]>();
+    for (const slot of poll.all.slots) {
+      const s = poll.scheduleOf(slot);
+      if (s === undefined) continue;
+      if (memory.has(slot.key) && !isDue(slot, s, pollNumber)) continue;
+      const list = due.get(slot.request) ?? [];
+      list.push(slot);
+      due.set(slot.request, list);
+    }
+    return due;
+  }
+
+  /**
+   * Phase 3: what to send. Stations the upstream refuses are left out of aggregate requests
+   * (counted as partial); a request whose stations were idle is skipped, its kept answers
+   * confirmed current, except a sample that is sent to verify the assumption.
+   */
+  function chooseSends(poll: PollState, due: Map<string, SummarySlot[]>) {
+    const sends: Array<{ key: string; request: SummaryRequest }> = [];
+    for (const [key, slots] of due) {
+      const planned = poll.all.requests.get(key);
+      if (planned === undefined) continue;
+      const { request, partial: isPartial } = narrow(planned, ctx.refused, poll.t);
+      if (isPartial) poll.partial++;
+      if (!request) continue;
+      if (idle !== undefined && slots.every((slot) => quietSince(idle, memory.get(slot.key), request))) {
+        if (skippable++ % VERIFY_EVERY !== 0) {
+          poll.counts.skipped++;
+          // The kept answer is confirmed current: fresh, not failed, with the bounds it was asked for.
+          for (const slot of slots) {
+            const last = memory.get(slot.key);
+            if (last) poll.next.set(slot.key, { ...last, at: poll.t, prevAt: last.at });
+          }
+          continue;
+        }
+        poll.verify.add(key);
+        poll.counts.verified++;
+      }
+      sends.push({ key, request });
+    }
+    return sends;
+  }
+
+  /** Phase 4: sends them, a slice per turn (a first poll sends thousands). */
+  async function sendAll(
+    poll: PollState,
+    sends: Array<{ key: string; request: SummaryRequest }>,
+    signal?: AbortSignal,
+  ) {
+    const answers = new Map<string, Promise<StationSummary | undefined>>();
+    await ctx.turns.forEachSlice(sends, REQUESTS_PER_TURN, (slice) => {
+      for (const { key, request } of slice) {
+        const answer = send(
+          learn(client.stationSummary({ ...request, signal }), request, ctx.refused, poll.t),
+        );
+        // Awaited below; until then a failure must not count as an unhandled rejection.
+        answer.catch(() => {});
+        answers.set(key, answer);
+      }
+    });
+    return answers;
+  }
+
+  /**
+   * Phase 5: each slot's result, in plan order (so the exposition order does not depend on answer
+   * timing): a new answer, scaled; a confirmed or not-yet-due last answer; or, after a failure, the
+   * last one while it is not stale.
+   */
+  async function slotResults(poll: PollState, answers: Map<string, Promise<StationSummary | undefined>>) {
+    const { t, all, next } = poll;
+    const results = await Promise.all(
+      all.slots.map(async (slot): Promise<SummaryResult | undefined> => {
+        const s = poll.scheduleOf(slot);
+        if (s === undefined) return undefined;
+        const last = memory.get(slot.key);
+        const kept = next.get(slot.key);
+        if (kept) return kept.result;
+        const answer = answers.get(slot.request);
+        const maxStalenessMs = STALENESS_INTERVALS * s.refreshMs;
+        const keepLast = () => {
+          if (!last || t - last.at > maxStalenessMs) return undefined;
+          next.set(slot.key, last);
+          return last.result;
+        };
+        // Not due: the last answer is current until the slot's next turn.
+        if (answer === undefined) return keepLast();
+        try {
+          const summary = await answer;
+          const request = all.requests.get(slot.request);
+          const bounds = { from: request?.from.getTime() ?? t, to: request?.to.getTime() ?? t };
+          let result: SummaryResult | undefined;
+          if (summary) {
+            const scaled = scaler.scale(summary);
+            for (const [reason, n] of scaled.dropped)
+              poll.dropped.set(reason, (poll.dropped.get(reason) ?? 0) + n);
+            result = { level: slot.level, labels: slot.labels, summary: scaled.summary };
+          }
+          if (poll.verify.has(slot.request) && !sameSummary(last?.result?.summary, result?.summary)) {
+            poll.disagreed.add(slot.request);
+          }
+          next.set(slot.key, { result, at: t, prevAt: last?.at, ...bounds });
+          return result;
+        } catch (err) {
+          poll.firstError ??= err;
+          return keepLast();
+        }
+      }),
+    );
+    return results.filter((r) => r !== undefined);
+  }
+
+  /** Phase 6: the families and what the poll did. */
+  function outcome(
+    poll: PollState,
+    results: readonly SummaryResult[],
+    sent: { readonly requests: number; readonly failures: number },
+  ): PollOutcome {
+    return {
+      families: [
+        ...summaryFamilies(settings.levels, results),
+        ...coverageFamilies(
+          settings.levels,
+          (level) => entitiesOf(poll.topology, level),
+          (id) => ctx.refused?.has(id) !== true,
+        ),
+      ],
+      requests: sent.requests,
+      failures: sent.failures,
+      diagnostics: {
+        summaryPartial: poll.partial,
+        recordsSkipped: [...poll.dropped].map(([reason, count]) => ({
+          endpoint: 'station_summary',
+          reason,
+          count,
+        })),
+        levelsSkipped: [...poll.all.skipped].map(([level, count]) => ({
+          level,
+          reason: 'url_too_long',
+          count,
+        })),
+        refresh: achievedRefresh(memory, poll.all.slots, poll.scheduleOf),
+        ...(idle === undefined ? {} : { idle: poll.counts }),
+      },
+    };
+  }
+
   return {
     async poll({ topology: discovered, now, signal, plan }) {
-      const t = now.getTime();
-      const topology = summaryScope(discovered, settings.aggregateOver);
-      const all = planSummaries(
-        topology,
-        {
-          levels: settings.levels,
-          windows: config.windows,
-          maxUrlLength: config.upstream.maxUrlLength,
-          urlLength: (r) => client.urlLength('station_summary', r),
-        },
-        now,
-      );
-      // Planning a plant's thousands of requests and deciding which are due are two long loops.
-      await ctx.turns.yieldToLoop();
-      const schedule = summarySchedule(plan, settings.intervalMs, pairs);
-      const scheduleOf = (slot: SummarySlot) => schedule.get(scheduleKey(slot.window, slot.level));
-      // Slots due now, by request: never answered, or in this poll's share of their refresh.
-      const due = new Map<string, SummarySlot[]>();
-      for (const slot of all.slots) {
-        const s = scheduleOf(slot);
-        if (s === undefined) continue;
-        if (memory.has(slot.key) && !isDue(slot, s, pollNumber)) continue;
-        const list = due.get(slot.request) ?? [];
-        list.push(slot);
-        due.set(slot.request, list);
-      }
-      const next = new Map<string, Remembered>();
-      const counts = { skipped: 0, verified: 0, disagreements: 0 };
-      const verify = new Set<string>();
-      const answers = new Map<string, Promise<StationSummary | undefined>>();
-      // Stations the upstream refuses are left out of aggregate requests (counted as partial).
-      let partial = 0;
-      const sends: Array<{ key: string; request: SummaryRequest }> = [];
-      for (const [key, slots] of due) {
-        const planned = all.requests.get(key);
-        if (planned === undefined) continue;
-        const { request, partial: isPartial } = narrow(planned, ctx.refused, t);
-        if (isPartial) partial++;
-        if (!request) continue;
-        if (idle !== undefined && slots.every((slot) => quietSince(idle, memory.get(slot.key), request))) {
-          if (skippable++ % VERIFY_EVERY !== 0) {
-            counts.skipped++;
-            // The kept answer is confirmed current: fresh, not failed, with the bounds it was asked for.
-            for (const slot of slots) {
-              const last = memory.get(slot.key);
-              if (last) next.set(slot.key, { ...last, at: t, prevAt: last.at });
-            }
-            continue;
-          }
-          verify.add(key);
-          counts.verified++;
-        }
-        sends.push({ key, request });
-      }
-      // A first poll sends thousands of requests; building them is done a slice per turn.
-      await ctx.turns.forEachSlice(sends, REQUESTS_PER_TURN, (slice) => {
-        for (const { key, request } of slice) {
-          const answer = send(learn(client.stationSummary({ ...request, signal }), request, ctx.refused, t));
-          // Awaited below; until then a failure must not count as an unhandled rejection.
-          answer.catch(() => {});
-          answers.set(key, answer);
-        }
-      });
-      let failures = 0;
-      let firstError: unknown;
-      const dropped = new Map<DropReason, number>();
-      const disagreed = new Set<string>();
-      // Slots in plan order, so the exposition order does not depend on answer timing.
-      const results = await Promise.all(
-        all.slots.map(async (slot): Promise<SummaryResult | undefined> => {
-          const s = scheduleOf(slot);
-          if (s === undefined) return undefined;
-          const last = memory.get(slot.key);
-          const kept = next.get(slot.key);
-          if (kept) return kept.result;
-          const answer = answers.get(slot.request);
-          const maxStalenessMs = STALENESS_INTERVALS * s.refreshMs;
-          const keepLast = () => {
-            if (!last || t - last.at > maxStalenessMs) return undefined;
-            next.set(slot.key, last);
-            return last.result;
-          };
-          // Not due: the last answer is current until the slot's next turn.
-          if (answer === undefined) return keepLast();
-          try {
-            const summary = await answer;
-            const request = all.requests.get(slot.request);
-            const bounds = { from: request?.from.getTime() ?? t, to: request?.to.getTime() ?? t };
-            let result: SummaryResult | undefined;
-            if (summary) {
-              const scaled = scaler.scale(summary);
-              for (const [reason, n] of scaled.dropped) dropped.set(reason, (dropped.get(reason) ?? 0) + n);
-              result = { level: slot.level, labels: slot.labels, summary: scaled.summary };
-            }
-            if (verify.has(slot.request) && !sameSummary(last?.result?.summary, result?.summary)) {
-              disagreed.add(slot.request);
-            }
-            next.set(slot.key, { result, at: t, prevAt: last?.at, ...bounds });
-            return result;
-          } catch (err) {
-            firstError ??= err;
-            return keepLast();
-          }
-        }),
-      );
+      const planned = await planPoll(discovered, now, plan);
+      const poll: PollState = {
+        ...planned,
+        t: now.getTime(),
+        next: new Map(),
+        counts: { skipped: 0, verified: 0, disagreements: 0 },
+        verify: new Set(),
+        partial: 0,
+        dropped: new Map(),
+        disagreed: new Set(),
+        firstError: undefined,
+      };
+      const sends = chooseSends(poll, dueSlots(poll));
+      const answers = await sendAll(poll, sends, signal);
+      const results = await slotResults(poll, answers);
       // A failed request fails every slot it answers; count each request once.
+      let failures = 0;
       for (const answer of answers.values())
         failures += await answer.then(
           () => 0,
           () => 1,
         );
-      counts.disagreements = disagreed.size;
-      memory = next;
+      poll.counts.disagreements = poll.disagreed.size;
+      memory = poll.next;
       pollNumber++;
-      report(logger, config, { skipped: all.skipped, failures, requests: answers.size, firstError });
-      if (counts.disagreements > 0) {
+      report(logger, config, {
+        skipped: poll.all.skipped,
+        failures,
+        requests: answers.size,
+        firstError: poll.firstError,
+      });
+      if (poll.counts.disagreements > 0) {
         logger.warn(
-          { disagreements: counts.disagreements, verified: counts.verified },
+          { disagreements: poll.counts.disagreements, verified: poll.counts.verified },
           'a summary skipped as idle had changed: a unit record reached the upstream later than the units collector saw it',
         );
       }
-      return {
-        families: [
-          ...summaryFamilies(
-            settings.levels,
-            results.filter((r) => r !== undefined),
-          ),
-          ...coverageFamilies(
-            settings.levels,
-            (level) => entitiesOf(topology, level),
-            (id) => ctx.refused?.has(id) !== true,
-          ),
-        ],
-        requests: answers.size,
-        failures,
-        diagnostics: {
-          summaryPartial: partial,
-          recordsSkipped: [...dropped].map(([reason, count]) => ({
-            endpoint: 'station_summary',
-            reason,
-            count,
-          })),
-          levelsSkipped: [...all.skipped].map(([level, count]) => ({
-            level,
-            reason: 'url_too_long',
-            count,
-          })),
-          refresh: achievedRefresh(memory, all.slots, scheduleOf),
-          ...(idle === undefined ? {} : { idle: counts }),
-        },
-      };
+      return outcome(poll, results, { requests: answers.size, failures });
     },
   };
+}
+
+/** What one summary poll carries from phase to phase. */
+interface PollState {
+  readonly topology: ReturnType<typeof summaryScope>;
+  readonly all: ReturnType<typeof planSummaries>;
+  readonly scheduleOf: (slot: SummarySlot) => ReturnType<ReturnType<typeof summarySchedule>['get']>;
+  /** The poll's time, epoch ms. */
+  readonly t: number;
+  /** Each slot's remembered answer after this poll. */
+  readonly next: Map<string, Remembered>;
+  readonly counts: { skipped: number; verified: number; disagreements: number };
+  /** Requests sent to verify that idle stations' summaries are unchanged. */
+  readonly verify: Set<string>;
+  partial: number;
+  readonly dropped: Map<DropReason, number>;
+  readonly disagreed: Set<string>;
+  firstError: unknown;
 }
 
 /** Per (window, level): the longest time between two answers of one of its entities, seconds. */
