@@ -261,7 +261,7 @@ async function discoveredCounts(config: Config, shard: Shard, redactor: Redactor
 
 /** The request plan and the series estimate, as check-config prints them. */
 export function planReport(config: Config, counts: SeriesCounts, shard: Shard, now: Date): string {
-  const plan = planFor(config, { counts }, shard, now);
+  const plan = planFor(config, { plant: { counts }, shard, now });
   const idle = !config.summary.skipIdle
     ? 'off (summary.skip_idle: false)'
     : config.units.enabled

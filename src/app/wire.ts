@@ -201,7 +201,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     random: opts.random,
     planner: (topology) => {
       const plant = plantOf(topology);
-      return (now) => planFor(config, plant, shard, now);
+      return (now) => planFor(config, { plant, shard, now });
     },
     planMetrics,
     seriesBudget: new SeriesBudget(config.planning.maxSeries),

@@ -44,14 +44,18 @@ export function requestNeeds(
   });
 }
 
+/** Where and when a plan is made: this replica's plant and shard, the time, the collector list. */
+export interface PlanScope {
+  readonly plant: PlantView;
+  readonly shard: Shard;
+  readonly now: Date;
+  /** Default: the shipped list. */
+  readonly collectors?: readonly Collector[];
+}
+
 /** The plan for this replica at `now`. Calendar windows are planned at their current length. */
-export function planFor(
-  config: Config,
-  plant: PlantView,
-  shard: Shard,
-  now: Date,
-  collectors: readonly Collector[] = COLLECTORS,
-): RequestPlan {
+export function planFor(config: Config, scope: PlanScope): RequestPlan {
+  const { plant, shard, now, collectors = COLLECTORS } = scope;
   const needs = requestNeeds(config, plant, now, collectors);
   const windowed = needs.flatMap((n): WindowedNeed[] => ('windowed' in n ? [n.windowed] : []));
   const records = needs.flatMap((n): RecordsNeed[] => ('records' in n ? [n.records] : []));

@@ -64,7 +64,7 @@ describe('a collector that declares its costs', () => {
 
   it('is planned: its requests are an entry of the plan at its interval', () => {
     const now = new Date('2026-03-02T12:00:00Z');
-    const plan = planFor(config, { counts }, UNSHARDED, now, collectors);
+    const plan = planFor(config, { plant: { counts }, shard: UNSHARDED, now, collectors });
     const entry = plan.entries.find((e) => e.collector === 'widgets');
     // ceil(40 / 10) = 4 requests every 2 minutes: 2 a minute.
     expect(entry).toMatchObject({
@@ -73,7 +73,7 @@ describe('a collector that declares its costs', () => {
       requestsPerMinute: 2,
       basis: 'interval',
     });
-    const without = planFor(config, { counts }, UNSHARDED, now);
+    const without = planFor(config, { plant: { counts }, shard: UNSHARDED, now });
     expect(plan.requestsPerMinute - without.requestsPerMinute).toBeCloseTo(2, 9);
   });
 
