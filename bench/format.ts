@@ -38,6 +38,22 @@ export function readSection(file: URL, start: string, end: string): string | und
   return i >= 0 && j > i ? text.slice(i + start.length, j) : undefined;
 }
 
+/** A section of bench/RESULTS.md that one script owns, between its two markers. */
+export interface OwnedSection {
+  readonly start: string;
+  readonly end: string;
+}
+
+/** `npm run bench:load200`'s section. */
+export const LOAD200_SECTION: OwnedSection = { start: '<!-- load200:start -->', end: '<!-- load200:end -->' };
+/** `npm run bench:spc`'s section. */
+export const SPC_BUDGET_SECTION: OwnedSection = {
+  start: '<!-- BEGIN SPC BUDGET (bench:spc) -->',
+  end: '<!-- END SPC BUDGET -->',
+};
+/** The sections `npm run bench` keeps as they are when it rewrites the rest of the file. */
+export const OWNED_SECTIONS: readonly OwnedSection[] = [LOAD200_SECTION, SPC_BUDGET_SECTION];
+
 /**
  * Replaces the section `section` (which starts with `start` and ends with `end`) in `file`, or
  * appends it when the file has none: each bench owns one section of bench/RESULTS.md.

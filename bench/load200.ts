@@ -8,7 +8,7 @@ import pino from 'pino';
 import { wireExporter } from '../src/app/wire.ts';
 import { configFromObject } from '../src/config/load.ts';
 import { startSimulatorServer } from '../src/simulator/server.ts';
-import { writeSection } from './format.ts';
+import { LOAD200_SECTION, writeSection } from './format.ts';
 import { throughput } from './loadgen.ts';
 import { BENCH_NOW, BENCH_TOKEN, exporterConfigObject, FULL } from './scale.ts';
 import { compareScrapes } from './scrape.ts';
@@ -45,8 +45,7 @@ await sim.close();
 
 const fmt = (r: (typeof rows)[number]['exporter']) =>
   `${throughput(r).toFixed(0)}/s, p50 ${r.latencyMs.p50.toFixed(1)} ms, p99 ${r.latencyMs.p99.toFixed(1)} ms, max ${r.latencyMs.max.toFixed(0)} ms, errors ${r.errors}`;
-const START = '<!-- load200:start -->';
-const END = '<!-- load200:end -->';
+const { start: START, end: END } = LOAD200_SECTION;
 const section = [
   START,
   '## 200 concurrent keep-alive scrapers',

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { controlSection } from './control-section.ts';
+import { OWNED_SECTIONS, type OwnedSection, readSection } from './format.ts';
 import { startLoopMonitor } from './loop-delay.ts';
 import { describeMachine } from './machine.ts';
 import { memoryLimit, shippedMemoryLimitMiB } from './memory-limit.ts';
@@ -160,17 +161,15 @@ async function main(): Promise<void> {
   }
   process.stdout.write(report);
   if (p.name === 'full') {
-    writeFileSync(RESULTS, report + keptSection(RESULTS, '<!-- load200:start -->', '<!-- load200:end -->'));
+    writeFileSync(RESULTS, report + OWNED_SECTIONS.map((s) => keptSection(RESULTS, s)).join(''));
     progress(`written to ${RESULTS.pathname}`);
   }
 }
 
-/** A section another script writes into the results (e.g. `npm run bench:load200`), kept as it is. */
-function keptSection(file: URL, start: string, end: string): string {
-  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
-  const i = text.indexOf(start);
-  const j = text.indexOf(end);
-  return i >= 0 && j > i ? `\n${text.slice(i, j + end.length)}\n` : '';
+/** A section another script writes into the results (`bench:load200`, `bench:spc`), kept as it is. */
+function keptSection(file: URL, { start, end }: OwnedSection): string {
+  const body = existsSync(file) ? readSection(file, start, end) : undefined;
+  return body === undefined ? '' : `\n${start}${body}${end}\n`;
 }
 
 await main();

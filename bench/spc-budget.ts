@@ -19,7 +19,7 @@ import type { MeasurementRecord } from '../src/upstream/types.ts';
 import { splitmix64 } from '../src/util/random.ts';
 import { createTurns } from '../src/util/turns.ts';
 import { plant } from './control.ts';
-import { readSection, writeSection } from './format.ts';
+import { readSection, SPC_BUDGET_SECTION, writeSection } from './format.ts';
 
 const MIN = 60_000;
 const STEP = 2 * MIN;
@@ -286,8 +286,7 @@ async function main() {
   process.stdout.write(`${section}\n`);
 }
 
-const START = '<!-- BEGIN SPC BUDGET (bench:spc) -->';
-const END = '<!-- END SPC BUDGET -->';
+const { start: START, end: END } = SPC_BUDGET_SECTION;
 const RUN_SEPARATOR = '<!-- earlier run -->';
 
 await main();
