@@ -4,7 +4,7 @@
  * event-loop blocking, scrape throughput against a bare server, and memory.
  * The full run writes bench/RESULTS.md; `--quick` only prints.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { controlSection } from './control-section.ts';
 import { OWNED_SECTIONS, type OwnedSection, readSection } from './format.ts';
