@@ -42,6 +42,8 @@ export interface ControlLimits {
    * overstates sigma, which errs towards fewer signals.
    */
   readonly compensatedPhi?: number;
+  /** |φ| is above {@link AUTOCORRELATION_FLAG}: the documented rates do not hold as they are. */
+  readonly autocorrelated?: boolean;
   /** Smallest non-zero difference of neighbouring baseline points: the data's resolution, or finer. */
   readonly resolution?: number;
   /** The resolution is coarser than {@link QUANTIZATION_FLAG} sigma: too few levels for the rules. */
@@ -207,7 +209,9 @@ export function limitsFromBaseline(
       mrBar,
       mrUcl: D4 * mrBar,
       samples: n,
-      ...(autocorrelation === undefined ? {} : { autocorrelation }),
+      ...(autocorrelation === undefined
+        ? {}
+        : { autocorrelation, autocorrelated: Math.abs(autocorrelation) > AUTOCORRELATION_FLAG }),
       ...(phi > 0 ? { compensatedPhi: phi } : {}),
       ...(Number.isFinite(s.step)
         ? { resolution: s.step, quantized: s.step > QUANTIZATION_FLAG * within }

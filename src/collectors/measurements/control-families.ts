@@ -8,7 +8,6 @@ import type { ControlConfig } from '../../config/control-schema.ts';
 import type { Config } from '../../config/schema.ts';
 import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
 import type { ControlLimits } from '../../spc/index.ts';
-import { AUTOCORRELATION_FLAG } from '../../spc/limits.ts';
 import { RULE_NUMBERS } from '../../spc/rules.ts';
 import { CUSUM_EVENT, EWMA_EVENT, type SequentialView } from './sequential.ts';
 
@@ -283,11 +282,7 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
     add('baselineSamples', o.labels, l.samples);
     if (l.autocorrelation !== undefined) {
       add('autocorrelation', o.labels, l.autocorrelation);
-      add(
-        'flag',
-        o.labels.with('flag', 'autocorrelated'),
-        Math.abs(l.autocorrelation) > AUTOCORRELATION_FLAG ? 1 : 0,
-      );
+      add('flag', o.labels.with('flag', 'autocorrelated'), l.autocorrelated ? 1 : 0);
     }
     if (l.quantized !== undefined) add('flag', o.labels.with('flag', 'quantized'), l.quantized ? 1 : 0);
     if (l.resolution !== undefined) add('resolution', o.labels, l.resolution);

@@ -11,13 +11,7 @@ import type { Family, LabelSet } from '../../exposition/model.ts';
 import type { Topology } from '../../model/topology.ts';
 import type { RecordStore } from '../../records/types.ts';
 import type { BaselineGap, ChartSpec, ControlLimits, LimitsResult } from '../../spc/index.ts';
-import {
-  AUTOCORRELATION_FLAG,
-  chartLimits,
-  chartRanges,
-  createRuleResults,
-  evaluateRules,
-} from '../../spc/index.ts';
+import { chartLimits, chartRanges, createRuleResults, evaluateRules } from '../../spc/index.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
 import { lowerBound } from '../../util/sorted.ts';
 import type { Turns } from '../../util/turns.ts';
@@ -434,7 +428,7 @@ function flagOf(
 ): FlaggedChart | undefined {
   if (l === undefined) return undefined;
   const phi = l.autocorrelation;
-  const autocorrelated = phi !== undefined && Math.abs(phi) > AUTOCORRELATION_FLAG;
+  const autocorrelated = phi !== undefined && l.autocorrelated === true;
   if (!autocorrelated && l.quantized !== true) return undefined;
   return {
     station,
