@@ -5,6 +5,7 @@
  * and station names are data from someone else. Lines are collapsible (`<details>`), so a
  * plant of thousands of stations stays readable.
  */
+import type { FlaggedChart } from '../collectors/collector.ts';
 import { escapeHtml } from './html.ts';
 
 /** A station of the tree. */
@@ -85,15 +86,8 @@ export interface StatusModel {
   readonly flaggedCharts?: readonly StatusFlaggedChart[];
 }
 
-/** A flagged control chart (docs/measurements.md, "Guards for real data"). */
-export interface StatusFlaggedChart {
-  readonly station: string;
-  readonly stationId: string;
-  readonly metric: string;
-  readonly slot: string | null;
-  readonly autocorrelation?: { readonly phi: number; readonly compensated: boolean };
-  readonly quantized?: { readonly resolution: number; readonly sigma: number };
-}
+/** A flagged control chart, as the measurements collector describes it (docs/measurements.md, "Guards for real data"). */
+export type StatusFlaggedChart = FlaggedChart;
 
 /** Rows of the flagged charts' table at most; the rest is counted. */
 const MAX_FLAGGED_ROWS = 200;
