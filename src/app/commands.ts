@@ -7,7 +7,7 @@ import { formatDuration } from '../config/duration.ts';
 import { ConfigError, configFromObject, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { tokenFileModeWarning } from '../config/token.ts';
-import { planFor } from '../planning/budget.ts';
+import { planFor, plantOf } from '../planning/budget.ts';
 import { renderPlan } from '../planning/plan-text.ts';
 import { estimateSeries, renderSeries, type SeriesCounts } from '../planning/series-estimate.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits, startHttpServer } from '../server/http.ts';
@@ -248,12 +248,7 @@ async function discoveredCounts(config: Config, shard: Shard, redactor: Redactor
       shard,
     });
     const { topology } = await job.poll({ now: new Date() });
-    return {
-      stations: topology.stations.length,
-      groups: topology.groups.length,
-      lines: topology.lines.length,
-      sites: topology.sites.length,
-    };
+    return plantOf(topology).counts;
   } finally {
     await exporter.close();
   }

@@ -30,16 +30,17 @@ export function recordRequestsPerPoll(stations: number, perRequest: number): num
 /**
  * A records collector's cost per poll once caught up, for `stations` stations: one request per
  * batch of stations, plus its share of the re-read sweep (every batch reads the longest window
- * again in spans once per `reread_interval`), rounded up. `fixedUrlLength` is the longest URL of
- * one of its requests with an empty station list, plus `&station_ids=`. With control charts, the
+ * again in spans once per `reread_interval`), rounded up. `emptyListUrl` is the longest URL of one
+ * of its requests with an empty station list. With control charts, the
  * measurements collector retains more than the longest window; the sweep then costs more than this.
  */
 export function recordsNeed(
   config: Config,
   collector: { readonly name: string; readonly intervalMs: number; readonly rereadIntervalMs: number },
-  opts: { readonly stations: number; readonly fixedUrlLength: number; readonly now: Date },
+  opts: { readonly stations: number; readonly emptyListUrl: string; readonly now: Date },
 ): RecordsNeed {
-  const perRequest = stationsPerRequest(config.upstream.maxUrlLength, opts.fixedUrlLength);
+  const fixedUrlLength = opts.emptyListUrl.length + '&station_ids='.length;
+  const perRequest = stationsPerRequest(config.upstream.maxUrlLength, fixedUrlLength);
   const batches = recordRequestsPerPoll(opts.stations, Math.max(1, perRequest));
   const retainedMs = longestWindowMs(config.windows, opts.now);
   const sweep = batches * sweepSpans(retainedMs, collector.rereadIntervalMs, DEFAULT_MAX_SPAN_MS);

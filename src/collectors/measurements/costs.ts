@@ -13,11 +13,11 @@ import { chartedNames, controlSeriesPerSeries } from './control-families.ts';
 import { MEASUREMENT_FAMILIES } from './families.ts';
 import { windowsPerFamily } from './selection.ts';
 
-/** The longest URL of a metrics request with an empty station list, plus `&station_ids=`. */
-function fixedUrlLength(config: Config, now: Date): number {
+/** The longest URL of a metrics request with an empty station list. */
+function emptyListUrl(config: Config, now: Date): string {
   const window = { from: now, to: now, stationIds: [] as string[] };
   const names = config.measurements.names.map((n) => n.name);
-  return requestUrl(config.upstream.baseUrl, 'metrics', { ...window, names }).length + '&station_ids='.length;
+  return requestUrl(config.upstream.baseUrl, 'metrics', { ...window, names });
 }
 
 /** Lowest priority first; the first family the series budget drops of all collectors. */
@@ -79,7 +79,7 @@ export const measurementsCosts: CollectorCosts = {
       records: recordsNeed(
         config,
         { name: 'measurements', intervalMs: m.intervalMs, rereadIntervalMs: m.rereadIntervalMs },
-        { stations: plant.counts.stations, fixedUrlLength: fixedUrlLength(config, now), now },
+        { stations: plant.counts.stations, emptyListUrl: emptyListUrl(config, now), now },
       ),
     };
   },

@@ -9,15 +9,15 @@ import type { CollectorCosts } from '../costs.ts';
 import { recordsNeed } from '../records-cost.ts';
 import { UNIT_FAMILIES } from './families.ts';
 
-/** The longest URL of a units request with an empty station list, plus `&station_ids=`. */
-function fixedUrlLength(config: Config, now: Date): number {
+/** The longest URL of a units request with an empty station list. */
+function emptyListUrl(config: Config, now: Date): string {
   const window = {
     from: now,
     to: now,
     stationIds: [] as string[],
     directions: ['input' as const, 'output' as const],
   };
-  return requestUrl(config.upstream.baseUrl, 'units', window).length + '&station_ids='.length;
+  return requestUrl(config.upstream.baseUrl, 'units', window);
 }
 
 export const unitsCosts: CollectorCosts = {
@@ -38,7 +38,7 @@ export const unitsCosts: CollectorCosts = {
       records: recordsNeed(
         config,
         { name: 'units', intervalMs: units.intervalMs, rereadIntervalMs: units.rereadIntervalMs },
-        { stations: plant.counts.stations, fixedUrlLength: fixedUrlLength(config, now), now },
+        { stations: plant.counts.stations, emptyListUrl: emptyListUrl(config, now), now },
       ),
     };
   },
