@@ -37,8 +37,9 @@ export interface SequentialParams {
   readonly ewma: EwmaParams & { readonly enabled: boolean };
 }
 
-/** Everything the detectors carry from one point to the next. */
+/** Everything the detectors carry from one point to the next, after the point at `time`. */
 interface Snapshot {
+  readonly time: number;
   readonly upper: number;
   readonly lower: number;
   readonly z: number;
@@ -65,9 +66,8 @@ export interface SequentialState {
   lastSignal: number;
   /** The estimated start of the shift the last signal found. */
   shiftFrom: number;
-  /** Times of the points judged within the overlap, ascending, and the state after each. */
-  judgedTimes: number[];
-  judgedAfter: Snapshot[];
+  /** The state after each point judged within the overlap, in time order. */
+  judged: Snapshot[];
   /**
    * The state before the first of them, and the time of the point it follows: points up to
    * that time cannot be put in their place any more. Undefined: no going back (after a gap in
@@ -87,15 +87,15 @@ export function createSequential(params: SequentialParams): SequentialState {
     lowerFrom: Number.NaN,
     lastSignal: Number.NaN,
     shiftFrom: Number.NaN,
-    judgedTimes: [],
-    judgedAfter: [],
+    judged: [],
     base: undefined,
     baseTime: Number.NEGATIVE_INFINITY,
   };
 }
 
-function snapshot(s: SequentialState, signals = 0): Snapshot {
+function snapshot(s: SequentialState, time: number, signals = 0): Snapshot {
   return {
+    time,
     signals,
     upper: s.cusum.upper,
     lower: s.cusum.lower,
@@ -118,8 +118,7 @@ function restore(s: SequentialState, from: Snapshot): void {
  * skipped points, e.g. without limits). Points up to `time` count as judged.
  */
 export function forgetCheckpoints(state: SequentialState, time: number): void {
-  state.judgedTimes = [];
-  state.judgedAfter = [];
+  state.judged = [];
   state.base = undefined;
   state.baseTime = Math.max(state.baseTime, time);
 }
@@ -215,20 +214,18 @@ export function advanceSequential(
       const side = ewmaStep(state.ewma, z, ewma);
       if (side !== undefined) signalled(EWMA_EVENT, t, side, count(2));
     }
-    state.judgedTimes.push(t);
-    state.judgedAfter.push(snapshot(state, signals));
+    state.judged.push(snapshot(state, t, signals));
   };
   if (!state.ready) {
     // Rebuilt with the settings in force (a compensated h starts the sums at its half).
     state.cusum = cusumStart(cusum);
     state.ewma = ewmaStart();
-    state.judgedTimes = [];
-    state.judgedAfter = [];
-    state.base = snapshot(state);
+    state.judged = [];
     state.baseTime =
       range.replayFrom > 0
         ? (times[range.replayFrom - 1] ?? Number.NEGATIVE_INFINITY)
         : Number.NEGATIVE_INFINITY;
+    state.base = snapshot(state, state.baseTime);
     for (let i = range.replayFrom; i < range.newFrom; i++) step(i, 'history');
     state.ready = true;
   } else {
@@ -250,39 +247,36 @@ function rejudgeLate(
   step: (i: number, before: Snapshot | undefined) => void,
 ): void {
   if (state.base === undefined) return;
-  const old = state.judgedTimes;
+  const old = state.judged;
   // Times are whole milliseconds: the first point after the base's.
   const from = lowerBound(times, state.baseTime + 1, 0, newFrom);
   if (newFrom - from <= old.length) return;
   // The first point that is not the next judged one (times ascending, equal times in order).
   let k = from;
   let j = 0;
-  while (k < newFrom && j < old.length && times[k] === old[j]) {
+  while (k < newFrom && j < old.length && times[k] === old[j]?.time) {
     k++;
     j++;
   }
   if (k === newFrom) return;
-  const afters = state.judgedAfter;
-  restore(state, j === 0 ? state.base : afters[j - 1]!);
-  state.judgedTimes = old.slice(0, j);
-  state.judgedAfter = afters.slice(0, j);
+  restore(state, j === 0 ? state.base : old[j - 1]!);
+  state.judged = old.slice(0, j);
   for (let i = k; i < newFrom; i++) {
-    const judged = j < old.length && times[i] === old[j];
-    step(i, judged ? afters[j] : undefined);
-    if (judged) j++;
+    const before = j < old.length && times[i] === old[j]?.time ? old[j++] : undefined;
+    step(i, before);
   }
 }
 
 /** Drops the checkpoints of points at or before `keepFrom`; the last one dropped becomes the base. */
 function prune(state: SequentialState, keepFrom: number): void {
-  const times = state.judgedTimes;
+  const judged = state.judged;
   let n = 0;
-  while (n < times.length && times[n]! <= keepFrom) n++;
+  while (n < judged.length && judged[n]!.time <= keepFrom) n++;
   if (n === 0) return;
-  if (state.base !== undefined) state.base = state.judgedAfter[n - 1];
-  state.baseTime = times[n - 1]!;
-  state.judgedTimes = times.slice(n);
-  state.judgedAfter = state.judgedAfter.slice(n);
+  const last = judged[n - 1]!;
+  if (state.base !== undefined) state.base = last;
+  state.baseTime = last.time;
+  state.judged = judged.slice(n);
 }
 
 /** What the gauges show of the detectors, against the current limits. */
