@@ -37,6 +37,23 @@ function podman(...args: string[]) {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Asks `get` every half second, up to 30 s, until `done` holds of its answer; returns the last answer. */
+async function until<T>(get: () => Promise<T> | T, done: (value: T) => boolean): Promise<T> {
+  let value = await get();
+  for (let i = 1; i < 60 && !done(value); i++) {
+    await sleep(500);
+    value = await get();
+  }
+  return value;
+}
+
+/** The body of a GET, or '' while nothing answers. */
+const body = (url: string) =>
+  fetch(url).then(
+    (r) => r.text(),
+    () => '',
+  );
+
 describe.skipIf(!enabled)('container image (buildah, podman)', () => {
   let image = '';
   let container = '';
@@ -77,20 +94,19 @@ describe.skipIf(!enabled)('container image (buildah, podman)', () => {
     );
     expect(started.status, started.output).toBe(0);
     container = started.stdout.trim();
-    let healthy = false;
-    for (let i = 0; i < 60 && !healthy; i++) {
-      healthy = await fetch(`http://127.0.0.1:${port}/-/healthy`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (!healthy) await sleep(500);
-    }
+    const healthy = await until(
+      () =>
+        fetch(`http://127.0.0.1:${port}/-/healthy`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      (ok) => ok,
+    );
     expect(healthy, podman('logs', container).output.slice(-2000)).toBe(true);
-    let metrics = '';
-    for (let i = 0; i < 60 && !/^station_info\{/m.test(metrics); i++) {
-      metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      if (!/^station_info\{/m.test(metrics)) await sleep(500);
-    }
+    const metrics = await until(
+      () => body(`http://127.0.0.1:${port}/metrics`),
+      (text) => /^station_info\{/m.test(text),
+    );
     expect(metrics).toMatch(/^station_info\{/m);
     expect(metrics).toMatch(/^process_resident_memory_bytes /m);
     expect(podman('exec', container, 'id', '-u').stdout.trim()).toBe('1000');
@@ -118,11 +134,10 @@ describe.skipIf(!enabled)('container image (buildah, podman)', () => {
     expect(started.status, started.output).toBe(0);
     const id = started.stdout.trim();
     try {
-      let status = 1;
-      for (let i = 0; i < 60 && status !== 0; i++) {
-        status = podman('healthcheck', 'run', id).status ?? 1;
-        if (status !== 0) await sleep(500);
-      }
+      const status = await until(
+        () => podman('healthcheck', 'run', id).status ?? 1,
+        (code) => code === 0,
+      );
       expect(status, podman('logs', id).output.slice(-2000)).toBe(0);
     } finally {
       podman('rm', '-f', id);
@@ -172,14 +187,10 @@ describe.skipIf(!enabled)('container image (buildah, podman)', () => {
     try {
       const up = pc('up', '-d', '--no-build', 'simulator', 'exporter');
       expect(up.status, up.output.slice(-3000)).toBe(0);
-      let metrics = '';
-      for (let i = 0; i < 60 && !/^station_exporter_upstream_up 1$/m.test(metrics); i++) {
-        metrics = await fetch('http://127.0.0.1:9732/metrics').then(
-          (r) => r.text(),
-          () => '',
-        );
-        if (!/^station_exporter_upstream_up 1$/m.test(metrics)) await sleep(500);
-      }
+      const metrics = await until(
+        () => body('http://127.0.0.1:9732/metrics'),
+        (text) => /^station_exporter_upstream_up 1$/m.test(text),
+      );
       // The exporter reached the simulator by its service name, and both health checks pass.
       expect(metrics).toMatch(/^station_exporter_upstream_up 1$/m);
       expect(metrics).toMatch(/^station_info\{/m);
