@@ -2,7 +2,7 @@
  * A per-snapshot cache of rendered exposition bytes.
  *
  * Each collector publishes a whole part (its families for one snapshot). A publish renders
- * the part in both formats and deflates it once; a scrape only renders and deflates the
+ * the part in the text formats and in protobuf, and deflates it once; a scrape only renders and deflates the
  * small dynamic tail (self-metrics) and splices it after the cached static bytes. The gzip
  * body is one gzip member: header + static raw deflate (ended by a sync flush, so the
  * tail's fresh deflate stream can follow at a byte boundary) + tail raw deflate (final
@@ -13,6 +13,7 @@ import zlib from 'node:zlib';
 import { createTurns, type Turns } from '../util/turns.ts';
 import { crc32, crc32Combine } from './crc32.ts';
 import type { Family } from './model.ts';
+import { PROTOBUF_CONTENT_TYPE, renderProtobufToBuffer, renderProtobufToBuffers } from './protobuf.ts';
 import {
   type ExpositionFormat,
   renderFamiliesToBuffer,
@@ -27,11 +28,14 @@ export const TEXT_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 /** Content type of OpenMetrics 1.0. */
 export const OPENMETRICS_CONTENT_TYPE = 'application/openmetrics-text; version=1.0.0; charset=utf-8';
 
+export { PROTOBUF_CONTENT_TYPE } from './protobuf.ts';
+
 const CONTENT_TYPES: Record<ExpositionFormat, string> = {
   text: TEXT_CONTENT_TYPE,
   openmetrics: OPENMETRICS_CONTENT_TYPE,
+  protobuf: PROTOBUF_CONTENT_TYPE,
 };
-const FORMATS: readonly ExpositionFormat[] = ['text', 'openmetrics'];
+const FORMATS: readonly ExpositionFormat[] = ['text', 'openmetrics', 'protobuf'];
 const EOF = Buffer.from('# EOF\n');
 // ID1 ID2, CM=deflate, no flags, MTIME=0 (reproducible bytes), XFL=0, OS=unknown.
 const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff]);
@@ -106,7 +110,10 @@ interface State {
 }
 
 const EMPTY_BODY: StaticBody = { runs: [], length: 0, crc: 0, gzipHead: GZIP_HEADER };
-const EMPTY_STATE: State = { series: 0, bodies: { text: EMPTY_BODY, openmetrics: EMPTY_BODY } };
+const EMPTY_STATE: State = {
+  series: 0,
+  bodies: { text: EMPTY_BODY, openmetrics: EMPTY_BODY, protobuf: EMPTY_BODY },
+};
 
 function response(chunks: Buffer[], contentType: string, contentEncoding?: 'gzip'): ExpositionResponse {
   let length = 0;
@@ -126,7 +133,7 @@ function response(chunks: Buffer[], contentType: string, contentEncoding?: 'gzip
 function runsOf(families: readonly Family[]): Array<{ shared: boolean; families: Family[] }> {
   const runs: Array<{ shared: boolean; families: Family[] }> = [];
   for (const f of families) {
-    const shared = sameInBothFormats(f.desc);
+    const shared = sameInBothFormats(f);
     const last = runs[runs.length - 1];
     if (last && last.shared === shared) last.families.push(f);
     else runs.push({ shared, families: [f] });
@@ -142,7 +149,7 @@ export class ExpositionCache {
   /** Sequence number of the last publish/remove call, to let the latest call per part win. */
   private seq = 0;
   private readonly applied = new Map<string, number>();
-  private renderMs = 0;
+  private renderMs: Record<ExpositionFormat, number> = { text: 0, openmetrics: 0, protobuf: 0 };
   private readonly turns: Turns;
 
   constructor(opts: ExpositionCacheOptions = {}) {
@@ -161,11 +168,12 @@ export class ExpositionCache {
     const seq = ++this.seq;
     const text: Encoded[] = [];
     const om: Encoded[] = [];
-    let busyMs = 0;
+    let textMs = 0;
+    let omMs = 0;
     let series = 0;
     for (const run of runsOf(families)) {
       const rendered = await renderFamiliesToBuffers(run.families, 'text', { turns: this.turns });
-      busyMs += rendered.busyMs;
+      textMs += rendered.busyMs;
       series += rendered.samples;
       const encoded = await this.encode(rendered.chunks);
       text.push(...encoded);
@@ -174,13 +182,15 @@ export class ExpositionCache {
         continue;
       }
       const own = await renderFamiliesToBuffers(run.families, 'openmetrics', { turns: this.turns });
-      busyMs += own.busyMs;
+      omMs += own.busyMs;
       om.push(...(await this.encode(own.chunks)));
     }
+    const pb = await renderProtobufToBuffers(families, { turns: this.turns });
+    const protobuf = await this.encode(pb.chunks);
     if ((this.applied.get(partName) ?? 0) > seq) return;
     this.applied.set(partName, seq);
-    this.renderMs = busyMs;
-    this.parts.set(partName, { series, bodies: { text, openmetrics: om } });
+    this.renderMs = { text: textMs, openmetrics: omMs, protobuf: pb.busyMs };
+    this.parts.set(partName, { series, bodies: { text, openmetrics: om, protobuf } });
     this.rebuild();
   }
 
@@ -201,7 +211,10 @@ export class ExpositionCache {
    * form is computed on first use.
    */
   tail(format: ExpositionFormat, dynamicFamilies: readonly Family[]): Tail {
-    const rendered = renderFamiliesToBuffer(dynamicFamilies, format);
+    const rendered =
+      format === 'protobuf'
+        ? renderProtobufToBuffer(dynamicFamilies)
+        : renderFamiliesToBuffer(dynamicFamilies, format);
     const plain = format === 'openmetrics' ? Buffer.concat([rendered, EOF]) : rendered;
     let deflated: Buffer | undefined;
     let last: { body: object; trailer: Buffer } | undefined;
@@ -244,8 +257,13 @@ export class ExpositionCache {
     return this.state.series;
   }
 
-  /** Time the last publish spent rendering, in milliseconds (yields excluded). */
+  /** Time the last publish spent rendering every format, in milliseconds (yields excluded). */
   lastRenderMs(): number {
+    return this.renderMs.text + this.renderMs.openmetrics + this.renderMs.protobuf;
+  }
+
+  /** Time the last publish spent rendering each format, in milliseconds (yields excluded). */
+  lastRenderMsByFormat(): Readonly<Record<ExpositionFormat, number>> {
     return this.renderMs;
   }
 

@@ -6,6 +6,8 @@
  * reused by every sample and every render.
  */
 
+import type { NativeHistogramSnapshot } from './native-histogram.ts';
+
 /** Kind of a metric family as exposed. `info` renders as a gauge in the text format. */
 export type MetricKind = 'gauge' | 'counter' | 'histogram' | 'info';
 
@@ -66,6 +68,17 @@ export class LabelSet {
     return set;
   }
 
+  /** The set this one extends (undefined for the empty set). */
+  get parent(): LabelSet | undefined {
+    return this.base;
+  }
+
+  /** The escaped pairs this set adds to its {@link parent}, as in {@link text}. */
+  get addedText(): string {
+    const baseText = this.base?.text ?? '';
+    return baseText === '' ? this.text : this.text.slice(baseText.length + 1);
+  }
+
   /** A new label set with one more label appended (the value is escaped here). */
   with(name: string, value: string): LabelSet {
     const pair = `${name}="${escapeLabelValue(value)}"`;
@@ -80,11 +93,44 @@ export class LabelSet {
   }
 }
 
-/** One sample. `suffix` is for histogram parts (`_bucket`, `_sum`, `_count`). */
+/**
+ * An exemplar: a reference from a sample to one event behind it (for a unit counter, the newest
+ * unit's serial). Rendered in OpenMetrics and protobuf only, on counters and histograms.
+ */
+export interface Exemplar {
+  readonly labels: LabelSet;
+  readonly value: number;
+  /** When the event happened (epoch ms), if known. */
+  readonly timestampMs?: number;
+}
+
+/** OpenMetrics: an exemplar's label names and values together hold at most 128 UTF-8 characters. */
+export const EXEMPLAR_MAX_RUNES = 128;
+
+/**
+ * An exemplar with these labels, or undefined when they are longer than OpenMetrics allows (an
+ * exemplar is left out rather than cut: a shortened serial would point at another unit).
+ */
+export function exemplarOf(
+  pairs: Readonly<Record<string, string>>,
+  event: { readonly value: number; readonly timestampMs?: number },
+): Exemplar | undefined {
+  let runes = 0;
+  for (const [k, v] of Object.entries(pairs)) runes += [...k].length + [...v].length;
+  if (runes > EXEMPLAR_MAX_RUNES) return undefined;
+  return { labels: LabelSet.of(pairs), ...event };
+}
+
+/**
+ * One sample. `suffix` is for classic histogram parts (`_bucket`, `_sum`, `_count`). A native
+ * histogram's sample carries `histogram` (and `value` is its count).
+ */
 export interface Sample {
   readonly labels: LabelSet;
   readonly value: number;
   readonly suffix?: string;
+  readonly histogram?: NativeHistogramSnapshot;
+  readonly exemplar?: Exemplar;
 }
 
 /** A family with its samples, ready to render. Families with no samples are still described. */

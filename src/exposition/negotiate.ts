@@ -50,6 +50,12 @@ function formatFor(range: MediaRange): ExpositionFormat | undefined {
       return version === undefined || OPENMETRICS_VERSIONS.has(version) ? 'openmetrics' : undefined;
     case 'text/plain':
       return version === undefined || version === '0.0.4' ? 'text' : undefined;
+    case 'application/vnd.google.protobuf':
+      // Only the delimited MetricFamily stream; client_golang's text encodings are not served.
+      return range.params.get('proto') === 'io.prometheus.client.MetricFamily' &&
+        range.params.get('encoding') === 'delimited'
+        ? 'protobuf'
+        : undefined;
     case 'text/*':
     case '*/*':
       return 'text';
@@ -69,8 +75,9 @@ function acceptsGzip(acceptEncoding: string | undefined): boolean {
 }
 
 /**
- * Picks the exposition format and encoding for a scrape. OpenMetrics only when the client
- * prefers it (Prometheus does); anything else, including a wildcard, no header or nothing
+ * Picks the exposition format and encoding for a scrape. OpenMetrics or protobuf only when the
+ * client prefers it (Prometheus asks for protobuf first when its native histograms are on, and
+ * for OpenMetrics otherwise); anything else, including a wildcard, no header or nothing
  * acceptable, gets the text format, which every scraper understands.
  */
 export function negotiate(acceptHeader: string | undefined, acceptEncoding: string | undefined): Negotiated {

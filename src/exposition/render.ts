@@ -6,10 +6,13 @@
  * UTF-8 and only the value is formatted.
  */
 import { createTurns, type Turns } from '../util/turns.ts';
-import type { Family, FamilyDesc, Sample } from './model.ts';
+import type { Exemplar, Family, FamilyDesc, LabelSet, Sample } from './model.ts';
 
-/** Exposition format: Prometheus text 0.0.4 or OpenMetrics 1.0. */
-export type ExpositionFormat = 'text' | 'openmetrics';
+/** A text exposition format: Prometheus text 0.0.4 or OpenMetrics 1.0. */
+export type TextFormat = 'text' | 'openmetrics';
+
+/** An exposition format: a text one, or delimited protobuf (see protobuf.ts). */
+export type ExpositionFormat = TextFormat | 'protobuf';
 
 /** Samples rendered between two yields to the event loop by {@link renderFamiliesAsync}. */
 export const DEFAULT_YIELD_EVERY = 20_000;
@@ -22,7 +25,7 @@ export function formatValue(value: number): string {
   return 'NaN';
 }
 
-function escapeHelp(help: string, format: ExpositionFormat): string {
+function escapeHelp(help: string, format: TextFormat): string {
   // Only OpenMetrics escapes double quotes in HELP; the text format keeps them verbatim.
   const special = format === 'openmetrics' ? /[\\"\n]/ : /[\\\n]/;
   if (!special.test(help)) return help;
@@ -33,7 +36,7 @@ function escapeHelp(help: string, format: ExpositionFormat): string {
 const TOTAL = '_total';
 
 /** The family's name on HELP/TYPE/UNIT lines: OpenMetrics counters drop `_total`. */
-function familyName(desc: FamilyDesc, format: ExpositionFormat): string {
+function familyName(desc: FamilyDesc, format: TextFormat): string {
   if (format === 'openmetrics' && desc.kind === 'counter' && desc.name.endsWith(TOTAL)) {
     return desc.name.slice(0, -TOTAL.length);
   }
@@ -41,7 +44,7 @@ function familyName(desc: FamilyDesc, format: ExpositionFormat): string {
 }
 
 /** The metric name on samples: OpenMetrics counter samples always end in `_total`. */
-function sampleName(desc: FamilyDesc, format: ExpositionFormat): string {
+function sampleName(desc: FamilyDesc, format: TextFormat): string {
   if (format === 'openmetrics' && desc.kind === 'counter' && !desc.name.endsWith(TOTAL)) {
     return desc.name + TOTAL;
   }
@@ -50,14 +53,29 @@ function sampleName(desc: FamilyDesc, format: ExpositionFormat): string {
 
 /**
  * True when a family renders to the same bytes in both formats: not a counter (OpenMetrics
- * renames them), no double quote in HELP (OpenMetrics escapes it), no UNIT line.
+ * renames them), no double quote in HELP (OpenMetrics escapes it), no UNIT line, no histogram
+ * with exemplars.
  */
-export function sameInBothFormats(desc: FamilyDesc): boolean {
+export function sameInBothFormats(family: Family): boolean {
+  const desc = family.desc;
   const unitLine = desc.unit !== undefined && desc.name.endsWith(`_${desc.unit}`);
-  return desc.kind !== 'counter' && !desc.help.includes('"') && !unitLine;
+  if (desc.kind === 'counter' || desc.help.includes('"') || unitLine) return false;
+  // Exemplars are OpenMetrics only.
+  return desc.kind !== 'histogram' || !family.samples.some((s) => s.exemplar !== undefined);
 }
 
-function header(desc: FamilyDesc, format: ExpositionFormat): string {
+/** ` # {labels} value timestamp`: an exemplar as OpenMetrics writes it after a sample's value. */
+export function exemplarText(e: Exemplar): string {
+  const ts = e.timestampMs === undefined ? '' : ` ${formatValue(e.timestampMs / 1000)}`;
+  return ` # {${e.labels.text}} ${formatValue(e.value)}${ts}`;
+}
+
+/** A label set with one more pair, for the `le` of a histogram's +Inf bucket. */
+function withLe(labels: LabelSet): string {
+  return labels.text === '' ? 'le="+Inf"' : `${labels.text},le="+Inf"`;
+}
+
+function header(desc: FamilyDesc, format: TextFormat): string {
   const name = familyName(desc, format);
   // `info` renders as a gauge in both formats: valid everywhere and one series name per family.
   const type = desc.kind === 'info' ? 'gauge' : desc.kind;
@@ -102,7 +120,7 @@ class Renderer {
 
   constructor(
     private readonly families: readonly Family[],
-    private readonly format: ExpositionFormat,
+    private readonly format: TextFormat,
   ) {}
 
   /** Renders up to `budget` samples; returns true when everything is rendered. */
@@ -139,6 +157,10 @@ class Renderer {
   }
 
   private line(s: Sample): void {
+    if (s.histogram !== undefined || s.exemplar !== undefined) {
+      this.slowLine(s);
+      return;
+    }
     if (s.suffix !== this.suffix) this.setSuffix(s.suffix);
     const labels = s.labels.text;
     const value = formatValue(s.value);
@@ -157,6 +179,29 @@ class Renderer {
     for (let k = 0; k < value.length; k++) block[off++] = value.charCodeAt(k);
     block[off++] = NEWLINE;
     this.off = off;
+  }
+
+  /**
+   * A native histogram (as a histogram with only the +Inf bucket, its sum and count: what text
+   * scrapers can carry, as client_golang writes it) or a sample with an exemplar. Few samples
+   * take this way, so it builds strings.
+   */
+  private slowLine(s: Sample): void {
+    const om = this.format === 'openmetrics';
+    const exemplar = om && s.exemplar !== undefined ? exemplarText(s.exemplar) : '';
+    const h = s.histogram;
+    const braced = (labels: string) => (labels === '' ? '' : `{${labels}}`);
+    if (h === undefined) {
+      const name = s.suffix ? this.name + s.suffix : this.name;
+      this.text(`${name}${braced(s.labels.text)} ${formatValue(s.value)}${exemplar}\n`);
+      return;
+    }
+    const labels = braced(s.labels.text);
+    this.text(
+      `${this.name}_bucket{${withLe(s.labels)}} ${formatValue(h.count)}${exemplar}\n` +
+        `${this.name}_sum${labels} ${formatValue(h.sum)}\n` +
+        `${this.name}_count${labels} ${formatValue(h.count)}\n`,
+    );
   }
 
   private text(text: string): void {
@@ -218,14 +263,14 @@ function ownCopy(c: Buffer): Buffer {
  * appended (the caller decides where the OpenMetrics terminator goes). Families without
  * samples still get their HELP and TYPE lines.
  */
-export function renderFamiliesToBuffer(families: readonly Family[], format: ExpositionFormat): Buffer {
+export function renderFamiliesToBuffer(families: readonly Family[], format: TextFormat): Buffer {
   const r = new Renderer(families, format);
   r.step(Number.POSITIVE_INFINITY);
   return Buffer.concat(r.take());
 }
 
 /** {@link renderFamiliesToBuffer} as a string. */
-export function renderFamilies(families: readonly Family[], format: ExpositionFormat): string {
+export function renderFamilies(families: readonly Family[], format: TextFormat): string {
   return renderFamiliesToBuffer(families, format).toString('utf8');
 }
 
@@ -249,13 +294,26 @@ export interface RenderedBuffers {
 }
 
 /**
+ * Series the families put in a text scrape: one per sample, three for a native histogram
+ * (its +Inf bucket, sum and count).
+ */
+export function seriesOf(families: readonly Family[]): number {
+  let series = 0;
+  for (const f of families) {
+    series += f.samples.length;
+    if (f.desc.kind === 'histogram') for (const s of f.samples) if (s.histogram !== undefined) series += 2;
+  }
+  return series;
+}
+
+/**
  * Same output as {@link renderFamilies} as UTF-8 chunks, yielding to the event loop every
  * `yieldEvery` samples, so that rendering a large snapshot never blocks scrapes for long.
  * Encoding each chunk right after rendering it keeps the encoding from blocking in one go.
  */
 export async function renderFamiliesToBuffers(
   families: readonly Family[],
-  format: ExpositionFormat,
+  format: TextFormat,
   opts: RenderAsyncOptions = {},
 ): Promise<RenderedBuffers> {
   const every = Math.max(1, opts.yieldEvery ?? DEFAULT_YIELD_EVERY);
@@ -272,7 +330,5 @@ export async function renderFamiliesToBuffers(
     if (done) break;
     await turns.yieldToLoop();
   }
-  let samples = 0;
-  for (const f of families) samples += f.samples.length;
-  return { chunks: trimmed(chunks), samples, busyMs };
+  return { chunks: trimmed(chunks), samples: seriesOf(families), busyMs };
 }

@@ -59,7 +59,7 @@ export interface SelfMetrics {
   /** Sets the token's `exp` (epoch seconds), or removes the series when it is unknown. */
   setTokenExpiry(epochSeconds: number | undefined): void;
   /** Counts one scrape of /metrics. */
-  recordScrape(format: 'text' | 'openmetrics', gzip: boolean): void;
+  recordScrape(format: 'text' | 'openmetrics' | 'protobuf', gzip: boolean): void;
   /** Records the last published snapshot: series count and render time. */
   setSnapshot(series: number, renderSeconds: number): void;
   /** Replaces the level entities skipped in the last poll. */
@@ -192,7 +192,7 @@ export function createSelfMetrics(registry: Registry, opts: SelfMetricsOptions):
   });
   const renderDuration = new Gauge({
     name: `${P}render_duration_seconds`,
-    help: 'Time spent rendering the last published snapshot into both exposition formats.',
+    help: 'Time spent rendering the last published snapshot into every exposition format (text, OpenMetrics, protobuf).',
     registers,
   });
   const levelsSkipped = new Gauge({

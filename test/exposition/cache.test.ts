@@ -4,10 +4,13 @@ import {
   ExpositionCache,
   type ExpositionResponse,
   OPENMETRICS_CONTENT_TYPE,
+  PROTOBUF_CONTENT_TYPE,
   TEXT_CONTENT_TYPE,
 } from '../../src/exposition/cache.ts';
 import { type Family, LabelSet } from '../../src/exposition/model.ts';
+import { renderProtobufToBuffer } from '../../src/exposition/protobuf.ts';
 import { renderFamilies } from '../../src/exposition/render.ts';
+import { decodeDelimited } from '../helpers/protobuf.ts';
 import { largeFamilies, representative } from './families.ts';
 import { openMetricsProblems } from './openmetrics.ts';
 
@@ -58,6 +61,20 @@ describe('ExpositionCache', () => {
     const body = decode(r);
     expect(body).toBe(`${renderFamilies([...representative, ...scrapes(3)], 'openmetrics')}# EOF\n`);
     expect(openMetricsProblems(body)).toEqual([]);
+  });
+
+  it('serves protobuf, plain and gzipped, as the parts and the tail rendered in one go', async () => {
+    const cache = new ExpositionCache();
+    await cache.publish('b', representative);
+    await cache.publish('a', largeFamilies(300, 2));
+    const expected = renderProtobufToBuffer([...largeFamilies(300, 2), ...representative, gauge('tail', 1)]);
+    const plain = await cache.respond('protobuf', false, [gauge('tail', 1)]);
+    expect(plain.contentType).toBe(PROTOBUF_CONTENT_TYPE);
+    expect(plain.body).toEqual(expected);
+    const gzipped = await cache.respond('protobuf', true, [gauge('tail', 1)]);
+    expect(gzipped.contentEncoding).toBe('gzip');
+    expect(zlib.gunzipSync(gzipped.body)).toEqual(expected);
+    expect(decodeDelimited(expected).map((f) => f.name)).toContain('tail');
   });
 
   it('checks OpenMetrics structure with a checker that can fail', () => {

@@ -4,9 +4,28 @@ import { negotiate } from '../../src/exposition/cache.ts';
 const PROMETHEUS =
   'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';
 
+// What Prometheus sends with --enable-feature=native-histograms.
+const PROMETHEUS_NATIVE =
+  'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited,application/openmetrics-text;version=1.0.0;q=0.8,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';
+
 describe('negotiate format', () => {
   it.each([
     [PROMETHEUS, 'openmetrics'],
+    [PROMETHEUS_NATIVE, 'protobuf'],
+    [
+      'application/vnd.google.protobuf; proto="io.prometheus.client.MetricFamily"; encoding=delimited',
+      'protobuf',
+    ],
+    // Other protobuf encodings and messages are not served: the next acceptable range wins.
+    [
+      'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=text,text/plain;q=0.5',
+      'text',
+    ],
+    ['application/vnd.google.protobuf;encoding=delimited,application/openmetrics-text;q=0.5', 'openmetrics'],
+    [
+      'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited;q=0.1,application/openmetrics-text;version=1.0.0',
+      'openmetrics',
+    ],
     ['*/*', 'text'],
     [undefined, 'text'],
     ['', 'text'],

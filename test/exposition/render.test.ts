@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { type Family, LabelSet } from '../../src/exposition/model.ts';
 import {
-  type ExpositionFormat,
   formatValue,
   type RenderAsyncOptions,
   renderFamilies,
   renderFamiliesToBuffers,
+  type TextFormat,
 } from '../../src/exposition/render.ts';
 import { checkMetrics, promtoolPath } from '../helpers/promtool.ts';
 import { largeFamilies, representative } from './families.ts';
@@ -111,7 +111,7 @@ describe('formatValue', () => {
 /** The chunked render as one string. */
 async function renderFamiliesAsync(
   families: Parameters<typeof renderFamilies>[0],
-  format: ExpositionFormat,
+  format: TextFormat,
   opts: RenderAsyncOptions = {},
 ): Promise<string> {
   return Buffer.concat((await renderFamiliesToBuffers(families, format, opts)).chunks).toString('utf8');

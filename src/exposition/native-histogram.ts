@@ -1,0 +1,227 @@
+/**
+ * A native (exponential, sparse) histogram of observed values, as Prometheus defines it: bucket
+ * `k` of schema `s` holds the values in (2^((k-1)/2^s), 2^(k/2^s)], negative values mirror that
+ * in buckets of their own, and values within the zero threshold of 0 go to the zero bucket.
+ * Counts are cumulative for the histogram's life; nothing is ever reset or forgotten.
+ *
+ * Buckets are kept dense (one count per key between the lowest and highest key seen) because a
+ * measurement's values sit close together: a station's 3.3 V rail spans a few dozen buckets at
+ * schema 8. When the buckets of both signs together would span more than `maxBuckets` keys, the
+ * resolution is halved (schema − 1, neighbouring buckets merged), as client_golang does, so a
+ * series never holds more than `maxBuckets` counts.
+ */
+import { NATIVE_BOUNDS } from './native-bounds.ts';
+
+/** Prometheus's schema range for exponential buckets. */
+export const MIN_SCHEMA = -4;
+export const MAX_SCHEMA = 8;
+
+/** client_golang's default zero threshold (2^-128): only zero and the tiniest values go there. */
+export const DEFAULT_ZERO_THRESHOLD = 2.938735877055719e-39;
+
+/** An immutable copy of a histogram's state, for rendering. */
+export interface NativeHistogramSnapshot {
+  readonly schema: number;
+  readonly zeroThreshold: number;
+  /** Observations in the zero bucket. */
+  readonly zeroCount: number;
+  /** All observations. */
+  readonly count: number;
+  /** Sum of all observations. */
+  readonly sum: number;
+  /** Key of `positive[0]`. */
+  readonly positiveOffset: number;
+  /** Counts of consecutive positive bucket keys (zeros inside the range included). */
+  readonly positive: Float64Array;
+  readonly negativeOffset: number;
+  readonly negative: Float64Array;
+}
+
+/** Options of {@link NativeHistogram}. */
+export interface NativeHistogramOptions {
+  /** Starting resolution, {@link MIN_SCHEMA} to {@link MAX_SCHEMA}: 2^schema buckets per doubling. */
+  readonly schema: number;
+  /** Most bucket keys the positive and negative ranges may span together (at least 2). */
+  readonly maxBuckets: number;
+  /** Absolute values up to this go to the zero bucket; default {@link DEFAULT_ZERO_THRESHOLD}. */
+  readonly zeroThreshold?: number;
+}
+
+const scratch = new Float64Array(1);
+const words = new Uint32Array(scratch.buffer);
+// Little-endian on every platform Node runs on: the high word holds sign and exponent.
+const HIGH = 1;
+
+/**
+ * `frac` in [0.5, 1) and `exp` with x = frac · 2^exp, for a finite positive x (as Go's
+ * math.Frexp). Written into `out` to allocate nothing per observation.
+ */
+function frexp(x: number, out: { frac: number; exp: number }): void {
+  let shift = 0;
+  if (x < 2.2250738585072014e-308) {
+    // Subnormal: scale into the normal range first.
+    x *= 2 ** 64;
+    shift = 64;
+  }
+  scratch[0] = x;
+  const high = words[HIGH]!;
+  out.exp = ((high >>> 20) & 0x7ff) - 1022 - shift;
+  words[HIGH] = (high & 0x800fffff) | (1022 << 20);
+  out.frac = scratch[0]!;
+}
+
+const parts = { frac: 0, exp: 0 };
+
+/** The smallest index i in NATIVE_BOUNDS[from, from + n) with bound ≥ frac, relative to `from`. */
+function searchBounds(from: number, n: number, frac: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (NATIVE_BOUNDS[from + mid]! < frac) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The bucket key of a finite |v| > 0 at a schema, exactly as client_golang computes it, so that
+ * a value on a boundary falls where Prometheus expects it.
+ */
+export function bucketKey(abs: number, schema: number): number {
+  frexp(abs, parts);
+  if (schema > 0) {
+    const n = 2 ** schema;
+    return searchBounds(n - 2, n, parts.frac) + (parts.exp - 1) * n;
+  }
+  const key = parts.frac === 0.5 ? parts.exp - 1 : parts.exp;
+  const offset = (1 << -schema) - 1;
+  return (key + offset) >> -schema;
+}
+
+/** The upper boundary of bucket `key` at a schema (Prometheus's getBound). */
+export function bucketUpperBound(key: number, schema: number): number {
+  if (schema > 0) {
+    const n = 2 ** schema;
+    const frac = NATIVE_BOUNDS[n - 2 + (key & (n - 1))]!;
+    return frac * 2 ** ((key >> schema) + 1);
+  }
+  return 2 ** (key * 2 ** -schema);
+}
+
+/** Counts of a run of consecutive keys, growable at both ends. */
+class Range {
+  offset = 0;
+  counts = new Float64Array(0);
+
+  get span(): number {
+    return this.counts.length;
+  }
+
+  /** The span the range would have with `key` added. */
+  spanWith(key: number): number {
+    if (this.counts.length === 0) return 1;
+    const last = this.offset + this.counts.length - 1;
+    return Math.max(last, key) - Math.min(this.offset, key) + 1;
+  }
+
+  add(key: number): void {
+    if (this.counts.length === 0) {
+      this.offset = key;
+      this.counts = new Float64Array(1);
+    } else if (key < this.offset || key >= this.offset + this.counts.length) {
+      const from = Math.min(this.offset, key);
+      const grown = new Float64Array(this.spanWith(key));
+      grown.set(this.counts, this.offset - from);
+      this.offset = from;
+      this.counts = grown;
+    }
+    this.counts[key - this.offset]! += 1;
+  }
+
+  /** Halves the resolution: keys k merge into ⌊(k+1)/2⌋. */
+  coarsen(): void {
+    if (this.counts.length === 0) return;
+    const from = (this.offset + 1) >> 1;
+    const to = (this.offset + this.counts.length) >> 1;
+    const merged = new Float64Array(to - from + 1);
+    for (let i = 0; i < this.counts.length; i++)
+      merged[((this.offset + i + 1) >> 1) - from]! += this.counts[i]!;
+    this.offset = from;
+    this.counts = merged;
+  }
+}
+
+/** A cumulative native histogram. */
+export class NativeHistogram {
+  private schemaNow: number;
+  private readonly maxBuckets: number;
+  private readonly zeroThreshold: number;
+  private readonly positive = new Range();
+  private readonly negative = new Range();
+  private zeroCount = 0;
+  private count = 0;
+  private sum = 0;
+
+  constructor(opts: NativeHistogramOptions) {
+    if (!Number.isInteger(opts.schema) || opts.schema < MIN_SCHEMA || opts.schema > MAX_SCHEMA) {
+      throw new RangeError(
+        `schema must be an integer from ${MIN_SCHEMA} to ${MAX_SCHEMA}, not ${opts.schema}`,
+      );
+    }
+    if (!Number.isInteger(opts.maxBuckets) || opts.maxBuckets < 2) {
+      throw new RangeError(`maxBuckets must be an integer of at least 2, not ${opts.maxBuckets}`);
+    }
+    this.schemaNow = opts.schema;
+    this.maxBuckets = opts.maxBuckets;
+    this.zeroThreshold = opts.zeroThreshold ?? DEFAULT_ZERO_THRESHOLD;
+  }
+
+  /** The current schema (lower than the starting one once the bucket bound was reached). */
+  get schema(): number {
+    return this.schemaNow;
+  }
+
+  /** Observations so far. */
+  get observations(): number {
+    return this.count;
+  }
+
+  /** Adds one value. Values that are not finite numbers are not observed; returns false for them. */
+  observe(v: number): boolean {
+    if (!Number.isFinite(v)) return false;
+    this.count++;
+    this.sum += v;
+    if (Math.abs(v) <= this.zeroThreshold) {
+      this.zeroCount++;
+      return true;
+    }
+    const range = v > 0 ? this.positive : this.negative;
+    const other = v > 0 ? this.negative : this.positive;
+    let key = bucketKey(Math.abs(v), this.schemaNow);
+    // Coarsen until the new key fits within the bound, both signs together.
+    while (range.spanWith(key) + other.span > this.maxBuckets && this.schemaNow > MIN_SCHEMA) {
+      this.positive.coarsen();
+      this.negative.coarsen();
+      this.schemaNow--;
+      key = bucketKey(Math.abs(v), this.schemaNow);
+    }
+    range.add(key);
+    return true;
+  }
+
+  /** A copy of the current state. */
+  snapshot(): NativeHistogramSnapshot {
+    return {
+      schema: this.schemaNow,
+      zeroThreshold: this.zeroThreshold,
+      zeroCount: this.zeroCount,
+      count: this.count,
+      sum: this.sum,
+      positiveOffset: this.positive.offset,
+      positive: this.positive.counts.slice(),
+      negativeOffset: this.negative.offset,
+      negative: this.negative.counts.slice(),
+    };
+  }
+}

@@ -1,0 +1,637 @@
+/**
+ * Renders metric families in the Prometheus protobuf exposition format: length-delimited
+ * `io.prometheus.client.MetricFamily` messages (metrics.proto of prometheus/client_model), the
+ * one format that carries native histograms. Prometheus asks for it when started with
+ * `--enable-feature=native-histograms`.
+ *
+ * A hand encoder for the few messages the exporter writes, in the text renderer's way: bytes
+ * go straight into blocks of memory, label text is escaped once per topology and a label set's
+ * parents are encoded once per render. A message's length precedes it, so each is written after
+ * one reserved byte and moved by the few bytes a longer length needs; a family's length has five
+ * bytes reserved and is written when the family ends.
+ *
+ * Field numbers (metrics.proto): MetricFamily name 1, help 2, type 3, metric 4. Metric label 1,
+ * gauge 2, counter 3, histogram 7. LabelPair name 1, value 2. Gauge/Counter value 1, Counter
+ * exemplar 2. Histogram sample_count 1, sample_sum 2, bucket 3, schema 5, zero_threshold 6,
+ * zero_count 7, negative_span 9, negative_delta 10, positive_span 12, positive_delta 13,
+ * exemplars 16. Bucket cumulative_count 1, upper_bound 2, exemplar 3. BucketSpan offset 1,
+ * length 2. Exemplar label 1, value 2, timestamp 3. Timestamp seconds 1, nanos 2.
+ */
+import { createTurns } from '../util/turns.ts';
+import type { Exemplar, Family, FamilyDesc, LabelSet, Sample } from './model.ts';
+import type { NativeHistogramSnapshot } from './native-histogram.ts';
+import type { RenderAsyncOptions, RenderedBuffers } from './render.ts';
+import { DEFAULT_YIELD_EVERY, seriesOf } from './render.ts';
+
+/** Content type of the delimited protobuf format. */
+export const PROTOBUF_CONTENT_TYPE =
+  'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited';
+
+enum Wire {
+  Varint = 0,
+  Fixed64 = 1,
+  Len = 2,
+}
+
+const tag = (field: number, wire: Wire): number => (field << 3) | wire;
+
+const FAMILY_NAME = tag(1, Wire.Len);
+const FAMILY_HELP = tag(2, Wire.Len);
+const FAMILY_TYPE = tag(3, Wire.Varint);
+const FAMILY_METRIC = tag(4, Wire.Len);
+const METRIC_LABEL = tag(1, Wire.Len);
+const METRIC_GAUGE = tag(2, Wire.Len);
+const METRIC_COUNTER = tag(3, Wire.Len);
+const METRIC_HISTOGRAM = tag(7, Wire.Len);
+const PAIR_NAME = tag(1, Wire.Len);
+const PAIR_VALUE = tag(2, Wire.Len);
+const VALUE = tag(1, Wire.Fixed64);
+const COUNTER_EXEMPLAR = tag(2, Wire.Len);
+const H_COUNT = tag(1, Wire.Varint);
+const H_SUM = tag(2, Wire.Fixed64);
+const H_BUCKET = tag(3, Wire.Len);
+const H_SCHEMA = tag(5, Wire.Varint);
+const H_ZERO_THRESHOLD = tag(6, Wire.Fixed64);
+const H_ZERO_COUNT = tag(7, Wire.Varint);
+const H_NEGATIVE_SPAN = tag(9, Wire.Len);
+const H_NEGATIVE_DELTA = tag(10, Wire.Len);
+const H_POSITIVE_SPAN = tag(12, Wire.Len);
+const H_POSITIVE_DELTA = tag(13, Wire.Len);
+const H_EXEMPLARS = tag(16, Wire.Len);
+const BUCKET_COUNT = tag(1, Wire.Varint);
+const BUCKET_BOUND = tag(2, Wire.Fixed64);
+const BUCKET_EXEMPLAR = tag(3, Wire.Len);
+const SPAN_OFFSET = tag(1, Wire.Varint);
+const SPAN_LENGTH = tag(2, Wire.Varint);
+const EXEMPLAR_LABEL = tag(1, Wire.Len);
+const EXEMPLAR_VALUE = tag(2, Wire.Fixed64);
+const EXEMPLAR_TIMESTAMP = tag(3, Wire.Len);
+const TS_SECONDS = tag(1, Wire.Varint);
+const TS_NANOS = tag(2, Wire.Varint);
+
+/** MetricType of metrics.proto. */
+const TYPES: Readonly<Record<FamilyDesc['kind'], number>> = {
+  counter: 0,
+  gauge: 1,
+  info: 1,
+  histogram: 4,
+};
+
+/** Bytes reserved before a family for its length. Prometheus reads at most 5 (32 bits). */
+const FAMILY_LENGTH_BYTES = 5;
+const FIRST_BLOCK = 16 * 1024;
+const MAX_BLOCK = 1024 * 1024;
+const BACKSLASH = 0x5c;
+const QUOTE = 0x22;
+
+function varintSize(n: number): number {
+  let size = 1;
+  while (n >= 128) {
+    n = Math.floor(n / 128);
+    size++;
+  }
+  return size;
+}
+
+/** Zigzag encoding of a signed integer (sint32, sint64), exact up to 2^52. */
+function zigzag(n: number): number {
+  return n >= 0 ? 2 * n : -2 * n - 1;
+}
+
+/** One classic histogram's samples, gathered from its `_bucket`, `_sum` and `_count` samples. */
+interface ClassicHistogram {
+  readonly labels: LabelSet;
+  readonly buckets: Array<{ bound: number; count: number; exemplar?: Exemplar }>;
+  sum: number;
+  count: number;
+}
+
+/** Parses a `le` label's value as the text formats write it. */
+function parseBound(text: string): number {
+  if (text === '+Inf') return Number.POSITIVE_INFINITY;
+  if (text === '-Inf') return Number.NEGATIVE_INFINITY;
+  return Number(text);
+}
+
+/**
+ * Groups a classic histogram family's samples (`_bucket` with `le` as the last label, `_sum`,
+ * `_count`) per label set, in the order first seen.
+ */
+function classicHistograms(samples: readonly Sample[]): ClassicHistogram[] {
+  const byLabels = new Map<string, ClassicHistogram>();
+  const get = (labels: LabelSet): ClassicHistogram => {
+    let h = byLabels.get(labels.text);
+    if (h === undefined) {
+      h = { labels, buckets: [], sum: 0, count: 0 };
+      byLabels.set(labels.text, h);
+    }
+    return h;
+  };
+  for (const s of samples) {
+    if (s.suffix === '_bucket') {
+      const base = s.labels.parent ?? s.labels;
+      const m = /^le="(.*)"$/.exec(s.labels.addedText);
+      if (m === null) continue;
+      const bucket = { bound: parseBound(m[1]!), count: s.value };
+      get(base).buckets.push(s.exemplar ? { ...bucket, exemplar: s.exemplar } : bucket);
+    } else if (s.suffix === '_sum') get(s.labels).sum = s.value;
+    else if (s.suffix === '_count') get(s.labels).count = s.value;
+  }
+  return [...byLabels.values()];
+}
+
+/**
+ * Incremental protobuf renderer: {@link step} renders up to a budget of samples, {@link take}
+ * returns the bytes of the families finished so far.
+ */
+class ProtoRenderer {
+  private family = 0;
+  private sample = 0;
+  private inFamily = false;
+  /** Classic histograms of the current family, when it has `_bucket` samples. */
+  private classic: ClassicHistogram[] | undefined;
+  private block: Buffer = Buffer.allocUnsafe(FIRST_BLOCK);
+  private off = 0;
+  /** Start in `block` of the finished bytes not yet taken. */
+  private doneStart = 0;
+  /** Where the current family's reserved length bytes start, in `block` or in `pending[0]`. */
+  private familyStart = 0;
+  /** Start in `block` of the current family's bytes in this block. */
+  private familySegment = 0;
+  /** Bytes of the current family (after its length) in earlier blocks. */
+  private familyEarlier = 0;
+  /** The current family's slices in earlier blocks. */
+  private pending: Buffer[] = [];
+  /** Finished slices not yet taken, before `block`'s. */
+  private out: Buffer[] = [];
+  /** Encoded label pairs of label sets that other sets extend, for this render. */
+  private readonly parents = new Map<LabelSet, Buffer>();
+
+  constructor(private readonly families: readonly Family[]) {}
+
+  step(budget: number): boolean {
+    let left = budget;
+    const families = this.families;
+    while (this.family < families.length) {
+      const fam = families[this.family]!;
+      if (!this.inFamily) this.startFamily(fam);
+      const classic = this.classic;
+      if (classic !== undefined) {
+        let i = this.sample;
+        const end = Math.min(classic.length, i + left);
+        for (; i < end; i++) this.classicMetric(classic[i]!);
+        left -= i - this.sample;
+        if (i < classic.length) {
+          this.sample = i;
+          return false;
+        }
+      } else {
+        const samples = fam.samples;
+        const type = TYPES[fam.desc.kind];
+        let i = this.sample;
+        const end = Math.min(samples.length, i + left);
+        for (; i < end; i++) this.metric(samples[i]!, type);
+        left -= i - this.sample;
+        if (i < samples.length) {
+          this.sample = i;
+          return false;
+        }
+      }
+      this.finishFamily();
+      this.family++;
+      this.sample = 0;
+      if (left <= 0 && this.family < families.length) return false;
+    }
+    return true;
+  }
+
+  take(): Buffer[] {
+    const out = this.out;
+    this.out = [];
+    const end =
+      this.inFamily && this.pending.length === 0
+        ? this.familyStart
+        : this.inFamily
+          ? this.doneStart
+          : this.off;
+    if (end > this.doneStart) out.push(this.block.subarray(this.doneStart, end));
+    this.doneStart = Math.max(this.doneStart, end);
+    return out;
+  }
+
+  private startFamily(fam: Family): void {
+    const desc = fam.desc;
+    const name = Buffer.from(desc.name, 'utf8');
+    const help = Buffer.from(desc.help, 'utf8');
+    this.room(FAMILY_LENGTH_BYTES + name.length + help.length + 16);
+    this.inFamily = true;
+    this.familyStart = this.off;
+    this.familySegment = this.off;
+    this.familyEarlier = 0;
+    this.off += FAMILY_LENGTH_BYTES;
+    this.byte(FAMILY_NAME);
+    this.varint(name.length);
+    this.bytes(name);
+    this.byte(FAMILY_HELP);
+    this.varint(help.length);
+    this.bytes(help);
+    this.byte(FAMILY_TYPE);
+    this.varint(TYPES[desc.kind]);
+    const classicHistogram = desc.kind === 'histogram' && fam.samples.some((s) => s.suffix !== undefined);
+    this.classic = classicHistogram ? classicHistograms(fam.samples) : undefined;
+  }
+
+  private finishFamily(): void {
+    this.inFamily = false;
+    this.classic = undefined;
+    if (this.pending.length === 0) {
+      // The whole family is in this block: write its length and close the unused reserved bytes.
+      const start = this.familyStart;
+      const length = this.off - start - FAMILY_LENGTH_BYTES;
+      const size = varintSize(length);
+      this.block.copyWithin(start + size, start + FAMILY_LENGTH_BYTES, this.off);
+      this.off -= FAMILY_LENGTH_BYTES - size;
+      writeVarint(this.block, start, length);
+      return;
+    }
+    const first = this.pending[0]!;
+    const length = this.familyEarlier - FAMILY_LENGTH_BYTES + (this.off - this.familySegment);
+    const size = varintSize(length);
+    writeVarint(first, FAMILY_LENGTH_BYTES - size, length);
+    this.pending[0] = first.subarray(FAMILY_LENGTH_BYTES - size);
+    this.out.push(...this.pending, this.block.subarray(this.familySegment, this.off));
+    this.pending = [];
+    this.doneStart = this.off;
+  }
+
+  /** One sample as a Metric (gauge, counter, or native histogram). */
+  private metric(s: Sample, type: number): void {
+    const h = s.histogram;
+    const labels = s.labels;
+    let bound = 64 + 6 * labels.text.length;
+    if (h !== undefined) bound += 160 + 11 * (h.positive.length + h.negative.length);
+    if (s.exemplar !== undefined) bound += 96 + 6 * s.exemplar.labels.text.length;
+    this.room(bound);
+    this.byte(FAMILY_METRIC);
+    const metricAt = this.open();
+    this.labels(labels, METRIC_LABEL);
+    if (h !== undefined) {
+      this.byte(METRIC_HISTOGRAM);
+      const at = this.open();
+      this.nativeHistogram(h, s.exemplar);
+      this.close(at);
+    } else {
+      this.byte(type === TYPES.counter ? METRIC_COUNTER : METRIC_GAUGE);
+      const at = this.open();
+      this.byte(VALUE);
+      this.double(s.value);
+      if (type === TYPES.counter && s.exemplar !== undefined) {
+        this.byte(COUNTER_EXEMPLAR);
+        this.exemplar(s.exemplar);
+      }
+      this.close(at);
+    }
+    this.close(metricAt);
+  }
+
+  private classicMetric(h: ClassicHistogram): void {
+    let bound = 96 + 6 * h.labels.text.length + 24 * h.buckets.length;
+    for (const b of h.buckets) if (b.exemplar) bound += 96 + 6 * b.exemplar.labels.text.length;
+    this.room(bound);
+    this.byte(FAMILY_METRIC);
+    const metricAt = this.open();
+    this.labels(h.labels, METRIC_LABEL);
+    this.byte(METRIC_HISTOGRAM);
+    const at = this.open();
+    this.byte(H_COUNT);
+    this.varint(h.count);
+    this.byte(H_SUM);
+    this.double(h.sum);
+    for (const b of h.buckets) this.bucket(b.count, b.bound, b.exemplar);
+    this.close(at);
+    this.close(metricAt);
+  }
+
+  private bucket(count: number, upperBound: number, exemplar: Exemplar | undefined): void {
+    this.byte(H_BUCKET);
+    const at = this.open();
+    this.byte(BUCKET_COUNT);
+    this.varint(count);
+    this.byte(BUCKET_BOUND);
+    this.double(upperBound);
+    if (exemplar !== undefined) {
+      this.byte(BUCKET_EXEMPLAR);
+      this.exemplar(exemplar);
+    }
+    this.close(at);
+  }
+
+  private nativeHistogram(h: NativeHistogramSnapshot, exemplar: Exemplar | undefined): void {
+    this.byte(H_COUNT);
+    this.varint(h.count);
+    this.byte(H_SUM);
+    this.double(h.sum);
+    // Prometheus 2.42 reads a native histogram's exemplars from its classic buckets only: one
+    // +Inf bucket (holding every observation, so it is true as a classic bucket too) carries it.
+    if (exemplar !== undefined) this.bucket(h.count, Number.POSITIVE_INFINITY, exemplar);
+    this.byte(H_SCHEMA);
+    this.varint(zigzag(h.schema));
+    this.byte(H_ZERO_THRESHOLD);
+    this.double(h.zeroThreshold);
+    this.byte(H_ZERO_COUNT);
+    this.varint(h.zeroCount);
+    this.buckets(h.negativeOffset, h.negative, { span: H_NEGATIVE_SPAN, delta: H_NEGATIVE_DELTA });
+    const empty = h.zeroCount === 0 && !h.positive.some((c) => c > 0) && !h.negative.some((c) => c > 0);
+    if (empty) {
+      // A span of length 0, as client_golang writes: newer scrapers then see a native
+      // histogram even without observations and a zero threshold of 0.
+      this.byte(H_POSITIVE_SPAN);
+      const at = this.open();
+      this.byte(SPAN_OFFSET);
+      this.varint(0);
+      this.byte(SPAN_LENGTH);
+      this.varint(0);
+      this.close(at);
+    } else this.buckets(h.positiveOffset, h.positive, { span: H_POSITIVE_SPAN, delta: H_POSITIVE_DELTA });
+    // Newer Prometheus versions read native histograms' exemplars here (2.42 skips the field).
+    if (exemplar !== undefined && exemplar.timestampMs !== undefined) {
+      this.varint(H_EXEMPLARS);
+      this.exemplar(exemplar);
+    }
+  }
+
+  /**
+   * Spans and deltas of one sign's dense counts. Runs of up to two empty buckets stay inside a
+   * span (an offset costs as much as they do); longer runs start a new span.
+   */
+  private buckets(offset: number, counts: Float64Array, tags: { span: number; delta: number }): void {
+    const n = counts.length;
+    let i = 0;
+    let lastEnd = 0;
+    let first = true;
+    const starts: number[] = [];
+    const lengths: number[] = [];
+    while (i < n) {
+      if (counts[i] === 0) {
+        i++;
+        continue;
+      }
+      let end = i + 1;
+      for (;;) {
+        while (end < n && counts[end]! > 0) end++;
+        let gap = end;
+        while (gap < n && counts[gap] === 0) gap++;
+        if (gap < n && gap - end <= 2) end = gap;
+        else break;
+      }
+      starts.push(i);
+      lengths.push(end - i);
+      i = end;
+    }
+    if (starts.length === 0) return;
+    for (let k = 0; k < starts.length; k++) {
+      const spanOffset = first ? offset + starts[k]! : starts[k]! - lastEnd;
+      first = false;
+      lastEnd = starts[k]! + lengths[k]!;
+      this.byte(tags.span);
+      const at = this.open();
+      this.byte(SPAN_OFFSET);
+      this.varint(zigzag(spanOffset));
+      this.byte(SPAN_LENGTH);
+      this.varint(lengths[k]!);
+      this.close(at);
+    }
+    this.byte(tags.delta);
+    const at = this.open();
+    let previous = 0;
+    for (let k = 0; k < starts.length; k++) {
+      for (let j = starts[k]!; j < starts[k]! + lengths[k]!; j++) {
+        const c = counts[j]!;
+        this.varint(zigzag(c - previous));
+        previous = c;
+      }
+    }
+    this.close(at);
+  }
+
+  /** An Exemplar message, with its length. */
+  private exemplar(e: Exemplar): void {
+    const at = this.open();
+    this.labels(e.labels, EXEMPLAR_LABEL);
+    this.byte(EXEMPLAR_VALUE);
+    this.double(e.value);
+    if (e.timestampMs !== undefined) {
+      const seconds = Math.floor(e.timestampMs / 1000);
+      const nanos = Math.round((e.timestampMs - seconds * 1000) * 1e6);
+      this.byte(EXEMPLAR_TIMESTAMP);
+      const ts = this.open();
+      if (seconds !== 0) {
+        this.byte(TS_SECONDS);
+        this.varint(seconds);
+      }
+      if (nanos !== 0) {
+        this.byte(TS_NANOS);
+        this.varint(nanos);
+      }
+      this.close(ts);
+    }
+    this.close(at);
+  }
+
+  /** A label set's pairs as repeated LabelPair fields; a parent's pairs are encoded once. */
+  private labels(set: LabelSet, field: number): void {
+    if (set.text === '') return;
+    const parent = set.parent;
+    if (parent !== undefined && parent.text !== '') {
+      this.bytes(this.parentPairs(parent, field));
+      this.pairs(set.addedText, field);
+    } else this.pairs(set.text, field);
+  }
+
+  private parentPairs(set: LabelSet, field: number): Buffer {
+    let encoded = field === METRIC_LABEL ? this.parents.get(set) : undefined;
+    if (encoded !== undefined) return encoded;
+    // Encode into this block's free space (room was made for the whole metric) and copy out.
+    const start = this.off;
+    this.labels(set, field);
+    encoded = Buffer.from(this.block.subarray(start, this.off));
+    this.off = start;
+    if (field === METRIC_LABEL) this.parents.set(set, encoded);
+    return encoded;
+  }
+
+  /** Escaped `name="value"` pairs (a LabelSet's text) as LabelPair fields. */
+  private pairs(text: string, field: number): void {
+    const escaped = text.includes('\\');
+    let pos = 0;
+    while (pos < text.length) {
+      const eq = text.indexOf('="', pos);
+      this.byte(field);
+      const pairAt = this.open();
+      this.byte(PAIR_NAME);
+      const nameAt = this.open();
+      this.ascii(text, pos, eq);
+      this.close(nameAt);
+      this.byte(PAIR_VALUE);
+      const valueAt = this.open();
+      let end: number;
+      if (!escaped) {
+        end = text.indexOf('"', eq + 2);
+        this.string(text, eq + 2, end);
+      } else end = this.unescape(text, eq + 2);
+      this.close(valueAt);
+      this.close(pairAt);
+      pos = end + 2; // past the closing quote and the comma
+    }
+  }
+
+  /** Writes an escaped value up to its closing quote, unescaped; returns the quote's index. */
+  private unescape(text: string, from: number): number {
+    let i = from;
+    let run = from;
+    for (;;) {
+      const c = text.charCodeAt(i);
+      if (c === QUOTE) break;
+      if (c === BACKSLASH) {
+        this.string(text, run, i);
+        const next = text.charCodeAt(i + 1);
+        this.byte(next === 0x6e ? 0x0a : next);
+        i += 2;
+        run = i;
+      } else i++;
+    }
+    this.string(text, run, i);
+    return i;
+  }
+
+  /** Opens a length-delimited field: one byte is reserved for its length. */
+  private open(): number {
+    return this.off++;
+  }
+
+  /** Writes the length of the field opened at `at`, moving its bytes if the length needs more than one. */
+  private close(at: number): void {
+    const length = this.off - at - 1;
+    if (length < 128) {
+      this.block[at] = length;
+      return;
+    }
+    const size = varintSize(length);
+    this.block.copyWithin(at + size, at + 1, this.off);
+    this.off += size - 1;
+    writeVarint(this.block, at, length);
+  }
+
+  private byte(b: number): void {
+    this.block[this.off++] = b;
+  }
+
+  private varint(n: number): void {
+    this.off = writeVarint(this.block, this.off, n);
+  }
+
+  private double(v: number): void {
+    this.block.writeDoubleLE(v, this.off);
+    this.off += 8;
+  }
+
+  private bytes(b: Buffer): void {
+    this.block.set(b, this.off);
+    this.off += b.length;
+  }
+
+  /** A label name (ASCII by the naming rules). */
+  private ascii(text: string, from: number, to: number): void {
+    const block = this.block;
+    let off = this.off;
+    for (let i = from; i < to; i++) block[off++] = text.charCodeAt(i);
+    this.off = off;
+  }
+
+  private string(text: string, from: number, to: number): void {
+    const block = this.block;
+    let off = this.off;
+    let i = from;
+    // Short ASCII runs byte by byte: cheaper than a call into the encoder.
+    for (; i < to; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 0x80) break;
+      block[off++] = c;
+    }
+    if (i < to) off += block.write(text.slice(i, to), off, 'utf8');
+    this.off = off;
+  }
+
+  /**
+   * Makes room for `bytes` more in the current block. A family that does not fit goes on in a
+   * new block; its bytes so far wait in `pending` until its length is known.
+   */
+  private room(bytes: number): void {
+    if (this.off + bytes <= this.block.length) return;
+    if (this.inFamily) {
+      if (this.pending.length === 0 && this.familyStart > this.doneStart) {
+        this.out.push(this.block.subarray(this.doneStart, this.familyStart));
+      }
+      this.pending.push(this.block.subarray(this.familySegment, this.off));
+      this.familyEarlier += this.off - this.familySegment;
+    } else if (this.off > this.doneStart) this.out.push(this.block.subarray(this.doneStart, this.off));
+    const next = Math.min(MAX_BLOCK, this.block.length * 2);
+    this.block = Buffer.allocUnsafe(Math.max(next, bytes));
+    this.off = 0;
+    this.doneStart = 0;
+    this.familySegment = 0;
+  }
+}
+
+/** Writes a varint at `off`; returns the offset after it. Exact up to 2^53. */
+function writeVarint(buf: Buffer, off: number, n: number): number {
+  while (n >= 128) {
+    buf[off++] = (n % 128) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  buf[off++] = n;
+  return off;
+}
+
+/** Renders families synchronously as delimited MetricFamily messages. Families without samples are left out. */
+export function renderProtobufToBuffer(families: readonly Family[]): Buffer {
+  const r = new ProtoRenderer(withSamples(families));
+  r.step(Number.POSITIVE_INFINITY);
+  return Buffer.concat(r.take());
+}
+
+/**
+ * Families with samples: a MetricFamily without metrics says nothing, and Prometheus skips it
+ * (client_golang does not write one either).
+ */
+function withSamples(families: readonly Family[]): readonly Family[] {
+  return families.every((f) => f.samples.length > 0)
+    ? families
+    : families.filter((f) => f.samples.length > 0);
+}
+
+/**
+ * {@link renderProtobufToBuffer} as chunks, yielding to the event loop every `yieldEvery`
+ * samples like the text renderer.
+ */
+export async function renderProtobufToBuffers(
+  families: readonly Family[],
+  opts: RenderAsyncOptions = {},
+): Promise<RenderedBuffers> {
+  const every = Math.max(1, opts.yieldEvery ?? DEFAULT_YIELD_EVERY);
+  const turns = opts.turns ?? createTurns();
+  const monotonic = opts.monotonic ?? (() => performance.now());
+  const kept = withSamples(families);
+  const r = new ProtoRenderer(kept);
+  const chunks: Buffer[] = [];
+  let busyMs = 0;
+  for (;;) {
+    const started = monotonic();
+    const done = r.step(every);
+    chunks.push(...r.take());
+    busyMs += monotonic() - started;
+    if (done) break;
+    await turns.yieldToLoop();
+  }
+  return { chunks, samples: seriesOf(families), busyMs };
+}

@@ -1,0 +1,79 @@
+/**
+ * Native histograms and exemplars in the text formats: a native histogram is what a text
+ * scraper can carry (its +Inf bucket, sum and count, as client_golang writes it), and exemplars
+ * appear in OpenMetrics only.
+ */
+import { describe, expect, it } from 'vitest';
+import { exemplarOf, type Family, LabelSet } from '../../src/exposition/model.ts';
+import { NativeHistogram } from '../../src/exposition/native-histogram.ts';
+import { renderFamilies, sameInBothFormats, seriesOf } from '../../src/exposition/render.ts';
+
+function families(): Family[] {
+  const h = new NativeHistogram({ schema: 3, maxBuckets: 40 });
+  for (const v of [3.25, 3.5, 3.25]) h.observe(v);
+  const snapshot = h.snapshot();
+  const serial = exemplarOf({ unit_serial: 'SN "1"' }, { value: 1, timestampMs: 1_764_000_000_500 })!;
+  const labels = LabelSet.of({ station: 's1', metric: 'vcc' });
+  return [
+    {
+      desc: { name: 'station_measurement_value', kind: 'histogram', help: 'Values.' },
+      samples: [{ labels, value: snapshot.count, histogram: snapshot, exemplar: serial }],
+    },
+    {
+      desc: { name: 'station_units_total', kind: 'counter', help: 'Units.' },
+      samples: [
+        { labels: LabelSet.of({ station: 's1' }), value: 7, exemplar: serial },
+        { labels: LabelSet.of({ station: 's2' }), value: 0 },
+      ],
+    },
+  ];
+}
+
+describe('native histograms and exemplars in the text formats', () => {
+  it('text 0.0.4: the +Inf bucket, sum and count, and no exemplar', () => {
+    expect(renderFamilies(families(), 'text')).toBe(
+      [
+        '# HELP station_measurement_value Values.',
+        '# TYPE station_measurement_value histogram',
+        'station_measurement_value_bucket{station="s1",metric="vcc",le="+Inf"} 3',
+        'station_measurement_value_sum{station="s1",metric="vcc"} 10',
+        'station_measurement_value_count{station="s1",metric="vcc"} 3',
+        '# HELP station_units_total Units.',
+        '# TYPE station_units_total counter',
+        'station_units_total{station="s1"} 7',
+        'station_units_total{station="s2"} 0',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('OpenMetrics: the same, with the exemplar on the +Inf bucket and on the counter', () => {
+    const exemplar = ' # {unit_serial="SN \\"1\\""} 1 1764000000.5';
+    expect(renderFamilies(families(), 'openmetrics')).toBe(
+      [
+        '# HELP station_measurement_value Values.',
+        '# TYPE station_measurement_value histogram',
+        `station_measurement_value_bucket{station="s1",metric="vcc",le="+Inf"} 3${exemplar}`,
+        'station_measurement_value_sum{station="s1",metric="vcc"} 10',
+        'station_measurement_value_count{station="s1",metric="vcc"} 3',
+        '# HELP station_units Units.',
+        '# TYPE station_units counter',
+        `station_units_total{station="s1"} 7${exemplar}`,
+        'station_units_total{station="s2"} 0',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('counts a native histogram as three series of a text scrape, and renders it per format when it has exemplars', () => {
+    expect(seriesOf(families())).toBe(3 + 2);
+    expect(sameInBothFormats(families()[0]!)).toBe(false);
+  });
+
+  it('leaves out an exemplar whose labels exceed 128 characters rather than cut the serial', () => {
+    expect(exemplarOf({ unit_serial: 'x'.repeat(117) }, { value: 1 })).toBeDefined();
+    expect(exemplarOf({ unit_serial: 'x'.repeat(118) }, { value: 1 })).toBeUndefined();
+    // Characters, not bytes: 117 two-byte characters still fit.
+    expect(exemplarOf({ unit_serial: 'ü'.repeat(117) }, { value: 1 })).toBeDefined();
+  });
+});
