@@ -4,6 +4,7 @@
  */
 import { lineControlPanels } from './control.ts';
 import { type Dashboard, dashboard } from './dashboard.ts';
+import { distributionPanels, distributionVariable } from './distribution.ts';
 import { rolledThroughputYield, unitsPerHour } from './line-queries.ts';
 import { dashboardLink, stationLink, UID } from './links.ts';
 import { row, stat, timeseries } from './panels.ts';
@@ -50,6 +51,7 @@ export function lineDashboard(): Dashboard {
         selector: 'station_info{site="$site"}',
       }),
       windowVariable(),
+      distributionVariable(SITE_LINE),
     ],
     links: [
       dashboardLink('Plant overview', UID.overview, 'All sites and lines'),
@@ -231,6 +233,7 @@ export function lineDashboard(): Dashboard {
         queries: [q(`station_group_final_yield_ratio{${LINE}}`, '{{group}}')],
       }),
       ...lineControlPanels(SITE_LINE),
+      ...distributionPanels(SITE_LINE),
     ],
   });
 }

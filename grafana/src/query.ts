@@ -20,6 +20,8 @@ export type Unit = Extract<(typeof units)[keyof typeof units], string>;
 export interface Query {
   readonly expr: string;
   readonly legend?: string;
+  /** Also fetch the series' exemplars (shown as points; a click follows the data source's link). */
+  readonly exemplar?: boolean;
 }
 
 /** A query shorthand. */
@@ -43,6 +45,7 @@ export function targets(queries: readonly Query[], mode: QueryMode): DataqueryBu
       .legendFormat(query.legend ?? '')
       .format(mode.format)
       .editorMode(QueryEditorMode.Code);
+    if (query.exemplar) t.exemplar(true);
     return mode.instant ? t.instant() : t.range();
   });
 }

@@ -189,5 +189,23 @@ export function unitPanels(station: string): PanelItem[] {
       queries: [q(`sum by (result) (station_unit_records{${W}, direction="output"})`, '{{result}}')],
       w: 24,
     }),
+    timeseries({
+      title: 'Units counted per hour, with their serials',
+      description:
+        'Output unit records per hour by result, from the cumulative counter station_units_total (each record ' +
+        'counted once, whatever the windows). The points are exemplars: the serial of the newest unit counted; ' +
+        "a click opens it at the data source's unit_serial link (the MES or traceability page, see " +
+        'docs/metrics.md#exemplars). Exemplars need Prometheus with exemplar storage and an OpenMetrics or protobuf scrape.',
+      unit: 'short',
+      min: 0,
+      queries: [
+        {
+          expr: `sum by (result) (increase(station_units_total{${station}, direction="output"}[1h]))`,
+          legend: '{{result}}',
+          exemplar: true,
+        },
+      ],
+      w: 24,
+    }),
   ];
 }

@@ -84,6 +84,48 @@ const statisticsSchema = z
   .transform((s) => ({ default: s.default, windows: new Map(Object.entries(s.windows)) }))
   .describe('Which windowed measurement statistics to export, per window: the series budget.');
 
+const histogramsSchema = z
+  .strictObject({
+    enabled: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Export `station_measurement_value`, a native histogram of every numeric value per station, name and slot ' +
+          '(cumulative since the exporter started; Prometheus needs `--enable-feature=native-histograms`).',
+      ),
+    schema: z
+      .int()
+      .min(-4)
+      .max(8)
+      .default(8)
+      .describe(
+        'Starting resolution: 2^schema buckets per doubling of the value (8: buckets 0.27 % wide, the finest). ' +
+          'A series whose values would need more than `max_buckets` buckets halves its resolution until they fit.',
+      ),
+    max_buckets: z
+      .int()
+      .min(2)
+      .max(10_000)
+      .default(160)
+      .describe('Most buckets one histogram series holds (positive and negative values together).'),
+    max_names: z
+      .int()
+      .min(0)
+      .default(10)
+      .describe(
+        'Histograms for the first this many names of `names` only: the bound on their series and buckets ' +
+          '(each costs one series in Prometheus, three in a text scrape).',
+      ),
+  })
+  .prefault({})
+  .transform((h) => ({
+    enabled: h.enabled,
+    schema: h.schema,
+    maxBuckets: h.max_buckets,
+    maxNames: h.max_names,
+  }))
+  .describe('The native histogram of measurement values (docs/metrics.md#native-histograms).');
+
 export const measurementsSchema = z
   .strictObject({
     enabled: z.boolean().default(false).describe('Export process capability statistics of measurements.'),
@@ -127,6 +169,7 @@ export const measurementsSchema = z
           'counted in `station_measurement_window_attribute_samples` by outcome.',
       ),
     control: controlSchema,
+    histograms: histogramsSchema,
     statistics: statisticsSchema,
     by_slot: z
       .boolean()
@@ -166,6 +209,7 @@ export const measurementsSchema = z
       fail: m.attributes.fail.map((v) => v.toUpperCase()),
     },
     control: m.control,
+    histograms: m.histograms,
     statistics: m.statistics,
     bySlot: m.by_slot,
   }))

@@ -104,6 +104,7 @@ describe('ok config fixtures', () => {
           compensate: true,
           holdMs: 3_600_000,
         },
+        histograms: { enabled: true, schema: 8, maxBuckets: 160, maxNames: 10 },
         statistics: {
           default: ['samples', 'mean', 'stddev', 'out_of_spec', 'ppk', 'attributes'],
           windows: new Map(),
@@ -204,6 +205,7 @@ describe('ok config fixtures', () => {
         compensate: false,
         holdMs: 1_800_000,
       },
+      histograms: { enabled: true, schema: 5, maxBuckets: 80, maxNames: 1 },
       statistics: { default: ['samples', 'mean', 'min', 'max'], windows: new Map([['8h', ['samples']]]) },
       bySlot: false,
     });

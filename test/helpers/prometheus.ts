@@ -58,6 +58,8 @@ export interface PrometheusExtras {
   /** host:port of an Alertmanager. */
   readonly alertmanager?: string;
   readonly jobYaml?: string;
+  /** `--enable-feature` values, e.g. `native-histograms` (then Prometheus scrapes protobuf first). */
+  readonly features?: readonly string[];
 }
 
 /** Starts Prometheus scraping `target` (host:port) every second. */
@@ -80,6 +82,7 @@ export async function startPrometheus(
       `--storage.tsdb.path=${path.join(dir, 'data')}`,
       `--web.listen-address=127.0.0.1:${port}`,
       '--rules.alert.resend-delay=1s',
+      ...(extras.features?.length ? [`--enable-feature=${extras.features.join(',')}`] : []),
     ],
     { stdio: 'ignore' },
   );

@@ -3,12 +3,13 @@ import type { DataCollector } from '../collector.ts';
 import { CONTROL_FAMILIES } from './control-families.ts';
 import { measurementsCosts } from './costs.ts';
 import { MEASUREMENT_FAMILIES } from './families.ts';
+import { VALUE_HISTOGRAM } from './histograms.ts';
 import { createMeasurementsJob } from './job.ts';
 
 export const measurementsCollector: DataCollector = {
   kind: 'data',
   name: 'measurements',
-  families: [...Object.values(MEASUREMENT_FAMILIES), ...CONTROL_FAMILIES],
+  families: [...Object.values(MEASUREMENT_FAMILIES), VALUE_HISTOGRAM, ...CONTROL_FAMILIES],
   enabled: (config) => config.measurements.enabled,
   intervalMs: (config) => config.measurements.intervalMs,
   maxStalenessMs: (config) => config.measurements.maxStalenessMs,

@@ -13,6 +13,7 @@ import type { Turns } from '../../util/turns.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
 import { createControlCharts } from './control.ts';
 import type { MeasurementResult } from './families.ts';
+import { ValueHistograms } from './histograms.ts';
 import { RecordCounters } from './record-counters.ts';
 import { selectedFamiliesInTurns } from './selection.ts';
 import { measurementWindow } from './stats.ts';
@@ -26,7 +27,15 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
   const wanted = new Set(names);
   const mins = new Map(settings.names.map((n) => [n.name, n.minSamples]));
   const minSamples = (name: string) => mins.get(name) ?? settings.minSamples;
-  const store = new MeasurementStore(attributeClassifier(settings.attributes.pass, settings.attributes.fail));
+  // Created at the first poll: values count from then on (see histograms.ts).
+  let histograms: ValueHistograms | undefined;
+  const histogramNames = new Set(
+    settings.histograms.enabled ? names.slice(0, settings.histograms.maxNames) : [],
+  );
+  const store = new MeasurementStore({
+    attributeOf: attributeClassifier(settings.attributes.pass, settings.attributes.fail),
+    onNew: (series, record) => histograms?.observe(series, record),
+  });
   const counters = new RecordCounters();
   const control = createControlCharts(ctx, store);
   ctx.offerFlaggedCharts?.(() => control.flagged());
@@ -50,6 +59,14 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
   });
   return {
     async poll({ topology, now, signal }) {
+      if (histograms === undefined && histogramNames.size > 0) {
+        histograms = new ValueHistograms({
+          countFrom: now.getTime(),
+          schema: settings.histograms.schema,
+          maxBuckets: settings.histograms.maxBuckets,
+          names: histogramNames,
+        });
+      }
       const fetched = await sync({
         stationIds: topology.stations.map((s) => s.id),
         now: now.getTime(),
@@ -69,6 +86,7 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
             turns,
           )),
           ...(await control.families(topology, now.getTime(), fetched.failures === 0)),
+          ...(histograms ? [histograms.family(topology, { bySlot: settings.bySlot })] : []),
         ],
         requests: fetched.requests,
         failures: fetched.failures,

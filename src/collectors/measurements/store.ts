@@ -4,6 +4,7 @@
  */
 
 import { type Row, SortedColumns } from '../../records/columns.ts';
+import { forEachNewRow } from '../../records/held.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
 
 /** Columns of a measurement series; the value is the record's key column. */
@@ -61,16 +62,32 @@ const num = (v: number | undefined) => v ?? Number.NaN;
 /** Station ids are hexadecimal and compared case-insensitively, as the upstream does. */
 export const stationKey = (id: string) => id.toLowerCase();
 
+/** Options of {@link MeasurementStore}. */
+export interface MeasurementStoreOptions {
+  /** Classifies non-numeric values as pass/fail; default: none are attributes. */
+  readonly attributeOf?: AttributeOf;
+  /**
+   * Called once for each record the store did not hold yet, before it is merged: the hook of the
+   * cumulative families, which must count a record once however often it is fetched again.
+   */
+  readonly onNew?: (series: MeasurementSeries, record: MeasurementRecord) => void;
+}
+
 /** Measurement records by station and series, deduplicated, sorted by time. */
 export class MeasurementStore {
   private readonly stations = new Map<string, Map<string, MeasurementSeries>>();
+  private readonly attributeOf: AttributeOf;
+  private readonly onNew: MeasurementStoreOptions['onNew'];
 
-  /** `attributeOf` classifies non-numeric values as pass/fail; default: none are attributes. */
-  constructor(private readonly attributeOf: AttributeOf = () => Number.NaN) {}
+  constructor(opts: MeasurementStoreOptions = {}) {
+    this.attributeOf = opts.attributeOf ?? (() => Number.NaN);
+    this.onNew = opts.onNew;
+  }
 
   /** Adds records (records already held are recognised); returns the number of new records. */
   add(records: readonly MeasurementRecord[]): number {
     const batches = new Map<MeasurementSeries, Row[]>();
+    const sources = new Map<MeasurementSeries, MeasurementRecord[]>();
     // One unit's visit yields a record per name with the same serial: share one string.
     const serials = new Map<string, string>();
     for (const r of records) {
@@ -90,9 +107,22 @@ export class MeasurementStore {
       const rows = batches.get(series) ?? [];
       rows.push({ time: r.time, serial, values: [num(r.value), num(r.upper), num(r.lower), attribute] });
       batches.set(series, rows);
+      if (this.onNew) {
+        const recs = sources.get(series) ?? [];
+        recs.push(r);
+        sources.set(series, recs);
+      }
     }
     let added = 0;
-    for (const [series, rows] of batches) added += series.rows.merge(rows);
+    for (const [series, rows] of batches) {
+      const onNew = this.onNew;
+      if (onNew) {
+        const recs = sources.get(series)!;
+        // The value is the key column: a record is its time, serial and value.
+        forEachNewRow(series.rows, rows, { keyWidth: 1, onNew: (i) => onNew(series, recs[i]!) });
+      }
+      added += series.rows.merge(rows);
+    }
     return added;
   }
 

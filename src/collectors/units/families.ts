@@ -32,6 +32,12 @@ export const UNIT_FAMILIES = {
     labels: STATION,
     help: `Time (Unix seconds) of the latest unit record seen at the station, ${SOURCE}; kept after the record leaves every window, so that a silent station can be alerted on; ${REFRESH}.`,
   },
+  total: {
+    name: 'station_units_total',
+    kind: 'counter',
+    labels: [...STATION, 'direction', 'result'],
+    help: `Unit records counted once each as they first arrive, by direction and result (the result first seen; unknown when null or empty), ${SOURCE}, for records dated from the exporter's start on (a restart starts again at 0); increase() over any range gives that range's counts; exemplar: the serial of the newest unit counted (OpenMetrics and protobuf); ${REFRESH}.`,
+  },
   future: {
     name: 'station_unit_future_records_total',
     kind: 'counter',

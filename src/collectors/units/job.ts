@@ -3,6 +3,7 @@
  * the records of the longest window in memory, and publish per-window counts.
  */
 import type { WindowSpec } from '../../config/schema.ts';
+import type { LabelSet } from '../../exposition/model.ts';
 import type { Topology } from '../../model/topology.ts';
 import { createRecordSync } from '../../records/sync.ts';
 import { longestWindowMs, windowBounds } from '../../time/windows.ts';
@@ -13,6 +14,7 @@ import { RecordCounters } from '../measurements/record-counters.ts';
 import { type UnitResult, unitFamilies } from './families.ts';
 import { unitWindow } from './stats.ts';
 import { UnitStore } from './store.ts';
+import { UnitTally } from './tally.ts';
 
 // The upstream returns only output records unless asked; inputs are needed too.
 const DIRECTIONS = ['input', 'output'] as const;
@@ -20,7 +22,9 @@ const DIRECTIONS = ['input', 'output'] as const;
 /** Creates the units job. */
 export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutcome> {
   const { config, client, turns } = ctx;
-  const store = new UnitStore();
+  // Created at the first poll: records count from then on (see tally.ts).
+  let tally: UnitTally | undefined;
+  const store = new UnitStore({ onNew: (record) => tally?.count(record) });
   const counters = new RecordCounters();
   ctx.offerLastUnitTime?.((id) => store.lastUnitTime(id));
   const sync = createRecordSync<UnitRecord>({
@@ -42,21 +46,39 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
   });
   return {
     async poll({ topology, now, signal }) {
+      tally ??= new UnitTally({ countFrom: now.getTime() });
       const stationIds = topology.stations.map((s) => s.id);
       const retainFrom = now.getTime() - longestWindowMs(config.windows, now);
       const fetched = await sync({ stationIds, now: now.getTime(), retainFrom, signal });
       if (fetched.failures === 0) ctx.activity?.update(store, stationIds, retainFrom);
       else ctx.activity?.clear();
       counters.add(fetched);
+      const results = await unitResults(topology, store, config.windows, now, turns);
       return {
-        families: unitFamilies(
-          await unitResults(topology, store, config.windows, now, turns),
-          counters.of(topology),
-        ),
+        families: [
+          ...unitFamilies(results, counters.of(topology)),
+          tally.family(topology, knownKinds(results)),
+        ],
         requests: fetched.requests,
         failures: fetched.failures,
       };
     },
+  };
+}
+
+/**
+ * The kinds of unit record (direction, result) held for each station, by the station's labels:
+ * the counter exports them at 0 before their first increment.
+ */
+function knownKinds(
+  results: readonly UnitResult[],
+): (station: LabelSet) => Iterable<{ direction: string; result: string }> {
+  const byLabels = new Map(results.map((r) => [r.station, r]));
+  return (station) => {
+    const kinds = new Map<string, { direction: string; result: string }>();
+    for (const w of byLabels.get(station)?.windows ?? [])
+      for (const [k, v] of w.counts.records) kinds.set(k, v);
+    return kinds.values();
   };
 }
 

@@ -5,6 +5,7 @@
  */
 
 import { type Row, SortedColumns } from '../../records/columns.ts';
+import { forEachNewRow } from '../../records/held.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
 import { stationKey } from '../measurements/store.ts';
 
@@ -38,16 +39,31 @@ class Palette {
   }
 }
 
+/** Options of {@link UnitStore}. */
+export interface UnitStoreOptions {
+  /**
+   * Called once for each record the store did not hold yet, before it is merged: the hook of the
+   * cumulative unit counter, which must count a record once however often it is fetched again.
+   */
+  readonly onNew?: (record: UnitRecord) => void;
+}
+
 /** Unit records by station, deduplicated, sorted by time. */
 export class UnitStore {
+  private readonly onNew: UnitStoreOptions['onNew'];
   private readonly stations = new Map<string, SortedColumns>();
   private readonly lastSeen = new Map<string, number>();
   private readonly results = new Palette();
   private readonly slots = new Palette();
 
+  constructor(opts: UnitStoreOptions = {}) {
+    this.onNew = opts.onNew;
+  }
+
   /** Adds records (records already held are recognised); returns the number of new records. */
   add(records: readonly UnitRecord[]): number {
     const batches = new Map<string, Row[]>();
+    const sources = new Map<string, UnitRecord[]>();
     // A unit's input and output records carry the same serial: share one string.
     const serials = new Map<string, string>();
     for (const r of records) {
@@ -66,6 +82,11 @@ export class UnitStore {
       const rows = batches.get(id) ?? [];
       rows.push({ time: r.time, serial, values });
       batches.set(id, rows);
+      if (this.onNew) {
+        const recs = sources.get(id) ?? [];
+        recs.push(r);
+        sources.set(id, recs);
+      }
       if (r.time > (this.lastSeen.get(id) ?? Number.NEGATIVE_INFINITY)) this.lastSeen.set(id, r.time);
     }
     let added = 0;
@@ -74,6 +95,12 @@ export class UnitStore {
       if (!cols) {
         cols = new SortedColumns(3, 2);
         this.stations.set(id, cols);
+      }
+      const onNew = this.onNew;
+      if (onNew) {
+        const recs = sources.get(id)!;
+        // Direction and slot are the key columns, with time and serial.
+        forEachNewRow(cols, rows, { keyWidth: 2, onNew: (i) => onNew(recs[i]!) });
       }
       added += cols.merge(rows);
     }

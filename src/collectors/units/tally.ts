@@ -1,0 +1,102 @@
+/**
+ * The cumulative unit counter `station_units_total`: every unit record counted once, when the
+ * exporter first sees it, by station, direction and result, so that `increase()` over any range
+ * gives a shift's counts whatever the exporter's windows are.
+ *
+ * Only records dated from the exporter's start on are counted. The first poll reads the history
+ * of the longest window; counting it would make every restart look, to `increase()`, like a
+ * counter reset followed by a day of units. A record whose result is filled in later counts once,
+ * with the result it had when first seen.
+ */
+import {
+  type Exemplar,
+  exemplarOf,
+  type Family,
+  type LabelSet,
+  type Sample,
+} from '../../exposition/model.ts';
+import type { Topology } from '../../model/topology.ts';
+import type { UnitRecord } from '../../upstream/types.ts';
+import { stationKey } from '../measurements/store.ts';
+import { UNIT_FAMILIES } from './families.ts';
+import { UNKNOWN_RESULT } from './store.ts';
+
+/** One counted kind of record at a station. */
+interface Count {
+  readonly direction: string;
+  readonly result: string;
+  count: number;
+  /** The newest record counted (by its time), for the exemplar. */
+  newest?: { readonly serial: string; readonly time: number };
+}
+
+/** Options of {@link UnitTally}. */
+export interface UnitTallyOptions {
+  /** Epoch ms from which records count: the exporter's start. */
+  readonly countFrom: number;
+}
+
+/** Counts of unit records since the exporter started. */
+export class UnitTally {
+  private readonly countFrom: number;
+  private readonly stations = new Map<string, Map<string, Count>>();
+
+  constructor(opts: UnitTallyOptions) {
+    this.countFrom = opts.countFrom;
+  }
+
+  /** Counts a record the store had not held (see UnitStore's `onNew`). */
+  count(r: UnitRecord): void {
+    if (r.time < this.countFrom) return;
+    const result = r.result ?? UNKNOWN_RESULT;
+    const id = stationKey(r.stationId);
+    let kinds = this.stations.get(id);
+    if (!kinds) {
+      kinds = new Map();
+      this.stations.set(id, kinds);
+    }
+    const key = `${r.direction}\u0000${result}`;
+    let c = kinds.get(key);
+    if (!c) {
+      c = { direction: r.direction, result, count: 0 };
+      kinds.set(key, c);
+    }
+    c.count++;
+    if (c.newest === undefined || r.time >= c.newest.time) c.newest = { serial: r.serial, time: r.time };
+  }
+
+  /**
+   * The counter family for the topology's stations: every kind counted at a station, and, at 0,
+   * every kind `known` there (seen in the records held, by the station's labels), so that a series exists before its first
+   * increment and `increase()` sees that one too. Stations that left the topology are forgotten.
+   */
+  family(
+    topology: Topology,
+    known: (station: LabelSet) => Iterable<{ direction: string; result: string }>,
+  ): Family {
+    const samples: Sample[] = [];
+    const present = new Set<string>();
+    for (const station of topology.stations) {
+      const id = stationKey(station.id);
+      present.add(id);
+      const kinds = new Map(this.stations.get(id) ?? []);
+      for (const k of known(station.labels)) {
+        const key = `${k.direction}\u0000${k.result}`;
+        if (!kinds.has(key)) kinds.set(key, { direction: k.direction, result: k.result, count: 0 });
+      }
+      const ordered = [...kinds].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      for (const [, c] of ordered) {
+        const labels = station.labels.with('direction', c.direction).with('result', c.result);
+        const exemplar = exemplarFor(c);
+        samples.push(exemplar ? { labels, value: c.count, exemplar } : { labels, value: c.count });
+      }
+    }
+    for (const id of this.stations.keys()) if (!present.has(id)) this.stations.delete(id);
+    return { desc: UNIT_FAMILIES.total, samples };
+  }
+}
+
+function exemplarFor(c: Count): Exemplar | undefined {
+  if (c.newest === undefined) return undefined;
+  return exemplarOf({ unit_serial: c.newest.serial }, { value: 1, timestampMs: c.newest.time });
+}
