@@ -11,6 +11,7 @@
  */
 import type { Collector } from '../collectors/collector.ts';
 import { COLLECTORS } from '../collectors/index.ts';
+import { seriesOf } from '../exposition/render.ts';
 import type { Family } from '../exposition/model.ts';
 
 /**
@@ -42,7 +43,8 @@ export class SeriesBudget {
   filter(part: string, families: readonly Family[]): readonly Family[] {
     if (this.maxSeries === undefined) return families;
     const own = new Map<string, number>();
-    for (const f of families) own.set(f.desc.name, (own.get(f.desc.name) ?? 0) + f.samples.length);
+    // As a text scrape counts them: a native histogram is three series there (seriesOf).
+    for (const f of families) own.set(f.desc.name, (own.get(f.desc.name) ?? 0) + seriesOf([f]));
     this.counts.set(part, own);
     this.dropped = this.decide(this.maxSeries);
     return families.filter((f) => !this.dropped.has(f.desc.name));

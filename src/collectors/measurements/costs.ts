@@ -11,6 +11,7 @@ import type { CollectorCosts, DropRank, SeriesRow } from '../costs.ts';
 import { recordsNeed } from '../records-cost.ts';
 import { chartedNames, controlSeriesPerSeries } from './control-families.ts';
 import { MEASUREMENT_FAMILIES } from './families.ts';
+import { VALUE_HISTOGRAM } from './histograms.ts';
 import { windowsPerFamily } from './selection.ts';
 
 /** The longest URL of a metrics request with an empty station list. */
@@ -64,6 +65,17 @@ export const measurementsCosts: CollectorCosts = {
       const windowed = perFamily.get(d.name);
       add(d.name, perStation.get(d.name) ?? series * (windowed?.size ?? 1));
     }
+    const h = config.measurements.histograms;
+    if (h.enabled && h.maxNames > 0) {
+      // One series per station, name and slot in Prometheus with native histograms, three in a
+      // text scrape (+Inf bucket, sum, count): the estimate counts three, the upper bound. Their
+      // buckets (up to max_buckets each) cost protobuf bytes, not series.
+      // The first max_names configured names have one; a station measuring `names` of them has its share.
+      const configured = config.measurements.names.length;
+      const share = names / configured;
+      const withHistogram = Math.round(Math.min(configured, h.maxNames) * share);
+      add(VALUE_HISTOGRAM.name, counts.stations * withHistogram * (counts.slots ?? 1) * 3);
+    }
     if (config.measurements.control.names.length > 0) {
       // Every charted name on every station and slot, all steady series plus both sparse ones per rule.
       const charted = chartedNames(config).length;
@@ -83,5 +95,9 @@ export const measurementsCosts: CollectorCosts = {
       ),
     };
   },
-  drops: DROPS.map((family, i): DropRank => ({ family, priority: 10 * (i + 1) })),
+  // The histogram goes first: the most series for the fewest alerts (none read it).
+  drops: [
+    { family: VALUE_HISTOGRAM.name, priority: 5 },
+    ...DROPS.map((family, i): DropRank => ({ family, priority: 10 * (i + 1) })),
+  ],
 };

@@ -27,6 +27,7 @@ export const unitsCosts: CollectorCosts = {
     return [
       row(UNIT_FAMILIES.records.name, perWindow * (counts.unitKinds ?? 3)),
       row(UNIT_FAMILIES.serials.name, perWindow),
+      row(UNIT_FAMILIES.total.name, counts.stations * (counts.unitKinds ?? 3)),
       row(UNIT_FAMILIES.last.name, counts.stations),
       row(UNIT_FAMILIES.future.name, counts.stations),
       row(UNIT_FAMILIES.late.name, counts.stations),
