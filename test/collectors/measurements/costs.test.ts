@@ -34,7 +34,7 @@ describe('measurements costs: the native histogram', () => {
   });
 
   it('is the first family the series budget drops', () => {
-    const lowest = [...measurementsCosts.drops].sort((a, b) => a.priority - b.priority)[0];
+    const lowest = [...(measurementsCosts.drops ?? [])].sort((a, b) => a.priority - b.priority)[0];
     expect(lowest?.family).toBe('station_measurement_value');
   });
 });
