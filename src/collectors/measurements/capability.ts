@@ -22,17 +22,19 @@ export interface Capability {
   readonly omitted: { readonly ppk?: OmitReason; readonly cpk?: OmitReason };
 }
 
-/** One index pair (k: nearest limit, plain: both limits) for a sigma, or the reason there is none. */
+/**
+ * One index pair (k: nearest limit, plain: both limits) for a sigma, or the reason there is none.
+ * `mean` is undefined when the window has too few samples for an index.
+ */
 function indices(
   mean: number | undefined,
   sigma: number | undefined,
   limits: Limits | undefined,
-  enough: boolean,
 ): { k?: number; plain?: number; omitted?: OmitReason } {
   if (limits === undefined || (limits.upper === undefined && limits.lower === undefined)) {
     return { omitted: 'no_limits' };
   }
-  if (!enough || mean === undefined || sigma === undefined) return { omitted: 'too_few_samples' };
+  if (mean === undefined || sigma === undefined) return { omitted: 'too_few_samples' };
   if (sigma === 0) return { omitted: 'zero_spread' };
   const { upper, lower } = limits;
   const sides: number[] = [];
@@ -53,9 +55,10 @@ export function capability(
   limits: Limits | undefined,
   minSamples: number,
 ): Capability {
-  const enough = stats.samples >= minSamples;
-  const overall = indices(stats.mean, stats.stddev, limits, enough);
-  const within = indices(stats.mean, stats.withinSigma, limits, enough);
+  // Too few samples: no mean to judge, whatever the limits (no_limits is still told first).
+  const mean = stats.samples >= minSamples ? stats.mean : undefined;
+  const overall = indices(mean, stats.stddev, limits);
+  const within = indices(mean, stats.withinSigma, limits);
   return {
     ...(overall.k !== undefined ? { ppk: overall.k } : {}),
     ...(overall.plain !== undefined ? { pp: overall.plain } : {}),

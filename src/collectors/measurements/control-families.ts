@@ -18,8 +18,9 @@ const SOURCE = 'computed by the exporter from the upstream GET /metrics records 
 const REFRESH = 'refreshed every measurements interval';
 const GENERIC_BASELINE = 'the baseline configured for the name in measurements.control';
 
-function gauge(name: string, labels: readonly string[], help: string, unit?: string): FamilyDesc {
-  return { name, kind: 'gauge', labels, help, ...(unit ? { unit } : {}) };
+/** A gauge without a unit; a family with one adds it: `{ ...gauge(…), unit: 'seconds' }`. */
+function gauge(name: string, labels: readonly string[], help: string): FamilyDesc {
+  return { name, kind: 'gauge', labels, help };
 }
 
 /** Keys of the control families, in exposition order. */
@@ -83,13 +84,15 @@ export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyD
         `station_measurement_control_violations_total). Sparse: a rule's series exists only while it has a ` +
         `violation in the window (no 0 sample); limits from ${base}; ${SOURCE}; ${REFRESH}.`,
     ),
-    lastViolation: gauge(
-      'station_measurement_control_last_violation_timestamp_seconds',
-      BY_RULE,
-      `Time (Unix seconds, the record's time_created) of the last violation of "rule" (a Nelson rule, or the cusum ` +
-        `or ewma signal) seen since the exporter started; sparse: absent until the rule has had one; ${SOURCE}; ${REFRESH}.`,
-      'seconds',
-    ),
+    lastViolation: {
+      ...gauge(
+        'station_measurement_control_last_violation_timestamp_seconds',
+        BY_RULE,
+        `Time (Unix seconds, the record's time_created) of the last violation of "rule" (a Nelson rule, or the cusum ` +
+          `or ewma signal) seen since the exporter started; sparse: absent until the rule has had one; ${SOURCE}; ${REFRESH}.`,
+      ),
+      unit: 'seconds',
+    },
     center: limit('center', 'Centre line of the I chart (the baseline mean, or the given centre)'),
     ucl: limit('ucl', 'Upper control limit of the I chart (centre + 3 sigma, or the given one)'),
     lcl: limit('lcl', 'Lower control limit of the I chart (centre - 3 sigma, or the given one)'),

@@ -17,8 +17,9 @@ const REFRESH = 'refreshed every measurements interval';
 const CURRENT =
   'against the current limits (those of the newest numeric record that has limits), with at least min_samples values';
 
-function gauge(name: string, labels: readonly string[], help: string, unit?: string): FamilyDesc {
-  return { name, kind: 'gauge', labels, help, ...(unit ? { unit } : {}) };
+/** A gauge without a unit; a family with one adds it: `{ ...gauge(…), unit: 'seconds' }`. */
+function gauge(name: string, labels: readonly string[], help: string): FamilyDesc {
+  return { name, kind: 'gauge', labels, help };
 }
 
 function windowed(suffix: string, what: string, labels: readonly string[] = WINDOWED): FamilyDesc {
@@ -48,12 +49,14 @@ export const MEASUREMENT_FAMILIES = {
     SERIES,
     `Latest numeric value of the measurement, in its unit of measure (see station_measurement_info), ${SOURCE}; ${REFRESH}.`,
   ),
-  lastTimestamp: gauge(
-    'station_measurement_last_timestamp_seconds',
-    SERIES,
-    `Time (Unix seconds) the latest numeric value was measured, its time_created ${SOURCE}; ${REFRESH}.`,
-    'seconds',
-  ),
+  lastTimestamp: {
+    ...gauge(
+      'station_measurement_last_timestamp_seconds',
+      SERIES,
+      `Time (Unix seconds) the latest numeric value was measured, its time_created ${SOURCE}; ${REFRESH}.`,
+    ),
+    unit: 'seconds',
+  },
   upper: gauge(
     'station_measurement_upper_limit',
     SERIES,
