@@ -147,7 +147,7 @@ export async function runControlBench(stations = 1000, baselineHours = 24): Prom
   let families: Awaited<ReturnType<typeof charts.families>> = [];
   for (let round = 0; round < ROUNDS; round++) {
     const t0 = performance.now();
-    const run = await withLoopMonitor(() => charts.families(topology, NOW, true));
+    const run = await withLoopMonitor(() => charts.families(topology, { nowMs: NOW, complete: true }));
     pollMs.push(performance.now() - t0);
     maxBlockMs = Math.max(maxBlockMs, run.maxBlockMs);
     families = run.value;

@@ -143,7 +143,7 @@ async function run(s: Scenario, seed: number): Promise<ScenarioResult> {
     const from = charts.retainFrom(now, now - 60 * MIN);
     charts.store.evictBefore(from);
     const started = performance.now();
-    const families = await charts.families(topology, now, true);
+    const families = await charts.families(topology, { nowMs: now, complete: true });
     chartMs.push(performance.now() - started);
     return cusumEvents(families);
   };

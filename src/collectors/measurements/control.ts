@@ -42,13 +42,21 @@ export interface ControlCharts {
    * window; call it before the sync, every poll. Without charted names: `windowFromMs`.
    */
   retainFrom(nowMs: number, windowFromMs: number): number;
-  /**
-   * Charts every held series of the topology's stations at `nowMs`. `complete` says the poll
-   * fetched without failures: a frozen baseline's limits are computed once, from complete data.
-   */
-  families(topology: Topology, nowMs: number, complete: boolean): Promise<Family[]>;
+  /** Charts every held series of the topology's stations at the poll. */
+  families(topology: Topology, poll: ControlPoll): Promise<Family[]>;
   /** The charts flagged at the last poll, for the status page. */
   flagged(): readonly FlaggedChart[];
+}
+
+/** One poll of the charts. */
+export interface ControlPoll {
+  /** Time of the poll, Unix ms: the charts are computed as of then. */
+  readonly nowMs: number;
+  /**
+   * The poll fetched without failures: a frozen baseline's limits are computed once, from
+   * complete data.
+   */
+  readonly complete: boolean;
 }
 
 interface Entry {
@@ -98,7 +106,7 @@ interface SeriesState {
    * Points judged at the last poll: how many lay in `[from, to]`. More there at a later poll are
    * points that arrived late, after newer ones were judged: counted, never judged.
    */
-  judged: { from: number; to: number; count: number } | undefined;
+  judged: JudgedSpan | undefined;
   /** Late points since the job started. */
   late: number;
   hadLimits: boolean;
@@ -198,13 +206,11 @@ export function createControlCharts(
     size: () => store.size(),
   };
 
-  function chart(
-    series: MeasurementSeries,
-    { labels, events: eventLabels }: SeriesLabels,
-    entry: Entry,
-    nowMs: number,
-    complete: boolean,
-  ) {
+  /** Charts one series of `station` at the poll; nothing when its name is not charted. */
+  function chart(series: MeasurementSeries, station: LabelSet, { nowMs, complete }: ControlPoll) {
+    const entry = entryOf(series.name);
+    if (entry === null) return undefined;
+    const { labels, events: eventLabels } = labelsOf(station, series);
     const key = `${stationKey(series.stationId)}\u0000${series.name}\u0000${series.slot ?? ''}`;
     const n = copyFinite(series, scratch);
     const times = scratch.times.subarray(0, n);
@@ -259,7 +265,7 @@ export function createControlCharts(
       // Without limits nothing is judged, and these points will not be judged later either.
       state.evaluatedTo = Math.max(state.evaluatedTo, newest);
       forgetCheckpoints(state.sequential, state.evaluatedTo);
-      markJudged(state, times, nowMs - spec.evaluationWindowMs, state.evaluatedTo);
+      state.judged = judgedSpan(times, nowMs - spec.evaluationWindowMs, state.evaluatedTo);
       return {
         outcome: {
           labels,
@@ -307,7 +313,7 @@ export function createControlCharts(
     const settled = sequentialOn
       ? Math.min(state.evaluatedTo, settledTo(state.sequential))
       : state.evaluatedTo;
-    markJudged(state, times, nowMs - spec.evaluationWindowMs, settled);
+    state.judged = judgedSpan(times, nowMs - spec.evaluationWindowMs, settled);
     const sequential = sequentialView(state.sequential, params, limits.limits);
     return {
       outcome: {
@@ -342,17 +348,17 @@ export function createControlCharts(
       return oldest;
     },
     flagged: () => flagged,
-    async families(topology, nowMs, complete) {
+    async families(topology, poll) {
       if (control.names.length === 0) return [];
+      const { nowMs } = poll;
       pollAt = nowMs;
       const outcomes: ControlOutcome[] = [];
       const flags: FlaggedChart[] = [];
       let work = 0;
       for (const station of topology.stations) {
         for (const series of store.seriesOf(station.id)) {
-          const entry = entryOf(series.name);
-          if (entry === null) continue;
-          const done = chart(series, labelsOf(station.labels, series), entry, nowMs, complete);
+          const done = chart(series, station.labels, poll);
+          if (done === undefined) continue;
           outcomes.push(done.outcome);
           const flag = flagOf(station.name, series, done.outcome.limits);
           if (flag !== undefined) flags.push(flag);
@@ -364,7 +370,7 @@ export function createControlCharts(
         }
       }
       flagged = flags;
-      markFrozenDone(nowMs, complete);
+      markFrozenDone(poll);
       if (established > 0) ctx.logger.info({ series: established }, 'control baselines established');
       established = 0;
       for (const [key, s] of states) if (s.seenAt !== nowMs) states.delete(key);
@@ -394,7 +400,7 @@ export function createControlCharts(
     state.hold = { from: Math.min(from, state.hold?.from ?? from), limits: state.hold?.limits ?? limits };
   }
 
-  function markFrozenDone(nowMs: number, complete: boolean) {
+  function markFrozenDone({ nowMs, complete }: ControlPoll) {
     if (!complete) return;
     specs.forEach((spec, index) => {
       const b = spec.baseline;
@@ -455,12 +461,19 @@ function countLate(state: SeriesState, times: ArrayLike<number>) {
   if (now > j.count) state.late += now - j.count;
 }
 
+/** How many of a series' points lay in `[from, to]` when they were judged. */
+interface JudgedSpan {
+  readonly from: number;
+  readonly to: number;
+  readonly count: number;
+}
+
 /**
- * Remembers how many points of the evaluation window, from `fromMs` up to `to` (the points past
- * going back over), there were at this poll: more there later arrived late and are never judged.
+ * How many points of the evaluation window, from `fromMs` up to `to` (the points past going back
+ * over), there are at this poll, to remember: more there later arrived late and are never judged.
  */
-function markJudged(state: SeriesState, times: ArrayLike<number>, fromMs: number, to: number) {
-  state.judged = { from: fromMs, to, count: lowerBound(times, to + 1) - lowerBound(times, fromMs) };
+function judgedSpan(times: ArrayLike<number>, fromMs: number, to: number): JudgedSpan {
+  return { from: fromMs, to, count: lowerBound(times, to + 1) - lowerBound(times, fromMs) };
 }
 
 function summary(l: LimitsResult) {

@@ -85,7 +85,7 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
             counters.of(topology),
             turns,
           )),
-          ...(await control.families(topology, now.getTime(), fetched.failures === 0)),
+          ...(await control.families(topology, { nowMs: now.getTime(), complete: fetched.failures === 0 })),
           ...(histograms ? [histograms.family(topology, { bySlot: settings.bySlot })] : []),
         ],
         requests: fetched.requests,

@@ -182,21 +182,26 @@ export function advanceSequential(
   const { times, values, limits, params, range } = input;
   const { cusum, ewma } = params;
   if (!cusum.enabled && !ewma.enabled) return;
-  const signalled = (slot: number, t: number, side: 'up' | 'down', count: boolean) => {
-    if (count) out.events[slot] = (out.events[slot] ?? 0) + 1;
-    signals |= slot === CUSUM_EVENT ? 1 : 2;
+  let signals = 0;
+  /** What the point being stepped did when judged before; `history`: count nothing. */
+  let before: Snapshot | 'history' | undefined;
+  /** A signal at the point being stepped: an event unless history or a signal it gave before. */
+  const signalled = (slot: number, t: number, side: 'up' | 'down') => {
+    const bit = slot === CUSUM_EVENT ? 1 : 2;
+    if (before !== 'history' && !(before !== undefined && before.signals & bit))
+      out.events[slot] = (out.events[slot] ?? 0) + 1;
+    signals |= bit;
     if (!(out.lastTimes[slot]! >= t)) out.lastTimes[slot] = t;
     if (!(state.lastSignal >= t)) state.lastSignal = t;
     // The CUSUM's climb on the signal's side dates the shift; an EWMA alone dates it at its signal.
     const from = cusum.enabled ? (side === 'up' ? state.upperFrom : state.lowerFrom) : t;
     state.shiftFrom = Number.isNaN(from) ? t : Math.min(from, t);
   };
-  let signals = 0;
-  /** Steps one point; `before` is what the point did when judged before, `history` counts nothing. */
-  const step = (i: number, before: Snapshot | 'history' | undefined) => {
+  /** Steps one point; `judgedBefore` is what it did when judged before, `history` counts nothing. */
+  const step = (i: number, judgedBefore: Snapshot | 'history' | undefined) => {
     const t = times[i] ?? Number.NaN;
     signals = 0;
-    const count = (bit: number) => before !== 'history' && !(before !== undefined && before.signals & bit);
+    before = judgedBefore;
     const z = ((values[i] ?? 0) - limits.center) / limits.sigma;
     if (cusum.enabled) {
       const c = state.cusum;
@@ -204,7 +209,7 @@ export function advanceSequential(
       if (c.lower === 0 || Number.isNaN(state.lowerFrom)) state.lowerFrom = t;
       const side = cusumStep(c, z, cusum);
       if (side !== undefined) {
-        signalled(CUSUM_EVENT, t, side, count(1));
+        signalled(CUSUM_EVENT, t, side);
         // Restarted: the next climbs start at the next point.
         state.upperFrom = Number.NaN;
         state.lowerFrom = Number.NaN;
@@ -212,7 +217,7 @@ export function advanceSequential(
     }
     if (ewma.enabled) {
       const side = ewmaStep(state.ewma, z, ewma);
-      if (side !== undefined) signalled(EWMA_EVENT, t, side, count(2));
+      if (side !== undefined) signalled(EWMA_EVENT, t, side);
     }
     state.judged.push(snapshot(state, t, signals));
   };
@@ -229,7 +234,7 @@ export function advanceSequential(
     for (let i = range.replayFrom; i < range.newFrom; i++) step(i, 'history');
     state.ready = true;
   } else {
-    rejudgeLate(state, times, range.newFrom, step);
+    rejudgeLate(state, input, step);
   }
   for (let i = range.newFrom; i < range.to; i++) step(i, undefined);
   prune(state, input.keepFrom);
@@ -242,11 +247,12 @@ export function advanceSequential(
  */
 function rejudgeLate(
   state: SequentialState,
-  times: ArrayLike<number>,
-  newFrom: number,
+  input: AdvanceInput,
   step: (i: number, before: Snapshot | undefined) => void,
 ): void {
   if (state.base === undefined) return;
+  const { times } = input;
+  const { newFrom } = input.range;
   const old = state.judged;
   // Times are whole milliseconds: the first point after the base's.
   const from = lowerBound(times, state.baseTime + 1, 0, newFrom);

@@ -109,7 +109,7 @@ describe('control charts in the measurements collector', () => {
       ...series(B, wave(12), { stepMs: 4 * MIN }),
     ]);
     c.retainFrom(NOW, NOW - HOUR);
-    const s = samplesOf(await c.families(topology, NOW, true));
+    const s = samplesOf(await c.families(topology, { nowMs: NOW, complete: true }));
     // By hand: centre 10, sigma = 0.1 / 1.128, limits 10 ± 0.3 / 1.128, MR limit 3.267 x 0.1.
     const sigma = 0.1 / 1.128;
     expect(value(s, 'station_measurement_control_center', A)).toBeCloseTo(10, 12);
@@ -146,7 +146,7 @@ describe('control charts in the measurements collector', () => {
         ...series(A, wave(12, 0.3), { stepMs: 4 * MIN, upper }),
       ]);
       c.retainFrom(NOW, NOW - HOUR);
-      return samplesOf(await c.families(topology, NOW, true));
+      return samplesOf(await c.families(topology, { nowMs: NOW, complete: true }));
     };
     const steady = await run(() => 12);
     const changed = await run((i) => (i < 20 ? 12 : 11));
@@ -161,7 +161,7 @@ describe('control charts in the measurements collector', () => {
       ...series(A, wave(12, 5), { stepMs: 4 * MIN }),
     ]);
     c.retainFrom(NOW, NOW - HOUR);
-    const families = await c.families(topology, NOW, true);
+    const families = await c.families(topology, { nowMs: NOW, complete: true });
     const present = families.filter((f) => f.samples.length > 0);
     expect(present.map((f) => f.desc.name)).toEqual([
       'station_measurement_control_violations_total',
@@ -179,7 +179,7 @@ describe('control charts in the measurements collector', () => {
     // Given: sigma = (10.25 - 9.5) / 6 = 0.125; rule 1 uses the plan's own 10.25 and 9.5.
     store.add(series(A, [10, 10.3, 10, 9.6, 9.4, 10], { stepMs: 5 * MIN }));
     c.retainFrom(NOW, NOW - HOUR);
-    const s = samplesOf(await c.families(topology, NOW, true));
+    const s = samplesOf(await c.families(topology, { nowMs: NOW, complete: true }));
     expect(value(s, 'station_measurement_control_sigma', A)).toBeCloseTo(0.125, 12);
     expect(value(s, 'station_measurement_control_baseline_samples', A)).toBe(0);
     // 10.3 > 10.25 and 9.4 < 9.5: two points; 9.6 is inside.
@@ -216,7 +216,7 @@ describe('control charts in the measurements collector', () => {
       ...series(A, wave(32), { endAgoMs: 2 * HOUR + MIN }),
       ...series(A, wave(12, 0.3), { stepMs: 4 * MIN }),
     ]);
-    const first = samplesOf(await c.families(topology, NOW, true));
+    const first = samplesOf(await c.families(topology, { nowMs: NOW, complete: true }));
     expect(value(first, 'station_measurement_control_center', A)).toBeCloseTo(10, 12);
     expect(value(first, 'station_measurement_control_window_violations', A, 2)).toBe(4);
     // Done: the name now keeps one extra evaluation window of context only; the limits stay.
@@ -225,7 +225,7 @@ describe('control charts in the measurements collector', () => {
     expect(from).toBe(later - 2 * HOUR);
     c.store.retainStations(new Set([A, B]));
     c.store.evictBefore(from);
-    const second = samplesOf(await c.families(topology, later, true));
+    const second = samplesOf(await c.families(topology, { nowMs: later, complete: true }));
     expect(value(second, 'station_measurement_control_center', A)).toBeCloseTo(10, 12);
     expect(value(second, 'station_measurement_control_baseline_samples', A)).toBe(32);
   });
@@ -252,7 +252,7 @@ describe('control charts in the measurements collector', () => {
     store.add([...series(A, wave(32), { endAgoMs: 91 * MIN }), at(first - 10 * MIN, 10.4, 'H')]);
     const events = async (now: number) => {
       c.retainFrom(now, now - HOUR);
-      const s = samplesOf(await c.families(topology, now, true));
+      const s = samplesOf(await c.families(topology, { nowMs: now, complete: true }));
       lastSamples = s;
       return {
         r1: value(s, 'station_measurement_control_violations_total', A, 1),
@@ -281,7 +281,7 @@ describe('control charts in the measurements collector', () => {
       min_samples: 20,
     });
     restarted.retainFrom(first + 50 * MIN, first - 10 * MIN);
-    const after = samplesOf(await restarted.families(topology, first + 50 * MIN, true));
+    const after = samplesOf(await restarted.families(topology, { nowMs: first + 50 * MIN, complete: true }));
     for (const rule of [1, 2, 3, 4, 5, 6, 7, 8]) {
       expect(value(after, 'station_measurement_control_violations_total', A, rule)).toBe(0);
     }
@@ -302,7 +302,7 @@ describe('control charts in the measurements collector', () => {
     store.add(series(A, wave(32), { endAgoMs: 91 * MIN }));
     const poll = async (now: number) => {
       c.retainFrom(now, now - HOUR);
-      return samplesOf(await c.families(topology, now, true));
+      return samplesOf(await c.families(topology, { nowMs: now, complete: true }));
     };
     const s0 = await poll(first);
     expect(value(s0, 'station_measurement_control_cusum_upper', A)).toBe(0);
@@ -344,7 +344,7 @@ describe('control charts in the measurements collector', () => {
       cusum: { k: 0.5, h: 4, fast_initial_response: false },
     });
     restarted.retainFrom(first + 20 * MIN, first - 40 * MIN);
-    const after = samplesOf(await restarted.families(topology, first + 20 * MIN, true));
+    const after = samplesOf(await restarted.families(topology, { nowMs: first + 20 * MIN, complete: true }));
     expect(value(after, 'station_measurement_control_violations_total', A, 'cusum')).toBe(0);
     expect(value(after, 'station_measurement_control_cusum_upper', A)).toBeDefined();
   });
@@ -363,7 +363,7 @@ describe('control charts in the measurements collector', () => {
     // 60,000 points a second apart, on each of two stations: at least two slices.
     store.add([...series(A, wave(60_000), { stepMs: 1000 }), ...series(B, wave(60_000), { stepMs: 1000 })]);
     c.retainFrom(NOW, NOW - HOUR);
-    await c.families(topology, NOW, true);
+    await c.families(topology, { nowMs: NOW, complete: true });
     expect(turns).toBeGreaterThanOrEqual(2);
   });
 
@@ -380,7 +380,7 @@ describe('control charts in the measurements collector', () => {
     const baseline = wave(32);
     store.add([...series(A, baseline, { endAgoMs: 61 * MIN }), ...series(A, wave(12), { stepMs: 4 * MIN })]);
     c.retainFrom(NOW, NOW - HOUR);
-    const s = samplesOf(await c.families(topology, NOW, true));
+    const s = samplesOf(await c.families(topology, { nowMs: NOW, complete: true }));
     // Lag-1 autocorrelation by the two-pass formula over the 32 baseline points.
     const m = baseline.reduce((a, b) => a + b, 0) / baseline.length;
     let num = 0;
@@ -431,7 +431,7 @@ describe('control charts in the measurements collector', () => {
     });
     store.add([...series(A, wave(32), { endAgoMs: 61 * MIN }), ...series(A, wave(12), { stepMs: 4 * MIN })]);
     c.retainFrom(NOW, NOW - HOUR);
-    const s = samplesOf(await c.families(topology, NOW, true));
+    const s = samplesOf(await c.families(topology, { nowMs: NOW, complete: true }));
     expect(value(s, 'station_measurement_control_cusum_decision_interval', A)).toBe(5);
   });
 
@@ -451,7 +451,7 @@ describe('control charts in the measurements collector', () => {
       let signals: number | undefined;
       for (let now = NOW - 10 * MIN; now <= NOW + 4 * HOUR; now += 10 * MIN) {
         c.retainFrom(now, now - HOUR);
-        const s = samplesOf(await c.families(topology, now, true));
+        const s = samplesOf(await c.families(topology, { nowMs: now, complete: true }));
         centres.set(now, value(s, 'station_measurement_control_center', A));
         signals = value(s, 'station_measurement_control_violations_total', A, 'cusum');
       }
@@ -480,11 +480,11 @@ describe('control charts in the measurements collector', () => {
     });
     store.add(series(A, wave(32), { endAgoMs: 91 * MIN }));
     c.retainFrom(NOW - 30 * MIN, NOW - 90 * MIN);
-    await c.families(topology, NOW - 30 * MIN, true);
+    await c.families(topology, { nowMs: NOW - 30 * MIN, complete: true });
     // Five points of +1.6 sigma a minute apart: C+ passes 4 at the 4th (1.1 each), NOW - MIN.
     store.add(series(A, Array(5).fill(10 + (1.6 * 0.1) / 1.128)));
     c.retainFrom(NOW, NOW - HOUR);
-    const s = samplesOf(await c.families(topology, NOW, true));
+    const s = samplesOf(await c.families(topology, { nowMs: NOW, complete: true }));
     expect(value(s, 'station_measurement_control_last_violation_timestamp_seconds', A, 'cusum')).toBe(
       (NOW - MIN) / 1000,
     );
@@ -508,7 +508,7 @@ describe('control charts in the measurements collector', () => {
     store.add(series(A, wave(32), { endAgoMs: 91 * MIN }));
     const poll = async (now: number) => {
       c.retainFrom(now, now - HOUR);
-      const s = samplesOf(await c.families(topology, now, true));
+      const s = samplesOf(await c.families(topology, { nowMs: now, complete: true }));
       return {
         cusum: value(s, 'station_measurement_control_violations_total', A, 'cusum'),
         upper: value(s, 'station_measurement_control_cusum_upper', A),
