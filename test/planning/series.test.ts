@@ -93,7 +93,7 @@ describe('measurement selection', () => {
   };
 
   it('exports each statistic only for its windows, and drops the slot label of single-slot series', () => {
-    const families = selectedFamilies([result('A')] as never, selection, ['1h', '24h']);
+    const families = selectedFamilies([result('A')] as never, { selection, windows: ['1h', '24h'] });
     const mean = families.find((f) => f.desc.name === 'station_measurement_window_mean');
     expect(mean?.samples.map((s) => s.labels.text)).toEqual(['station="s",metric="vbat",window="1h"']);
     const samples = families.find((f) => f.desc.name === 'station_measurement_window_samples');
@@ -102,7 +102,10 @@ describe('measurement selection', () => {
   });
 
   it('keeps the slot label where a station measures a name in several slots', () => {
-    const families = selectedFamilies([result('A'), result('B')] as never, selection, ['1h', '24h']);
+    const families = selectedFamilies([result('A'), result('B')] as never, {
+      selection,
+      windows: ['1h', '24h'],
+    });
     const mean = families.find((f) => f.desc.name === 'station_measurement_window_mean');
     expect(mean?.samples.map((s) => s.labels.text)).toEqual([
       'station="s",metric="vbat",slot="A",window="1h"',

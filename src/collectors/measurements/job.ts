@@ -75,14 +75,22 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
       });
       store.forgetIdleBefore(now.getTime() - settings.retentionMs);
       counters.add(fetched);
-      const results = await measurementResults(topology, store, config.windows, now, minSamples, turns);
+      const results = await measurementResults(topology, {
+        store,
+        windows: config.windows,
+        now,
+        minSamples,
+        turns,
+      });
       return {
         families: [
           ...(await selectedFamiliesInTurns(
             results,
-            settings,
-            config.windows.map((w) => w.name),
-            counters.of(topology),
+            {
+              selection: settings,
+              windows: config.windows.map((w) => w.name),
+              stations: counters.of(topology),
+            },
             turns,
           )),
           ...(await control.families(topology, { nowMs: now.getTime(), complete: fetched.failures === 0 })),
@@ -98,14 +106,21 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
 /** Stations whose statistics are computed between two turns of the event loop. */
 const STATIONS_PER_TURN = 25;
 
+/** What {@link measurementResults} computes the statistics from. */
+interface ResultsOptions {
+  readonly store: MeasurementStore;
+  readonly windows: readonly WindowSpec[];
+  /** The time of the poll: the windows end then. */
+  readonly now: Date;
+  /** The min_samples of a name. */
+  readonly minSamples: (name: string) => number;
+  readonly turns: Turns;
+}
+
 /** Every held series of every station in the topology, with its statistics per window. */
 async function measurementResults(
   topology: Topology,
-  store: MeasurementStore,
-  windows: readonly WindowSpec[],
-  now: Date,
-  minSamples: (name: string) => number,
-  turns: Turns,
+  { store, windows, now, minSamples, turns }: ResultsOptions,
 ): Promise<MeasurementResult[]> {
   const bounds = windows.map((w) => ({ window: w.name, ...windowBounds(w, now) }));
   const out: MeasurementResult[] = [];

@@ -69,12 +69,20 @@ export function mergeSingleSlots(results: readonly MeasurementResult[]): Measure
   return results.map((r) => (r.slot !== null && slots.get(key(r)) === 1 ? { ...r, slot: null } : r));
 }
 
+/** How {@link selectedFamilies} selects the series, and what it adds to them. */
+export interface SelectionOptions {
+  /** The selection settings (`measurements.statistics`, `measurements.by_slot`). */
+  readonly selection: MeasurementSelection;
+  /** Names of the configured windows, in config order. */
+  readonly windows: readonly string[];
+  /** The stations' cumulative record counts; default none. */
+  readonly stations?: readonly StationRecordCounts[];
+}
+
 /** The measurement families with the selection applied. */
 export function selectedFamilies(
   results: readonly MeasurementResult[],
-  selection: MeasurementSelection,
-  windows: readonly string[],
-  stations: readonly StationRecordCounts[] = [],
+  { selection, windows, stations = [] }: SelectionOptions,
 ): Family[] {
   const families = measurementFamilies(selection.bySlot ? results : mergeSingleSlots(results), stations);
   return applySelection(families, selection, windows);
@@ -83,9 +91,7 @@ export function selectedFamilies(
 /** {@link selectedFamilies}, giving the event loop a turn every {@link RESULTS_PER_TURN} results. */
 export async function selectedFamiliesInTurns(
   results: readonly MeasurementResult[],
-  selection: MeasurementSelection,
-  windows: readonly string[],
-  stations: readonly StationRecordCounts[],
+  { selection, windows, stations = [] }: SelectionOptions,
   turns: Turns,
 ): Promise<Family[]> {
   const builder = new MeasurementFamilyBuilder();

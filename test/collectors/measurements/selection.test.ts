@@ -44,14 +44,9 @@ describe('selectedFamiliesInTurns', () => {
             fn(slice);
           }),
       };
-      const sliced = await selectedFamiliesInTurns(
-        results,
-        selection(bySlot),
-        ['1h', '24h'],
-        stations,
-        counting,
-      );
-      expect(sliced).toEqual(selectedFamilies(results, selection(bySlot), ['1h', '24h'], stations));
+      const opts = { selection: selection(bySlot), windows: ['1h', '24h'], stations };
+      const sliced = await selectedFamiliesInTurns(results, opts, counting);
+      expect(sliced).toEqual(selectedFamilies(results, opts));
       expect(slices).toBeGreaterThan(1);
       const mean = sliced.find((f) => f.desc.name === 'station_measurement_window_mean');
       expect(mean?.samples.every((s) => s.labels.text.endsWith('window="1h"'))).toBe(true);
