@@ -127,11 +127,10 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
     signal?: AbortSignal,
   ) {
     const answers = new Map<string, Promise<StationSummary | undefined>>();
+    const refusals = { refused: ctx.refused, now: poll.t };
     await ctx.turns.forEachSlice(sends, REQUESTS_PER_TURN, (slice) => {
       for (const { key, request } of slice) {
-        const answer = send(
-          learn(client.stationSummary({ ...request, signal }), request, ctx.refused, poll.t),
-        );
+        const answer = send(learn(client.stationSummary({ ...request, signal }), request, refusals));
         // Awaited below; until then a failure must not count as an unhandled rejection.
         answer.catch(() => {});
         answers.set(key, answer);

@@ -24,12 +24,19 @@ export function narrow(
   return ids.length === 0 ? { partial: true } : { request: { ...request, stationIds: ids }, partial: true };
 }
 
+/** Where {@link learn} records what an answer tells. */
+export interface RefusalContext {
+  /** The stations the upstream refuses; undefined: refusals are not tracked. */
+  readonly refused: RefusedStations | undefined;
+  /** Time of the poll, Unix ms: a refused station is re-probed a while after it. */
+  readonly now: number;
+}
+
 /** Learns from a single-station answer: a 403 refuses the station, an answer clears it. */
 export function learn(
   answer: Promise<StationSummary | undefined>,
   request: SummaryRequest,
-  refused: RefusedStations | undefined,
-  now: number,
+  { refused, now }: RefusalContext,
 ): Promise<StationSummary | undefined> {
   if (!refused || request.stationIds.length !== 1) return answer;
   const id = request.stationIds[0]!;
