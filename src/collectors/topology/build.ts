@@ -166,7 +166,8 @@ function buildLine(
   const last = outputIndex(line);
   line.elements.forEach((el, index) => {
     const members: StationNode[] = [];
-    const position = { position: index + 1, lineOutput: index === last };
+    const position = index + 1;
+    const lineOutput = index === last;
     const groupName = el.kind === 'group' ? (groupNames.get(el) ?? el.name) : undefined;
     for (const { station, group } of elementStations(el)) {
       if (f.seen.has(station.id)) continue; // a station listed twice is exported once
@@ -174,7 +175,12 @@ function buildLine(
       if (!kept(f.include.stations, f.exclude.stations, station)) continue;
       f.seen.add(station.id);
       members.push(
-        stationNode(station, ctx, line, position, group && { id: group.id, name: groupName ?? group.name }),
+        stationNode(station, ctx, {
+          line,
+          position,
+          lineOutput,
+          group: group && { id: group.id, name: groupName ?? group.name },
+        }),
       );
     }
     stations.push(...members);
@@ -192,12 +198,19 @@ function buildLine(
   return { stations, groups };
 }
 
+/** Where a station sits: its line, its place on it (1-based), and its group, if any. */
+interface StationPlace {
+  readonly line: Line;
+  readonly position: number;
+  /** The station is at the line's output (see {@link outputIndex}). */
+  readonly lineOutput: boolean;
+  readonly group: { id: string; name: string } | undefined;
+}
+
 function stationNode(
   station: StationRef,
   ctx: LineContext,
-  line: Line,
-  { position, lineOutput }: { position: number; lineOutput: boolean },
-  group: { id: string; name: string } | undefined,
+  { line, position, lineOutput, group }: StationPlace,
 ): StationNode {
   let labels = ctx.lineLabels.with('station', station.name).with('station_id', station.id);
   if (group) labels = labels.with('group', group.name);
