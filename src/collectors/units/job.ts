@@ -53,7 +53,7 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
       if (fetched.failures === 0) ctx.activity?.update(store, stationIds, retainFrom);
       else ctx.activity?.clear();
       counters.add(fetched);
-      const results = await unitResults(topology, store, config.windows, now, turns);
+      const results = await unitResults(topology, { store, windows: config.windows, now, turns });
       return {
         families: [
           ...unitFamilies(results, counters.of(topology)),
@@ -85,16 +85,26 @@ function knownKinds(
 /** Stations whose counts are computed between two turns of the event loop. */
 const STATIONS_PER_TURN = 50;
 
+/** What {@link unitResults} counts from. */
+interface ResultsOptions {
+  readonly store: UnitStore;
+  readonly windows: readonly WindowSpec[];
+  /** The time of the poll: the windows end then. */
+  readonly now: Date;
+  readonly turns: Turns;
+}
+
 /** Every station of the topology with its counts per window (zero when nothing is held). */
 function unitResults(
   topology: Topology,
-  store: UnitStore,
-  windows: readonly WindowSpec[],
-  now: Date,
-  turns: Turns,
+  { store, windows, now, turns }: ResultsOptions,
 ): Promise<UnitResult[]> {
-  const bounds = windows.map((w) => ({ window: w.name, ...windowBounds(w, now) }));
   const resultOf = (code: number) => store.resultOf(code);
+  // Each window's options for unitWindow, built once per poll.
+  const bounds = windows.map((w) => {
+    const { from, to } = windowBounds(w, now);
+    return { window: w.name, from: from.getTime(), to: to.getTime(), resultOf };
+  });
   return turns.map(topology.stations, STATIONS_PER_TURN, (station) => {
     const rows = store.rowsOf(station.id);
     return {
@@ -102,9 +112,7 @@ function unitResults(
       lastUnitTime: store.lastUnitTime(station.id),
       windows: bounds.map((b) => ({
         window: b.window,
-        counts: rows
-          ? unitWindow(rows, b.from.getTime(), b.to.getTime(), resultOf)
-          : { records: new Map(), serials: 0 },
+        counts: rows ? unitWindow(rows, b) : { records: new Map(), serials: 0 },
       })),
     };
   });

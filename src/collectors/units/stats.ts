@@ -10,13 +10,18 @@ export interface UnitWindowCounts {
   readonly serials: number;
 }
 
+/** The window {@link unitWindow} counts, and how it reads the rows' result codes. */
+export interface UnitWindowOptions {
+  /** Start of the window, Unix ms (included). */
+  readonly from: number;
+  /** End of the window, Unix ms (excluded). */
+  readonly to: number;
+  /** The `result` label value of a result code (the store's palette). */
+  readonly resultOf: (code: number) => string;
+}
+
 /** Counts the unit rows with `from <= time < to`. */
-export function unitWindow(
-  rows: SortedColumns,
-  from: number,
-  to: number,
-  resultOf: (code: number) => string,
-): UnitWindowCounts {
+export function unitWindow(rows: SortedColumns, { from, to, resultOf }: UnitWindowOptions): UnitWindowCounts {
   const [start, end] = rows.range(from, to);
   const records = new Map<string, { direction: string; result: string; count: number }>();
   const serials = new Set<string>();

@@ -35,7 +35,7 @@ describe('UnitStore', () => {
     expect(s.add([u(4, { slot: '2', result: null })])).toBe(1);
     const rows = s.rowsOf(A);
     if (!rows) throw new Error('no rows');
-    const w = unitWindow(rows, 0, 10, (c) => s.resultOf(c));
+    const w = unitWindow(rows, { from: 0, to: 10, resultOf: (c) => s.resultOf(c) });
     const counts = Object.fromEntries(
       [...w.records.values()].map((r) => [`${r.direction}/${r.result}`, r.count]),
     );
