@@ -95,7 +95,7 @@ export class ValueHistograms {
       for (const e of ordered) slotsOf.set(e.name, (slotsOf.get(e.name) ?? 0) + 1);
       for (const e of ordered) {
         const single = !opts.bySlot && slotsOf.get(e.name) === 1;
-        samples.push(sampleOf(e, labelsOf(station.labels, e, single)));
+        samples.push(sampleOf(e, labelsOf(station.labels, e.name, single ? null : e.slot)));
       }
     }
     for (const id of this.stations.keys()) if (!present.has(id)) this.stations.delete(id);
@@ -103,9 +103,10 @@ export class ValueHistograms {
   }
 }
 
-function labelsOf(station: LabelSet, e: Entry, dropSlot: boolean): LabelSet {
-  const named = station.with('metric', e.name);
-  return e.slot === null || dropSlot ? named : named.with('slot', e.slot);
+/** The series' labels: the station's, `metric`, and `slot` unless it is null (no slot, or left out). */
+function labelsOf(station: LabelSet, name: string, slot: string | null): LabelSet {
+  const named = station.with('metric', name);
+  return slot === null ? named : named.with('slot', slot);
 }
 
 function sampleOf(e: Entry, labels: LabelSet): Sample {
