@@ -25,11 +25,12 @@ export function distributionVariable(siteLine: string): QueryVariableBuilder {
 }
 
 /**
- * The line's histogram of one measurement over the last `range`: the stations' increases summed
- * (histograms of different resolutions are merged at the coarsest).
+ * The line's histogram of one measurement around each point of the graph: the stations' rates
+ * over $__rate_interval summed (histograms of different resolutions merge at the coarsest). A
+ * rate has the shape of the values' distribution, so quantiles and fractions read straight off it.
  */
-export function lineHistogram(siteLine: string, range: string, offset = ''): string {
-  return `sum by (site, line) (increase(station_measurement_value{${siteLine}, metric="$distribution"}[${range}]${offset}))`;
+export function lineHistogram(siteLine: string, offset = ''): string {
+  return `sum by (site, line) (rate(station_measurement_value{${siteLine}, metric="$distribution"}[$__rate_interval]${offset}))`;
 }
 
 /**
@@ -43,30 +44,30 @@ function limit(siteLine: string, which: 'lower' | 'upper'): string {
 
 /** Panels of the distribution section. */
 export function distributionPanels(siteLine: string): PanelItem[] {
-  const hour = lineHistogram(siteLine, '1h');
+  const now = lineHistogram(siteLine);
   return [
     row('Measurement distribution (native histograms)'),
     timeseries({
       title: 'In-spec share: $distribution',
       description:
-        'Share of the values measured on the whole line over the last hour that lie between the spec limits, ' +
+        'Share of the values measured on the whole line around each point that lie between the spec limits, ' +
         'from the summed native histogram (histogram_fraction; exact at bucket boundaries, interpolated within ' +
         'a bucket). Limits: the narrowest any station of the line reports. Needs Prometheus with native histograms.',
       unit: 'percentunit',
       max: 1,
       queries: [
-        q(`histogram_fraction(${limit(siteLine, 'lower')}, ${limit(siteLine, 'upper')}, ${hour})`, 'in spec'),
+        q(`histogram_fraction(${limit(siteLine, 'lower')}, ${limit(siteLine, 'upper')}, ${now})`, 'in spec'),
       ],
     }),
     timeseries({
       title: 'Median and 99th percentile: $distribution',
       description:
-        "Median and 99th percentile of the line's values over the last hour (histogram_quantile over the summed " +
+        "Median and 99th percentile of the line's values around each point (histogram_quantile over the summed " +
         'native histogram), with the spec limits. Needs Prometheus with native histograms.',
       unit: 'none',
       queries: [
-        q(`histogram_quantile(0.5, ${hour})`, 'median'),
-        q(`histogram_quantile(0.99, ${hour})`, '99th percentile'),
+        q(`histogram_quantile(0.5, ${now})`, 'median'),
+        q(`histogram_quantile(0.99, ${now})`, '99th percentile'),
         q(`max(station_measurement_lower_limit{${siteLine}, metric="$distribution"})`, 'lower limit'),
         q(`min(station_measurement_upper_limit{${siteLine}, metric="$distribution"})`, 'upper limit'),
       ],
@@ -74,15 +75,12 @@ export function distributionPanels(siteLine: string): PanelItem[] {
     timeseries({
       title: 'Week over week: $distribution',
       description:
-        "Median of the line's values over the last day against the same day a week earlier: a drift of the " +
-        'distribution shows as the two lines parting. Needs Prometheus with native histograms.',
+        "Median of the line's values against the same time a week earlier: a drift of the distribution shows " +
+        'as the two lines parting (docs/metrics.md has the query over whole days). Needs Prometheus with native histograms.',
       unit: 'none',
       queries: [
-        q(`histogram_quantile(0.5, ${lineHistogram(siteLine, '1d')})`, 'median, last day'),
-        q(
-          `histogram_quantile(0.5, ${lineHistogram(siteLine, '1d', ' offset 1w')})`,
-          'median, a week earlier',
-        ),
+        q(`histogram_quantile(0.5, ${now})`, 'median'),
+        q(`histogram_quantile(0.5, ${lineHistogram(siteLine, ' offset 1w')})`, 'median, a week earlier'),
       ],
     }),
   ];

@@ -200,7 +200,7 @@ export function unitPanels(station: string): PanelItem[] {
       min: 0,
       queries: [
         {
-          expr: `sum by (result) (increase(station_units_total{${station}, direction="output"}[1h]))`,
+          expr: `sum by (result) (rate(station_units_total{${station}, direction="output"}[$__rate_interval])) * 3600`,
           legend: '{{result}}',
           exemplar: true,
         },

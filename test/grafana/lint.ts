@@ -110,7 +110,7 @@ const RULES: Record<string, Rule> = {
     queryPanels(d).flatMap((p) =>
       p.targets.flatMap((t) =>
         rateCalls(t.expr)
-          .calls.filter((arg) => !/^[^[]*\[\$__rate_interval\]\s*$/.test(arg))
+          .calls.filter((arg) => !/^[^[]*\[\$__rate_interval\](?:\s+offset\s+\w+)?\s*$/.test(arg))
           .map((arg) => `panel "${p.title}" ${t.refId}: rate range is not [$__rate_interval] in (${arg})`),
       ),
     ),

@@ -107,7 +107,11 @@ describe.skipIf(!enabled)('dashboard and rule queries on a real Prometheus', () 
       );
     });
     // Prometheus starts while the exporter polls: both take seconds, neither needs the other.
-    [prom] = await Promise.all([startPrometheus(`127.0.0.1:${port}`), h.exporter.scheduler.pollOnce()]);
+    // Native histograms on, so that the distribution section has its series (Prometheus then scrapes protobuf).
+    [prom] = await Promise.all([
+      startPrometheus(`127.0.0.1:${port}`, { features: ['native-histograms', 'exemplar-storage'] }),
+      h.exporter.scheduler.pollOnce(),
+    ]);
     // Every collector's data scraped, and three scrapes: enough samples for rate() over the substituted $__rate_interval.
     const everyCollector =
       'count(station_info) and count(station_final_yield_ratio) and count(station_unit_serials) ' +
@@ -137,8 +141,8 @@ describe.skipIf(!enabled)('dashboard and rule queries on a real Prometheus', () 
         values[v.name] = v.includeAll && v.allValue ? v.allValue : (options[0] ?? '');
       }
     }
-    // Every variable of every dashboard, none empty: 2 on the overview, 3 on the line, 6 on the station, 2 on health.
-    expect(Object.keys(listed)).toHaveLength(13);
+    // Every variable of every dashboard, none empty: 2 on the overview, 4 on the line, 6 on the station, 2 on health.
+    expect(Object.keys(listed)).toHaveLength(14);
     expect(Object.entries(listed).filter(([, n]) => n === 0)).toEqual([]);
   }, 20_000);
 

@@ -56,7 +56,16 @@ export class ValueHistograms {
 
   /** Counts a record the store had not held (see MeasurementStore's `onNew`). */
   observe(series: MeasurementSeries, r: MeasurementRecord): void {
-    if (r.value === undefined || r.time < this.opts.countFrom || !this.opts.names.has(series.name)) return;
+    if (r.value === undefined || !this.opts.names.has(series.name)) return;
+    const e = this.entryOf(series);
+    // A value from before the start creates the series at 0 without counting: it then exists
+    // before its first counted value, so that rate() and increase() see that one too.
+    if (r.time < this.opts.countFrom || !e.histogram.observe(r.value)) return;
+    if (e.newest === undefined || r.time >= e.newest.time)
+      e.newest = { value: r.value, serial: r.serial, time: r.time };
+  }
+
+  private entryOf(series: MeasurementSeries): Entry {
     const id = stationKey(series.stationId);
     let entries = this.stations.get(id);
     if (!entries) {
@@ -70,9 +79,7 @@ export class ValueHistograms {
       e = { name: series.name, slot: series.slot, histogram };
       entries.set(key, e);
     }
-    if (!e.histogram.observe(r.value)) return;
-    if (e.newest === undefined || r.time >= e.newest.time)
-      e.newest = { value: r.value, serial: r.serial, time: r.time };
+    return e;
   }
 
   /**

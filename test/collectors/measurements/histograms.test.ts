@@ -62,6 +62,14 @@ describe('ValueHistograms', () => {
     expect(sample!.exemplar?.timestampMs).toBe(START + 5 * 60_000);
   });
 
+  it('exports a series at 0 from a value before the start, so that its first counted value is a rate', () => {
+    const { topology, histograms, store, m } = setup();
+    store.add([m(-5, 3.1)]);
+    const [sample] = histograms.family(topology, { bySlot: true }).samples;
+    expect(sample?.histogram?.count).toBe(0);
+    expect(sample?.exemplar).toBeUndefined();
+  });
+
   it('labels slots like the other families: by_slot false drops the slot of a single-slot name', () => {
     const { topology, histograms, store, m } = setup();
     store.add([m(1, 3.3, { slot: '1' })]);
