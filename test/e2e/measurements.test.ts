@@ -414,7 +414,13 @@ describe('incremental polls', () => {
     const fresh = await start();
     fresh.advance(9 * MIN);
     await fresh.exporter.scheduler.pollOnce();
-    expect(await dataExposition(h.exporter)).toBe(await dataExposition(fresh.exporter));
+    // The cumulative families count from each exporter's own start: they differ by design.
+    const windowed = (text: string) =>
+      text
+        .split('\n')
+        .filter((l) => !/^(# (HELP|TYPE) )?station_(measurement_value|units_total)(_bucket|_sum|_count)?[{ ]/.test(l))
+        .join('\n');
+    expect(windowed(await dataExposition(h.exporter))).toBe(windowed(await dataExposition(fresh.exporter)));
   });
 
   it('split spans whose answer was truncated and still get every record', async () => {

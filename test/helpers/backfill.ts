@@ -37,7 +37,9 @@ export function mergeSnapshots(snapshots: readonly Snapshot[]): string {
         continue;
       }
       if (current === undefined) throw new Error(`sample before any family: ${line}`);
-      for (const t of snap.atMs) current.samples.push(`${line} ${(t / 1000).toFixed(3)}`);
+      // An exemplar (` # {labels} value [time]`) would come before the sample's timestamp: dropped.
+      const sample = line.replace(/ # \{[^}]*\} \S+(?: \S+)?$/, '');
+      for (const t of snap.atMs) current.samples.push(`${sample} ${(t / 1000).toFixed(3)}`);
     }
   }
   const out: string[] = [];
