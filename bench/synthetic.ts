@@ -88,7 +88,7 @@ export async function runSynthetic(series: number, runs = 5): Promise<SyntheticR
   }
   const textOnly: number[] = [];
   for (let i = 0; i < runs; i++) textOnly.push((await renderFamiliesToBuffers(families, 'text')).busyMs);
-  const text = await cache.respond('text', false, []);
+  const text = await cache.respond('text', []);
   return {
     series: cache.seriesCount(),
     stations,

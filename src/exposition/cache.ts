@@ -237,18 +237,18 @@ export class ExpositionCache {
   /**
    * Builds a scrape response: the cached static parts followed by the dynamic tail (families
    * rendered now, or a tail from {@link tail}). Never re-renders, re-compresses or copies
-   * the static parts.
+   * the static parts. `gzip`: the body as one gzip member (default plain).
    */
   async respond(
     format: ExpositionFormat,
-    gzip: boolean,
     dynamic: readonly Family[] | Tail,
+    opts: { readonly gzip?: boolean } = {},
   ): Promise<ExpositionResponse> {
     const tail = isTail(dynamic) ? dynamic : this.tail(format, dynamic);
     if (tail.format !== format) throw new Error(`a ${tail.format} tail cannot end a ${format} body`);
     const body = this.state.bodies[format];
     const contentType = CONTENT_TYPES[format];
-    if (!gzip) return response([...body.runs.map((r) => r.plain), tail.plain], contentType);
+    if (!opts.gzip) return response([...body.runs.map((r) => r.plain), tail.plain], contentType);
     return response([body.gzipHead, tail.deflated(), tail.trailer(body)], contentType, 'gzip');
   }
 

@@ -94,7 +94,7 @@ export function createApp(deps: AppDeps): Hono {
   app.get('/metrics', async (c) => {
     const { format, gzip } = negotiate(c.req.header('accept'), c.req.header('accept-encoding'));
     deps.self.recordScrape(format, gzip);
-    const res = await deps.cache.respond(format, gzip, await tailOf(format));
+    const res = await deps.cache.respond(format, await tailOf(format), { gzip });
     const headers: Record<string, string> = {
       'content-type': res.contentType,
       vary: 'Accept, Accept-Encoding',

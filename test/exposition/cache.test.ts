@@ -47,7 +47,7 @@ describe('ExpositionCache', () => {
   it('serves published parts plus the dynamic tail in the text format', async () => {
     const cache = new ExpositionCache();
     await cache.publish('stations', representative);
-    const r = await cache.respond('text', false, [gauge('tail', 1)]);
+    const r = await cache.respond('text', [gauge('tail', 1)]);
     expect(r.contentType).toBe(TEXT_CONTENT_TYPE);
     expect(r.contentEncoding).toBeUndefined();
     expect(decode(r)).toBe(renderFamilies([...representative, gauge('tail', 1)], 'text'));
@@ -56,7 +56,7 @@ describe('ExpositionCache', () => {
   it('serves OpenMetrics ending in # EOF after the tail', async () => {
     const cache = new ExpositionCache();
     await cache.publish('stations', representative);
-    const r = await cache.respond('openmetrics', false, scrapes(3));
+    const r = await cache.respond('openmetrics', scrapes(3));
     expect(r.contentType).toBe(OPENMETRICS_CONTENT_TYPE);
     const body = decode(r);
     expect(body).toBe(`${renderFamilies([...representative, ...scrapes(3)], 'openmetrics')}# EOF\n`);
@@ -68,10 +68,10 @@ describe('ExpositionCache', () => {
     await cache.publish('b', representative);
     await cache.publish('a', largeFamilies(300, 2));
     const expected = renderProtobufToBuffer([...largeFamilies(300, 2), ...representative, gauge('tail', 1)]);
-    const plain = await cache.respond('protobuf', false, [gauge('tail', 1)]);
+    const plain = await cache.respond('protobuf', [gauge('tail', 1)]);
     expect(plain.contentType).toBe(PROTOBUF_CONTENT_TYPE);
     expect(plain.body).toEqual(expected);
-    const gzipped = await cache.respond('protobuf', true, [gauge('tail', 1)]);
+    const gzipped = await cache.respond('protobuf', [gauge('tail', 1)], { gzip: true });
     expect(gzipped.contentEncoding).toBe('gzip');
     expect(zlib.gunzipSync(gzipped.body)).toEqual(expected);
     expect(decodeDelimited(expected).map((f) => f.name)).toContain('tail');
@@ -91,8 +91,8 @@ describe('ExpositionCache', () => {
       const cache = new ExpositionCache({ gzipLevel: 1 });
       await cache.publish('a', largeFamilies(300, 3));
       await cache.publish('b', representative);
-      const plain = await cache.respond(format, false, scrapes(1));
-      const gz = await cache.respond(format, true, scrapes(1));
+      const plain = await cache.respond(format, scrapes(1));
+      const gz = await cache.respond(format, scrapes(1), { gzip: true });
       expect(gz.contentEncoding).toBe('gzip');
       expect(gz.body.length).toBeLessThan(plain.body.length / 3);
       expect(decode(gz)).toBe(decode(plain));
@@ -100,15 +100,15 @@ describe('ExpositionCache', () => {
   );
 
   it('gzips an empty cache with an empty tail', async () => {
-    const r = await new ExpositionCache().respond('text', true, []);
+    const r = await new ExpositionCache().respond('text', [], { gzip: true });
     expect(decode(r)).toBe('');
   });
 
   it('renders the tail per respond without a republish', async () => {
     const cache = new ExpositionCache();
     await cache.publish('p', [gauge('static', 7)]);
-    const one = decode(await cache.respond('openmetrics', true, scrapes(1)));
-    const two = decode(await cache.respond('openmetrics', true, scrapes(2)));
+    const one = decode(await cache.respond('openmetrics', scrapes(1), { gzip: true }));
+    const two = decode(await cache.respond('openmetrics', scrapes(2), { gzip: true }));
     expect(one).toContain('exporter_scrapes_total 1\n');
     expect(two).toContain('exporter_scrapes_total 2\n');
     expect(two.startsWith('# HELP static static help\n# TYPE static gauge\nstatic 7\n')).toBe(true);
@@ -118,7 +118,7 @@ describe('ExpositionCache', () => {
     const cache = new ExpositionCache();
     await Promise.all([cache.publish('b', [gauge('bee', 2)]), cache.publish('a', [gauge('ay', 1)])]);
     await cache.publish('c', [gauge('cee', 3)]);
-    const body = decode(await cache.respond('text', false, []));
+    const body = decode(await cache.respond('text', []));
     expect(body).toBe(renderFamilies([gauge('ay', 1), gauge('bee', 2), gauge('cee', 3)], 'text'));
     expect(cache.seriesCount()).toBe(3);
   });
@@ -127,7 +127,9 @@ describe('ExpositionCache', () => {
     const cache = new ExpositionCache();
     await cache.publish('a', [gauge('x', 1)]);
     await cache.publish('a', [gauge('x', 2)]);
-    expect(decode(await cache.respond('text', true, []))).toBe(renderFamilies([gauge('x', 2)], 'text'));
+    expect(decode(await cache.respond('text', [], { gzip: true }))).toBe(
+      renderFamilies([gauge('x', 2)], 'text'),
+    );
   });
 
   it('lets the publish made last win when a slower earlier one finishes after it', async () => {
@@ -135,7 +137,7 @@ describe('ExpositionCache', () => {
     const slow = cache.publish('a', largeFamilies(2000, 5));
     const fast = cache.publish('a', [gauge('x', 2)]);
     await Promise.all([slow, fast]);
-    expect(decode(await cache.respond('text', false, []))).toBe(renderFamilies([gauge('x', 2)], 'text'));
+    expect(decode(await cache.respond('text', []))).toBe(renderFamilies([gauge('x', 2)], 'text'));
     expect(cache.seriesCount()).toBe(1);
   });
 
@@ -145,9 +147,13 @@ describe('ExpositionCache', () => {
     await cache.publish('b', [gauge('y', 1)]);
     const inFlight = cache.publish('a', [gauge('x', 2)]);
     cache.remove('a');
-    expect(decode(await cache.respond('text', true, []))).toBe(renderFamilies([gauge('y', 1)], 'text'));
+    expect(decode(await cache.respond('text', [], { gzip: true }))).toBe(
+      renderFamilies([gauge('y', 1)], 'text'),
+    );
     await inFlight;
-    expect(decode(await cache.respond('text', true, []))).toBe(renderFamilies([gauge('y', 1)], 'text'));
+    expect(decode(await cache.respond('text', [], { gzip: true }))).toBe(
+      renderFamilies([gauge('y', 1)], 'text'),
+    );
     cache.remove('missing');
     expect(cache.seriesCount()).toBe(1);
   });
@@ -164,7 +170,7 @@ describe('ExpositionCache', () => {
       done = true;
     });
     while (!done) {
-      const body = decode(await cache.respond('text', true, []));
+      const body = decode(await cache.respond('text', [], { gzip: true }));
       expect(expected.has(body)).toBe(true);
       seen.add(body);
       await new Promise((resolve) => setImmediate(resolve));

@@ -87,7 +87,7 @@ export async function startRig(token = 'demo-token', upstream: Record<string, un
       await exporter.scheduler.pollOnce();
     },
     async scrape() {
-      const data = (await exporter.cache.respond('text', false, [])).body.toString('utf8');
+      const data = (await exporter.cache.respond('text', [])).body.toString('utf8');
       return `${data}\n${await exporter.registry.metrics()}`;
     },
     async scrapeApp() {

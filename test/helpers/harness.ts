@@ -71,5 +71,5 @@ export async function dataExposition(
   exporter: Exporter,
   format: 'text' | 'openmetrics' = 'text',
 ): Promise<string> {
-  return (await exporter.cache.respond(format, false, [])).body.toString('utf8');
+  return (await exporter.cache.respond(format, [])).body.toString('utf8');
 }

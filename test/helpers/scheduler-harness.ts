@@ -57,6 +57,6 @@ export function schedulerHarness(collectors: DataCollector[], rawConfig: Record<
     );
     return v?.value;
   };
-  const body = async () => (await cache.respond('text', false, [])).body.toString('utf8');
+  const body = async () => (await cache.respond('text', [])).body.toString('utf8');
   return { scheduler, metric, body, advance: (ms: number) => (now += ms) };
 }
