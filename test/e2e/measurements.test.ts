@@ -418,7 +418,10 @@ describe('incremental polls', () => {
     const windowed = (text: string) =>
       text
         .split('\n')
-        .filter((l) => !/^(# (HELP|TYPE) )?station_(measurement_value|units_total)(_bucket|_sum|_count)?[{ ]/.test(l))
+        .filter(
+          (l) =>
+            !/^(# (HELP|TYPE) )?station_(measurement_value|units_total)(_bucket|_sum|_count)?[{ ]/.test(l),
+        )
         .join('\n');
     expect(windowed(await dataExposition(h.exporter))).toBe(windowed(await dataExposition(fresh.exporter)));
   });
