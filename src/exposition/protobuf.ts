@@ -269,7 +269,8 @@ class ProtoRenderer {
     const h = s.histogram;
     const labels = s.labels;
     let bound = 64 + 6 * labels.text.length;
-    if (h !== undefined) bound += 160 + 11 * (h.positive.length + h.negative.length);
+    // Per bucket at most a 10-byte delta and a share of a 14-byte span (one per 4 buckets at worst).
+    if (h !== undefined) bound += 160 + 16 * (h.positive.length + h.negative.length);
     if (s.exemplar !== undefined) bound += 96 + 6 * s.exemplar.labels.text.length;
     this.room(bound);
     this.byte(FAMILY_METRIC);

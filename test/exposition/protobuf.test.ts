@@ -125,6 +125,38 @@ describe('renderProtobufToBuffer', () => {
     expect(hist.exemplars).toHaveLength(1);
   });
 
+  it('keeps the worst bucket layout within its room: huge counts, a span every fourth bucket', () => {
+    const positive = new Float64Array(400).map((_, i) => (i % 4 === 0 ? 2 ** 50 - i : 0));
+    const snapshot = {
+      schema: 8,
+      zeroThreshold: 1e-128,
+      zeroCount: 0,
+      count: 100 * 2 ** 50,
+      sum: 1,
+      positiveOffset: -1000,
+      positive,
+      negativeOffset: 0,
+      negative: new Float64Array(0),
+    };
+    const family: Family = {
+      desc: { name: 'v', kind: 'histogram', help: 'V.' },
+      samples: Array.from({ length: 3 }, (_, i) => ({
+        labels: LabelSet.of({ i: String(i) }),
+        value: snapshot.count,
+        histogram: snapshot,
+      })),
+    };
+    const decoded = decodeDelimited(renderProtobufToBuffer([family]));
+    const expected = new Map<number, number>();
+    positive.forEach((c, i) => {
+      if (c > 0) expected.set(-1000 + i, c);
+    });
+    for (const m of decoded[0]!.metric!) {
+      expect(m.histogram!.positive_span).toHaveLength(100);
+      expect(bucketsOf(m.histogram!.positive_span, m.histogram!.positive_delta)).toEqual(expected);
+    }
+  });
+
   it('marks a histogram without observations as native with an empty span', () => {
     const snapshot = new NativeHistogram({ schema: 3, maxBuckets: 10 }).snapshot();
     const family: Family = {
