@@ -108,6 +108,7 @@ class Renderer {
   private headerDone = false;
   private name = '';
   private suffix: string | undefined = undefined;
+  private kind: FamilyDesc['kind'] = 'gauge';
   /** `name ` and `name{` of the current family and suffix, as bytes. */
   private bare: Buffer = Buffer.alloc(0);
   private braced: Buffer = Buffer.alloc(0);
@@ -187,7 +188,9 @@ class Renderer {
    * take this way, so it builds strings.
    */
   private slowLine(s: Sample): void {
-    const om = this.format === 'openmetrics';
+    // OpenMetrics allows exemplars on counters and histogram buckets only (Prometheus refuses a
+    // scrape with one on a gauge).
+    const om = this.format === 'openmetrics' && (this.kind === 'counter' || this.kind === 'histogram');
     const exemplar = om && s.exemplar !== undefined ? exemplarText(s.exemplar) : '';
     const h = s.histogram;
     const braced = (labels: string) => (labels === '' ? '' : `{${labels}}`);
@@ -220,6 +223,7 @@ class Renderer {
   }
 
   private startFamily(fam: Family): void {
+    this.kind = fam.desc.kind;
     this.text(header(fam.desc, this.format));
     this.headerDone = true;
     this.name = sampleName(fam.desc, this.format);

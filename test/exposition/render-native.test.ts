@@ -70,6 +70,15 @@ describe('native histograms and exemplars in the text formats', () => {
     expect(sameInBothFormats(families()[0]!)).toBe(false);
   });
 
+  it('never writes an exemplar on a gauge, which Prometheus would refuse the scrape for', () => {
+    const serial = exemplarOf({ unit_serial: 'SN1' }, { value: 1 })!;
+    const gauge: Family = {
+      desc: { name: 'g', kind: 'gauge', help: 'G.' },
+      samples: [{ labels: LabelSet.EMPTY, value: 1, exemplar: serial }],
+    };
+    expect(renderFamilies([gauge], 'openmetrics')).toBe('# HELP g G.\n# TYPE g gauge\ng 1\n');
+  });
+
   it('leaves out an exemplar whose labels exceed 128 characters rather than cut the serial', () => {
     expect(exemplarOf({ unit_serial: 'x'.repeat(117) }, { value: 1 })).toBeDefined();
     expect(exemplarOf({ unit_serial: 'x'.repeat(118) }, { value: 1 })).toBeUndefined();
