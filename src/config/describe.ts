@@ -21,7 +21,8 @@ export function describeConfig(config: Config): string {
     `measurements: ${
       measurements.enabled
         ? `every ${formatDuration(measurements.intervalMs)}, ${measurements.names.map((n) => n.name).join(', ')} ` +
-          `(min ${measurements.minSamples} samples, overlap ${formatDuration(measurements.overlapMs)})`
+          `(min ${measurements.minSamples} samples, overlap ${formatDuration(measurements.overlapMs)}); ` +
+          describeHistograms(measurements)
         : 'disabled'
     }`,
     `units: ${units.enabled ? `every ${formatDuration(units.intervalMs)} (overlap ${formatDuration(units.overlapMs)})` : 'disabled'}`,
@@ -72,4 +73,12 @@ function describeWindow(spec: WindowSpec): string {
     case 'shift':
       return `${spec.name} (shifts starting ${spec.shiftStarts.join(', ')} in ${spec.timezone})`;
   }
+}
+
+/** Which names get a native histogram, at what resolution. */
+function describeHistograms(m: Config['measurements']): string {
+  const h = m.histograms;
+  const names = h.enabled ? m.names.slice(0, h.maxNames).map((n) => n.name) : [];
+  if (names.length === 0) return 'no value histograms';
+  return `value histograms for ${names.join(', ')} (schema ${h.schema}, at most ${h.maxBuckets} buckets)`;
 }

@@ -29,7 +29,7 @@ describe('describeConfig', () => {
         'discovery: all accessible sites, exclude stations .*-spare; refresh every 10m',
         'windows: 1h (last 1h), shift (shifts starting 06:00, 18:00 in Europe/Berlin)',
         'summary: every 1m, levels station, group, line, site, upstream yields as ratio',
-        'measurements: every 1m, voltage (min 30 samples, overlap 5m)',
+        'measurements: every 1m, voltage (min 30 samples, overlap 5m); value histograms for voltage (schema 8, at most 160 buckets)',
         'units: disabled',
         'listen: :9732',
         'log level: info',
