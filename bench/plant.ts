@@ -123,7 +123,9 @@ export async function runPlantScale(opts: {
   const publish = exporter.cache.publish.bind(exporter.cache);
   exporter.cache.publish = async (part, families) => {
     await publish(part, families);
-    pollRenderMs += exporter.cache.lastRenderMs();
+    // The text formats, as the target was set (protobuf is reported by the main bench's rows).
+    const byFormat = exporter.cache.lastRenderMsByFormat();
+    pollRenderMs += byFormat.text + byFormat.openmetrics;
     seriesByPart.set(
       part,
       families.reduce((n, f) => n + f.samples.length, 0),

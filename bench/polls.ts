@@ -45,8 +45,10 @@ export interface PollResult {
 /** A publish of one exposition part, as the cache did it. */
 export interface PartRender {
   readonly series: number;
-  /** Both formats, yields excluded (`ExpositionCache.lastRenderMs`). */
+  /** Both text formats, yields excluded (`ExpositionCache.lastRenderMsByFormat`). */
   readonly renderMs: number;
+  /** Protobuf, yields excluded. */
+  readonly protobufRenderMs: number;
   /** Render, encode, deflate and swap. */
   readonly wallMs: number;
 }
@@ -75,9 +77,11 @@ function instrumentCache(exporter: Exporter): Map<string, PartRender> {
     const started = performance.now();
     await publish(part, families);
     // The scheduler publishes one part at a time, so lastRenderMs is this part's.
+    const byFormat = cache.lastRenderMsByFormat();
     renders.set(part, {
       series: countSeries(families),
-      renderMs: cache.lastRenderMs(),
+      renderMs: byFormat.text + byFormat.openmetrics,
+      protobufRenderMs: byFormat.protobuf,
       wallMs: performance.now() - started,
     });
   };

@@ -59,7 +59,7 @@ function notes(r: BenchResults): string {
     '- The steady-state poll runs after the shared clock moved by exactly one interval: it reads one interval of new ' +
       'records plus the configured overlap, whatever the window length. The comparison exporter (measurements only) ' +
       `uses windows ${r.params.compareWindows.join(', ')} against the same simulator.`,
-    '- Render times are CPU time spent rendering both formats (text and OpenMetrics), excluding the yields to the ' +
+    '- Render times are CPU time spent rendering both text formats (text and OpenMetrics; protobuf, rendered in the same publishes, is reported on its own row), excluding the yields to the ' +
       'event loop; the publish time adds UTF-8 encoding, deflate in the thread pool and the swap. The synthetic ' +
       'render runs twice, in a process of its own: under the StatefulSet memory limit, as it ships (V8 then keeps a ' +
       'small young generation, so short-lived strings cost more collections), and without a limit. The target is ' +

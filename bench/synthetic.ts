@@ -18,8 +18,12 @@ const WINDOWS = ['15m', '1h', '8h', 'shift', 'today'];
 export interface SyntheticResult {
   readonly series: number;
   readonly stations: number;
-  /** Rendering both formats (text and OpenMetrics), yields excluded; median over the runs. */
+  /** Rendering both text formats (text and OpenMetrics), yields excluded; median over the runs. */
   readonly renderMs: number;
+  /** Rendering protobuf within the same publishes, yields excluded; median over the runs. */
+  readonly protobufRenderMs: number;
+  /** The text format's share of the same publishes (what protobuf is compared with); median. */
+  readonly publishTextMs: number;
   /** Rendering the text format alone, yields excluded; median over the runs. */
   readonly textRenderMs: number;
   /** The first, cold publish's render time. */
@@ -29,6 +33,10 @@ export interface SyntheticResult {
   /** Worst event-loop block over all runs. */
   readonly maxBlockMs: number;
   readonly textBytes: number;
+  readonly protobufBytes: number;
+  /** Gzipped bodies as served. */
+  readonly textGzipBytes: number;
+  readonly protobufGzipBytes: number;
   readonly runs: number;
   /** RSS of the process that built and published the series, after the last publish. */
   readonly rssBytes: number;
@@ -74,6 +82,8 @@ export async function runSynthetic(series: number, runs = 5): Promise<SyntheticR
   const { families, stations } = syntheticFamilies(series);
   const cache = new ExpositionCache();
   const render: number[] = [];
+  const protobuf: number[] = [];
+  const textPart: number[] = [];
   const wall: number[] = [];
   let maxBlockMs = 0;
   for (let i = 0; i < runs; i++) {
@@ -83,21 +93,32 @@ export async function runSynthetic(series: number, runs = 5): Promise<SyntheticR
       return performance.now() - started;
     });
     wall.push(wallMs);
-    render.push(cache.lastRenderMs());
+    const byFormat = cache.lastRenderMsByFormat();
+    render.push(byFormat.text + byFormat.openmetrics);
+    protobuf.push(byFormat.protobuf);
+    textPart.push(byFormat.text);
     maxBlockMs = Math.max(maxBlockMs, block);
   }
   const textOnly: number[] = [];
   for (let i = 0; i < runs; i++) textOnly.push((await renderFamiliesToBuffers(families, 'text')).busyMs);
   const text = await cache.respond('text', []);
+  const pb = await cache.respond('protobuf', []);
+  const textGzip = await cache.respond('text', [], { gzip: true });
+  const pbGzip = await cache.respond('protobuf', [], { gzip: true });
   return {
     series: cache.seriesCount(),
     stations,
     renderMs: median(render),
+    protobufRenderMs: median(protobuf),
+    publishTextMs: median(textPart),
     textRenderMs: median(textOnly),
     firstRenderMs: render[0] ?? 0,
     publishWallMs: median(wall),
     maxBlockMs,
-    textBytes: text.body.length,
+    textBytes: text.length,
+    protobufBytes: pb.length,
+    textGzipBytes: textGzip.length,
+    protobufGzipBytes: pbGzip.length,
     runs,
     rssBytes: process.memoryUsage().rss,
   };
