@@ -19,7 +19,7 @@ const limits = { center: 0, sigma: 1, ucl: 3, lcl: -3 };
 for (let k = 0; k < N; k++) {
   const v = new Float64Array(CTX + W);
   for (let i = 0; i < v.length; i++) v[i] = normal();
-  evaluateRules(v, CTX, CTX + W, limits, NELSON_RULES, out);
+  evaluateRules(v, { evalStart: CTX, end: CTX + W }, { limits, rules: NELSON_RULES, out });
   let hit = false;
   for (const r of RULE_NUMBERS)
     if (out.count[r - 1]! > 0) {

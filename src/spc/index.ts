@@ -105,7 +105,11 @@ export function controlChart(series: Series, spec: ChartSpec, nowMs: number, out
   const ranges = chartRanges(series.times, spec, nowMs);
   const limits = chartLimits(series.values, ranges, spec);
   if (!limits.ok) return { limits, ranges, rules: undefined };
-  evaluateRules(series.values, ranges.evalStart, ranges.evalEnd, limits.limits, spec.rules, out);
+  evaluateRules(
+    series.values,
+    { evalStart: ranges.evalStart, end: ranges.evalEnd },
+    { limits: limits.limits, rules: spec.rules, out },
+  );
   return { limits, ranges, rules: out };
 }
 

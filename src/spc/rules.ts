@@ -102,29 +102,58 @@ interface Sink {
   last: number;
 }
 
+/** The points a call of {@link evaluateRules} judges: `values[evalStart..end)`. */
+export interface RuleSpan {
+  readonly evalStart: number;
+  readonly end: number;
+  /**
+   * The first index that may serve as context for runs (default 0): up to `lookBack(rules) - 1`
+   * points before `evalStart`, but none before this.
+   */
+  readonly contextStart?: number;
+}
+
+/** What {@link evaluateRules} judges against and where it writes. */
+export interface RuleOptions {
+  readonly limits: ZoneLimits;
+  readonly rules: RulesConfig;
+  /** Overwritten with the outcome and returned. */
+  readonly out: RuleResults;
+}
+
+/** The points one rule loop reads: context from `from`, judged from `evalStart` to `end`. */
+interface Pass {
+  readonly v: ArrayLike<number>;
+  readonly from: number;
+  readonly evalStart: number;
+  readonly end: number;
+}
+
+/** A band of two boundaries. */
+interface Band {
+  readonly hi: number;
+  readonly lo: number;
+}
+
 /**
  * Evaluates the enabled rules over the points `values[evalStart..end)` and writes `out`.
  * Up to `lookBack(rules) - 1` points before `evalStart` (but not before `contextStart`) serve
  * as context for runs. Values must be finite and the limits must have a positive sigma
  * (use the limits functions, which refuse to produce anything else).
  */
-export function evaluateRules(
-  values: ArrayLike<number>,
-  evalStart: number,
-  end: number,
-  limits: ZoneLimits,
-  rules: RulesConfig,
-  out: RuleResults,
-  contextStart = 0,
-): RuleResults {
-  const from = Math.max(contextStart, evalStart - (lookBack(rules) - 1), 0);
+export function evaluateRules(values: ArrayLike<number>, span: RuleSpan, opts: RuleOptions): RuleResults {
+  const { evalStart, end } = span;
+  const { rules, out } = opts;
+  const from = Math.max(span.contextStart ?? 0, evalStart - (lookBack(rules) - 1), 0);
+  const pass: Pass = { v: values, from, evalStart, end };
   const sink: Sink = { count: 0, last: -1 };
+  const ctx = { limits: opts.limits, rules, sink };
   out.inControl = true;
   out.evaluated = Math.max(0, end - evalStart);
   for (const r of RULE_NUMBERS) {
     sink.count = 0;
     sink.last = -1;
-    if (rules[r].enabled) runRule(r, values, from, evalStart, end, limits, rules, sink);
+    if (rules[r].enabled) runRule(r, pass, ctx);
     out.count[r - 1] = sink.count;
     out.lastIndex[r - 1] = sink.last;
     if (sink.count > 0) out.inControl = false;
@@ -134,27 +163,23 @@ export function evaluateRules(
 
 function runRule(
   r: RuleNumber,
-  v: ArrayLike<number>,
-  from: number,
-  evalStart: number,
-  end: number,
-  l: ZoneLimits,
-  rules: RulesConfig,
-  sink: Sink,
+  p: Pass,
+  ctx: { readonly limits: ZoneLimits; readonly rules: RulesConfig; readonly sink: Sink },
 ): void {
-  if (r === 1) beyond(v, evalStart, end, upper(l, rules[1].sigmas), lower(l, rules[1].sigmas), sink);
-  else if (r === 2) sameSide(v, from, evalStart, end, l.center, rules[2].points, sink);
-  else if (r === 3) trend(v, from, evalStart, end, rules[3].points, sink);
-  else if (r === 4) alternating(v, from, evalStart, end, rules[4].points, sink);
+  const { limits: l, rules, sink } = ctx;
+  if (r === 1) beyond(p, { hi: upper(l, rules[1].sigmas), lo: lower(l, rules[1].sigmas) }, sink);
+  else if (r === 2) sameSide(p, { center: l.center, points: rules[2].points }, sink);
+  else if (r === 3) trend(p, rules[3].points, sink);
+  else if (r === 4) alternating(p, rules[4].points, sink);
   else if (r === 5 || r === 6) {
     const c = rules[r];
-    countOf(v, from, evalStart, end, upper(l, c.sigmas), lower(l, c.sigmas), c.count, c.of, sink);
+    countOf(p, { hi: upper(l, c.sigmas), lo: lower(l, c.sigmas), need: c.count, of: c.of }, sink);
   } else if (r === 7) {
     const z = rules[7];
-    withinRun(v, from, evalStart, end, upper(l, z.sigmas), lower(l, z.sigmas), z.points, sink);
+    withinRun(p, { hi: upper(l, z.sigmas), lo: lower(l, z.sigmas), points: z.points }, sink);
   } else {
     const z = rules[8];
-    outsideRun(v, from, evalStart, end, upper(l, z.sigmas), lower(l, z.sigmas), z.points, sink);
+    outsideRun(p, { hi: upper(l, z.sigmas), lo: lower(l, z.sigmas), points: z.points }, sink);
   }
 }
 
@@ -167,13 +192,16 @@ function lower(l: ZoneLimits, k: number): number {
   return k === 3 ? l.lcl : l.center - k * l.sigma;
 }
 
-// The loops below keep their counters in locals and write the sink once: the hot path
+// The loops below read their inputs into locals first and write the sink once: the hot path
 // touches no object, and the branches are few, since real data makes them unpredictable.
 
-function beyond(v: ArrayLike<number>, start: number, end: number, hi: number, lo: number, sink: Sink): void {
+/** Rule 1: points beyond the band, judged points only. */
+function beyond(p: Pass, band: Band, sink: Sink): void {
+  const { v, evalStart, end } = p;
+  const { hi, lo } = band;
   let count = 0;
   let last = -1;
-  for (let i = start; i < end; i++) {
+  for (let i = evalStart; i < end; i++) {
     const x = v[i]!;
     if (x > hi || x < lo) {
       count++;
@@ -185,15 +213,9 @@ function beyond(v: ArrayLike<number>, start: number, end: number, hi: number, lo
 }
 
 /** Rule 2. A point exactly on the centre line is on neither side and breaks the run. */
-function sameSide(
-  v: ArrayLike<number>,
-  from: number,
-  evalStart: number,
-  end: number,
-  center: number,
-  points: number,
-  sink: Sink,
-): void {
+function sameSide(p: Pass, rule: { readonly center: number; readonly points: number }, sink: Sink): void {
+  const { v, from, evalStart, end } = p;
+  const { center, points } = rule;
   let count = 0;
   let last = -1;
   let up = 0;
@@ -214,14 +236,8 @@ function sameSide(
 }
 
 /** Rule 3: `points` points, so `points - 1` steps all up or all down. An equal step breaks it. */
-function trend(
-  v: ArrayLike<number>,
-  from: number,
-  evalStart: number,
-  end: number,
-  points: number,
-  sink: Sink,
-): void {
+function trend(p: Pass, points: number, sink: Sink): void {
+  const { v, from, evalStart, end } = p;
   let count = 0;
   let last = -1;
   let rising = 0;
@@ -246,14 +262,8 @@ function trend(
  * alternating steps ending with a step up, `endsDown` those ending with a step down: a step up
  * extends a run that ended down, and the other way round; an equal step breaks both.
  */
-function alternating(
-  v: ArrayLike<number>,
-  from: number,
-  evalStart: number,
-  end: number,
-  points: number,
-  sink: Sink,
-): void {
+function alternating(p: Pass, points: number, sink: Sink): void {
+  const { v, from, evalStart, end } = p;
   let count = 0;
   let last = -1;
   let endsUp = 0;
@@ -280,17 +290,9 @@ function alternating(
  * of the last `of` points lie beyond on the same side. Requiring the completing point to be
  * beyond counts each such point once instead of again at every later in-zone point.
  */
-function countOf(
-  v: ArrayLike<number>,
-  from: number,
-  evalStart: number,
-  end: number,
-  hi: number,
-  lo: number,
-  need: number,
-  of: number,
-  sink: Sink,
-): void {
+function countOf(p: Pass, rule: Band & { readonly need: number; readonly of: number }, sink: Sink): void {
+  const { v, from, evalStart, end } = p;
+  const { hi, lo, need, of } = rule;
   let count = 0;
   let last = -1;
   let ups = 0;
@@ -317,16 +319,9 @@ function countOf(
 }
 
 /** Rule 7: `points` in a row strictly inside (lo, hi). */
-function withinRun(
-  v: ArrayLike<number>,
-  from: number,
-  evalStart: number,
-  end: number,
-  hi: number,
-  lo: number,
-  points: number,
-  sink: Sink,
-): void {
+function withinRun(p: Pass, rule: Band & { readonly points: number }, sink: Sink): void {
+  const { v, from, evalStart, end } = p;
+  const { hi, lo, points } = rule;
   let count = 0;
   let last = -1;
   let run = 0;
@@ -343,16 +338,9 @@ function withinRun(
 }
 
 /** Rule 8: `points` in a row strictly outside [lo, hi], on either side. */
-function outsideRun(
-  v: ArrayLike<number>,
-  from: number,
-  evalStart: number,
-  end: number,
-  hi: number,
-  lo: number,
-  points: number,
-  sink: Sink,
-): void {
+function outsideRun(p: Pass, rule: Band & { readonly points: number }, sink: Sink): void {
+  const { v, from, evalStart, end } = p;
+  const { hi, lo, points } = rule;
   let count = 0;
   let last = -1;
   let run = 0;

@@ -21,7 +21,11 @@ function counts(values: number[], rules: RulesConfig = NELSON_RULES, evalStart =
 }
 
 function run(values: number[], rules: RulesConfig = NELSON_RULES, evalStart = 0): RuleResults {
-  return evaluateRules(values, evalStart, values.length, UNIT, rules, createRuleResults());
+  return evaluateRules(
+    values,
+    { evalStart, end: values.length },
+    { limits: UNIT, rules, out: createRuleResults() },
+  );
 }
 
 /** An 8-element vector with `n` at rule `rule` and zeros elsewhere. */
@@ -169,8 +173,8 @@ describe('counting', () => {
 
   it('reuses its result storage: a second series overwrites the first', () => {
     const out = createRuleResults();
-    evaluateRules([4, 0], 0, 2, UNIT, NELSON_RULES, out);
-    evaluateRules([0, 0.5], 0, 2, UNIT, NELSON_RULES, out);
+    evaluateRules([4, 0], { evalStart: 0, end: 2 }, { limits: UNIT, rules: NELSON_RULES, out });
+    evaluateRules([0, 0.5], { evalStart: 0, end: 2 }, { limits: UNIT, rules: NELSON_RULES, out });
     expect([...out.count]).toEqual(only(1, 0));
     expect(out.lastIndex[0]).toBe(-1);
     expect(out.inControl).toBe(true);
@@ -204,7 +208,11 @@ describe('configuration', () => {
   it('rule 1 at 3 sigma judges against the given (asymmetric) UCL and LCL themselves', () => {
     // Centre 1 between LCL -3 and UCL 3: sigma 1, but UCL is 2 sigma above the centre.
     const limits: ZoneLimits = { center: 1, sigma: 1, ucl: 3, lcl: -3 };
-    const r = evaluateRules([1, 3.5, 1], 0, 3, limits, NELSON_RULES, createRuleResults());
+    const r = evaluateRules(
+      [1, 3.5, 1],
+      { evalStart: 0, end: 3 },
+      { limits, rules: NELSON_RULES, out: createRuleResults() },
+    );
     expect(r.count[0]).toBe(1);
   });
 });

@@ -279,7 +279,11 @@ export function createControlCharts(
         work: n,
       };
     }
-    evaluateRules(values, evalStart, ranges.evalEnd, limits.limits, spec.rules, results, chartStart);
+    evaluateRules(
+      values,
+      { evalStart, end: ranges.evalEnd, contextStart: chartStart },
+      { limits: limits.limits, rules: spec.rules, out: results },
+    );
     const counts = Int32Array.from(results.count);
     for (let r = 0; r < 8; r++) {
       const i = results.lastIndex[r] ?? -1;
@@ -288,7 +292,11 @@ export function createControlCharts(
       if (!Number.isNaN(t) && !(prev >= t)) state.lastTimes[r] = t;
     }
     if (newStart < ranges.evalEnd) {
-      evaluateRules(values, newStart, ranges.evalEnd, limits.limits, spec.rules, fresh, chartStart);
+      evaluateRules(
+        values,
+        { evalStart: newStart, end: ranges.evalEnd, contextStart: chartStart },
+        { limits: limits.limits, rules: spec.rules, out: fresh },
+      );
       for (let r = 0; r < 8; r++) state.events[r] = (state.events[r] ?? 0) + (fresh.count[r] ?? 0);
     }
     const params = effectiveParams(entry.params, limits.limits);
