@@ -59,7 +59,7 @@ function measure(label: string, series: Series[], spec: ChartSpec): number {
     const t0 = performance.now();
     outOfControl = 0;
     for (const s of series) {
-      const chart = controlChart(s, spec, NOW, out);
+      const chart = controlChart(s, spec, { nowMs: NOW, out });
       if (chart.rules !== undefined && !chart.rules.inControl) outOfControl++;
     }
     const wall = performance.now() - t0;

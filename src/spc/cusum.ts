@@ -50,9 +50,9 @@ export function cusumStep(state: CusumState, z: number, p: CusumParams): CusumSi
 export function oneSidedCusumArl(
   p: Pick<CusumParams, 'k' | 'h'>,
   shift: number,
-  start = 0,
-  states = 150,
+  opts: { readonly start?: number; readonly states?: number } = {},
 ): number {
+  const { start = 0, states = 150 } = opts;
   // State 0 is a sum of 0; state i covers ((i - 0.5) w, (i + 0.5) w], up to h.
   const w = (2 * p.h) / (2 * states - 1);
   const q: number[][] = [];
@@ -79,7 +79,7 @@ export function oneSidedCusumArl(
  */
 export function cusumArl(p: CusumParams, shift: number): number {
   const start = p.fir ? p.h / 2 : 0;
-  const up = oneSidedCusumArl(p, shift, start);
-  const down = oneSidedCusumArl(p, -shift, start);
+  const up = oneSidedCusumArl(p, shift, { start });
+  const down = oneSidedCusumArl(p, -shift, { start });
   return 1 / (1 / up + 1 / down);
 }

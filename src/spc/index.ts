@@ -77,19 +77,20 @@ export function chartRanges(times: ArrayLike<number>, spec: ChartSpec, nowMs: nu
   return { baselineStart: evalStart, baselineEnd: evalStart, evalStart, evalEnd };
 }
 
-/** Limits of a series under `spec`. */
+/** Limits of a series under `spec`, leaving out the baseline's `gaps` (default none). */
 export function chartLimits(
   values: ArrayLike<number>,
   ranges: ChartRanges,
-  spec: ChartSpec,
-  gaps: readonly BaselineGap[] = [],
+  opts: { readonly spec: ChartSpec; readonly gaps?: readonly BaselineGap[] },
 ): LimitsResult {
+  const { spec, gaps = [] } = opts;
   const b = spec.baseline;
   if (b.kind === 'given') return givenLimits(b);
-  return limitsFromBaseline(values, ranges.baselineStart, ranges.baselineEnd, spec.minSamples, b.kind, {
-    gaps,
-    compensate: spec.compensate,
-  });
+  return limitsFromBaseline(
+    values,
+    { start: ranges.baselineStart, end: ranges.baselineEnd },
+    { minSamples: spec.minSamples, kind: b.kind, gaps, compensate: spec.compensate },
+  );
 }
 
 /** One series' chart: its limits, and when there are limits, the rules' results (written to `out`). */
@@ -100,10 +101,15 @@ export interface ChartResult {
   readonly rules: RuleResults | undefined;
 }
 
-/** Computes the limits and evaluates the rules of one series at `nowMs`. */
-export function controlChart(series: Series, spec: ChartSpec, nowMs: number, out: RuleResults): ChartResult {
+/** Computes the limits and evaluates the rules of one series at `nowMs`, writing the rules' results to `out`. */
+export function controlChart(
+  series: Series,
+  spec: ChartSpec,
+  at: { readonly nowMs: number; readonly out: RuleResults },
+): ChartResult {
+  const { nowMs, out } = at;
   const ranges = chartRanges(series.times, spec, nowMs);
-  const limits = chartLimits(series.values, ranges, spec);
+  const limits = chartLimits(series.values, ranges, { spec });
   if (!limits.ok) return { limits, ranges, rules: undefined };
   evaluateRules(
     series.values,

@@ -95,6 +95,9 @@ export interface BaselineGap {
 
 /** Options of {@link limitsFromBaseline}. */
 export interface BaselineOptions {
+  /** Fewest points (at least 2) for limits. */
+  readonly minSamples: number;
+  readonly kind: 'rolling' | 'frozen';
   /** Index ranges to leave out, ascending and disjoint. */
   readonly gaps?: readonly BaselineGap[];
   /** Compensate a positive autocorrelation beyond the flag (default true). */
@@ -118,7 +121,13 @@ interface Sums {
   step: number;
 }
 
-function addSegment(values: ArrayLike<number>, from: number, to: number, first: number, s: Sums): void {
+/** Adds `values[from..to)` to the sums, as deviations from `first`. */
+function addSegment(
+  values: ArrayLike<number>,
+  segment: { readonly from: number; readonly to: number; readonly first: number },
+  s: Sums,
+): void {
+  const { from, to, first } = segment;
   let prev = Number.NaN;
   for (let i = from; i < to; i++) {
     const x = values[i]!;
@@ -151,13 +160,11 @@ function addSegment(values: ArrayLike<number>, from: number, to: number, first: 
  */
 export function limitsFromBaseline(
   values: ArrayLike<number>,
-  start: number,
-  end: number,
-  minSamples: number,
-  kind: 'rolling' | 'frozen',
-  options: BaselineOptions = {},
+  span: { readonly start: number; readonly end: number },
+  options: BaselineOptions,
 ): LimitsResult {
-  const { gaps = [], compensate = true } = options;
+  const { start, end } = span;
+  const { minSamples, kind, gaps = [], compensate = true } = options;
   const s: Sums = {
     n: 0,
     sum: 0,
@@ -178,7 +185,7 @@ export function limitsFromBaseline(
     const to = Math.min(end, Math.max(from, gap.start));
     if (to > from) {
       if (Number.isNaN(first)) first = values[from]!;
-      addSegment(values, from, to, first, s);
+      addSegment(values, { from, to, first }, s);
     }
     from = Math.max(from, gap.end);
   }

@@ -74,8 +74,8 @@ describe('CUSUM run lengths (Brook and Evans chain)', () => {
   });
 
   it('halve the delay to a shift present at a (re)start with a fast initial response', () => {
-    const plain = oneSidedCusumArl({ k: 0.5, h: 11 }, 1, 0);
-    const fir = oneSidedCusumArl({ k: 0.5, h: 11 }, 1, 5.5);
+    const plain = oneSidedCusumArl({ k: 0.5, h: 11 }, 1, { start: 0 });
+    const fir = oneSidedCusumArl({ k: 0.5, h: 11 }, 1, { start: 5.5 });
     expect(fir / plain).toBeLessThan(0.6);
     // At almost no cost in chance signals.
     within(cusumArl({ k: 0.5, h: 11, fir: true }, 0), cusumArl({ k: 0.5, h: 11, fir: false }, 0), 0.01);

@@ -26,7 +26,11 @@ describe('limits from a baseline', () => {
     // so sigma = 1.9946808510638...; 3 sigma = 5.9840425531914...
     // UCL = 11 + 5.98404255... = 16.98404255...; LCL = 11 - 5.98404255... = 5.01595744...
     // MR UCL = 3.267 * 2.25 = 6.534 + 0.81675 = 7.35075.
-    const r = limitsFromBaseline([10, 12, 11, 13, 9], 0, 5, 5, 'rolling');
+    const r = limitsFromBaseline(
+      [10, 12, 11, 13, 9],
+      { start: 0, end: 5 },
+      { minSamples: 5, kind: 'rolling' },
+    );
     expect(r.ok).toBe(true);
     if (!r.ok) return;
     const l = r.limits;
@@ -42,29 +46,43 @@ describe('limits from a baseline', () => {
 
   it('use only the points of the range, in their time order', () => {
     // Baseline 1..4 of [100, 2, 4, 6, 8, -100]: mean 5; moving ranges 2, 2, 2 so MR-bar 2.
-    const r = limitsFromBaseline([100, 2, 4, 6, 8, -100], 1, 5, 4, 'frozen');
+    const r = limitsFromBaseline(
+      [100, 2, 4, 6, 8, -100],
+      { start: 1, end: 5 },
+      { minSamples: 4, kind: 'frozen' },
+    );
     expect(r.ok && r.limits.center).toBe(5);
     expect(r.ok && r.limits.mrBar).toBe(2);
     // The same values in another order: 2, 6, 4, 8 has moving ranges 4, 2, 4: MR-bar 10/3.
-    const s = limitsFromBaseline([2, 6, 4, 8], 0, 4, 4, 'frozen');
+    const s = limitsFromBaseline([2, 6, 4, 8], { start: 0, end: 4 }, { minSamples: 4, kind: 'frozen' });
     expect(s.ok && s.limits.mrBar).toBeCloseTo(10 / 3, 14);
   });
 
   it('need min_samples points', () => {
     const values = Array.from({ length: 24 }, (_, i) => i % 3);
-    expect(limitsFromBaseline(values, 0, 24, 25, 'rolling')).toEqual({
+    expect(limitsFromBaseline(values, { start: 0, end: 24 }, { minSamples: 25, kind: 'rolling' })).toEqual({
       ok: false,
       reason: 'too_few_samples',
       samples: 24,
     });
-    expect(limitsFromBaseline([...values, 1], 0, 25, 25, 'rolling').ok).toBe(true);
-    expect(limitsFromBaseline([1], 0, 1, 1, 'rolling')).toMatchObject({ reason: 'too_few_samples' });
+    expect(
+      limitsFromBaseline([...values, 1], { start: 0, end: 25 }, { minSamples: 25, kind: 'rolling' }).ok,
+    ).toBe(true);
+    expect(limitsFromBaseline([1], { start: 0, end: 1 }, { minSamples: 1, kind: 'rolling' })).toMatchObject({
+      reason: 'too_few_samples',
+    });
   });
 
   it('give no limits when all values are equal', () => {
-    const r = limitsFromBaseline(Array(30).fill(4.2), 0, 30, 25, 'rolling');
+    const r = limitsFromBaseline(
+      Array(30).fill(4.2),
+      { start: 0, end: 30 },
+      { minSamples: 25, kind: 'rolling' },
+    );
     expect(r).toEqual({ ok: false, reason: 'zero_sigma', samples: 30 });
-    expect(limitsFromBaseline(Array(30).fill(0), 0, 30, 25, 'rolling')).toMatchObject({
+    expect(
+      limitsFromBaseline(Array(30).fill(0), { start: 0, end: 30 }, { minSamples: 25, kind: 'rolling' }),
+    ).toMatchObject({
       reason: 'zero_sigma',
     });
   });
@@ -72,28 +90,38 @@ describe('limits from a baseline', () => {
   it('give no limits when the values differ only in their last bits', () => {
     // 0.1 + 0.2 is 0.30000000000000004, one ulp above 0.3: a constant process in practice.
     const nearly = Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? 0.3 : 0.1 + 0.2));
-    expect(limitsFromBaseline(nearly, 0, 30, 25, 'rolling')).toMatchObject({ reason: 'zero_sigma' });
+    expect(
+      limitsFromBaseline(nearly, { start: 0, end: 30 }, { minSamples: 25, kind: 'rolling' }),
+    ).toMatchObject({ reason: 'zero_sigma' });
     // Around 1e9 the ulp is 2^-23; alternating values one ulp apart are constant too.
     const big = Array.from({ length: 30 }, (_, i) => 1e9 + (i % 2) * 2 ** -23);
     expect(big[1]).not.toBe(big[0]);
-    expect(limitsFromBaseline(big, 0, 30, 25, 'rolling')).toMatchObject({ reason: 'zero_sigma' });
+    expect(limitsFromBaseline(big, { start: 0, end: 30 }, { minSamples: 25, kind: 'rolling' })).toMatchObject(
+      { reason: 'zero_sigma' },
+    );
   });
 
   it('keep a small but real spread, large offset or tiny unit alike', () => {
     // 1e9 + 0, 1, 0, 1, ...: every moving range is 1, sigma 1 / 1.128.
     const offset = Array.from({ length: 30 }, (_, i) => 1e9 + (i % 2));
-    const r = limitsFromBaseline(offset, 0, 30, 25, 'rolling');
+    const r = limitsFromBaseline(offset, { start: 0, end: 30 }, { minSamples: 25, kind: 'rolling' });
     expect(r.ok && r.limits.sigma).toBeCloseTo(1 / 1.128, 9);
     // Values in the 1e-20 range (tiny units) with moving ranges of 1e-21.
     const tiny = Array.from({ length: 30 }, (_, i) => 1e-20 + (i % 2) * 1e-21);
-    expect(limitsFromBaseline(tiny, 0, 30, 25, 'rolling').ok).toBe(true);
+    expect(limitsFromBaseline(tiny, { start: 0, end: 30 }, { minSamples: 25, kind: 'rolling' }).ok).toBe(
+      true,
+    );
   });
 
   it('keep a spread of 0.001 at an offset of 1e12, with the centre to a small share of sigma', () => {
     // Parsed as the upstream writes them: 1000000000000.001, .003, .002, ...
     const steps = Array.from({ length: 720 }, (_, i) => [1, 3, 2, 5, 4][i % 5]!);
     const values = steps.map((k) => Number(`1000000000000.00${k}`));
-    const r = limitsFromBaseline(values, 0, values.length, 25, 'rolling');
+    const r = limitsFromBaseline(
+      values,
+      { start: 0, end: values.length },
+      { minSamples: 25, kind: 'rolling' },
+    );
     expect(r.ok).toBe(true);
     // Expected here from the parsed doubles' deviations from 1e12, which are exact.
     const devs = values.map((v) => v - 1e12);
@@ -109,8 +137,16 @@ describe('limits from a baseline', () => {
 
   it('give no limits for a baseline with a non-finite value', () => {
     const values = [1, 2, Number.NaN, 3, 4];
-    expect(limitsFromBaseline(values, 0, 5, 2, 'rolling')).toMatchObject({ reason: 'non_finite' });
-    expect(limitsFromBaseline([1, Number.POSITIVE_INFINITY, 2], 0, 3, 2, 'rolling')).toMatchObject({
+    expect(
+      limitsFromBaseline(values, { start: 0, end: 5 }, { minSamples: 2, kind: 'rolling' }),
+    ).toMatchObject({ reason: 'non_finite' });
+    expect(
+      limitsFromBaseline(
+        [1, Number.POSITIVE_INFINITY, 2],
+        { start: 0, end: 3 },
+        { minSamples: 2, kind: 'rolling' },
+      ),
+    ).toMatchObject({
       reason: 'non_finite',
     });
   });
@@ -190,7 +226,7 @@ describe('a chart over time', () => {
     // in a row beyond 1 sigma (rule 8 needs 8: minutes 97, 98, 99, counting 3); rule 5 (2 of 3
     // beyond 2 sigma) completes at minutes 91..99 (9), rule 6 (4 of 5 beyond 1 sigma) at 93..99 (7).
     const out = createRuleResults();
-    const chart = controlChart({ times, values }, spec, now, out);
+    const chart = controlChart({ times, values }, spec, { nowMs: now, out });
     expect(chart.limits.ok && chart.limits.limits.center).toBe(0.5);
     expect(chart.limits.ok && chart.limits.limits.ucl).toBeCloseTo(0.5 + 3 / 1.128, 12);
     expect([...out.count]).toEqual([10, 3, 0, 0, 9, 7, 0, 3]);
@@ -201,7 +237,7 @@ describe('a chart over time', () => {
 
   it('judges nothing without limits', () => {
     const out = createRuleResults();
-    const chart = controlChart({ times, values }, { ...spec, minSamples: 61 }, now, out);
+    const chart = controlChart({ times, values }, { ...spec, minSamples: 61 }, { nowMs: now, out });
     expect(chart.limits).toEqual({ ok: false, reason: 'too_few_samples', samples: 60 });
     expect(chart.rules).toBeUndefined();
   });
@@ -209,7 +245,7 @@ describe('a chart over time', () => {
   it('given limits need no baseline points', () => {
     const given: ChartSpec = { ...spec, baseline: { kind: 'given', center: 0, ucl: 6, lcl: -6 } };
     const out = createRuleResults();
-    controlChart({ times, values }, given, now, out);
+    controlChart({ times, values }, given, { nowMs: now, out });
     // Sigma 2: 5 is beyond 2 sigma (4) but not beyond 3 sigma (6).
     expect(out.count[0]).toBe(0);
     expect(out.count[4]).toBe(9);
@@ -239,7 +275,11 @@ describe('baseline autocorrelation', () => {
 
   it('equals the two-pass formula, also at a large offset', () => {
     for (const values of [ar1(0.3, 720, 5), ar1(-0.2, 500, 6), ar1(0.5, 300, 7, 1e6)]) {
-      const r = limitsFromBaseline(values, 0, values.length, 25, 'rolling');
+      const r = limitsFromBaseline(
+        values,
+        { start: 0, end: values.length },
+        { minSamples: 25, kind: 'rolling' },
+      );
       expect(r.ok).toBe(true);
       if (r.ok) expect(Math.abs((r.limits.autocorrelation ?? Number.NaN) - naive(values))).toBeLessThan(1e-6);
     }
@@ -247,8 +287,16 @@ describe('baseline autocorrelation', () => {
 
   it('flags a baseline of AR(1) data with phi = 0.3, not one of independent points', () => {
     // Standard error of the estimate about sqrt((1 - phi^2) / n) = 0.036 at n = 720.
-    const flagged = limitsFromBaseline(ar1(0.3, 720, 11), 0, 720, 25, 'rolling');
-    const quiet = limitsFromBaseline(ar1(0, 720, 12), 0, 720, 25, 'rolling');
+    const flagged = limitsFromBaseline(
+      ar1(0.3, 720, 11),
+      { start: 0, end: 720 },
+      { minSamples: 25, kind: 'rolling' },
+    );
+    const quiet = limitsFromBaseline(
+      ar1(0, 720, 12),
+      { start: 0, end: 720 },
+      { minSamples: 25, kind: 'rolling' },
+    );
     expect(flagged.ok && Math.abs((flagged.limits.autocorrelation ?? 0) - 0.3)).toBeLessThan(0.15);
     expect(flagged.ok && (flagged.limits.autocorrelation ?? 0) > AUTOCORRELATION_FLAG).toBe(true);
     expect(quiet.ok && Math.abs(quiet.limits.autocorrelation ?? 1) < AUTOCORRELATION_FLAG).toBe(true);
@@ -256,7 +304,7 @@ describe('baseline autocorrelation', () => {
 
   it('compensates sigma for a positive phi beyond the flag: MR-bar / d2 / sqrt(1 - phi)', () => {
     const values = ar1(0.3, 720, 11);
-    const r = limitsFromBaseline(values, 0, 720, 25, 'rolling');
+    const r = limitsFromBaseline(values, { start: 0, end: 720 }, { minSamples: 25, kind: 'rolling' });
     if (!r.ok) throw new Error('no limits');
     const phi = naive(values);
     let mr = 0;
@@ -271,9 +319,21 @@ describe('baseline autocorrelation', () => {
   });
 
   it('does not compensate independent points, nor a negative phi, and caps phi', () => {
-    const quiet = limitsFromBaseline(ar1(0, 720, 12), 0, 720, 25, 'rolling');
-    const negative = limitsFromBaseline(ar1(-0.4, 720, 13), 0, 720, 25, 'rolling');
-    const slow = limitsFromBaseline(ar1(0.97, 720, 14), 0, 720, 25, 'rolling');
+    const quiet = limitsFromBaseline(
+      ar1(0, 720, 12),
+      { start: 0, end: 720 },
+      { minSamples: 25, kind: 'rolling' },
+    );
+    const negative = limitsFromBaseline(
+      ar1(-0.4, 720, 13),
+      { start: 0, end: 720 },
+      { minSamples: 25, kind: 'rolling' },
+    );
+    const slow = limitsFromBaseline(
+      ar1(0.97, 720, 14),
+      { start: 0, end: 720 },
+      { minSamples: 25, kind: 'rolling' },
+    );
     expect(quiet.ok && quiet.limits.compensatedPhi).toBeUndefined();
     expect(negative.ok && negative.limits.autocorrelation).toBeLessThan(-AUTOCORRELATION_FLAG);
     expect(negative.ok && negative.limits.compensatedPhi).toBeUndefined();
@@ -289,8 +349,16 @@ describe('baseline resolution', () => {
 
   it('is the finest step between neighbours, and flags steps coarser than half a sigma', () => {
     // A gauge reading in steps of 0.6 sigma, and one in steps of 0.1 sigma.
-    const coarse = limitsFromBaseline(normal(720, 21, 0.6), 0, 720, 25, 'rolling');
-    const fine = limitsFromBaseline(normal(720, 22, 0.1), 0, 720, 25, 'rolling');
+    const coarse = limitsFromBaseline(
+      normal(720, 21, 0.6),
+      { start: 0, end: 720 },
+      { minSamples: 25, kind: 'rolling' },
+    );
+    const fine = limitsFromBaseline(
+      normal(720, 22, 0.1),
+      { start: 0, end: 720 },
+      { minSamples: 25, kind: 'rolling' },
+    );
     if (!coarse.ok || !fine.ok) throw new Error('no limits');
     expect(coarse.limits.resolution).toBeCloseTo(0.6, 9);
     expect(coarse.limits.resolution! / coarse.limits.sigma).toBeGreaterThan(QUANTIZATION_FLAG);
@@ -302,7 +370,11 @@ describe('baseline resolution', () => {
   it('is computed by hand for a short baseline', () => {
     // Moving ranges 2, 0, 2, 4: the finest non-zero one is 2; MR-bar 2, sigma 2 / 1.128 = 1.773,
     // so a step of 2 is coarser than half a sigma.
-    const r = limitsFromBaseline([10, 12, 12, 14, 10], 0, 5, 5, 'rolling');
+    const r = limitsFromBaseline(
+      [10, 12, 12, 14, 10],
+      { start: 0, end: 5 },
+      { minSamples: 5, kind: 'rolling' },
+    );
     expect(r.ok && r.limits.resolution).toBe(2);
     expect(r.ok && r.limits.quantized).toBe(true);
   });
@@ -312,7 +384,11 @@ describe('baseline gaps', () => {
   it("leave the gap's points out, and no moving range spans a gap", () => {
     // Points 0..9 with 100, 101 (indexes 4, 5) left out: segments 1, 3, 2, 4 and 2, 5, 3, 4.
     const values = [1, 3, 2, 4, 100, 101, 2, 5, 3, 4];
-    const r = limitsFromBaseline(values, 0, 10, 2, 'rolling', { gaps: [{ start: 4, end: 6 }] });
+    const r = limitsFromBaseline(
+      values,
+      { start: 0, end: 10 },
+      { minSamples: 2, kind: 'rolling', gaps: [{ start: 4, end: 6 }] },
+    );
     if (!r.ok) throw new Error('no limits');
     // Mean (1+3+2+4+2+5+3+4) / 8 = 3; moving ranges 2, 1, 2 and 3, 2, 1: MR-bar 11 / 6.
     expect(r.limits.samples).toBe(8);
@@ -322,9 +398,19 @@ describe('baseline gaps', () => {
 
   it('may start the baseline or cover all of it', () => {
     const values = [100, 1, 3, 2, 4];
-    const r = limitsFromBaseline(values, 0, 5, 2, 'rolling', { gaps: [{ start: 0, end: 1 }] });
+    const r = limitsFromBaseline(
+      values,
+      { start: 0, end: 5 },
+      { minSamples: 2, kind: 'rolling', gaps: [{ start: 0, end: 1 }] },
+    );
     expect(r.ok && r.limits.center).toBe(2.5);
-    expect(limitsFromBaseline(values, 0, 5, 2, 'rolling', { gaps: [{ start: 0, end: 5 }] })).toMatchObject({
+    expect(
+      limitsFromBaseline(
+        values,
+        { start: 0, end: 5 },
+        { minSamples: 2, kind: 'rolling', gaps: [{ start: 0, end: 5 }] },
+      ),
+    ).toMatchObject({
       ok: false,
       reason: 'too_few_samples',
     });

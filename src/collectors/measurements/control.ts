@@ -225,7 +225,7 @@ export function createControlCharts(
     if (state?.hold !== undefined) limits = { ok: true, limits: state.hold.limits };
     if (limits === undefined) {
       const gaps = b.kind === 'rolling' && state !== undefined ? indexGaps(times, state.gaps) : [];
-      limits = chartLimits(values, ranges, spec, gaps);
+      limits = chartLimits(values, ranges, { spec, gaps });
       if (b.kind === 'frozen' && complete && nowMs >= b.toMs) frozenLimits.set(key, limits);
     }
     // A point belongs to the chart of the limits current when it was recorded: points of a
