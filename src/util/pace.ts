@@ -9,11 +9,21 @@
  */
 
 /**
- * Offset (ms from the start of an interval) at which request `k` of `n` is sent: the interval is cut
- * into `n` equal slots and each request starts its slot, shifted by `phase` (0 <= phase < 1) of a slot
- * so that entries with the same interval do not all start together.
+ * How an entry sends: `requests` per `intervalMs`, its slots shifted by `phase` (0 <= phase < 1)
+ * of a slot so that entries with the same interval do not all start together.
  */
-export function sendOffsetMs(k: number, n: number, intervalMs: number, phase = 0): number {
+export interface Cadence {
+  readonly requests: number;
+  readonly intervalMs: number;
+  readonly phase?: number;
+}
+
+/**
+ * Offset (ms from the start of an interval) at which request `k` is sent: the interval is cut
+ * into `requests` equal slots and each request starts its slot, shifted by the phase.
+ */
+export function sendOffsetMs(k: number, cadence: Cadence): number {
+  const { requests: n, intervalMs, phase = 0 } = cadence;
   if (!(Number.isInteger(k) && Number.isInteger(n) && k >= 0 && k < n)) {
     throw new RangeError(`request ${k} of ${n} is out of range`);
   }
@@ -26,23 +36,21 @@ export function phaseOf(index: number, count: number): number {
 }
 
 /**
- * Send times (epoch ms) of an entry with `n` requests per `intervalMs`, in `[fromMs, toMs)`, for
- * intervals starting at `startMs + c × intervalMs`. For simulations, the bench and tests.
+ * Send times (epoch ms) of an entry, in `[fromMs, toMs)`, for intervals starting at
+ * `startMs + c × intervalMs`. For simulations, the bench and tests.
  */
 export function sendTimes(
-  n: number,
-  intervalMs: number,
-  phase: number,
-  startMs: number,
-  fromMs: number,
-  toMs: number,
+  cadence: Cadence,
+  span: { readonly startMs: number; readonly fromMs: number; readonly toMs: number },
 ): number[] {
+  const { requests: n, intervalMs } = cadence;
+  const { startMs, fromMs, toMs } = span;
   const times: number[] = [];
   if (n <= 0) return times;
   const first = Math.max(0, Math.floor((fromMs - startMs) / intervalMs));
   for (let c = first; startMs + c * intervalMs < toMs; c++) {
     for (let k = 0; k < n; k++) {
-      const t = startMs + c * intervalMs + sendOffsetMs(k, n, intervalMs, phase);
+      const t = startMs + c * intervalMs + sendOffsetMs(k, cadence);
       if (t >= fromMs && t < toMs) times.push(t);
     }
   }

@@ -6,12 +6,13 @@ const M = 60_000;
 
 describe('sendOffsetMs', () => {
   it('spreads n requests evenly over the interval', () => {
-    const offsets = Array.from({ length: 4 }, (_, k) => sendOffsetMs(k, 4, M));
+    const offsets = Array.from({ length: 4 }, (_, k) => sendOffsetMs(k, { requests: 4, intervalMs: M }));
     expect(offsets).toEqual([0, 15_000, 30_000, 45_000]);
-    expect(sendOffsetMs(0, 4, M, 0.5)).toBe(7_500);
-    expect(() => sendOffsetMs(4, 4, M)).toThrow(RangeError);
+    expect(sendOffsetMs(0, { requests: 4, intervalMs: M, phase: 0.5 })).toBe(7_500);
+    expect(() => sendOffsetMs(4, { requests: 4, intervalMs: M })).toThrow(RangeError);
     // Always inside the interval, even with a phase.
-    for (let k = 0; k < 1000; k++) expect(sendOffsetMs(k, 1000, M, 0.99)).toBeLessThan(M);
+    for (let k = 0; k < 1000; k++)
+      expect(sendOffsetMs(k, { requests: 1000, intervalMs: M, phase: 0.99 })).toBeLessThan(M);
   });
 });
 
@@ -35,7 +36,12 @@ describe('a paced plan', () => {
     });
     const horizon = 60 * M;
     const times = plan.entries
-      .flatMap((e, i) => sendTimes(e.requests, e.refreshMs, phaseOf(i, plan.entries.length), 0, 0, horizon))
+      .flatMap((e, i) =>
+        sendTimes(
+          { requests: e.requests, intervalMs: e.refreshMs, phase: phaseOf(i, plan.entries.length) },
+          { startMs: 0, fromMs: 0, toMs: horizon },
+        ),
+      )
       .sort((a, b) => a - b);
     // Every planned request of the hour is sent: about requests/min × 60.
     expect(Math.abs(times.length - plan.requestsPerMinute * 60)).toBeLessThan(plan.entries.length * 2);
@@ -53,8 +59,14 @@ describe('a paced plan', () => {
   });
 
   it('gives the send times of later intervals too', () => {
-    expect(sendTimes(2, M, 0, 1_000, 0, 3 * M)).toEqual([1_000, 31_000, 61_000, 91_000, 121_000, 151_000]);
-    expect(sendTimes(2, M, 0, 0, 90_000, 150_000)).toEqual([90_000, 120_000]);
-    expect(sendTimes(0, M, 0, 0, 0, M)).toEqual([]);
+    expect(
+      sendTimes({ requests: 2, intervalMs: M, phase: 0 }, { startMs: 1_000, fromMs: 0, toMs: 3 * M }),
+    ).toEqual([1_000, 31_000, 61_000, 91_000, 121_000, 151_000]);
+    expect(
+      sendTimes({ requests: 2, intervalMs: M, phase: 0 }, { startMs: 0, fromMs: 90_000, toMs: 150_000 }),
+    ).toEqual([90_000, 120_000]);
+    expect(sendTimes({ requests: 0, intervalMs: M, phase: 0 }, { startMs: 0, fromMs: 0, toMs: M })).toEqual(
+      [],
+    );
   });
 });
