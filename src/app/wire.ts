@@ -316,7 +316,11 @@ function wireUpstream(
     onRetry: (endpoint, err) => self.recordRetry(endpoint, statusClass(err.status, err.reason)),
     onSkipped: (endpoint, reason, n, collector) => {
       self.recordSkipped(endpoint, reason, n);
-      digest.add(collector, 'upstream records skipped at the edge', { endpoint, reason }, n);
+      digest.add(collector, {
+        kind: 'upstream records skipped at the edge',
+        fields: { endpoint, reason },
+        n,
+      });
     },
   });
   return {

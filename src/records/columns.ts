@@ -47,7 +47,7 @@ export class SortedColumns {
 
   /** First index whose time is >= `t` (`length` when none). */
   lowerBound(t: number): number {
-    return lowerBound(this.times, t, 0, this.size);
+    return lowerBound(this.times, t, { hi: this.size });
   }
 
   /** Index range `[start, end)` of the rows with `from <= time < to`. */

@@ -56,20 +56,20 @@ export interface ChartRanges {
 export function chartRanges(times: ArrayLike<number>, spec: ChartSpec, nowMs: number): ChartRanges {
   const evalEnd = lowerBound(times, nowMs + 1);
   const evalFromMs = nowMs - spec.evaluationWindowMs;
-  const evalStart = lowerBound(times, evalFromMs + 1, 0, evalEnd);
+  const evalStart = lowerBound(times, evalFromMs + 1, { hi: evalEnd });
   const b = spec.baseline;
   if (b.kind === 'rolling')
     return {
-      baselineStart: lowerBound(times, evalFromMs - b.durationMs + 1, 0, evalStart),
+      baselineStart: lowerBound(times, evalFromMs - b.durationMs + 1, { hi: evalStart }),
       baselineEnd: evalStart,
       evalStart,
       evalEnd,
     };
   if (b.kind === 'frozen') {
-    const start = lowerBound(times, b.fromMs, 0, evalEnd);
+    const start = lowerBound(times, b.fromMs, { hi: evalEnd });
     return {
       baselineStart: start,
-      baselineEnd: lowerBound(times, b.toMs, start, evalEnd),
+      baselineEnd: lowerBound(times, b.toMs, { lo: start, hi: evalEnd }),
       evalStart,
       evalEnd,
     };

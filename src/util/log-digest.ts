@@ -11,8 +11,12 @@ export class LogDigest {
 
   constructor(private readonly logger: Logger) {}
 
-  /** Counts `n` events of `kind` (with its fixed fields) for `collector`. */
-  add(collector: string, kind: string, fields: Record<string, unknown>, n = 1): void {
+  /** Counts `n` (default 1) events of `kind` (with its fixed fields) for `collector`. */
+  add(
+    collector: string,
+    event: { readonly kind: string; readonly fields: Record<string, unknown>; readonly n?: number },
+  ): void {
+    const { kind, fields, n = 1 } = event;
     let byKind = this.counts.get(collector);
     if (!byKind) {
       byKind = new Map();

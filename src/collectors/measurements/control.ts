@@ -259,7 +259,7 @@ export function createControlCharts(
     countLate(state, times);
     // Points newer than the last evaluated one, up to now; older ones that arrive late were
     // context for runs already judged, and are not judged again.
-    const newStart = Math.max(chartStart, lowerBound(times, state.evaluatedTo + 1, 0, ranges.evalEnd));
+    const newStart = Math.max(chartStart, lowerBound(times, state.evaluatedTo + 1, { hi: ranges.evalEnd }));
     const newest = ranges.evalEnd > 0 ? (times[ranges.evalEnd - 1] ?? state.evaluatedTo) : state.evaluatedTo;
     if (!limits.ok) {
       // Without limits nothing is judged, and these points will not be judged later either.

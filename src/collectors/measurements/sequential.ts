@@ -255,7 +255,7 @@ function rejudgeLate(
   const { newFrom } = input.range;
   const old = state.judged;
   // Times are whole milliseconds: the first point after the base's.
-  const from = lowerBound(times, state.baseTime + 1, 0, newFrom);
+  const from = lowerBound(times, state.baseTime + 1, { hi: newFrom });
   if (newFrom - from <= old.length) return;
   // The first point that is not the next judged one (times ascending, equal times in order).
   let k = from;
