@@ -49,7 +49,12 @@ function nextFault(state: SimState): { n: number; fault: Fault; delayMs: number 
   return { n, fault: faultFor(s, uniform(state.seed, Purpose.fault, n)), delayMs };
 }
 
-async function serveApi(c: Context, state: SimState, kind: Kind, route: (i: RouteInput) => unknown) {
+async function serveApi(
+  c: Context,
+  state: SimState,
+  api: { readonly kind: Kind; readonly route: (i: RouteInput) => unknown },
+) {
+  const { kind, route } = api;
   const signal = c.req.raw.signal;
   const { n, fault, delayMs } = nextFault(state);
   if (await sleep(delayMs, signal)) return new Response(null, { status: CLIENT_CLOSED });
@@ -113,11 +118,11 @@ export function createApp(state: SimState): Hono {
     await next();
     rec.status = c.res.status;
   });
-  app.get('/sites', (c) => serveApi(c, state, 'sites', sitesRoute));
-  app.get('/sites/:id', (c) => serveApi(c, state, 'sites', sitesRoute));
-  app.get('/metrics', (c) => serveApi(c, state, 'metrics', metricsRoute));
-  app.get('/units', (c) => serveApi(c, state, 'units', unitsRoute));
-  app.get('/station/summary', (c) => serveApi(c, state, 'summary', summaryRoute));
+  app.get('/sites', (c) => serveApi(c, state, { kind: 'sites', route: sitesRoute }));
+  app.get('/sites/:id', (c) => serveApi(c, state, { kind: 'sites', route: sitesRoute }));
+  app.get('/metrics', (c) => serveApi(c, state, { kind: 'metrics', route: metricsRoute }));
+  app.get('/units', (c) => serveApi(c, state, { kind: 'units', route: unitsRoute }));
+  app.get('/station/summary', (c) => serveApi(c, state, { kind: 'summary', route: summaryRoute }));
   app.notFound((c) => errorResponse(c, new ApiError(404, 'NOT_FOUND', 'Resource does not exist')));
   app.onError((err, c) => errorResponse(c, err));
   return app;

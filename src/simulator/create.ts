@@ -33,7 +33,10 @@ export interface Simulator {
   /** Ground truth of the synthetic plant (not of a replay, nor with the run-time scenario; with the process scenario's yield drops): unit records of both directions, as /units would return them before filters and caps. */
   unitsBetween(stationIds: string[], from: Date, to: Date): UnitRecordWire[];
   /** Ground truth: measurement records, as /metrics would return them before the record cap. */
-  metricsBetween(stationIds: string[], from: Date, to: Date, names?: string[]): MetricRecordWire[];
+  metricsBetween(
+    stationIds: string[],
+    span: { readonly from: Date; readonly to: Date; readonly names?: string[] },
+  ): MetricRecordWire[];
   /** Ground truth: the summary /station/summary returns for these stations and window. */
   summaryOf(stationIds: string[], from: Date, to: Date): SummaryWire;
 }
@@ -45,8 +48,7 @@ export function createSimulator(opts: SimulatorOptions = {}): Simulator {
   const model = buildPlant(
     seed,
     { ...DEFAULT_SCALE, ...opts.scale },
-    opts.exoticNames ?? false,
-    opts.hostileNames ?? false,
+    { exotic: opts.exoticNames ?? false, hostile: opts.hostileNames ?? false },
   );
   const processDrops = applyProcess(model, opts.process);
   const replay = opts.replay;
@@ -80,13 +82,13 @@ export function createSimulator(opts: SimulatorOptions = {}): Simulator {
       state.requests.length = 0;
     },
     unitsBetween: (ids, from, to) =>
-      applyYieldDrops(
-        unitRecords(seed, model, lower(ids), window(from, to)),
-        model.plant.sites,
-        processDrops,
-        seed,
-      ),
-    metricsBetween: (ids, from, to, names) => metricRecords(seed, model, lower(ids), window(from, to), names),
+      applyYieldDrops(unitRecords({ seed, model }, lower(ids), window(from, to)), {
+        sites: model.plant.sites,
+        drops: processDrops,
+        seed: seed,
+      }),
+    metricsBetween: (ids, { from, to, names }) =>
+      metricRecords({ seed, model }, lower(ids), { w: window(from, to), names }),
     summaryOf: (ids, from, to) =>
       summarize(servedUnits(state, lower(ids), window(from, to)), state.yieldScale),
   };

@@ -43,7 +43,12 @@ export function unitAt(seed: number, line: LineModel, k: number): UnitInfo | nul
   };
 }
 
-function resultOf(seed: number, line: LineModel, k: number, step: number, attempt: number, failRate: number) {
+function resultOf(
+  seed: number,
+  line: LineModel,
+  at: { readonly k: number; readonly step: number; readonly attempt: number; readonly failRate: number },
+) {
+  const { k, step, attempt, failRate } = at;
   const u = uniform(seed, Purpose.result, line.hash, k, step, attempt);
   if (u < NULL_RESULT_RATE) return null;
   const rate = attempt === 0 ? failRate : RETEST_FAIL_RATE;
@@ -57,10 +62,9 @@ function resultOf(seed: number, line: LineModel, k: number, step: number, attemp
 export function walkUnit(
   seed: number,
   line: LineModel,
-  k: number,
-  untilMs: number,
-  onVisit: (v: Visit) => void,
+  walk: { readonly k: number; readonly untilMs: number; readonly onVisit: (v: Visit) => void },
 ) {
+  const { k, untilMs, onVisit } = walk;
   const p = line.periodMs;
   let t = Math.round(line.epochMs + k * p + 0.9 * p * uniform(seed, Purpose.entry, line.hash, k));
   for (let step = 0; step < line.elements.length; step++) {
@@ -71,7 +75,7 @@ export function walkUnit(
       if (t >= untilMs) return;
       const cycle = el.cycleMs * (0.85 + 0.3 * uniform(seed, Purpose.cycle, line.hash, k, step, attempt));
       const outMs = t + Math.round(cycle);
-      const result = resultOf(seed, line, k, step, attempt, el.failRate);
+      const result = resultOf(seed, line, { k, step, attempt, failRate: el.failRate });
       onVisit({ station, step, attempt, inMs: t, outMs, result });
       passed = result === 'pass';
       const gap = passed

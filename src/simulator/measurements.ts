@@ -38,35 +38,53 @@ interface BaseSpec {
   typed: boolean;
 }
 
-function numeric(name: string, unit: string, nominal: number, sd: number, decimals: number, limits: Limits) {
+function numeric(
+  name: string,
+  spec: { unit: string; nominal: number; sd: number; decimals: number; limits: Limits },
+) {
+  const { unit, nominal, sd, decimals, limits } = spec;
   return { name, unit, kind: 'numeric', nominal, sd, decimals, limits, typed: true } as BaseSpec;
 }
 
 // The first eight cover every shape a consumer must handle, so the default plant exercises all of
 // them: both/one/no limits, a null type, a pass/fail string and a cycle time.
 const BASE: BaseSpec[] = [
-  numeric('vcc_3v3', 'V', 3.3, 0.02, 3, 'both'),
-  numeric('idle_current', 'mA', 42, 1.5, 2, 'upper'),
-  { ...numeric('solder_height', 'mm', 0.12, 0.008, 3, 'both'), typed: false },
-  numeric('board_temp', 'degC', 38, 1.2, 1, 'upper'),
-  { ...numeric('test_time', 's', 0, 0, 2, 'none'), kind: 'cycle' },
-  { ...numeric('firmware_check', '', 0, 0, 0, 'none'), kind: 'passfail', typed: false },
-  numeric('insulation_resistance', 'MOhm', 520, 25, 0, 'lower'),
-  numeric('rf_tx_power', 'dBm', 14, 0.6, 2, 'both'),
-  numeric('vcc_5v0', 'V', 5, 0.03, 3, 'both'),
-  numeric('active_current', 'mA', 310, 8, 1, 'both'),
-  numeric('leakage_current', 'mA', 0.02, 0.004, 4, 'upper'),
-  numeric('paste_volume', '%', 100, 5, 1, 'both'),
-  numeric('contact_resistance', 'mOhm', 25, 2, 2, 'upper'),
-  numeric('clock_freq', 'Hz', 32768, 0.5, 2, 'both'),
-  { ...numeric('barcode_match', '', 0, 0, 0, 'none'), kind: 'passfail', typed: false },
-  numeric('label_weight', 'g', 12.5, 0.2, 2, 'lower'),
-  numeric('flatness', 'um', 40, 6, 1, 'upper'),
-  numeric('seal_pressure', 'kPa', 101, 0.8, 2, 'both'),
-  numeric('fan_speed', 'rpm', 4200, 60, 0, 'both'),
-  { ...numeric('ambient_humidity', '%', 45, 3, 1, 'none'), typed: false },
-  numeric('vcore_1v8', 'V', 1.8, 0.01, 3, 'both'),
-  numeric('torque', 'Nm', 1.2, 0.05, 3, 'both'),
+  numeric('vcc_3v3', { unit: 'V', nominal: 3.3, sd: 0.02, decimals: 3, limits: 'both' }),
+  numeric('idle_current', { unit: 'mA', nominal: 42, sd: 1.5, decimals: 2, limits: 'upper' }),
+  {
+    ...numeric('solder_height', { unit: 'mm', nominal: 0.12, sd: 0.008, decimals: 3, limits: 'both' }),
+    typed: false,
+  },
+  numeric('board_temp', { unit: 'degC', nominal: 38, sd: 1.2, decimals: 1, limits: 'upper' }),
+  { ...numeric('test_time', { unit: 's', nominal: 0, sd: 0, decimals: 2, limits: 'none' }), kind: 'cycle' },
+  {
+    ...numeric('firmware_check', { unit: '', nominal: 0, sd: 0, decimals: 0, limits: 'none' }),
+    kind: 'passfail',
+    typed: false,
+  },
+  numeric('insulation_resistance', { unit: 'MOhm', nominal: 520, sd: 25, decimals: 0, limits: 'lower' }),
+  numeric('rf_tx_power', { unit: 'dBm', nominal: 14, sd: 0.6, decimals: 2, limits: 'both' }),
+  numeric('vcc_5v0', { unit: 'V', nominal: 5, sd: 0.03, decimals: 3, limits: 'both' }),
+  numeric('active_current', { unit: 'mA', nominal: 310, sd: 8, decimals: 1, limits: 'both' }),
+  numeric('leakage_current', { unit: 'mA', nominal: 0.02, sd: 0.004, decimals: 4, limits: 'upper' }),
+  numeric('paste_volume', { unit: '%', nominal: 100, sd: 5, decimals: 1, limits: 'both' }),
+  numeric('contact_resistance', { unit: 'mOhm', nominal: 25, sd: 2, decimals: 2, limits: 'upper' }),
+  numeric('clock_freq', { unit: 'Hz', nominal: 32768, sd: 0.5, decimals: 2, limits: 'both' }),
+  {
+    ...numeric('barcode_match', { unit: '', nominal: 0, sd: 0, decimals: 0, limits: 'none' }),
+    kind: 'passfail',
+    typed: false,
+  },
+  numeric('label_weight', { unit: 'g', nominal: 12.5, sd: 0.2, decimals: 2, limits: 'lower' }),
+  numeric('flatness', { unit: 'um', nominal: 40, sd: 6, decimals: 1, limits: 'upper' }),
+  numeric('seal_pressure', { unit: 'kPa', nominal: 101, sd: 0.8, decimals: 2, limits: 'both' }),
+  numeric('fan_speed', { unit: 'rpm', nominal: 4200, sd: 60, decimals: 0, limits: 'both' }),
+  {
+    ...numeric('ambient_humidity', { unit: '%', nominal: 45, sd: 3, decimals: 1, limits: 'none' }),
+    typed: false,
+  },
+  numeric('vcore_1v8', { unit: 'V', nominal: 1.8, sd: 0.01, decimals: 3, limits: 'both' }),
+  numeric('torque', { unit: 'Nm', nominal: 1.2, sd: 0.05, decimals: 3, limits: 'both' }),
 ];
 
 const EXOTIC_NAME = 'Temperatur "Gehäuse" \\ Zone\n2';
@@ -80,7 +98,8 @@ function limitsOf(base: BaseSpec, seed: number, index: number) {
   };
 }
 
-function specAt(seed: number, index: number, exotic: boolean): MeasurementSpec {
+function specAt(seed: number, index: number, names: { readonly exotic: boolean }): MeasurementSpec {
+  const { exotic } = names;
   const base = BASE[index % BASE.length]!;
   const round = Math.floor(index / BASE.length);
   // Repeated rounds reuse a shape under a new name with a shifted nominal, so values differ.
@@ -110,8 +129,12 @@ function specAt(seed: number, index: number, exotic: boolean): MeasurementSpec {
 }
 
 /** The catalog of measurement names for a plant; deterministic from the seed. */
-export function measurementCatalog(seed: number, count: number, exotic: boolean): MeasurementSpec[] {
-  return Array.from({ length: count }, (_, i) => specAt(seed, i, exotic));
+export function measurementCatalog(
+  seed: number,
+  count: number,
+  names: { readonly exotic: boolean },
+): MeasurementSpec[] {
+  return Array.from({ length: count }, (_, i) => specAt(seed, i, names));
 }
 
 /** Everything a measured value depends on. */

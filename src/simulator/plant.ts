@@ -89,7 +89,12 @@ function measuresOf(ctx: Ctx, globalIndex: number, totalStations: number): Measu
   return Array.from({ length: per }, (_, i) => ctx.catalog[(globalIndex * per + i) % n]!);
 }
 
-function buildStation(ctx: Ctx, base: PlantStation, path: string, total: number): StationModel {
+function buildStation(
+  ctx: Ctx,
+  base: PlantStation,
+  at: { readonly path: string; readonly total: number },
+): StationModel {
+  const { path, total } = at;
   const u = (k: number) => uniform(ctx.seed, Purpose.plant, hashString(path), k);
   const measures = measuresOf(ctx, ctx.stations.length, total);
   const station: StationModel = {
@@ -129,7 +134,7 @@ function buildElements(ctx: Ctx, line: { id: string; siteId: string; path: strin
       if (ctx.hostile && e === 0 && i === 0) name = HOSTILE.station;
       const base: PlantStation = { id, name, siteId: line.siteId, lineId: line.id, position: e };
       if (size > 1) base.groupId = elementId;
-      return buildStation(ctx, base, spath, total);
+      return buildStation(ctx, base, { path: spath, total: total });
     });
     models.push({ size, stations });
     const description = `${step} on ${line.name}`;
@@ -152,9 +157,9 @@ function buildElements(ctx: Ctx, line: { id: string; siteId: string; path: strin
 function buildLineModel(
   ctx: Ctx,
   path: string,
-  serialPrefix: string,
-  models: { size: number; stations: StationModel[] }[],
+  line: { readonly serialPrefix: string; readonly models: { size: number; stations: StationModel[] }[] },
 ) {
+  const { serialPrefix, models } = line;
   const u = (k: number) => uniform(ctx.seed, Purpose.plant, hashString(path), 100 + k);
   const periodMs = 3_600_000 / ctx.scale.unitsPerHour;
   const elements: ElementModel[] = models.map((m, i) => ({
@@ -222,15 +227,29 @@ function buildSite(ctx: Ctx, s: number, lines: LineModel[]): SiteWire {
     for (const st of ctx.stations.slice(firstStation)) {
       st.tz = uniform(ctx.seed, Purpose.plant, st.hash, 9) < 0.15 ? null : template.tz;
     }
-    lines.push(buildLineModel(ctx, lpath, `${template.code}${round ? round + 1 : ''}${l + 1}`, models));
+    lines.push(
+      buildLineModel(ctx, lpath, {
+        serialPrefix: `${template.code}${round ? round + 1 : ''}${l + 1}`,
+        models: models,
+      }),
+    );
     site.lines.push(line);
   }
   return site;
 }
 
-/** Builds the synthetic plant; a pure function of seed, scale and the exotic- and hostile-names switches. */
-export function buildPlant(seed: number, scale: PlantScale, exotic = false, hostile = false): PlantModel {
-  const catalog = measurementCatalog(seed, scale.measurementNames, exotic);
+/** Which kinds of names the plant uses besides the plain ones (default neither). */
+export interface PlantNames {
+  /** Unicode, spaces and punctuation in names. */
+  readonly exotic?: boolean;
+  /** Markup, quotes and control characters in names. */
+  readonly hostile?: boolean;
+}
+
+/** Builds the synthetic plant; a pure function of seed, scale and the kinds of names. */
+export function buildPlant(seed: number, scale: PlantScale, names: PlantNames = {}): PlantModel {
+  const { exotic = false, hostile = false } = names;
+  const catalog = measurementCatalog(seed, scale.measurementNames, { exotic });
   const ctx: Ctx = { seed, scale, exotic, hostile, catalog, used: new Set(), stations: [] };
   const lines: LineModel[] = [];
   const sites = Array.from({ length: scale.sites }, (_, s) => buildSite(ctx, s, lines));

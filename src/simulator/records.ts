@@ -23,7 +23,12 @@ interface Emit {
 }
 
 // Some uploaders stamp when the record reached the database; such a record is invisible until then.
-function insertedAt(seed: number, station: StationModel, t: number, salt: number): number | null {
+function insertedAt(
+  seed: number,
+  station: StationModel,
+  at: { readonly t: number; readonly salt: number },
+): number | null {
+  const { t, salt } = at;
   if (!station.insertLag) return null;
   return t + 200 + Math.floor(4800 * uniform(seed, Purpose.inserted, station.hash, t, salt));
 }
@@ -45,21 +50,31 @@ function linesOf(model: PlantModel, stationIds: readonly string[]): Map<LineMode
   return new Map(model.lines.filter((l) => byLine.has(l)).map((l) => [l, byLine.get(l)!]));
 }
 
+/** The plant a record function reads and the seed of its randomness. */
+export interface PlantSource {
+  readonly seed: number;
+  readonly model: PlantModel;
+}
+
 function walkWindow(
-  seed: number,
-  model: PlantModel,
-  ids: readonly string[],
-  w: Window,
+  plant: PlantSource,
+  query: { readonly ids: readonly string[]; readonly w: Window },
   emit: (e: Emit) => void,
 ) {
+  const { seed, model } = plant;
+  const { ids, w } = query;
   const until = Math.min(w.toMs, w.nowMs + 1);
   for (const [line, wanted] of linesOf(model, ids)) {
     const [first, last] = unitIndexRange(line, w.fromMs, until);
     for (let k = first; k <= last; k++) {
       const unit = unitAt(seed, line, k);
       if (!unit) continue;
-      walkUnit(seed, line, k, until, (visit) => {
-        if (wanted.has(visit.station.id)) emit({ unit, visit, line });
+      walkUnit(seed, line, {
+        k: k,
+        untilMs: until,
+        onVisit: (visit) => {
+          if (wanted.has(visit.station.id)) emit({ unit, visit, line });
+        },
       });
     }
   }
@@ -101,19 +116,15 @@ function tagsOf(e: Emit): string[] {
 }
 
 /** Unit records (both directions) of the given stations in the window, sorted by time_created. */
-export function unitRecords(
-  seed: number,
-  model: PlantModel,
-  ids: readonly string[],
-  w: Window,
-): UnitRecordWire[] {
+export function unitRecords(plant: PlantSource, ids: readonly string[], w: Window): UnitRecordWire[] {
+  const { seed } = plant;
   const out = timed<UnitRecordWire>();
-  walkWindow(seed, model, ids, w, (e) => {
+  walkWindow(plant, { ids: ids, w: w }, (e) => {
     const st = e.visit.station;
     const slot = slotOf(seed, e);
     const mode = modeOf(e);
     const push = (t: number, direction: 'input' | 'output', result: string | null) => {
-      const inserted = insertedAt(seed, st, t, direction === 'input' ? 0 : 1);
+      const inserted = insertedAt(seed, st, { t: t, salt: direction === 'input' ? 0 : 1 });
       if (!visible(w, t, inserted)) return;
       // Plain literals in contract field order: object spread is several times slower here.
       const rec: UnitRecordWire = {
@@ -141,19 +152,19 @@ export function unitRecords(
 
 /** Measurement records of the given stations in the window (optionally only `names`), sorted by time_created. */
 export function metricRecords(
-  seed: number,
-  model: PlantModel,
+  plant: PlantSource,
   ids: readonly string[],
-  w: Window,
-  names?: readonly string[],
+  query: { readonly w: Window; readonly names?: readonly string[] | undefined },
 ): MetricRecordWire[] {
+  const { seed } = plant;
+  const { w, names } = query;
   const wantedNames = names && names.length > 0 ? new Set(names) : null;
   const out = timed<MetricRecordWire>();
-  walkWindow(seed, model, ids, w, (e) => {
+  walkWindow(plant, { ids: ids, w: w }, (e) => {
     const { visit, line, unit } = e;
     const st = visit.station;
     const t = visit.outMs;
-    const inserted = insertedAt(seed, st, t, 1);
+    const inserted = insertedAt(seed, st, { t: t, salt: 1 });
     if (!visible(w, t, inserted)) return;
     const slot = slotOf(seed, e);
     const mode = modeOf(e);

@@ -103,11 +103,11 @@ function shifted<T extends { time_created: string; time_inserted?: string }>(r: 
  */
 function select<T extends { time_created: string; time_inserted?: string }>(
   index: Map<string, Series<T>>,
-  ids: readonly string[],
-  w: Window,
-  offsetMs: number,
-  keep: (r: T) => boolean = () => true,
+  query: { readonly ids: readonly string[]; readonly w: Window },
+  opts: { readonly offsetMs: number; readonly keep?: ((r: T) => boolean) | undefined },
 ): T[] {
+  const { ids, w } = query;
+  const { offsetMs, keep = () => true } = opts;
   const from = w.fromMs - offsetMs;
   const to = Math.min(w.toMs, w.nowMs + 1) - offsetMs;
   const picked: Array<{ t: number; r: T }> = [];
@@ -148,10 +148,14 @@ export function replaySource(rec: Recording, offsetMs: number): DataSource {
   return {
     sites: rec.sites,
     stations,
-    units: (ids, w) => select(units, ids, w, offsetMs),
+    units: (ids, w) => select(units, { ids: ids, w: w }, { offsetMs: offsetMs }),
     metrics: (ids, w, names) => {
       const wanted = names && names.length > 0 ? new Set(names) : undefined;
-      return select(metrics, ids, w, offsetMs, wanted ? (r) => wanted.has(r.name) : undefined);
+      return select(
+        metrics,
+        { ids: ids, w: w },
+        { offsetMs: offsetMs, keep: wanted ? (r) => wanted.has(r.name) : undefined },
+      );
     },
     recordedSummary: (ids, w) => summaries.get(summaryKey(ids, w.fromMs - offsetMs, w.toMs - offsetMs)),
   };

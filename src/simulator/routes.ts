@@ -28,7 +28,11 @@ function yieldDrops(state: SimState) {
 
 /** Unit records as served: the source's, with the data scenarios applied. */
 export function servedUnits(state: SimState, ids: readonly string[], window: Window): UnitRecordWire[] {
-  return applyYieldDrops(state.source.units(ids, window), state.source.sites, yieldDrops(state), state.seed);
+  return applyYieldDrops(state.source.units(ids, window), {
+    sites: state.source.sites,
+    drops: yieldDrops(state),
+    seed: state.seed,
+  });
 }
 
 // Called after every other parameter is parsed, so a request with several problems gets 400 first.

@@ -42,10 +42,9 @@ function dropsByStation(sites: readonly SiteWire[], drops: readonly YieldDrop[])
  */
 export function applyYieldDrops(
   records: UnitRecordWire[],
-  sites: readonly SiteWire[],
-  drops: readonly YieldDrop[],
-  seed: number,
+  plant: { readonly sites: readonly SiteWire[]; readonly drops: readonly YieldDrop[]; readonly seed: number },
 ): UnitRecordWire[] {
+  const { sites, drops, seed } = plant;
   if (drops.length === 0) return records;
   const byStation = dropsByStation(sites, drops);
   if (byStation.size === 0) return records;

@@ -34,7 +34,7 @@ export function plantSource(seed: number, model: PlantModel): DataSource {
   return {
     sites: model.plant.sites,
     stations,
-    units: (ids, w) => unitRecords(seed, model, ids, w),
-    metrics: (ids, w, names) => metricRecords(seed, model, ids, w, names),
+    units: (ids, w) => unitRecords({ seed, model }, ids, w),
+    metrics: (ids, w, names) => metricRecords({ seed, model }, ids, { w: w, names: names }),
   };
 }

@@ -121,7 +121,11 @@ describe.skipIf(!enabled)('control charts in a real Prometheus', () => {
     probe.plant.stations.filter(
       (s) =>
         s.lineId === lineId &&
-        probe.metricsBetween([s.id], new Date(FIXED_NOW - HOUR), new Date(FIXED_NOW), [NAME]).length > 0,
+        probe.metricsBetween([s.id], {
+          from: new Date(FIXED_NOW - HOUR),
+          to: new Date(FIXED_NOW),
+          names: [NAME],
+        }).length > 0,
     );
   const shifted = measuring(shiftLine?.id ?? '')[0];
   const sim: SimulatorOptions = {
@@ -196,9 +200,11 @@ describe.skipIf(!enabled)('control charts in a real Prometheus', () => {
     );
     const expected = new Map<string, { r1: number; r2: number }>();
     for (const st of stations) {
-      const records = truth.metricsBetween([st.id], new Date(FIXED_NOW - 6 * HOUR), new Date(FIXED_NOW + 1), [
-        NAME,
-      ]);
+      const records = truth.metricsBetween([st.id], {
+        from: new Date(FIXED_NOW - 6 * HOUR),
+        to: new Date(FIXED_NOW + 1),
+        names: [NAME],
+      });
       const bySlot = pointsBySlot(records);
       for (const [slot, points] of bySlot) {
         const chart = naiveChart(points, FIXED_NOW);
@@ -236,12 +242,11 @@ describe.skipIf(!enabled)('control charts in a real Prometheus', () => {
     for (const line of [shiftLine, dropLine]) {
       const sum = { r1: 0, r2: 0 };
       for (const st of probe.plant.stations.filter((s) => s.lineId === line?.id)) {
-        const records = truth.metricsBetween(
-          [st.id],
-          new Date(FIXED_NOW - 6 * HOUR),
-          new Date(FIXED_NOW + 1),
-          [NAME],
-        );
+        const records = truth.metricsBetween([st.id], {
+          from: new Date(FIXED_NOW - 6 * HOUR),
+          to: new Date(FIXED_NOW + 1),
+          names: [NAME],
+        });
         const bySlot = pointsBySlot(records);
         for (const points of bySlot.values()) {
           const e = naiveEvents(points, FIXED_NOW, FIXED_NOW - HOUR);

@@ -133,7 +133,7 @@ function checkMeasurements(
   for (const spec of windows) {
     const { from, to } = windowBounds(spec, new Date(now));
     const groups = new Map<string, ReturnType<Simulator['metricsBetween']>>();
-    for (const r of sim.metricsBetween(ids, from, to, [...names])) {
+    for (const r of sim.metricsBetween(ids, { from: from, to: to, names: [...names] })) {
       const key = `${r.station_id}|${r.name}|${r.slot ?? ''}`;
       groups.set(key, [...(groups.get(key) ?? []), r]);
     }
@@ -236,9 +236,7 @@ function checkLatest(sim: Simulator, samples: Index, names: readonly string[], f
   const limits = new Map<string, { upper?: number; lower?: number }>();
   for (const r of sim.metricsBetween(
     sim.plant.stations.map((s) => s.id),
-    from,
-    to,
-    [...names],
+    { from: from, to: to, names: [...names] },
   )) {
     const key = `${r.station_id}|${r.name}|${r.slot ?? ''}`;
     latest.set(key, r);
@@ -434,9 +432,11 @@ describe('incremental polls', () => {
     const longest = longestWindowMs(h.config.windows, new Date(h.now()));
     const spans = Math.ceil(longest / DEFAULT_MAX_SPAN_MS);
     const ids = h.sim.sim.plant.stations.map((s) => s.id);
-    const truth = h.sim.sim.metricsBetween(ids, new Date(h.now() - longest), new Date(h.now()), [
-      ...NAMES,
-    ]).length;
+    const truth = h.sim.sim.metricsBetween(ids, {
+      from: new Date(h.now() - longest),
+      to: new Date(h.now()),
+      names: [...NAMES],
+    }).length;
     // Answers were truncated: more requests than spans, at least one per `cap` records...
     expect(truth / spans).toBeGreaterThan(cap);
     expect(requests.length).toBeGreaterThan(Math.max(spans, truth / cap));

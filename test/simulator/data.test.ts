@@ -41,7 +41,7 @@ describe('synthetic plant', () => {
     expect(sim.plant.stations).toHaveLength(2000);
     expect(new Set(sim.plant.stations.map((s) => s.id)).size).toBe(2000);
     const ids = sim.plant.stations.slice(0, 20).map((s) => s.id);
-    const names = new Set(sim.metricsBetween(ids, at(1), at(0)).map((m) => m.name));
+    const names = new Set(sim.metricsBetween(ids, { from: at(1), to: at(0) }).map((m) => m.name));
     expect(names.size).toBe(50);
   });
 
@@ -91,7 +91,7 @@ describe('records', () => {
   });
 
   it('gives measurements with units, limits of every kind, pass/fail strings, and passing values inside limits', () => {
-    const metrics = sim.metricsBetween(ids, at(24), at(0));
+    const metrics = sim.metricsBetween(ids, { from: at(24), to: at(0) });
     const kinds = new Set(metrics.map((m) => `${m.limit_lower !== null}/${m.limit_upper !== null}`));
     expect(kinds).toEqual(new Set(['true/true', 'true/false', 'false/true', 'false/false']));
     expect(new Set(metrics.map((m) => m.type))).toEqual(new Set(['float', null]));
@@ -121,7 +121,9 @@ describe('records', () => {
   it('is deterministic, and moving the clock keeps old windows and adds new data', () => {
     const { sim: a, clock } = fixedSim();
     const b = fixedSim().sim;
-    expect(a.metricsBetween(ids, at(3), at(1))).toEqual(b.metricsBetween(ids, at(3), at(1)));
+    expect(a.metricsBetween(ids, { from: at(3), to: at(1) })).toEqual(
+      b.metricsBetween(ids, { from: at(3), to: at(1) }),
+    );
     const before = a.unitsBetween(ids, at(3), at(0));
     expect(before.every((r) => Date.parse(r.time_created) <= NOW)).toBe(true);
     expect(a.unitsBetween(ids, at(0), new Date(NOW + HOUR))).toEqual([]);
@@ -162,7 +164,7 @@ describe('records', () => {
     });
     const bigIds = big.plant.stations.map((s) => s.id);
     const t0 = performance.now();
-    const metrics = big.metricsBetween(bigIds, at(1), at(0));
+    const metrics = big.metricsBetween(bigIds, { from: at(1), to: at(0) });
     const ms = performance.now() - t0;
     expect(metrics.length).toBeGreaterThan(50_000);
     // Generous bound for a slow CI machine; typically 250 ms on 2 cores.

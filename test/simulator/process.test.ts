@@ -17,7 +17,7 @@ function sims(process: ProcessScenario) {
 /** Values of one station and name over [from, to), with their times. */
 function values(sim: ReturnType<typeof createSimulator>, station: string, from: number, to = NOW) {
   return sim
-    .metricsBetween([station], new Date(from), new Date(to), [NAME])
+    .metricsBetween([station], { from: new Date(from), to: new Date(to), names: [NAME] })
     .filter((r) => r.value !== '')
     .map((r) => ({ t: Date.parse(r.time_created), v: Number(r.value), raw: r }));
 }
@@ -31,7 +31,9 @@ const sd = (xs: number[]) => {
 describe('process scenarios', () => {
   const probe = createSimulator({ now: () => NOW });
   const station = probe.plant.stations.find(
-    (s) => probe.metricsBetween([s.id], new Date(NOW - HOUR), new Date(NOW), [NAME]).length > 0,
+    (s) =>
+      probe.metricsBetween([s.id], { from: new Date(NOW - HOUR), to: new Date(NOW), names: [NAME] }).length >
+      0,
   )!.id;
   const other = probe.plant.stations.filter((s) => s.id !== station).map((s) => s.id);
   const from = NOW - 6 * HOUR;
@@ -53,8 +55,8 @@ describe('process scenarios', () => {
     expect(diffs.length).toBeGreaterThan(20);
     expect(diffs.filter((d) => Math.abs(d - 2 * SD) < 0.0011).length / diffs.length).toBeGreaterThan(0.8);
     // Other stations and other names are untouched.
-    expect(changed.metricsBetween(other, new Date(from), new Date(NOW))).toEqual(
-      base.metricsBetween(other, new Date(from), new Date(NOW)),
+    expect(changed.metricsBetween(other, { from: new Date(from), to: new Date(NOW) })).toEqual(
+      base.metricsBetween(other, { from: new Date(from), to: new Date(NOW) }),
     );
   });
 

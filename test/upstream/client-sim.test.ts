@@ -47,7 +47,7 @@ describe('client against the simulator', () => {
   it('maps every record the simulator holds for the window, and is deterministic', async () => {
     const ids = sim.sim.plant.stations.slice(0, 3).map((s) => s.id);
     const a = await client.metrics({ stationIds: ids, ...hour });
-    const truth = sim.sim.metricsBetween(ids, hour.from, hour.to);
+    const truth = sim.sim.metricsBetween(ids, { from: hour.from, to: hour.to });
     expect(a.records).toHaveLength(truth.length);
     expect(a.received).toBe(truth.length);
     const b = await client.metrics({ stationIds: ids, ...hour });
