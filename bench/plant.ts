@@ -170,8 +170,7 @@ export async function runPlantScale(opts: {
               lines: perLevel.line ?? 0,
               sites: perLevel.site ?? 0,
             },
-            UNSHARDED,
-            new Date(pollStart),
+            { shard: UNSHARDED, now: new Date(pollStart) },
           );
         }
         opts.progress(`${opts.stations} stations: first poll done, ${sends.length} requests`);

@@ -200,7 +200,8 @@ export async function runCheckConfig(
       const counts = opts.discover
         ? await discoveredCounts(config, shard, io.redactor)
         : givenCounts(opts.counts, shard);
-      if (counts !== undefined) io.out(`\n${planReport(config, counts, shard, new Date())}\n`);
+      if (counts !== undefined)
+        io.out(`\n${planReport(config, counts, { shard: shard, now: new Date() })}\n`);
     } catch (err) {
       if (err instanceof UpstreamError) {
         io.err(`station-exporter: --discover: ${err.message}\n`);
@@ -255,7 +256,12 @@ async function discoveredCounts(config: Config, shard: Shard, redactor: Redactor
 }
 
 /** The request plan and the series estimate, as check-config prints them. */
-export function planReport(config: Config, counts: SeriesCounts, shard: Shard, now: Date): string {
+export function planReport(
+  config: Config,
+  counts: SeriesCounts,
+  at: { readonly shard: Shard; readonly now: Date },
+): string {
+  const { shard, now } = at;
   const plan = planFor(config, { plant: { counts }, shard, now });
   const idle = !config.summary.skipIdle
     ? 'off (summary.skip_idle: false)'

@@ -149,11 +149,19 @@ function teeClient(
 async function recordList<R extends Timed>(
   what: string,
   source: RecordSource<R>,
-  opts: { config: Config; stationIds: readonly string[]; fromMs: number; toMs: number },
-  write: (r: R) => Promise<void>,
-  key: (r: R) => string,
-  progress: (line: string) => void,
+  opts: {
+    config: Config;
+    stationIds: readonly string[];
+    fromMs: number;
+    toMs: number;
+    /** Writes one record (called once per record). */
+    write: (r: R) => Promise<void>;
+    /** A record's identity, to write each once. */
+    key: (r: R) => string;
+    progress: (line: string) => void;
+  },
 ): Promise<{ records: number; failures: number }> {
+  const { write, key, progress } = opts;
   // A truncated answer is delivered and then asked again in smaller spans: keep each record once.
   const seen = new Set<string>();
   let lastReport = 0;
@@ -223,10 +231,12 @@ export async function recordUpstream(opts: RecordOptions): Promise<RecordResult>
         urlLength: (q) => client.urlLength('units', { ...q, directions: ['input', 'output'] }),
         fetch: (q) => client.units({ ...q, directions: ['input', 'output'] }),
       },
-      window,
-      (r) => unitWriter.write(unitWire(r)),
-      (r) => `${r.stationId}|${r.time}|${r.serial}|${r.direction}|${r.slot}`,
-      progress,
+      {
+        ...window,
+        write: (r) => unitWriter.write(unitWire(r)),
+        key: (r) => `${r.stationId}|${r.time}|${r.serial}|${r.direction}|${r.slot}`,
+        progress: progress,
+      },
     );
     await unitWriter.close();
 
@@ -239,10 +249,12 @@ export async function recordUpstream(opts: RecordOptions): Promise<RecordResult>
         urlLength: (q) => client.urlLength('metrics', { ...q, names }),
         fetch: (q) => client.metrics({ ...q, names }),
       },
-      window,
-      (r) => metricWriter.write(metricWire(r)),
-      (r) => `${r.stationId}|${r.time}|${r.serial}|${r.name}|${r.slot}`,
-      progress,
+      {
+        ...window,
+        write: (r) => metricWriter.write(metricWire(r)),
+        key: (r) => `${r.stationId}|${r.time}|${r.serial}|${r.name}|${r.slot}`,
+        progress: progress,
+      },
     );
     await metricWriter.close();
 

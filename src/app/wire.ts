@@ -159,7 +159,11 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     prev !== undefined && sameSettings(prev.config, config, ['upstream', 'sharding']) && prev.shard === shard;
   const upstream = keepUpstream
     ? prev.upstream
-    : wireUpstream(config, { ...opts, redactor }, self, logger, wallClock, shard);
+    : wireUpstream(
+        config,
+        { ...opts, redactor },
+        { self: self, logger: logger, wallClock: wallClock, shard: shard },
+      );
   const reuseJobs = new Map<string, ReusableJob>();
   if (prev && keepUpstream) {
     for (const [name, job] of prev.scheduler.jobsByName) {
@@ -256,11 +260,14 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
 function wireUpstream(
   config: Config,
   opts: WireOptions & { readonly redactor: Redactor },
-  self: SelfMetrics,
-  logger: Logger,
-  wallClock: () => number,
-  shard: Shard,
+  deps: {
+    readonly self: SelfMetrics;
+    readonly logger: Logger;
+    readonly wallClock: () => number;
+    readonly shard: Shard;
+  },
 ): Upstream {
+  const { self, logger, wallClock, shard } = deps;
   const u = config.upstream;
   const turns = createTurns();
   const errors = createRecentErrors(RECENT_ERRORS, wallClock);

@@ -11,7 +11,12 @@ const VAR_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 // `$$`, a complete `${...}`, or a `${` that is never closed.
 const REFERENCE = /\$\$|\$\{([^}]*)\}|\$\{/g;
 
-function expandString(text: string, env: NodeJS.ProcessEnv, path: Path, issues: PathIssue[]): string {
+function expandString(
+  text: string,
+  env: NodeJS.ProcessEnv,
+  at: { readonly path: Path; readonly issues: PathIssue[] },
+): string {
+  const { path, issues } = at;
   return text.replace(REFERENCE, (match, name: string | undefined) => {
     if (match === '$$') return '$';
     if (name === undefined) {
@@ -43,7 +48,7 @@ export function expandEnv(
 ): { value: unknown; issues: PathIssue[] } {
   const issues: PathIssue[] = [];
   const walk = (node: unknown, at: Path): unknown => {
-    if (typeof node === 'string') return expandString(node, env, at, issues);
+    if (typeof node === 'string') return expandString(node, env, { path: at, issues: issues });
     if (Array.isArray(node)) return node.map((item, i) => walk(item, [...at, i]));
     if (node !== null && typeof node === 'object') {
       return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, walk(item, [...at, key])]));

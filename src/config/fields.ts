@@ -87,9 +87,9 @@ export function clockTime() {
 export function reportDuplicates<T>(
   items: readonly T[],
   ctx: Ctx,
-  key: (item: T) => unknown,
-  what: string,
+  by: { readonly key: (item: T) => unknown; readonly what: string },
 ): void {
+  const { key, what } = by;
   if (!Array.isArray(items)) return;
   const seen = new Set<string>();
   items.forEach((item, index) => {

@@ -64,7 +64,7 @@ export const DEFAULT_WINDOW_STATISTICS: readonly WindowStatistic[] = [
 
 const statisticList = z
   .array(z.enum(WINDOW_STATISTICS))
-  .superRefine((list, ctx) => reportDuplicates(list, ctx, (x) => x, 'statistic'), always);
+  .superRefine((list, ctx) => reportDuplicates(list, ctx, { key: (x) => x, what: 'statistic' }), always);
 
 const statisticsSchema = z
   .strictObject({
@@ -136,7 +136,10 @@ export const measurementsSchema = z
       .default([])
       .superRefine(
         (names, ctx) =>
-          reportDuplicates(names, ctx, (n) => (typeof n === 'string' ? n : n?.name), 'measurement'),
+          reportDuplicates(names, ctx, {
+            key: (n) => (typeof n === 'string' ? n : n?.name),
+            what: 'measurement',
+          }),
         always,
       )
       .describe('Measurement names to export: a name, or `{ name, min_samples }`. Required when enabled.'),

@@ -67,8 +67,8 @@ function yamlValue(value: unknown): string {
   return String(value);
 }
 
-function defaultLabel(nodes: JsonNode[], required: boolean): string {
-  if (required) return 'required';
+function defaultLabel(nodes: JsonNode[], key: { readonly required: boolean }): string {
+  if (key.required) return 'required';
   const node = nodes.find((n) => n.default !== undefined);
   if (node === undefined || (typeof node.default === 'object' && !Array.isArray(node.default))) return '';
   return `\`${yamlValue(node.default)}\``;
@@ -88,10 +88,15 @@ function listItems(nodes: JsonNode[]): JsonNode[] {
     .flatMap((n) => (n.type === 'array' && n.items !== undefined ? [n.items] : []));
 }
 
-function walk(nodes: JsonNode[], path: string, required: boolean, rows: ReferenceRow[]): void {
+function walk(
+  nodes: JsonNode[],
+  key: { readonly path: string; readonly required: boolean },
+  rows: ReferenceRow[],
+): void {
+  const { path } = key;
   const description = nodes.find((n) => n.description !== undefined)?.description;
   if (description === undefined) throw new Error(`config key ${path} has no description in the schema`);
-  rows.push({ path, type: typeLabel(nodes), default: defaultLabel(nodes, required), description });
+  rows.push({ path, type: typeLabel(nodes), default: defaultLabel(nodes, key), description });
   walkChildren(childObjects(nodes), path, rows);
   walkChildren(childObjects(listItems(nodes)), `${path}[]`, rows);
 }
@@ -102,7 +107,7 @@ function walkChildren(objects: JsonNode[], prefix: string, rows: ReferenceRow[])
     const owners = objects.filter((o) => o.properties?.[key] !== undefined);
     const nodes = owners.map((o) => o.properties?.[key]).filter((n): n is JsonNode => n !== undefined);
     const required = owners.every((o) => o.required?.includes(key) === true);
-    walk(nodes, prefix === '' ? key : `${prefix}.${key}`, required, rows);
+    walk(nodes, { path: prefix === '' ? key : `${prefix}.${key}`, required }, rows);
   }
 }
 

@@ -58,7 +58,7 @@ function idList(description: string) {
   return z
     .array(hexId())
     .default([])
-    .superRefine((ids, ctx) => reportDuplicates(ids, ctx, (id) => id, 'id'), always)
+    .superRefine((ids, ctx) => reportDuplicates(ids, ctx, { key: (id) => id, what: 'id' }), always)
     .describe(description);
 }
 
@@ -101,7 +101,7 @@ const summarySchema = z
       .array(z.enum(SUMMARY_LEVELS))
       .min(1)
       .prefault([...SUMMARY_LEVELS])
-      .superRefine((levels, ctx) => reportDuplicates(levels, ctx, (l) => l, 'level'), always)
+      .superRefine((levels, ctx) => reportDuplicates(levels, ctx, { key: (l) => l, what: 'level' }), always)
       .describe('Aggregation levels to export: `station`, `group`, `line`, `site`.'),
     yield_scale: z
       .enum(['ratio', 'percent', 'auto'])

@@ -37,7 +37,10 @@ const shiftWindow = z
     shift_starts: z
       .array(clockTime())
       .min(1)
-      .superRefine((starts, ctx) => reportDuplicates(starts, ctx, (s) => s, 'shift start'), always)
+      .superRefine(
+        (starts, ctx) => reportDuplicates(starts, ctx, { key: (s) => s, what: 'shift start' }),
+        always,
+      )
       .describe(
         'Local start times (`HH:MM`) of the shifts of a `shift` window; it covers the current shift.',
       ),
@@ -86,7 +89,10 @@ export const windowsSchema = z
   .array(windowSchema)
   .min(1)
   .prefault(['1h', '24h'])
-  .superRefine((windows, ctx) => reportDuplicates(windows, ctx, (w) => w?.name, 'window name'), always)
+  .superRefine(
+    (windows, ctx) => reportDuplicates(windows, ctx, { key: (w) => w?.name, what: 'window name' }),
+    always,
+  )
   .describe(
     'Time windows for statistics. A duration such as `1h` is a rolling window of that length named after it; ' +
       'a mapping gives a name and a type: `rolling` (last `duration`), `today` (since local midnight) or ' +

@@ -16,7 +16,7 @@ const NOW = new Date('2026-03-01T12:00:00Z');
 
 describe('check-config plan', () => {
   it('prints every (window, level) with its refresh, the total against the budget, and the series', () => {
-    const text = planReport(config(), counts, { index: 0, total: 1 }, NOW);
+    const text = planReport(config(), counts, { shard: { index: 0, total: 1 }, now: NOW });
     expect(text).toMatch(/summary\s+15m\s+station\s+1000\s+2m[45]\ds \(stretched\)/);
     // Units: 1,000 ids of 25 characters need 4 requests within the 8 KiB URL limit, and the re-read
     // sweep passes 24h + 1h in 30-minute spans plus one remainder, 51 spans of each batch per hour.
@@ -46,8 +46,7 @@ describe('check-config plan', () => {
     const text = planReport(
       config({ units: { enabled: false } }),
       { ...counts, stations: 5000, lines: 500 },
-      { index: 0, total: 1 },
-      NOW,
+      { shard: { index: 0, total: 1 }, now: NOW },
     );
     expect(text).toContain('dropped, in this order:');
     expect(text).toContain('- summary 15m station: 5000 requests');
@@ -55,7 +54,11 @@ describe('check-config plan', () => {
   });
 
   it('plans one shard within its share of the budget', () => {
-    const text = planReport(config(), { ...counts, stations: 250 }, { index: 1, total: 4 }, NOW);
+    const text = planReport(
+      config(),
+      { ...counts, stations: 250 },
+      { shard: { index: 1, total: 4 }, now: NOW },
+    );
     expect(text).toContain('budget 150.0 requests/min');
     expect(text).toContain('shard 1/4');
   });
