@@ -43,7 +43,7 @@ export function createReloader(opts: ReloaderOptions): Reloader {
 
   const fail = (error: string): ReloadResult => {
     opts.logger.error({ err: error }, 'config reload failed; keeping the running config');
-    current.self.recordReload(false, wallClock());
+    current.self.recordReload({ ok: false, nowMs: wallClock() });
     return { ok: false, error };
   };
 
@@ -78,7 +78,7 @@ export function createReloader(opts: ReloaderOptions): Reloader {
     current = next;
     next.scheduler.start({ alreadyPolled: true });
     await previous.close({ keepClient });
-    next.self.recordReload(true, wallClock());
+    next.self.recordReload({ ok: true, nowMs: wallClock() });
     opts.logger.info({ kept_client: keepClient }, 'config reloaded');
     return { ok: true };
   }

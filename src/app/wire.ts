@@ -149,7 +149,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     self = createSelfMetrics(registry, { version: VERSION, wallClock });
     if (opts.processMetrics) registerProcessMetrics(registry);
     self.initEndpoints(ENDPOINT_NAMES);
-    self.recordReload(true, wallClock());
+    self.recordReload({ ok: true, nowMs: wallClock() });
   }
   // Registered once per registry: a reload keeps them with the registry.
   const planMetrics = prev?.planMetrics ?? createPlanMetrics(registry);
@@ -159,11 +159,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     prev !== undefined && sameSettings(prev.config, config, ['upstream', 'sharding']) && prev.shard === shard;
   const upstream = keepUpstream
     ? prev.upstream
-    : wireUpstream(
-        config,
-        { ...opts, redactor },
-        { self: self, logger: logger, wallClock: wallClock, shard: shard },
-      );
+    : wireUpstream(config, { ...opts, redactor }, { self, logger, wallClock, shard });
   const reuseJobs = new Map<string, ReusableJob>();
   if (prev && keepUpstream) {
     for (const [name, job] of prev.scheduler.jobsByName) {
@@ -318,7 +314,8 @@ function wireUpstream(
       ratePerSecond: shardRequestRate(config, shard),
       timers: opts.limiterTimers,
     }),
-    onRequest: (e) => self.observeRequest(e.endpoint, e.statusClass, e.seconds, e.bytes),
+    onRequest: (e) =>
+      self.observeRequest(e.endpoint, { statusClass: e.statusClass, seconds: e.seconds, bytes: e.bytes }),
     onError: (e) => errors.record(e),
     onRetry: (endpoint, err) => self.recordRetry(endpoint, statusClass(err.status, err.reason)),
     onSkipped: (endpoint, reason, n, collector) => {

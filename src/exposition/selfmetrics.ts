@@ -26,6 +26,16 @@ export type { StatusClass } from '../upstream/errors.ts';
 export const REQUEST_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** Options of {@link createSelfMetrics}. */
+/** One poll's outcome, as {@link SelfMetrics.collectorResult} records it. */
+export interface CollectorPollResult {
+  readonly ok: boolean;
+  readonly seconds: number;
+  /** When it ended (epoch ms). */
+  readonly nowMs: number;
+  /** Whether it brought fresh data (default: `ok`); the data's age is computed from the last fresh one. */
+  readonly fresh?: boolean;
+}
+
 export interface SelfMetricsOptions {
   readonly version: string;
   readonly commit?: string;
@@ -42,7 +52,7 @@ export interface SelfMetrics {
    * Records one collector poll: success, duration and, when its data is fresh (by default: on
    * success), its time (epoch ms), from which the data's age is computed.
    */
-  collectorResult(collector: string, ok: boolean, seconds: number, nowMs: number, fresh?: boolean): void;
+  collectorResult(collector: string, poll: CollectorPollResult): void;
   /**
    * Records the configured polling interval of a collector (for topology, the discovery refresh
    * interval), so that the stale-data alert can compare the data's age with it.
@@ -53,13 +63,16 @@ export interface SelfMetrics {
   /** Creates the request series of endpoints at 0, so that rate() sees their first increase. */
   initEndpoints(endpoints: readonly string[]): void;
   /** Records one upstream request. `bytes` is the response body size (0 when there was none). */
-  observeRequest(endpoint: string, statusClass: StatusClass, seconds: number, bytes: number): void;
+  observeRequest(
+    endpoint: string,
+    request: { readonly statusClass: StatusClass; readonly seconds: number; readonly bytes: number },
+  ): void;
   /** Counts records dropped at the edge because they did not match the expected shape. */
   recordSkipped(endpoint: string, reason: string, n: number): void;
   /** Sets the token's `exp` (epoch seconds), or removes the series when it is unknown. */
   setTokenExpiry(epochSeconds: number | undefined): void;
   /** Counts one scrape of /metrics. */
-  recordScrape(format: 'text' | 'openmetrics' | 'protobuf', gzip: boolean): void;
+  recordScrape(format: 'text' | 'openmetrics' | 'protobuf', encoding: { readonly gzip: boolean }): void;
   /** Records the last published snapshot: series count and render time. */
   setSnapshot(series: number, renderSeconds: number): void;
   /** Replaces the level entities skipped in the last poll. */
@@ -77,9 +90,9 @@ export interface SelfMetrics {
   /** Counts one poll's requests and failures for the collector, and sets its failed share. */
   collectorRequests(collector: string, requests: number, failures: number): void;
   /** Marks a collector's series as dropped (1) for exceeding max_staleness, or served again (0). */
-  setCollectorStale(collector: string, stale: boolean): void;
+  setCollectorStale(collector: string, state: { readonly stale: boolean }): void;
   /** Records one config reload attempt. */
-  recordReload(ok: boolean, nowMs: number): void;
+  recordReload(reload: { readonly ok: boolean; readonly nowMs: number }): void;
   /** Whether the token expires within the warning margin. */
   setTokenExpiring(expiring: boolean): void;
   /** Whether the token file is unreadable (the last token read is still used). */
@@ -212,7 +225,7 @@ export function createSelfMetrics(registry: Registry, opts: SelfMetricsOptions):
   return {
     ...extra,
     setUpstreamUp: (up) => upstreamUp.set(up ? 1 : 0),
-    collectorResult(collector, ok, seconds, nowMs, fresh = ok) {
+    collectorResult(collector, { ok, seconds, nowMs, fresh = ok }) {
       success.set({ collector }, ok ? 1 : 0);
       duration.set({ collector }, seconds);
       if (!fresh) return;
@@ -232,7 +245,7 @@ export function createSelfMetrics(registry: Registry, opts: SelfMetricsOptions):
         requestDuration.zero({ endpoint });
       }
     },
-    observeRequest(endpoint, statusClass, seconds, bytes) {
+    observeRequest(endpoint, { statusClass, seconds, bytes }) {
       requests.inc({ endpoint, status_class: statusClass });
       requestDuration.observe({ endpoint }, seconds);
       responseBytes.inc({ endpoint }, bytes);
@@ -242,7 +255,7 @@ export function createSelfMetrics(registry: Registry, opts: SelfMetricsOptions):
       if (epochSeconds === undefined) tokenExpiry.remove();
       else tokenExpiry.set(epochSeconds);
     },
-    recordScrape: (format, gzip) => scrapes.inc({ format, encoding: gzip ? 'gzip' : 'identity' }),
+    recordScrape: (format, { gzip }) => scrapes.inc({ format, encoding: gzip ? 'gzip' : 'identity' }),
     setSnapshot(n, renderSeconds) {
       series.set(n);
       renderDuration.set(renderSeconds);
@@ -336,8 +349,9 @@ function createResilienceMetrics(registers: Registry[]) {
       collectorFailures.inc({ collector }, failures);
       failedRatio.set({ collector }, requests > 0 ? failures / requests : 0);
     },
-    setCollectorStale: (collector: string, s: boolean) => stale.set({ collector }, s ? 1 : 0),
-    recordReload(ok: boolean, nowMs: number) {
+    setCollectorStale: (collector: string, s: { readonly stale: boolean }) =>
+      stale.set({ collector }, s.stale ? 1 : 0),
+    recordReload({ ok, nowMs }: { readonly ok: boolean; readonly nowMs: number }) {
       reloadOk.set(ok ? 1 : 0);
       if (ok) reloadTime.set(nowMs / 1000);
     },

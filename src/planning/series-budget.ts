@@ -11,8 +11,8 @@
  */
 import type { Collector } from '../collectors/collector.ts';
 import { COLLECTORS } from '../collectors/index.ts';
-import { seriesOf } from '../exposition/render.ts';
 import type { Family } from '../exposition/model.ts';
+import { seriesOf } from '../exposition/render.ts';
 
 /**
  * The families `collectors` let the budget drop, lowest priority first (each collector declares

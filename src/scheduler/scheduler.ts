@@ -215,7 +215,12 @@ export class Scheduler {
     for (const job of this.dataJobs) {
       const since = this.staleness.runningSince(job.name);
       if (since !== undefined && now - since > job.intervalMs) {
-        this.deps.self.collectorResult(job.name, false, (now - since) / 1000, now, false);
+        this.deps.self.collectorResult(job.name, {
+          ok: false,
+          seconds: (now - since) / 1000,
+          nowMs: now,
+          fresh: false,
+        });
       }
       this.dropIfStale(job, now);
     }
@@ -227,7 +232,7 @@ export class Scheduler {
     this.staleness.markDropped(job.name);
     this.deps.cache.remove(job.name);
     this.deps.self.setSnapshot(this.deps.cache.seriesCount(), this.deps.cache.lastRenderMs() / 1000);
-    this.deps.self.setCollectorStale(job.name, true);
+    this.deps.self.setCollectorStale(job.name, { stale: true });
     this.deps.logger.warn(
       { collector: job.name, max_staleness_seconds: job.maxStalenessMs / 1000 },
       'data older than max_staleness: its series are dropped until a poll succeeds',
@@ -290,11 +295,12 @@ export class Scheduler {
     // for max_staleness, so one broken station cannot take every series with it.
     const reached = outcome !== undefined && answered(outcome);
     this.staleness.finish(job.name, reached ? now : undefined);
-    if (reached && job.maxStalenessMs !== undefined) this.deps.self.setCollectorStale(job.name, false);
+    if (reached && job.maxStalenessMs !== undefined)
+      this.deps.self.setCollectorStale(job.name, { stale: false });
     else this.dropIfStale(job, now);
     if (outcome) this.deps.self.collectorRequests(job.name, outcome.requests, outcome.failures);
     this.recordUpstream(job.name, outcome, error);
-    this.deps.self.collectorResult(job.name, ok, seconds, now, fresh);
+    this.deps.self.collectorResult(job.name, { ok, seconds, nowMs: now, fresh });
     this.statuses.set(
       job.name,
       recordRun(this.statuses.get(job.name), job, { ok, seconds, error, now: this.wallClock() }),

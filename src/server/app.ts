@@ -93,7 +93,7 @@ export function createApp(deps: AppDeps): Hono {
 
   app.get('/metrics', async (c) => {
     const { format, gzip } = negotiate(c.req.header('accept'), c.req.header('accept-encoding'));
-    deps.self.recordScrape(format, gzip);
+    deps.self.recordScrape(format, { gzip });
     const res = await deps.cache.respond(format, await tailOf(format), { gzip });
     const headers: Record<string, string> = {
       'content-type': res.contentType,

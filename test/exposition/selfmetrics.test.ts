@@ -22,14 +22,14 @@ function setup(nowMs = 1_700_000_100_000) {
 function exercise(m: ReturnType<typeof setup>['m']): void {
   m.setUpstreamUp(true);
   m.initEndpoints(['units']);
-  m.observeRequest('metrics', '2xx', 0.2, 1024);
-  m.observeRequest('metrics', '5xx', 3, 0);
-  m.collectorResult('units', true, 1.5, 1_700_000_000_000);
-  m.collectorResult('metrics', false, 2, 1_700_000_050_000);
+  m.observeRequest('metrics', { statusClass: '2xx', seconds: 0.2, bytes: 1024 });
+  m.observeRequest('metrics', { statusClass: '5xx', seconds: 3, bytes: 0 });
+  m.collectorResult('units', { ok: true, seconds: 1.5, nowMs: 1_700_000_000_000 });
+  m.collectorResult('metrics', { ok: false, seconds: 2, nowMs: 1_700_000_050_000 });
   m.setCollectorInterval('units', 60);
   m.recordSkipped('metrics', 'invalid_record', 4);
   m.setTokenExpiry(1_800_000_000);
-  m.recordScrape('openmetrics', true);
+  m.recordScrape('openmetrics', { gzip: true });
   m.setSnapshot(1234, 0.15);
   m.setLevelsSkipped([{ level: 'site', reason: 'url_too_long', count: 2 }]);
   m.setStationsInaccessible(3);
@@ -38,8 +38,8 @@ function exercise(m: ReturnType<typeof setup>['m']): void {
   m.setStationsRefused(5);
   m.setSummaryPartial(2);
   m.collectorRequests('units', 8, 2);
-  m.setCollectorStale('units', true);
-  m.recordReload(false, 1_700_000_000_000);
+  m.setCollectorStale('units', { stale: true });
+  m.recordReload({ ok: false, nowMs: 1_700_000_000_000 });
   m.setTokenExpiring(true);
   m.setTokenFileError(true);
 }
@@ -98,7 +98,7 @@ describe('createSelfMetrics', () => {
 
   it('computes the data age from the injected clock at each scrape', async () => {
     const { registry, m, setNow } = setup(10_000);
-    m.collectorResult('units', true, 1, 4_000);
+    m.collectorResult('units', { ok: true, seconds: 1, nowMs: 4_000 });
     expect(await text(registry)).toContain(
       'station_exporter_collector_data_age_seconds{collector="units"} 6\n',
     );
