@@ -35,9 +35,9 @@ export function plantOf(topology: Topology): PlantView {
 export function requestNeeds(
   config: Config,
   plant: PlantView,
-  now: Date,
-  collectors: readonly Collector[] = COLLECTORS,
+  at: { readonly now: Date; readonly collectors?: readonly Collector[] },
 ): RequestNeed[] {
+  const { now, collectors = COLLECTORS } = at;
   return collectors.flatMap((c) => {
     const need = c.enabled(config) ? c.costs.requests?.(config, plant, now) : undefined;
     return need === undefined ? [] : [need];
@@ -56,7 +56,7 @@ export interface PlanScope {
 /** The plan for this replica at `now`. Calendar windows are planned at their current length. */
 export function planFor(config: Config, scope: PlanScope): RequestPlan {
   const { plant, shard, now, collectors = COLLECTORS } = scope;
-  const needs = requestNeeds(config, plant, now, collectors);
+  const needs = requestNeeds(config, plant, { now, collectors });
   const windowed = needs.flatMap((n): WindowedNeed[] => ('windowed' in n ? [n.windowed] : []));
   const records = needs.flatMap((n): RecordsNeed[] => ('records' in n ? [n.records] : []));
   // The planner stretches the windows of one collector whose requests go per window and level.

@@ -86,6 +86,8 @@ export class SortedColumns {
     this.reserve(this.size + batch.length);
     // One scratch row, refilled per row written: no object or closure per record.
     const row = new Float64Array(this.width);
+    // And one scratch key for the held rows, refilled likewise.
+    const held = { time: 0, serial: '' };
     let out = start;
     let a = 0;
     let b = 0;
@@ -96,11 +98,13 @@ export class SortedColumns {
         (tb === undefined || compareKeys(tailTimes[a] ?? 0, tailSerials[a] ?? '', tb) <= 0)
       ) {
         for (let c = 0; c < this.width; c++) row[c] = tailCols[c]?.[a] ?? Number.NaN;
-        out = this.place(out, tailTimes[a] ?? 0, tailSerials[a] ?? '', row);
+        held.time = tailTimes[a] ?? 0;
+        held.serial = tailSerials[a] ?? '';
+        out = this.place(out, held, row);
         a++;
       } else if (tb !== undefined) {
         for (let c = 0; c < this.width; c++) row[c] = tb.values[c] ?? Number.NaN;
-        out = this.place(out, tb.time, tb.serial, row);
+        out = this.place(out, tb, row);
         b++;
       }
     }
@@ -115,7 +119,12 @@ export class SortedColumns {
    * the same record, which it then overwrites: later answers win for the columns outside
    * the key (e.g. corrected limits). Returns the next free index.
    */
-  private place(out: number, time: number, serial: string, row: Float64Array): number {
+  private place(
+    out: number,
+    key: { readonly time: number; readonly serial: string },
+    row: Float64Array,
+  ): number {
+    const { time, serial } = key;
     let at = out;
     for (let k = out - 1; k >= 0 && this.times[k] === time; k--) {
       if (this.serials[k] === serial && this.sameKey(k, row)) {

@@ -118,7 +118,7 @@ export async function fetchIncremental<R extends Timed>(
   const fetchChunk = (chunk: string[], from: number, probe = false) => {
     const spans = spansOf(from, opts.now, opts.maxSpanMs ?? DEFAULT_MAX_SPAN_MS);
     tasks.push(
-      settleAll(spans.map(([a, b]) => fetchSpan(ctx, chunk, a, b, 0))).then(
+      settleAll(spans.map(([a, b]) => fetchSpan(ctx, chunk, { from: a, to: b, timeoutSplits: 0 }))).then(
         () => {
           // A refused station keeps no watermark: once access is granted it reads its whole window.
           for (const id of chunk) {
@@ -133,7 +133,11 @@ export async function fetchIncremental<R extends Timed>(
   };
   const { byFrom, probes } = plan(opts);
   for (const [from, ids] of byFrom) {
-    const { chunks, tooLong } = chunkByUrl(opts.source, ids, from, opts.now, opts.maxUrlLength);
+    const { chunks, tooLong } = chunkByUrl(opts.source, ids, {
+      from,
+      to: opts.now,
+      maxUrlLength: opts.maxUrlLength,
+    });
     for (const id of tooLong) {
       fail([id], new Error(`a request for station ${id} alone exceeds max_url_length`));
     }
@@ -148,10 +152,9 @@ export async function fetchIncremental<R extends Timed>(
 /** Logs what a record fetch did; failures keep the stations' spans for the next poll. */
 export function reportFetch(
   logger: Logger,
-  collector: string,
-  f: IncrementalFetchResult,
-  held: number,
+  fetch: { readonly collector: string; readonly result: IncrementalFetchResult; readonly held: number },
 ): void {
+  const { collector, result: f, held } = fetch;
   const fields = { collector, requests: f.requests, splits: f.splits, records_held: held };
   logger.debug(fields, 'records fetched');
   if (f.truncated > 0) {
@@ -172,10 +175,9 @@ export function reportFetch(
 function chunkByUrl<R extends Timed>(
   source: RecordSource<R>,
   ids: readonly string[],
-  from: number,
-  to: number,
-  max: number,
+  span: { readonly from: number; readonly to: number; readonly maxUrlLength: number },
 ) {
+  const { from, to, maxUrlLength: max } = span;
   const chunks: string[][] = [];
   const tooLong: string[] = [];
   const fits = (stationIds: readonly string[]) =>

@@ -38,27 +38,31 @@ const MAX_TIMEOUT_SPLITS = 3;
 export async function fetchSpan<R extends Timed>(
   ctx: SpanContext<R>,
   ids: readonly string[],
-  from: number,
-  to: number,
-  timeoutSplits: number,
+  span: { readonly from: number; readonly to: number; readonly timeoutSplits: number },
 ): Promise<void> {
+  const { from, to, timeoutSplits } = span;
   // Halves never get shorter than the minimum span.
   const canHalveSpan = to - from >= 2 * ctx.minSpanMs;
   const mid = from + Math.floor((to - from) / 2);
   const halves = (depth: number) =>
-    settleAll([fetchSpan(ctx, ids, from, mid, depth), fetchSpan(ctx, ids, mid, to, depth)]);
+    settleAll([
+      fetchSpan(ctx, ids, { from: from, to: mid, timeoutSplits: depth }),
+      fetchSpan(ctx, ids, { from: mid, to: to, timeoutSplits: depth }),
+    ]);
   const parts = (k: number) => {
     const step = (to - from) / k;
     const bounds = Array.from({ length: k + 1 }, (_, i) => (i === k ? to : from + Math.round(i * step)));
     return settleAll(
-      bounds.slice(0, -1).map((b, i) => fetchSpan(ctx, ids, b, bounds[i + 1]!, timeoutSplits)),
+      bounds
+        .slice(0, -1)
+        .map((b, i) => fetchSpan(ctx, ids, { from: b, to: bounds[i + 1]!, timeoutSplits: timeoutSplits })),
     );
   };
   const byStations = () => {
     const half = Math.ceil(ids.length / 2);
     return settleAll([
-      fetchSpan(ctx, ids.slice(0, half), from, to, timeoutSplits),
-      fetchSpan(ctx, ids.slice(half), from, to, timeoutSplits),
+      fetchSpan(ctx, ids.slice(0, half), { from: from, to: to, timeoutSplits: timeoutSplits }),
+      fetchSpan(ctx, ids.slice(half), { from: from, to: to, timeoutSplits: timeoutSplits }),
     ]);
   };
   ctx.stats.requests++;
@@ -94,7 +98,13 @@ export async function fetchSpan<R extends Timed>(
   if (list.received >= ctx.maxRecords && (canHalveSpan || ids.length > 1)) {
     ctx.stats.splits++;
     return canHalveSpan
-      ? parts(splitCount(list.records, from, to, ctx.minSpanMs, ctx.maxRecords))
+      ? parts(
+          splitCount(
+            list.records,
+            { from: from, to: to },
+            { minSpanMs: ctx.minSpanMs, maxRecords: ctx.maxRecords },
+          ),
+        )
       : byStations();
   }
   if (list.received >= ctx.maxRecords) ctx.stats.truncated++;
@@ -112,11 +122,11 @@ export async function fetchSpan<R extends Timed>(
  */
 export function splitCount(
   records: readonly Timed[],
-  from: number,
-  to: number,
-  minSpanMs: number,
-  maxRecords: number,
+  window: { readonly from: number; readonly to: number },
+  limits: { readonly minSpanMs: number; readonly maxRecords: number },
 ): number {
+  const { from, to } = window;
+  const { minSpanMs, maxRecords } = limits;
   let min = Number.POSITIVE_INFINITY;
   let max = Number.NEGATIVE_INFINITY;
   for (const r of records) {

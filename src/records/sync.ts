@@ -139,7 +139,7 @@ export function createRecordSync<R extends SyncedRecord>(
     if (range && swept?.failures === 0) sweep.done(range, now, retainFrom);
     store.evictBefore(retainFrom);
     const result = { ...merge(fetched, swept), ...(range ? { swept: range } : {}), future, late };
-    reportFetch(opts.logger, opts.collector, result, store.size());
+    reportFetch(opts.logger, { collector: opts.collector, result, held: store.size() });
     reportSync(opts, result);
     return result;
   };

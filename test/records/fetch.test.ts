@@ -135,14 +135,24 @@ describe('splitCount', () => {
   const at = (...times: number[]) => times.map((time) => ({ time }));
   it('sizes parts from the time one truncated answer covered, with a margin', () => {
     // The answer covered a quarter of a 4-hour span: five parts.
-    expect(splitCount(at(0, 3_600_000), 0, 4 * 3_600_000, 60_000, 2)).toBe(5);
+    expect(
+      splitCount(at(0, 3_600_000), { from: 0, to: 4 * 3_600_000 }, { minSpanMs: 60_000, maxRecords: 2 }),
+    ).toBe(5);
   });
   it('halves when the answer covers the whole span (truncated in no time order)', () => {
-    expect(splitCount(at(0, 4 * 3_600_000 - 1), 0, 4 * 3_600_000, 60_000, 2)).toBe(2);
+    expect(
+      splitCount(
+        at(0, 4 * 3_600_000 - 1),
+        { from: 0, to: 4 * 3_600_000 },
+        { minSpanMs: 60_000, maxRecords: 2 },
+      ),
+    ).toBe(2);
   });
   it('never makes parts shorter than the minimum span, nor more than 64', () => {
-    expect(splitCount(at(5, 5), 0, 10 * 60_000, 60_000, 2)).toBe(10);
-    expect(splitCount(at(5, 5), 0, 7 * 86_400_000, 60_000, 2)).toBe(64);
+    expect(splitCount(at(5, 5), { from: 0, to: 10 * 60_000 }, { minSpanMs: 60_000, maxRecords: 2 })).toBe(10);
+    expect(splitCount(at(5, 5), { from: 0, to: 7 * 86_400_000 }, { minSpanMs: 60_000, maxRecords: 2 })).toBe(
+      64,
+    );
   });
 });
 
@@ -150,7 +160,9 @@ describe('splitCount for an answer larger than the limit', () => {
   it('splits into enough parts for the records received, even when they cover the whole span', () => {
     const records = Array.from({ length: 10_000 }, (_, i) => ({ time: i * 1440 }));
     // 10,000 records against a limit of 1,000: at least ten answers' worth, plus the margin.
-    expect(splitCount(records, 0, 14_400_000, 60_000, 1000)).toBe(13);
+    expect(splitCount(records, { from: 0, to: 14_400_000 }, { minSpanMs: 60_000, maxRecords: 1000 })).toBe(
+      13,
+    );
   });
 });
 

@@ -60,7 +60,8 @@ export function loadWebConfig(path: string, read: FileReader = readFileSync): We
   const data = parseWebConfig(text.toString('utf8'), path);
   const baseDir = dirname(resolve(path));
   const hash = createHash('sha256').update(text);
-  const tls = data.tls_server_config && readTls(data.tls_server_config, baseDir, read, hash, path);
+  const tls =
+    data.tls_server_config && readTls(data.tls_server_config, { baseDir, read, hash, source: path });
   const rate = data.rate_limit;
   return {
     tls,
@@ -88,11 +89,14 @@ function parseWebConfig(text: string, source: string) {
 
 function readTls(
   tls: TlsSection,
-  baseDir: string,
-  read: FileReader,
-  hash: ReturnType<typeof createHash>,
-  source: string,
+  files: {
+    readonly baseDir: string;
+    readonly read: FileReader;
+    readonly hash: ReturnType<typeof createHash>;
+    readonly source: string;
+  },
 ): TlsSettings {
+  const { baseDir, read, hash, source } = files;
   const issues: string[] = [];
   const file = (key: string, name: string | undefined): Buffer | undefined => {
     if (name === undefined) return undefined;
