@@ -34,7 +34,9 @@ const job = topologyCollector.createJob({
 const { topology } = await job.poll({ now: new Date(NOW) });
 const errors = createRecentErrors(50, () => NOW);
 for (let i = 0; i < 200; i++)
-  errors.record(new UpstreamError('units', 'status', `units: HTTP 403 <b>#${i}</b>`, 403));
+  errors.record(
+    new UpstreamError('units', 'status', { message: `units: HTTP 403 <b>#${i}</b>`, status: 403 }),
+  );
 const model = () =>
   buildStatusModel({
     version: 'bench',

@@ -318,7 +318,7 @@ function wireUpstream(
       self.observeRequest(e.endpoint, { statusClass: e.statusClass, seconds: e.seconds, bytes: e.bytes }),
     onError: (e) => errors.record(e),
     onRetry: (endpoint, err) => self.recordRetry(endpoint, statusClass(err.status, err.reason)),
-    onSkipped: (endpoint, reason, n, collector) => {
+    onSkipped: ({ endpoint, reason, count: n, collector }) => {
       self.recordSkipped(endpoint, reason, n);
       digest.add(collector, {
         kind: 'upstream records skipped at the edge',

@@ -60,7 +60,12 @@ export function createBreakers(opts: BreakerOptions): Breakers {
     opts.onChange?.(e, state, c.failures);
   };
 
-  async function attempt<T>(endpoint: Endpoint, c: Circuit, task: () => Promise<T>, probe: boolean) {
+  async function attempt<T>(
+    endpoint: Endpoint,
+    c: Circuit,
+    run: { readonly task: () => Promise<T>; readonly probe: boolean },
+  ) {
+    const { task, probe } = run;
     try {
       const result = await task();
       c.failures = 0;
@@ -91,14 +96,12 @@ export function createBreakers(opts: BreakerOptions): Breakers {
       while (c.probe) await c.probe.catch(() => undefined);
       if (c.state !== 'closed') {
         if (opts.now() - c.openedAt < opts.probeIntervalMs) {
-          throw new UpstreamError(
-            endpoint,
-            'circuit_open',
-            `${endpoint}: circuit open after ${c.failures} failures in a row; not sent`,
-          );
+          throw new UpstreamError(endpoint, 'circuit_open', {
+            message: `${endpoint}: circuit open after ${c.failures} failures in a row; not sent`,
+          });
         }
         move(endpoint, c, 'half_open');
-        const probe = attempt(endpoint, c, task, true);
+        const probe = attempt(endpoint, c, { task, probe: true });
         c.probe = probe;
         try {
           return await probe;
@@ -106,7 +109,7 @@ export function createBreakers(opts: BreakerOptions): Breakers {
           c.probe = undefined;
         }
       }
-      return attempt(endpoint, c, task, false);
+      return attempt(endpoint, c, { task, probe: false });
     },
   };
 }

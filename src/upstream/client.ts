@@ -50,6 +50,14 @@ export interface RequestEvent {
 }
 
 /** Client construction options. Everything with side effects is injectable. */
+/** Records of one answer skipped at the edge, for one reason. */
+export interface SkippedRecords {
+  readonly endpoint: Endpoint;
+  readonly reason: string;
+  readonly count: number;
+  readonly collector: string;
+}
+
 export interface ClientOptions {
   readonly baseUrl: string;
   /** Returns the bearer token; called for every request so a rotated token file takes effect. */
@@ -78,7 +86,7 @@ export interface ClientOptions {
   /** Called with every failed request's typed error (the status page keeps the last few). */
   readonly onError?: (error: UpstreamError) => void;
   /** Called with the records skipped at the edge, by reason, after each list response. */
-  readonly onSkipped?: (endpoint: Endpoint, reason: string, count: number, collector: string) => void;
+  readonly onSkipped?: (skipped: SkippedRecords) => void;
   /** Monotonic clock in milliseconds, for request durations. */
   readonly monotonic?: () => number;
   /** Event-loop turns shared with the rest of the exporter; default a queue of the client's own. */
@@ -178,7 +186,8 @@ export function createClient(opts: ClientOptions): SharedClient {
   async function get<T>(req: GetRequest<T>): Promise<T> {
     const { collector, endpoint, signal, list, map } = req;
     const url = buildUrl(opts.baseUrl, req.path, req.params ?? []);
-    const attempt = () => limiter.run(() => sendRenewing(collector, endpoint, url, signal), collector);
+    const sending: Sending = { collector, endpoint, url, ...(signal ? { signal } : {}) };
+    const attempt = () => limiter.run(() => sendRenewing(sending), collector);
     const guarded = opts.breakers ? () => opts.breakers!.run(endpoint, attempt) : attempt;
     const fetchAndMap = async () => {
       const answer = await withRetries(guarded, {
@@ -187,7 +196,7 @@ export function createClient(opts: ClientOptions): SharedClient {
         signal,
         onRetry: (err, delayMs) => opts.onRetry?.(endpoint, err, delayMs),
       });
-      return decodeGate.run(async () => map(await decode(endpoint, answer, list)));
+      return decodeGate.run(async () => map(await decode(endpoint, answer, { list })));
     };
     return RECORD_ENDPOINTS.has(endpoint) ? inHand.run(fetchAndMap, collector) : fetchAndMap();
   }
@@ -198,46 +207,43 @@ export function createClient(opts: ClientOptions): SharedClient {
     readonly report: (statusClass: StatusClass) => void;
   }
 
+  /** What one GET sends, whatever token it carries. */
+  interface Sending {
+    readonly collector: string;
+    readonly endpoint: Endpoint;
+    readonly url: string;
+    readonly signal?: AbortSignal;
+  }
+
   /** One attempt; a 401 re-reads the token once and, when it changed, sends again with it. */
-  async function sendRenewing(collector: string, endpoint: Endpoint, url: string, signal?: AbortSignal) {
+  async function sendRenewing(sending: Sending) {
     const token = await opts.token();
     try {
-      return await sendFresh(collector, endpoint, url, token, signal);
+      return await sendFresh(sending, token);
     } catch (err) {
       if (!(err instanceof UpstreamError) || err.status !== 401 || !opts.renewToken) throw err;
       const renewed = await opts.renewToken().catch(() => token);
       if (renewed === token) throw err;
-      return sendFresh(collector, endpoint, url, renewed, signal);
+      return sendFresh(sending, renewed);
     }
   }
 
-  async function sendFresh(
-    collector: string,
-    endpoint: Endpoint,
-    url: string,
-    token: string,
-    signal?: AbortSignal,
-  ): Promise<Answer> {
+  async function sendFresh(sending: Sending, token: string): Promise<Answer> {
     try {
-      return await send(collector, endpoint, url, token, signal);
+      return await send(sending, token);
     } catch (err) {
       // A keep-alive connection the server closed just as it was reused: the GET never
       // reached the service, so sending it once more on a fresh connection is safe.
       if (err instanceof UpstreamError && err.reason === 'network' && isStaleConnection(err.cause)) {
-        return send(collector, endpoint, url, token, signal);
+        return send(sending, token);
       }
       throw err;
     }
   }
 
   /** Sends one GET and reads its body; an error status, a timeout or a network failure throws. */
-  async function send(
-    collector: string,
-    endpoint: Endpoint,
-    url: string,
-    token: string,
-    outer?: AbortSignal,
-  ): Promise<Answer> {
+  async function send(sending: Sending, token: string): Promise<Answer> {
+    const { collector, endpoint, url, signal: outer } = sending;
     const started = clock();
     const timeout = AbortSignal.timeout(opts.timeoutMs);
     const signal = outer ? AbortSignal.any([outer, timeout]) : timeout;
@@ -264,12 +270,10 @@ export function createClient(opts: ClientOptions): SharedClient {
       seconds = (clock() - started) / 1000;
       bytes = read.wireBytes;
       if ('tooLarge' in read) {
-        throw new UpstreamError(
-          endpoint,
-          'too_large',
-          `${endpoint}: answer larger than max_response_bytes (${limit} bytes); not read further`,
-          status,
-        );
+        throw new UpstreamError(endpoint, 'too_large', {
+          message: `${endpoint}: answer larger than max_response_bytes (${limit} bytes); not read further`,
+          status: status,
+        });
       }
       if (status < 200 || status >= 300) {
         const e = statusError(endpoint, status, read.text);
@@ -280,7 +284,10 @@ export function createClient(opts: ClientOptions): SharedClient {
       return { status, text: read.text, report };
     } catch (err) {
       if (seconds === 0) seconds = (clock() - started) / 1000;
-      const e = classifyFailure(endpoint, err, { fired: timeout.aborted, ms: opts.timeoutMs }, status);
+      const e = classifyFailure(endpoint, err, {
+        timeout: { fired: timeout.aborted, ms: opts.timeoutMs },
+        status: status,
+      });
       report(statusClass(e.status, e.reason));
       opts.onError?.(e);
       throw e;
@@ -288,7 +295,12 @@ export function createClient(opts: ClientOptions): SharedClient {
   }
 
   /** Parses an answer's envelope; reports the request as done, or as an invalid body. */
-  async function decode(endpoint: Endpoint, answer: Answer, list: boolean): Promise<unknown> {
+  async function decode(
+    endpoint: Endpoint,
+    answer: Answer,
+    shape: { readonly list: boolean },
+  ): Promise<unknown> {
+    const { list } = shape;
     // JSON.parse of a large answer cannot be sliced: wait for a turn of its own.
     if (answer.text.length > LARGE_BODY) await turns.yieldToLoop();
     const env = envelopeSchema.safeParse(parseJson(answer.text));
@@ -297,7 +309,7 @@ export function createClient(opts: ClientOptions): SharedClient {
     else if (list && !Array.isArray(env.data.data)) problem = 'data is not an array';
     if (problem !== undefined || !env.success) {
       answer.report('invalid_body');
-      const e = new UpstreamError(endpoint, 'invalid_body', `${endpoint}: ${problem}`);
+      const e = new UpstreamError(endpoint, 'invalid_body', { message: `${endpoint}: ${problem}` });
       opts.onError?.(e);
       throw e;
     }
@@ -306,7 +318,8 @@ export function createClient(opts: ClientOptions): SharedClient {
   }
 
   function reportSkipped(collector: string, endpoint: Endpoint, list: RecordList<unknown>): void {
-    for (const [reason, n] of Object.entries(list.skipped)) opts.onSkipped?.(endpoint, reason, n, collector);
+    for (const [reason, count] of Object.entries(list.skipped))
+      opts.onSkipped?.({ endpoint, reason, count, collector });
   }
 
   /** The operations, with every request queued in `collector`'s lane. */
@@ -351,14 +364,17 @@ export function createClient(opts: ClientOptions): SharedClient {
           map: parseSummary,
         });
         if (!parsed) {
-          throw new UpstreamError(
-            'station_summary',
-            'invalid_body',
-            'station_summary: data is not a summary object',
-          );
+          throw new UpstreamError('station_summary', 'invalid_body', {
+            message: 'station_summary: data is not a summary object',
+          });
         }
         if (parsed.missing > 0)
-          opts.onSkipped?.('station_summary', 'missing_field', parsed.missing, collector);
+          opts.onSkipped?.({
+            endpoint: 'station_summary',
+            reason: 'missing_field',
+            count: parsed.missing,
+            collector,
+          });
         return parsed.summary;
       },
       async metrics(q) {

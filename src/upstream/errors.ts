@@ -21,15 +21,26 @@ export class UpstreamError extends Error {
   /** The wait the upstream asked for with `Retry-After`, in milliseconds. */
   retryAfterMs?: number;
 
+  /** The HTTP status, when an answer came. */
+  readonly status?: number;
+  /** The upstream's error code and message, from an error envelope. */
+  readonly code?: string;
+  readonly upstreamMessage?: string;
+
   constructor(
     readonly endpoint: Endpoint,
     readonly reason: UpstreamFailure,
-    message: string,
-    readonly status?: number,
-    readonly code?: string,
-    readonly upstreamMessage?: string,
+    details: {
+      readonly message: string;
+      readonly status?: number | undefined;
+      readonly code?: string | undefined;
+      readonly upstreamMessage?: string | undefined;
+    },
   ) {
-    super(message);
+    super(details.message);
+    if (details.status !== undefined) this.status = details.status;
+    if (details.code !== undefined) this.code = details.code;
+    if (details.upstreamMessage !== undefined) this.upstreamMessage = details.upstreamMessage;
   }
 }
 

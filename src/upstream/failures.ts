@@ -23,14 +23,12 @@ export function statusError(endpoint: Endpoint, status: number, text: string): U
   const code = body.success && body.data.error.code !== undefined ? String(body.data.error.code) : undefined;
   const msg = body.success ? body.data.error.message : undefined;
   const detail = code || msg ? ` (${[code, msg].filter(Boolean).join(': ')})` : '';
-  return new UpstreamError(
-    endpoint,
-    'status',
-    `${endpoint}: ${statusWords(status)}${detail}`,
-    status,
-    code,
-    msg,
-  );
+  return new UpstreamError(endpoint, 'status', {
+    message: `${endpoint}: ${statusWords(status)}${detail}`,
+    status: status,
+    code: code,
+    upstreamMessage: msg,
+  });
 }
 
 /**
@@ -51,20 +49,24 @@ function statusWords(status: number): string {
 export function classifyFailure(
   endpoint: Endpoint,
   err: unknown,
-  timeout: { readonly fired: boolean; readonly ms: number },
-  status?: number,
+  seen: {
+    readonly timeout: { readonly fired: boolean; readonly ms: number };
+    readonly status?: number | undefined;
+  },
 ): UpstreamError {
+  const { timeout, status } = seen;
   if (err instanceof UpstreamError) return err;
   if (timeout.fired) {
-    return new UpstreamError(
-      endpoint,
-      'timeout',
-      `${endpoint}: no complete answer within ${timeout.ms} ms`,
-      status,
-    );
+    return new UpstreamError(endpoint, 'timeout', {
+      message: `${endpoint}: no complete answer within ${timeout.ms} ms`,
+      status: status,
+    });
   }
   const cause = err instanceof Error ? err.message : String(err);
-  const e = new UpstreamError(endpoint, 'network', `${endpoint}: request failed: ${cause}`, status);
+  const e = new UpstreamError(endpoint, 'network', {
+    message: `${endpoint}: request failed: ${cause}`,
+    status: status,
+  });
   if (status === undefined) Object.defineProperty(e, 'cause', { value: err });
   return e;
 }

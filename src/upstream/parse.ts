@@ -149,17 +149,23 @@ function parseEach<S extends z.ZodType, T>(
 ): RecordList<T> {
   const skip = new SkipCounter();
   const items = Array.isArray(data) ? data : [];
-  const records = parseSlice(items, schema, map, skip);
+  const records = parseSlice(items, { schema, map }, { skip });
   return { records, skipped: skip.counts, received: items.length };
+}
+
+/** How one record is validated and mapped. */
+interface RecordParser<S extends z.ZodType, T> {
+  readonly schema: S;
+  readonly map: (v: z.output<S>, skip: SkipCounter) => T | undefined;
 }
 
 function parseSlice<S extends z.ZodType, T>(
   items: readonly unknown[],
-  schema: S,
-  map: (v: z.output<S>, skip: SkipCounter) => T | undefined,
-  skip: SkipCounter,
-  out: T[] = [],
+  parser: RecordParser<S, T>,
+  into: { readonly skip: SkipCounter; readonly out?: T[] },
 ): T[] {
+  const { schema, map } = parser;
+  const { skip, out = [] } = into;
   for (const item of items) {
     const parsed = schema.safeParse(item);
     if (!parsed.success) {
@@ -177,14 +183,16 @@ const PARSE_SLICE = 2000;
 
 async function parseEachCooperatively<S extends z.ZodType, T>(
   data: unknown,
-  schema: S,
-  map: (v: z.output<S>, skip: SkipCounter) => T | undefined,
+  parser: RecordParser<S, T>,
   turns: Turns,
 ): Promise<RecordList<T>> {
+  const { schema, map } = parser;
   const skip = new SkipCounter();
   const items = Array.isArray(data) ? data : [];
   const records: T[] = [];
-  await turns.forEachSlice(items, PARSE_SLICE, (slice) => parseSlice(slice, schema, map, skip, records));
+  await turns.forEachSlice(items, PARSE_SLICE, (slice) =>
+    parseSlice(slice, { schema, map }, { skip, out: records }),
+  );
   return { records, skipped: skip.counts, received: items.length };
 }
 
@@ -197,27 +205,29 @@ export function parseMeasurements(
   const naive = opts.naiveTimeZone ?? 'record';
   return parseEachCooperatively(
     data,
-    metricRecordSchema,
-    (r, skip) => {
-      const zone = zoneOf(r.tz, naive);
-      const time = parseTime(r.time_created, zone);
-      if (time === undefined) return void skip.add('bad_time');
-      const raw = r.value === null ? '' : String(r.value);
-      return {
-        stationId: r.station_id,
-        slot: optionalLabel(r.slot),
-        serial: r.unit_serial,
-        time,
-        name: r.name,
-        raw,
-        value: parseNumber(r.value),
-        unit: r.unit ?? '',
-        type: r.type ?? null,
-        upper: parseNumber(r.limit_upper),
-        lower: parseNumber(r.limit_lower),
-        mode: r.mode ?? null,
-        ...inserted(r.time_inserted, zone),
-      };
+    {
+      schema: metricRecordSchema,
+      map: (r, skip) => {
+        const zone = zoneOf(r.tz, naive);
+        const time = parseTime(r.time_created, zone);
+        if (time === undefined) return void skip.add('bad_time');
+        const raw = r.value === null ? '' : String(r.value);
+        return {
+          stationId: r.station_id,
+          slot: optionalLabel(r.slot),
+          serial: r.unit_serial,
+          time,
+          name: r.name,
+          raw,
+          value: parseNumber(r.value),
+          unit: r.unit ?? '',
+          type: r.type ?? null,
+          upper: parseNumber(r.limit_upper),
+          lower: parseNumber(r.limit_lower),
+          mode: r.mode ?? null,
+          ...inserted(r.time_inserted, zone),
+        };
+      },
     },
     turns,
   );
@@ -239,24 +249,26 @@ export function parseUnits(
   const naive = opts.naiveTimeZone ?? 'record';
   return parseEachCooperatively(
     data,
-    unitRecordSchema,
-    (r, skip) => {
-      const zone = zoneOf(r.tz, naive);
-      const time = parseTime(r.time_created, zone);
-      if (time === undefined) return void skip.add('bad_time');
-      const direction = r.direction.toLowerCase();
-      if (direction !== 'input' && direction !== 'output') return void skip.add('bad_direction');
-      return {
-        stationId: r.station_id,
-        slot: optionalLabel(r.slot),
-        serial: r.unit_serial,
-        time,
-        direction,
-        result: optionalLabel(r.result),
-        unitType: r.unit_type ?? null,
-        mode: r.mode ?? null,
-        ...inserted(r.time_inserted, zone),
-      };
+    {
+      schema: unitRecordSchema,
+      map: (r, skip) => {
+        const zone = zoneOf(r.tz, naive);
+        const time = parseTime(r.time_created, zone);
+        if (time === undefined) return void skip.add('bad_time');
+        const direction = r.direction.toLowerCase();
+        if (direction !== 'input' && direction !== 'output') return void skip.add('bad_direction');
+        return {
+          stationId: r.station_id,
+          slot: optionalLabel(r.slot),
+          serial: r.unit_serial,
+          time,
+          direction,
+          result: optionalLabel(r.result),
+          unitType: r.unit_type ?? null,
+          mode: r.mode ?? null,
+          ...inserted(r.time_inserted, zone),
+        };
+      },
     },
     turns,
   );

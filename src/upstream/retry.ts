@@ -53,7 +53,12 @@ export function backoffMs(retry: number, policy: RetryPolicy, random: () => numb
  * The wait before retry number `retry` (0 = the first retry) after `err`, or undefined when
  * the failure must not be retried or the attempts are used up.
  */
-export function retryDelay(err: unknown, retry: number, policy: RetryPolicy, random: () => number) {
+export function retryDelay(
+  err: unknown,
+  retry: number,
+  how: { readonly policy: RetryPolicy; readonly random: () => number },
+) {
+  const { policy, random } = how;
   if (!isTransient(err) || retry + 1 >= policy.maxAttempts) return undefined;
   const asked = err.retryAfterMs;
   if (asked !== undefined) return asked <= policy.maxDelayMs ? asked : undefined;
@@ -95,7 +100,7 @@ export async function withRetries<T>(
       return await attempt();
     } catch (err) {
       if (opts.signal?.aborted) throw err;
-      const delay = retryDelay(err, retry, opts.policy, opts.timers.random);
+      const delay = retryDelay(err, retry, { policy: opts.policy, random: opts.timers.random });
       if (delay === undefined) throw err;
       opts.onRetry?.(err as UpstreamError, delay);
       await wait(delay, opts.timers, opts.signal).catch(() => {

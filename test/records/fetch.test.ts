@@ -96,7 +96,7 @@ describe('fetchIncremental', () => {
       cap: 100,
       fail: (q) =>
         q.stationIds?.includes(bad) && (q.from?.getTime() ?? 0) >= NOW - 20 * MIN
-          ? new UpstreamError('metrics', 'status', 'boom', 500)
+          ? new UpstreamError('metrics', 'status', { message: 'boom', status: 500 })
           : undefined,
     });
     const old = new Map(ids.map((id) => [id, NOW - 30 * MIN]));
@@ -111,7 +111,9 @@ describe('fetchIncremental', () => {
   });
 
   it('halves a timed-out span only a few times, then gives up on that chunk', async () => {
-    const { source, calls } = fakeSource({ fail: () => new UpstreamError('metrics', 'timeout', 'slow') });
+    const { source, calls } = fakeSource({
+      fail: () => new UpstreamError('metrics', 'timeout', { message: 'slow' }),
+    });
     const r = await run(source);
     expect(calls).toHaveLength(1 + 2 + 4 + 8);
     expect(r.failures).toBe(1);
@@ -122,7 +124,9 @@ describe('fetchIncremental', () => {
     const bad = ids[7] ?? '';
     const { source } = fakeSource({
       fail: (q) =>
-        q.stationIds?.includes(bad) ? new UpstreamError('metrics', 'status', 'no', 403) : undefined,
+        q.stationIds?.includes(bad)
+          ? new UpstreamError('metrics', 'status', { message: 'no', status: 403 })
+          : undefined,
     });
     const r = await run(source);
     expect(r.failures).toBe(0);

@@ -21,7 +21,7 @@ function source(denied: Set<string>) {
       const stations = q.stationIds ?? [];
       calls.push([...stations]);
       if (stations.some((s) => denied.has(s))) {
-        throw new UpstreamError('metrics', 'status', 'metrics: HTTP 403', 403);
+        throw new UpstreamError('metrics', 'status', { message: 'metrics: HTTP 403', status: 403 });
       }
       const records = stations.map((station) => ({ station, time: (q.to?.getTime() ?? 0) - 1 }));
       return { records, skipped: {}, received: records.length };

@@ -84,7 +84,9 @@ describe('scheduler', () => {
       await t.scheduler.pollOnce();
       expect(await t.metric('upstream_up')).toBe(0);
     }
-    const thrown = schedulerHarness([fakeCollector('a', [new UpstreamError('metrics', 'timeout', 'slow')])]);
+    const thrown = schedulerHarness([
+      fakeCollector('a', [new UpstreamError('metrics', 'timeout', { message: 'slow' })]),
+    ]);
     await thrown.scheduler.pollOnce();
     expect(await thrown.metric('upstream_up')).toBe(0);
   });

@@ -13,9 +13,9 @@ describe('recent upstream errors', () => {
     const ring = createRecentErrors(3, () => now);
     for (let i = 0; i < 5; i++) {
       now = i;
-      ring.record(new UpstreamError('units', 'status', `units: HTTP 403 #${i}`, 403));
+      ring.record(new UpstreamError('units', 'status', { message: `units: HTTP 403 #${i}`, status: 403 }));
     }
-    ring.record(new UpstreamError('metrics', 'timeout', 'metrics: no answer'));
+    ring.record(new UpstreamError('metrics', 'timeout', { message: 'metrics: no answer' }));
     expect(ring.recent().map((e) => e.message)).toEqual([
       'metrics: no answer',
       'units: HTTP 403 #4',

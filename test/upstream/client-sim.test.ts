@@ -90,7 +90,7 @@ describe('client against the simulator', () => {
       baseUrl: sim.url,
       token: () => TOKEN,
       timeoutMs: 1000,
-      onSkipped: (endpoint, reason, n) => skipped.push(`${endpoint}/${reason}:${n}`),
+      onSkipped: ({ endpoint, reason, count }) => skipped.push(`${endpoint}/${reason}:${count}`),
     });
     const ids = sim.sim.plant.stations.slice(0, 2).map((s) => s.id);
     const truth = sim.sim.unitsBetween(ids, hour.from, hour.to).filter((u) => u.direction === 'output');

@@ -20,7 +20,7 @@ function client(timeoutMs = 1000) {
     timeoutMs,
     dispatcher: agent,
     onRequest: (e) => events.push(e),
-    onSkipped: (endpoint, reason, n) => skipped.push([endpoint, reason, n]),
+    onSkipped: ({ endpoint, reason, count }) => skipped.push([endpoint, reason, count]),
   });
 }
 

@@ -33,12 +33,15 @@ describe('classifyFailure', () => {
   const deadline = { fired: false, ms: 5000 };
 
   it('keeps an UpstreamError as it is', () => {
-    const original = new UpstreamError('units', 'too_large', 'big', 200);
-    expect(classifyFailure('units', original, { fired: true, ms: 1 })).toBe(original);
+    const original = new UpstreamError('units', 'too_large', { message: 'big', status: 200 });
+    expect(classifyFailure('units', original, { timeout: { fired: true, ms: 1 } })).toBe(original);
   });
 
   it('names a fired deadline a timeout, with the deadline in the message', () => {
-    const e = classifyFailure('metrics', new Error('aborted'), { fired: true, ms: 5000 }, 200);
+    const e = classifyFailure('metrics', new Error('aborted'), {
+      timeout: { fired: true, ms: 5000 },
+      status: 200,
+    });
     expect(e).toMatchObject({
       reason: 'timeout',
       status: 200,
@@ -48,10 +51,10 @@ describe('classifyFailure', () => {
 
   it('names anything else a network failure and keeps the cause only when no status came', () => {
     const cause = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-    const before = classifyFailure('sites', cause, deadline);
+    const before = classifyFailure('sites', cause, { timeout: deadline });
     expect(before).toMatchObject({ reason: 'network', message: 'sites: request failed: socket hang up' });
     expect(isStaleConnection(before.cause)).toBe(true);
-    const after = classifyFailure('sites', cause, deadline, 200);
+    const after = classifyFailure('sites', cause, { timeout: deadline, status: 200 });
     expect(after.cause).toBeUndefined();
   });
 });

@@ -250,7 +250,7 @@ describe('schema drift', () => {
       ),
     );
     const skipped: Array<[string, number]> = [];
-    const { c } = client(up.url, { onSkipped: (_e, reason, n) => skipped.push([reason, n]) });
+    const { c } = client(up.url, { onSkipped: ({ reason, count }) => skipped.push([reason, count]) });
     const list = await c.units({ stationIds: [S] });
     expect(list.records).toHaveLength(1);
     expect(skipped.reduce((a, [, n]) => a + n, 0)).toBe(2);

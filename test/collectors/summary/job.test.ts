@@ -62,7 +62,7 @@ describe('summary job', () => {
     await job.poll({ topology, now: new Date(T0) });
     ctx.client.answers.summary = (q) => {
       if (q.stationIds.includes(s2 ?? ''))
-        throw new UpstreamError('station_summary', 'status', 'HTTP 503', 503);
+        throw new UpstreamError('station_summary', 'status', { message: 'HTTP 503', status: 503 });
       return { uniqueUnits: 99 };
     };
     const kept = await job.poll({ topology, now: new Date(T0 + 5 * MIN) });
@@ -81,7 +81,7 @@ describe('summary job', () => {
     const { ctx, job } = setup();
     ctx.client.answers.summary = (q) => {
       if (q.stationIds.length === 1 && q.stationIds[0] === s3) {
-        throw new UpstreamError('station_summary', 'status', 'HTTP 403', 403);
+        throw new UpstreamError('station_summary', 'status', { message: 'HTTP 403', status: 403 });
       }
       return answer(q);
     };

@@ -39,7 +39,7 @@ describe('topology job', () => {
     expect(ctx.client.calls).toEqual([{ endpoint: 'site', query: plant.id }]);
     expect(out.requests).toBe(1);
     ctx.client.answers.sites = () => {
-      throw new UpstreamError('site', 'status', 'site: HTTP 500', 500);
+      throw new UpstreamError('site', 'status', { message: 'site: HTTP 500', status: 500 });
     };
     await expect(createTopologyJob(ctx).poll({ now })).rejects.toThrow('HTTP 500');
   });
