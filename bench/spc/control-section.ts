@@ -1,15 +1,15 @@
 /**
  * The "Control charts" section of the bench report (issue 13): the cost of control-rule
  * evaluation with control on for 5 names on every station of the plant, measured by
- * bench/control.ts in a child process, next to the main run's event-loop figures.
+ * bench/spc/control.ts in a child process, next to the main run's event-loop figures.
  */
-import { CONTROL_STEADY_SERIES } from '../src/collectors/measurements/control-families.ts';
-import { runChild } from './child.ts';
+import { CONTROL_STEADY_SERIES } from '../../src/collectors/measurements/control-families.ts';
+import { renderTable } from '../exporter/report.ts';
+import { type BenchResults, TARGETS } from '../exporter/rows.ts';
+import { stationCount } from '../exporter/scale.ts';
+import { runChild } from '../shared/child.ts';
+import * as f from '../shared/format.ts';
 import { type ControlBenchResult, pollStats } from './control.ts';
-import * as f from './format.ts';
-import { renderTable } from './report.ts';
-import { type BenchResults, TARGETS } from './rows.ts';
-import { stationCount } from './scale.ts';
 
 /** Rolling baseline of the bench: a day of records (the default 7d holds seven times as many). */
 const BASELINE_HOURS = 24;
@@ -21,7 +21,11 @@ const isResult = (msg: unknown): msg is ControlBenchResult =>
 export async function controlSection(r: BenchResults): Promise<string> {
   process.stderr.write('bench: control charts (own process)\n');
   const stations = stationCount(r.params.scale);
-  const c = await runChild('./control-child.ts', { stations, baselineHours: BASELINE_HOURS }, isResult);
+  const c = await runChild(
+    new URL('./control-child.ts', import.meta.url),
+    { stations, baselineHours: BASELINE_HOURS },
+    isResult,
+  );
   return renderControlSection(c, r);
 }
 
@@ -62,7 +66,7 @@ export function renderControlSection(c: ControlBenchResult, r: BenchResults): st
     '',
     `Control on for ${c.names} names on every one of the ${f.count(c.stations)} stations: one record per station and ` +
       `name every 2 minutes, a rolling ${c.baselineHours}h baseline, a 1h evaluation window and all eight rules ` +
-      '(`bench/control.ts`, in a process of its own). The store is filled directly, then the charts of one poll ' +
+      '(`bench/spc/control.ts`, in a process of its own). The store is filled directly, then the charts of one poll ' +
       '(limits of every baseline, rules over every window, families) are computed with the exporter’s turn queue ' +
       'under an event-loop monitor. A rolling baseline is recomputed every poll, so the time grows with the ' +
       'baseline points: the default 7d holds seven times as many.',

@@ -1,10 +1,10 @@
 /**
  * In-control false-alarm rates of the Nelson rules as the exporter evaluates them: the share of
  * 30-point evaluation windows (with 20 points of context) of an in-control normal process, with
- * known limits, in which each rule (and any rule) reports a violation. Run: npx tsx bench/spc-false-alarms.ts
+ * known limits, in which each rule (and any rule) reports a violation. Run: npx tsx bench/spc/spc-false-alarms.ts
  */
-import { createRuleResults, evaluateRules, NELSON_RULES, RULE_NUMBERS } from '../src/spc/rules.ts';
-import { splitmix64 } from '../src/util/random.ts';
+import { createRuleResults, evaluateRules, NELSON_RULES, RULE_NUMBERS } from '../../src/spc/rules.ts';
+import { splitmix64 } from '../../src/util/random.ts';
 
 // A sound 64-bit generator: the LCG used before lost precision past 2^53 and was not uniform.
 const random = splitmix64(12345);

@@ -4,12 +4,12 @@
  * appended, ten gauge families per level), so the render target is measured at 100k series
  * whatever size the simulated plant gives.
  */
-import { summaryDescs } from '../src/collectors/summary/families.ts';
-import { ExpositionCache } from '../src/exposition/cache.ts';
-import { type Family, LabelSet, type Sample } from '../src/exposition/model.ts';
-import { renderFamiliesToBuffers } from '../src/exposition/render.ts';
-import { runChild } from './child.ts';
-import { withLoopMonitor } from './loop-delay.ts';
+import { summaryDescs } from '../../src/collectors/summary/families.ts';
+import { ExpositionCache } from '../../src/exposition/cache.ts';
+import { type Family, LabelSet, type Sample } from '../../src/exposition/model.ts';
+import { renderFamiliesToBuffers } from '../../src/exposition/render.ts';
+import { runChild } from '../shared/child.ts';
+import { withLoopMonitor } from '../shared/loop-delay.ts';
 import type { MemoryLimit } from './memory-limit.ts';
 
 const WINDOWS = ['15m', '1h', '8h', 'shift', 'today'];
@@ -130,5 +130,5 @@ function isResult(msg: unknown): msg is SyntheticResult {
 
 /** {@link runSynthetic} in a child process, under `limit` when given (its cgroup is removed afterwards). */
 export function runSyntheticChild(series: number, runs = 5, limit?: MemoryLimit): Promise<SyntheticResult> {
-  return runChild('./synthetic-child.ts', { series, runs }, isResult, limit);
+  return runChild(new URL('./synthetic-child.ts', import.meta.url), { series, runs }, isResult, limit);
 }

@@ -2,7 +2,7 @@
  * Upstream traffic as the exporter itself counts it: deltas of its self-metrics
  * `station_exporter_upstream_requests_total` and `..._upstream_response_bytes_total`.
  */
-import type { Registry } from '../src/exposition/client.ts';
+import type { Registry } from '../../src/exposition/client.ts';
 
 const REQUESTS = 'station_exporter_upstream_requests_total';
 const BYTES = 'station_exporter_upstream_response_bytes_total';

@@ -1,7 +1,7 @@
 /** The parent's handle on the simulator child: its URL, the shared clock, and its stats. */
 import type { ChildProcess } from 'node:child_process';
-import { forkTs, nextMessage, stopChild } from './child.ts';
-import type { SimChildOptions, SimReply, SimRequest } from './protocol.ts';
+import { forkTs, nextMessage, stopChild } from '../shared/child.ts';
+import type { SimChildOptions, SimReply, SimRequest } from '../shared/protocol.ts';
 
 /** What the simulator child reports about itself. */
 export interface SimStats {
@@ -35,7 +35,7 @@ function ask(child: ChildProcess, msg: SimRequest): void {
 
 /** Starts the simulator child and waits until it listens. */
 export async function startSimProcess(opts: SimChildOptions): Promise<SimProcess> {
-  const child = forkTs('./sim-child.ts', opts);
+  const child = forkTs(new URL('./sim-child.ts', import.meta.url), opts);
   const ready = await nextMessage(child, isReply('ready')).catch(async (err) => {
     await stopChild(child);
     throw err;

@@ -103,7 +103,7 @@ export function memoryLimit(mib: number): MemoryLimit {
 
 /** The memory limit of the shipped StatefulSet's exporter container, in MiB (e.g. `512Mi`). */
 export function shippedMemoryLimitMiB(): number {
-  const file = new URL('../deploy/kubernetes/statefulset.yaml', import.meta.url);
+  const file = new URL('../../deploy/kubernetes/statefulset.yaml', import.meta.url);
   const doc = parse(readFileSync(file, 'utf8')) as {
     spec?: { template?: { spec?: { containers?: Array<{ resources?: { limits?: { memory?: string } } }> } } };
   };

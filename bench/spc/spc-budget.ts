@@ -11,15 +11,15 @@
  */
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
-import { createControlCharts } from '../src/collectors/measurements/control.ts';
-import { MeasurementStore } from '../src/collectors/measurements/store.ts';
-import { configFromObject } from '../src/config/load.ts';
-import type { Family } from '../src/exposition/model.ts';
-import type { MeasurementRecord } from '../src/upstream/types.ts';
-import { splitmix64 } from '../src/util/random.ts';
-import { createTurns } from '../src/util/turns.ts';
+import { createControlCharts } from '../../src/collectors/measurements/control.ts';
+import { MeasurementStore } from '../../src/collectors/measurements/store.ts';
+import { configFromObject } from '../../src/config/load.ts';
+import type { Family } from '../../src/exposition/model.ts';
+import type { MeasurementRecord } from '../../src/upstream/types.ts';
+import { splitmix64 } from '../../src/util/random.ts';
+import { createTurns } from '../../src/util/turns.ts';
+import { readSection, SPC_BUDGET_SECTION, writeSection } from '../shared/format.ts';
 import { plant } from './control.ts';
-import { readSection, SPC_BUDGET_SECTION, writeSection } from './format.ts';
 
 const MIN = 60_000;
 const STEP = 2 * MIN;
@@ -262,7 +262,7 @@ async function main() {
     '## Control-chart notification budget',
     '',
     `Run ${new Date().toISOString()} (seed ${seed}, ${((Date.now() - started) / 1000).toFixed(0)} s, Node ${process.version}): ` +
-      '`npm run bench:spc` (bench/spc-budget.ts). 1,000 charts on 100 lines, a point every 2 minutes from splitmix64 ' +
+      '`npm run bench:spc` (bench/spc/spc-budget.ts). 1,000 charts on 100 lines, a point every 2 minutes from splitmix64 ' +
       'normals, judged by the collector’s own chart code (rolling 24h baseline, CUSUM k 0.625 h 9 with fast initial ' +
       'response, limits held 1h after a signal); the shipped MeasurementShiftDetected alert’s semantics applied per line ' +
       '(firing for 10 minutes after each CUSUM event, kept firing 1h more): a notification is a line’s alert going from ' +
@@ -273,7 +273,7 @@ async function main() {
     ...rows,
     END,
   ].join('\n');
-  const file = new URL('./RESULTS.md', import.meta.url);
+  const file = new URL('../RESULTS.md', import.meta.url);
   // Keeps the previous runs below the newest, so that three in a row can be read off.
   const previous = readSection(file, START, END)?.split(RUN_SEPARATOR) ?? [];
   const kept = previous

@@ -6,8 +6,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { createSimulator } from '../src/simulator/index.ts';
-import type { SimChildOptions, SimReply, SimRequest } from './protocol.ts';
+import { createSimulator } from '../../src/simulator/index.ts';
+import type { SimChildOptions, SimReply, SimRequest } from '../shared/protocol.ts';
 
 /**
  * Idle keep-alive connections stay open this long, as behind a typical load balancer.

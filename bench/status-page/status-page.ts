@@ -1,18 +1,18 @@
 /**
- * `npx tsx bench/status-page.ts`: builds and renders the status page for a plant of 1,000
+ * `npx tsx bench/status-page/status-page.ts`: builds and renders the status page for a plant of 1,000
  * stations (the simulator's topology, every station with a last unit time, 50 recent errors)
  * and prints the first (cold), median, p95 and worst of 50 renders. Target: under 200 ms.
  */
 import pino from 'pino';
-import { createRecentErrors } from '../src/app/recent-errors.ts';
-import { buildStatusModel } from '../src/app/status-model.ts';
-import { topologyCollector } from '../src/collectors/topology/index.ts';
-import { configFromObject } from '../src/config/load.ts';
-import { statusPage } from '../src/server/status-page.ts';
-import { startSimulatorServer } from '../src/simulator/index.ts';
-import { createClient } from '../src/upstream/client.ts';
-import { UpstreamError } from '../src/upstream/errors.ts';
-import { createTurns } from '../src/util/turns.ts';
+import { createRecentErrors } from '../../src/app/recent-errors.ts';
+import { buildStatusModel } from '../../src/app/status-model.ts';
+import { topologyCollector } from '../../src/collectors/topology/index.ts';
+import { configFromObject } from '../../src/config/load.ts';
+import { statusPage } from '../../src/server/status-page.ts';
+import { startSimulatorServer } from '../../src/simulator/index.ts';
+import { createClient } from '../../src/upstream/client.ts';
+import { UpstreamError } from '../../src/upstream/errors.ts';
+import { createTurns } from '../../src/util/turns.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 const sim = await startSimulatorServer({

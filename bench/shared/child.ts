@@ -1,17 +1,18 @@
 /** Starting TypeScript children with tsx, and waiting for their messages. */
 import { type ChildProcess, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { MemoryLimit } from './memory-limit.ts';
+import type { MemoryLimit } from '../exporter/memory-limit.ts';
 
 /** tsx's loader, resolved from this package so the child works whatever the working directory. */
 const TSX = import.meta.resolve('tsx');
 
 /**
- * Forks `bench/<file>` under tsx with an IPC channel; `arg` goes to the child as JSON in argv[2].
+ * Forks the TypeScript file at `file` (a URL the caller resolves against its own module) under tsx
+ * with an IPC channel; `arg` goes to the child as JSON in argv[2].
  * With `limit`, the child runs under that memory limit.
  */
-export function forkTs(file: string, arg: unknown, limit?: MemoryLimit): ChildProcess {
-  const path = fileURLToPath(new URL(file, import.meta.url));
+export function forkTs(file: URL, arg: unknown, limit?: MemoryLimit): ChildProcess {
+  const path = fileURLToPath(file);
   // Default node flags, as required by the benchmark; stdout is ours, stderr passes through.
   return fork(path, [JSON.stringify(arg)], {
     execArgv: ['--import', TSX, ...(limit?.execArgv ?? [])],
@@ -51,9 +52,9 @@ export async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Forks `bench/<file>`, waits for the one message that passes `accept`, and makes sure the child is gone. */
+/** Forks `file`, waits for the one message that passes `accept`, and makes sure the child is gone. */
 export async function runChild<T>(
-  file: string,
+  file: URL,
   arg: unknown,
   accept: (msg: unknown) => msg is T,
   limit?: MemoryLimit,

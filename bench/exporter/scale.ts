@@ -2,7 +2,7 @@
  * The benchmark's parameters: plant size, record rates, windows and load. `full` is what
  * RESULTS.md records; `quick` is a smoke run of the same code at a tenth of the plant.
  */
-import type { PlantScale } from '../src/simulator/types.ts';
+import type { PlantScale } from '../../src/simulator/types.ts';
 
 /** Everything that sizes one benchmark run. */
 export interface BenchParams {
@@ -20,7 +20,7 @@ export interface BenchParams {
   readonly syntheticSeries: number;
   readonly load: {
     readonly connections: number;
-    /** Rounds the servers take turns in (see bench/loadgen-child.ts). */
+    /** Rounds the servers take turns in (see bench/load/loadgen-child.ts). */
     readonly rounds: number;
     readonly durationMs: number;
     readonly maxRequests: number;

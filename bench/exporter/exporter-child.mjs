@@ -6,8 +6,8 @@
  * while after each poll as an exporter does between polls, and reports every RSS reading.
  */
 import pino from 'pino';
-import { wireExporter } from '../dist/app/wire.js';
-import { configFromObject } from '../dist/config/load.js';
+import { wireExporter } from '../../dist/app/wire.js';
+import { configFromObject } from '../../dist/config/load.js';
 
 const args = JSON.parse(process.argv[2] ?? '{}');
 let now = args.nowMs;

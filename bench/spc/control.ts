@@ -1,8 +1,8 @@
 /**
  * Benchmark of the control charts in the measurements collector, not a test. Part of
- * `npm run bench` (bench/control-section.ts runs it in a child process), or on its own:
+ * `npm run bench` (bench/spc/control-section.ts runs it in a child process), or on its own:
  *
- *   npx tsx bench/control.ts [baseline hours, default 24] [stations, default 1000]
+ *   npx tsx bench/spc/control.ts [baseline hours, default 24] [stations, default 1000]
  *
  * The reference plant (1,000 stations) with control on for 5 names on every station, one record
  * per station and name every 2 minutes (30 an hour, the reference rate), a rolling baseline and a
@@ -14,17 +14,17 @@
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { createControlCharts } from '../src/collectors/measurements/control.ts';
-import { controlSeriesPerSeries } from '../src/collectors/measurements/control-families.ts';
-import { MeasurementStore } from '../src/collectors/measurements/store.ts';
-import { buildTopology } from '../src/collectors/topology/build.ts';
-import { configFromObject } from '../src/config/load.ts';
-import type { Config } from '../src/config/schema.ts';
-import { ExpositionCache } from '../src/exposition/cache.ts';
-import type { Topology } from '../src/model/topology.ts';
-import type { MeasurementRecord, Site } from '../src/upstream/types.ts';
-import { createTurns } from '../src/util/turns.ts';
-import { withLoopMonitor } from './loop-delay.ts';
+import { createControlCharts } from '../../src/collectors/measurements/control.ts';
+import { controlSeriesPerSeries } from '../../src/collectors/measurements/control-families.ts';
+import { MeasurementStore } from '../../src/collectors/measurements/store.ts';
+import { buildTopology } from '../../src/collectors/topology/build.ts';
+import { configFromObject } from '../../src/config/load.ts';
+import type { Config } from '../../src/config/schema.ts';
+import { ExpositionCache } from '../../src/exposition/cache.ts';
+import type { Topology } from '../../src/model/topology.ts';
+import type { MeasurementRecord, Site } from '../../src/upstream/types.ts';
+import { createTurns } from '../../src/util/turns.ts';
+import { withLoopMonitor } from '../shared/loop-delay.ts';
 
 const NAMES = ['n1', 'n2', 'n3', 'n4', 'n5'];
 const STEP_MS = 2 * 60_000;

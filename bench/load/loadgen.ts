@@ -1,6 +1,6 @@
 /** Runs one bounded, interleaved load run in a child process and returns what it measured. */
-import { runChild } from './child.ts';
-import type { LoadResult, LoadSpec } from './protocol.ts';
+import { runChild } from '../shared/child.ts';
+import type { LoadResult, LoadSpec } from '../shared/protocol.ts';
 
 function isResult(msg: unknown): msg is { type: 'load'; results: LoadResult[] } {
   return typeof msg === 'object' && msg !== null && (msg as { type?: unknown }).type === 'load';
@@ -8,7 +8,7 @@ function isResult(msg: unknown): msg is { type: 'load'; results: LoadResult[] } 
 
 /** Forks the load generator, waits for its results (one per URL, in order), and makes sure it is gone. */
 export async function runLoad(spec: LoadSpec): Promise<LoadResult[]> {
-  return (await runChild('./loadgen-child.ts', spec, isResult)).results;
+  return (await runChild(new URL('./loadgen-child.ts', import.meta.url), spec, isResult)).results;
 }
 
 /** Requests per second of a run. */

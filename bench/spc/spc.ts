@@ -1,7 +1,7 @@
 /**
  * Micro-benchmark of the control-chart engine (src/spc), not a test:
  *
- *   npx tsx bench/spc.ts
+ *   npx tsx bench/spc/spc.ts
  *
  * Times limits + the eight rules for 1,000 series of 500 points, one point a minute, the way
  * the measurements collector would call it: a 7d rolling baseline (all points older than the
@@ -16,7 +16,7 @@ import {
   createRuleResults,
   NELSON_RULES,
   type Series,
-} from '../src/spc/index.ts';
+} from '../../src/spc/index.ts';
 
 const SERIES = 1000;
 const POINTS = 500;

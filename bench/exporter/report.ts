@@ -1,7 +1,7 @@
 /**
  * The results as Markdown: a header (date, machine, scale), one table, and notes.
  */
-import * as f from './format.ts';
+import * as f from '../shared/format.ts';
 import { type BenchResults, type Row, resultRows } from './rows.ts';
 import { stationCount } from './scale.ts';
 

@@ -2,11 +2,12 @@
  * The rows of the results table: each measurement beside its target, with a pass/miss
  * mark. Targets are reported, never enforced.
  */
-import * as f from './format.ts';
-import { throughput } from './loadgen.ts';
-import type { Machine } from './machine.ts';
+
+import { throughput } from '../load/loadgen.ts';
+import * as f from '../shared/format.ts';
+import type { Machine } from '../shared/machine.ts';
+import type { MemoryReading, SizedRunResult } from '../shared/protocol.ts';
 import type { PartRender, PollResult } from './polls.ts';
-import type { MemoryReading, SizedRunResult } from './protocol.ts';
 import type { BenchParams } from './scale.ts';
 import type { ScrapeRow } from './scrape.ts';
 import type { SyntheticResult } from './synthetic.ts';

@@ -3,7 +3,7 @@
  * Children run in their own processes so that their CPU time and memory stay out of the
  * exporter's event-loop and RSS figures.
  */
-import type { PlantScale } from '../src/simulator/types.ts';
+import type { PlantScale } from '../../src/simulator/types.ts';
 
 /** What the simulator child is started with (JSON in argv[2]). */
 export interface SimChildOptions {
@@ -76,7 +76,7 @@ export interface MemoryReading {
   readonly arrayBuffersBytes: number;
 }
 
-/** What the sized exporter run (bench/exporter-child.mjs) reports. */
+/** What the sized exporter run (bench/exporter/exporter-child.mjs) reports. */
 export interface SizedRunResult {
   readonly type: 'sized-run';
   readonly stations: number;

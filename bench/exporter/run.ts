@@ -6,13 +6,13 @@
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { controlSection } from './control-section.ts';
-import { OWNED_SECTIONS, type OwnedSection, readSection } from './format.ts';
-import { startLoopMonitor } from './loop-delay.ts';
-import { describeMachine } from './machine.ts';
+import { runPlantScale } from '../plant/plant.ts';
+import { plantRuns, recordPlantRun, renderPlantSection } from '../plant/plant-report.ts';
+import { OWNED_SECTIONS, type OwnedSection, readSection } from '../shared/format.ts';
+import { startLoopMonitor } from '../shared/loop-delay.ts';
+import { describeMachine } from '../shared/machine.ts';
+import { controlSection } from '../spc/control-section.ts';
 import { memoryLimit, shippedMemoryLimitMiB } from './memory-limit.ts';
-import { runPlantScale } from './plant.ts';
-import { plantRuns, recordPlantRun, renderPlantSection } from './plant-report.ts';
 import { measuredExporter } from './polls.ts';
 import { type BenchResults, renderReport } from './report.ts';
 import { BENCH_NOW, BENCH_TOKEN, type BenchParams, FULL, QUICK, stationCount } from './scale.ts';
@@ -21,7 +21,7 @@ import { type SimProcess, startSimProcess } from './sim-process.ts';
 import { maxRss, runSizedExporter } from './sized.ts';
 import { runSyntheticChild } from './synthetic.ts';
 
-const RESULTS = new URL('./RESULTS.md', import.meta.url);
+const RESULTS = new URL('../RESULTS.md', import.meta.url);
 
 /** The sized run: steady-state polls after the first, and the idle time after each poll. */
 const SIZED_STEADY_POLLS = 3;

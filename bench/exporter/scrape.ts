@@ -10,8 +10,8 @@ import { gunzipSync } from 'node:zlib';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { request } from 'undici';
-import { runLoad } from './loadgen.ts';
-import type { LoadResult } from './protocol.ts';
+import { runLoad } from '../load/loadgen.ts';
+import type { LoadResult } from '../shared/protocol.ts';
 import type { BenchParams } from './scale.ts';
 
 /** One encoding, measured against both servers. */

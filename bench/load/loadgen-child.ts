@@ -6,7 +6,7 @@
  * The results go back over IPC, one per server, in the order of `urls`.
  */
 import { Pool } from 'undici';
-import type { LoadResult, LoadSpec } from './protocol.ts';
+import type { LoadResult, LoadSpec } from '../shared/protocol.ts';
 
 const spec = JSON.parse(process.argv[2] ?? '{}') as LoadSpec;
 

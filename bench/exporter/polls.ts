@@ -4,10 +4,10 @@
  * (wall time from the scheduler, upstream requests and bytes from the self-metrics).
  */
 import pino from 'pino';
-import { type Exporter, wireExporter } from '../src/app/wire.ts';
-import { configFromObject } from '../src/config/load.ts';
+import { type Exporter, wireExporter } from '../../src/app/wire.ts';
+import { configFromObject } from '../../src/config/load.ts';
+import { withLoopMonitor } from '../shared/loop-delay.ts';
 import { readTraffic, type Traffic, trafficDelta, trafficTotal } from './counters.ts';
-import { withLoopMonitor } from './loop-delay.ts';
 import { type BenchParams, exporterConfigObject } from './scale.ts';
 import type { SimProcess } from './sim-process.ts';
 

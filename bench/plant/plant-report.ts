@@ -3,8 +3,8 @@
  * bench/plant-history.json), each with its targets, then the latest run's plan and details.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { configFromObject } from '../src/config/load.ts';
-import { estimateSeries } from '../src/planning/series-estimate.ts';
+import { configFromObject } from '../../src/config/load.ts';
+import { estimateSeries } from '../../src/planning/series-estimate.ts';
 import type { PlantResult } from './plant.ts';
 
 /** What one full run contributes to the plant-scale targets. */
@@ -17,7 +17,7 @@ export interface PlantRun {
   readonly gzipRatio?: number;
 }
 
-const HISTORY = new URL('./plant-history.json', import.meta.url);
+const HISTORY = new URL('../plant-history.json', import.meta.url);
 
 /** The recorded runs, oldest first (none before the first plant-scale run). */
 export function plantRuns(): PlantRun[] {

@@ -1,12 +1,12 @@
 /**
- * Runs bench/exporter-child.mjs: the exporter alone, from dist/, at about a given series
+ * Runs bench/exporter/exporter-child.mjs: the exporter alone, from dist/, at about a given series
  * count, optionally under a memory limit, moving the simulator's clock when it asks.
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { nextMessage, stopChild } from './child.ts';
+import { nextMessage, stopChild } from '../shared/child.ts';
+import type { SizedRunResult } from '../shared/protocol.ts';
 import type { MemoryLimit } from './memory-limit.ts';
-import type { SizedRunResult } from './protocol.ts';
 import { BENCH_TOKEN, type BenchParams, exporterConfigObject } from './scale.ts';
 import type { SimProcess } from './sim-process.ts';
 

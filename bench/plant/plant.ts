@@ -12,14 +12,14 @@
  */
 import pino from 'pino';
 import { Agent } from 'undici';
-import { planReport } from '../src/app/commands.ts';
-import { wireExporter } from '../src/app/wire.ts';
-import { summaryRequestsPerLevel } from '../src/collectors/summary/costs.ts';
-import { configFromObject } from '../src/config/load.ts';
-import { Registry } from '../src/exposition/client.ts';
-import { UNSHARDED } from '../src/sharding/shard.ts';
-import { BENCH_NOW, BENCH_TOKEN, stationCount } from './scale.ts';
-import { startSimProcess } from './sim-process.ts';
+import { planReport } from '../../src/app/commands.ts';
+import { wireExporter } from '../../src/app/wire.ts';
+import { summaryRequestsPerLevel } from '../../src/collectors/summary/costs.ts';
+import { configFromObject } from '../../src/config/load.ts';
+import { Registry } from '../../src/exposition/client.ts';
+import { UNSHARDED } from '../../src/sharding/shard.ts';
+import { BENCH_NOW, BENCH_TOKEN, stationCount } from '../exporter/scale.ts';
+import { startSimProcess } from '../exporter/sim-process.ts';
 
 const MIN = 60_000;
 
