@@ -80,7 +80,13 @@ const OPTIONS = {
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
 
-function num(values: Values, name: keyof Values, integer = true): number | undefined {
+/** Reads a non-negative number from the option `name`; `integer` (default true) also requires a whole one. */
+function num(
+  values: Values,
+  name: keyof Values,
+  opts: { readonly integer?: boolean } = {},
+): number | undefined {
+  const { integer = true } = opts;
   const raw = values[name];
   if (typeof raw !== 'string') return undefined;
   const n = Number(raw);
@@ -118,7 +124,7 @@ function scenarioOf(v: Values): Partial<Scenario> {
     'malformed-rate': 'malformedRate',
   } as const;
   for (const [flag, key] of Object.entries(rates)) {
-    const r = num(v, flag as keyof Values, false);
+    const r = num(v, flag as keyof Values, { integer: false });
     if (r !== undefined) s[key] = r;
   }
   if (v.drift !== undefined) {

@@ -14,8 +14,13 @@ function sims(process: ProcessScenario) {
   return { base, changed: createSimulator({ now: () => NOW, process }) };
 }
 
-/** Values of one station and name over [from, to), with their times. */
-function values(sim: ReturnType<typeof createSimulator>, station: string, from: number, to = NOW) {
+/** Values of one station and name over [from, to) (`to` defaults to NOW), with their times. */
+function values(
+  sim: ReturnType<typeof createSimulator>,
+  station: string,
+  span: { readonly from: number; readonly to?: number },
+) {
+  const { from, to = NOW } = span;
   return sim
     .metricsBetween([station], { from: new Date(from), to: new Date(to), names: [NAME] })
     .filter((r) => r.value !== '')
@@ -43,8 +48,8 @@ describe('process scenarios', () => {
       drift: false,
       events: [{ kind: 'shift', stationId: station, name: NAME, fromMs: from, sigmas: 2 }],
     });
-    const before = values(base, station, NOW - 12 * HOUR);
-    const after = values(changed, station, NOW - 12 * HOUR);
+    const before = values(base, station, { from: NOW - 12 * HOUR });
+    const after = values(changed, station, { from: NOW - 12 * HOUR });
     // Before the start, identical; after it, each value moved by 2 sd (0.04 V), except where
     // the simulator keeps a passing value inside its spec limits.
     const b0 = before.filter((x) => x.t < from);
@@ -65,8 +70,8 @@ describe('process scenarios', () => {
       drift: false,
       events: [{ kind: 'trend', stationId: station, name: NAME, fromMs: from, sigmasPerHour: 0.5 }],
     });
-    const a = values(changed, station, from);
-    const b = values(base, station, from);
+    const a = values(changed, station, { from });
+    const b = values(base, station, { from });
     for (const [i, x] of a.entries()) {
       const expected = (0.5 * SD * (x.t - from)) / HOUR;
       // Rounded to 3 decimals (0.0005) on both sides; clamped values aside.
@@ -80,8 +85,8 @@ describe('process scenarios', () => {
       drift: false,
       events: [{ kind: 'variance', stationId: station, name: NAME, fromMs: NOW - 24 * HOUR, factor: 3 }],
     });
-    const a = values(changed, station, NOW - 24 * HOUR).map((x) => x.v);
-    const b = values(base, station, NOW - 24 * HOUR).map((x) => x.v);
+    const a = values(changed, station, { from: NOW - 24 * HOUR }).map((x) => x.v);
+    const b = values(base, station, { from: NOW - 24 * HOUR }).map((x) => x.v);
     // Spec limits clamp the widest values, so the ratio stays below 3.
     expect(sd(a) / sd(b)).toBeGreaterThan(2);
     expect(mean(a)).toBeCloseTo(mean(b), 1);
