@@ -264,7 +264,9 @@ describe('baseline autocorrelation', () => {
     });
     return num / den;
   };
-  const ar1 = (phi: number, n: number, seed: number, offset = 0) => {
+  /** `n` points of an AR(1) process with lag-1 coefficient `phi` and unit variance, around `offset`. */
+  const ar1 = (phi: number, n: number, opts: { readonly seed: number; readonly offset?: number }) => {
+    const { seed, offset = 0 } = opts;
     const r = splitmix64(seed);
     let e = 0;
     return Array.from({ length: n }, () => {
@@ -274,7 +276,11 @@ describe('baseline autocorrelation', () => {
   };
 
   it('equals the two-pass formula, also at a large offset', () => {
-    for (const values of [ar1(0.3, 720, 5), ar1(-0.2, 500, 6), ar1(0.5, 300, 7, 1e6)]) {
+    for (const values of [
+      ar1(0.3, 720, { seed: 5 }),
+      ar1(-0.2, 500, { seed: 6 }),
+      ar1(0.5, 300, { seed: 7, offset: 1e6 }),
+    ]) {
       const r = limitsFromBaseline(
         values,
         { start: 0, end: values.length },
@@ -288,12 +294,12 @@ describe('baseline autocorrelation', () => {
   it('flags a baseline of AR(1) data with phi = 0.3, not one of independent points', () => {
     // Standard error of the estimate about sqrt((1 - phi^2) / n) = 0.036 at n = 720.
     const flagged = limitsFromBaseline(
-      ar1(0.3, 720, 11),
+      ar1(0.3, 720, { seed: 11 }),
       { start: 0, end: 720 },
       { minSamples: 25, kind: 'rolling' },
     );
     const quiet = limitsFromBaseline(
-      ar1(0, 720, 12),
+      ar1(0, 720, { seed: 12 }),
       { start: 0, end: 720 },
       { minSamples: 25, kind: 'rolling' },
     );
@@ -303,7 +309,7 @@ describe('baseline autocorrelation', () => {
   });
 
   it('compensates sigma for a positive phi beyond the flag: MR-bar / d2 / sqrt(1 - phi)', () => {
-    const values = ar1(0.3, 720, 11);
+    const values = ar1(0.3, 720, { seed: 11 });
     const r = limitsFromBaseline(values, { start: 0, end: 720 }, { minSamples: 25, kind: 'rolling' });
     if (!r.ok) throw new Error('no limits');
     const phi = naive(values);
@@ -320,17 +326,17 @@ describe('baseline autocorrelation', () => {
 
   it('does not compensate independent points, nor a negative phi, and caps phi', () => {
     const quiet = limitsFromBaseline(
-      ar1(0, 720, 12),
+      ar1(0, 720, { seed: 12 }),
       { start: 0, end: 720 },
       { minSamples: 25, kind: 'rolling' },
     );
     const negative = limitsFromBaseline(
-      ar1(-0.4, 720, 13),
+      ar1(-0.4, 720, { seed: 13 }),
       { start: 0, end: 720 },
       { minSamples: 25, kind: 'rolling' },
     );
     const slow = limitsFromBaseline(
-      ar1(0.97, 720, 14),
+      ar1(0.97, 720, { seed: 14 }),
       { start: 0, end: 720 },
       { minSamples: 25, kind: 'rolling' },
     );
