@@ -80,9 +80,13 @@ function booleanParameters(file: string): string[] {
   const visit = (n: ts.Node) => {
     if (isFunctionLike(n) && n.parameters.length > 1) {
       for (const p of n.parameters) {
-        if (p.type?.kind === ts.SyntaxKind.BooleanKeyword) {
+        const flag =
+          p.type?.kind === ts.SyntaxKind.BooleanKeyword ||
+          p.initializer?.kind === ts.SyntaxKind.TrueKeyword ||
+          p.initializer?.kind === ts.SyntaxKind.FalseKeyword;
+        if (flag) {
           const { line } = sf.getLineAndCharacterOfPosition(p.getStart());
-          found.push(`${file}:${line + 1} ${nameOf(n)}(${p.name.getText()}: boolean)`);
+          found.push(`${file}:${line + 1} ${nameOf(n)}(${p.getText()})`);
         }
       }
     }
@@ -110,6 +114,9 @@ describe('code shape', () => {
   it('the checks can fail', () => {
     const probe = path.join('test', 'fixtures', 'code-shape-probe.ts');
     expect(longSignatures(probe)).toEqual([`${probe}:2 tooMany (4)`]);
-    expect(booleanParameters(probe)).toEqual([`${probe}:3 flagged(quick: boolean)`]);
+    expect(booleanParameters(probe)).toEqual([
+      `${probe}:3 flagged(quick: boolean)`,
+      `${probe}:6 defaulted(quick = false)`,
+    ]);
   });
 });

@@ -115,7 +115,8 @@ export async function fetchIncremental<R extends Timed>(
     now: opts.pollTime ?? opts.now,
   };
   const tasks: Promise<void>[] = [];
-  const fetchChunk = (chunk: string[], from: number, probe = false) => {
+  const fetchChunk = (chunk: string[], from: number, kind: { readonly probe?: boolean } = {}) => {
+    const probe = kind.probe ?? false;
     const spans = spansOf(from, opts.now, opts.maxSpanMs ?? DEFAULT_MAX_SPAN_MS);
     tasks.push(
       settleAll(spans.map(([a, b]) => fetchSpan(ctx, chunk, { from: a, to: b, timeoutSplits: 0 }))).then(
@@ -144,7 +145,8 @@ export async function fetchIncremental<R extends Timed>(
     for (const chunk of chunks) fetchChunk(chunk, from);
   }
   // A probe asks for the last minute only: enough to learn whether access came back.
-  for (const [, id] of probes) fetchChunk([id], Math.max(opts.retainFrom, opts.now - MINUTE), true);
+  for (const [, id] of probes)
+    fetchChunk([id], Math.max(opts.retainFrom, opts.now - MINUTE), { probe: true });
   await Promise.all(tasks);
   return { ...stats, watermarks, firstError };
 }
