@@ -49,7 +49,6 @@ export interface RequestEvent {
   readonly bytes: number;
 }
 
-/** Client construction options. Everything with side effects is injectable. */
 /** Records of one answer skipped at the edge, for one reason. */
 export interface SkippedRecords {
   readonly endpoint: Endpoint;
@@ -58,6 +57,7 @@ export interface SkippedRecords {
   readonly collector: string;
 }
 
+/** Client construction options. Everything with side effects is injectable. */
 export interface ClientOptions {
   readonly baseUrl: string;
   /** Returns the bearer token; called for every request so a rotated token file takes effect. */
@@ -272,7 +272,7 @@ export function createClient(opts: ClientOptions): SharedClient {
       if ('tooLarge' in read) {
         throw new UpstreamError(endpoint, 'too_large', {
           message: `${endpoint}: answer larger than max_response_bytes (${limit} bytes); not read further`,
-          status: status,
+          status,
         });
       }
       if (status < 200 || status >= 300) {
@@ -286,7 +286,7 @@ export function createClient(opts: ClientOptions): SharedClient {
       if (seconds === 0) seconds = (clock() - started) / 1000;
       const e = classifyFailure(endpoint, err, {
         timeout: { fired: timeout.aborted, ms: opts.timeoutMs },
-        status: status,
+        status,
       });
       report(statusClass(e.status, e.reason));
       opts.onError?.(e);

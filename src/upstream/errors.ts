@@ -12,35 +12,44 @@ export type UpstreamFailure =
   | 'too_large'
   | 'circuit_open';
 
+/** What an {@link UpstreamError} says beside its endpoint and reason. */
+export interface UpstreamErrorDetails {
+  /** The error message: it names the endpoint and never contains the token. */
+  readonly message: string;
+  /** The HTTP status, when an answer came. */
+  readonly status?: number | undefined;
+  /** The upstream's error code, from an error envelope. */
+  readonly code?: string | undefined;
+  /** The upstream's error message, from an error envelope. */
+  readonly upstreamMessage?: string | undefined;
+}
+
 /**
  * A failed upstream request. The message names the endpoint and reason and, for an
  * error status, the upstream's error code and message. It never contains the token.
  */
 export class UpstreamError extends Error {
+  // Declared before `name`, and always assigned, so that an error has the own properties, in
+  // the order, that logs and JSON show: endpoint, reason, status, code, upstreamMessage, name.
+  /** The HTTP status, when an answer came. */
+  readonly status?: number;
+  /** The upstream's error code, from an error envelope. */
+  readonly code?: string;
+  /** The upstream's error message, from an error envelope. */
+  readonly upstreamMessage?: string;
   override readonly name = 'UpstreamError';
   /** The wait the upstream asked for with `Retry-After`, in milliseconds. */
   retryAfterMs?: number;
 
-  /** The HTTP status, when an answer came. */
-  readonly status?: number;
-  /** The upstream's error code and message, from an error envelope. */
-  readonly code?: string;
-  readonly upstreamMessage?: string;
-
   constructor(
     readonly endpoint: Endpoint,
     readonly reason: UpstreamFailure,
-    details: {
-      readonly message: string;
-      readonly status?: number | undefined;
-      readonly code?: string | undefined;
-      readonly upstreamMessage?: string | undefined;
-    },
+    details: UpstreamErrorDetails,
   ) {
     super(details.message);
-    if (details.status !== undefined) this.status = details.status;
-    if (details.code !== undefined) this.code = details.code;
-    if (details.upstreamMessage !== undefined) this.upstreamMessage = details.upstreamMessage;
+    this.status = details.status;
+    this.code = details.code;
+    this.upstreamMessage = details.upstreamMessage;
   }
 }
 

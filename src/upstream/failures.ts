@@ -25,8 +25,8 @@ export function statusError(endpoint: Endpoint, status: number, text: string): U
   const detail = code || msg ? ` (${[code, msg].filter(Boolean).join(': ')})` : '';
   return new UpstreamError(endpoint, 'status', {
     message: `${endpoint}: ${statusWords(status)}${detail}`,
-    status: status,
-    code: code,
+    status,
+    code,
     upstreamMessage: msg,
   });
 }
@@ -42,30 +42,31 @@ function statusWords(status: number): string {
   return `HTTP ${status}`;
 }
 
+/** What the sender saw of a failed request, for {@link classifyFailure}. */
+export interface FailureSeen {
+  /** The request's deadline: whether it fired, and its length. */
+  readonly timeout: { readonly fired: boolean; readonly ms: number };
+  /** The HTTP status, when an answer came before the failure. */
+  readonly status?: number | undefined;
+}
+
 /**
  * Types a thrown failure: an `UpstreamError` as is, a fired deadline as `timeout`, anything
  * else as `network` (keeping the cause when no status came, so a stale connection can be told).
  */
-export function classifyFailure(
-  endpoint: Endpoint,
-  err: unknown,
-  seen: {
-    readonly timeout: { readonly fired: boolean; readonly ms: number };
-    readonly status?: number | undefined;
-  },
-): UpstreamError {
+export function classifyFailure(endpoint: Endpoint, err: unknown, seen: FailureSeen): UpstreamError {
   const { timeout, status } = seen;
   if (err instanceof UpstreamError) return err;
   if (timeout.fired) {
     return new UpstreamError(endpoint, 'timeout', {
       message: `${endpoint}: no complete answer within ${timeout.ms} ms`,
-      status: status,
+      status,
     });
   }
   const cause = err instanceof Error ? err.message : String(err);
   const e = new UpstreamError(endpoint, 'network', {
     message: `${endpoint}: request failed: ${cause}`,
-    status: status,
+    status,
   });
   if (status === undefined) Object.defineProperty(e, 'cause', { value: err });
   return e;

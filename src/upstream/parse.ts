@@ -186,13 +186,12 @@ async function parseEachCooperatively<S extends z.ZodType, T>(
   parser: RecordParser<S, T>,
   turns: Turns,
 ): Promise<RecordList<T>> {
-  const { schema, map } = parser;
   const skip = new SkipCounter();
   const items = Array.isArray(data) ? data : [];
   const records: T[] = [];
-  await turns.forEachSlice(items, PARSE_SLICE, (slice) =>
-    parseSlice(slice, { schema, map }, { skip, out: records }),
-  );
+  // One sink for every slice: no object per slice, let alone per record.
+  const into = { skip, out: records };
+  await turns.forEachSlice(items, PARSE_SLICE, (slice) => parseSlice(slice, parser, into));
   return { records, skipped: skip.counts, received: items.length };
 }
 

@@ -51,7 +51,13 @@ function instantTimers(): RetryTimers & { waits: number[] } {
 }
 
 const ok = (data: unknown) => JSON.stringify({ data, message: 'ok', meta: {} });
-const json = (res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}) => {
+/** Answers with a JSON body: the status alone, or the status with more headers. */
+const json = (
+  res: ServerResponse,
+  head: number | { status: number; headers: Record<string, string> },
+  body: string,
+) => {
+  const { status, headers } = typeof head === 'number' ? { status: head, headers: {} } : head;
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(body);
 };
@@ -76,7 +82,7 @@ function client(url: string, extra: Partial<Parameters<typeof createClient>[0]> 
 describe('retries', () => {
   it('honours Retry-After on 429, counts 429 as its own class, then succeeds', async () => {
     const up = await hostile((_q, res, n) =>
-      n === 0 ? json(res, 429, ERR, { 'retry-after': '2' }) : json(res, 200, ok([])),
+      n === 0 ? json(res, { status: 429, headers: { 'retry-after': '2' } }, ERR) : json(res, 200, ok([])),
     );
     const { c, events, timers } = client(up.url);
     await expect(c.listSites()).resolves.toMatchObject({ records: [] });
@@ -119,7 +125,9 @@ describe('retries', () => {
   });
 
   it('does not wait for a Retry-After longer than max_delay', async () => {
-    const up = await hostile((_q, res) => json(res, 429, ERR, { 'retry-after': '3600' }));
+    const up = await hostile((_q, res) =>
+      json(res, { status: 429, headers: { 'retry-after': '3600' } }, ERR),
+    );
     const { c } = client(up.url);
     await expect(c.listSites()).rejects.toMatchObject({ status: 429 });
     expect(up.seen).toHaveLength(1);
@@ -206,22 +214,32 @@ describe('body limits and deadlines', () => {
 
 describe('schema drift', () => {
   const S = 'a'.repeat(24);
-  const cases: Array<[string, string, (c: ReturnType<typeof createClient>) => Promise<unknown>, object]> = [
-    [
-      'data as an object on a list endpoint',
-      ok({ items: [] }),
-      (c) => c.units({ stationIds: [S] }),
-      { reason: 'invalid_body' },
-    ],
-    ['not JSON at all', '<html>oops</html>', (c) => c.listSites(), { reason: 'invalid_body' }],
-    [
-      'a summary that is an array',
-      ok([1, 2]),
-      (c) => c.stationSummary({ stationIds: [S] }),
-      { reason: 'invalid_body' },
-    ],
+  const cases: Array<{
+    name: string;
+    body: string;
+    call: (c: ReturnType<typeof createClient>) => Promise<unknown>;
+    want: object;
+  }> = [
+    {
+      name: 'data as an object on a list endpoint',
+      body: ok({ items: [] }),
+      call: (c) => c.units({ stationIds: [S] }),
+      want: { reason: 'invalid_body' },
+    },
+    {
+      name: 'not JSON at all',
+      body: '<html>oops</html>',
+      call: (c) => c.listSites(),
+      want: { reason: 'invalid_body' },
+    },
+    {
+      name: 'a summary that is an array',
+      body: ok([1, 2]),
+      call: (c) => c.stationSummary({ stationIds: [S] }),
+      want: { reason: 'invalid_body' },
+    },
   ];
-  it.each(cases)('%s is a typed error', async (_name, body, call, want) => {
+  it.each(cases)('$name is a typed error', async ({ body, call, want }) => {
     const up = await hostile((_q, res) => json(res, 200, body));
     const { c } = client(up.url);
     await expect(call(c)).rejects.toMatchObject(want);
