@@ -151,11 +151,17 @@ export async function fetchIncremental<R extends Timed>(
   return { ...stats, watermarks, firstError };
 }
 
+/** One record fetch, as {@link reportFetch} logs it. */
+export interface FetchReport {
+  /** The collector that fetched. */
+  readonly collector: string;
+  readonly result: IncrementalFetchResult;
+  /** Records held in the store after the fetch. */
+  readonly held: number;
+}
+
 /** Logs what a record fetch did; failures keep the stations' spans for the next poll. */
-export function reportFetch(
-  logger: Logger,
-  fetch: { readonly collector: string; readonly result: IncrementalFetchResult; readonly held: number },
-): void {
+export function reportFetch(logger: Logger, fetch: FetchReport): void {
   const { collector, result: f, held } = fetch;
   const fields = { collector, requests: f.requests, splits: f.splits, records_held: held };
   logger.debug(fields, 'records fetched');

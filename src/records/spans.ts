@@ -31,6 +31,24 @@ export interface SpanContext<R extends Timed> {
   readonly now?: number;
 }
 
+/** One span of time, epoch ms. */
+export interface TimeSpan {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** One request of {@link fetchSpan}: its span, and how deep in timeout halvings it is. */
+export interface SpanRequest extends TimeSpan {
+  /** How many times the span was halved after a timeout to get here (0 for a first request). */
+  readonly timeoutSplits: number;
+}
+
+/** What {@link splitCount} sizes parts by: the smallest span and the records one answer holds. */
+export interface SplitLimits {
+  readonly minSpanMs: number;
+  readonly maxRecords: number;
+}
+
 /** A timed-out span is halved at most this many times: a dead upstream must not cost 2^n requests. */
 const MAX_TIMEOUT_SPLITS = 3;
 
@@ -38,7 +56,7 @@ const MAX_TIMEOUT_SPLITS = 3;
 export async function fetchSpan<R extends Timed>(
   ctx: SpanContext<R>,
   ids: readonly string[],
-  span: { readonly from: number; readonly to: number; readonly timeoutSplits: number },
+  span: SpanRequest,
 ): Promise<void> {
   const { from, to, timeoutSplits } = span;
   // Halves never get shorter than the minimum span.
@@ -46,24 +64,19 @@ export async function fetchSpan<R extends Timed>(
   const mid = from + Math.floor((to - from) / 2);
   const halves = (depth: number) =>
     settleAll([
-      fetchSpan(ctx, ids, { from: from, to: mid, timeoutSplits: depth }),
-      fetchSpan(ctx, ids, { from: mid, to: to, timeoutSplits: depth }),
+      fetchSpan(ctx, ids, { from, to: mid, timeoutSplits: depth }),
+      fetchSpan(ctx, ids, { from: mid, to, timeoutSplits: depth }),
     ]);
   const parts = (k: number) => {
     const step = (to - from) / k;
     const bounds = Array.from({ length: k + 1 }, (_, i) => (i === k ? to : from + Math.round(i * step)));
     return settleAll(
-      bounds
-        .slice(0, -1)
-        .map((b, i) => fetchSpan(ctx, ids, { from: b, to: bounds[i + 1]!, timeoutSplits: timeoutSplits })),
+      bounds.slice(0, -1).map((b, i) => fetchSpan(ctx, ids, { from: b, to: bounds[i + 1]!, timeoutSplits })),
     );
   };
   const byStations = () => {
     const half = Math.ceil(ids.length / 2);
-    return settleAll([
-      fetchSpan(ctx, ids.slice(0, half), { from: from, to: to, timeoutSplits: timeoutSplits }),
-      fetchSpan(ctx, ids.slice(half), { from: from, to: to, timeoutSplits: timeoutSplits }),
-    ]);
+    return settleAll([fetchSpan(ctx, ids.slice(0, half), span), fetchSpan(ctx, ids.slice(half), span)]);
   };
   ctx.stats.requests++;
   let list: RecordList<R>;
@@ -97,15 +110,8 @@ export async function fetchSpan<R extends Timed>(
   }
   if (list.received >= ctx.maxRecords && (canHalveSpan || ids.length > 1)) {
     ctx.stats.splits++;
-    return canHalveSpan
-      ? parts(
-          splitCount(
-            list.records,
-            { from: from, to: to },
-            { minSpanMs: ctx.minSpanMs, maxRecords: ctx.maxRecords },
-          ),
-        )
-      : byStations();
+    // The span and the context hold the window and the limits: no object to build.
+    return canHalveSpan ? parts(splitCount(list.records, span, ctx)) : byStations();
   }
   if (list.received >= ctx.maxRecords) ctx.stats.truncated++;
   if (ctx.refused) for (const id of ids) ctx.refused.accept(id);
@@ -120,11 +126,7 @@ export async function fetchSpan<R extends Timed>(
  * holds at least that many records. Splitting once into enough parts, instead of halving
  * over and over, downloads the span about twice instead of once per halving.
  */
-export function splitCount(
-  records: readonly Timed[],
-  window: { readonly from: number; readonly to: number },
-  limits: { readonly minSpanMs: number; readonly maxRecords: number },
-): number {
+export function splitCount(records: readonly Timed[], window: TimeSpan, limits: SplitLimits): number {
   const { from, to } = window;
   const { minSpanMs, maxRecords } = limits;
   let min = Number.POSITIVE_INFINITY;

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { type Row, SortedColumns } from '../../src/records/columns.ts';
 
-const row = (time: number, serial: string, value: number, extra = 0): Row => ({
-  time,
-  serial,
-  values: [value, extra],
-});
+/** A row of the key column `value` and a non-key column `extra` (0 unless given). */
+const row = (time: number, serial: string, values: number | { value: number; extra: number }): Row => {
+  const { value, extra } = typeof values === 'number' ? { value: values, extra: 0 } : values;
+  return { time, serial, values: [value, extra] };
+};
 
 function dump(c: SortedColumns) {
   return Array.from({ length: c.length }, (_, i) => [c.time(i), c.serial(i), c.value(0, i), c.value(1, i)]);
@@ -23,7 +23,7 @@ describe('SortedColumns', () => {
     const c = new SortedColumns(2, 1);
     c.merge([row(10, 'a', 1), row(20, 'a', 2), row(20, 'b', 2)]);
     // Overlapping re-read: same time, serial and key value, with a corrected non-key column.
-    expect(c.merge([row(20, 'a', 2, 9), row(20, 'b', 2), row(30, 'c', 3)])).toBe(1);
+    expect(c.merge([row(20, 'a', { value: 2, extra: 9 }), row(20, 'b', 2), row(30, 'c', 3)])).toBe(1);
     expect(c.length).toBe(4);
     expect(dump(c)[1]).toEqual([20, 'a', 2, 9]);
   });
