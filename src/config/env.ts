@@ -48,7 +48,7 @@ export function expandEnv(
 ): { value: unknown; issues: PathIssue[] } {
   const issues: PathIssue[] = [];
   const walk = (node: unknown, at: Path): unknown => {
-    if (typeof node === 'string') return expandString(node, env, { path: at, issues: issues });
+    if (typeof node === 'string') return expandString(node, env, { path: at, issues });
     if (Array.isArray(node)) return node.map((item, i) => walk(item, [...at, i]));
     if (node !== null && typeof node === 'object') {
       return Object.fromEntries(Object.entries(node).map(([key, item]) => [key, walk(item, [...at, key])]));

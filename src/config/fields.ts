@@ -79,16 +79,20 @@ export function clockTime() {
     .meta({ 'x-type': 'HH:MM' });
 }
 
+/** How {@link reportDuplicates} tells items apart and names them. */
+export interface DuplicateKey<T> {
+  /** An item's identity; an item without a string key is never a duplicate. */
+  readonly key: (item: T) => unknown;
+  /** What an item is, for the message (`duplicate ${what} "..."`). */
+  readonly what: string;
+}
+
 /**
  * Reports every item of `items` whose key was already seen, at that item's index.
  * Runs even when items failed (see {@link always}), so `items` may be half-parsed or not even a list:
  * anything without a string key is skipped.
  */
-export function reportDuplicates<T>(
-  items: readonly T[],
-  ctx: Ctx,
-  by: { readonly key: (item: T) => unknown; readonly what: string },
-): void {
+export function reportDuplicates<T>(items: readonly T[], ctx: Ctx, by: DuplicateKey<T>): void {
   const { key, what } = by;
   if (!Array.isArray(items)) return;
   const seen = new Set<string>();

@@ -46,7 +46,9 @@ export function createTokenProvider(source: SecretSource, deps: TokenProviderDep
     deps.onFileError?.(reason);
   };
 
-  async function read(force: boolean): Promise<string> {
+  /** The token: the cached one while the file looks unchanged (unless `force`), else read anew. */
+  async function read(how: { readonly force: boolean }): Promise<string> {
+    const { force } = how;
     let version: string;
     let text: string | undefined;
     try {
@@ -81,8 +83,8 @@ export function createTokenProvider(source: SecretSource, deps: TokenProviderDep
   }
 
   return {
-    get: () => read(false),
-    renew: () => read(true),
+    get: () => read({ force: false }),
+    renew: () => read({ force: true }),
     get fileError() {
       return fileError;
     },
