@@ -200,8 +200,7 @@ export async function runCheckConfig(
       const counts = opts.discover
         ? await discoveredCounts(config, shard, io.redactor)
         : givenCounts(opts.counts, shard);
-      if (counts !== undefined)
-        io.out(`\n${planReport(config, counts, { shard: shard, now: new Date() })}\n`);
+      if (counts !== undefined) io.out(`\n${planReport(config, counts, { shard, now: new Date() })}\n`);
     } catch (err) {
       if (err instanceof UpstreamError) {
         io.err(`station-exporter: --discover: ${err.message}\n`);
@@ -255,12 +254,14 @@ async function discoveredCounts(config: Config, shard: Shard, redactor: Redactor
   }
 }
 
+/** Whose plan {@link planReport} prints, and when: this replica's shard and the time. */
+export interface PlanReportScope {
+  readonly shard: Shard;
+  readonly now: Date;
+}
+
 /** The request plan and the series estimate, as check-config prints them. */
-export function planReport(
-  config: Config,
-  counts: SeriesCounts,
-  at: { readonly shard: Shard; readonly now: Date },
-): string {
+export function planReport(config: Config, counts: SeriesCounts, at: PlanReportScope): string {
   const { shard, now } = at;
   const plan = planFor(config, { plant: { counts }, shard, now });
   const idle = !config.summary.skipIdle

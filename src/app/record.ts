@@ -235,7 +235,7 @@ export async function recordUpstream(opts: RecordOptions): Promise<RecordResult>
         ...window,
         write: (r) => unitWriter.write(unitWire(r)),
         key: (r) => `${r.stationId}|${r.time}|${r.serial}|${r.direction}|${r.slot}`,
-        progress: progress,
+        progress,
       },
     );
     await unitWriter.close();
@@ -253,7 +253,7 @@ export async function recordUpstream(opts: RecordOptions): Promise<RecordResult>
         ...window,
         write: (r) => metricWriter.write(metricWire(r)),
         key: (r) => `${r.stationId}|${r.time}|${r.serial}|${r.name}|${r.slot}`,
-        progress: progress,
+        progress,
       },
     );
     await metricWriter.close();

@@ -314,8 +314,8 @@ function wireUpstream(
       ratePerSecond: shardRequestRate(config, shard),
       timers: opts.limiterTimers,
     }),
-    onRequest: (e) =>
-      self.observeRequest(e.endpoint, { statusClass: e.statusClass, seconds: e.seconds, bytes: e.bytes }),
+    // The event holds the status class, seconds and bytes the observation reads.
+    onRequest: (e) => self.observeRequest(e.endpoint, e),
     onError: (e) => errors.record(e),
     onRetry: (endpoint, err) => self.recordRetry(endpoint, statusClass(err.status, err.reason)),
     onSkipped: ({ endpoint, reason, count: n, collector }) => {

@@ -31,12 +31,15 @@ export function plantOf(topology: Topology): PlantView {
   };
 }
 
+/** When {@link requestNeeds} asks, and of which collectors. */
+export interface NeedsScope {
+  readonly now: Date;
+  /** Default: the shipped list. */
+  readonly collectors?: readonly Collector[];
+}
+
 /** What every enabled collector of `collectors` asks of the request budget. */
-export function requestNeeds(
-  config: Config,
-  plant: PlantView,
-  at: { readonly now: Date; readonly collectors?: readonly Collector[] },
-): RequestNeed[] {
+export function requestNeeds(config: Config, plant: PlantView, at: NeedsScope): RequestNeed[] {
   const { now, collectors = COLLECTORS } = at;
   return collectors.flatMap((c) => {
     const need = c.enabled(config) ? c.costs.requests?.(config, plant, now) : undefined;
