@@ -25,7 +25,6 @@ export type { StatusClass } from '../upstream/errors.ts';
 /** Upstream request duration buckets, in seconds: from a fast cache hit to a 30 s timeout. */
 export const REQUEST_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-/** Options of {@link createSelfMetrics}. */
 /** One poll's outcome, as {@link SelfMetrics.collectorResult} records it. */
 export interface CollectorPollResult {
   readonly ok: boolean;
@@ -36,6 +35,36 @@ export interface CollectorPollResult {
   readonly fresh?: boolean;
 }
 
+/** One upstream request, as {@link SelfMetrics.observeRequest} records it. */
+export interface RequestObservation {
+  readonly statusClass: StatusClass;
+  /** How long it took, body included. */
+  readonly seconds: number;
+  /** The response body's size on the wire (0 when there was none). */
+  readonly bytes: number;
+}
+
+/** How a scrape's answer was encoded, as {@link SelfMetrics.recordScrape} counts it. */
+export interface ScrapeEncoding {
+  /** Gzip-compressed (else identity). */
+  readonly gzip: boolean;
+}
+
+/** A collector's staleness, as {@link SelfMetrics.setCollectorStale} sets it. */
+export interface CollectorStaleness {
+  /** Its series are dropped for exceeding max_staleness. */
+  readonly stale: boolean;
+}
+
+/** One config reload attempt, as {@link SelfMetrics.recordReload} records it. */
+export interface ReloadAttempt {
+  /** Whether the new config took effect. */
+  readonly ok: boolean;
+  /** When (epoch ms). */
+  readonly nowMs: number;
+}
+
+/** Options of {@link createSelfMetrics}. */
 export interface SelfMetricsOptions {
   readonly version: string;
   readonly commit?: string;
@@ -63,16 +92,13 @@ export interface SelfMetrics {
   /** Creates the request series of endpoints at 0, so that rate() sees their first increase. */
   initEndpoints(endpoints: readonly string[]): void;
   /** Records one upstream request. `bytes` is the response body size (0 when there was none). */
-  observeRequest(
-    endpoint: string,
-    request: { readonly statusClass: StatusClass; readonly seconds: number; readonly bytes: number },
-  ): void;
+  observeRequest(endpoint: string, request: RequestObservation): void;
   /** Counts records dropped at the edge because they did not match the expected shape. */
   recordSkipped(endpoint: string, reason: string, n: number): void;
   /** Sets the token's `exp` (epoch seconds), or removes the series when it is unknown. */
   setTokenExpiry(epochSeconds: number | undefined): void;
   /** Counts one scrape of /metrics. */
-  recordScrape(format: 'text' | 'openmetrics' | 'protobuf', encoding: { readonly gzip: boolean }): void;
+  recordScrape(format: 'text' | 'openmetrics' | 'protobuf', encoding: ScrapeEncoding): void;
   /** Records the last published snapshot: series count and render time. */
   setSnapshot(series: number, renderSeconds: number): void;
   /** Replaces the level entities skipped in the last poll. */
@@ -90,9 +116,9 @@ export interface SelfMetrics {
   /** Counts one poll's requests and failures for the collector, and sets its failed share. */
   collectorRequests(collector: string, requests: number, failures: number): void;
   /** Marks a collector's series as dropped (1) for exceeding max_staleness, or served again (0). */
-  setCollectorStale(collector: string, state: { readonly stale: boolean }): void;
+  setCollectorStale(collector: string, state: CollectorStaleness): void;
   /** Records one config reload attempt. */
-  recordReload(reload: { readonly ok: boolean; readonly nowMs: number }): void;
+  recordReload(reload: ReloadAttempt): void;
   /** Whether the token expires within the warning margin. */
   setTokenExpiring(expiring: boolean): void;
   /** Whether the token file is unreadable (the last token read is still used). */
@@ -349,9 +375,9 @@ function createResilienceMetrics(registers: Registry[]) {
       collectorFailures.inc({ collector }, failures);
       failedRatio.set({ collector }, requests > 0 ? failures / requests : 0);
     },
-    setCollectorStale: (collector: string, s: { readonly stale: boolean }) =>
+    setCollectorStale: (collector: string, s: CollectorStaleness) =>
       stale.set({ collector }, s.stale ? 1 : 0),
-    recordReload({ ok, nowMs }: { readonly ok: boolean; readonly nowMs: number }) {
+    recordReload({ ok, nowMs }: ReloadAttempt) {
       reloadOk.set(ok ? 1 : 0);
       if (ok) reloadTime.set(nowMs / 1000);
     },
