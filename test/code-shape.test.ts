@@ -72,7 +72,7 @@ function longSignatures(file: string): string[] {
 
 /**
  * Boolean parameters beside others (`f(x, true)`): flag arguments, whose `true` says nothing at
- * the call. A function of one boolean (a setter, `recordReload(ok)`) takes the value itself.
+ * the call. A function of one boolean (a setter, `setTokenExpiring(expiring)`) takes the value itself.
  */
 function booleanParameters(file: string): string[] {
   const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
