@@ -91,7 +91,8 @@ const histogramsSchema = z
       .default(true)
       .describe(
         'Export `station_measurement_value`, a native histogram of every numeric value per station, name and slot ' +
-          '(cumulative since the exporter started; Prometheus needs `--enable-feature=native-histograms`).',
+          '(cumulative since the exporter started), in the protobuf format only: Prometheus needs ' +
+          '`--enable-feature=native-histograms`.',
       ),
     schema: z
       .int()
@@ -114,7 +115,7 @@ const histogramsSchema = z
       .default(10)
       .describe(
         'Histograms for the first this many names of `names` only: the bound on their series and buckets ' +
-          '(each costs one series in Prometheus, three in a text scrape).',
+          '(each costs one series in a Prometheus with native histograms, and its buckets in the protobuf bytes).',
       ),
   })
   .prefault({})

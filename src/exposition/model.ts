@@ -26,6 +26,11 @@ export interface FamilyDesc {
   readonly unit?: string;
   /** Label names its samples carry, for the generated metrics reference. */
   readonly labels?: readonly string[];
+  /**
+   * A native histogram family (its samples carry `histogram`): only the protobuf format carries
+   * it; the text formats, which cannot, leave the whole family out.
+   */
+  readonly native?: boolean;
 }
 
 /** Escapes a label value for the Prometheus text and OpenMetrics formats. */

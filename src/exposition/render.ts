@@ -6,7 +6,7 @@
  * UTF-8 and only the value is formatted.
  */
 import { createTurns, type Turns } from '../util/turns.ts';
-import type { Exemplar, Family, FamilyDesc, LabelSet, Sample } from './model.ts';
+import type { Exemplar, Family, FamilyDesc, Sample } from './model.ts';
 
 /** A text exposition format: Prometheus text 0.0.4 or OpenMetrics 1.0. */
 export type TextFormat = 'text' | 'openmetrics';
@@ -70,11 +70,6 @@ export function exemplarText(e: Exemplar): string {
   return ` # {${e.labels.text}} ${formatValue(e.value)}${ts}`;
 }
 
-/** A label set with one more pair, for the `le` of a histogram's +Inf bucket. */
-function withLe(labels: LabelSet): string {
-  return labels.text === '' ? 'le="+Inf"' : `${labels.text},le="+Inf"`;
-}
-
 function header(desc: FamilyDesc, format: TextFormat): string {
   const name = familyName(desc, format);
   // `info` renders as a gauge in both formats: valid everywhere and one series name per family.
@@ -130,6 +125,11 @@ class Renderer {
     const families = this.families;
     while (this.family < families.length) {
       const fam = families[this.family]!;
+      if (fam.desc.native) {
+        // Protobuf only: a text scrape keeps every other family.
+        this.family++;
+        continue;
+      }
       if (!this.headerDone) this.startFamily(fam);
       const samples = fam.samples;
       let i = this.sample;
@@ -158,7 +158,7 @@ class Renderer {
   }
 
   private line(s: Sample): void {
-    if (s.histogram !== undefined || s.exemplar !== undefined) {
+    if (s.exemplar !== undefined) {
       this.slowLine(s);
       return;
     }
@@ -182,29 +182,15 @@ class Renderer {
     this.off = off;
   }
 
-  /**
-   * A native histogram (as a histogram with only the +Inf bucket, its sum and count: what text
-   * scrapers can carry, as client_golang writes it) or a sample with an exemplar. Few samples
-   * take this way, so it builds strings.
-   */
+  /** A sample with an exemplar. Few samples take this way, so it builds a string. */
   private slowLine(s: Sample): void {
     // OpenMetrics allows exemplars on counters and histogram buckets only (Prometheus refuses a
-    // scrape with one on a gauge).
+    // scrape with one on a gauge); the text format has none.
     const om = this.format === 'openmetrics' && (this.kind === 'counter' || this.kind === 'histogram');
     const exemplar = om && s.exemplar !== undefined ? exemplarText(s.exemplar) : '';
-    const h = s.histogram;
-    const braced = (labels: string) => (labels === '' ? '' : `{${labels}}`);
-    if (h === undefined) {
-      const name = s.suffix ? this.name + s.suffix : this.name;
-      this.text(`${name}${braced(s.labels.text)} ${formatValue(s.value)}${exemplar}\n`);
-      return;
-    }
-    const labels = braced(s.labels.text);
-    this.text(
-      `${this.name}_bucket{${withLe(s.labels)}} ${formatValue(h.count)}${exemplar}\n` +
-        `${this.name}_sum${labels} ${formatValue(h.sum)}\n` +
-        `${this.name}_count${labels} ${formatValue(h.count)}\n`,
-    );
+    const name = s.suffix ? this.name + s.suffix : this.name;
+    const labels = s.labels.text === '' ? '' : `{${s.labels.text}}`;
+    this.text(`${name}${labels} ${formatValue(s.value)}${exemplar}\n`);
   }
 
   private text(text: string): void {
@@ -298,15 +284,12 @@ export interface RenderedBuffers {
 }
 
 /**
- * Series the families put in a text scrape: one per sample, three for a native histogram
- * (its +Inf bucket, sum and count).
+ * Series the families put in Prometheus: one per sample, a native histogram included (one
+ * series with its buckets inside, from a protobuf scrape; none from a text scrape).
  */
 export function seriesOf(families: readonly Family[]): number {
   let series = 0;
-  for (const f of families) {
-    series += f.samples.length;
-    if (f.desc.kind === 'histogram') for (const s of f.samples) if (s.histogram !== undefined) series += 2;
-  }
+  for (const f of families) series += f.samples.length;
   return series;
 }
 

@@ -43,7 +43,7 @@ export class SeriesBudget {
   filter(part: string, families: readonly Family[]): readonly Family[] {
     if (this.maxSeries === undefined) return families;
     const own = new Map<string, number>();
-    // As a text scrape counts them: a native histogram is three series there (seriesOf).
+    // As Prometheus stores them (seriesOf): a native histogram is one series.
     for (const f of families) own.set(f.desc.name, (own.get(f.desc.name) ?? 0) + seriesOf([f]));
     this.counts.set(part, own);
     this.dropped = this.decide(this.maxSeries);

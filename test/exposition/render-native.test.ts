@@ -1,7 +1,7 @@
 /**
- * Native histograms and exemplars in the text formats: a native histogram is what a text
- * scraper can carry (its +Inf bucket, sum and count, as client_golang writes it), and exemplars
- * appear in OpenMetrics only.
+ * Native histograms and exemplars in the text formats: a native histogram family, which they
+ * cannot carry, is left out whole (every other family stays), and exemplars appear in
+ * OpenMetrics only.
  */
 import { describe, expect, it } from 'vitest';
 import { exemplarOf, type Family, LabelSet } from '../../src/exposition/model.ts';
@@ -16,7 +16,7 @@ function families(): Family[] {
   const labels = LabelSet.of({ station: 's1', metric: 'vcc' });
   return [
     {
-      desc: { name: 'station_measurement_value', kind: 'histogram', help: 'Values.' },
+      desc: { name: 'station_measurement_value', kind: 'histogram', native: true, help: 'Values.' },
       samples: [{ labels, value: snapshot.count, histogram: snapshot, exemplar: serial }],
     },
     {
@@ -30,14 +30,9 @@ function families(): Family[] {
 }
 
 describe('native histograms and exemplars in the text formats', () => {
-  it('text 0.0.4: the +Inf bucket, sum and count, and no exemplar', () => {
+  it('text 0.0.4: no native histogram family, the counter without its exemplar', () => {
     expect(renderFamilies(families(), 'text')).toBe(
       [
-        '# HELP station_measurement_value Values.',
-        '# TYPE station_measurement_value histogram',
-        'station_measurement_value_bucket{station="s1",metric="vcc",le="+Inf"} 3',
-        'station_measurement_value_sum{station="s1",metric="vcc"} 10',
-        'station_measurement_value_count{station="s1",metric="vcc"} 3',
         '# HELP station_units_total Units.',
         '# TYPE station_units_total counter',
         'station_units_total{station="s1"} 7',
@@ -47,15 +42,10 @@ describe('native histograms and exemplars in the text formats', () => {
     );
   });
 
-  it('OpenMetrics: the same, with the exemplar on the +Inf bucket and on the counter', () => {
+  it('OpenMetrics: no native histogram family, the counter with its exemplar', () => {
     const exemplar = ' # {unit_serial="SN \\"1\\""} 1 1764000000.5';
     expect(renderFamilies(families(), 'openmetrics')).toBe(
       [
-        '# HELP station_measurement_value Values.',
-        '# TYPE station_measurement_value histogram',
-        `station_measurement_value_bucket{station="s1",metric="vcc",le="+Inf"} 3${exemplar}`,
-        'station_measurement_value_sum{station="s1",metric="vcc"} 10',
-        'station_measurement_value_count{station="s1",metric="vcc"} 3',
         '# HELP station_units Units.',
         '# TYPE station_units counter',
         `station_units_total{station="s1"} 7${exemplar}`,
@@ -65,9 +55,9 @@ describe('native histograms and exemplars in the text formats', () => {
     );
   });
 
-  it('counts a native histogram as three series of a text scrape, and renders it per format when it has exemplars', () => {
-    expect(seriesOf(families())).toBe(3 + 2);
-    expect(sameInBothFormats(families()[0]!)).toBe(false);
+  it('counts a native histogram as the one series Prometheus stores from protobuf', () => {
+    expect(seriesOf(families())).toBe(1 + 2);
+    expect(sameInBothFormats(families()[1]!)).toBe(false);
   });
 
   it('never writes an exemplar on a gauge, which Prometheus would refuse the scrape for', () => {

@@ -16,6 +16,7 @@ import type { Config } from '../../src/config/schema.ts';
 import { startSimulatorServer } from '../../src/simulator/index.ts';
 import { parseSimulatorArgs } from '../../src/simulator/main.ts';
 import { FIXED_NOW } from '../helpers/harness.ts';
+import { decodeDelimited } from '../helpers/protobuf.ts';
 import { generatedDashboards, type PanelJson, queryPanels } from './inspect.ts';
 
 const examplePath = fileURLToPath(new URL('../../config.example.yaml', import.meta.url));
@@ -77,7 +78,14 @@ async function exportedNames(config: (url: string) => Config): Promise<Set<strin
     const declared = [...text.matchAll(/^# TYPE (\S+) (\w+)$/gm)].flatMap((m) =>
       m[2] === 'counter' && !m[1]!.endsWith('_total') ? [m[1]!, `${m[1]}_total`] : [m[1]!],
     );
-    return new Set([...sampled, ...declared]);
+    // The native histogram is in the protobuf format only.
+    const protobuf = await exporter.app.request('/metrics', {
+      headers: {
+        accept: 'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited',
+      },
+    });
+    const native = decodeDelimited(new Uint8Array(await protobuf.arrayBuffer())).map((f) => f.name);
+    return new Set([...sampled, ...declared, ...native]);
   } finally {
     await exporter.close();
     await sim.close();

@@ -67,14 +67,13 @@ export const measurementsCosts: CollectorCosts = {
     }
     const h = config.measurements.histograms;
     if (h.enabled && h.maxNames > 0) {
-      // One series per station, name and slot in Prometheus with native histograms, three in a
-      // text scrape (+Inf bucket, sum, count): the estimate counts three, the upper bound. Their
-      // buckets (up to max_buckets each) cost protobuf bytes, not series.
+      // One series per station, name and slot in a Prometheus with native histograms (a text
+      // scrape gets none). Their buckets (up to max_buckets each) cost protobuf bytes, not series.
       // The first max_names configured names have one; a station measuring `names` of them has its share.
       const configured = config.measurements.names.length;
       const share = names / configured;
       const withHistogram = Math.round(Math.min(configured, h.maxNames) * share);
-      add(VALUE_HISTOGRAM.name, counts.stations * withHistogram * (counts.slots ?? 1) * 3);
+      add(VALUE_HISTOGRAM.name, counts.stations * withHistogram * (counts.slots ?? 1));
     }
     if (config.measurements.control.names.length > 0) {
       // Every charted name on every station and slot, all steady series plus both sparse ones per rule.

@@ -24,8 +24,9 @@ import { type MeasurementSeries, stationKey } from './store.ts';
 export const VALUE_HISTOGRAM: FamilyDesc = {
   name: 'station_measurement_value',
   kind: 'histogram',
+  native: true,
   labels: ['site', 'line', 'station', 'station_id', 'group', 'metric', 'slot'],
-  help: `Native histogram of every numeric value of the measurement, from the upstream GET /metrics records, counted once each as they first arrive, for records dated from the exporter's start on (a restart starts again at 0), for the first measurements.histograms.max_names names; protobuf scrapes get the buckets, text and OpenMetrics scrapes the count and sum; exemplar: the newest value with its unit_serial; refreshed every measurements interval.`,
+  help: `Native histogram of every numeric value of the measurement, from the upstream GET /metrics records, counted once each as they first arrive, for records dated from the exporter's start on (a restart starts again at 0), for the first measurements.histograms.max_names names; protobuf scrapes only (text and OpenMetrics leave it out); exemplar: the newest value with its unit_serial; refreshed every measurements interval.`,
 };
 
 /** Options of {@link ValueHistograms}. */
