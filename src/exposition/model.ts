@@ -80,8 +80,13 @@ export class LabelSet {
 
   /** The escaped pairs this set adds to its {@link parent}, as in {@link text}. */
   get addedText(): string {
-    const baseText = this.base?.text ?? '';
-    return baseText === '' ? this.text : this.text.slice(baseText.length + 1);
+    return this.text.slice(this.addedFrom);
+  }
+
+  /** Where in {@link text} the pairs this set adds to its {@link parent} start. */
+  get addedFrom(): number {
+    const baseLength = this.base?.text.length ?? 0;
+    return baseLength === 0 ? 0 : baseLength + 1;
   }
 
   /** A new label set with one more label appended (the value is escaped here). */

@@ -141,6 +141,33 @@ function classicHistograms(samples: readonly Sample[]): ClassicHistogram[] {
 }
 
 /**
+ * A family's name, help and type fields, encoded once per description: descriptions are
+ * constants, and a poll renders dozens of small families whose header would cost more than their
+ * samples.
+ */
+const HEADERS = new WeakMap<FamilyDesc, Buffer>();
+
+function headerOf(desc: FamilyDesc): Buffer {
+  let header = HEADERS.get(desc);
+  if (header !== undefined) return header;
+  const name = Buffer.from(desc.name, 'utf8');
+  const help = Buffer.from(desc.help, 'utf8');
+  const out = Buffer.alloc(3 + 2 * 5 + name.length + help.length + 1);
+  let off = 0;
+  out[off++] = FAMILY_NAME;
+  off = writeVarint(out, off, name.length);
+  off += name.copy(out, off);
+  out[off++] = FAMILY_HELP;
+  off = writeVarint(out, off, help.length);
+  off += help.copy(out, off);
+  out[off++] = FAMILY_TYPE;
+  off = writeVarint(out, off, TYPES[desc.kind]);
+  header = Buffer.from(out.subarray(0, off));
+  HEADERS.set(desc, header);
+  return header;
+}
+
+/**
  * Incremental protobuf renderer: {@link step} renders up to a budget of samples, {@link take}
  * returns the bytes of the families finished so far.
  */
@@ -164,8 +191,8 @@ class ProtoRenderer {
   private pending: Buffer[] = [];
   /** Finished slices not yet taken, before `block`'s. */
   private out: Buffer[] = [];
-  /** Encoded label pairs of label sets that other sets extend, for this render. */
-  private readonly parents = new Map<LabelSet, Buffer>();
+  /** Label sets that other sets extend, seen in this render: true once, their pairs from the second use on. */
+  private readonly parents = new Map<LabelSet, Buffer | true>();
 
   constructor(private readonly families: readonly Family[]) {}
 
@@ -221,22 +248,14 @@ class ProtoRenderer {
 
   private startFamily(fam: Family): void {
     const desc = fam.desc;
-    const name = Buffer.from(desc.name, 'utf8');
-    const help = Buffer.from(desc.help, 'utf8');
-    this.room(FAMILY_LENGTH_BYTES + name.length + help.length + 16);
+    const header = headerOf(desc);
+    this.room(FAMILY_LENGTH_BYTES + header.length);
     this.inFamily = true;
     this.familyStart = this.off;
     this.familySegment = this.off;
     this.familyEarlier = 0;
     this.off += FAMILY_LENGTH_BYTES;
-    this.byte(FAMILY_NAME);
-    this.varint(name.length);
-    this.bytes(name);
-    this.byte(FAMILY_HELP);
-    this.varint(help.length);
-    this.bytes(help);
-    this.byte(FAMILY_TYPE);
-    this.varint(TYPES[desc.kind]);
+    this.bytes(header);
     const classicHistogram = desc.kind === 'histogram' && fam.samples.some((s) => s.suffix !== undefined);
     this.classic = classicHistogram ? classicHistograms(fam.samples) : undefined;
   }
@@ -442,29 +461,39 @@ class ProtoRenderer {
   /** A label set's pairs as repeated LabelPair fields; a parent's pairs are encoded once. */
   private labels(set: LabelSet, field: number): void {
     if (set.text === '') return;
+    this.encodeLabels(set, field);
+  }
+
+  /**
+   * A set's pairs. Collectors extend one set per station (or per series) by a label or two per
+   * sample, so a parent seen before in this render is copied from its encoding, kept from its
+   * second use on, and only the added pairs are parsed; a set whose parent is new (built per
+   * sample) is parsed whole in one pass, with no copy kept.
+   */
+  private encodeLabels(set: LabelSet, field: number): void {
     const parent = set.parent;
-    if (parent !== undefined && parent.text !== '') {
-      this.bytes(this.parentPairs(parent, field));
-      this.pairs(set.addedText, field);
-    } else this.pairs(set.text, field);
+    if (parent === undefined || parent.text === '') {
+      this.pairs(set.text, field, 0);
+      return;
+    }
+    const known = this.parents.get(parent);
+    if (known === undefined) {
+      this.parents.set(parent, true);
+      this.pairs(set.text, field, 0);
+      return;
+    }
+    if (known === true) {
+      const start = this.off;
+      this.pairs(parent.text, field, 0);
+      this.parents.set(parent, Buffer.from(this.block.subarray(start, this.off)));
+    } else this.bytes(known);
+    this.pairs(set.text, field, set.addedFrom);
   }
 
-  private parentPairs(set: LabelSet, field: number): Buffer {
-    let encoded = field === METRIC_LABEL ? this.parents.get(set) : undefined;
-    if (encoded !== undefined) return encoded;
-    // Encode into this block's free space (room was made for the whole metric) and copy out.
-    const start = this.off;
-    this.labels(set, field);
-    encoded = Buffer.from(this.block.subarray(start, this.off));
-    this.off = start;
-    if (field === METRIC_LABEL) this.parents.set(set, encoded);
-    return encoded;
-  }
-
-  /** Escaped `name="value"` pairs (a LabelSet's text) as LabelPair fields. */
-  private pairs(text: string, field: number): void {
-    const escaped = text.includes('\\');
-    let pos = 0;
+  /** Escaped `name="value"` pairs (a LabelSet's text from `from` on) as LabelPair fields. */
+  private pairs(text: string, field: number, from: number): void {
+    const escaped = text.indexOf('\\', from) >= 0;
+    let pos = from;
     while (pos < text.length) {
       const eq = text.indexOf('="', pos);
       this.byte(field);
