@@ -17,11 +17,10 @@
  * exemplars 16. Bucket cumulative_count 1, upper_bound 2, exemplar 3. BucketSpan offset 1,
  * length 2. Exemplar label 1, value 2, timestamp 3. Timestamp seconds 1, nanos 2.
  */
-import { createTurns } from '../util/turns.ts';
 import type { Exemplar, Family, FamilyDesc, LabelSet, Sample } from './model.ts';
 import type { NativeHistogramSnapshot } from './native-histogram.ts';
 import type { RenderAsyncOptions, RenderedBuffers } from './render.ts';
-import { DEFAULT_YIELD_EVERY, seriesOf } from './render.ts';
+import { renderInSteps, seriesOf } from './render.ts';
 
 /** Content type of the delimited protobuf format. */
 export const PROTOBUF_CONTENT_TYPE =
@@ -648,20 +647,6 @@ export async function renderProtobufToBuffers(
   families: readonly Family[],
   opts: RenderAsyncOptions = {},
 ): Promise<RenderedBuffers> {
-  const every = Math.max(1, opts.yieldEvery ?? DEFAULT_YIELD_EVERY);
-  const turns = opts.turns ?? createTurns();
-  const monotonic = opts.monotonic ?? (() => performance.now());
-  const kept = withSamples(families);
-  const r = new ProtoRenderer(kept);
-  const chunks: Buffer[] = [];
-  let busyMs = 0;
-  for (;;) {
-    const started = monotonic();
-    const done = r.step(every);
-    chunks.push(...r.take());
-    busyMs += monotonic() - started;
-    if (done) break;
-    await turns.yieldToLoop();
-  }
-  return { chunks, samples: seriesOf(families), busyMs };
+  const rendered = await renderInSteps(new ProtoRenderer(withSamples(families)), opts);
+  return { ...rendered, samples: seriesOf(families) };
 }

@@ -303,10 +303,28 @@ export async function renderFamiliesToBuffers(
   format: TextFormat,
   opts: RenderAsyncOptions = {},
 ): Promise<RenderedBuffers> {
+  return { ...(await renderInSteps(new Renderer(families, format), opts)), samples: seriesOf(families) };
+}
+
+/** An incremental renderer: renders up to a budget of samples per step, hands over its bytes. */
+export interface SteppedRenderer {
+  /** Renders up to `budget` samples; true when everything is rendered. */
+  step(budget: number): boolean;
+  /** The bytes rendered since the last call. */
+  take(): Buffer[];
+}
+
+/**
+ * Runs a renderer to the end, yielding to the event loop every `yieldEvery` samples, and times
+ * it without the yields. Shared by the text and the protobuf renderer.
+ */
+export async function renderInSteps(
+  r: SteppedRenderer,
+  opts: RenderAsyncOptions = {},
+): Promise<{ readonly chunks: Buffer[]; readonly busyMs: number }> {
   const every = Math.max(1, opts.yieldEvery ?? DEFAULT_YIELD_EVERY);
   const turns = opts.turns ?? createTurns();
   const monotonic = opts.monotonic ?? (() => performance.now());
-  const r = new Renderer(families, format);
   const chunks: Buffer[] = [];
   let busyMs = 0;
   for (;;) {
@@ -317,5 +335,5 @@ export async function renderFamiliesToBuffers(
     if (done) break;
     await turns.yieldToLoop();
   }
-  return { chunks: trimmed(chunks), samples: seriesOf(families), busyMs };
+  return { chunks: trimmed(chunks), busyMs };
 }
