@@ -18,7 +18,7 @@ import {
 import { NativeHistogram } from '../../exposition/native-histogram.ts';
 import type { Topology } from '../../model/topology.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
-import { type MeasurementSeries, stationKey } from './store.ts';
+import { bySeriesOrder, type MeasurementSeries, stationKey } from './store.ts';
 
 /** The histogram family (not among MEASUREMENT_FAMILIES, whose builder emits every one of them). */
 export const VALUE_HISTOGRAM: FamilyDesc = {
@@ -96,9 +96,7 @@ export class ValueHistograms {
       present.add(id);
       const entries = this.stations.get(id);
       if (!entries) continue;
-      const ordered = [...entries.values()].sort(
-        (a, b) => cmp(a.name, b.name) || cmp(a.slot ?? '', b.slot ?? '') || (a.slot === null ? -1 : 1),
-      );
+      const ordered = [...entries.values()].sort(bySeriesOrder);
       const slotsOf = new Map<string, number>();
       for (const e of ordered) slotsOf.set(e.name, (slotsOf.get(e.name) ?? 0) + 1);
       for (const e of ordered) {
@@ -125,8 +123,4 @@ function sampleOf(e: Entry, labels: LabelSet): Sample {
   return exemplar
     ? { labels, value: snapshot.count, histogram: snapshot, exemplar }
     : { labels, value: snapshot.count, histogram: snapshot };
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

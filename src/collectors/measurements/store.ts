@@ -152,9 +152,7 @@ export class MeasurementStore {
   seriesOf(stationId: string): MeasurementSeries[] {
     const bySeries = this.stations.get(stationKey(stationId));
     if (!bySeries) return [];
-    return [...bySeries.values()].sort(
-      (a, b) => cmp(a.name, b.name) || cmp(a.slot ?? '', b.slot ?? '') || (a.slot === null ? -1 : 1),
-    );
+    return [...bySeries.values()].sort(bySeriesOrder);
   }
 
   /** Total records held. */
@@ -205,6 +203,14 @@ function track(series: MeasurementSeries, r: MeasurementRecord): void {
       ...(r.lower !== undefined ? { lower: r.lower } : {}),
     };
   }
+}
+
+/** The order of a station's series: by name, then slot, the slot-less one first. */
+export function bySeriesOrder(
+  a: { readonly name: string; readonly slot: string | null },
+  b: { readonly name: string; readonly slot: string | null },
+): number {
+  return cmp(a.name, b.name) || cmp(a.slot ?? '', b.slot ?? '') || (a.slot === null ? -1 : 1);
 }
 
 function cmp(a: string, b: string): number {

@@ -61,6 +61,13 @@ export interface UnitResult {
   readonly windows: ReadonlyArray<{ readonly window: string; readonly counts: UnitWindowCounts }>;
 }
 
+/** The kinds of record (direction, result) seen in any window of a station, by key. */
+export function kindsOf(r: UnitResult): Map<string, { direction: string; result: string }> {
+  const kinds = new Map<string, { direction: string; result: string }>();
+  for (const w of r.windows) for (const [k, v] of w.counts.records) kinds.set(k, v);
+  return kinds;
+}
+
 /**
  * Turns unit results into families. A direction and result seen in any window of a station
  * is exported in every window, as 0 where absent, so that its series do not come and go.
@@ -73,9 +80,7 @@ export function unitFamilies(
   const serials: Sample[] = [];
   const last: Sample[] = [];
   for (const r of results) {
-    const kinds = new Map<string, { direction: string; result: string }>();
-    for (const w of r.windows) for (const [k, v] of w.counts.records) kinds.set(k, v);
-    const ordered = [...kinds].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const ordered = [...kindsOf(r)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     for (const { window, counts } of r.windows) {
       for (const [key, { direction, result }] of ordered) {
         const labels = r.station.with('direction', direction).with('result', result).with('window', window);

@@ -11,7 +11,7 @@ import type { UnitRecord } from '../../upstream/types.ts';
 import type { Turns } from '../../util/turns.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
 import { RecordCounters } from '../measurements/record-counters.ts';
-import { type UnitResult, unitFamilies } from './families.ts';
+import { kindsOf, type UnitResult, unitFamilies } from './families.ts';
 import { unitWindow } from './stats.ts';
 import { UnitStore } from './store.ts';
 import { UnitTally } from './tally.ts';
@@ -75,10 +75,8 @@ function knownKinds(
 ): (station: LabelSet) => Iterable<{ direction: string; result: string }> {
   const byLabels = new Map(results.map((r) => [r.station, r]));
   return (station) => {
-    const kinds = new Map<string, { direction: string; result: string }>();
-    for (const w of byLabels.get(station)?.windows ?? [])
-      for (const [k, v] of w.counts.records) kinds.set(k, v);
-    return kinds.values();
+    const r = byLabels.get(station);
+    return r ? kindsOf(r).values() : [];
   };
 }
 
