@@ -234,15 +234,20 @@ class ProtoRenderer {
   take(): Buffer[] {
     const out = this.out;
     this.out = [];
-    const end =
-      this.inFamily && this.pending.length === 0
-        ? this.familyStart
-        : this.inFamily
-          ? this.doneStart
-          : this.off;
+    const end = this.finishedEnd();
     if (end > this.doneStart) out.push(this.block.subarray(this.doneStart, end));
     this.doneStart = Math.max(this.doneStart, end);
     return out;
+  }
+
+  /**
+   * Where the finished bytes of the current block end: all of it between families; before the
+   * current family's reserved length while that family started in this block; nowhere new
+   * while it started in an earlier one (every byte here is then still the family's).
+   */
+  private finishedEnd(): number {
+    if (!this.inFamily) return this.off;
+    return this.pending.length === 0 ? this.familyStart : this.doneStart;
   }
 
   private startFamily(fam: Family): void {
