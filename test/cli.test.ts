@@ -2,7 +2,7 @@
  * The command line as a user runs it: a real process through bin/station-exporter.js, which runs
  * the compiled dist/ (test/global-setup.ts rebuilds it when stale), so a spawn costs ~0.1 s, not ~0.7 s.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -130,6 +130,14 @@ describe('station-exporter command line', () => {
     expect(r.stderr).toContain(
       `tls_server_config.cert_file: cannot read ${path.join(dir, 'missing.crt')}: no such file`,
     );
+    // An empty file or a pipe (--web.config.file <(cat web.yml)) would have served without auth.
+    const empty = configFile('web-empty.yml', '');
+    const e = await run(['--web.config.file', empty, '--web.listen-address', '127.0.0.1:0']);
+    expect([e.code, e.stderr]).toEqual([2, expect.stringContaining('the file is empty (or only comments)')]);
+    const fifo = path.join(dir, 'web.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const f = await run(['--web.config.file', fifo, '--web.listen-address', '127.0.0.1:0']);
+    expect([f.code, f.stderr]).toEqual([2, expect.stringContaining('not a regular file (a FIFO or pipe)')]);
     const flags = await run(['--web.idle-timeout', 'forever']);
     expect(flags.code).toBe(2);
     expect(flags.stderr).toContain('--web.idle-timeout must be a duration such as 10s or 2m, got "forever"');
