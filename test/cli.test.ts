@@ -120,6 +120,18 @@ describe('station-exporter command line', () => {
     expect((await run(['check-config'])).code).toBe(2);
   });
 
+  it('refuses to start with an empty web config or one that is a pipe', { timeout: 60_000 }, async () => {
+    const cfg = configFile('ok-web.yaml', `upstream:\n  base_url: ${sim.url}\n  token: t\n`);
+    // Either would have served /metrics without auth on 0.3.0 (--web.config.file <(cat web.yml) is a pipe).
+    const empty = configFile('web-empty.yml', '# all commented out\n');
+    const e = await run(['--config', cfg, '--web.config.file', empty, '--web.listen-address', '127.0.0.1:0']);
+    expect([e.code, e.stderr]).toEqual([2, expect.stringContaining('the file is empty (or only comments)')]);
+    const fifo = path.join(dir, 'web.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const f = await run(['--config', cfg, '--web.config.file', fifo, '--web.listen-address', '127.0.0.1:0']);
+    expect([f.code, f.stderr]).toEqual([2, expect.stringContaining('not a regular file (a FIFO or pipe)')]);
+  });
+
   it('refuses to start with a bad web config or bad limit flags', async () => {
     const bad = configFile(
       'web-bad2.yml',
@@ -130,14 +142,6 @@ describe('station-exporter command line', () => {
     expect(r.stderr).toContain(
       `tls_server_config.cert_file: cannot read ${path.join(dir, 'missing.crt')}: no such file`,
     );
-    // An empty file or a pipe (--web.config.file <(cat web.yml)) would have served without auth.
-    const empty = configFile('web-empty.yml', '');
-    const e = await run(['--web.config.file', empty, '--web.listen-address', '127.0.0.1:0']);
-    expect([e.code, e.stderr]).toEqual([2, expect.stringContaining('the file is empty (or only comments)')]);
-    const fifo = path.join(dir, 'web.fifo');
-    execFileSync('mkfifo', [fifo]);
-    const f = await run(['--web.config.file', fifo, '--web.listen-address', '127.0.0.1:0']);
-    expect([f.code, f.stderr]).toEqual([2, expect.stringContaining('not a regular file (a FIFO or pipe)')]);
     const flags = await run(['--web.idle-timeout', 'forever']);
     expect(flags.code).toBe(2);
     expect(flags.stderr).toContain('--web.idle-timeout must be a duration such as 10s or 2m, got "forever"');
