@@ -219,7 +219,7 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('HTTPS with a web config', () 
     expect((await call(s.port, { path: '/-/healthy', tls: ca() })).status).toBe(200);
   });
 
-  it('serves a renewed certificate and a new user on the next connection, without a restart', async () => {
+  it('serves a renewed certificate and a new user once re-read, without a restart', async () => {
     now = 0;
     const source = await webConfig(`basic_auth_users:\n  old: '${HASH}'\n`);
     const s = await serveApp({ webConfig: source, clock });
