@@ -2,7 +2,7 @@
  * The command line as a user runs it: a real process through bin/station-exporter.js, which runs
  * the compiled dist/ (test/global-setup.ts rebuilds it when stale), so a spawn costs ~0.1 s, not ~0.7 s.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -118,6 +118,18 @@ describe('station-exporter command line', () => {
       `${good}: OK\n  plain HTTP, 0 basic auth user(s), rate limit 5 then 1 per 1000 ms`,
     );
     expect((await run(['check-config'])).code).toBe(2);
+  });
+
+  it('refuses to start with an empty web config or one that is a pipe', { timeout: 60_000 }, async () => {
+    const cfg = configFile('ok-web.yaml', `upstream:\n  base_url: ${sim.url}\n  token: t\n`);
+    // Either would have served /metrics without auth on 0.3.0 (--web.config.file <(cat web.yml) is a pipe).
+    const empty = configFile('web-empty.yml', '# all commented out\n');
+    const e = await run(['--config', cfg, '--web.config.file', empty, '--web.listen-address', '127.0.0.1:0']);
+    expect([e.code, e.stderr]).toEqual([2, expect.stringContaining('the file is empty (or only comments)')]);
+    const fifo = path.join(dir, 'web.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const f = await run(['--config', cfg, '--web.config.file', fifo, '--web.listen-address', '127.0.0.1:0']);
+    expect([f.code, f.stderr]).toEqual([2, expect.stringContaining('not a regular file (a FIFO or pipe)')]);
   });
 
   it('refuses to start with a bad web config or bad limit flags', async () => {

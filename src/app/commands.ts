@@ -210,7 +210,7 @@ export async function runCheckConfig(
   }
   if (webConfigPath !== undefined) {
     try {
-      const web = loadWebConfig(webConfigPath);
+      const web = await loadWebConfig(webConfigPath);
       const tls = web.tls ? `TLS (client certificates: ${web.tls.clientAuth})` : 'plain HTTP';
       const rate = web.rateLimit
         ? `, rate limit ${web.rateLimit.burst} then 1 per ${web.rateLimit.intervalMs} ms`
@@ -328,7 +328,7 @@ export async function runServe(opts: RunOptions): Promise<number> {
   let webConfig: WebConfigSource | undefined;
   try {
     shard = shardOf(config, opts.shard);
-    webConfig = opts.webConfigFile ? watchWebConfig({ path: opts.webConfigFile, logger }) : undefined;
+    webConfig = opts.webConfigFile ? await watchWebConfig({ path: opts.webConfigFile, logger }) : undefined;
   } catch (err) {
     await resolved.close();
     return reportConfigError(err, io);

@@ -34,7 +34,10 @@ describe.skipIf(!enabled)('scraped by a real Prometheus over TLS with basic auth
     );
     h = await startHarness({ config: { windows: ['1h'] } });
     await h.exporter.scheduler.pollOnce();
-    const webConfig = watchWebConfig({ path: path.join(dir, 'web.yml'), logger: pino({ level: 'silent' }) });
+    const webConfig = await watchWebConfig({
+      path: path.join(dir, 'web.yml'),
+      logger: pino({ level: 'silent' }),
+    });
     registerWebConfigMetrics(h.exporter.registry, webConfig.status);
     server = await startHttpServer({
       fetch: (req, env) => h.exporter.app.fetch(req, env),

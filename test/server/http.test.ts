@@ -105,7 +105,11 @@ afterEach(async () => {
 });
 
 async function serveApp(
-  opts: { webConfig?: ReturnType<typeof watchWebConfig>; limits?: HttpLimits; clock?: () => number } = {},
+  opts: {
+    webConfig?: Awaited<ReturnType<typeof watchWebConfig>>;
+    limits?: HttpLimits;
+    clock?: () => number;
+  } = {},
 ) {
   const app = exporterApp();
   const s = await startHttpServer({
@@ -141,7 +145,7 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('HTTPS with a web config', () 
 
   it('asks for basic auth on every path and sets the configured headers, also on refusals', async () => {
     const s = await serveApp({
-      webConfig: webConfig(
+      webConfig: await webConfig(
         `basic_auth_users:\n  prometheus: '${HASH}'\nhttp_server_config:\n  headers:\n    X-Frame-Options: deny\n    X-Content-Type-Options: nosniff\n    Strict-Transport-Security: max-age=31536000\n`,
       ),
     });
@@ -168,7 +172,7 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('HTTPS with a web config', () 
 
   it('requires a client certificate from the configured CA with RequireAndVerifyClientCert', async () => {
     const s = await serveApp({
-      webConfig: webConfig(
+      webConfig: await webConfig(
         '',
         `tls_server_config:\n  cert_file: tls.crt\n  key_file: tls.key\n  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: ${pki.file('ca.crt')}\n`,
       ),
@@ -185,7 +189,7 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('HTTPS with a web config', () 
 
   it('with VerifyClientCertIfGiven, accepts no certificate but refuses one from another CA', async () => {
     const s = await serveApp({
-      webConfig: webConfig(
+      webConfig: await webConfig(
         '',
         `tls_server_config:\n  cert_file: tls.crt\n  key_file: tls.key\n  client_auth_type: VerifyClientCertIfGiven\n  client_ca_file: ${pki.file('ca.crt')}\n`,
       ),
@@ -203,7 +207,10 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('HTTPS with a web config', () 
 
   it('answers 429 with Retry-After past the burst', async () => {
     now = 0;
-    const s = await serveApp({ webConfig: webConfig('rate_limit:\n  interval: 10s\n  burst: 2\n'), clock });
+    const s = await serveApp({
+      webConfig: await webConfig('rate_limit:\n  interval: 10s\n  burst: 2\n'),
+      clock,
+    });
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push(await call(s.port, { path: '/-/healthy', tls: ca() }));
     expect(statuses.map((r) => r.status)).toEqual([200, 200, 429]);
@@ -212,9 +219,9 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('HTTPS with a web config', () 
     expect((await call(s.port, { path: '/-/healthy', tls: ca() })).status).toBe(200);
   });
 
-  it('serves a renewed certificate and a new user on the next connection, without a restart', async () => {
+  it('serves a renewed certificate and a new user once re-read, without a restart', async () => {
     now = 0;
-    const source = webConfig(`basic_auth_users:\n  old: '${HASH}'\n`);
+    const source = await webConfig(`basic_auth_users:\n  old: '${HASH}'\n`);
     const s = await serveApp({ webConfig: source, clock });
     const first = await call(s.port, { tls: ca(), auth: 'old:s3cret' });
     expect(first.status).toBe(200);
@@ -229,6 +236,9 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('HTTPS with a web config', () 
       first.peerFingerprint,
     );
     now += 1000;
+    // A connection now starts the re-read in the background; wait for it to land.
+    source.current();
+    await source.refresh();
     const renewed = await call(s.port, { tls: ca(), auth: 'new:s3cret' });
     expect(renewed.status).toBe(200);
     expect(renewed.peerFingerprint).not.toBe(first.peerFingerprint);
@@ -236,6 +246,8 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('HTTPS with a web config', () 
     // A broken renewal keeps serving the last good certificate and users.
     writeFileSync(path.join(dir, 'tls.key'), 'garbage');
     now += 1000;
+    source.current();
+    await source.refresh();
     const kept = await call(s.port, { tls: ca(), auth: 'new:s3cret' });
     expect(kept.status).toBe(200);
     expect(kept.peerFingerprint).toBe(renewed.peerFingerprint);

@@ -1,21 +1,42 @@
 /**
- * HTTP basic authentication against bcrypt hashes. bcrypt is slow on purpose, so results are
- * cached (keyed by a hash of user, stored hash and password, never the password itself) and
- * comparisons run one at a time, as exporter-toolkit does: Prometheus sends the same
- * credentials on every scrape and pays the cost once.
+ * HTTP basic authentication against bcrypt hashes. bcrypt is slow on purpose, and a client can
+ * send as many wrong passwords as it likes, so the work is bounded: checks run one at a time
+ * from a short queue with a share per client address, and a check that finds the queue (or its
+ * client's share) full is answered at once, without bcrypt. Successful checks are cached (keyed
+ * by a hash of user, stored hash and password, never the password itself) in a bounded LRU that
+ * only successes enter, so that Prometheus pays the cost once and a flood of wrong passwords can
+ * neither evict its entry nor make it wait.
  */
 import { createHash } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 
-// A bcrypt hash of a random string, compared for unknown users so that timing does not tell
-// whether a user exists.
-const DUMMY_HASH = '$2b$10$CwTycUXWue0Thq9StjUM0uJ8.pnmFTyjx4ZP7hGYeiSHz7wnMbYFW';
-const CACHE_LIMIT = 1024;
+/** Checks waiting or running at most, over all clients. */
+export const BCRYPT_QUEUE_LIMIT = 16;
+/** Checks waiting or running at most for one client address. */
+export const BCRYPT_PER_CLIENT_LIMIT = 2;
+/** Successful credentials remembered at most. */
+export const SUCCESS_CACHE_LIMIT = 256;
 
-/** Checks `Authorization` headers against a user table. */
-export interface BasicAuth {
-  /** True when the header carries a known user and the matching password. */
-  check(authorization: string | undefined, users: ReadonlyMap<string, string>): Promise<boolean>;
+// Salt and hash of a random string; compared for unknown users so that timing does not tell
+// whether a user exists. Any well-formed hash costs the same as the real ones with its cost.
+const DUMMY_TAIL = 'CwTycUXWue0Thq9StjUM0uJ8.pnmFTyjx4ZP7hGYeiSHz7wnMbYFW';
+const DEFAULT_COST = 10;
+
+/**
+ * A dummy hash with the cost of the costliest of `hashes` (10 when there are none). Unknown
+ * users are checked against it, so a wrong user name takes as long as a wrong password of the
+ * slowest user; with a cost-10 dummy a cost-12 user was told apart by a 4x faster answer.
+ */
+export function dummyHashFor(hashes: Iterable<string>): string {
+  let cost = 0;
+  for (const hash of hashes) cost = Math.max(cost, bcryptCost(hash) ?? 0);
+  return `$2b$${String(cost || DEFAULT_COST).padStart(2, '0')}$${DUMMY_TAIL}`;
+}
+
+/** The cost (log2 rounds) in a bcrypt hash's prefix, e.g. 12 for `$2y$12$...`. */
+export function bcryptCost(hash: string): number | undefined {
+  const m = /^\$2[aby]?\$(\d\d)\$/.exec(hash);
+  return m?.[1] === undefined ? undefined : Number(m[1]);
 }
 
 /** Parses `Basic base64(user:password)`; undefined for anything else. */
@@ -27,32 +48,107 @@ export function parseBasic(header: string | undefined): { user: string; password
   return i < 0 ? undefined : { user: decoded.slice(0, i), password: decoded.slice(i + 1) };
 }
 
-/** Creates a checker with its own cache; `compare` is injectable for tests. */
-export function createBasicAuth(
-  compare: (password: string, hash: string) => Promise<boolean> = bcrypt.compare,
-): BasicAuth {
-  const cache = new Map<string, boolean>();
-  let queue: Promise<unknown> = Promise.resolve();
-  const serialized = (password: string, hash: string): Promise<boolean> => {
-    const run = queue.then(() => compare(password, hash).catch(() => false));
-    queue = run;
+/** What a request brings to the check. */
+export interface Credentials {
+  /** The `Authorization` header, if any. */
+  readonly authorization: string | undefined;
+  /** The client's address: its share of the queue is counted by it. */
+  readonly client: string;
+}
+
+/** The users to check against: `users` and `dummyHash` of a loaded web config. */
+export interface UserTable {
+  readonly users: ReadonlyMap<string, string>;
+  readonly dummyHash: string;
+}
+
+/** `ok`: let it in; `denied`: 401; `busy`: the queue or the client's share is full, 429 without bcrypt. */
+export type AuthOutcome = 'ok' | 'denied' | 'busy';
+
+/** Compares a password with a bcrypt hash; bcryptjs unless a test injects one. */
+export type Hasher = (password: string, hash: string) => Promise<boolean>;
+
+/** Options of {@link BasicAuth}. */
+export interface BasicAuthOptions {
+  readonly compare?: Hasher;
+  readonly queueLimit?: number;
+  readonly perClientLimit?: number;
+  readonly cacheLimit?: number;
+}
+
+/** Checks `Authorization` headers against a user table, with bounded bcrypt work. */
+export class BasicAuth {
+  readonly #compare: Hasher;
+  readonly #queueLimit: number;
+  readonly #perClientLimit: number;
+  readonly #cacheLimit: number;
+  /** Key of a successful check; Map order is the LRU order (oldest first). */
+  readonly #successes = new Map<string, true>();
+  /** Checks waiting or running, by client address. */
+  readonly #perClient = new Map<string, number>();
+  #pending = 0;
+  #tail: Promise<unknown> = Promise.resolve();
+
+  constructor(opts: BasicAuthOptions = {}) {
+    this.#compare = opts.compare ?? bcrypt.compare;
+    this.#queueLimit = opts.queueLimit ?? BCRYPT_QUEUE_LIMIT;
+    this.#perClientLimit = opts.perClientLimit ?? BCRYPT_PER_CLIENT_LIMIT;
+    this.#cacheLimit = opts.cacheLimit ?? SUCCESS_CACHE_LIMIT;
+  }
+
+  /** Checks waiting or running now. */
+  get pending(): number {
+    return this.#pending;
+  }
+
+  /** Whether the request carries a known user and the matching password. */
+  async check(request: Credentials, table: UserTable): Promise<AuthOutcome> {
+    const creds = parseBasic(request.authorization);
+    if (!creds) return 'denied';
+    const stored = table.users.get(creds.user);
+    const hash = stored ?? table.dummyHash;
+    const key = createHash('sha256').update(`${creds.user}\0${hash}\0${creds.password}`).digest('base64');
+    if (stored !== undefined && this.#successes.delete(key)) {
+      this.#successes.set(key, true);
+      return 'ok';
+    }
+    if (!this.#admit(request.client)) return 'busy';
+    try {
+      const ok = (await this.#inTurn(creds.password, hash)) && stored !== undefined;
+      if (ok) this.#remember(key);
+      return ok ? 'ok' : 'denied';
+    } finally {
+      this.#release(request.client);
+    }
+  }
+
+  #admit(client: string): boolean {
+    const mine = this.#perClient.get(client) ?? 0;
+    if (this.#pending >= this.#queueLimit || mine >= this.#perClientLimit) return false;
+    this.#pending++;
+    this.#perClient.set(client, mine + 1);
+    return true;
+  }
+
+  #release(client: string): void {
+    this.#pending--;
+    const left = (this.#perClient.get(client) ?? 1) - 1;
+    if (left > 0) this.#perClient.set(client, left);
+    else this.#perClient.delete(client);
+  }
+
+  // One at a time: bcryptjs runs on the event loop, and checks side by side would all finish late.
+  #inTurn(password: string, hash: string): Promise<boolean> {
+    const run = this.#tail.then(() => this.#compare(password, hash).catch(() => false));
+    this.#tail = run;
     return run;
-  };
-  return {
-    async check(authorization, users) {
-      const creds = parseBasic(authorization);
-      if (!creds) return false;
-      const stored = users.get(creds.user);
-      const hash = stored ?? DUMMY_HASH;
-      const key = createHash('sha256').update(`${creds.user}\0${hash}\0${creds.password}`).digest('base64');
-      let ok = cache.get(key);
-      if (ok === undefined) {
-        ok = (await serialized(creds.password, hash)) && stored !== undefined;
-        // A full cache starts again rather than growing: a flood of wrong passwords costs bcrypt time, not memory.
-        if (cache.size >= CACHE_LIMIT) cache.clear();
-        cache.set(key, ok);
-      }
-      return ok && stored !== undefined;
-    },
-  };
+  }
+
+  #remember(key: string): void {
+    this.#successes.set(key, true);
+    if (this.#successes.size > this.#cacheLimit) {
+      const oldest = this.#successes.keys().next().value;
+      if (oldest !== undefined) this.#successes.delete(oldest);
+    }
+  }
 }

@@ -6,7 +6,7 @@
 
 import type { TLSSocket } from 'node:tls';
 import type { HttpBindings } from '@hono/node-server';
-import { type BasicAuth, createBasicAuth } from './auth.ts';
+import { BasicAuth } from './auth.ts';
 import type { WebConfig } from './load.ts';
 import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
 import { clientCertAllowed } from './tls.ts';
@@ -25,7 +25,7 @@ export interface GuardOptions {
 /** Wraps `inner` so that every request passes the current web config first. */
 export function guardFetch(inner: NodeFetch, opts: GuardOptions): NodeFetch {
   const clock = opts.clock ?? Date.now;
-  const auth = opts.auth ?? createBasicAuth();
+  const auth = opts.auth ?? new BasicAuth();
   let limiterFor: WebConfig['rateLimit'];
   let limiter: RateLimiter | undefined;
   const limiterOf = (config: WebConfig): RateLimiter | undefined => {
@@ -51,15 +51,26 @@ export function guardFetch(inner: NodeFetch, opts: GuardOptions): NodeFetch {
     if (config.tls && socket.encrypted && !clientCertAllowed(socket as TLSSocket, config.tls.clientAuth)) {
       return new Response('A valid client certificate is required\n', { status: 403 });
     }
-    if (
-      config.users.size > 0 &&
-      !(await auth.check(req.headers.get('authorization') ?? undefined, config.users))
-    ) {
-      return new Response('Unauthorized\n', {
-        status: 401,
-        headers: { 'www-authenticate': 'Basic realm="station-exporter", charset="UTF-8"' },
+    if (config.users.size === 0) return inner(req, env);
+    const outcome = await auth.check(
+      { authorization: req.headers.get('authorization') ?? undefined, client: clientOf(env) },
+      config,
+    );
+    if (outcome === 'ok') return inner(req, env);
+    // Full bcrypt queue: answered at once, so that a flood of wrong passwords holds no connection.
+    if (outcome === 'busy') {
+      return new Response('Too many password checks under way\n', {
+        status: 429,
+        headers: { 'retry-after': '1' },
       });
     }
-    return inner(req, env);
+    return new Response('Unauthorized\n', {
+      status: 401,
+      headers: { 'www-authenticate': 'Basic realm="station-exporter", charset="UTF-8"' },
+    });
   };
+}
+
+function clientOf(env: HttpBindings): string {
+  return env.incoming.socket.remoteAddress ?? '';
 }

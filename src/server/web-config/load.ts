@@ -4,16 +4,20 @@
  * time instead of a failed handshake later.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { isMap, parseDocument } from 'yaml';
 import { configErrorMap, flattenIssues, formatIssue } from '../../config/issues.ts';
 import { fileErrorText, yamlErrorText } from '../../config/read-errors.ts';
+import { dummyHashFor } from './auth.ts';
+import { FileRefusedError, webConfigFileReader } from './read-regular-file.ts';
 import { type ClientAuthType, TLS_VERSIONS, type TlsSection, webConfigSchema } from './schema.ts';
 
 /** Reads a whole file; injected in tests. */
-export type FileReader = (path: string) => Buffer;
+export type FileReader = (path: string) => Promise<Buffer>;
+
+/** Regular files only, 1 MiB at most each, never blocking the event loop. */
+const readSafely: FileReader = (path) => webConfigFileReader.read(path);
 
 /** The TLS material and policy, ready for `tls.createServer` / `setSecureContext`. */
 export interface TlsSettings {
@@ -30,6 +34,11 @@ export interface WebConfig {
   readonly tls: TlsSettings | undefined;
   /** User name to bcrypt hash. Empty: no authentication. */
   readonly users: ReadonlyMap<string, string>;
+  /**
+   * The hash an unknown user is checked against: the cost of the costliest user, so that a
+   * wrong user name takes as long as a wrong password.
+   */
+  readonly dummyHash: string;
   /** Token bucket: one token per `intervalMs`, at most `burst`; undefined: no limit. */
   readonly rateLimit: { readonly intervalMs: number; readonly burst: number } | undefined;
   /** Extra response headers. */
@@ -49,23 +58,28 @@ export class WebConfigError extends Error {
   }
 }
 
-/** Reads `path` and every file it names, and validates them. Throws {@link WebConfigError}. */
-export function loadWebConfig(path: string, read: FileReader = readFileSync): WebConfig {
+/**
+ * Reads `path` and every file it names, and validates them. Rejects with {@link WebConfigError},
+ * also for an empty file and for anything that is not a regular file.
+ */
+export async function loadWebConfig(path: string, read: FileReader = readSafely): Promise<WebConfig> {
   let text: Buffer;
   try {
-    text = read(path);
+    text = await read(path);
   } catch (err) {
-    throw new WebConfigError(path, [`cannot read web config file: ${fileErrorText(err)}`]);
+    throw new WebConfigError(path, [`cannot read web config file: ${readErrorText(err)}`]);
   }
   const data = parseWebConfig(text.toString('utf8'), path);
   const baseDir = dirname(resolve(path));
   const hash = createHash('sha256').update(text);
   const tls =
-    data.tls_server_config && readTls(data.tls_server_config, { baseDir, read, hash, source: path });
+    data.tls_server_config && (await readTls(data.tls_server_config, { baseDir, read, hash, source: path }));
   const rate = data.rate_limit;
+  const users = new Map(Object.entries(data.basic_auth_users));
   return {
     tls,
-    users: new Map(Object.entries(data.basic_auth_users)),
+    users,
+    dummyHash: dummyHashFor(users.values()),
     rateLimit: rate && rate.interval > 0 ? { intervalMs: rate.interval, burst: rate.burst } : undefined,
     headers: data.http_server_config.headers,
     fingerprint: hash.digest('hex'),
@@ -77,9 +91,18 @@ function parseWebConfig(text: string, source: string) {
   if (doc.errors.length > 0) {
     throw new WebConfigError(source, doc.errors.map(yamlErrorText));
   }
-  // An empty file is allowed, as in exporter-toolkit: it turns nothing on.
-  const raw = doc.contents === null ? {} : doc.toJS({ maxAliasCount: 100 });
-  if (doc.contents !== null && !isMap(doc.contents)) {
+  // exporter-toolkit takes an empty file as a valid one that turns TLS and auth off. Here it is
+  // an error: the operator named a file to configure something, and an empty read is far more
+  // often a file caught mid-write, a truncated mount or a pipe already drained by an earlier
+  // read; taken as valid, it would switch basic auth off with no one noticing.
+  if (doc.contents === null) {
+    throw new WebConfigError(source, [
+      'the file is empty (or only comments); an empty web config would turn TLS and basic auth off. ' +
+        'Leave out --web.config.file to serve without one',
+    ]);
+  }
+  const raw = doc.toJS({ maxAliasCount: 100 });
+  if (!isMap(doc.contents)) {
     throw new WebConfigError(source, ['the top level must be a mapping of keys to values']);
   }
   const parsed = webConfigSchema.safeParse(raw, { error: configErrorMap });
@@ -87,7 +110,7 @@ function parseWebConfig(text: string, source: string) {
   return parsed.data;
 }
 
-function readTls(
+async function readTls(
   tls: TlsSection,
   files: {
     readonly baseDir: string;
@@ -95,24 +118,25 @@ function readTls(
     readonly hash: ReturnType<typeof createHash>;
     readonly source: string;
   },
-): TlsSettings {
+): Promise<TlsSettings> {
   const { baseDir, read, hash, source } = files;
   const issues: string[] = [];
-  const file = (key: string, name: string | undefined): Buffer | undefined => {
+  const file = async (key: string, name: string | undefined): Promise<Buffer | undefined> => {
     if (name === undefined) return undefined;
     const path = isAbsolute(name) ? name : resolve(baseDir, name);
     try {
-      const content = read(path);
+      const content = await read(path);
       hash.update(`\0${key}\0`).update(content);
       return content;
     } catch (err) {
-      issues.push(`tls_server_config.${key}: cannot read ${path}: ${fileErrorText(err)}`);
+      issues.push(`tls_server_config.${key}: cannot read ${path}: ${readErrorText(err)}`);
       return undefined;
     }
   };
-  const cert = file('cert_file', tls.cert_file);
-  const key = file('key_file', tls.key_file);
-  const ca = file('client_ca_file', tls.client_ca_file);
+  // One after the other, so that the fingerprint hashes them in a fixed order.
+  const cert = await file('cert_file', tls.cert_file);
+  const key = await file('key_file', tls.key_file);
+  const ca = await file('client_ca_file', tls.client_ca_file);
   if (issues.length > 0 || cert === undefined || key === undefined) throw new WebConfigError(source, issues);
   const settings: TlsSettings = {
     cert,
@@ -148,4 +172,8 @@ function checkTlsMaterial(tls: TlsSettings, source: string): void {
 function opensslReason(err: unknown): string {
   const e = err as { reason?: string; code?: string; message?: string };
   return e.reason ?? e.code ?? 'not a valid PEM certificate and matching private key';
+}
+
+function readErrorText(err: unknown): string {
+  return err instanceof FileRefusedError ? err.message : fileErrorText(err);
 }

@@ -1,8 +1,11 @@
 /**
  * Keeps the web config current: the file and the files it names are re-read when a connection
  * or request comes in and the last check is at least `checkIntervalMs` old, so that a renewed
- * certificate or a new user takes effect without a restart. A file that became bad leaves the
- * last good config in place; the failure is logged once per distinct content and exported.
+ * certificate or a new user takes effect without a restart. The re-read runs in the background
+ * (the request that starts it is served with the config in force) and one at a time. A re-read
+ * that fails, including an empty file or one that is not a regular file, leaves the last good
+ * config in place: basic auth never switches off because of a bad read. The failure is logged
+ * once per distinct problem and exported.
  */
 import type { Logger } from 'pino';
 import { type FileReader, loadWebConfig, type WebConfig, WebConfigError } from './load.ts';
@@ -16,10 +19,10 @@ export interface WebConfigStatus {
 
 /** The current web config and how its last re-read went. */
 export interface WebConfigSource {
-  /** The config in force, after re-reading the files if a check is due. */
+  /** The config in force; starts a re-read in the background when a check is due. */
   current(): WebConfig;
-  /** Re-reads now, whatever the interval; returns the config in force. */
-  refresh(): WebConfig;
+  /** Re-reads now, or joins the re-read under way; resolves to the config in force after it. */
+  refresh(): Promise<WebConfig>;
   status(): WebConfigStatus;
   /** Called with each new config that replaced the previous one. */
   onChange(listener: (config: WebConfig) => void): void;
@@ -36,52 +39,87 @@ export interface WatchOptions {
 }
 
 /**
- * Loads the file (throwing {@link WebConfigError} when the first load fails, so that a bad file
- * stops the start-up) and returns a source that re-reads it.
+ * Loads the file (rejecting with {@link WebConfigError} when the first load fails, so that a bad,
+ * empty or non-regular file stops the start-up) and returns a source that re-reads it.
  */
-export function watchWebConfig(opts: WatchOptions): WebConfigSource {
+export async function watchWebConfig(opts: WatchOptions): Promise<WebConfigSource> {
   const clock = opts.clock ?? Date.now;
-  const interval = opts.checkIntervalMs ?? 1000;
-  const load = (): WebConfig => loadWebConfig(opts.path, opts.read);
-  let config = load();
-  let lastCheck = clock();
-  let status: WebConfigStatus = { lastReloadOk: true, lastSuccessMs: lastCheck };
-  let lastError: string | undefined;
-  const listeners: Array<(c: WebConfig) => void> = [];
+  const first = await loadWebConfig(opts.path, opts.read);
+  return new WebConfigWatcher(opts, { config: first, now: clock() });
+}
 
-  const refresh = (): WebConfig => {
-    lastCheck = clock();
+class WebConfigWatcher implements WebConfigSource {
+  readonly #opts: WatchOptions;
+  readonly #clock: () => number;
+  readonly #interval: number;
+  readonly #listeners: Array<(c: WebConfig) => void> = [];
+  #config: WebConfig;
+  #lastCheck: number;
+  #status: WebConfigStatus;
+  #lastError: string | undefined;
+  #running: Promise<WebConfig> | undefined;
+
+  constructor(opts: WatchOptions, loaded: { readonly config: WebConfig; readonly now: number }) {
+    this.#opts = opts;
+    this.#clock = opts.clock ?? Date.now;
+    this.#interval = opts.checkIntervalMs ?? 1000;
+    this.#config = loaded.config;
+    this.#lastCheck = loaded.now;
+    this.#status = { lastReloadOk: true, lastSuccessMs: loaded.now };
+  }
+
+  current(): WebConfig {
+    if (this.#running === undefined && this.#clock() - this.#lastCheck >= this.#interval) {
+      // Failures are handled inside; nothing is left to reject.
+      void this.refresh();
+    }
+    return this.#config;
+  }
+
+  refresh(): Promise<WebConfig> {
+    this.#running ??= this.#reload().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  // A property, not a method: the self-metrics are handed `source.status` unbound.
+  readonly status = (): WebConfigStatus => this.#status;
+
+  onChange(listener: (config: WebConfig) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  async #reload(): Promise<WebConfig> {
+    this.#lastCheck = this.#clock();
     let next: WebConfig;
     try {
-      next = load();
+      next = await loadWebConfig(this.#opts.path, this.#opts.read);
     } catch (err) {
-      const error = err instanceof WebConfigError ? err.issues.join('; ') : String(err);
-      // Re-read every second, a broken file would otherwise log a line a second.
-      if (error !== lastError)
-        opts.logger.error({ err: error }, 'web config reload failed; keeping the last good one');
-      lastError = error;
-      status = { ...status, lastReloadOk: false };
-      return config;
+      this.#failed(err);
+      return this.#config;
     }
-    lastError = undefined;
-    status = {
+    this.#lastError = undefined;
+    const changed = next.fingerprint !== this.#config.fingerprint;
+    this.#status = {
       lastReloadOk: true,
-      lastSuccessMs: next.fingerprint === config.fingerprint ? status.lastSuccessMs : lastCheck,
+      lastSuccessMs: changed ? this.#lastCheck : this.#status.lastSuccessMs,
     };
-    if (next.fingerprint !== config.fingerprint) {
-      config = next;
-      opts.logger.info({ file: opts.path }, 'web config reloaded');
-      for (const l of listeners) l(config);
+    if (changed) {
+      this.#config = next;
+      this.#opts.logger.info({ file: this.#opts.path }, 'web config reloaded');
+      for (const l of this.#listeners) l(next);
     }
-    return config;
-  };
+    return this.#config;
+  }
 
-  return {
-    current: () => (clock() - lastCheck >= interval ? refresh() : config),
-    refresh,
-    status: () => status,
-    onChange: (l) => {
-      listeners.push(l);
-    },
-  };
+  #failed(err: unknown): void {
+    const error = err instanceof WebConfigError ? err.issues.join('; ') : String(err);
+    // Re-read every second, a broken file would otherwise log a line a second.
+    if (error !== this.#lastError) {
+      this.#opts.logger.error({ err: error }, 'web config reload failed; keeping the last good one');
+    }
+    this.#lastError = error;
+    this.#status = { ...this.#status, lastReloadOk: false };
+  }
 }

@@ -1,5 +1,10 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import bcrypt from 'bcryptjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bcryptCost } from '../../../src/server/web-config/auth.ts';
 import { loadWebConfig, WebConfigError } from '../../../src/server/web-config/load.ts';
 import { createTestPki, hasOpenssl, type TestPki } from '../../helpers/tls.ts';
 
@@ -8,16 +13,16 @@ const HASH = bcrypt.hashSync('secret', 4);
 /** Loads `yaml` as /etc/web.yml from an in-memory file system. */
 function load(yaml: string, files: Record<string, Buffer | string> = {}) {
   const fs: Record<string, Buffer | string> = { '/etc/web.yml': yaml, ...files };
-  return loadWebConfig('/etc/web.yml', (p) => {
+  return loadWebConfig('/etc/web.yml', async (p) => {
     const content = fs[p];
     if (content === undefined) throw Object.assign(new Error('missing'), { code: 'ENOENT' });
     return Buffer.from(content);
   });
 }
 
-function issues(yaml: string, files?: Record<string, Buffer | string>): readonly string[] {
+async function issues(yaml: string, files?: Record<string, Buffer | string>): Promise<readonly string[]> {
   try {
-    load(yaml, files);
+    await load(yaml, files);
   } catch (err) {
     if (err instanceof WebConfigError) return err.issues;
     throw err;
@@ -26,16 +31,33 @@ function issues(yaml: string, files?: Record<string, Buffer | string>): readonly
 }
 
 describe('web config file', () => {
-  it('accepts an empty file, which turns nothing on', () => {
-    const c = load('');
+  it.each(['', '\n\n', '# all commented out\n'])(
+    'rejects an empty file %j, which would turn auth off',
+    async (yaml) => {
+      expect(await issues(yaml)).toEqual([
+        'the file is empty (or only comments); an empty web config would turn TLS and basic auth off. Leave out --web.config.file to serve without one',
+      ]);
+    },
+  );
+
+  it('accepts an explicit empty mapping, which turns nothing on', async () => {
+    const c = await load('{}\n');
     expect(c.tls).toBeUndefined();
     expect(c.users.size).toBe(0);
     expect(c.rateLimit).toBeUndefined();
     expect(c.headers).toEqual({});
   });
 
-  it('reads users, rate limit and headers', () => {
-    const c = load(
+  it('checks unknown users against a dummy hash with the cost of the costliest user', async () => {
+    const c = await load(
+      `basic_auth_users:\n  a: '${HASH}'\n  b: '${bcrypt.hashSync('x', 6)}'\n  c: '${HASH}'\n`,
+    );
+    expect(bcryptCost(c.dummyHash)).toBe(6);
+    expect(c.dummyHash).toMatch(/^\$2b\$06\$[./A-Za-z0-9]{53}$/);
+  });
+
+  it('reads users, rate limit and headers', async () => {
+    const c = await load(
       `basic_auth_users:\n  prometheus: '${HASH}'\nrate_limit:\n  interval: 250ms\n  burst: 3\n` +
         'http_server_config:\n  http2: false\n  headers:\n    X-Frame-Options: deny\n    Content-Security-Policy: "default-src \'self\'"\n',
     );
@@ -44,8 +66,8 @@ describe('web config file', () => {
     expect(c.headers).toEqual({ 'X-Frame-Options': 'deny', 'Content-Security-Policy': "default-src 'self'" });
   });
 
-  it('treats interval 0 as no rate limit, as exporter-toolkit does', () => {
-    expect(load('rate_limit:\n  interval: 0s\n  burst: 0\n').rateLimit).toBeUndefined();
+  it('treats interval 0 as no rate limit, as exporter-toolkit does', async () => {
+    expect((await load('rate_limit:\n  interval: 0s\n  burst: 0\n')).rateLimit).toBeUndefined();
   });
 
   it.each([
@@ -109,18 +131,82 @@ describe('web config file', () => {
     ],
     ['- a\n', ['the top level must be a mapping of keys to values']],
     ['a: 1\na: 2\n', ['line 2, column 1: Map keys must be unique']],
-  ])('rejects %j', (yaml, expected) => {
-    expect(issues(yaml)).toEqual(expected);
+  ])('rejects %j', async (yaml, expected) => {
+    expect(await issues(yaml)).toEqual(expected);
   });
 
-  it('never repeats a wrong password value in its error', () => {
-    expect(issues('basic_auth_users:\n  alice: hunter2-plain\n').join('\n')).not.toContain('hunter2');
+  it('never repeats a wrong password value in its error', async () => {
+    expect((await issues('basic_auth_users:\n  alice: hunter2-plain\n')).join('\n')).not.toContain('hunter2');
   });
 
-  it('names the file it cannot read', () => {
-    expect(() => loadWebConfig('/nonexistent/web.yml')).toThrow(
+  it('names the file it cannot read', async () => {
+    await expect(loadWebConfig('/nonexistent/web.yml')).rejects.toThrow(
       'invalid web config in /nonexistent/web.yml:\n  cannot read web config file: no such file',
     );
+  });
+});
+
+/**
+ * Real files, read the way the exporter reads them. On the old code (readFileSync) the FIFO
+ * cases never returned: the main thread waited in open() for a writer.
+ */
+describe('web config files that are not regular files', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'webcfg-files-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const rejection = async (file: string) => {
+    try {
+      await loadWebConfig(file);
+    } catch (err) {
+      if (err instanceof WebConfigError) return err.issues;
+      throw err;
+    }
+    throw new Error('expected the file to be rejected');
+  };
+
+  it('refuses a FIFO, as --web.config.file <(cat web.yml) gives, without blocking', async () => {
+    const fifo = path.join(dir, 'web.fifo');
+    execFileSync('mkfifo', [fifo]);
+    expect(await rejection(fifo)).toEqual([
+      'cannot read web config file: not a regular file (a FIFO or pipe)',
+    ]);
+  });
+
+  it('refuses a directory and a device', async () => {
+    const sub = path.join(dir, 'sub');
+    mkdirSync(sub);
+    expect(await rejection(sub)).toEqual(['cannot read web config file: not a regular file (a directory)']);
+    expect(await rejection('/dev/zero')).toEqual([
+      'cannot read web config file: not a regular file (a character device)',
+    ]);
+  });
+
+  it('refuses a file over 1 MiB', async () => {
+    const big = path.join(dir, 'big.yml');
+    writeFileSync(big, `# ${'x'.repeat(1024 * 1024)}\n{}\n`);
+    expect(await rejection(big)).toEqual([
+      'cannot read web config file: larger than 1 MiB, the limit for this file',
+    ]);
+  });
+
+  it('refuses a certificate file that is a FIFO, naming the key', async () => {
+    const fifo = path.join(dir, 'cert.fifo');
+    execFileSync('mkfifo', [fifo]);
+    writeFileSync(path.join(dir, 'tls.key'), 'not read: the certificate already failed');
+    const yml = path.join(dir, 'tls.yml');
+    writeFileSync(yml, 'tls_server_config:\n  cert_file: cert.fifo\n  key_file: tls.key\n');
+    expect(await rejection(yml)).toEqual([
+      `tls_server_config.cert_file: cannot read ${fifo}: not a regular file (a FIFO or pipe)`,
+    ]);
+  });
+
+  it('reads a regular file, also through a symbolic link as Kubernetes mounts secrets', async () => {
+    const yml = path.join(dir, 'ok.yml');
+    writeFileSync(yml, `basic_auth_users:\n  prometheus: '${HASH}'\n`);
+    symlinkSync(yml, path.join(dir, 'link.yml'));
+    expect([...(await loadWebConfig(path.join(dir, 'link.yml'))).users.keys()]).toEqual(['prometheus']);
   });
 });
 
@@ -137,8 +223,8 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('web config TLS material', () 
     '/etc/ca.crt': pki.pem('ca.crt'),
   });
 
-  it('reads certificate, key and client CA, relative to the file', () => {
-    const c = load(
+  it('reads certificate, key and client CA, relative to the file', async () => {
+    const c = await load(
       'tls_server_config:\n  cert_file: server.crt\n  key_file: /etc/server.key\n  client_ca_file: ca.crt\n  client_auth_type: RequireAndVerifyClientCert\n  min_version: TLS13\n',
       files(),
     );
@@ -149,31 +235,34 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('web config TLS material', () 
     expect(c.tls?.clientAuth).toBe('RequireAndVerifyClientCert');
   });
 
-  it('rejects a key that does not belong to the certificate, without quoting either', () => {
-    const found = issues('tls_server_config:\n  cert_file: server.crt\n  key_file: server2.key\n', files());
+  it('rejects a key that does not belong to the certificate, without quoting either', async () => {
+    const found = await issues(
+      'tls_server_config:\n  cert_file: server.crt\n  key_file: server2.key\n',
+      files(),
+    );
     expect(found).toHaveLength(1);
     expect(found[0]).toMatch(/^tls_server_config: cert_file and key_file: .*key values mismatch/);
     expect(found[0]).not.toContain('PRIVATE KEY');
   });
 
-  it('rejects a client CA file that holds no certificate', () => {
+  it('rejects a client CA file that holds no certificate', async () => {
     expect(
-      issues(
+      await issues(
         'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n  client_ca_file: server.key\n  client_auth_type: RequireAndVerifyClientCert\n',
         files(),
       ),
     ).toEqual(['tls_server_config.client_ca_file: holds no PEM certificate']);
   });
 
-  it('changes its fingerprint when a named file changes, not otherwise', () => {
+  it('changes its fingerprint when a named file changes, not otherwise', async () => {
     const yaml = 'tls_server_config:\n  cert_file: server.crt\n  key_file: server.key\n';
-    const a = load(yaml, files());
-    expect(load(yaml, files()).fingerprint).toBe(a.fingerprint);
+    const a = await load(yaml, files());
+    expect((await load(yaml, files())).fingerprint).toBe(a.fingerprint);
     const renewed = {
       ...files(),
       '/etc/server.crt': pki.pem('server2.crt'),
       '/etc/server.key': pki.pem('server2.key'),
     };
-    expect(load(yaml, renewed).fingerprint).not.toBe(a.fingerprint);
+    expect((await load(yaml, renewed)).fingerprint).not.toBe(a.fingerprint);
   });
 });

@@ -3,27 +3,36 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { Registry } from '../../../src/exposition/client.ts';
 import { registerWebConfigMetrics } from '../../../src/server/web-config/metrics.ts';
+import { FileRefusedError } from '../../../src/server/web-config/read-regular-file.ts';
 import { watchWebConfig } from '../../../src/server/web-config/watch.ts';
 
 const HASH_A = bcrypt.hashSync('a', 4);
 const HASH_B = bcrypt.hashSync('b', 4);
 
-function setup(initial: string) {
-  const files: Record<string, string> = { '/web.yml': initial };
+/** A file's content, or what reading it does instead. */
+type FakeFile = string | { readonly refused: string } | { readonly hang: true };
+
+async function setup(initial: string) {
+  const files: Record<string, FakeFile> = { '/web.yml': initial };
   let now = 1_000_000;
   let reads = 0;
   const lines: Array<{ level: number; msg: string; err?: string }> = [];
   const logger = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l)) });
-  const source = watchWebConfig({
+  const hanging: Array<() => void> = [];
+  const source = await watchWebConfig({
     path: '/web.yml',
     logger,
     clock: () => now,
     checkIntervalMs: 1000,
-    read: (p) => {
+    read: async (p) => {
       reads++;
       const c = files[p];
       if (c === undefined) throw Object.assign(new Error('gone'), { code: 'ENOENT' });
-      return Buffer.from(c);
+      if (typeof c === 'string') return Buffer.from(c);
+      if ('refused' in c) throw new FileRefusedError(c.refused);
+      // Stands for a slow read: released by the test, then reads what the file holds by then.
+      await new Promise<void>((resolve) => hanging.push(resolve));
+      return Buffer.from(`basic_auth_users:\n  b: '${HASH_B}'\n`);
     },
   });
   return {
@@ -31,6 +40,7 @@ function setup(initial: string) {
     files,
     lines,
     reads: () => reads,
+    hanging,
     advance: (ms: number) => {
       now += ms;
     },
@@ -38,21 +48,25 @@ function setup(initial: string) {
 }
 
 describe('web config watcher', () => {
-  it('re-reads at most once per interval and picks up a new user', () => {
-    const w = setup(`basic_auth_users:\n  a: '${HASH_A}'\n`);
+  it('re-reads at most once per interval and picks up a new user', async () => {
+    const w = await setup(`basic_auth_users:\n  a: '${HASH_A}'\n`);
     expect(w.reads()).toBe(1);
     w.files['/web.yml'] = `basic_auth_users:\n  a: '${HASH_A}'\n  b: '${HASH_B}'\n`;
     w.advance(999);
     expect([...w.source.current().users.keys()]).toEqual(['a']);
     expect(w.reads()).toBe(1);
     w.advance(1);
+    // The request that finds a check due is served with the config in force and starts the re-read.
+    expect([...w.source.current().users.keys()]).toEqual(['a']);
+    expect(w.reads()).toBe(2);
+    expect([...(await w.source.refresh()).users.keys()]).toEqual(['a', 'b']);
     expect([...w.source.current().users.keys()]).toEqual(['a', 'b']);
     expect(w.reads()).toBe(2);
     expect(w.lines.map((l) => l.msg)).toEqual(['web config reloaded']);
   });
 
-  it('keeps the last good config when the file turns bad, logs once, and recovers', () => {
-    const w = setup(`basic_auth_users:\n  a: '${HASH_A}'\n`);
+  it('keeps the last good config when the file turns bad, logs once, and recovers', async () => {
+    const w = await setup(`basic_auth_users:\n  a: '${HASH_A}'\n`);
     const changed: number[] = [];
     w.source.onChange((c) => changed.push(c.users.size));
     const registry = new Registry();
@@ -60,7 +74,8 @@ describe('web config watcher', () => {
     w.files['/web.yml'] = 'basic_auth_users:\n  a: not-a-hash\n';
     for (let i = 0; i < 3; i++) {
       w.advance(1000);
-      expect([...w.source.current().users.keys()]).toEqual(['a']);
+      w.source.current();
+      expect([...(await w.source.refresh()).users.keys()]).toEqual(['a']);
     }
     expect(w.source.status().lastReloadOk).toBe(false);
     const errors = w.lines.filter((l) => l.level === 50);
@@ -68,27 +83,77 @@ describe('web config watcher', () => {
     expect(errors[0]?.err).toContain('basic_auth_users.a: must be a bcrypt hash');
     w.files['/web.yml'] = `basic_auth_users:\n  b: '${HASH_B}'\n`;
     w.advance(1000);
-    expect([...w.source.current().users.keys()]).toEqual(['b']);
+    expect([...(await w.source.refresh()).users.keys()]).toEqual(['b']);
     expect(w.source.status()).toEqual({ lastReloadOk: true, lastSuccessMs: 1_004_000 });
     expect(changed).toEqual([1]);
   });
 
   it('exports the outcome of the last re-read', async () => {
-    const w = setup('');
+    const w = await setup('{}');
     const registry = new Registry();
     registerWebConfigMetrics(registry, w.source.status);
     const text = () => registry.metrics();
     expect(await text()).toContain('station_exporter_web_config_last_reload_successful 1');
     expect(await text()).toContain('station_exporter_web_config_last_reload_success_timestamp_seconds 1000');
     delete w.files['/web.yml'];
-    w.source.refresh();
+    await w.source.refresh();
     expect(await text()).toContain('station_exporter_web_config_last_reload_successful 0');
     expect(await text()).toContain('station_exporter_web_config_last_reload_success_timestamp_seconds 1000');
   });
 
-  it('fails at start-up on a bad file', () => {
-    expect(() => setup('tls_server_config: {}\n')).toThrow(
+  it('fails at start-up on a bad file', async () => {
+    await expect(setup('tls_server_config: {}\n')).rejects.toThrow(
       'tls_server_config.cert_file: is required\n  tls_server_config.key_file: is required',
     );
+  });
+
+  it('fails at start-up on an empty file, which would serve without auth', async () => {
+    await expect(setup('')).rejects.toThrow('the file is empty (or only comments)');
+  });
+
+  it.each<[string, FakeFile, string]>([
+    ['empty', '', 'the file is empty (or only comments)'],
+    ['only comments', '# emptied by a config tool\n', 'the file is empty (or only comments)'],
+    ['unparsable', 'basic_auth_users: [\n', 'line 2, column 1'],
+    [
+      'a FIFO',
+      { refused: 'not a regular file (a FIFO or pipe)' },
+      'cannot read web config file: not a regular file (a FIFO or pipe)',
+    ],
+    [
+      'a directory',
+      { refused: 'not a regular file (a directory)' },
+      'cannot read web config file: not a regular file (a directory)',
+    ],
+  ])('keeps basic auth on when a re-read finds the file %s', async (_name, bad, error) => {
+    const w = await setup(`basic_auth_users:\n  a: '${HASH_A}'\n`);
+    const registry = new Registry();
+    registerWebConfigMetrics(registry, w.source.status);
+    w.files['/web.yml'] = bad;
+    for (let i = 0; i < 3; i++) {
+      w.advance(1000);
+      w.source.current();
+      await w.source.refresh();
+      expect([...w.source.current().users.keys()]).toEqual(['a']);
+    }
+    expect(await registry.metrics()).toContain('station_exporter_web_config_last_reload_successful 0');
+    expect(w.lines.map((l) => l.msg)).toEqual(['web config reload failed; keeping the last good one']);
+    expect(w.lines[0]?.err).toContain(error);
+  });
+
+  it('reads once at a time and serves the config in force while a read is slow', async () => {
+    const w = await setup(`basic_auth_users:\n  a: '${HASH_A}'\n`);
+    w.files['/web.yml'] = { hang: true };
+    w.advance(1000);
+    for (let i = 0; i < 5; i++) {
+      w.advance(1000);
+      expect([...w.source.current().users.keys()]).toEqual(['a']);
+    }
+    expect(w.reads()).toBe(2);
+    expect(w.hanging).toHaveLength(1);
+    const done = w.source.refresh();
+    w.hanging[0]?.();
+    expect([...(await done).users.keys()]).toEqual(['b']);
+    expect(w.reads()).toBe(2);
   });
 });
