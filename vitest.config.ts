@@ -18,6 +18,7 @@ const E2E = [
   'test/collectors/summary/faults.test.ts',
   'test/collectors/summary/scale.test.ts',
   'test/config/example.test.ts',
+  'test/config/token-fifo.test.ts',
   'test/exposition/render.test.ts',
   'test/exposition/self-families.test.ts',
   'test/exposition/selfmetrics.test.ts',
@@ -34,6 +35,7 @@ const E2E = [
   'test/simulator/server.test.ts',
   'test/upstream/client-sim.test.ts',
   'test/upstream/resilience.test.ts',
+  'test/util/read-file-fifo.test.ts',
 ];
 
 export default defineConfig({

@@ -150,6 +150,63 @@ describe('station-exporter command line', () => {
     );
   });
 
+  it('check-config, once and serve refuse an alias bomb, an oversized config and a 1ms interval: exit 2, a message, no stack', async () => {
+    const base = `upstream:\n  base_url: ${sim.url}\n  token: demo-token\n`;
+    const levels = ['a0: &a0 ["lol"]'];
+    for (let i = 1; i <= 9; i++)
+      levels.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
+    const bomb = configFile('bomb.yaml', `${base}bomb:\n  ${levels.join('\n  ')}\n`);
+    const huge = configFile('huge.yaml', `${base}# ${'x'.repeat(1024 * 1024)}\n`);
+    const fast = configFile('fast.yaml', `${base}summary:\n  interval: 1ms\n`);
+    const cases = [
+      [bomb, 'YAML aliases repeat too much: more than 100 alias uses (an alias bomb?)'],
+      [huge, 'cannot read config file: is larger than the limit of 1 MiB'],
+      [fast, 'summary.interval: must be at least 1s, got 1ms'],
+    ] as const;
+    // check-config for each; once and serve too for the bomb, which used to crash all three.
+    const runs = cases.flatMap(([file, message]) =>
+      [
+        ['check-config', file],
+        ...(file === bomb
+          ? [
+              ['once', '--config', file],
+              ['--config', file, '--web.listen-address', '127.0.0.1:0'],
+            ]
+          : []),
+      ].map(async (args) => ({ args, message, result: await run(args) })),
+    );
+    for (const { args, message, result } of await Promise.all(runs)) {
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stderr, args.join(' ')).toContain(message);
+      expect(result.stderr).not.toMatch(/ReferenceError|\n\s+at /);
+    }
+  }, 60_000);
+
+  it('serve shuts down on SIGTERM, logs it and exits 0', async () => {
+    const file = configFile(
+      'serve.yaml',
+      `upstream:\n  base_url: ${sim.url}\n  token: demo-token\nwindows: [1h]\n`,
+    );
+    const child = spawn(process.execPath, [BIN, '--config', file, '--web.listen-address', '127.0.0.1:0']);
+    let stderr = '';
+    const listening = new Promise<void>((resolve) =>
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        if (stderr.includes('metrics at ')) resolve();
+      }),
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    await listening;
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('"deadline_seconds":10,"msg":"shutting down"');
+    expect(stderr).toContain('"msg":"shut down"');
+  });
+
   it("prints each subcommand's own usage with --help and -h (exit 0), and with an unknown flag (exit 2)", async () => {
     for (const command of ['check-config', 'once', 'simulate', 'record']) {
       const usage = `Usage: station-exporter ${command}`;

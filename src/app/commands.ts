@@ -21,6 +21,7 @@ import { UpstreamError } from '../upstream/errors.ts';
 import { Redactor } from '../util/redact.ts';
 import { createTurns } from '../util/turns.ts';
 import { createReloader, type Reloader } from './reload.ts';
+import { SHUTDOWN_DEADLINE_MS, Shutdown } from './shutdown.ts';
 import { createLogger, type Exporter, wireExporter } from './wire.ts';
 
 export interface RunOptions {
@@ -315,7 +316,10 @@ export async function runOnce(opts: RunOptions): Promise<number> {
   }
 }
 
-/** Default command: serve until SIGTERM/SIGINT; SIGHUP reloads the config. */
+/**
+ * Default command: serve until SIGTERM/SIGINT, then shut down within {@link SHUTDOWN_DEADLINE_MS};
+ * SIGHUP reloads the config.
+ */
 export async function runServe(opts: RunOptions): Promise<number> {
   const io = createOutput();
   const resolved = await resolveOrReport(opts, io);
@@ -390,17 +394,21 @@ export async function runServe(opts: RunOptions): Promise<number> {
     );
   }
   reloader.current().scheduler.start();
-  let stopping = false;
-  const shutdown = async () => {
-    if (stopping) return;
-    stopping = true;
-    logger.info('shutting down');
-    await server.close();
-    await reloader.current().close();
-    await resolved.close();
-  };
-  process.once('SIGTERM', () => void shutdown());
-  process.once('SIGINT', () => void shutdown());
+  const shutdown = new Shutdown({
+    logger,
+    deadlineMs: SHUTDOWN_DEADLINE_MS,
+    timers: { setTimeout, clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) },
+    runningPolls: () => reloader.current().scheduler.runningPolls(),
+    exit: (code) => process.exit(code),
+  });
+  const stop = () =>
+    void shutdown.run([
+      { name: 'closing the listener', run: () => server.close() },
+      { name: 'waiting for running polls', run: () => reloader.current().close() },
+      { name: 'closing the demo simulator', run: () => resolved.close() },
+    ]);
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
   process.on('SIGHUP', () => void reload());
   return -1;
 }

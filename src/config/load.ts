@@ -1,13 +1,36 @@
-import { readFileSync, statSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, parseDocument } from 'yaml';
+import { FileReadError, formatBytes, readRegularFile, readRegularFileSync } from '../util/read-file.ts';
 import { Redactor } from '../util/redact.ts';
 import { expandEnv, type PathIssue } from './env.ts';
 import { configErrorMap, flattenIssues, formatIssue, formatPath } from './issues.ts';
 import { fileErrorText, yamlErrorText } from './read-errors.ts';
 import { type Config, type ConfigData, configSchema } from './schema.ts';
+import { TOKEN_FILE_MAX_BYTES } from './token.ts';
 import { tokenProblem } from './token-text.ts';
+
+/**
+ * Largest config file read, in bytes. A real config is a few KiB; without a cap an 88 MB file
+ * took a 1 GiB heap, as YAML's node tree costs many times the text.
+ */
+export const CONFIG_MAX_BYTES = 1024 * 1024;
+
+/**
+ * Most uses of YAML aliases (`*name`), weighted by the aliases inside what each one repeats, as
+ * yaml's `maxAliasCount` counts them. A few dozen cover any real reuse; a "billion laughs"
+ * document needs thousands.
+ */
+export const CONFIG_MAX_ALIASES = 100;
+
+/**
+ * Largest config after alias expansion, in an estimate of its bytes (each string's length, 8
+ * per other value and per key). Aliases that each repeat a large mapping would otherwise grow
+ * a 1 MiB file into gigabytes once `${VAR}` expansion copies every repeat.
+ */
+export const CONFIG_MAX_EXPANDED_BYTES = 4 * CONFIG_MAX_BYTES;
+
+/** How long reading the config file may take (a hung network mount, say). */
+export const CONFIG_READ_TIMEOUT_MS = 10_000;
 
 /** Options shared by {@link parseConfig} and {@link configFromObject}. */
 export interface ParseOptions {
@@ -50,9 +73,9 @@ export async function loadConfig(
 ): Promise<Config> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readRegularFile(path, { maxBytes: CONFIG_MAX_BYTES, timeoutMs: CONFIG_READ_TIMEOUT_MS });
   } catch (err) {
-    throw new ConfigError(path, [`cannot read config file: ${fileErrorText(err)}`]);
+    throw new ConfigError(path, [`cannot read config file: ${readErrorText(err)}`]);
   }
   return parseConfig(text, { env, baseDir: dirname(resolve(path)), source: path, onSecret: opts.onSecret });
 }
@@ -60,6 +83,12 @@ export async function loadConfig(
 /** Validates YAML text as a config. Throws {@link ConfigError} listing every problem found. */
 export function parseConfig(yamlText: string, opts: ParseOptions): Config {
   const source = opts.source ?? 'config';
+  // Characters never outnumber UTF-8 bytes: text over the cap in characters is over it in bytes.
+  if (yamlText.length > CONFIG_MAX_BYTES) {
+    throw new ConfigError(source, [
+      `the config is larger than the limit of ${formatBytes(CONFIG_MAX_BYTES)}`,
+    ]);
+  }
   const doc = parseDocument(yamlText, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) {
     throw new ConfigError(source, doc.errors.map(yamlErrorText));
@@ -68,7 +97,50 @@ export function parseConfig(yamlText: string, opts: ParseOptions): Config {
   if (!isMap(doc.contents)) {
     throw new ConfigError(source, ['the top level of the config file must be a mapping of keys to values']);
   }
-  return configFromObject(doc.toJS({ maxAliasCount: 1000 }), { ...opts, source });
+  let raw: unknown;
+  try {
+    raw = doc.toJS({ maxAliasCount: CONFIG_MAX_ALIASES });
+  } catch (err) {
+    // yaml throws a ReferenceError for an alias bomb; it is a bad config (exit 2), not a crash.
+    if (!(err instanceof ReferenceError)) throw err;
+    throw new ConfigError(source, [
+      `YAML aliases repeat too much: more than ${CONFIG_MAX_ALIASES} alias uses (an alias bomb?)`,
+    ]);
+  }
+  if (expandsBeyond(raw, CONFIG_MAX_EXPANDED_BYTES)) {
+    throw new ConfigError(source, [
+      `YAML aliases expand the config beyond the limit of ${formatBytes(CONFIG_MAX_EXPANDED_BYTES)}`,
+    ]);
+  }
+  return configFromObject(raw, { ...opts, source });
+}
+
+/**
+ * Whether the tree, with every alias repeat counted again, is larger than `limit` (see
+ * {@link CONFIG_MAX_EXPANDED_BYTES}). Stops as soon as it is, so the walk itself stays bounded.
+ */
+function expandsBeyond(value: unknown, limit: number): boolean {
+  let size = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && size <= limit) {
+    const node = stack.pop();
+    if (typeof node === 'string') size += node.length;
+    else if (Array.isArray(node)) {
+      size += 8;
+      stack.push(...node);
+    } else if (node !== null && typeof node === 'object') {
+      for (const [key, item] of Object.entries(node)) {
+        size += 8 + key.length;
+        stack.push(item);
+      }
+    } else size += 8;
+  }
+  return size > limit;
+}
+
+/** Why a file could not be read: the reader's refusal (kind, size, deadline) or the fs error code. */
+function readErrorText(err: unknown): string {
+  return err instanceof FileReadError ? err.problem : fileErrorText(err);
 }
 
 /**
@@ -147,15 +219,15 @@ function tokenFilePath(raw: unknown, baseDir: string, unexpanded: Set<string>): 
  */
 function checkTokenFile(path: string | undefined, learn: (secret: string) => void): PathIssue[] {
   if (path === undefined) return [];
+  let text: string;
   try {
-    if (!statSync(path).isFile())
-      return [{ path: TOKEN_FILE_PATH, message: `${path} is not a regular file` }];
-    const text = readFileSync(path, 'utf8').trim();
-    if (text === '') return [{ path: TOKEN_FILE_PATH, message: `${path} is empty` }];
-    learn(text);
-    const problem = tokenProblem(text);
-    return problem ? [{ path: TOKEN_FILE_PATH, message: `${path}: ${problem}` }] : [];
+    text = readRegularFileSync(path, { maxBytes: TOKEN_FILE_MAX_BYTES }).trim();
   } catch (err) {
+    if (err instanceof FileReadError) return [{ path: TOKEN_FILE_PATH, message: err.message }];
     return [{ path: TOKEN_FILE_PATH, message: `cannot read ${path}: ${fileErrorText(err)}` }];
   }
+  if (text === '') return [{ path: TOKEN_FILE_PATH, message: `${path} is empty` }];
+  learn(text);
+  const problem = tokenProblem(text);
+  return problem ? [{ path: TOKEN_FILE_PATH, message: `${path}: ${problem}` }] : [];
 }

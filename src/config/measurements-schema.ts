@@ -1,12 +1,12 @@
 /** The `measurements` and `units` sections of the config: record collectors and their statistics. */
 import { z } from 'zod';
 import { controlSchema } from './control-schema.ts';
-import { always, duration, interval, isRecord, maxStaleness, reportDuplicates } from './fields.ts';
+import { always, duration, interval, isRecord, maxStaleness, period, reportDuplicates } from './fields.ts';
 
 const minSamples = z.int().min(2);
 
 function rereadInterval() {
-  return duration()
+  return period()
     .prefault('1h')
     .describe(
       'How long one re-read sweep of the whole longest window takes, spread over the polls, so that records ' +

@@ -1,6 +1,6 @@
 /** The `planning` and `sharding` sections of the config: the request plan, the series budget, replicas. */
 import { z } from 'zod';
-import { always, duration, isRecord } from './fields.ts';
+import { always, isRecord, period } from './fields.ts';
 
 /*
  * Plant scale (issue 8): the request planner's and the series budget's settings, and sharding.
@@ -9,13 +9,13 @@ import { always, duration, isRecord } from './fields.ts';
 export const planningSchema = z
   .strictObject({
     refresh: z
-      .record(z.string(), duration())
+      .record(z.string(), period())
       .default({})
       .describe(
         'Per window name, a fixed summary refresh instead of the planned one, e.g. `{ 24h: 15m }`. ' +
           'Unset windows get a default that grows with their length (15m -> 1m, 1h -> 2m, 24h -> 10m).',
       ),
-    max_refresh: duration()
+    max_refresh: period()
       .prefault('15m')
       .describe('The longest refresh the planner may give any window when the budget is tight.'),
     retry_reserve: z

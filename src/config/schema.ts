@@ -1,13 +1,5 @@
 import { z } from 'zod';
-import {
-  always,
-  anchoredRegex,
-  duration,
-  hexId,
-  interval,
-  maxStaleness,
-  reportDuplicates,
-} from './fields.ts';
+import { always, anchoredRegex, hexId, interval, maxStaleness, period, reportDuplicates } from './fields.ts';
 import { measurementsSchema, unitsSchema } from './measurements-schema.ts';
 import { planningSchema, shardingSchema } from './planning-schema.ts';
 import { targetsSchema } from './targets-schema.ts';
@@ -75,7 +67,7 @@ const discoverySchema = z
       'Skip the sites, lines and stations whose name or id fully matches one of these regular expressions; ' +
         'applied after `include`.',
     ),
-    refresh_interval: duration()
+    refresh_interval: period()
       .prefault('10m')
       .describe('How often the site/line/station hierarchy is read again.'),
   })

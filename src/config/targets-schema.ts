@@ -4,7 +4,7 @@
  * collector so that alerts and dashboards compare each line with its own target.
  */
 import { z } from 'zod';
-import { anchoredRegex, duration, isRecord } from './fields.ts';
+import { anchoredRegex, isRecord, period } from './fields.ts';
 
 const ratio = (what: string) => z.number().min(0).max(1).describe(what);
 
@@ -65,7 +65,7 @@ export const targetsSchema = z
       .boolean()
       .default(true)
       .describe('Export the targets as gauges (the shipped alerts need them).'),
-    interval: duration()
+    interval: period()
       .prefault('1m')
       .describe('How often the targets are mapped onto the current topology (no upstream requests).'),
     default: defaultTargets,

@@ -1,4 +1,4 @@
-import { readFile as fsReadFile, stat as fsStat } from 'node:fs/promises';
+import { type DeadlineTimers, FileReadError, readRegularFile, statWithin } from '../util/read-file.ts';
 import type { SecretSource } from './schema.ts';
 import { tokenProblem } from './token-text.ts';
 
@@ -15,10 +15,19 @@ export interface TokenProvider {
   readonly fileError: string | undefined;
 }
 
+/** Largest token file read: a JWT is a few KiB; anything far larger is not a token. */
+export const TOKEN_FILE_MAX_BYTES = 64 * 1024;
+
+/** How long a read of the token file may take before it counts as failed (a hung mount, say). */
+export const TOKEN_FILE_TIMEOUT_MS = 5_000;
+
 /** File access used by {@link createTokenProvider}; injectable for tests. */
 export interface TokenProviderDeps {
+  /** Default: {@link readRegularFile} with {@link TOKEN_FILE_MAX_BYTES} and {@link TOKEN_FILE_TIMEOUT_MS}. */
   readFile?: (path: string) => Promise<string>;
   stat?: (path: string) => Promise<{ mtimeMs: number; size: number; mode?: number }>;
+  /** Timers of the default reader's deadline. */
+  timers?: DeadlineTimers;
   /** Hears when the file becomes unreadable (with the reason) or readable again (undefined). */
   onFileError?: (reason: string | undefined) => void;
 }
@@ -27,7 +36,10 @@ export interface TokenProviderDeps {
  * Creates a provider for `source`. An inline token is returned as is. A token file is read on first
  * use and read again whenever its modification time or size changes, so a rotated secret (e.g. a
  * Kubernetes secret volume) takes effect on the next request without a restart. A file that later
- * disappears or turns unreadable keeps the last token in use and sets {@link TokenProvider.fileError}.
+ * disappears or turns unreadable keeps the last token in use and sets {@link TokenProvider.fileError};
+ * so does one that turns empty or is replaced by what is not a regular file (a FIFO, a device, a
+ * directory), is too large, or does not answer within the deadline. A good file put back is
+ * used at the next read.
  */
 export function createTokenProvider(source: SecretSource, deps: TokenProviderDeps = {}): TokenProvider {
   if (source.kind === 'inline') {
@@ -35,8 +47,10 @@ export function createTokenProvider(source: SecretSource, deps: TokenProviderDep
     return { get: async () => value, renew: async () => value, fileError: undefined };
   }
   const path = source.path;
-  const readFile = deps.readFile ?? ((p: string) => fsReadFile(p, 'utf8'));
-  const stat = deps.stat ?? fsStat;
+  // Never a plain readFile: a FIFO put in the file's place would block its open() for good.
+  const limits = { maxBytes: TOKEN_FILE_MAX_BYTES, timeoutMs: TOKEN_FILE_TIMEOUT_MS, timers: deps.timers };
+  const readFile = deps.readFile ?? ((p: string) => readRegularFile(p, limits));
+  const stat = deps.stat ?? ((p: string) => statWithin(p, limits));
   let cached: { version: string; token: string } | undefined;
   let fileError: string | undefined;
 
@@ -101,6 +115,8 @@ export function tokenFileModeWarning(path: string, mode: number | undefined): st
 }
 
 function describeFsError(err: unknown): string {
+  // The reader's own refusals name the kind of file, the limit or the deadline, never the content.
+  if (err instanceof FileReadError) return err.problem;
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   // Only the code: an fs error message is safe, but an injected reader's might quote the content.
   return code ?? 'read failed';

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { isValidTimeZone } from '../time/zones.ts';
 import { ENDPOINT_NAMES } from '../upstream/endpoints.ts';
-import { always, duration, isRecord } from './fields.ts';
+import { always, duration, isRecord, period } from './fields.ts';
 import { tokenProblem } from './token-text.ts';
 
 /** Where the bearer token comes from. A file path is absolute once the loader has resolved it. */
@@ -59,7 +59,7 @@ const breakerSchema = z
       .describe(
         'Failed attempts in a row (timeouts, resets, 5xx, 429) that open the circuit of an endpoint.',
       ),
-    probe_interval: duration()
+    probe_interval: period()
       .prefault('30s')
       .describe('While a circuit is open, one probe request is let through this often.'),
   })
@@ -92,7 +92,7 @@ export const upstreamSchema = z
         'File holding the bearer token (surrounding whitespace is ignored). Relative paths resolve against the ' +
           "config file's directory. Re-read whenever it changes, so the token can be rotated without a restart.",
       ),
-    timeout: duration()
+    timeout: period()
       .prefault('30s')
       .describe(
         'Total deadline of one upstream request attempt, body included: a slow-drip answer is cut off after it.',

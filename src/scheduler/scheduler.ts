@@ -250,6 +250,11 @@ export class Scheduler {
     await Promise.all([...loops.map((l) => l.drain()), ...abortable.map((l) => l.stop())]);
   }
 
+  /** The data collectors whose poll is running now; a shutdown past its deadline names them. */
+  runningPolls(): string[] {
+    return this.dataJobs.filter((j) => this.staleness.runningSince(j.name) !== undefined).map((j) => j.name);
+  }
+
   /** Stops every loop and waits for running polls to end. */
   async stop(): Promise<void> {
     const loops = [...this.loops, ...this.abortable];

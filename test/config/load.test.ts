@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   assertLoaded,
+  CONFIG_MAX_ALIASES,
+  CONFIG_MAX_BYTES,
   ConfigError,
   configFromObject,
   loadConfig,
@@ -55,6 +57,37 @@ describe('loadConfig', () => {
     });
   });
 
+  it('refuses a config file over the size limit before parsing it', async () => {
+    const path = join(tempDir(), 'huge.yaml');
+    const base = 'upstream:\n  base_url: http://127.0.0.1:8080\n  token: t\n';
+    writeFileSync(path, `${base}# ${'x'.repeat(CONFIG_MAX_BYTES)}\n`);
+    expect(await issuesOf(() => loadConfig(path, {}))).toEqual([
+      'cannot read config file: is larger than the limit of 1 MiB',
+    ]);
+    // The same text handed to parseConfig directly.
+    expect(
+      await issuesOf(() => parseConfig(`${base}# ${'x'.repeat(CONFIG_MAX_BYTES)}\n`, { baseDir: '/' })),
+    ).toEqual(['the config is larger than the limit of 1 MiB']);
+  });
+
+  it('refuses a config directory or device as the config file', async () => {
+    const dir = tempDir();
+    expect(await issuesOf(() => loadConfig(dir, {}))).toEqual([
+      'cannot read config file: is a directory, not a regular file',
+    ]);
+    expect(await issuesOf(() => loadConfig('/dev/null', {}))).toEqual([
+      'cannot read config file: is a character device, not a regular file',
+    ]);
+  });
+
+  it('refuses a token_file that is a device, naming the path and the kind', async () => {
+    const path = join(tempDir(), 'exporter.yaml');
+    writeFileSync(path, 'upstream:\n  base_url: http://127.0.0.1:8080\n  token_file: /dev/zero\n');
+    expect(await issuesOf(() => loadConfig(path, {}))).toEqual([
+      'upstream.token_file: /dev/zero is a character device, not a regular file',
+    ]);
+  });
+
   it('reports a missing config file', async () => {
     const path = join(tempDir(), 'missing.yaml');
     const error = await loadConfig(path, {}).catch((err: unknown) => err);
@@ -96,6 +129,31 @@ describe('parseConfig', () => {
     expect(yamlIssues).not.toEqual([]);
     expect(schemaIssues).toHaveLength(7);
     for (const issue of [...yamlIssues, ...schemaIssues]) expect(issue).not.toContain('secret');
+  });
+
+  it('refuses a YAML alias bomb with a config error, not a crash', async () => {
+    // Each level repeats the one before it ten times: 10^9 strings once expanded.
+    const levels = ['a0: &a0 ["lol"]'];
+    for (let i = 1; i <= 9; i++)
+      levels.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
+    const text = `upstream: { base_url: "http://a", token: t }\nbomb:\n  ${levels.join('\n  ')}\n`;
+    expect(await issuesOf(() => parseConfig(text, { baseDir: '/' }))).toEqual([
+      `YAML aliases repeat too much: more than ${CONFIG_MAX_ALIASES} alias uses (an alias bomb?)`,
+    ]);
+  });
+
+  it('refuses aliases that each repeat a large mapping past the expanded size limit', async () => {
+    // Few aliases, under the count, but each repeats about 100 KiB: 9 MiB once copied.
+    const big = `{ ${Array.from({ length: 1000 }, (_, i) => `k${i}: "${'v'.repeat(90)}"`).join(', ')} }`;
+    const uses = Array.from({ length: 90 }, (_, i) => `  - *big # ${i}`).join('\n');
+    const text = `upstream: { base_url: "http://a", token: t }\nbig: &big ${big}\nmany:\n${uses}\n`;
+    expect(await issuesOf(() => parseConfig(text, { baseDir: '/' }))).toEqual([
+      'YAML aliases expand the config beyond the limit of 4 MiB',
+    ]);
   });
 
   it('accepts a YAML alias', () => {

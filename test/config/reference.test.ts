@@ -32,7 +32,7 @@ describe('config reference', () => {
   it('shows types and defaults from the schema', () => {
     const rows = new Map(configReferenceRows().map((r) => [r.path, r]));
     expect(rows.get('upstream.base_url')).toMatchObject({ type: 'URL', default: 'required' });
-    expect(rows.get('upstream.timeout')).toMatchObject({ type: 'duration', default: '`30s`' });
+    expect(rows.get('upstream.timeout')).toMatchObject({ type: 'duration (≥ 1s)', default: '`30s`' });
     expect(rows.get('upstream.concurrency')).toMatchObject({ type: 'integer (1-64)', default: '`4`' });
     expect(rows.get('windows')).toMatchObject({ default: '`[1h, 24h]`' });
     expect(rows.get('windows[].type')?.type).toBe('`rolling` | `shift` | `today`');

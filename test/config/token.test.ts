@@ -1,8 +1,13 @@
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createTokenProvider, tokenFileModeWarning } from '../../src/config/token.ts';
+import {
+  createTokenProvider,
+  TOKEN_FILE_MAX_BYTES,
+  TOKEN_FILE_TIMEOUT_MS,
+  tokenFileModeWarning,
+} from '../../src/config/token.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -139,6 +144,52 @@ describe('createTokenProvider', () => {
     // Same size and mtime: get() trusts its cache, renew() does not.
     expect(await provider.get()).toBe('one');
     expect(await provider.renew()).toBe('two');
+  });
+
+  it('keeps the last token when a re-read finds the file empty, and takes the next good one', async () => {
+    const path = tempFile('secret-1\n');
+    const reasons: Array<string | undefined> = [];
+    const provider = createTokenProvider({ kind: 'file', path }, { onFileError: (r) => reasons.push(r) });
+    expect(await provider.get()).toBe('secret-1');
+    writeFileSync(path, '\n');
+    expect(await provider.get()).toBe('secret-1');
+    expect(await provider.renew()).toBe('secret-1');
+    expect(provider.fileError).toBe(`token file ${path}: is empty`);
+    writeFileSync(path, 'secret-2\n');
+    expect(await provider.get()).toBe('secret-2');
+    expect(reasons).toEqual([`token file ${path}: is empty`, undefined]);
+  });
+
+  it('keeps the last token while a directory or an oversized file stands in for the token file', async () => {
+    const path = tempFile('secret-1\n');
+    const provider = createTokenProvider({ kind: 'file', path });
+    expect(await provider.get()).toBe('secret-1');
+    rmSync(path);
+    mkdirSync(path);
+    expect(await provider.get()).toBe('secret-1');
+    expect(provider.fileError).toBe(`cannot read token file ${path}: is a directory, not a regular file`);
+    rmSync(path, { recursive: true });
+    writeFileSync(path, 'x'.repeat(TOKEN_FILE_MAX_BYTES + 1));
+    expect(await provider.get()).toBe('secret-1');
+    expect(provider.fileError).toBe(`cannot read token file ${path}: is larger than the limit of 64 KiB`);
+    writeFileSync(path, 'secret-2\n');
+    expect(await provider.get()).toBe('secret-2');
+    expect(provider.fileError).toBeUndefined();
+  });
+
+  it('gives up on a read that passes its deadline, naming the file', async () => {
+    const path = tempFile('secret-1\n');
+    const fireAtOnce = {
+      setTimeout: (fn: () => void) => {
+        fn();
+        return 0;
+      },
+      clearTimeout: () => {},
+    };
+    const provider = createTokenProvider({ kind: 'file', path }, { timers: fireAtOnce });
+    await expect(provider.get()).rejects.toThrow(
+      `cannot read token file ${path}: did not answer within ${TOKEN_FILE_TIMEOUT_MS} ms (a hung mount?)`,
+    );
   });
 
   it('warns about group- or world-readable token files only', () => {

@@ -1,0 +1,103 @@
+/**
+ * Shutdown on SIGTERM or SIGINT, with a deadline. Closing waits for running polls, so that they
+ * finish and publish; but a poll stuck for good (a token file that blocked `open()` did that)
+ * would keep the process alive after the listener closed, and an orchestrator would have to
+ * SIGKILL it. Past the deadline the process exits anyway, and says what was still running.
+ */
+import type { Logger } from 'pino';
+
+/**
+ * How long a shutdown waits for the listener to close and running polls to end. Below
+ * Kubernetes' default grace period of 30 s, so the exporter exits on its own before SIGKILL.
+ */
+export const SHUTDOWN_DEADLINE_MS = 10_000;
+
+/** Timer functions of the deadline, injectable so that tests control time. */
+export interface ShutdownTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** One step of a shutdown, named for the log line when it does not end in time. */
+export interface ShutdownStep {
+  readonly name: string;
+  run(): Promise<void>;
+}
+
+/** What a {@link Shutdown} needs. */
+export interface ShutdownDeps {
+  readonly logger: Pick<Logger, 'info' | 'error'>;
+  readonly deadlineMs: number;
+  readonly timers: ShutdownTimers;
+  /** The polls running now, named when the deadline passes. */
+  readonly runningPolls: () => readonly string[];
+  /** Ends the process with an exit code (`process.exit`). */
+  readonly exit: (code: number) => void;
+}
+
+/** How a shutdown ended: every step done, or the deadline passed first. */
+export type ShutdownOutcome = 'done' | 'deadline';
+
+/**
+ * Runs the shutdown steps in order, once, and ends the process: exit 0 when every step ended,
+ * 1 when one failed or the deadline passed first (logged with the step and the polls still
+ * running). A second signal during a shutdown joins the first.
+ */
+export class Shutdown {
+  private running: Promise<ShutdownOutcome> | undefined;
+  private step = 'starting';
+  private finished = false;
+
+  constructor(private readonly deps: ShutdownDeps) {}
+
+  /** Starts the shutdown, or joins the one under way. */
+  run(steps: readonly ShutdownStep[]): Promise<ShutdownOutcome> {
+    this.running ??= this.runSteps(steps);
+    return this.running;
+  }
+
+  private runSteps(steps: readonly ShutdownStep[]): Promise<ShutdownOutcome> {
+    const { logger, timers, deadlineMs } = this.deps;
+    logger.info({ deadline_seconds: deadlineMs / 1000 }, 'shutting down');
+    return new Promise<ShutdownOutcome>((resolve) => {
+      const timer = timers.setTimeout(() => {
+        if (this.finished) return;
+        this.finished = true;
+        this.expired();
+        resolve('deadline');
+      }, deadlineMs);
+      void this.runInOrder(steps).then((ok) => {
+        if (this.finished) return;
+        this.finished = true;
+        timers.clearTimeout(timer);
+        logger.info('shut down');
+        this.deps.exit(ok ? 0 : 1);
+        resolve('done');
+      });
+    });
+  }
+
+  /** Runs every step, also after one failed; false when one did. */
+  private async runInOrder(steps: readonly ShutdownStep[]): Promise<boolean> {
+    let ok = true;
+    for (const step of steps) {
+      this.step = step.name;
+      try {
+        await step.run();
+      } catch (err) {
+        ok = false;
+        this.deps.logger.error({ step: step.name, err }, 'shutdown step failed');
+      }
+    }
+    return ok;
+  }
+
+  private expired(): void {
+    const { logger, deadlineMs, runningPolls } = this.deps;
+    logger.error(
+      { deadline_seconds: deadlineMs / 1000, step: this.step, running_polls: [...runningPolls()] },
+      'shutdown deadline passed: exiting with work still running',
+    );
+    this.deps.exit(1);
+  }
+}
