@@ -201,7 +201,7 @@ export function createSelfMetrics(registry: Registry, opts: SelfMetricsOptions):
   });
   const labelValues = new Counter({
     name: `${P}label_values_redacted_total`,
-    help: 'Label values from the upstream that were not exported as sent, by collector and reason: secret (carried a known token or a Bearer credential: masked as [REDACTED]) or too_long (longer than 256 characters: cut, ending in an ellipsis); an element whose id would need either is left out and counted here. Counted at every topology refresh that meets the value.',
+    help: 'Label values from the upstream that were not exported as sent, by collector and reason: secret (carried a known token or a Bearer credential: masked as [REDACTED]) or too_long (longer than 256 characters: cut, ending in an ellipsis); an element whose id would need either is left out and counted here. Names and descriptions count at every topology refresh; record fields (slot, unit, result) once per distinct value.',
     labelNames: ['collector', 'reason'],
     registers,
   });
