@@ -1,6 +1,6 @@
 /**
  * The record fields that become labels (a measurement's `slot` and `unit`, a unit record's
- * `slot` and `result`), made safe as they arrive, before a store keys anything on them: masked
+ * `slot` and `result`, and its serial, an exemplar's label), made safe as they arrive, before a store keys anything on them: masked
  * and capped like the topology's names (model/label-values.ts). A slot or result cut to the cap
  * or masked may meet another one that reads the same: their records then share a series, which
  * is what a hostile value deserves. A record's identity (station, serial, time) is never changed.
@@ -35,12 +35,18 @@ export class RecordLabels {
     });
   }
 
-  /** `list` with clean unit record label fields. */
+  /**
+   * `list` with clean unit record label fields. The serial is an exemplar's label: masked, not
+   * cut (it is the unit's identity), and not remembered (each unit has its own).
+   */
   units(list: RecordList<UnitRecord>): RecordList<UnitRecord> {
     return this.#map(list, (r) => {
       const slot = this.#slot(r.slot);
       const result = r.result === null ? null : this.#text(r.result, 'unit result');
-      return slot === r.slot && result === r.result ? r : { ...r, slot, result };
+      const serial = this.#values.masked(r.serial, 'unit serial');
+      return slot === r.slot && result === r.result && serial === r.serial
+        ? r
+        : { ...r, slot, result, serial };
     });
   }
 

@@ -73,6 +73,16 @@ export class LabelValues {
     return out;
   }
 
+  /**
+   * `text` with secrets masked but never cut: for a value that is also an identity, such as a unit
+   * serial that an exemplar shows (exemplars longer than OpenMetrics allows are left out anyway).
+   */
+  masked(text: string, field: string): string {
+    const out = this.#deps.redact(text);
+    if (out !== text) this.#note('secret', field);
+    return out;
+  }
+
   /** True when an id can be exported as it is; otherwise its element is to be left out (counted). */
   acceptsId(id: string, field: string): boolean {
     if (id.length > MAX_LABEL_VALUE_LENGTH) {

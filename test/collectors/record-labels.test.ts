@@ -66,7 +66,7 @@ describe('record label fields from a hostile upstream', () => {
     const unit = (result: string, i: number): UnitRecord => ({
       stationId: station,
       slot: `Bearer ${CREDENTIAL}`,
-      serial: `SN${i}`,
+      serial: `SN${i}-Bearer ${CREDENTIAL}`,
       time: T0 - 60_000 * (i + 1),
       direction: 'output',
       result,
@@ -77,15 +77,22 @@ describe('record label fields from a hostile upstream', () => {
       { windows: ['1h'] },
       { units: () => [unit(`fail Bearer ${CREDENTIAL}`, 0), unit(HUGE, 1)] },
     );
-    const out = await createUnitsJob(ctx).poll({ topology, now: new Date(T0) });
+    // The counter counts records from its first poll on: the second poll's record carries the exemplar.
+    const job = createUnitsJob(ctx);
+    const units = ctx.client.answers.units;
+    ctx.client.answers.units = () => [];
+    await job.poll({ topology, now: new Date(T0 - 3 * 60_000) });
+    ctx.client.answers.units = units;
+    const out = await job.poll({ topology, now: new Date(T0) });
     const all = text(out.families);
     expect(all).toContain('result="fail Bearer [REDACTED]"');
+    expect(all).toMatch(/serial="SN\d-Bearer \[REDACTED\]"/);
     expect(all).not.toContain(CREDENTIAL);
     expect(all).not.toContain('u'.repeat(MAX_LABEL_VALUE_LENGTH));
     expect(all).toContain(`result="${'u'.repeat(MAX_LABEL_VALUE_LENGTH - 1)}…"`);
-    // The slot (one distinct value, cleaned once) and the first result; the long result.
+    // The slot (one distinct value, cleaned once), the first result and both serials; the long result.
     expect(out.diagnostics?.labelValues).toEqual([
-      { reason: 'secret', count: 2 },
+      { reason: 'secret', count: 4 },
       { reason: 'too_long', count: 1 },
     ]);
   });

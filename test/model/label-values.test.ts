@@ -51,6 +51,13 @@ describe('label values from the upstream', () => {
     expect(Buffer.from(cut, 'utf8').toString('utf8')).toBe(cut);
   });
 
+  it('mask an identity without cutting it', () => {
+    const { values } = setup();
+    expect(values.masked(`SN-${TOKEN}`, 'unit serial')).toBe(`SN-${REDACTED}`);
+    expect(values.masked('s'.repeat(1000), 'unit serial')).toHaveLength(1000);
+    expect(values.take()).toEqual([{ reason: 'secret', count: 1 }]);
+  });
+
   it('refuse ids that carry a secret or are too long (their element is left out), counted', () => {
     const { values } = setup();
     expect(values.acceptsId('65f1c0de0000000000000001', 'station id')).toBe(true);
