@@ -1,6 +1,6 @@
 /**
  * The record fields that become labels (a measurement's `slot` and `unit`, a unit record's
- * `slot` and `result`, and its serial, an exemplar's label), made safe as they arrive, before a store keys anything on them: masked
+ * `slot` and `result`, and both kinds' unit serial, an exemplar's label), made safe as they arrive, before a store keys anything on them: masked
  * and capped like the topology's names (model/label-values.ts). A slot or result cut to the cap
  * or masked may meet another one that reads the same: their records then share a series, which
  * is what a hostile value deserves. A record's identity (station, serial, time) is never changed.
@@ -31,7 +31,9 @@ export class RecordLabels {
     return this.#map(list, (r) => {
       const slot = this.#slot(r.slot);
       const unit = this.#text(r.unit, 'measurement unit');
-      return slot === r.slot && unit === r.unit ? r : { ...r, slot, unit };
+      // The serial is the histogram exemplar's label (see units()).
+      const serial = this.#values.masked(r.serial, 'unit serial');
+      return slot === r.slot && unit === r.unit && serial === r.serial ? r : { ...r, slot, unit, serial };
     });
   }
 
