@@ -30,6 +30,7 @@ const job = topologyCollector.createJob({
   client,
   logger: pino({ level: 'silent' }),
   turns: createTurns(),
+  redact: (text) => text,
 });
 const { topology } = await job.poll({ now: new Date(NOW) });
 const errors = createRecentErrors(50, () => NOW);

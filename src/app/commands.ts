@@ -246,6 +246,7 @@ async function discoveredCounts(config: Config, shard: Shard, redactor: Redactor
       client: exporter.client,
       logger: exporter.logger,
       turns: createTurns(),
+      redact: redactor.apply,
       shard,
     });
     const { topology } = await job.poll({ now: new Date() });

@@ -31,6 +31,7 @@ import type {
 import { createClient, type UpstreamClient } from '../upstream/client.ts';
 import { createLimiter } from '../upstream/limiter.ts';
 import type { MeasurementRecord, Site, StationSummary, UnitRecord } from '../upstream/types.ts';
+import { Redactor } from '../util/redact.ts';
 import { createTurns } from '../util/turns.ts';
 
 /** What to record. */
@@ -212,7 +213,13 @@ export async function recordUpstream(opts: RecordOptions): Promise<RecordResult>
   });
   const sites = new Map<string, Site>();
   const summaries: RecordedSummary[] = [];
-  const ctx: CollectorContext = { config, client: teeClient(client, sites, summaries), logger, turns };
+  const ctx: CollectorContext = {
+    config,
+    client: teeClient(client, sites, summaries),
+    logger,
+    turns,
+    redact: new Redactor().apply,
+  };
   await mkdir(opts.outDir, { recursive: true });
   const file = (name: string) => path.join(opts.outDir, name);
   try {

@@ -179,6 +179,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     client,
     logger,
     turns,
+    redact: redactor.apply,
     refused,
     offerLastUnitTime: lastUnitTimes.offer,
     offerFlaggedCharts: flaggedCharts.offer,

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/schema.ts';
 import type { Family, FamilyDesc } from '../exposition/model.ts';
 import type { LevelsSkipped } from '../exposition/selfmetrics.ts';
+import type { LabelValueCount } from '../model/label-values.ts';
 import type { Topology } from '../model/topology.ts';
 import type { RefusedStations } from '../records/refused.ts';
 import type { Shard } from '../sharding/shard.ts';
@@ -39,6 +40,12 @@ export interface CollectorContext {
   readonly logger: Logger;
   /** The exporter's event-loop turn queue, for CPU-heavy loops. */
   readonly turns: Turns;
+  /**
+   * The process's redactor, as a function: masks known secrets and `Bearer <credential>`. Label
+   * values from the upstream pass through it (model/label-values.ts), since the logs' masking
+   * never sees /metrics.
+   */
+  readonly redact: (text: string) => string;
   /**
    * Receives a read-only view of each station's latest unit time (epoch ms), for the status
    * page; the units job offers it once, when it creates its store.
@@ -85,6 +92,8 @@ export interface PollDiagnostics {
   readonly refresh?: readonly RefreshAchieved[];
   /** Summary requests skipped because their stations were idle, and the sample re-asked to verify. */
   readonly idle?: IdleSkipCounts;
+  /** Upstream label values masked or cut, and elements left out for their id, by reason. */
+  readonly labelValues?: readonly LabelValueCount[];
 }
 
 /** One row of `station_exporter_refresh_achieved_seconds`. */

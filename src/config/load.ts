@@ -4,6 +4,7 @@ import { FileReadError, formatBytes, readRegularFile, readRegularFileSync } from
 import { Redactor } from '../util/redact.ts';
 import { expandEnv, type PathIssue } from './env.ts';
 import { configErrorMap, flattenIssues, formatIssue, formatPath } from './issues.ts';
+import { labelSecretIssues } from './label-secrets.ts';
 import { fileErrorText, yamlErrorText } from './read-errors.ts';
 import { type Config, type ConfigData, configSchema } from './schema.ts';
 import { TOKEN_FILE_MAX_BYTES } from './token.ts';
@@ -169,6 +170,8 @@ export function configFromObject(raw: unknown, opts: ParseOptions): Config {
     : flattenIssues(parsed.error.issues).filter((i) => !unexpanded.has(formatPath(i.path)));
   const tokenFile = tokenFilePath(expanded.value, opts.baseDir, unexpanded);
   const issues = [...expanded.issues, ...schemaIssues, ...checkTokenFile(tokenFile, learn)];
+  // After the token file is read: the redactor must know every token before the labels are checked.
+  issues.push(...labelSecretIssues(expanded.value, secrets.apply));
   if (issues.length > 0 || !parsed.success) {
     throw new ConfigError(
       source,

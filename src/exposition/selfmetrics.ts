@@ -95,6 +95,8 @@ export interface SelfMetrics {
   observeRequest(endpoint: string, request: RequestObservation): void;
   /** Counts records dropped at the edge because they did not match the expected shape. */
   recordSkipped(endpoint: string, reason: string, n: number): void;
+  /** Counts upstream label values masked or cut, or elements left out for their id, by reason. */
+  labelValuesRedacted(collector: string, reason: string, n: number): void;
   /** Sets the token's `exp` (epoch seconds), or removes the series when it is unknown. */
   setTokenExpiry(epochSeconds: number | undefined): void;
   /** Counts one scrape of /metrics. */
@@ -197,6 +199,12 @@ export function createSelfMetrics(registry: Registry, opts: SelfMetricsOptions):
     labelNames: ['endpoint', 'reason'],
     registers,
   });
+  const labelValues = new Counter({
+    name: `${P}label_values_redacted_total`,
+    help: 'Label values from the upstream that were not exported as sent, by collector and reason: secret (carried a known token or a Bearer credential: masked as [REDACTED]) or too_long (longer than 256 characters: cut, ending in an ellipsis); an element whose id would need either is left out and counted here. Names and descriptions count at every topology refresh; record fields (slot, unit, result) once per distinct value.',
+    labelNames: ['collector', 'reason'],
+    registers,
+  });
   const tokenExpiry = new Gauge({
     name: `${P}token_expiry_timestamp_seconds`,
     help: 'Expiry time (exp claim) of the configured bearer token; absent when the token has no readable exp.',
@@ -277,6 +285,7 @@ export function createSelfMetrics(registry: Registry, opts: SelfMetricsOptions):
       responseBytes.inc({ endpoint }, bytes);
     },
     recordSkipped: (endpoint, reason, n) => skipped.inc({ endpoint, reason }, n),
+    labelValuesRedacted: (collector, reason, n) => labelValues.inc({ collector, reason }, n),
     setTokenExpiry(epochSeconds) {
       if (epochSeconds === undefined) tokenExpiry.remove();
       else tokenExpiry.set(epochSeconds);

@@ -324,6 +324,7 @@ export class Scheduler {
     if (d?.levelsSkipped) self.setLevelsSkipped(d.levelsSkipped);
     if (d?.stationsInaccessible !== undefined) self.setStationsInaccessible(d.stationsInaccessible);
     for (const r of d?.recordsSkipped ?? []) self.recordSkipped(r.endpoint, r.reason, r.count);
+    for (const r of d?.labelValues ?? []) self.labelValuesRedacted(name, r.reason, r.count);
     if (d?.summaryPartial !== undefined) self.setSummaryPartial(d.summaryPartial);
   }
 

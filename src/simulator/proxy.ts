@@ -38,6 +38,15 @@ export interface ProxyFaults {
   readonly gzip?: boolean;
   /** Stations removed from /sites answers (topology churn). */
   readonly hideStations?: readonly string[];
+  /**
+   * /sites answers reflect the request's Authorization header into every site name and station
+   * description, as a careless upstream does (the exporter must mask it on /metrics).
+   */
+  readonly echoInSites?: boolean;
+  /** /sites answers with every site renamed to this (a rename between two discoveries). */
+  readonly renameSites?: string;
+  /** /sites answers with every station name padded to this many characters (a hostile 1 MB name). */
+  readonly stationNameLength?: number;
   /** Only requests whose path starts with one of these get the faults (default: all but /_sim). */
   readonly paths?: readonly string[];
 }
@@ -58,6 +67,23 @@ function stationIdsOf(url: URL): string[] {
     .split(',')
     .filter(Boolean)
     .map((s) => s.toLowerCase());
+}
+
+/** Applies the /sites faults that rewrite names and descriptions, in place. */
+function rewriteSites(sites: unknown, f: ProxyFaults, authorization: string): void {
+  if (!Array.isArray(sites)) return;
+  for (const site of sites as Json[]) {
+    if (f.renameSites !== undefined) site.name = f.renameSites;
+    if (f.echoInSites) site.name = `${String(site.name)} [${authorization}]`;
+    for (const line of (site.lines ?? []) as Json[]) {
+      for (const e of (line.elements ?? []) as Json[]) {
+        for (const st of e.type === 'group' ? ((e.stations ?? []) as Json[]) : [e]) {
+          if (f.echoInSites) st.description = `last seen by ${authorization}`;
+          if (f.stationNameLength) st.name = String(st.name).padEnd(f.stationNameLength, 'N');
+        }
+      }
+    }
+  }
 }
 
 function hide(sites: unknown, hidden: ReadonlySet<string>): void {
@@ -144,10 +170,14 @@ export async function startFaultProxy(target: string, initial: ProxyFaults = {})
       headers: { authorization: req.headers.authorization ?? '' },
     });
     let text = await upstream.text();
-    if (faulty && upstream.ok && (f.drift || f.hideStations?.length || f.oversizeBytes)) {
+    const rewrite = f.echoInSites || f.renameSites !== undefined || f.stationNameLength;
+    if (faulty && upstream.ok && (f.drift || f.hideStations?.length || f.oversizeBytes || rewrite)) {
       const envelope = JSON.parse(text) as Json;
       if (f.hideStations?.length && url.pathname.startsWith('/sites')) {
         hide(envelope.data, new Set(f.hideStations.map((s) => s.toLowerCase())));
+      }
+      if (rewrite && url.pathname.startsWith('/sites')) {
+        rewriteSites(envelope.data, f, req.headers.authorization ?? '');
       }
       if (f.drift && f.drift !== 'none') drift(envelope, f.drift);
       if (f.oversizeBytes) envelope.padding = 'x'.repeat(f.oversizeBytes);

@@ -490,7 +490,13 @@ describe('incremental polls', () => {
     const topology = h.exporter.scheduler.currentTopology();
     if (!topology) throw new Error('no topology');
     const { config, client } = h.exporter;
-    const deps = { config, client, logger: h.exporter.logger, turns: createTurns() };
+    const deps = {
+      config,
+      client,
+      logger: h.exporter.logger,
+      turns: createTurns(),
+      redact: h.exporter.redactor.apply,
+    };
     const jobs = [createMeasurementsJob(deps), createUnitsJob(deps)];
     const stationsIn = (families: Family[]) =>
       new Set(families.flatMap((f) => f.samples.map((x) => /station_id="(\w+)"/.exec(x.labels.text)?.[1])));

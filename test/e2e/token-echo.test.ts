@@ -151,4 +151,23 @@ describe('the token never leaves the process', () => {
       expect(leaked(run.output())).toEqual([]);
     }
   });
+
+  it('check-config and serve: a token in a window name (a label on /metrics) is refused, exit 2', async () => {
+    const cfg = file(
+      'label.yaml',
+      config(`  token: \${STATION_TOKEN}`).replace(
+        'windows: ["1h"]',
+        `windows: [{ name: "w-\${STATION_TOKEN}", type: rolling, duration: 1h }]`,
+      ),
+    );
+    for (const args of [
+      ['check-config', cfg],
+      ['--config', cfg, '--web.listen-address', '127.0.0.1:0'],
+    ]) {
+      const run = start(args, { STATION_TOKEN: TOKEN });
+      expect(await run.exited).toBe(2);
+      expect(run.output()).toMatch(/windows\[0\]\.name: contains a secret/);
+      expect(leaked(run.output())).toEqual([]);
+    }
+  });
 });

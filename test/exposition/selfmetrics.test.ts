@@ -28,6 +28,7 @@ function exercise(m: ReturnType<typeof setup>['m']): void {
   m.collectorResult('metrics', { ok: false, seconds: 2, nowMs: 1_700_000_050_000 });
   m.setCollectorInterval('units', 60);
   m.recordSkipped('metrics', 'invalid_record', 4);
+  m.labelValuesRedacted('topology', 'secret', 2);
   m.setTokenExpiry(1_800_000_000);
   m.recordScrape('openmetrics', { gzip: true });
   m.setSnapshot(1234, 0.15);
@@ -69,6 +70,7 @@ describe('createSelfMetrics', () => {
       'station_exporter_upstream_request_duration_seconds_count{endpoint="metrics"} 2',
       'station_exporter_upstream_response_bytes_total{endpoint="metrics"} 1024',
       'station_exporter_records_skipped_total{endpoint="metrics",reason="invalid_record"} 4',
+      'station_exporter_label_values_redacted_total{collector="topology",reason="secret"} 2',
       'station_exporter_token_expiry_timestamp_seconds 1800000000',
       'station_exporter_build_info{version="1.2.3",commit="abc123",node_version="v20.0.0"} 1',
       'station_exporter_scrapes_total{format="openmetrics",encoding="gzip"} 1',
@@ -92,7 +94,7 @@ describe('createSelfMetrics', () => {
     }
     expect(out).not.toContain('collector_data_age_seconds{collector="metrics"}');
     const helps = out.split('\n').filter((l) => l.startsWith('# HELP '));
-    expect(helps).toHaveLength(29);
+    expect(helps).toHaveLength(30);
     for (const h of helps) expect(h).toMatch(/^# HELP station_exporter_\w+ \S.{20,}/);
   });
 

@@ -99,4 +99,64 @@ describe('secrets', () => {
     expect(rig.logs.length).toBeGreaterThan(20);
     expect(emitted.filter(leaks)).toEqual([]);
   });
+  it('masks label values from an upstream that echoes the Authorization header, caps 256 KiB names, follows renames', async () => {
+    const rig = await startRig(TOKEN, { max_response_bytes: 16 * 1024 * 1024, timeout: '20s' });
+    const emitted: string[] = [];
+    try {
+      await rig.poll();
+      // Site names and station descriptions carry "Bearer <token>".
+      rig.proxy.set({ echoInSites: true, paths: ['/sites'] });
+      rig.advance(INTERVAL_MS);
+      await rig.poll();
+      const echoed = await rig.scrape();
+      emitted.push(echoed, await rig.scrapeApp());
+      expect(echoed).toMatch(/station_info\{[^}]*description="last seen by Bearer \[REDACTED\]"/);
+      expect(echoed).toMatch(/station_site_unique_units\{site="[^"]* \[Bearer \[REDACTED\]\]"/);
+      expect(
+        sample(echoed, 'station_exporter_label_values_redacted_total', { reason: 'secret' }),
+      ).toBeGreaterThan(0);
+      expect(rig.logs.filter((l) => l.includes('label value carried a secret'))).toHaveLength(1);
+
+      // 256 KiB station names: every series of a station would carry its name.
+      rig.proxy.set({ stationNameLength: 1 << 18, paths: ['/sites'] });
+      rig.advance(INTERVAL_MS);
+      await rig.poll();
+      const long = await rig.scrape();
+      emitted.push(long);
+      expect(long.length).toBeLessThan(1 << 18);
+      expect(long).toMatch(/station="[^"]{200,}…"/);
+      expect(
+        sample(long, 'station_exporter_label_values_redacted_total', { reason: 'too_long' }),
+      ).toBeGreaterThan(0);
+
+      // A rename shows on every series at the next poll.
+      rig.proxy.set({ renameSites: 'Works after rename', paths: ['/sites'] });
+      rig.advance(INTERVAL_MS);
+      await rig.poll();
+      const renamed = await rig.scrape();
+      const sites = new Set([...renamed.matchAll(/\bsite="([^"]*)"/g)].map((m) => m[1]));
+      expect(sites).toEqual(new Set(['Works after rename']));
+
+      // A reload whose window name carries the token fails and keeps the running config.
+      const dir = mkdtempSync(path.join(tmpdir(), 'secret-label-'));
+      const file = path.join(dir, 'config.yaml');
+      const reloader = createReloader({
+        initial: rig.exporter,
+        configPath: file,
+        wire: (c, previous: Exporter) => wireExporter(c, { previous, logger: previous.logger }),
+        logger: rig.exporter.logger,
+      });
+      const windows = `windows: [{ name: "w-${TOKEN}", type: rolling, duration: 1h }]`;
+      writeFileSync(file, `upstream:\n  base_url: ${rig.proxy.url}\n  token: "${TOKEN}"\n${windows}\n`);
+      const result = await reloader.reload();
+      emitted.push(JSON.stringify(result));
+      expect(result.ok).toBe(false);
+      expect(JSON.stringify(result)).toContain('windows[0].name: contains a secret');
+      expect(reloader.current().config.windows.map((w) => w.name)).toEqual(['1h']);
+    } finally {
+      await rig.close();
+    }
+    emitted.push(...rig.logs);
+    expect(emitted.filter(leaks)).toEqual([]);
+  });
 });

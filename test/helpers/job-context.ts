@@ -2,6 +2,7 @@
 import pino from 'pino';
 import type { CollectorContext } from '../../src/collectors/collector.ts';
 import { configFromObject } from '../../src/config/load.ts';
+import { Redactor } from '../../src/util/redact.ts';
 import { createTurns } from '../../src/util/turns.ts';
 import { type FakeAnswers, type FakeClient, fakeClient } from './fake-client.ts';
 
@@ -19,5 +20,6 @@ export function jobContext(
     client: fakeClient(answers, config.upstream.baseUrl),
     logger: pino({ level: 'silent' }),
     turns: createTurns(),
+    redact: new Redactor().apply,
   };
 }

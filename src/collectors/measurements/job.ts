@@ -5,12 +5,14 @@
  * last record, so that it is exported with 0 samples instead of vanishing.
  */
 import type { WindowSpec } from '../../config/schema.ts';
+import { LabelValues } from '../../model/label-values.ts';
 import type { Topology } from '../../model/topology.ts';
 import { createRecordSync } from '../../records/sync.ts';
 import { longestWindowMs, windowBounds } from '../../time/windows.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
 import type { Turns } from '../../util/turns.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
+import { RecordLabels } from '../record-labels.ts';
 import { createControlCharts } from './control.ts';
 import type { MeasurementResult } from './families.ts';
 import { ValueHistograms } from './histograms.ts';
@@ -39,11 +41,15 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
   const counters = new RecordCounters();
   const control = createControlCharts(ctx, store);
   ctx.offerFlaggedCharts?.(() => control.flagged());
+  // Slots, units and results become labels: cleaned as they arrive, before a store keys on them.
+  const labels = new RecordLabels(
+    new LabelValues({ redact: ctx.redact, logger: ctx.logger, collector: 'measurements' }),
+  );
   const sync = createRecordSync<MeasurementRecord>({
     collector: 'measurements',
     source: {
       urlLength: (q) => client.urlLength('metrics', { ...q, names }),
-      fetch: (q) => client.metrics({ ...q, names }),
+      fetch: async (q) => labels.measurements(await client.metrics({ ...q, names })),
     },
     store: control.store,
     overlapMs: settings.overlapMs,
@@ -98,6 +104,7 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
         ],
         requests: fetched.requests,
         failures: fetched.failures,
+        diagnostics: { labelValues: labels.take() },
       };
     },
   };

@@ -30,10 +30,15 @@ function send(answer: Promise<StationSummary | undefined>) {
   });
 }
 
-/** A slot's last answer, with when it was last known to be current and the bounds it was asked for. */
+/**
+ * A slot's last answer, with when it was last known to be current and the bounds it was asked for.
+ * Only the numbers are kept, never labels: a kept answer is exported under the labels of the
+ * current topology (its slot is found by entity id), so that a renamed site shows its new name on
+ * the next poll even when its stations are idle and nothing is asked again for a long time.
+ */
 interface Remembered {
   /** Undefined when the upstream had no data for the set (403/404). */
-  readonly result: SummaryResult | undefined;
+  readonly summary: StationSummary | undefined;
   /** When the answer was last received or confirmed (idle skip), epoch ms. */
   readonly at: number;
   /** The `at` before that, for the achieved refresh. */
@@ -152,13 +157,13 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
         if (s === undefined) return undefined;
         const last = memory.get(slot.key);
         const kept = next.get(slot.key);
-        if (kept) return kept.result;
+        if (kept) return resultOf(slot, kept.summary);
         const answer = answers.get(slot.request);
         const maxStalenessMs = STALENESS_INTERVALS * s.refreshMs;
         const keepLast = () => {
           if (!last || t - last.at > maxStalenessMs) return undefined;
           next.set(slot.key, last);
-          return last.result;
+          return resultOf(slot, last.summary);
         };
         // Not due: the last answer is current until the slot's next turn.
         if (answer === undefined) return keepLast();
@@ -166,18 +171,18 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
           const summary = await answer;
           const request = all.requests.get(slot.request);
           const bounds = { from: request?.from.getTime() ?? t, to: request?.to.getTime() ?? t };
-          let result: SummaryResult | undefined;
+          let scaledSummary: StationSummary | undefined;
           if (summary) {
             const scaled = scaler.scale(summary);
             for (const [reason, n] of scaled.dropped)
               poll.dropped.set(reason, (poll.dropped.get(reason) ?? 0) + n);
-            result = { level: slot.level, labels: slot.labels, summary: scaled.summary };
+            scaledSummary = scaled.summary;
           }
-          if (poll.verify.has(slot.request) && !sameSummary(last?.result?.summary, result?.summary)) {
+          if (poll.verify.has(slot.request) && !sameSummary(last?.summary, scaledSummary)) {
             poll.disagreed.add(slot.request);
           }
-          next.set(slot.key, { result, at: t, prevAt: last?.at, ...bounds });
-          return result;
+          next.set(slot.key, { summary: scaledSummary, at: t, prevAt: last?.at, ...bounds });
+          return resultOf(slot, scaledSummary);
         } catch (err) {
           poll.firstError ??= err;
           return keepLast();
@@ -264,6 +269,11 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
       return outcome(poll, results, { requests: answers.size, failures });
     },
   };
+}
+
+/** A slot's exported result: the answer under the slot's labels, from this poll's topology. */
+function resultOf(slot: SummarySlot, summary: StationSummary | undefined): SummaryResult | undefined {
+  return summary && { level: slot.level, labels: slot.labels, summary };
 }
 
 /** What one summary poll carries from phase to phase. */

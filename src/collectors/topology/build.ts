@@ -3,8 +3,9 @@
  *
  * Label uniqueness: stations carry `station_id`, so their label sets are always unique.
  * Sites, lines and groups are labelled by name only; when two siblings share a name, each
- * of them gets ` (<last 6 id characters>)` appended, so no two series collide and the
- * rename is stable across restarts.
+ * of them gets ` (<last 6 id characters>)` appended, or, when that name is taken too (ids
+ * that end alike, a sibling literally named so), ` (<whole id>)`, then ` (<whole id> <n>)`:
+ * unique by construction, and stable across polls and restarts while the siblings stay the same.
  */
 import { LabelSet } from '../../exposition/model.ts';
 import type { Entity, NameFilter, Selection, StationNode, Topology } from '../../model/topology.ts';
@@ -15,15 +16,43 @@ interface Named {
   readonly name: string;
 }
 
-/** Unique display names among siblings; counts renames into `stats`. */
+/** A clashing sibling's names to try, in order; the last form never runs out. */
+function* suffixed(item: Named): Generator<string> {
+  yield `${item.name} (${item.id.slice(-6)})`;
+  yield `${item.name} (${item.id})`;
+  for (let n = 2; ; n++) yield `${item.name} (${item.id} ${n})`;
+}
+
+/** Orders clashing siblings by id, then by their place, so that the upstream's order does not matter. */
+const byId = <T extends Named>(a: { item: T; index: number }, b: { item: T; index: number }) =>
+  a.item.id < b.item.id ? -1 : a.item.id > b.item.id ? 1 : a.index - b.index;
+
+/**
+ * Unique display names among siblings; counts renames into `stats`. A name held by one sibling is
+ * kept as it is and reserved first, so that a literal "Plant (111111)" keeps its name and a
+ * renamed "Plant" takes the next free form instead.
+ */
 function uniqueNames<T extends Named>(items: readonly T[], stats: { renamed: number }): Map<T, string> {
   const counts = new Map<string, number>();
   for (const it of items) counts.set(it.name, (counts.get(it.name) ?? 0) + 1);
   const out = new Map<T, string>();
-  for (const it of items) {
-    const clash = (counts.get(it.name) ?? 0) > 1;
-    if (clash) stats.renamed++;
-    out.set(it, clash ? `${it.name} (${it.id.slice(-6)})` : it.name);
+  const taken = new Set<string>();
+  const clashing: Array<{ item: T; index: number }> = [];
+  items.forEach((item, index) => {
+    if ((counts.get(item.name) ?? 0) > 1) clashing.push({ item, index });
+    else {
+      out.set(item, item.name);
+      taken.add(item.name);
+    }
+  });
+  for (const { item } of clashing.sort(byId)) {
+    stats.renamed++;
+    for (const name of suffixed(item)) {
+      if (taken.has(name)) continue;
+      taken.add(name);
+      out.set(item, name);
+      break;
+    }
   }
   return out;
 }
@@ -159,8 +188,9 @@ function buildLine(
 ): { stations: StationNode[]; groups: Entity[] } {
   const stations: StationNode[] = [];
   const groups: Entity[] = [];
+  // A group without stations exports nothing (a left-out element's placeholder among them).
   const groupNames = uniqueNames(
-    line.elements.filter((e) => e.kind === 'group'),
+    line.elements.filter((e) => e.kind === 'group' && e.stations.length > 0),
     f.stats,
   );
   const last = outputIndex(line);

@@ -3,11 +3,13 @@
  * the labelled topology every other collector reads, and export `station_info`.
  */
 
+import { LabelValues } from '../../model/label-values.ts';
 import type { Topology } from '../../model/topology.ts';
 import { UNSHARDED } from '../../sharding/shard.ts';
 import { infoStations, shardTopology } from '../../sharding/shard-topology.ts';
 import type { CollectorContext, DiscoveryOutcome, Job } from '../collector.ts';
 import { buildTopology } from './build.ts';
+import { cleanSites } from './clean.ts';
 import { discoverSites } from './discover.ts';
 import { topologyFamilies } from './families.ts';
 
@@ -16,11 +18,14 @@ export function createTopologyJob(
   ctx: CollectorContext,
 ): Job<{ now: Date; signal?: AbortSignal }, DiscoveryOutcome> {
   const { config, client } = ctx;
+  // One per job: it logs each reason once for the job's life, not once per refresh.
+  const values = new LabelValues({ redact: ctx.redact, logger: ctx.logger, collector: 'topology' });
   return {
     async poll({ signal }) {
       const { discovery } = config;
       const found = await discoverSites(client, discovery.siteIds, signal);
-      const full = buildTopology(found.sites, discovery, found.missingSiteIds);
+      // Every label of every collector comes from this topology: cleaned once, here.
+      const full = buildTopology(cleanSites(found.sites, values), discovery, found.missingSiteIds);
       logTopology(ctx, full);
       // A replica reads the whole plant but polls only its shard; station_info goes with the site.
       const shard = ctx.shard ?? UNSHARDED;
@@ -30,7 +35,7 @@ export function createTopologyJob(
         families: topologyFamilies({ ...full, stations: infoStations(full, shard) }),
         requests: found.requests,
         failures: 0,
-        diagnostics: { stationsInaccessible: topology.missingStationIds.length },
+        diagnostics: { stationsInaccessible: topology.missingStationIds.length, labelValues: values.take() },
       };
     },
   };

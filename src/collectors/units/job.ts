@@ -4,6 +4,7 @@
  */
 import type { WindowSpec } from '../../config/schema.ts';
 import type { LabelSet } from '../../exposition/model.ts';
+import { LabelValues } from '../../model/label-values.ts';
 import type { Topology } from '../../model/topology.ts';
 import { createRecordSync } from '../../records/sync.ts';
 import { longestWindowMs, windowBounds } from '../../time/windows.ts';
@@ -11,6 +12,7 @@ import type { UnitRecord } from '../../upstream/types.ts';
 import type { Turns } from '../../util/turns.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
 import { RecordCounters } from '../measurements/record-counters.ts';
+import { RecordLabels } from '../record-labels.ts';
 import { kindsOf, type UnitResult, unitFamilies } from './families.ts';
 import { unitWindow } from './stats.ts';
 import { UnitStore } from './store.ts';
@@ -27,11 +29,15 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
   const store = new UnitStore({ onNew: (record) => tally?.count(record) });
   const counters = new RecordCounters();
   ctx.offerLastUnitTime?.((id) => store.lastUnitTime(id));
+  // Slots, units and results become labels: cleaned as they arrive, before a store keys on them.
+  const labels = new RecordLabels(
+    new LabelValues({ redact: ctx.redact, logger: ctx.logger, collector: 'units' }),
+  );
   const sync = createRecordSync<UnitRecord>({
     collector: 'units',
     source: {
       urlLength: (q) => client.urlLength('units', { ...q, directions: DIRECTIONS }),
-      fetch: (q) => client.units({ ...q, directions: DIRECTIONS }),
+      fetch: async (q) => labels.units(await client.units({ ...q, directions: DIRECTIONS })),
     },
     store,
     overlapMs: config.units.overlapMs,
@@ -61,6 +67,7 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
         ],
         requests: fetched.requests,
         failures: fetched.failures,
+        diagnostics: { labelValues: labels.take() },
       };
     },
   };
