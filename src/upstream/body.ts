@@ -12,13 +12,21 @@ const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
   br: createBrotliDecompress,
 };
 
-/** A body read whole, or the news that it passed the limit; `wireBytes` as received either way. */
-export type BodyRead = { text: string; wireBytes: number } | { tooLarge: true; wireBytes: number };
+/**
+ * A body read whole (its bytes, decompressed), or the news that it passed the limit, or that it
+ * did not decompress (`corrupt`, with the decoder's words); `wireBytes` as received every time.
+ */
+export type BodyRead =
+  | { bytes: Buffer; wireBytes: number }
+  | { tooLarge: true; wireBytes: number }
+  | { corrupt: string; wireBytes: number };
 
 /**
  * Reads a body, stopping as soon as it passes `limit` bytes, on the wire or once
  * decompressed (a small gzip answer can unpack to gigabytes). An unknown `encoding` is read
- * as is. Returns the text and the bytes received, or `tooLarge` when over the limit.
+ * as is. Returns the bytes (kept as bytes: the decoder indexes them without a copy as text)
+ * and the bytes received, `tooLarge` when over the limit, or `corrupt` when the body came whole
+ * but does not decompress. A failure of the connection itself is thrown, as before.
  */
 export async function readBody(
   body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },
@@ -27,14 +35,21 @@ export async function readBody(
 ): Promise<BodyRead> {
   let wireBytes = 0;
   let over = false;
+  // Set when the connection failed, so that its error is not taken for a corrupt body.
+  let wireFailure: { readonly error: unknown } | undefined;
   async function* counted() {
-    for await (const chunk of body) {
-      wireBytes += chunk.length;
-      if (wireBytes > limit) {
-        over = true;
-        return;
+    try {
+      for await (const chunk of body) {
+        wireBytes += chunk.length;
+        if (wireBytes > limit) {
+          over = true;
+          return;
+        }
+        yield chunk;
       }
-      yield chunk;
+    } catch (error) {
+      wireFailure = { error };
+      throw error;
     }
   }
   const decoder = encoding ? DECODERS[encoding.trim().toLowerCase()] : undefined;
@@ -43,19 +58,25 @@ export async function readBody(
     : counted();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of source) {
-    size += chunk.length;
-    if (size > limit) {
-      over = true;
-      break;
+  try {
+    for await (const chunk of source) {
+      size += chunk.length;
+      if (size > limit) {
+        over = true;
+        break;
+      }
+      chunks.push(chunk);
     }
-    chunks.push(chunk);
+  } catch (err) {
+    if (wireFailure !== undefined || decoder === undefined) throw wireFailure?.error ?? err;
+    body.destroy();
+    return { corrupt: err instanceof Error ? err.message : String(err), wireBytes };
   }
   if (over) {
     body.destroy();
     return { tooLarge: true, wireBytes };
   }
-  return { text: Buffer.concat(chunks).toString('utf8'), wireBytes };
+  return { bytes: Buffer.concat(chunks, size), wireBytes };
 }
 
 /** Parses JSON text; undefined for anything that is not JSON (callers judge the shape). */

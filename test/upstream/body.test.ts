@@ -16,7 +16,7 @@ describe('readBody', () => {
       undefined,
       1000,
     );
-    expect(read).toEqual({ text, wireBytes: Buffer.byteLength(text) });
+    expect(read).toEqual({ bytes: Buffer.from(text), wireBytes: Buffer.byteLength(text) });
   });
 
   it.each([
@@ -29,7 +29,7 @@ describe('readBody', () => {
     const text = JSON.stringify({ data: Array.from({ length: 200 }, (_, i) => ({ i })) });
     const packed = compress(Buffer.from(text));
     const read = await readBody(body([packed]), encoding, 1_000_000);
-    expect(read).toEqual({ text, wireBytes: packed.length });
+    expect(read).toEqual({ bytes: Buffer.from(text), wireBytes: packed.length });
   });
 
   it('stops a small gzip answer that unpacks past the limit', async () => {
@@ -49,12 +49,34 @@ describe('readBody', () => {
 
   it('accepts a body exactly at the limit', async () => {
     const read = await readBody(body([Buffer.alloc(250, 0x61)]), undefined, 250);
-    expect(read).toEqual({ text: 'a'.repeat(250), wireBytes: 250 });
+    expect(read).toEqual({ bytes: Buffer.alloc(250, 0x61), wireBytes: 250 });
   });
 
   it('reads an unknown coding as is rather than guessing', async () => {
     const read = await readBody(body([Buffer.from('plain')]), 'compress', 100);
-    expect(read).toEqual({ text: 'plain', wireBytes: 5 });
+    expect(read).toEqual({ bytes: Buffer.from('plain'), wireBytes: 5 });
+  });
+});
+
+describe('corrupt bodies', () => {
+  it.each([
+    ['gzip', Buffer.from('this is not gzip at all')],
+    ['gzip', gzipSync(Buffer.from('{"data":[1,2,3]}')).subarray(0, 12)],
+    ['deflate', Buffer.from('nor deflate')],
+    ['br', Buffer.from([0xff, 0xff, 0xff, 0xff, 0xff, 0xff])],
+  ])('names a %s body that does not decompress corrupt, not a network failure', async (encoding, bytes) => {
+    const stream = body([bytes]);
+    const read = await readBody(stream, encoding, 1_000_000);
+    expect(read).toMatchObject({ corrupt: expect.any(String), wireBytes: bytes.length });
+  });
+
+  it('still throws when the connection itself fails under a compressed body', async () => {
+    const failing = new Readable({
+      read() {
+        this.destroy(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+      },
+    });
+    await expect(readBody(failing, 'gzip', 1_000_000)).rejects.toThrow('socket hang up');
   });
 });
 
