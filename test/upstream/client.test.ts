@@ -457,8 +457,8 @@ describe('one hostile answer cannot starve another collector', () => {
       .finally(() => {
         unitsDone = true;
       });
-    // The huge answer has arrived and its decoding is under way.
-    await vi.waitFor(() => expect(turnsTaken).toBeGreaterThan(3));
+    // The huge answer has arrived and its decoding has begun (its first turn is asked for).
+    await vi.waitFor(() => expect(turnsTaken).toBeGreaterThan(0), { timeout: 30_000 });
     const measurements = await c
       .forCollector('measurements')
       .metrics({
