@@ -21,6 +21,46 @@ export type BodyRead =
   | { tooLarge: true; wireBytes: number }
   | { corrupt: string; wireBytes: number };
 
+/** What the answer's headers say about its body. */
+export interface BodyHead {
+  /** `Content-Encoding`. */
+  readonly encoding?: string | undefined;
+  /** `Content-Length`, when sent: an uncompressed body is then read into one buffer of that size. */
+  readonly length?: number | undefined;
+}
+
+/**
+ * Collects a body's chunks. With the length known, into one buffer of that size as they come:
+ * chunks and their concatenation never coexist, which halves the peak for a large answer.
+ */
+class BodySink {
+  readonly #chunks: Buffer[] = [];
+  #whole: Buffer | undefined;
+  size = 0;
+
+  constructor(expected: number | undefined) {
+    if (expected !== undefined && expected > 0) this.#whole = Buffer.allocUnsafe(expected);
+  }
+
+  push(chunk: Buffer): void {
+    const whole = this.#whole;
+    if (whole && this.size + chunk.length <= whole.length) chunk.copy(whole, this.size);
+    else {
+      // More than announced: keep what came, as chunks from here on.
+      if (whole) this.#chunks.push(whole.subarray(0, this.size));
+      this.#whole = undefined;
+      this.#chunks.push(chunk);
+    }
+    this.size += chunk.length;
+  }
+
+  bytes(): Buffer {
+    if (this.#whole)
+      return this.size === this.#whole.length ? this.#whole : this.#whole.subarray(0, this.size);
+    return Buffer.concat(this.#chunks, this.size);
+  }
+}
+
 /**
  * Reads a body, stopping as soon as it passes `limit` bytes, on the wire or once
  * decompressed (a small gzip answer can unpack to gigabytes). An unknown `encoding` is read
@@ -30,9 +70,10 @@ export type BodyRead =
  */
 export async function readBody(
   body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },
-  encoding: string | undefined,
+  head: BodyHead,
   limit: number,
 ): Promise<BodyRead> {
+  const { encoding } = head;
   let wireBytes = 0;
   let over = false;
   // Set when the connection failed, so that its error is not taken for a corrupt body.
@@ -56,16 +97,16 @@ export async function readBody(
   const source: AsyncIterable<Buffer> = decoder
     ? (pipeline(Readable.from(counted()), decoder(), () => undefined) as unknown as AsyncIterable<Buffer>)
     : counted();
-  const chunks: Buffer[] = [];
-  let size = 0;
+  // A length is believed only up to the limit, and only without a decoder (it counts wire bytes).
+  const announced = head.length !== undefined && head.length <= limit && !decoder ? head.length : undefined;
+  const sink = new BodySink(announced);
   try {
     for await (const chunk of source) {
-      size += chunk.length;
-      if (size > limit) {
+      if (sink.size + chunk.length > limit) {
         over = true;
         break;
       }
-      chunks.push(chunk);
+      sink.push(chunk);
     }
   } catch (err) {
     if (wireFailure !== undefined || decoder === undefined) throw wireFailure?.error ?? err;
@@ -76,7 +117,7 @@ export async function readBody(
     body.destroy();
     return { tooLarge: true, wireBytes };
   }
-  return { bytes: Buffer.concat(chunks, size), wireBytes };
+  return { bytes: sink.bytes(), wireBytes };
 }
 
 /** Parses JSON text; undefined for anything that is not JSON (callers judge the shape). */

@@ -4,7 +4,7 @@
  */
 import { Agent, type Dispatcher, request } from 'undici';
 import { createTurns, type Turns } from '../util/turns.ts';
-import { readBody } from './body.ts';
+import { type BodyHead, readBody } from './body.ts';
 import type { Breakers } from './breaker.ts';
 import { DecodeTurns } from './decode-turns.ts';
 import {
@@ -132,6 +132,14 @@ export interface SharedClient extends UpstreamClient {
 
 /** Endpoints whose answers are record lists, often megabytes each. */
 const RECORD_ENDPOINTS: ReadonlySet<Endpoint> = new Set<Endpoint>(['metrics', 'units']);
+
+/** The headers {@link readBody} reads: the coding, and the length when it is a plain number. */
+function bodyHead(headers: Record<string, string | string[] | undefined>): BodyHead {
+  const encoding = headers['content-encoding'];
+  const length = headers['content-length'];
+  const n = typeof length === 'string' && /^\d{1,12}$/.test(length) ? Number(length) : undefined;
+  return { encoding: typeof encoding === 'string' ? encoding : undefined, length: n };
+}
 
 /** Rejects malformed identifiers before anything is sent: a caller error, not an upstream one. */
 function checkIds(endpoint: Endpoint, ids: readonly string[]): void {
@@ -274,8 +282,7 @@ export function createClient(opts: ClientOptions): SharedClient {
       });
       status = res.statusCode;
       const limit = opts.maxResponseBytes?.(endpoint) ?? Number.POSITIVE_INFINITY;
-      const encoding = res.headers['content-encoding'];
-      const read = await readBody(res.body, typeof encoding === 'string' ? encoding : undefined, limit);
+      const read = await readBody(res.body, bodyHead(res.headers), limit);
       seconds = (clock() - started) / 1000;
       bytes = read.wireBytes;
       if ('tooLarge' in read) {
