@@ -330,7 +330,7 @@ export function createClient(opts: ClientOptions): SharedClient {
     const { collector, endpoint, list, map } = req;
     let result: T;
     try {
-      const data = await decodeEnvelope(answer.bytes, decodeTurns.lane(collector), { maxItems });
+      const data = await decodeEnvelope(answer.bytes, decodeTurns.answer(collector), { maxItems });
       if (list && data.kind !== 'list') throw new EnvelopeError('invalid', 'data is not an array');
       result = await map(await dataFor(endpoint, data));
     } catch (err) {

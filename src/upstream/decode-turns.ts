@@ -21,6 +21,21 @@ export class DecodeTurns {
     this.#turns = turns;
   }
 
+  /**
+   * The steps of one answer of `lane` (a collector): the first at once (it is bounded, and most
+   * answers, a station summary, need no other), each later one after a turn of the event loop, in
+   * its lane's turn.
+   */
+  answer(lane: string): StepRunner {
+    const later = this.lane(lane);
+    let first = true;
+    return (step) => {
+      if (!first) return later(step);
+      first = false;
+      return Promise.resolve().then(step);
+    };
+  }
+
   /** Runs the steps of `lane` (a collector): each after a turn of the event loop, in its lane's turn. */
   lane(lane: string): StepRunner {
     return (step) =>

@@ -371,7 +371,11 @@ export async function decodeEnvelope(
     throw new EnvelopeError('invalid', 'response is not the documented envelope');
   if (index.dataIsArray) return { kind: 'list', items: new ItemSlices(index, run) };
   const single = index.single;
-  const value = single ? await run(() => parseValue(bytes, single[0], single[1])) : undefined;
+  if (!single) return { kind: 'value', value: undefined };
+  // A small value (a station summary) is parsed in the step that indexed it.
+  const [from, to] = single;
+  const value =
+    to - from <= SLICE_BYTES ? parseValue(bytes, from, to) : await run(() => parseValue(bytes, from, to));
   return { kind: 'value', value };
 }
 

@@ -65,3 +65,20 @@ describe('DecodeTurns', () => {
     expect(order.indexOf('measurements')).toBe(10);
   });
 });
+
+describe('DecodeTurns.answer', () => {
+  it("runs an answer's first step at once and the later ones in turns", async () => {
+    const { turns, drain } = manualTurns();
+    const decode = new DecodeTurns(turns);
+    const order: string[] = [];
+    const run = decode.answer('summary');
+    await run(() => order.push('first'));
+    expect(order).toEqual(['first']);
+    const second = run(() => order.push('second'));
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    expect(order).toEqual(['first']);
+    await drain();
+    await second;
+    expect(order).toEqual(['first', 'second']);
+  });
+});
