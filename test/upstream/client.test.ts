@@ -459,13 +459,11 @@ describe('one hostile answer cannot starve another collector', () => {
       });
     // The huge answer has arrived and its decoding has begun (its first turn is asked for).
     await vi.waitFor(() => expect(turnsTaken).toBeGreaterThan(0), { timeout: 30_000 });
-    const measurements = await c
-      .forCollector('measurements')
-      .metrics({
-        stationIds: [S1],
-        from: new Date('2026-11-01T00:00:00Z'),
-        to: new Date('2026-11-01T01:00:00Z'),
-      });
+    const measurements = await c.forCollector('measurements').metrics({
+      stationIds: [S1],
+      from: new Date('2026-11-01T00:00:00Z'),
+      to: new Date('2026-11-01T01:00:00Z'),
+    });
     expect(measurementsSent).toBe(1);
     expect(measurements.records).toHaveLength(1);
     // Before: answers were decoded one whole answer at a time, so this waited for all 75 slices.
