@@ -1,9 +1,10 @@
 /**
  * The last upstream errors, for the status page: a fixed-size ring of the most recent ones and
  * a count per (endpoint, reason, status). Fed by the client's `onError`; messages come from
- * {@link UpstreamError}, which never holds the token.
+ * {@link UpstreamError}, which never holds the token. Each message is kept to
+ * {@link MAX_ERROR_MESSAGE} characters, so the ring holds at most `capacity` times that.
  */
-import type { UpstreamError } from '../upstream/errors.ts';
+import { boundText, MAX_ERROR_MESSAGE, type UpstreamError } from '../upstream/errors.ts';
 
 /** One remembered error. */
 export interface RecentError {
@@ -44,7 +45,8 @@ export function createRecentErrors(capacity: number, now: () => number): RecentE
         endpoint: error.endpoint,
         reason: error.reason,
         ...(error.status === undefined ? {} : { status: error.status }),
-        message: error.message,
+        // UpstreamError bounds its message already; this keeps the ring bounded whatever feeds it.
+        message: boundText(error.message, MAX_ERROR_MESSAGE),
       };
       if (ring.length < capacity) ring.push(e);
       else ring[next] = e;

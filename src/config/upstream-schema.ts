@@ -102,9 +102,12 @@ export const upstreamSchema = z
     max_response_bytes: z
       .int()
       .min(1024)
-      .default(64 * 1024 * 1024)
+      // 8 MiB: four record answers at the cap decoded at once add about 140 MiB of RSS (measured,
+      // docs/operations.md), so the default is safe in a 512 MiB pod; a record span whose answer is
+      // larger is asked for again in halves.
+      .default(8 * 1024 * 1024)
       .describe(
-        'Largest answer accepted, in bytes, checked while reading and again after decompression; a larger answer fails as `too_large`.',
+        'Largest answer accepted, in bytes, checked while reading and again after decompression; a larger answer fails as `too_large` (a record span is then asked for again in halves). Memory: see docs/operations.md, "Upstream answer limits".',
       ),
     max_response_bytes_by_endpoint: z
       .partialRecord(z.enum(ENDPOINT_NAMES), z.int().min(1024))

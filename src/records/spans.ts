@@ -49,7 +49,10 @@ export interface SplitLimits {
   readonly maxRecords: number;
 }
 
-/** A timed-out span is halved at most this many times: a dead upstream must not cost 2^n requests. */
+/**
+ * A timed-out (or too large) span is halved at most this many times: a dead or hostile upstream
+ * must not cost 2^n requests.
+ */
 const MAX_TIMEOUT_SPLITS = 3;
 
 /** Fetches one span for one station list, splitting it while answers look truncated. */
@@ -97,9 +100,10 @@ export async function fetchSpan<R extends Timed>(
       if ((err as UpstreamError).status === 403) ctx.refused?.refuse(ids[0]!, ctx.now ?? Date.now());
       return;
     }
+    // A timeout or an answer over the size or item limit: ask for less, a half span at a time.
     if (
       err instanceof UpstreamError &&
-      err.reason === 'timeout' &&
+      (err.reason === 'timeout' || err.reason === 'too_large') &&
       canHalveSpan &&
       timeoutSplits < MAX_TIMEOUT_SPLITS
     ) {

@@ -1,7 +1,16 @@
 import type { Context } from 'hono';
 import { Hono } from 'hono';
 import { authenticate } from './access.ts';
-import { distort, type Fault, faultFor, HANG_CAP_MS, patchScenario, sleep, truncateJson } from './faults.ts';
+import {
+  distort,
+  type Fault,
+  faultFor,
+  HANG_CAP_MS,
+  hostileAnswer,
+  patchScenario,
+  sleep,
+  truncateJson,
+} from './faults.ts';
 import { ApiError, errorBody } from './params.ts';
 import { Purpose, uniform } from './random.ts';
 import { metricsRoute, type RouteInput, sitesRoute, summaryRoute, unitsRoute } from './routes.ts';
@@ -67,6 +76,8 @@ async function serveApi(
       throw new ApiError(500, 'INTERNAL_ERROR', 'Upstream timed out');
     }
     if (fault === 'error') throw new ApiError(500, 'INTERNAL_ERROR', 'Internal error occurred');
+    const hostile = hostileAnswer(state.scenario, kind);
+    if (hostile) return hostile;
     const nowMs = state.now();
     const params = new URL(c.req.url).searchParams;
     const pathId = c.req.param('id');

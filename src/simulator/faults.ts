@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Scenario } from './types.ts';
+import type { HostileAnswer, Scenario } from './types.ts';
 
 /** No faults: instant, healthy, faithful answers. */
 export const DEFAULT_SCENARIO: Scenario = {
@@ -12,6 +12,7 @@ export const DEFAULT_SCENARIO: Scenario = {
   forbiddenStations: [],
   large: false,
   yieldDrop: null,
+  hostile: null,
 };
 
 const rate = z.number().min(0).max(1);
@@ -32,6 +33,18 @@ export const scenarioPatchSchema = z.strictObject({
       failRatio: rate,
       fromMs: z.number().int().min(0).optional(),
       toMs: z.number().int().min(0).optional(),
+    })
+    .nullable()
+    .optional(),
+  hostile: z
+    .strictObject({
+      kind: z.enum(['empty-objects', 'huge-error', 'corrupt-gzip']),
+      endpoints: z.array(z.enum(['metrics', 'units', 'summary', 'sites'])).min(1),
+      bytes: z
+        .int()
+        .min(1)
+        .max(512 * 1024 * 1024)
+        .optional(),
     })
     .nullable()
     .optional(),
@@ -128,4 +141,43 @@ export function distort(envelope: Json, kind: 'metrics' | 'units' | 'summary' | 
 /** A body that starts like the real one but is not valid JSON. */
 export function truncateJson(text: string): string {
   return text.slice(0, Math.max(1, Math.floor(text.length / 2)));
+}
+
+/** Size of a hostile answer's hostile part when the scenario does not say. */
+export const HOSTILE_BYTES = 16 * 1024 * 1024;
+
+/** The hostile answer for a request to `kind`, when the scenario has one for it. */
+export function hostileAnswer(
+  s: Scenario,
+  kind: 'metrics' | 'units' | 'summary' | 'sites',
+): Response | undefined {
+  const h = s.hostile;
+  if (!h?.endpoints.includes(kind)) return undefined;
+  return hostileResponse(h);
+}
+
+/** Builds the body of a {@link HostileAnswer}: big ones in one string, not item by item. */
+function hostileResponse(h: HostileAnswer): Response {
+  const bytes = h.bytes ?? HOSTILE_BYTES;
+  const json = { 'content-type': 'application/json' };
+  if (h.kind === 'empty-objects') {
+    const n = Math.max(1, Math.floor(bytes / 3));
+    return new Response(`{"data":[${'{},'.repeat(n - 1)}{}],"message":"success"}`, {
+      status: 200,
+      headers: json,
+    });
+  }
+  if (h.kind === 'huge-error') {
+    const message = 'x'.repeat(bytes);
+    return new Response(`{"error":{"code":"INTERNAL_ERROR","message":"${message}"}}`, {
+      status: 500,
+      headers: json,
+    });
+  }
+  // A gzip header followed by bytes that are no deflate stream.
+  const corrupt = Buffer.concat([
+    Buffer.from([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0x03]),
+    Buffer.alloc(Math.min(bytes, 4096), 0xff),
+  ]);
+  return new Response(corrupt, { status: 200, headers: { ...json, 'content-encoding': 'gzip' } });
 }

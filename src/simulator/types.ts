@@ -132,6 +132,21 @@ export interface Scenario {
    * `yield_drop` too); null: every line as generated (or as the process scenario has it).
    */
   yieldDrop: YieldDrop | null;
+  /** Answer every request of some endpoints with a hostile body (see {@link HostileAnswer}); null: none. */
+  hostile: HostileAnswer | null;
+}
+
+/**
+ * A hostile answer, for the exporter's limits: `empty-objects` is a 200 whose `data` is
+ * `{},{},...` of about `bytes` (millions of items, each a few bytes); `huge-error` a 500 whose
+ * `error.message` is `bytes` long; `corrupt-gzip` a 200 marked gzip whose body does not decompress.
+ */
+export interface HostileAnswer {
+  kind: 'empty-objects' | 'huge-error' | 'corrupt-gzip';
+  /** The endpoint families that answer so: `metrics`, `units`, `summary`, `sites`. */
+  endpoints: Array<'metrics' | 'units' | 'summary' | 'sites'>;
+  /** Size of the hostile part in bytes; default 16 MiB. */
+  bytes?: number;
 }
 
 /** Options of {@link createSimulator}. */

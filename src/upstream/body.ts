@@ -12,50 +12,112 @@ const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
   br: createBrotliDecompress,
 };
 
-/** A body read whole, or the news that it passed the limit; `wireBytes` as received either way. */
-export type BodyRead = { text: string; wireBytes: number } | { tooLarge: true; wireBytes: number };
+/**
+ * A body read whole (its bytes, decompressed), or the news that it passed the limit, or that it
+ * did not decompress (`corrupt`, with the decoder's words); `wireBytes` as received every time.
+ */
+export type BodyRead =
+  | { bytes: Buffer; wireBytes: number }
+  | { tooLarge: true; wireBytes: number }
+  | { corrupt: string; wireBytes: number };
+
+/** What the answer's headers say about its body. */
+export interface BodyHead {
+  /** `Content-Encoding`. */
+  readonly encoding?: string | undefined;
+  /** `Content-Length`, when sent: an uncompressed body is then read into one buffer of that size. */
+  readonly length?: number | undefined;
+}
+
+/**
+ * Collects a body's chunks. With the length known, into one buffer of that size as they come:
+ * chunks and their concatenation never coexist, which halves the peak for a large answer.
+ */
+class BodySink {
+  readonly #chunks: Buffer[] = [];
+  #whole: Buffer | undefined;
+  size = 0;
+
+  constructor(expected: number | undefined) {
+    if (expected !== undefined && expected > 0) this.#whole = Buffer.allocUnsafe(expected);
+  }
+
+  push(chunk: Buffer): void {
+    const whole = this.#whole;
+    if (whole && this.size + chunk.length <= whole.length) chunk.copy(whole, this.size);
+    else {
+      // More than announced: keep what came, as chunks from here on.
+      if (whole) this.#chunks.push(whole.subarray(0, this.size));
+      this.#whole = undefined;
+      this.#chunks.push(chunk);
+    }
+    this.size += chunk.length;
+  }
+
+  bytes(): Buffer {
+    if (this.#whole)
+      return this.size === this.#whole.length ? this.#whole : this.#whole.subarray(0, this.size);
+    return Buffer.concat(this.#chunks, this.size);
+  }
+}
 
 /**
  * Reads a body, stopping as soon as it passes `limit` bytes, on the wire or once
  * decompressed (a small gzip answer can unpack to gigabytes). An unknown `encoding` is read
- * as is. Returns the text and the bytes received, or `tooLarge` when over the limit.
+ * as is. Returns the bytes (kept as bytes: the decoder indexes them without a copy as text)
+ * and the bytes received, `tooLarge` when over the limit, or `corrupt` when the body came whole
+ * but does not decompress. A failure of the connection itself is thrown, as before.
  */
 export async function readBody(
   body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },
-  encoding: string | undefined,
+  head: BodyHead,
   limit: number,
 ): Promise<BodyRead> {
+  const { encoding } = head;
   let wireBytes = 0;
   let over = false;
+  // Set when the connection failed, so that its error is not taken for a corrupt body.
+  let wireFailure: { readonly error: unknown } | undefined;
   async function* counted() {
-    for await (const chunk of body) {
-      wireBytes += chunk.length;
-      if (wireBytes > limit) {
-        over = true;
-        return;
+    try {
+      for await (const chunk of body) {
+        wireBytes += chunk.length;
+        if (wireBytes > limit) {
+          over = true;
+          return;
+        }
+        yield chunk;
       }
-      yield chunk;
+    } catch (error) {
+      wireFailure = { error };
+      throw error;
     }
   }
   const decoder = encoding ? DECODERS[encoding.trim().toLowerCase()] : undefined;
   const source: AsyncIterable<Buffer> = decoder
     ? (pipeline(Readable.from(counted()), decoder(), () => undefined) as unknown as AsyncIterable<Buffer>)
     : counted();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of source) {
-    size += chunk.length;
-    if (size > limit) {
-      over = true;
-      break;
+  // A length is believed only up to the limit, and only without a decoder (it counts wire bytes).
+  const announced = head.length !== undefined && head.length <= limit && !decoder ? head.length : undefined;
+  const sink = new BodySink(announced);
+  try {
+    for await (const chunk of source) {
+      if (sink.size + chunk.length > limit) {
+        over = true;
+        break;
+      }
+      sink.push(chunk);
     }
-    chunks.push(chunk);
+  } catch (err) {
+    if (wireFailure !== undefined || decoder === undefined) throw wireFailure?.error ?? err;
+    body.destroy();
+    return { corrupt: err instanceof Error ? err.message : String(err), wireBytes };
   }
   if (over) {
     body.destroy();
     return { tooLarge: true, wireBytes };
   }
-  return { text: Buffer.concat(chunks).toString('utf8'), wireBytes };
+  return { bytes: sink.bytes(), wireBytes };
 }
 
 /** Parses JSON text; undefined for anything that is not JSON (callers judge the shape). */

@@ -4,8 +4,9 @@
  */
 import { Agent, type Dispatcher, request } from 'undici';
 import { createTurns, type Turns } from '../util/turns.ts';
-import { parseJson, readBody } from './body.ts';
+import { type BodyHead, readBody } from './body.ts';
 import type { Breakers } from './breaker.ts';
+import { DecodeTurns } from './decode-turns.ts';
 import {
   buildUrl,
   ENDPOINTS,
@@ -17,6 +18,7 @@ import {
   type UnitsQuery,
   type WindowQuery,
 } from './endpoints.ts';
+import { decodeEnvelope, type EnvelopeData, EnvelopeError, MAX_ITEMS_PER_ANSWER } from './envelope.ts';
 import { type StatusClass, statusClass, UpstreamError } from './errors.ts';
 import { classifyFailure, isStaleConnection, statusError } from './failures.ts';
 import { createLimiter, type Limiter } from './limiter.ts';
@@ -35,7 +37,6 @@ import {
   realRetryTimers,
   withRetries,
 } from './retry.ts';
-import { envelopeSchema } from './schemas.ts';
 import type { MeasurementRecord, RecordList, Site, StationSummary, UnitRecord } from './types.ts';
 
 /** What the client reports about each request, for self-metrics. */
@@ -71,6 +72,11 @@ export interface ClientOptions {
   readonly timeoutMs: number;
   /** Largest response body accepted per endpoint, after decompression; default unlimited. */
   readonly maxResponseBytes?: (endpoint: Endpoint) => number;
+  /**
+   * Most elements of `data` one answer may hold; a larger answer fails as `too_large` before
+   * any of it is parsed. Default {@link MAX_ITEMS_PER_ANSWER}.
+   */
+  readonly maxItemsPerAnswer?: number;
   /** Retries of transient failures; default none. */
   readonly retry?: RetryPolicy;
   readonly retryTimers?: RetryTimers;
@@ -127,8 +133,13 @@ export interface SharedClient extends UpstreamClient {
 /** Endpoints whose answers are record lists, often megabytes each. */
 const RECORD_ENDPOINTS: ReadonlySet<Endpoint> = new Set<Endpoint>(['metrics', 'units']);
 
-/** Bodies above this many characters are parsed on a turn of the event loop of their own. */
-const LARGE_BODY = 256 * 1024;
+/** The headers {@link readBody} reads: the coding, and the length when it is a plain number. */
+function bodyHead(headers: Record<string, string | string[] | undefined>): BodyHead {
+  const encoding = headers['content-encoding'];
+  const length = headers['content-length'];
+  const n = typeof length === 'string' && /^\d{1,12}$/.test(length) ? Number(length) : undefined;
+  return { encoding: typeof encoding === 'string' ? encoding : undefined, length: n };
+}
 
 /** Rejects malformed identifiers before anything is sent: a caller error, not an upstream one. */
 function checkIds(endpoint: Endpoint, ids: readonly string[]): void {
@@ -150,7 +161,10 @@ interface GetRequest<T> {
   readonly signal?: AbortSignal | undefined;
   /** The endpoint answers with a list: anything but an array is an invalid body, not an empty list. */
   readonly list: boolean;
-  /** Maps the answer's `data`. */
+  /**
+   * Maps the answer's `data`: for a list on a record endpoint, its {@link ItemSlices} (read a
+   * slice at a time); otherwise the value, a list as one array.
+   */
   readonly map: (data: unknown) => T | Promise<T>;
 }
 
@@ -165,14 +179,16 @@ export function createClient(opts: ClientOptions): SharedClient {
   const retryTimers = opts.retryTimers ?? realRetryTimers;
   const retryPolicy = opts.retry ?? { maxAttempts: 1, baseMs: 0, maxDelayMs: 0 };
 
-  // One answer at a time is parsed and mapped: requests run concurrently, but a parsed JSON
-  // tree is several times the size of its text, and eight of them at once would set the
-  // heap's high-water mark (and the RSS the process keeps afterwards).
-  const decodeGate = createLimiter({ concurrency: 1, ratePerSecond: Number.POSITIVE_INFINITY });
+  // Decoding runs in bounded steps taken in fair turns between collectors: no whole answer is
+  // ever parsed at once (only one slice's objects exist at a time), and one collector's huge
+  // answer delays another's decoding by at most one step per turn.
+  const decodeTurns = new DecodeTurns(turns);
+  const maxItems = opts.maxItemsPerAnswer ?? MAX_ITEMS_PER_ANSWER;
   // A record answer's text is several MB. Without this bound the network keeps fetching while
   // answers wait for the decode gate, and a first poll piled up dozens of them (the heap grew
   // past 400 MB for 100 MB of live data). Held from send to mapped, a place makes a parse that
-  // falls behind slow the fetching down instead. Lanes per collector keep the fair share.
+  // falls behind slow the fetching down instead. Lanes per collector keep the fair share, and
+  // the item limit keeps the time one answer holds a place bounded.
   const inHand = createLimiter({
     concurrency: opts.recordAnswersInHand ?? 8,
     ratePerSecond: Number.POSITIVE_INFINITY,
@@ -196,14 +212,15 @@ export function createClient(opts: ClientOptions): SharedClient {
         signal,
         onRetry: (err, delayMs) => opts.onRetry?.(endpoint, err, delayMs),
       });
-      return decodeGate.run(async () => map(await decode(endpoint, answer, { list })));
+      return decodeAndMap(answer, { collector, endpoint, list, map });
     };
     return RECORD_ENDPOINTS.has(endpoint) ? inHand.run(fetchAndMap, collector) : fetchAndMap();
   }
 
   interface Answer {
     readonly status: number;
-    readonly text: string;
+    /** The body as received (decompressed): decoded from the bytes, never held as one string. */
+    readonly bytes: Buffer;
     readonly report: (statusClass: StatusClass) => void;
   }
 
@@ -265,8 +282,7 @@ export function createClient(opts: ClientOptions): SharedClient {
       });
       status = res.statusCode;
       const limit = opts.maxResponseBytes?.(endpoint) ?? Number.POSITIVE_INFINITY;
-      const encoding = res.headers['content-encoding'];
-      const read = await readBody(res.body, typeof encoding === 'string' ? encoding : undefined, limit);
+      const read = await readBody(res.body, bodyHead(res.headers), limit);
       seconds = (clock() - started) / 1000;
       bytes = read.wireBytes;
       if ('tooLarge' in read) {
@@ -275,13 +291,22 @@ export function createClient(opts: ClientOptions): SharedClient {
           status,
         });
       }
-      if (status < 200 || status >= 300) {
-        const e = statusError(endpoint, status, read.text);
+      const ok = status >= 200 && status < 300;
+      if ('corrupt' in read && ok) {
+        // The service answered; its body is broken. Not the network: no retry, no breaker failure.
+        throw new UpstreamError(endpoint, 'invalid_body', {
+          message: `${endpoint}: body does not decompress (${read.corrupt})`,
+          status,
+        });
+      }
+      const body = 'corrupt' in read ? Buffer.alloc(0) : read.bytes;
+      if (!ok) {
+        const e = statusError(endpoint, status, body.toString('utf8'));
         const after = res.headers['retry-after'];
         e.retryAfterMs = parseRetryAfter(typeof after === 'string' ? after : undefined, retryTimers.now());
         throw e;
       }
-      return { status, text: read.text, report };
+      return { status, bytes: body, report };
     } catch (err) {
       if (seconds === 0) seconds = (clock() - started) / 1000;
       const e = classifyFailure(endpoint, err, {
@@ -294,27 +319,36 @@ export function createClient(opts: ClientOptions): SharedClient {
     }
   }
 
-  /** Parses an answer's envelope; reports the request as done, or as an invalid body. */
-  async function decode(
-    endpoint: Endpoint,
+  /**
+   * Decodes an answer's envelope in fair steps and maps its data; reports the request as done,
+   * or as an invalid or too large body (counted, never retried: the same answer would come again).
+   */
+  async function decodeAndMap<T>(
     answer: Answer,
-    shape: { readonly list: boolean },
-  ): Promise<unknown> {
-    const { list } = shape;
-    // JSON.parse of a large answer cannot be sliced: wait for a turn of its own.
-    if (answer.text.length > LARGE_BODY) await turns.yieldToLoop();
-    const env = envelopeSchema.safeParse(parseJson(answer.text));
-    let problem: string | undefined;
-    if (!env.success) problem = 'response is not the documented envelope';
-    else if (list && !Array.isArray(env.data.data)) problem = 'data is not an array';
-    if (problem !== undefined || !env.success) {
-      answer.report('invalid_body');
-      const e = new UpstreamError(endpoint, 'invalid_body', { message: `${endpoint}: ${problem}` });
+    req: Pick<GetRequest<T>, 'collector' | 'endpoint' | 'list' | 'map'>,
+  ): Promise<T> {
+    const { collector, endpoint, list, map } = req;
+    let result: T;
+    try {
+      const data = await decodeEnvelope(answer.bytes, decodeTurns.answer(collector), { maxItems });
+      if (list && data.kind !== 'list') throw new EnvelopeError('invalid', 'data is not an array');
+      result = await map(await dataFor(endpoint, data));
+    } catch (err) {
+      if (!(err instanceof EnvelopeError)) throw err;
+      const reason = err.kind === 'too_large' ? 'too_large' : 'invalid_body';
+      answer.report(reason);
+      const e = new UpstreamError(endpoint, reason, { message: `${endpoint}: ${err.message}` });
       opts.onError?.(e);
       throw e;
     }
     answer.report(statusClass(answer.status));
-    return env.data.data;
+    return result;
+  }
+
+  /** Record lists are mapped a slice at a time; other data is handed over whole. */
+  async function dataFor(endpoint: Endpoint, data: EnvelopeData): Promise<unknown> {
+    if (data.kind === 'value') return data.value;
+    return RECORD_ENDPOINTS.has(endpoint) ? data.items : data.items.all();
   }
 
   function reportSkipped(collector: string, endpoint: Endpoint, list: RecordList<unknown>): void {

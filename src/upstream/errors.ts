@@ -12,6 +12,32 @@ export type UpstreamFailure =
   | 'too_large'
   | 'circuit_open';
 
+/**
+ * Longest upstream-supplied text (an error envelope's message or code) an {@link UpstreamError}
+ * keeps, in characters: a 500 can carry a message of megabytes, and the status page keeps the
+ * last errors whole.
+ */
+export const MAX_UPSTREAM_TEXT = 512;
+
+/** Longest error message kept, in characters: the words around the upstream's text, and the text. */
+export const MAX_ERROR_MESSAGE = 2 * MAX_UPSTREAM_TEXT;
+
+/**
+ * `text` cut to at most `max` characters (about 40 or more), ending with a marker saying how
+ * much was cut; a text that fits is returned as is, so cutting twice changes nothing. The kept
+ * part is a fresh copy: a slice of a string can keep the whole original alive in V8.
+ */
+export function boundText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const marker = (cut: number) => `... [${cut} characters cut]`;
+  // The marker for the whole length is at least as long as the one finally written.
+  let end = Math.max(0, max - marker(text.length).length);
+  // Never split a surrogate pair.
+  if (/[\uD800-\uDBFF]/.test(text.charAt(end - 1))) end--;
+  const kept = Buffer.from(text.slice(0, end), 'utf8').toString('utf8');
+  return `${kept}${marker(text.length - end)}`;
+}
+
 /** What an {@link UpstreamError} says beside its endpoint and reason. */
 export interface UpstreamErrorDetails {
   /** The error message: it names the endpoint and never contains the token. */
@@ -26,7 +52,8 @@ export interface UpstreamErrorDetails {
 
 /**
  * A failed upstream request. The message names the endpoint and reason and, for an
- * error status, the upstream's error code and message. It never contains the token.
+ * error status, the upstream's error code and message. It never contains the token. Every text
+ * is bounded ({@link MAX_ERROR_MESSAGE}, {@link MAX_UPSTREAM_TEXT}), whatever the upstream sent.
  */
 export class UpstreamError extends Error {
   // Declared before `name`, and always assigned, so that an error has the own properties, in
@@ -46,10 +73,13 @@ export class UpstreamError extends Error {
     readonly reason: UpstreamFailure,
     details: UpstreamErrorDetails,
   ) {
-    super(details.message);
+    super(boundText(details.message, MAX_ERROR_MESSAGE));
     this.status = details.status;
-    this.code = details.code;
-    this.upstreamMessage = details.upstreamMessage;
+    this.code = details.code === undefined ? undefined : boundText(details.code, MAX_UPSTREAM_TEXT);
+    this.upstreamMessage =
+      details.upstreamMessage === undefined
+        ? undefined
+        : boundText(details.upstreamMessage, MAX_UPSTREAM_TEXT);
   }
 }
 

@@ -3,7 +3,7 @@
  */
 import { parseJson } from './body.ts';
 import type { Endpoint } from './endpoints.ts';
-import { UpstreamError } from './errors.ts';
+import { boundText, MAX_UPSTREAM_TEXT, UpstreamError } from './errors.ts';
 import { errorBodySchema } from './schemas.ts';
 
 const STALE_CONNECTION_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'UND_ERR_CLOSED']);
@@ -20,8 +20,11 @@ export function isStaleConnection(err: unknown): boolean {
  */
 export function statusError(endpoint: Endpoint, status: number, text: string): UpstreamError {
   const body = errorBodySchema.safeParse(parseJson(text));
-  const code = body.success && body.data.error.code !== undefined ? String(body.data.error.code) : undefined;
-  const msg = body.success ? body.data.error.message : undefined;
+  const rawCode = body.success ? body.data.error.code : undefined;
+  // Cut here, before the message is composed, so that a huge code cannot crowd out the message.
+  const code = rawCode === undefined ? undefined : boundText(String(rawCode), MAX_UPSTREAM_TEXT);
+  const rawMsg = body.success ? body.data.error.message : undefined;
+  const msg = rawMsg === undefined ? undefined : boundText(rawMsg, MAX_UPSTREAM_TEXT);
   const detail = code || msg ? ` (${[code, msg].filter(Boolean).join(': ')})` : '';
   return new UpstreamError(endpoint, 'status', {
     message: `${endpoint}: ${statusWords(status)}${detail}`,

@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import { isValidTimeZone, type WallTime, zonedTimeToEpoch } from '../time/zones.ts';
 import type { Turns } from '../util/turns.ts';
+import { ItemSlices } from './envelope.ts';
 import {
   elementSchema,
   lineSchema,
@@ -181,21 +182,29 @@ function parseSlice<S extends z.ZodType, T>(
 /** Record lists can hold tens of thousands of records: validate them a slice at a time. */
 const PARSE_SLICE = 2000;
 
+/**
+ * Maps a record list: an answer's {@link ItemSlices} (each slice parsed and mapped in one step of
+ * the client's fair turns), or an array, validated a slice at a time between turns.
+ */
 async function parseEachCooperatively<S extends z.ZodType, T>(
   data: unknown,
   parser: RecordParser<S, T>,
   turns: Turns,
 ): Promise<RecordList<T>> {
   const skip = new SkipCounter();
-  const items = Array.isArray(data) ? data : [];
   const records: T[] = [];
   // One sink for every slice: no object per slice, let alone per record.
   const into = { skip, out: records };
+  if (data instanceof ItemSlices) {
+    await data.forEachSlice((slice) => parseSlice(slice, parser, into));
+    return { records, skipped: skip.counts, received: data.count };
+  }
+  const items = Array.isArray(data) ? data : [];
   await turns.forEachSlice(items, PARSE_SLICE, (slice) => parseSlice(slice, parser, into));
   return { records, skipped: skip.counts, received: items.length };
 }
 
-/** Maps `GET /metrics` data, yielding to the event loop between slices of records. */
+/** Maps `GET /metrics` data (an array or an answer's slices), yielding between slices of records. */
 export function parseMeasurements(
   data: unknown,
   turns: Turns,
@@ -239,7 +248,7 @@ function inserted(value: unknown, zone: number | string): { inserted?: number } 
   return t === undefined ? {} : { inserted: t };
 }
 
-/** Maps `GET /units` data, yielding to the event loop between slices of records. */
+/** Maps `GET /units` data (an array or an answer's slices), yielding between slices of records. */
 export function parseUnits(
   data: unknown,
   turns: Turns,

@@ -60,7 +60,7 @@ describe('ok config fixtures', () => {
         maxFutureSkewMs: 300_000,
         retry: { maxAttempts: 3, baseMs: 500, maxDelayMs: 30_000 },
         circuitBreaker: { threshold: 5, probeIntervalMs: 30_000 },
-        maxResponseBytes: 64 * 1024 * 1024,
+        maxResponseBytes: 8 * 1024 * 1024,
         maxResponseBytesByEndpoint: {},
         tokenExpiryWarningMs: 3 * 86_400_000,
       },

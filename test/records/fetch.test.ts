@@ -120,6 +120,19 @@ describe('fetchIncremental', () => {
     expect(r.watermarks.size).toBe(0);
   });
 
+  it('halves a span whose answer was too large, as after a timeout, and gets all its records', async () => {
+    const all = await run(fakeSource({}).source);
+    const { source } = fakeSource({
+      fail: (q) =>
+        (q.to?.getTime() ?? 0) - (q.from?.getTime() ?? 0) > 10 * MIN
+          ? new UpstreamError('metrics', 'too_large', { message: 'answer holds more than 200000 items' })
+          : undefined,
+    });
+    const r = await run(source);
+    expect(r.failures).toBe(0);
+    expect(r.got).toHaveLength(all.got.length);
+  });
+
   it('isolates a forbidden station instead of failing its whole list', async () => {
     const bad = ids[7] ?? '';
     const { source } = fakeSource({

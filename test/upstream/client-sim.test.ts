@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulatorServer } from '../../src/simulator/index.ts';
 import { createClient, type UpstreamClient } from '../../src/upstream/client.ts';
-import { UpstreamError } from '../../src/upstream/errors.ts';
+import { MAX_ERROR_MESSAGE, UpstreamError } from '../../src/upstream/errors.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 const TOKEN = 'sim-secret-token';
@@ -74,6 +74,33 @@ describe('client against the simulator', () => {
     sim.sim.setScenario({ hangRate: 0, malformedRate: 1 });
     expect(await failure(client.listSites())).toMatchObject({ reason: 'invalid_body' });
     sim.sim.setScenario({ malformedRate: 0 });
+  });
+
+  it("meets the simulator's hostile answers with typed, bounded failures", async () => {
+    const errors: UpstreamError[] = [];
+    const c = createClient({
+      baseUrl: sim.url,
+      token: () => TOKEN,
+      timeoutMs: 30_000,
+      retry: { maxAttempts: 3, baseMs: 0, maxDelayMs: 0 },
+      onError: (e) => errors.push(e),
+    });
+    // 1 MiB of `{}`: about 350,000 items, over the 200,000 an answer may hold.
+    sim.sim.setScenario({ hostile: { kind: 'empty-objects', endpoints: ['units'], bytes: 1024 * 1024 } });
+    sim.sim.clearRequests();
+    expect(await failure(c.units({ ...hour }))).toMatchObject({ reason: 'too_large' });
+    expect(sim.sim.requests).toHaveLength(1);
+    sim.sim.setScenario({ hostile: { kind: 'corrupt-gzip', endpoints: ['units'] } });
+    sim.sim.clearRequests();
+    expect(await failure(c.units({ ...hour }))).toMatchObject({ reason: 'invalid_body' });
+    expect(sim.sim.requests).toHaveLength(1);
+    sim.sim.setScenario({ hostile: { kind: 'huge-error', endpoints: ['sites'], bytes: 4 * 1024 * 1024 } });
+    const huge = await failure(c.listSites());
+    expect(huge).toMatchObject({ reason: 'status', status: 500 });
+    expect(huge.message.length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE);
+    expect(errors.every((e) => e.message.length <= MAX_ERROR_MESSAGE)).toBe(true);
+    sim.sim.setScenario({ hostile: null });
+    await c.close();
   });
 
   it('gets 401 for an unknown token, and the message does not carry it', async () => {

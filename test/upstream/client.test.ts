@@ -403,3 +403,71 @@ describe('record answers in hand', () => {
     expect(done.map((l) => l.records.length)).toEqual(Array(6).fill(3000));
   });
 });
+
+describe('one hostile answer cannot starve another collector', () => {
+  it("decodes a small answer of one collector while another's huge answer is still being decoded", async () => {
+    // 150,000 empty objects: under the item limit, 75 slices of decoding.
+    const huge = `{"data":[${Array(150_000).fill('{}').join(',')}],"message":"ok"}`;
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/units') })
+      .reply(200, huge);
+    let measurementsSent = 0;
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/metrics') })
+      .reply(200, () => {
+        measurementsSent++;
+        return ok([
+          {
+            station_id: S1,
+            slot: null,
+            unit_serial: 'SN-1',
+            time_created: '2026-11-01T00:00:00Z',
+            name: 'v',
+            value: 1,
+            unit: 'V',
+            type: null,
+            mode: null,
+            limit_upper: null,
+            limit_lower: null,
+          },
+        ]);
+      });
+    const real = createTurns();
+    let turnsTaken = 0;
+    const turns: Turns = {
+      ...real,
+      yieldToLoop: () => {
+        turnsTaken++;
+        return real.yieldToLoop();
+      },
+    };
+    const c = createClient({
+      baseUrl: BASE,
+      token: () => TOKEN,
+      timeoutMs: 60_000,
+      dispatcher: agent,
+      turns,
+    });
+    let unitsDone = false;
+    const units = c
+      .forCollector('units')
+      .units({})
+      .finally(() => {
+        unitsDone = true;
+      });
+    // The huge answer has arrived and its decoding has begun (its first turn is asked for).
+    await vi.waitFor(() => expect(turnsTaken).toBeGreaterThan(0), { timeout: 30_000 });
+    const measurements = await c.forCollector('measurements').metrics({
+      stationIds: [S1],
+      from: new Date('2026-11-01T00:00:00Z'),
+      to: new Date('2026-11-01T01:00:00Z'),
+    });
+    expect(measurementsSent).toBe(1);
+    expect(measurements.records).toHaveLength(1);
+    // Before: answers were decoded one whole answer at a time, so this waited for all 75 slices.
+    expect(unitsDone).toBe(false);
+    await expect(units).resolves.toMatchObject({ received: 150_000, records: [] });
+  });
+});

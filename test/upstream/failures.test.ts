@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UpstreamError } from '../../src/upstream/errors.ts';
+import { MAX_ERROR_MESSAGE, MAX_UPSTREAM_TEXT, UpstreamError } from '../../src/upstream/errors.ts';
 import { classifyFailure, isStaleConnection, statusError } from '../../src/upstream/failures.ts';
 
 describe('statusError', () => {
@@ -20,6 +20,17 @@ describe('statusError', () => {
 
   it('takes a numeric code as text', () => {
     expect(statusError('sites', 503, '{"error":{"code":17}}').message).toBe('sites: HTTP 503 (17)');
+  });
+
+  it('keeps a 20 MB upstream message and code to a bounded length, both visible', () => {
+    const huge = 'm'.repeat(20 * 1024 * 1024);
+    const e = statusError('units', 500, JSON.stringify({ error: { code: 'c'.repeat(5000), message: huge } }));
+    expect(e.upstreamMessage?.length).toBeLessThanOrEqual(MAX_UPSTREAM_TEXT);
+    expect(e.upstreamMessage).toMatch(/^m+\.\.\. \[\d+ characters cut\]$/);
+    expect(e.code).toMatch(/^c+\.\.\. \[\d+ characters cut\]$/);
+    // The code is cut before the message is composed: the upstream's message still shows.
+    expect(e.message).toContain('mmmm');
+    expect(e.message.length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE);
   });
 
   it('never echoes a body that is not the error shape', () => {

@@ -2,7 +2,8 @@
  * The client against a small hostile upstream (node:http on 127.0.0.1): retries with
  * Retry-After, refusals never retried, the circuit breaker, 401 token renewal, the body
  * ceiling (also after decompression), the total deadline against a slow drip, and schema
- * drift turned into typed errors or skipped records. Backoff waits run on injected timers.
+ * drift turned into typed errors or skipped records, and hostile bodies (corrupt gzip, too many
+ * items, a huge error message). Backoff waits run on injected timers.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,7 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createBreakers } from '../../src/upstream/breaker.ts';
 import { createClient, type RequestEvent } from '../../src/upstream/client.ts';
-import { UpstreamError } from '../../src/upstream/errors.ts';
+import { MAX_ERROR_MESSAGE, MAX_UPSTREAM_TEXT, UpstreamError } from '../../src/upstream/errors.ts';
 import { createLimiter } from '../../src/upstream/limiter.ts';
 import { backoffMs, parseRetryAfter, type RetryTimers } from '../../src/upstream/retry.ts';
 
@@ -209,6 +210,50 @@ describe('body limits and deadlines', () => {
     });
     const { c } = client(up.url, { timeoutMs: 300, retry: { maxAttempts: 1, baseMs: 0, maxDelayMs: 0 } });
     await expect(c.listSites()).rejects.toMatchObject({ reason: 'timeout' });
+  });
+});
+
+describe('hostile bodies', () => {
+  it('names a body that does not decompress invalid_body: not retried, not a breaker failure', async () => {
+    const up = await hostile((_q, res) => {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(Buffer.from('definitely not gzip'));
+    });
+    const changes: string[] = [];
+    const breakers = createBreakers({
+      threshold: 1,
+      probeIntervalMs: 10_000,
+      now: () => 0,
+      onChange: (e, s) => changes.push(`${e}:${s}`),
+    });
+    const { c, events } = client(up.url, { breakers });
+    await expect(c.listSites()).rejects.toMatchObject({ reason: 'invalid_body', status: 200 });
+    await expect(c.listSites()).rejects.toMatchObject({ reason: 'invalid_body' });
+    // Before: classed network, sent three times each, and the breaker opened on the first.
+    expect(up.seen).toHaveLength(2);
+    expect(events.map((e) => e.statusClass)).toEqual(['invalid_body', 'invalid_body']);
+    expect(changes).toEqual([]);
+  });
+
+  it('refuses an answer with more items than the limit as too_large, once, without retrying', async () => {
+    const up = await hostile((_q, res) => json(res, 200, `{"data":[${Array(1001).fill('{}').join(',')}]}`));
+    const { c, events } = client(up.url, { maxItemsPerAnswer: 1000 });
+    const err = await c.units({}).catch((e: unknown) => e);
+    expect(err).toMatchObject({ reason: 'too_large', endpoint: 'units' });
+    expect((err as Error).message).toBe('units: answer holds more than 1000 items; not decoded');
+    expect(up.seen).toHaveLength(1);
+    expect(events.map((e) => e.statusClass)).toEqual(['too_large']);
+  });
+
+  it('keeps a 20 MB error message from a 500 to a bounded length', async () => {
+    const message = 'e'.repeat(20 * 1024 * 1024);
+    const up = await hostile((_q, res) => json(res, 500, JSON.stringify({ error: { code: 'X', message } })));
+    const errors: UpstreamError[] = [];
+    const { c } = client(up.url, { onError: (e) => errors.push(e), timeoutMs: 60_000 });
+    await expect(c.listSites()).rejects.toMatchObject({ reason: 'status', status: 500 });
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.upstreamMessage!.length).toBeLessThanOrEqual(MAX_UPSTREAM_TEXT);
+    expect(errors[0]!.message.length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE);
   });
 });
 

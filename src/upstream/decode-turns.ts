@@ -1,0 +1,48 @@
+/**
+ * Fair turns for decoding answers: every collector has a lane, and the bounded steps of their
+ * decoding (indexing a body, parsing and mapping a slice of records) run one at a time, each on
+ * a turn of the event loop of its own, taken round robin between the lanes with work.
+ *
+ * Why: answers used to be decoded one whole answer at a time. A hostile or just very large
+ * answer on one collector's endpoint (16 MB of `{}` items from /units) then held every other
+ * collector's answers, and with them the places their next requests wait for, for minutes.
+ * In steps taken in turns, a collector waits at most one step of each other busy lane.
+ */
+import type { Turns } from '../util/turns.ts';
+import type { StepRunner } from './envelope.ts';
+import { createLimiter, type Limiter } from './limiter.ts';
+
+/** The decoding steps of every collector, in fair turns. */
+export class DecodeTurns {
+  readonly #gate: Limiter = createLimiter({ concurrency: 1, ratePerSecond: Number.POSITIVE_INFINITY });
+  readonly #turns: Turns;
+
+  constructor(turns: Turns) {
+    this.#turns = turns;
+  }
+
+  /**
+   * The steps of one answer of `lane` (a collector): the first at once (it is bounded, and most
+   * answers, a station summary, need no other), each later one after a turn of the event loop, in
+   * its lane's turn.
+   */
+  answer(lane: string): StepRunner {
+    const later = this.lane(lane);
+    let first = true;
+    return (step) => {
+      if (!first) return later(step);
+      first = false;
+      return Promise.resolve().then(step);
+    };
+  }
+
+  /** Runs the steps of `lane` (a collector): each after a turn of the event loop, in its lane's turn. */
+  lane(lane: string): StepRunner {
+    return (step) =>
+      this.#gate.run(async () => {
+        // The loop's own turn first: pending I/O and timers (a scrape, other requests) go before.
+        await this.#turns.yieldToLoop();
+        return step();
+      }, lane);
+  }
+}
