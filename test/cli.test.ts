@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulatorServer } from '../src/simulator/index.ts';
+import { ALIAS_BOMB_LINES } from './helpers/yaml.ts';
 
 const BIN = path.resolve('bin/station-exporter.js');
 
@@ -118,6 +119,14 @@ describe('station-exporter command line', () => {
       `${good}: OK\n  plain HTTP, 0 basic auth user(s), rate limit 5 then 1 per 1000 ms`,
     );
     expect((await run(['check-config'])).code).toBe(2);
+    // A YAML alias bomb used to escape as a ReferenceError: exit 1 and a stack trace.
+    const bomb = configFile('web-bomb.yml', `bomb:\n  ${ALIAS_BOMB_LINES.join('\n  ')}\n`);
+    const boom = await run(['check-config', '--web.config.file', bomb]);
+    expect([boom.code, boom.stderr]).toEqual([
+      2,
+      expect.stringContaining('YAML aliases repeat too much: more than 100 alias uses (an alias bomb?)'),
+    ]);
+    expect(boom.stderr).not.toMatch(/ReferenceError|\n\s+at /);
   });
 
   it('refuses to start with an empty web config or one that is a pipe', { timeout: 60_000 }, async () => {
@@ -129,7 +138,10 @@ describe('station-exporter command line', () => {
     const fifo = path.join(dir, 'web.fifo');
     execFileSync('mkfifo', [fifo]);
     const f = await run(['--config', cfg, '--web.config.file', fifo, '--web.listen-address', '127.0.0.1:0']);
-    expect([f.code, f.stderr]).toEqual([2, expect.stringContaining('not a regular file (a FIFO or pipe)')]);
+    expect([f.code, f.stderr]).toEqual([
+      2,
+      expect.stringContaining('is a FIFO (named pipe), not a regular file'),
+    ]);
   });
 
   it('refuses to start with a bad web config or bad limit flags', async () => {
@@ -145,6 +157,9 @@ describe('station-exporter command line', () => {
     const flags = await run(['--web.idle-timeout', 'forever']);
     expect(flags.code).toBe(2);
     expect(flags.stderr).toContain('--web.idle-timeout must be a duration such as 10s or 2m, got "forever"');
+    expect((await run(['--web.read-header-timeout', '1ms'])).stderr).toContain(
+      '--web.read-header-timeout must be at least 1s, got 1ms',
+    );
     expect((await run(['--web.max-connections', '0'])).stderr).toContain(
       '--web.max-connections must be a whole number of at least 1',
     );
@@ -152,14 +167,7 @@ describe('station-exporter command line', () => {
 
   it('check-config, once and serve refuse an alias bomb, an oversized config and a 1ms interval: exit 2, a message, no stack', async () => {
     const base = `upstream:\n  base_url: ${sim.url}\n  token: demo-token\n`;
-    const levels = ['a0: &a0 ["lol"]'];
-    for (let i = 1; i <= 9; i++)
-      levels.push(
-        `a${i}: &a${i} [${Array(10)
-          .fill(`*a${i - 1}`)
-          .join(', ')}]`,
-      );
-    const bomb = configFile('bomb.yaml', `${base}bomb:\n  ${levels.join('\n  ')}\n`);
+    const bomb = configFile('bomb.yaml', `${base}bomb:\n  ${ALIAS_BOMB_LINES.join('\n  ')}\n`);
     const huge = configFile('huge.yaml', `${base}# ${'x'.repeat(1024 * 1024)}\n`);
     const fast = configFile('fast.yaml', `${base}summary:\n  interval: 1ms\n`);
     const cases = [

@@ -5,7 +5,7 @@ import { Redactor } from '../util/redact.ts';
 import { expandEnv, type PathIssue } from './env.ts';
 import { configErrorMap, flattenIssues, formatIssue, formatPath } from './issues.ts';
 import { labelSecretIssues } from './label-secrets.ts';
-import { fileErrorText, yamlErrorText } from './read-errors.ts';
+import { fileErrorText, readErrorText, yamlErrorText, yamlToValue } from './read-errors.ts';
 import { type Config, type ConfigData, configSchema } from './schema.ts';
 import { TOKEN_FILE_MAX_BYTES } from './token.ts';
 import { tokenProblem } from './token-text.ts';
@@ -98,16 +98,9 @@ export function parseConfig(yamlText: string, opts: ParseOptions): Config {
   if (!isMap(doc.contents)) {
     throw new ConfigError(source, ['the top level of the config file must be a mapping of keys to values']);
   }
-  let raw: unknown;
-  try {
-    raw = doc.toJS({ maxAliasCount: CONFIG_MAX_ALIASES });
-  } catch (err) {
-    // yaml throws a ReferenceError for an alias bomb; it is a bad config (exit 2), not a crash.
-    if (!(err instanceof ReferenceError)) throw err;
-    throw new ConfigError(source, [
-      `YAML aliases repeat too much: more than ${CONFIG_MAX_ALIASES} alias uses (an alias bomb?)`,
-    ]);
-  }
+  const tree = yamlToValue(doc, CONFIG_MAX_ALIASES);
+  if ('issue' in tree) throw new ConfigError(source, [tree.issue]);
+  const raw = tree.value;
   if (expandsBeyond(raw, CONFIG_MAX_EXPANDED_BYTES)) {
     throw new ConfigError(source, [
       `YAML aliases expand the config beyond the limit of ${formatBytes(CONFIG_MAX_EXPANDED_BYTES)}`,
@@ -137,11 +130,6 @@ function expandsBeyond(value: unknown, limit: number): boolean {
     } else size += 8;
   }
   return size > limit;
-}
-
-/** Why a file could not be read: the reader's refusal (kind, size, deadline) or the fs error code. */
-function readErrorText(err: unknown): string {
-  return err instanceof FileReadError ? err.problem : fileErrorText(err);
 }
 
 /**

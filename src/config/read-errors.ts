@@ -1,8 +1,10 @@
 /**
- * Error texts for reading a config file (the exporter's config or the web config). They give
- * a position and a reason only: YAML's own messages quote the source, and a config file can
- * hold a token, a password hash or a key.
+ * Error texts for reading a config file (the exporter's config or the web config), and the steps
+ * both loaders share. They give a position and a reason only: YAML's own messages quote the
+ * source, and a config file can hold a token, a password hash or a key.
  */
+import type { Document } from 'yaml';
+import { FileReadError } from '../util/read-file.ts';
 
 /** Why a file could not be read, without its content. */
 export function fileErrorText(err: unknown): string {
@@ -11,6 +13,28 @@ export function fileErrorText(err: unknown): string {
   if (code === 'EACCES') return 'permission denied';
   if (code === 'EISDIR') return 'is a directory';
   return code ?? (err instanceof Error ? err.name : 'unknown error');
+}
+
+/** Why a file could not be read: the reader's refusal (kind, size, deadline) or the fs error code. */
+export function readErrorText(err: unknown): string {
+  return err instanceof FileReadError ? err.problem : fileErrorText(err);
+}
+
+/**
+ * The document as plain values, with at most `maxAliases` alias uses (yaml's `maxAliasCount`).
+ * yaml throws a ReferenceError for an alias bomb; it comes back here as an issue, so that each
+ * loader makes it a config error (exit 2) instead of a crash.
+ */
+export function yamlToValue(
+  doc: Document,
+  maxAliases: number,
+): { readonly value: unknown } | { readonly issue: string } {
+  try {
+    return { value: doc.toJS({ maxAliasCount: maxAliases }) };
+  } catch (err) {
+    if (!(err instanceof ReferenceError)) throw err;
+    return { issue: `YAML aliases repeat too much: more than ${maxAliases} alias uses (an alias bomb?)` };
+  }
 }
 
 /** `line 3, column 5: <what is wrong>`, without the source excerpt yaml adds. */

@@ -1,5 +1,6 @@
 /** Reads the HTTP limit flags of the command line into {@link HttpLimits}. */
-import { parseDuration } from '../config/duration.ts';
+import { formatDuration, parseDuration } from '../config/duration.ts';
+import { MIN_PERIOD_MS } from '../config/fields.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits } from './http.ts';
 
 /** The flag values as `parseArgs` gives them. */
@@ -15,7 +16,12 @@ export function parseHttpLimits(flags: HttpLimitFlags): HttpLimits | string {
   const duration = (flag: keyof HttpLimitFlags, fallback: number): number | string => {
     const text = flags[flag];
     if (text === undefined) return fallback;
-    return parseDuration(text) ?? `--${flag} must be a duration such as 10s or 2m, got "${text}"`;
+    const ms = parseDuration(text);
+    if (ms === undefined) return `--${flag} must be a duration such as 10s or 2m, got "${text}"`;
+    // The config's floor for periods and timeouts: 1ms used to pass, and no client sends that fast.
+    return ms >= MIN_PERIOD_MS
+      ? ms
+      : `--${flag} must be at least ${formatDuration(MIN_PERIOD_MS)}, got ${text}`;
   };
   const headerTimeoutMs = duration('web.read-header-timeout', DEFAULT_HTTP_LIMITS.headerTimeoutMs);
   const requestTimeoutMs = duration('web.request-timeout', DEFAULT_HTTP_LIMITS.requestTimeoutMs);

@@ -4,7 +4,8 @@
  * no writer it never returns, and a few of those hold every libuv thread, so that no other file
  * or DNS work runs again. Here the file is opened non-blocking, anything that is not a regular
  * file is refused before a byte is read, the size is capped, and the caller stops waiting after a
- * deadline.
+ * deadline. The one implementation for every such file: the config, the token file, the web
+ * config and the certificates it names.
  */
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSync } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
@@ -97,13 +98,15 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCT
  * `timeoutMs`; fs errors (ENOENT, EACCES, ...) pass through as they are. The kind is checked
  * before the open and again on the open descriptor, so a file swapped in between is caught.
  * A read abandoned at its deadline closes its descriptor whenever its `open()` comes back.
+ * For a path read again and again, use a {@link RegularFileReader}.
  */
-export function readRegularFile(path: string, limits: AsyncReadLimits): Promise<string> {
-  return withDeadline(readChecked(path, limits.maxBytes), {
+export async function readRegularFile(path: string, limits: AsyncReadLimits): Promise<string> {
+  const bytes = await withDeadline(readChecked(path, limits), {
     path,
     timeoutMs: limits.timeoutMs,
     timers: limits.timers ?? realTimers,
   });
+  return bytes.toString('utf8');
 }
 
 /**
@@ -118,40 +121,136 @@ export function statWithin(path: string, limits: Omit<AsyncReadLimits, 'maxBytes
   });
 }
 
-async function readChecked(path: string, maxBytes: number): Promise<string> {
+/** Opens a file; `fs.promises.open` unless a test injects one. */
+export type OpenFile = (path: string, flags: number) => Promise<FileHandle>;
+
+/** Options of {@link RegularFileReader}: the limits of every read, and how files are opened. */
+export interface RegularFileReaderOptions extends AsyncReadLimits {
+  /** Default: `fs.promises.open`. */
+  readonly open?: OpenFile;
+}
+
+/**
+ * Reads the files of one owner that are read again and again (the web config and the files it
+ * names, at every change check), as bytes, with fixed limits. On top of {@link readRegularFile}:
+ * a path whose read outlived its deadline is refused until that read returns. An abandoned read
+ * still holds a libuv thread in `stat()` or `open()` for as long as a hung mount keeps it, and a
+ * new attempt every second would soon hold all of them (4 by default), and with them every file
+ * and DNS operation of the process.
+ */
+export class RegularFileReader {
+  readonly #opts: RegularFileReaderOptions;
+  /** Paths whose last read passed its deadline and has not returned yet. */
+  readonly #hanging = new Set<string>();
+
+  constructor(opts: RegularFileReaderOptions) {
+    this.#opts = opts;
+  }
+
+  /**
+   * The whole file; rejects with {@link FileReadError} (also while an earlier read of the same
+   * path hangs) or with the fs error (ENOENT, EACCES, ...).
+   */
+  read(path: string): Promise<Buffer> {
+    if (this.#hanging.has(path)) return Promise.reject(stillHanging(path));
+    const work = readChecked(path, this.#opts);
+    return withDeadline(work, {
+      path,
+      timeoutMs: this.#opts.timeoutMs,
+      timers: this.#opts.timers ?? realTimers,
+      onTimeout: () => {
+        this.#hanging.add(path);
+        const release = () => void this.#hanging.delete(path);
+        work.then(release, release);
+      },
+    });
+  }
+}
+
+function stillHanging(path: string): FileReadError {
+  return new FileReadError(path, {
+    reason: 'timeout',
+    problem: 'is not read again until an earlier read that passed its deadline returns (a hung mount?)',
+  });
+}
+
+async function readChecked(
+  path: string,
+  opts: { readonly maxBytes: number; readonly open?: OpenFile },
+): Promise<Buffer> {
+  const { maxBytes } = opts;
   const before = await stat(path);
   if (!before.isFile()) throw notRegular(path, before);
   if (before.size > maxBytes) throw tooLarge(path, maxBytes);
-  const handle = await open(path, OPEN_FLAGS);
+  const handle = await (opts.open ?? open)(path, OPEN_FLAGS);
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw notRegular(path, info);
-    return await readCapped(handle, { path, maxBytes });
+    const bytes = new CappedBytes({ maxBytes, sizeHint: info.size });
+    for (let room = bytes.room(); room !== undefined; room = bytes.room()) {
+      const { bytesRead } = await handle.read(room.buffer, room.offset, room.length, null);
+      if (bytesRead === 0) break;
+      bytes.added(bytesRead);
+    }
+    if (bytes.overCap()) throw tooLarge(path, maxBytes);
+    return bytes.bytes();
   } finally {
     await handle.close();
   }
 }
 
-/** Reads to the end, but never more than `maxBytes` + 1 bytes: the file may grow while read. */
-async function readCapped(handle: FileHandle, at: { readonly path: string; readonly maxBytes: number }) {
-  const buffer = Buffer.alloc(at.maxBytes + 1);
-  let length = 0;
-  while (length < buffer.length) {
-    const { bytesRead } = await handle.read(buffer, length, buffer.length - length, null);
-    if (bytesRead === 0) break;
-    length += bytesRead;
+/**
+ * The bytes of a file read so far, never more than the cap + 1: the file may grow while it is
+ * read, and a size of 0 proves nothing (/proc). The buffer starts at the size `fstat` gave and
+ * grows when that was short, so a 1 MiB cap does not cost 1 MiB for a 200-byte file.
+ */
+class CappedBytes {
+  readonly #limit: number;
+  #buffer: Buffer;
+  #length = 0;
+
+  constructor(opts: { readonly maxBytes: number; readonly sizeHint: number }) {
+    this.#limit = opts.maxBytes + 1;
+    this.#buffer = Buffer.alloc(Math.min(this.#limit, Math.max(opts.sizeHint + 1, 4096)));
   }
-  if (length > at.maxBytes) throw tooLarge(at.path, at.maxBytes);
-  return buffer.toString('utf8', 0, length);
+
+  /** Where the next read goes, or `undefined` once the cap + 1 bytes are in. */
+  room(): { buffer: Buffer; offset: number; length: number } | undefined {
+    if (this.#length === this.#buffer.length) {
+      if (this.#length >= this.#limit) return undefined;
+      const grown = Buffer.alloc(Math.min(this.#limit, this.#buffer.length * 2));
+      this.#buffer.copy(grown, 0, 0, this.#length);
+      this.#buffer = grown;
+    }
+    return { buffer: this.#buffer, offset: this.#length, length: this.#buffer.length - this.#length };
+  }
+
+  added(count: number): void {
+    this.#length += count;
+  }
+
+  overCap(): boolean {
+    return this.#length >= this.#limit;
+  }
+
+  bytes(): Buffer {
+    return this.#buffer.subarray(0, this.#length);
+  }
 }
 
-function withDeadline<T>(
-  work: Promise<T>,
-  at: { readonly path: string; readonly timeoutMs: number; readonly timers: DeadlineTimers },
-): Promise<T> {
+/** Where a deadline applies, and what else to do when it passes. */
+interface Deadline {
+  readonly path: string;
+  readonly timeoutMs: number;
+  readonly timers: DeadlineTimers;
+  readonly onTimeout?: () => void;
+}
+
+function withDeadline<T>(work: Promise<T>, at: Deadline): Promise<T> {
   const { path, timeoutMs, timers } = at;
   return new Promise<T>((resolve, reject) => {
     const handle = timers.setTimeout(() => {
+      at.onTimeout?.();
       reject(
         new FileReadError(path, {
           reason: 'timeout',
@@ -186,15 +285,14 @@ export function readRegularFileSync(path: string, limits: ReadLimits): string {
   try {
     const info = fstatSync(fd);
     if (!info.isFile()) throw notRegular(path, info);
-    const buffer = Buffer.alloc(maxBytes + 1);
-    let length = 0;
-    while (length < buffer.length) {
-      const bytesRead = readSync(fd, buffer, length, buffer.length - length, null);
+    const bytes = new CappedBytes({ maxBytes, sizeHint: info.size });
+    for (let room = bytes.room(); room !== undefined; room = bytes.room()) {
+      const bytesRead = readSync(fd, room.buffer, room.offset, room.length, null);
       if (bytesRead === 0) break;
-      length += bytesRead;
+      bytes.added(bytesRead);
     }
-    if (length > maxBytes) throw tooLarge(path, maxBytes);
-    return buffer.toString('utf8', 0, length);
+    if (bytes.overCap()) throw tooLarge(path, maxBytes);
+    return bytes.bytes().toString('utf8');
   } finally {
     closeSync(fd);
   }

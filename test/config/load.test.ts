@@ -13,6 +13,7 @@ import {
   parseConfig,
 } from '../../src/config/load.ts';
 import type { Config } from '../../src/config/schema.ts';
+import { ALIAS_BOMB_LINES } from '../helpers/yaml.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -132,15 +133,7 @@ describe('parseConfig', () => {
   });
 
   it('refuses a YAML alias bomb with a config error, not a crash', async () => {
-    // Each level repeats the one before it ten times: 10^9 strings once expanded.
-    const levels = ['a0: &a0 ["lol"]'];
-    for (let i = 1; i <= 9; i++)
-      levels.push(
-        `a${i}: &a${i} [${Array(10)
-          .fill(`*a${i - 1}`)
-          .join(', ')}]`,
-      );
-    const text = `upstream: { base_url: "http://a", token: t }\nbomb:\n  ${levels.join('\n  ')}\n`;
+    const text = `upstream: { base_url: "http://a", token: t }\nbomb:\n  ${ALIAS_BOMB_LINES.join('\n  ')}\n`;
     expect(await issuesOf(() => parseConfig(text, { baseDir: '/' }))).toEqual([
       `YAML aliases repeat too much: more than ${CONFIG_MAX_ALIASES} alias uses (an alias bomb?)`,
     ]);

@@ -8,16 +8,32 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
 import { isMap, parseDocument } from 'yaml';
 import { configErrorMap, flattenIssues, formatIssue } from '../../config/issues.ts';
-import { fileErrorText, yamlErrorText } from '../../config/read-errors.ts';
+import { CONFIG_MAX_ALIASES } from '../../config/load.ts';
+import { readErrorText, yamlErrorText, yamlToValue } from '../../config/read-errors.ts';
+import { RegularFileReader } from '../../util/read-file.ts';
 import { dummyHashFor } from './auth.ts';
-import { FileRefusedError, webConfigFileReader } from './read-regular-file.ts';
 import { type ClientAuthType, TLS_VERSIONS, type TlsSection, webConfigSchema } from './schema.ts';
+
+/** 1 MiB: a web config, a certificate chain or a CA bundle is a few kilobytes. */
+export const WEB_CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+/** How long the open and read of one file may take before it counts as unreadable. */
+export const WEB_CONFIG_FILE_TIMEOUT_MS = 5000;
 
 /** Reads a whole file; injected in tests. */
 export type FileReader = (path: string) => Promise<Buffer>;
 
-/** Regular files only, 1 MiB at most each, never blocking the event loop. */
-const readSafely: FileReader = (path) => webConfigFileReader.read(path);
+/**
+ * The reader of the web config and the files it names: regular files only, 1 MiB at most each,
+ * never blocking the event loop. One per watcher, so that a path whose open hangs on a stuck
+ * mount is not opened again at every re-read (see {@link RegularFileReader}).
+ */
+export function webConfigFileReader(): FileReader {
+  const reader = new RegularFileReader({
+    maxBytes: WEB_CONFIG_FILE_MAX_BYTES,
+    timeoutMs: WEB_CONFIG_FILE_TIMEOUT_MS,
+  });
+  return (path) => reader.read(path);
+}
 
 /** The TLS material and policy, ready for `tls.createServer` / `setSecureContext`. */
 export interface TlsSettings {
@@ -62,7 +78,10 @@ export class WebConfigError extends Error {
  * Reads `path` and every file it names, and validates them. Rejects with {@link WebConfigError},
  * also for an empty file and for anything that is not a regular file.
  */
-export async function loadWebConfig(path: string, read: FileReader = readSafely): Promise<WebConfig> {
+export async function loadWebConfig(
+  path: string,
+  read: FileReader = webConfigFileReader(),
+): Promise<WebConfig> {
   let text: Buffer;
   try {
     text = await read(path);
@@ -101,11 +120,12 @@ function parseWebConfig(text: string, source: string) {
         'Leave out --web.config.file to serve without one',
     ]);
   }
-  const raw = doc.toJS({ maxAliasCount: 100 });
+  const tree = yamlToValue(doc, CONFIG_MAX_ALIASES);
+  if ('issue' in tree) throw new WebConfigError(source, [tree.issue]);
   if (!isMap(doc.contents)) {
     throw new WebConfigError(source, ['the top level must be a mapping of keys to values']);
   }
-  const parsed = webConfigSchema.safeParse(raw, { error: configErrorMap });
+  const parsed = webConfigSchema.safeParse(tree.value, { error: configErrorMap });
   if (!parsed.success) throw new WebConfigError(source, flattenIssues(parsed.error.issues).map(formatIssue));
   return parsed.data;
 }
@@ -172,8 +192,4 @@ function checkTlsMaterial(tls: TlsSettings, source: string): void {
 function opensslReason(err: unknown): string {
   const e = err as { reason?: string; code?: string; message?: string };
   return e.reason ?? e.code ?? 'not a valid PEM certificate and matching private key';
-}
-
-function readErrorText(err: unknown): string {
-  return err instanceof FileRefusedError ? err.message : fileErrorText(err);
 }

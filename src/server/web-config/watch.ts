@@ -8,7 +8,13 @@
  * once per distinct problem and exported.
  */
 import type { Logger } from 'pino';
-import { type FileReader, loadWebConfig, type WebConfig, WebConfigError } from './load.ts';
+import {
+  type FileReader,
+  loadWebConfig,
+  type WebConfig,
+  WebConfigError,
+  webConfigFileReader,
+} from './load.ts';
 
 /** The outcome of the last re-read, for the self-metrics. */
 export interface WebConfigStatus {
@@ -33,6 +39,7 @@ export interface WatchOptions {
   readonly path: string;
   readonly logger: Logger;
   readonly clock?: () => number;
+  /** Default: {@link webConfigFileReader}, one for the life of the watcher. */
   readonly read?: FileReader;
   /** Minimum time between two re-reads; default 1000 ms. */
   readonly checkIntervalMs?: number;
@@ -44,8 +51,9 @@ export interface WatchOptions {
  */
 export async function watchWebConfig(opts: WatchOptions): Promise<WebConfigSource> {
   const clock = opts.clock ?? Date.now;
-  const first = await loadWebConfig(opts.path, opts.read);
-  return new WebConfigWatcher(opts, { config: first, now: clock() });
+  const withReader = { ...opts, read: opts.read ?? webConfigFileReader() };
+  const first = await loadWebConfig(opts.path, withReader.read);
+  return new WebConfigWatcher(withReader, { config: first, now: clock() });
 }
 
 class WebConfigWatcher implements WebConfigSource {

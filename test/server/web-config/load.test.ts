@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bcryptCost } from '../../../src/server/web-config/auth.ts';
 import { loadWebConfig, WebConfigError } from '../../../src/server/web-config/load.ts';
 import { createTestPki, hasOpenssl, type TestPki } from '../../helpers/tls.ts';
+import { ALIAS_BOMB_LINES } from '../../helpers/yaml.ts';
 
 const HASH = bcrypt.hashSync('secret', 4);
 
@@ -135,6 +136,13 @@ describe('web config file', () => {
     expect(await issues(yaml)).toEqual(expected);
   });
 
+  it('refuses a YAML alias bomb with a web config error, not a crash', async () => {
+    // 0.3.0 let yaml's ReferenceError escape: check-config exited 1 with a stack trace.
+    expect(await issues(`basic_auth_users: {}\nbomb:\n  ${ALIAS_BOMB_LINES.join('\n  ')}\n`)).toEqual([
+      'YAML aliases repeat too much: more than 100 alias uses (an alias bomb?)',
+    ]);
+  });
+
   it('never repeats a wrong password value in its error', async () => {
     expect((await issues('basic_auth_users:\n  alice: hunter2-plain\n')).join('\n')).not.toContain('hunter2');
   });
@@ -170,25 +178,23 @@ describe('web config files that are not regular files', () => {
     const fifo = path.join(dir, 'web.fifo');
     execFileSync('mkfifo', [fifo]);
     expect(await rejection(fifo)).toEqual([
-      'cannot read web config file: not a regular file (a FIFO or pipe)',
+      'cannot read web config file: is a FIFO (named pipe), not a regular file',
     ]);
   });
 
   it('refuses a directory and a device', async () => {
     const sub = path.join(dir, 'sub');
     mkdirSync(sub);
-    expect(await rejection(sub)).toEqual(['cannot read web config file: not a regular file (a directory)']);
+    expect(await rejection(sub)).toEqual(['cannot read web config file: is a directory, not a regular file']);
     expect(await rejection('/dev/zero')).toEqual([
-      'cannot read web config file: not a regular file (a character device)',
+      'cannot read web config file: is a character device, not a regular file',
     ]);
   });
 
   it('refuses a file over 1 MiB', async () => {
     const big = path.join(dir, 'big.yml');
     writeFileSync(big, `# ${'x'.repeat(1024 * 1024)}\n{}\n`);
-    expect(await rejection(big)).toEqual([
-      'cannot read web config file: larger than 1 MiB, the limit for this file',
-    ]);
+    expect(await rejection(big)).toEqual(['cannot read web config file: is larger than the limit of 1 MiB']);
   });
 
   it('refuses a certificate file that is a FIFO, naming the key', async () => {
@@ -198,7 +204,7 @@ describe('web config files that are not regular files', () => {
     const yml = path.join(dir, 'tls.yml');
     writeFileSync(yml, 'tls_server_config:\n  cert_file: cert.fifo\n  key_file: tls.key\n');
     expect(await rejection(yml)).toEqual([
-      `tls_server_config.cert_file: cannot read ${fifo}: not a regular file (a FIFO or pipe)`,
+      `tls_server_config.cert_file: cannot read ${fifo}: is a FIFO (named pipe), not a regular file`,
     ]);
   });
 

@@ -3,8 +3,9 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { Registry } from '../../../src/exposition/client.ts';
 import { registerWebConfigMetrics } from '../../../src/server/web-config/metrics.ts';
-import { FileRefusedError } from '../../../src/server/web-config/read-regular-file.ts';
 import { watchWebConfig } from '../../../src/server/web-config/watch.ts';
+import { FileReadError } from '../../../src/util/read-file.ts';
+import { ALIAS_BOMB_LINES } from '../../helpers/yaml.ts';
 
 const HASH_A = bcrypt.hashSync('a', 4);
 const HASH_B = bcrypt.hashSync('b', 4);
@@ -29,7 +30,7 @@ async function setup(initial: string) {
       const c = files[p];
       if (c === undefined) throw Object.assign(new Error('gone'), { code: 'ENOENT' });
       if (typeof c === 'string') return Buffer.from(c);
-      if ('refused' in c) throw new FileRefusedError(c.refused);
+      if ('refused' in c) throw new FileReadError(p, { reason: 'not_regular', problem: c.refused });
       // Stands for a slow read: released by the test, then reads what the file holds by then.
       await new Promise<void>((resolve) => hanging.push(resolve));
       return Buffer.from(`basic_auth_users:\n  b: '${HASH_B}'\n`);
@@ -116,14 +117,19 @@ describe('web config watcher', () => {
     ['only comments', '# emptied by a config tool\n', 'the file is empty (or only comments)'],
     ['unparsable', 'basic_auth_users: [\n', 'line 2, column 1'],
     [
+      'an alias bomb',
+      `bomb:\n  ${ALIAS_BOMB_LINES.join('\n  ')}\n`,
+      'YAML aliases repeat too much: more than 100 alias uses (an alias bomb?)',
+    ],
+    [
       'a FIFO',
-      { refused: 'not a regular file (a FIFO or pipe)' },
-      'cannot read web config file: not a regular file (a FIFO or pipe)',
+      { refused: 'is a FIFO (named pipe), not a regular file' },
+      'cannot read web config file: is a FIFO (named pipe), not a regular file',
     ],
     [
       'a directory',
-      { refused: 'not a regular file (a directory)' },
-      'cannot read web config file: not a regular file (a directory)',
+      { refused: 'is a directory, not a regular file' },
+      'cannot read web config file: is a directory, not a regular file',
     ],
   ])('keeps basic auth on when a re-read finds the file %s', async (_name, bad, error) => {
     const w = await setup(`basic_auth_users:\n  a: '${HASH_A}'\n`);
