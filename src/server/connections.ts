@@ -80,9 +80,14 @@ interface Entry {
   served: number;
   /** The first-request deadline, until the first request arrives. */
   timer: unknown;
-  /** When the writer last emptied its buffer (or a request came in): the client's last sign of reading. */
+  /** Bytes of responses written out to the operating system so far, when last looked at. */
+  flushed: number;
+  /** When the client last showed it reads: its request, or bytes written out since the look before. */
   progressMs: number;
 }
+
+/** Bytes the socket has written out to the operating system: dispatched, minus those still in flight. */
+const flushedBytes = (socket: Socket) => (socket.bytesWritten ?? 0) - socket.writableLength;
 
 // A connection is known by its peer address: the TLS socket of a request and the TCP socket
 // under it share it, and both are public API.
@@ -131,6 +136,8 @@ export class ConnectionTracker implements ConnectionStats {
   }
 
   #onConnection(socket: Socket): void {
+    const now = this.#timers.now();
+    for (const entry of this.#open.values()) this.#look(entry, now);
     if (this.#open.size >= this.#limits.maxConnections && !this.#makeRoom()) {
       this.#count('refused');
       socket.destroy();
@@ -144,7 +151,8 @@ export class ConnectionTracker implements ConnectionStats {
       inFlight: 0,
       served: 0,
       timer: undefined,
-      progressMs: this.#timers.now(),
+      flushed: 0,
+      progressMs: now,
     };
     entry.timer = this.#timers.setTimeout(() => {
       if (entry.served === 0 && entry.inFlight === 0) this.#close(entry, 'first_request_timeout');
@@ -159,15 +167,9 @@ export class ConnectionTracker implements ConnectionStats {
   #onRequest(req: IncomingMessage, res: ServerResponse): void {
     const entry = this.#open.get(keyOf(req.socket));
     if (!entry) return;
-    if (entry.writer === undefined) {
-      const writer = req.socket;
-      entry.writer = writer;
-      // 'drain': the buffered part of a response reached the operating system, so the client is reading.
-      writer.on('drain', () => {
-        entry.progressMs = this.#timers.now();
-      });
-    }
+    entry.writer ??= req.socket;
     entry.inFlight++;
+    entry.flushed = flushedBytes(entry.writer);
     entry.progressMs = this.#timers.now();
     this.#timers.clearTimeout(entry.timer);
     const deadline = this.#timers.setTimeout(() => {
@@ -181,13 +183,25 @@ export class ConnectionTracker implements ConnectionStats {
   }
 
   /**
-   * A response is stalled when bytes of it wait in the writer's buffer and the buffer has not
-   * emptied for the stall limit. A reading client empties it many times a second: the /metrics
-   * body is written a piece at a time, each piece after the previous one left.
+   * Notes whether the connection wrote anything out since the last look. Looked at on every new
+   * connection (a scan of at most the cap), so that at the cap a write is known to within the
+   * arrival before. A reading client writes out a piece of the /metrics body (see
+   * write-body.ts) every second at least.
    */
+  #look(entry: Entry, now: number): void {
+    if (entry.writer === undefined) return;
+    const flushed = flushedBytes(entry.writer);
+    if (flushed === entry.flushed) return;
+    entry.flushed = flushed;
+    entry.progressMs = now;
+  }
+
+  /** Stalled: bytes of a response wait in the writer's buffer and none was written out for the stall limit. */
   #isStalled(entry: Entry, now: number): boolean {
-    if (entry.inFlight === 0 || entry.writer === undefined) return false;
-    return entry.writer.writableLength > 0 && now - entry.progressMs >= this.#limits.stalledWriteMs;
+    const writer = entry.writer;
+    if (entry.inFlight === 0 || writer === undefined) return false;
+    this.#look(entry, now);
+    return writer.writableLength > 0 && now - entry.progressMs >= this.#limits.stalledWriteMs;
   }
 
   /**
