@@ -6,7 +6,7 @@
  * the shared buffers), but over TLS every byte handed over is encrypted at once into a buffer
  * of that connection: each client that does not read would hold an encrypted copy of the whole
  * body. Piece by piece, a TLS connection holds at most
- * one encrypted piece beyond what the kernel buffers; the pieces are views of the
+ * two encrypted pieces beyond what the kernel buffers; the pieces are views of the
  * shared buffers, never copies.
  */
 import type { ServerResponse } from 'node:http';
@@ -30,8 +30,11 @@ export function pieceBytesFor(out: ServerResponse): number {
   return (out.socket as { encrypted?: boolean } | null)?.encrypted ? TLS_PIECE_BYTES : PLAIN_PIECE_BYTES;
 }
 
-/** Pieces handed over and not yet written out, at most: one leaving while the next waits behind it. */
-const OUTSTANDING = 2;
+/**
+ * Bytes handed over and not yet written out, at most, in pieces: one leaving while the next
+ * waits behind it. Small chunks (the gzip body's header, tail and trailer) go out together.
+ */
+const OUTSTANDING_PIECES = 2;
 
 /** The pieces of `chunks`: views of at most `pieceBytes`, never copies. */
 function* piecesOf(chunks: readonly Buffer[], pieceBytes: number): Generator<Buffer> {
@@ -43,27 +46,28 @@ function* piecesOf(chunks: readonly Buffer[], pieceBytes: number): Generator<Buf
 /**
  * Writes `chunks` to `out` in pieces of at most `pieceBytes` (default: by the socket, see
  * {@link pieceBytesFor}) and ends it. The next piece waits behind the one leaving, so the
- * socket never runs dry waiting for this loop's turn on a busy event loop, and only the one
- * leaving has been handed to TLS. A closed response stops the writing; the promise never rejects.
+ * socket never runs dry waiting for this loop's turn on a busy event loop, and at most two
+ * pieces have been handed to TLS. A closed response stops the writing; the promise never rejects.
  */
 export async function writeBody(
   out: ServerResponse,
   chunks: readonly Buffer[],
   pieceBytes = pieceBytesFor(out),
 ): Promise<void> {
+  const limit = OUTSTANDING_PIECES * pieceBytes;
   let outstanding = 0;
   let wake: (() => void) | undefined;
   const resume = () => wake?.();
-  const written = () => {
-    outstanding--;
-    resume();
-  };
   out.once('close', resume);
   for (const piece of piecesOf(chunks, pieceBytes)) {
-    while (outstanding >= OUTSTANDING && !out.destroyed) await new Promise<void>((r) => (wake = r));
+    while (outstanding > 0 && outstanding + piece.length > limit && !out.destroyed)
+      await new Promise<void>((r) => (wake = r));
     if (out.destroyed) break;
-    outstanding++;
-    out.write(piece, written);
+    outstanding += piece.length;
+    out.write(piece, () => {
+      outstanding -= piece.length;
+      resume();
+    });
   }
   out.off('close', resume);
   if (!out.destroyed) out.end();
