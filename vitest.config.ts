@@ -25,6 +25,7 @@ const E2E = [
   'test/package.test.ts',
   'test/scheduler/scheduler.test.ts',
   'test/server/app.test.ts',
+  'test/server/connections.test.ts',
   'test/server/http.test.ts',
   'test/server/status-browser.test.ts',
   'test/server/status-page.test.ts',

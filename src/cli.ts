@@ -15,7 +15,7 @@ const USAGE = `Usage:
   station-exporter [--config FILE] [--web.listen-address ADDR] [--log.level LEVEL] [--shard i/n]
                    [--web.config.file FILE] [--web.enable-lifecycle]
                    [--web.read-header-timeout 10s] [--web.request-timeout 30s]
-                   [--web.idle-timeout 2m] [--web.max-connections 512]
+                   [--web.idle-timeout 2m] [--web.write-timeout 1m] [--web.max-connections 512]
       Run the exporter. Without --config it runs against a built-in simulator (a demo).
       --web.config.file: TLS, basic auth, rate limit and headers (exporter-toolkit format).
       --web.enable-lifecycle: allow POST /-/reload.
@@ -120,6 +120,7 @@ async function main(argv: string[]): Promise<number> {
     'web.read-header-timeout'?: string;
     'web.request-timeout'?: string;
     'web.idle-timeout'?: string;
+    'web.write-timeout'?: string;
     'web.max-connections'?: string;
     shard?: string;
     help?: boolean;
@@ -137,6 +138,7 @@ async function main(argv: string[]): Promise<number> {
         'web.read-header-timeout': { type: 'string' },
         'web.request-timeout': { type: 'string' },
         'web.idle-timeout': { type: 'string' },
+        'web.write-timeout': { type: 'string' },
         'web.max-connections': { type: 'string' },
         shard: { type: 'string' },
         help: { type: 'boolean', short: 'h' },

@@ -10,6 +10,7 @@ import { tokenFileModeWarning } from '../config/token.ts';
 import { planFor, plantOf } from '../planning/budget.ts';
 import { renderPlan } from '../planning/plan-text.ts';
 import { estimateSeries, renderSeries, type SeriesCounts } from '../planning/series-estimate.ts';
+import { registerConnectionMetrics } from '../server/connection-metrics.ts';
 import { DEFAULT_HTTP_LIMITS, type HttpLimits, startHttpServer } from '../server/http.ts';
 import { singleFlight } from '../server/lifecycle.ts';
 import { listenErrorText, parseListenAddress } from '../server/listen.ts';
@@ -382,6 +383,8 @@ export async function runServe(opts: RunOptions): Promise<number> {
     await resolved.close();
     return 1;
   }
+  // On the first exporter's registry, which every reload hands on.
+  registerConnectionMetrics(reloader.current().registry, server.connections);
   const host = hostname && hostname !== '0.0.0.0' && hostname !== '::' ? hostname : 'localhost';
   const url = `${server.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
   logger.info(

@@ -8,6 +8,7 @@ import { Registry } from '../exposition/client.ts';
 import { registerProcessMetrics } from '../exposition/process-metrics.ts';
 import { createSelfMetrics } from '../exposition/selfmetrics.ts';
 import { createPlanMetrics } from '../planning/plan-metrics.ts';
+import { registerConnectionMetrics } from '../server/connection-metrics.ts';
 import { registerWebConfigMetrics } from '../server/web-config/metrics.ts';
 
 const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -24,6 +25,7 @@ function selfRows(): Row[] {
   const registry = new Registry();
   createSelfMetrics(registry, { version: 'reference', commit: 'reference', nodeVersion: 'reference' });
   registerWebConfigMetrics(registry);
+  registerConnectionMetrics(registry);
   createPlanMetrics(registry);
   return rowsOf(registry, 'self');
 }

@@ -14,6 +14,7 @@ import { landingPage } from './landing.ts';
 import { LIFECYCLE_DISABLED } from './lifecycle.ts';
 import { createTailMemo } from './self-metrics-tail.ts';
 import { type StatusModel, statusPage } from './status-page.ts';
+import { writeBody } from './write-body.ts';
 
 /** The outcome of a reload, safe to show (config errors never contain the token). */
 export type ReloadResult =
@@ -107,10 +108,8 @@ export function createApp(deps: AppDeps): Hono {
     // Not for HEAD: Hono answers it with a copy of the GET response, which would lose the already-sent mark.
     if (outgoing && c.req.method === 'GET') {
       outgoing.writeHead(200, { ...headers, 'content-length': String(res.length) });
-      // Corked, the chunks leave in one writev instead of one write each.
-      outgoing.cork();
-      for (const chunk of res.chunks) outgoing.write(chunk);
-      outgoing.end();
+      // Piece by piece, as the client reads: see writeBody. It goes on after the handler returns.
+      void writeBody(outgoing, res.chunks);
       return RESPONSE_ALREADY_SENT;
     }
     const body = res.body;

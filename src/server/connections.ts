@@ -1,85 +1,239 @@
 /**
- * Bounds the server's open connections. A connection must bring its first complete request
- * within the header timeout (Node's own timeout only starts once bytes arrive, so a silent
- * socket would otherwise stay forever). At the cap, the oldest connection with no request in
- * flight makes room, so that idle or slow-header sockets cannot lock a scrape out.
+ * Bounds the server's open connections and what each may hold.
+ *
+ * - A connection must bring its first complete request within the header timeout (Node's own
+ *   timeout only starts once bytes arrive, so a silent socket would otherwise stay forever).
+ * - Every response must be written out, handed to the operating system, within the write
+ *   deadline after its request arrived; a client that does not read its answer cannot hold a
+ *   slot, or the body, for longer (Go's `http.Server.WriteTimeout`).
+ * - At the cap, a new connection makes room: first the connection whose response has waited
+ *   longest for its client to read, once that wait passes the stall limit, else the oldest
+ *   connection with no request in flight. Only when every connection is busy and reading is
+ *   the new one refused. So neither idle, slow-header nor non-reading sockets can lock a
+ *   scrape out.
  */
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import type { LoopTimers } from '../scheduler/loop.ts';
 
-interface Entry {
-  readonly socket: Socket;
-  inFlight: number;
-  served: number;
-  timer: NodeJS.Timeout | undefined;
-}
+/** Why the server closed a connection (the `reason` label of the self-metric). */
+export type CloseReason =
+  /** No complete first request within the header timeout. */
+  | 'first_request_timeout'
+  /** A response not written out within the write deadline. */
+  | 'write_timeout'
+  /** Closed at the cap to make room: no request in flight. */
+  | 'evicted_idle'
+  /** Closed at the cap to make room: its client had stopped reading its response. */
+  | 'evicted_stalled'
+  /** A new connection refused at the cap: every open one was busy and reading. */
+  | 'refused';
 
-/** Live counts, for tests and logs. */
+/** Every {@link CloseReason}, in the order the self-metric lists them. */
+export const CLOSE_REASONS: readonly CloseReason[] = [
+  'first_request_timeout',
+  'write_timeout',
+  'evicted_idle',
+  'evicted_stalled',
+  'refused',
+];
+
+/** Live counts, for the self-metrics, tests and logs. */
 export interface ConnectionStats {
   open(): number;
-  /** Connections closed to make room at the cap. */
+  /** Connections closed to make room at the cap (idle and stalled). */
   evicted(): number;
   /** Connections refused because every open one was busy. */
   refused(): number;
+  /** Connections the server closed for `reason` since it started. */
+  closed(reason: CloseReason): number;
+  /** Open connections whose response has waited for the client to read for longer than the stall limit. */
+  stalled(): number;
 }
+
+/** Options of {@link ConnectionTracker}. */
+export interface ConnectionLimits {
+  readonly maxConnections: number;
+  readonly firstRequestTimeoutMs: number;
+  /** Time from a request's arrival to the last byte of its response handed to the operating system. */
+  readonly writeTimeoutMs: number;
+  /** How long a response may wait for the client to read before the connection counts as stalled. */
+  readonly stalledWriteMs: number;
+  /** Judges stalls (`now`) and runs the deadlines; default the real, monotonic ones ({@link REAL_CONNECTION_TIMERS}). */
+  readonly timers?: LoopTimers;
+}
+
+/** Real timers that do not keep the process alive, and a monotonic clock. */
+export const REAL_CONNECTION_TIMERS: LoopTimers = {
+  now: () => performance.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms).unref(),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+interface Entry {
+  readonly key: string;
+  /** The TCP socket (under TLS, the encrypted side). */
+  readonly socket: Socket;
+  /** The socket responses are written to: the TLS socket under TLS, else the TCP socket. */
+  writer: Socket | undefined;
+  inFlight: number;
+  served: number;
+  /** The first-request deadline, until the first request arrives. */
+  timer: unknown;
+  /** Bytes of responses written out to the operating system so far, when last looked at. */
+  flushed: number;
+  /** When the client last showed it reads: its request, or bytes written out since the look before. */
+  progressMs: number;
+}
+
+/** Bytes the socket has written out to the operating system: dispatched, minus those still in flight. */
+const flushedBytes = (socket: Socket) => (socket.bytesWritten ?? 0) - socket.writableLength;
 
 // A connection is known by its peer address: the TLS socket of a request and the TCP socket
 // under it share it, and both are public API.
 const keyOf = (s: Socket) => `${s.remoteAddress}|${s.remotePort}`;
 
-/** Installs the tracking on `server` (HTTP or HTTPS). */
-export function trackConnections(
-  server: HttpServer,
-  opts: { readonly maxConnections: number; readonly firstRequestTimeoutMs: number },
-): ConnectionStats {
-  const open = new Map<string, Entry>();
-  let evicted = 0;
-  let refused = 0;
+/** Tracks the connections of one server (HTTP or HTTPS) and enforces {@link ConnectionLimits}. */
+export class ConnectionTracker implements ConnectionStats {
+  readonly #open = new Map<string, Entry>();
+  readonly #closed = new Map<CloseReason, number>(CLOSE_REASONS.map((r) => [r, 0]));
+  readonly #limits: ConnectionLimits;
+  readonly #timers: LoopTimers;
 
-  const makeRoom = (): boolean => {
-    for (const [key, entry] of open) {
-      if (entry.inFlight === 0) {
-        evicted++;
-        // Out of the table at once: several connections arriving in one tick must each evict another.
-        open.delete(key);
-        clearTimeout(entry.timer);
-        entry.socket.destroy();
-        return true;
-      }
-    }
-    return false;
-  };
+  constructor(server: HttpServer, limits: ConnectionLimits) {
+    this.#limits = limits;
+    this.#timers = limits.timers ?? REAL_CONNECTION_TIMERS;
+    // Prepended, so that a refused socket is gone before TLS or HTTP sets anything up on it.
+    server.prependListener('connection', (socket: Socket) => this.#onConnection(socket));
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => this.#onRequest(req, res));
+  }
 
-  // Prepended, so that a refused socket is gone before TLS or HTTP sets anything up on it.
-  server.prependListener('connection', (socket: Socket) => {
-    if (open.size >= opts.maxConnections && !makeRoom()) {
-      refused++;
+  open(): number {
+    return this.#open.size;
+  }
+
+  evicted(): number {
+    return this.closed('evicted_idle') + this.closed('evicted_stalled');
+  }
+
+  refused(): number {
+    return this.closed('refused');
+  }
+
+  closed(reason: CloseReason): number {
+    return this.#closed.get(reason) ?? 0;
+  }
+
+  stalled(): number {
+    const now = this.#timers.now();
+    let n = 0;
+    for (const entry of this.#open.values()) if (this.#isStalled(entry, now)) n++;
+    return n;
+  }
+
+  #count(reason: CloseReason): void {
+    this.#closed.set(reason, this.closed(reason) + 1);
+  }
+
+  #onConnection(socket: Socket): void {
+    const now = this.#timers.now();
+    for (const entry of this.#open.values()) this.#look(entry, now);
+    if (this.#open.size >= this.#limits.maxConnections && !this.#makeRoom()) {
+      this.#count('refused');
       socket.destroy();
       return;
     }
     const key = keyOf(socket);
-    const entry: Entry = { socket, inFlight: 0, served: 0, timer: undefined };
-    entry.timer = setTimeout(() => {
-      if (entry.served === 0 && entry.inFlight === 0) socket.destroy();
-    }, opts.firstRequestTimeoutMs);
-    entry.timer.unref();
-    open.set(key, entry);
+    const entry: Entry = {
+      key,
+      socket,
+      writer: undefined,
+      inFlight: 0,
+      served: 0,
+      timer: undefined,
+      flushed: 0,
+      progressMs: now,
+    };
+    entry.timer = this.#timers.setTimeout(() => {
+      if (entry.served === 0 && entry.inFlight === 0) this.#close(entry, 'first_request_timeout');
+    }, this.#limits.firstRequestTimeoutMs);
+    this.#open.set(key, entry);
     socket.once('close', () => {
-      clearTimeout(entry.timer);
-      if (open.get(key) === entry) open.delete(key);
+      this.#timers.clearTimeout(entry.timer);
+      if (this.#open.get(key) === entry) this.#open.delete(key);
     });
-  });
+  }
 
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    const entry = open.get(keyOf(req.socket));
+  #onRequest(req: IncomingMessage, res: ServerResponse): void {
+    const entry = this.#open.get(keyOf(req.socket));
     if (!entry) return;
+    entry.writer ??= req.socket;
     entry.inFlight++;
-    clearTimeout(entry.timer);
+    entry.flushed = flushedBytes(entry.writer);
+    entry.progressMs = this.#timers.now();
+    this.#timers.clearTimeout(entry.timer);
+    const deadline = this.#timers.setTimeout(() => {
+      if (!res.writableFinished && this.#open.get(entry.key) === entry) this.#close(entry, 'write_timeout');
+    }, this.#limits.writeTimeoutMs);
     res.once('close', () => {
+      this.#timers.clearTimeout(deadline);
       entry.inFlight--;
       entry.served++;
     });
-  });
+  }
 
-  return { open: () => open.size, evicted: () => evicted, refused: () => refused };
+  /**
+   * Notes whether the connection wrote anything out since the last look. Looked at on every new
+   * connection (a scan of at most the cap), so that at the cap a write is known to within the
+   * arrival before. A reading client writes out a piece of the /metrics body (see
+   * write-body.ts) every second at least.
+   */
+  #look(entry: Entry, now: number): void {
+    if (entry.writer === undefined) return;
+    const flushed = flushedBytes(entry.writer);
+    if (flushed === entry.flushed) return;
+    entry.flushed = flushed;
+    entry.progressMs = now;
+  }
+
+  /** Stalled: bytes of a response wait in the writer's buffer and none was written out for the stall limit. */
+  #isStalled(entry: Entry, now: number): boolean {
+    const writer = entry.writer;
+    if (entry.inFlight === 0 || writer === undefined) return false;
+    this.#look(entry, now);
+    return writer.writableLength > 0 && now - entry.progressMs >= this.#limits.stalledWriteMs;
+  }
+
+  /**
+   * Closes one connection to make room: the one stalled longest, else the oldest idle one.
+   * Stalled ones go first: their clients are broken or hostile, while an idle connection may
+   * be a scraper between two scrapes, or one that has just connected and whose request is on
+   * its way (in a flood of new connections it would be closed before it is served).
+   */
+  #makeRoom(): boolean {
+    const now = this.#timers.now();
+    let stalled: Entry | undefined;
+    let idle: Entry | undefined;
+    for (const entry of this.#open.values()) {
+      // The table is in order of arrival: the first idle connection is the oldest.
+      if (entry.inFlight === 0) idle ??= entry;
+      else if (
+        this.#isStalled(entry, now) &&
+        (stalled === undefined || entry.progressMs < stalled.progressMs)
+      )
+        stalled = entry;
+    }
+    if (stalled) return this.#close(stalled, 'evicted_stalled');
+    return idle !== undefined && this.#close(idle, 'evicted_idle');
+  }
+
+  #close(entry: Entry, reason: CloseReason): true {
+    this.#count(reason);
+    // Out of the table at once: several connections arriving in one tick must each evict another.
+    if (this.#open.get(entry.key) === entry) this.#open.delete(entry.key);
+    this.#timers.clearTimeout(entry.timer);
+    entry.writer?.destroy();
+    entry.socket.destroy();
+    return true;
+  }
 }

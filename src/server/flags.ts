@@ -8,6 +8,7 @@ export interface HttpLimitFlags {
   readonly 'web.read-header-timeout'?: string;
   readonly 'web.request-timeout'?: string;
   readonly 'web.idle-timeout'?: string;
+  readonly 'web.write-timeout'?: string;
   readonly 'web.max-connections'?: string;
 }
 
@@ -26,9 +27,11 @@ export function parseHttpLimits(flags: HttpLimitFlags): HttpLimits | string {
   const headerTimeoutMs = duration('web.read-header-timeout', DEFAULT_HTTP_LIMITS.headerTimeoutMs);
   const requestTimeoutMs = duration('web.request-timeout', DEFAULT_HTTP_LIMITS.requestTimeoutMs);
   const idleTimeoutMs = duration('web.idle-timeout', DEFAULT_HTTP_LIMITS.idleTimeoutMs);
+  const writeTimeoutMs = duration('web.write-timeout', DEFAULT_HTTP_LIMITS.writeTimeoutMs);
   const max = flags['web.max-connections'];
   const maxConnections = max === undefined ? DEFAULT_HTTP_LIMITS.maxConnections : Number(max);
-  for (const v of [headerTimeoutMs, requestTimeoutMs, idleTimeoutMs]) if (typeof v === 'string') return v;
+  for (const v of [headerTimeoutMs, requestTimeoutMs, idleTimeoutMs, writeTimeoutMs])
+    if (typeof v === 'string') return v;
   if (!/^\d+$/.test(max ?? '1') || !Number.isSafeInteger(maxConnections) || maxConnections < 1) {
     return `--web.max-connections must be a whole number of at least 1, got "${max}"`;
   }
@@ -36,7 +39,9 @@ export function parseHttpLimits(flags: HttpLimitFlags): HttpLimits | string {
     headerTimeoutMs: headerTimeoutMs as number,
     requestTimeoutMs: requestTimeoutMs as number,
     idleTimeoutMs: idleTimeoutMs as number,
+    writeTimeoutMs: writeTimeoutMs as number,
     maxConnections,
+    stalledWriteMs: DEFAULT_HTTP_LIMITS.stalledWriteMs,
   };
   // Node requires it: a request cannot take less time than its head.
   if (limits.requestTimeoutMs < limits.headerTimeoutMs) {

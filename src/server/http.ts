@@ -7,7 +7,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from 'pino';
-import { type ConnectionStats, trackConnections } from './connections.ts';
+import { type ConnectionStats, ConnectionTracker, REAL_CONNECTION_TIMERS } from './connections.ts';
 import { guardFetch, type NodeFetch } from './web-config/guard.ts';
 import { applyTls, tlsServerOptions } from './web-config/tls.ts';
 import type { WebConfigSource } from './web-config/watch.ts';
@@ -20,16 +20,30 @@ export interface HttpLimits {
   readonly requestTimeoutMs: number;
   /** How long a kept-alive connection may sit idle between requests. */
   readonly idleTimeoutMs: number;
-  /** Open connections at most; at the cap the oldest idle one is closed to make room. */
+  /**
+   * Time from a request's arrival to the last byte of its response handed to the operating
+   * system; past it the connection is closed (Go's `http.Server.WriteTimeout`).
+   */
+  readonly writeTimeoutMs: number;
+  /** Open connections at most; at the cap the oldest idle one, else the longest stalled one, is closed to make room. */
   readonly maxConnections: number;
+  /** How long a response may wait for its client to read before the connection can be closed to make room. */
+  readonly stalledWriteMs: number;
 }
 
-/** Defaults: a scrape sends its head at once, Prometheus reuses connections within its scrape interval. */
+/**
+ * Defaults: a scrape sends its head at once, Prometheus reuses connections within its scrape
+ * interval, and gives up on a scrape after its scrape_timeout, which cannot exceed the scrape
+ * interval (usually at most a minute). A reading client empties its socket buffer many times
+ * a second.
+ */
 export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   headerTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   idleTimeoutMs: 120_000,
+  writeTimeoutMs: 60_000,
   maxConnections: 512,
+  stalledWriteMs: 1_000,
 };
 
 /** Options of {@link startHttpServer}. */
@@ -40,6 +54,7 @@ export interface HttpServerOptions {
   readonly limits?: HttpLimits;
   readonly webConfig?: WebConfigSource;
   readonly logger?: Logger;
+  /** Milliseconds, for the rate limit and for judging stalled responses; default the real clock. */
   readonly clock?: () => number;
 }
 
@@ -79,9 +94,12 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     source?.onChange((c) => {
       if (c.tls) opts.logger?.warn('tls_server_config was added: restart the exporter to serve HTTPS');
     });
-  const connections = trackConnections(server, {
+  const connections = new ConnectionTracker(server, {
     maxConnections: limits.maxConnections,
     firstRequestTimeoutMs: limits.headerTimeoutMs,
+    writeTimeoutMs: limits.writeTimeoutMs,
+    stalledWriteMs: limits.stalledWriteMs,
+    timers: opts.clock ? { ...REAL_CONNECTION_TIMERS, now: opts.clock } : REAL_CONNECTION_TIMERS,
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

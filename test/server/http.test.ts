@@ -271,7 +271,13 @@ describe('HTTP methods and limits', () => {
 
   it('closes connections that send nothing, drip their headers, or sit idle after a request', async () => {
     const s = await serveApp({
-      limits: { headerTimeoutMs: 200, requestTimeoutMs: 400, idleTimeoutMs: 200, maxConnections: 100 },
+      limits: {
+        ...DEFAULT_HTTP_LIMITS,
+        headerTimeoutMs: 200,
+        requestTimeoutMs: 400,
+        idleTimeoutMs: 200,
+        maxConnections: 100,
+      },
     });
     const silent = connect(s.port, '127.0.0.1');
     const drip = connect(s.port, '127.0.0.1');
