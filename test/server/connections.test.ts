@@ -68,7 +68,7 @@ afterEach(async () => {
 async function serve(opts: {
   limits: Partial<HttpLimits>;
   clock?: () => number;
-  webConfig?: ReturnType<typeof watchWebConfig>;
+  webConfig?: Awaited<ReturnType<typeof watchWebConfig>>;
 }) {
   const s = await startHttpServer({
     fetch: (req, env) => app.fetch(req, env),
@@ -190,7 +190,7 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('clients that do not read, ove
     const s = await serve({
       limits: { maxConnections: 4 },
       clock: () => now,
-      webConfig: watchWebConfig({ path: path.join(dir, 'web.yml'), logger }),
+      webConfig: await watchWebConfig({ path: path.join(dir, 'web.yml'), logger }),
     });
     const sockets = serverSockets(s);
     const ca = pki.pem('ca.crt');

@@ -17,3 +17,26 @@ describe('parseHttpLimits', () => {
     expect(parseHttpLimits({ 'web.write-timeout': '0s' })).toMatch(/^--web.write-timeout must be a duration/);
   });
 });
+
+describe('HTTP timeout flags', () => {
+  it.each([
+    'web.read-header-timeout',
+    'web.request-timeout',
+    'web.idle-timeout',
+    'web.write-timeout',
+  ] as const)('refuse --%s below 1s, naming the flag', (flag) => {
+    // 0.3.0 accepted 1ms, a deadline no real client can meet.
+    expect(parseHttpLimits({ [flag]: '1ms' })).toBe(`--${flag} must be at least 1s, got 1ms`);
+    expect(parseHttpLimits({ [flag]: '999ms' })).toBe(`--${flag} must be at least 1s, got 999ms`);
+  });
+
+  it('accept exactly 1s', () => {
+    expect(
+      parseHttpLimits({
+        'web.read-header-timeout': '1s',
+        'web.request-timeout': '1s',
+        'web.idle-timeout': '1s',
+      }),
+    ).toMatchObject({ headerTimeoutMs: 1000, requestTimeoutMs: 1000, idleTimeoutMs: 1000 });
+  });
+});
