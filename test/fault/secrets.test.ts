@@ -19,6 +19,27 @@ const b64 = (o: object) => Buffer.from(JSON.stringify(o)).toString('base64url');
 /** Expires one hour after the fixed clock: inside the default 3-day warning margin. */
 const TOKEN = `${b64({ alg: 'HS256' })}.${b64({ exp: FIXED_NOW / 1000 + 3600 })}.${SIGNATURE}`;
 
+/** Accept headers of the three exposition formats the server negotiates. */
+const FORMATS = [
+  'text/plain;version=0.0.4',
+  'application/openmetrics-text;version=1.0.0',
+  'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited',
+];
+
+/**
+ * /metrics in every format, twice each (the first protobuf request may be what makes the
+ * exporter render protobuf), decoded as Latin-1 so that the token's bytes show in protobuf too.
+ */
+async function everyFormat(exporter: Exporter): Promise<string[]> {
+  const bodies: string[] = [];
+  for (const accept of [...FORMATS, ...FORMATS]) {
+    await exporter.scheduler.pollOnce();
+    const res = await exporter.app.request('/metrics', { headers: { accept } });
+    bodies.push(Buffer.from(await res.arrayBuffer()).toString('latin1'));
+  }
+  return bodies;
+}
+
 function leaks(text: string): boolean {
   return text.includes(SIGNATURE) || text.includes(TOKEN);
 }
@@ -109,7 +130,7 @@ describe('secrets', () => {
       rig.advance(INTERVAL_MS);
       await rig.poll();
       const echoed = await rig.scrape();
-      emitted.push(echoed, await rig.scrapeApp());
+      emitted.push(echoed, await rig.scrapeApp(), ...(await everyFormat(rig.exporter)));
       expect(echoed).toMatch(/station_info\{[^}]*description="last seen by Bearer \[REDACTED\]"/);
       expect(echoed).toMatch(/station_site_unique_units\{site="[^"]* \[Bearer \[REDACTED\]\]"/);
       expect(
