@@ -1,18 +1,58 @@
-/** The scheduler's view of each collector's data age, for the max_staleness bound. */
+/**
+ * The scheduler's view of each collector's freshness: what a poll brought (judged from its
+ * outcome alone), when data last arrived, and which collectors' series are dropped for being
+ * older than their max_staleness.
+ */
+import type { PollOutcome } from '../collectors/collector.ts';
 
-/** When each collector's poll started and its data was last fresh, and which parts are dropped. */
+/** What one poll brought, as the scheduler judges it. */
+export interface PollVerdict {
+  /**
+   * The poll asked for nothing: every part was deferred by the request plan. It brought no data
+   * and no failure, so the collector's success, data age and staleness stay as they were.
+   */
+  readonly idle: boolean;
+  /** Every due part got new data: the data age counts from this poll. */
+  readonly fresh: boolean;
+  /** At least one due part got new data (or there was nothing to ask at all). */
+  readonly reached: boolean;
+}
+
+/**
+ * Judges a poll from its outcome; `undefined` is a poll that threw. A part is due when it was
+ * asked for (a request, sent or not) or confirmed current without one (`confirmed`); it got new
+ * data when its request was answered. A poll that neither asked nor deferred anything has
+ * nothing to serve and is trivially fresh (a replica whose shard holds no station).
+ */
+export function judgePoll(outcome: PollOutcome | undefined): PollVerdict {
+  if (outcome === undefined) return { idle: false, fresh: false, reached: false };
+  const confirmed = outcome.confirmed ?? 0;
+  const due = outcome.requests + confirmed;
+  if (due === 0) {
+    const idle = (outcome.deferred ?? 0) > 0;
+    return { idle, fresh: !idle, reached: !idle };
+  }
+  const answered = outcome.requests - outcome.failures + confirmed;
+  return { idle: false, fresh: outcome.failures === 0, reached: answered > 0 };
+}
+
+/** When each collector's poll started and its data last arrived, and which parts are dropped. */
 export class Staleness {
   private readonly running = new Map<string, number>();
-  private readonly freshAt = new Map<string, number>();
+  /** When a poll of the collector last brought new data (any due part answered). */
+  private readonly reachedAt = new Map<string, number>();
+  /** Whether the collector's last poll that asked for something succeeded. */
+  private readonly lastOk = new Map<string, boolean>();
   private readonly dropped = new Set<string>();
 
   start(name: string, now: number): void {
     this.running.set(name, now);
   }
-  finish(name: string, freshAt: number | undefined): void {
+  /** A poll ended; `reachedAt` is its time when it brought new data. */
+  finish(name: string, reachedAt: number | undefined): void {
     this.running.delete(name);
-    if (freshAt === undefined) return;
-    this.freshAt.set(name, freshAt);
+    if (reachedAt === undefined) return;
+    this.reachedAt.set(name, reachedAt);
     this.dropped.delete(name);
   }
   runningSince(name: string): number | undefined {
@@ -20,15 +60,29 @@ export class Staleness {
   }
   /** Data was published once, is older than `maxMs`, and is still in the cache. */
   isStale(name: string, now: number, maxMs: number): boolean {
-    const at = this.freshAt.get(name);
+    const at = this.reachedAt.get(name);
     return at !== undefined && !this.dropped.has(name) && now - at > maxMs;
   }
   /** Data was published once and is older than `maxMs`. */
   pastBound(name: string, now: number, maxMs: number | undefined): boolean {
-    const at = this.freshAt.get(name);
+    const at = this.reachedAt.get(name);
     return maxMs !== undefined && at !== undefined && now - at > maxMs;
+  }
+  /** Whether the collector's series are dropped now. */
+  isDropped(name: string): boolean {
+    return this.dropped.has(name);
   }
   markDropped(name: string): void {
     this.dropped.add(name);
+  }
+  /**
+   * The success of a poll: an idle one repeats the last poll that asked for something (true
+   * before any), so that a collector failing in an outage does not flash back to success
+   * between its due polls.
+   */
+  success(name: string, poll: { readonly verdict: PollVerdict; readonly inTime: boolean }): boolean {
+    const ok = poll.verdict.idle ? (this.lastOk.get(name) ?? true) : poll.verdict.fresh;
+    if (!poll.verdict.idle) this.lastOk.set(name, ok);
+    return ok && poll.inTime;
   }
 }

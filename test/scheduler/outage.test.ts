@@ -1,0 +1,173 @@
+/**
+ * An upstream outage longer than max_staleness, through the real summary and units jobs over a
+ * fake upstream whose requests all fail (5xx, then circuit open: nothing sent). The staleness
+ * signals must tell the truth all along: success 0, data age growing without a reset (a summary
+ * poll with nothing due brings no data), stale 1 from the bound until a poll brings new data,
+ * and requests and failures counted in the same unit.
+ */
+import { describe, expect, it } from 'vitest';
+import { summaryCollector } from '../../src/collectors/summary/index.ts';
+import { unitsCollector } from '../../src/collectors/units/index.ts';
+import type { RequestPlan } from '../../src/planning/request-plan.ts';
+import type { Endpoint } from '../../src/upstream/endpoints.ts';
+import { UpstreamError } from '../../src/upstream/errors.ts';
+import { schedulerHarness } from '../helpers/scheduler-harness.ts';
+
+const INTERVAL_MS = 10_000;
+const T0 = Date.parse('2026-03-01T12:00:00Z');
+const COLLECTORS = ['summary', 'units'] as const;
+
+/** Every (window, level) of the summary refreshed every 3 polls: some polls have nothing due. */
+function plan(): RequestPlan {
+  const entry = (level: 'station' | 'line') => ({
+    collector: 'summary',
+    window: '1h',
+    level,
+    requests: 2,
+    refreshMs: 3 * INTERVAL_MS,
+    requestsPerMinute: 4,
+    basis: 'default' as const,
+  });
+  return {
+    entries: [entry('station'), entry('line')],
+    dropped: [],
+    requestsPerMinute: 8,
+    budgetPerMinute: 600,
+    plannedCeilingPerMinute: 540,
+    retryReserve: 0.1,
+    stretch: 0,
+  };
+}
+
+type Fault = 'none' | 'status' | 'circuit_open';
+
+function setup() {
+  let fault: Fault = 'none';
+  const failIfDown = (endpoint: Endpoint) => {
+    if (fault === 'status') throw new UpstreamError(endpoint, 'status', { message: 'down', status: 503 });
+    if (fault === 'circuit_open') throw new UpstreamError(endpoint, 'circuit_open', { message: 'not sent' });
+  };
+  const t = schedulerHarness(
+    [summaryCollector, unitsCollector],
+    {
+      windows: ['1h'],
+      summary: { interval: '10s', max_staleness: '30s', levels: ['station', 'line'], skip_idle: false },
+      // A long overlap makes every units read two spans of one station list.
+      units: { interval: '10s', max_staleness: '30s', overlap: '45m' },
+    },
+    {
+      start: T0,
+      plan,
+      answers: {
+        summary: () => {
+          failIfDown('station_summary');
+          return { uniqueUnits: 10 };
+        },
+        units: () => {
+          failIfDown('units');
+          return [];
+        },
+      },
+    },
+  );
+  const of = (collector: string) => ({
+    success: () => t.metric('collector_success', { collector }),
+    age: () => t.metric('collector_data_age_seconds', { collector }),
+    stale: () => t.metric('collector_stale', { collector }),
+    requests: () => t.metric('collector_requests_total', { collector }),
+    failures: () => t.metric('collector_request_failures_total', { collector }),
+  });
+  return {
+    ...t,
+    of,
+    down: (f: Fault) => {
+      fault = f;
+    },
+    /** Summary requests made by the next poll. */
+    async poll() {
+      const before = t.client.calls.filter((c) => c.endpoint === 'station_summary').length;
+      await t.scheduler.pollOnce();
+      return t.client.calls.filter((c) => c.endpoint === 'station_summary').length - before;
+    },
+  };
+}
+
+describe('an upstream outage longer than max_staleness', () => {
+  it('keeps success 0, data age growing and stale 1 until a poll brings new data', async () => {
+    const t = setup();
+    await t.poll();
+    for (const c of COLLECTORS) {
+      expect(await t.of(c).success(), c).toBe(1);
+      expect(await t.of(c).age(), c).toBe(0);
+    }
+    expect(await t.body()).toContain('station_unique_units{');
+
+    const healthy = new Map<string, number>();
+    for (const c of COLLECTORS) healthy.set(c, (await t.of(c).requests()) ?? 0);
+    t.down('status');
+    const summaryCalls: number[] = [];
+    const seen = new Map<string, { age: number[]; success: number[]; stale: number[]; unanswered: number[] }>(
+      COLLECTORS.map((c) => [c, { age: [], success: [], stale: [], unanswered: [] }]),
+    );
+    // 150 s of outage against a 30 s bound: 503s first, then the circuit opens and nothing is sent.
+    for (let i = 1; i <= 15; i++) {
+      if (i === 4) t.down('circuit_open');
+      t.advance(INTERVAL_MS);
+      summaryCalls.push(await t.poll());
+      for (const c of COLLECTORS) {
+        const m = t.of(c);
+        const s = seen.get(c);
+        s?.age.push((await m.age()) ?? -1);
+        s?.success.push((await m.success()) ?? -1);
+        s?.stale.push((await m.stale()) ?? -1);
+        s?.unanswered.push(((await m.requests()) ?? 0) - (healthy.get(c) ?? 0) - ((await m.failures()) ?? 0));
+      }
+    }
+    // The plan left some summary polls with nothing due: they must not count as fresh.
+    expect(summaryCalls).toContain(0);
+    for (const c of COLLECTORS) {
+      const { age, success, stale, unanswered } = seen.get(c) ?? {
+        age: [],
+        success: [],
+        stale: [],
+        unanswered: [],
+      };
+      // The age counts from the last good poll, every poll, without a reset.
+      expect(age, c).toEqual(age.map((_, i) => ((i + 1) * INTERVAL_MS) / 1000));
+      // Success 0 from the first poll that asked for something, and never back to 1.
+      expect(success.slice(1), c).toEqual(success.slice(1).map(() => 0));
+      // Stale from past the 30 s bound (the 4th poll: 40 s), and it stays stale.
+      expect(stale, c).toEqual(stale.map((_, i) => (i + 1 > 3 ? 1 : 0)));
+      // Counted per request: every request of the outage failed, none is left over as answered.
+      expect(unanswered, c).toEqual(unanswered.map(() => 0));
+    }
+    const during = await t.body();
+    expect(during).not.toContain('station_unique_units{');
+    expect(during).not.toContain('station_unit_records{');
+
+    // The upstream is back: each collector is fresh again at its first poll that asks for something.
+    t.down('none');
+    const recovered = new Set<string>();
+    for (let i = 1; i <= 3 && recovered.size < COLLECTORS.length; i++) {
+      t.advance(INTERVAL_MS);
+      const sent = await t.poll();
+      for (const c of COLLECTORS) {
+        const m = t.of(c);
+        const asked = c === 'units' || sent > 0;
+        if (!asked && !recovered.has(c)) {
+          // Nothing due yet: still stale, still failing, still old.
+          expect(await m.stale(), c).toBe(1);
+          expect(await m.success(), c).toBe(0);
+          continue;
+        }
+        recovered.add(c);
+      }
+      for (const c of recovered) {
+        expect(await t.of(c).stale(), c).toBe(0);
+        expect(await t.of(c).success(), c).toBe(1);
+      }
+    }
+    expect([...recovered].sort()).toEqual([...COLLECTORS]);
+    expect(await t.body()).toContain('station_unique_units{');
+  });
+});
