@@ -25,6 +25,7 @@ import { abortableSleep, type Loop, type LoopTimers, realLoopTimers, startLoop }
 import { judgePoll, type PollVerdict, Staleness } from './staleness.ts';
 import { type CollectorStatus, recordRun } from './status.ts';
 
+export { Staleness } from './staleness.ts';
 export type { CollectorStatus } from './status.ts';
 
 export interface SchedulerDeps {
@@ -44,6 +45,11 @@ export interface SchedulerDeps {
   readonly onPollEnd?: (collector: string) => void;
   /** Jobs kept from the scheduler this one replaces (config reload), by collector name: their stores survive. */
   readonly reuseJobs?: ReadonlyMap<string, ReusableJob>;
+  /**
+   * The freshness of the scheduler this one replaces (config reload): a collector dropped as
+   * stale stays dropped, and its data keeps its age, until a poll brings new data.
+   */
+  readonly reuseFreshness?: Staleness;
   /** The request planner for a topology (this replica's share) at a time; without it, no plan. */
   readonly planner?: (topology: Topology) => (now: Date) => RequestPlan;
   readonly planMetrics?: PlanMetrics;
@@ -80,12 +86,14 @@ export class Scheduler {
   private readonly wallClock: () => number;
   /** The data collectors' jobs, so that a reload can keep them. */
   readonly jobsByName = new Map<string, ReusableJob>();
-  private readonly staleness = new Staleness();
+  /** When each collector last got new data and whether it is dropped; a reload keeps it. */
+  readonly staleness: Staleness;
   /** The request plan and the series budget: their metrics and log lines. */
   private readonly plans: PlanTracker;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.wallClock = deps.wallClock ?? Date.now;
+    this.staleness = deps.reuseFreshness ?? new Staleness();
     const { config } = deps.context;
     this.plans = new PlanTracker({
       logger: deps.logger,

@@ -10,7 +10,7 @@ import { type Family, LabelSet } from '../../src/exposition/model.ts';
 import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import type { Topology } from '../../src/model/topology.ts';
 import type { RequestPlan } from '../../src/planning/request-plan.ts';
-import { createScheduler } from '../../src/scheduler/scheduler.ts';
+import { createScheduler, type Scheduler } from '../../src/scheduler/scheduler.ts';
 import { type FakeAnswers, plantOf, topologyOf } from './fake-client.ts';
 import { jobContext } from './job-context.ts';
 
@@ -53,19 +53,22 @@ export function schedulerHarness(
   const registry = new Registry();
   let now = opts.start ?? 1_000_000;
   const self = createSelfMetrics(registry, { version: 't', wallClock: () => now });
-  const cache = new ExpositionCache();
+  let cache = new ExpositionCache();
   const context = jobContext(rawConfig, opts.answers);
   const plan = opts.plan;
-  const scheduler = createScheduler({
-    discovery: fakeDiscovery,
-    collectors,
-    context,
-    cache,
-    self,
-    logger: pino({ level: 'silent' }),
-    wallClock: () => now,
-    ...(plan ? { planner: () => plan } : {}),
-  });
+  const create = (previous?: Scheduler) =>
+    createScheduler({
+      discovery: fakeDiscovery,
+      collectors,
+      context,
+      cache,
+      self,
+      logger: pino({ level: 'silent' }),
+      wallClock: () => now,
+      ...(plan ? { planner: () => plan } : {}),
+      ...(previous ? { reuseJobs: previous.jobsByName, reuseFreshness: previous.staleness } : {}),
+    });
+  const scheduler = create();
   /** The value of `station_exporter_<name>` with these labels. */
   const metric = async (name: string, labels: Record<string, string> = {}) => {
     const m = (await registry.getMetricsAsJSON()).find((x) => x.name === `station_exporter_${name}`);
@@ -75,5 +78,10 @@ export function schedulerHarness(
     return v?.value;
   };
   const body = async () => (await cache.respond('text', [])).body.toString('utf8');
-  return { scheduler, metric, body, client: context.client, advance: (ms: number) => (now += ms) };
+  /** A config reload as wire.ts does it: a new scheduler and cache, the jobs and freshness kept. */
+  const reload = (previous: Scheduler) => {
+    cache = new ExpositionCache();
+    return create(previous);
+  };
+  return { scheduler, metric, body, reload, client: context.client, advance: (ms: number) => (now += ms) };
 }

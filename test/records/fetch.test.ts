@@ -126,7 +126,8 @@ describe('fetchIncremental', () => {
 
   it('counts requests and failures in the same unit when the circuit is open: none sent, none answered', async () => {
     const { source } = fakeSource({
-      fail: () => new UpstreamError('metrics', 'circuit_open', { message: 'metrics: circuit open; not sent' }),
+      fail: () =>
+        new UpstreamError('metrics', 'circuit_open', { message: 'metrics: circuit open; not sent' }),
     });
     // Three spans of two chunks (the old code counted 6 requests against 2 failures).
     const maxUrlLength = urlLength({ stationIds: ids.slice(0, 5), from: new Date(0), to: new Date(NOW) });

@@ -63,9 +63,20 @@ function setup() {
           failIfDown('station_summary');
           return { uniqueUnits: 10 };
         },
-        units: () => {
+        // One output unit a minute before the end of each read, for each station asked for.
+        units: (q) => {
           failIfDown('units');
-          return [];
+          const time = (q.to?.getTime() ?? T0) - 60_000;
+          return (q.stationIds ?? []).map((stationId) => ({
+            stationId,
+            slot: null,
+            serial: `SN${time}`,
+            time,
+            direction: 'output' as const,
+            result: 'pass' as const,
+            unitType: null,
+            mode: null,
+          }));
         },
       },
     },
@@ -101,6 +112,7 @@ describe('an upstream outage longer than max_staleness', () => {
       expect(await t.of(c).age(), c).toBe(0);
     }
     expect(await t.body()).toContain('station_unique_units{');
+    expect(await t.body()).toContain('station_unit_records{');
 
     const healthy = new Map<string, number>();
     for (const c of COLLECTORS) healthy.set(c, (await t.of(c).requests()) ?? 0);
@@ -169,5 +181,29 @@ describe('an upstream outage longer than max_staleness', () => {
     }
     expect([...recovered].sort()).toEqual([...COLLECTORS]);
     expect(await t.body()).toContain('station_unique_units{');
+    expect(await t.body()).toContain('station_unit_records{');
+  });
+
+  it('stays stale across a config reload until a poll brings new data', async () => {
+    const t = setup();
+    await t.poll();
+    t.down('circuit_open');
+    for (let i = 0; i < 4; i++) {
+      t.advance(INTERVAL_MS);
+      await t.poll();
+    }
+    expect(await t.of('units').stale()).toBe(1);
+    // The reload's first poll gets no answer either: the old counters must not come back.
+    const next = t.reload(t.scheduler);
+    t.advance(INTERVAL_MS);
+    await next.pollOnce();
+    expect(await t.body()).not.toContain('station_unit_records{');
+    expect(await t.of('units').stale()).toBe(1);
+    expect(await t.of('units').age()).toBe(50);
+    t.down('none');
+    t.advance(INTERVAL_MS);
+    await next.pollOnce();
+    expect(await t.body()).toContain('station_unit_records{');
+    expect(await t.of('units').stale()).toBe(0);
   });
 });
