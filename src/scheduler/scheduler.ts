@@ -289,7 +289,8 @@ export class Scheduler {
       outcome = await job.run(signal);
       // A poll that brought no new data, past the staleness bound, would bring old values back.
       const past = this.staleness.pastBound(job.name, this.wallClock(), job.maxStalenessMs);
-      if (judgePoll(outcome).reached || !past) await this.publish(job.name, outcome);
+      if (this.staleness.reached(job.name, judgePoll(outcome)) || !past)
+        await this.publish(job.name, outcome);
     } catch (err) {
       error = err;
     }
@@ -316,15 +317,13 @@ export class Scheduler {
   /**
    * Entities whose own requests failed keep their last answer for a bounded time inside the
    * collector; the whole collector is dropped as stale only when no new data at all arrived for
-   * max_staleness, so one broken station cannot take every series with it. Once dropped, only a
-   * poll that brings new data serves it again.
+   * max_staleness (parts the plan deferred are not failing), so one broken station cannot take
+   * every series with it. Once dropped, only a poll that brings new data serves it again.
    */
   private recordFreshness(job: ScheduledJob, poll: { readonly verdict: PollVerdict; readonly now: number }) {
-    const { verdict, now } = poll;
-    this.staleness.finish(job.name, verdict.reached ? now : undefined);
-    if (verdict.reached && job.maxStalenessMs !== undefined)
+    if (this.staleness.finish(job.name, poll) && job.maxStalenessMs !== undefined)
       this.deps.self.setCollectorStale(job.name, { stale: false });
-    else this.dropIfStale(job, now);
+    else this.dropIfStale(job, poll.now);
   }
 
   private async publish(name: string, outcome: PollOutcome): Promise<void> {

@@ -9,7 +9,8 @@ import type { PollOutcome } from '../collectors/collector.ts';
 export interface PollVerdict {
   /**
    * The poll asked for nothing: every part was deferred by the request plan. It brought no data
-   * and no failure, so the collector's success, data age and staleness stay as they were.
+   * and no failure: the collector's success and data age stay as they were, and for the
+   * staleness bound it counts as its last poll that asked for something did.
    */
   readonly idle: boolean;
   /** Every due part got new data: the data age counts from this poll. */
@@ -43,17 +44,30 @@ export class Staleness {
   private readonly reachedAt = new Map<string, number>();
   /** Whether the collector's last poll that asked for something succeeded. */
   private readonly lastOk = new Map<string, boolean>();
+  /** Whether the collector's last poll that asked for something brought new data. */
+  private readonly lastReached = new Map<string, boolean>();
   private readonly dropped = new Set<string>();
 
   start(name: string, now: number): void {
     this.running.set(name, now);
   }
-  /** A poll ended; `reachedAt` is its time when it brought new data. */
-  finish(name: string, reachedAt: number | undefined): void {
+  /**
+   * Whether a poll keeps the collector from being dropped as stale: it brought new data, or it
+   * asked for nothing (its parts were deferred by the plan, not failing) after a poll that did.
+   * An idle poll after a failing one carries the failure, so it can never serve stale data again.
+   */
+  reached(name: string, verdict: PollVerdict): boolean {
+    return verdict.idle ? (this.lastReached.get(name) ?? true) : verdict.reached;
+  }
+  /** A poll ended at `now`; returns whether it kept the collector from being stale. */
+  finish(name: string, poll: { readonly verdict: PollVerdict; readonly now: number }): boolean {
     this.running.delete(name);
-    if (reachedAt === undefined) return;
-    this.reachedAt.set(name, reachedAt);
+    const reached = this.reached(name, poll.verdict);
+    if (!poll.verdict.idle) this.lastReached.set(name, reached);
+    if (!reached) return false;
+    this.reachedAt.set(name, poll.now);
     this.dropped.delete(name);
+    return true;
   }
   runningSince(name: string): number | undefined {
     return this.running.get(name);

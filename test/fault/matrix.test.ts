@@ -253,7 +253,15 @@ describe('fault matrix', () => {
       expect(firstFailed, c).toBeGreaterThanOrEqual(0);
       expect(firstFailed, c).toBeLessThan(3);
       expect(success.slice(firstFailed), c).toEqual(success.slice(firstFailed).map(() => 0));
-      expect(stale, c).toEqual(stale.map((_, i) => ((i + 1) * INTERVAL_MS > 5 * INTERVAL_MS ? 1 : 0)));
+      // Once stale, stale for good; never before the 50 s bound, and surely once the last poll that
+      // kept it (the healthy one, or one with nothing due right after it: at most 2) is 50 s old.
+      const first = stale.indexOf(1);
+      expect(first, c).toBeGreaterThan(0);
+      expect(stale.slice(first), c).toEqual(stale.slice(first).map(() => 1));
+      stale.forEach((v, i) => {
+        if (age[i]! <= 50) expect(v, `${c} at ${age[i]} s`).toBe(0);
+        if (age[i]! > 50 + 2 * (INTERVAL_MS / 1000)) expect(v, `${c} at ${age[i]} s`).toBe(1);
+      });
     }
     const during = await r.scrape();
     expect(during).not.toContain('station_unit_records{');

@@ -17,19 +17,19 @@ const INTERVAL_MS = 10_000;
 const T0 = Date.parse('2026-03-01T12:00:00Z');
 const COLLECTORS = ['summary', 'units'] as const;
 
-/** Every (window, level) of the summary refreshed every 3 polls: some polls have nothing due. */
-function plan(): RequestPlan {
+/** The summary's (window, level)s of `levels` refreshed every `polls` polls: some polls have nothing due. */
+function planOf(polls: number, levels: ReadonlyArray<'station' | 'line'>): RequestPlan {
   const entry = (level: 'station' | 'line') => ({
     collector: 'summary',
     window: '1h',
     level,
     requests: 2,
-    refreshMs: 3 * INTERVAL_MS,
+    refreshMs: polls * INTERVAL_MS,
     requestsPerMinute: 4,
     basis: 'default' as const,
   });
   return {
-    entries: [entry('station'), entry('line')],
+    entries: levels.map(entry),
     dropped: [],
     requestsPerMinute: 8,
     budgetPerMinute: 600,
@@ -41,7 +41,10 @@ function plan(): RequestPlan {
 
 type Fault = 'none' | 'status' | 'circuit_open';
 
-function setup() {
+/** Each summary (window, level) every 3 polls. */
+const EVERY_THIRD = planOf(3, ['station', 'line']);
+
+function setup(plan: RequestPlan = EVERY_THIRD) {
   let fault: Fault = 'none';
   const failIfDown = (endpoint: Endpoint) => {
     if (fault === 'status') throw new UpstreamError(endpoint, 'status', { message: 'down', status: 503 });
@@ -57,7 +60,7 @@ function setup() {
     },
     {
       start: T0,
-      plan,
+      plan: () => plan,
       answers: {
         summary: () => {
           failIfDown('station_summary');
@@ -151,8 +154,14 @@ describe('an upstream outage longer than max_staleness', () => {
       expect(firstFailed, c).toBeGreaterThanOrEqual(0);
       expect(firstFailed, c).toBeLessThan(3);
       expect(success.slice(firstFailed), c).toEqual(success.slice(firstFailed).map(() => 0));
-      // Stale from past the 30 s bound (the 4th poll: 40 s), and it stays stale.
-      expect(stale, c).toEqual(stale.map((_, i) => (i + 1 > 3 ? 1 : 0)));
+      // Once stale, stale for good; never before the 30 s bound, and surely once the last poll that
+      // kept it (the healthy one, or one with nothing due right after it: at most 2) is 30 s old.
+      expect(stale.indexOf(1), c).toBeGreaterThan(0);
+      expect(stale.slice(stale.indexOf(1)), c).toEqual(stale.slice(stale.indexOf(1)).map(() => 1));
+      stale.forEach((v, i) => {
+        if (age[i]! <= 30) expect(v, `${c} at ${age[i]} s`).toBe(0);
+        if (age[i]! > 30 + 2 * (INTERVAL_MS / 1000)) expect(v, `${c} at ${age[i]} s`).toBe(1);
+      });
       // Counted per request: every request of the outage failed, none is left over as answered.
       expect(unanswered, c).toEqual(unanswered.map(() => 0));
     }
@@ -208,5 +217,22 @@ describe('an upstream outage longer than max_staleness', () => {
     await next.pollOnce();
     expect(await t.body()).toContain('station_unit_records{');
     expect(await t.of('units').stale()).toBe(0);
+  });
+
+  it('never drops a healthy collector whose plan defers its parts longer than max_staleness', async () => {
+    // The line summary once every 10 polls (100 s) against a 30 s bound.
+    const t = setup(planOf(10, ['line']));
+    const ages: number[] = [];
+    for (let i = 0; i < 25; i++) {
+      if (i > 0) t.advance(INTERVAL_MS);
+      const sent = await t.poll();
+      const m = t.of('summary');
+      expect(await m.stale(), `poll ${i}`).toBe(0);
+      expect(await m.success(), `poll ${i}`).toBe(1);
+      expect(await t.body()).toContain('station_line_unique_units{');
+      ages.push(sent > 0 ? -1 : ((await m.age()) ?? -1));
+    }
+    // The age tells how old the data is: it grows between the polls that ask for something.
+    expect(Math.max(...ages)).toBe(90);
   });
 });
