@@ -193,6 +193,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     context,
     contextFor: (name) => ({ ...context, client: client.forCollector(name) }),
     reuseJobs,
+    reuseFreshness: prev?.scheduler.staleness,
     onPollEnd: (name) => digest.flush(name),
     cache,
     self,

@@ -113,13 +113,30 @@ export interface IdleSkipCounts {
   readonly disagreements: number;
 }
 
-/** One poll's outcome: the families to publish whole, and what the poll asked of the upstream. */
+/**
+ * One poll's outcome: the families to publish whole, and what the poll asked of the upstream,
+ * counted per request, so that `failures` never exceeds `requests` and `requests - failures`
+ * is the number of answers. The scheduler judges freshness from these counts alone.
+ */
 export interface PollOutcome {
   readonly families: Family[];
-  /** Upstream requests sent. */
+  /**
+   * Upstream requests due in this poll, sent or not (retries excluded; a request whose answer
+   * was replaced by smaller requests counts once per smaller request).
+   */
   readonly requests: number;
-  /** Requests that failed (timeouts, 5xx, network, bad bodies); their data kept its last values. */
+  /**
+   * Of `requests`, those that brought no answer: failed for good (timeouts, 5xx, network, bad
+   * bodies) or not sent (circuit open, URL too long); their data kept its last values.
+   */
   readonly failures: number;
+  /** Parts due in this poll confirmed current without a request (the summary's idle skip). */
+  readonly confirmed?: number;
+  /**
+   * Parts served from an earlier poll because the request plan did not make them due in this
+   * one. A poll with deferred parts and nothing due brought no new data.
+   */
+  readonly deferred?: number;
   readonly diagnostics?: PollDiagnostics;
 }
 

@@ -165,7 +165,7 @@ export function createSelfMetrics(registry: Registry, opts: SelfMetricsOptions):
   });
   new Gauge({
     name: `${P}collector_data_age_seconds`,
-    help: 'Age of the cached data of the collector at scrape time: exporter clock minus its last successful poll.',
+    help: 'Age of the cached data of the collector at scrape time: exporter clock minus the end of its last poll whose due requests were all answered (a poll with nothing due does not count).',
     labelNames: ['collector'],
     registers,
     collect() {
@@ -329,19 +329,19 @@ function createResilienceMetrics(registers: Registry[]) {
   });
   const collectorRequests = new Counter({
     name: `${P}collector_requests_total`,
-    help: 'Upstream requests sent by the polls of the collector, as counted by the collector (retries excluded).',
+    help: 'Upstream requests due in the polls of the collector, sent or not (circuit open), as counted by the collector (retries excluded).',
     labelNames: ['collector'],
     registers,
   });
   const collectorFailures = new Counter({
     name: `${P}collector_request_failures_total`,
-    help: 'Upstream requests of the collector that failed for good (after retries); their data kept its last values.',
+    help: 'Upstream requests of the collector that brought no answer: failed for good (after retries) or not sent (circuit open); their data kept its last values.',
     labelNames: ['collector'],
     registers,
   });
   const failedRatio = new Gauge({
     name: `${P}collector_failed_requests_ratio`,
-    help: "Share of the last poll's upstream requests that failed, per collector (0 when the poll sent none).",
+    help: "Share of the upstream requests of the collector's last poll with requests due that brought no answer (0 before any).",
     labelNames: ['collector'],
     registers,
   });

@@ -13,9 +13,22 @@ const P = 'station_exporter_';
 /** Typed handle on the plan's self-metrics. */
 export interface PlanMetrics {
   setPlan(plan: RequestPlan, windows: readonly string[]): void;
+  /** Replaces the collector's achieved refresh: a (window, level) not in `rows` loses its series. */
   setAchieved(collector: string, rows: readonly RefreshAchieved[]): void;
+  /**
+   * Keeps the achieved refresh of these collectors and windows only: a reload that removes a
+   * window or disables a collector takes its series with it at once.
+   */
+  retainAchieved(keep: { readonly collectors: readonly string[]; readonly windows: readonly string[] }): void;
   addIdle(counts: IdleSkipCounts): void;
   setDropped(dropped: ReadonlyMap<string, number>): void;
+}
+
+/** The labels of one `refresh_achieved_seconds` series. */
+interface AchievedLabels {
+  readonly collector: string;
+  readonly window: string;
+  readonly level: string;
 }
 
 /** Registers the plan's self-metrics on `registry`. */
@@ -33,6 +46,16 @@ export function createPlanMetrics(registry: Registry): PlanMetrics {
     labelNames,
     registers: [registry],
   });
+  // The label sets of `achieved`, so that rows can be removed (the gauge cannot list them).
+  const achievedRows = new Map<string, AchievedLabels>();
+  const achievedKey = (r: AchievedLabels) => `${r.collector}\u0000${r.window}\u0000${r.level}`;
+  const removeAchieved = (drop: (row: AchievedLabels) => boolean) => {
+    for (const [key, row] of achievedRows) {
+      if (!drop(row)) continue;
+      achieved.remove(row);
+      achievedRows.delete(key);
+    }
+  };
   const plannedRate = new Gauge({
     name: `${P}requests_planned_per_second`,
     help: "Upstream requests per second the request plan makes, of this replica's budget (station_exporter_request_budget_per_second).",
@@ -86,7 +109,17 @@ export function createPlanMetrics(registry: Registry): PlanMetrics {
       droppedEntries.set(plan.dropped.length);
     },
     setAchieved(collector, rows) {
-      for (const r of rows) achieved.set({ collector, window: r.window, level: r.level }, r.seconds);
+      const fresh = new Set<string>();
+      for (const r of rows) {
+        const labels = { collector, window: r.window, level: r.level };
+        achieved.set(labels, r.seconds);
+        achievedRows.set(achievedKey(labels), labels);
+        fresh.add(achievedKey(labels));
+      }
+      removeAchieved((row) => row.collector === collector && !fresh.has(achievedKey(row)));
+    },
+    retainAchieved({ collectors, windows }) {
+      removeAchieved((row) => !collectors.includes(row.collector) || !windows.includes(row.window));
     },
     addIdle(counts) {
       skipped.inc(counts.skipped);

@@ -19,6 +19,8 @@ export interface PlanTrackerDeps {
   readonly wallClock: () => number;
   /** The configured windows' names, in config order. */
   readonly windows: readonly string[];
+  /** The enabled data collectors' names. */
+  readonly collectors: readonly string[];
   /** `planning.max_series`, for the log line of a dropped family. */
   readonly maxSeries?: number;
   readonly planner?: (topology: Topology) => (now: Date) => RequestPlan;
@@ -39,7 +41,10 @@ export class PlanTracker {
   /** Last successful poll per records collector, for their achieved refresh. */
   private readonly lastOkAt = new Map<string, number>();
 
-  constructor(private readonly deps: PlanTrackerDeps) {}
+  constructor(private readonly deps: PlanTrackerDeps) {
+    // The plan metrics outlive a reload; what the new config no longer polls leaves them now.
+    deps.planMetrics?.retainAchieved({ collectors: deps.collectors, windows: deps.windows });
+  }
 
   /** A discovery's topology: re-plans when its entities changed. */
   topology(topology: Topology): void {

@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { RefusedStations } from './refused.ts';
-import { fetchSpan, type SpanStats, settleAll } from './spans.ts';
+import { countFailure, fetchSpan, type SpanStats, settleAll } from './spans.ts';
 import type { RecordSource, Timed } from './types.ts';
 
 /** Options of one incremental fetch. */
@@ -43,8 +43,6 @@ export interface IncrementalFetchOptions<R extends Timed> {
 export interface IncrementalFetchResult extends SpanStats {
   /** Watermarks after this fetch: advanced to `now` for every station whose chunk succeeded. */
   readonly watermarks: Map<string, number>;
-  /** Requests that failed for good (after splitting); their chunks are fetched again next time. */
-  readonly failures: number;
   /** Stations whose watermark did not advance. */
   readonly failedStations: number;
   readonly firstError?: Error;
@@ -97,10 +95,10 @@ export async function fetchIncremental<R extends Timed>(
     const mark = opts.watermarks.get(id);
     if (mark !== undefined) watermarks.set(id, mark);
   }
-  const stats = { requests: 0, splits: 0, truncated: 0, failures: 0, failedStations: 0 };
+  const stats = { requests: 0, splits: 0, truncated: 0, failures: 0, notSent: 0, failedStations: 0 };
   let firstError: Error | undefined;
+  // The chunk's failed requests are counted where they failed (spans.ts), one by one.
   const fail = (ids: readonly string[], err: unknown) => {
-    stats.failures++;
     stats.failedStations += ids.length;
     firstError ??= err instanceof Error ? err : new Error(String(err));
   };
@@ -140,7 +138,10 @@ export async function fetchIncremental<R extends Timed>(
       maxUrlLength: opts.maxUrlLength,
     });
     for (const id of tooLong) {
-      fail([id], new Error(`a request for station ${id} alone exceeds max_url_length`));
+      const err = new Error(`a request for station ${id} alone exceeds max_url_length`);
+      countFailure(stats, err);
+      stats.notSent++;
+      fail([id], err);
     }
     for (const chunk of chunks) fetchChunk(chunk, from);
   }
@@ -173,7 +174,13 @@ export function reportFetch(logger: Logger, fetch: FetchReport): void {
   }
   if (f.failures > 0) {
     logger.warn(
-      { ...fields, failures: f.failures, stations: f.failedStations, err: f.firstError?.message },
+      {
+        ...fields,
+        failures: f.failures,
+        not_sent: f.notSent,
+        stations: f.failedStations,
+        err: f.firstError?.message,
+      },
       'some record requests failed; their stations keep their data and are fetched again next poll',
     );
   }

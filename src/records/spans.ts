@@ -8,9 +8,17 @@ import type { RecordList } from '../upstream/types.ts';
 import type { RefusedStations } from './refused.ts';
 import type { RecordSource, Timed } from './types.ts';
 
-/** Counters of one fetch. */
+/**
+ * Counters of one fetch, per request: `requests` counts each request whose outcome is final
+ * (answered, denied, failed for good or not sent), so `requests - failures` is the answers; a
+ * request whose answer was replaced by smaller requests is counted in `splits` instead.
+ */
 export interface SpanStats {
   requests: number;
+  /** Requests that brought no answer: failed for good, or not sent. */
+  failures: number;
+  /** Of the failures, requests never sent (circuit open, or a URL too long for one station). */
+  notSent: number;
   /** Spans or station lists split because an answer was truncated or timed out. */
   splits: number;
   /** Answers still truncated at the smallest span for a single station, kept as they were. */
@@ -81,7 +89,6 @@ export async function fetchSpan<R extends Timed>(
     const half = Math.ceil(ids.length / 2);
     return settleAll([fetchSpan(ctx, ids.slice(0, half), span), fetchSpan(ctx, ids.slice(half), span)]);
   };
-  ctx.stats.requests++;
   let list: RecordList<R>;
   try {
     list = await ctx.source.fetch({
@@ -97,6 +104,7 @@ export async function fetchSpan<R extends Timed>(
       return byStations();
     }
     if (isDenied(err)) {
+      ctx.stats.requests++;
       if ((err as UpstreamError).status === 403) ctx.refused?.refuse(ids[0]!, ctx.now ?? Date.now());
       return;
     }
@@ -110,6 +118,7 @@ export async function fetchSpan<R extends Timed>(
       ctx.stats.splits++;
       return halves(timeoutSplits + 1);
     }
+    countFailure(ctx.stats, err);
     throw err;
   }
   if (list.received >= ctx.maxRecords && (canHalveSpan || ids.length > 1)) {
@@ -117,6 +126,7 @@ export async function fetchSpan<R extends Timed>(
     // The span and the context hold the window and the limits: no object to build.
     return canHalveSpan ? parts(splitCount(list.records, span, ctx)) : byStations();
   }
+  ctx.stats.requests++;
   if (list.received >= ctx.maxRecords) ctx.stats.truncated++;
   if (ctx.refused) for (const id of ids) ctx.refused.accept(id);
   await ctx.onRecords(list.records);
@@ -144,6 +154,13 @@ export function splitCount(records: readonly Timed[], window: TimeSpan, limits: 
   const byTime = Number.isFinite(covered) ? Math.ceil((span / covered) * 1.25) : 2;
   const byCount = Math.ceil((records.length / maxRecords) * 1.25);
   return Math.max(2, Math.min(Math.max(byTime, byCount), 64, Math.floor(span / minSpanMs)));
+}
+
+/** Counts one request that brought no answer, and whether it was sent at all. */
+export function countFailure(stats: SpanStats, err: unknown): void {
+  stats.requests++;
+  stats.failures++;
+  if (err instanceof UpstreamError && err.reason === 'circuit_open') stats.notSent++;
 }
 
 /** Waits for every part, then fails with the first failure: parts that succeed still deliver. */

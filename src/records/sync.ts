@@ -154,6 +154,7 @@ function merge(fetched: IncrementalFetchResult, swept?: IncrementalFetchResult):
     splits: fetched.splits + swept.splits,
     truncated: fetched.truncated + swept.truncated,
     failures: fetched.failures + swept.failures,
+    notSent: fetched.notSent + swept.notSent,
     // A failed sweep range moves no watermark: it is read again next poll.
     firstError: fetched.firstError ?? swept.firstError,
   };

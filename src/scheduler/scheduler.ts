@@ -22,9 +22,10 @@ import type { RequestPlan } from '../planning/request-plan.ts';
 import type { SeriesBudget } from '../planning/series-budget.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { abortableSleep, type Loop, type LoopTimers, realLoopTimers, startLoop } from './loop.ts';
-import { Staleness } from './staleness.ts';
+import { judgePoll, type PollVerdict, Staleness } from './staleness.ts';
 import { type CollectorStatus, recordRun } from './status.ts';
 
+export { Staleness } from './staleness.ts';
 export type { CollectorStatus } from './status.ts';
 
 export interface SchedulerDeps {
@@ -44,6 +45,11 @@ export interface SchedulerDeps {
   readonly onPollEnd?: (collector: string) => void;
   /** Jobs kept from the scheduler this one replaces (config reload), by collector name: their stores survive. */
   readonly reuseJobs?: ReadonlyMap<string, ReusableJob>;
+  /**
+   * The freshness of the scheduler this one replaces (config reload): a collector dropped as
+   * stale stays dropped, and its data keeps its age, until a poll brings new data.
+   */
+  readonly reuseFreshness?: Staleness;
   /** The request planner for a topology (this replica's share) at a time; without it, no plan. */
   readonly planner?: (topology: Topology) => (now: Date) => RequestPlan;
   readonly planMetrics?: PlanMetrics;
@@ -80,17 +86,20 @@ export class Scheduler {
   private readonly wallClock: () => number;
   /** The data collectors' jobs, so that a reload can keep them. */
   readonly jobsByName = new Map<string, ReusableJob>();
-  private readonly staleness = new Staleness();
+  /** When each collector last got new data and whether it is dropped; a reload keeps it. */
+  readonly staleness: Staleness;
   /** The request plan and the series budget: their metrics and log lines. */
   private readonly plans: PlanTracker;
 
   constructor(private readonly deps: SchedulerDeps) {
     this.wallClock = deps.wallClock ?? Date.now;
+    this.staleness = deps.reuseFreshness ?? new Staleness();
     const { config } = deps.context;
     this.plans = new PlanTracker({
       logger: deps.logger,
       wallClock: this.wallClock,
       windows: config.windows.map((w) => w.name),
+      collectors: deps.collectors.map((c) => c.name),
       maxSeries: config.planning.maxSeries,
       planner: deps.planner,
       planMetrics: deps.planMetrics,
@@ -283,29 +292,24 @@ export class Scheduler {
     let error: unknown;
     try {
       outcome = await job.run(signal);
-      // A poll that got no answer at all, past the staleness bound, would bring old values back.
+      // A poll that brought no new data, past the staleness bound, would bring old values back.
       const past = this.staleness.pastBound(job.name, this.wallClock(), job.maxStalenessMs);
-      if (answered(outcome) || !past) await this.publish(job.name, outcome);
+      if (this.staleness.reached(job.name, judgePoll(outcome)) || !past)
+        await this.publish(job.name, outcome);
     } catch (err) {
       error = err;
     }
     const seconds = (performance.now() - started) / 1000;
-    // Fresh: every request answered; the data age counts from the last such poll.
-    const fresh = outcome !== undefined && outcome.failures === 0;
-    // A poll that overran its interval delivered fresh data, but late: not a success.
-    const ok = fresh && seconds * 1000 <= job.intervalMs;
+    const verdict = judgePoll(error === undefined ? outcome : undefined);
+    // A poll that overran its interval delivered its data, but late: not a success.
+    const ok = this.staleness.success(job.name, { verdict, inTime: seconds * 1000 <= job.intervalMs });
     const now = this.wallClock();
-    // Entities whose own requests failed keep their last answer for a bounded time inside the
-    // collector; the whole collector is dropped as stale only when nothing at all was answered
-    // for max_staleness, so one broken station cannot take every series with it.
-    const reached = outcome !== undefined && answered(outcome);
-    this.staleness.finish(job.name, reached ? now : undefined);
-    if (reached && job.maxStalenessMs !== undefined)
-      this.deps.self.setCollectorStale(job.name, { stale: false });
-    else this.dropIfStale(job, now);
-    if (outcome) this.deps.self.collectorRequests(job.name, outcome.requests, outcome.failures);
+    this.recordFreshness(job, { verdict, now });
+    if (outcome && (outcome.requests > 0 || this.statuses.get(job.name)?.polls === 0))
+      this.deps.self.collectorRequests(job.name, outcome.requests, outcome.failures);
     this.recordUpstream(job.name, outcome, error);
-    this.deps.self.collectorResult(job.name, { ok, seconds, nowMs: now, fresh });
+    // The data age counts from the last poll whose due parts all got new data, never from an idle one.
+    this.deps.self.collectorResult(job.name, { ok, seconds, nowMs: now, fresh: verdict.fresh });
     this.statuses.set(
       job.name,
       recordRun(this.statuses.get(job.name), job, { ok, seconds, error, now: this.wallClock() }),
@@ -313,6 +317,18 @@ export class Scheduler {
     this.logRun(job, { seconds, error, hadData: this.deps.cache.has(job.name) });
     this.deps.onPollEnd?.(job.name);
     return ok;
+  }
+
+  /**
+   * Entities whose own requests failed keep their last answer for a bounded time inside the
+   * collector; the whole collector is dropped as stale only when no new data at all arrived for
+   * max_staleness (parts the plan deferred are not failing), so one broken station cannot take
+   * every series with it. Once dropped, only a poll that brings new data serves it again.
+   */
+  private recordFreshness(job: ScheduledJob, poll: { readonly verdict: PollVerdict; readonly now: number }) {
+    if (this.staleness.finish(job.name, poll) && job.maxStalenessMs !== undefined)
+      this.deps.self.setCollectorStale(job.name, { stale: false });
+    else this.dropIfStale(job, poll.now);
   }
 
   private async publish(name: string, outcome: PollOutcome): Promise<void> {
@@ -334,9 +350,9 @@ export class Scheduler {
    * cannot change it and a mostly failing upstream is not reported as up.
    */
   private recordUpstream(name: string, outcome: PollOutcome | undefined, error: unknown): void {
-    if (outcome) {
-      const share = outcome.requests === 0 ? 0 : outcome.failures / outcome.requests;
-      this.upstreamOk.set(name, share <= UP_MAX_FAILED_SHARE);
+    // A poll that asked for nothing says nothing about the upstream: the last verdict stands.
+    if (outcome && outcome.requests > 0) {
+      this.upstreamOk.set(name, outcome.failures / outcome.requests <= UP_MAX_FAILED_SHARE);
     } else if (error instanceof UpstreamError) this.upstreamOk.set(name, false);
     this.deps.self.setUpstreamUp([...this.upstreamOk.values()].every(Boolean));
   }
@@ -361,11 +377,6 @@ export class Scheduler {
       );
     }
   }
-}
-
-/** The upstream answered at least one of the poll's requests, or it needed none. */
-function answered(outcome: PollOutcome): boolean {
-  return outcome.requests === 0 || outcome.failures < outcome.requests;
 }
 
 /** Creates the scheduler. */

@@ -203,6 +203,85 @@ describe('fault matrix', () => {
     expect(sample(after, `${P}collector_stale`, { collector: 'units' })).toBe(0);
   });
 
+  it('tells the truth through an outage longer than max_staleness, with summary polls that have nothing due', async () => {
+    // The site summary (one request) every 3 polls, so that two polls in three ask for nothing.
+    rig = await startRig(
+      'demo-token',
+      {},
+      {
+        planning: { refresh: { '1h': '30s' } },
+        summary: { interval: `${INTERVAL_MS / 1000}s`, levels: ['site'], skip_idle: false },
+      },
+    );
+    const r = rig;
+    await r.poll();
+    const COLLECTORS = ['summary', 'units'] as const;
+    const requestsBefore = new Map<string, number>();
+    const first = await r.scrape();
+    for (const c of COLLECTORS)
+      requestsBefore.set(c, sample(first, `${P}collector_requests_total`, { collector: c }) ?? 0);
+    // 150 s of 500s against the default bound of 5 intervals (50 s); the circuits open on the way.
+    r.proxy.set({ status: 500 });
+    const seen = new Map(
+      COLLECTORS.map((c) => [c, { age: [] as number[], success: [] as number[], stale: [] as number[] }]),
+    );
+    let summaryIdle = 0;
+    for (let i = 1; i <= 15; i++) {
+      r.advance(INTERVAL_MS);
+      r.logs.length = 0;
+      await r.poll();
+      const text = await r.scrape();
+      for (const c of COLLECTORS) {
+        seen.get(c)?.age.push(sample(text, `${P}collector_data_age_seconds`, { collector: c }) ?? -1);
+        seen.get(c)?.success.push(sample(text, `${P}collector_success`, { collector: c }) ?? -1);
+        seen.get(c)?.stale.push(sample(text, `${P}collector_stale`, { collector: c }) ?? -1);
+        // Requests and failures in one unit: every request of the outage brought no answer.
+        const requests =
+          (sample(text, `${P}collector_requests_total`, { collector: c }) ?? 0) -
+          (requestsBefore.get(c) ?? 0);
+        expect(sample(text, `${P}collector_request_failures_total`, { collector: c }), c).toBe(requests);
+      }
+      // A summary poll that asked for something logs its failed requests; one with nothing due does not.
+      if (!r.logs.some((l) => l.includes('summary poll had failed requests'))) summaryIdle++;
+    }
+    expect(sample(await r.scrape(), `${P}upstream_circuit_state`, { endpoint: 'units' })).toBe(2);
+    for (const c of COLLECTORS) {
+      const { age, success, stale } = seen.get(c) ?? { age: [], success: [], stale: [] };
+      expect(age, c).toEqual(age.map((_, i) => ((i + 1) * INTERVAL_MS) / 1000));
+      // Success 0 from the first poll that asks for something (within a refresh), never back to 1.
+      const firstFailed = success.indexOf(0);
+      expect(firstFailed, c).toBeGreaterThanOrEqual(0);
+      expect(firstFailed, c).toBeLessThan(3);
+      expect(success.slice(firstFailed), c).toEqual(success.slice(firstFailed).map(() => 0));
+      // Once stale, stale for good; never before the 50 s bound, and surely once the last poll that
+      // kept it (the healthy one, or one with nothing due right after it: at most 2) is 50 s old.
+      const first = stale.indexOf(1);
+      expect(first, c).toBeGreaterThan(0);
+      expect(stale.slice(first), c).toEqual(stale.slice(first).map(() => 1));
+      stale.forEach((v, i) => {
+        if (age[i]! <= 50) expect(v, `${c} at ${age[i]} s`).toBe(0);
+        if (age[i]! > 50 + 2 * (INTERVAL_MS / 1000)) expect(v, `${c} at ${age[i]} s`).toBe(1);
+      });
+    }
+    const during = await r.scrape();
+    expect(during).not.toContain('station_unit_records{');
+    expect(during).not.toMatch(/^station_site_unique_units\{/m);
+    // Some summary polls had nothing due: they did not reset the age or bring success back.
+    expect(summaryIdle).toBeGreaterThan(0);
+
+    r.proxy.set({});
+    for (let i = 0; i < 3; i++) {
+      r.advance(INTERVAL_MS);
+      await r.poll();
+    }
+    const after = await r.scrape();
+    for (const c of COLLECTORS) {
+      expect(sample(after, `${P}collector_stale`, { collector: c }), c).toBe(0);
+      expect(sample(after, `${P}collector_success`, { collector: c }), c).toBe(1);
+    }
+    expect(after).toContain('station_unit_records{');
+  });
+
   it('isolates stations refused with 403: reports them, keeps the rest, stops splitting, re-probes', async () => {
     rig = await startRig();
     const r = rig;

@@ -32,7 +32,14 @@ export interface Rig {
   close(): Promise<void>;
 }
 
-export async function startRig(token = 'demo-token', upstream: Record<string, unknown> = {}): Promise<Rig> {
+/** Config sections that replace the rig's own (e.g. `planning`), beside `upstream` overrides. */
+export type RigSections = Record<string, unknown>;
+
+export async function startRig(
+  token = 'demo-token',
+  upstream: Record<string, unknown> = {},
+  sections: RigSections = {},
+): Promise<Rig> {
   let now = FIXED_NOW;
   const clock = () => now;
   const sim = await startSimulatorServer({
@@ -62,6 +69,7 @@ export async function startRig(token = 'demo-token', upstream: Record<string, un
       summary: { interval, levels: ['station', 'line', 'site'], skip_idle: false },
       units: { interval },
       log: { level: 'debug' },
+      ...sections,
     },
     { baseDir: process.cwd(), source: 'fault matrix' },
   );

@@ -9,8 +9,9 @@ import { Registry } from '../../src/exposition/client.ts';
 import { type Family, LabelSet } from '../../src/exposition/model.ts';
 import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import type { Topology } from '../../src/model/topology.ts';
-import { createScheduler } from '../../src/scheduler/scheduler.ts';
-import { plantOf, topologyOf } from './fake-client.ts';
+import type { RequestPlan } from '../../src/planning/request-plan.ts';
+import { createScheduler, type Scheduler } from '../../src/scheduler/scheduler.ts';
+import { type FakeAnswers, plantOf, topologyOf } from './fake-client.ts';
 import { jobContext } from './job-context.ts';
 
 /** One site, one line of two stations. */
@@ -34,21 +35,40 @@ export const fakeFamily = (value: number): Family => ({
   samples: [{ labels: LabelSet.EMPTY, value }],
 });
 
+/** What a harness may add: the fake upstream's answers, a request plan, and the clock's start. */
+export interface HarnessOptions {
+  readonly answers?: FakeAnswers;
+  /** The request plan at every poll (absent: no plan, every part on every poll). */
+  readonly plan?: (now: Date) => RequestPlan;
+  /** The wall clock's start, epoch ms. */
+  readonly start?: number;
+}
+
 /** A scheduler of `collectors` under `rawConfig`, with its self-metrics and published body. */
-export function schedulerHarness(collectors: DataCollector[], rawConfig: Record<string, unknown> = {}) {
+export function schedulerHarness(
+  collectors: DataCollector[],
+  rawConfig: Record<string, unknown> = {},
+  opts: HarnessOptions = {},
+) {
   const registry = new Registry();
-  let now = 1_000_000;
+  let now = opts.start ?? 1_000_000;
   const self = createSelfMetrics(registry, { version: 't', wallClock: () => now });
-  const cache = new ExpositionCache();
-  const scheduler = createScheduler({
-    discovery: fakeDiscovery,
-    collectors,
-    context: jobContext(rawConfig),
-    cache,
-    self,
-    logger: pino({ level: 'silent' }),
-    wallClock: () => now,
-  });
+  let cache = new ExpositionCache();
+  const context = jobContext(rawConfig, opts.answers);
+  const plan = opts.plan;
+  const create = (previous?: Scheduler) =>
+    createScheduler({
+      discovery: fakeDiscovery,
+      collectors,
+      context,
+      cache,
+      self,
+      logger: pino({ level: 'silent' }),
+      wallClock: () => now,
+      ...(plan ? { planner: () => plan } : {}),
+      ...(previous ? { reuseJobs: previous.jobsByName, reuseFreshness: previous.staleness } : {}),
+    });
+  const scheduler = create();
   /** The value of `station_exporter_<name>` with these labels. */
   const metric = async (name: string, labels: Record<string, string> = {}) => {
     const m = (await registry.getMetricsAsJSON()).find((x) => x.name === `station_exporter_${name}`);
@@ -58,5 +78,10 @@ export function schedulerHarness(collectors: DataCollector[], rawConfig: Record<
     return v?.value;
   };
   const body = async () => (await cache.respond('text', [])).body.toString('utf8');
-  return { scheduler, metric, body, advance: (ms: number) => (now += ms) };
+  /** A config reload as wire.ts does it: a new scheduler and cache, the jobs and freshness kept. */
+  const reload = (previous: Scheduler) => {
+    cache = new ExpositionCache();
+    return create(previous);
+  };
+  return { scheduler, metric, body, reload, client: context.client, advance: (ms: number) => (now += ms) };
 }

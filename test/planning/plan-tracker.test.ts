@@ -60,6 +60,7 @@ function setup(opts: { maxSeries?: number; planner?: (t: Topology) => (now: Date
     logger,
     wallClock: () => now,
     windows: ['15m', '24h'],
+    collectors: ['summary', 'measurements', 'units'],
     maxSeries: opts.maxSeries,
     planner: opts.planner,
     planMetrics: createPlanMetrics(registry),
@@ -166,6 +167,55 @@ describe('PlanTracker: achieved refresh and idle skipping', () => {
       { labels: { collector: 'units', window: '15m', level: 'station' }, value: 90 },
       { labels: { collector: 'units', window: '24h', level: 'station' }, value: 90 },
     ]);
+  });
+});
+
+describe('PlanTracker: a reload', () => {
+  it('takes the achieved refresh of a removed window or a disabled collector with it', async () => {
+    const registry = new Registry();
+    const planMetrics = createPlanMetrics(registry);
+    let now = 1_000_000;
+    const tracker = (windows: string[], collectors: string[]) =>
+      new PlanTracker({
+        logger: pino({ level: 'silent' }),
+        wallClock: () => now,
+        windows,
+        collectors,
+        planMetrics,
+      });
+    const series = async () => {
+      const m = (await registry.getMetricsAsJSON()).find(
+        (x) => x.name === 'station_exporter_refresh_achieved_seconds',
+      );
+      return (m?.values ?? [])
+        .map((v) => `${v.labels.collector}/${v.labels.window}/${v.labels.level}`)
+        .sort();
+    };
+    const before = tracker(['15m', '24h'], ['summary', 'measurements', 'units']);
+    const refresh = [
+      { window: '15m', level: 'line', seconds: 60 },
+      { window: '24h', level: 'line', seconds: 600 },
+    ];
+    before.published('summary', outcome({ diagnostics: { refresh } }));
+    for (const c of ['units', 'measurements']) {
+      before.published(c, outcome());
+      now += 60_000;
+      before.published(c, outcome());
+    }
+    expect(await series()).toEqual([
+      'measurements/15m/station',
+      'measurements/24h/station',
+      'summary/15m/line',
+      'summary/24h/line',
+      'units/15m/station',
+      'units/24h/station',
+    ]);
+    // The reload drops the 24h window and the measurements collector: their series go at once.
+    const after = tracker(['15m'], ['summary', 'units']);
+    expect(await series()).toEqual(['summary/15m/line', 'units/15m/station']);
+    // A summary poll whose plan no longer has a (window, level) takes that series away too.
+    after.published('summary', outcome({ diagnostics: { refresh: [] } }));
+    expect(await series()).toEqual(['units/15m/station']);
   });
 });
 

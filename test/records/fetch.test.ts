@@ -116,7 +116,11 @@ describe('fetchIncremental', () => {
     });
     const r = await run(source);
     expect(calls).toHaveLength(1 + 2 + 4 + 8);
-    expect(r.failures).toBe(1);
+    // Counted per request, like the requests: the 8 smallest spans failed, the 7 halved are splits.
+    expect(r.requests).toBe(8);
+    expect(r.failures).toBe(8);
+    expect(r.splits).toBe(7);
+    expect(r.failedStations).toBe(10);
     expect(r.watermarks.size).toBe(0);
   });
 
@@ -131,6 +135,29 @@ describe('fetchIncremental', () => {
     const r = await run(source);
     expect(r.failures).toBe(0);
     expect(r.got).toHaveLength(all.got.length);
+  });
+
+  it('counts requests and failures in the same unit when the circuit is open: none sent, none answered', async () => {
+    const { source } = fakeSource({
+      fail: () =>
+        new UpstreamError('metrics', 'circuit_open', { message: 'metrics: circuit open; not sent' }),
+    });
+    // Three spans of two chunks (the old code counted 6 requests against 2 failures).
+    const maxUrlLength = urlLength({ stationIds: ids.slice(0, 5), from: new Date(0), to: new Date(NOW) });
+    const r = await run(source, { maxSpanMs: 20 * MIN, maxUrlLength });
+    expect(r.requests).toBe(6);
+    expect(r.failures).toBe(6);
+    expect(r.notSent).toBe(6);
+    expect(r.failedStations).toBe(10);
+  });
+
+  it('counts a station whose URL alone is too long as a request due, failed and not sent', async () => {
+    const { source, calls } = fakeSource();
+    const r = await run(source, { maxUrlLength: 10 });
+    expect(calls).toHaveLength(0);
+    expect(r.requests).toBe(10);
+    expect(r.failures).toBe(10);
+    expect(r.notSent).toBe(10);
   });
 
   it('isolates a forbidden station instead of failing its whole list', async () => {

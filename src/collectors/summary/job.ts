@@ -86,7 +86,10 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
     for (const slot of poll.all.slots) {
       const s = poll.scheduleOf(slot);
       if (s === undefined) continue;
-      if (memory.has(slot.key) && !isDue(slot, s, pollNumber)) continue;
+      if (memory.has(slot.key) && !isDue(slot, s, pollNumber)) {
+        poll.deferred++;
+        continue;
+      }
       const list = due.get(slot.request) ?? [];
       list.push(slot);
       due.set(slot.request, list);
@@ -209,6 +212,9 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
       ],
       requests: sent.requests,
       failures: sent.failures,
+      // Idle-skipped requests are due parts confirmed current by the units collector's records.
+      confirmed: poll.counts.skipped,
+      deferred: poll.deferred,
       diagnostics: {
         summaryPartial: poll.partial,
         recordsSkipped: [...poll.dropped].map(([reason, count]) => ({
@@ -237,6 +243,7 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
         counts: { skipped: 0, verified: 0, disagreements: 0 },
         verify: new Set(),
         partial: 0,
+        deferred: 0,
         dropped: new Map(),
         disagreed: new Set(),
         firstError: undefined,
@@ -244,19 +251,13 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
       const sends = chooseSends(poll, dueSlots(poll));
       const answers = await sendAll(poll, sends, signal);
       const results = await slotResults(poll, answers);
-      // A failed request fails every slot it answers; count each request once.
-      let failures = 0;
-      for (const answer of answers.values())
-        failures += await answer.then(
-          () => 0,
-          () => 1,
-        );
+      const failures = await countFailures(answers.values());
       poll.counts.disagreements = poll.disagreed.size;
       memory = poll.next;
       pollNumber++;
       report(logger, config, {
         skipped: poll.all.skipped,
-        failures,
+        ...failures,
         requests: answers.size,
         firstError: poll.firstError,
       });
@@ -266,7 +267,7 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
           'a summary skipped as idle had changed: a unit record reached the upstream later than the units collector saw it',
         );
       }
-      return outcome(poll, results, { requests: answers.size, failures });
+      return outcome(poll, results, { requests: answers.size, failures: failures.failures });
     },
   };
 }
@@ -289,6 +290,8 @@ interface PollState {
   /** Requests sent to verify that idle stations' summaries are unchanged. */
   readonly verify: Set<string>;
   partial: number;
+  /** Slots served from an earlier answer because they are not due in this poll. */
+  deferred: number;
   readonly dropped: Map<DropReason, number>;
   readonly disagreed: Set<string>;
   firstError: unknown;
@@ -312,12 +315,32 @@ function achievedRefresh(
   return [...longest.values()].map((r) => ({ window: r.window, level: r.level, seconds: r.ms / 1000 }));
 }
 
+/**
+ * Failed requests, each counted once however many slots it answers, and of them those never
+ * sent (circuit open): the same unit as the requests, so that the counts add up.
+ */
+async function countFailures(answers: Iterable<Promise<unknown>>) {
+  const counts = { failures: 0, notSent: 0 };
+  for (const answer of answers) {
+    await answer.catch((err: unknown) => {
+      counts.failures++;
+      if (err instanceof UpstreamError && err.reason === 'circuit_open') counts.notSent++;
+    });
+  }
+  return counts;
+}
+
+/** What {@link report} logs of one poll. */
+interface PollReport {
+  readonly skipped: ReadonlyMap<string, number>;
+  readonly requests: number;
+  readonly failures: number;
+  readonly notSent: number;
+  readonly firstError: unknown;
+}
+
 /** Logs the poll's skipped levels and failed requests. */
-function report(
-  logger: Logger,
-  config: Config,
-  poll: { skipped: ReadonlyMap<string, number>; failures: number; requests: number; firstError: unknown },
-): void {
+function report(logger: Logger, config: Config, poll: PollReport): void {
   for (const [level, count] of poll.skipped) {
     logger.warn(
       { level, count, maxUrlLength: config.upstream.maxUrlLength },
@@ -327,7 +350,7 @@ function report(
   if (poll.failures > 0) {
     const err = poll.firstError instanceof Error ? poll.firstError.message : String(poll.firstError);
     logger.warn(
-      { failures: poll.failures, requests: poll.requests, err },
+      { requests: poll.requests, failures: poll.failures, not_sent: poll.notSent, err },
       'summary poll had failed requests; their series keep the last good values',
     );
   }
