@@ -40,6 +40,10 @@ export interface SizedRunOptions {
   /** Real time idled after each poll before the next reading. */
   readonly idleMs: number;
   readonly limit?: MemoryLimit;
+  /** Node flags the child starts with besides the limit's (e.g. the heap ceiling the binary applies). */
+  readonly execArgv?: readonly string[];
+  /** Extra environment of the child (e.g. MALLOC_ARENA_MAX, to compare allocator settings). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** Starts the child, answers its clock requests, waits for its report, and makes sure it is gone. */
@@ -56,8 +60,9 @@ export async function runSizedExporter(o: SizedRunOptions): Promise<SizedRunResu
     fileURLToPath(new URL('./exporter-child.mjs', import.meta.url)),
     [JSON.stringify(args)],
     {
-      execArgv: [...(o.limit?.execArgv ?? [])],
+      execArgv: [...(o.limit?.execArgv ?? []), ...(o.execArgv ?? [])],
       ...(o.limit?.execPath ? { execPath: o.limit.execPath } : {}),
+      ...(o.env ? { env: { ...process.env, ...o.env } } : {}),
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     },
   );
