@@ -282,7 +282,7 @@ function sizedRows(s: NonNullable<BenchResults['sized']>): Row[] {
     },
     {
       measure:
-        'RSS of the exporter alone, the same run without a memory limit (with the heap ceiling and MALLOC_ARENA_MAX bin/station-exporter.js applies)',
+        'RSS of the exporter alone, the same run without a memory limit (with the heap ceiling and malloc settings bin/station-exporter.js applies)',
       value: unlimited.text,
       target: `≤ ${f.mib(TARGETS.rssUnlimitedBytes)} at 100k series`,
       ok: unlimited.top.rssBytes <= TARGETS.rssUnlimitedBytes,

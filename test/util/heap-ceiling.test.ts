@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_MALLOC_ARENA_MAX,
+  DEFAULT_MALLOC_MMAP_THRESHOLD,
   DEFAULT_OLD_SPACE_MIB,
   DEFAULT_SEMI_SPACE_MIB,
   type StartInput,
@@ -14,6 +15,10 @@ const host: StartInput = {
   env: {},
   constrainedMemoryBytes: 2 ** 64,
   totalMemoryBytes: 24 * GiB,
+};
+const MALLOC = {
+  MALLOC_ARENA_MAX: DEFAULT_MALLOC_ARENA_MAX,
+  MALLOC_MMAP_THRESHOLD_: DEFAULT_MALLOC_MMAP_THRESHOLD,
 };
 const CEILING = [
   `--max-old-space-size=${DEFAULT_OLD_SPACE_MIB}`,
@@ -32,7 +37,7 @@ describe('startFlags', () => {
 
   it('leaves the heap to Node under a memory limit, which it sizes the heap from', () => {
     const limited = { ...host, constrainedMemoryBytes: 512 * 2 ** 20 };
-    expect(startFlags(limited)).toEqual({ execArgv: [], env: { MALLOC_ARENA_MAX: '2' } });
+    expect(startFlags(limited)).toEqual({ execArgv: [], env: MALLOC });
   });
 
   it.each([
@@ -50,7 +55,14 @@ describe('startFlags', () => {
       execArgv: ['--max-semi-space-size=16'],
       env: { MALLOC_ARENA_MAX: '8' },
     });
-    expect(flags).toEqual({ execArgv: [`--max-old-space-size=${DEFAULT_OLD_SPACE_MIB}`], env: {} });
+    expect(flags).toEqual({
+      execArgv: [`--max-old-space-size=${DEFAULT_OLD_SPACE_MIB}`],
+      env: { MALLOC_MMAP_THRESHOLD_: DEFAULT_MALLOC_MMAP_THRESHOLD },
+    });
+  });
+
+  it('leaves malloc alone when GLIBC_TUNABLES is set', () => {
+    expect(startFlags({ ...host, env: { GLIBC_TUNABLES: 'glibc.malloc.arena_max=4' } }).env).toEqual({});
   });
 
   it('adds nothing once started with its own flags, so the binary re-executes at most once', () => {
