@@ -14,6 +14,7 @@ if (!existsSync(cli)) {
 // (docs/operations.md, "Memory"). Flags given on the command line or in NODE_OPTIONS win.
 const { startFlags } = await import(new URL('../dist/util/heap-ceiling.js', import.meta.url).href);
 const add = startFlags({
+  args: process.argv.slice(2),
   execArgv: process.execArgv,
   env: process.env,
   constrainedMemoryBytes: process.constrainedMemory?.() ?? 0,

@@ -60,6 +60,7 @@ export async function runSizedExporter(o: SizedRunOptions): Promise<SizedRunResu
   };
   // As it ships: the flags and environment bin/station-exporter.js would start node with.
   const shipped = startFlags({
+    args: [],
     execArgv: [...(o.limit?.execArgv ?? []), ...(o.execArgv ?? [])],
     env: { ...process.env, ...o.env },
     constrainedMemoryBytes: o.limit?.bytes ?? 0,

@@ -9,7 +9,7 @@
  * sizes the heap from the limit instead; without one, the binary applies the heap Node would
  * pick under the StatefulSet's 512 MiB limit. These flags cannot be set from inside a
  * running process (v8.setFlagsFromString does not move the heap limit), so the binary
- * re-executes node with them.
+ * re-executes node with them, when it is about to run the exporter (not for a subcommand).
  */
 
 /** Old-generation ceiling without a memory limit, in MiB: what Node picks under 512 MiB. */
@@ -38,7 +38,10 @@ export const DEFAULT_MALLOC_MMAP_THRESHOLD = '131072';
 
 /** What {@link startFlags} decides from. */
 export interface StartInput {
+  /** The exporter's arguments (process.argv after the script). */
+  readonly args: readonly string[];
   /** process.execArgv: flags given on node's command line. */
+
   readonly execArgv: readonly string[];
   /** process.env. */
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -63,6 +66,13 @@ function given(input: StartInput, pattern: RegExp): boolean {
   return [...input.execArgv, ...options].some((flag) => pattern.test(flag));
 }
 
+/** True for the arguments that run the exporter: no subcommand, no --help or --version. */
+export function servesMetrics(args: readonly string[]): boolean {
+  const [first] = args;
+  if (first !== undefined && !first.startsWith('-')) return false;
+  return !args.some((a) => ['--help', '-h', '--version', '-v'].includes(a));
+}
+
 /** True when the process runs under a memory limit smaller than the host's memory. */
 export function underMemoryLimit(input: StartInput): boolean {
   const c = input.constrainedMemoryBytes;
@@ -76,6 +86,8 @@ export function underMemoryLimit(input: StartInput): boolean {
  * already runs as it should, so that the binary re-executes node at most once.
  */
 export function startFlags(input: StartInput): StartFlags {
+  // A subcommand, --help or --version ends in a moment: not worth starting node twice.
+  if (!servesMetrics(input.args)) return { execArgv: [], env: {} };
   const execArgv: string[] = [];
   if (!underMemoryLimit(input)) {
     if (!given(input, HEAP_FLAGS)) execArgv.push(`--max-old-space-size=${DEFAULT_OLD_SPACE_MIB}`);

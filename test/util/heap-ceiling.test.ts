@@ -11,6 +11,7 @@ import {
 const GiB = 2 ** 30;
 /** A 24 GiB host without a memory limit: Node reports 2^64 as the constrained memory. */
 const host: StartInput = {
+  args: ['--config', 'config.yaml'],
   execArgv: [],
   env: {},
   constrainedMemoryBytes: 2 ** 64,
@@ -27,10 +28,7 @@ const CEILING = [
 
 describe('startFlags', () => {
   it('sets a heap ceiling and the malloc arenas without a memory limit', () => {
-    expect(startFlags(host)).toEqual({
-      execArgv: CEILING,
-      env: { MALLOC_ARENA_MAX: DEFAULT_MALLOC_ARENA_MAX },
-    });
+    expect(startFlags(host)).toEqual({ execArgv: CEILING, env: MALLOC });
     // Some Node versions report 0 without a limit.
     expect(startFlags({ ...host, constrainedMemoryBytes: 0 }).execArgv).toEqual(CEILING);
   });
@@ -73,6 +71,16 @@ describe('startFlags', () => {
       env: { ...host.env, ...first.env },
     });
     expect(again).toEqual({ execArgv: [], env: {} });
+  });
+
+  it.each([
+    ['check-config', 'config.yaml'],
+    ['once', '--config', 'config.yaml'],
+    ['simulate'],
+    ['--version'],
+    ['--config', 'config.yaml', '-h'],
+  ])('adds nothing for a command that does not serve metrics: %s', (...args) => {
+    expect(startFlags({ ...host, args })).toEqual({ execArgv: [], env: {} });
   });
 
   it('takes --max-heap-size for both generations', () => {
