@@ -172,7 +172,7 @@ interface Encoded {
 }
 
 /** A format of a part from its encoded chunks, keeping the plain bytes or not. */
-function partBody(encoded: readonly Encoded[], keepPlain: boolean): PartBody {
+function partBody(encoded: readonly Encoded[], opts: { readonly keepPlain: boolean }): PartBody {
   let crc = 0;
   let length = 0;
   for (const e of encoded) {
@@ -180,7 +180,7 @@ function partBody(encoded: readonly Encoded[], keepPlain: boolean): PartBody {
     length += e.plain.length;
   }
   const deflated = Buffer.concat(encoded.map((e) => e.deflated));
-  return keepPlain
+  return opts.keepPlain
     ? { deflated, crc, length, plain: encoded.map((e) => e.plain) }
     : { deflated, crc, length };
 }
@@ -250,15 +250,15 @@ export class ExpositionCache {
       om.push(...(await this.encode(own.chunks)));
     }
     const bodies: Partial<Record<ExpositionFormat, PartBody>> = {
-      text: partBody(text, this.plainDemand.text.takePublish(partName)),
-      openmetrics: partBody(om, this.plainDemand.openmetrics.takePublish(partName)),
+      text: partBody(text, { keepPlain: this.plainDemand.text.takePublish(partName) }),
+      openmetrics: partBody(om, { keepPlain: this.plainDemand.openmetrics.takePublish(partName) }),
     };
     let pbMs = 0;
     const keepPbPlain = this.plainDemand.protobuf.takePublish(partName);
     if (this.protobufDemand.takePublish(partName)) {
       const pb = await renderProtobufToBuffers(families, { turns: this.turns });
       pbMs = pb.busyMs;
-      bodies.protobuf = partBody(await this.encode(pb.chunks), keepPbPlain);
+      bodies.protobuf = partBody(await this.encode(pb.chunks), { keepPlain: keepPbPlain });
     }
     if ((this.applied.get(partName) ?? 0) > seq) return;
     this.applied.set(partName, seq);
