@@ -8,6 +8,7 @@
 import pino from 'pino';
 import { wireExporter } from '../../dist/app/wire.js';
 import { configFromObject } from '../../dist/config/load.js';
+import { memoryDetail } from './memory-detail.mjs';
 
 const args = JSON.parse(process.argv[2] ?? '{}');
 let now = args.nowMs;
@@ -34,6 +35,7 @@ function read(at) {
     heapUsedBytes: m.heapUsed,
     heapTotalBytes: m.heapTotal,
     arrayBuffersBytes: m.arrayBuffers,
+    detail: memoryDetail(),
   });
 }
 

@@ -27,6 +27,8 @@ export interface MemoryLimit {
   readonly execArgv: readonly string[];
   /** For the results: how the limit was applied. */
   readonly how: string;
+  /** The limit, in bytes. */
+  readonly bytes: number;
   /** Removes the cgroup and the wrapper once the child is gone. */
   cleanup(): void;
 }
@@ -72,6 +74,7 @@ function viaCgroup(bytes: number, mib: number): MemoryLimit | undefined {
     execPath: wrapper,
     execArgv: [],
     how: `a ${mib} MiB memory cgroup (v${own.version})`,
+    bytes,
     cleanup: () => cleanupCgroup(dir, wrapper),
   };
 }
@@ -97,6 +100,7 @@ export function memoryLimit(mib: number): MemoryLimit {
   return {
     execArgv: [`--max-old-space-size=${heap}`],
     how: `--max-old-space-size=${heap}, the heap Node sizes for a ${mib} MiB limit (no memory cgroup could be created here)`,
+    bytes: mib * 2 ** 20,
     cleanup: () => {},
   };
 }

@@ -75,8 +75,9 @@ function notes(r: BenchResults): string {
     '- The RSS target is judged on the exporter alone, in a process of its own, with just enough stations for about ' +
       'the target series count, as it ships (node on dist/, under the memory limit of deploy/kubernetes/statefulset.yaml): ' +
       'the highest RSS read after its first poll and after each of 3 steady-state polls, and 5 s later each time. ' +
-      "Node sizes V8's heap from a memory limit; without one (second row) V8 lets the heap grow to 4x what is live on a " +
-      'machine this size. The main run shares its process with the bench.',
+      "Node sizes V8's heap from a memory limit; without one (second row) bin/station-exporter.js starts node with a heap " +
+      'ceiling (src/util/heap-ceiling.ts), and the bench starts the child with the same flags and malloc settings (under the limit too). ' +
+      'The main run shares its process with the bench.',
   ].join('\n');
 }
 

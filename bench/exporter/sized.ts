@@ -3,7 +3,9 @@
  * count, optionally under a memory limit, moving the simulator's clock when it asks.
  */
 import { fork } from 'node:child_process';
+import { totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { startFlags } from '../../src/util/heap-ceiling.ts';
 import { nextMessage, stopChild } from '../shared/child.ts';
 import type { SizedRunResult } from '../shared/protocol.ts';
 import type { MemoryLimit } from './memory-limit.ts';
@@ -40,6 +42,10 @@ export interface SizedRunOptions {
   /** Real time idled after each poll before the next reading. */
   readonly idleMs: number;
   readonly limit?: MemoryLimit;
+  /** Node flags the child starts with besides the limit's and the binary's (to compare settings). */
+  readonly execArgv?: readonly string[];
+  /** Extra environment of the child, over the binary's (e.g. MALLOC_ARENA_MAX, to compare allocators). */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 /** Starts the child, answers its clock requests, waits for its report, and makes sure it is gone. */
@@ -52,12 +58,21 @@ export async function runSizedExporter(o: SizedRunOptions): Promise<SizedRunResu
     steadyPolls: o.steadyPolls,
     idleMs: o.idleMs,
   };
+  // As it ships: the flags and environment bin/station-exporter.js would start node with.
+  const shipped = startFlags({
+    args: [],
+    execArgv: [...(o.limit?.execArgv ?? []), ...(o.execArgv ?? [])],
+    env: { ...process.env, ...o.env },
+    constrainedMemoryBytes: o.limit?.bytes ?? 0,
+    totalMemoryBytes: totalmem(),
+  });
   const child = fork(
     fileURLToPath(new URL('./exporter-child.mjs', import.meta.url)),
     [JSON.stringify(args)],
     {
-      execArgv: [...(o.limit?.execArgv ?? [])],
+      execArgv: [...shipped.execArgv, ...(o.limit?.execArgv ?? []), ...(o.execArgv ?? [])],
       ...(o.limit?.execPath ? { execPath: o.limit.execPath } : {}),
+      env: { ...process.env, ...shipped.env, ...o.env },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     },
   );

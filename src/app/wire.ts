@@ -186,7 +186,8 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     shard,
     activity,
   };
-  const cache = new ExpositionCache({ turns });
+  // Protobuf only while a scraper asks for it: most Prometheus servers never do (docs/scaling.md, Memory).
+  const cache = new ExpositionCache({ turns, protobuf: 'when-asked' });
   const scheduler = createScheduler({
     discovery: DISCOVERY,
     collectors,

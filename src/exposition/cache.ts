@@ -2,16 +2,23 @@
  * A per-snapshot cache of rendered exposition bytes.
  *
  * Each collector publishes a whole part (its families for one snapshot). A publish renders
- * the part in the text formats and in protobuf, and deflates it once; a scrape only renders and deflates the
+ * the part in the text formats and deflates it; a scrape only renders and deflates the
  * small dynamic tail (self-metrics) and splices it after the cached static bytes. The gzip
- * body is one gzip member: header + static raw deflate (ended by a sync flush, so the
- * tail's fresh deflate stream can follow at a byte boundary) + tail raw deflate (final
- * block) + CRC32/ISIZE trailer of the whole uncompressed body.
+ * body is one gzip member: header + each part's raw deflate (ended by a sync flush, so the
+ * next stream can follow at a byte boundary) + tail raw deflate (final block) + CRC32/ISIZE
+ * trailer of the whole uncompressed body.
+ *
+ * Only what scrapers ask for is kept (see {@link Demand}): the deflated bytes always, since
+ * Prometheus asks for gzip; the plain bytes of a format only while plain scrapes of it come
+ * (otherwise a plain scrape inflates the deflated bytes once per snapshot); the protobuf body
+ * only while protobuf scrapes come. A protobuf scrape that finds no complete protobuf body
+ * gets the text format (see {@link ExpositionCache.respond}).
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { createTurns, type Turns } from '../util/turns.ts';
 import { crc32, crc32Combine } from './crc32.ts';
+import { DEFAULT_DEMAND_PUBLISHES, Demand } from './demand.ts';
 import type { Family } from './model.ts';
 import { PROTOBUF_CONTENT_TYPE, renderProtobufToBuffer, renderProtobufToBuffers } from './protobuf.ts';
 import {
@@ -41,6 +48,7 @@ const EOF = Buffer.from('# EOF\n');
 const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff]);
 
 const deflateRaw = promisify(zlib.deflateRaw);
+const inflateRaw = promisify(zlib.inflateRaw);
 
 /** A scrape response: the body as chunks, so the cached bytes are written without a copy. */
 export interface ExpositionResponse {
@@ -73,47 +81,62 @@ export interface ExpositionCacheOptions {
   readonly gzipLevel?: number;
   /** The exporter's turn queue, shared with the client and collectors; default the cache's own. */
   readonly turns?: Turns;
-}
-
-/** One rendered chunk of a run of families: plain bytes, raw deflate up to a sync flush, CRC32. */
-interface Encoded {
-  readonly plain: Buffer;
-  readonly deflated: Buffer;
-  readonly crc: number;
+  /**
+   * Publishes of a part that keep a form (the protobuf body, a format's plain bytes) after the
+   * last scrape that asked for it; default {@link DEFAULT_DEMAND_PUBLISHES}.
+   */
+  readonly demandPublishes?: number;
+  /**
+   * `when-asked`: render protobuf only while protobuf scrapes come (the exporter's choice:
+   * most Prometheus servers never ask for it); `always` (default): on every publish.
+   */
+  readonly protobuf?: 'always' | 'when-asked';
 }
 
 /**
- * A published part. Most families render identically in both formats, so a part is a list
- * of runs, each either shared by both formats or rendered once per format.
+ * One format of a published part: its raw deflate (one stream up to a sync flush), CRC32 and
+ * length, and the plain bytes while plain scrapes of the format come. `inflated` holds the
+ * plain bytes recovered for a plain scrape, until the part is published again.
  */
-interface Part {
-  readonly series: number;
-  readonly bodies: Readonly<Record<ExpositionFormat, readonly Encoded[]>>;
+interface PartBody {
+  readonly deflated: Buffer;
+  readonly crc: number;
+  readonly length: number;
+  readonly plain?: readonly Buffer[];
+  inflated?: Promise<Buffer>;
 }
 
-/** The static body of one format: the parts' runs in order, with their combined CRC. */
+/** A published part: its series and its bodies (protobuf only while it is asked for). */
+interface Part {
+  readonly series: number;
+  readonly bodies: Readonly<Partial<Record<ExpositionFormat, PartBody>>>;
+}
+
+/** The static body of one format: the parts' bodies in order, with their combined CRC. */
 interface StaticBody {
-  readonly runs: readonly Encoded[];
+  readonly parts: readonly PartBody[];
   readonly length: number;
   readonly crc: number;
-  /**
-   * The gzip header and every run's deflate in one buffer (about a tenth of the plain body):
-   * a gzip scrape then writes three chunks instead of one per rendered chunk.
-   */
-  readonly gzipHead: Buffer;
 }
 
 /** Everything a scrape reads, swapped as one reference so a scrape never sees a mix. */
 interface State {
   readonly series: number;
-  readonly bodies: Readonly<Record<ExpositionFormat, StaticBody>>;
+  /** A format is missing while a part lacks it (protobuf before it is asked for). */
+  readonly bodies: Readonly<Partial<Record<ExpositionFormat, StaticBody>>>;
 }
 
-const EMPTY_BODY: StaticBody = { runs: [], length: 0, crc: 0, gzipHead: GZIP_HEADER };
+const EMPTY_BODY: StaticBody = { parts: [], length: 0, crc: 0 };
 const EMPTY_STATE: State = {
   series: 0,
   bodies: { text: EMPTY_BODY, openmetrics: EMPTY_BODY, protobuf: EMPTY_BODY },
 };
+
+/** Bytes a format of the cache holds (for the bench and tests). */
+export interface HeldBytes {
+  readonly plain: number;
+  readonly deflated: number;
+}
 
 function response(chunks: Buffer[], contentType: string, contentEncoding?: 'gzip'): ExpositionResponse {
   let length = 0;
@@ -141,6 +164,35 @@ function runsOf(families: readonly Family[]): Array<{ shared: boolean; families:
   return runs;
 }
 
+/** One rendered chunk: plain bytes, raw deflate up to a sync flush, CRC32. */
+interface Encoded {
+  readonly plain: Buffer;
+  readonly deflated: Buffer;
+  readonly crc: number;
+}
+
+/** A format of a part from its encoded chunks, keeping the plain bytes or not. */
+function partBody(encoded: readonly Encoded[], opts: { readonly keepPlain: boolean }): PartBody {
+  let crc = 0;
+  let length = 0;
+  for (const e of encoded) {
+    crc = crc32Combine(crc, e.crc, e.plain.length);
+    length += e.plain.length;
+  }
+  const deflated = Buffer.concat(encoded.map((e) => e.deflated));
+  return opts.keepPlain
+    ? { deflated, crc, length, plain: encoded.map((e) => e.plain) }
+    : { deflated, crc, length };
+}
+
+/** The plain bytes of a part body: kept, or inflated once from its deflate. */
+function plainOf(body: PartBody): readonly Buffer[] | Promise<Buffer> {
+  if (body.plain) return body.plain;
+  // Sync flush: the stream has no final block, which is what a part's deflate is.
+  body.inflated ??= inflateRaw(body.deflated, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  return body.inflated;
+}
+
 /** Cache of the rendered exposition: publish parts per snapshot, respond per scrape. */
 export class ExpositionCache {
   private readonly level: number;
@@ -151,18 +203,30 @@ export class ExpositionCache {
   private readonly applied = new Map<string, number>();
   private renderMs: Record<ExpositionFormat, number> = { text: 0, openmetrics: 0, protobuf: 0 };
   private readonly turns: Turns;
+  /** Scrapes in protobuf, plain or gzipped: whether publishes render protobuf. */
+  private readonly protobufDemand: Demand;
+  /** Plain (not gzipped) scrapes per format: whether publishes keep that format's plain bytes. */
+  private readonly plainDemand: Record<ExpositionFormat, Demand>;
+  /** The families of each tail, to render it in the text format when protobuf is not ready. */
+  private readonly tailFamilies = new WeakMap<Tail, { families: readonly Family[]; text?: Tail }>();
 
   constructor(opts: ExpositionCacheOptions = {}) {
     this.level = opts.gzipLevel ?? 6;
     this.turns = opts.turns ?? createTurns();
+    const n = opts.demandPublishes ?? DEFAULT_DEMAND_PUBLISHES;
+    // Rendering protobuf always is demand that never runs out.
+    this.protobufDemand = new Demand(opts.protobuf === 'when-asked' ? n : Number.POSITIVE_INFINITY);
+    if (opts.protobuf !== 'when-asked') this.protobufDemand.ask();
+    this.plainDemand = { text: new Demand(n), openmetrics: new Demand(n), protobuf: new Demand(n) };
   }
 
   /**
    * Renders a part and compresses it, without blocking the event loop for long, then
    * swaps in the new bodies. Families that look the same in both formats (gauges without
-   * a UNIT line: nearly all collector data) are rendered and compressed once. When calls
-   * for the same part overlap, the one made last wins whatever order they finish in;
-   * parts published concurrently are all kept.
+   * a UNIT line: nearly all collector data) are rendered and compressed once. Protobuf is
+   * rendered only while protobuf scrapes come (see {@link respond}). When calls for the same
+   * part overlap, the one made last wins whatever order they finish in; parts published
+   * concurrently are all kept.
    */
   async publish(partName: string, families: readonly Family[]): Promise<void> {
     const seq = ++this.seq;
@@ -185,12 +249,21 @@ export class ExpositionCache {
       omMs += own.busyMs;
       om.push(...(await this.encode(own.chunks)));
     }
-    const pb = await renderProtobufToBuffers(families, { turns: this.turns });
-    const protobuf = await this.encode(pb.chunks);
+    const bodies: Partial<Record<ExpositionFormat, PartBody>> = {
+      text: partBody(text, { keepPlain: this.plainDemand.text.takePublish(partName) }),
+      openmetrics: partBody(om, { keepPlain: this.plainDemand.openmetrics.takePublish(partName) }),
+    };
+    let pbMs = 0;
+    const keepPbPlain = this.plainDemand.protobuf.takePublish(partName);
+    if (this.protobufDemand.takePublish(partName)) {
+      const pb = await renderProtobufToBuffers(families, { turns: this.turns });
+      pbMs = pb.busyMs;
+      bodies.protobuf = partBody(await this.encode(pb.chunks), { keepPlain: keepPbPlain });
+    }
     if ((this.applied.get(partName) ?? 0) > seq) return;
     this.applied.set(partName, seq);
-    this.renderMs = { text: textMs, openmetrics: omMs, protobuf: pb.busyMs };
-    this.parts.set(partName, { series, bodies: { text, openmetrics: om, protobuf } });
+    this.renderMs = { text: textMs, openmetrics: omMs, protobuf: pbMs };
+    this.parts.set(partName, { series, bodies });
     this.rebuild();
   }
 
@@ -202,6 +275,7 @@ export class ExpositionCache {
   /** Drops a part; the next scrape no longer contains it. An in-flight publish of it is discarded. */
   remove(partName: string): void {
     this.applied.set(partName, ++this.seq);
+    for (const d of [this.protobufDemand, ...Object.values(this.plainDemand)]) d.forget(partName);
     if (this.parts.delete(partName)) this.rebuild();
   }
 
@@ -219,7 +293,7 @@ export class ExpositionCache {
     let deflated: Buffer | undefined;
     let last: { body: object; trailer: Buffer } | undefined;
     // The tail is a few kilobytes: compressing it inline is cheaper than a thread-pool hop.
-    return {
+    const tail: Tail = {
       format,
       plain,
       deflated: () => (deflated ??= zlib.deflateRawSync(plain, { level: this.level })),
@@ -232,29 +306,77 @@ export class ExpositionCache {
         return trailer;
       },
     };
+    if (format === 'protobuf') this.tailFamilies.set(tail, { families: dynamicFamilies });
+    return tail;
   }
 
   /**
    * Builds a scrape response: the cached static parts followed by the dynamic tail (families
-   * rendered now, or a tail from {@link tail}). Never re-renders, re-compresses or copies
-   * the static parts. `gzip`: the body as one gzip member (default plain).
+   * rendered now, or a tail from {@link tail}). Never re-renders or re-compresses the static
+   * parts. `gzip`: the body as one gzip member (default plain).
+   *
+   * A protobuf scrape is answered in protobuf once every part has been published since
+   * protobuf was first asked for (within the last few publishes of each part); until then,
+   * the first protobuf scrapes are answered in the text format, with its content type, which
+   * Prometheus parses as it would after falling back in content negotiation.
    */
   async respond(
     format: ExpositionFormat,
     dynamic: readonly Family[] | Tail,
     opts: { readonly gzip?: boolean } = {},
   ): Promise<ExpositionResponse> {
-    const tail = isTail(dynamic) ? dynamic : this.tail(format, dynamic);
+    let tail = isTail(dynamic) ? dynamic : this.tail(format, dynamic);
     if (tail.format !== format) throw new Error(`a ${tail.format} tail cannot end a ${format} body`);
-    const body = this.state.bodies[format];
-    const contentType = CONTENT_TYPES[format];
-    if (!opts.gzip) return response([...body.runs.map((r) => r.plain), tail.plain], contentType);
-    return response([body.gzipHead, tail.deflated(), tail.trailer(body)], contentType, 'gzip');
+    if (format === 'protobuf') this.protobufDemand.ask();
+    let answered = format;
+    let body = this.state.bodies[format];
+    if (body === undefined) {
+      answered = 'text';
+      body = this.state.bodies.text ?? EMPTY_BODY;
+      tail = this.textTailOf(tail);
+    }
+    const contentType = CONTENT_TYPES[answered];
+    if (!opts.gzip) {
+      this.plainDemand[answered].ask();
+      const chunks: Buffer[] = [];
+      for (const p of body.parts) {
+        const plain = await plainOf(p);
+        if (Array.isArray(plain)) chunks.push(...plain);
+        else chunks.push(plain as Buffer);
+      }
+      chunks.push(tail.plain);
+      return response(chunks, contentType);
+    }
+    const chunks = [GZIP_HEADER, ...body.parts.map((p) => p.deflated), tail.deflated(), tail.trailer(body)];
+    return response(chunks, contentType, 'gzip');
   }
 
   /** Series (samples) in the parts currently served. */
   seriesCount(): number {
     return this.state.series;
+  }
+
+  /**
+   * Bytes held per format: plain (kept or inflated for a plain scrape) and deflated;
+   * undefined for a format not rendered (protobuf while nobody asks for it).
+   */
+  heldBytes(): Readonly<Record<ExpositionFormat, HeldBytes | undefined>> {
+    const held = {} as Record<ExpositionFormat, HeldBytes | undefined>;
+    for (const format of FORMATS) {
+      const body = this.state.bodies[format];
+      if (body === undefined) {
+        held[format] = undefined;
+        continue;
+      }
+      let plain = 0;
+      let deflated = 0;
+      for (const p of body.parts) {
+        deflated += p.deflated.length;
+        if (p.plain || p.inflated) plain += p.length;
+      }
+      held[format] = { plain, deflated };
+    }
+    return held;
   }
 
   /** Time the last publish spent rendering every format, in milliseconds (yields excluded). */
@@ -265,6 +387,14 @@ export class ExpositionCache {
   /** Time the last publish spent rendering each format, in milliseconds (yields excluded). */
   lastRenderMsByFormat(): Readonly<Record<ExpositionFormat, number>> {
     return this.renderMs;
+  }
+
+  /** The text-format tail with the same families as a protobuf tail, rendered once per tail. */
+  private textTailOf(tail: Tail): Tail {
+    const held = this.tailFamilies.get(tail);
+    if (held === undefined) throw new Error('a protobuf tail not made by this cache');
+    held.text ??= this.tail('text', held.families);
+    return held.text;
   }
 
   /**
@@ -289,21 +419,25 @@ export class ExpositionCache {
   /**
    * Orders the parts by name into the static bodies and swaps them in. Synchronous, so no
    * scrape and no other publish can interleave with it; it copies no body bytes (the CRCs
-   * are combined arithmetically).
+   * are combined arithmetically). A format some part lacks is left out.
    */
   private rebuild(): void {
     const ordered = [...this.parts.keys()].sort().map((n) => this.parts.get(n)!);
-    const bodies = {} as Record<ExpositionFormat, StaticBody>;
+    const bodies: Partial<Record<ExpositionFormat, StaticBody>> = {};
     for (const format of FORMATS) {
-      const runs = ordered.flatMap((p) => p.bodies[format]);
+      const parts: PartBody[] = [];
+      for (const p of ordered) {
+        const b = p.bodies[format];
+        if (b) parts.push(b);
+      }
+      if (parts.length < ordered.length) continue;
       let crc = 0;
       let length = 0;
-      for (const r of runs) {
-        crc = crc32Combine(crc, r.crc, r.plain.length);
-        length += r.plain.length;
+      for (const b of parts) {
+        crc = crc32Combine(crc, b.crc, b.length);
+        length += b.length;
       }
-      const gzipHead = Buffer.concat([GZIP_HEADER, ...runs.map((r) => r.deflated)]);
-      bodies[format] = { runs, length, crc, gzipHead };
+      bodies[format] = { parts, length, crc };
     }
     let series = 0;
     for (const p of ordered) series += p.series;

@@ -66,7 +66,12 @@ async function exportedNames(config: (url: string) => Config): Promise<Set<strin
     logger: pino({ level: 'silent' }),
     processMetrics: true,
   });
+  const protobufAccept = {
+    accept: 'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited',
+  };
   try {
+    // The exporter renders protobuf only once a scraper has asked for it (the first answer is text).
+    await exporter.app.request('/metrics', { headers: protobufAccept });
     await exporter.scheduler.pollOnce();
     const text = await (await exporter.app.request('/metrics')).text();
     // Sampled series, and the families declared with no sample yet: a counter of skipped
@@ -79,11 +84,7 @@ async function exportedNames(config: (url: string) => Config): Promise<Set<strin
       m[2] === 'counter' && !m[1]!.endsWith('_total') ? [m[1]!, `${m[1]}_total`] : [m[1]!],
     );
     // The native histogram is in the protobuf format only.
-    const protobuf = await exporter.app.request('/metrics', {
-      headers: {
-        accept: 'application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited',
-      },
-    });
+    const protobuf = await exporter.app.request('/metrics', { headers: protobufAccept });
     const native = decodeDelimited(new Uint8Array(await protobuf.arrayBuffer())).map((f) => f.name);
     return new Set([...sampled, ...declared, ...native]);
   } finally {

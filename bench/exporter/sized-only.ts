@@ -1,0 +1,72 @@
+/**
+ * `npx tsx bench/exporter/sized-only.ts [--stations 559] [--runs 1] [--limit both|on|off]
+ * [--node-arg FLAG]... [--env K=V]...`: only the RSS rows of `npm run bench` (the exporter alone
+ * at about 100k series, under the StatefulSet's memory limit and without one), each repeated
+ * `--runs` times, with every reading and where the memory sits (bench/exporter/memory-detail.mjs).
+ * For working on the exporter's memory without running the whole benchmark on a shared machine.
+ * 559 stations is what the full run picks for about 100,000 series. Prints JSON lines to stdout.
+ */
+import { parseArgs } from 'node:util';
+import type { SizedRunResult } from '../shared/protocol.ts';
+import { memoryLimit, shippedMemoryLimitMiB } from './memory-limit.ts';
+import { BENCH_NOW, BENCH_TOKEN, FULL } from './scale.ts';
+import { startSimProcess } from './sim-process.ts';
+import { maxRss, runSizedExporter } from './sized.ts';
+
+const { values } = parseArgs({
+  options: {
+    stations: { type: 'string', default: '559' },
+    runs: { type: 'string', default: '1' },
+    limit: { type: 'string', default: 'both' },
+    'node-arg': { type: 'string', multiple: true, default: [] },
+    env: { type: 'string', multiple: true, default: [] },
+  },
+});
+const env = Object.fromEntries(
+  values.env.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+);
+const conditions = values.limit === 'both' ? ['on', 'off'] : [values.limit];
+const mib = (b: number) => Math.round(b / 2 ** 20);
+
+function summary(r: SizedRunResult, condition: string, run: number) {
+  const at = r.readings.find((x) => x.rssBytes === maxRss(r));
+  return {
+    condition,
+    run,
+    series: r.series,
+    maxRssMiB: mib(maxRss(r)),
+    minRssMiB: mib(Math.min(...r.readings.filter((x) => x.at !== 'start').map((x) => x.rssBytes))),
+    at: at?.at,
+    heapUsedMiB: at ? mib(at.heapUsedBytes) : undefined,
+    heapTotalMiB: at ? mib(at.heapTotalBytes) : undefined,
+    arrayBuffersMiB: at ? mib(at.arrayBuffersBytes) : undefined,
+    detail: (at as { detail?: unknown } | undefined)?.detail,
+  };
+}
+
+const sim = await startSimProcess({
+  seed: FULL.seed,
+  scale: FULL.scale,
+  token: BENCH_TOKEN,
+  nowMs: BENCH_NOW,
+});
+try {
+  for (let run = 1; run <= Number(values.runs); run++) {
+    for (const condition of conditions) {
+      const limit = condition === 'on' ? memoryLimit(shippedMemoryLimitMiB()) : undefined;
+      const r = await runSizedExporter({
+        sim,
+        params: FULL,
+        stations: Number(values.stations),
+        steadyPolls: 3,
+        idleMs: 5_000,
+        ...(limit ? { limit } : {}),
+        execArgv: values['node-arg'],
+        env,
+      });
+      process.stdout.write(`${JSON.stringify(summary(r, condition, run))}\n`);
+    }
+  }
+} finally {
+  await sim.close();
+}
