@@ -40,7 +40,15 @@ export class BaselineCollector {
   private readonly pair: Pair = { x: 0, y: 0, prev: Number.NaN, py: 0 };
 
   /** @param anchor The value the deviations are taken from (the chart's first point). */
-  constructor(readonly anchor: number) {}
+  constructor(private anchor: number) {}
+
+  /** Empties the sums for a new baseline, with deviations from `anchor` (one collector serves many charts). */
+  reset(anchor: number): this {
+    Object.assign(this.sums, emptySums());
+    this.pair.prev = Number.NaN;
+    this.anchor = anchor;
+    return this;
+  }
 
   /** Adds one point after the ones collected so far. */
   point(x: number): void {
@@ -52,6 +60,27 @@ export class BaselineCollector {
   /** Ends the segment: the next point has no neighbour before it. */
   gap(): void {
     this.pair.prev = Number.NaN;
+  }
+
+  /** Adds the sums of earlier buckets, collected before, whose last point was `last` (NaN: none, or a gap). */
+  merge(sums: Readonly<BaselineSums>, last: number): void {
+    const s = this.sums;
+    s.n += sums.n;
+    s.sum += sums.sum;
+    s.squares += sums.squares;
+    s.pairs += sums.pairs;
+    s.mrSum += sums.mrSum;
+    s.lagged += sums.lagged;
+    s.lagBefore += sums.lagBefore;
+    s.lagAfter += sums.lagAfter;
+    s.maxAbs = Math.max(s.maxAbs, sums.maxAbs);
+    s.step = Math.min(s.step, sums.step);
+    this.pair.prev = last;
+  }
+
+  /** The value of the last point collected, NaN after a gap or before any. */
+  get last(): number {
+    return this.pair.prev;
   }
 
   /** Adds a bucket of `ring` at `at` (its first field). */
@@ -118,6 +147,8 @@ export class BaselineBuckets {
   private prev = Number.NaN;
   private readonly pair: Pair = { x: 0, y: 0, prev: Number.NaN, py: 0 };
   private readonly scratch: BaselineSums = emptySums();
+  /** The sums of the buckets `[from, to)` (`to` the newest then), and the last point among them. */
+  private cache: { from: number; to: number; sums: BaselineSums; last: number } | undefined;
 
   constructor(
     private readonly grid: BucketGrid,
@@ -162,16 +193,28 @@ export class BaselineBuckets {
 
   /**
    * Collects the buckets from `fromBucket` on into `into`, oldest first, and ends the segment
-   * there when a gap followed the last point pushed.
+   * there when a gap followed the last point pushed. The buckets before the newest change only
+   * when a new bucket starts or the baseline's start passes one: their sums are kept between
+   * calls, so that a poll adds two buckets' worth, not the whole ring's.
    */
   collect(fromBucket: number, into: BaselineCollector): void {
-    const cap = this.grid.capacity;
-    const from = Math.max(fromBucket, this.newest - cap + 1);
-    for (let k = from; k <= this.newest; k++) {
-      const at = (((k % cap) + cap) % cap) * FIELDS;
-      if (this.ring[at + K] === k && this.ring[at + N]! > 0) into.bucket(this.ring, at);
+    const from = Math.max(fromBucket, this.newest - this.grid.capacity + 1);
+    const cached = this.cache;
+    if (cached === undefined || cached.from !== from || cached.to !== this.newest) {
+      const older = new BaselineCollector(this.anchor);
+      for (let k = from; k < this.newest; k++) this.collectOne(k, older);
+      this.cache = { from, to: this.newest, sums: older.sums, last: older.last };
     }
+    const c = this.cache!;
+    into.merge(c.sums, c.last);
+    if (this.newest >= from) this.collectOne(this.newest, into);
     if (Number.isNaN(this.prev)) into.gap();
+  }
+
+  private collectOne(k: number, into: BaselineCollector): void {
+    const cap = this.grid.capacity;
+    const at = (((k % cap) + cap) % cap) * FIELDS;
+    if (this.ring[at + K] === k && this.ring[at + N]! > 0) into.bucket(this.ring, at);
   }
 
   /** The moving range and lag-1 products of a pair inside one bucket. */

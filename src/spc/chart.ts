@@ -2,7 +2,7 @@
  * One charted series: points in; limits, the rules' results, the CUSUM and EWMA and the events
  * out. Pure: the caller passes the points as they arrive and the time of each poll.
  *
- * Memory is bounded: the points of the last two evaluation windows (and the rules' context) are
+ * Memory is bounded: the points of the evaluation window and the overlap (and the rules' context) are
  * kept as typed columns ({@link RecentPoints}); older ones leave them, in time order, into the
  * time-bucketed sums of the baseline ({@link BaselineBuckets}), or are dropped when no baseline
  * needs them. docs/measurements.md ("Memory of a chart") gives the sizes and the exactness.
@@ -124,6 +124,10 @@ interface JudgedSpan {
 }
 
 const NO_COUNTS = new Int32Array(8);
+/** One collector and one set of rule results serve every chart: a poll evaluates one chart at a time. */
+const COLLECTOR = new BaselineCollector(0);
+const WINDOW_RESULTS: RuleResults = createRuleResults();
+const FRESH_RESULTS: RuleResults = createRuleResults();
 
 /** The chart of one series. */
 export class ControlChart {
@@ -158,8 +162,8 @@ export class ControlChart {
   private hadLimits: boolean | undefined;
   /** A frozen baseline's limits, once computed from complete data. */
   private frozen: LimitsResult | undefined;
-  private readonly results: RuleResults = createRuleResults();
-  private readonly fresh: RuleResults = createRuleResults();
+  /** Violations per rule in the evaluation window at the last poll. */
+  private readonly counts = new Int32Array(8);
   /** Time of the newest point ever added. */
   private newest = Number.NEGATIVE_INFINITY;
   /** Points that arrived after older ones had left the recent points: in no baseline. */
@@ -225,17 +229,17 @@ export class ControlChart {
   }
 
   /**
-   * Where the recent points begin at `nowMs`: two evaluation windows back, or the evaluation
-   * window and the overlap when that is longer. The chart takes no point older than that once
-   * loaded, so the caller need keep nothing older to recognise points it already passed on.
+   * Where the recent points begin at `nowMs`: the evaluation window and the record sync's overlap
+   * back (the rules' context before the window is kept too, however old). The chart takes no
+   * point older than that once loaded, so the caller need keep nothing older to recognise the
+   * points it passed on already.
    */
   static recentFrom(at: {
     readonly spec: ChartSpec;
     readonly overlapMs: number;
     readonly nowMs: number;
   }): number {
-    const w = at.spec.evaluationWindowMs;
-    return at.nowMs - w - Math.max(w, at.overlapMs);
+    return at.nowMs - at.spec.evaluationWindowMs - at.overlapMs;
   }
 
   /** Computes the chart as of the poll, counting the events of the points new since the last one. */
@@ -335,7 +339,7 @@ export class ControlChart {
   }): BaselineCollector {
     const { evalFrom, evalStart, evalEnd } = at;
     const b = this.spec.baseline;
-    const into = new BaselineCollector(this.anchor);
+    const into = COLLECTOR.reset(this.anchor);
     const grid = this.gridOf();
     const times = this.points.times();
     const values = this.points.values();
@@ -394,9 +398,10 @@ export class ControlChart {
     const r = evaluateRules(
       values,
       { evalStart: at.from, end: at.evalEnd, contextStart: at.chartStart },
-      { limits, rules, out: this.results },
+      { limits, rules, out: WINDOW_RESULTS },
     );
-    const counts = Int32Array.from(r.count);
+    const counts = this.counts;
+    counts.set(r.count);
     for (let k = 0; k < 8; k++) {
       const i = r.lastIndex[k] ?? -1;
       const t = i < 0 ? Number.NaN : (times[i] ?? Number.NaN);
@@ -407,7 +412,7 @@ export class ControlChart {
       const f = evaluateRules(
         values,
         { evalStart: at.newStart, end: at.evalEnd, contextStart: at.chartStart },
-        { limits, rules, out: this.fresh },
+        { limits, rules, out: FRESH_RESULTS },
       );
       const events = this.tally.events;
       for (let k = 0; k < 8; k++) events[k] = (events[k] ?? 0) + (f.count[k] ?? 0);
@@ -477,7 +482,7 @@ export class ControlChart {
   }
 
   /**
-   * After a complete poll (or once loaded), moves the points older than two evaluation windows,
+   * After a complete poll (or once loaded), moves the points older than the window and the overlap,
    * beyond the rules' context and before any held shift, out of the recent points: into the
    * baseline's buckets when a baseline still needs them, else nowhere. Returns how many left.
    */

@@ -6,13 +6,15 @@
  */
 
 const MIN_CAPACITY = 16;
+/** Queued points merged in at once when a poll brings many (a history). */
+const PENDING_BATCH = 2048;
 
 /** Time-ordered points; equal times keep the order they arrived in. */
 export class RecentPoints {
   private t = new Float64Array(MIN_CAPACITY);
   private v = new Float64Array(MIN_CAPACITY);
   /** A key per point while duplicates must be recognised (see {@link RecentPoints.add}); else undefined. */
-  private k: Float64Array | undefined;
+  private k: Uint32Array | undefined;
   private n = 0;
   private pendingT: number[] = [];
   private pendingV: number[] = [];
@@ -46,7 +48,9 @@ export class RecentPoints {
     this.pendingT.push(time);
     this.pendingV.push(value);
     this.pendingK.push(key);
-    if (key !== 0 && this.k === undefined) this.k = new Float64Array(this.t.length);
+    if (key !== 0 && this.k === undefined) this.k = new Uint32Array(this.t.length);
+    // Merged in batches: a long history then never waits in plain arrays (8 bytes a number).
+    if (this.pendingT.length >= PENDING_BATCH) this.merge();
   }
 
   /** Stops recognising duplicates: the keys are dropped. */
@@ -58,6 +62,15 @@ export class RecentPoints {
   merge(): number {
     const count = this.pendingT.length;
     if (count === 0) return 0;
+    if (count === 1 && this.pendingK[0] === 0 && !(this.pendingT[0]! < (this.t[this.n - 1] ?? -Infinity))) {
+      // The usual poll: one new point, the newest.
+      this.reserve(this.n + 1);
+      this.n = this.write(this.n, { time: this.pendingT[0]!, value: this.pendingV[0]!, key: 0 });
+      this.pendingT.length = 0;
+      this.pendingV.length = 0;
+      this.pendingK.length = 0;
+      return 1;
+    }
     const order = Array.from({ length: count }, (_, i) => i);
     const pt = this.pendingT;
     order.sort((a, b) => pt[a]! - pt[b]! || a - b);
@@ -125,14 +138,18 @@ export class RecentPoints {
 
   private resize(capacity: number): void {
     const cap = Math.max(MIN_CAPACITY, capacity);
-    const grow = (old: Float64Array) => {
-      const next = new Float64Array(cap);
-      next.set(old.subarray(0, Math.min(this.n, cap)));
-      return next;
-    };
-    this.t = grow(this.t);
-    this.v = grow(this.v);
-    if (this.k) this.k = grow(this.k);
+    const keep = Math.min(this.n, cap);
+    const t = new Float64Array(cap);
+    t.set(this.t.subarray(0, keep));
+    const v = new Float64Array(cap);
+    v.set(this.v.subarray(0, keep));
+    this.t = t;
+    this.v = v;
+    if (this.k) {
+      const k = new Uint32Array(cap);
+      k.set(this.k.subarray(0, keep));
+      this.k = k;
+    }
   }
 }
 

@@ -348,13 +348,13 @@ function labelsOf(charted: Charted, station: LabelSet): SeriesLabels {
 }
 
 /**
- * A number that tells a record's serial apart (FNV-1a, never 0): with its time and value, how a
+ * A number that tells a record's serial apart (32-bit FNV-1a, never 0): with its time and value, how a
  * chart recognises history fetched again while it loads.
  */
 function recordKey(serial: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < serial.length; i++) h = Math.imul(h ^ serial.charCodeAt(i), 0x01000193);
-  return (h >>> 0) + 1;
+  return h >>> 0 || 1;
 }
 
 /** A series' labels, and its event counters' (one per {@link EVENT_RULE_NAMES} entry). */

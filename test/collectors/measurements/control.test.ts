@@ -198,9 +198,9 @@ describe('control charts in the measurements collector', () => {
     ]);
     c.store.evictBefore(from);
     const held = Object.fromEntries(store.seriesOf(A).map((s) => [s.name, s.rows.length]));
-    // vbat: the charts' recent points, two evaluation windows (-2h..0h: 3); the baseline lives
-    // in the chart. other: only those inside the 1h window (-1h, 0h).
-    expect(held).toEqual({ other: 2, vbat: 3 });
+    // vbat: the charts' recent points, the evaluation window and the 5m overlap (-1h, 0h); the
+    // baseline lives in the chart. other: only those inside the 1h window (-1h, 0h).
+    expect(held).toEqual({ other: 2, vbat: 2 });
   });
 
   it('computes a frozen baseline once, judges only points after it, then lets its records go', async () => {
