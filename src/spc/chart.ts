@@ -124,6 +124,8 @@ interface JudgedSpan {
 }
 
 const NO_COUNTS = new Int32Array(8);
+/** A chart's fixed cost per poll (rules, detectors, limits), in points: slices then hold fewer charts. */
+const CHART_WORK = 200;
 /** One collector and one set of rule results serve every chart: a poll evaluates one chart at a time. */
 const COLLECTOR = new BaselineCollector(0);
 const WINDOW_RESULTS: RuleResults = createRuleResults();
@@ -286,7 +288,7 @@ export class ControlChart {
           : this.evaluatedTo;
       this.judged = judgedSpan(times, evalFrom, settled);
     }
-    const work = times.length + merged + this.settle(poll, evalStart);
+    const work = CHART_WORK + times.length + merged + this.settle(poll, evalStart);
     return {
       result,
       limits: result.ok ? result.limits : undefined,

@@ -16,6 +16,8 @@ export class RecentPoints {
   /** A key per point while duplicates must be recognised (see {@link RecentPoints.add}); else undefined. */
   private k: Uint32Array | undefined;
   private n = 0;
+  /** Views of the merged points, made once per change (several reads a poll). */
+  private views: { readonly t: Float64Array; readonly v: Float64Array } | undefined;
   private pendingT: number[] = [];
   private pendingV: number[] = [];
   private pendingK: number[] = [];
@@ -27,12 +29,16 @@ export class RecentPoints {
 
   /** Times of the merged points (a view, valid until the next change). */
   times(): Float64Array {
-    return this.t.subarray(0, this.n);
+    if (this.views === undefined)
+      this.views = { t: this.t.subarray(0, this.n), v: this.v.subarray(0, this.n) };
+    return this.views.t;
   }
 
   /** Values of the merged points (a view, valid until the next change). */
   values(): Float64Array {
-    return this.v.subarray(0, this.n);
+    if (this.views === undefined)
+      this.views = { t: this.t.subarray(0, this.n), v: this.v.subarray(0, this.n) };
+    return this.views.v;
   }
 
   /** Bytes of the columns. */
@@ -62,6 +68,7 @@ export class RecentPoints {
   merge(): number {
     const count = this.pendingT.length;
     if (count === 0) return 0;
+    this.views = undefined;
     if (count === 1 && this.pendingK[0] === 0 && !(this.pendingT[0]! < (this.t[this.n - 1] ?? -Infinity))) {
       // The usual poll: one new point, the newest.
       this.reserve(this.n + 1);
@@ -109,6 +116,7 @@ export class RecentPoints {
   /** Drops the first `count` points. */
   dropFirst(count: number): void {
     if (count <= 0) return;
+    this.views = undefined;
     this.t.copyWithin(0, count, this.n);
     this.v.copyWithin(0, count, this.n);
     this.k?.copyWithin(0, count, this.n);
