@@ -200,7 +200,13 @@ export class BaselineBuckets {
   collect(fromBucket: number, into: BaselineCollector): void {
     const from = Math.max(fromBucket, this.newest - this.grid.capacity + 1);
     const cached = this.cache;
-    if (cached === undefined || cached.from !== from || cached.to !== this.newest) {
+    if (cached !== undefined && cached.from === from && cached.to < this.newest && cached.to >= from) {
+      // New buckets started: the ones from the newest then on join the kept sums.
+      const older = new BaselineCollector(this.anchor);
+      older.merge(cached.sums, cached.last);
+      for (let k = cached.to; k < this.newest; k++) this.collectOne(k, older);
+      this.cache = { from, to: this.newest, sums: older.sums, last: older.last };
+    } else if (cached === undefined || cached.from !== from || cached.to !== this.newest) {
       const older = new BaselineCollector(this.anchor);
       for (let k = from; k < this.newest; k++) this.collectOne(k, older);
       this.cache = { from, to: this.newest, sums: older.sums, last: older.last };
