@@ -169,11 +169,15 @@ function collectGarbage(): void {
 export async function runControlBench(stations = 1000, baselineHours = 24): Promise<ControlBenchResult> {
   const topology = plant(stations);
   const config = configOf(baselineHours);
-  const mem = () => {
+  // Twice, a moment apart: V8 frees the backing stores of dead typed arrays after a collection,
+  // on a thread of its own, so one collection alone may still count them.
+  const mem = async () => {
+    collectGarbage();
+    await new Promise((resolve) => setTimeout(resolve, 200));
     collectGarbage();
     return process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
   };
-  const heap0 = mem();
+  const heap0 = await mem();
   const store = new MeasurementStore();
   const charts = createControlCharts(
     { config, logger: pino({ level: 'silent' }), turns: createTurns() },
@@ -188,11 +192,11 @@ export async function runControlBench(stations = 1000, baselineHours = 24): Prom
   const retainFrom = sync(NOW);
   const history = fill(charts.store, topology, { baselineHours, value });
   charts.store.evictBefore(retainFrom);
-  const loadingBytes = mem() - heap0;
+  const loadingBytes = (await mem()) - heap0;
   const first = performance.now();
   await charts.families(topology, { nowMs: NOW, complete: true });
   const firstPollMs = performance.now() - first;
-  const storeBytes = mem() - heap0;
+  const storeBytes = (await mem()) - heap0;
   const records = store.size();
   const pollMs: number[] = [];
   const pollCpuMs: number[] = [];
