@@ -56,8 +56,10 @@ export function renderControlSection(c: ControlBenchResult, r: BenchResults): st
       ok: c.maxBlockMs <= TARGETS.loopBlockMs,
     },
     {
-      measure: 'Control charts: baseline records held',
-      value: `${f.count(c.records)} (heap and typed arrays about ${f.mib(c.storeBytes)})`,
+      measure: 'Control charts: history memory (store and charts, after a full GC)',
+      value:
+        `${f.mib(c.storeBytes)} (${f.count(Math.round(c.storeBytes / 1024 / Math.max(1, c.charts)))} KiB per chart; ` +
+        `${f.count(c.records)} records in the store); ${f.mib(c.loadingBytes)} while the first poll loads the history`,
     },
   ];
   return [
@@ -68,8 +70,9 @@ export function renderControlSection(c: ControlBenchResult, r: BenchResults): st
       `name every 2 minutes, a rolling ${c.baselineHours}h baseline, a 1h evaluation window and all eight rules ` +
       '(`bench/spc/control.ts`, in a process of its own). The store is filled directly, then the charts of one poll ' +
       '(limits of every baseline, rules over every window, families) are computed with the exporter’s turn queue ' +
-      'under an event-loop monitor. A rolling baseline is recomputed every poll, so the time grows with the ' +
-      'baseline points: the default 7d holds seven times as many.',
+      'under an event-loop monitor, each poll 2 minutes after the last with one new point per chart. The baseline ' +
+      'is kept in time buckets (docs/measurements.md, Memory of a chart), so neither the memory nor the time per ' +
+      'poll grows with its length.',
     '',
     renderTable(rows),
     '',

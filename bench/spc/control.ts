@@ -6,13 +6,18 @@
  *
  * The reference plant (1,000 stations) with control on for 5 names on every station, one record
  * per station and name every 2 minutes (30 an hour, the reference rate), a rolling baseline and a
- * 1h evaluation window. The store is filled directly (no upstream), then one poll's charts are
- * computed with the exporter's turn queue under an event-loop monitor, and the control families
- * are rendered once. Gives the time per poll, the worst event-loop block, the extra series, their
- * render time and the records held for the baseline.
+ * 1h evaluation window. The history is added through the charts' store as the first poll's sync
+ * would (no upstream), the first poll takes it into the charts, then each round adds the next
+ * record of every chart, 2 minutes later, and polls, with the exporter's turn queue under an
+ * event-loop monitor; the control families are rendered once. Gives the time per poll, the worst
+ * event-loop block, the extra series, their render time, the records the store holds and the
+ * memory of the charts' history (heap and array buffers after a full garbage collection, against
+ * the same before the charts existed; the V8 flag is set from inside, so no --expose-gc needed).
  */
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import pino from 'pino';
 import { createControlCharts } from '../../src/collectors/measurements/control.ts';
 import { controlSeriesPerSeries } from '../../src/collectors/measurements/control-families.ts';
@@ -22,6 +27,7 @@ import { configFromObject } from '../../src/config/load.ts';
 import type { Config } from '../../src/config/schema.ts';
 import { ExpositionCache } from '../../src/exposition/cache.ts';
 import type { Topology } from '../../src/model/topology.ts';
+import type { RecordStore } from '../../src/records/types.ts';
 import type { MeasurementRecord, Site } from '../../src/upstream/types.ts';
 import { createTurns } from '../../src/util/turns.ts';
 import { withLoopMonitor } from '../shared/loop-delay.ts';
@@ -31,18 +37,30 @@ const STEP_MS = 2 * 60_000;
 const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 const STATIONS_PER_LINE = 10;
-const ROUNDS = 5;
+const ROUNDS = Number(process.env.CONTROL_ROUNDS ?? 9);
 
 /** What one run of the control bench measured. */
 export interface ControlBenchResult {
   readonly stations: number;
   readonly names: number;
   readonly baselineHours: number;
+  /** Records the store holds after the first poll (the charts' recent points and the windows). */
   readonly records: number;
-  /** Heap and array buffers the filled store added. */
+  /** Records of the history passed to the charts. */
+  readonly history: number;
+  /** Heap and array buffers the store and the charts hold after the first poll, after a full GC. */
   readonly storeBytes: number;
-  /** Wall time of each poll's chart computation (turns included), in round order. */
+  /** The same while the history waited for the first poll (the charts still loading). */
+  readonly loadingBytes: number;
+  /** The charts' typed columns and buckets alone (ControlCharts.history()). */
+  readonly chartBytes: number;
+  readonly charts: number;
+  /** Wall time of the first poll, which takes the history into the charts. */
+  readonly firstPollMs: number;
+  /** Wall time of each later poll's chart computation (turns included), in round order. */
   readonly pollMs: readonly number[];
+  /** CPU time of the same polls (this process, user + system): less disturbed by a busy machine. */
+  readonly pollCpuMs: readonly number[];
   /** Worst event-loop block over all rounds. */
   readonly maxBlockMs: number;
   /** Series of the control families at the last round, and the upper bound. */
@@ -94,64 +112,112 @@ function configOf(baselineHours: number): Config {
   );
 }
 
-function fill(store: MeasurementStore, topology: Topology, baselineHours: number): number {
-  let n = 0;
+/** One record of `name` at `t` on station `stationId`. */
+function record(stationId: string, name: string, t: number, value: number): MeasurementRecord {
+  return {
+    stationId,
+    slot: null,
+    serial: `S${t}`,
+    time: t,
+    name,
+    raw: String(value),
+    value,
+    unit: 'V',
+    type: 'float',
+    upper: 12,
+    lower: 8,
+    mode: null,
+  };
+}
+
+/** Deterministic values around 10 (a sum of three uniforms). */
+function values(): () => number {
   let seed = 1;
   const rand = () => {
     seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
     return seed / 2 ** 31;
   };
-  const from = NOW - HOUR - baselineHours * HOUR;
+  return () => 10 + (rand() + rand() + rand() - 1.5);
+}
+
+/** Adds the history up to NOW, station by station, as a first poll's sync would. */
+function fill(store: RecordStore<MeasurementRecord>, topology: Topology, opts: FillOptions): number {
+  let n = 0;
+  const from = NOW - HOUR - opts.baselineHours * HOUR;
   for (const st of topology.stations) {
     const batch: MeasurementRecord[] = [];
-    for (const name of NAMES) {
-      for (let t = from; t <= NOW; t += STEP_MS) {
-        const value = 10 + (rand() + rand() + rand() - 1.5);
-        batch.push({
-          stationId: st.id,
-          slot: null,
-          serial: `S${t}`,
-          time: t,
-          name,
-          raw: String(value),
-          value,
-          unit: 'V',
-          type: 'float',
-          upper: 12,
-          lower: 8,
-          mode: null,
-        });
-      }
-    }
-    n += store.add(batch);
+    for (const name of NAMES)
+      for (let t = from; t <= NOW; t += STEP_MS) batch.push(record(st.id, name, t, opts.value()));
+    store.add(batch);
+    n += batch.length;
   }
   return n;
 }
 
-/** Fills a store for `stations` stations and measures {@link ROUNDS} polls of its charts. */
+interface FillOptions {
+  readonly baselineHours: number;
+  readonly value: () => number;
+}
+
+/** A full garbage collection (the flag is set here, so the bench needs no node option). */
+function collectGarbage(): void {
+  v8.setFlagsFromString('--expose-gc');
+  (vm.runInNewContext('gc') as () => void)();
+}
+
+/** Fills the charts for `stations` stations and measures their first poll and {@link ROUNDS} more. */
 export async function runControlBench(stations = 1000, baselineHours = 24): Promise<ControlBenchResult> {
   const topology = plant(stations);
   const config = configOf(baselineHours);
+  // Twice, a moment apart: V8 frees the backing stores of dead typed arrays after a collection,
+  // on a thread of its own, so one collection alone may still count them.
+  const mem = async () => {
+    collectGarbage();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    collectGarbage();
+    return process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+  };
+  const heap0 = await mem();
   const store = new MeasurementStore();
-  const mem = () => process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
-  const heap0 = mem();
-  const records = fill(store, topology, baselineHours);
-  const storeBytes = mem() - heap0;
   const charts = createControlCharts(
     { config, logger: pino({ level: 'silent' }), turns: createTurns() },
     store,
   );
-  charts.retainFrom(NOW, NOW - HOUR);
+  const value = values();
+  const sync = (now: number) => {
+    const from = charts.retainFrom(now, now - HOUR);
+    charts.store.retainStations(new Set(topology.stations.map((s) => s.id)));
+    return from;
+  };
+  const retainFrom = sync(NOW);
+  const history = fill(charts.store, topology, { baselineHours, value });
+  charts.store.evictBefore(retainFrom);
+  const loadingBytes = (await mem()) - heap0;
+  const first = performance.now();
+  await charts.families(topology, { nowMs: NOW, complete: true });
+  const firstPollMs = performance.now() - first;
+  const storeBytes = (await mem()) - heap0;
+  const records = store.size();
   const pollMs: number[] = [];
+  const pollCpuMs: number[] = [];
   let maxBlockMs = 0;
   let families: Awaited<ReturnType<typeof charts.families>> = [];
-  for (let round = 0; round < ROUNDS; round++) {
+  for (let round = 1; round <= ROUNDS; round++) {
+    const now = NOW + round * STEP_MS;
+    charts.store.evictBefore(sync(now));
+    charts.store.add(
+      topology.stations.flatMap((st) => NAMES.map((name) => record(st.id, name, now, value()))),
+    );
     const t0 = performance.now();
-    const run = await withLoopMonitor(() => charts.families(topology, { nowMs: NOW, complete: true }));
+    const c0 = process.cpuUsage();
+    const run = await withLoopMonitor(() => charts.families(topology, { nowMs: now, complete: true }));
     pollMs.push(performance.now() - t0);
+    const cpu = process.cpuUsage(c0);
+    pollCpuMs.push((cpu.user + cpu.system) / 1000);
     maxBlockMs = Math.max(maxBlockMs, run.maxBlockMs);
     families = run.value;
   }
+  const held = charts.history();
   const cache = new ExpositionCache();
   await cache.publish('control', families);
   const count = (name: string) => families.find((f) => f.desc.name === name)?.samples ?? [];
@@ -161,8 +227,14 @@ export async function runControlBench(stations = 1000, baselineHours = 24): Prom
     names: NAMES.length,
     baselineHours,
     records,
+    history,
     storeBytes,
+    loadingBytes,
+    chartBytes: held.bytes,
+    charts: held.charts,
+    firstPollMs,
     pollMs,
+    pollCpuMs,
     maxBlockMs,
     series: families.reduce((a, f) => a + f.samples.length, 0),
     maxSeries: topology.stations.length * NAMES.length * seriesPerChart,
@@ -184,12 +256,22 @@ async function main() {
   console.log(
     `control charts: ${r.stations} stations x ${r.names} names, 30 records/h, rolling ${r.baselineHours}h + 1h window`,
   );
+  const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
   console.log(
-    `  records held for the charts: ${r.records.toLocaleString('en')} (heap and typed arrays about ${(r.storeBytes / 2 ** 20).toFixed(0)} MiB)`,
+    `  history: ${r.history.toLocaleString('en')} records passed to ${r.charts.toLocaleString('en')} charts; the store then holds ${r.records.toLocaleString('en')}`,
   );
   console.log(
-    `  time per poll: fastest ${fastest.toFixed(0)} ms, median ${median.toFixed(0)} ms (${r.pollMs.length} rounds, wall clock incl. turns)`,
+    `  history memory (store + charts, heap and array buffers after GC): ${mib(r.storeBytes)}, ${(r.storeBytes / r.charts / 1024).toFixed(1)} KiB per chart` +
+      ` (typed columns and buckets alone: ${mib(r.chartBytes)}, ${(r.chartBytes / r.charts / 1024).toFixed(1)} KiB per chart)`,
   );
+  console.log(
+    `  while loading (history added, before the first poll): ${mib(r.loadingBytes)}; first poll ${r.firstPollMs.toFixed(0)} ms`,
+  );
+  console.log(
+    `  time per poll: fastest ${fastest.toFixed(0)} ms, median ${median.toFixed(0)} ms (${r.pollMs.length} polls 2 minutes apart, one new point per chart; wall clock incl. turns)`,
+  );
+  const cpu = [...r.pollCpuMs].sort((a, b) => a - b)[r.pollCpuMs.length >> 1] ?? 0;
+  console.log(`  CPU time per poll: median ${cpu.toFixed(0)} ms`);
   console.log(`  worst event-loop block: ${r.maxBlockMs.toFixed(0)} ms`);
   console.log(
     `  extra series: ${r.series.toLocaleString('en')} now; at most ${r.maxSeries.toLocaleString('en')} (${r.seriesPerChart} per charted series); render ${r.renderMs.toFixed(1)} ms`,

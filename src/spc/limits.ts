@@ -104,8 +104,12 @@ export interface BaselineOptions {
   readonly compensate?: boolean;
 }
 
-/** Running sums of one pass over the baseline, as deviations y from its first point. */
-interface Sums {
+/**
+ * Sufficient statistics of a baseline, as deviations y = x − anchor from a reference value (the
+ * first point of the baseline, or a chart's first point): every limit, φ and the guards follow
+ * from them, so that a chart can keep them per time bucket instead of the points themselves.
+ */
+export interface BaselineSums {
   n: number;
   sum: number;
   squares: number;
@@ -121,34 +125,70 @@ interface Sums {
   step: number;
 }
 
+/** Empty sums. */
+export function emptySums(): BaselineSums {
+  return {
+    n: 0,
+    sum: 0,
+    squares: 0,
+    pairs: 0,
+    mrSum: 0,
+    lagged: 0,
+    lagBefore: 0,
+    lagAfter: 0,
+    maxAbs: 0,
+    step: Number.POSITIVE_INFINITY,
+  };
+}
+
+/** Adds one point `x` (deviation `y` from the anchor) to the sums; none before it in its segment. */
+export function addPoint(s: BaselineSums, x: number, y: number): void {
+  s.n++;
+  s.sum += y;
+  s.squares += y * y;
+  const abs = Math.abs(x);
+  if (abs > s.maxAbs) s.maxAbs = abs;
+}
+
+/** A neighbour pair: a point `x` (deviation `y`) and the point before it, `prev` (deviation `py`). */
+export interface Pair {
+  x: number;
+  y: number;
+  prev: number;
+  py: number;
+}
+
+/** Adds a neighbour pair's moving range and lag-1 products (callers reuse one {@link Pair}). */
+export function addPair(s: BaselineSums, pair: Readonly<Pair>): void {
+  const mr = Math.abs(pair.x - pair.prev);
+  s.mrSum += mr;
+  if (mr > 0 && mr < s.step) s.step = mr;
+  s.lagged += pair.y * pair.py;
+  s.lagBefore += pair.py;
+  s.lagAfter += pair.y;
+  s.pairs++;
+}
+
 /** Adds `values[from..to)` to the sums, as deviations from `first`. */
 function addSegment(
   values: ArrayLike<number>,
   segment: { readonly from: number; readonly to: number; readonly first: number },
-  s: Sums,
+  s: BaselineSums,
 ): void {
   const { from, to, first } = segment;
-  let prev = Number.NaN;
+  const pair: Pair = { x: 0, y: 0, prev: Number.NaN, py: 0 };
   for (let i = from; i < to; i++) {
     const x = values[i]!;
     const y = x - first;
-    s.sum += y;
-    s.squares += y * y;
-    const abs = Math.abs(x);
-    if (abs > s.maxAbs) s.maxAbs = abs;
+    addPoint(s, x, y);
     if (i > from) {
-      const mr = Math.abs(x - prev);
-      s.mrSum += mr;
-      if (mr > 0 && mr < s.step) s.step = mr;
-      const py = prev - first;
-      s.lagged += y * py;
-      s.lagBefore += py;
-      s.lagAfter += y;
-      s.pairs++;
+      pair.x = x;
+      pair.y = y;
+      pair.py = pair.prev - first;
+      addPair(s, pair);
     }
-    prev = x;
+    pair.prev = x;
   }
-  s.n += to - from;
 }
 
 /**
@@ -164,19 +204,8 @@ export function limitsFromBaseline(
   options: BaselineOptions,
 ): LimitsResult {
   const { start, end } = span;
-  const { minSamples, kind, gaps = [], compensate = true } = options;
-  const s: Sums = {
-    n: 0,
-    sum: 0,
-    squares: 0,
-    pairs: 0,
-    mrSum: 0,
-    lagged: 0,
-    lagBefore: 0,
-    lagAfter: 0,
-    maxAbs: 0,
-    step: Number.POSITIVE_INFINITY,
-  };
+  const { gaps = [] } = options;
+  const s = emptySums();
   // Summed as deviations from the first point, so that a large offset (1e12 + a spread of
   // 0.001) keeps the centre to well under a sigma; a plain sum would round it to about 1e-4.
   let from = start;
@@ -189,13 +218,25 @@ export function limitsFromBaseline(
     }
     from = Math.max(from, gap.end);
   }
+  return limitsFromSums(s, { ...options, anchor: first });
+}
+
+/**
+ * I-MR limits from a baseline's sums (see {@link limitsFromBaseline}); `anchor` is the value the
+ * deviations are taken from.
+ */
+export function limitsFromSums(
+  s: Readonly<BaselineSums>,
+  options: BaselineOptions & { readonly anchor: number },
+): LimitsResult {
+  const { minSamples, kind, compensate = true, anchor } = options;
   const n = s.n;
   if (n < Math.max(2, minSamples) || s.pairs === 0)
     return { ok: false, reason: 'too_few_samples', samples: Math.max(0, n) };
   // One test covers NaN and ±Infinity in any value: both make the sums non-finite.
   if (!Number.isFinite(s.sum) || !Number.isFinite(s.mrSum))
     return { ok: false, reason: 'non_finite', samples: n };
-  const center = first + s.sum / n;
+  const center = anchor + s.sum / n;
   const mrBar = s.mrSum / s.pairs;
   const within = mrBar / D2;
   if (isNegligibleSigma(within, s.maxAbs)) return { ok: false, reason: 'zero_sigma', samples: n };
@@ -231,7 +272,7 @@ export function limitsFromBaseline(
  * φ = Σ (y_i − m)(y_{i−1} − m) / Σ (y_i − m)² over the neighbour pairs, from running sums of the
  * deviations y from the first point. Undefined without spread.
  */
-function lag1(s: Sums): number | undefined {
+function lag1(s: Readonly<BaselineSums>): number | undefined {
   const m = s.sum / s.n;
   const denominator = s.squares - s.n * m * m;
   if (!(denominator > 0)) return undefined;

@@ -6,11 +6,8 @@ import { describe, expect, it } from 'vitest';
 import {
   AUTOCORRELATION_FLAG,
   type ChartSpec,
-  chartRanges,
-  controlChart,
-  createRuleResults,
+  ControlChart,
   givenLimits,
-  lastViolationTime,
   limitsFromBaseline,
   MAX_COMPENSATED_PHI,
   NELSON_RULES,
@@ -194,14 +191,25 @@ describe('a chart over time', () => {
     compensate: true,
   };
 
+  /** The chart production uses, rules only (no CUSUM or EWMA), fed the points and judged at `nowMs`. */
+  const judge = (chartSpec: ChartSpec, nowMs: number) => {
+    const chart = new ControlChart({
+      spec: chartSpec,
+      detectors: {
+        cusum: { enabled: false, k: 0.5, h: 5, fir: false },
+        ewma: { enabled: false, lambda: 0.1, L: 3 },
+      },
+      holdMs: 0,
+      overlapMs: 0,
+    });
+    for (const [i, t] of times.entries()) chart.add(t, values[i]!);
+    return chart.evaluate({ nowMs, complete: true });
+  };
+
   it('a rolling baseline is the duration before the evaluation window', () => {
     // Evaluation (now - 10m, now]: minutes 90..99. Baseline (now - 70m, now - 10m]: minutes 30..89.
-    expect(chartRanges(times, spec, now)).toEqual({
-      baselineStart: 30,
-      baselineEnd: 90,
-      evalStart: 90,
-      evalEnd: 100,
-    });
+    const o = judge(spec, now);
+    expect({ baseline: o.limits?.samples, evaluated: o.evaluated }).toEqual({ baseline: 60, evaluated: 10 });
   });
 
   it('a frozen baseline is [from, to), and points after now are left out', () => {
@@ -209,12 +217,9 @@ describe('a chart over time', () => {
       ...spec,
       baseline: { kind: 'frozen', fromMs: t0 + 10 * MIN, toMs: t0 + 40 * MIN },
     };
-    expect(chartRanges(times, frozen, t0 + 95 * MIN)).toEqual({
-      baselineStart: 10,
-      baselineEnd: 40,
-      evalStart: 86,
-      evalEnd: 96,
-    });
+    // Baseline minutes 10..39; evaluation minutes 86..95.
+    const o = judge(frozen, t0 + 95 * MIN);
+    expect({ baseline: o.limits?.samples, evaluated: o.evaluated }).toEqual({ baseline: 30, evaluated: 10 });
   });
 
   it('judges the shifted points against the baseline limits', () => {
@@ -225,30 +230,28 @@ describe('a chart over time', () => {
     // row) completes at minutes 97, 98, 99, counting 3. Minute 89 is within 1 sigma; ten
     // in a row beyond 1 sigma (rule 8 needs 8: minutes 97, 98, 99, counting 3); rule 5 (2 of 3
     // beyond 2 sigma) completes at minutes 91..99 (9), rule 6 (4 of 5 beyond 1 sigma) at 93..99 (7).
-    const out = createRuleResults();
-    const chart = controlChart({ times, values }, spec, { nowMs: now, out });
-    expect(chart.limits.ok && chart.limits.limits.center).toBe(0.5);
-    expect(chart.limits.ok && chart.limits.limits.ucl).toBeCloseTo(0.5 + 3 / 1.128, 12);
-    expect([...out.count]).toEqual([10, 3, 0, 0, 9, 7, 0, 3]);
-    expect(out.inControl).toBe(false);
-    expect(lastViolationTime(out, 1, times)).toBe(now);
-    expect(lastViolationTime(out, 3, times)).toBeUndefined();
+    const o = judge(spec, now);
+    expect(o.limits?.center).toBe(0.5);
+    expect(o.limits?.ucl).toBeCloseTo(0.5 + 3 / 1.128, 12);
+    expect([...Array.from(o.counts)]).toEqual([10, 3, 0, 0, 9, 7, 0, 3]);
+    expect(Array.from(o.counts).some((c) => c > 0)).toBe(true);
+    expect(o.lastTimes[0]).toBe(now);
+    expect(o.lastTimes[2]).toBeNaN();
   });
 
   it('judges nothing without limits', () => {
-    const out = createRuleResults();
-    const chart = controlChart({ times, values }, { ...spec, minSamples: 61 }, { nowMs: now, out });
-    expect(chart.limits).toEqual({ ok: false, reason: 'too_few_samples', samples: 60 });
-    expect(chart.rules).toBeUndefined();
+    const o = judge({ ...spec, minSamples: 61 }, now);
+    expect(o.result).toEqual({ ok: false, reason: 'too_few_samples', samples: 60 });
+    expect(o.limits).toBeUndefined();
+    expect(Array.from(o.counts)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
   });
 
   it('given limits need no baseline points', () => {
     const given: ChartSpec = { ...spec, baseline: { kind: 'given', center: 0, ucl: 6, lcl: -6 } };
-    const out = createRuleResults();
-    controlChart({ times, values }, given, { nowMs: now, out });
+    const o = judge(given, now);
     // Sigma 2: 5 is beyond 2 sigma (4) but not beyond 3 sigma (6).
-    expect(out.count[0]).toBe(0);
-    expect(out.count[4]).toBe(9);
+    expect(o.counts[0]).toBe(0);
+    expect(o.counts[4]).toBe(9);
   });
 });
 

@@ -8,8 +8,8 @@ import type { ControlConfig } from '../../config/control-schema.ts';
 import type { Config } from '../../config/schema.ts';
 import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
 import type { ControlLimits } from '../../spc/index.ts';
+import { CUSUM_EVENT, EWMA_EVENT, type SequentialView } from '../../spc/index.ts';
 import { RULE_NUMBERS } from '../../spc/rules.ts';
-import { CUSUM_EVENT, EWMA_EVENT, type SequentialView } from './sequential.ts';
 
 const SERIES = ['site', 'line', 'station', 'station_id', 'group', 'metric', 'slot'];
 const BY_RULE = [...SERIES, 'rule'];

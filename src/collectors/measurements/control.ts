@@ -1,34 +1,28 @@
 /**
- * Control charts of the measurements collector: for every held series whose name matches
- * `measurements.control.names`, the I-MR limits of its baseline and the Nelson rules over the
- * evaluation window (engine: src/spc), computed from the store's time-ordered rows in slices so
- * that scrapes keep their turns. It also owns how long charted names are kept: the store holds
- * other names for the longest window only, charted names back to the start of their baseline.
+ * Control charts of the measurements collector: for every series whose name matches
+ * `measurements.control.names`, one {@link ControlChart} (src/spc: limits, rules, CUSUM, EWMA,
+ * holds, late points, a baseline in bounded memory), fed each record once, when it is new, and
+ * computed at every poll in slices so that scrapes keep their turns. The collector keeps what is
+ * its own: which names are charted, how long its store keeps them (the charts' recent points
+ * only, not their baseline), the labels and the families.
  */
 import type { Logger } from 'pino';
 import type { Config } from '../../config/schema.ts';
 import type { Family, LabelSet } from '../../exposition/model.ts';
 import type { Topology } from '../../model/topology.ts';
 import type { RecordStore } from '../../records/types.ts';
-import type { BaselineGap, ChartSpec, ControlLimits, LimitsResult } from '../../spc/index.ts';
-import { chartLimits, chartRanges, createRuleResults, evaluateRules } from '../../spc/index.ts';
+import {
+  type ChartOutcome,
+  type ChartSpec,
+  ControlChart,
+  type ControlLimits,
+  type SequentialParams,
+} from '../../spc/index.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
-import { lowerBound } from '../../util/sorted.ts';
 import type { Turns } from '../../util/turns.ts';
 import type { FlaggedChart } from '../collector.ts';
 import { type ControlOutcome, controlFamilies, EVENT_RULE_NAMES } from './control-families.ts';
-import {
-  advanceSequential,
-  createSequential,
-  EVENT_SLOTS,
-  effectiveParams,
-  forgetCheckpoints,
-  type SequentialParams,
-  type SequentialState,
-  sequentialView,
-  settledTo,
-} from './sequential.ts';
-import { type MeasurementSeries, type MeasurementStore, stationKey, VALUE } from './store.ts';
+import { bySeriesOrder, type MeasurementStore, stationKey, VALUE } from './store.ts';
 
 /** Points charted between two turns of the event loop (a few milliseconds of work). */
 const POINTS_PER_TURN = 50_000;
@@ -38,14 +32,16 @@ export interface ControlCharts {
   /** The store the record sync must use: it keeps each name as long as its chart needs. */
   readonly store: RecordStore<MeasurementRecord>;
   /**
-   * The oldest record time this poll must fetch and keep, given the start of the longest
-   * window; call it before the sync, every poll. Without charted names: `windowFromMs`.
+   * The oldest record time this poll must fetch, given the start of the longest window; call it
+   * before the sync, every poll. Without charted names: `windowFromMs`.
    */
   retainFrom(nowMs: number, windowFromMs: number): number;
-  /** Charts every held series of the topology's stations at the poll. */
+  /** Charts every charted series of the topology's stations at the poll. */
   families(topology: Topology, poll: ControlPoll): Promise<Family[]>;
   /** The charts flagged at the last poll, for the status page. */
   flagged(): readonly FlaggedChart[];
+  /** Charts held, and the bytes of their history (recent points and baseline buckets). */
+  history(): { readonly charts: number; readonly bytes: number };
 }
 
 /** One poll of the charts. */
@@ -54,7 +50,7 @@ export interface ControlPoll {
   readonly nowMs: number;
   /**
    * The poll fetched without failures: a frozen baseline's limits are computed once, from
-   * complete data.
+   * complete data, and a chart's history is complete.
    */
   readonly complete: boolean;
 }
@@ -65,52 +61,26 @@ interface Entry {
   readonly params: SequentialParams;
 }
 
-/**
- * A rolling baseline held after a CUSUM or EWMA signal: the limits in force at the signal stay
- * until no signal came for `measurements.control.hold`, so that the baseline does not learn the
- * shift it has just found; then the shift's points stay out of the baseline (a gap).
- */
-interface Hold {
-  /** Estimated start of the shift (the CUSUM's climb), Unix ms. */
-  readonly from: number;
-  readonly limits: ControlLimits;
+/** One charted series: its identity, its chart and its label sets. */
+interface Charted {
+  readonly stationId: string;
+  readonly name: string;
+  readonly slot: string | null;
+  readonly entry: Entry;
+  readonly chart: ControlChart;
+  /**
+   * The series' label set and its event counters' (`rule` 1..8, cusum, ewma), kept while the
+   * station's labels are the same object (a discovery builds new ones): building them anew for
+   * every chart on every poll was a good part of the charts' cost per poll.
+   */
+  labels?: SeriesLabels & { readonly base: LabelSet };
 }
 
-/** A span of record times left out of a rolling baseline: a shift that was held. */
-interface TimeGap {
-  readonly from: number;
-  readonly to: number;
-}
-
-interface SeriesState {
-  /** Last violation time per event slot (rules, CUSUM, EWMA), NaN when none since the job started. */
-  readonly lastTimes: Float64Array;
-  /**
-   * Violation events per rule since the job started: points that completed the rule when
-   * they were first evaluated. Each point is evaluated for events once, when it is newer than
-   * {@link SeriesState.evaluatedTo}, so a sliding window or a moving baseline never counts it again.
-   */
-  readonly events: Float64Array;
-  /**
-   * Time of the newest point evaluated for events. Starts at the poll that first sees the
-   * series: the history a (re)started exporter replays is context, never events, so a restart
-   * does not notify again.
-   */
-  evaluatedTo: number;
-  /** The CUSUM and EWMA of the series. */
-  readonly sequential: SequentialState;
-  hold: Hold | undefined;
-  /** Held shifts still inside the baseline's reach, oldest first. */
-  gaps: TimeGap[];
-  /**
-   * Points judged at the last poll: how many lay in `[from, to]`. More there at a later poll are
-   * points that arrived late, after newer ones were judged: counted, never judged.
-   */
-  judged: JudgedSpan | undefined;
-  /** Late points since the job started. */
-  late: number;
-  hadLimits: boolean;
-  seenAt: number;
+/** The charts of one station, by series. */
+interface StationCharts {
+  readonly bySeries: Map<string, Charted>;
+  /** The charts in exposition order, rebuilt when one is added. */
+  ordered: Charted[] | undefined;
 }
 
 /** Creates the charts of one measurements job over its store. */
@@ -121,6 +91,7 @@ export function createControlCharts(
   const control = ctx.config.measurements.control;
   /** Records up to this late are read again by the next poll: the detectors put them in place. */
   const overlapMs = ctx.config.measurements.overlapMs;
+  const retentionMs = ctx.config.measurements.retentionMs;
   const specs: ChartSpec[] = control.names.map((n) => ({
     baseline: n.baseline,
     minSamples: n.minSamples,
@@ -142,45 +113,59 @@ export function createControlCharts(
     }
     return e;
   };
-  // Frozen baselines: limits computed once per series, then the baseline's records may go.
-  const frozenLimits = new Map<string, LimitsResult>();
   const frozenDone = new Set<number>();
-  const states = new Map<string, SeriesState>();
+  const stations = new Map<string, StationCharts>();
   let keeps = new Map<string, number>();
   let windowFrom = Number.NEGATIVE_INFINITY;
   let stationIds: ReadonlySet<string> = new Set();
   const keepFor = (name: string) => keeps.get(name) ?? windowFrom;
-  const scratch = { times: new Float64Array(1024), values: new Float64Array(1024) };
-  const results = createRuleResults();
-  const fresh = createRuleResults();
-  /**
-   * Each series' label set and its event counters' ones (`rule` 1..8, cusum, ewma), kept while
-   * the station's labels are the same object (a discovery builds new ones): building them anew
-   * for every chart on every poll was a good part of the charts' cost per poll.
-   */
-  const labelCache = new Map<MeasurementSeries, SeriesLabels & { base: LabelSet; seenAt: number }>();
-  let pollAt = 0;
-  const labelsOf = (station: LabelSet, series: MeasurementSeries): SeriesLabels => {
-    const hit = labelCache.get(series);
-    if (hit !== undefined && hit.base === station) {
-      hit.seenAt = pollAt;
-      return hit;
-    }
-    const withName = station.with('metric', series.name);
-    const labels = series.slot === null ? withName : withName.with('slot', series.slot);
-    const entry = {
-      base: station,
-      labels,
-      events: EVENT_RULE_NAMES.map((r) => labels.with('rule', r)),
-      seenAt: pollAt,
-    };
-    labelCache.set(series, entry);
-    return entry;
-  };
   let established = 0;
   let flagged: FlaggedChart[] = [];
 
-  /** The oldest time a charted name needs: its baseline, or one extra window of context. */
+  /** The chart of a record's series, created on its first record; undefined when not charted. */
+  function chartOf(r: Pick<MeasurementRecord, 'stationId' | 'name' | 'slot'>): Charted | undefined {
+    const entry = entryOf(r.name);
+    if (entry === null) return undefined;
+    const id = stationKey(r.stationId);
+    let station = stations.get(id);
+    if (station === undefined) {
+      station = { bySeries: new Map(), ordered: undefined };
+      stations.set(id, station);
+    }
+    const key = r.slot === null ? r.name : `${r.name}\u0000${r.slot}`;
+    let charted = station.bySeries.get(key);
+    if (charted === undefined) {
+      const chart = new ControlChart({
+        spec: entry.spec,
+        detectors: entry.params,
+        holdMs: control.holdMs,
+        overlapMs,
+      });
+      charted = { stationId: r.stationId, name: r.name, slot: r.slot, entry, chart };
+      station.bySeries.set(key, charted);
+      station.ordered = undefined;
+    }
+    return charted;
+  }
+
+  /** A record new to the store: a point of its chart (recognisable while the chart still loads history). */
+  const takeNew = (
+    r: Pick<MeasurementRecord, 'stationId' | 'name' | 'slot' | 'time' | 'serial'>,
+    value: number,
+  ) => {
+    const chart = chartOf(r)?.chart;
+    chart?.add(r.time, value, chart.isLoading ? recordKey(r.serial) : 0);
+  };
+
+  if (control.names.length > 0) {
+    store.watch((_series, r) => takeNew(r, r.value ?? Number.NaN));
+    // Charts built over a store that holds records already start from them.
+    for (const s of store.allSeries())
+      for (let i = 0; i < s.rows.length; i++)
+        takeNew({ ...s, time: s.rows.time(i), serial: s.rows.serial(i) }, s.rows.value(VALUE, i));
+  }
+
+  /** The oldest time a charted name must be fetched from: its baseline, or one extra window of context. */
   function chartFrom(entry: Entry, nowMs: number): number {
     const b = entry.spec.baseline;
     const evalFrom = nowMs - entry.spec.evaluationWindowMs;
@@ -191,9 +176,16 @@ export function createControlCharts(
   }
 
   const retaining: RecordStore<MeasurementRecord> = {
-    // A first poll fetches every name back to the oldest baseline; other names' old records
-    // are dropped here, before they take memory.
-    add: (records) => store.add(records.filter((r) => r.time >= keepFor(r.name))),
+    // Records older than a name keeps are not held: a chart still loading its history takes
+    // them (each once: it recognises a record fetched again), the others are dropped here.
+    add: (records) => {
+      const kept: MeasurementRecord[] = [];
+      for (const r of records) {
+        if (r.time >= keepFor(r.name)) kept.push(r);
+        else if (r.value !== undefined) chartOf(r)?.chart.addHistory(r.time, r.value, recordKey(r.serial));
+      }
+      return store.add(kept);
+    },
     evictBefore(t) {
       for (const id of stationIds)
         for (const s of store.seriesOf(id)) s.rows.evictBefore(Math.max(t, keepFor(s.name)));
@@ -206,136 +198,42 @@ export function createControlCharts(
     size: () => store.size(),
   };
 
-  /** Charts one series of `station` at the poll; nothing when its name is not charted. */
-  function chart(series: MeasurementSeries, station: LabelSet, { nowMs, complete }: ControlPoll) {
-    const entry = entryOf(series.name);
-    if (entry === null) return undefined;
-    const { labels, events: eventLabels } = labelsOf(station, series);
-    const key = `${stationKey(series.stationId)}\u0000${series.name}\u0000${series.slot ?? ''}`;
-    const n = copyFinite(series, scratch);
-    const times = scratch.times.subarray(0, n);
-    const values = scratch.values.subarray(0, n);
-    const { spec } = entry;
-    const b = spec.baseline;
-    const ranges = chartRanges(times, spec, nowMs);
-    let state = states.get(key);
-    if (state !== undefined && b.kind === 'rolling')
-      releaseHold(state, nowMs, nowMs - spec.evaluationWindowMs - b.durationMs);
-    let limits: LimitsResult | undefined = b.kind === 'frozen' ? frozenLimits.get(key) : undefined;
-    if (state?.hold !== undefined) limits = { ok: true, limits: state.hold.limits };
-    if (limits === undefined) {
-      const gaps = b.kind === 'rolling' && state !== undefined ? indexGaps(times, state.gaps) : [];
-      limits = chartLimits(values, ranges, { spec, gaps });
-      if (b.kind === 'frozen' && complete && nowMs >= b.toMs) frozenLimits.set(key, limits);
-    }
-    // A point belongs to the chart of the limits current when it was recorded: points of a
-    // frozen baseline period are phase I, judged by no rule (not even as context).
-    const chartStart = b.kind === 'frozen' ? lowerBound(times, b.toMs) : 0;
-    const evalStart = Math.max(ranges.evalStart, chartStart);
-    if (state === undefined) {
-      state = {
-        lastTimes: new Float64Array(EVENT_SLOTS).fill(Number.NaN),
-        events: new Float64Array(EVENT_SLOTS),
-        evaluatedTo: nowMs,
-        sequential: createSequential(entry.params),
-        hold: undefined,
-        gaps: [],
-        judged: undefined,
-        late: 0,
-        hadLimits: limits.ok,
-        seenAt: nowMs,
-      };
-      states.set(key, state);
-      if (limits.ok) established++;
-    } else if (limits.ok !== state.hadLimits) {
-      // A new baseline resets the chart: logged per series (first limits are counted, below).
-      const where = { station_id: series.stationId, name: series.name, slot: series.slot };
-      if (limits.ok)
-        ctx.logger.info({ ...where, baseline: b.kind, ...summary(limits) }, 'new control baseline');
-      else ctx.logger.info({ ...where, reason: limits.reason }, 'control limits lost');
-      state.hadLimits = limits.ok;
-    }
-    state.seenAt = nowMs;
-    countLate(state, times);
-    // Points newer than the last evaluated one, up to now; older ones that arrive late were
-    // context for runs already judged, and are not judged again.
-    const newStart = Math.max(chartStart, lowerBound(times, state.evaluatedTo + 1, { hi: ranges.evalEnd }));
-    const newest = ranges.evalEnd > 0 ? (times[ranges.evalEnd - 1] ?? state.evaluatedTo) : state.evaluatedTo;
-    if (!limits.ok) {
-      // Without limits nothing is judged, and these points will not be judged later either.
-      state.evaluatedTo = Math.max(state.evaluatedTo, newest);
-      forgetCheckpoints(state.sequential, state.evaluatedTo);
-      state.judged = judgedSpan(times, nowMs - spec.evaluationWindowMs, state.evaluatedTo);
-      return {
-        outcome: {
-          labels,
-          eventLabels,
-          limits: undefined,
-          counts: NO_COUNTS,
-          lastTimes: state.lastTimes,
-          events: state.events,
-          late: state.late,
-        },
-        work: n,
-      };
-    }
-    evaluateRules(
-      values,
-      { evalStart, end: ranges.evalEnd, contextStart: chartStart },
-      { limits: limits.limits, rules: spec.rules, out: results },
-    );
-    const counts = Int32Array.from(results.count);
-    for (let r = 0; r < 8; r++) {
-      const i = results.lastIndex[r] ?? -1;
-      const t = i < 0 ? Number.NaN : (times[i] ?? Number.NaN);
-      const prev = state.lastTimes[r] ?? Number.NaN;
-      if (!Number.isNaN(t) && !(prev >= t)) state.lastTimes[r] = t;
-    }
-    if (newStart < ranges.evalEnd) {
-      evaluateRules(
-        values,
-        { evalStart: newStart, end: ranges.evalEnd, contextStart: chartStart },
-        { limits: limits.limits, rules: spec.rules, out: fresh },
-      );
-      for (let r = 0; r < 8; r++) state.events[r] = (state.events[r] ?? 0) + (fresh.count[r] ?? 0);
-    }
-    const params = effectiveParams(entry.params, limits.limits);
-    const signalBefore = state.sequential.lastSignal;
-    advanceSequential(
-      state.sequential,
-      {
-        times,
-        values,
-        limits: limits.limits,
-        params,
-        range: { replayFrom: evalStart, newFrom: newStart, to: ranges.evalEnd },
-        keepFrom: nowMs - overlapMs,
-      },
-      state,
-    );
-    if (b.kind === 'rolling' && state.sequential.lastSignal !== signalBefore && control.holdMs > 0)
-      holdAt(state, limits.limits);
-    state.evaluatedTo = Math.max(state.evaluatedTo, newest);
-    // With the detectors on, points inside the overlap are put in their place, not late.
-    const sequentialOn = params.cusum.enabled || params.ewma.enabled;
-    const settled = sequentialOn
-      ? Math.min(state.evaluatedTo, settledTo(state.sequential))
-      : state.evaluatedTo;
-    state.judged = judgedSpan(times, nowMs - spec.evaluationWindowMs, settled);
-    const sequential = sequentialView(state.sequential, params, limits.limits);
-    return {
-      outcome: {
-        labels,
-        eventLabels,
-        limits: limits.limits,
-        counts,
-        lastTimes: state.lastTimes,
-        events: state.events,
-        late: state.late,
-        ...(sequential ? { sequential } : {}),
-      },
-      work: n,
+  /** Charts one series of `station` at the poll. */
+  function chart(charted: Charted, station: LabelSet, poll: ControlPoll) {
+    const { labels, events: eventLabels } = labelsOf(charted, station);
+    const o = charted.chart.evaluate(poll);
+    logChange(charted, o);
+    const outcome: ControlOutcome = {
+      labels,
+      eventLabels,
+      limits: o.limits,
+      counts: o.counts,
+      lastTimes: o.lastTimes,
+      events: o.events,
+      late: o.late,
+      ...(o.sequential ? { sequential: o.sequential } : {}),
     };
+    return { outcome, work: o.work };
+  }
+
+  /** A new baseline resets the chart: logged per series (first limits are counted, then logged once). */
+  function logChange(charted: Charted, o: ChartOutcome) {
+    if (o.change === 'established') established++;
+    if (o.change !== 'gained' && o.change !== 'lost') return;
+    const where = { station_id: charted.stationId, name: charted.name, slot: charted.slot };
+    const r = o.result;
+    if (r.ok)
+      ctx.logger.info(
+        {
+          ...where,
+          baseline: charted.entry.spec.baseline.kind,
+          center: r.limits.center,
+          sigma: r.limits.sigma,
+          samples: r.limits.samples,
+        },
+        'new control baseline',
+      );
+    else ctx.logger.info({ ...where, reason: r.reason }, 'control limits lost');
   }
 
   return {
@@ -347,28 +245,43 @@ export function createControlCharts(
       for (const { name } of ctx.config.measurements.names) {
         const entry = entryOf(name);
         if (entry === null) continue;
-        // The store still holds the longest window for the statistics.
-        const from = Math.min(windowFromMs, chartFrom(entry, nowMs));
-        next.set(name, from);
-        oldest = Math.min(oldest, from);
+        // The store holds the longest window for the statistics, and the charts' recent points:
+        // older records reach a chart only while it loads its history (see retaining.add).
+        const recent = ControlChart.recentFrom({ spec: entry.spec, overlapMs, nowMs });
+        next.set(name, Math.min(windowFromMs, recent));
+        oldest = Math.min(oldest, windowFromMs, recent, chartFrom(entry, nowMs));
       }
       keeps = next;
       return oldest;
     },
     flagged: () => flagged,
+    history() {
+      let charts = 0;
+      let bytes = 0;
+      for (const s of stations.values())
+        for (const c of s.bySeries.values()) {
+          charts++;
+          bytes += c.chart.historyBytes;
+        }
+      return { charts, bytes };
+    },
     async families(topology, poll) {
       if (control.names.length === 0) return [];
       const { nowMs } = poll;
-      pollAt = nowMs;
       const outcomes: ControlOutcome[] = [];
       const flags: FlaggedChart[] = [];
+      const seen = new Set<string>();
       let work = 0;
       for (const station of topology.stations) {
-        for (const series of store.seriesOf(station.id)) {
-          const done = chart(series, station.labels, poll);
-          if (done === undefined) continue;
+        const id = stationKey(station.id);
+        const charts = stations.get(id);
+        if (charts === undefined) continue;
+        seen.add(id);
+        charts.ordered ??= [...charts.bySeries.values()].sort(bySeriesOrder);
+        for (const charted of charts.ordered) {
+          const done = chart(charted, station.labels, poll);
           outcomes.push(done.outcome);
-          const flag = flagOf(station.name, series, done.outcome.limits);
+          const flag = flagOf(station.name, charted, done.outcome.limits);
           if (flag !== undefined) flags.push(flag);
           work += done.work;
           if (work >= POINTS_PER_TURN) {
@@ -381,31 +294,28 @@ export function createControlCharts(
       markFrozenDone(poll);
       if (established > 0) ctx.logger.info({ series: established }, 'control baselines established');
       established = 0;
-      for (const [key, s] of states) if (s.seenAt !== nowMs) states.delete(key);
-      for (const [series, l] of labelCache) if (l.seenAt !== nowMs) labelCache.delete(series);
+      forget(seen, nowMs);
       return controlFamilies(outcomes, control);
     },
   };
 
   /**
-   * Ends a hold when no signal came for `hold` (the shift's points become a gap of the baseline),
-   * or when the shift has lasted a whole baseline: then it is the process's new level, and the
-   * baseline learns it. Gaps older than the baseline are dropped.
+   * Forgets the charts of stations that left the topology, and charts whose newest point left
+   * both their baseline's reach and `measurements.retention` (as the store forgets a series).
    */
-  function releaseHold(state: SeriesState, nowMs: number, baselineFrom: number) {
-    const hold = state.hold;
-    const last = state.sequential.lastSignal;
-    if (hold !== undefined && hold.from < baselineFrom) state.hold = undefined;
-    else if (hold !== undefined && nowMs - last > control.holdMs) {
-      state.hold = undefined;
-      state.gaps.push({ from: hold.from, to: last });
+  function forget(seen: ReadonlySet<string>, nowMs: number) {
+    for (const [id, charts] of stations) {
+      if (!seen.has(id)) {
+        stations.delete(id);
+        continue;
+      }
+      for (const [key, c] of charts.bySeries) {
+        const reach = Math.max(retentionMs, nowMs - chartFrom(c.entry, nowMs));
+        if (c.chart.lastTime >= nowMs - reach) continue;
+        charts.bySeries.delete(key);
+        charts.ordered = undefined;
+      }
     }
-    if (state.gaps.length > 0) state.gaps = state.gaps.filter((g) => g.to >= baselineFrom);
-  }
-
-  function holdAt(state: SeriesState, limits: ControlLimits) {
-    const from = state.sequential.shiftFrom;
-    state.hold = { from: Math.min(from, state.hold?.from ?? from), limits: state.hold?.limits ?? limits };
   }
 
   function markFrozenDone({ nowMs, complete }: ControlPoll) {
@@ -426,7 +336,26 @@ export function createControlCharts(
   }
 }
 
-const NO_COUNTS = new Int32Array(8);
+/** The series' labels and its event counters', cached on the chart while the station's labels stay. */
+function labelsOf(charted: Charted, station: LabelSet): SeriesLabels {
+  const hit = charted.labels;
+  if (hit !== undefined && hit.base === station) return hit;
+  const withName = station.with('metric', charted.name);
+  const labels = charted.slot === null ? withName : withName.with('slot', charted.slot);
+  const entry = { base: station, labels, events: EVENT_RULE_NAMES.map((r) => labels.with('rule', r)) };
+  charted.labels = entry;
+  return entry;
+}
+
+/**
+ * A number that tells a record's serial apart (32-bit FNV-1a, never 0): with its time and value, how a
+ * chart recognises history fetched again while it loads.
+ */
+function recordKey(serial: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < serial.length; i++) h = Math.imul(h ^ serial.charCodeAt(i), 0x01000193);
+  return h >>> 0 || 1;
+}
 
 /** A series' labels, and its event counters' (one per {@link EVENT_RULE_NAMES} entry). */
 interface SeriesLabels {
@@ -437,7 +366,7 @@ interface SeriesLabels {
 /** The series' flags, when its baseline breaks an assumption of the documented rates. */
 function flagOf(
   station: string,
-  series: MeasurementSeries,
+  series: Pick<Charted, 'stationId' | 'name' | 'slot'>,
   l: ControlLimits | undefined,
 ): FlaggedChart | undefined {
   if (l === undefined) return undefined;
@@ -454,56 +383,4 @@ function flagOf(
       ? { quantized: { resolution: l.resolution, sigma: l.sigma } }
       : {}),
   };
-}
-
-/** The gaps as index ranges of the time-ordered points (each `[from, to]`, both ends included). */
-function indexGaps(times: ArrayLike<number>, gaps: readonly TimeGap[]): BaselineGap[] {
-  return gaps.map((g) => ({ start: lowerBound(times, g.from), end: lowerBound(times, g.to + 1) }));
-}
-
-/** Counts the points that appeared, since the last poll, among those already judged then. */
-function countLate(state: SeriesState, times: ArrayLike<number>) {
-  const j = state.judged;
-  if (j === undefined) return;
-  const now = lowerBound(times, j.to + 1) - lowerBound(times, j.from);
-  if (now > j.count) state.late += now - j.count;
-}
-
-/** How many of a series' points lay in `[from, to]` when they were judged. */
-interface JudgedSpan {
-  readonly from: number;
-  readonly to: number;
-  readonly count: number;
-}
-
-/**
- * How many points of the evaluation window, from `fromMs` up to `to` (the points past going back
- * over), there are at this poll, to remember: more there later arrived late and are never judged.
- */
-function judgedSpan(times: ArrayLike<number>, fromMs: number, to: number): JudgedSpan {
-  return { from: fromMs, to, count: lowerBound(times, to + 1) - lowerBound(times, fromMs) };
-}
-
-function summary(l: LimitsResult) {
-  return l.ok ? { center: l.limits.center, sigma: l.limits.sigma, samples: l.limits.samples } : {};
-}
-
-/** Copies the series' finite values (and their times) into `into`, growing it; returns the count. */
-function copyFinite(series: MeasurementSeries, into: { times: Float64Array; values: Float64Array }): number {
-  const rows = series.rows;
-  if (into.times.length < rows.length) {
-    const size = Math.max(rows.length, into.times.length * 2);
-    into.times = new Float64Array(size);
-    into.values = new Float64Array(size);
-  }
-  let n = 0;
-  for (let i = 0; i < rows.length; i++) {
-    const v = rows.value(VALUE, i);
-    // Non-numeric records (PASS, empty) are not points of the chart.
-    if (!Number.isFinite(v)) continue;
-    into.times[n] = rows.time(i);
-    into.values[n] = v;
-    n++;
-  }
-  return n;
 }

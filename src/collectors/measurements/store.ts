@@ -78,10 +78,24 @@ export class MeasurementStore {
   private readonly stations = new Map<string, Map<string, MeasurementSeries>>();
   private readonly attributeOf: AttributeOf;
   private readonly onNew: MeasurementStoreOptions['onNew'];
+  private readonly watchers: Array<NonNullable<MeasurementStoreOptions['onNew']>> = [];
 
   constructor(opts: MeasurementStoreOptions = {}) {
     this.attributeOf = opts.attributeOf ?? (() => Number.NaN);
     this.onNew = opts.onNew;
+  }
+
+  /**
+   * Calls `watcher` once for each record the store did not hold yet, like the `onNew` option:
+   * how the control charts take each point exactly once, however often it is fetched again.
+   */
+  watch(watcher: NonNullable<MeasurementStoreOptions['onNew']>): void {
+    this.watchers.push(watcher);
+  }
+
+  /** Every series held, of every station. */
+  *allSeries(): IterableIterator<MeasurementSeries> {
+    for (const bySeries of this.stations.values()) yield* bySeries.values();
   }
 
   /** Adds records (records already held are recognised); returns the number of new records. */
@@ -107,7 +121,7 @@ export class MeasurementStore {
       const rows = batches.get(series) ?? [];
       rows.push({ time: r.time, serial, values: [num(r.value), num(r.upper), num(r.lower), attribute] });
       batches.set(series, rows);
-      if (this.onNew) {
+      if (this.notifies()) {
         const recs = sources.get(series) ?? [];
         recs.push(r);
         sources.set(series, recs);
@@ -115,15 +129,23 @@ export class MeasurementStore {
     }
     let added = 0;
     for (const [series, rows] of batches) {
-      const onNew = this.onNew;
-      if (onNew) {
+      if (this.notifies()) {
         const recs = sources.get(series)!;
         // The value is the key column: a record is its time, serial and value.
-        forEachNewRow(series.rows, rows, { keyWidth: 1, onNew: (i) => onNew(series, recs[i]!) });
+        forEachNewRow(series.rows, rows, { keyWidth: 1, onNew: (i) => this.notify(series, recs[i]!) });
       }
       added += series.rows.merge(rows);
     }
     return added;
+  }
+
+  private notifies(): boolean {
+    return this.onNew !== undefined || this.watchers.length > 0;
+  }
+
+  private notify(series: MeasurementSeries, record: MeasurementRecord): void {
+    this.onNew?.(series, record);
+    for (const w of this.watchers) w(series, record);
   }
 
   /** Drops records older than `t`; the series themselves stay (see {@link forgetIdleBefore}). */

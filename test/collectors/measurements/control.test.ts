@@ -186,10 +186,10 @@ describe('control charts in the measurements collector', () => {
     expect(value(s, 'station_measurement_control_window_violations', A, 1)).toBe(2);
   });
 
-  it('keeps charted names back to their baseline and other names for the longest window', async () => {
+  it('fetches charted names back to their baseline, but keeps only their recent points and other names for the longest window', async () => {
     const { store, charts: c } = charts({ names: ['vbat'], baseline: { rolling: '3h' } });
     const from = c.retainFrom(NOW, NOW - HOUR);
-    // Rolling: the 3 hours before the 1h evaluation window.
+    // Rolling: fetched from the 3 hours before the 1h evaluation window.
     expect(from).toBe(NOW - 4 * HOUR);
     c.store.retainStations(new Set([A]));
     c.store.add([
@@ -198,8 +198,9 @@ describe('control charts in the measurements collector', () => {
     ]);
     c.store.evictBefore(from);
     const held = Object.fromEntries(store.seriesOf(A).map((s) => [s.name, s.rows.length]));
-    // vbat: the points at -4h..0h (5); other: only those inside the 1h window (-1h, 0h).
-    expect(held).toEqual({ other: 2, vbat: 5 });
+    // vbat: the charts' recent points, the evaluation window and the 5m overlap (-1h, 0h); the
+    // baseline lives in the chart. other: only those inside the 1h window (-1h, 0h).
+    expect(held).toEqual({ other: 2, vbat: 2 });
   });
 
   it('computes a frozen baseline once, judges only points after it, then lets its records go', async () => {
@@ -468,6 +469,33 @@ describe('control charts in the measurements collector', () => {
     // learnt it (+0.125), the held one left it out once the hold ended.
     expect(Math.abs((held.centres.get(NOW + 4 * HOUR) ?? 0) - 10)).toBeLessThan(0.03);
     expect((free.centres.get(NOW + 4 * HOUR) ?? 0) - 10).toBeGreaterThan(0.1);
+  });
+
+  it('holds nothing before the first signal: without signals a held rolling baseline rolls like a free one', async () => {
+    // A slow drift of 0.0005 a point (2 minutes apart) that no detector signals on; the baseline
+    // follows it. (Before the first signal the last signal time is NaN, which must not count as new.)
+    const step = 2 * MIN;
+    const all = Array.from({ length: 180 }, (_, i) => (TRIANGLE[i % 8] ?? 0) + 0.0005 * i);
+    const run = async (hold: string | false) => {
+      const { store, charts: c } = charts({ ...RAW, names: ['vbat'], baseline: { rolling: '2h' }, hold });
+      store.add(series(A, all, { stepMs: step, endAgoMs: -3 * HOUR }));
+      const centres: Array<number | undefined> = [];
+      let signals: number | undefined;
+      for (let now = NOW; now <= NOW + 3 * HOUR; now += 10 * MIN) {
+        c.retainFrom(now, now - HOUR);
+        const s = samplesOf(await c.families(topology, { nowMs: now, complete: true }));
+        centres.push(value(s, 'station_measurement_control_center', A));
+        signals =
+          (value(s, 'station_measurement_control_violations_total', A, 'cusum') ?? 0) +
+          (value(s, 'station_measurement_control_violations_total', A, 'ewma') ?? 0);
+      }
+      return { centres, signals };
+    };
+    const held = await run('1h');
+    const free = await run(false);
+    expect(held.signals).toBe(0);
+    expect(new Set(free.centres).size).toBeGreaterThan(10);
+    expect(held.centres).toEqual(free.centres);
   });
 
   it('exports the last CUSUM signal time', async () => {

@@ -20,10 +20,11 @@
  * variance of an AR(1) process: h × (1 + φ) / (1 − φ) for the CUSUM, L × sqrt((1 + φ(1 − λ)) /
  * (1 − φ(1 − λ))) for the EWMA (the asymptotic variance of an EWMA of AR(1) data).
  */
-import { type CusumParams, type CusumState, cusumStart, cusumStep } from '../../spc/cusum.ts';
-import { type EwmaParams, type EwmaState, ewmaLimit, ewmaStart, ewmaStep } from '../../spc/ewma.ts';
-import type { ControlLimits } from '../../spc/index.ts';
-import { lowerBound } from '../../util/sorted.ts';
+
+import { lowerBound } from '../util/sorted.ts';
+import { type CusumParams, type CusumState, cusumStart, cusumStep } from './cusum.ts';
+import { type EwmaParams, type EwmaState, ewmaLimit, ewmaStart, ewmaStep } from './ewma.ts';
+import type { ControlLimits } from './limits.ts';
 
 /** Index of the CUSUM's and the EWMA's events after the eight rules'. */
 export const CUSUM_EVENT = 8;

@@ -1,0 +1,249 @@
+/**
+ * A baseline kept as time-bucketed sufficient statistics: per bucket of the time axis the
+ * sums of {@link BaselineSums} (n, Σy, Σy², the moving ranges, the lag-1 products, max |x|,
+ * the finest step), plus its first and last value, so that the moving range between two
+ * buckets (the pair at their boundary) is added when the buckets are summed. A bucket costs
+ * {@link FIELDS} numbers whatever the points in it; the whole baseline a fixed ring of buckets.
+ * Points enter in time order (see src/spc/chart.ts); summing the buckets of a baseline gives
+ * exactly the sums of its points, and docs/measurements.md states what the bucket edge moves.
+ */
+import { addPair, addPoint, type BaselineSums, emptySums, type Pair } from './limits.ts';
+
+/** Buckets in one rolling baseline: its edge moves by whole buckets (a rolling 7d: 2 hours each). */
+export const BUCKETS_PER_BASELINE = 84;
+
+// Fields of one bucket in the ring.
+const K = 0;
+const N = 1;
+const SUM = 2;
+const SQUARES = 3;
+const PAIRS = 4;
+const MR = 5;
+const LAGGED = 6;
+const BEFORE = 7;
+const AFTER = 8;
+const MAX_ABS = 9;
+const STEP = 10;
+const FIRST = 11;
+const LAST = 12;
+/** 1 when the bucket's first point pairs with the point added before it (no gap between). */
+const JOINED = 13;
+/** Numbers per bucket. */
+export const FIELDS = 14;
+
+/**
+ * Sums of a baseline collected in time order: whole buckets, then single points. A gap ends a
+ * segment: no moving range spans it.
+ */
+export class BaselineCollector {
+  readonly sums: BaselineSums = emptySums();
+  private readonly pair: Pair = { x: 0, y: 0, prev: Number.NaN, py: 0 };
+
+  /** @param anchor The value the deviations are taken from (the chart's first point). */
+  constructor(private anchor: number) {}
+
+  /** Empties the sums for a new baseline, with deviations from `anchor` (one collector serves many charts). */
+  reset(anchor: number): this {
+    Object.assign(this.sums, emptySums());
+    this.pair.prev = Number.NaN;
+    this.anchor = anchor;
+    return this;
+  }
+
+  /** Adds one point after the ones collected so far. */
+  point(x: number): void {
+    const y = x - this.anchor;
+    addPoint(this.sums, x, y);
+    this.join(x, y);
+  }
+
+  /** Ends the segment: the next point has no neighbour before it. */
+  gap(): void {
+    this.pair.prev = Number.NaN;
+  }
+
+  /** Adds the sums of earlier buckets, collected before, whose last point was `last` (NaN: none, or a gap). */
+  merge(sums: Readonly<BaselineSums>, last: number): void {
+    const s = this.sums;
+    s.n += sums.n;
+    s.sum += sums.sum;
+    s.squares += sums.squares;
+    s.pairs += sums.pairs;
+    s.mrSum += sums.mrSum;
+    s.lagged += sums.lagged;
+    s.lagBefore += sums.lagBefore;
+    s.lagAfter += sums.lagAfter;
+    s.maxAbs = Math.max(s.maxAbs, sums.maxAbs);
+    s.step = Math.min(s.step, sums.step);
+    this.pair.prev = last;
+  }
+
+  /** The value of the last point collected, NaN after a gap or before any. */
+  get last(): number {
+    return this.pair.prev;
+  }
+
+  /** Adds a bucket of `ring` at `at` (its first field). */
+  bucket(ring: Float64Array, at: number): void {
+    const first = ring[at + FIRST]!;
+    if (ring[at + JOINED] === 1) this.join(first, first - this.anchor);
+    const s = this.sums;
+    s.n += ring[at + N]!;
+    s.sum += ring[at + SUM]!;
+    s.squares += ring[at + SQUARES]!;
+    s.pairs += ring[at + PAIRS]!;
+    s.mrSum += ring[at + MR]!;
+    s.lagged += ring[at + LAGGED]!;
+    s.lagBefore += ring[at + BEFORE]!;
+    s.lagAfter += ring[at + AFTER]!;
+    s.maxAbs = Math.max(s.maxAbs, ring[at + MAX_ABS]!);
+    s.step = Math.min(s.step, ring[at + STEP]!);
+    this.pair.prev = ring[at + LAST]!;
+  }
+
+  /** The pair of `x` and the point before it, when there is one in the segment. */
+  private join(x: number, y: number): void {
+    const p = this.pair;
+    if (!Number.isNaN(p.prev)) {
+      p.x = x;
+      p.y = y;
+      p.py = p.prev - this.anchor;
+      addPair(this.sums, p);
+    }
+    p.prev = x;
+  }
+}
+
+/** Where a bucket grid starts and how wide its buckets are. */
+export interface Grid {
+  /** Start of bucket 0, Unix ms. */
+  readonly originMs: number;
+  readonly widthMs: number;
+}
+
+/** A grid and how many of its buckets a ring holds (older ones are overwritten). */
+export interface BucketGrid extends Grid {
+  readonly capacity: number;
+}
+
+/** The bucket of time `t`. */
+export function bucketOf(grid: Grid, t: number): number {
+  return Math.floor((t - grid.originMs) / grid.widthMs);
+}
+
+/**
+ * The first bucket whose midpoint is after `t`: a rolling baseline that starts after `t` takes
+ * the buckets from there on, so its start moves by at most half a bucket either way.
+ */
+export function firstBucketAfter(grid: Grid, t: number): number {
+  return Math.floor((t - grid.originMs) / grid.widthMs - 0.5) + 1;
+}
+
+/** A ring of time buckets of sufficient statistics, filled in time order. */
+export class BaselineBuckets {
+  private readonly ring: Float64Array;
+  private newest = Number.NEGATIVE_INFINITY;
+  /** The last point pushed, NaN after a gap (the next point then starts a segment). */
+  private prev = Number.NaN;
+  private readonly pair: Pair = { x: 0, y: 0, prev: Number.NaN, py: 0 };
+  private readonly scratch: BaselineSums = emptySums();
+  /** The sums of the buckets `[from, to)` (`to` the newest then), and the last point among them. */
+  private cache: { from: number; to: number; sums: BaselineSums; last: number } | undefined;
+
+  constructor(
+    private readonly grid: BucketGrid,
+    private readonly anchor: number,
+  ) {
+    this.ring = new Float64Array(grid.capacity * FIELDS).fill(Number.NaN);
+  }
+
+  /** Bytes of the ring. */
+  get bytes(): number {
+    return this.ring.byteLength;
+  }
+
+  /** Adds the point `x` at `t`, no older than the points pushed before. */
+  push(t: number, x: number): void {
+    const k = bucketOf(this.grid, t);
+    const at = (((k % this.grid.capacity) + this.grid.capacity) % this.grid.capacity) * FIELDS;
+    const r = this.ring;
+    const y = x - this.anchor;
+    if (r[at + K] !== k) {
+      r.fill(0, at, at + FIELDS);
+      r[at + K] = k;
+      r[at + STEP] = Number.POSITIVE_INFINITY;
+      r[at + FIRST] = x;
+      r[at + JOINED] = Number.isNaN(this.prev) ? 0 : 1;
+      this.newest = Math.max(this.newest, k);
+    } else if (!Number.isNaN(this.prev)) {
+      this.pushPair(at, x, y);
+    }
+    r[at + N]! += 1;
+    r[at + SUM]! += y;
+    r[at + SQUARES]! += y * y;
+    r[at + MAX_ABS] = Math.max(r[at + MAX_ABS]!, Math.abs(x));
+    r[at + LAST] = x;
+    this.prev = x;
+  }
+
+  /** Ends the segment (a gap): the next point pushed pairs with none before it. */
+  gap(): void {
+    this.prev = Number.NaN;
+  }
+
+  /**
+   * Collects the buckets from `fromBucket` on into `into`, oldest first, and ends the segment
+   * there when a gap followed the last point pushed. The buckets before the newest change only
+   * when a new bucket starts or the baseline's start passes one: their sums are kept between
+   * calls, so that a poll adds two buckets' worth, not the whole ring's.
+   */
+  collect(fromBucket: number, into: BaselineCollector): void {
+    const from = Math.max(fromBucket, this.newest - this.grid.capacity + 1);
+    const cached = this.cache;
+    if (cached !== undefined && cached.from === from && cached.to < this.newest && cached.to >= from) {
+      // New buckets started: the ones from the newest then on join the kept sums.
+      const older = new BaselineCollector(this.anchor);
+      older.merge(cached.sums, cached.last);
+      for (let k = cached.to; k < this.newest; k++) this.collectOne(k, older);
+      this.cache = { from, to: this.newest, sums: older.sums, last: older.last };
+    } else if (cached === undefined || cached.from !== from || cached.to !== this.newest) {
+      const older = new BaselineCollector(this.anchor);
+      for (let k = from; k < this.newest; k++) this.collectOne(k, older);
+      this.cache = { from, to: this.newest, sums: older.sums, last: older.last };
+    }
+    const c = this.cache!;
+    into.merge(c.sums, c.last);
+    if (this.newest >= from) this.collectOne(this.newest, into);
+    if (Number.isNaN(this.prev)) into.gap();
+  }
+
+  private collectOne(k: number, into: BaselineCollector): void {
+    const cap = this.grid.capacity;
+    const at = (((k % cap) + cap) % cap) * FIELDS;
+    if (this.ring[at + K] === k && this.ring[at + N]! > 0) into.bucket(this.ring, at);
+  }
+
+  /** The moving range and lag-1 products of a pair inside one bucket. */
+  private pushPair(at: number, x: number, y: number): void {
+    const p = this.pair;
+    const s = this.scratch;
+    p.x = x;
+    p.y = y;
+    p.prev = this.prev;
+    p.py = this.prev - this.anchor;
+    s.pairs = 0;
+    s.mrSum = 0;
+    s.lagged = 0;
+    s.lagBefore = 0;
+    s.lagAfter = 0;
+    s.step = Number.POSITIVE_INFINITY;
+    addPair(s, p);
+    const r = this.ring;
+    r[at + PAIRS]! += 1;
+    r[at + MR]! += s.mrSum;
+    r[at + LAGGED]! += s.lagged;
+    r[at + BEFORE]! += s.lagBefore;
+    r[at + AFTER]! += s.lagAfter;
+    r[at + STEP] = Math.min(r[at + STEP]!, s.step);
+  }
+}

@@ -1,0 +1,566 @@
+/**
+ * One charted series: points in; limits, the rules' results, the CUSUM and EWMA and the events
+ * out. Pure: the caller passes the points as they arrive and the time of each poll.
+ *
+ * Memory is bounded: the points of the evaluation window and the overlap (and the rules' context) are
+ * kept as typed columns ({@link RecentPoints}); older ones leave them, in time order, into the
+ * time-bucketed sums of the baseline ({@link BaselineBuckets}), or are dropped when no baseline
+ * needs them. docs/measurements.md ("Memory of a chart") gives the sizes and the exactness.
+ */
+import { lowerBound } from '../util/sorted.ts';
+import {
+  BaselineBuckets,
+  BaselineCollector,
+  BUCKETS_PER_BASELINE,
+  firstBucketAfter,
+  type Grid,
+} from './baseline.ts';
+import {
+  type ControlLimits,
+  type GivenLimits,
+  givenLimits,
+  type LimitsResult,
+  limitsFromSums,
+} from './limits.ts';
+import { RecentPoints } from './points.ts';
+import { createRuleResults, evaluateRules, lookBack, type RuleResults, type RulesConfig } from './rules.ts';
+import {
+  advanceSequential,
+  createSequential,
+  EVENT_SLOTS,
+  effectiveParams,
+  forgetCheckpoints,
+  type SequentialParams,
+  type SequentialState,
+  type SequentialView,
+  sequentialView,
+  settledTo,
+} from './sequential.ts';
+
+/** Where the limits of a series come from. Times are Unix milliseconds. */
+export type BaselineSpec =
+  | { readonly kind: 'rolling'; readonly durationMs: number }
+  | { readonly kind: 'frozen'; readonly fromMs: number; readonly toMs: number }
+  | ({ readonly kind: 'given' } & GivenLimits);
+
+/** Everything that decides one series' chart. */
+export interface ChartSpec {
+  readonly baseline: BaselineSpec;
+  readonly minSamples: number;
+  /** The newest points, `(now - evaluationWindowMs, now]`, are judged by the rules. */
+  readonly evaluationWindowMs: number;
+  readonly rules: RulesConfig;
+  /** Compensate a baseline's positive lag-1 autocorrelation beyond 0.1 (src/spc/limits.ts). */
+  readonly compensate: boolean;
+}
+
+/** Settings of one chart. */
+export interface ChartOptions {
+  readonly spec: ChartSpec;
+  /** The CUSUM's and the EWMA's settings. */
+  readonly detectors: SequentialParams;
+  /** How long a rolling baseline is held after a CUSUM or EWMA signal; 0: never. */
+  readonly holdMs: number;
+  /** Points up to this late are put in their place for the detectors (the record sync's overlap). */
+  readonly overlapMs: number;
+}
+
+/** One poll of a chart. */
+export interface ChartPoll {
+  /** Time of the poll, Unix ms: the chart is computed as of then. */
+  readonly nowMs: number;
+  /** Every point up to now has arrived (the poll fetched without failures). */
+  readonly complete: boolean;
+}
+
+/** What a poll changed about the chart's limits, for a log line. */
+export type LimitsChange = 'established' | 'gained' | 'lost' | undefined;
+
+/** A chart as of one poll. */
+export interface ChartOutcome {
+  /** Limits, or the reason there are none. */
+  readonly result: LimitsResult;
+  /** The limits when there are some: then the rules and the detectors judged. */
+  readonly limits: ControlLimits | undefined;
+  /** Points in the evaluation window. */
+  readonly evaluated: number;
+  /** Violations per rule (index rule - 1) in the evaluation window; all 0 without limits. */
+  readonly counts: ArrayLike<number>;
+  /** Last violation time per event slot (rules, CUSUM, EWMA), NaN when none since the chart started. */
+  readonly lastTimes: Float64Array;
+  /** Violation events per event slot since the chart started. */
+  readonly events: Float64Array;
+  /** Points that arrived late, after newer ones were judged, since the chart started. */
+  readonly late: number;
+  /** The CUSUM and the EWMA, once rebuilt. */
+  readonly sequential: SequentialView | undefined;
+  readonly change: LimitsChange;
+  /** Points this poll went over, for slicing the work. */
+  readonly work: number;
+}
+
+/**
+ * A rolling baseline held after a CUSUM or EWMA signal: the limits in force at the signal stay
+ * until no signal came for `hold`, so that the baseline does not learn the shift it has just
+ * found; then the shift's points stay out of the baseline (a gap).
+ */
+interface Hold {
+  /** Estimated start of the shift (the CUSUM's climb), Unix ms. */
+  readonly from: number;
+  readonly limits: ControlLimits;
+}
+
+/** A span of times left out of a rolling baseline (both ends included): a shift that was held. */
+interface TimeGap {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** How many of the points lay in `[from, to]` when they were judged: more there later came late. */
+interface JudgedSpan {
+  readonly from: number;
+  readonly to: number;
+  readonly count: number;
+}
+
+const NO_COUNTS = new Int32Array(8);
+/** A chart's fixed cost per poll (rules, detectors, limits), in points: slices then hold fewer charts. */
+const CHART_WORK = 200;
+/** One collector and one set of rule results serve every chart: a poll evaluates one chart at a time. */
+const COLLECTOR = new BaselineCollector(0);
+const WINDOW_RESULTS: RuleResults = createRuleResults();
+const FRESH_RESULTS: RuleResults = createRuleResults();
+
+/** The chart of one series. */
+export class ControlChart {
+  private readonly spec: ChartSpec;
+  private readonly params: SequentialParams;
+  private readonly holdMs: number;
+  private readonly overlapMs: number;
+  private readonly points = new RecentPoints();
+  private buckets: BaselineBuckets | undefined;
+  /** The chart's first value: the baseline's sums are deviations from it. */
+  private anchor = Number.NaN;
+  /** Until a complete poll, the history may come again: points are recognised by key, none leaves. */
+  private loading = true;
+  /** Points older than this left the recent points: one arriving now is too late for the chart. */
+  private settledBefore = Number.NEGATIVE_INFINITY;
+  /** Last violation time and events per event slot (rules 1..8, CUSUM, EWMA) since the chart started. */
+  private readonly tally = {
+    lastTimes: new Float64Array(EVENT_SLOTS).fill(Number.NaN),
+    events: new Float64Array(EVENT_SLOTS),
+  };
+  /**
+   * Time of the newest point evaluated for events; undefined before the first poll, which sets
+   * it to its `now`: the history a (re)started exporter replays is context, never events.
+   */
+  private evaluatedTo: number | undefined;
+  private readonly sequential: SequentialState;
+  private hold: Hold | undefined;
+  /** Held shifts still inside the baseline's reach, oldest first. */
+  private gaps: TimeGap[] = [];
+  private judged: JudgedSpan | undefined;
+  private late = 0;
+  private hadLimits: boolean | undefined;
+  /** A frozen baseline's limits, once computed from complete data. */
+  private frozen: LimitsResult | undefined;
+  /** Violations per rule in the evaluation window at the last poll. */
+  private readonly counts = new Int32Array(8);
+  /** Time of the newest point ever added. */
+  private newest = Number.NEGATIVE_INFINITY;
+  /** Points that arrived after older ones had left the recent points: in no baseline. */
+  private tooLate = 0;
+
+  constructor(options: ChartOptions) {
+    this.spec = options.spec;
+    this.params = options.detectors;
+    this.holdMs = options.holdMs;
+    this.overlapMs = options.overlapMs;
+    this.sequential = createSequential(this.params);
+  }
+
+  /** Time of the newest point ever added (-Infinity: none). */
+  get lastTime(): number {
+    return this.newest;
+  }
+
+  /** Points that came too late to enter the chart at all (older than the recent points). */
+  get tooLatePoints(): number {
+    return this.tooLate;
+  }
+
+  /** Bytes of the chart's history: the recent points' columns and the baseline's buckets. */
+  get historyBytes(): number {
+    return this.points.bytes + (this.buckets?.bytes ?? 0);
+  }
+
+  /**
+   * Adds a point new to the caller, in any order; a non-finite value is no point of the chart.
+   * A non-zero `key` (e.g. a hash of the record's identity) lets the chart recognise the same
+   * point passed again by {@link ControlChart.addHistory} while it loads. A point older than the
+   * recent points is too late: it is not taken (false).
+   */
+  add(time: number, value: number, key = 0): boolean {
+    if (!Number.isFinite(value)) return false;
+    if (time < this.settledBefore) {
+      this.tooLate++;
+      return false;
+    }
+    if (Number.isNaN(this.anchor)) this.anchor = value;
+    if (time > this.newest) this.newest = time;
+    this.points.add(time, value, key);
+    return true;
+  }
+
+  /**
+   * Adds a point of the history the caller fetches for a new chart, which it may fetch again
+   * until a poll completes: taken only while {@link ControlChart.isLoading}, and a second copy
+   * (same time, value and non-zero `key`) is left out.
+   */
+  addHistory(time: number, value: number, key: number): boolean {
+    if (!this.loading) {
+      if (Number.isFinite(value)) this.tooLate++;
+      return false;
+    }
+    return this.add(time, value, key);
+  }
+
+  /** True until a complete poll: history may still arrive (see {@link ControlChart.addHistory}). */
+  get isLoading(): boolean {
+    return this.loading;
+  }
+
+  /**
+   * Where the recent points begin at `nowMs`: the evaluation window and the record sync's overlap
+   * back (the rules' context before the window is kept too, however old). The chart takes no
+   * point older than that once loaded, so the caller need keep nothing older to recognise the
+   * points it passed on already.
+   */
+  static recentFrom(at: {
+    readonly spec: ChartSpec;
+    readonly overlapMs: number;
+    readonly nowMs: number;
+  }): number {
+    return at.nowMs - at.spec.evaluationWindowMs - at.overlapMs;
+  }
+
+  /** Computes the chart as of the poll, counting the events of the points new since the last one. */
+  evaluate(poll: ChartPoll): ChartOutcome {
+    const { nowMs } = poll;
+    const merged = this.points.merge();
+    const times = this.points.times();
+    const values = this.points.values();
+    const { spec } = this;
+    const b = spec.baseline;
+    const evalFrom = nowMs - spec.evaluationWindowMs;
+    const evalEnd = lowerBound(times, nowMs + 1);
+    const evalStart = lowerBound(times, evalFrom + 1, { hi: evalEnd });
+    if (b.kind === 'rolling') this.releaseHold(nowMs, evalFrom - b.durationMs);
+    const result = this.limitsAt({ nowMs, evalFrom, evalStart, evalEnd, complete: poll.complete });
+    const change = this.changeOf(result);
+    this.evaluatedTo ??= nowMs;
+    // A point belongs to the chart of the limits current when it was recorded: points of a
+    // frozen baseline period are phase I, judged by no rule (not even as context).
+    const chartStart = b.kind === 'frozen' ? lowerBound(times, b.toMs) : 0;
+    const from = Math.max(evalStart, chartStart);
+    this.countLate(times);
+    // Points newer than the last evaluated one, up to now; older ones that arrive late were
+    // context for runs already judged, and are not judged again.
+    const newStart = Math.max(chartStart, lowerBound(times, this.evaluatedTo + 1, { hi: evalEnd }));
+    const newest = evalEnd > 0 ? (times[evalEnd - 1] ?? this.evaluatedTo) : this.evaluatedTo;
+    let counts: ArrayLike<number> = NO_COUNTS;
+    let sequential: SequentialView | undefined;
+    if (!result.ok) {
+      // Without limits nothing is judged, and these points will not be judged later either.
+      this.evaluatedTo = Math.max(this.evaluatedTo, newest);
+      forgetCheckpoints(this.sequential, this.evaluatedTo);
+      this.judged = judgedSpan(times, evalFrom, this.evaluatedTo);
+    } else {
+      const span = { times, values, limits: result.limits };
+      counts = this.judgeRules(span, { from, chartStart, newStart, evalEnd });
+      sequential = this.judgeSequential(span, { from, newStart, evalEnd, nowMs });
+      this.evaluatedTo = Math.max(this.evaluatedTo, newest);
+      const params = effectiveParams(this.params, result.limits);
+      // With the detectors on, points inside the overlap are put in their place, not late.
+      const settled =
+        params.cusum.enabled || params.ewma.enabled
+          ? Math.min(this.evaluatedTo, settledTo(this.sequential))
+          : this.evaluatedTo;
+      this.judged = judgedSpan(times, evalFrom, settled);
+    }
+    const work = CHART_WORK + times.length + merged + this.settle(poll, evalStart);
+    return {
+      result,
+      limits: result.ok ? result.limits : undefined,
+      evaluated: evalEnd - from,
+      counts,
+      lastTimes: this.tally.lastTimes,
+      events: this.tally.events,
+      late: this.late,
+      sequential,
+      change,
+      work,
+    };
+  }
+
+  /** The limits in force: a frozen baseline's once computed, a hold's, or the baseline's now. */
+  private limitsAt(at: {
+    readonly nowMs: number;
+    readonly evalFrom: number;
+    readonly evalStart: number;
+    readonly evalEnd: number;
+    readonly complete: boolean;
+  }): LimitsResult {
+    const b = this.spec.baseline;
+    if (b.kind === 'given') return givenLimits(b);
+    if (this.frozen !== undefined) return this.frozen;
+    if (this.hold !== undefined) return { ok: true, limits: this.hold.limits };
+    const sums = this.baselineSums(at);
+    const limits = limitsFromSums(sums.sums, {
+      minSamples: this.spec.minSamples,
+      kind: b.kind,
+      compensate: this.spec.compensate,
+      anchor: this.anchor,
+    });
+    if (b.kind === 'frozen' && at.complete && at.nowMs >= b.toMs) {
+      this.frozen = limits;
+      this.buckets = undefined;
+    }
+    return limits;
+  }
+
+  /**
+   * The baseline's sums: the buckets' (whole buckets whose midpoint lies inside a rolling
+   * baseline; a frozen one's grid starts at its `from`), then the recent points in it, in time
+   * order, leaving out the held shifts.
+   */
+  private baselineSums(at: {
+    readonly evalFrom: number;
+    readonly evalStart: number;
+    readonly evalEnd: number;
+  }): BaselineCollector {
+    const { evalFrom, evalStart, evalEnd } = at;
+    const b = this.spec.baseline;
+    const into = COLLECTOR.reset(this.anchor);
+    const grid = this.gridOf();
+    const times = this.points.times();
+    const values = this.points.values();
+    if (b.kind === 'rolling') {
+      const start = evalFrom - b.durationMs;
+      // The start is exact among the recent points; older than them, it falls on a bucket's
+      // edge (whole buckets whose midpoint is after it).
+      if (this.points.length === 0 || start < times[0]!)
+        this.buckets?.collect(firstBucketAfter(grid, start), into);
+      const inGap = gapTest(this.gaps);
+      for (let i = 0; i < evalStart; i++) {
+        const t = times[i]!;
+        if (t <= start) continue;
+        if (inGap(t)) into.gap();
+        else into.point(values[i]!);
+      }
+    } else if (b.kind === 'frozen') {
+      this.buckets?.collect(0, into);
+      for (let i = 0; i < evalEnd; i++) {
+        const t = times[i]!;
+        if (t >= b.fromMs && t < b.toMs) into.point(values[i]!);
+      }
+    }
+    return into;
+  }
+
+  /** The bucket grid of the baseline: a rolling one's from the epoch, a frozen one's from `from`. */
+  private gridOf(): Grid {
+    const b = this.spec.baseline;
+    if (b.kind === 'frozen')
+      return { originMs: b.fromMs, widthMs: (b.toMs - b.fromMs) / BUCKETS_PER_BASELINE };
+    const duration = b.kind === 'rolling' ? b.durationMs : 1;
+    return { originMs: 0, widthMs: duration / BUCKETS_PER_BASELINE };
+  }
+
+  private changeOf(result: LimitsResult): LimitsChange {
+    const had = this.hadLimits;
+    this.hadLimits = result.ok;
+    if (had === undefined) return result.ok ? 'established' : undefined;
+    if (had === result.ok) return undefined;
+    return result.ok ? 'gained' : 'lost';
+  }
+
+  /** The rules over the window (for the gauges), and over the new points (for the events). */
+  private judgeRules(
+    span: Judged,
+    at: {
+      readonly from: number;
+      readonly chartStart: number;
+      readonly newStart: number;
+      readonly evalEnd: number;
+    },
+  ): ArrayLike<number> {
+    const { values, times, limits } = span;
+    const { rules } = this.spec;
+    const r = evaluateRules(
+      values,
+      { evalStart: at.from, end: at.evalEnd, contextStart: at.chartStart },
+      { limits, rules, out: WINDOW_RESULTS },
+    );
+    const counts = this.counts;
+    counts.set(r.count);
+    for (let k = 0; k < 8; k++) {
+      const i = r.lastIndex[k] ?? -1;
+      const t = i < 0 ? Number.NaN : (times[i] ?? Number.NaN);
+      const prev = this.tally.lastTimes[k] ?? Number.NaN;
+      if (!Number.isNaN(t) && !(prev >= t)) this.tally.lastTimes[k] = t;
+    }
+    if (at.newStart < at.evalEnd) {
+      const f = evaluateRules(
+        values,
+        { evalStart: at.newStart, end: at.evalEnd, contextStart: at.chartStart },
+        { limits, rules, out: FRESH_RESULTS },
+      );
+      const events = this.tally.events;
+      for (let k = 0; k < 8; k++) events[k] = (events[k] ?? 0) + (f.count[k] ?? 0);
+    }
+    return counts;
+  }
+
+  /** Steps the CUSUM and the EWMA over the new points (late ones inside the overlap in their place). */
+  private judgeSequential(
+    span: Judged,
+    at: {
+      readonly from: number;
+      readonly newStart: number;
+      readonly evalEnd: number;
+      readonly nowMs: number;
+    },
+  ): SequentialView | undefined {
+    const { limits } = span;
+    const params = effectiveParams(this.params, limits);
+    const signalBefore = this.sequential.lastSignal;
+    advanceSequential(
+      this.sequential,
+      {
+        times: span.times,
+        values: span.values,
+        limits,
+        params,
+        range: { replayFrom: at.from, newFrom: at.newStart, to: at.evalEnd },
+        keepFrom: at.nowMs - this.overlapMs,
+      },
+      this.tally,
+    );
+    const b = this.spec.baseline;
+    // Object.is: before the first signal both are NaN, which `!==` would take for a new signal.
+    if (b.kind === 'rolling' && !Object.is(this.sequential.lastSignal, signalBefore) && this.holdMs > 0)
+      this.holdAt(limits);
+    return sequentialView(this.sequential, params, limits);
+  }
+
+  /**
+   * Ends a hold when no signal came for `hold` (the shift's points become a gap of the baseline),
+   * or when the shift has lasted a whole baseline: then it is the process's new level, and the
+   * baseline learns it. Gaps older than the baseline are dropped.
+   */
+  private releaseHold(nowMs: number, baselineFrom: number): void {
+    const hold = this.hold;
+    const last = this.sequential.lastSignal;
+    if (hold !== undefined && hold.from < baselineFrom) this.hold = undefined;
+    else if (hold !== undefined && nowMs - last > this.holdMs) {
+      this.hold = undefined;
+      this.gaps.push({ from: hold.from, to: last });
+    }
+    if (this.gaps.length > 0) this.gaps = this.gaps.filter((g) => g.to >= baselineFrom);
+  }
+
+  private holdAt(limits: ControlLimits): void {
+    const from = this.sequential.shiftFrom;
+    this.hold = { from: Math.min(from, this.hold?.from ?? from), limits: this.hold?.limits ?? limits };
+  }
+
+  /** Counts the points that appeared, since the last poll, among those already judged then. */
+  private countLate(times: Float64Array): void {
+    const j = this.judged;
+    if (j === undefined) return;
+    const now = lowerBound(times, j.to + 1) - lowerBound(times, j.from);
+    if (now > j.count) this.late += now - j.count;
+  }
+
+  /**
+   * After a complete poll (or once loaded), moves the points older than the window and the overlap,
+   * beyond the rules' context and before any held shift, out of the recent points: into the
+   * baseline's buckets when a baseline still needs them, else nowhere. Returns how many left.
+   */
+  private settle(poll: ChartPoll, evalStart: number): number {
+    if (poll.complete && this.loading) {
+      this.loading = false;
+      this.points.forgetKeys();
+    }
+    if (this.loading) return 0;
+    const times = this.points.times();
+    const values = this.points.values();
+    const recentFrom = ControlChart.recentFrom({
+      spec: this.spec,
+      overlapMs: this.overlapMs,
+      nowMs: poll.nowMs,
+    });
+    const heldFrom = this.hold?.from ?? Number.POSITIVE_INFINITY;
+    const limit = Math.min(
+      lowerBound(times, Math.min(recentFrom, heldFrom)),
+      evalStart - (lookBack(this.spec.rules) - 1),
+    );
+    if (limit <= 0) return 0;
+    const sink = this.sinkOf();
+    if (sink !== undefined) {
+      const inGap = gapTest(this.gaps);
+      for (let i = 0; i < limit; i++) {
+        const t = times[i]!;
+        if (inGap(t)) sink.gap();
+        else if (this.inBaselinePeriod(t)) sink.push(t, values[i]!);
+      }
+    }
+    this.settledBefore = Math.max(this.settledBefore, times[limit - 1]!);
+    this.points.dropFirst(limit);
+    return limit;
+  }
+
+  /** The buckets points leave into, created on first use; none when no baseline needs them. */
+  private sinkOf(): BaselineBuckets | undefined {
+    const b = this.spec.baseline;
+    if (b.kind === 'given' || this.frozen !== undefined) return undefined;
+    if (this.buckets === undefined)
+      this.buckets = new BaselineBuckets(
+        { ...this.gridOf(), capacity: BUCKETS_PER_BASELINE + 3 },
+        this.anchor,
+      );
+    return this.buckets;
+  }
+
+  private inBaselinePeriod(t: number): boolean {
+    const b = this.spec.baseline;
+    return b.kind !== 'frozen' || (t >= b.fromMs && t < b.toMs);
+  }
+}
+
+/** The points, values and limits one poll judges. */
+interface Judged {
+  readonly times: Float64Array;
+  readonly values: Float64Array;
+  readonly limits: ControlLimits;
+}
+
+/** A test for times inside the gaps, to be asked in ascending time order. */
+function gapTest(gaps: readonly TimeGap[]): (t: number) => boolean {
+  if (gaps.length === 0) return () => false;
+  let g = 0;
+  return (t) => {
+    while (g < gaps.length && gaps[g]!.to < t) g++;
+    const gap = gaps[g];
+    return gap !== undefined && t >= gap.from && t <= gap.to;
+  };
+}
+
+/**
+ * How many points of the evaluation window, from `fromMs` up to `to` (the points past going back
+ * over), there are at this poll, to remember: more there later arrived late and are never judged.
+ */
+function judgedSpan(times: Float64Array, fromMs: number, to: number): JudgedSpan {
+  return { from: fromMs, to, count: lowerBound(times, to + 1) - lowerBound(times, fromMs) };
+}

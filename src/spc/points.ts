@@ -1,0 +1,196 @@
+/**
+ * The recent points of one chart in time order, as typed columns (16 bytes a point): the ones
+ * the evaluation window, the rules' context, the detectors' late-point replay and a held shift
+ * need. Points arrive in any order and are merged in once per poll ({@link RecentPoints.merge});
+ * the oldest leave from the front ({@link RecentPoints.dropFirst}).
+ */
+
+const MIN_CAPACITY = 16;
+/** Queued points merged in at once when a poll brings many (a history). */
+const PENDING_BATCH = 2048;
+
+/** Time-ordered points; equal times keep the order they arrived in. */
+export class RecentPoints {
+  private t = new Float64Array(MIN_CAPACITY);
+  private v = new Float64Array(MIN_CAPACITY);
+  /** A key per point while duplicates must be recognised (see {@link RecentPoints.add}); else undefined. */
+  private k: Uint32Array | undefined;
+  private n = 0;
+  /** Views of the merged points, made once per change (several reads a poll). */
+  private views: { readonly t: Float64Array; readonly v: Float64Array } | undefined;
+  private pendingT: number[] = [];
+  private pendingV: number[] = [];
+  private pendingK: number[] = [];
+
+  /** Points held (merged ones). */
+  get length(): number {
+    return this.n;
+  }
+
+  /** Times of the merged points (a view, valid until the next change). */
+  times(): Float64Array {
+    if (this.views === undefined)
+      this.views = { t: this.t.subarray(0, this.n), v: this.v.subarray(0, this.n) };
+    return this.views.t;
+  }
+
+  /** Values of the merged points (a view, valid until the next change). */
+  values(): Float64Array {
+    if (this.views === undefined)
+      this.views = { t: this.t.subarray(0, this.n), v: this.v.subarray(0, this.n) };
+    return this.views.v;
+  }
+
+  /** Bytes of the columns. */
+  get bytes(): number {
+    return this.t.byteLength + this.v.byteLength + (this.k?.byteLength ?? 0);
+  }
+
+  /**
+   * Queues a point for the next merge. With a `key` (non-zero), a point whose time, value and key
+   * equal a held or queued one is the same record fetched again, and is left out.
+   */
+  add(time: number, value: number, key = 0): void {
+    this.pendingT.push(time);
+    this.pendingV.push(value);
+    this.pendingK.push(key);
+    if (key !== 0 && this.k === undefined) this.k = new Uint32Array(this.t.length);
+    // Merged in batches: a long history then never waits in plain arrays (8 bytes a number).
+    if (this.pendingT.length >= PENDING_BATCH) this.merge();
+  }
+
+  /** Stops recognising duplicates: the keys are dropped. */
+  forgetKeys(): void {
+    this.k = undefined;
+  }
+
+  /** Merges the queued points in; returns how many were new. */
+  merge(): number {
+    const count = this.pendingT.length;
+    if (count === 0) return 0;
+    this.views = undefined;
+    if (this.appendable()) {
+      // The usual poll: a few new points, in order, all newer than the held ones.
+      this.reserve(this.n + count);
+      for (let i = 0; i < count; i++) {
+        this.t[this.n] = this.pendingT[i]!;
+        this.v[this.n] = this.pendingV[i]!;
+        this.n++;
+      }
+      this.pendingT.length = 0;
+      this.pendingV.length = 0;
+      this.pendingK.length = 0;
+      return count;
+    }
+    const order = Array.from({ length: count }, (_, i) => i);
+    const pt = this.pendingT;
+    order.sort((a, b) => pt[a]! - pt[b]! || a - b);
+    const pv = this.pendingV;
+    const pk = this.pendingK;
+    this.pendingT = [];
+    this.pendingV = [];
+    this.pendingK = [];
+    // Only the held points from the first new time on interleave: they are copied out and merged back.
+    const start = upperBound(this.t, pt[order[0]!]!, this.n);
+    const tailT = this.t.slice(start, this.n);
+    const tailV = this.v.slice(start, this.n);
+    const tailK = this.k?.slice(start, this.n);
+    this.reserve(this.n + count);
+    let out = start;
+    let a = 0;
+    let b = 0;
+    let added = 0;
+    while (a < tailT.length || b < count) {
+      const i = order[b];
+      if (a < tailT.length && (i === undefined || tailT[a]! <= pt[i]!)) {
+        out = this.write(out, { time: tailT[a]!, value: tailV[a]!, key: tailK?.[a] ?? 0 });
+        a++;
+        continue;
+      }
+      b++;
+      const point = { time: pt[i!]!, value: pv[i!]!, key: pk[i!]! };
+      if (point.key !== 0 && this.holds(point, out)) continue;
+      out = this.write(out, point);
+      added++;
+    }
+    this.n = out;
+    return added;
+  }
+
+  /** The queued points have no keys, are in time order and none is older than a held one. */
+  private appendable(): boolean {
+    if (this.k !== undefined) return false;
+    let last = this.n > 0 ? this.t[this.n - 1]! : Number.NEGATIVE_INFINITY;
+    for (let i = 0; i < this.pendingT.length; i++) {
+      const t = this.pendingT[i]!;
+      if (t < last || this.pendingK[i] !== 0) return false;
+      last = t;
+    }
+    return true;
+  }
+
+  /** Drops the first `count` points. */
+  dropFirst(count: number): void {
+    if (count <= 0) return;
+    this.views = undefined;
+    this.t.copyWithin(0, count, this.n);
+    this.v.copyWithin(0, count, this.n);
+    this.k?.copyWithin(0, count, this.n);
+    this.n -= count;
+    if (this.n < this.t.length / 4 && this.t.length > MIN_CAPACITY) this.resize(this.n * 2);
+  }
+
+  /** Whether a point of this time, value and key is among the first `end` (merged so far, in order). */
+  private holds(p: Point, end: number): boolean {
+    const k = this.k;
+    if (k === undefined) return false;
+    for (let j = end - 1; j >= 0 && this.t[j] === p.time; j--)
+      if (this.v[j] === p.value && k[j] === p.key) return true;
+    return false;
+  }
+
+  private write(at: number, p: Point): number {
+    this.t[at] = p.time;
+    this.v[at] = p.value;
+    if (this.k) this.k[at] = p.key;
+    return at + 1;
+  }
+
+  private reserve(n: number): void {
+    if (n > this.t.length) this.resize(Math.max(n, this.t.length * 2));
+  }
+
+  private resize(capacity: number): void {
+    const cap = Math.max(MIN_CAPACITY, capacity);
+    const keep = Math.min(this.n, cap);
+    const t = new Float64Array(cap);
+    t.set(this.t.subarray(0, keep));
+    const v = new Float64Array(cap);
+    v.set(this.v.subarray(0, keep));
+    this.t = t;
+    this.v = v;
+    if (this.k) {
+      const k = new Uint32Array(cap);
+      k.set(this.k.subarray(0, keep));
+      this.k = k;
+    }
+  }
+}
+
+interface Point {
+  readonly time: number;
+  readonly value: number;
+  readonly key: number;
+}
+
+/** First index in `xs[0..n)` whose value is > `x`. */
+function upperBound(xs: Float64Array, x: number, n: number): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (xs[mid]! <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
