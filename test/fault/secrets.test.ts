@@ -40,6 +40,18 @@ async function everyFormat(exporter: Exporter): Promise<string[]> {
   return bodies;
 }
 
+/** A reloader of `exporter` reading a config file of its own, which the test then writes. */
+function reloaderOf(exporter: Exporter) {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'secret-')), 'config.yaml');
+  const reloader = createReloader({
+    initial: exporter,
+    configPath: file,
+    wire: (c, previous: Exporter) => wireExporter(c, { previous, logger: previous.logger }),
+    logger: exporter.logger,
+  });
+  return { file, reloader };
+}
+
 function leaks(text: string): boolean {
   return text.includes(SIGNATURE) || text.includes(TOKEN);
 }
@@ -80,14 +92,7 @@ describe('secrets', () => {
       emitted.push(String(err), err.stack ?? '', JSON.stringify(err));
 
       // Reload answers: a bad file and a good one, both holding the token.
-      const dir = mkdtempSync(path.join(tmpdir(), 'secret-'));
-      const file = path.join(dir, 'config.yaml');
-      const reloader = createReloader({
-        initial: rig.exporter,
-        configPath: file,
-        wire: (c, previous: Exporter) => wireExporter(c, { previous, logger: previous.logger }),
-        logger: rig.exporter.logger,
-      });
+      const { file, reloader } = reloaderOf(rig.exporter);
       writeFileSync(file, `upstream:\n  base_url: ${rig.proxy.url}\n  token: "${TOKEN}"\n  bogus: 1\n`);
       emitted.push(JSON.stringify(await reloader.reload()));
       writeFileSync(file, `upstream:\n  base_url: ${rig.proxy.url}\n  token: "${TOKEN} x"\n`);
@@ -159,14 +164,7 @@ describe('secrets', () => {
       expect(sites).toEqual(new Set(['Works after rename']));
 
       // A reload whose window name carries the token fails and keeps the running config.
-      const dir = mkdtempSync(path.join(tmpdir(), 'secret-label-'));
-      const file = path.join(dir, 'config.yaml');
-      const reloader = createReloader({
-        initial: rig.exporter,
-        configPath: file,
-        wire: (c, previous: Exporter) => wireExporter(c, { previous, logger: previous.logger }),
-        logger: rig.exporter.logger,
-      });
+      const { file, reloader } = reloaderOf(rig.exporter);
       const windows = `windows: [{ name: "w-${TOKEN}", type: rolling, duration: 1h }]`;
       writeFileSync(file, `upstream:\n  base_url: ${rig.proxy.url}\n  token: "${TOKEN}"\n${windows}\n`);
       const result = await reloader.reload();
