@@ -59,8 +59,6 @@ export interface ExpositionResponse {
   readonly body: Buffer;
   readonly contentType: string;
   readonly contentEncoding?: 'gzip';
-  /** The format of the body: text for a protobuf scrape that came before protobuf was ready. */
-  readonly format: ExpositionFormat;
 }
 
 /** The rendered dynamic end of a scrape body, in one format. */
@@ -140,20 +138,14 @@ export interface HeldBytes {
   readonly deflated: number;
 }
 
-/** How a response is labelled: its content type, the format served and the encoding. */
-interface ResponseKind {
-  readonly contentType: string;
-  readonly format: ExpositionFormat;
-  readonly contentEncoding?: 'gzip';
-}
-
-function response(chunks: Buffer[], kind: ResponseKind): ExpositionResponse {
+function response(chunks: Buffer[], contentType: string, contentEncoding?: 'gzip'): ExpositionResponse {
   let length = 0;
   for (const c of chunks) length += c.length;
   return {
     chunks,
     length,
-    ...kind,
+    contentType,
+    ...(contentEncoding ? { contentEncoding } : {}),
     get body() {
       return Buffer.concat(chunks, length);
     },
@@ -353,10 +345,10 @@ export class ExpositionCache {
         else chunks.push(plain as Buffer);
       }
       chunks.push(tail.plain);
-      return response(chunks, { contentType, format: answered });
+      return response(chunks, contentType);
     }
     const chunks = [GZIP_HEADER, ...body.parts.map((p) => p.deflated), tail.deflated(), tail.trailer(body)];
-    return response(chunks, { contentType, format: answered, contentEncoding: 'gzip' });
+    return response(chunks, contentType, 'gzip');
   }
 
   /** Series (samples) in the parts currently served. */

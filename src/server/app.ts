@@ -94,9 +94,8 @@ export function createApp(deps: AppDeps): Hono {
 
   app.get('/metrics', async (c) => {
     const { format, gzip } = negotiate(c.req.header('accept'), c.req.header('accept-encoding'));
+    deps.self.recordScrape(format, { gzip });
     const res = await deps.cache.respond(format, await tailOf(format), { gzip });
-    // The format served, not the one asked for: the first protobuf scrapes get text.
-    deps.self.recordScrape(res.format, { gzip });
     const headers: Record<string, string> = {
       'content-type': res.contentType,
       vary: 'Accept, Accept-Encoding',
