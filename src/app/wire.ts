@@ -186,8 +186,11 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     shard,
     activity,
   };
-  // Protobuf only while a scraper asks for it: most Prometheus servers never do (docs/scaling.md, Memory).
-  const cache = new ExpositionCache({ turns, protobuf: 'when-asked' });
+  // Protobuf on every publish. 'when-asked' saves its body while no scraper wants it, but a
+  // part renders protobuf only at its next publish after the ask: a Prometheus with native
+  // histograms would get text (no histograms) until every collector has polled again, up to
+  // the longest interval. It stays off until the first ask can be answered in protobuf.
+  const cache = new ExpositionCache({ turns, protobuf: 'always' });
   const scheduler = createScheduler({
     discovery: DISCOVERY,
     collectors,
