@@ -42,8 +42,8 @@ export function renderControlSection(c: ControlBenchResult, r: BenchResults): st
     {
       measure: 'Control charts: extra series',
       value:
-        `${f.count(c.series)} now (${f.count(c.outOfControl)} charts out of control by chance); at most ` +
-        `${f.count(c.maxSeries)} (${c.seriesPerChart} per chart: ${CONTROL_STEADY_SERIES} steady, 2 sparse per enabled rule)`,
+        `${f.count(c.series)} now (${f.count(c.outOfControl)} charts out of control by chance); steady ` +
+        `${f.count(c.maxSeries)} (${c.seriesPerChart} per chart in steady state, ${CONTROL_STEADY_SERIES} of them whatever the detectors; sparse ones on top)`,
     },
     {
       measure: 'Control charts: render of the extra series',

@@ -97,8 +97,8 @@ export function controlPanels(station: string, chart: PanelItem): PanelItem[] {
       title: 'Control limits',
       description:
         'Per charted measurement and slot: the state (out of control while an enabled Nelson rule has a violation ' +
-        'in the evaluation window), the I-chart centre and limits, sigma (mean moving range / 1.128), the ' +
-        'moving-range chart limit and the baseline points. Absent below min_samples baseline points.',
+        'in the evaluation window), the I-chart centre and limits and sigma ((UCL - LCL) / 6: mean moving range / ' +
+        '1.128, widened on an autocorrelated baseline). Absent below min_samples baseline points.',
       labels: [
         { label: 'metric', name: 'Measurement' },
         { label: 'slot', name: 'Slot' },
@@ -109,9 +109,12 @@ export function controlPanels(station: string, chart: PanelItem): PanelItem[] {
         limit('LCL', 'lcl'),
         limit('Centre', 'center'),
         limit('UCL', 'ucl'),
-        limit('Sigma', 'sigma'),
-        limit('MR UCL', 'mr_ucl'),
-        { ...limit('Baseline points', 'baseline_samples'), unit: 'short' },
+        // Sigma is not exported per chart (issue 29): the limits are centre ± 3 sigma.
+        {
+          name: 'Sigma',
+          unit: 'none',
+          expr: `(station_measurement_control_ucl{${M}} - station_measurement_control_lcl{${M}}) / 6 * on (station_id, metric) group_left (unit) station_measurement_info{${station}}`,
+        },
       ],
       sortBy: { column: 'Measurement', desc: false },
       h: 7,

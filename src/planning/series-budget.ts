@@ -3,7 +3,8 @@
  * lowest priority first, so that one target never outgrows what Prometheus will take. A family is
  * kept or dropped whole, never truncated, and the exporter never refuses to start over it.
  *
- * DROP ORDER (lowest priority first): the measurement extremes, non-numeric counts and spec limits
+ * DROP ORDER (lowest priority first): the value histogram, the control-chart families (context
+ * first, their event counters last), the measurement extremes, non-numeric counts and spec limits
  * (context a dashboard can do without), the measurement statistics from the least to the most used
  * by the shipped alerts and dashboards, the per-station unit counts, and then the station-level and
  * group-level summaries. Line and site summaries, `station_info`, the measurement info series and

@@ -32,12 +32,7 @@ export const CONTROL_KEYS = [
   'center',
   'ucl',
   'lcl',
-  'mrUcl',
-  'sigma',
-  'baselineSamples',
-  'autocorrelation',
   'flag',
-  'resolution',
   'late',
   'cusumUpper',
   'cusumLower',
@@ -96,38 +91,15 @@ export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyD
     center: limit('center', 'Centre line of the I chart (the baseline mean, or the given centre)'),
     ucl: limit('ucl', 'Upper control limit of the I chart (centre + 3 sigma, or the given one)'),
     lcl: limit('lcl', 'Lower control limit of the I chart (centre - 3 sigma, or the given one)'),
-    mrUcl: limit('mr_ucl', 'Upper control limit of the moving-range chart (D4 = 3.267 x mean moving range)'),
-    sigma: limit(
-      'sigma',
-      'Sigma of the chart (mean moving range / d2, d2 = 1.128, divided by sqrt(1 - phi) on a baseline compensated ' +
-        'for lag-1 autocorrelation phi; given: (ucl - lcl) / 6)',
-    ),
-    baselineSamples: gauge(
-      'station_measurement_control_baseline_samples',
-      SERIES,
-      `Baseline points the control limits were computed from (0 for limits given in config), from ${base}; ${SOURCE}; ${REFRESH}.`,
-    ),
-    autocorrelation: gauge(
-      'station_measurement_control_baseline_autocorrelation',
-      SERIES,
-      `Lag-1 autocorrelation of the baseline points (-1..1; absent for limits given in config): above 0.1 in ` +
-        `magnitude the false-alarm rates of the rules, the CUSUM and the EWMA do not hold (0.2 multiplies the ` +
-        `CUSUM's chance signals many times over), so above 0.1 the chart is compensated (sigma, h and L widened; ` +
-        `docs/measurements.md); from ${base}; ${SOURCE}; ${REFRESH}.`,
-    ),
     flag: gauge(
       'station_measurement_control_baseline_flag',
       BY_FLAG,
-      `1 when the baseline breaks an assumption of the documented false-alarm rates, else 0: flag="autocorrelated" ` +
-        `(|lag-1 autocorrelation| > 0.1; a positive one is compensated), flag="quantized" (the finest step between ` +
-        `neighbouring values is coarser than half a sigma: too few levels for the rules' zones; not compensated). ` +
-        `Absent for limits given in config; from ${base}; ${SOURCE}; ${REFRESH}.`,
-    ),
-    resolution: gauge(
-      'station_measurement_control_baseline_resolution',
-      SERIES,
-      `Finest non-zero difference of neighbouring baseline points, in the measurement's unit: the gauge's ` +
-        `resolution, or finer; absent for limits given in config; from ${base}; ${SOURCE}; ${REFRESH}.`,
+      `1 when the baseline breaks an assumption of the documented false-alarm rates: flag="autocorrelated" ` +
+        `(|lag-1 autocorrelation| > 0.1; a positive one is compensated: sigma, h and L widened), flag="quantized" ` +
+        `(the finest step between neighbouring values is coarser than half a sigma: too few levels for the rules' ` +
+        `zones; not compensated). Sparse: a flag's series exists only while it is raised (no 0 sample), so a ` +
+        `healthy chart has none; the status page lists the flagged charts with their phi and resolution. ` +
+        `From ${base}; ${SOURCE}; ${REFRESH}.`,
     ),
     late: {
       name: 'station_measurement_control_late_points_total',
@@ -280,38 +252,34 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
     add('center', o.labels, l.center);
     add('ucl', o.labels, l.ucl);
     add('lcl', o.labels, l.lcl);
-    add('mrUcl', o.labels, l.mrUcl);
-    add('sigma', o.labels, l.sigma);
-    add('baselineSamples', o.labels, l.samples);
-    if (l.autocorrelation !== undefined) {
-      add('autocorrelation', o.labels, l.autocorrelation);
-      add('flag', o.labels.with('flag', 'autocorrelated'), l.autocorrelated ? 1 : 0);
-    }
-    if (l.quantized !== undefined) add('flag', o.labels.with('flag', 'quantized'), l.quantized ? 1 : 0);
-    if (l.resolution !== undefined) add('resolution', o.labels, l.resolution);
+    // Sigma is (ucl - lcl) / 6; the baseline's size, phi and resolution are on the status page
+    // for the flagged charts: per chart they were five series that no dashboard or alert read.
+    if (l.autocorrelated === true) add('flag', o.labels.with('flag', 'autocorrelated'), 1);
+    if (l.quantized === true) add('flag', o.labels.with('flag', 'quantized'), 1);
   }
   return CONTROL_KEYS.map((k) => ({ desc: descs[k], samples: out.get(k) ?? [] }));
 }
 
 /**
- * Series that are always present per charted series with limits (state, five limits, baseline
- * points, baseline autocorrelation, its two flags and resolution, late points).
+ * Series always present per charted series with limits: state, centre, UCL, LCL and the late
+ * points counter. Sparse ones (window violations, last violation times, raised flags) come on top.
  */
-export const CONTROL_STEADY_SERIES = 12;
+export const CONTROL_STEADY_SERIES = 5;
 
 /**
- * Upper bound of the series one charted (station, name, slot) adds: the steady ones plus, per
- * enabled rule, an event counter (always there) and a window violations and a last-violation
- * series (both sparse, so usually far fewer).
+ * Series one charted (station, name, slot) has in steady state: the steady ones, an event counter
+ * per enabled rule, and per enabled detector its statistics and counter (CUSUM: two sums, h and
+ * the counter; EWMA: the statistic, two limits and the counter). 21 with every detector on.
+ * The sparse series (a window violations and a last-violation series per rule while it has one,
+ * raised flags) are not counted: most charts have few of them.
  * For the planner's series estimate: multiply by the series of the charted names
  * ({@link chartedNames}).
  */
 export function controlSeriesPerSeries(config: Config): number {
   const control = config.measurements.control;
   const enabled = RULE_NUMBERS.filter((r) => control.rules[r].enabled).length;
-  // CUSUM: two sums, h and its event counter; EWMA: the statistic, two limits and its counter.
   const sequential = (control.cusum.enabled ? 4 : 0) + (control.ewma.enabled ? 4 : 0);
-  return CONTROL_STEADY_SERIES + 3 * enabled + sequential;
+  return CONTROL_STEADY_SERIES + enabled + sequential;
 }
 
 /** The configured measurement names that `measurements.control.names` charts. */

@@ -44,6 +44,29 @@ const DROPS: readonly string[] = [
   'station_measurement_last_value',
 ];
 
+/**
+ * The control-chart families, lowest priority first: they go after the value histogram and
+ * before every measurement statistic, as 5,000 charts are the most series of a plant; within
+ * them the context first, the event counters (what the alerts read) last.
+ */
+const CONTROL_DROPS: readonly string[] = [
+  'station_measurement_control_last_violation_timestamp_seconds',
+  'station_measurement_control_window_violations',
+  'station_measurement_control_late_points_total',
+  'station_measurement_control_ewma_upper_limit',
+  'station_measurement_control_ewma_lower_limit',
+  'station_measurement_control_ewma',
+  'station_measurement_control_cusum_decision_interval',
+  'station_measurement_control_cusum_lower',
+  'station_measurement_control_cusum_upper',
+  'station_measurement_control_baseline_flag',
+  'station_measurement_control_lcl',
+  'station_measurement_control_ucl',
+  'station_measurement_control_center',
+  'station_measurement_control_state',
+  'station_measurement_control_violations_total',
+];
+
 export const measurementsCosts: CollectorCosts = {
   series(config, counts) {
     const rows: SeriesRow[] = [];
@@ -76,7 +99,7 @@ export const measurementsCosts: CollectorCosts = {
       add(VALUE_HISTOGRAM.name, counts.stations * withHistogram * (counts.slots ?? 1));
     }
     if (config.measurements.control.names.length > 0) {
-      // Every charted name on every station and slot, all steady series plus both sparse ones per rule.
+      // Every charted name on every station and slot, its steady series (controlSeriesPerSeries).
       const charted = chartedNames(config).length;
       const share = (counts.names ?? config.measurements.names.length) / config.measurements.names.length;
       const chartedSeries = counts.stations * Math.round(charted * share) * (counts.slots ?? 1);
@@ -97,6 +120,7 @@ export const measurementsCosts: CollectorCosts = {
   // The histogram goes first: the most series for the fewest alerts (none read it).
   drops: [
     { family: VALUE_HISTOGRAM.name, priority: 5 },
+    ...CONTROL_DROPS.map((family, i): DropRank => ({ family, priority: 6 + i / 100 })),
     ...DROPS.map((family, i): DropRank => ({ family, priority: 10 * (i + 1) })),
   ],
 };

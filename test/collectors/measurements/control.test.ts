@@ -113,11 +113,17 @@ describe('control charts in the measurements collector', () => {
     // By hand: centre 10, sigma = 0.1 / 1.128, limits 10 ± 0.3 / 1.128, MR limit 3.267 x 0.1.
     const sigma = 0.1 / 1.128;
     expect(value(s, 'station_measurement_control_center', A)).toBeCloseTo(10, 12);
-    expect(value(s, 'station_measurement_control_sigma', A)).toBeCloseTo(sigma, 12);
     expect(value(s, 'station_measurement_control_ucl', A)).toBeCloseTo(10 + 3 * sigma, 12);
     expect(value(s, 'station_measurement_control_lcl', A)).toBeCloseTo(10 - 3 * sigma, 12);
-    expect(value(s, 'station_measurement_control_mr_ucl', A)).toBeCloseTo(0.3267, 12);
-    expect(value(s, 'station_measurement_control_baseline_samples', A)).toBe(32);
+    // Sigma, the MR limit and the baseline's size are not exported per chart any more.
+    for (const gone of [
+      'sigma',
+      'mr_ucl',
+      'baseline_samples',
+      'baseline_autocorrelation',
+      'baseline_resolution',
+    ])
+      expect([...s.keys()].some((k) => k.startsWith(`station_measurement_control_${gone}{`))).toBe(false);
     const expected = naive([...baseline, ...shifted], 32, 10, 10 + 3 * sigma, 10 - 3 * sigma);
     expect(expected).toEqual({ r1: 9, r2: 4 });
     expect(value(s, 'station_measurement_control_window_violations', A, 1)).toBe(expected.r1);
@@ -180,8 +186,10 @@ describe('control charts in the measurements collector', () => {
     store.add(series(A, [10, 10.3, 10, 9.6, 9.4, 10], { stepMs: 5 * MIN }));
     c.retainFrom(NOW, NOW - HOUR);
     const s = samplesOf(await c.families(topology, { nowMs: NOW, complete: true }));
-    expect(value(s, 'station_measurement_control_sigma', A)).toBeCloseTo(0.125, 12);
-    expect(value(s, 'station_measurement_control_baseline_samples', A)).toBe(0);
+    const width =
+      (value(s, 'station_measurement_control_ucl', A) ?? 0) -
+      (value(s, 'station_measurement_control_lcl', A) ?? 0);
+    expect(width / 6).toBeCloseTo(0.125, 12);
     // 10.3 > 10.25 and 9.4 < 9.5: two points; 9.6 is inside.
     expect(value(s, 'station_measurement_control_window_violations', A, 1)).toBe(2);
   });
@@ -228,7 +236,10 @@ describe('control charts in the measurements collector', () => {
     c.store.evictBefore(from);
     const second = samplesOf(await c.families(topology, { nowMs: later, complete: true }));
     expect(value(second, 'station_measurement_control_center', A)).toBeCloseTo(10, 12);
-    expect(value(second, 'station_measurement_control_baseline_samples', A)).toBe(32);
+    // The same 32 baseline points: the same limits.
+    expect(value(second, 'station_measurement_control_ucl', A)).toBe(
+      value(first, 'station_measurement_control_ucl', A),
+    );
   });
 
   it('counts a violating point once, as an event, when it is first evaluated; history and a restart count none', async () => {
@@ -370,10 +381,9 @@ describe('control charts in the measurements collector', () => {
 
   it('bounds the series per charted series for the planner', () => {
     const { config } = charts({ names: ['vbat'], rules: { 4: { enabled: false }, 7: { enabled: false } } });
-    // 12 steady (state, 5 limits, baseline points, autocorrelation, its 2 flags and resolution,
-    // late points) + per enabled rule (6) an event counter and 2 sparse + CUSUM (2 sums, h,
-    // counter) + EWMA (statistic, 2 limits, counter).
-    expect(controlSeriesPerSeries(config)).toBe(12 + 3 * 6 + 4 + 4);
+    // 5 steady (state, centre, UCL, LCL, late points) + an event counter per enabled rule (6)
+    // + CUSUM (2 sums, h, counter) + EWMA (statistic, 2 limits, counter).
+    expect(controlSeriesPerSeries(config)).toBe(5 + 6 + 4 + 4);
   });
 
   it('compensates an autocorrelated baseline and flags it, and flags a coarse resolution', async () => {
@@ -392,8 +402,10 @@ describe('control charts in the measurements collector', () => {
     });
     const phi = num / den;
     expect(phi).toBeGreaterThan(0.5);
-    expect(value(s, 'station_measurement_control_baseline_autocorrelation', A)).toBeCloseTo(phi, 9);
-    expect(value(s, 'station_measurement_control_sigma', A)).toBeCloseTo(0.1 / 1.128 / Math.sqrt(1 - phi), 9);
+    const width =
+      (value(s, 'station_measurement_control_ucl', A) ?? 0) -
+      (value(s, 'station_measurement_control_lcl', A) ?? 0);
+    expect(width / 6).toBeCloseTo(0.1 / 1.128 / Math.sqrt(1 - phi), 9);
     expect(value(s, 'station_measurement_control_cusum_decision_interval', A)).toBeCloseTo(
       (9 * (1 + phi)) / (1 - phi),
       9,
@@ -404,7 +416,6 @@ describe('control charts in the measurements collector', () => {
       )?.[1];
     expect(flag('autocorrelated')).toBe(1);
     // Every step of the wave is 0.1, more than half the moving-range sigma 0.0887.
-    expect(value(s, 'station_measurement_control_baseline_resolution', A)).toBeCloseTo(0.1, 12);
     expect(flag('quantized')).toBe(1);
     // The same, for the status page: one chart, both flags.
     expect(c.flagged()).toEqual([

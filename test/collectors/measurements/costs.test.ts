@@ -1,7 +1,10 @@
 /** The measurements collector's declared cost of its native histogram. */
 import { describe, expect, it } from 'vitest';
+import { CONTROL_FAMILIES } from '../../../src/collectors/measurements/control-families.ts';
 import { measurementsCosts } from '../../../src/collectors/measurements/costs.ts';
+import { measurementsCollector } from '../../../src/collectors/measurements/index.ts';
 import { configFromObject } from '../../../src/config/load.ts';
+import { seriesDropOrder } from '../../../src/planning/series-budget.ts';
 
 const config = (histograms: Record<string, unknown>) =>
   configFromObject(
@@ -36,5 +39,34 @@ describe('measurements costs: the native histogram', () => {
   it('is the first family the series budget drops', () => {
     const lowest = [...(measurementsCosts.drops ?? [])].sort((a, b) => a.priority - b.priority)[0];
     expect(lowest?.family).toBe('station_measurement_value');
+  });
+});
+
+describe('measurements costs: the control charts', () => {
+  const charted = configFromObject(
+    {
+      upstream: { base_url: 'http://x', token: 't' },
+      measurements: { enabled: true, names: ['vbat', 'temp'], control: { names: ['vbat'] } },
+    },
+    { env: {}, baseDir: '/' },
+  );
+
+  it('counts the steady series per chart with every detector on', () => {
+    // 1,000 stations, one charted name of two, every rule, the CUSUM and the EWMA on: state,
+    // centre, UCL, LCL, late points, 10 event counters, 3 CUSUM and 3 EWMA series (was 44).
+    const row = measurementsCosts
+      .series(charted, { stations: 1000, groups: 0, lines: 100, sites: 5 })
+      .find((r) => r.family === 'station_measurement_control_*');
+    expect(row?.series).toBe(1000 * 21);
+  });
+
+  it('lets the series budget drop every control family, after the histogram and before the statistics', () => {
+    const order = seriesDropOrder([measurementsCollector]);
+    const controls = CONTROL_FAMILIES.map((f) => f.name);
+    for (const name of controls) expect(order).toContain(name);
+    const positions = controls.map((name) => order.indexOf(name));
+    expect(Math.min(...positions)).toBe(1);
+    expect(Math.max(...positions)).toBe(controls.length);
+    expect(order.at(-1)).toBe('station_measurement_last_value');
   });
 });
