@@ -207,10 +207,13 @@ describe('station-exporter command line', () => {
         if (stderr.includes('metrics at ')) resolve();
       }),
     );
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // The signal's name when the process died of one, so that a failure says which.
+    const exited = new Promise<number | string | null>((resolve) =>
+      child.on('exit', (code, signal) => resolve(code ?? signal)),
+    );
     await listening;
     child.kill('SIGTERM');
-    expect(await exited).toBe(0);
+    expect(await exited, stderr.slice(-3000)).toBe(0);
     expect(stderr).toContain('"deadline_seconds":10,"msg":"shutting down"');
     expect(stderr).toContain('"msg":"shut down"');
   });
