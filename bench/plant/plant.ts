@@ -17,6 +17,7 @@ import { wireExporter } from '../../src/app/wire.ts';
 import { summaryRequestsPerLevel } from '../../src/collectors/summary/costs.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import { Registry } from '../../src/exposition/client.ts';
+import type { Family } from '../../src/exposition/model.ts';
 import { UNSHARDED } from '../../src/sharding/shard.ts';
 import { BENCH_NOW, BENCH_TOKEN, stationCount } from '../exporter/scale.ts';
 import { startSimProcess } from '../exporter/sim-process.ts';
@@ -47,6 +48,29 @@ export interface PlantResult {
   /** Longest poll after the first (virtual seconds). */
   readonly longestSteadyPollSeconds: number;
   readonly pollLog: ReadonlyArray<readonly [number, number]>;
+  /**
+   * Per window: virtual seconds from start until its station summaries were published for every
+   * station (the first poll sends the shortest window first; collectors/summary/first-poll.ts).
+   */
+  readonly stationSummariesComplete?: Readonly<Record<string, number>>;
+}
+
+/** Station ids with a station-level summary sample, per window, in one summary publish. */
+function stationsByWindow(families: readonly Family[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const f of families) {
+    if (!f.desc.name.startsWith('station_')) continue;
+    for (const sample of f.samples) {
+      const text = sample.labels.text;
+      const window = /window="([^"]*)"/.exec(text)?.[1];
+      const station = /station_id="([^"]*)"/.exec(text)?.[1];
+      if (window === undefined || station === undefined) continue;
+      const set = out.get(window) ?? new Set<string>();
+      set.add(station);
+      out.set(window, set);
+    }
+  }
+  return out;
 }
 
 function metricValues(registry: Registry, name: string) {
@@ -130,7 +154,14 @@ export async function runPlantScale(opts: {
       part,
       families.reduce((n, f) => n + f.samples.length, 0),
     );
+    const stations = exporter.scheduler.currentTopology()?.stations.length ?? 0;
+    if (part !== 'summary' || stations === 0) return;
+    for (const [window, ids] of stationsByWindow(families)) {
+      if (ids.size >= stations && stationSummariesComplete[window] === undefined)
+        stationSummariesComplete[window] = (virtual - BENCH_NOW) / 1000;
+    }
   };
+  const stationSummariesComplete: Record<string, number> = {};
   let render = { ms: 0, series: 0 };
   let rss = 0;
   const achieved = new Map<string, number>();
@@ -228,6 +259,7 @@ export async function runPlantScale(opts: {
       longestPollSeconds: longestPoll / 1000,
       longestSteadyPollSeconds: longestSteady / 1000,
       pollLog,
+      stationSummariesComplete,
     };
   } finally {
     await exporter.close();
