@@ -126,7 +126,8 @@ export function renderPlantSection(runs: readonly PlantRun[]): string {
     'Simulator at 1,000 and 5,000 stations (10 stations per line, 20 measurement names, 30 units per line per hour), ' +
       'windows 15m/1h/24h, `max_requests_per_second: 10`, summary every 60 s at levels station, line and site ' +
       '(with the group level as well, 15m station summaries do not fit 10 requests/s at 1,000 stations: the plan drops them), ' +
-      'simulated clock. Each plant runs a complete first poll, 30 simulated minutes to settle (two refreshes of the longest ' +
+      'simulated clock. Each plant runs until its first snapshot is complete (the first polls send the shortest window first, ' +
+      'the longer windows in the next polls), 30 simulated minutes to settle (two refreshes of the longest ' +
       'refresh, 15m), then 45 measured minutes (three refreshes). Measurements are off in this run (a day of records of 20 ' +
       'names would not fit the machine next to the rest); their series are in the estimate and in the main table above. ' +
       'At 5,000 stations the units collector is off too (a day of unit records of 5,000 stations), so idle skipping is off there.',
