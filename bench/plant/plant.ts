@@ -17,6 +17,7 @@ import { wireExporter } from '../../src/app/wire.ts';
 import { summaryRequestsPerLevel } from '../../src/collectors/summary/costs.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import { Registry } from '../../src/exposition/client.ts';
+import type { Family } from '../../src/exposition/model.ts';
 import { UNSHARDED } from '../../src/sharding/shard.ts';
 import { BENCH_NOW, BENCH_TOKEN, stationCount } from '../exporter/scale.ts';
 import { startSimProcess } from '../exporter/sim-process.ts';
@@ -44,9 +45,32 @@ export interface PlantResult {
   /** Highest RSS of the bench process after a poll: the exporter and the harness (the simulator runs apart). */
   readonly rssMiB?: number;
   readonly longestPollSeconds: number;
-  /** Longest poll after the first (virtual seconds). */
+  /** Longest poll after the first complete snapshot (virtual seconds). */
   readonly longestSteadyPollSeconds: number;
   readonly pollLog: ReadonlyArray<readonly [number, number]>;
+  /**
+   * Per window: virtual seconds from start until its station summaries were published for every
+   * station (the first poll sends the shortest window first; collectors/summary/first-poll.ts).
+   */
+  readonly stationSummariesComplete?: Readonly<Record<string, number>>;
+}
+
+/** Station ids with a station-level summary sample, per window, in one summary publish. */
+function stationsByWindow(families: readonly Family[]): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const f of families) {
+    if (!f.desc.name.startsWith('station_')) continue;
+    for (const sample of f.samples) {
+      const text = sample.labels.text;
+      const window = /window="([^"]*)"/.exec(text)?.[1];
+      const station = /station_id="([^"]*)"/.exec(text)?.[1];
+      if (window === undefined || station === undefined) continue;
+      const set = out.get(window) ?? new Set<string>();
+      set.add(station);
+      out.set(window, set);
+    }
+  }
+  return out;
 }
 
 function metricValues(registry: Registry, name: string) {
@@ -130,7 +154,14 @@ export async function runPlantScale(opts: {
       part,
       families.reduce((n, f) => n + f.samples.length, 0),
     );
+    const stations = exporter.scheduler.currentTopology()?.stations.length ?? 0;
+    if (part !== 'summary' || stations === 0) return;
+    for (const [window, ids] of stationsByWindow(families)) {
+      if (ids.size >= stations && stationSummariesComplete[window] === undefined)
+        stationSummariesComplete[window] = (virtual - BENCH_NOW) / 1000;
+    }
   };
+  const stationSummariesComplete: Record<string, number> = {};
   let render = { ms: 0, series: 0 };
   let rss = 0;
   const achieved = new Map<string, number>();
@@ -141,10 +172,13 @@ export async function runPlantScale(opts: {
   let longestSteady = 0;
   const pollLog: Array<[number, number]> = [];
   try {
-    // Two refreshes of the longest window (15m) to settle after the complete first poll (a slot's
-    // first gap includes the first poll's length), then three refreshes measured.
+    // Two refreshes of the longest window (15m) to settle after the first complete snapshot (a
+    // slot's first gap includes the long polls that fetched it), then three refreshes measured. A
+    // first poll at the ceiling sends the shortest window first and the others in the next polls
+    // (collectors/summary/first-poll.ts): the snapshot is complete once /-/ready has no pending window.
     let firstEnd = 0;
-    while (firstEnd === 0 || pollStart < firstEnd + (30 + opts.measuredMinutes) * MIN) {
+    let warmEnd = 0;
+    while (warmEnd === 0 || pollStart < warmEnd + (30 + opts.measuredMinutes) * MIN) {
       virtual = Math.max(virtual, pollStart);
       const begin = virtual;
       const sentBefore = sends.length;
@@ -155,8 +189,11 @@ export async function runPlantScale(opts: {
       if (polls > 1 && pollRenderMs > render.ms)
         render = { ms: pollRenderMs, series: exporter.cache.seriesCount() };
       longestPoll = Math.max(longestPoll, virtual - begin);
-      if (polls > 1) longestSteady = Math.max(longestSteady, virtual - begin);
+      if (warmEnd > 0) longestSteady = Math.max(longestSteady, virtual - begin);
       pollLog.push([sends.length - sentBefore, (virtual - begin) / 1000]);
+      // A window that never completes (an entity that always fails) must not stop the run.
+      const pending = (await (await exporter.app.request('/-/ready')).text()).includes('pending');
+      if (warmEnd === 0 && (!pending || polls >= 20)) warmEnd = virtual;
       if (firstEnd === 0) {
         firstEnd = virtual;
         const topology = exporter.scheduler.currentTopology();
@@ -174,7 +211,7 @@ export async function runPlantScale(opts: {
           );
         }
         opts.progress(`${opts.stations} stations: first poll done, ${sends.length} requests`);
-      } else if (pollStart >= firstEnd + 30 * MIN) {
+      } else if (warmEnd > 0 && pollStart >= warmEnd + 30 * MIN) {
         for (const v of (await metricValues(registry, 'station_exporter_refresh_achieved_seconds'))?.values ??
           []) {
           if (v.labels.collector !== 'summary') continue;
@@ -198,9 +235,9 @@ export async function runPlantScale(opts: {
       disagreements: await counter('station_exporter_idle_skip_disagreements_total'),
     };
     const series = Object.fromEntries([...seriesByPart].filter(([, n]) => n > 0));
-    // Steady state: from the end of the first poll to the last send.
-    const steady = sends.filter((t) => t >= firstEnd);
-    const spanMin = (Math.max(...steady) - firstEnd) / MIN;
+    // Steady state: from the first complete snapshot to the last send.
+    const steady = sends.filter((t) => t >= warmEnd);
+    const spanMin = (Math.max(...steady) - warmEnd) / MIN;
     let worst = 0;
     const sorted = [...sends].sort((a, b) => a - b);
     for (let i = 0, j = 0; i < sorted.length; i++) {
@@ -228,6 +265,7 @@ export async function runPlantScale(opts: {
       longestPollSeconds: longestPoll / 1000,
       longestSteadyPollSeconds: longestSteady / 1000,
       pollLog,
+      stationSummariesComplete,
     };
   } finally {
     await exporter.close();

@@ -3,7 +3,7 @@
  * per-collector status and topology, the units store's latest unit times (a read-only view
  * the units job offers through its context), and the ring of recent upstream errors.
  */
-import type { FlaggedChart } from '../collectors/collector.ts';
+import type { FlaggedChart, SummaryWindowProgress } from '../collectors/collector.ts';
 import type { Topology } from '../model/topology.ts';
 import type { CollectorStatus } from '../scheduler/status.ts';
 import type { StatusLine, StatusModel, StatusSite, StatusStep } from '../server/status-page.ts';
@@ -25,6 +25,25 @@ export interface StatusSources {
   readonly plannedRefresh?: () => ReadonlyMap<string, { minMs: number; maxMs: number }>;
   /** Control charts whose baseline is flagged, once the measurements job offers them. */
   readonly flaggedCharts?: () => readonly FlaggedChart[];
+  /** Each summary window's progress, once the summary job offers it. */
+  readonly windows?: () => readonly SummaryWindowProgress[];
+}
+
+/** A slot for the summary job's view of its windows' progress: empty until offered. */
+export interface SummaryWindows {
+  offer(read: () => readonly SummaryWindowProgress[]): void;
+  read(): readonly SummaryWindowProgress[];
+}
+
+/** Creates an empty {@link SummaryWindows}. */
+export function createSummaryWindows(): SummaryWindows {
+  let view: (() => readonly SummaryWindowProgress[]) | undefined;
+  return {
+    offer(read) {
+      view = read;
+    },
+    read: () => view?.() ?? [],
+  };
 }
 
 /** A slot for the control charts' read-only view of flagged charts: empty until offered. */
@@ -140,6 +159,7 @@ export function buildStatusModel(src: StatusSources): StatusModel {
     })),
     recentErrors: src.errors.recent(),
     flaggedCharts: src.flaggedCharts?.() ?? [],
+    windows: src.windows?.() ?? [],
     collectors: src.status().map((c) => ({ ...c, ...optional('plannedRefresh', planned?.get(c.name)) })),
   };
 }

@@ -41,8 +41,10 @@ import {
   buildStatusModel,
   createFlaggedCharts,
   createLastUnitTimes,
+  createSummaryWindows,
   type FlaggedCharts,
   type LastUnitTimes,
+  type SummaryWindows,
 } from './status-model.ts';
 
 /** Upstream errors the status page remembers. */
@@ -97,6 +99,8 @@ interface Upstream {
   readonly lastUnitTimes: LastUnitTimes;
   /** The control charts flagged at the measurements job's last poll. */
   readonly flaggedCharts: FlaggedCharts;
+  /** The summary windows' progress towards a first complete answer, offered by the summary job. */
+  readonly summaryWindows: SummaryWindows;
   /** Unit activity: the units job writes it, the summary job reads it to skip idle stations. */
   readonly activity: ActivityBoard;
 }
@@ -173,7 +177,8 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
         self.forgetCollector(s.name);
     }
   }
-  const { client, turns, digest, refused, errors, lastUnitTimes, flaggedCharts, activity } = upstream;
+  const { client, turns, digest, refused, errors, lastUnitTimes, flaggedCharts, activity, summaryWindows } =
+    upstream;
   const context = {
     config,
     client,
@@ -183,6 +188,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     refused,
     offerLastUnitTime: lastUnitTimes.offer,
     offerFlaggedCharts: flaggedCharts.offer,
+    offerSummaryWindows: summaryWindows.offer,
     shard,
     activity,
   };
@@ -219,6 +225,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     version: VERSION,
     status: () => scheduler.status(),
     ready: () => scheduler.ready(),
+    windows: summaryWindows.read,
     upstream: displayUrl(config.upstream.baseUrl),
     wallClock,
     reload: opts.reload,
@@ -236,6 +243,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
         refused: () => refused.ids(),
         plannedRefresh: () => scheduler.plannedRefresh(),
         flaggedCharts: flaggedCharts.read,
+        windows: summaryWindows.read,
       }),
   });
   return {
@@ -343,6 +351,7 @@ function wireUpstream(
     errors,
     lastUnitTimes: createLastUnitTimes(),
     flaggedCharts: createFlaggedCharts(),
+    summaryWindows: createSummaryWindows(),
     activity: new ActivityBoard(),
   };
 }

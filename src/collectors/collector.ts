@@ -33,6 +33,13 @@ export interface FlaggedChart {
   readonly quantized?: { readonly resolution: number; readonly sigma: number };
 }
 
+/** One summary window's progress: complete when every entity of every planned level has an answer. */
+export interface SummaryWindowProgress {
+  readonly window: string;
+  readonly complete: boolean;
+  readonly levelsComplete: readonly string[];
+}
+
 /** What every collector job may use. */
 export interface CollectorContext {
   readonly config: Config;
@@ -62,6 +69,11 @@ export interface CollectorContext {
    * documented false-alarm rates, for the status page; the measurements job offers it once.
    */
   readonly offerFlaggedCharts?: (read: () => readonly FlaggedChart[]) => void;
+  /**
+   * Receives a read-only view of each summary window's progress towards a first complete
+   * answer (shortest window first), for `/-/ready` and the status page; the summary job offers it once.
+   */
+  readonly offerSummaryWindows?: (read: () => readonly SummaryWindowProgress[]) => void;
   /** This replica's shard (default: unsharded). */
   readonly shard?: Shard;
   /** Unit activity: the units job writes it, the summary job reads it to skip idle stations. */

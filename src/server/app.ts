@@ -5,6 +5,7 @@
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono } from 'hono';
+import type { SummaryWindowProgress } from '../collectors/collector.ts';
 import type { ExpositionCache } from '../exposition/cache.ts';
 import type { Registry } from '../exposition/client.ts';
 import { negotiate } from '../exposition/negotiate.ts';
@@ -13,7 +14,7 @@ import type { CollectorStatus } from '../scheduler/status.ts';
 import { landingPage } from './landing.ts';
 import { LIFECYCLE_DISABLED } from './lifecycle.ts';
 import { createTailMemo } from './self-metrics-tail.ts';
-import { type StatusModel, statusPage } from './status-page.ts';
+import { type StatusModel, statusPage, windowProgressText } from './status-page.ts';
 import { writeBody } from './write-body.ts';
 
 /** The outcome of a reload, safe to show (config errors never contain the token). */
@@ -30,6 +31,11 @@ export interface AppDeps {
   readonly version: string;
   readonly status: () => readonly CollectorStatus[];
   readonly ready: () => boolean;
+  /**
+   * Each summary window's progress, shortest first, told by `/-/ready` in a second line. It does
+   * not decide readiness: see {@link readinessText}.
+   */
+  readonly windows?: () => readonly SummaryWindowProgress[];
   /** Where the upstream is, shown on the landing page (no credentials). */
   readonly upstream: string;
   /** Wall clock, epoch ms, for the landing page's ages. */
@@ -66,6 +72,20 @@ export function notReadyReason(status: readonly CollectorStatus[]): string {
   if (failing.length === 0) return 'waiting for the first complete poll';
   const errors = failing.map((s) => `${s.name}: ${s.lastError}`).join('; ');
   return `the first complete poll has not succeeded: ${errors}`;
+}
+
+/**
+ * The answer of `/-/ready`. Ready (200) once every collector has completed a poll: the summary's
+ * first poll at the request ceiling brings the shortest window first (collectors/summary/first-poll.ts),
+ * so the exporter is ready as soon as that window's station summaries are published, and the second
+ * line says which windows are complete and which are still pending ("windows complete: 15m;
+ * pending: 1h, 24h"). Waiting for every window would keep a large plant unready for minutes while
+ * its shortest window is already served.
+ */
+export function readinessText(deps: Pick<AppDeps, 'ready' | 'status' | 'windows'>): string {
+  const first = deps.ready() ? 'Ready' : `Not ready: ${notReadyReason(deps.status())}`;
+  const windows = windowProgressText(deps.windows?.() ?? []);
+  return windows === '' ? `${first}\n` : `${first}\n${windows}\n`;
 }
 
 /** Creates the Hono app: `/metrics`, `/`, `/status`, `/-/healthy`, `/-/ready`, `/-/reload`. */
@@ -118,9 +138,10 @@ export function createApp(deps: AppDeps): Hono {
 
   app.get('/-/healthy', (c) => c.text('OK\n'));
 
-  app.get('/-/ready', (c) =>
-    deps.ready() ? c.text('Ready\n') : c.text(`Not ready: ${notReadyReason(deps.status())}\n`, 503),
-  );
+  app.get('/-/ready', (c) => {
+    const text = readinessText(deps);
+    return deps.ready() ? c.text(text) : c.text(text, 503);
+  });
 
   const reload = deps.reload;
   // PUT as well as POST, as Prometheus accepts both.

@@ -5,7 +5,7 @@
  * and station names are data from someone else. Lines are collapsible (`<details>`), so a
  * plant of thousands of stations stays readable.
  */
-import type { FlaggedChart } from '../collectors/collector.ts';
+import type { FlaggedChart, SummaryWindowProgress } from '../collectors/collector.ts';
 import { escapeHtml } from './html.ts';
 
 /** A station of the tree. */
@@ -84,6 +84,25 @@ export interface StatusModel {
   readonly collectors: readonly StatusCollector[];
   /** Control charts whose baseline breaks an assumption of the documented false-alarm rates. */
   readonly flaggedCharts?: readonly StatusFlaggedChart[];
+  /** Each summary window's progress towards a first complete answer, shortest first; empty before the first summary poll. */
+  readonly windows?: readonly SummaryWindowProgress[];
+}
+
+/**
+ * Which summary windows have a complete answer, for `/-/ready` and the status page:
+ * "windows complete: 15m; pending: 1h, 24h". A pending window names its levels already complete,
+ * as in "15m (station complete)". Empty when there is nothing to say (no summary poll yet).
+ */
+export function windowProgressText(windows: readonly SummaryWindowProgress[]): string {
+  if (windows.length === 0) return '';
+  const complete = windows.filter((w) => w.complete).map((w) => w.window);
+  const pending = windows
+    .filter((w) => !w.complete)
+    .map((w) =>
+      w.levelsComplete.length > 0 ? `${w.window} (${w.levelsComplete.join(', ')} complete)` : w.window,
+    );
+  const done = `windows complete: ${complete.length > 0 ? complete.join(', ') : 'none'}`;
+  return pending.length > 0 ? `${done}; pending: ${pending.join(', ')}` : done;
 }
 
 /** A flagged control chart, as the measurements collector describes it (docs/measurements.md, "Guards for real data"). */
@@ -249,6 +268,12 @@ summary{cursor:pointer;padding:.2em 0}summary small,h3 small{color:#666;font-wei
 .refused{background:#fde8e8}.tag{color:#b00;font-size:.85em}.silent{color:#888}
 .none{color:#888}.ok{color:#080}.failing{color:#b00}.pending{color:#888}.site{margin-left:.5em}`;
 
+/** The summary windows' progress, once the summary collector has polled. */
+function windowsLine(m: StatusModel): string {
+  const text = windowProgressText(m.windows ?? []);
+  return text === '' ? '' : `<p id="windows">Summaries: ${escapeHtml(text)}.</p>\n`;
+}
+
 /** Renders the status page. */
 export function statusPage(m: StatusModel): string {
   const stations =
@@ -261,7 +286,7 @@ export function statusPage(m: StatusModel): string {
 <style>${STYLE}</style></head>
 <body><h1>station-exporter status</h1>
 <p>Version ${escapeHtml(m.version)}. Upstream <code>${escapeHtml(m.upstream)}</code>. ${m.ready ? 'Ready.' : 'Not ready yet.'} As of ${iso(m.now)}. <a href="./">Home</a> · <a href="metrics">Metrics</a></p>
-<h2>Collectors</h2>
+${windowsLine(m)}<h2>Collectors</h2>
 ${collectorsSection(m)}
 <h2 id="refused">Stations refused or missing</h2>
 ${refusedSection(m)}

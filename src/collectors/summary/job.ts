@@ -9,6 +9,13 @@ import { UpstreamError } from '../../upstream/errors.ts';
 import type { StationSummary } from '../../upstream/types.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome, RefreshAchieved } from '../collector.ts';
 import { coverageFamilies, type SummaryResult, summaryFamilies } from './families.ts';
+import {
+  firstPollOrder,
+  type SummaryPair,
+  WarmUp,
+  type WindowProgress,
+  windowProgress,
+} from './first-poll.ts';
 import { quietSince, sameSummary, VERIFY_EVERY } from './idle.ts';
 import { learn, narrow } from './narrow.ts';
 import { entitiesOf, planSummaries, type SummaryRequest, type SummarySlot } from './plan.ts';
@@ -59,6 +66,12 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
   let pollNumber = 0;
   let skippable = 0;
   const scaler = createScaler(settings.yieldScale, logger);
+  // A first poll starts at most one summary interval's worth of requests at the ceiling.
+  const warmUp = new WarmUp(
+    Math.max(1, Math.floor((config.upstream.maxRequestsPerSecond * settings.intervalMs) / 1000)),
+  );
+  let progress: WindowProgress[] = [];
+  ctx.offerSummaryWindows?.(() => progress);
 
   /** Phase 1: every (entity, window) slot of the plant and the requests they need, and their schedule. */
   async function planPoll(discovered: PollContext['topology'], now: Date, plan: PollContext['plan']) {
@@ -77,16 +90,31 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
     await ctx.turns.yieldToLoop();
     const schedule = summarySchedule(plan, settings.intervalMs, pairs);
     const scheduleOf = (slot: SummarySlot) => schedule.get(scheduleKey(slot.window, slot.level));
-    return { topology, all, scheduleOf };
+    const order = firstPollOrder(config.windows, settings.levels, now);
+    return { topology, all, scheduleOf, order };
   }
 
-  /** Phase 2: the slots due now, by request: never answered, or in this poll's share of their refresh. */
+  /**
+   * Phase 2: the slots due now, by request, in first-poll order (first-poll.ts): never answered
+   * (once their pair is admitted), or in this poll's share of their refresh.
+   */
   function dueSlots(poll: PollState): Map<string, SummarySlot[]> {
+    const rank = new Map(poll.order.map((p, i) => [scheduleKey(p.window, p.level), i]));
+    const pairOf = (slot: SummarySlot) => scheduleKey(slot.window, slot.level);
+    const slots = poll.all.slots
+      .filter((slot) => poll.scheduleOf(slot) !== undefined)
+      .sort((a, b) => (rank.get(pairOf(a)) ?? 0) - (rank.get(pairOf(b)) ?? 0));
+    const fresh = new Map<string, number>();
+    for (const slot of slots) {
+      if (!memory.has(slot.key)) fresh.set(pairOf(slot), (fresh.get(pairOf(slot)) ?? 0) + 1);
+    }
+    const admitted = warmUp.admit(poll.order, (p) => fresh.get(scheduleKey(p.window, p.level)) ?? 0);
     const due = new Map<string, SummarySlot[]>();
-    for (const slot of poll.all.slots) {
+    for (const slot of slots) {
       const s = poll.scheduleOf(slot);
       if (s === undefined) continue;
-      if (memory.has(slot.key) && !isDue(slot, s, pollNumber)) {
+      const known = memory.has(slot.key);
+      if (known ? !isDue(slot, s, pollNumber) : !admitted.has(pairOf(slot))) {
         poll.deferred++;
         continue;
       }
@@ -255,6 +283,7 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
       poll.counts.disagreements = poll.disagreed.size;
       memory = poll.next;
       pollNumber++;
+      progress = progressOf(poll, memory);
       report(logger, config, {
         skipped: poll.all.skipped,
         ...failures,
@@ -272,6 +301,23 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
   };
 }
 
+/** Each window's progress after a poll: a pair is answered when every entity of it has an answer. */
+function progressOf(poll: PollState, memory: ReadonlyMap<string, Remembered>): WindowProgress[] {
+  const planned = new Set<string>();
+  const unanswered = new Set<string>();
+  for (const slot of poll.all.slots) {
+    if (poll.scheduleOf(slot) === undefined) continue;
+    const key = scheduleKey(slot.window, slot.level);
+    planned.add(key);
+    if (!memory.has(slot.key)) unanswered.add(key);
+  }
+  const keyOf = (p: SummaryPair) => scheduleKey(p.window, p.level);
+  return windowProgress(poll.order, {
+    planned: (p) => planned.has(keyOf(p)),
+    answered: (p) => !unanswered.has(keyOf(p)),
+  });
+}
+
 /** A slot's exported result: the answer under the slot's labels, from this poll's topology. */
 function resultOf(slot: SummarySlot, summary: StationSummary | undefined): SummaryResult | undefined {
   return summary && { level: slot.level, labels: slot.labels, summary };
@@ -282,6 +328,8 @@ interface PollState {
   readonly topology: ReturnType<typeof summaryScope>;
   readonly all: ReturnType<typeof planSummaries>;
   readonly scheduleOf: (slot: SummarySlot) => ReturnType<ReturnType<typeof summarySchedule>['get']>;
+  /** The (window, level) pairs in first-poll order. */
+  readonly order: readonly SummaryPair[];
   /** The poll's time, epoch ms. */
   readonly t: number;
   /** Each slot's remembered answer after this poll. */

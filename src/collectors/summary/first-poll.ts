@@ -1,0 +1,98 @@
+/**
+ * The order of a first poll, and how much of it goes into one poll. A first poll at the request
+ * ceiling is long (1,000 stations × 3 windows at 10 requests/s is over five minutes), and a
+ * poll's families are published only when it ends. So the (window, level) pairs never asked yet
+ * are sent shortest window first, station level first within a window, and only as many pairs as
+ * fit one summary interval at the ceiling go into a poll (always at least one): the shortest
+ * window's station summaries are published after its own requests alone, and longer windows
+ * follow in the next polls. A small plant fits whole into its first poll, as before.
+ */
+import type { WindowSpec } from '../../config/schema.ts';
+import type { Level } from '../../model/topology.ts';
+import { windowBounds } from '../../time/windows.ts';
+import type { SummaryWindowProgress } from '../collector.ts';
+import { scheduleKey } from './schedule.ts';
+
+/** One (window, level) of the first-poll order. */
+export interface SummaryPair {
+  readonly window: string;
+  readonly level: Level;
+}
+
+/** One window's progress towards a first complete answer (data, or the upstream's "no data"). */
+export type WindowProgress = SummaryWindowProgress;
+
+/**
+ * The pairs in first-poll order: shortest window first (by its length at `now`; ties keep the
+ * config order), and within a window the station level first, then the others in config order.
+ */
+export function firstPollOrder(
+  windows: readonly WindowSpec[],
+  levels: readonly Level[],
+  now: Date,
+): SummaryPair[] {
+  const lengthOf = (w: WindowSpec) => {
+    const { from, to } = windowBounds(w, now);
+    return to.getTime() - from.getTime();
+  };
+  const byLength = windows.map((w) => ({ name: w.name, ms: lengthOf(w) })).sort((a, b) => a.ms - b.ms);
+  const byRank = [...levels].sort((a, b) => Number(b === 'station') - Number(a === 'station'));
+  return byLength.flatMap((w) => byRank.map((level) => ({ window: w.name, level })));
+}
+
+/** Which pairs have had their first requests sent: it decides what the next poll may start. */
+export class WarmUp {
+  private readonly started = new Set<string>();
+
+  constructor(
+    /** Requests one poll may start: the ceiling's worth of one summary interval, at least 1. */
+    private readonly budget: number,
+  ) {}
+
+  /**
+   * The pairs whose never-answered entities this poll asks for: every pair already started (so
+   * a failed first answer is asked again), and, in order, the pairs not started yet while their
+   * new requests fit the budget (the first always does). Admitted pairs count as started.
+   */
+  admit(order: readonly SummaryPair[], newRequests: (pair: SummaryPair) => number): Set<string> {
+    const admitted = new Set<string>();
+    let taken = 0;
+    let full = false;
+    for (const pair of order) {
+      const key = scheduleKey(pair.window, pair.level);
+      if (this.started.has(key)) {
+        admitted.add(key);
+        continue;
+      }
+      const n = newRequests(pair);
+      // The order is kept: once a pair does not fit, no later one may jump ahead of it.
+      if (full || (taken > 0 && taken + n > this.budget)) {
+        full = true;
+        continue;
+      }
+      taken += n;
+      admitted.add(key);
+      this.started.add(key);
+    }
+    return admitted;
+  }
+}
+
+/**
+ * Each window's progress, in first-poll order, from which pairs are planned and which have an
+ * answer for every entity. Windows the plan dropped entirely are left out.
+ */
+export function windowProgress(
+  order: readonly SummaryPair[],
+  pairs: { planned: (pair: SummaryPair) => boolean; answered: (pair: SummaryPair) => boolean },
+): WindowProgress[] {
+  const out = new Map<string, { complete: boolean; levelsComplete: string[] }>();
+  for (const pair of order) {
+    if (!pairs.planned(pair)) continue;
+    const row = out.get(pair.window) ?? { complete: true, levelsComplete: [] };
+    if (pairs.answered(pair)) row.levelsComplete.push(pair.level);
+    else row.complete = false;
+    out.set(pair.window, row);
+  }
+  return [...out].map(([window, row]) => ({ window, ...row }));
+}
