@@ -385,19 +385,7 @@ export async function runServe(opts: RunOptions): Promise<number> {
   }
   // On the first exporter's registry, which every reload hands on.
   registerConnectionMetrics(reloader.current().registry, server.connections);
-  const host = hostname && hostname !== '0.0.0.0' && hostname !== '::' ? hostname : 'localhost';
-  const url = `${server.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
-  logger.info(
-    { listen: listenAddress, tls: server.tls, lifecycle: opts.enableLifecycle ?? false },
-    'listening',
-  );
-  io.err(`station-exporter: metrics at ${url}/metrics\n`);
-  if (resolved.demoUrl) {
-    io.err(
-      `station-exporter: demo mode: polling the built-in simulator at ${resolved.demoUrl} with its public demo token (docs/simulator.md)\n`,
-    );
-  }
-  reloader.current().scheduler.start();
+  // Signal handlers before the address is printed: whoever reads it may signal at once.
   const shutdown = new Shutdown({
     logger,
     deadlineMs: SHUTDOWN_DEADLINE_MS,
@@ -414,5 +402,18 @@ export async function runServe(opts: RunOptions): Promise<number> {
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   process.on('SIGHUP', () => void reload());
+  const host = hostname && hostname !== '0.0.0.0' && hostname !== '::' ? hostname : 'localhost';
+  const url = `${server.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
+  logger.info(
+    { listen: listenAddress, tls: server.tls, lifecycle: opts.enableLifecycle ?? false },
+    'listening',
+  );
+  io.err(`station-exporter: metrics at ${url}/metrics\n`);
+  if (resolved.demoUrl) {
+    io.err(
+      `station-exporter: demo mode: polling the built-in simulator at ${resolved.demoUrl} with its public demo token (docs/simulator.md)\n`,
+    );
+  }
+  reloader.current().scheduler.start();
   return -1;
 }
