@@ -117,6 +117,11 @@ export function connectionHint(err: unknown): string | undefined {
   for (let e = err, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++) {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && CONNECTION_HINTS[code] !== undefined) return CONNECTION_HINTS[code];
+    // TLS 1.3 sends the client certificate after the handshake, so a server refusing a client
+    // without one just closes: undici sees the end of the stream, not the TLS alert.
+    if (code === 'UND_ERR_SOCKET' && e.message === 'other side closed') {
+      return 'the upstream closed the connection without answering; one that requires a client certificate does so when none is sent: set upstream.tls_config.cert_file and key_file';
+    }
     if (/^Proxy response \(\d+\)/.test(e.message)) {
       return 'the proxy refused the tunnel: check upstream.proxy_url or the proxy environment, and proxy_connect_header';
     }
