@@ -78,7 +78,7 @@ const tlsConfigSchema = z
     ca_file: filePath
       .optional()
       .describe(
-        "CA certificates (PEM) that sign the upstream's certificate, instead of the system's. Relative paths resolve against the config file's directory; re-read when it changes.",
+        "CA certificates (PEM) that sign the upstream's certificate, trusted instead of Node's bundled CAs. Relative paths resolve against the config file's directory; re-read when it changes.",
       ),
     cert_file: filePath
       .optional()
