@@ -180,9 +180,11 @@ interface GetRequest<T> {
 /** Creates the client. */
 export function createClient(opts: ClientOptions): SharedClient {
   const injected = opts.dispatcher;
-  const connection: DispatcherSource | undefined =
-    injected === undefined ? (opts.connection ?? new UpstreamConnection(DEFAULT_CONNECTION)) : undefined;
-  const dispatcherNow = injected === undefined ? () => connection!.dispatcher() : async () => injected;
+  // An injected dispatcher belongs to the caller: closing the client leaves it open.
+  const connection: DispatcherSource =
+    injected === undefined
+      ? (opts.connection ?? new UpstreamConnection(DEFAULT_CONNECTION))
+      : { dispatcher: async () => injected, close: async () => {} };
   const limiter =
     opts.limiter ?? createLimiter({ concurrency: 1024, ratePerSecond: Number.POSITIVE_INFINITY });
   const clock = opts.monotonic ?? (() => performance.now());
@@ -282,7 +284,7 @@ export function createClient(opts: ClientOptions): SharedClient {
       opts.onRequest?.({ endpoint, collector, statusClass: cls, seconds, bytes });
     try {
       // Taken for each request: a renewed CA or client certificate makes a new dispatcher.
-      const dispatcher = await dispatcherNow();
+      const dispatcher = await connection.dispatcher();
       const res = await request(url, {
         method: 'GET',
         dispatcher,
@@ -464,7 +466,7 @@ export function createClient(opts: ClientOptions): SharedClient {
     ...shared,
     forCollector: view,
     async close() {
-      await connection?.close();
+      await connection.close();
     },
   };
 }

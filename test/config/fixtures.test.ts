@@ -159,8 +159,15 @@ describe('ok config fixtures', () => {
           minVersion: 'TLS13',
           maxVersion: 'TLS13',
         },
-        proxy: { kind: 'url', url: 'http://proxy.example.com:3128/', noProxy: 'localhost,.internal,10.0.0.0' },
-        proxyConnectHeader: { 'Proxy-Authorization': ['Basic dXNlcjpwYXNz'], 'X-Plant': ['berlin', 'line-1'] },
+        proxy: {
+          kind: 'url',
+          url: 'http://proxy.example.com:3128/',
+          noProxy: 'localhost,.internal,10.0.0.0',
+        },
+        proxyConnectHeader: {
+          'Proxy-Authorization': ['Basic dXNlcjpwYXNz'],
+          'X-Plant': ['berlin', 'line-1'],
+        },
         followRedirects: false,
       },
     });
