@@ -14,7 +14,9 @@ import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { getRequestListener } from '@hono/node-server';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { wireExporter } from '../../src/app/wire.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import { createSimulator } from '../../src/simulator/create.ts';
 import { createClient, type SharedClient } from '../../src/upstream/client.ts';
@@ -475,6 +477,60 @@ describe.skipIf(!enabled)('upstream connection: TLS, proxies, redirects against 
     );
     expect((await client.listSites()).records.length).toBeGreaterThan(0);
     expect(proxy.connects.length).toBe(before);
+  });
+
+  describe('the whole exporter', () => {
+    const exporterFor = (upstream: Record<string, unknown>) =>
+      wireExporter(
+        configFromObject(
+          {
+            upstream: {
+              base_url: mtls.url,
+              token: 'demo-token',
+              retry: { max_attempts: 1 },
+              max_requests_per_second: 10_000,
+              concurrency: 8,
+              ...upstream,
+            },
+            windows: ['1h'],
+          },
+          { baseDir: pki.dir, source: 'test' },
+        ),
+        { logger: pino({ level: 'silent' }) },
+      );
+
+    it('polls through tinyproxy over mutual TLS', async () => {
+      const before = tinyproxy.connectLines().length;
+      const seen = mtls.seen.length;
+      const exporter = exporterFor({
+        tls_config: { ca_file: 'ca.crt', ...clientCert },
+        proxy_url: tinyproxy.url,
+      });
+      try {
+        await exporter.scheduler.pollOnce();
+        const polled = mtls.seen.slice(seen);
+        expect(polled.map((r) => r.path)).toContain('/sites');
+        expect(polled.every((r) => r.clientCn === 'client')).toBe(true);
+        expect(tinyproxy.connectLines().slice(before).join('\n')).toContain(
+          `CONNECT 127.0.0.1:${mtls.port} `,
+        );
+      } finally {
+        await exporter.close();
+      }
+    });
+
+    it('shows the cause of a TLS failure on the status page', async () => {
+      const exporter = exporterFor({ tls_config: { ca_file: 'otherca.crt', ...clientCert } });
+      try {
+        await exporter.scheduler.pollOnce();
+        const page = await (await exporter.app.request('/status')).text();
+        expect(page).toContain('self-signed certificate in certificate chain');
+        expect(page).toContain('set upstream.tls_config.ca_file to the CA that signed it');
+        expect(page).not.toContain('demo-token');
+      } finally {
+        await exporter.close();
+      }
+    });
   });
 
   describe('redirects', () => {
