@@ -35,6 +35,7 @@ const E2E = [
   'test/simulator/replay.test.ts',
   'test/simulator/server.test.ts',
   'test/upstream/client-sim.test.ts',
+  'test/upstream/connection.test.ts',
   'test/upstream/resilience.test.ts',
   'test/util/read-file-fifo.test.ts',
 ];

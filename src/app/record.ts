@@ -29,6 +29,7 @@ import type {
   UnitRecordWire,
 } from '../simulator/types.ts';
 import { createClient, type UpstreamClient } from '../upstream/client.ts';
+import { UpstreamConnection } from '../upstream/connection.ts';
 import { createLimiter } from '../upstream/limiter.ts';
 import type { MeasurementRecord, Site, StationSummary, UnitRecord } from '../upstream/types.ts';
 import { Redactor } from '../util/redact.ts';
@@ -205,6 +206,7 @@ export async function recordUpstream(opts: RecordOptions): Promise<RecordResult>
     baseUrl: config.upstream.baseUrl,
     token: () => tokens.get(),
     timeoutMs: config.upstream.timeoutMs,
+    connection: new UpstreamConnection(config.upstream.connection),
     turns,
     limiter: createLimiter({
       concurrency: config.upstream.concurrency,

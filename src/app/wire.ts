@@ -26,6 +26,7 @@ import { createApp, type ReloadResult } from '../server/app.ts';
 import { type Shard, UNSHARDED } from '../sharding/shard.ts';
 import { type Breakers, createBreakers } from '../upstream/breaker.ts';
 import { createClient, type SharedClient } from '../upstream/client.ts';
+import { type ConnectionSettings, UpstreamConnection } from '../upstream/connection.ts';
 import { ENDPOINT_NAMES } from '../upstream/endpoints.ts';
 import { statusClass } from '../upstream/errors.ts';
 import { jwtExpiry } from '../upstream/jwt.ts';
@@ -319,6 +320,7 @@ function wireUpstream(
     retryTimers: opts.retryTimers,
     breakers,
     dispatcher: opts.dispatcher,
+    connection: upstreamConnection(u.connection, logger),
     turns,
     records: { naiveTimeZone: u.naiveTimeZone },
     recordAnswersInHand: u.concurrency,
@@ -408,6 +410,20 @@ function trackedTokens(
       return tokens.fileError;
     },
   };
+}
+
+/**
+ * The connection with the config's TLS, proxy and redirect settings; a TLS file that turns bad
+ * is logged, and the last good files stay in use until it is fixed.
+ */
+function upstreamConnection(settings: ConnectionSettings, logger: Logger): UpstreamConnection {
+  return new UpstreamConnection(settings, {
+    onFileError: (reason) => {
+      if (reason)
+        logger.error({ err: reason }, 'upstream TLS file unusable; still using the last good files');
+      else logger.info('upstream TLS files usable again; new connections use them');
+    },
+  });
 }
 
 function modeOf(path: string): number | undefined {

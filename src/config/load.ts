@@ -7,6 +7,7 @@ import { configErrorMap, flattenIssues, formatIssue, formatPath } from './issues
 import { labelSecretIssues } from './label-secrets.ts';
 import { fileErrorText, readErrorText, yamlErrorText, yamlToValue } from './read-errors.ts';
 import { type Config, type ConfigData, configSchema } from './schema.ts';
+import { checkTlsFiles, resolveTlsFiles } from './tls-files.ts';
 import { TOKEN_FILE_MAX_BYTES } from './token.ts';
 import { tokenProblem } from './token-text.ts';
 
@@ -158,6 +159,7 @@ export function configFromObject(raw: unknown, opts: ParseOptions): Config {
     : flattenIssues(parsed.error.issues).filter((i) => !unexpanded.has(formatPath(i.path)));
   const tokenFile = tokenFilePath(expanded.value, opts.baseDir, unexpanded);
   const issues = [...expanded.issues, ...schemaIssues, ...checkTokenFile(tokenFile, learn)];
+  issues.push(...checkTlsFiles(expanded.value, { baseDir: opts.baseDir, skip: unexpanded }));
   // After the token file is read: the redactor must know every token before the labels are checked.
   issues.push(...labelSecretIssues(expanded.value, secrets.apply));
   if (issues.length > 0 || !parsed.success) {
@@ -166,7 +168,8 @@ export function configFromObject(raw: unknown, opts: ParseOptions): Config {
       issues.map((i) => secrets.redact(formatIssue(i))),
     );
   }
-  return brand(parsed.data, tokenFile);
+  const connection = resolveTlsFiles(parsed.data.upstream.connection, opts.baseDir);
+  return brand({ ...parsed.data, upstream: { ...parsed.data.upstream, connection } }, tokenFile);
 }
 
 /** Marks a config as the loader's own; {@link assertLoaded} checks the mark at run time too. */

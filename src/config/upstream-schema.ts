@@ -1,6 +1,7 @@
 /** The `upstream` section of the config: where the service is, how to talk to it, and its limits. */
 import { z } from 'zod';
 import { isValidTimeZone } from '../time/zones.ts';
+import type { ConnectionSettings, ProxySettings } from '../upstream/connection.ts';
 import { ENDPOINT_NAMES } from '../upstream/endpoints.ts';
 import { always, duration, isRecord, period } from './fields.ts';
 import { tokenProblem } from './token-text.ts';
@@ -66,6 +67,149 @@ const breakerSchema = z
   .prefault({})
   .transform((b) => ({ threshold: b.failure_threshold, probeIntervalMs: b.probe_interval }))
   .describe('Circuit breaker per endpoint: stops the full load on a failing upstream and probes it slowly.');
+
+const tlsVersion = z.enum(['TLS10', 'TLS11', 'TLS12', 'TLS13']);
+const TLS_ORDER = tlsVersion.options;
+
+const filePath = z.string().min(1, 'must not be empty').meta({ 'x-type': 'file path' });
+
+const tlsConfigSchema = z
+  .strictObject({
+    ca_file: filePath
+      .optional()
+      .describe(
+        "CA certificates (PEM) that sign the upstream's certificate, trusted instead of Node's bundled CAs. Relative paths resolve against the config file's directory; re-read when it changes.",
+      ),
+    cert_file: filePath
+      .optional()
+      .describe('Client certificate (PEM) for upstreams that require one (mutual TLS); needs `key_file`.'),
+    key_file: filePath
+      .optional()
+      .describe('Private key (PEM) of `cert_file`. The files are re-read when they change.'),
+    server_name: z
+      .string()
+      .min(1, 'must not be empty')
+      .optional()
+      .describe("Name the upstream's certificate must carry, sent as SNI; default the host of `base_url`."),
+    insecure_skip_verify: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Accept any certificate of the upstream, unchecked: for tests only, as a proxy could read the token.',
+      ),
+    min_version: tlsVersion
+      .default('TLS12')
+      .describe('Lowest TLS version accepted: TLS10, TLS11, TLS12 or TLS13.'),
+    max_version: tlsVersion
+      .optional()
+      .describe('Highest TLS version offered; default the highest Node supports.'),
+  })
+  .superRefine((t, ctx) => {
+    if (!isRecord(t)) return;
+    if (t.cert_file !== undefined && t.key_file === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['key_file'], message: 'is required with cert_file' });
+    }
+    if (t.key_file !== undefined && t.cert_file === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['cert_file'], message: 'is required with key_file' });
+    }
+    const min = TLS_ORDER.indexOf(t.min_version as (typeof TLS_ORDER)[number]);
+    const max = TLS_ORDER.indexOf(t.max_version as (typeof TLS_ORDER)[number]);
+    if (min >= 0 && max >= 0 && min > max) {
+      ctx.addIssue({ code: 'custom', path: ['min_version'], message: 'must not be above max_version' });
+    }
+  }, always)
+  .prefault({})
+  .transform((t): ConnectionSettings['tls'] => ({
+    caFile: t.ca_file,
+    certFile: t.cert_file,
+    keyFile: t.key_file,
+    serverName: t.server_name,
+    insecureSkipVerify: t.insecure_skip_verify,
+    minVersion: t.min_version,
+    maxVersion: t.max_version,
+  }))
+  .describe(
+    'TLS towards the upstream, as Prometheus\'s `tls_config`: CA, client certificate, server name, versions. See docs/security.md, "Connecting to the upstream".',
+  );
+
+const proxyUrl = z
+  .string()
+  .transform((text, ctx) => {
+    const url = URL.canParse(text) ? new URL(text) : undefined;
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      // The value is not repeated: it may hold the proxy's password.
+      ctx.addIssue({
+        code: 'custom',
+        message: 'must be an http or https URL, e.g. http://proxy.example.com:3128',
+      });
+      return z.NEVER;
+    }
+    return url.href;
+  })
+  .meta({ 'x-type': 'URL' });
+
+// RFC 9110 token characters.
+const HEADER_NAME_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+const proxyConnectHeader = z
+  .record(z.string(), z.array(z.string()).min(1, 'must list at least one value'))
+  .superRefine((headers, ctx) => {
+    for (const [name, values] of Object.entries(headers)) {
+      if (!HEADER_NAME_RE.test(name)) {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'is not a valid header name' });
+      } else if (name.toLowerCase() === 'host') {
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: 'is set by the exporter to the upstream host',
+        });
+      }
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: line breaks and NUL are what is looked for.
+      if (Array.isArray(values) && values.some((v) => /[\r\n\u0000]/.test(v))) {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'values must be one line each' });
+      }
+    }
+  })
+  .default({});
+
+/** The proxy settings of a validated `upstream` section. */
+function proxyOf(u: {
+  proxy_url?: string;
+  no_proxy?: string;
+  proxy_from_environment: boolean;
+}): ProxySettings {
+  if (u.proxy_url !== undefined) return { kind: 'url', url: u.proxy_url, noProxy: u.no_proxy };
+  return u.proxy_from_environment ? { kind: 'environment' } : { kind: 'none' };
+}
+
+/** Prometheus's rules between the proxy settings, with its wording. */
+function checkProxy(u: Record<string, unknown>, ctx: z.core.$RefinementCtx): void {
+  const fromEnv = u.proxy_from_environment === true;
+  if (fromEnv && u.proxy_url !== undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['proxy_url'],
+      message: 'must not be set with proxy_from_environment: true (use one of them)',
+    });
+  }
+  if (u.no_proxy !== undefined && (fromEnv || u.proxy_url === undefined)) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['no_proxy'],
+      message: fromEnv
+        ? 'must not be set with proxy_from_environment: true (NO_PROXY in the environment applies)'
+        : 'needs proxy_url',
+    });
+  }
+  const headers = u.proxy_connect_header;
+  if (isRecord(headers) && Object.keys(headers).length > 0 && u.proxy_url === undefined && !fromEnv) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['proxy_connect_header'],
+      message: 'needs proxy_url or proxy_from_environment: true',
+    });
+  }
+}
 
 export const upstreamSchema = z
   .strictObject({
@@ -142,6 +286,33 @@ export const upstreamSchema = z
           "record's own `tz` (an IANA name or an offset such as `+02:00`; UTC when the record has no " +
           'readable `tz`), `UTC`, or an IANA zone name for every record.',
       ),
+    tls_config: tlsConfigSchema,
+    proxy_url: proxyUrl
+      .optional()
+      .describe(
+        'Forward proxy for every upstream request (HTTPS through CONNECT), e.g. `http://proxy.example.com:3128`; credentials in it are sent as Proxy-Authorization.',
+      ),
+    no_proxy: z
+      .string()
+      .optional()
+      .describe(
+        'Hosts reached without `proxy_url`, comma-separated: names (a name also covers its subdomains), `*.name`, IP addresses, `host:port`, `*`.',
+      ),
+    proxy_from_environment: z
+      .boolean()
+      .default(false)
+      .describe(
+        'Use the proxy of the environment: HTTPS_PROXY for https URLs (HTTP_PROXY when unset), HTTP_PROXY for http, minus the hosts in NO_PROXY.',
+      ),
+    proxy_connect_header: proxyConnectHeader.describe(
+      'Headers sent to the proxy with each CONNECT, each with its list of values, e.g. `Proxy-Authorization: [Basic ...]`.',
+    ),
+    follow_redirects: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Follow redirects (up to 10). A redirect to another origin (scheme, host or port) never carries the bearer token.',
+      ),
     max_future_skew: duration()
       .prefault('5m')
       .describe(
@@ -151,6 +322,7 @@ export const upstreamSchema = z
   })
   .superRefine((u, ctx) => {
     if (!isRecord(u)) return;
+    checkProxy(u, ctx);
     if (u.token !== undefined && u.token_file !== undefined) {
       ctx.addIssue({ code: 'custom', message: 'set only one of token and token_file' });
     } else if (u.token === undefined && u.token_file === undefined) {
@@ -173,5 +345,11 @@ export const upstreamSchema = z
     maxResponseBytes: u.max_response_bytes,
     maxResponseBytesByEndpoint: u.max_response_bytes_by_endpoint,
     tokenExpiryWarningMs: u.token_expiry_warning,
+    connection: {
+      tls: u.tls_config,
+      proxy: proxyOf(u),
+      proxyConnectHeader: u.proxy_connect_header,
+      followRedirects: u.follow_redirects,
+    } satisfies ConnectionSettings as ConnectionSettings,
   }))
   .describe('The Station Data Query Service to read from.');

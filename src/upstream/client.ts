@@ -2,10 +2,11 @@
  * Typed client of the Station Data Query Service: one function per operation, parameters
  * encoded as the interface describes, responses mapped into domain types at the edge.
  */
-import { Agent, type Dispatcher, request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { createTurns, type Turns } from '../util/turns.ts';
 import { type BodyHead, readBody } from './body.ts';
 import type { Breakers } from './breaker.ts';
+import { DEFAULT_CONNECTION, type DispatcherSource, UpstreamConnection } from './connection.ts';
 import { DecodeTurns } from './decode-turns.ts';
 import {
   buildUrl,
@@ -84,8 +85,16 @@ export interface ClientOptions {
   readonly breakers?: Breakers;
   /** Hears each retry, with the failure that caused it. */
   readonly onRetry?: (endpoint: Endpoint, err: UpstreamError, delayMs: number) => void;
-  /** undici dispatcher (connection pool); defaults to a keep-alive Agent. */
+  /**
+   * undici dispatcher (connection pool), kept open when the client closes; tests inject one.
+   * Without it, `connection` is used.
+   */
   readonly dispatcher?: Dispatcher;
+  /**
+   * Where each request takes its dispatcher (TLS, proxy, redirects; see {@link UpstreamConnection}),
+   * closed with the client. Default: a direct connection that follows redirects.
+   */
+  readonly connection?: DispatcherSource;
   /** Shared concurrency and rate gate; defaults to no practical limit. */
   readonly limiter?: Limiter;
   readonly onRequest?: (event: RequestEvent) => void;
@@ -170,8 +179,12 @@ interface GetRequest<T> {
 
 /** Creates the client. */
 export function createClient(opts: ClientOptions): SharedClient {
-  const ownDispatcher = opts.dispatcher === undefined;
-  const dispatcher = opts.dispatcher ?? new Agent({ keepAliveTimeout: 30_000, connections: 64 });
+  const injected = opts.dispatcher;
+  // An injected dispatcher belongs to the caller: closing the client leaves it open.
+  const connection: DispatcherSource =
+    injected === undefined
+      ? (opts.connection ?? new UpstreamConnection(DEFAULT_CONNECTION))
+      : { dispatcher: async () => injected, close: async () => {} };
   const limiter =
     opts.limiter ?? createLimiter({ concurrency: 1024, ratePerSecond: Number.POSITIVE_INFINITY });
   const clock = opts.monotonic ?? (() => performance.now());
@@ -270,6 +283,8 @@ export function createClient(opts: ClientOptions): SharedClient {
     const report = (cls: StatusClass) =>
       opts.onRequest?.({ endpoint, collector, statusClass: cls, seconds, bytes });
     try {
+      // Taken for each request: a renewed CA or client certificate makes a new dispatcher.
+      const dispatcher = await connection.dispatcher();
       const res = await request(url, {
         method: 'GET',
         dispatcher,
@@ -451,7 +466,7 @@ export function createClient(opts: ClientOptions): SharedClient {
     ...shared,
     forCollector: view,
     async close() {
-      if (ownDispatcher) await dispatcher.close();
+      await connection.close();
     },
   };
 }

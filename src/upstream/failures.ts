@@ -39,6 +39,9 @@ export function statusError(endpoint: Endpoint, status: number, text: string): U
  * upstream, and says so wherever the message goes (log, status page, readiness, `once`).
  */
 function statusWords(status: number): string {
+  if (status >= 300 && status < 400) {
+    return `HTTP ${status}: a redirect not followed (upstream.follow_redirects is false, or more than 10 in a row)`;
+  }
   if (status === 401)
     return 'authentication failed (HTTP 401): the upstream refuses the token; check upstream.token or upstream.token_file';
   if (status === 403) return 'access denied (HTTP 403): the token may not read this';
@@ -67,10 +70,64 @@ export function classifyFailure(endpoint: Endpoint, err: unknown, seen: FailureS
     });
   }
   const cause = err instanceof Error ? err.message : String(err);
+  const hint = connectionHint(err);
   const e = new UpstreamError(endpoint, 'network', {
-    message: `${endpoint}: request failed: ${cause}`,
+    message: `${endpoint}: request failed: ${cause}${hint === undefined ? '' : ` (${hint})`}`,
     status,
   });
   if (status === undefined) Object.defineProperty(e, 'cause', { value: err });
   return e;
+}
+
+const UNTRUSTED =
+  "the upstream's certificate is not signed by a CA the exporter trusts: set upstream.tls_config.ca_file to the CA that signed it";
+
+/** What to do about a TLS or proxy failure, by the code Node or undici gives it. */
+const CONNECTION_HINTS: Readonly<Record<string, string>> = {
+  CERT_HAS_EXPIRED: "the upstream's certificate is past its end date: the server needs a renewed one",
+  CERT_NOT_YET_VALID: "the upstream's certificate is not valid yet: check the clocks of both machines",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: UNTRUSTED,
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: UNTRUSTED,
+  UNABLE_TO_GET_ISSUER_CERT: UNTRUSTED,
+  SELF_SIGNED_CERT_IN_CHAIN: UNTRUSTED,
+  DEPTH_ZERO_SELF_SIGNED_CERT:
+    "the upstream's certificate is self-signed: set upstream.tls_config.ca_file to that certificate",
+  ERR_TLS_CERT_ALTNAME_INVALID:
+    "the upstream's certificate is not for this host name: use a name it carries in base_url, or set upstream.tls_config.server_name",
+  ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED:
+    'the upstream requires a client certificate: set upstream.tls_config.cert_file and key_file',
+  ERR_SSL_SSLV3_ALERT_BAD_CERTIFICATE:
+    'the upstream refused the client certificate (upstream.tls_config.cert_file)',
+  ERR_SSL_TLSV1_ALERT_UNKNOWN_CA:
+    'the upstream does not trust the CA of the client certificate (upstream.tls_config.cert_file)',
+  ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION:
+    'no TLS version both sides accept: check upstream.tls_config.min_version and max_version',
+  ERR_SSL_UNSUPPORTED_PROTOCOL:
+    'no TLS version both sides accept: check upstream.tls_config.min_version and max_version',
+  ERR_SSL_WRONG_VERSION_NUMBER:
+    'the server did not answer in TLS: is base_url https:// on a plain-HTTP port?',
+};
+
+/**
+ * What the operator can do about a failure to connect, when its code says: a certificate the
+ * exporter does not trust, one the upstream does not accept, a proxy refusing the tunnel. The
+ * code may sit on a cause (undici wraps some proxy failures).
+ */
+export function connectionHint(err: unknown): string | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 3; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECTION_HINTS[code] !== undefined) return CONNECTION_HINTS[code];
+    // TLS 1.3 sends the client certificate after the handshake, so a server refusing a client
+    // without one just closes: undici sees the end of the stream, not the TLS alert.
+    if (code === 'UND_ERR_SOCKET' && e.message === 'other side closed') {
+      return 'the upstream closed the connection without answering; one that requires a client certificate does so when none is sent: set upstream.tls_config.cert_file and key_file';
+    }
+    if (/^Proxy response \(\d+\)/.test(e.message)) {
+      return 'the proxy refused the tunnel: check upstream.proxy_url or the proxy environment, and proxy_connect_header';
+    }
+    if (e.message.includes('Proxy Authentication Required')) {
+      return 'the proxy wants credentials: put them in upstream.proxy_url or proxy_connect_header';
+    }
+  }
+  return undefined;
 }

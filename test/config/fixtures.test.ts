@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../src/config/load.ts';
 import { NELSON_RULES } from '../../src/spc/rules.ts';
+import { DEFAULT_CONNECTION } from '../../src/upstream/connection.ts';
 
 const dir = fileURLToPath(new URL('../fixtures/config', import.meta.url));
 const env = { FIXTURE_TOKEN: 'token-from-env', FIXTURE_HOST: 'stations.example.com' };
@@ -63,6 +64,7 @@ describe('ok config fixtures', () => {
         maxResponseBytes: 8 * 1024 * 1024,
         maxResponseBytesByEndpoint: {},
         tokenExpiryWarningMs: 3 * 86_400_000,
+        connection: DEFAULT_CONNECTION,
       },
       discovery: {
         siteIds: [],
@@ -147,6 +149,27 @@ describe('ok config fixtures', () => {
       maxResponseBytes: 1_048_576,
       maxResponseBytesByEndpoint: { metrics: 8_388_608 },
       tokenExpiryWarningMs: 86_400_000,
+      connection: {
+        tls: {
+          caFile: `${dir}/secrets/upstream-ca.crt`,
+          certFile: undefined,
+          keyFile: undefined,
+          serverName: 'stations.internal',
+          insecureSkipVerify: false,
+          minVersion: 'TLS13',
+          maxVersion: 'TLS13',
+        },
+        proxy: {
+          kind: 'url',
+          url: 'http://proxy.example.com:3128/',
+          noProxy: 'localhost,.internal,10.0.0.0',
+        },
+        proxyConnectHeader: {
+          'Proxy-Authorization': ['Basic dXNlcjpwYXNz'],
+          'X-Plant': ['berlin', 'line-1'],
+        },
+        followRedirects: false,
+      },
     });
     expect(config.discovery.siteIds).toEqual(['65a1b2c3d4e5f6a7b8c9d0e1']);
     expect(config.discovery.stationIds).toEqual(['65A1B2C3D4E5F6A7B8C9D0E2']);

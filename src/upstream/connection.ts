@@ -1,0 +1,365 @@
+/**
+ * How the exporter reaches the upstream: the undici dispatcher with Prometheus's HTTP client
+ * settings (`tls_config`, `proxy_url`, `proxy_from_environment`, `no_proxy`,
+ * `proxy_connect_header`, `follow_redirects`). The CA, certificate and key files are read again
+ * when they change, so that a renewed certificate takes effect without a restart, as the token
+ * file does.
+ */
+import { createSecureContext } from 'node:tls';
+import { Agent, type Dispatcher, EnvHttpProxyAgent, interceptors } from 'undici';
+import { FileReadError, RegularFileReader, statWithin } from '../util/read-file.ts';
+
+/** TLS versions by their Prometheus (Go) names, as Node spells them. */
+export const TLS_VERSIONS = { TLS10: 'TLSv1', TLS11: 'TLSv1.1', TLS12: 'TLSv1.2', TLS13: 'TLSv1.3' } as const;
+/** A Prometheus TLS version name. */
+export type TlsVersionName = keyof typeof TLS_VERSIONS;
+
+/** `tls_config`, with file paths absolute. */
+export interface UpstreamTlsSettings {
+  readonly caFile: string | undefined;
+  readonly certFile: string | undefined;
+  readonly keyFile: string | undefined;
+  /** Name checked against the certificate and sent as SNI; default the host of `base_url`. */
+  readonly serverName: string | undefined;
+  readonly insecureSkipVerify: boolean;
+  readonly minVersion: TlsVersionName;
+  readonly maxVersion: TlsVersionName | undefined;
+}
+
+/** Which proxy requests go through. */
+export type ProxySettings =
+  | { readonly kind: 'none' }
+  | { readonly kind: 'url'; readonly url: string; readonly noProxy: string | undefined }
+  | { readonly kind: 'environment' };
+
+/** Everything about the connection to the upstream that is not the request itself. */
+export interface ConnectionSettings {
+  readonly tls: UpstreamTlsSettings;
+  readonly proxy: ProxySettings;
+  /** Headers sent to the proxy with each CONNECT, each with all its values. */
+  readonly proxyConnectHeader: Readonly<Record<string, readonly string[]>>;
+  /** Redirects are followed (at most {@link MAX_REDIRECTS}); one to another origin drops the token. */
+  readonly followRedirects: boolean;
+}
+
+/** The settings of an upstream without any of them: direct, system CAs, redirects followed. */
+export const DEFAULT_CONNECTION: ConnectionSettings = {
+  tls: {
+    caFile: undefined,
+    certFile: undefined,
+    keyFile: undefined,
+    serverName: undefined,
+    insecureSkipVerify: false,
+    minVersion: 'TLS12',
+    maxVersion: undefined,
+  },
+  proxy: { kind: 'none' },
+  proxyConnectHeader: {},
+  followRedirects: true,
+};
+
+/** As Go's HTTP client, which Prometheus uses. */
+export const MAX_REDIRECTS = 10;
+
+/** 1 MiB: a certificate chain, a key or a CA bundle is a few kilobytes. */
+export const TLS_FILE_MAX_BYTES = 1024 * 1024;
+/** How long reading one TLS file may take before it counts as unreadable (a hung mount). */
+export const TLS_FILE_TIMEOUT_MS = 5_000;
+
+/** The contents of the TLS files. */
+export interface TlsMaterial {
+  readonly ca: Buffer | undefined;
+  readonly cert: Buffer | undefined;
+  readonly key: Buffer | undefined;
+}
+
+/** What is wrong with one TLS file (or pair), by its `tls_config` key. */
+export interface TlsProblem {
+  readonly field: 'ca_file' | 'cert_file' | 'key_file';
+  readonly problem: string;
+}
+
+/**
+ * What keeps the material from making a TLS context: a CA file without a certificate, a
+ * certificate without its key, a key that does not match. Never quotes the files (a key must
+ * never reach a log line).
+ */
+export function tlsMaterialProblems(material: TlsMaterial): TlsProblem[] {
+  const problems: TlsProblem[] = [];
+  const { ca, cert, key } = material;
+  if (ca !== undefined) {
+    const reason = contextError({ ca });
+    if (reason !== undefined) problems.push({ field: 'ca_file', problem: reason });
+    else if (!ca.toString('latin1').includes('-----BEGIN CERTIFICATE-----')) {
+      problems.push({ field: 'ca_file', problem: 'holds no PEM certificate' });
+    }
+  }
+  if (cert !== undefined && key !== undefined) {
+    const reason = contextError({ cert, key });
+    if (reason !== undefined) {
+      problems.push({ field: 'cert_file', problem: `is not a certificate matching key_file (${reason})` });
+    }
+  }
+  return problems;
+}
+
+function contextError(material: { ca?: Buffer; cert?: Buffer; key?: Buffer }): string | undefined {
+  try {
+    createSecureContext(material);
+    return undefined;
+  } catch (err) {
+    // OpenSSL's reason only, never anything read from the file.
+    const e = err as { reason?: string; code?: string };
+    return e.reason ?? e.code ?? 'not valid PEM';
+  }
+}
+
+/** File access and environment of an {@link UpstreamConnection}; injectable for tests. */
+export interface ConnectionDeps {
+  /** Reads a whole TLS file. Default: a {@link RegularFileReader} (1 MiB, 5 s). */
+  readonly read?: (path: string) => Promise<Buffer>;
+  /** Default: `stat` with a 5 s deadline. */
+  readonly stat?: (path: string) => Promise<{ mtimeMs: number; size: number; ino?: number }>;
+  /** Where `proxy_from_environment` reads HTTPS_PROXY, HTTP_PROXY and NO_PROXY. Default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv;
+  /**
+   * Hears when a TLS file becomes unusable while the last good files stay in use (with the
+   * reason), and when the files are usable again (undefined).
+   */
+  readonly onFileError?: (reason: string | undefined) => void;
+}
+
+/** Supplies the dispatcher for the next request. */
+export interface DispatcherSource {
+  /** The dispatcher to send the next request with; rejects when no usable TLS files were ever read. */
+  dispatcher(): Promise<Dispatcher>;
+  close(): Promise<void>;
+}
+
+interface Built {
+  /** Modification time, size and inode of every TLS file: a change of any makes a new dispatcher. */
+  readonly version: string;
+  readonly dispatcher: Dispatcher;
+}
+
+/**
+ * The connection to the upstream. Without TLS files the dispatcher is made once. With them,
+ * each request first checks (`stat`) whether a file changed; a change makes a new dispatcher
+ * for new requests while requests in flight finish on the old one. A file that turns
+ * unreadable or invalid keeps the last good dispatcher in use and is reported
+ * ({@link ConnectionDeps.onFileError}, {@link fileError}) until it is fixed.
+ */
+export class UpstreamConnection implements DispatcherSource {
+  readonly #settings: ConnectionSettings;
+  readonly #read: (path: string) => Promise<Buffer>;
+  readonly #stat: NonNullable<ConnectionDeps['stat']>;
+  readonly #env: NodeJS.ProcessEnv;
+  readonly #onFileError: ((reason: string | undefined) => void) | undefined;
+  /** The TLS files in a fixed order, with their config keys. */
+  readonly #files: ReadonlyArray<{ readonly field: TlsProblem['field']; readonly path: string }>;
+  #current: Built | undefined;
+  /** The version whose files were found bad: not read again until a file changes once more. */
+  #badVersion: string | undefined;
+  #checking: Promise<Dispatcher> | undefined;
+  #fileError: string | undefined;
+
+  constructor(settings: ConnectionSettings, deps: ConnectionDeps = {}) {
+    this.#settings = settings;
+    const reader = new RegularFileReader({ maxBytes: TLS_FILE_MAX_BYTES, timeoutMs: TLS_FILE_TIMEOUT_MS });
+    this.#read = deps.read ?? ((path) => reader.read(path));
+    // With a deadline: on a hung mount a plain stat never returns, and every request waits on it.
+    this.#stat = deps.stat ?? ((path) => statWithin(path, { timeoutMs: TLS_FILE_TIMEOUT_MS }));
+    this.#env = deps.env ?? process.env;
+    this.#onFileError = deps.onFileError;
+    const { caFile, certFile, keyFile } = settings.tls;
+    this.#files = [
+      { field: 'ca_file' as const, path: caFile },
+      { field: 'cert_file' as const, path: certFile },
+      { field: 'key_file' as const, path: keyFile },
+    ].filter((f): f is { field: TlsProblem['field']; path: string } => f.path !== undefined);
+  }
+
+  /** Why the TLS files in use are not the ones on disk; undefined when they are. */
+  get fileError(): string | undefined {
+    return this.#fileError;
+  }
+
+  dispatcher(): Promise<Dispatcher> {
+    if (this.#files.length === 0) {
+      this.#current ??= { version: '', dispatcher: this.#build(NO_MATERIAL) };
+      return Promise.resolve(this.#current.dispatcher);
+    }
+    // Requests arriving together share one check instead of each reading the files.
+    this.#checking ??= this.#check().finally(() => {
+      this.#checking = undefined;
+    });
+    return this.#checking;
+  }
+
+  async close(): Promise<void> {
+    await this.#current?.dispatcher.close();
+  }
+
+  async #check(): Promise<Dispatcher> {
+    let version: string;
+    try {
+      version = await this.#version();
+    } catch (err) {
+      return this.#keep(fsReason(err));
+    }
+    if (version === this.#current?.version) return this.#fine(this.#current.dispatcher);
+    if (version === this.#badVersion && this.#current) return this.#current.dispatcher;
+    let material: TlsMaterial;
+    try {
+      material = await this.#readAll();
+    } catch (err) {
+      this.#badVersion = version;
+      return this.#keep(fsReason(err));
+    }
+    const problems = tlsMaterialProblems(material);
+    if (problems.length > 0) {
+      this.#badVersion = version;
+      return this.#keep(
+        problems
+          .map((p) => `upstream.tls_config.${p.field} ${pathOf(this.#files, p)}: ${p.problem}`)
+          .join('; '),
+      );
+    }
+    const previous = this.#current;
+    this.#current = { version, dispatcher: this.#build(material) };
+    this.#badVersion = undefined;
+    // Requests already sent on the old dispatcher finish there: close() waits for them. A
+    // request takes its dispatcher and dispatches in one step, so none picks up the old one now.
+    previous?.dispatcher.close().catch(() => {});
+    return this.#fine(this.#current.dispatcher);
+  }
+
+  async #version(): Promise<string> {
+    const parts: string[] = [];
+    for (const f of this.#files) {
+      try {
+        const info = await this.#stat(f.path);
+        parts.push(`${info.mtimeMs}:${info.size}:${info.ino ?? 0}`);
+      } catch (err) {
+        throw new TlsFileError(f, err);
+      }
+    }
+    return parts.join('|');
+  }
+
+  async #readAll(): Promise<TlsMaterial> {
+    const got: Partial<Record<TlsProblem['field'], Buffer>> = {};
+    for (const f of this.#files) {
+      try {
+        got[f.field] = await this.#read(f.path);
+      } catch (err) {
+        throw new TlsFileError(f, err);
+      }
+    }
+    return { ca: got.ca_file, cert: got.cert_file, key: got.key_file };
+  }
+
+  /** The last good dispatcher, with the reason reported; without one, the reason is the failure. */
+  #keep(reason: string): Dispatcher {
+    if (this.#current === undefined) throw new Error(reason);
+    this.#setError(reason);
+    return this.#current.dispatcher;
+  }
+
+  #fine(dispatcher: Dispatcher): Dispatcher {
+    this.#setError(undefined);
+    return dispatcher;
+  }
+
+  #setError(reason: string | undefined): void {
+    if (reason === this.#fileError) return;
+    this.#fileError = reason;
+    this.#onFileError?.(reason);
+  }
+
+  #build(material: TlsMaterial): Dispatcher {
+    const base = buildDispatcher(this.#settings, { material, env: this.#env });
+    return this.#settings.followRedirects
+      ? base.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTS }))
+      : base;
+  }
+}
+
+const NO_MATERIAL: TlsMaterial = { ca: undefined, cert: undefined, key: undefined };
+
+/** A TLS file that could not be read, naming its key and path. */
+class TlsFileError extends Error {
+  constructor(file: { readonly field: string; readonly path: string }, cause: unknown) {
+    super(`upstream.tls_config.${file.field}: cannot read ${file.path}: ${fileProblem(cause)}`);
+    this.name = 'TlsFileError';
+  }
+}
+
+function fileProblem(err: unknown): string {
+  if (err instanceof FileReadError) return err.problem;
+  // Only the code: an injected reader's message might quote the content.
+  return (err as NodeJS.ErrnoException | undefined)?.code ?? 'read failed';
+}
+
+function fsReason(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function pathOf(
+  files: ReadonlyArray<{ readonly field: string; readonly path: string }>,
+  problem: TlsProblem,
+): string {
+  return files.find((f) => f.field === problem.field)?.path ?? '';
+}
+
+/** The options of `tls.connect` for the upstream (and an HTTPS proxy). */
+function tlsOptions(tls: UpstreamTlsSettings, material: TlsMaterial) {
+  return {
+    ...(material.ca ? { ca: material.ca } : {}),
+    ...(material.cert ? { cert: material.cert } : {}),
+    ...(material.key ? { key: material.key } : {}),
+    ...(tls.serverName ? { servername: tls.serverName } : {}),
+    rejectUnauthorized: !tls.insecureSkipVerify,
+    minVersion: TLS_VERSIONS[tls.minVersion],
+    ...(tls.maxVersion ? { maxVersion: TLS_VERSIONS[tls.maxVersion] } : {}),
+  };
+}
+
+/** A proxy setting from the environment, as Go's `httpproxy.FromEnvironment` reads it. */
+function fromEnv(env: NodeJS.ProcessEnv, name: string): string {
+  return env[name.toUpperCase()] || env[name.toLowerCase()] || '';
+}
+
+/** The dispatcher for the settings and the TLS material read for them, without redirects. */
+function buildDispatcher(
+  settings: ConnectionSettings,
+  from: { readonly material: TlsMaterial; readonly env: NodeJS.ProcessEnv },
+): Dispatcher {
+  const { material, env } = from;
+  const tls = tlsOptions(settings.tls, material);
+  const agent = { keepAliveTimeout: 30_000, connections: 64, connect: tls } as const;
+  const proxy = settings.proxy;
+  if (proxy.kind === 'none') return new Agent(agent);
+  // Given explicitly, the values never fall back to process.env: with proxy_url the environment
+  // is ignored, and proxy_from_environment reads the environment it was given.
+  const target =
+    proxy.kind === 'url'
+      ? { httpProxy: proxy.url, httpsProxy: proxy.url, noProxy: proxy.noProxy ?? '' }
+      : {
+          httpProxy: fromEnv(env, 'http_proxy'),
+          httpsProxy: fromEnv(env, 'https_proxy'),
+          noProxy: fromEnv(env, 'no_proxy'),
+        };
+  const headers = Object.fromEntries(
+    Object.entries(settings.proxyConnectHeader).map(([name, values]) => [name.toLowerCase(), [...values]]),
+  );
+  return new EnvHttpProxyAgent({
+    ...agent,
+    ...target,
+    // The upstream's TLS, inside the CONNECT tunnel; the proxy's own TLS (an https:// proxy)
+    // trusts the same CA, as Go's transport does.
+    requestTls: tls,
+    proxyTls: material.ca ? { ca: material.ca } : {},
+    headers,
+  });
+}
