@@ -78,7 +78,7 @@ describe('station-exporter command line', () => {
     const refused = await Promise.all(wrong.map((args) => run(['check-config', ...args])));
     for (const r of refused) {
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain('check-config takes one FILE (or --config FILE)');
+      expect(r.stderr).toContain('check-config takes one FILE (or --config.file FILE)');
     }
   });
 

@@ -31,7 +31,7 @@ import { registerWebConfigMetrics } from '../server/web-config/metrics.ts';
 import { type WebConfigSource, watchWebConfig } from '../server/web-config/watch.ts';
 import { resolveShard, type Shard } from '../sharding/shard.ts';
 import { UpstreamError } from '../upstream/errors.ts';
-import { Redactor } from '../util/redact.ts';
+import { maskCredentialLike, Redactor } from '../util/redact.ts';
 import { createTurns } from '../util/turns.ts';
 import { createReloader, type Reloader } from './reload.ts';
 import { SHUTDOWN_DEADLINE_MS, Shutdown } from './shutdown.ts';
@@ -169,8 +169,9 @@ function createOutput(): Output {
   const redactor = new Redactor();
   return {
     redactor,
-    err: (text) => void process.stderr.write(redactor.redact(text)),
-    out: (text) => void process.stdout.write(redactor.redact(text)),
+    // Known tokens, and what looks like one: a token pasted into another field is unknown.
+    err: (text) => void process.stderr.write(maskCredentialLike(redactor.redact(text))),
+    out: (text) => void process.stdout.write(maskCredentialLike(redactor.redact(text))),
     load: (path) => loadConfig(path, process.env, { onSecret: (s) => redactor.add(s) }),
   };
 }
