@@ -15,6 +15,7 @@ const E2E = [
   'test/app/reload.test.ts',
   'test/components.test.ts',
   'test/cli.test.ts',
+  'test/cli-flags.test.ts',
   'test/collectors/summary/faults.test.ts',
   'test/collectors/summary/scale.test.ts',
   'test/config/example.test.ts',

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Command line: arguments -> config -> wire up -> serve. Commands:
- *   station-exporter [--config FILE] [--web.listen-address ADDR]   run (no config: the built-in simulator)
+ *   station-exporter [--config.file FILE] [--web.listen-address ADDR ...]   run (no config: the built-in simulator)
  *   station-exporter check-config [[--config] FILE] [--web.config.file FILE]   validate configs
  *   station-exporter once [--config FILE]                           one poll, exposition on stdout
  *   station-exporter simulate [...]                                 run the simulator (or replay)
@@ -12,23 +12,30 @@ import { nearest } from './util/suggest.ts';
 import { VERSION } from './version.ts';
 
 const USAGE = `Usage:
-  station-exporter [--config FILE] [--web.listen-address ADDR] [--log.level LEVEL] [--shard i/n]
+  station-exporter [--config.file FILE] [--web.listen-address ADDR ...] [--web.systemd-socket]
+                   [--web.telemetry-path /metrics] [--web.disable-exporter-metrics]
+                   [--log.level LEVEL] [--log.format logfmt|json] [--shard i/n]
                    [--web.config.file FILE] [--web.enable-lifecycle]
                    [--web.read-header-timeout 10s] [--web.request-timeout 30s]
                    [--web.idle-timeout 2m] [--web.write-timeout 1m] [--web.max-connections 512]
-      Run the exporter. Without --config it runs against a built-in simulator (a demo).
+      Run the exporter. Without --config.file (or --config) it runs against a built-in
+      simulator (a demo).
+      --web.listen-address: repeat it to listen on several addresses.
+      --web.systemd-socket: serve on the sockets of a systemd .socket unit instead.
+      --web.disable-exporter-metrics: leave out the process_* and nodejs_* metrics.
+      --log.format: logfmt (default, as Prometheus) or json.
       --web.config.file: TLS, basic auth, rate limit and headers (exporter-toolkit format).
       --web.enable-lifecycle: allow POST /-/reload.
       --shard i/n polls only shard i (from 0) of n; in a StatefulSet, STATION_EXPORTER_SHARDS=n
       and the pod's ordinal do the same.
-  station-exporter check-config [[--config] FILE] [--web.config.file FILE]
+  station-exporter check-config [[--config.file] FILE] [--web.config.file FILE]
                                 [--stations N [--groups N --lines N --sites N --names N --slots N]]
                                 [--discover] [--shard i/n]
       Validate a config file and/or a web config file: print every error and exit 2, or a
       summary and exit 0. Given plant counts (or --discover, which reads the upstream's
       hierarchy), also print the request plan and the estimated series per collector and
       family, for this shard.
-  station-exporter once [--config FILE]
+  station-exporter once [--config.file FILE]
       Poll everything once and print the exposition on stdout; exit 1 if the upstream
       cannot be reached, 2 for a bad config.
   station-exporter simulate [--port 8080 --seed 42 --token demo-token ...]
@@ -39,7 +46,7 @@ const USAGE = `Usage:
   station-exporter help [COMMAND] | COMMAND --help | --help | --version
 `;
 
-const CHECK_CONFIG_USAGE = `Usage: station-exporter check-config [[--config] FILE] [--web.config.file FILE]
+const CHECK_CONFIG_USAGE = `Usage: station-exporter check-config [[--config.file] FILE] [--web.config.file FILE]
                                     [--stations N [--groups N --lines N --sites N --names N --slots N]]
                                     [--discover] [--shard i/n]
   Validate a config file and/or a web config file (exporter-toolkit format): print every error
@@ -51,7 +58,8 @@ const CHECK_CONFIG_USAGE = `Usage: station-exporter check-config [[--config] FIL
   -h, --help         show this help
 `;
 
-const ONCE_USAGE = `Usage: station-exporter once [--config FILE] [--log.level LEVEL] [--shard i/n]
+const ONCE_USAGE = `Usage: station-exporter once [--config.file FILE] [--log.level LEVEL] [--log.format logfmt|json]
+                             [--web.disable-exporter-metrics] [--shard i/n]
   Poll everything once and print the exposition on stdout. Exit 0 when every request was
   answered, 1 when the upstream cannot be reached or a poll failed, 2 for a bad config.
   Without --config it polls the built-in simulator (the demo).
@@ -113,8 +121,13 @@ async function main(argv: string[]): Promise<number> {
   if (!isOnce && command !== undefined && !command.startsWith('-')) return unknownCommand(command);
   let values: {
     config?: string;
-    'web.listen-address'?: string;
+    'config.file'?: string;
+    'web.listen-address'?: string[];
+    'web.systemd-socket'?: boolean;
+    'web.telemetry-path'?: string;
+    'web.disable-exporter-metrics'?: boolean;
     'log.level'?: string;
+    'log.format'?: string;
     'web.config.file'?: string;
     'web.enable-lifecycle'?: boolean;
     'web.read-header-timeout'?: string;
@@ -131,8 +144,13 @@ async function main(argv: string[]): Promise<number> {
       args: isOnce ? rest : argv,
       options: {
         config: { type: 'string', short: 'c' },
-        'web.listen-address': { type: 'string' },
+        'config.file': { type: 'string' },
+        'web.listen-address': { type: 'string', multiple: true },
+        'web.systemd-socket': { type: 'boolean' },
+        'web.telemetry-path': { type: 'string' },
+        'web.disable-exporter-metrics': { type: 'boolean' },
         'log.level': { type: 'string' },
+        'log.format': { type: 'string' },
         'web.config.file': { type: 'string' },
         'web.enable-lifecycle': { type: 'boolean' },
         'web.read-header-timeout': { type: 'string' },
@@ -162,20 +180,39 @@ async function main(argv: string[]): Promise<number> {
   const { isListenAddress, LOG_LEVELS } = await import('./config/schema.ts');
   const { parseHttpLimits } = await import('./server/flags.ts');
   const { runOnce, runServe } = await import('./app/commands.ts');
+  const { LOG_FORMATS } = await import('./app/wire.ts');
   const level = values['log.level'];
   if (level !== undefined && !(LOG_LEVELS as readonly string[]).includes(level)) {
     return usageError(`--log.level must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
   }
-  const listen = values['web.listen-address'];
-  if (listen !== undefined && !isListenAddress(listen)) {
-    return usageError(`--web.listen-address must be host:port or :port, got "${listen}"`);
+  const format = values['log.format'];
+  if (format !== undefined && !(LOG_FORMATS as readonly string[]).includes(format)) {
+    return usageError(`--log.format must be one of ${LOG_FORMATS.join(', ')}, got "${format}"`);
+  }
+  const listen = values['web.listen-address'] ?? [];
+  const badListen = listen.find((a) => !isListenAddress(a));
+  if (badListen !== undefined) {
+    return usageError(`--web.listen-address must be host:port or :port, got "${badListen}"`);
+  }
+  if (listen.length > 0 && values['web.systemd-socket']) {
+    return usageError('--web.listen-address and --web.systemd-socket exclude each other: give one');
+  }
+  const path = values['web.telemetry-path'];
+  const pathProblem = path === undefined ? undefined : telemetryPathProblem(path);
+  if (pathProblem !== undefined) return usageError(pathProblem);
+  if (values.config !== undefined && values['config.file'] !== undefined) {
+    return usageError('--config is another name for --config.file: give one');
   }
   const limits = parseHttpLimits(values);
   if (typeof limits === 'string') return usageError(limits);
   const opts = {
-    configPath: values.config,
-    listenAddress: values['web.listen-address'],
+    configPath: values['config.file'] ?? values.config,
+    listenAddresses: listen,
+    systemdSocket: values['web.systemd-socket'] ?? false,
+    telemetryPath: path,
+    disableExporterMetrics: values['web.disable-exporter-metrics'] ?? false,
     logLevel: values['log.level'],
+    logFormat: format as (typeof LOG_FORMATS)[number] | undefined,
     webConfigFile: values['web.config.file'],
     enableLifecycle: values['web.enable-lifecycle'] ?? false,
     limits,
@@ -184,7 +221,20 @@ async function main(argv: string[]): Promise<number> {
   return isOnce ? runOnce(opts) : runServe(opts);
 }
 
-const CHECK_CONFIG_FILES = 'check-config takes one FILE (or --config FILE), --web.config.file FILE, or both';
+const CHECK_CONFIG_FILES =
+  'check-config takes one FILE (or --config.file FILE), --web.config.file FILE, or both';
+
+/** The paths the exporter serves itself, which the metrics cannot take over. */
+const RESERVED_PATHS = ['/', '/status', '/-/healthy', '/-/ready', '/-/reload'];
+
+/** Why `--web.telemetry-path` cannot be used, or undefined when it can. */
+function telemetryPathProblem(path: string): string | undefined {
+  if (!/^\/[A-Za-z0-9._~/-]*$/.test(path) || path.includes('//'))
+    return `--web.telemetry-path must be a path such as /metrics (letters, digits, . _ ~ - and /), got "${path}"`;
+  if (RESERVED_PATHS.includes(path))
+    return `--web.telemetry-path cannot be ${path}: the exporter serves another page there`;
+  return undefined;
+}
 
 const COUNT_FLAGS = ['stations', 'groups', 'lines', 'sites', 'names', 'slots'] as const;
 
@@ -208,7 +258,8 @@ async function checkConfig(args: string[]): Promise<number> {
     process.stdout.write(CHECK_CONFIG_USAGE);
     return 0;
   }
-  const files = [...positionals, ...(values.config === undefined ? [] : [values.config])];
+  const named = [values.config, values['config.file']].filter((f): f is string => f !== undefined);
+  const files = [...positionals, ...named];
   const webConfig = values['web.config.file'];
   if (files.length > 1 || (files.length === 0 && webConfig === undefined))
     return usageError(CHECK_CONFIG_FILES, CHECK_CONFIG_USAGE);
@@ -236,6 +287,7 @@ function parseCheckArgs(args: string[]) {
     args,
     options: {
       config: { type: 'string', short: 'c' },
+      'config.file': { type: 'string' },
       'web.config.file': { type: 'string' },
       ...Object.fromEntries(COUNT_FLAGS.map((f) => [f, { type: 'string' as const }])),
       discover: { type: 'boolean' },

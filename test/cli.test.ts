@@ -43,7 +43,7 @@ describe('station-exporter command line', () => {
     expect(v.code).toBe(0);
     expect(v.stdout).toMatch(/^station-exporter \d+\.\d+\.\d+\n$/);
     const h = await run(['--help']);
-    expect(h.stdout).toContain('check-config [[--config] FILE] [--web.config.file FILE]');
+    expect(h.stdout).toContain('check-config [[--config.file] FILE] [--web.config.file FILE]');
     const bad = await run(['--nope']);
     expect(bad.code).toBe(2);
     // The flag is checked like server.listen_address in the config file.
@@ -78,7 +78,7 @@ describe('station-exporter command line', () => {
     const refused = await Promise.all(wrong.map((args) => run(['check-config', ...args])));
     for (const r of refused) {
       expect(r.code).toBe(2);
-      expect(r.stderr).toContain('check-config takes one FILE (or --config FILE)');
+      expect(r.stderr).toContain('check-config takes one FILE (or --config.file FILE)');
     }
   });
 
@@ -101,6 +101,14 @@ describe('station-exporter command line', () => {
     const r = await run(['once', '--config', file]);
     expect(r.code).toBe(1);
     expect(`${r.stdout}${r.stderr}`).not.toContain('leaky-token');
+    // Each error once: the log's warning, no second plain copy of it.
+    expect(r.stderr.match(/ECONNREFUSED/g)).toHaveLength(1);
+    expect(r.stderr).toMatch(/^time=\S+ level=warn msg="poll failed; no data yet/m);
+    // Below warnings the log shows nothing, so the summary says what failed.
+    const quiet = await run(['once', '--config', file, '--log.level', 'error']);
+    expect(quiet.code).toBe(1);
+    expect(quiet.stderr.match(/ECONNREFUSED/g)).toHaveLength(1);
+    expect(quiet.stderr).toContain('station-exporter: topology: sites: request failed: connect ECONNREFUSED');
   });
 
   it('check-config validates a web config file alone or with a config, naming the path of each error', async () => {
@@ -214,8 +222,9 @@ describe('station-exporter command line', () => {
     await listening;
     child.kill('SIGTERM');
     expect(await exited, stderr.slice(-3000)).toBe(0);
-    expect(stderr).toContain('"deadline_seconds":10,"msg":"shutting down"');
-    expect(stderr).toContain('"msg":"shut down"');
+    // logfmt, the default log format.
+    expect(stderr).toMatch(/level=info msg="shutting down" app=station-exporter deadline_seconds=10\n/);
+    expect(stderr).toMatch(/level=info msg="shut down"/);
   });
 
   it("prints each subcommand's own usage with --help and -h (exit 0), and with an unknown flag (exit 2)", async () => {

@@ -52,7 +52,7 @@ describe('npm package', () => {
     );
     const help = run('npx', ['station-exporter', '--help'], app);
     expect(help).toContain('Usage:');
-    expect(help).toContain('check-config [[--config] FILE]');
+    expect(help).toContain('check-config [[--config.file] FILE]');
     expect(run('npx', ['station-exporter', '--version'], app)).toBe(`station-exporter ${pkg.version}\n`);
     // No development dependency came along: the package runs on its runtime dependencies alone.
     const installed = JSON.parse(run('npm', ['ls', '--all', '--json'], app)) as {

@@ -11,24 +11,45 @@ import { planFor, plantOf } from '../planning/budget.ts';
 import { renderPlan } from '../planning/plan-text.ts';
 import { estimateSeries, renderSeries, type SeriesCounts } from '../planning/series-estimate.ts';
 import { registerConnectionMetrics } from '../server/connection-metrics.ts';
-import { DEFAULT_HTTP_LIMITS, type HttpLimits, startHttpServer } from '../server/http.ts';
+import {
+  DEFAULT_HTTP_LIMITS,
+  type HttpLimits,
+  type RunningHttpServer,
+  startHttpServer,
+} from '../server/http.ts';
 import { singleFlight } from '../server/lifecycle.ts';
-import { listenErrorText, parseListenAddress } from '../server/listen.ts';
+import {
+  addressTarget,
+  type ListenFailure,
+  serverUrl,
+  startServers,
+  sumConnectionStats,
+  systemdTargets,
+} from '../server/listen.ts';
 import { loadWebConfig, WebConfigError } from '../server/web-config/load.ts';
 import { registerWebConfigMetrics } from '../server/web-config/metrics.ts';
 import { type WebConfigSource, watchWebConfig } from '../server/web-config/watch.ts';
 import { resolveShard, type Shard } from '../sharding/shard.ts';
 import { UpstreamError } from '../upstream/errors.ts';
-import { Redactor } from '../util/redact.ts';
+import { maskCredentialLike, Redactor } from '../util/redact.ts';
 import { createTurns } from '../util/turns.ts';
 import { createReloader, type Reloader } from './reload.ts';
 import { SHUTDOWN_DEADLINE_MS, Shutdown } from './shutdown.ts';
-import { createLogger, type Exporter, wireExporter } from './wire.ts';
+import { createLogger, type Exporter, type LogSettings, wireExporter } from './wire.ts';
 
 export interface RunOptions {
   readonly configPath?: string;
-  readonly listenAddress?: string;
+  /** `--web.listen-address`, repeatable: one server on each; none: the config's `server.listen_address`. */
+  readonly listenAddresses?: readonly string[];
+  /** `--web.systemd-socket`: serve on the sockets systemd handed over instead of listen addresses. */
+  readonly systemdSocket?: boolean;
+  /** `--web.telemetry-path`: where the metrics are served; default `/metrics`. */
+  readonly telemetryPath?: string;
+  /** `--web.disable-exporter-metrics`: leave out the `process_*` and `nodejs_*` families. */
+  readonly disableExporterMetrics?: boolean;
   readonly logLevel?: string;
+  /** `--log.format`: logfmt (default) or json. */
+  readonly logFormat?: LogSettings['format'];
   /** `--web.config.file`: TLS, basic auth, rate limit, headers. */
   readonly webConfigFile?: string;
   /** `--web.enable-lifecycle`: POST /-/reload is allowed. */
@@ -55,6 +76,11 @@ export interface CheckOptions {
   readonly counts?: Partial<SeriesCounts>;
   readonly discover?: boolean;
   readonly shard?: string;
+}
+
+/** The log settings of a command: the flags win over the config. */
+function logSettings(opts: RunOptions, config: Config): LogSettings {
+  return { level: opts.logLevel ?? config.log.level, format: opts.logFormat };
 }
 
 /** Token and seed of the built-in demo simulator. */
@@ -143,8 +169,9 @@ function createOutput(): Output {
   const redactor = new Redactor();
   return {
     redactor,
-    err: (text) => void process.stderr.write(redactor.redact(text)),
-    out: (text) => void process.stdout.write(redactor.redact(text)),
+    // Known tokens, and what looks like one: a token pasted into another field is unknown.
+    err: (text) => void process.stderr.write(maskCredentialLike(redactor.redact(text))),
+    out: (text) => void process.stdout.write(maskCredentialLike(redactor.redact(text))),
     load: (path) => loadConfig(path, process.env, { onSecret: (s) => redactor.add(s) }),
   };
 }
@@ -240,7 +267,11 @@ function givenCounts(counts: Partial<SeriesCounts> | undefined, shard: Shard): S
 
 /** Counts of this replica's share of the plant the upstream reports. */
 async function discoveredCounts(config: Config, shard: Shard, redactor: Redactor): Promise<SeriesCounts> {
-  const exporter = wireExporter(config, { logger: createLogger('error', redactor), shard, redactor });
+  const exporter = wireExporter(config, {
+    logger: createLogger({ level: 'error' }, redactor),
+    shard,
+    redactor,
+  });
   try {
     const job = DISCOVERY.createJob({
       config,
@@ -296,17 +327,22 @@ export async function runOnce(opts: RunOptions): Promise<number> {
     return reportConfigError(err, io);
   }
   const exporter = wireExporter(resolved.config, {
-    logger: createLogger(opts.logLevel ?? resolved.config.log.level, io.redactor),
+    logger: createLogger(logSettings(opts, resolved.config), io.redactor),
     shard,
     redactor: io.redactor,
-    processMetrics: true,
+    processMetrics: !opts.disableExporterMetrics,
+    metricsPath: opts.telemetryPath,
   });
   try {
     const ok = await exporter.scheduler.pollOnce();
-    const res = await exporter.app.request('/metrics', { headers: { accept: 'text/plain' } });
+    const res = await exporter.app.request(opts.telemetryPath ?? '/metrics', {
+      headers: { accept: 'text/plain' },
+    });
     // The exposition as is: it is data, not messages, and holds no error text.
     process.stdout.write(await res.text());
-    if (!ok) {
+    // Each failed poll was logged as a warning; only a log level that hides warnings needs
+    // the summary, so that each error shows once.
+    if (!ok && !exporter.logger.isLevelEnabled('warn')) {
       const failed = exporter.scheduler.status().filter((s) => !s.lastOk);
       for (const s of failed)
         io.err(`station-exporter: ${s.name}: ${s.lastError ?? 'poll had failed requests'}\n`);
@@ -328,8 +364,8 @@ export async function runServe(opts: RunOptions): Promise<number> {
   if (typeof resolved === 'number') return resolved;
   const { config } = resolved;
   // Flags win over the file.
-  const listenAddress = opts.listenAddress ?? config.server.listenAddress;
-  const logger = createLogger(opts.logLevel ?? config.log.level, io.redactor);
+  const listenAddresses = opts.listenAddresses?.length ? opts.listenAddresses : [config.server.listenAddress];
+  const logger = createLogger(logSettings(opts, config), io.redactor);
   let shard: Shard;
   let webConfig: WebConfigSource | undefined;
   try {
@@ -349,7 +385,8 @@ export async function runServe(opts: RunOptions): Promise<number> {
       reload: opts.enableLifecycle ? reload : undefined,
       previous,
       redactor: io.redactor,
-      processMetrics: true,
+      processMetrics: !opts.disableExporterMetrics,
+      metricsPath: opts.telemetryPath,
       // A reload keeps the shard this replica started with unless the flag is absent and the config changes it.
       shard: opts.shard ? shard : shardOf(c, undefined),
     });
@@ -363,28 +400,33 @@ export async function runServe(opts: RunOptions): Promise<number> {
     logger,
     load: io.load,
   });
-  const { hostname, port } = parseListenAddress(listenAddress);
-  let server: Awaited<ReturnType<typeof startHttpServer>>;
+  let servers: RunningHttpServer[];
   try {
-    server = await startHttpServer({
-      // Requests go to whichever exporter is current, so a reload swaps it without a restart.
-      fetch: (req, env) => reloader.current().app.fetch(req, env),
-      hostname,
-      port,
-      limits: opts.limits ?? DEFAULT_HTTP_LIMITS,
-      webConfig,
-      logger,
-    });
+    servers = await startServers(
+      opts.systemdSocket ? systemdTargets() : listenAddresses.map(addressTarget),
+      (target) =>
+        startHttpServer({
+          // Requests go to whichever exporter is current, so a reload swaps it without a restart.
+          fetch: (req, env) => reloader.current().app.fetch(req, env),
+          ...target,
+          limits: opts.limits ?? DEFAULT_HTTP_LIMITS,
+          webConfig,
+          logger,
+        }),
+    );
   } catch (err) {
-    const reason = listenErrorText(listenAddress, err);
-    logger.error({ listen: listenAddress, code: (err as NodeJS.ErrnoException).code }, reason);
-    io.err(`station-exporter: ${reason}\n`);
+    // Once, through the logger: the log is where an operator looks.
+    const failure = err as ListenFailure;
+    logger.error({ listen: failure.address, code: failure.code }, failure.message);
     await reloader.current().close();
     await resolved.close();
     return 1;
   }
   // On the first exporter's registry, which every reload hands on.
-  registerConnectionMetrics(reloader.current().registry, server.connections);
+  registerConnectionMetrics(
+    reloader.current().registry,
+    sumConnectionStats(servers.map((s) => s.connections)),
+  );
   // Signal handlers before the address is printed: whoever reads it may signal at once.
   const shutdown = new Shutdown({
     logger,
@@ -395,20 +437,21 @@ export async function runServe(opts: RunOptions): Promise<number> {
   });
   const stop = () =>
     void shutdown.run([
-      { name: 'closing the listener', run: () => server.close() },
+      { name: 'closing the listeners', run: () => Promise.all(servers.map((s) => s.close())).then(() => {}) },
       { name: 'waiting for running polls', run: () => reloader.current().close() },
       { name: 'closing the demo simulator', run: () => resolved.close() },
     ]);
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
   process.on('SIGHUP', () => void reload());
-  const host = hostname && hostname !== '0.0.0.0' && hostname !== '::' ? hostname : 'localhost';
-  const url = `${server.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
-  logger.info(
-    { listen: listenAddress, tls: server.tls, lifecycle: opts.enableLifecycle ?? false },
-    'listening',
-  );
-  io.err(`station-exporter: metrics at ${url}/metrics\n`);
+  const path = opts.telemetryPath ?? '/metrics';
+  for (const server of servers) {
+    const where =
+      server.fd === undefined ? serverUrl(server) : `the socket systemd passed as fd ${server.fd}`;
+    logger.info({ listen: where, tls: server.tls, lifecycle: opts.enableLifecycle ?? false }, 'listening');
+    // The address on a line of its own, for whoever started it and for tests that read the port.
+    io.err(`station-exporter: metrics at ${where}${server.fd === undefined ? path : ` (${path})`}\n`);
+  }
   if (resolved.demoUrl) {
     io.err(
       `station-exporter: demo mode: polling the built-in simulator at ${resolved.demoUrl} with its public demo token (docs/simulator.md)\n`,

@@ -3,6 +3,7 @@
  * scheduler and HTTP app. Shared by the command line and the end-to-end tests, so that both
  * run exactly the same wiring.
  */
+
 import { statSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import type { Dispatcher } from 'undici';
@@ -33,6 +34,7 @@ import { jwtExpiry } from '../upstream/jwt.ts';
 import { createLimiter, type Timers as LimiterTimers } from '../upstream/limiter.ts';
 import type { RetryTimers } from '../upstream/retry.ts';
 import { LogDigest } from '../util/log-digest.ts';
+import { jsonLineToLogfmt } from '../util/logfmt.ts';
 import { Redactor } from '../util/redact.ts';
 import { createTurns, type Turns } from '../util/turns.ts';
 import { VERSION } from '../version.ts';
@@ -62,7 +64,7 @@ export interface WireOptions {
   readonly retryTimers?: RetryTimers;
   readonly random?: () => number;
   readonly registry?: Registry;
-  /** Handler of POST /-/reload; without it the route answers 404. */
+  /** Handler of POST /-/reload; without it the route answers 403 (the lifecycle API is off). */
   readonly reload?: () => Promise<ReloadResult>;
   /**
    * The exporter this one replaces (config reload): its registry and self-metrics are kept,
@@ -84,6 +86,8 @@ export interface WireOptions {
    * default, because they describe the process, and tests wire many exporters in one.
    */
   readonly processMetrics?: boolean;
+  /** Where the metrics are served (`--web.telemetry-path`); default `/metrics`. */
+  readonly metricsPath?: string;
 }
 
 /** What a reload can hand from one exporter to the next. */
@@ -125,15 +129,26 @@ export interface Exporter {
   close(opts?: { keepClient?: boolean }): Promise<void>;
 }
 
+/** The log line formats of `--log.format`: logfmt (the default, as Prometheus's own) or JSON lines. */
+export const LOG_FORMATS = ['logfmt', 'json'] as const;
+
+/** How the process logs: the lowest level written, and the line format. */
+export interface LogSettings {
+  readonly level: string;
+  readonly format?: (typeof LOG_FORMATS)[number];
+}
+
 /**
- * Creates a logger writing JSON lines to stderr, so that stdout stays free for `once`. Every
- * line passes through `redactor` on its way out, whatever field or error message carries a
- * token (an upstream error body that echoes the Authorization header, say).
+ * Creates a logger writing to stderr, so that stdout stays free for `once`: logfmt lines by
+ * default, JSON lines with `format: 'json'`. Every line passes through `redactor` on its way
+ * out, whatever field or error message carries a token (an upstream error body that echoes the
+ * Authorization header, say).
  */
-export function createLogger(level: string, redactor: Redactor = new Redactor()): Logger {
+export function createLogger(settings: LogSettings, redactor: Redactor = new Redactor()): Logger {
   const stderr = pino.destination(2);
-  const masked = { write: (line: string) => stderr.write(redactor.redact(line)) };
-  return pino({ level, base: { app: 'station-exporter' } }, masked);
+  const shape = settings.format === 'json' ? (line: string) => line : jsonLineToLogfmt;
+  const masked = { write: (line: string) => stderr.write(redactor.redact(shape(line))) };
+  return pino({ level: settings.level, base: { app: 'station-exporter' } }, masked);
 }
 
 /** Time between two probes of one station the upstream refused. */
@@ -145,7 +160,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   const prev = opts.previous;
   const redactor = opts.redactor ?? prev?.redactor ?? new Redactor();
   if (config.upstream.token.kind === 'inline') redactor.add(config.upstream.token.value);
-  const logger = opts.logger ?? prev?.logger ?? createLogger(config.log.level, redactor);
+  const logger = opts.logger ?? prev?.logger ?? createLogger({ level: config.log.level }, redactor);
   const registry = prev?.registry ?? opts.registry ?? new Registry();
   const wallClock = opts.wallClock ?? Date.now;
   let self: SelfMetrics;
@@ -231,6 +246,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     wallClock,
     reload: opts.reload,
     redact: redactor.apply,
+    metricsPath: opts.metricsPath,
     statusModel: () =>
       buildStatusModel({
         version: VERSION,

@@ -1,7 +1,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isMap, parseDocument } from 'yaml';
 import { FileReadError, formatBytes, readRegularFile, readRegularFileSync } from '../util/read-file.ts';
-import { Redactor } from '../util/redact.ts';
+import { maskCredentialLike, Redactor } from '../util/redact.ts';
 import { expandEnv, type PathIssue } from './env.ts';
 import { configErrorMap, flattenIssues, formatIssue, formatPath } from './issues.ts';
 import { labelSecretIssues } from './label-secrets.ts';
@@ -61,9 +61,13 @@ export class ConfigError extends Error {
   readonly issues: string[];
 
   constructor(source: string, issues: string[]) {
-    super(`invalid configuration in ${source}:\n  ${issues.join('\n  ')}`);
+    // Issues may quote the value a user typed, which may be a token in the wrong field: values
+    // that look like credentials are masked here, so no output (check-config, serve, a reload's
+    // log line, the status page) can show them.
+    const masked = issues.map(maskCredentialLike);
+    super(`invalid configuration in ${maskCredentialLike(source)}:\n  ${masked.join('\n  ')}`);
     this.name = 'ConfigError';
-    this.issues = issues;
+    this.issues = masked;
   }
 }
 

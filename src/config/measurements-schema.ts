@@ -91,8 +91,9 @@ const histogramsSchema = z
       .default(true)
       .describe(
         'Export `station_measurement_value`, a native histogram of every numeric value per station, name and slot ' +
-          '(cumulative since the exporter started), in the protobuf format only: Prometheus needs ' +
-          '`--enable-feature=native-histograms`.',
+          '(cumulative since the exporter started), in the protobuf format only: Prometheus 3 needs ' +
+          '`scrape_native_histograms: true`, Prometheus 2 `--enable-feature=native-histograms` ' +
+          '(docs/metrics.md#prometheus-versions).',
       ),
     schema: z
       .int()

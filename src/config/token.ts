@@ -1,4 +1,5 @@
 import { type DeadlineTimers, FileReadError, readRegularFile, statWithin } from '../util/read-file.ts';
+import { maskCredentialLike } from '../util/redact.ts';
 import type { SecretSource } from './schema.ts';
 import { tokenProblem } from './token-text.ts';
 
@@ -74,7 +75,8 @@ export function createTokenProvider(source: SecretSource, deps: TokenProviderDep
       }
       text = await readFile(path);
     } catch (err) {
-      const reason = `cannot read token file ${path}: ${describeFsError(err)}`;
+      // The path is shown masked where it looks like a credential: a token pasted as the path.
+      const reason = maskCredentialLike(`cannot read token file ${path}: ${describeFsError(err)}`);
       if (cached) {
         setError(reason);
         return cached.token;
@@ -84,7 +86,7 @@ export function createTokenProvider(source: SecretSource, deps: TokenProviderDep
     const token = text.trim();
     const problem = token === '' ? 'is empty' : tokenProblem(token);
     if (problem !== undefined) {
-      const reason = `token file ${path}: ${problem}`;
+      const reason = maskCredentialLike(`token file ${path}: ${problem}`);
       if (cached) {
         setError(reason);
         return cached.token;

@@ -1,8 +1,8 @@
 /**
  * Renders metric families in the Prometheus protobuf exposition format: length-delimited
  * `io.prometheus.client.MetricFamily` messages (metrics.proto of prometheus/client_model), the
- * one format that carries native histograms. Prometheus asks for it when started with
- * `--enable-feature=native-histograms`.
+ * one format that carries native histograms. Prometheus asks for it first when it has
+ * native histograms switched on (docs/metrics.md#prometheus-versions).
  *
  * A hand encoder for the few messages the exporter writes, in the text renderer's way: bytes
  * go straight into blocks of memory, label text is escaped once per topology and a label set's

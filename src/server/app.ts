@@ -51,11 +51,12 @@ export interface AppDeps {
    * and readiness answers): they show upstream errors, whose bodies may echo a token.
    */
   readonly redact?: (text: string) => string;
+  /** Where the metrics are served (`--web.telemetry-path`); default `/metrics`. */
+  readonly metricsPath?: string;
 }
 
 /** The known paths and the methods each allows; any other method gets 405 with `Allow`. */
 const ROUTES: Readonly<Record<string, string>> = {
-  '/metrics': 'GET, HEAD',
   '/': 'GET, HEAD',
   '/status': 'GET, HEAD',
   '/-/healthy': 'GET, HEAD',
@@ -97,12 +98,14 @@ export function createApp(deps: AppDeps): Hono {
     maxAgeMs: deps.selfMetricsMaxAgeMs ?? 1000,
   });
 
+  const metricsPath = deps.metricsPath ?? '/metrics';
+  const routes: Readonly<Record<string, string>> = { [metricsPath]: 'GET, HEAD', ...ROUTES };
   const redact = deps.redact;
   if (redact) {
     // /metrics is left alone: it serves pre-rendered bytes, and holds no error text.
     app.use(async (c, next) => {
       await next();
-      if (c.req.path === '/metrics' || c.res.body === null) return;
+      if (c.req.path === metricsPath || c.res.body === null) return;
       const type = c.res.headers.get('content-type') ?? '';
       if (!/^(text\/|application\/json)/.test(type)) return;
       const text = await c.res.text();
@@ -112,7 +115,7 @@ export function createApp(deps: AppDeps): Hono {
     });
   }
 
-  app.get('/metrics', async (c) => {
+  app.get(metricsPath, async (c) => {
     const { format, gzip } = negotiate(c.req.header('accept'), c.req.header('accept-encoding'));
     deps.self.recordScrape(format, { gzip });
     const res = await deps.cache.respond(format, await tailOf(format), { gzip });
@@ -168,13 +171,14 @@ export function createApp(deps: AppDeps): Hono {
         status: deps.status(),
         ready: deps.ready(),
         now: (deps.wallClock ?? Date.now)(),
+        metricsPath,
       }),
     ),
   );
 
-  for (const [path, allow] of Object.entries(ROUTES)) {
+  for (const [path, allow] of Object.entries(routes)) {
     app.all(path, (c) => c.text(`Method not allowed; ${path} allows ${allow}\n`, 405, { allow }));
   }
-  app.notFound((c) => c.text('Not found. Try /metrics\n', 404));
+  app.notFound((c) => c.text(`Not found. Try ${metricsPath}\n`, 404));
   return app;
 }

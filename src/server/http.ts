@@ -51,6 +51,8 @@ export interface HttpServerOptions {
   readonly fetch: NodeFetch;
   readonly hostname: string | undefined;
   readonly port: number;
+  /** A listening socket to serve on instead of `hostname` and `port` (systemd socket activation). */
+  readonly fd?: number;
   readonly limits?: HttpLimits;
   readonly webConfig?: WebConfigSource;
   readonly logger?: Logger;
@@ -61,7 +63,11 @@ export interface HttpServerOptions {
 /** A listening server. */
 export interface RunningHttpServer {
   readonly server: HttpServer | HttpsServer;
+  /** The host it listens on as given (undefined: every address), for its URL. */
+  readonly hostname: string | undefined;
   readonly port: number;
+  /** The inherited socket it serves on, when it was given one. */
+  readonly fd?: number;
   readonly tls: boolean;
   readonly connections: ConnectionStats;
   /** Stops accepting, closes idle connections, waits for the rest. */
@@ -103,14 +109,20 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port, opts.hostname, () => {
+    const listening = () => {
       server.off('error', reject);
       resolve();
-    });
+    };
+    if (opts.fd === undefined) server.listen(opts.port, opts.hostname, listening);
+    else server.listen({ fd: opts.fd }, listening);
   });
+  const address = server.address();
   return {
     server,
-    port: (server.address() as AddressInfo).port,
+    hostname: opts.hostname,
+    fd: opts.fd,
+    // An inherited Unix socket has no port.
+    port: typeof address === 'object' && address !== null ? (address as AddressInfo).port : 0,
     tls: tls !== undefined,
     connections,
     close: () =>

@@ -27,7 +27,11 @@ export function landingPage(p: {
   status: readonly CollectorStatus[];
   ready: boolean;
   now: number;
+  /** Where the metrics are served; default `/metrics`. */
+  metricsPath?: string;
 }): string {
+  // Relative, as the other links: the exporter may sit behind a proxy under a path prefix.
+  const metricsHref = escapeHtml((p.metricsPath ?? '/metrics').replace(/^\/+/, ''));
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>station-exporter</title><link rel="icon" href="data:,">
 <style>body{font-family:system-ui,sans-serif;margin:2em;max-width:60em}table{border-collapse:collapse}
@@ -35,7 +39,7 @@ td,th{border:1px solid #ccc;padding:.3em .6em;text-align:left}.ok td:nth-child(2
 .failing td:nth-child(2){color:#b00}.pending td:nth-child(2){color:#888}</style></head>
 <body><h1>station-exporter</h1>
 <p>Version ${escapeHtml(p.version)}. Upstream: <code>${escapeHtml(p.upstream)}</code>. ${p.ready ? 'Ready.' : 'Not ready yet: waiting for the first complete poll.'}</p>
-<ul><li><a href="metrics">Metrics</a></li><li><a href="status">Status</a> (topology, data age, refused stations, upstream errors)</li><li><a href="-/healthy">Health</a></li><li><a href="-/ready">Readiness</a></li></ul>
+<ul><li><a href="${metricsHref}">Metrics</a></li><li><a href="status">Status</a> (topology, data age, refused stations, upstream errors)</li><li><a href="-/healthy">Health</a></li><li><a href="-/ready">Readiness</a></li></ul>
 <h2>Collectors</h2>
 <table><tr><th>Collector</th><th>State</th><th>Interval</th><th>Polls</th><th>Last success</th><th>Last duration</th><th>Last error</th></tr>
 ${p.status.map((s) => row(s, p.now)).join('\n')}

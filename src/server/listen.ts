@@ -1,3 +1,5 @@
+import type { ConnectionStats } from './connections.ts';
+
 /** Parses `host:port`, `:port` or `[v6]:port` (the config validates the shape). */
 export function parseListenAddress(address: string): { hostname: string | undefined; port: number } {
   const i = address.lastIndexOf(':');
@@ -22,4 +24,97 @@ export function listenErrorText(address: string, err: unknown): string {
     return `cannot listen on ${address}: the host name does not resolve; ${fix}`;
   const reason = code ?? (err instanceof Error ? err.message : String(err));
   return `cannot listen on ${address}: ${reason}`;
+}
+
+/** Where one server listens: an address from the flags or the config, or a socket from systemd. */
+export interface ListenTarget {
+  /** As the user gave it, or `systemd socket fd N`, for messages. */
+  readonly address: string;
+  readonly hostname: string | undefined;
+  readonly port: number;
+  readonly fd?: number;
+}
+
+/** A target for `host:port`, `:port` or `[v6]:port`. */
+export function addressTarget(address: string): ListenTarget {
+  return { address, ...parseListenAddress(address) };
+}
+
+/** The first file descriptor systemd passes (SD_LISTEN_FDS_START). */
+const SD_LISTEN_FDS_START = 3;
+
+/**
+ * The sockets systemd passed to this process (`LISTEN_FDS` from fd 3 on, for the process named
+ * by `LISTEN_PID`), as sd_listen_fds(3) reads them. Throws a {@link ListenFailure} when there
+ * are none, so that `--web.systemd-socket` outside socket activation fails at start.
+ */
+export function systemdTargets(
+  env: NodeJS.ProcessEnv = process.env,
+  pid: number = process.pid,
+): ListenTarget[] {
+  const count = Number(env.LISTEN_FDS);
+  const none = (why: string): never => {
+    throw Object.assign(
+      new Error(`--web.systemd-socket: ${why}; start the exporter from a systemd .socket unit`),
+      {
+        address: 'systemd socket',
+      },
+    );
+  };
+  if (env.LISTEN_PID === undefined || env.LISTEN_FDS === undefined)
+    none('no sockets were passed (LISTEN_FDS is not set)');
+  if (Number(env.LISTEN_PID) !== pid)
+    none(`the sockets were passed to process ${env.LISTEN_PID}, not to this one (${pid})`);
+  if (!Number.isSafeInteger(count) || count < 1)
+    none(`LISTEN_FDS must be a whole number of at least 1, got "${env.LISTEN_FDS}"`);
+  return Array.from({ length: count }, (_, i) => {
+    const fd = SD_LISTEN_FDS_START + i;
+    return { address: `systemd socket fd ${fd}`, hostname: undefined, port: 0, fd };
+  });
+}
+
+/** Why a server could not listen: the message for the log, the address and the error code. */
+export interface ListenFailure extends Error {
+  readonly address: string;
+  readonly code?: string;
+}
+
+/**
+ * Starts one server per target, in order. When one cannot listen, the ones already started are
+ * closed and a {@link ListenFailure} says which address failed and why.
+ */
+export async function startServers<S extends { close(): Promise<void> }>(
+  targets: readonly ListenTarget[],
+  start: (target: ListenTarget) => Promise<S>,
+): Promise<S[]> {
+  const started: S[] = [];
+  for (const target of targets) {
+    try {
+      started.push(await start(target));
+    } catch (err) {
+      await Promise.all(started.map((s) => s.close()));
+      const code = (err as NodeJS.ErrnoException | undefined)?.code;
+      throw Object.assign(new Error(listenErrorText(target.address, err)), { address: target.address, code });
+    }
+  }
+  return started;
+}
+
+/** The URL a started server answers on; `localhost` for a wildcard host. */
+export function serverUrl(server: { hostname: string | undefined; port: number; tls: boolean }): string {
+  const { hostname } = server;
+  const host = hostname && hostname !== '0.0.0.0' && hostname !== '::' ? hostname : 'localhost';
+  return `${server.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${server.port}`;
+}
+
+/** The connection statistics of several servers, added up. */
+export function sumConnectionStats(list: readonly ConnectionStats[]): ConnectionStats {
+  const sum = (read: (s: ConnectionStats) => number) => list.reduce((n, s) => n + read(s), 0);
+  return {
+    open: () => sum((s) => s.open()),
+    evicted: () => sum((s) => s.evicted()),
+    refused: () => sum((s) => s.refused()),
+    closed: (reason) => sum((s) => s.closed(reason)),
+    stalled: () => sum((s) => s.stalled()),
+  };
 }

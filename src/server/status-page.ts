@@ -235,7 +235,7 @@ const seconds = formatDurationMs;
 function plannedCell(c: StatusCollector): string {
   const r = c.plannedRefresh;
   // Discovery and targets make no planned requests (or none yet): they run on their interval.
-  if (r === undefined) return '<span class="none" title="not in the request plan">its interval</span>';
+  if (r === undefined) return '<span class="none" title="not in the request plan">each poll</span>';
   return r.minMs === r.maxMs ? seconds(r.minMs) : `${seconds(r.minMs)} – ${seconds(r.maxMs)}`;
 }
 
@@ -257,7 +257,7 @@ function collectorsSection(m: StatusModel): string {
     ];
     return `<tr>${cells.map((x) => `<td>${x}</td>`).join('')}</tr>`;
   });
-  return `<table><thead><tr><th>Collector</th><th>State</th><th>Interval</th><th>Planned refresh</th><th>Achieved refresh</th><th>Last duration</th><th>Last success</th><th>Polls</th><th>Last error</th></tr></thead><tbody>
+  return `<table><thead><tr><th>Collector</th><th>State</th><th title="How often the collector polls (its interval in the config)">Polls every</th><th title="How often each window's data is fetched anew, as the request plan spreads the requests over polls to stay within max_requests_per_second; one poll fetches only the part that is due">Data refreshed every (planned)</th><th title="The interval, or the last poll's duration when longer: polls never overlap">Polls every (achieved)</th><th>Last duration</th><th>Last success</th><th>Polls</th><th>Last error</th></tr></thead><tbody>
 ${rows.join('\n')}
 </tbody></table>`;
 }

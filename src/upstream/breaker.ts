@@ -40,8 +40,19 @@ interface Circuit {
   state: CircuitState;
   failures: number;
   openedAt: number;
+  /**
+   * What the first failure of the current run said (`connect ECONNREFUSED …`): an open circuit's
+   * refusals name it, so that the collector table shows why, not only that, requests stop.
+   */
+  firstCause?: string;
   /** The probe in flight; requests arriving meanwhile wait for its outcome. */
   probe?: Promise<unknown>;
+}
+
+/** A failure's message without the endpoint prefix the circuit's own message already gives. */
+function causeOf(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  return message.replace(/^[a-z/_]+: /, '');
 }
 
 export function createBreakers(opts: BreakerOptions): Breakers {
@@ -69,11 +80,13 @@ export function createBreakers(opts: BreakerOptions): Breakers {
     try {
       const result = await task();
       c.failures = 0;
+      c.firstCause = undefined;
       move(endpoint, c, 'closed');
       return result;
     } catch (err) {
       if (isServiceFailure(err)) {
         c.failures++;
+        if (c.failures === 1 || c.firstCause === undefined) c.firstCause = causeOf(err);
         if (probe || c.failures >= opts.threshold) {
           c.openedAt = opts.now();
           move(endpoint, c, 'open');
@@ -81,6 +94,7 @@ export function createBreakers(opts: BreakerOptions): Breakers {
       } else if (probe) {
         // A refusal or a bad body still proves the service answers.
         c.failures = 0;
+        c.firstCause = undefined;
         move(endpoint, c, 'closed');
       }
       throw err;
@@ -97,7 +111,7 @@ export function createBreakers(opts: BreakerOptions): Breakers {
       if (c.state !== 'closed') {
         if (opts.now() - c.openedAt < opts.probeIntervalMs) {
           throw new UpstreamError(endpoint, 'circuit_open', {
-            message: `${endpoint}: circuit open after ${c.failures} failures in a row; not sent`,
+            message: `${endpoint}: circuit open after ${c.failures} failures in a row, the first: ${c.firstCause ?? 'unknown'}; not sent`,
           });
         }
         move(endpoint, c, 'half_open');

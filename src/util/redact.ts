@@ -73,3 +73,59 @@ export class Redactor {
   /** A function form of {@link Redactor.redact}, for injection. */
   readonly apply = (text: string): string => this.redact(text);
 }
+
+/**
+ * A JSON Web Token: three base64url parts, the first an encoded JSON object (`eyJ` is `{"`).
+ * The signature may be empty (an unsigned token).
+ */
+const JWT = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g;
+
+/**
+ * Runs of the characters API keys and base64 are made of. `/` and `:` end a run, so that a path
+ * or a URL is judged by its parts.
+ */
+const KEY_LIKE_RUN = /[A-Za-z0-9_\-+=.~]{28,}/g;
+
+/** Shannon entropy of a string, in bits per character. */
+function entropyBits(text: string): number {
+  const counts = new Map<string, number>();
+  for (const ch of text) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  let bits = 0;
+  for (const n of counts.values()) {
+    const p = n / text.length;
+    bits -= p * Math.log2(p);
+  }
+  return bits;
+}
+
+/**
+ * True for a run that reads as a generated credential: at least 28 characters mixing letters
+ * and digits, with at least 3.5 bits of entropy a character. Words joined by underscores have no
+ * digits; dates and durations are short or repetitive; a 24-digit hexadecimal id is too short. A
+ * random 32-digit hex key has about 3.8 bits a character, random base64 about 4.5 at this length.
+ */
+function isKeyLike(run: string): boolean {
+  return /\d/.test(run) && /[A-Za-z]/.test(run) && entropyBits(run) >= 3.5;
+}
+
+/** What a masked credential-like value reads as: its length, never its characters. */
+function maskedText(value: string): string {
+  return `[masked: ${value.length} characters]`;
+}
+
+/**
+ * Masks what looks like a credential in `text`, known or not: JWTs, `Bearer <credential>`, and
+ * long high-entropy runs. For config errors and command output, where the value a user typed is
+ * shown back: a token pasted into the wrong field (or whose file path is the token) must not be
+ * printed, although the process has never read it as a token.
+ */
+export function maskCredentialLike(text: string): string {
+  return text
+    .replace(BEARER, (whole, word: string, blank: string, credential: string) =>
+      credential === REDACTED || PROSE_WORD.test(credential)
+        ? whole
+        : `${word}${blank}${maskedText(credential)}`,
+    )
+    .replace(JWT, (jwt) => maskedText(jwt))
+    .replace(KEY_LIKE_RUN, (run) => (isKeyLike(run) ? maskedText(run) : run));
+}

@@ -75,7 +75,7 @@ describe('systemd unit', () => {
     const [credential = '', source = ''] = (one('LoadCredential') ?? '').split(':');
     expect(credential).toMatch(/^[\w-]+$/);
     expect(source).toMatch(/^\/etc\/station-exporter\//);
-    expect(one('ExecStart')).toMatch(/ --config \/etc\/station-exporter\/config\.yaml$/);
+    expect(one('ExecStart')).toMatch(/ --config\.file \/etc\/station-exporter\/config\.yaml$/);
     // systemd sets CREDENTIALS_DIRECTORY and puts the credential there under its name.
     writeFileSync(path.join(tmp, credential), 'token-from-credential\n');
     const config = await loadConfig(CONFIG, { CREDENTIALS_DIRECTORY: tmp });

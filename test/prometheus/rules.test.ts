@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { promtoolPath } from '../helpers/promtool.ts';
+import { checkPrometheus3Config, promtoolPath } from '../helpers/promtool.ts';
 
 const RULES = 'prometheus/rules/station-exporter.rules.yml';
 /** The opt-in Nelson-rule alerts: held to the same conventions and tested alike. */
@@ -75,6 +75,31 @@ describe.skipIf(!enabled)('prometheus rules with promtool', () => {
     const r = promtool('check', 'config', 'prometheus/prometheus.example.yml');
     expect(r.output).toContain('1 rule files found');
     expect(r.status, r.output).toBe(0);
+  });
+
+  it('accept the Prometheus 3 example: the same but native histograms per scrape, protobuf first', () => {
+    const { result, jobs } = checkPrometheus3Config('prometheus/prometheus3.example.yml');
+    expect(result.output).toContain('1 rule files found');
+    expect(result.ok, result.output).toBe(true);
+    expect(jobs[0]).toEqual({
+      scrape_native_histograms: true,
+      scrape_protocols: [
+        'PrometheusProto',
+        'OpenMetricsText1.0.0',
+        'OpenMetricsText0.0.1',
+        'PrometheusText0.0.4',
+      ],
+    });
+    // Apart from those settings and its comments, the 3.x file is the 2.x one.
+    const strip = (file: string) => {
+      const doc = parse(readFileSync(file, 'utf8')) as { scrape_configs: Array<Record<string, unknown>> };
+      for (const job of doc.scrape_configs) {
+        delete job.scrape_native_histograms;
+        delete job.scrape_protocols;
+      }
+      return doc;
+    };
+    expect(strip('prometheus/prometheus3.example.yml')).toEqual(strip('prometheus/prometheus.example.yml'));
   });
 });
 

@@ -3,6 +3,7 @@
  * is read here, once per change, so that a bad certificate is an error with a path at load
  * time instead of a failed handshake later.
  */
+
 import { createHash } from 'node:crypto';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
@@ -11,6 +12,7 @@ import { configErrorMap, flattenIssues, formatIssue } from '../../config/issues.
 import { CONFIG_MAX_ALIASES } from '../../config/load.ts';
 import { readErrorText, yamlErrorText, yamlToValue } from '../../config/read-errors.ts';
 import { RegularFileReader } from '../../util/read-file.ts';
+import { maskCredentialLike } from '../../util/redact.ts';
 import { dummyHashFor } from './auth.ts';
 import { type ClientAuthType, TLS_VERSIONS, type TlsSection, webConfigSchema } from './schema.ts';
 
@@ -68,9 +70,11 @@ export class WebConfigError extends Error {
   readonly issues: readonly string[];
 
   constructor(source: string, issues: readonly string[]) {
-    super(`invalid web config in ${source}:\n  ${issues.join('\n  ')}`);
+    // As config errors: a value that looks like a credential (a password in the wrong place) is masked.
+    const masked = issues.map(maskCredentialLike);
+    super(`invalid web config in ${maskCredentialLike(source)}:\n  ${masked.join('\n  ')}`);
     this.name = 'WebConfigError';
-    this.issues = issues;
+    this.issues = masked;
   }
 }
 
