@@ -138,6 +138,30 @@ function expandsBeyond(value: unknown, limit: number): boolean {
 }
 
 /**
+ * The proxy's credentials in the upstream settings: the password of `proxy_url`
+ * (`http://user:password@proxy:3128`) and the values of `proxy_connect_header`
+ * (`Proxy-Authorization: [Basic …]`). Masked in all output like the token.
+ */
+function proxySecrets(upstream: Record<string, unknown> | undefined): string[] {
+  const out: string[] = [];
+  const url = upstream?.proxy_url;
+  if (typeof url === 'string') {
+    try {
+      const password = decodeURIComponent(new URL(url).password);
+      if (password !== '') out.push(password);
+    } catch {
+      // Not a URL: the schema reports it, without quoting it.
+    }
+  }
+  const headers = upstream?.proxy_connect_header;
+  if (headers !== null && typeof headers === 'object') {
+    for (const values of Object.values(headers as Record<string, unknown>))
+      if (Array.isArray(values)) for (const v of values) if (typeof v === 'string') out.push(v);
+  }
+  return out;
+}
+
+/**
  * Validates an already-parsed config object, e.g. built-in defaults, exactly like a config file:
  * `${VAR}` expansion, schema, and a readable token file. Throws {@link ConfigError}.
  */
@@ -153,8 +177,9 @@ export function configFromObject(raw: unknown, opts: ParseOptions): Config {
     secrets.add(secret);
     opts.onSecret?.(secret);
   };
-  const inline = (expanded.value as { upstream?: { token?: unknown } }).upstream?.token;
-  if (typeof inline === 'string') learn(inline);
+  const upstream = (expanded.value as { upstream?: Record<string, unknown> }).upstream;
+  if (typeof upstream?.token === 'string') learn(upstream.token);
+  for (const secret of proxySecrets(upstream)) learn(secret);
   const parsed = configSchema.safeParse(expanded.value, { error: configErrorMap });
   // A value whose ${VAR} failed to expand would also fail validation; report only the cause.
   const unexpanded = new Set(expanded.issues.map((i) => formatPath(i.path)));
