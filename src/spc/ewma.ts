@@ -32,12 +32,20 @@ export function ewmaLimit(p: EwmaParams, t: number): number {
   return p.L * Math.sqrt((p.lambda / (2 - p.lambda)) * (1 - (1 - p.lambda) ** (2 * t)));
 }
 
-/** Adds one standardized value; returns the side that signals, and then restarts. */
-export function ewmaStep(state: EwmaState, x: number, p: EwmaParams): 'up' | 'down' | undefined {
+/**
+ * Adds one standardized value and returns the side that signals, without the restart: the
+ * statistic and its point count are then the ones that crossed the limit. {@link ewmaStep} restarts.
+ */
+export function ewmaAdd(state: EwmaState, x: number, p: EwmaParams): 'up' | 'down' | undefined {
   state.z = p.lambda * x + (1 - p.lambda) * state.z;
   state.t++;
   const limit = ewmaLimit(p, state.t);
-  const signal = state.z > limit ? 'up' : state.z < -limit ? 'down' : undefined;
+  return state.z > limit ? 'up' : state.z < -limit ? 'down' : undefined;
+}
+
+/** Adds one standardized value; returns the side that signals, and then restarts. */
+export function ewmaStep(state: EwmaState, x: number, p: EwmaParams): 'up' | 'down' | undefined {
+  const signal = ewmaAdd(state, x, p);
   if (signal !== undefined) Object.assign(state, ewmaStart());
   return signal;
 }
