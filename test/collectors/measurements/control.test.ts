@@ -5,9 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createControlCharts } from '../../../src/collectors/measurements/control.ts';
-import { controlSeriesPerSeries } from '../../../src/collectors/measurements/control-families.ts';
+import {
+  controlSeriesByFamily,
+  controlSeriesPerSeries,
+} from '../../../src/collectors/measurements/control-families.ts';
+import { measurementsCosts } from '../../../src/collectors/measurements/costs.ts';
 import { MeasurementStore } from '../../../src/collectors/measurements/store.ts';
 import type { MeasurementRecord } from '../../../src/upstream/types.ts';
+import { splitmix64 } from '../../../src/util/random.ts';
 import { createTurns, type Turns } from '../../../src/util/turns.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
 import { samplesOf } from '../../helpers/families.ts';
@@ -407,6 +412,60 @@ describe('control charts in the measurements collector', () => {
     expect(controlSeriesPerSeries(config)).toBe(4 + 2 + 3 + 3);
   });
 
+  it('has 12 series per chart in steady state with every detector on, as the estimate says', async () => {
+    // A healthy chart (independent normal points every 2 minutes, sigma 0.1) polled every 10
+    // minutes for 8 hours after a day of history, every rule, the CUSUM and the EWMA on.
+    const { store, charts: c, config } = charts({ names: ['vbat'], baseline: { rolling: '24h' } });
+    const step = 2 * MIN;
+    const rng = splitmix64(29);
+    const all = Array.from({ length: (33 * HOUR) / step }, () => 10 + 0.1 * rng.normal());
+    store.add(series(A, all, { stepMs: step, endAgoMs: -(8 * HOUR - step) }).filter((r) => r.time < NOW));
+    const steady = new Map<string, number>();
+    for (let now = NOW, i = 0; now <= NOW + 8 * HOUR; now += 10 * MIN, i++) {
+      const fresh = series(A, all, { stepMs: step, endAgoMs: -(8 * HOUR - step) }).filter(
+        (r) => r.time >= now - 10 * MIN && r.time < now && now > NOW,
+      );
+      store.add(fresh);
+      c.retainFrom(now, now - HOUR);
+      const s = samplesOf(await c.families(topology, { nowMs: now, complete: true }));
+      const ofA = [...s.keys()].filter((k) => k.includes(`station_id="${A}"`));
+      // The sparse ones come and go: a rule's window violations, a raised flag, late points.
+      const kept = ofA.filter(
+        (k) => !/window_violations|baseline_flag|late_points_total|last_violation_timestamp/.test(k),
+      );
+      // The same steady series at every poll.
+      if (i > 0) expect(kept.length, new Date(now).toISOString()).toBe(steady.size);
+      for (const k of kept) steady.set(k, (steady.get(k) ?? 0) + 1);
+    }
+    const byFamily = new Map<string, number>();
+    for (const k of steady.keys()) {
+      const f = k.slice(0, k.indexOf('{'));
+      byFamily.set(f, (byFamily.get(f) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(byFamily)).toEqual({
+      station_measurement_control_state: 1,
+      station_measurement_control_violations_total: 4,
+      station_measurement_control_center: 1,
+      station_measurement_control_ucl: 1,
+      station_measurement_control_lcl: 1,
+      station_measurement_control_cusum_upper: 1,
+      station_measurement_control_cusum_lower: 1,
+      station_measurement_control_ewma: 1,
+      station_measurement_control_ewma_half_width: 1,
+    });
+    expect(steady.size).toBe(12);
+    expect(controlSeriesPerSeries(config)).toBe(12);
+    // check-config's estimate for one station and this one charted name: the same 12 per chart,
+    // family by family, and the name's 4 settings once.
+    const { perChart, perName } = controlSeriesByFamily(config);
+    const rows = measurementsCosts.series(config, { stations: 1, groups: 0, lines: 1, sites: 1 });
+    const estimated = (families: ReadonlyMap<string, number>) =>
+      rows.filter((r) => families.has(r.family)).reduce((n, r) => n + r.series, 0);
+    expect(estimated(perChart)).toBe(12);
+    expect(Object.fromEntries(perChart)).toEqual(Object.fromEntries(byFamily));
+    expect(estimated(perName)).toBe(4);
+  });
+
   it('compensates an autocorrelated baseline and flags it, and flags a coarse resolution', async () => {
     const { store, charts: c } = charts({ names: ['vbat'], baseline: { rolling: '2h' }, min_samples: 20 });
     const baseline = wave(32);
@@ -551,6 +610,21 @@ describe('control charts in the measurements collector', () => {
     expect(value(s, 'station_measurement_control_last_violation_timestamp_seconds', A, 'cusum')).toBe(
       (NOW - MIN) / 1000,
     );
+    // A restarted exporter replays that signal as history: it counts no event and sets no time
+    // an alert or an annotation could read again (issue 30).
+    const restarted = chartsOver(store, {
+      ...RAW,
+      names: ['vbat'],
+      baseline: { rolling: '2h' },
+      min_samples: 20,
+      cusum: { k: 0.5, h: 4, fast_initial_response: false },
+    });
+    restarted.retainFrom(NOW, NOW - 2 * HOUR);
+    const after = samplesOf(await restarted.families(topology, { nowMs: NOW, complete: true }));
+    expect(value(after, 'station_measurement_control_violations_total', A, 'cusum')).toBe(0);
+    expect(
+      value(after, 'station_measurement_control_last_violation_timestamp_seconds', A, 'cusum'),
+    ).toBeUndefined();
   });
 
   it('puts a late point inside the overlap in its place for the CUSUM; an older one is only counted late', async () => {
