@@ -183,7 +183,6 @@ describe.skipIf(!enabled)('dashboard and rule queries on a real Prometheus', () 
     }
     expect(events).toEqual({
       'Station exporter / Station / Control violations': expect.any(Number),
-      'Station exporter / Station / Last control violation': expect.any(Number),
       'Station exporter / Station / Shift signals': expect.any(Number),
     });
     expect(Object.values(events).every((n) => n > 0)).toBe(true);
