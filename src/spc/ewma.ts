@@ -3,8 +3,10 @@
  *   Z_t = λ x_t + (1 − λ) Z_{t−1},  Z_0 = 0 (the centre),
  * with the exact time-varying limits ± L sqrt(λ / (2 − λ) · (1 − (1 − λ)^(2t))), which are narrow
  * for the first points and widen to the asymptotic ± L sqrt(λ / (2 − λ)). A point strictly beyond
- * a limit signals, after which the statistic restarts at the centre with t = 0. Pure and
- * incremental: the state is the statistic and its point count.
+ * a limit signals, after which the statistic restarts at the centre with t = 0: without the
+ * restart a persisting shift keeps Z beyond the limit and every point would signal; with it, a
+ * new signal needs new evidence. Pure and incremental: the state is the statistic and its
+ * point count.
  */
 import { expectedSteps, normalCdf } from './normal.ts';
 
