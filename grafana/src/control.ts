@@ -126,7 +126,8 @@ export function controlPanels(station: string, chart: PanelItem): PanelItem[] {
       title: 'Rule violations',
       description:
         'Per charted measurement, slot and Nelson rule: the points of the evaluation window at which the rule ' +
-        'completes, and when it last did. Sparse: a rule is listed only while it has a violation in the window.',
+        'completes. Sparse: a rule is listed only while it has a violation in the window. The events (each point ' +
+        'counted once) are station_measurement_control_violations_total, rule 1 and rules 2-8 together.',
       labels: [
         { label: 'metric', name: 'Measurement' },
         { label: 'slot', name: 'Slot' },
@@ -138,11 +139,6 @@ export function controlPanels(station: string, chart: PanelItem): PanelItem[] {
           unit: 'short',
           expr: `max without () (station_measurement_control_window_violations{${M}})`,
         },
-        {
-          name: 'Last violation',
-          unit: 'dateTimeFromNow',
-          expr: `station_measurement_control_last_violation_timestamp_seconds{${M}} * 1000 and on (station_id, metric, slot, rule) station_measurement_control_window_violations{${M}}`,
-        },
       ],
       sortBy: { column: 'Violations', desc: true },
       h: 7,
@@ -152,27 +148,36 @@ export function controlPanels(station: string, chart: PanelItem): PanelItem[] {
       title: 'CUSUM',
       description:
         'Two-sided CUSUM of each charted measurement, in sigmas of its chart: C+ upwards and C- drawn downwards, ' +
-        'against the decision interval ±h. A sum beyond h signals a sustained shift (the MeasurementShiftDetected ' +
-        'alert) and both sums restart, at h/2 with the fast initial response.',
+        'against the decision interval ±h of the measurement name. A sum beyond h signals a sustained shift (the ' +
+        'MeasurementShiftDetected alert): the gauge shows the sum that crossed until the next point, then both ' +
+        'sums restart, at h/2 with the fast initial response. On a chart compensated for autocorrelation the sums ' +
+        'are divided by the factor its h is widened by, so they cross the same h.',
       unit: 'none',
       queries: [
         q(`station_measurement_control_cusum_upper{${M}}`, '{{metric}} {{slot}} C+'),
         q(`-station_measurement_control_cusum_lower{${M}}`, '{{metric}} {{slot}} C-'),
-        q(`station_measurement_control_cusum_decision_interval{${M}}`, '{{metric}} {{slot}} h'),
-        q(`-station_measurement_control_cusum_decision_interval{${M}}`, '{{metric}} {{slot}} -h'),
+        q(`station_measurement_control_cusum_decision_interval{metric=~"$control"}`, '{{metric}} h'),
+        q(`-station_measurement_control_cusum_decision_interval{metric=~"$control"}`, '{{metric}} -h'),
       ],
     }).overrideByRegexp(' -?h$', dashed('red', [10, 10])),
     timeseries({
       title: 'EWMA',
       description:
-        'EWMA of each charted measurement in its unit, with the exact time-varying limits and the centre line: the ' +
-        'statistic beyond a limit is an EWMA signal (rule="ewma" in station_measurement_control_violations_total).',
+        'EWMA of each charted measurement in its unit, with the exact time-varying limits (centre ± the half-width) ' +
+        'and the centre line: the statistic beyond a limit is an EWMA signal (rule="ewma" in ' +
+        'station_measurement_control_violations_total), shown with the limits it crossed until the next point.',
       unit: 'none',
       queries: [
         q(`station_measurement_control_ewma{${M}}`, '{{metric}} {{slot}} EWMA'),
         q(`station_measurement_control_center{${M}}`, '{{metric}} {{slot}} centre'),
-        q(`station_measurement_control_ewma_upper_limit{${M}}`, '{{metric}} {{slot}} upper limit'),
-        q(`station_measurement_control_ewma_lower_limit{${M}}`, '{{metric}} {{slot}} lower limit'),
+        q(
+          `station_measurement_control_center{${M}} + station_measurement_control_ewma_half_width{${M}}`,
+          '{{metric}} {{slot}} upper limit',
+        ),
+        q(
+          `station_measurement_control_center{${M}} - station_measurement_control_ewma_half_width{${M}}`,
+          '{{metric}} {{slot}} lower limit',
+        ),
       ],
     })
       .overrideByRegexp(' centre$', [{ id: 'color', value: { mode: 'fixed', fixedColor: 'green' } }])
@@ -182,10 +187,10 @@ export function controlPanels(station: string, chart: PanelItem): PanelItem[] {
 
 /**
  * Violations of the station's charted measurements as annotations on the control charts: a band
- * while a rule has violations in the evaluation window, and a mark at each rule's last
- * violation (the record's time); on the I chart and on the CUSUM and EWMA panels, a mark at each
- * CUSUM or EWMA signal: the last signal's time changes with every signal, so over a time range
- * ("use value as timestamp") every signal in it is marked at its record's time.
+ * while a rule has violations in the evaluation window; on the I chart and on the CUSUM and EWMA
+ * panels, a mark at each CUSUM or EWMA signal: the last signal's time changes with every signal,
+ * so over a time range ("use value as timestamp") every signal in it is marked at its record's
+ * time. (No last time per Nelson rule is exported: ten series per chart once every rule had fired.)
  */
 export function controlAnnotations(
   station: string,
@@ -201,16 +206,6 @@ export function controlAnnotations(
       title: 'Nelson rule {{rule}}: {{metric}} {{slot}}',
       text: 'Rule {{rule}} has violations in the evaluation window of {{metric}} {{slot}} at {{station}}.',
       tags: 'metric,slot,rule',
-      panelIds,
-    }),
-    promAnnotation({
-      name: 'Last control violation',
-      expr: `station_measurement_control_last_violation_timestamp_seconds{${M}, rule=~"[1-8]"} * 1000`,
-      title: 'Last violation of rule {{rule}}: {{metric}} {{slot}}',
-      text: 'Time of the last record of {{metric}} {{slot}} at {{station}} that broke Nelson rule {{rule}}.',
-      color: 'orange',
-      tags: 'metric,slot,rule',
-      useValueForTime: true,
       panelIds,
     }),
     promAnnotation({
@@ -255,8 +250,8 @@ export function lineControlPanels(line: string): PanelItem[] {
       title: 'Stations out of control',
       description:
         'Stations with a control chart out of control now (station_measurement_control_state == 1), one row per ' +
-        'measurement, slot and violated Nelson rule, in line order: the rule\u2019s points in the evaluation window ' +
-        'and its last violation. Click a station to open its control charts. Empty while every chart is in control.',
+        'measurement, slot and violated Nelson rule, in line order: the rule\u2019s points in the evaluation window. ' +
+        'Click a station to open its control charts. Empty while every chart is in control.',
       labels: [
         { label: 'position', name: 'Position' },
         { label: 'station', name: 'Station', links: [stationLink()] },
@@ -266,16 +261,7 @@ export function lineControlPanels(line: string): PanelItem[] {
         { label: 'rule', name: 'Rule' },
       ],
       numericLabels: ['position'],
-      columns: [
-        { name: 'Violations', unit: 'short', expr: positioned(outOfControl) },
-        {
-          name: 'Last violation',
-          unit: 'dateTimeFromNow',
-          expr: positioned(
-            `station_measurement_control_last_violation_timestamp_seconds{${line}} * 1000 and on (station_id, metric, slot, rule) (${outOfControl})`,
-          ),
-        },
-      ],
+      columns: [{ name: 'Violations', unit: 'short', expr: positioned(outOfControl) }],
       sortBy: { column: 'Position', desc: false },
       w: 16,
       h: 8,

@@ -23,11 +23,14 @@ import type { CollectorCosts, RequestPlan } from './costs.ts';
 
 /** A control chart whose baseline is flagged (docs/measurements.md, "Guards for real data"). */
 export interface FlaggedChart {
+  /** The station's site and line, by exported name. */
+  readonly site: string;
+  readonly line: string;
   readonly station: string;
   readonly stationId: string;
   readonly metric: string;
   readonly slot: string | null;
-  /** |lag-1 autocorrelation| above 0.1: the value, and whether the chart is compensated for it. */
+  /** Lag-1 autocorrelation significantly above 0.1: the value, and whether the chart is compensated for it. */
   readonly autocorrelation?: { readonly phi: number; readonly compensated: boolean };
   /** Resolution coarser than half a sigma: the step and the sigma. */
   readonly quantized?: { readonly resolution: number; readonly sigma: number };

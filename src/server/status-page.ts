@@ -197,11 +197,11 @@ function flaggedSection(m: StatusModel): string {
       why.push(
         `quantized: steps of ${c.quantized.resolution.toPrecision(3)} against a sigma of ${c.quantized.sigma.toPrecision(3)}`,
       );
-    return `<tr class="flagged" data-station-id="${escapeHtml(c.stationId)}"><td>${escapeHtml(c.station)}</td><td>${escapeHtml(c.metric)}</td><td>${escapeHtml(c.slot ?? '')}</td><td>${escapeHtml(why.join('; '))}</td></tr>`;
+    return `<tr class="flagged" data-station-id="${escapeHtml(c.stationId)}"><td>${escapeHtml(c.site)}</td><td>${escapeHtml(c.line)}</td><td>${escapeHtml(c.station)}</td><td>${escapeHtml(c.metric)}</td><td>${escapeHtml(c.slot ?? '')}</td><td>${escapeHtml(why.join('; '))}</td></tr>`;
   });
   const more = charts.length > MAX_FLAGGED_ROWS ? `<p>and ${charts.length - MAX_FLAGGED_ROWS} more.</p>` : '';
   return `<p><small>Their chance-signal rates differ from the documented ones (docs/measurements.md, "Guards for real data"); <code>station_measurement_control_baseline_flag</code> has the same.</small></p>
-<table><tr><th>Station</th><th>Measurement</th><th>Slot</th><th>Why</th></tr>${rows.join('')}</table>${more}`;
+<table><tr><th>Site</th><th>Line</th><th>Station</th><th>Measurement</th><th>Slot</th><th>Why</th></tr>${rows.join('')}</table>${more}`;
 }
 
 function errorsSection(m: StatusModel): string {

@@ -86,7 +86,11 @@ export interface ChartOutcome {
   readonly evaluated: number;
   /** Violations per rule (index rule - 1) in the evaluation window; all 0 without limits. */
   readonly counts: ArrayLike<number>;
-  /** Last violation time per event slot (rules, CUSUM, EWMA), NaN when none since the chart started. */
+  /**
+   * Last violation time per event slot, NaN when none since the chart started: of the rules, the
+   * newest violation in the window at any poll; of the CUSUM and EWMA, the newest signal counted
+   * as an event (none from the replayed history).
+   */
   readonly lastTimes: Float64Array;
   /** Violation events per event slot since the chart started. */
   readonly events: Float64Array;

@@ -34,11 +34,19 @@ export function cusumStart(p: CusumParams): CusumState {
   return { upper: s, lower: s };
 }
 
-/** Adds one standardized value; returns the side that signals, and then restarts the sums. */
-export function cusumStep(state: CusumState, z: number, p: CusumParams): CusumSignal | undefined {
+/**
+ * Adds one standardized value and returns the side that signals, without the restart: the sums
+ * are then the ones that crossed h (what a gauge shows at the signal). {@link cusumStep} restarts.
+ */
+export function cusumAdd(state: CusumState, z: number, p: CusumParams): CusumSignal | undefined {
   state.upper = Math.max(0, state.upper + z - p.k);
   state.lower = Math.max(0, state.lower - z - p.k);
-  const signal: CusumSignal | undefined = state.upper > p.h ? 'up' : state.lower > p.h ? 'down' : undefined;
+  return state.upper > p.h ? 'up' : state.lower > p.h ? 'down' : undefined;
+}
+
+/** Adds one standardized value; returns the side that signals, and then restarts the sums. */
+export function cusumStep(state: CusumState, z: number, p: CusumParams): CusumSignal | undefined {
+  const signal = cusumAdd(state, z, p);
   if (signal !== undefined) Object.assign(state, cusumStart(p));
   return signal;
 }

@@ -3,8 +3,10 @@
  *   Z_t = λ x_t + (1 − λ) Z_{t−1},  Z_0 = 0 (the centre),
  * with the exact time-varying limits ± L sqrt(λ / (2 − λ) · (1 − (1 − λ)^(2t))), which are narrow
  * for the first points and widen to the asymptotic ± L sqrt(λ / (2 − λ)). A point strictly beyond
- * a limit signals, after which the statistic restarts at the centre with t = 0. Pure and
- * incremental: the state is the statistic and its point count.
+ * a limit signals, after which the statistic restarts at the centre with t = 0: without the
+ * restart a persisting shift keeps Z beyond the limit and every point would signal; with it, a
+ * new signal needs new evidence. Pure and incremental: the state is the statistic and its
+ * point count.
  */
 import { expectedSteps, normalCdf } from './normal.ts';
 
@@ -32,12 +34,20 @@ export function ewmaLimit(p: EwmaParams, t: number): number {
   return p.L * Math.sqrt((p.lambda / (2 - p.lambda)) * (1 - (1 - p.lambda) ** (2 * t)));
 }
 
-/** Adds one standardized value; returns the side that signals, and then restarts. */
-export function ewmaStep(state: EwmaState, x: number, p: EwmaParams): 'up' | 'down' | undefined {
+/**
+ * Adds one standardized value and returns the side that signals, without the restart: the
+ * statistic and its point count are then the ones that crossed the limit. {@link ewmaStep} restarts.
+ */
+export function ewmaAdd(state: EwmaState, x: number, p: EwmaParams): 'up' | 'down' | undefined {
   state.z = p.lambda * x + (1 - p.lambda) * state.z;
   state.t++;
   const limit = ewmaLimit(p, state.t);
-  const signal = state.z > limit ? 'up' : state.z < -limit ? 'down' : undefined;
+  return state.z > limit ? 'up' : state.z < -limit ? 'down' : undefined;
+}
+
+/** Adds one standardized value; returns the side that signals, and then restarts. */
+export function ewmaStep(state: EwmaState, x: number, p: EwmaParams): 'up' | 'down' | undefined {
+  const signal = ewmaAdd(state, x, p);
   if (signal !== undefined) Object.assign(state, ewmaStart());
   return signal;
 }

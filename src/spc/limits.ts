@@ -4,6 +4,13 @@
  * docs/measurements.md gives the formulas.
  */
 import { isBelowResolution } from '../util/ulp.ts';
+import { AUTOCORRELATION_FLAG, autocorrelationFlagged } from './autocorrelation.ts';
+
+export {
+  AUTOCORRELATION_FLAG,
+  AUTOCORRELATION_TEST_LEVEL,
+  autocorrelationFlagged,
+} from './autocorrelation.ts';
 
 /** d2 for moving ranges of two points: the expected range of two normal values, in sigmas. */
 export const D2 = 1.128;
@@ -38,24 +45,23 @@ export interface ControlLimits {
   /**
    * The φ the limits and the sequential detectors are compensated for, when the baseline's
    * autocorrelation is above {@link AUTOCORRELATION_FLAG} (capped at {@link MAX_COMPENSATED_PHI});
-   * absent otherwise. Negative φ is flagged but not compensated: the moving range then
-   * overstates sigma, which errs towards fewer signals.
+   * absent otherwise. It follows the estimate, not the flag's test: widening by an estimated φ
+   * is what keeps the chance signals of AR(1) data near the documented rates (a chart left
+   * uncompensated until φ is significant costs hundreds of chance signals a day per 1,000 charts
+   * at φ = 0.2), and widening by a φ a little above 0.1 costs little. Negative φ is not
+   * compensated: the moving range then overstates sigma, which errs towards fewer signals.
    */
   readonly compensatedPhi?: number;
-  /** |φ| is above {@link AUTOCORRELATION_FLAG}: the documented rates do not hold as they are. */
+  /**
+   * φ is significantly above {@link AUTOCORRELATION_FLAG} for the baseline's size (a one-sided
+   * test, src/spc/autocorrelation.ts): the documented rates do not hold as they are.
+   */
   readonly autocorrelated?: boolean;
   /** Smallest non-zero difference of neighbouring baseline points: the data's resolution, or finer. */
   readonly resolution?: number;
   /** The resolution is coarser than {@link QUANTIZATION_FLAG} sigma: too few levels for the rules. */
   readonly quantized?: boolean;
 }
-
-/**
- * |φ| above this flags a chart: with φ = 0.2 the CUSUM's and EWMA's chance signals grow 13–19×
- * (and the moving-range sigma understates sigma by sqrt(1 − φ)), so their documented rates no
- * longer hold. A baseline with φ above it is compensated ({@link ControlLimits.compensatedPhi}).
- */
-export const AUTOCORRELATION_FLAG = 0.1;
 
 /**
  * The largest φ compensation uses: beyond it the factors (1 + φ) / (1 − φ) run away, and a chart
@@ -259,7 +265,7 @@ export function limitsFromSums(
       samples: n,
       ...(autocorrelation === undefined
         ? {}
-        : { autocorrelation, autocorrelated: Math.abs(autocorrelation) > AUTOCORRELATION_FLAG }),
+        : { autocorrelation, autocorrelated: autocorrelationFlagged(autocorrelation, s.pairs) }),
       ...(phi > 0 ? { compensatedPhi: phi } : {}),
       ...(Number.isFinite(s.step)
         ? { resolution: s.step, quantized: s.step > QUANTIZATION_FLAG * within }

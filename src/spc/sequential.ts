@@ -10,10 +10,18 @@
  * but inside the record sync's overlap (`measurements.overlap`, the span the next poll reads
  * again), is put in its place: the detectors go back to their state before it (a checkpoint is
  * kept after every point judged within the overlap) and run again over it and the points after
- * it. A signal counts as an event unless the same point signalled the same way when it was
- * judged before (a signal that a late point moves to a later point is still one event; a signal
- * that disappears stays counted, a counter never goes down). A point older
- * than the overlap is not judged at all (the collector counts it as late).
+ * it. Over one such pass, each detector's events are the signals at points that did not give
+ * them when judged before, less the signals that points judged before no longer give: a signal
+ * that a late point moves to another point is one event, not two; a signal that disappears
+ * stays counted (a counter never goes down). A point older than the overlap is not judged at all
+ * (the collector counts it as late).
+ *
+ * Both detectors restart after a signal (the CUSUM at 0 or h/2, the EWMA at the centre), so that
+ * a shift that persists gives a new signal only on new evidence, about one average run length
+ * later, rather than one at every point. Until the next point, the gauges show what crossed: the
+ * sums beyond h, the EWMA beyond the limits it had then, not the restarted state. Signals found
+ * in the replayed history set no last signal time (nothing an alert could read again after a
+ * restart); they do start a hold of the baseline.
  *
  * A baseline flagged as autocorrelated (φ > 0.1) is compensated here too: its sigma is already
  * the process sigma (src/spc/limits.ts), and the detectors' limits are widened by the long-run
@@ -22,8 +30,8 @@
  */
 
 import { lowerBound } from '../util/sorted.ts';
-import { type CusumParams, type CusumState, cusumStart, cusumStep } from './cusum.ts';
-import { type EwmaParams, type EwmaState, ewmaLimit, ewmaStart, ewmaStep } from './ewma.ts';
+import { type CusumParams, type CusumState, cusumAdd, cusumStart } from './cusum.ts';
+import { type EwmaParams, type EwmaState, ewmaAdd, ewmaLimit, ewmaStart } from './ewma.ts';
 import type { ControlLimits } from './limits.ts';
 
 /** Index of the CUSUM's and the EWMA's events after the eight rules'. */
@@ -49,12 +57,23 @@ interface Snapshot {
   readonly lowerFrom: number;
   /** Which detectors signalled at the point: 1 the CUSUM, 2 the EWMA. */
   readonly signals: number;
+  /** What the gauges show after the point: the sums and statistic that crossed, at a signal. */
+  readonly shownCusum: CusumState | undefined;
+  readonly shownEwma: EwmaState | undefined;
 }
 
 /** The detectors of one series. */
 export interface SequentialState {
   cusum: CusumState;
   ewma: EwmaState;
+  /**
+   * The CUSUM's sums that crossed h at the last point stepped, when it signalled (the state
+   * itself has restarted): what the gauges show until the next point, so that a dashboard sees
+   * the crossing. Undefined when the last point gave no CUSUM signal.
+   */
+  shownCusum: CusumState | undefined;
+  /** The same for the EWMA: the statistic beyond its limit, and its point count, before the restart. */
+  shownEwma: EwmaState | undefined;
   /** False until the state was rebuilt from the series' history (the first poll with limits). */
   ready: boolean;
   /**
@@ -83,6 +102,8 @@ export function createSequential(params: SequentialParams): SequentialState {
   return {
     cusum: cusumStart(params.cusum),
     ewma: ewmaStart(),
+    shownCusum: undefined,
+    shownEwma: undefined,
     ready: false,
     upperFrom: Number.NaN,
     lowerFrom: Number.NaN,
@@ -104,6 +125,8 @@ function snapshot(s: SequentialState, time: number, signals = 0): Snapshot {
     t: s.ewma.t,
     upperFrom: s.upperFrom,
     lowerFrom: s.lowerFrom,
+    shownCusum: s.shownCusum,
+    shownEwma: s.shownEwma,
   };
 }
 
@@ -112,6 +135,8 @@ function restore(s: SequentialState, from: Snapshot): void {
   s.ewma = { z: from.z, t: from.t };
   s.upperFrom = from.upperFrom;
   s.lowerFrom = from.lowerFrom;
+  s.shownCusum = from.shownCusum;
+  s.shownEwma = from.shownEwma;
 }
 
 /**
@@ -186,13 +211,22 @@ export function advanceSequential(
   let signals = 0;
   /** What the point being stepped did when judged before; `history`: count nothing. */
   let before: Snapshot | 'history' | undefined;
+  /**
+   * Per detector (index: its bit, 1 the CUSUM, 2 the EWMA), over this advance: signals at points
+   * that did not give them when judged before, and signals that points judged before no longer
+   * give. A late point that moves a signal does both: one event in all, counted at the end.
+   */
+  const fresh = [0, 0, 0];
+  const lost = [0, 0, 0];
   /** A signal at the point being stepped: an event unless history or a signal it gave before. */
   const signalled = (slot: number, t: number, side: 'up' | 'down') => {
     const bit = slot === CUSUM_EVENT ? 1 : 2;
-    if (before !== 'history' && !(before !== undefined && before.signals & bit))
-      out.events[slot] = (out.events[slot] ?? 0) + 1;
     signals |= bit;
-    if (!(out.lastTimes[slot]! >= t)) out.lastTimes[slot] = t;
+    // History is context: its signals count nothing and date nothing an alert could read.
+    if (before !== 'history') {
+      if (!(before !== undefined && before.signals & bit)) fresh[bit] = (fresh[bit] ?? 0) + 1;
+      if (!(out.lastTimes[slot]! >= t)) out.lastTimes[slot] = t;
+    }
     if (!(state.lastSignal >= t)) state.lastSignal = t;
     // The CUSUM's climb on the signal's side dates the shift; an EWMA alone dates it at its signal.
     const from = cusum.enabled ? (side === 'up' ? state.upperFrom : state.lowerFrom) : t;
@@ -204,28 +238,43 @@ export function advanceSequential(
     signals = 0;
     before = judgedBefore;
     const z = ((values[i] ?? 0) - limits.center) / limits.sigma;
+    state.shownCusum = undefined;
+    state.shownEwma = undefined;
     if (cusum.enabled) {
       const c = state.cusum;
       if (c.upper === 0 || Number.isNaN(state.upperFrom)) state.upperFrom = t;
       if (c.lower === 0 || Number.isNaN(state.lowerFrom)) state.lowerFrom = t;
-      const side = cusumStep(c, z, cusum);
+      const side = cusumAdd(c, z, cusum);
       if (side !== undefined) {
         signalled(CUSUM_EVENT, t, side);
-        // Restarted: the next climbs start at the next point.
+        // The gauges show the sums that crossed until the next point; the state restarts, and
+        // the next climbs start at the next point.
+        state.shownCusum = { upper: c.upper, lower: c.lower };
+        state.cusum = cusumStart(cusum);
         state.upperFrom = Number.NaN;
         state.lowerFrom = Number.NaN;
       }
     }
     if (ewma.enabled) {
-      const side = ewmaStep(state.ewma, z, ewma);
-      if (side !== undefined) signalled(EWMA_EVENT, t, side);
+      const e = state.ewma;
+      const side = ewmaAdd(e, z, ewma);
+      if (side !== undefined) {
+        signalled(EWMA_EVENT, t, side);
+        state.shownEwma = { z: e.z, t: e.t };
+        state.ewma = ewmaStart();
+      }
     }
+    if (before !== undefined && before !== 'history')
+      for (const bit of [1, 2])
+        if (before.signals & bit && !(signals & bit)) lost[bit] = (lost[bit] ?? 0) + 1;
     state.judged.push(snapshot(state, t, signals));
   };
   if (!state.ready) {
     // Rebuilt with the settings in force (a compensated h starts the sums at its half).
     state.cusum = cusumStart(cusum);
     state.ewma = ewmaStart();
+    state.shownCusum = undefined;
+    state.shownEwma = undefined;
     state.judged = [];
     state.baseTime =
       range.replayFrom > 0
@@ -238,6 +287,14 @@ export function advanceSequential(
     rejudgeLate(state, input, step);
   }
   for (let i = range.newFrom; i < range.to; i++) step(i, undefined);
+  for (const [slot, bit] of [
+    [CUSUM_EVENT, 1],
+    [EWMA_EVENT, 2],
+  ] as const) {
+    // A counter never goes down: a signal that disappeared stays counted.
+    const events = (fresh[bit] ?? 0) - (lost[bit] ?? 0);
+    if (events > 0) out.events[slot] = (out.events[slot] ?? 0) + events;
+  }
   prune(state, input.keepFrom);
 }
 
@@ -288,8 +345,17 @@ function prune(state: SequentialState, keepFrom: number): void {
 
 /** What the gauges show of the detectors, against the current limits. */
 export interface SequentialView {
-  /** C+ and C−, in sigmas; the decision interval h in force, in sigmas. */
-  readonly cusum?: { readonly upper: number; readonly lower: number; readonly h: number };
+  /**
+   * C+ and C−, in sigmas (at a signal, until the next point, the sums that crossed h); the
+   * decision interval h in force, in sigmas; `widening`, (1 + φ) / (1 − φ) on a chart
+   * compensated for autocorrelation φ (else 1): h in force is the configured h times it.
+   */
+  readonly cusum?: {
+    readonly upper: number;
+    readonly lower: number;
+    readonly h: number;
+    readonly widening: number;
+  };
   /** The EWMA statistic and its current limits, in the measurement's unit. */
   readonly ewma?: { readonly value: number; readonly upper: number; readonly lower: number };
 }
@@ -301,11 +367,16 @@ export function sequentialView(
   limits: ControlLimits,
 ): SequentialView | undefined {
   if (!state.ready) return undefined;
-  const half = ewmaLimit(params.ewma, state.ewma.t) * limits.sigma;
-  const centre = limits.center + state.ewma.z * limits.sigma;
+  // At a signal, the statistic and the limits it crossed (t before the restart), not the
+  // restarted ones (t = 0: limits of zero width) until the next point.
+  const e = state.shownEwma ?? state.ewma;
+  const half = ewmaLimit(params.ewma, e.t) * limits.sigma;
+  const centre = limits.center + e.z * limits.sigma;
+  const c = state.shownCusum ?? state.cusum;
+  const phi = limits.compensatedPhi ?? 0;
   return {
     ...(params.cusum.enabled
-      ? { cusum: { upper: state.cusum.upper, lower: state.cusum.lower, h: params.cusum.h } }
+      ? { cusum: { upper: c.upper, lower: c.lower, h: params.cusum.h, widening: (1 + phi) / (1 - phi) } }
       : {}),
     ...(params.ewma.enabled
       ? { ewma: { value: centre, upper: limits.center + half, lower: limits.center - half } }

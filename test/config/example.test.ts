@@ -86,8 +86,7 @@ describe('config.example.yaml against the simulator of `npm run simulate`', () =
         'station_measurement_control_cusum_lower',
         'station_measurement_control_cusum_decision_interval',
         'station_measurement_control_ewma',
-        'station_measurement_control_ewma_upper_limit',
-        'station_measurement_control_ewma_lower_limit',
+        'station_measurement_control_ewma_half_width',
       ])
         expect(sampled.has(name), name).toBe(true);
       expect(text).toMatch(/^station_measurement_control_violations_total\{[^}]*rule="cusum"\} \d+$/m);

@@ -183,10 +183,12 @@ describe.skipIf(!enabled)('dashboard and rule queries on a real Prometheus', () 
     }
     expect(events).toEqual({
       'Station exporter / Station / Control violations': expect.any(Number),
-      'Station exporter / Station / Last control violation': expect.any(Number),
-      'Station exporter / Station / Shift signals': expect.any(Number),
+      'Station exporter / Station / Shift signals': 0,
     });
-    expect(Object.values(events).every((n) => n > 0)).toBe(true);
+    // The shift is in the history of the exporter's first poll: it shows in the window gauge,
+    // but a signal replayed from history is dated nowhere (issue 30: nothing to mark again after
+    // a restart). The query runs; a signal on a later poll would be marked.
+    expect(events['Station exporter / Station / Control violations']).toBeGreaterThan(0);
   }, 20_000);
 
   it('runs every recording and alerting rule expression', async () => {

@@ -152,6 +152,8 @@ describe('status page', () => {
       ...model,
       flaggedCharts: [
         {
+          site: 'Austin & Co',
+          line: 'SMT 1',
           station: 'ICT <1>',
           stationId: 's"1',
           metric: 'v<b>',
@@ -160,6 +162,8 @@ describe('status page', () => {
           quantized: { resolution: 0.1, sigma: 0.0887 },
         },
         {
+          site: 'Austin',
+          line: 'SMT 2',
           station: 'AOI',
           stationId: 's2',
           metric: 'i',
@@ -170,9 +174,12 @@ describe('status page', () => {
     });
     expect(html).toContain('Control charts flagged <small>(2)</small>');
     expect(html).toContain(
-      '<tr class="flagged" data-station-id="s&quot;1"><td>ICT &lt;1&gt;</td><td>v&lt;b&gt;</td><td>2</td><td>autocorrelated: lag-1 φ = 0.31 (compensated: sigma, h and L widened); quantized: steps of 0.100 against a sigma of 0.0887</td></tr>',
+      '<tr class="flagged" data-station-id="s&quot;1"><td>Austin &amp; Co</td><td>SMT 1</td><td>ICT &lt;1&gt;</td><td>v&lt;b&gt;</td><td>2</td><td>autocorrelated: lag-1 φ = 0.31 (compensated: sigma, h and L widened); quantized: steps of 0.100 against a sigma of 0.0887</td></tr>',
     );
     expect(html).toContain('<td>autocorrelated: lag-1 φ = -0.20 (not compensated)</td>');
+    // The table names each chart's site and line (issue 30): a plant has many stations of one name.
+    expect(html).toContain('<tr><th>Site</th><th>Line</th><th>Station</th><th>Measurement</th>');
+    expect(html).toContain('<td>Austin</td><td>SMT 2</td><td>AOI</td>');
   });
 
   it('shows the charts the measurements job flags, as /metrics flags them (wired exporter)', async () => {

@@ -6,7 +6,7 @@
 
 import type { ControlConfig } from '../../config/control-schema.ts';
 import type { Config } from '../../config/schema.ts';
-import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
+import { type Family, type FamilyDesc, LabelSet, type Sample } from '../../exposition/model.ts';
 import type { ControlLimits } from '../../spc/index.ts';
 import { CUSUM_EVENT, EWMA_EVENT, type SequentialView } from '../../spc/index.ts';
 import { RULE_NUMBERS } from '../../spc/rules.ts';
@@ -14,6 +14,8 @@ import { RULE_NUMBERS } from '../../spc/rules.ts';
 const SERIES = ['site', 'line', 'station', 'station_id', 'group', 'metric', 'slot'];
 const BY_RULE = [...SERIES, 'rule'];
 const BY_FLAG = [...SERIES, 'flag'];
+/** Families of a charted name's settings: the same for every chart of the name, so one series per name. */
+const BY_NAME = ['metric'];
 const SOURCE = 'computed by the exporter from the upstream GET /metrics records it holds';
 const REFRESH = 'refreshed every measurements interval';
 const GENERIC_BASELINE = 'the baseline configured for the name in measurements.control';
@@ -36,10 +38,12 @@ export const CONTROL_KEYS = [
   'late',
   'cusumUpper',
   'cusumLower',
-  'cusumH',
   'ewma',
-  'ewmaUpper',
-  'ewmaLower',
+  'ewmaHalfWidth',
+  'cusumH',
+  'cusumK',
+  'ewmaLambda',
+  'ewmaL',
 ] as const;
 type Key = (typeof CONTROL_KEYS)[number];
 
@@ -55,6 +59,13 @@ export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyD
       SERIES,
       `${what}, in the measurement's unit, from ${base}; ${SOURCE}; ${REFRESH}.`,
     );
+  const setting = (suffix: string, what: string) =>
+    gauge(
+      `station_measurement_control_${suffix}`,
+      BY_NAME,
+      `${what}, for every chart of the measurement name "metric" (measurements.control, with the name's ` +
+        `overrides); one series per charted name; ${REFRESH}.`,
+    );
   return {
     state: gauge(
       'station_measurement_control_state',
@@ -67,15 +78,18 @@ export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyD
       kind: 'counter',
       labels: BY_RULE,
       help:
-        `Violation events of Nelson rule "rule": points that completed the rule when first evaluated, each counted once ` +
-        `(never again as the window slides or the baseline moves); points older than the exporter's first poll of the ` +
-        `series are context, not events, so a restart does not count them again. Alert on increase() of it. ` +
-        `One series per enabled rule while the series is charted; limits from ${base}; ${SOURCE}; ${REFRESH}.`,
+        `Violation events: rule="1" points beyond the 3-sigma limits (Nelson rule 1), rule="2-8" completions of ` +
+        `the enabled Nelson rules 2 to 8 together (station_measurement_control_window_violations says which), ` +
+        `rule="cusum" and rule="ewma" the sequential detectors' signals. Each point is counted once, when first ` +
+        `evaluated (never again as the window slides or the baseline moves); points older than the exporter's ` +
+        `first poll of the series are context, not events, so a restart does not count them again. Alert on ` +
+        `increase() of it. Each series exists from the series' first poll, at 0, while its rules or detector are ` +
+        `enabled; limits from ${base}; ${SOURCE}; ${REFRESH}.`,
     },
     violations: gauge(
       'station_measurement_control_window_violations',
       BY_RULE,
-      `Points of the evaluation window at which Nelson rule "rule" completes, for dashboards (alerts use ` +
+      `Points of the evaluation window at which Nelson rule "rule" (1 to 8) completes, for dashboards (alerts use ` +
         `station_measurement_control_violations_total). Sparse: a rule's series exists only while it has a ` +
         `violation in the window (no 0 sample); limits from ${base}; ${SOURCE}; ${REFRESH}.`,
     ),
@@ -83,8 +97,9 @@ export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyD
       ...gauge(
         'station_measurement_control_last_violation_timestamp_seconds',
         BY_RULE,
-        `Time (Unix seconds, the record's time_created) of the last violation of "rule" (a Nelson rule, or the cusum ` +
-          `or ewma signal) seen since the exporter started; sparse: absent until the rule has had one; ${SOURCE}; ${REFRESH}.`,
+        `Time (Unix seconds, the record's time_created) of the last signal of "rule" (cusum or ewma) counted as ` +
+          `an event since the exporter started; signals in the history replayed at start set none. Sparse: absent ` +
+          `until the detector has signalled; ${SOURCE}; ${REFRESH}.`,
       ),
       unit: 'seconds',
     },
@@ -95,11 +110,11 @@ export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyD
       'station_measurement_control_baseline_flag',
       BY_FLAG,
       `1 when the baseline breaks an assumption of the documented false-alarm rates: flag="autocorrelated" ` +
-        `(|lag-1 autocorrelation| > 0.1; a positive one is compensated: sigma, h and L widened), flag="quantized" ` +
-        `(the finest step between neighbouring values is coarser than half a sigma: too few levels for the rules' ` +
-        `zones; not compensated). Sparse: a flag's series exists only while it is raised (no 0 sample), so a ` +
-        `healthy chart has none; the status page lists the flagged charts with their phi and resolution. ` +
-        `From ${base}; ${SOURCE}; ${REFRESH}.`,
+        `(lag-1 autocorrelation significantly above 0.1 for the baseline's size: a one-sided test at the 1 % ` +
+        `level), flag="quantized" (the finest step between neighbouring values is coarser than half a sigma: ` +
+        `too few levels for the rules' zones; not compensated). Sparse: a flag's series exists only while it is ` +
+        `raised (no 0 sample), so a healthy chart has none; the status page lists the flagged charts with their ` +
+        `phi and resolution. From ${base}; ${SOURCE}; ${REFRESH}.`,
     ),
     late: {
       name: 'station_measurement_control_late_points_total',
@@ -108,42 +123,51 @@ export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyD
       help:
         `Points of the evaluation window that arrived after newer points of the series had been judged, and older ` +
         `than measurements.overlap before the poll: kept in the baseline, never judged by the rules, the CUSUM or the ` +
-        `EWMA (a late point inside the overlap is put in its place for the CUSUM and EWMA instead); ${SOURCE}; ${REFRESH}.`,
+        `EWMA (a late point inside the overlap is put in its place for the CUSUM and EWMA instead). Sparse: a ` +
+        `series' counter exists from its first late point; ${SOURCE}; ${REFRESH}.`,
     },
     cusumUpper: gauge(
       'station_measurement_control_cusum_upper',
       SERIES,
       `Upper CUSUM sum C+ = max(0, C+ + z - k), in sigmas (z: the value standardized by the chart's centre and sigma); ` +
-        `a signal (rule="cusum" event) when it exceeds station_measurement_control_cusum_decision_interval; ${SOURCE}; ${REFRESH}.`,
+        `a signal (rule="cusum" event) when it exceeds station_measurement_control_cusum_decision_interval, and at a ` +
+        `signal the sum that crossed it until the next point. On a chart compensated for autocorrelation phi it is ` +
+        `divided by (1 + phi) / (1 - phi), the factor its h is widened by, so that every chart of a name signals ` +
+        `where its sums cross the name's h; ${SOURCE}; ${REFRESH}.`,
     ),
     cusumLower: gauge(
       'station_measurement_control_cusum_lower',
       SERIES,
-      `Lower CUSUM sum C- = max(0, C- - z - k), in sigmas; a signal (rule="cusum" event) when it exceeds the ` +
+      `Lower CUSUM sum C- = max(0, C- - z - k), in sigmas, shown as the upper one (the crossing at a signal, ` +
+        `divided by the widening on a compensated chart); a signal (rule="cusum" event) when it exceeds the ` +
         `decision interval; ${SOURCE}; ${REFRESH}.`,
-    ),
-    cusumH: gauge(
-      'station_measurement_control_cusum_decision_interval',
-      SERIES,
-      `Decision interval h of the CUSUM in force, in sigmas (measurements.control.cusum.h, times (1 + phi) / (1 - phi) ` +
-        `on a chart compensated for autocorrelation phi): either sum beyond it signals; ${REFRESH}.`,
     ),
     ewma: gauge(
       'station_measurement_control_ewma',
       SERIES,
       `EWMA statistic Z = lambda x + (1 - lambda) Z of the values, in the measurement's unit (centre + Z sigma); a ` +
-        `signal (rule="ewma" event) when it is beyond its limits; ${SOURCE}; ${REFRESH}.`,
+        `signal (rule="ewma" event) when it is beyond centre ± station_measurement_control_ewma_half_width, and ` +
+        `at a signal the statistic that crossed until the next point; ${SOURCE}; ${REFRESH}.`,
     ),
-    ewmaUpper: gauge(
-      'station_measurement_control_ewma_upper_limit',
+    ewmaHalfWidth: gauge(
+      'station_measurement_control_ewma_half_width',
       SERIES,
-      `Upper limit of the EWMA, in the measurement's unit: centre + L sigma sqrt(lambda / (2 - lambda) (1 - (1 - lambda)^(2t))), ` +
-        `t the points since its (re)start (L widened on a chart compensated for autocorrelation); ${SOURCE}; ${REFRESH}.`,
+      `Distance of the EWMA's limits from the centre line, in the measurement's unit: its limits are ` +
+        `station_measurement_control_center ± this, L sigma sqrt(lambda / (2 - lambda) (1 - (1 - lambda)^(2t))), t the ` +
+        `points since its (re)start (at a signal, the limits it crossed; L widened on a chart compensated for ` +
+        `autocorrelation); ${SOURCE}; ${REFRESH}.`,
     ),
-    ewmaLower: gauge(
-      'station_measurement_control_ewma_lower_limit',
-      SERIES,
-      `Lower limit of the EWMA, in the measurement's unit (centre minus the same width); ${SOURCE}; ${REFRESH}.`,
+    cusumH: setting(
+      'cusum_decision_interval',
+      'Decision interval h of the CUSUM, in sigmas: either sum beyond it signals (a chart compensated for ' +
+        'autocorrelation phi uses h (1 + phi) / (1 - phi), and exports its sums divided by that factor)',
+    ),
+    cusumK: setting('cusum_reference_value', 'Reference value (allowance) k of the CUSUM, in sigmas'),
+    ewmaLambda: setting('ewma_lambda', 'Weight lambda of the newest point in the EWMA'),
+    ewmaL: setting(
+      'ewma_limit_sigmas',
+      "Width L of the EWMA's limits, in standard deviations of the statistic (widened on a chart compensated for " +
+        'autocorrelation)',
     ),
   };
 }
@@ -184,56 +208,80 @@ function formatDuration(ms: number): string {
 
 /** One charted series' outcome at a poll. */
 export interface ControlOutcome {
+  /** The measurement name: its per-name settings are exported once per name. */
+  readonly metric: string;
   /** Station labels plus `metric` and (when set) `slot`. */
   readonly labels: LabelSet;
-  /** `labels` with `rule` for each event slot (rules 1..8, cusum, ewma), when the caller keeps them. */
+  /** `labels` with `rule` for each event counter ({@link EVENT_RULE_NAMES}), when the caller keeps them. */
   readonly eventLabels?: readonly LabelSet[];
-  /** Undefined when the series has no limits (then only the last violation times are exported). */
+  /** Undefined when the series has no limits (then only the event counters are exported). */
   readonly limits: ControlLimits | undefined;
   /** Violations per rule (index rule - 1) in the evaluation window. */
   readonly counts: ArrayLike<number>;
-  /** Last violation time per rule (Unix ms), NaN when none yet. */
+  /** Last violation time per event slot (Unix ms), NaN when none yet; the CUSUM's and EWMA's are exported. */
   readonly lastTimes: ArrayLike<number>;
   /** Violation events per rule since the job started (index rule - 1), then CUSUM and EWMA signals. */
   readonly events: ArrayLike<number>;
-  /** Late points since the job started (absent: the series' counter is not exported). */
-  readonly late?: number;
+  /** Late points since the job started; the series' counter is exported once it is above 0. */
+  readonly late: number;
   /** The CUSUM and EWMA, once rebuilt. */
   readonly sequential?: SequentialView;
 }
 
-/** The `rule` label of each event slot: the eight rules, then the CUSUM and the EWMA. */
-export const EVENT_RULE_NAMES = ['1', '2', '3', '4', '5', '6', '7', '8', 'cusum', 'ewma'] as const;
+/**
+ * The `rule` label of each event counter: Nelson rule 1, the enabled rules 2 to 8 together, the
+ * CUSUM and the EWMA. One counter per rule was eight series per chart; the window gauge keeps
+ * which of rules 2 to 8 completed.
+ */
+export const EVENT_RULE_NAMES = ['1', '2-8', 'cusum', 'ewma'] as const;
+/** Index of each counter in {@link EVENT_RULE_NAMES}. */
+const RULE_1 = 0;
+const RULES_2_TO_8 = 1;
+const CUSUM_COUNTER = 2;
+const EWMA_COUNTER = 3;
 
-/** Turns the outcomes into families; the window violation series are sparse, the event counters not. */
+/**
+ * Turns the outcomes into families. Per chart, always: state and limits (with limits), the event
+ * counters of the enabled rules and detectors, the detectors' statistics; sparse: window
+ * violations, last signal times, raised flags, late points once there are some; per charted name:
+ * the detectors' settings.
+ */
 export function controlFamilies(outcomes: readonly ControlOutcome[], control?: ControlConfig): Family[] {
   const descs = controlFamilyDescs(control);
   const out = new Map<Key, Sample[]>(CONTROL_KEYS.map((k) => [k, []]));
   const add = (key: Key, labels: LabelSet, value: number) => out.get(key)?.push({ labels, value });
   const rules = control?.rules;
-  const enabled = RULE_NUMBERS.filter((r) => rules === undefined || rules[r].enabled);
+  const enabled = (r: number) => rules === undefined || rules[r as keyof typeof rules].enabled;
+  const rule1 = enabled(1);
+  const later = RULE_NUMBERS.filter((r) => r > 1 && enabled(r));
+  const cusumOn = control?.cusum.enabled !== false;
+  const ewmaOn = control?.ewma.enabled !== false;
+  const names = new Set<string>();
   for (const o of outcomes) {
-    // Every enabled rule's counter exists from the series' first poll, at 0: increase() then
-    // sees the first event as a rise, and a restart's 0 as a counter reset, never as an event.
-    // The caller's kept label sets when it has them, else built here.
-    const ruleLabels = (slot: number, rule: string) => o.eventLabels?.[slot] ?? o.labels.with('rule', rule);
-    for (const r of enabled) add('events', ruleLabels(r - 1, String(r)), o.events[r - 1] ?? 0);
-    if (control?.cusum.enabled !== false)
-      add('events', ruleLabels(CUSUM_EVENT, 'cusum'), o.events[CUSUM_EVENT] ?? 0);
-    if (control?.ewma.enabled !== false)
-      add('events', ruleLabels(EWMA_EVENT, 'ewma'), o.events[EWMA_EVENT] ?? 0);
+    names.add(o.metric);
+    // Every counter exists from the series' first poll, at 0: increase() then sees the first
+    // event as a rise, and a restart's 0 as a counter reset, never as an event. The caller's
+    // kept label sets when it has them, else built here.
+    const ruleLabels = (counter: number) =>
+      o.eventLabels?.[counter] ?? o.labels.with('rule', EVENT_RULE_NAMES[counter] as string);
+    if (rule1) add('events', ruleLabels(RULE_1), o.events[0] ?? 0);
+    if (later.length > 0) {
+      let n = 0;
+      for (const r of later) n += o.events[r - 1] ?? 0;
+      add('events', ruleLabels(RULES_2_TO_8), n);
+    }
+    if (cusumOn) add('events', ruleLabels(CUSUM_COUNTER), o.events[CUSUM_EVENT] ?? 0);
+    if (ewmaOn) add('events', ruleLabels(EWMA_COUNTER), o.events[EWMA_EVENT] ?? 0);
     const seq = o.sequential;
-    if (seq?.cusum) {
-      add('cusumUpper', o.labels, seq.cusum.upper);
-      add('cusumLower', o.labels, seq.cusum.lower);
-      add('cusumH', o.labels, seq.cusum.h);
-    }
-    if (seq?.ewma) {
-      add('ewma', o.labels, seq.ewma.value);
-      add('ewmaUpper', o.labels, seq.ewma.upper);
-      add('ewmaLower', o.labels, seq.ewma.lower);
-    }
     const l = o.limits;
+    if (seq?.cusum) {
+      add('cusumUpper', o.labels, seq.cusum.upper / seq.cusum.widening);
+      add('cusumLower', o.labels, seq.cusum.lower / seq.cusum.widening);
+    }
+    if (seq?.ewma && l !== undefined) {
+      add('ewma', o.labels, seq.ewma.value);
+      add('ewmaHalfWidth', o.labels, seq.ewma.upper - l.center);
+    }
     if (l !== undefined) {
       let violated = false;
       for (const r of RULE_NUMBERS) if ((o.counts[r - 1] ?? 0) > 0) violated = true;
@@ -243,11 +291,14 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
         if (n > 0) add('violations', o.labels.with('rule', String(r)), n);
       }
     }
-    EVENT_RULE_NAMES.forEach((rule, slot) => {
+    for (const [slot, counter] of [
+      [CUSUM_EVENT, CUSUM_COUNTER],
+      [EWMA_EVENT, EWMA_COUNTER],
+    ] as const) {
       const t = o.lastTimes[slot] ?? Number.NaN;
-      if (!Number.isNaN(t)) add('lastViolation', o.labels.with('rule', rule), t / 1000);
-    });
-    if (o.late !== undefined) add('late', o.labels, o.late);
+      if (!Number.isNaN(t)) add('lastViolation', ruleLabels(counter), t / 1000);
+    }
+    if (o.late > 0) add('late', o.labels, o.late);
     if (l === undefined) continue;
     add('center', o.labels, l.center);
     add('ucl', o.labels, l.ucl);
@@ -257,29 +308,87 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
     if (l.autocorrelated === true) add('flag', o.labels.with('flag', 'autocorrelated'), 1);
     if (l.quantized === true) add('flag', o.labels.with('flag', 'quantized'), 1);
   }
+  if (control !== undefined) addSettings(control, { names, add });
   return CONTROL_KEYS.map((k) => ({ desc: descs[k], samples: out.get(k) ?? [] }));
 }
 
-/**
- * Series always present per charted series with limits: state, centre, UCL, LCL and the late
- * points counter. Sparse ones (window violations, last violation times, raised flags) come on top.
- */
-export const CONTROL_STEADY_SERIES = 5;
+/** The detectors' settings of each charted name seen, one series per name (the first matching entry's). */
+function addSettings(
+  control: ControlConfig,
+  to: {
+    readonly names: ReadonlySet<string>;
+    readonly add: (key: Key, labels: LabelSet, value: number) => void;
+  },
+): void {
+  for (const name of [...to.names].sort()) {
+    const entry = control.names.find((n) => n.pattern.test(name));
+    if (entry === undefined) continue;
+    const labels = LabelSet.of({ metric: name });
+    if (entry.cusum.enabled) {
+      to.add('cusumH', labels, entry.cusum.h);
+      to.add('cusumK', labels, entry.cusum.k);
+    }
+    if (entry.ewma.enabled) {
+      to.add('ewmaLambda', labels, entry.ewma.lambda);
+      to.add('ewmaL', labels, entry.ewma.L);
+    }
+  }
+}
 
 /**
- * Series one charted (station, name, slot) has in steady state: the steady ones, an event counter
- * per enabled rule, and per enabled detector its statistics and counter (CUSUM: two sums, h and
- * the counter; EWMA: the statistic, two limits and the counter). 21 with every detector on.
- * The sparse series (a window violations and a last-violation series per rule while it has one,
- * raised flags) are not counted: most charts have few of them.
- * For the planner's series estimate: multiply by the series of the charted names
- * ({@link chartedNames}).
+ * Series always present per charted series with limits: state, centre, UCL and LCL. The event
+ * counters and the detectors' statistics come on top (see {@link controlSeriesPerSeries}); the
+ * sparse ones (window violations, last signal times, raised flags, late points) too.
+ */
+export const CONTROL_STEADY_SERIES = 4;
+
+/**
+ * Series one charted (station, name, slot) has in steady state: the steady ones, the event
+ * counters of rule 1 and of rules 2 to 8 (when any is enabled), and per enabled detector its
+ * statistics and counter (CUSUM: two sums and the counter; EWMA: the statistic, its half-width
+ * and the counter). 12 with every rule and detector on (28 at 0.3.0, 21 after the first cut).
+ * The sparse series (a window violations series per rule while it has one, the detectors' last
+ * signal times, raised flags, late points) are not counted: an in-control chart has about 0.4
+ * window series on average, and the others are rare. The per-name settings are
+ * {@link controlSettingsPerName} per charted name. For the planner's series estimate: multiply
+ * by the series of the charted names ({@link chartedNames}).
  */
 export function controlSeriesPerSeries(config: Config): number {
+  let n = 0;
+  for (const [, series] of controlSeriesByFamily(config).perChart) n += series;
+  return n;
+}
+
+/**
+ * The steady series of {@link controlSeriesPerSeries} by family, per chart; and the series of one
+ * charted name's settings by family (CUSUM h and k, EWMA lambda and L), whatever its charts. By
+ * family, so that the series budget's estimate can drop them one by one as it does at run time.
+ */
+export function controlSeriesByFamily(config: Config): {
+  readonly perChart: ReadonlyMap<string, number>;
+  readonly perName: ReadonlyMap<string, number>;
+} {
   const control = config.measurements.control;
-  const enabled = RULE_NUMBERS.filter((r) => control.rules[r].enabled).length;
-  const sequential = (control.cusum.enabled ? 4 : 0) + (control.ewma.enabled ? 4 : 0);
-  return CONTROL_STEADY_SERIES + enabled + sequential;
+  const d = controlFamilyDescs();
+  const perChart = new Map<string, number>();
+  const perName = new Map<string, number>();
+  for (const key of ['state', 'center', 'ucl', 'lcl'] as const) perChart.set(d[key].name, 1);
+  const rule1 = control.rules[1].enabled ? 1 : 0;
+  const later = RULE_NUMBERS.some((r) => r > 1 && control.rules[r].enabled) ? 1 : 0;
+  const counters = rule1 + later + (control.cusum.enabled ? 1 : 0) + (control.ewma.enabled ? 1 : 0);
+  if (counters > 0) perChart.set(d.events.name, counters);
+  const on = (keys: readonly Key[], into: Map<string, number>) => {
+    for (const key of keys) into.set(d[key].name, 1);
+  };
+  if (control.cusum.enabled) {
+    on(['cusumUpper', 'cusumLower'], perChart);
+    on(['cusumH', 'cusumK'], perName);
+  }
+  if (control.ewma.enabled) {
+    on(['ewma', 'ewmaHalfWidth'], perChart);
+    on(['ewmaLambda', 'ewmaL'], perName);
+  }
+  return { perChart, perName };
 }
 
 /** The configured measurement names that `measurements.control.names` charts. */

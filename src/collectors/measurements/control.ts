@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config/schema.ts';
 import type { Family, LabelSet } from '../../exposition/model.ts';
-import type { Topology } from '../../model/topology.ts';
+import type { StationNode, Topology } from '../../model/topology.ts';
 import type { RecordStore } from '../../records/types.ts';
 import {
   type ChartOutcome,
@@ -69,7 +69,7 @@ interface Charted {
   readonly entry: Entry;
   readonly chart: ControlChart;
   /**
-   * The series' label set and its event counters' (`rule` 1..8, cusum, ewma), kept while the
+   * The series' label set and its event counters' ({@link EVENT_RULE_NAMES}), kept while the
    * station's labels are the same object (a discovery builds new ones): building them anew for
    * every chart on every poll was a good part of the charts' cost per poll.
    */
@@ -204,6 +204,7 @@ export function createControlCharts(
     const o = charted.chart.evaluate(poll);
     logChange(charted, o);
     const outcome: ControlOutcome = {
+      metric: charted.name,
       labels,
       eventLabels,
       limits: o.limits,
@@ -281,7 +282,7 @@ export function createControlCharts(
         for (const charted of charts.ordered) {
           const done = chart(charted, station.labels, poll);
           outcomes.push(done.outcome);
-          const flag = flagOf(station.name, charted, done.outcome.limits);
+          const flag = flagOf(station, charted, done.outcome.limits);
           if (flag !== undefined) flags.push(flag);
           work += done.work;
           if (work >= POINTS_PER_TURN) {
@@ -365,7 +366,7 @@ interface SeriesLabels {
 
 /** The series' flags, when its baseline breaks an assumption of the documented rates. */
 function flagOf(
-  station: string,
+  station: Pick<StationNode, 'name' | 'site' | 'line'>,
   series: Pick<Charted, 'stationId' | 'name' | 'slot'>,
   l: ControlLimits | undefined,
 ): FlaggedChart | undefined {
@@ -374,7 +375,9 @@ function flagOf(
   const autocorrelated = phi !== undefined && l.autocorrelated === true;
   if (!autocorrelated && l.quantized !== true) return undefined;
   return {
-    station,
+    site: station.site.name,
+    line: station.line.name,
+    station: station.name,
     stationId: series.stationId,
     metric: series.name,
     slot: series.slot,

@@ -9,7 +9,7 @@ import type { Config } from '../../config/schema.ts';
 import { requestUrl } from '../../upstream/endpoints.ts';
 import type { CollectorCosts, DropRank, SeriesRow } from '../costs.ts';
 import { recordsNeed } from '../records-cost.ts';
-import { chartedNames, controlSeriesPerSeries } from './control-families.ts';
+import { chartedNames, controlSeriesByFamily } from './control-families.ts';
 import { MEASUREMENT_FAMILIES } from './families.ts';
 import { VALUE_HISTOGRAM } from './histograms.ts';
 import { windowsPerFamily } from './selection.ts';
@@ -53,9 +53,11 @@ const CONTROL_DROPS: readonly string[] = [
   'station_measurement_control_last_violation_timestamp_seconds',
   'station_measurement_control_window_violations',
   'station_measurement_control_late_points_total',
-  'station_measurement_control_ewma_upper_limit',
-  'station_measurement_control_ewma_lower_limit',
+  'station_measurement_control_ewma_half_width',
   'station_measurement_control_ewma',
+  'station_measurement_control_ewma_limit_sigmas',
+  'station_measurement_control_ewma_lambda',
+  'station_measurement_control_cusum_reference_value',
   'station_measurement_control_cusum_decision_interval',
   'station_measurement_control_cusum_lower',
   'station_measurement_control_cusum_upper',
@@ -103,7 +105,11 @@ export const measurementsCosts: CollectorCosts = {
       const charted = chartedNames(config).length;
       const share = (counts.names ?? config.measurements.names.length) / config.measurements.names.length;
       const chartedSeries = counts.stations * Math.round(charted * share) * (counts.slots ?? 1);
-      add('station_measurement_control_*', chartedSeries * controlSeriesPerSeries(config));
+      // Family by family, so that the estimate drops them as the series budget does at run time.
+      const { perChart, perName } = controlSeriesByFamily(config);
+      for (const [family, n] of perChart) add(family, chartedSeries * n);
+      // The detectors' settings: one series per charted name and setting, whatever the stations.
+      for (const [family, n] of perName) add(family, charted * n);
     }
     return rows;
   },

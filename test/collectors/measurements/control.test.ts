@@ -5,9 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createControlCharts } from '../../../src/collectors/measurements/control.ts';
-import { controlSeriesPerSeries } from '../../../src/collectors/measurements/control-families.ts';
+import {
+  controlSeriesByFamily,
+  controlSeriesPerSeries,
+} from '../../../src/collectors/measurements/control-families.ts';
+import { measurementsCosts } from '../../../src/collectors/measurements/costs.ts';
 import { MeasurementStore } from '../../../src/collectors/measurements/store.ts';
 import type { MeasurementRecord } from '../../../src/upstream/types.ts';
+import { splitmix64 } from '../../../src/util/random.ts';
 import { createTurns, type Turns } from '../../../src/util/turns.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
 import { samplesOf } from '../../helpers/families.ts';
@@ -77,6 +82,10 @@ const value = (s: Map<string, number>, family: string, station: string, rule?: n
       (rule === undefined || k.includes(`rule="${rule}"`)),
   )?.[1];
 
+/** A per-name setting's value (labels: `metric` only). */
+const setting = (s: Map<string, number>, family: string, metric: string) =>
+  s.get(`${family}{metric="${metric}"}`);
+
 /** Naive rule 1 and rule 2 over the judged points, the run of rule 2 may start in the context. */
 function naive(all: readonly number[], judgedFrom: number, center: number, ucl: number, lcl: number) {
   let r1 = 0;
@@ -129,14 +138,20 @@ describe('control charts in the measurements collector', () => {
     expect(value(s, 'station_measurement_control_window_violations', A, 1)).toBe(expected.r1);
     expect(value(s, 'station_measurement_control_window_violations', A, 2)).toBe(expected.r2);
     expect(value(s, 'station_measurement_control_state', A)).toBe(1);
-    // The newest shifted point beyond 3 sigma is the last one (10.4).
-    expect(value(s, 'station_measurement_control_last_violation_timestamp_seconds', A, 1)).toBe(NOW / 1000);
+    // Issue 29: no last violation time per Nelson rule any more (ten series per chart once each
+    // rule had fired); the window gauge dates nothing, the counters count.
+    expect(value(s, 'station_measurement_control_last_violation_timestamp_seconds', A, 1)).toBeUndefined();
     // B continues its own pattern: in control, and no violation series at all (sparse); its
-    // event counters exist at 0, one per rule.
+    // event counters exist at 0: rule 1, rules 2-8, the CUSUM and the EWMA.
     expect(value(s, 'station_measurement_control_state', B)).toBe(0);
     const ruled = [...s].filter(([k]) => k.includes(B) && k.includes('rule='));
     expect(ruled.every(([k]) => k.startsWith('station_measurement_control_violations_total{'))).toBe(true);
-    expect(ruled.map(([, v]) => v)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(ruled.map(([k, v]) => [/rule="([^"]*)"/.exec(k)?.[1], v])).toEqual([
+      ['1', 0],
+      ['2-8', 0],
+      ['cusum', 0],
+      ['ewma', 0],
+    ]);
   });
 
   it('does not reset on a change of spec limits', async () => {
@@ -169,13 +184,17 @@ describe('control charts in the measurements collector', () => {
     c.retainFrom(NOW, NOW - HOUR);
     const families = await c.families(topology, { nowMs: NOW, complete: true });
     const present = families.filter((f) => f.samples.length > 0);
+    // Issue 29: the late points counter exists only once a point came late (none here); the
+    // detectors' settings come once per name.
     expect(present.map((f) => f.desc.name)).toEqual([
       'station_measurement_control_violations_total',
-      'station_measurement_control_late_points_total',
+      'station_measurement_control_cusum_decision_interval',
+      'station_measurement_control_cusum_reference_value',
+      'station_measurement_control_ewma_lambda',
+      'station_measurement_control_ewma_limit_sigmas',
     ]);
-    // The eight rules, the CUSUM and the EWMA; no point came late.
-    expect(present[0]?.samples.map((x) => x.value)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
-    expect(present[1]?.samples.map((x) => x.value)).toEqual([0]);
+    // Rule 1, rules 2-8, the CUSUM and the EWMA.
+    expect(present[0]?.samples.map((x) => x.value)).toEqual([0, 0, 0, 0]);
   });
 
   it('judges against given limits, asymmetric ones as given', async () => {
@@ -278,8 +297,9 @@ describe('control charts in the measurements collector', () => {
     // The window slides and the baseline moves: no new point, no new event.
     expect((await events(first + 20 * MIN)).r1).toBe(1);
     expect((await events(first + 30 * MIN)).r1).toBe(1);
-    // A late point older than the last evaluated one is not judged, but counted as late.
-    expect(late()).toBe(0);
+    // A late point older than the last evaluated one is not judged, but counted as late (the
+    // counter exists from the first late point: issue 29).
+    expect(late()).toBeUndefined();
     store.add([at(first + 3 * MIN, 10.4, 'LATE')]);
     expect((await events(first + 40 * MIN)).r1).toBe(1);
     expect(late()).toBe(1);
@@ -294,7 +314,7 @@ describe('control charts in the measurements collector', () => {
     });
     restarted.retainFrom(first + 50 * MIN, first - 10 * MIN);
     const after = samplesOf(await restarted.families(topology, { nowMs: first + 50 * MIN, complete: true }));
-    for (const rule of [1, 2, 3, 4, 5, 6, 7, 8]) {
+    for (const rule of ['1', '2-8']) {
       expect(value(after, 'station_measurement_control_violations_total', A, rule)).toBe(0);
     }
   });
@@ -326,15 +346,20 @@ describe('control charts in the measurements collector', () => {
     // By hand: each point adds z - k = 1.6 - 0.5 = 1.1 to C+; C+ is 4.4 > 4 at the 4th point and
     // restarts at 0, so 20 points give signals at the 4th, 8th, 12th, 16th and 20th point.
     expect(value(s1, 'station_measurement_control_violations_total', A, 'cusum')).toBe(5);
-    expect(value(s1, 'station_measurement_control_cusum_upper', A)).toBeCloseTo(0, 9);
-    expect(value(s1, 'station_measurement_control_cusum_decision_interval', A)).toBe(4);
+    // Issue 30: the 20th point signalled, so the gauge shows the sum that crossed h (4.4), not
+    // the restarted 0, until the next point; h is a per-name series.
+    expect(value(s1, 'station_measurement_control_cusum_upper', A)).toBeCloseTo(4.4, 9);
+    expect(setting(s1, 'station_measurement_control_cusum_decision_interval', 'vbat')).toBe(4);
     // The EWMA, by a naive loop over the same standardized points, restarting after a signal.
+    // The gauges show the statistic after the last point, before a restart it caused (issue 30).
     let z = 0;
     let t = 0;
+    let shown = { z, t };
     let ewmaSignals = 0;
     for (let i = 0; i < 20; i++) {
       z = 0.2 * 1.6 + 0.8 * z;
       t++;
+      shown = { z, t };
       const limit = 3 * Math.sqrt((0.2 / 1.8) * (1 - 0.8 ** (2 * t)));
       if (Math.abs(z) > limit) {
         ewmaSignals++;
@@ -344,9 +369,10 @@ describe('control charts in the measurements collector', () => {
     }
     expect(ewmaSignals).toBeGreaterThan(0);
     expect(value(s1, 'station_measurement_control_violations_total', A, 'ewma')).toBe(ewmaSignals);
-    expect(value(s1, 'station_measurement_control_ewma', A)).toBeCloseTo(10 + z * sigma, 9);
-    const half = 3 * sigma * Math.sqrt((0.2 / 1.8) * (1 - 0.8 ** (2 * t)));
-    expect(value(s1, 'station_measurement_control_ewma_upper_limit', A)).toBeCloseTo(10 + half, 9);
+    expect(value(s1, 'station_measurement_control_ewma', A)).toBeCloseTo(10 + shown.z * sigma, 9);
+    const half = 3 * sigma * Math.sqrt((0.2 / 1.8) * (1 - 0.8 ** (2 * shown.t)));
+    // One half-width instead of an upper and a lower limit (issue 29): the limits are centre ± it.
+    expect(value(s1, 'station_measurement_control_ewma_half_width', A)).toBeCloseTo(half, 9);
     // A restart replays the same points: the detectors are rebuilt, no event is counted.
     const restarted = chartsOver(store, {
       ...RAW,
@@ -381,9 +407,63 @@ describe('control charts in the measurements collector', () => {
 
   it('bounds the series per charted series for the planner', () => {
     const { config } = charts({ names: ['vbat'], rules: { 4: { enabled: false }, 7: { enabled: false } } });
-    // 5 steady (state, centre, UCL, LCL, late points) + an event counter per enabled rule (6)
-    // + CUSUM (2 sums, h, counter) + EWMA (statistic, 2 limits, counter).
-    expect(controlSeriesPerSeries(config)).toBe(5 + 6 + 4 + 4);
+    // 4 steady (state, centre, UCL, LCL) + the counters of rule 1 and of rules 2-8 (any enabled)
+    // + CUSUM (2 sums, counter) + EWMA (statistic, half-width, counter): 12 (issue 29).
+    expect(controlSeriesPerSeries(config)).toBe(4 + 2 + 3 + 3);
+  });
+
+  it('has 12 series per chart in steady state with every detector on, as the estimate says', async () => {
+    // A healthy chart (independent normal points every 2 minutes, sigma 0.1) polled every 10
+    // minutes for 8 hours after a day of history, every rule, the CUSUM and the EWMA on.
+    const { store, charts: c, config } = charts({ names: ['vbat'], baseline: { rolling: '24h' } });
+    const step = 2 * MIN;
+    const rng = splitmix64(29);
+    const all = Array.from({ length: (33 * HOUR) / step }, () => 10 + 0.1 * rng.normal());
+    store.add(series(A, all, { stepMs: step, endAgoMs: -(8 * HOUR - step) }).filter((r) => r.time < NOW));
+    const steady = new Map<string, number>();
+    for (let now = NOW, i = 0; now <= NOW + 8 * HOUR; now += 10 * MIN, i++) {
+      const fresh = series(A, all, { stepMs: step, endAgoMs: -(8 * HOUR - step) }).filter(
+        (r) => r.time >= now - 10 * MIN && r.time < now && now > NOW,
+      );
+      store.add(fresh);
+      c.retainFrom(now, now - HOUR);
+      const s = samplesOf(await c.families(topology, { nowMs: now, complete: true }));
+      const ofA = [...s.keys()].filter((k) => k.includes(`station_id="${A}"`));
+      // The sparse ones come and go: a rule's window violations, a raised flag, late points.
+      const kept = ofA.filter(
+        (k) => !/window_violations|baseline_flag|late_points_total|last_violation_timestamp/.test(k),
+      );
+      // The same steady series at every poll.
+      if (i > 0) expect(kept.length, new Date(now).toISOString()).toBe(steady.size);
+      for (const k of kept) steady.set(k, (steady.get(k) ?? 0) + 1);
+    }
+    const byFamily = new Map<string, number>();
+    for (const k of steady.keys()) {
+      const f = k.slice(0, k.indexOf('{'));
+      byFamily.set(f, (byFamily.get(f) ?? 0) + 1);
+    }
+    expect(Object.fromEntries(byFamily)).toEqual({
+      station_measurement_control_state: 1,
+      station_measurement_control_violations_total: 4,
+      station_measurement_control_center: 1,
+      station_measurement_control_ucl: 1,
+      station_measurement_control_lcl: 1,
+      station_measurement_control_cusum_upper: 1,
+      station_measurement_control_cusum_lower: 1,
+      station_measurement_control_ewma: 1,
+      station_measurement_control_ewma_half_width: 1,
+    });
+    expect(steady.size).toBe(12);
+    expect(controlSeriesPerSeries(config)).toBe(12);
+    // check-config's estimate for one station and this one charted name: the same 12 per chart,
+    // family by family, and the name's 4 settings once.
+    const { perChart, perName } = controlSeriesByFamily(config);
+    const rows = measurementsCosts.series(config, { stations: 1, groups: 0, lines: 1, sites: 1 });
+    const estimated = (families: ReadonlyMap<string, number>) =>
+      rows.filter((r) => families.has(r.family)).reduce((n, r) => n + r.series, 0);
+    expect(estimated(perChart)).toBe(12);
+    expect(Object.fromEntries(perChart)).toEqual(Object.fromEntries(byFamily));
+    expect(estimated(perName)).toBe(4);
   });
 
   it('compensates an autocorrelated baseline and flags it, and flags a coarse resolution', async () => {
@@ -406,10 +486,9 @@ describe('control charts in the measurements collector', () => {
       (value(s, 'station_measurement_control_ucl', A) ?? 0) -
       (value(s, 'station_measurement_control_lcl', A) ?? 0);
     expect(width / 6).toBeCloseTo(0.1 / 1.128 / Math.sqrt(1 - phi), 9);
-    expect(value(s, 'station_measurement_control_cusum_decision_interval', A)).toBeCloseTo(
-      (9 * (1 + phi)) / (1 - phi),
-      9,
-    );
+    // h is per name (issue 29): the configured 9. This chart's h in force is 9 (1 + phi) / (1 - phi),
+    // so its sums are exported divided by that factor: they cross 9 where the chart signals.
+    expect(setting(s, 'station_measurement_control_cusum_decision_interval', 'vbat')).toBe(9);
     const flag = (f: string) =>
       [...s].find(
         ([k]) => k.startsWith('station_measurement_control_baseline_flag{') && k.includes(`flag="${f}"`),
@@ -418,9 +497,12 @@ describe('control charts in the measurements collector', () => {
     // Every step of the wave is 0.1, more than half the moving-range sigma 0.0887.
     expect(flag('quantized')).toBe(1);
     // The same, for the status page: one chart, both flags.
+    const station = topology.stations.find((st) => st.id === A);
     expect(c.flagged()).toEqual([
       {
-        station: topology.stations.find((st) => st.id === A)?.name,
+        site: station?.site.name,
+        line: station?.line.name,
+        station: station?.name,
         stationId: A,
         metric: 'vbat',
         slot: null,
@@ -444,7 +526,8 @@ describe('control charts in the measurements collector', () => {
     store.add([...series(A, wave(32), { endAgoMs: 61 * MIN }), ...series(A, wave(12), { stepMs: 4 * MIN })]);
     c.retainFrom(NOW, NOW - HOUR);
     const s = samplesOf(await c.families(topology, { nowMs: NOW, complete: true }));
-    expect(value(s, 'station_measurement_control_cusum_decision_interval', A)).toBe(5);
+    expect(setting(s, 'station_measurement_control_cusum_decision_interval', 'vbat')).toBe(5);
+    expect(setting(s, 'station_measurement_control_cusum_reference_value', 'vbat')).toBe(0.5);
   });
 
   it('holds a rolling baseline after a CUSUM signal, then leaves the shift out of it', async () => {
@@ -527,6 +610,21 @@ describe('control charts in the measurements collector', () => {
     expect(value(s, 'station_measurement_control_last_violation_timestamp_seconds', A, 'cusum')).toBe(
       (NOW - MIN) / 1000,
     );
+    // A restarted exporter replays that signal as history: it counts no event and sets no time
+    // an alert or an annotation could read again (issue 30).
+    const restarted = chartsOver(store, {
+      ...RAW,
+      names: ['vbat'],
+      baseline: { rolling: '2h' },
+      min_samples: 20,
+      cusum: { k: 0.5, h: 4, fast_initial_response: false },
+    });
+    restarted.retainFrom(NOW, NOW - 2 * HOUR);
+    const after = samplesOf(await restarted.families(topology, { nowMs: NOW, complete: true }));
+    expect(value(after, 'station_measurement_control_violations_total', A, 'cusum')).toBe(0);
+    expect(
+      value(after, 'station_measurement_control_last_violation_timestamp_seconds', A, 'cusum'),
+    ).toBeUndefined();
   });
 
   it('puts a late point inside the overlap in its place for the CUSUM; an older one is only counted late', async () => {
@@ -556,17 +654,25 @@ describe('control charts in the measurements collector', () => {
       };
     };
     await poll(NOW - 30 * MIN);
-    // Three points 1.6 sigma high (z - k = 1.1 each): C+ = 3.3, no signal yet (h = 4).
+    // Three points 1.6 sigma high (z - k = 1.1 each): C+ = 3.3, no signal yet (h = 4). No point
+    // came late: no late counter yet (issue 29).
     store.add([at(10, 'a'), at(8, 'b'), at(2, 'c')]);
-    expect(await poll(NOW)).toMatchObject({ cusum: 0, late: 0 });
+    expect(await poll(NOW)).toMatchObject({ cusum: 0, late: undefined });
     // A fourth arrives late, recorded 4 minutes before NOW: inside the 5-minute overlap of the
     // next poll. In time order it is the third point, and the point at -2 min is the fourth:
-    // C+ = 4.4 > 4 there, one event, dated at that point; the sums restart at 0.
+    // C+ = 4.4 > 4 there, one event, dated at that point; the sums restart at 0, and the gauge
+    // shows the 4.4 that crossed until the next point (issue 30).
     store.add([at(4, 'late')]);
     const placed = await poll(NOW + MIN);
-    expect(placed).toMatchObject({ cusum: 1, upper: 0, late: 0, last: (NOW - 2 * MIN) / 1000 });
-    // One recorded 9 minutes before NOW arrives after that: older than the overlap, never judged.
+    expect(placed).toMatchObject({
+      cusum: 1,
+      upper: expect.closeTo(4.4, 9),
+      late: undefined,
+      last: (NOW - 2 * MIN) / 1000,
+    });
+    // One recorded 9 minutes before NOW arrives after that: older than the overlap, never judged
+    // (no new point: the gauge still shows the crossing).
     store.add([at(9, 'older')]);
-    expect(await poll(NOW + 2 * MIN)).toMatchObject({ cusum: 1, upper: 0, late: 1 });
+    expect(await poll(NOW + 2 * MIN)).toMatchObject({ cusum: 1, upper: expect.closeTo(4.4, 9), late: 1 });
   });
 });
