@@ -285,7 +285,8 @@ export const controlSchema = z
       .describe(
         'On a rolling or frozen baseline whose lag-1 autocorrelation phi is above 0.1, widen sigma by ' +
           '1 / sqrt(1 - phi), the CUSUM h by (1 + phi) / (1 - phi) and the EWMA L by its AR(1) variance factor, ' +
-          'so that chance signals stay near their documented rate (docs/measurements.md). Off: flagged only.',
+          'so that chance signals stay near their documented rate (docs/measurements.md). Either way a chart is ' +
+          'flagged only when phi is significantly above 0.1 (one-sided test at 1 %).',
       ),
     hold: z
       .union([z.literal(false), duration()])
