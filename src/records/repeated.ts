@@ -138,8 +138,14 @@ export class RepeatedColumns {
   }
 
   private add(values: ArrayLike<number>, from: number): number {
-    // A new array of the exact length: push would leave room for a dozen combinations more.
-    this.table = this.table.concat(Array.from({ length: this.width }, (_, c) => values[from + c] as number));
+    if (this.count < SCAN_LIMIT) {
+      // A few combinations: a new array of the exact length, where push would leave room for a dozen more.
+      this.table = this.table.concat(
+        Array.from({ length: this.width }, (_, c) => values[from + c] as number),
+      );
+    } else {
+      for (let c = 0; c < this.width; c++) this.table.push(values[from + c] as number);
+    }
     const code = this.count++;
     if (this.index !== undefined) this.index.set(keyOf(values, from, this.width), code);
     else if (this.count > SCAN_LIMIT) this.reindex();
