@@ -45,6 +45,9 @@ interface Stored {
   readonly codes: ArrayLike<number> | undefined;
 }
 
+/** The stored form of no rows. */
+const NO_ROWS: Stored = { times: [], keys: [], exact: [], codes: undefined };
+
 /** Rows sorted by (time, serial). The first `keyWidth` columns, time and serial identify a record. */
 export class SortedColumns<S extends SerialForm = 'text'> {
   /** How serials are held: `serial(i)` reads them back only as `text`. */
@@ -144,8 +147,9 @@ export class SortedColumns<S extends SerialForm = 'text'> {
     // Only the tail from the batch's first time on can interleave; everything before stays put.
     const start = this.lowerBound(min);
     // The tail is copied out as columns (no object per held row), then merged back in place.
-    const tail = this.storedSlice(start, this.size);
     const tailLength = this.size - start;
+    // Most batches only append (new records are the newest): then there is no tail to copy.
+    const tail = tailLength === 0 ? NO_ROWS : this.storedSlice(start, this.size);
     this.reserve(this.size + rows.length);
     let out = start;
     let a = 0;

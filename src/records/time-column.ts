@@ -47,8 +47,8 @@ export class TimeColumn {
   /** First index of `[0, size)` whose time is `>= t`. */
   lowerBound(t: number, size: number): number {
     if (this.exact !== undefined) return lowerBound(this.exact, t, { hi: size });
-    const { array, start } = this.words.laneOf(this.lane);
-    return lowerBound(array, t - this.base, { lo: start, hi: start + size }) - start;
+    const start = this.words.laneStart(this.lane);
+    return lowerBound(this.words.array, t - this.base, { lo: start, hi: start + size }) - start;
   }
 
   /**

@@ -16,9 +16,14 @@ export class Words {
     this.words = new Uint32Array(lanes * capacity);
   }
 
-  /** The array and where `lane` starts in it, for a binary search over a lane. */
-  laneOf(lane: number): { readonly array: Uint32Array; readonly start: number } {
-    return { array: this.words, start: lane * this.cap };
+  /** The array of every lane, for a binary search over one (see {@link laneStart}). */
+  get array(): Uint32Array {
+    return this.words;
+  }
+
+  /** Where `lane` starts in {@link array}. */
+  laneStart(lane: number): number {
+    return lane * this.cap;
   }
 
   get(lane: number, i: number): number {
