@@ -13,7 +13,7 @@
  * fetched, because the spans are always measured from the previous real answer. The summary
  * collector re-asks a sample of skipped requests to measure how often that assumption fails.
  */
-import type { SortedColumns } from '../records/columns.ts';
+import type { SerialForm, SortedColumns } from '../records/columns.ts';
 
 /** A closed time span, epoch ms. */
 export interface Span {
@@ -29,7 +29,7 @@ export interface UnitActivity {
 
 /** Where the units collector keeps its records: one sorted column set per station. */
 export interface UnitRows {
-  rowsOf(stationId: string): SortedColumns | undefined;
+  rowsOf(stationId: string): SortedColumns<SerialForm> | undefined;
 }
 
 /** What the units collector held after its last complete poll. */

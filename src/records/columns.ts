@@ -1,9 +1,23 @@
 /**
- * A compact, time-sorted record column set: one Float64Array per numeric column plus the
- * serials, so that a record costs a few machine words instead of a JavaScript object.
- * Windows are found by binary search; eviction and merging move typed-array slices.
+ * A compact, time-sorted record column set: a record costs a few bytes of typed arrays instead of a
+ * JavaScript object. Times are 32-bit offsets ({@link TimeColumn}); serials are text or a hash
+ * ({@link SerialForm}); the first columns are doubles, held exactly; the last `repeated` columns
+ * are held once per distinct combination ({@link RepeatedColumns}). Windows are found by binary
+ * search; eviction and merging move typed-array slices. Capacity grows by a sixteenth and shrinks
+ * back on eviction, so that it stays within about an eighth of the rows held.
  */
-import { lowerBound } from '../util/sorted.ts';
+import { RepeatedColumns } from './repeated.ts';
+import {
+  compareSerialKeys,
+  type SerialColumn,
+  type SerialForm,
+  type SerialKey,
+  serialColumn,
+} from './serials.ts';
+import { TimeColumn } from './time-column.ts';
+import { Words } from './words.ts';
+
+export type { SerialForm, SerialKey } from './serials.ts';
 
 /** One record to merge: its time, unit serial and numeric columns (NaN for "none"). */
 export interface Row {
@@ -12,20 +26,57 @@ export interface Row {
   readonly values: readonly number[];
 }
 
-const MIN_CAPACITY = 8;
+/** How a {@link SortedColumns} holds what is not a double. */
+export interface ColumnOptions<S extends SerialForm> {
+  /** Serials as text (the default) or as a hash, when nothing reads them back. */
+  readonly serials?: S;
+  /** How many of the last columns repeat from row to row: held once per distinct combination. */
+  readonly repeated?: number;
+}
+
+const MIN_CAPACITY = 4;
+
+/** Rows in their stored form: the held tail being merged, or an encoded batch. */
+interface Stored {
+  readonly times: ArrayLike<number>;
+  readonly keys: ArrayLike<SerialKey>;
+  readonly exact: readonly ArrayLike<number>[];
+  /** Codes of the repeated columns; undefined when all are 0. */
+  readonly codes: ArrayLike<number> | undefined;
+}
+
+/** The stored form of no rows. */
+const NO_ROWS: Stored = { times: [], keys: [], exact: [], codes: undefined };
 
 /** Rows sorted by (time, serial). The first `keyWidth` columns, time and serial identify a record. */
-export class SortedColumns {
-  private times = new Float64Array(MIN_CAPACITY);
-  private serials: string[] = [];
-  private cols: Float64Array[];
+export class SortedColumns<S extends SerialForm = 'text'> {
+  /** How serials are held: `serial(i)` reads them back only as `text`. */
+  readonly serialForm: S;
+  /** The 32-bit lanes: time offsets, and serial hashes when they are 32-bit. */
+  private readonly words: Words;
+  private readonly times: TimeColumn;
+  private readonly serials: SerialColumn;
+  private exact: Float64Array[];
+  private readonly repeated: RepeatedColumns;
+  private readonly exactWidth: number;
+  private capacity = MIN_CAPACITY;
   private size = 0;
 
   constructor(
     readonly width: number,
     readonly keyWidth: number,
+    opts: ColumnOptions<S> = {},
   ) {
-    this.cols = Array.from({ length: width }, () => new Float64Array(MIN_CAPACITY));
+    const repeated = opts.repeated ?? 0;
+    if (!(repeated >= 0 && repeated <= width))
+      throw new RangeError('repeated columns must be within the width');
+    this.serialForm = opts.serials ?? ('text' as S);
+    this.exactWidth = width - repeated;
+    this.words = new Words(this.serialForm === 'hash32' ? 2 : 1, MIN_CAPACITY);
+    this.times = new TimeColumn(this.words, 0);
+    this.serials = serialColumn(this.serialForm, { capacity: MIN_CAPACITY, words: this.words, lane: 1 });
+    this.exact = Array.from({ length: this.exactWidth }, () => new Float64Array(MIN_CAPACITY));
+    this.repeated = new RepeatedColumns(repeated);
   }
 
   /** Number of rows held. */
@@ -34,20 +85,32 @@ export class SortedColumns {
   }
 
   time(i: number): number {
-    return this.times[i] ?? Number.NaN;
+    return this.times.get(i);
   }
 
-  serial(i: number): string {
-    return this.serials[i] ?? '';
+  /** The serial of row `i`, for column sets that hold serials as text. */
+  serial(this: SortedColumns<'text'>, i: number): string {
+    return this.serials.get(i) as string;
+  }
+
+  /** What row `i` holds for its serial: equal for equal serials (see {@link SerialForm}). */
+  serialKey(i: number): SerialKey {
+    return this.serials.get(i);
+  }
+
+  /** What the column set would hold for `serial`. */
+  keyOf(serial: string): SerialKey {
+    return this.serials.keyOf(serial);
   }
 
   value(col: number, i: number): number {
-    return this.cols[col]?.[i] ?? Number.NaN;
+    if (col < this.exactWidth) return this.exact[col]?.[i] ?? Number.NaN;
+    return this.repeated.value(col - this.exactWidth, i);
   }
 
   /** First index whose time is >= `t` (`length` when none). */
   lowerBound(t: number): number {
-    return lowerBound(this.times, t, { hi: this.size });
+    return this.times.lowerBound(t, this.size);
   }
 
   /** Index range `[start, end)` of the rows with `from <= time < to`. */
@@ -59,12 +122,16 @@ export class SortedColumns {
   evictBefore(t: number): number {
     const cut = this.lowerBound(t);
     if (cut === 0) return 0;
+    this.words.copyWithin(0, cut, this.size);
     this.times.copyWithin(0, cut, this.size);
-    for (const c of this.cols) c.copyWithin(0, cut, this.size);
-    this.serials.splice(0, cut);
+    this.serials.copyWithin(0, cut, this.size);
+    for (const c of this.exact) c.copyWithin(0, cut, this.size);
+    this.repeated.copyWithin(0, cut, this.size);
     this.size -= cut;
-    // Memory follows what the windows hold: shrink once the rows use under a quarter of it.
-    if (this.size < this.times.length / 4 && this.times.length > MIN_CAPACITY) this.resize(this.size * 2);
+    this.serials.truncate(this.size);
+    this.repeated.compact(this.size);
+    // Memory follows what the windows hold: shrink once an eighth of the capacity is unused.
+    if (this.capacity > this.size + (this.size >> 3) + MIN_CAPACITY) this.resize(roomFor(this.size));
     return cut;
   }
 
@@ -75,102 +142,167 @@ export class SortedColumns {
    */
   merge(rows: readonly Row[]): number {
     if (rows.length === 0) return 0;
-    const batch = rows.length === 1 || isSorted(rows) ? rows : [...rows].sort(compareRows);
+    const { batch, min } = this.encode(rows);
+    const order = orderOf(batch);
     // Only the tail from the batch's first time on can interleave; everything before stays put.
-    const start = this.lowerBound(batch[0]?.time ?? 0);
+    const start = this.lowerBound(min);
     // The tail is copied out as columns (no object per held row), then merged back in place.
     const tailLength = this.size - start;
-    const tailTimes = this.times.slice(start, this.size);
-    const tailSerials = this.serials.slice(start, this.size);
-    const tailCols = this.cols.map((c) => c.slice(start, this.size));
-    this.reserve(this.size + batch.length);
-    // One scratch row, refilled per row written: no object or closure per record.
-    const row = new Float64Array(this.width);
-    // And one scratch key for the held rows, refilled likewise.
-    const held = { time: 0, serial: '' };
+    // Most batches only append (new records are the newest): then there is no tail to copy.
+    const tail = tailLength === 0 ? NO_ROWS : this.storedSlice(start, this.size);
+    this.reserve(this.size + rows.length);
     let out = start;
     let a = 0;
     let b = 0;
-    while (a < tailLength || b < batch.length) {
-      const tb = batch[b];
-      if (
-        a < tailLength &&
-        (tb === undefined || compareKeys(tailTimes[a] ?? 0, tailSerials[a] ?? '', tb) <= 0)
-      ) {
-        for (let c = 0; c < this.width; c++) row[c] = tailCols[c]?.[a] ?? Number.NaN;
-        held.time = tailTimes[a] ?? 0;
-        held.serial = tailSerials[a] ?? '';
-        out = this.place(out, held, row);
+    while (a < tailLength || b < order.length) {
+      const j = order[b];
+      if (a < tailLength && (j === undefined || compareStored(tail, a, { rows: batch, j }) <= 0)) {
+        out = this.place(out, tail, a);
         a++;
-      } else if (tb !== undefined) {
-        for (let c = 0; c < this.width; c++) row[c] = tb.values[c] ?? Number.NaN;
-        out = this.place(out, tb, row);
+      } else if (j !== undefined) {
+        out = this.place(out, batch, j);
         b++;
       }
     }
     const added = out - this.size;
     this.size = out;
-    this.serials.length = this.size;
+    this.serials.truncate(this.size);
     return added;
   }
 
+  /** True when a row with the time, serial and first `keyWidth` columns of `row` is held. */
+  holds(row: Row, keyWidth: number): boolean {
+    const key = this.keyOf(row.serial);
+    for (let i = this.lowerBound(row.time); i < this.size && this.time(i) === row.time; i++) {
+      if (this.serialKey(i) !== key) continue;
+      let same = true;
+      for (let c = 0; c < keyWidth && same; c++)
+        same = Object.is(this.value(c, i), row.values[c] ?? Number.NaN);
+      if (same) return true;
+    }
+    return false;
+  }
+
+  /** Bytes of the typed arrays (for text serials, their references but not the strings). */
+  bytes(): number {
+    let n = this.words.bytes() + this.times.bytes() + this.serials.bytes() + this.repeated.bytes();
+    for (const c of this.exact) n += c.byteLength;
+    return n;
+  }
+
+  /** The batch in stored form, once the time column can hold its times. */
+  private encode(rows: readonly Row[]): { readonly batch: Stored; readonly min: number } {
+    let min = Number.POSITIVE_INFINITY;
+    let max = Number.NEGATIVE_INFINITY;
+    for (const r of rows) {
+      if (r.time < min) min = r.time;
+      if (r.time > max) max = r.time;
+    }
+    this.times.admit(min, max, { size: this.size, capacity: this.capacity });
+    const times = new Float64Array(rows.length);
+    const keys: SerialKey[] = new Array(rows.length);
+    const exact = this.exact.map(() => new Float64Array(rows.length));
+    const codes = new Uint32Array(rows.length);
+    const values = new Float64Array(this.width);
+    rows.forEach((r, j) => {
+      times[j] = this.times.encode(r.time);
+      keys[j] = this.serials.keyOf(r.serial);
+      for (let c = 0; c < this.width; c++) values[c] = r.values[c] ?? Number.NaN;
+      for (let c = 0; c < this.exactWidth; c++) (exact[c] as Float64Array)[j] = values[c] as number;
+      codes[j] = this.repeated.intern(values, this.exactWidth);
+    });
+    return { batch: { times, keys, exact, codes }, min };
+  }
+
+  private storedSlice(start: number, end: number): Stored {
+    return {
+      times: this.times.slice(start, end),
+      keys: this.serials.slice(start, end),
+      exact: this.exact.map((c) => c.slice(start, end)),
+      codes: this.repeated.slice(start, end),
+    };
+  }
+
   /**
-   * Writes a row at `out` unless a row of the same time already written from `start` on is
-   * the same record, which it then overwrites: later answers win for the columns outside
-   * the key (e.g. corrected limits). Returns the next free index.
+   * Writes row `j` of `src` at `out` unless a row of the same time already written from the
+   * merge's start on is the same record, which it then overwrites: later answers win for the
+   * columns outside the key (e.g. corrected limits). Returns the next free index.
    */
-  private place(
-    out: number,
-    key: { readonly time: number; readonly serial: string },
-    row: Float64Array,
-  ): number {
-    const { time, serial } = key;
+  private place(out: number, src: Stored, j: number): number {
+    const time = src.times[j] as number;
+    const key = src.keys[j] as SerialKey;
     let at = out;
-    for (let k = out - 1; k >= 0 && this.times[k] === time; k--) {
-      if (this.serials[k] === serial && this.sameKey(k, row)) {
+    for (let k = out - 1; k >= 0 && this.times.raw(k) === time; k--) {
+      if (this.serials.get(k) === key && this.sameKey(k, { rows: src, j })) {
         at = k;
         break;
       }
     }
-    this.times[at] = time;
-    this.serials[at] = serial;
-    for (let c = 0; c < this.cols.length; c++) (this.cols[c] as Float64Array)[at] = row[c] ?? Number.NaN;
+    this.times.setRaw(at, time);
+    this.serials.set(at, key);
+    for (let c = 0; c < this.exactWidth; c++)
+      (this.exact[c] as Float64Array)[at] = src.exact[c]?.[j] as number;
+    this.repeated.setCode(at, src.codes?.[j] ?? 0, this.capacity);
     return at === out ? out + 1 : out;
   }
 
-  private sameKey(i: number, row: Float64Array): boolean {
-    for (let c = 0; c < this.keyWidth; c++) if (!Object.is(this.cols[c]?.[i], row[c])) return false;
+  /** Whether held row `i` and row `j` of `rows` agree on the key columns. */
+  private sameKey(i: number, { rows, j }: { readonly rows: Stored; readonly j: number }): boolean {
+    const held = this.repeated.code(i);
+    const code = rows.codes?.[j] ?? 0;
+    for (let c = 0; c < this.keyWidth; c++) {
+      const same =
+        c < this.exactWidth
+          ? Object.is(this.exact[c]?.[i], rows.exact[c]?.[j])
+          : held === code ||
+            Object.is(
+              this.repeated.valueOf(held, c - this.exactWidth),
+              this.repeated.valueOf(code, c - this.exactWidth),
+            );
+      if (!same) return false;
+    }
     return true;
   }
 
   private reserve(n: number): void {
-    if (n > this.times.length) this.resize(Math.max(n, this.times.length * 2));
+    if (n > this.capacity) this.resize(roomFor(n));
   }
 
   private resize(capacity: number): void {
     const cap = Math.max(MIN_CAPACITY, capacity);
-    const grow = (old: Float64Array) => {
+    this.words.resize(cap, this.size);
+    this.times.resize(cap, this.size);
+    this.serials.resize(cap, this.size);
+    this.exact = this.exact.map((old) => {
       const next = new Float64Array(cap);
       next.set(old.subarray(0, Math.min(this.size, cap)));
       return next;
-    };
-    this.times = grow(this.times);
-    this.cols = this.cols.map(grow);
+    });
+    this.repeated.resize(cap, this.size);
+    this.capacity = cap;
   }
 }
 
-/** Order of rows: by time, then serial, so that equal times sort the same in every process. */
-function compareRows(x: Row, y: Row): number {
-  return compareKeys(x.time, x.serial, y);
+/** Capacity for `n` rows: a sixteenth more, so that growth is amortised and the slack stays small. */
+function roomFor(n: number): number {
+  return n + (n >> 4) + MIN_CAPACITY;
 }
 
-function compareKeys(time: number, serial: string, y: Row): number {
-  if (time !== y.time) return time - y.time;
-  return serial < y.serial ? -1 : serial > y.serial ? 1 : 0;
+/** Order of rows: by time, then serial key, so that equal times sort the same in every process. */
+function compareStored(
+  x: Stored,
+  i: number,
+  { rows: y, j }: { readonly rows: Stored; readonly j: number },
+): number {
+  const dt = (x.times[i] as number) - (y.times[j] as number);
+  if (dt !== 0) return dt;
+  return compareSerialKeys(x.keys[i] as SerialKey, y.keys[j] as SerialKey);
 }
 
-/** A batch is often in order already: checking is cheaper than copying and sorting it. */
-function isSorted(rows: readonly Row[]): boolean {
-  for (let i = 1; i < rows.length; i++) if (compareRows(rows[i - 1] as Row, rows[i] as Row) > 0) return false;
-  return true;
+/** The batch's row indexes in order. A batch is often in order already: checking is cheaper than sorting. */
+function orderOf(batch: Stored): number[] {
+  const order = Array.from({ length: batch.times.length }, (_, i) => i);
+  const sorted = order.every((j, k) => k === 0 || compareStored(batch, k - 1, { rows: batch, j }) <= 0);
+  if (!sorted) order.sort((i, j) => compareStored(batch, i, { rows: batch, j }) || i - j);
+  return order;
 }

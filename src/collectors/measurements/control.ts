@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config/schema.ts';
 import type { Family, LabelSet } from '../../exposition/model.ts';
 import type { StationNode, Topology } from '../../model/topology.ts';
+import { serialHash32 } from '../../records/serials.ts';
 import type { RecordStore } from '../../records/types.ts';
 import {
   type ChartOutcome,
@@ -150,19 +151,21 @@ export function createControlCharts(
 
   /** A record new to the store: a point of its chart (recognisable while the chart still loads history). */
   const takeNew = (
-    r: Pick<MeasurementRecord, 'stationId' | 'name' | 'slot' | 'time' | 'serial'>,
+    r: Pick<MeasurementRecord, 'stationId' | 'name' | 'slot' | 'time'>,
     value: number,
+    key: number,
   ) => {
     const chart = chartOf(r)?.chart;
-    chart?.add(r.time, value, chart.isLoading ? recordKey(r.serial) : 0);
+    chart?.add(r.time, value, chart.isLoading ? key : 0);
   };
 
   if (control.names.length > 0) {
-    store.watch((_series, r) => takeNew(r, r.value ?? Number.NaN));
+    store.watch((_series, r) => takeNew(r, r.value ?? Number.NaN, recordKey(r.serial)));
     // Charts built over a store that holds records already start from them.
     for (const s of store.allSeries())
       for (let i = 0; i < s.rows.length; i++)
-        takeNew({ ...s, time: s.rows.time(i), serial: s.rows.serial(i) }, s.rows.value(VALUE, i));
+        // The store holds serials as this same key (hash32).
+        takeNew({ ...s, time: s.rows.time(i) }, s.rows.value(VALUE, i), s.rows.serialKey(i) as number);
   }
 
   /** The oldest time a charted name must be fetched from: its baseline, or one extra window of context. */
@@ -350,13 +353,9 @@ function labelsOf(charted: Charted, station: LabelSet): SeriesLabels {
 
 /**
  * A number that tells a record's serial apart (32-bit FNV-1a, never 0): with its time and value, how a
- * chart recognises history fetched again while it loads.
+ * chart recognises history fetched again while it loads; the key the measurement store holds.
  */
-function recordKey(serial: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < serial.length; i++) h = Math.imul(h ^ serial.charCodeAt(i), 0x01000193);
-  return h >>> 0 || 1;
-}
+const recordKey = serialHash32;
 
 /** A series' labels, and its event counters' (one per {@link EVENT_RULE_NAMES} entry). */
 interface SeriesLabels {

@@ -2,7 +2,7 @@
  * Statistics over a window of a sorted column set. The window's rows are found by binary
  * search; only those rows are read. Formulas are in docs/measurements.md.
  */
-import type { SortedColumns } from '../../records/columns.ts';
+import type { SerialForm, SortedColumns } from '../../records/columns.ts';
 import { isBelowResolution } from '../../util/ulp.ts';
 import { ATTRIBUTE, LOWER, PASS, UPPER, VALUE } from './store.ts';
 
@@ -43,7 +43,11 @@ export function negligibleAsZero(spread: number, magnitude: number): number {
 const HUGE = 1e150;
 
 /** Statistics of the rows with `from <= time < to`. */
-export function measurementWindow(rows: SortedColumns, from: number, to: number): MeasurementWindowStats {
+export function measurementWindow(
+  rows: SortedColumns<SerialForm>,
+  from: number,
+  to: number,
+): MeasurementWindowStats {
   const [start, end] = rows.range(from, to);
   let n = 0;
   let shift = Number.NaN;
@@ -109,7 +113,7 @@ interface SpreadInput {
  * `v - mean` would carry the rounding of the mean itself (up to 6e-5 at an offset of 1e12,
  * which would bias a spread of 0.001 by 0.05 %).
  */
-function spreadOf(rows: SortedColumns, input: SpreadInput) {
+function spreadOf(rows: SortedColumns<SerialForm>, input: SpreadInput) {
   const { start, end, shift, meanDeviation, magnitude } = input;
   const scale = magnitude > HUGE ? magnitude : 1;
   let n = 0;

@@ -1,6 +1,9 @@
 /**
  * Rolling store of measurement records: one {@link SortedColumns} per station, measurement
- * name and slot, holding only the records inside the longest window.
+ * name and slot, holding only the records inside the longest window. A record costs about 17
+ * bytes: its time (4), value (8, exact), a 32-bit hash of its serial, which only tells records
+ * apart (no family reads a serial back), and a code of its limits and attribute outcome (none
+ * while they do not change); docs/measurements.md, "Bytes per record".
  */
 
 import { type Row, SortedColumns } from '../../records/columns.ts';
@@ -52,7 +55,7 @@ export interface MeasurementSeries {
   limits?: Limits;
   /** True once an attribute (pass/fail) value was seen: its counts are then exported, 0 included. */
   attributes: boolean;
-  readonly rows: SortedColumns;
+  readonly rows: SortedColumns<'hash32'>;
 }
 
 const seriesKey = (name: string, slot: string | null) => (slot === null ? name : `${name}\u0000${slot}`);
@@ -102,15 +105,8 @@ export class MeasurementStore {
   add(records: readonly MeasurementRecord[]): number {
     const batches = new Map<MeasurementSeries, Row[]>();
     const sources = new Map<MeasurementSeries, MeasurementRecord[]>();
-    // One unit's visit yields a record per name with the same serial: share one string.
-    const serials = new Map<string, string>();
     for (const r of records) {
       const series = this.seriesFor(r);
-      let serial = serials.get(r.serial);
-      if (serial === undefined) {
-        serial = r.serial;
-        serials.set(serial, serial);
-      }
       if (r.time >= series.unitTime) {
         series.unit = r.unit;
         series.unitTime = r.time;
@@ -119,7 +115,11 @@ export class MeasurementStore {
       const attribute = r.value === undefined ? this.attributeOf(r.raw) : Number.NaN;
       if (!Number.isNaN(attribute)) series.attributes = true;
       const rows = batches.get(series) ?? [];
-      rows.push({ time: r.time, serial, values: [num(r.value), num(r.upper), num(r.lower), attribute] });
+      rows.push({
+        time: r.time,
+        serial: r.serial,
+        values: [num(r.value), num(r.upper), num(r.lower), attribute],
+      });
       batches.set(series, rows);
       if (this.notifies()) {
         const recs = sources.get(series) ?? [];
@@ -184,6 +184,13 @@ export class MeasurementStore {
     return n;
   }
 
+  /** Bytes of the columns of every series (the typed arrays; not the series' own objects). */
+  bytes(): number {
+    let n = 0;
+    for (const bySeries of this.stations.values()) for (const s of bySeries.values()) n += s.rows.bytes();
+    return n;
+  }
+
   private seriesFor(r: MeasurementRecord): MeasurementSeries {
     const station = stationKey(r.stationId);
     let bySeries = this.stations.get(station);
@@ -202,7 +209,8 @@ export class MeasurementStore {
         unitTime: Number.NEGATIVE_INFINITY,
         lastTime: Number.NEGATIVE_INFINITY,
         attributes: false,
-        rows: new SortedColumns(4, 1),
+        // Limits and attribute outcome repeat from record to record: held once per combination.
+        rows: new SortedColumns(4, 1, { serials: 'hash32', repeated: 3 }),
       };
       bySeries.set(key, series);
     }

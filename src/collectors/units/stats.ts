@@ -1,5 +1,5 @@
 /** Counts over a window of a station's unit rows (sorted columns). */
-import type { SortedColumns } from '../../records/columns.ts';
+import type { SerialForm, SerialKey, SortedColumns } from '../../records/columns.ts';
 import { DIRECTION, RESULT } from './store.ts';
 
 /** Unit counts of one station over one window. */
@@ -21,12 +21,16 @@ export interface UnitWindowOptions {
 }
 
 /** Counts the unit rows with `from <= time < to`. */
-export function unitWindow(rows: SortedColumns, { from, to, resultOf }: UnitWindowOptions): UnitWindowCounts {
+export function unitWindow(
+  rows: SortedColumns<SerialForm>,
+  { from, to, resultOf }: UnitWindowOptions,
+): UnitWindowCounts {
   const [start, end] = rows.range(from, to);
   const records = new Map<string, { direction: string; result: string; count: number }>();
-  const serials = new Set<string>();
+  // Serials as the store holds them (a hash, see SerialForm): equal serials have equal keys.
+  const serials = new Set<SerialKey>();
   for (let i = start; i < end; i++) {
-    serials.add(rows.serial(i));
+    serials.add(rows.serialKey(i));
     const direction = rows.value(DIRECTION, i) === 0 ? 'input' : 'output';
     const result = resultOf(rows.value(RESULT, i));
     const key = `${direction}\u0000${result}`;

@@ -2,6 +2,9 @@
  * Rolling store of unit records: one {@link SortedColumns} per station, holding only the
  * records inside the longest window, plus each station's latest unit time, which outlives
  * eviction so that a station silent for longer than every window can still be alerted on.
+ * A record costs about 13 bytes: its time (4), a 53-bit hash of its serial (8), enough to count
+ * distinct serials (no family reads one back), and a one-byte code of its direction, slot and
+ * result; docs/measurements.md, "Bytes per record".
  */
 
 import { type Row, SortedColumns } from '../../records/columns.ts';
@@ -51,7 +54,7 @@ export interface UnitStoreOptions {
 /** Unit records by station, deduplicated, sorted by time. */
 export class UnitStore {
   private readonly onNew: UnitStoreOptions['onNew'];
-  private readonly stations = new Map<string, SortedColumns>();
+  private readonly stations = new Map<string, SortedColumns<'hash53'>>();
   private readonly lastSeen = new Map<string, number>();
   private readonly results = new Palette();
   private readonly slots = new Palette();
@@ -64,14 +67,7 @@ export class UnitStore {
   add(records: readonly UnitRecord[]): number {
     const batches = new Map<string, Row[]>();
     const sources = new Map<string, UnitRecord[]>();
-    // A unit's input and output records carry the same serial: share one string.
-    const serials = new Map<string, string>();
     for (const r of records) {
-      let serial = serials.get(r.serial);
-      if (serial === undefined) {
-        serial = r.serial;
-        serials.set(serial, serial);
-      }
       const id = stationKey(r.stationId);
       const values = [
         r.direction === 'input' ? 0 : 1,
@@ -80,7 +76,7 @@ export class UnitStore {
         this.results.code(r.result ?? UNKNOWN_RESULT),
       ];
       const rows = batches.get(id) ?? [];
-      rows.push({ time: r.time, serial, values });
+      rows.push({ time: r.time, serial: r.serial, values });
       batches.set(id, rows);
       if (this.onNew) {
         const recs = sources.get(id) ?? [];
@@ -93,7 +89,8 @@ export class UnitStore {
     for (const [id, rows] of batches) {
       let cols = this.stations.get(id);
       if (!cols) {
-        cols = new SortedColumns(3, 2);
+        // Direction, slot and result take a few combinations: held once each, a code per row.
+        cols = new SortedColumns(3, 2, { serials: 'hash53', repeated: 3 });
         this.stations.set(id, cols);
       }
       const onNew = this.onNew;
@@ -123,7 +120,7 @@ export class UnitStore {
   }
 
   /** A station's records (undefined when none are held). */
-  rowsOf(stationId: string): SortedColumns | undefined {
+  rowsOf(stationId: string): SortedColumns<'hash53'> | undefined {
     return this.stations.get(stationKey(stationId));
   }
 
@@ -135,6 +132,13 @@ export class UnitStore {
   /** The result string of a result code. */
   resultOf(code: number): string {
     return this.results.values[code] ?? UNKNOWN_RESULT;
+  }
+
+  /** Bytes of the columns of every station (the typed arrays). */
+  bytes(): number {
+    let n = 0;
+    for (const cols of this.stations.values()) n += cols.bytes();
+    return n;
   }
 
   /** Total records held. */

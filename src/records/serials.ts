@@ -1,0 +1,196 @@
+/**
+ * The serial column of a {@link SortedColumns}. A serial identifies a record (with its time and
+ * key columns) and may be counted (distinct units in a window); no family reads one back from the
+ * held records, so a store may keep a hash of it instead of the string: 4 or 8 bytes a row instead
+ * of a reference (8 bytes) and the string itself (about 32 bytes, shared only within one answer).
+ *
+ * - `text`: the serials themselves; rows with equal times are ordered by serial.
+ * - `hash32`: 32-bit FNV-1a (never 0), the key the control charts already tell records apart
+ *   by. Two records are only taken as one when they also share station, series, millisecond and
+ *   value, and then with a chance of 2^-32.
+ * - `hash53`: a 53-bit hash (cyrb53), exact in a double, for counting distinct serials: with n
+ *   distinct serials in a window, the chance that two of them share a hash is about n² / 2^54
+ *   (1e-10 for 1,000 units).
+ *
+ * With hashes, rows with equal times are ordered by hash: the order is the same in every process,
+ * which is what the order by serial was for.
+ */
+
+import type { Words } from './words.ts';
+
+/** How a column set holds serials. */
+export type SerialForm = 'text' | 'hash32' | 'hash53';
+
+/** What a column set holds for a serial: the serial itself (`text`) or its hash. */
+export type SerialKey = string | number;
+
+/** 32-bit FNV-1a of the serial's UTF-16 code units, 0 taken as 1 (0 means "no key" to the charts). */
+export function serialHash32(serial: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < serial.length; i++) h = Math.imul(h ^ serial.charCodeAt(i), 0x01000193);
+  return h >>> 0 || 1;
+}
+
+/** cyrb53 (public domain, bryc): two 32-bit multiply-xorshift lanes folded into 53 bits. */
+export function serialHash53(serial: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < serial.length; i++) {
+    const ch = serial.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
+  h1 ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
+  h2 ^= Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/** Orders serial keys of one column (all strings or all numbers). */
+export function compareSerialKeys(a: SerialKey, b: SerialKey): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** One serial key per row. */
+export interface SerialColumn {
+  /** The key a serial is held as. */
+  keyOf(serial: string): SerialKey;
+  get(i: number): SerialKey;
+  set(i: number, key: SerialKey): void;
+  copyWithin(target: number, start: number, end: number): void;
+  /** A copy of rows `[start, end)`. */
+  slice(start: number, end: number): ArrayLike<SerialKey>;
+  /** Moves the first `size` rows to a column of `capacity` rows. */
+  resize(capacity: number, size: number): void;
+  /** Forgets rows from `size` on. */
+  truncate(size: number): void;
+  /** Bytes of the column's own array (for text, the references, not the strings; a lane counts with its words). */
+  bytes(): number;
+}
+
+/** Where a column set keeps its columns: a lane of its {@link Words} for a 32-bit hash. */
+export interface SerialPlace {
+  readonly capacity: number;
+  readonly words: Words;
+  readonly lane: number;
+}
+
+/** The column for `form`. */
+export function serialColumn(form: SerialForm, place: SerialPlace): SerialColumn {
+  if (form === 'text') return new TextSerials();
+  if (form === 'hash32') return new LaneSerials(place);
+  return new WideSerials(place.capacity);
+}
+
+class TextSerials implements SerialColumn {
+  private serials: string[] = [];
+
+  keyOf(serial: string): string {
+    return serial;
+  }
+
+  get(i: number): string {
+    return this.serials[i] ?? '';
+  }
+
+  set(i: number, key: SerialKey): void {
+    this.serials[i] = key as string;
+  }
+
+  copyWithin(target: number, start: number, end: number): void {
+    this.serials.copyWithin(target, start, end);
+  }
+
+  slice(start: number, end: number): string[] {
+    return this.serials.slice(start, end);
+  }
+
+  resize(_capacity: number, _size: number): void {}
+
+  truncate(size: number): void {
+    this.serials.length = size;
+  }
+
+  bytes(): number {
+    return this.serials.length * 8;
+  }
+}
+
+/** 32-bit hashes in a lane of the column set's {@link Words}, which moves and counts them. */
+class LaneSerials implements SerialColumn {
+  private readonly words: Words;
+  private readonly lane: number;
+
+  constructor(place: SerialPlace) {
+    this.words = place.words;
+    this.lane = place.lane;
+  }
+
+  keyOf(serial: string): number {
+    return serialHash32(serial);
+  }
+
+  get(i: number): number {
+    return this.words.get(this.lane, i);
+  }
+
+  set(i: number, key: SerialKey): void {
+    this.words.set(this.lane, i, key as number);
+  }
+
+  copyWithin(_target: number, _start: number, _end: number): void {}
+
+  slice(start: number, end: number): ArrayLike<number> {
+    return this.words.slice(this.lane, start, end);
+  }
+
+  resize(_capacity: number, _size: number): void {}
+
+  truncate(_size: number): void {}
+
+  bytes(): number {
+    return 0;
+  }
+}
+
+/** 53-bit hashes, one double each. */
+class WideSerials implements SerialColumn {
+  private keys: Float64Array;
+
+  constructor(capacity: number) {
+    this.keys = new Float64Array(capacity);
+  }
+
+  keyOf(serial: string): number {
+    return serialHash53(serial);
+  }
+
+  get(i: number): number {
+    return this.keys[i] ?? 0;
+  }
+
+  set(i: number, key: SerialKey): void {
+    this.keys[i] = key as number;
+  }
+
+  copyWithin(target: number, start: number, end: number): void {
+    this.keys.copyWithin(target, start, end);
+  }
+
+  slice(start: number, end: number): ArrayLike<number> {
+    return this.keys.slice(start, end);
+  }
+
+  resize(capacity: number, size: number): void {
+    const next = new Float64Array(capacity);
+    next.set(this.keys.subarray(0, Math.min(size, capacity)));
+    this.keys = next;
+  }
+
+  truncate(_size: number): void {}
+
+  bytes(): number {
+    return this.keys.byteLength;
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * The compact columns against a plain model of what they must hold: random batches (late,
+ * repeated, out of order, corrected non-key columns) and evictions, with every serial form.
+ */
+import { describe, expect, it } from 'vitest';
+import { type Row, type SerialForm, SortedColumns } from '../../src/records/columns.ts';
+
+/** splitmix32: the same batches on every run. */
+function random(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x9e3779b9) >>> 0;
+    let z = s;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+    return ((z ^ (z >>> 16)) >>> 0) / 2 ** 32;
+  };
+}
+
+/** The model: records by key (time, serial, key column), the newest answer's other columns. */
+class Model {
+  readonly rows = new Map<string, Row>();
+  merge(rows: readonly Row[]): number {
+    let added = 0;
+    for (const r of rows) {
+      const key = `${r.time}|${r.serial}|${r.values[0]}`;
+      if (!this.rows.has(key)) added++;
+      this.rows.set(key, r);
+    }
+    return added;
+  }
+  evictBefore(t: number): void {
+    for (const [k, r] of this.rows) if (r.time < t) this.rows.delete(k);
+  }
+  /** Records as (time, serial, values), ordered by time then serial then value. */
+  sorted(): string[] {
+    return [...this.rows.values()].map((r) => `${r.time}|${r.serial}|${r.values.join(',')}`).sort(byTime);
+  }
+}
+
+const byTime = (a: string, b: string) => {
+  const [ta, ...ra] = a.split('|');
+  const [tb, ...rb] = b.split('|');
+  return Number(ta) - Number(tb) || (ra.join('|') < rb.join('|') ? -1 : ra.join('|') > rb.join('|') ? 1 : 0);
+};
+
+function heldOf(c: SortedColumns<SerialForm>, serialOf: Map<string | number, string>): string[] {
+  return Array.from({ length: c.length }, (_, i) => {
+    const values = [0, 1, 2].map((col) => c.value(col, i));
+    return `${c.time(i)}|${serialOf.get(c.serialKey(i))}|${values.join(',')}`;
+  }).sort(byTime);
+}
+
+describe('SortedColumns against a model', () => {
+  for (const serials of ['text', 'hash32', 'hash53'] as const) {
+    it(`holds what the model holds, sorted by time (${serials} serials)`, () => {
+      const next = random(7);
+      const c = new SortedColumns(3, 1, { serials, repeated: 2 });
+      const model = new Model();
+      const serialOf = new Map<string | number, string>();
+      let now = 1_700_000_000_000;
+      for (let poll = 0; poll < 300; poll++) {
+        now += 60_000;
+        const batch: Row[] = Array.from({ length: Math.floor(next() * 12) }, () => {
+          const serial = `S${Math.floor(next() * 40)}`;
+          serialOf.set(c.keyOf(serial), serial);
+          // Late records, times shared by several serials, values and limits that repeat.
+          const time = now - Math.floor(next() * 5) * 30_000;
+          const value = Math.floor(next() * 3);
+          return { time, serial, values: [value, Math.floor(next() * 3), next() < 0.2 ? Number.NaN : 1] };
+        });
+        expect(c.merge(batch)).toBe(model.merge(batch));
+        if (poll % 7 === 0) {
+          c.evictBefore(now - 20 * 60_000);
+          model.evictBefore(now - 20 * 60_000);
+        }
+        expect(heldOf(c, serialOf)).toEqual(model.sorted());
+        const times = Array.from({ length: c.length }, (_, i) => c.time(i));
+        expect(times).toEqual([...times].sort((a, b) => a - b));
+      }
+    });
+  }
+});
