@@ -77,7 +77,10 @@ export function demoConfig(baseUrl: string): Config {
         enabled: true,
         names: ['vcc_3v3', 'idle_current', 'insulation_resistance', 'solder_height', 'firmware_check'],
         // Every demo station measures one of these, so every station has a control chart.
-        control: { names: ['vcc_3v3', 'idle_current', 'insulation_resistance'], baseline: { rolling: '24h' } },
+        control: {
+          names: ['vcc_3v3', 'idle_current', 'insulation_resistance'],
+          baseline: { rolling: '24h' },
+        },
       },
     },
     { baseDir: process.cwd(), source: 'built-in demo config' },
