@@ -102,7 +102,7 @@ export function measurementPanels(station: string): PanelItem[] {
       title: 'Ppk',
       description:
         'Process performance index over $window: at least 1.33 is capable, below 1.0 produces out-of-spec ' +
-        'parts (the thresholds of the StationMeasurementLowPpk alerts).',
+        'parts (the targets of the StationMeasurementCapabilityLost alerts, which judge 95 % bounds of the 24h Ppk).',
       unit: 'none',
       decimals: 2,
       thresholds: PPK_STEPS,

@@ -23,6 +23,8 @@ export interface MeasurementSpec {
   driftPeriodMs: number;
   driftPhase: number;
   nameHash: number;
+  /** Deliberately incapable: spec limits at ±3 sd, and it explains its stations' failing visits. */
+  incapable: boolean;
 }
 
 type Limits = 'both' | 'upper' | 'lower' | 'none';
@@ -36,6 +38,7 @@ interface BaseSpec {
   decimals: number;
   limits: Limits;
   typed: boolean;
+  incapable?: boolean;
 }
 
 function numeric(
@@ -54,6 +57,7 @@ const BASE: BaseSpec[] = [
   {
     ...numeric('solder_height', { unit: 'mm', nominal: 0.12, sd: 0.008, decimals: 3, limits: 'both' }),
     typed: false,
+    incapable: true,
   },
   numeric('board_temp', { unit: 'degC', nominal: 38, sd: 1.2, decimals: 1, limits: 'upper' }),
   { ...numeric('test_time', { unit: 's', nominal: 0, sd: 0, decimals: 2, limits: 'none' }), kind: 'cycle' },
@@ -89,9 +93,12 @@ const BASE: BaseSpec[] = [
 
 const EXOTIC_NAME = 'Temperatur "Gehäuse" \\ Zone\n2';
 
+// A capable characteristic has its limits 5.5 to 6.5 sd from nominal: Pp 1.83 to 2.17 without
+// drift, and at least 1.25 with the strongest drift (1.5 sd), so a healthy plant's Ppk is clearly
+// above 1.33. The one incapable shape (solder_height) has ±3 sd and explains failures.
 function limitsOf(base: BaseSpec, seed: number, index: number) {
   if (base.kind !== 'numeric' || base.limits === 'none') return { lower: null, upper: null };
-  const width = base.sd * (3.5 + 1.5 * uniform(seed, Purpose.measure, index, 1));
+  const width = base.sd * (base.incapable ? 3 : 5.5 + uniform(seed, Purpose.measure, index, 1));
   return {
     lower: base.limits === 'upper' ? null : base.nominal - width,
     upper: base.limits === 'lower' ? null : base.nominal + width,
@@ -125,6 +132,7 @@ function specAt(seed: number, index: number, names: { readonly exotic: boolean }
     driftPeriodMs: (2 + 10 * uniform(seed, Purpose.measure, index, 3)) * 3_600_000,
     driftPhase: 2 * Math.PI * uniform(seed, Purpose.measure, index, 4),
     nameHash: hashString(name),
+    incapable: base.incapable === true,
   };
 }
 
@@ -191,6 +199,18 @@ function inside(spec: MeasurementSpec, value: number, u: number): number {
 }
 
 /** Whether a failing visit can point at this measurement as its cause. */
-export function canExplainFailure(spec: MeasurementSpec): boolean {
+function canExplainFailure(spec: MeasurementSpec): boolean {
   return spec.kind === 'passfail' || spec.lower !== null || spec.upper !== null;
+}
+
+/**
+ * Indexes of the measurements a failing visit of a station points at: its pass/fail tests and
+ * incapable characteristics, else any limited one. A station fails 1-8 % of visits; blaming a
+ * capable characteristic for them would put that share of its values out of spec, which no
+ * capable process does (Ppk 1.33 is 63 ppm), so only stations with nothing else blame one.
+ */
+export function failureExplainers(measures: readonly MeasurementSpec[]): number[] {
+  const all = measures.flatMap((m, i) => (canExplainFailure(m) ? [i] : []));
+  const likely = all.filter((i) => measures[i]!.kind === 'passfail' || measures[i]!.incapable);
+  return likely.length > 0 ? likely : all;
 }

@@ -1,4 +1,4 @@
-import { canExplainFailure, type MeasurementSpec, measurementCatalog } from './measurements.ts';
+import { failureExplainers, type MeasurementSpec, measurementCatalog } from './measurements.ts';
 import { EXOTIC, HOSTILE, LINE_KINDS, PRODUCTS, SITE_TEMPLATES, STEP_NAMES, stationName } from './names.ts';
 import type { MeasurementEvent } from './process-events.ts';
 import { hashString, hexId, Purpose, pick, uniform } from './random.ts';
@@ -106,7 +106,7 @@ function buildStation(
     tags: u(4) < 0.5 ? [`fw:${1 + Math.floor(u(5) * 3)}.${Math.floor(u(6) * 10)}.0`] : [],
     insertLag: u(7) < 0.4,
     measures,
-    explainers: measures.flatMap((m, i) => (canExplainFailure(m) ? [i] : [])),
+    explainers: failureExplainers(measures),
   };
   ctx.stations.push(station);
   return station;
