@@ -115,6 +115,8 @@ interface Sample {
   t: number;
   rss: number;
   heap: number;
+  /** Array buffers (Buffers included): memory outside the V8 heap that JavaScript holds. */
+  arrayBuffers: number;
   fault: string;
   series: number;
 }
@@ -137,12 +139,13 @@ const sampleTimer = setInterval(() => {
     t: Math.round((Date.now() - started) / 1000),
     rss: m.rss,
     heap: m.heapUsed,
+    arrayBuffers: m.arrayBuffers,
     fault: FAULTS[faultIndex % FAULTS.length]![0],
     series: exporter.cache.seriesCount(),
   };
   samples.push(s);
   process.stderr.write(
-    `soak: ${s.t}s rss ${mb(s.rss)} MB heap ${mb(s.heap)} MB series ${s.series} (${s.fault})\n`,
+    `soak: ${s.t}s rss ${mb(s.rss)} MB heap ${mb(s.heap)} MB buffers ${mb(s.arrayBuffers)} MB series ${s.series} (${s.fault})\n`,
   );
 }, SAMPLE_MS);
 
@@ -175,9 +178,11 @@ const lines = [
   `- Mean RSS, middle third: ${mb(middle)} MB; last third: ${mb(last)} MB; change ${change.toFixed(2)} %`,
   `- Verdict: ${Math.abs(change) <= 5 ? 'PASS' : 'FAIL'} (last third within 5 % of the middle third)`,
   '',
-  '| t (s) | RSS (MB) | heap used (MB) | series | fault in force |',
-  '|---:|---:|---:|---:|---|',
-  ...samples.map((s) => `| ${s.t} | ${mb(s.rss)} | ${mb(s.heap)} | ${s.series} | ${s.fault} |`),
+  '| t (s) | RSS (MB) | heap used (MB) | array buffers (MB) | series | fault in force |',
+  '|---:|---:|---:|---:|---:|---|',
+  ...samples.map(
+    (s) => `| ${s.t} | ${mb(s.rss)} | ${mb(s.heap)} | ${mb(s.arrayBuffers)} | ${s.series} | ${s.fault} |`,
+  ),
   '',
 ];
 const text = lines.join('\n');

@@ -1,4 +1,10 @@
-import { type DeadlineTimers, FileReadError, readRegularFile, statWithin } from '../util/read-file.ts';
+import {
+  type DeadlineTimers,
+  FileReadError,
+  type OpenFile,
+  RegularFileReader,
+  type StatFile,
+} from '../util/read-file.ts';
 import { maskCredentialLike } from '../util/redact.ts';
 import type { SecretSource } from './schema.ts';
 import { tokenProblem } from './token-text.ts';
@@ -24,11 +30,17 @@ export const TOKEN_FILE_TIMEOUT_MS = 5_000;
 
 /** File access used by {@link createTokenProvider}; injectable for tests. */
 export interface TokenProviderDeps {
-  /** Default: {@link readRegularFile} with {@link TOKEN_FILE_MAX_BYTES} and {@link TOKEN_FILE_TIMEOUT_MS}. */
+  /**
+   * Default: a {@link RegularFileReader} with {@link TOKEN_FILE_MAX_BYTES} and
+   * {@link TOKEN_FILE_TIMEOUT_MS}.
+   */
   readFile?: (path: string) => Promise<string>;
+  /** Default: the same reader's `stat`, with the same deadline and guard. */
   stat?: (path: string) => Promise<{ mtimeMs: number; size: number; mode?: number }>;
   /** Timers of the default reader's deadline. */
   timers?: DeadlineTimers;
+  /** How the default reader opens and stats the file (`fs.promises` unless a test injects them). */
+  fs?: { readonly open?: OpenFile; readonly stat?: StatFile };
   /** Hears when the file becomes unreadable (with the reason) or readable again (undefined). */
   onFileError?: (reason: string | undefined) => void;
 }
@@ -48,10 +60,17 @@ export function createTokenProvider(source: SecretSource, deps: TokenProviderDep
     return { get: async () => value, renew: async () => value, fileError: undefined };
   }
   const path = source.path;
-  // Never a plain readFile: a FIFO put in the file's place would block its open() for good.
-  const limits = { maxBytes: TOKEN_FILE_MAX_BYTES, timeoutMs: TOKEN_FILE_TIMEOUT_MS, timers: deps.timers };
-  const readFile = deps.readFile ?? ((p: string) => readRegularFile(p, limits));
-  const stat = deps.stat ?? ((p: string) => statWithin(p, limits));
+  // Never a plain readFile: a FIFO put in the file's place would block its open() for good. And
+  // one reader for every request: a stat or read that passed its deadline (a hung mount) is not
+  // started again until it returns, or each request would hold another libuv thread.
+  const reader = new RegularFileReader({
+    maxBytes: TOKEN_FILE_MAX_BYTES,
+    timeoutMs: TOKEN_FILE_TIMEOUT_MS,
+    ...(deps.timers ? { timers: deps.timers } : {}),
+    ...deps.fs,
+  });
+  const readFile = deps.readFile ?? ((p: string) => reader.read(p).then((b) => b.toString('utf8')));
+  const stat = deps.stat ?? ((p: string) => reader.stat(p));
   let cached: { version: string; token: string } | undefined;
   let fileError: string | undefined;
 

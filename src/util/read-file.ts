@@ -124,10 +124,15 @@ export function statWithin(path: string, limits: Omit<AsyncReadLimits, 'maxBytes
 /** Opens a file; `fs.promises.open` unless a test injects one. */
 export type OpenFile = (path: string, flags: number) => Promise<FileHandle>;
 
+/** Stats a file; `fs.promises.stat` unless a test injects one. */
+export type StatFile = (path: string) => Promise<Stats>;
+
 /** Options of {@link RegularFileReader}: the limits of every read, and how files are opened. */
 export interface RegularFileReaderOptions extends AsyncReadLimits {
   /** Default: `fs.promises.open`. */
   readonly open?: OpenFile;
+  /** Default: `fs.promises.stat`. */
+  readonly stat?: StatFile;
 }
 
 /**
@@ -152,8 +157,21 @@ export class RegularFileReader {
    * path hangs) or with the fs error (ENOENT, EACCES, ...).
    */
   read(path: string): Promise<Buffer> {
+    return this.#guarded(path, () => readChecked(path, this.#opts));
+  }
+
+  /**
+   * `stat` with the same deadline and guard: on a hung mount a stat hangs as an open does, and a
+   * caller that checks the file before every use (the token provider) must not start a new one
+   * each time.
+   */
+  stat(path: string): Promise<Stats> {
+    return this.#guarded(path, () => (this.#opts.stat ?? stat)(path));
+  }
+
+  #guarded<T>(path: string, start: () => Promise<T>): Promise<T> {
     if (this.#hanging.has(path)) return Promise.reject(stillHanging(path));
-    const work = readChecked(path, this.#opts);
+    const work = start();
     return withDeadline(work, {
       path,
       timeoutMs: this.#opts.timeoutMs,
@@ -176,10 +194,10 @@ function stillHanging(path: string): FileReadError {
 
 async function readChecked(
   path: string,
-  opts: { readonly maxBytes: number; readonly open?: OpenFile },
+  opts: { readonly maxBytes: number; readonly open?: OpenFile; readonly stat?: StatFile },
 ): Promise<Buffer> {
   const { maxBytes } = opts;
-  const before = await stat(path);
+  const before = await (opts.stat ?? stat)(path);
   if (!before.isFile()) throw notRegular(path, before);
   if (before.size > maxBytes) throw tooLarge(path, maxBytes);
   const handle = await (opts.open ?? open)(path, OPEN_FLAGS);

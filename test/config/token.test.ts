@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, type Stats, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -190,6 +191,51 @@ describe('createTokenProvider', () => {
     await expect(provider.get()).rejects.toThrow(
       `cannot read token file ${path}: did not answer within ${TOKEN_FILE_TIMEOUT_MS} ms (a hung mount?)`,
     );
+  });
+
+  it('does not stat the file again while a stat that passed its deadline hangs (a hung mount)', async () => {
+    const path = tempFile('secret-1\n');
+    const deadlines: Array<() => void> = [];
+    const timers = { setTimeout: (fn: () => void) => deadlines.push(fn), clearTimeout: () => {} };
+    let stats = 0;
+    let release = () => {};
+    const stat = (p: string) => {
+      stats++;
+      if (stats > 1) return Promise.resolve(statSync(p));
+      return new Promise<Stats>((resolve) => {
+        release = () => resolve(statSync(p));
+      });
+    };
+    const provider = createTokenProvider({ kind: 'file', path }, { timers, fs: { stat } });
+    const first = provider.get();
+    deadlines.shift()?.();
+    await expect(first).rejects.toThrow(`did not answer within ${TOKEN_FILE_TIMEOUT_MS} ms`);
+    for (let i = 0; i < 5; i++)
+      await expect(provider.get()).rejects.toThrow('is not read again until an earlier read');
+    expect(stats).toBe(1);
+    release();
+    await new Promise((r) => setImmediate(r));
+    expect(await provider.get()).toBe('secret-1');
+  });
+
+  it('does not open the file again while an open that passed its deadline hangs', async () => {
+    const path = tempFile('secret-1\n');
+    const deadlines: Array<() => void> = [];
+    const timers = { setTimeout: (fn: () => void) => deadlines.push(fn), clearTimeout: () => {} };
+    let opens = 0;
+    const hanging = (p: string, flags: number) => {
+      opens++;
+      return opens > 1 ? open(p, flags) : new Promise<never>(() => {});
+    };
+    const provider = createTokenProvider({ kind: 'file', path }, { timers, fs: { open: hanging } });
+    const first = provider.get();
+    // The stat's deadline is cleared when it answers; the open's is the one that passes.
+    while (opens === 0) await new Promise((r) => setImmediate(r));
+    deadlines.pop()?.();
+    await expect(first).rejects.toThrow(`did not answer within ${TOKEN_FILE_TIMEOUT_MS} ms`);
+    for (let i = 0; i < 5; i++)
+      await expect(provider.get()).rejects.toThrow('is not read again until an earlier read');
+    expect(opens).toBe(1);
   });
 
   it('warns about group- or world-readable token files only', () => {

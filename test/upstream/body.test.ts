@@ -104,3 +104,44 @@ describe('parseJson', () => {
     expect(parseJson('')).toBeUndefined();
   });
 });
+
+/**
+ * A body as undici hands it, whose chunks the connection reuses: each chunk is overwritten once
+ * the reader asks for the next one. A reader that copies as it goes keeps the real bytes; one
+ * that keeps the chunks to join them at the end (the old sink) ends with the overwritten ones.
+ */
+function reusedChunks(parts: string[]): AsyncIterable<Buffer> & { destroy(): void } {
+  return {
+    async *[Symbol.asyncIterator]() {
+      for (const part of parts) {
+        const chunk = Buffer.from(part);
+        yield chunk;
+        chunk.fill(0x2a);
+      }
+    },
+    destroy: () => undefined,
+  };
+}
+
+describe('the memory a body holds', () => {
+  it('copies each chunk as it comes, so that no chunk of the connection is kept to the end', async () => {
+    const read = await readBody(reusedChunks(['{"data":', '[1,2]', '}']), {}, 1000);
+    expect(read).toEqual({ bytes: Buffer.from('{"data":[1,2]}'), wireBytes: 14 });
+  });
+
+  it('keeps the body in a resizable buffer of its own, sized to the body, not in malloc blocks', async () => {
+    const chunks = Array.from({ length: 40 }, () => Buffer.alloc(4096, 0x61));
+    const read = await readBody(body(chunks), {}, 1_000_000);
+    if (!('bytes' in read)) throw new Error('expected the body');
+    const store = read.bytes.buffer as ArrayBuffer & { resizable?: boolean };
+    expect(store.resizable).toBe(true);
+    expect(store.byteLength).toBe(40 * 4096);
+    expect(read.bytes.equals(Buffer.alloc(40 * 4096, 0x61))).toBe(true);
+  });
+
+  it('reads a body whole when there is no limit', async () => {
+    const chunks = [Buffer.alloc(300_000, 0x62), Buffer.alloc(300_000, 0x63)];
+    const read = await readBody(body(chunks), {}, Number.POSITIVE_INFINITY);
+    expect(read).toEqual({ bytes: Buffer.concat(chunks), wireBytes: 600_000 });
+  });
+});
