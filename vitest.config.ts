@@ -48,6 +48,16 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    // `npm run test:coverage`: v8 coverage of src/ from the unit project. The floor sits a little
+    // below the level measured when it was added, so that a change that drops tests fails CI.
+    coverage: {
+      provider: 'v8',
+      include: ['src/**/*.ts'],
+      reporter: ['text-summary'],
+      reportOnFailure: true,
+      // Measured 2026-11-25: statements 82.67 %, branches 74.08 %, functions 79.84 %, lines 83.99 %.
+      thresholds: { statements: 80, branches: 72, functions: 78, lines: 82 },
+    },
     projects: [
       {
         extends: true,

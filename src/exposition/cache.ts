@@ -87,8 +87,8 @@ export interface ExpositionCacheOptions {
    */
   readonly demandPublishes?: number;
   /**
-   * `when-asked`: render protobuf only while protobuf scrapes come (the exporter's choice:
-   * most Prometheus servers never ask for it); `always` (default): on every publish.
+   * `when-asked`: render protobuf only while protobuf scrapes come (most Prometheus servers
+   * never ask for it); `always` (default, and what the exporter wires): on every publish.
    */
   readonly protobuf?: 'always' | 'when-asked';
 }
@@ -152,7 +152,10 @@ function response(chunks: Buffer[], contentType: string, contentEncoding?: 'gzip
   };
 }
 
-/** Splits families, in order, into runs that render the same in both formats or not. */
+/**
+ * Splits families, in order, into runs that render the same in both text formats (the Prometheus
+ * text format and OpenMetrics) or not; protobuf, the third format, is rendered apart.
+ */
 function runsOf(families: readonly Family[]): Array<{ shared: boolean; families: Family[] }> {
   const runs: Array<{ shared: boolean; families: Family[] }> = [];
   for (const f of families) {
@@ -222,9 +225,10 @@ export class ExpositionCache {
 
   /**
    * Renders a part and compresses it, without blocking the event loop for long, then
-   * swaps in the new bodies. Families that look the same in both formats (gauges without
+   * swaps in the new bodies. Families that look the same in both text formats (gauges without
    * a UNIT line: nearly all collector data) are rendered and compressed once. Protobuf is
-   * rendered only while protobuf scrapes come (see {@link respond}). When calls for the same
+   * rendered on every publish, or with `protobuf: 'when-asked'` only while protobuf scrapes
+   * come (see {@link respond}). When calls for the same
    * part overlap, the one made last wins whatever order they finish in; parts published
    * concurrently are all kept.
    */

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 const DOCS = [
   'README.md',
   'CHANGELOG.md',
+  'CONTRIBUTING.md',
   'bench/README.md',
   ...readdirSync('docs')
     .filter((f) => f.endsWith('.md'))
