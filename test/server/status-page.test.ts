@@ -56,7 +56,9 @@ describe('status page', () => {
       expect(html).not.toContain('no plan');
       expect(html).toMatch(/<td>topology<\/td>.*each poll/);
       // Three cadences, each named for what it is, so that 30 s next to 2 min reads as no contradiction.
-      expect(html).toMatch(/>Polls every<\/th>.*>Data refreshed every \(planned\)<\/th>.*>Polls every \(achieved\)<\/th>/);
+      expect(html).toMatch(
+        />Polls every<\/th>.*>Data refreshed every \(planned\)<\/th>.*>Polls every \(achieved\)<\/th>/,
+      );
       // The planned refresh of each planned collector, as the plan metric exports it.
       const text = await (await h.exporter.app.request('/metrics')).text();
       const planned = new Map<string, number[]>();
