@@ -147,4 +147,11 @@ export interface Sample {
 export interface Family {
   readonly desc: FamilyDesc;
   readonly samples: readonly Sample[];
+  /**
+   * For a counter or histogram family: when every one of its series started counting (epoch
+   * ms), the same for all of them (the exporter's start). Rendered as `created_timestamp` in
+   * protobuf and as `_created` lines of counters in OpenMetrics, so that a scraper that reads
+   * it knows a series seen first at 1 counted that 1 after this time.
+   */
+  readonly createdMs?: number;
 }

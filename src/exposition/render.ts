@@ -83,6 +83,18 @@ function header(desc: FamilyDesc, format: TextFormat): string {
   return out;
 }
 
+/**
+ * The `_created` sample of an OpenMetrics counter family with a created time: it follows each
+ * `_total` sample, as the OpenMetrics counter MetricPoint has it. Counters only: a classic
+ * histogram's `_created` would have to follow each of its groups, and the exporter's only
+ * histogram with a created time is native, which no text format carries.
+ */
+function createdLine(fam: Family, format: TextFormat): { name: string; value: string } | undefined {
+  if (format !== 'openmetrics' || fam.desc.kind !== 'counter' || fam.createdMs === undefined)
+    return undefined;
+  return { name: `${familyName(fam.desc, format)}_created`, value: formatValue(fam.createdMs / 1000) };
+}
+
 /** First output block; each next block doubles, up to {@link MAX_BLOCK}. */
 const FIRST_BLOCK = 16 * 1024;
 const MAX_BLOCK = 1024 * 1024;
@@ -113,6 +125,8 @@ class Renderer {
   private off = 0;
   /** Slices of full blocks not yet taken. */
   private full: Buffer[] = [];
+  /** `name_created` and the created time's text, for the samples of an OpenMetrics counter. */
+  private created: { readonly name: string; readonly value: string } | undefined;
 
   constructor(
     private readonly families: readonly Family[],
@@ -158,7 +172,7 @@ class Renderer {
   }
 
   private line(s: Sample): void {
-    if (s.exemplar !== undefined) {
+    if (s.exemplar !== undefined || this.created !== undefined) {
       this.slowLine(s);
       return;
     }
@@ -190,7 +204,8 @@ class Renderer {
     const exemplar = om && s.exemplar !== undefined ? exemplarText(s.exemplar) : '';
     const name = s.suffix ? this.name + s.suffix : this.name;
     const labels = s.labels.text === '' ? '' : `{${s.labels.text}}`;
-    this.text(`${name}${labels} ${formatValue(s.value)}${exemplar}\n`);
+    const created = this.created === undefined ? '' : `${this.created.name}${labels} ${this.created.value}\n`;
+    this.text(`${name}${labels} ${formatValue(s.value)}${exemplar}\n${created}`);
   }
 
   private text(text: string): void {
@@ -213,6 +228,7 @@ class Renderer {
     this.text(header(fam.desc, this.format));
     this.headerDone = true;
     this.name = sampleName(fam.desc, this.format);
+    this.created = createdLine(fam, this.format);
     this.setSuffix(undefined);
   }
 
