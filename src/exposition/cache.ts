@@ -11,8 +11,10 @@
  * Only what scrapers ask for is kept (see {@link Demand}): the deflated bytes always, since
  * Prometheus asks for gzip; the plain bytes of a format only while plain scrapes of it come
  * (otherwise a plain scrape inflates the deflated bytes once per snapshot). In `when-asked`
- * mode (the exporter's), protobuf is rendered on first ask: each part keeps its families, a
- * protobuf scrape that finds no protobuf body waits for one render of the parts that lack it,
+ * mode (the exporter's), protobuf is rendered on first ask: a part keeps what it needs to render
+ * it (its OpenMetrics bytes, which it keeps anyway, read back by openmetrics-read.ts, and its
+ * native-histogram families), a protobuf scrape that finds no protobuf body waits for one
+ * render of the parts that lack it,
  * publishes render protobuf while a protobuf scrape came within the last few scrape intervals
  * (see {@link RecentAsks}), and the first publish after that drops every protobuf body.
  */
@@ -22,6 +24,7 @@ import { createTurns, type Turns } from '../util/turns.ts';
 import { crc32, crc32Combine } from './crc32.ts';
 import { DEFAULT_DEMAND_PUBLISHES, Demand, RecentAsks } from './demand.ts';
 import type { Family } from './model.ts';
+import { type FamilyShape, readOpenMetrics, shapesOf } from './openmetrics-read.ts';
 import { PROTOBUF_CONTENT_TYPE, renderProtobufToBuffer, renderProtobufToBuffers } from './protobuf.ts';
 import {
   type ExpositionFormat,
@@ -119,12 +122,14 @@ interface PartBody {
 
 /**
  * A published part: its series, its text bodies, and its protobuf body (on every publish, or in
- * `when-asked` mode only while asked for: then `families` is kept to render it on an ask).
+ * `when-asked` mode only while asked for: then `shapes` is kept, to read the families back from
+ * the OpenMetrics body on an ask). Keeping the families themselves cost about 20 MiB of heap
+ * per 100k series; the shapes hold only the native histograms, which no text format carries.
  */
 interface Part {
   readonly series: number;
   readonly bodies: Readonly<Record<TextFormat, PartBody>>;
-  readonly families?: readonly Family[];
+  readonly shapes?: readonly FamilyShape[];
   protobuf?: PartBody;
 }
 
@@ -209,6 +214,17 @@ function plainOf(body: PartBody): readonly Buffer[] | Promise<Buffer> {
   return body.inflated;
 }
 
+/**
+ * The plain text of a part body, inflated now if only its deflate is kept, and not remembered
+ * (unlike {@link plainOf}: the protobuf render needs it once).
+ */
+async function wholePlain(body: PartBody): Promise<string> {
+  if (body.plain) return Buffer.concat(body.plain).toString('utf8');
+  if (body.inflated) return (await body.inflated).toString('utf8');
+  const plain = await inflateRaw(body.deflated, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  return plain.toString('utf8');
+}
+
 /** Cache of the rendered exposition: publish parts per snapshot, respond per scrape. */
 export class ExpositionCache {
   private readonly level: number;
@@ -287,7 +303,8 @@ export class ExpositionCache {
     this.renderMs = { text: textMs, openmetrics: omMs, protobuf: pbMs };
     // Nobody asked for protobuf for the idle period: the other parts' protobuf bodies go too.
     if (asks !== undefined && !asks.active()) for (const p of this.parts.values()) p.protobuf = undefined;
-    const part: Part = asks === undefined ? { series, bodies } : { series, bodies, families };
+    const part: Part =
+      asks === undefined ? { series, bodies } : { series, bodies, shapes: shapesOf(families) };
     if (protobuf !== undefined) part.protobuf = protobuf;
     this.parts.set(partName, part);
     this.rebuild();
@@ -435,8 +452,12 @@ export class ExpositionCache {
   private async renderMissingProtobuf(opts: { readonly keepPlain: boolean }): Promise<void> {
     let busyMs = 0;
     for (const part of [...this.parts.values()]) {
-      if (part.protobuf !== undefined || part.families === undefined) continue;
-      const pb = await this.renderProtobuf(part.families, opts);
+      if (part.protobuf !== undefined || part.shapes === undefined) continue;
+      const families = await readOpenMetrics(await wholePlain(part.bodies.openmetrics), {
+        shapes: part.shapes,
+        turns: this.turns,
+      });
+      const pb = await this.renderProtobuf(families, opts);
       busyMs += pb.busyMs;
       // A part replaced meanwhile keeps its own (newer) body; this one is then dropped with it.
       part.protobuf ??= pb.body;

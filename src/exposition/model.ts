@@ -66,6 +66,14 @@ export class LabelSet {
     return parts.reverse().flat();
   }
 
+  /**
+   * A label set from text already escaped as in {@link text} (read back from a rendered body),
+   * with its label names; it extends no other set.
+   */
+  static fromText(text: string, names: readonly string[]): LabelSet {
+    return text === '' ? LabelSet.EMPTY : new LabelSet(text, undefined, names);
+  }
+
   /** Builds a label set from pairs; order is kept as given. */
   static of(pairs: Readonly<Record<string, string>>): LabelSet {
     let set = LabelSet.EMPTY;

@@ -44,7 +44,7 @@ function familyName(desc: FamilyDesc, format: TextFormat): string {
 }
 
 /** The metric name on samples: OpenMetrics counter samples always end in `_total`. */
-function sampleName(desc: FamilyDesc, format: TextFormat): string {
+export function sampleName(desc: FamilyDesc, format: TextFormat): string {
   if (format === 'openmetrics' && desc.kind === 'counter' && !desc.name.endsWith(TOTAL)) {
     return desc.name + TOTAL;
   }
