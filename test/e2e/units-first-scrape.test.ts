@@ -157,6 +157,9 @@ describe.skipIf(!enabled)('unit counters from the first scrape on a real Prometh
     expect(created.every((s) => Number(s.value[1]) === FIXED_NOW / 1000)).toBe(true);
     // The protobuf scraper reads created_timestamp (2.42 ignores it) and stores no such series.
     expect(await pb.query('station_units_created')).toEqual([]);
+    // It did get protobuf: its first scrape waited for the render on first ask.
+    const formats = (await pb.query('station_exporter_scrapes_total')).map((s) => s.metric.format);
+    expect(formats).toContain('protobuf');
   }, 30_000);
 
   it('counts the first minute after a restart too: the counters restart at 0, not at their first unit', async () => {
