@@ -28,8 +28,8 @@ import { type FamilyShape, readOpenMetrics, shapesOf } from './openmetrics-read.
 import { PROTOBUF_CONTENT_TYPE, renderProtobufToBuffer, renderProtobufToBuffers } from './protobuf.ts';
 import {
   type ExpositionFormat,
+  renderFamiliesInto,
   renderFamiliesToBuffer,
-  renderFamiliesToBuffers,
   sameInBothFormats,
   type TextFormat,
 } from './render.ts';
@@ -187,9 +187,18 @@ function runsOf(families: readonly Family[]): Array<{ shared: boolean; families:
 
 /** One rendered chunk: plain bytes, raw deflate up to a sync flush, CRC32. */
 interface Encoded {
-  readonly plain: Buffer;
+  /** The plain bytes, when they are kept (in memory of their own). */
+  readonly plain?: Buffer;
+  readonly length: number;
   readonly deflated: Buffer;
   readonly crc: number;
+}
+
+/** A copy in memory of its own exact size (not from Node's shared pool, whose slab it would hold). */
+function ownCopy(b: Buffer): Buffer {
+  const copy = Buffer.allocUnsafeSlow(b.length);
+  b.copy(copy);
+  return copy;
 }
 
 /** A format of a part from its encoded chunks, keeping the plain bytes or not. */
@@ -197,12 +206,13 @@ function partBody(encoded: readonly Encoded[], opts: { readonly keepPlain: boole
   let crc = 0;
   let length = 0;
   for (const e of encoded) {
-    crc = crc32Combine(crc, e.crc, e.plain.length);
-    length += e.plain.length;
+    crc = crc32Combine(crc, e.crc, e.length);
+    length += e.length;
   }
   const deflated = Buffer.concat(encoded.map((e) => e.deflated));
-  return opts.keepPlain
-    ? { deflated, crc, length, plain: encoded.map((e) => e.plain) }
+  const plain = encoded.map((e) => e.plain);
+  return opts.keepPlain && plain.every((p) => p !== undefined)
+    ? { deflated, crc, length, plain }
     : { deflated, crc, length };
 }
 
@@ -271,23 +281,28 @@ export class ExpositionCache {
     let textMs = 0;
     let omMs = 0;
     let series = 0;
+    const keepText = this.plainDemand.text.takePublish(partName);
+    const keepOm = this.plainDemand.openmetrics.takePublish(partName);
     for (const run of runsOf(families)) {
-      const rendered = await renderFamiliesToBuffers(run.families, 'text', { turns: this.turns });
+      const encoded: Encoded[] = [];
+      const rendered = await this.renderInto(run.families, {
+        format: 'text',
+        into: encoded,
+        keepPlain: keepText || (run.shared && keepOm),
+      });
       textMs += rendered.busyMs;
       series += rendered.samples;
-      const encoded = await this.encode(rendered.chunks);
       text.push(...encoded);
       if (run.shared) {
         om.push(...encoded);
         continue;
       }
-      const own = await renderFamiliesToBuffers(run.families, 'openmetrics', { turns: this.turns });
+      const own = await this.renderInto(run.families, { format: 'openmetrics', into: om, keepPlain: keepOm });
       omMs += own.busyMs;
-      om.push(...(await this.encode(own.chunks)));
     }
     const bodies = {
-      text: partBody(text, { keepPlain: this.plainDemand.text.takePublish(partName) }),
-      openmetrics: partBody(om, { keepPlain: this.plainDemand.openmetrics.takePublish(partName) }),
+      text: partBody(text, { keepPlain: keepText }),
+      openmetrics: partBody(om, { keepPlain: keepOm }),
     };
     let pbMs = 0;
     const keepPbPlain = this.plainDemand.protobuf.takePublish(partName);
@@ -466,6 +481,26 @@ export class ExpositionCache {
     this.rebuild();
   }
 
+  /**
+   * Renders families in a text format step by step, compressing each step's bytes before the
+   * next step writes over them: only the compressed bytes (and the plain ones when kept, as
+   * copies) outlive the render.
+   */
+  private renderInto(
+    families: readonly Family[],
+    opts: { readonly format: TextFormat; readonly into: Encoded[]; readonly keepPlain: boolean },
+  ): Promise<{ readonly samples: number; readonly busyMs: number }> {
+    return renderFamiliesInto(families, opts.format, {
+      turns: this.turns,
+      consume: async (chunks) => {
+        for (const e of await this.encode(chunks)) {
+          const { plain, ...rest } = e;
+          opts.into.push(opts.keepPlain && plain ? { ...rest, plain: ownCopy(plain) } : rest);
+        }
+      },
+    });
+  }
+
   /** A part's protobuf body from its families. */
   private async renderProtobuf(
     families: readonly Family[],
@@ -497,7 +532,7 @@ export class ExpositionCache {
         level: this.level,
         finishFlush: zlib.constants.Z_SYNC_FLUSH,
       });
-      encoded.push({ plain, deflated, crc: crc32(plain) });
+      encoded.push({ plain, length: plain.length, deflated, crc: crc32(plain) });
     }
     return encoded;
   }

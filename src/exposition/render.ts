@@ -125,6 +125,9 @@ class Renderer {
   private off = 0;
   /** Slices of full blocks not yet taken. */
   private full: Buffer[] = [];
+  /** Full blocks whose slices were taken, and blocks free to write again (see {@link recycle}). */
+  private retired: Buffer[] = [];
+  private spare: Buffer[] = [];
   /** `name_created` and the created time's text, for the samples of an OpenMetrics counter. */
   private created: { readonly name: string; readonly value: string } | undefined;
 
@@ -217,10 +220,27 @@ class Renderer {
   private room(bytes: number): void {
     if (this.off + bytes <= this.block.length) return;
     if (this.off > this.start) this.full.push(this.block.subarray(this.start, this.off));
-    const next = Math.min(MAX_BLOCK, this.block.length * 2);
-    this.block = Buffer.allocUnsafe(Math.max(next, bytes));
+    const next = Math.max(Math.min(MAX_BLOCK, this.block.length * 2), bytes);
+    this.retired.push(this.block);
+    const i = this.spare.findIndex((b) => b.length >= next);
+    this.block = i >= 0 ? this.spare.splice(i, 1)[0]! : Buffer.allocUnsafe(next);
     this.start = 0;
     this.off = 0;
+  }
+
+  /**
+   * The caller is done with every slice taken so far: their blocks may be written again. A
+   * streaming render (see {@link renderFamiliesInto}) then goes through a few blocks instead of
+   * leaving the whole body to the garbage collector: 14 MB per 100k series and poll, which
+   * stayed resident until a full collection.
+   */
+  recycle(): void {
+    if (this.off === this.start && this.full.length === 0) {
+      this.start = 0;
+      this.off = 0;
+    }
+    this.spare.push(...this.retired);
+    this.retired = [];
   }
 
   private startFamily(fam: Family): void {
@@ -320,6 +340,34 @@ export async function renderFamiliesToBuffers(
   opts: RenderAsyncOptions = {},
 ): Promise<RenderedBuffers> {
   return { ...(await renderInSteps(new Renderer(families, format), opts)), samples: seriesOf(families) };
+}
+
+/**
+ * Renders families step by step and hands each step's bytes to `consume`, awaited before the next
+ * step, after which they are overwritten: `consume` must copy what it keeps. For the cache, which
+ * compresses each step's bytes and keeps only the compressed ones.
+ */
+export async function renderFamiliesInto(
+  families: readonly Family[],
+  format: TextFormat,
+  opts: RenderAsyncOptions & { readonly consume: (chunks: Buffer[]) => Promise<void> },
+): Promise<{ readonly samples: number; readonly busyMs: number }> {
+  const every = Math.max(1, opts.yieldEvery ?? DEFAULT_YIELD_EVERY);
+  const turns = opts.turns ?? createTurns();
+  const monotonic = opts.monotonic ?? (() => performance.now());
+  const r = new Renderer(families, format);
+  let busyMs = 0;
+  for (;;) {
+    const started = monotonic();
+    const done = r.step(every);
+    const chunks = r.take();
+    busyMs += monotonic() - started;
+    if (chunks.length > 0) await opts.consume(chunks);
+    r.recycle();
+    if (done) break;
+    await turns.yieldToLoop();
+  }
+  return { samples: seriesOf(families), busyMs };
 }
 
 /** An incremental renderer: renders up to a budget of samples per step, hands over its bytes. */
