@@ -208,11 +208,10 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     shard,
     activity,
   };
-  // Protobuf on every publish. 'when-asked' saves its body while no scraper wants it, but a
-  // part renders protobuf only at its next publish after the ask: a Prometheus with native
-  // histograms would get text (no histograms) until every collector has polled again, up to
-  // the longest interval. It stays off until the first ask can be answered in protobuf.
-  const cache = new ExpositionCache({ turns, protobuf: 'always' });
+  // Protobuf only while a scraper asks for it: most Prometheus servers never do (it needs native
+  // histograms on), and rendering it on every poll cost about 20 MiB of RSS at 100k series.
+  // The first protobuf scrape waits for one render from the parts' families.
+  const cache = new ExpositionCache({ turns, protobuf: 'when-asked' });
   const scheduler = createScheduler({
     discovery: DISCOVERY,
     collectors,

@@ -10,22 +10,28 @@
  *
  * Only what scrapers ask for is kept (see {@link Demand}): the deflated bytes always, since
  * Prometheus asks for gzip; the plain bytes of a format only while plain scrapes of it come
- * (otherwise a plain scrape inflates the deflated bytes once per snapshot); the protobuf body
- * only while protobuf scrapes come. A protobuf scrape that finds no complete protobuf body
- * gets the text format (see {@link ExpositionCache.respond}).
+ * (otherwise a plain scrape inflates the deflated bytes once per snapshot). In `when-asked`
+ * mode (the exporter's), protobuf is rendered on first ask: a part keeps what it needs to render
+ * it (its OpenMetrics bytes, which it keeps anyway, read back by openmetrics-read.ts, and its
+ * native-histogram families), a protobuf scrape that finds no protobuf body waits for one
+ * render of the parts that lack it,
+ * publishes render protobuf while a protobuf scrape came within the last few scrape intervals
+ * (see {@link RecentAsks}), and the first publish after that drops every protobuf body.
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { createTurns, type Turns } from '../util/turns.ts';
 import { crc32, crc32Combine } from './crc32.ts';
-import { DEFAULT_DEMAND_PUBLISHES, Demand } from './demand.ts';
+import { DEFAULT_DEMAND_PUBLISHES, Demand, RecentAsks } from './demand.ts';
 import type { Family } from './model.ts';
+import { type FamilyShape, readOpenMetrics, shapesOf } from './openmetrics-read.ts';
 import { PROTOBUF_CONTENT_TYPE, renderProtobufToBuffer, renderProtobufToBuffers } from './protobuf.ts';
 import {
   type ExpositionFormat,
+  renderFamiliesInto,
   renderFamiliesToBuffer,
-  renderFamiliesToBuffers,
   sameInBothFormats,
+  type TextFormat,
 } from './render.ts';
 
 export { type Negotiated, negotiate } from './negotiate.ts';
@@ -82,15 +88,23 @@ export interface ExpositionCacheOptions {
   /** The exporter's turn queue, shared with the client and collectors; default the cache's own. */
   readonly turns?: Turns;
   /**
-   * Publishes of a part that keep a form (the protobuf body, a format's plain bytes) after the
-   * last scrape that asked for it; default {@link DEFAULT_DEMAND_PUBLISHES}.
+   * Publishes of a part that keep a format's plain bytes after the last plain scrape of it;
+   * default {@link DEFAULT_DEMAND_PUBLISHES}.
    */
   readonly demandPublishes?: number;
   /**
-   * `when-asked`: render protobuf only while protobuf scrapes come (most Prometheus servers
-   * never ask for it); `always` (default, and what the exporter wires): on every publish.
+   * `when-asked`: render protobuf on the first protobuf scrape, then on publishes while
+   * protobuf scrapes come (the exporter's choice: most Prometheus servers never ask for it);
+   * `always` (default): on every publish.
    */
   readonly protobuf?: 'always' | 'when-asked';
+  /**
+   * `when-asked`: how long after the last protobuf scrape publishes keep rendering protobuf;
+   * default three times the observed scrape interval (see {@link RecentAsks}).
+   */
+  readonly protobufIdleMs?: number;
+  /** Monotonic clock in milliseconds, for the protobuf idle period; default performance.now. */
+  readonly clock?: () => number;
 }
 
 /**
@@ -106,10 +120,17 @@ interface PartBody {
   inflated?: Promise<Buffer>;
 }
 
-/** A published part: its series and its bodies (protobuf only while it is asked for). */
+/**
+ * A published part: its series, its text bodies, and its protobuf body (on every publish, or in
+ * `when-asked` mode only while asked for: then `shapes` is kept, to read the families back from
+ * the OpenMetrics body on an ask). Keeping the families themselves cost about 20 MiB of heap
+ * per 100k series; the shapes hold only the native histograms, which no text format carries.
+ */
 interface Part {
   readonly series: number;
-  readonly bodies: Readonly<Partial<Record<ExpositionFormat, PartBody>>>;
+  readonly bodies: Readonly<Record<TextFormat, PartBody>>;
+  readonly shapes?: readonly FamilyShape[];
+  protobuf?: PartBody;
 }
 
 /** The static body of one format: the parts' bodies in order, with their combined CRC. */
@@ -169,9 +190,18 @@ function runsOf(families: readonly Family[]): Array<{ shared: boolean; families:
 
 /** One rendered chunk: plain bytes, raw deflate up to a sync flush, CRC32. */
 interface Encoded {
-  readonly plain: Buffer;
+  /** The plain bytes, when they are kept (in memory of their own). */
+  readonly plain?: Buffer;
+  readonly length: number;
   readonly deflated: Buffer;
   readonly crc: number;
+}
+
+/** A copy in memory of its own exact size (not from Node's shared pool, whose slab it would hold). */
+function ownCopy(b: Buffer): Buffer {
+  const copy = Buffer.allocUnsafeSlow(b.length);
+  b.copy(copy);
+  return copy;
 }
 
 /** A format of a part from its encoded chunks, keeping the plain bytes or not. */
@@ -179,12 +209,13 @@ function partBody(encoded: readonly Encoded[], opts: { readonly keepPlain: boole
   let crc = 0;
   let length = 0;
   for (const e of encoded) {
-    crc = crc32Combine(crc, e.crc, e.plain.length);
-    length += e.plain.length;
+    crc = crc32Combine(crc, e.crc, e.length);
+    length += e.length;
   }
   const deflated = Buffer.concat(encoded.map((e) => e.deflated));
-  return opts.keepPlain
-    ? { deflated, crc, length, plain: encoded.map((e) => e.plain) }
+  const plain = encoded.map((e) => e.plain);
+  return opts.keepPlain && plain.every((p) => p !== undefined)
+    ? { deflated, crc, length, plain }
     : { deflated, crc, length };
 }
 
@@ -194,6 +225,17 @@ function plainOf(body: PartBody): readonly Buffer[] | Promise<Buffer> {
   // Sync flush: the stream has no final block, which is what a part's deflate is.
   body.inflated ??= inflateRaw(body.deflated, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
   return body.inflated;
+}
+
+/**
+ * The plain text of a part body, inflated now if only its deflate is kept, and not remembered
+ * (unlike {@link plainOf}: the protobuf render needs it once).
+ */
+async function wholePlain(body: PartBody): Promise<string> {
+  if (body.plain) return Buffer.concat(body.plain).toString('utf8');
+  if (body.inflated) return (await body.inflated).toString('utf8');
+  const plain = await inflateRaw(body.deflated, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  return plain.toString('utf8');
 }
 
 /** Cache of the rendered exposition: publish parts per snapshot, respond per scrape. */
@@ -206,8 +248,10 @@ export class ExpositionCache {
   private readonly applied = new Map<string, number>();
   private renderMs: Record<ExpositionFormat, number> = { text: 0, openmetrics: 0, protobuf: 0 };
   private readonly turns: Turns;
-  /** Scrapes in protobuf, plain or gzipped: whether publishes render protobuf. */
-  private readonly protobufDemand: Demand;
+  /** Protobuf scrapes, plain or gzipped, in `when-asked` mode: whether publishes render protobuf. */
+  private readonly protobufAsks: RecentAsks | undefined;
+  /** The render of the parts' missing protobuf bodies a protobuf scrape waits for, if any. */
+  private protobufRender: Promise<void> | undefined;
   /** Plain (not gzipped) scrapes per format: whether publishes keep that format's plain bytes. */
   private readonly plainDemand: Record<ExpositionFormat, Demand>;
   /** The families of each tail, to render it in the text format when protobuf is not ready. */
@@ -217,18 +261,19 @@ export class ExpositionCache {
     this.level = opts.gzipLevel ?? 6;
     this.turns = opts.turns ?? createTurns();
     const n = opts.demandPublishes ?? DEFAULT_DEMAND_PUBLISHES;
-    // Rendering protobuf always is demand that never runs out.
-    this.protobufDemand = new Demand(opts.protobuf === 'when-asked' ? n : Number.POSITIVE_INFINITY);
-    if (opts.protobuf !== 'when-asked') this.protobufDemand.ask();
+    this.protobufAsks =
+      opts.protobuf === 'when-asked'
+        ? new RecentAsks({ clock: opts.clock ?? (() => performance.now()), idleMs: opts.protobufIdleMs })
+        : undefined;
     this.plainDemand = { text: new Demand(n), openmetrics: new Demand(n), protobuf: new Demand(n) };
   }
 
   /**
    * Renders a part and compresses it, without blocking the event loop for long, then
    * swaps in the new bodies. Families that look the same in both text formats (gauges without
-   * a UNIT line: nearly all collector data) are rendered and compressed once. Protobuf is
-   * rendered on every publish, or with `protobuf: 'when-asked'` only while protobuf scrapes
-   * come (see {@link respond}). When calls for the same
+   * a UNIT line: nearly all collector data) are rendered and compressed once. In `when-asked`
+   * mode protobuf is rendered only while protobuf scrapes come, and once they have stopped for
+   * the idle period this publish drops every part's protobuf body. When calls for the same
    * part overlap, the one made last wins whatever order they finish in; parts published
    * concurrently are all kept.
    */
@@ -239,35 +284,47 @@ export class ExpositionCache {
     let textMs = 0;
     let omMs = 0;
     let series = 0;
+    const keepText = this.plainDemand.text.takePublish(partName);
+    const keepOm = this.plainDemand.openmetrics.takePublish(partName);
     for (const run of runsOf(families)) {
-      const rendered = await renderFamiliesToBuffers(run.families, 'text', { turns: this.turns });
+      const encoded: Encoded[] = [];
+      const rendered = await this.renderInto(run.families, {
+        format: 'text',
+        into: encoded,
+        keepPlain: keepText || (run.shared && keepOm),
+      });
       textMs += rendered.busyMs;
       series += rendered.samples;
-      const encoded = await this.encode(rendered.chunks);
       text.push(...encoded);
       if (run.shared) {
         om.push(...encoded);
         continue;
       }
-      const own = await renderFamiliesToBuffers(run.families, 'openmetrics', { turns: this.turns });
+      const own = await this.renderInto(run.families, { format: 'openmetrics', into: om, keepPlain: keepOm });
       omMs += own.busyMs;
-      om.push(...(await this.encode(own.chunks)));
     }
-    const bodies: Partial<Record<ExpositionFormat, PartBody>> = {
-      text: partBody(text, { keepPlain: this.plainDemand.text.takePublish(partName) }),
-      openmetrics: partBody(om, { keepPlain: this.plainDemand.openmetrics.takePublish(partName) }),
+    const bodies = {
+      text: partBody(text, { keepPlain: keepText }),
+      openmetrics: partBody(om, { keepPlain: keepOm }),
     };
     let pbMs = 0;
     const keepPbPlain = this.plainDemand.protobuf.takePublish(partName);
-    if (this.protobufDemand.takePublish(partName)) {
-      const pb = await renderProtobufToBuffers(families, { turns: this.turns });
+    let protobuf: PartBody | undefined;
+    const asks = this.protobufAsks;
+    if (asks === undefined || asks.active()) {
+      const pb = await this.renderProtobuf(families, { keepPlain: keepPbPlain });
       pbMs = pb.busyMs;
-      bodies.protobuf = partBody(await this.encode(pb.chunks), { keepPlain: keepPbPlain });
+      protobuf = pb.body;
     }
     if ((this.applied.get(partName) ?? 0) > seq) return;
     this.applied.set(partName, seq);
     this.renderMs = { text: textMs, openmetrics: omMs, protobuf: pbMs };
-    this.parts.set(partName, { series, bodies });
+    // Nobody asked for protobuf for the idle period: the other parts' protobuf bodies go too.
+    if (asks !== undefined && !asks.active()) for (const p of this.parts.values()) p.protobuf = undefined;
+    const part: Part =
+      asks === undefined ? { series, bodies } : { series, bodies, shapes: shapesOf(families) };
+    if (protobuf !== undefined) part.protobuf = protobuf;
+    this.parts.set(partName, part);
     this.rebuild();
   }
 
@@ -279,7 +336,7 @@ export class ExpositionCache {
   /** Drops a part; the next scrape no longer contains it. An in-flight publish of it is discarded. */
   remove(partName: string): void {
     this.applied.set(partName, ++this.seq);
-    for (const d of [this.protobufDemand, ...Object.values(this.plainDemand)]) d.forget(partName);
+    for (const d of Object.values(this.plainDemand)) d.forget(partName);
     if (this.parts.delete(partName)) this.rebuild();
   }
 
@@ -319,10 +376,11 @@ export class ExpositionCache {
    * rendered now, or a tail from {@link tail}). Never re-renders or re-compresses the static
    * parts. `gzip`: the body as one gzip member (default plain).
    *
-   * A protobuf scrape is answered in protobuf once every part has been published since
-   * protobuf was first asked for (within the last few publishes of each part); until then,
-   * the first protobuf scrapes are answered in the text format, with its content type, which
-   * Prometheus parses as it would after falling back in content negotiation.
+   * A protobuf scrape that finds a part without its protobuf body (`when-asked` mode, after a
+   * time without protobuf scrapes) waits for one render of the parts that lack it, from their
+   * families; concurrent scrapes wait for the same render. Only if publishes keep replacing
+   * parts with ones rendered before the ask does it get the text format, with its content
+   * type, which Prometheus parses as it would after falling back in content negotiation.
    */
   async respond(
     format: ExpositionFormat,
@@ -331,7 +389,10 @@ export class ExpositionCache {
   ): Promise<ExpositionResponse> {
     let tail = isTail(dynamic) ? dynamic : this.tail(format, dynamic);
     if (tail.format !== format) throw new Error(`a ${tail.format} tail cannot end a ${format} body`);
-    if (format === 'protobuf') this.protobufDemand.ask();
+    if (format === 'protobuf' && this.protobufAsks !== undefined) {
+      this.protobufAsks.ask();
+      await this.protobufOnAsk({ keepPlain: !opts.gzip });
+    }
     let answered = format;
     let body = this.state.bodies[format];
     if (body === undefined) {
@@ -393,6 +454,65 @@ export class ExpositionCache {
     return this.renderMs;
   }
 
+  /**
+   * Renders the protobuf bodies the parts lack, from their families, and swaps them in; a few
+   * rounds, in case a publish begun before the ask replaced a part meanwhile.
+   */
+  private async protobufOnAsk(opts: { readonly keepPlain: boolean }): Promise<void> {
+    for (let round = 0; round < 3 && this.state.bodies.protobuf === undefined; round++) {
+      this.protobufRender ??= this.renderMissingProtobuf(opts).finally(() => {
+        this.protobufRender = undefined;
+      });
+      await this.protobufRender;
+    }
+  }
+
+  private async renderMissingProtobuf(opts: { readonly keepPlain: boolean }): Promise<void> {
+    let busyMs = 0;
+    for (const part of [...this.parts.values()]) {
+      if (part.protobuf !== undefined || part.shapes === undefined) continue;
+      const families = await readOpenMetrics(await wholePlain(part.bodies.openmetrics), {
+        shapes: part.shapes,
+        turns: this.turns,
+      });
+      const pb = await this.renderProtobuf(families, opts);
+      busyMs += pb.busyMs;
+      // A part replaced meanwhile keeps its own (newer) body; this one is then dropped with it.
+      part.protobuf ??= pb.body;
+    }
+    this.renderMs = { ...this.renderMs, protobuf: busyMs };
+    this.rebuild();
+  }
+
+  /**
+   * Renders families in a text format step by step, compressing each step's bytes before the
+   * next step writes over them: only the compressed bytes (and the plain ones when kept, as
+   * copies) outlive the render.
+   */
+  private renderInto(
+    families: readonly Family[],
+    opts: { readonly format: TextFormat; readonly into: Encoded[]; readonly keepPlain: boolean },
+  ): Promise<{ readonly samples: number; readonly busyMs: number }> {
+    return renderFamiliesInto(families, opts.format, {
+      turns: this.turns,
+      consume: async (chunks) => {
+        for (const e of await this.encode(chunks)) {
+          const { plain, ...rest } = e;
+          opts.into.push(opts.keepPlain && plain ? { ...rest, plain: ownCopy(plain) } : rest);
+        }
+      },
+    });
+  }
+
+  /** A part's protobuf body from its families. */
+  private async renderProtobuf(
+    families: readonly Family[],
+    opts: { readonly keepPlain: boolean },
+  ): Promise<{ body: PartBody; busyMs: number }> {
+    const pb = await renderProtobufToBuffers(families, { turns: this.turns });
+    return { body: partBody(await this.encode(pb.chunks), opts), busyMs: pb.busyMs };
+  }
+
   /** The text-format tail with the same families as a protobuf tail, rendered once per tail. */
   private textTailOf(tail: Tail): Tail {
     const held = this.tailFamilies.get(tail);
@@ -415,7 +535,7 @@ export class ExpositionCache {
         level: this.level,
         finishFlush: zlib.constants.Z_SYNC_FLUSH,
       });
-      encoded.push({ plain, deflated, crc: crc32(plain) });
+      encoded.push({ plain, length: plain.length, deflated, crc: crc32(plain) });
     }
     return encoded;
   }
@@ -431,7 +551,7 @@ export class ExpositionCache {
     for (const format of FORMATS) {
       const parts: PartBody[] = [];
       for (const p of ordered) {
-        const b = p.bodies[format];
+        const b = format === 'protobuf' ? p.protobuf : p.bodies[format];
         if (b) parts.push(b);
       }
       if (parts.length < ordered.length) continue;

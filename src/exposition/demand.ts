@@ -47,3 +47,53 @@ export class Demand {
     this.parts.delete(part);
   }
 }
+
+/** Scrape intervals without a protobuf scrape after which protobuf bodies are dropped. */
+export const PROTOBUF_IDLE_INTERVALS = 3;
+/** The scrape interval assumed before two asks have shown one: Prometheus's default. */
+export const ASSUMED_SCRAPE_INTERVAL_MS = 60_000;
+/** Gaps between asks remembered to estimate the scrape interval. */
+const GAPS_KEPT = 8;
+
+/** Options of {@link RecentAsks}. */
+export interface RecentAsksOptions {
+  /** Monotonic clock in milliseconds. */
+  readonly clock: () => number;
+  /** A stated idle period; default {@link PROTOBUF_IDLE_INTERVALS} times the observed scrape interval. */
+  readonly idleMs?: number;
+}
+
+/**
+ * Demand for a form counted in time: active while the last ask is no older than the idle
+ * period, a few scrape intervals. The interval is observed: the longest of the last gaps between
+ * asks, so that two Prometheus servers scraping a few seconds apart do not look like one
+ * scraping every few seconds.
+ */
+export class RecentAsks {
+  private last: number | undefined;
+  private readonly gaps: number[] = [];
+
+  constructor(private readonly opts: RecentAsksOptions) {}
+
+  /** A scrape asked for the form now. */
+  ask(): void {
+    const now = this.opts.clock();
+    if (this.last !== undefined) {
+      this.gaps.push(now - this.last);
+      if (this.gaps.length > GAPS_KEPT) this.gaps.shift();
+    }
+    this.last = now;
+  }
+
+  /** True while a scrape asked within the idle period. */
+  active(): boolean {
+    return this.last !== undefined && this.opts.clock() - this.last <= this.idleMs();
+  }
+
+  /** The idle period after which the form is dropped. */
+  idleMs(): number {
+    if (this.opts.idleMs !== undefined) return this.opts.idleMs;
+    const interval = this.gaps.length === 0 ? ASSUMED_SCRAPE_INTERVAL_MS : Math.max(...this.gaps);
+    return PROTOBUF_IDLE_INTERVALS * interval;
+  }
+}

@@ -66,6 +66,14 @@ export class LabelSet {
     return parts.reverse().flat();
   }
 
+  /**
+   * A label set from text already escaped as in {@link text} (read back from a rendered body),
+   * with its label names; it extends no other set.
+   */
+  static fromText(text: string, names: readonly string[]): LabelSet {
+    return text === '' ? LabelSet.EMPTY : new LabelSet(text, undefined, names);
+  }
+
   /** Builds a label set from pairs; order is kept as given. */
   static of(pairs: Readonly<Record<string, string>>): LabelSet {
     let set = LabelSet.EMPTY;
@@ -147,4 +155,11 @@ export interface Sample {
 export interface Family {
   readonly desc: FamilyDesc;
   readonly samples: readonly Sample[];
+  /**
+   * For a counter or histogram family: when every one of its series started counting (epoch
+   * ms), the same for all of them (the exporter's start). Rendered as `created_timestamp` in
+   * protobuf and as `_created` lines of counters in OpenMetrics, so that a scraper that reads
+   * it knows a series seen first at 1 counted that 1 after this time.
+   */
+  readonly createdMs?: number;
 }

@@ -12,9 +12,9 @@
  *
  * Field numbers (metrics.proto): MetricFamily name 1, help 2, type 3, metric 4. Metric label 1,
  * gauge 2, counter 3, histogram 7. LabelPair name 1, value 2. Gauge/Counter value 1, Counter
- * exemplar 2. Histogram sample_count 1, sample_sum 2, bucket 3, schema 5, zero_threshold 6,
+ * exemplar 2, Counter created_timestamp 3. Histogram sample_count 1, sample_sum 2, bucket 3, schema 5, zero_threshold 6,
  * zero_count 7, negative_span 9, negative_delta 10, positive_span 12, positive_delta 13,
- * exemplars 16. Bucket cumulative_count 1, upper_bound 2, exemplar 3. BucketSpan offset 1,
+ * created_timestamp 15, exemplars 16. Bucket cumulative_count 1, upper_bound 2, exemplar 3. BucketSpan offset 1,
  * length 2. Exemplar label 1, value 2, timestamp 3. Timestamp seconds 1, nanos 2.
  */
 import type { Exemplar, Family, FamilyDesc, LabelSet, Sample } from './model.ts';
@@ -46,6 +46,7 @@ const PAIR_NAME = tag(1, Wire.Len);
 const PAIR_VALUE = tag(2, Wire.Len);
 const VALUE = tag(1, Wire.Fixed64);
 const COUNTER_EXEMPLAR = tag(2, Wire.Len);
+const COUNTER_CREATED = tag(3, Wire.Len);
 const H_COUNT = tag(1, Wire.Varint);
 const H_SUM = tag(2, Wire.Fixed64);
 const H_BUCKET = tag(3, Wire.Len);
@@ -56,6 +57,7 @@ const H_NEGATIVE_SPAN = tag(9, Wire.Len);
 const H_NEGATIVE_DELTA = tag(10, Wire.Len);
 const H_POSITIVE_SPAN = tag(12, Wire.Len);
 const H_POSITIVE_DELTA = tag(13, Wire.Len);
+const H_CREATED = tag(15, Wire.Len);
 const H_EXEMPLARS = tag(16, Wire.Len);
 const BUCKET_COUNT = tag(1, Wire.Varint);
 const BUCKET_BOUND = tag(2, Wire.Fixed64);
@@ -176,6 +178,8 @@ class ProtoRenderer {
   private inFamily = false;
   /** Classic histograms of the current family, when it has `_bucket` samples. */
   private classic: ClassicHistogram[] | undefined;
+  /** The current family's created time (epoch ms), for its counters and histograms. */
+  private createdMs: number | undefined;
   private block: Buffer = Buffer.allocUnsafe(FIRST_BLOCK);
   private off = 0;
   /** Start in `block` of the finished bytes not yet taken. */
@@ -262,6 +266,7 @@ class ProtoRenderer {
     this.bytes(header);
     const classicHistogram = desc.kind === 'histogram' && fam.samples.some((s) => s.suffix !== undefined);
     this.classic = classicHistogram ? classicHistograms(fam.samples) : undefined;
+    this.createdMs = desc.kind === 'counter' || desc.kind === 'histogram' ? fam.createdMs : undefined;
   }
 
   private finishFamily(): void {
@@ -291,7 +296,8 @@ class ProtoRenderer {
   private metric(s: Sample, type: number): void {
     const h = s.histogram;
     const labels = s.labels;
-    let bound = 64 + 6 * labels.text.length;
+    // 24 for a created timestamp.
+    let bound = 88 + 6 * labels.text.length;
     // Per bucket at most a 10-byte delta and a share of a 14-byte span (one per 4 buckets at worst).
     if (h !== undefined) bound += 160 + 16 * (h.positive.length + h.negative.length);
     if (s.exemplar !== undefined) bound += 96 + 6 * s.exemplar.labels.text.length;
@@ -313,13 +319,17 @@ class ProtoRenderer {
         this.byte(COUNTER_EXEMPLAR);
         this.exemplar(s.exemplar);
       }
+      if (type === TYPES.counter && this.createdMs !== undefined) {
+        this.byte(COUNTER_CREATED);
+        this.timestamp(this.createdMs);
+      }
       this.close(at);
     }
     this.close(metricAt);
   }
 
   private classicMetric(h: ClassicHistogram): void {
-    let bound = 96 + 6 * h.labels.text.length + 24 * h.buckets.length;
+    let bound = 120 + 6 * h.labels.text.length + 24 * h.buckets.length;
     for (const b of h.buckets) if (b.exemplar) bound += 96 + 6 * b.exemplar.labels.text.length;
     this.room(bound);
     this.byte(FAMILY_METRIC);
@@ -332,6 +342,7 @@ class ProtoRenderer {
     this.byte(H_SUM);
     this.double(h.sum);
     for (const b of h.buckets) this.bucket(b.count, b.bound, b.exemplar);
+    this.created(H_CREATED);
     this.close(at);
     this.close(metricAt);
   }
@@ -377,6 +388,7 @@ class ProtoRenderer {
       this.varint(0);
       this.close(at);
     } else this.buckets(h.positiveOffset, h.positive, { span: H_POSITIVE_SPAN, delta: H_POSITIVE_DELTA });
+    this.created(H_CREATED);
     // Newer Prometheus versions read native histograms' exemplars here (2.42 skips the field).
     if (exemplar !== undefined && exemplar.timestampMs !== undefined) {
       this.varint(H_EXEMPLARS);
@@ -445,21 +457,33 @@ class ProtoRenderer {
     this.byte(EXEMPLAR_VALUE);
     this.double(e.value);
     if (e.timestampMs !== undefined) {
-      const seconds = Math.floor(e.timestampMs / 1000);
-      const nanos = Math.round((e.timestampMs - seconds * 1000) * 1e6);
       this.byte(EXEMPLAR_TIMESTAMP);
-      const ts = this.open();
-      if (seconds !== 0) {
-        this.byte(TS_SECONDS);
-        this.varint(seconds);
-      }
-      if (nanos !== 0) {
-        this.byte(TS_NANOS);
-        this.varint(nanos);
-      }
-      this.close(ts);
+      this.timestamp(e.timestampMs);
     }
     this.close(at);
+  }
+
+  /** The family's created time as the field `field` (a Timestamp), when it has one. */
+  private created(field: number): void {
+    if (this.createdMs === undefined) return;
+    this.byte(field);
+    this.timestamp(this.createdMs);
+  }
+
+  /** A google.protobuf.Timestamp message, with its length, after its field's tag. */
+  private timestamp(ms: number): void {
+    const seconds = Math.floor(ms / 1000);
+    const nanos = Math.round((ms - seconds * 1000) * 1e6);
+    const ts = this.open();
+    if (seconds !== 0) {
+      this.byte(TS_SECONDS);
+      this.varint(seconds);
+    }
+    if (nanos !== 0) {
+      this.byte(TS_NANOS);
+      this.varint(nanos);
+    }
+    this.close(ts);
   }
 
   /** A label set's pairs as repeated LabelPair fields; a parent's pairs are encoded once. */

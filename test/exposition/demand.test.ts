@@ -1,12 +1,12 @@
 /**
- * The cache keeps only the forms scrapers ask for: protobuf while protobuf scrapes come (the
- * wired exporter's `protobuf: 'when-asked'`), a format's plain bytes while plain scrapes of it
- * come. The bytes served are the same either way.
+ * The cache keeps only the forms scrapers ask for: protobuf rendered on the first protobuf scrape
+ * and kept while protobuf scrapes come (the wired exporter's `protobuf: 'when-asked'`), a format's
+ * plain bytes while plain scrapes of it come. The bytes served are the same either way.
  */
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ExpositionCache, PROTOBUF_CONTENT_TYPE, TEXT_CONTENT_TYPE } from '../../src/exposition/cache.ts';
-import { Demand } from '../../src/exposition/demand.ts';
+import { ExpositionCache, PROTOBUF_CONTENT_TYPE } from '../../src/exposition/cache.ts';
+import { Demand, RecentAsks } from '../../src/exposition/demand.ts';
 import { type Family, LabelSet } from '../../src/exposition/model.ts';
 import { renderProtobufToBuffer } from '../../src/exposition/protobuf.ts';
 import { renderFamilies } from '../../src/exposition/render.ts';
@@ -22,12 +22,31 @@ function gauge(name: string, value: number): Family {
 const PARTS = largeFamilies(50, 2);
 const TAIL = [gauge('tail', 1)];
 
-/** A cache that renders protobuf when asked, keeping a form for 2 publishes after an ask. */
-async function lazyCache(): Promise<ExpositionCache> {
-  const cache = new ExpositionCache({ protobuf: 'when-asked', demandPublishes: 2 });
+/** A cache that renders protobuf when asked, on a clock the test moves. */
+async function lazyCache(opts: { protobufIdleMs?: number } = {}) {
+  let now = 0;
+  const cache = new ExpositionCache({
+    protobuf: 'when-asked',
+    demandPublishes: 2,
+    clock: () => now,
+    ...opts,
+  });
   await cache.publish('a', PARTS);
   await cache.publish('b', representative);
-  return cache;
+  return {
+    cache,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
+}
+
+/** The eager render of the same parts and tail: what a cache rendering protobuf always serves. */
+async function eagerProtobuf(): Promise<Buffer> {
+  const eager = new ExpositionCache({ protobuf: 'always' });
+  await eager.publish('a', PARTS);
+  await eager.publish('b', representative);
+  return (await eager.respond('protobuf', TAIL)).body;
 }
 
 describe('Demand', () => {
@@ -42,45 +61,102 @@ describe('Demand', () => {
   });
 });
 
+describe('RecentAsks', () => {
+  it('is active for three times the longest recent gap between asks, or a stated period', () => {
+    let now = 0;
+    const asks = new RecentAsks({ clock: () => now });
+    expect(asks.active()).toBe(false);
+    asks.ask();
+    // One ask: Prometheus's default interval (1 min) is assumed.
+    expect(asks.idleMs()).toBe(180_000);
+    now = 15_000;
+    asks.ask();
+    now = 16_000;
+    asks.ask(); // a second scraper, a second later: the interval is still 15 s
+    expect(asks.idleMs()).toBe(45_000);
+    now = 16_000 + 45_000;
+    expect(asks.active()).toBe(true);
+    now += 1;
+    expect(asks.active()).toBe(false);
+    const stated = new RecentAsks({ clock: () => now, idleMs: 10 });
+    stated.ask();
+    now += 10;
+    expect(stated.active()).toBe(true);
+  });
+});
+
 describe('ExpositionCache: protobuf when asked', () => {
   it('does not render protobuf on a publish without protobuf demand', async () => {
-    const cache = await lazyCache();
+    const { cache } = await lazyCache();
     expect(cache.heldBytes().protobuf).toBeUndefined();
     expect(cache.lastRenderMsByFormat().protobuf).toBe(0);
   });
 
-  it('answers the first protobuf scrape in the text format, plain and gzipped', async () => {
-    const cache = await lazyCache();
-    const text = renderFamilies([...PARTS, ...representative, ...TAIL], 'text');
-    const plain = await cache.respond('protobuf', cache.tail('protobuf', TAIL));
-    expect(plain.contentType).toBe(TEXT_CONTENT_TYPE);
-    expect(plain.body.toString('utf8')).toBe(text);
-    const gzipped = await cache.respond('protobuf', TAIL, { gzip: true });
-    expect(gzipped.contentType).toBe(TEXT_CONTENT_TYPE);
-    expect(zlib.gunzipSync(gzipped.body).toString('utf8')).toBe(text);
-  });
-
-  it('serves protobuf once every part has been published since the ask, for the next N publishes', async () => {
-    const cache = await lazyCache();
-    await cache.respond('protobuf', TAIL, { gzip: true });
-    await cache.publish('a', PARTS);
-    // Part b has not been published since: no complete protobuf body yet.
-    expect((await cache.respond('protobuf', TAIL)).contentType).toBe(TEXT_CONTENT_TYPE);
-    await cache.publish('b', representative);
-    const expected = renderProtobufToBuffer([...PARTS, ...representative, ...TAIL]);
-    const pb = await cache.respond('protobuf', TAIL, { gzip: true });
-    expect(pb.contentType).toBe(PROTOBUF_CONTENT_TYPE);
-    expect(zlib.gunzipSync(pb.body)).toEqual(expected);
-    expect(cache.heldBytes().protobuf?.deflated).toBeGreaterThan(0);
-    // That scrape asked again: two more publishes of each part keep protobuf, the third drops it.
-    for (let i = 0; i < 2; i++) {
+  it('answers a protobuf scrape after a long text-only time with the bytes of the eager render', async () => {
+    const { cache, advance } = await lazyCache();
+    for (let i = 0; i < 20; i++) {
+      advance(60_000);
+      await cache.respond('text', TAIL, { gzip: true });
       await cache.publish('a', PARTS);
       await cache.publish('b', representative);
-      expect(cache.heldBytes().protobuf).toBeDefined();
     }
+    expect(cache.heldBytes().protobuf).toBeUndefined();
+    const expected = await eagerProtobuf();
+    expect(expected).toEqual(renderProtobufToBuffer([...PARTS, ...representative, ...TAIL]));
+    const plain = await cache.respond('protobuf', cache.tail('protobuf', TAIL));
+    expect(plain.contentType).toBe(PROTOBUF_CONTENT_TYPE);
+    expect(plain.body).toEqual(expected);
+    const gzipped = await cache.respond('protobuf', TAIL, { gzip: true });
+    expect(gzipped.contentType).toBe(PROTOBUF_CONTENT_TYPE);
+    expect(zlib.gunzipSync(gzipped.body)).toEqual(expected);
+  });
+
+  it('lets concurrent first protobuf scrapes wait for one render', async () => {
+    const { cache } = await lazyCache();
+    const [x, y] = await Promise.all([
+      cache.respond('protobuf', TAIL, { gzip: true }),
+      cache.respond('protobuf', TAIL, { gzip: true }),
+    ]);
+    expect(zlib.gunzipSync(x.body)).toEqual(await eagerProtobuf());
+    expect(y.body).toEqual(x.body);
+  });
+
+  it('renders protobuf on publishes while scrapes ask, and drops it after three scrape intervals without', async () => {
+    const { cache, advance } = await lazyCache();
+    // Scrapes every 30 s: publishes render protobuf, and the bodies follow the new data.
+    for (let i = 0; i < 3; i++) {
+      await cache.respond('protobuf', TAIL, { gzip: true });
+      advance(30_000);
+      await cache.publish('a', PARTS);
+      expect(cache.heldBytes().protobuf?.deflated).toBeGreaterThan(0);
+      expect(cache.lastRenderMsByFormat().protobuf).toBeGreaterThan(0);
+    }
+    const newer = largeFamilies(40, 3);
+    await cache.publish('b', newer);
+    const pb = await cache.respond('protobuf', TAIL);
+    expect(pb.body).toEqual(renderProtobufToBuffer([...PARTS, ...newer, ...TAIL]));
+    // The scraper stops. Within 3 x 30 s publishes still render protobuf; after it, the first
+    // publish drops every part's protobuf body (also of the part not published).
+    advance(90_000);
+    await cache.publish('a', PARTS);
+    expect(cache.heldBytes().protobuf).toBeDefined();
+    advance(1);
     await cache.publish('a', PARTS);
     expect(cache.heldBytes().protobuf).toBeUndefined();
-    expect((await cache.respond('protobuf', TAIL)).contentType).toBe(TEXT_CONTENT_TYPE);
+    expect(cache.lastRenderMsByFormat().protobuf).toBe(0);
+    // Text scrapes do not bring it back; a protobuf scrape does, with the current data.
+    await cache.respond('text', TAIL, { gzip: true });
+    expect(cache.heldBytes().protobuf).toBeUndefined();
+    const again = await cache.respond('protobuf', TAIL);
+    expect(again.body).toEqual(renderProtobufToBuffer([...PARTS, ...newer, ...TAIL]));
+  });
+
+  it('follows a stated idle period', async () => {
+    const { cache, advance } = await lazyCache({ protobufIdleMs: 5_000 });
+    await cache.respond('protobuf', TAIL, { gzip: true });
+    advance(5_001);
+    await cache.publish('a', PARTS);
+    expect(cache.heldBytes().protobuf).toBeUndefined();
   });
 
   it('renders protobuf on every publish by default', async () => {
@@ -93,7 +169,7 @@ describe('ExpositionCache: protobuf when asked', () => {
 
 describe('ExpositionCache: plain bytes when asked', () => {
   it('keeps only the deflate until a plain scrape, which gets the same bytes', async () => {
-    const cache = await lazyCache();
+    const { cache } = await lazyCache();
     expect(cache.heldBytes().text).toEqual({ plain: 0, deflated: expect.any(Number) });
     const r = await cache.respond('text', TAIL);
     expect(r.body.toString('utf8')).toBe(renderFamilies([...PARTS, ...representative, ...TAIL], 'text'));

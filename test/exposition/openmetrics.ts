@@ -9,9 +9,9 @@ const SAMPLE = new RegExp(
 const META = new RegExp(`^# (HELP|TYPE|UNIT) (${NAME})(?: (.*))?$`);
 const VALUE = /^(?:[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?|NaN|[+-]Inf)$/;
 const SUFFIXES: Readonly<Record<string, readonly string[]>> = {
-  counter: ['_total'],
+  counter: ['_total', '_created'],
   gauge: [''],
-  histogram: ['_bucket', '_sum', '_count'],
+  histogram: ['_bucket', '_sum', '_count', '_created'],
 };
 
 /** Returns the problems found in an OpenMetrics body; empty when it looks valid. */

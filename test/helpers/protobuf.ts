@@ -18,10 +18,14 @@ export interface DecodedLabel {
   name: string;
   value: string;
 }
+export interface DecodedTimestamp {
+  seconds?: number;
+  nanos?: number;
+}
 export interface DecodedExemplar {
   label: DecodedLabel[];
   value: number;
-  timestamp?: { seconds?: number; nanos?: number };
+  timestamp?: DecodedTimestamp;
 }
 export interface DecodedHistogram {
   sample_count?: number;
@@ -35,11 +39,14 @@ export interface DecodedHistogram {
   positive_span?: Array<{ offset?: number; length?: number }>;
   positive_delta?: number[];
   exemplars?: DecodedExemplar[];
+  /** Field 15, named created_timestamp in later copies of metrics.proto. */
+  start_timestamp?: DecodedTimestamp;
 }
 export interface DecodedMetric {
   label?: DecodedLabel[];
   gauge?: { value?: number };
-  counter?: { value?: number; exemplar?: DecodedExemplar };
+  /** `start_timestamp`: field 3, named created_timestamp in later copies of metrics.proto. */
+  counter?: { value?: number; exemplar?: DecodedExemplar; start_timestamp?: DecodedTimestamp };
   histogram?: DecodedHistogram;
 }
 export interface DecodedFamily {

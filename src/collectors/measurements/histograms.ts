@@ -105,7 +105,7 @@ export class ValueHistograms {
       }
     }
     for (const id of this.stations.keys()) if (!present.has(id)) this.stations.delete(id);
-    return { desc: VALUE_HISTOGRAM, samples };
+    return { desc: VALUE_HISTOGRAM, samples, createdMs: this.opts.countFrom };
   }
 }
 

@@ -71,10 +71,12 @@ export function kindsOf(r: UnitResult): Map<string, { direction: string; result:
 /**
  * Turns unit results into families. A direction and result seen in any window of a station
  * is exported in every window, as 0 where absent, so that its series do not come and go.
+ * `countersFrom`: when the skipped-record counters started counting (their created time).
  */
 export function unitFamilies(
   results: readonly UnitResult[],
   stations: readonly StationRecordCounts[] = [],
+  countersFrom?: number,
 ): Family[] {
   const records: Sample[] = [];
   const serials: Sample[] = [];
@@ -94,7 +96,19 @@ export function unitFamilies(
     { desc: UNIT_FAMILIES.records, samples: records },
     { desc: UNIT_FAMILIES.serials, samples: serials },
     { desc: UNIT_FAMILIES.last, samples: last },
-    { desc: UNIT_FAMILIES.future, samples: stations.map((s) => ({ labels: s.station, value: s.future })) },
-    { desc: UNIT_FAMILIES.late, samples: stations.map((s) => ({ labels: s.station, value: s.late })) },
+    counterFamily(
+      UNIT_FAMILIES.future,
+      stations.map((s) => ({ labels: s.station, value: s.future })),
+      countersFrom,
+    ),
+    counterFamily(
+      UNIT_FAMILIES.late,
+      stations.map((s) => ({ labels: s.station, value: s.late })),
+      countersFrom,
+    ),
   ];
+}
+
+function counterFamily(desc: FamilyDesc, samples: Sample[], createdMs: number | undefined): Family {
+  return createdMs === undefined ? { desc, samples } : { desc, samples, createdMs };
 }

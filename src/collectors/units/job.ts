@@ -62,7 +62,8 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
       const results = await unitResults(topology, { store, windows: config.windows, now, turns });
       return {
         families: [
-          ...unitFamilies(results, counters.of(topology)),
+          // The skipped-record counters count from the first poll, as the tally does.
+          ...unitFamilies(results, counters.of(topology), tally.createdMs),
           tally.family(topology, knownKinds(results)),
         ],
         requests: fetched.requests,

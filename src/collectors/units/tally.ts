@@ -45,6 +45,11 @@ export class UnitTally {
     this.countFrom = opts.countFrom;
   }
 
+  /** Epoch ms from which records count: every series' created time. */
+  get createdMs(): number {
+    return this.countFrom;
+  }
+
   /** Counts a record the store had not held (see UnitStore's `onNew`). */
   count(r: UnitRecord): void {
     if (r.time < this.countFrom) return;
@@ -92,7 +97,8 @@ export class UnitTally {
       }
     }
     for (const id of this.stations.keys()) if (!present.has(id)) this.stations.delete(id);
-    return { desc: UNIT_FAMILIES.total, samples };
+    // Every series counts from the same start, also one first exported later at 1 or more.
+    return { desc: UNIT_FAMILIES.total, samples, createdMs: this.countFrom };
   }
 }
 

@@ -54,6 +54,14 @@ describe('UnitTally', () => {
     expect(Object.keys(c).filter((k) => k.startsWith(station))).toHaveLength(3);
   });
 
+  it('gives every series the start as its created time, a series first exported at 1 too', () => {
+    const { topology, tally, store, u } = setup();
+    store.add([u(1)]);
+    const family = tally.family(topology, () => []);
+    expect(family.samples.map((s) => s.value)).toEqual([1]);
+    expect(family.createdMs).toBe(START);
+  });
+
   it('exports the kinds known at a station at 0 before their first record, and forgets stations that left', () => {
     const { b, topology, tally, store, u, counts } = setup();
     store.add([u(5, { stationId: b.id, result: 'fail' })]);
