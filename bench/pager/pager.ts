@@ -179,15 +179,20 @@ function faultRow(c: FaultCase, res: RunResult, faultMs: number): string {
       .filter((s) => s.firedAt < faultMs && (s.resolvedAt ?? Number.POSITIVE_INFINITY) > faultMs)
       .map((s) => labelKey(s.labels)),
   );
-  const others = new Set<string>();
+  // Other alerts that started after the fault: on the fault's target (its line or station), or elsewhere.
+  const onTarget = new Set<string>();
+  const elsewhere = new Set<string>();
   for (const n of after)
-    for (const a of n.firing)
-      if (
-        !(c.expected.includes(a.alertname ?? '') && n === first) &&
-        !before.has(labelKey(a)) &&
-        !(c.expected.includes(a.alertname ?? '') && matchesTarget(n, c))
-      )
-        others.add(`${a.alertname} (${a.severity})`);
+    for (const a of n.firing) {
+      if (before.has(labelKey(a))) continue;
+      const same = Object.entries(c.target).every(([k, v]) => (a[k] ?? '') === v);
+      if (c.expected.includes(a.alertname ?? '') && same) continue;
+      (same ? onTarget : elsewhere).add(`${a.alertname} (${a.severity})`);
+    }
+  const others = [
+    onTarget.size > 0 ? `on its target: ${[...onTarget].sort().join(', ')}` : '',
+    elsewhere.size > 0 ? `elsewhere: ${[...elsewhere].sort().join(', ')}` : '',
+  ].filter((x) => x !== '');
   const bound = c.bernoulli ? detectionBoundUnits({ ...c.bernoulli, a: A }) : undefined;
   const boundText =
     bound === undefined ? '' : `${bound.toFixed(0)} units (${(bound / UNITS_PER_HOUR).toFixed(1)} h)`;
@@ -195,7 +200,7 @@ function faultRow(c: FaultCase, res: RunResult, faultMs: number): string {
     delayMin === undefined
       ? `none in ${(c.afterMs / HOUR).toFixed(0)} h`
       : `${delayMin.toFixed(1)} min${bound === undefined ? '' : ` (${((delayMin / 60) * UNITS_PER_HOUR).toFixed(0)} units, ${(((delayMin / 60) * UNITS_PER_HOUR) / bound).toFixed(1)}× bound)`}`;
-  return `| ${c.name} | ${c.what} | ${first ? kindOf(first) : c.expected.join(' / ')} | ${delayText} | ${boundText} | ${[...others].sort().join(', ') || 'none'} |`;
+  return `| ${c.name} | ${c.what} | ${first ? kindOf(first) : c.expected.join(' / ')} | ${delayText} | ${boundText} | ${others.join('; ') || 'none'} |`;
 }
 
 async function main(): Promise<void> {
