@@ -22,7 +22,7 @@ import { createSimulator } from '../../src/simulator/index.ts';
 import type { PlantScale } from '../../src/simulator/types.ts';
 import { type FiringSpan, firingSpans, labelKey } from './alert-state.ts';
 import { AlertmanagerModel, type Notification } from './dispatch.ts';
-import { detectionBoundUnits } from './information-limit.ts';
+import { bernoulliKl, detectionBoundUnits } from './information-limit.ts';
 import { BackfilledPrometheus } from './prometheus.ts';
 import { type Keep, record, type TimedFault } from './record.ts';
 import { parseAlertmanagerConfig } from './route.ts';
@@ -251,6 +251,22 @@ async function main(): Promise<void> {
     const cases = faultCases(model, { faultMs, chartName: 'board_temp', lineFinalYield: y0 })
       .filter((c) => which === 'all' || which.split(',').includes(c.name))
       .map((c) => ({ ...c, afterMs: Math.min(c.afterMs, maxAfterMs) }));
+    const all = faultCases(model, { faultMs, chartName: 'board_temp', lineFinalYield: y0 });
+    out.push(
+      'Information limits of the yield and retry faults (A = 10⁴, 30 units/h):',
+      '',
+      '| fault | p0 -> p1 (failure or retest probability) | KL (nats) | ln(A)/KL | time at 30 units/h |',
+      '|---|---|---:|---:|---:|',
+      ...all.flatMap((c) => {
+        if (!c.bernoulli) return [];
+        const kl = bernoulliKl(c.bernoulli.p1, c.bernoulli.p0);
+        const units = detectionBoundUnits({ ...c.bernoulli, a: A });
+        return [
+          `| ${c.name} | ${c.bernoulli.p0.toFixed(3)} -> ${c.bernoulli.p1.toFixed(3)} | ${kl.toFixed(4)} | ${units.toFixed(0)} units | ${(units / UNITS_PER_HOUR).toFixed(1)} h |`,
+        ];
+      }),
+      '',
+    );
     const rows: string[] = [];
     for (const c of cases) {
       const res = await runOnce(s, {
