@@ -171,6 +171,10 @@ function matchesTarget(n: Notification, c: FaultCase): boolean {
 
 function faultRow(c: FaultCase, res: RunResult, faultMs: number): string {
   const after = res.notifications.filter((n) => n.at >= faultMs && n.firing.length > 0);
+  // The same alert on the same target before the fault: chance alarms of the in-control process.
+  const chance = res.notifications.filter(
+    (n) => n.at >= START + SETTLE_MS && n.at < faultMs && matchesTarget(n, c),
+  ).length;
   const first = after.find((n) => matchesTarget(n, c));
   const delayMin = first ? (first.at - faultMs) / MIN : undefined;
   // Alerts firing before the fault: their notifications after it are not "with" the fault.
@@ -200,7 +204,7 @@ function faultRow(c: FaultCase, res: RunResult, faultMs: number): string {
     delayMin === undefined
       ? `none in ${(c.afterMs / HOUR).toFixed(0)} h`
       : `${delayMin.toFixed(1)} min${bound === undefined ? '' : ` (${((delayMin / 60) * UNITS_PER_HOUR).toFixed(0)} units, ${(((delayMin / 60) * UNITS_PER_HOUR) / bound).toFixed(1)}× bound)`}`;
-  return `| ${c.name} | ${c.what} | ${first ? kindOf(first) : c.expected.join(' / ')} | ${delayText} | ${boundText} | ${others.join('; ') || 'none'} |`;
+  return `| ${c.name} | ${c.what} | ${chance} | ${first ? kindOf(first) : c.expected.join(' / ')} | ${delayText} | ${boundText} | ${others.join('; ') || 'none'} |`;
 }
 
 async function main(): Promise<void> {
@@ -285,8 +289,8 @@ async function main(): Promise<void> {
     out.push(
       `Faults, one per run, each ${warmMs / HOUR} h after the start; bound: ln(10⁴)/KL(p1‖p0) in units at ${UNITS_PER_HOUR} units/h (target: within 2×).`,
       '',
-      '| fault | what | first notification | delay | information limit | other alerts notified after the fault |',
-      '|---|---|---|---|---|---|',
+      '| fault | what | its alert on the target before the fault (chance) | first notification | delay | information limit | other alerts notified after the fault |',
+      '|---|---|---:|---|---|---|---|',
       ...rows,
       '',
     );
