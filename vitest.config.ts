@@ -39,6 +39,7 @@ const E2E = [
   'test/upstream/connection.test.ts',
   'test/upstream/resilience.test.ts',
   'test/util/read-file-fifo.test.ts',
+  'test/bench/pager/method.test.ts',
 ];
 
 export default defineConfig({

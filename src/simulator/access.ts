@@ -13,6 +13,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
 /** A static token's scope, else a valid JWT's; the token itself never appears in an error. */
 function scopeOf(state: SimState, token: string): TokenScope {
+  if (state.scenario.refuseTokens) throw new ApiError(401, 'UNAUTHORIZED', 'Invalid or expired bearer token');
   const fixed = Object.hasOwn(state.tokens, token) ? state.tokens[token] : undefined;
   if (fixed) return fixed;
   if (state.jwtSecret !== undefined) {

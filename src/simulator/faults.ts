@@ -13,6 +13,7 @@ export const DEFAULT_SCENARIO: Scenario = {
   large: false,
   yieldDrop: null,
   hostile: null,
+  refuseTokens: false,
 };
 
 const rate = z.number().min(0).max(1);
@@ -48,6 +49,7 @@ export const scenarioPatchSchema = z.strictObject({
     })
     .nullable()
     .optional(),
+  refuseTokens: z.boolean().optional(),
 });
 
 /** Applies a patch; rejects rates whose sum exceeds 1, since one draw decides among them. */

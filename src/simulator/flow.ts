@@ -1,4 +1,5 @@
 import { type LineModel, MAX_ATTEMPTS, type StationModel } from './plant.ts';
+import { failRateAt } from './process-events.ts';
 import { Purpose, pick, uniform } from './random.ts';
 
 /** A unit entering a line. */
@@ -75,7 +76,8 @@ export function walkUnit(
       if (t >= untilMs) return;
       const cycle = el.cycleMs * (0.85 + 0.3 * uniform(seed, Purpose.cycle, line.hash, k, step, attempt));
       const outMs = t + Math.round(cycle);
-      const result = resultOf(seed, line, { k, step, attempt, failRate: el.failRate });
+      const failRate = failRateAt(station.stationEvents, el.failRate, t);
+      const result = resultOf(seed, line, { k, step, attempt, failRate });
       onVisit({ station, step, attempt, inMs: t, outMs, result });
       passed = result === 'pass';
       const gap = passed

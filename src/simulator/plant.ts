@@ -1,6 +1,6 @@
 import { failureExplainers, type MeasurementSpec, measurementCatalog } from './measurements.ts';
 import { EXOTIC, HOSTILE, LINE_KINDS, PRODUCTS, SITE_TEMPLATES, STEP_NAMES, stationName } from './names.ts';
-import type { MeasurementEvent } from './process-events.ts';
+import type { MeasurementEvent, StationEvent } from './process-events.ts';
 import { hashString, hexId, Purpose, pick, uniform } from './random.ts';
 import type { ElementWire, LineWire, Plant, PlantScale, PlantStation, SiteWire } from './types.ts';
 
@@ -33,6 +33,8 @@ export interface StationModel extends PlantStation {
   explainers: number[];
   /** Injected changes of this station's measurements (process scenario). */
   events?: MeasurementEvent[];
+  /** Silences and failure-rate changes of this station (process scenario). */
+  stationEvents?: StationEvent[];
 }
 
 /** One step of a line: a single station or a group of parallel ones. */

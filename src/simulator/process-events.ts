@@ -54,10 +54,33 @@ export interface YieldDropEvent extends YieldDrop {
   readonly fromMs: number;
 }
 
+/**
+ * A station falls silent: from `fromMs` (until `toMs`) it reports no unit and no measurement
+ * record, while units still pass through it and the rest of its line runs on.
+ */
+export interface SilenceEvent extends Span {
+  readonly kind: 'silence';
+  readonly stationId: string;
+}
+
+/**
+ * The first-attempt failure rate of one station becomes `failRate` (0..1) from `fromMs` (until
+ * `toMs`): its retests follow, so its retry ratio moves with it (about 1.3 x failRate / (1 + 1.3
+ * x failRate), retests failing 30 % of the time). Events of one station do not add: the last one
+ * in force wins.
+ */
+export interface FailRateEvent extends Span {
+  readonly kind: 'fail_rate';
+  readonly stationId: string;
+  readonly failRate: number;
+}
+
 /** A measurement event. */
 export type MeasurementEvent = ShiftEvent | TrendEvent | VarianceEvent;
+/** An event that changes what one station does (not its measurements). */
+export type StationEvent = SilenceEvent | FailRateEvent;
 /** One change of the process. */
-export type ProcessEvent = MeasurementEvent | YieldDropEvent;
+export type ProcessEvent = MeasurementEvent | YieldDropEvent | StationEvent;
 
 /** The process scenario of a simulator. */
 export interface ProcessScenario {
@@ -71,6 +94,18 @@ export interface ProcessScenario {
 }
 
 const HOUR_MS = 3_600_000;
+
+/** Whether a station is silent at `t`. */
+export function silentAt(events: readonly StationEvent[] | undefined, t: number): boolean {
+  return events?.some((e) => e.kind === 'silence' && active(e, t)) ?? false;
+}
+
+/** A station's first-attempt failure rate at `t`: the last fail_rate event in force, else `base`. */
+export function failRateAt(events: readonly StationEvent[] | undefined, base: number, t: number): number {
+  let rate = base;
+  for (const e of events ?? []) if (e.kind === 'fail_rate' && active(e, t)) rate = e.failRate;
+  return rate;
+}
 
 /** Whether a change is in force at `t` (from the beginning of time when it has no start). */
 export const active = (e: Partial<Span>, t: number) =>

@@ -24,7 +24,8 @@ export function applyProcess(model: PlantModel, scenario: ProcessScenario | unde
     }
     const st = model.stationsById.get(e.stationId.toLowerCase());
     if (st === undefined) throw new Error(`process event: no station ${e.stationId}`);
-    st.events = [...(st.events ?? []), e];
+    if (e.kind === 'silence' || e.kind === 'fail_rate') st.stationEvents = [...(st.stationEvents ?? []), e];
+    else st.events = [...(st.events ?? []), e];
   }
   return drops;
 }

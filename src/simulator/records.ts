@@ -1,6 +1,7 @@
 import { type UnitInfo, unitAt, unitIndexRange, type Visit, walkUnit } from './flow.ts';
 import { measuredValue, type ValueContext } from './measurements.ts';
 import type { LineModel, PlantModel, StationModel } from './plant.ts';
+import { silentAt } from './process-events.ts';
 import { Purpose, uniform } from './random.ts';
 import type { MetricRecordWire, UnitRecordWire } from './types.ts';
 
@@ -73,7 +74,9 @@ function walkWindow(
         k: k,
         untilMs: until,
         onVisit: (visit) => {
-          if (wanted.has(visit.station.id)) emit({ unit, visit, line });
+          // A silent station's unit passes on down the line, unrecorded.
+          if (wanted.has(visit.station.id) && !silentAt(visit.station.stationEvents, visit.inMs))
+            emit({ unit, visit, line });
         },
       });
     }

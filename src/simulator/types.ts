@@ -134,6 +134,8 @@ export interface Scenario {
   yieldDrop: YieldDrop | null;
   /** Answer every request of some endpoints with a hostile body (see {@link HostileAnswer}); null: none. */
   hostile: HostileAnswer | null;
+  /** Refuse every bearer token with 401, as an upstream that revoked the exporter's token. */
+  refuseTokens: boolean;
 }
 
 /**

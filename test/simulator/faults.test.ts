@@ -45,3 +45,16 @@ describe('hostile answers', () => {
     ).toThrow();
   });
 });
+
+describe('refused tokens', () => {
+  it('answers 401 to a token it accepted a moment before, and accepts it again when the scenario ends', async () => {
+    const { sim } = fixedSim();
+    expect((await get(sim, '/sites')).status).toBe(200);
+    sim.setScenario({ refuseTokens: true });
+    const refused = await get(sim, '/sites');
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe('UNAUTHORIZED');
+    sim.setScenario({ refuseTokens: false });
+    expect((await get(sim, '/sites')).status).toBe(200);
+  });
+});

@@ -128,6 +128,34 @@ describe('process scenarios', () => {
     expect(changed.summaryOf(others, ...window)).toEqual(base.summaryOf(others, ...window));
   });
 
+  it('silences one station from its start: no unit or measurement record, its line and the others unchanged', () => {
+    const { base, changed } = sims({ events: [{ kind: 'silence', stationId: station, fromMs: from }] });
+    const window = [new Date(NOW - 12 * HOUR), new Date(NOW)] as const;
+    const units = (sim: ReturnType<typeof createSimulator>, ids: string[]) =>
+      sim.unitsBetween(ids, ...window);
+    const before = units(base, [station]);
+    expect(before.some((r) => Date.parse(r.time_created) >= from)).toBe(true);
+    const early = (rs: typeof before) => rs.filter((r) => Date.parse(r.time_created) < from);
+    expect(early(units(changed, [station]))).toEqual(early(before));
+    expect(
+      units(changed, [station]).filter((r) => r.direction === 'input' && Date.parse(r.time_created) >= from),
+    ).toEqual([]);
+    expect(values(changed, station, { from: from + HOUR })).toEqual([]);
+    expect(units(changed, other)).toEqual(units(base, other));
+  });
+
+  it("changes one station's first-attempt failure rate from its start, and with it its retries", () => {
+    const { base, changed } = sims({
+      events: [{ kind: 'fail_rate', stationId: station, fromMs: from, failRate: 0.5 }],
+    });
+    const retests = (sim: ReturnType<typeof createSimulator>, span: readonly [number, number]) =>
+      sim
+        .unitsBetween([station], new Date(span[0]), new Date(span[1]))
+        .filter((r) => r.direction === 'output' && r.tags.includes('retest')).length;
+    expect(retests(changed, [NOW - 12 * HOUR, from])).toBe(retests(base, [NOW - 12 * HOUR, from]));
+    expect(retests(changed, [from, NOW])).toBeGreaterThan(3 * retests(base, [from, NOW]) + 10);
+  });
+
   it('refuses an event for a station or line the plant does not have', () => {
     expect(() =>
       createSimulator({

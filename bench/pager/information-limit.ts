@@ -1,0 +1,30 @@
+/**
+ * The information limit of detecting a shift in a Bernoulli stream (issue 30, item 6). A unit's
+ * pass/fail (or retest/no retest) is a Bernoulli trial; when its probability moves from p0 to p1,
+ * no procedure with one chance alarm in A trials on average can detect the change, on average,
+ * in fewer than about ln(A) / KL(p1 || p0) trials (Lorden 1971; Wald's bound for the SPRT).
+ */
+
+/** Kullback-Leibler divergence KL(p1 || p0) of two Bernoulli laws, in nats. */
+export function bernoulliKl(p1: number, p0: number): number {
+  if (!(p0 > 0 && p0 < 1) || !(p1 >= 0 && p1 <= 1)) throw new RangeError('need 0 < p0 < 1 and 0 <= p1 <= 1');
+  const term = (p: number, q: number) => (p === 0 ? 0 : p * Math.log(p / q));
+  return term(p1, p0) + term(1 - p1, 1 - p0);
+}
+
+/** Fewest trials, on average, to detect p0 -> p1 with one chance alarm in `a` trials: ln(a) / KL. */
+export function detectionBoundUnits(change: {
+  readonly p0: number;
+  readonly p1: number;
+  readonly a: number;
+}): number {
+  return Math.log(change.a) / bernoulliKl(change.p1, change.p0);
+}
+
+/** The same bound as a time, at `unitsPerHour` trials an hour. */
+export function detectionBoundHours(
+  change: { readonly p0: number; readonly p1: number; readonly a: number },
+  unitsPerHour: number,
+): number {
+  return detectionBoundUnits(change) / unitsPerHour;
+}

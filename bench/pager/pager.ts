@@ -1,0 +1,302 @@
+/**
+ * `npm run bench:pager`: every shipped alert on a healthy plant, and the faults they exist for.
+ *
+ * For each run (the healthy plant, then one run per fault): the exporter polls the simulator on a
+ * simulated clock and its expositions are recorded at every scrape (record.ts); promtool backfills
+ * them into a real Prometheus 2.42, which evaluates each shipped alert expression (recording rules
+ * inlined) as a range query at its group's interval (prometheus.ts, rules.ts); `for` and
+ * `keep_firing_for` (alert-state.ts) and the shipped Alertmanager route, grouping, inhibition
+ * and repeat (dispatch.ts) turn those into notifications. The rule files are the ones
+ * prometheus/prometheus.example.yml loads and the route is prometheus/alertmanager.example.yml,
+ * both read at run time.
+ *
+ *   npx tsx bench/pager/pager.ts [--stations=200] [--days=7] [--poll=1] [--faults=all|none|NAME,...]
+ *                                [--warm-hours=3] [--max-after-hours=24] [--seed=7] [--keep]
+ *
+ * Progress goes to stderr, the report (Markdown) to stdout.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createSimulator } from '../../src/simulator/index.ts';
+import type { PlantScale } from '../../src/simulator/types.ts';
+import { type FiringSpan, firingSpans, labelKey } from './alert-state.ts';
+import { AlertmanagerModel, type Notification } from './dispatch.ts';
+import { bernoulliKl, detectionBoundUnits } from './information-limit.ts';
+import { BackfilledPrometheus } from './prometheus.ts';
+import { type Keep, record, type TimedFault } from './record.ts';
+import { parseAlertmanagerConfig } from './route.ts';
+import { defaultRuleFiles, evaluationIntervalMs, loadAlerts, type ShippedAlert } from './rules.ts';
+import { type FaultCase, faultCases, plantModel } from './scenarios.ts';
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const DAY = 24 * HOUR;
+/** A Sunday midnight, away from any DST change; the data starts here. */
+const START = Date.parse('2026-11-01T00:00:00.000Z');
+/** Notifications in the first hour are left out: Prometheus has no earlier data (rates, windows). */
+const SETTLE_MS = HOUR;
+const NAMES = ['vcc_3v3', 'idle_current', 'solder_height', 'board_temp', 'insulation_resistance'];
+const UNITS_PER_HOUR = 30;
+const A = 1e4;
+
+function arg(name: string, fallback: string): string {
+  const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return hit ? hit.slice(name.length + 3) : fallback;
+}
+
+const progress = (text: string) => process.stderr.write(`${text}\n`);
+
+/** What one run gives: its notifications and the alerts' firing spans. */
+interface RunResult {
+  readonly notifications: Notification[];
+  readonly spans: FiringSpan[];
+  readonly wallSeconds: number;
+  readonly recordSeconds: number;
+}
+
+interface Shipped {
+  readonly alerts: ShippedAlert[];
+  readonly keep: Keep;
+  readonly am: ReturnType<typeof parseAlertmanagerConfig>;
+}
+
+function shipped(): Shipped {
+  const promConfig = path.resolve('prometheus/prometheus.example.yml');
+  const { alerts, selectors } = loadAlerts(defaultRuleFiles(promConfig), evaluationIntervalMs(promConfig));
+  const am = parseAlertmanagerConfig(
+    readFileSync(path.resolve('prometheus/alertmanager.example.yml'), 'utf8'),
+  );
+  return { alerts, keep: selectors, am };
+}
+
+async function runOnce(
+  s: Shipped,
+  run: {
+    readonly name: string;
+    readonly scale: PlantScale;
+    readonly seed: number;
+    readonly endMs: number;
+    readonly pollMs: number;
+    readonly events?: FaultCase['events'];
+    readonly faults?: readonly TimedFault[];
+    readonly keepFiles: boolean;
+  },
+): Promise<RunResult> {
+  const started = performance.now();
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-pager-'));
+  const file = path.join(dir, 'scrapes.om');
+  progress(`${run.name}: recording ${((run.endMs - START) / HOUR).toFixed(0)} simulated hours`);
+  const rec = await record({
+    seed: run.seed,
+    scale: run.scale,
+    names: NAMES,
+    startMs: START,
+    endMs: run.endMs,
+    scrapeMs: MIN,
+    pollMs: run.pollMs,
+    process: { drift: false, events: [...(run.events ?? [])] },
+    faults: run.faults,
+    keep: s.keep,
+    out: file,
+    progress,
+  });
+  progress(
+    `${run.name}: ${rec.scrapes} scrapes, ${(rec.bytes / 2 ** 20).toFixed(0)} MiB in ${rec.wallSeconds.toFixed(0)} s; backfilling`,
+  );
+  const prom = await BackfilledPrometheus.start(file, dir);
+  const spans: FiringSpan[] = [];
+  try {
+    for (const alert of s.alerts) {
+      const startMs = Math.ceil(START / alert.intervalMs) * alert.intervalMs;
+      const evalTimes: number[] = [];
+      for (let t = startMs; t <= run.endMs; t += alert.intervalMs) evalTimes.push(t);
+      const matrix = await prom.range(alert.expr, { startMs, endMs: run.endMs, stepMs: alert.intervalMs });
+      spans.push(...firingSpans(alert, matrix, evalTimes));
+    }
+  } finally {
+    await prom.stop();
+    if (!run.keepFiles) rmSync(dir, { recursive: true, force: true });
+    else progress(`kept ${dir}`);
+  }
+  const notifications = new AlertmanagerModel(s.am, spans).run(run.endMs);
+  return {
+    notifications,
+    spans,
+    wallSeconds: (performance.now() - started) / 1000,
+    recordSeconds: rec.wallSeconds,
+  };
+}
+
+/** alertname and severity of a notification (severities of its alerts, joined). */
+function kindOf(n: Notification): string {
+  const alerts = n.firing.length > 0 ? n.firing : n.resolved;
+  const sev = [...new Set(alerts.map((a) => a.severity ?? ''))].sort().join('+');
+  return `${alerts[0]?.alertname ?? '?'} (${sev})`;
+}
+
+function healthyTable(res: RunResult, opts: { readonly stations: number; readonly endMs: number }): string {
+  const days = (opts.endMs - START - SETTLE_MS) / DAY;
+  const per = (n: number) => (n / days / (opts.stations / 1000)).toFixed(1);
+  const counted = res.notifications.filter((n) => n.at >= START + SETTLE_MS);
+  const byKind = new Map<string, { firing: number; resolved: number; paging: number }>();
+  for (const n of counted) {
+    const k = byKind.get(kindOf(n)) ?? { firing: 0, resolved: 0, paging: 0 };
+    if (n.firing.length > 0) k.firing++;
+    else k.resolved++;
+    byKind.set(kindOf(n), k);
+  }
+  const firing = counted.filter((n) => n.firing.length > 0).length;
+  const rows = [...byKind]
+    .sort((a, b) => b[1].firing - a[1].firing)
+    .map(([k, v]) => `| ${k} | ${v.firing} | ${per(v.firing)} | ${v.resolved} |`);
+  return [
+    `Healthy plant: ${opts.stations} stations, ${days.toFixed(2)} days counted (after the first hour).`,
+    '',
+    '| alert (severity) | notifications with a firing alert | per day per 1,000 stations | resolved-only notifications |',
+    '|---|---:|---:|---:|',
+    ...rows,
+    `| **all** | **${firing}** | **${per(firing)}** | ${counted.length - firing} |`,
+    '',
+  ].join('\n');
+}
+
+function matchesTarget(n: Notification, c: FaultCase): boolean {
+  return n.firing.some(
+    (a) =>
+      c.expected.includes(a.alertname ?? '') &&
+      Object.entries(c.target).every(([k, v]) => (a[k] ?? '') === v),
+  );
+}
+
+function faultRow(c: FaultCase, res: RunResult, faultMs: number): string {
+  const after = res.notifications.filter((n) => n.at >= faultMs && n.firing.length > 0);
+  // The same alert on the same target before the fault: chance alarms of the in-control process.
+  const chance = res.notifications.filter(
+    (n) => n.at >= START + SETTLE_MS && n.at < faultMs && matchesTarget(n, c),
+  ).length;
+  const first = after.find((n) => matchesTarget(n, c));
+  const delayMin = first ? (first.at - faultMs) / MIN : undefined;
+  // Alerts firing before the fault: their notifications after it are not "with" the fault.
+  const before = new Set(
+    res.spans
+      .filter((s) => s.firedAt < faultMs && (s.resolvedAt ?? Number.POSITIVE_INFINITY) > faultMs)
+      .map((s) => labelKey(s.labels)),
+  );
+  // Other alerts that started after the fault: on the fault's target (its line or station), or elsewhere.
+  const onTarget = new Set<string>();
+  const elsewhere = new Set<string>();
+  for (const n of after)
+    for (const a of n.firing) {
+      if (before.has(labelKey(a))) continue;
+      const same = Object.entries(c.target).every(([k, v]) => (a[k] ?? '') === v);
+      if (c.expected.includes(a.alertname ?? '') && same) continue;
+      (same ? onTarget : elsewhere).add(`${a.alertname} (${a.severity})`);
+    }
+  const others = [
+    onTarget.size > 0 ? `on its target: ${[...onTarget].sort().join(', ')}` : '',
+    elsewhere.size > 0 ? `elsewhere: ${[...elsewhere].sort().join(', ')}` : '',
+  ].filter((x) => x !== '');
+  const bound = c.bernoulli ? detectionBoundUnits({ ...c.bernoulli, a: A }) : undefined;
+  const boundText =
+    bound === undefined ? '' : `${bound.toFixed(0)} units (${(bound / UNITS_PER_HOUR).toFixed(1)} h)`;
+  const delayText =
+    delayMin === undefined
+      ? `none in ${(c.afterMs / HOUR).toFixed(0)} h`
+      : `${delayMin.toFixed(1)} min${bound === undefined ? '' : ` (${((delayMin / 60) * UNITS_PER_HOUR).toFixed(0)} units, ${(((delayMin / 60) * UNITS_PER_HOUR) / bound).toFixed(1)}× bound)`}`;
+  return `| ${c.name} | ${c.what} | ${chance} | ${first ? kindOf(first) : c.expected.join(' / ')} | ${delayText} | ${boundText} | ${others.join('; ') || 'none'} |`;
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const stations = Number(arg('stations', '200'));
+  const days = Number(arg('days', '7'));
+  const pollMs = Number(arg('poll', '1')) * MIN;
+  const seed = Number(arg('seed', '7'));
+  const warmMs = Number(arg('warm-hours', '3')) * HOUR;
+  const which = arg('faults', 'all');
+  const maxAfterMs = Number(arg('max-after-hours', '24')) * HOUR;
+  const keepFiles = process.argv.includes('--keep');
+  const lines = Math.max(1, Math.round(stations / 10));
+  const scale: PlantScale = {
+    sites: Math.ceil(lines / 20),
+    linesPerSite: Math.min(20, lines),
+    stationsPerLine: 10,
+    measurementNames: 20,
+    unitsPerHour: UNITS_PER_HOUR,
+  };
+  const plantStations = scale.sites * scale.linesPerSite * scale.stationsPerLine;
+  const s = shipped();
+  const out: string[] = [
+    `## bench:pager (${new Date().toISOString().slice(0, 10)})`,
+    '',
+    `Rules: ${s.alerts.length} alerting rules of ${[...new Set(s.alerts.map((a) => a.file))].join(', ')}; route: prometheus/alertmanager.example.yml. ` +
+      `Plant: ${plantStations} stations (${scale.sites * scale.linesPerSite} lines of 10), ${UNITS_PER_HOUR} units/h per line, control charts on ${NAMES.length} names, seed ${seed}, drift off; ` +
+      `every collector polled every ${pollMs / MIN} min, scraped and evaluated every minute.`,
+    '',
+  ];
+  if (days > 0) {
+    const endMs = START + days * DAY;
+    const res = await runOnce(s, { name: 'healthy', scale, seed, endMs, pollMs, keepFiles });
+    out.push(
+      healthyTable(res, { stations: plantStations, endMs }),
+      `Healthy run: ${res.wallSeconds.toFixed(0)} s (recording ${res.recordSeconds.toFixed(0)} s).`,
+      '',
+    );
+  }
+  if (which !== 'none') {
+    const model = plantModel(seed, scale);
+    const probe = createSimulator({ seed, scale, now: () => START });
+    const line0 = model.plant.stations
+      .filter((st) => st.lineId === model.plant.sites[0]?.lines[0]?.id)
+      .map((st) => st.id);
+    const y0 = probe.summaryOf(line0, new Date(START - DAY), new Date(START)).final_yield;
+    const faultMs = START + warmMs;
+    const cases = faultCases(model, { faultMs, chartName: 'board_temp', lineFinalYield: y0 })
+      .filter((c) => which === 'all' || which.split(',').includes(c.name))
+      .map((c) => ({ ...c, afterMs: Math.min(c.afterMs, maxAfterMs) }));
+    const all = faultCases(model, { faultMs, chartName: 'board_temp', lineFinalYield: y0 });
+    out.push(
+      'Information limits of the yield and retry faults (A = 10⁴, 30 units/h):',
+      '',
+      '| fault | p0 -> p1 (failure or retest probability) | KL (nats) | ln(A)/KL | time at 30 units/h |',
+      '|---|---|---:|---:|---:|',
+      ...all.flatMap((c) => {
+        if (!c.bernoulli) return [];
+        const kl = bernoulliKl(c.bernoulli.p1, c.bernoulli.p0);
+        const units = detectionBoundUnits({ ...c.bernoulli, a: A });
+        return [
+          `| ${c.name} | ${c.bernoulli.p0.toFixed(3)} -> ${c.bernoulli.p1.toFixed(3)} | ${kl.toFixed(4)} | ${units.toFixed(0)} units | ${(units / UNITS_PER_HOUR).toFixed(1)} h |`,
+        ];
+      }),
+      '',
+    );
+    const rows: string[] = [];
+    for (const c of cases) {
+      const res = await runOnce(s, {
+        name: c.name,
+        scale,
+        seed,
+        endMs: faultMs + c.afterMs,
+        pollMs,
+        events: c.events,
+        faults: c.faults,
+        keepFiles,
+      });
+      rows.push(faultRow(c, res, faultMs));
+      progress(rows.at(-1) ?? '');
+    }
+    out.push(
+      `Faults, one per run, each ${warmMs / HOUR} h after the start; bound: ln(10⁴)/KL(p1‖p0) in units at ${UNITS_PER_HOUR} units/h (target: within 2×).`,
+      '',
+      '| fault | what | its alert on the target before the fault (chance) | first notification | delay | information limit | other alerts notified after the fault |',
+      '|---|---|---:|---|---|---|---|',
+      ...rows,
+      '',
+    );
+  }
+  out.push(`Total run time: ${((performance.now() - started) / 60_000).toFixed(1)} min.`);
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+await main();

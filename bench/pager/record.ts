@@ -1,0 +1,193 @@
+/**
+ * Records what Prometheus would have scraped: the exporter, wired as the command line wires it,
+ * polls the simulator on a simulated clock, and every scrape interval its OpenMetrics exposition
+ * (data and self-metrics) is appended to a file with the scrape's timestamp, the target labels
+ * `job` and `instance`, and the `up` series Prometheus adds. Only the families the rules read
+ * are kept, which keeps the file (and the backfill) small without changing any alert.
+ *
+ * Faults arrive at chosen instants: a run-time scenario patch of the simulator, or the exporter
+ * stopping (scrapes then record `up 0` and nothing else). Prometheus would also write staleness
+ * markers for the vanished series; a backfill cannot, so they linger for the 5-minute lookback.
+ */
+import { createWriteStream, type WriteStream } from 'node:fs';
+import pino from 'pino';
+import { type Exporter, wireExporter } from '../../src/app/wire.ts';
+import { configFromObject } from '../../src/config/load.ts';
+import { Registry } from '../../src/exposition/client.ts';
+import { registryFamilies } from '../../src/exposition/registry-families.ts';
+import type { ProcessScenario } from '../../src/simulator/process-events.ts';
+import { type RunningSimulator, startSimulatorServer } from '../../src/simulator/server.ts';
+import type { PlantScale, Scenario } from '../../src/simulator/types.ts';
+
+const MIN = 60_000;
+
+/** The target labels every sample gets, as the scrape job of prometheus.example.yml adds them. */
+export const TARGET = { job: 'station-exporter', instance: 'bench:9732' } as const;
+
+/** A change at an instant of the run. */
+export type TimedFault =
+  | { readonly atMs: number; readonly kind: 'scenario'; readonly patch: Partial<Scenario> }
+  | { readonly atMs: number; readonly kind: 'exporter-stop' };
+
+/** One recording. */
+export interface RecordSpec {
+  readonly seed: number;
+  readonly scale: PlantScale;
+  /** Measurement names with control charts (and exported). */
+  readonly names: readonly string[];
+  readonly startMs: number;
+  readonly endMs: number;
+  /** Scrape interval (ms), also Prometheus's `up` cadence. */
+  readonly scrapeMs: number;
+  /** Collector interval (ms): every collector polls this often. */
+  readonly pollMs: number;
+  readonly process?: ProcessScenario;
+  readonly faults?: readonly TimedFault[];
+  /** What the alerts read: per metric name, the equality matchers of its selectors; other samples are left out. */
+  readonly keep: Keep;
+  readonly out: string;
+  readonly progress?: (text: string) => void;
+}
+
+/** Per metric name, the equality matchers of the selectors that read it (an empty one: all its samples). */
+export type Keep = ReadonlyMap<string, ReadonlyArray<Readonly<Record<string, string>>>>;
+
+const SUFFIXES = ['', '_total', '_bucket', '_count', '_sum', '_created', '_info'];
+
+function keptFamily(keep: Keep, family: string): boolean {
+  return SUFFIXES.some((s) => keep.has(family + s));
+}
+
+/** Whether a sample line (name and labels) is read by one of its name's selectors. */
+function keptSample(keep: Keep, sample: string): boolean {
+  const brace = sample.indexOf('{');
+  const space = sample.indexOf(' ');
+  const name = sample.slice(0, brace >= 0 && brace < space ? brace : space);
+  const selectors = keep.get(name);
+  if (selectors === undefined) return false;
+  return selectors.some((eq) => Object.entries(eq).every(([k, v]) => sample.includes(`${k}="${v}"`)));
+}
+
+/**
+ * One exposition's sample lines with target labels and a timestamp, for the families kept.
+ * Exemplars are dropped (they would sit before the timestamp).
+ */
+export function stampExposition(text: string, opts: { readonly keep: Keep; readonly atMs: number }): string {
+  const out: string[] = [];
+  const ts = (opts.atMs / 1000).toFixed(3);
+  const target = `job="${TARGET.job}",instance="${TARGET.instance}"`;
+  let keepFamily = false;
+  for (const line of text.split('\n')) {
+    if (line === '' || line === '# EOF') continue;
+    if (line.startsWith('#')) {
+      const m = /^# (TYPE|HELP|UNIT) (\S+)/.exec(line);
+      if (m?.[1] === 'TYPE') keepFamily = keptFamily(opts.keep, m[2] ?? '');
+      if (keepFamily) out.push(line);
+      continue;
+    }
+    if (!keepFamily || !keptSample(opts.keep, line)) continue;
+    const sample = line.replace(/ # \{[^}]*\} \S+(?: \S+)?$/, '');
+    const brace = sample.indexOf('{');
+    const space = sample.indexOf(' ');
+    const labelled =
+      brace >= 0 && brace < space
+        ? `${sample.slice(0, brace + 1)}${target}${sample[brace + 1] === '}' ? '' : ','}${sample.slice(brace + 1)}`
+        : `${sample.slice(0, space)}{${target}}${sample.slice(space)}`;
+    out.push(`${labelled} ${ts}`);
+  }
+  return out.length > 0 ? `${out.join('\n')}\n` : '';
+}
+
+function upLines(atMs: number, up: 0 | 1): string {
+  return `# TYPE up gauge\nup{job="${TARGET.job}",instance="${TARGET.instance}"} ${up} ${(atMs / 1000).toFixed(3)}\n`;
+}
+
+async function write(stream: WriteStream, text: string): Promise<void> {
+  if (!stream.write(text)) await new Promise<void>((r) => stream.once('drain', () => r()));
+}
+
+/** The exporter's config: every collector on, control charts on `names`, all on one interval. */
+function exporterConfig(spec: RecordSpec, url: string) {
+  const interval = `${spec.pollMs / 1000}s`;
+  return configFromObject(
+    {
+      upstream: { base_url: url, token: 'bench-token', max_requests_per_second: 100_000, concurrency: 8 },
+      summary: { interval },
+      units: { interval },
+      measurements: { enabled: true, interval, names: [...spec.names], control: { names: [...spec.names] } },
+      log: { level: 'error' },
+    },
+    { baseDir: process.cwd(), source: 'bench:pager' },
+  );
+}
+
+/** What one recording produced. */
+export interface RecordResult {
+  readonly scrapes: number;
+  readonly polls: number;
+  readonly bytes: number;
+  readonly wallSeconds: number;
+}
+
+/** Runs the exporter against the simulator from `startMs` to `endMs` and writes the OpenMetrics file. */
+export async function record(spec: RecordSpec): Promise<RecordResult> {
+  const started = performance.now();
+  let now = spec.startMs;
+  const clock = () => now;
+  const sim: RunningSimulator = await startSimulatorServer({
+    seed: spec.seed,
+    now: clock,
+    scale: spec.scale,
+    tokens: { 'bench-token': { sites: 'all' } },
+    process: spec.process,
+  });
+  const registry = new Registry();
+  const exporter: Exporter = wireExporter(exporterConfig(spec, sim.url), {
+    wallClock: clock,
+    registry,
+    logger: pino({ level: 'silent' }),
+  });
+  const stream = createWriteStream(spec.out);
+  const faults = [...(spec.faults ?? [])].sort((a, b) => a.atMs - b.atMs);
+  let stopped = false;
+  let scrapes = 0;
+  let polls = 0;
+  let bytes = 0;
+  let lastPoll = Number.NEGATIVE_INFINITY;
+  try {
+    for (; now <= spec.endMs; now += spec.scrapeMs) {
+      while (faults.length > 0 && (faults[0]?.atMs ?? 0) <= now) {
+        const f = faults.shift();
+        if (f?.kind === 'scenario') sim.sim.setScenario(f.patch);
+        if (f?.kind === 'exporter-stop') stopped = true;
+      }
+      let text: string;
+      if (stopped) text = upLines(now, 0);
+      else {
+        if (now - lastPoll >= spec.pollMs) {
+          await exporter.scheduler.pollOnce();
+          lastPoll = now;
+          polls++;
+        }
+        const res = await exporter.cache.respond('openmetrics', await registryFamilies(registry));
+        text = upLines(now, 1) + stampExposition(res.body.toString('utf8'), { keep: spec.keep, atMs: now });
+      }
+      bytes += text.length;
+      scrapes++;
+      await write(stream, text);
+      if (scrapes % 60 === 0)
+        spec.progress?.(
+          `  recorded ${((now - spec.startMs) / 3_600_000).toFixed(0)} h of ${((spec.endMs - spec.startMs) / 3_600_000).toFixed(0)} (${((performance.now() - started) / 1000).toFixed(0)} s)`,
+        );
+    }
+    await write(stream, '# EOF\n');
+  } finally {
+    await new Promise((r) => stream.end(r));
+    await exporter.close();
+    await sim.close();
+  }
+  return { scrapes, polls, bytes, wallSeconds: (performance.now() - started) / 1000 };
+}
+
+/** Minutes, for callers. */
+export const minutes = (n: number) => n * MIN;

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { stampExposition } from '../../../bench/pager/record.ts';
+import { selectorsByName } from '../../../bench/pager/rules.ts';
+
+describe('recording what the alerts read', () => {
+  const keep = selectorsByName([
+    'count by (job) (increase(v_total{rule="cusum"}[10m]) > 0)',
+    'g{window="1h"} / on (site) h',
+  ]);
+
+  it('collects the equality matchers of each selector', () => {
+    expect(keep.get('v_total')).toEqual([{ rule: 'cusum' }]);
+    expect(keep.get('g')).toEqual([{ window: '1h' }]);
+    expect(keep.get('h')).toEqual([{}]);
+  });
+
+  it('keeps only those samples, adds the target labels and the timestamp, drops exemplars', () => {
+    const text = [
+      '# TYPE v counter',
+      'v_total{rule="cusum",station="a"} 3',
+      'v_total{rule="1",station="a"} 9',
+      '# TYPE g gauge',
+      'g{window="1h"} 0.5 # {trace_id="x"} 1',
+      'g{window="24h"} 0.7',
+      '# TYPE h gauge',
+      'h 1',
+      '# TYPE other gauge',
+      'other 2',
+      '# EOF',
+    ].join('\n');
+    expect(stampExposition(text, { keep, atMs: 60_000 }).split('\n')).toEqual([
+      '# TYPE v counter',
+      'v_total{job="station-exporter",instance="bench:9732",rule="cusum",station="a"} 3 60.000',
+      '# TYPE g gauge',
+      'g{job="station-exporter",instance="bench:9732",window="1h"} 0.5 60.000',
+      '# TYPE h gauge',
+      'h{job="station-exporter",instance="bench:9732"} 1 60.000',
+      '',
+    ]);
+  });
+});
