@@ -215,13 +215,10 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
   for (const o of outcomes) {
     // Every enabled rule's counter exists from the series' first poll, at 0: increase() then
     // sees the first event as a rise, and a restart's 0 as a counter reset, never as an event.
-    // The caller's kept label sets when it has them, else built here.
-    const ruleLabels = (slot: number, rule: string) => o.eventLabels?.[slot] ?? o.labels.with('rule', rule);
-    for (const r of enabled) add('events', ruleLabels(r - 1, String(r)), o.events[r - 1] ?? 0);
+    for (const r of enabled) add('events', ruleLabels(o, r - 1), o.events[r - 1] ?? 0);
     if (control?.cusum.enabled !== false)
-      add('events', ruleLabels(CUSUM_EVENT, 'cusum'), o.events[CUSUM_EVENT] ?? 0);
-    if (control?.ewma.enabled !== false)
-      add('events', ruleLabels(EWMA_EVENT, 'ewma'), o.events[EWMA_EVENT] ?? 0);
+      add('events', ruleLabels(o, CUSUM_EVENT), o.events[CUSUM_EVENT] ?? 0);
+    if (control?.ewma.enabled !== false) add('events', ruleLabels(o, EWMA_EVENT), o.events[EWMA_EVENT] ?? 0);
     const seq = o.sequential;
     if (seq?.cusum) {
       add('cusumUpper', o.labels, seq.cusum.upper);
@@ -240,13 +237,13 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
       add('state', o.labels, violated ? 1 : 0);
       for (const r of RULE_NUMBERS) {
         const n = o.counts[r - 1] ?? 0;
-        if (n > 0) add('violations', o.labels.with('rule', String(r)), n);
+        if (n > 0) add('violations', ruleLabels(o, r - 1), n);
       }
     }
-    EVENT_RULE_NAMES.forEach((rule, slot) => {
+    for (let slot = 0; slot < EVENT_RULE_NAMES.length; slot++) {
       const t = o.lastTimes[slot] ?? Number.NaN;
-      if (!Number.isNaN(t)) add('lastViolation', o.labels.with('rule', rule), t / 1000);
-    });
+      if (!Number.isNaN(t)) add('lastViolation', ruleLabels(o, slot), t / 1000);
+    }
     if (o.late !== undefined) add('late', o.labels, o.late);
     if (l === undefined) continue;
     add('center', o.labels, l.center);
@@ -258,6 +255,14 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
     if (l.quantized === true) add('flag', o.labels.with('flag', 'quantized'), 1);
   }
   return CONTROL_KEYS.map((k) => ({ desc: descs[k], samples: out.get(k) ?? [] }));
+}
+
+/**
+ * The labels of an event slot's series (`rule` added): the caller's kept label sets when it has
+ * them (a new label set per series and poll was much of the families' cost), else built here.
+ */
+function ruleLabels(o: ControlOutcome, slot: number): LabelSet {
+  return o.eventLabels?.[slot] ?? o.labels.with('rule', EVENT_RULE_NAMES[slot] ?? String(slot + 1));
 }
 
 /**

@@ -165,6 +165,14 @@ export function createControlCharts(
         takeNew({ ...s, time: s.rows.time(i), serial: s.rows.serial(i) }, s.rows.value(VALUE, i));
   }
 
+  /** A record older than the store keeps: history of its chart, folded as it comes while the chart loads. */
+  function takeHistory(r: MeasurementRecord, keep: number) {
+    const chart = r.value === undefined ? undefined : chartOf(r)?.chart;
+    if (chart === undefined || r.value === undefined) return;
+    chart.foldHistoryBefore(keep);
+    chart.addHistory(r.time, r.value, recordKey(r.serial));
+  }
+
   /** The oldest time a charted name must be fetched from: its baseline, or one extra window of context. */
   function chartFrom(entry: Entry, nowMs: number): number {
     const b = entry.spec.baseline;
@@ -177,12 +185,14 @@ export function createControlCharts(
 
   const retaining: RecordStore<MeasurementRecord> = {
     // Records older than a name keeps are not held: a chart still loading its history takes
-    // them (each once: it recognises a record fetched again), the others are dropped here.
+    // them (each once: it recognises a record fetched again) and folds them into its baseline as
+    // they come, older than what the store keeps; the others are dropped here.
     add: (records) => {
       const kept: MeasurementRecord[] = [];
       for (const r of records) {
-        if (r.time >= keepFor(r.name)) kept.push(r);
-        else if (r.value !== undefined) chartOf(r)?.chart.addHistory(r.time, r.value, recordKey(r.serial));
+        const keep = keepFor(r.name);
+        if (r.time >= keep) kept.push(r);
+        else takeHistory(r, keep);
       }
       return store.add(kept);
     },
