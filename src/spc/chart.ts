@@ -374,7 +374,10 @@ export class ControlChart {
     if (b.kind === 'given') return givenLimits(b);
     if (this.frozen !== undefined) return this.frozen;
     if (this.hold !== undefined) {
-      if (this.heldResult === undefined || (this.heldResult.ok && this.heldResult.limits !== this.hold.limits))
+      if (
+        this.heldResult === undefined ||
+        (this.heldResult.ok && this.heldResult.limits !== this.hold.limits)
+      )
         this.heldResult = { ok: true, limits: this.hold.limits };
       return this.heldResult;
     }
@@ -600,8 +603,6 @@ export class ControlChart {
       this.points.forgetKeys();
     }
     if (this.loading) return 0;
-    const times = this.points.timeColumn;
-    const values = this.points.valueColumn;
     const recentFrom = ControlChart.recentFrom({
       spec: this.spec,
       overlapMs: this.overlapMs,

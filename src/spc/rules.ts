@@ -392,6 +392,9 @@ export function judgeRules(values: ArrayLike<number>, span: JudgeSpan, opts: Rul
   window.evaluated = Math.max(0, end - windowStart);
   const mask = enabledMask(rules);
   const z = zonesOf(opts.limits, rules);
+  // Locals, not the zones' fields: the loop then reads no object.
+  const { center, hi1, lo1, run2, run3, run4, hi5, lo5, need5, of5, hi6, lo6, need6, of6 } = z;
+  const { hi7, lo7, run7, hi8, lo8, run8 } = z;
   const { count, lastIndex } = window;
   const events = opts.events;
   let up = 0;
@@ -409,46 +412,46 @@ export function judgeRules(values: ArrayLike<number>, span: JudgeSpan, opts: Rul
   let prev = Number.NaN;
   for (let i = from; i < end; i++) {
     const x = values[i]!;
-    let hits = x > z.hi1 || x < z.lo1 ? 1 : 0;
-    up = x > z.center ? up + 1 : 0;
-    down = x < z.center ? down + 1 : 0;
-    if (up >= z.run2 || down >= z.run2) hits |= 2;
+    let hits = x > hi1 || x < lo1 ? 1 : 0;
+    up = x > center ? up + 1 : 0;
+    down = x < center ? down + 1 : 0;
+    if (up >= run2 || down >= run2) hits |= 2;
     if (i > from) {
       // Rules 3 and 4 count steps, from the second point of the pass on.
       rising = x > prev ? rising + 1 : 0;
       falling = x < prev ? falling + 1 : 0;
-      if (rising >= z.run3 - 1 || falling >= z.run3 - 1) hits |= 4;
+      if (rising >= run3 - 1 || falling >= run3 - 1) hits |= 4;
       const stepUp = x > prev ? endsDown + 1 : 0;
       const stepDown = x < prev ? endsUp + 1 : 0;
       endsUp = stepUp;
       endsDown = stepDown;
-      if (stepUp >= z.run4 - 1 || stepDown >= z.run4 - 1) hits |= 8;
+      if (stepUp >= run4 - 1 || stepDown >= run4 - 1) hits |= 8;
     }
     prev = x;
-    const up5 = x > z.hi5 ? 1 : 0;
-    const down5 = x < z.lo5 ? 1 : 0;
-    const up6 = x > z.hi6 ? 1 : 0;
-    const down6 = x < z.lo6 ? 1 : 0;
+    const up5 = x > hi5 ? 1 : 0;
+    const down5 = x < lo5 ? 1 : 0;
+    const up6 = x > hi6 ? 1 : 0;
+    const down6 = x < lo6 ? 1 : 0;
     ups5 += up5;
     downs5 += down5;
     ups6 += up6;
     downs6 += down6;
-    if (i - z.of5 >= from) {
-      const y = values[i - z.of5]!;
-      ups5 -= y > z.hi5 ? 1 : 0;
-      downs5 -= y < z.lo5 ? 1 : 0;
+    if (i - of5 >= from) {
+      const y = values[i - of5]!;
+      ups5 -= y > hi5 ? 1 : 0;
+      downs5 -= y < lo5 ? 1 : 0;
     }
-    if (i - z.of6 >= from) {
-      const y = values[i - z.of6]!;
-      ups6 -= y > z.hi6 ? 1 : 0;
-      downs6 -= y < z.lo6 ? 1 : 0;
+    if (i - of6 >= from) {
+      const y = values[i - of6]!;
+      ups6 -= y > hi6 ? 1 : 0;
+      downs6 -= y < lo6 ? 1 : 0;
     }
-    if ((up5 === 1 && ups5 >= z.need5) || (down5 === 1 && downs5 >= z.need5)) hits |= 16;
-    if ((up6 === 1 && ups6 >= z.need6) || (down6 === 1 && downs6 >= z.need6)) hits |= 32;
-    within = x < z.hi7 && x > z.lo7 ? within + 1 : 0;
-    if (within >= z.run7) hits |= 64;
-    outside = x > z.hi8 || x < z.lo8 ? outside + 1 : 0;
-    if (outside >= z.run8) hits |= 128;
+    if ((up5 === 1 && ups5 >= need5) || (down5 === 1 && downs5 >= need5)) hits |= 16;
+    if ((up6 === 1 && ups6 >= need6) || (down6 === 1 && downs6 >= need6)) hits |= 32;
+    within = x < hi7 && x > lo7 ? within + 1 : 0;
+    if (within >= run7) hits |= 64;
+    outside = x > hi8 || x < lo8 ? outside + 1 : 0;
+    if (outside >= run8) hits |= 128;
     hits &= mask;
     if (hits === 0) continue;
     for (let k = 0; k < 8; k++) {

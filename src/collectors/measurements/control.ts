@@ -74,7 +74,15 @@ interface Charted {
    * every chart on every poll was a good part of the charts' cost per poll.
    */
   labels?: SeriesLabels & { readonly base: LabelSet };
+  /** The series' outcome, updated in place at every poll. */
+  outcome?: ChartedOutcome;
 }
+
+/** A series' outcome at a poll, and the points the poll went over (for slicing the work). */
+type ChartedOutcome = { -readonly [K in keyof ControlOutcome]: ControlOutcome[K] } & {
+  sequential: ControlOutcome['sequential'];
+  work: number;
+};
 
 /** The charts of one station, by series. */
 interface StationCharts {
@@ -208,22 +216,38 @@ export function createControlCharts(
     size: () => store.size(),
   };
 
-  /** Charts one series of `station` at the poll. */
-  function chart(charted: Charted, station: LabelSet, poll: ControlPoll) {
+  /**
+   * Charts one series of `station` at the poll. The outcome is the series' own object, updated
+   * in place: the families read it before the next poll, and an object per chart and poll was
+   * garbage for every poll.
+   */
+  function chart(charted: Charted, station: LabelSet, poll: ControlPoll): ChartedOutcome {
     const { labels, events: eventLabels } = labelsOf(charted, station);
     const o = charted.chart.evaluate(poll);
     logChange(charted, o);
-    const outcome: ControlOutcome = {
-      labels,
-      eventLabels,
-      limits: o.limits,
-      counts: o.counts,
-      lastTimes: o.lastTimes,
-      events: o.events,
-      late: o.late,
-      ...(o.sequential ? { sequential: o.sequential } : {}),
-    };
-    return { outcome, work: o.work };
+    if (charted.outcome === undefined)
+      charted.outcome = {
+        labels,
+        eventLabels,
+        limits: o.limits,
+        counts: o.counts,
+        lastTimes: o.lastTimes,
+        events: o.events,
+        late: o.late,
+        sequential: o.sequential,
+        work: o.work,
+      };
+    const out = charted.outcome;
+    out.labels = labels;
+    out.eventLabels = eventLabels;
+    out.limits = o.limits;
+    out.counts = o.counts;
+    out.lastTimes = o.lastTimes;
+    out.events = o.events;
+    out.late = o.late;
+    out.sequential = o.sequential;
+    out.work = o.work;
+    return out;
   }
 
   /** A new baseline resets the chart: logged per series (first limits are counted, then logged once). */
@@ -290,8 +314,8 @@ export function createControlCharts(
         charts.ordered ??= [...charts.bySeries.values()].sort(bySeriesOrder);
         for (const charted of charts.ordered) {
           const done = chart(charted, station.labels, poll);
-          outcomes.push(done.outcome);
-          const flag = flagOf(station.name, charted, done.outcome.limits);
+          outcomes.push(done);
+          const flag = flagOf(station.name, charted, done.limits);
           if (flag !== undefined) flags.push(flag);
           work += done.work;
           if (work >= POINTS_PER_TURN) {
