@@ -209,6 +209,8 @@ export class ControlChart {
   private newestHistory = Number.NEGATIVE_INFINITY;
   /** History points taken since the last fold. */
   private sinceFold = 0;
+  /** History came far out of order before any was folded: none is folded (see addHistory). */
+  private unordered = false;
 
   constructor(options: ChartOptions) {
     this.spec = options.spec;
@@ -263,6 +265,11 @@ export class ControlChart {
     }
     // Folded already (see foldHistoryBefore): this record came again.
     if (time <= this.foldedTo) return false;
+    // History arriving far out of order before anything was folded (newest first, say): the
+    // chart does not fold, and holds it all until the first complete poll, as it is exact then.
+    if (this.foldedTo === Number.NEGATIVE_INFINITY && time < this.newestHistory - HISTORY_REORDER_MS)
+      this.unordered = true;
+    if (this.unordered) this.foldBefore = Number.NEGATIVE_INFINITY;
     if (!this.add(time, value, key)) return false;
     if (time > this.newestHistory) this.newestHistory = time;
     if (++this.sinceFold >= FOLD_EVERY) this.fold();
@@ -280,7 +287,7 @@ export class ControlChart {
    * complete poll.
    */
   foldHistoryBefore(t: number): void {
-    this.foldBefore = t;
+    if (!this.unordered) this.foldBefore = t;
   }
 
   /** True until a complete poll: history may still arrive (see {@link ControlChart.addHistory}). */

@@ -248,6 +248,21 @@ describe('history folded as it loads', () => {
     }
   });
 
+  it('folds nothing when the history comes newest first, and loses none of it', () => {
+    const chart = chartOf(rolling(duration));
+    chart.foldHistoryBefore(recentFrom);
+    let last = 0;
+    while (p.times[last]! < recentFrom) last++;
+    for (let i = last - 1; i >= 0; i--) chart.addHistory(p.times[i]!, p.values[i]!, i + 1);
+    for (let i = last; p.times[i]! <= now; i++) chart.add(p.times[i]!, p.values[i]!, i + 1);
+    const whole = loaded(false).chart;
+    const a = chart.evaluate({ nowMs: now, complete: true }).limits;
+    const b = whole.evaluate({ nowMs: now, complete: true }).limits;
+    expect(a?.samples).toBe(b?.samples);
+    expect(a?.center).toBeCloseTo(b?.center ?? 0, 10);
+    expect(a?.sigma).toBeCloseTo(b?.sigma ?? 0, 12);
+  });
+
   it('recognises history fetched again after it was folded', () => {
     const once = loaded(true);
     const twice = loaded(true);
