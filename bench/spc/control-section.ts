@@ -59,7 +59,8 @@ export function renderControlSection(c: ControlBenchResult, r: BenchResults): st
       measure: 'Control charts: history memory (store and charts, after a full GC)',
       value:
         `${f.mib(c.storeBytes)} (${f.count(Math.round(c.storeBytes / 1024 / Math.max(1, c.charts)))} KiB per chart; ` +
-        `${f.count(c.records)} records in the store); ${f.mib(c.loadingBytes)} while the first poll loads the history`,
+        `${f.count(c.records)} records in the store); ${f.mib(c.loadingBytes)} while the first poll loads the history ` +
+        `(highest RSS of the bench process then ${f.mib(c.loadingPeakRss)})`,
     },
   ];
   return [

@@ -14,6 +14,8 @@
  * memory of the charts' history (heap and array buffers after a full garbage collection, against
  * the same before the charts existed; the V8 flag is set from inside, so no --expose-gc needed).
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
@@ -38,6 +40,8 @@ const HOUR = 3_600_000;
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 const STATIONS_PER_LINE = 10;
 const ROUNDS = Number(process.env.CONTROL_ROUNDS ?? 9);
+/** A file to write a CPU profile of the rounds (not the history's load) to, for `--cpu-prof`'s viewers. */
+const PROFILE = process.env.CONTROL_PROFILE;
 
 /** What one run of the control bench measured. */
 export interface ControlBenchResult {
@@ -52,6 +56,10 @@ export interface ControlBenchResult {
   readonly storeBytes: number;
   /** The same while the history waited for the first poll (the charts still loading). */
   readonly loadingBytes: number;
+  /** Highest RSS of the process while the history was added and the first poll took it in. */
+  readonly loadingPeakRss: number;
+  /** RSS of the process before the store and the charts existed. */
+  readonly startRss: number;
   /** The charts' typed columns and buckets alone (ControlCharts.history()). */
   readonly chartBytes: number;
   readonly charts: number;
@@ -140,29 +148,63 @@ function values(): () => number {
   return () => 10 + (rand() + rand() + rand() - 1.5);
 }
 
-/** Adds the history up to NOW, station by station, as a first poll's sync would. */
+/**
+ * Adds the history up to NOW, as a first poll's sync would: in half-hour spans, each an answer
+ * for a batch of stations (every record of the span for each), spans in time order. Samples the
+ * RSS after every answer.
+ */
 function fill(store: RecordStore<MeasurementRecord>, topology: Topology, opts: FillOptions): number {
   let n = 0;
   const from = NOW - HOUR - opts.baselineHours * HOUR;
-  for (const st of topology.stations) {
-    const batch: MeasurementRecord[] = [];
-    for (const name of NAMES)
-      for (let t = from; t <= NOW; t += STEP_MS) batch.push(record(st.id, name, t, opts.value()));
-    store.add(batch);
-    n += batch.length;
+  const stations = topology.stations;
+  for (let first = 0; first < stations.length; first += STATIONS_PER_ANSWER) {
+    const batch = stations.slice(first, first + STATIONS_PER_ANSWER);
+    for (let a = from; a <= NOW; a += SPAN_MS) {
+      const answer: MeasurementRecord[] = [];
+      for (const st of batch)
+        for (const name of NAMES)
+          for (let t = a; t < Math.min(a + SPAN_MS, NOW + 1); t += STEP_MS)
+            answer.push(record(st.id, name, t, opts.value()));
+      store.add(answer);
+      n += answer.length;
+      opts.sample();
+    }
   }
   return n;
 }
 
+/** Half an hour: the span of one answer of the first poll's record sync. */
+const SPAN_MS = 30 * 60_000;
+/** Stations one answer holds (a station_ids list within the URL limit). */
+const STATIONS_PER_ANSWER = 100;
+
 interface FillOptions {
   readonly baselineHours: number;
   readonly value: () => number;
+  /** Called after every answer (the RSS is sampled). */
+  readonly sample: () => void;
 }
 
 /** A full garbage collection (the flag is set here, so the bench needs no node option). */
 function collectGarbage(): void {
   v8.setFlagsFromString('--expose-gc');
   (vm.runInNewContext('gc') as () => void)();
+}
+
+/** Starts the V8 CPU profiler in this process. */
+async function startProfile(): Promise<Session> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return session;
+}
+
+/** Stops the profiler and writes its profile to `file`. */
+async function stopProfile(session: Session, file: string): Promise<void> {
+  const { profile } = await session.post('Profiler.stop');
+  writeFileSync(file, JSON.stringify(profile));
+  session.disconnect();
 }
 
 /** Fills the charts for `stations` stations and measures their first poll and {@link ROUNDS} more. */
@@ -178,6 +220,11 @@ export async function runControlBench(stations = 1000, baselineHours = 24): Prom
     return process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
   };
   const heap0 = await mem();
+  const startRss = process.memoryUsage.rss();
+  let loadingPeakRss = startRss;
+  const sample = () => {
+    loadingPeakRss = Math.max(loadingPeakRss, process.memoryUsage.rss());
+  };
   const store = new MeasurementStore();
   const charts = createControlCharts(
     { config, logger: pino({ level: 'silent' }), turns: createTurns() },
@@ -190,11 +237,12 @@ export async function runControlBench(stations = 1000, baselineHours = 24): Prom
     return from;
   };
   const retainFrom = sync(NOW);
-  const history = fill(charts.store, topology, { baselineHours, value });
+  const history = fill(charts.store, topology, { baselineHours, value, sample });
   charts.store.evictBefore(retainFrom);
   const loadingBytes = (await mem()) - heap0;
   const first = performance.now();
   await charts.families(topology, { nowMs: NOW, complete: true });
+  sample();
   const firstPollMs = performance.now() - first;
   const storeBytes = (await mem()) - heap0;
   const records = store.size();
@@ -202,6 +250,7 @@ export async function runControlBench(stations = 1000, baselineHours = 24): Prom
   const pollCpuMs: number[] = [];
   let maxBlockMs = 0;
   let families: Awaited<ReturnType<typeof charts.families>> = [];
+  const profiler = PROFILE === undefined ? undefined : await startProfile();
   for (let round = 1; round <= ROUNDS; round++) {
     const now = NOW + round * STEP_MS;
     charts.store.evictBefore(sync(now));
@@ -217,6 +266,7 @@ export async function runControlBench(stations = 1000, baselineHours = 24): Prom
     maxBlockMs = Math.max(maxBlockMs, run.maxBlockMs);
     families = run.value;
   }
+  if (profiler !== undefined && PROFILE !== undefined) await stopProfile(profiler, PROFILE);
   const held = charts.history();
   const cache = new ExpositionCache();
   await cache.publish('control', families);
@@ -230,6 +280,8 @@ export async function runControlBench(stations = 1000, baselineHours = 24): Prom
     history,
     storeBytes,
     loadingBytes,
+    loadingPeakRss,
+    startRss,
     chartBytes: held.bytes,
     charts: held.charts,
     firstPollMs,
@@ -266,6 +318,9 @@ async function main() {
   );
   console.log(
     `  while loading (history added, before the first poll): ${mib(r.loadingBytes)}; first poll ${r.firstPollMs.toFixed(0)} ms`,
+  );
+  console.log(
+    `  highest RSS while the history came in and the first poll took it: ${mib(r.loadingPeakRss)} (${mib(r.startRss)} before the charts existed)`,
   );
   console.log(
     `  time per poll: fastest ${fastest.toFixed(0)} ms, median ${median.toFixed(0)} ms (${r.pollMs.length} polls 2 minutes apart, one new point per chart; wall clock incl. turns)`,

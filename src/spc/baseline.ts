@@ -44,7 +44,7 @@ export class BaselineCollector {
 
   /** Empties the sums for a new baseline, with deviations from `anchor` (one collector serves many charts). */
   reset(anchor: number): this {
-    Object.assign(this.sums, emptySums());
+    clearSums(this.sums);
     this.pair.prev = Number.NaN;
     this.anchor = anchor;
     return this;
@@ -114,6 +114,20 @@ export class BaselineCollector {
   }
 }
 
+/** Empties `s` in place (no new object per chart and poll). */
+function clearSums(s: BaselineSums): void {
+  s.n = 0;
+  s.sum = 0;
+  s.squares = 0;
+  s.pairs = 0;
+  s.mrSum = 0;
+  s.lagged = 0;
+  s.lagBefore = 0;
+  s.lagAfter = 0;
+  s.maxAbs = 0;
+  s.step = Number.POSITIVE_INFINITY;
+}
+
 /** Where a bucket grid starts and how wide its buckets are. */
 export interface Grid {
   /** Start of bucket 0, Unix ms. */
@@ -143,6 +157,8 @@ export function firstBucketAfter(grid: Grid, t: number): number {
 export class BaselineBuckets {
   private readonly ring: Float64Array;
   private newest = Number.NEGATIVE_INFINITY;
+  /** Bumped by every push and gap: the sums are the same while it stays. */
+  private changes = 0;
   /** The last point pushed, NaN after a gap (the next point then starts a segment). */
   private prev = Number.NaN;
   private readonly pair: Pair = { x: 0, y: 0, prev: Number.NaN, py: 0 };
@@ -162,8 +178,14 @@ export class BaselineBuckets {
     return this.ring.byteLength;
   }
 
+  /** Changes with every point or gap pushed. */
+  get version(): number {
+    return this.changes;
+  }
+
   /** Adds the point `x` at `t`, no older than the points pushed before. */
   push(t: number, x: number): void {
+    this.changes++;
     const k = bucketOf(this.grid, t);
     const at = (((k % this.grid.capacity) + this.grid.capacity) % this.grid.capacity) * FIELDS;
     const r = this.ring;
@@ -188,6 +210,7 @@ export class BaselineBuckets {
 
   /** Ends the segment (a gap): the next point pushed pairs with none before it. */
   gap(): void {
+    this.changes++;
     this.prev = Number.NaN;
   }
 

@@ -7,7 +7,6 @@
  * time-bucketed sums of the baseline ({@link BaselineBuckets}), or are dropped when no baseline
  * needs them. docs/measurements.md ("Memory of a chart") gives the sizes and the exactness.
  */
-import { lowerBound } from '../util/sorted.ts';
 import {
   BaselineBuckets,
   BaselineCollector,
@@ -23,7 +22,7 @@ import {
   limitsFromSums,
 } from './limits.ts';
 import { RecentPoints } from './points.ts';
-import { createRuleResults, evaluateRules, lookBack, type RuleResults, type RulesConfig } from './rules.ts';
+import { createRuleResults, judgeRules, lookBack, type RuleResults, type RulesConfig } from './rules.ts';
 import {
   advanceSequential,
   createSequential,
@@ -120,20 +119,42 @@ interface TimeGap {
   readonly to: number;
 }
 
-/** How many of the points lay in `[from, to]` when they were judged: more there later came late. */
-interface JudgedSpan {
-  readonly from: number;
-  readonly to: number;
-  readonly count: number;
-}
-
 const NO_COUNTS = new Int32Array(8);
+/**
+ * While a chart loads, history this much older than its newest history point is folded into the
+ * baseline's buckets: arriving in half-hour spans, a few at a time, history is much less out of
+ * order than this (see {@link ControlChart.foldHistoryBefore}).
+ */
+export const HISTORY_REORDER_MS = 4 * 3_600_000;
+/** History points taken between two folds: a loading chart holds at most these and the reorder span. */
+const FOLD_EVERY = 256;
 /** A chart's fixed cost per poll (rules, detectors, limits), in points: slices then hold fewer charts. */
 const CHART_WORK = 200;
 /** One collector and one set of rule results serve every chart: a poll evaluates one chart at a time. */
 const COLLECTOR = new BaselineCollector(0);
 const WINDOW_RESULTS: RuleResults = createRuleResults();
-const FRESH_RESULTS: RuleResults = createRuleResults();
+
+/**
+ * What a rolling baseline's sums were computed from: the buckets (their version and the first one
+ * taken), the recent points (unchanged before their old end while `prefix` stays) from `first` to
+ * `end`, and the gaps. The same inputs give the same limits: they are kept, not computed again.
+ */
+interface BaselineKey {
+  buckets: number;
+  fromBucket: number;
+  prefix: number;
+  first: number;
+  end: number;
+  gaps: readonly TimeGap[];
+}
+
+/** What the rules judged at the last poll: the same again gives the same window results. */
+interface RulesKey {
+  limits: ControlLimits | undefined;
+  prefix: number;
+  from: number;
+  end: number;
+}
 
 /** The chart of one series. */
 export class ControlChart {
@@ -163,7 +184,18 @@ export class ControlChart {
   private hold: Hold | undefined;
   /** Held shifts still inside the baseline's reach, oldest first. */
   private gaps: TimeGap[] = [];
-  private judged: JudgedSpan | undefined;
+  /**
+   * How many of the points lay in `[judgedFrom, judgedTo]` when they were judged (-1: none
+   * judged yet): more there later came late.
+   */
+  private judgedFrom = 0;
+  private judgedTo = 0;
+  private judgedCount = -1;
+  /** The rolling baseline's last limits and what they were computed from. */
+  private baselineMemo: { readonly key: BaselineKey; result: LimitsResult } | undefined;
+  /** The limits of a hold, as a result (the same object every poll of the hold). */
+  private heldResult: LimitsResult | undefined;
+  private readonly rulesKey: RulesKey = { limits: undefined, prefix: -1, from: -1, end: -1 };
   private late = 0;
   private hadLimits: boolean | undefined;
   /** A frozen baseline's limits, once computed from complete data. */
@@ -174,6 +206,15 @@ export class ControlChart {
   private newest = Number.NEGATIVE_INFINITY;
   /** Points that arrived after older ones had left the recent points: in no baseline. */
   private tooLate = 0;
+  /** History older than this may be folded while loading (see {@link ControlChart.foldHistoryBefore}). */
+  private foldBefore = Number.NEGATIVE_INFINITY;
+  /** Time of the newest history point folded while loading: history up to it is not taken again. */
+  private foldedTo = Number.NEGATIVE_INFINITY;
+  private newestHistory = Number.NEGATIVE_INFINITY;
+  /** History points taken since the last fold. */
+  private sinceFold = 0;
+  /** History came far out of order before any was folded: none is folded (see addHistory). */
+  private unordered = false;
 
   constructor(options: ChartOptions) {
     this.spec = options.spec;
@@ -226,7 +267,31 @@ export class ControlChart {
       if (Number.isFinite(value)) this.tooLate++;
       return false;
     }
-    return this.add(time, value, key);
+    // Folded already (see foldHistoryBefore): this record came again.
+    if (time <= this.foldedTo) return false;
+    // History arriving far out of order before anything was folded (newest first, say): the
+    // chart does not fold, and holds it all until the first complete poll, as it is exact then.
+    if (this.foldedTo === Number.NEGATIVE_INFINITY && time < this.newestHistory - HISTORY_REORDER_MS)
+      this.unordered = true;
+    if (this.unordered) this.foldBefore = Number.NEGATIVE_INFINITY;
+    if (!this.add(time, value, key)) return false;
+    if (time > this.newestHistory) this.newestHistory = time;
+    if (++this.sinceFold >= FOLD_EVERY) this.fold();
+    return true;
+  }
+
+  /**
+   * Lets the history older than `t` leave the recent points into the baseline's buckets while
+   * the chart loads, as it arrives, instead of all at the first complete poll: then a chart never
+   * holds its whole history (a week at a point every 2 minutes is 5,000 points). `t` must be no
+   * later than {@link ControlChart.recentFrom} at the coming poll. A record older than the
+   * history folded so far is taken for one fetched again and left out, so history must arrive
+   * less than {@link HISTORY_REORDER_MS} out of order (the record sync reads it in half-hour
+   * spans, a few at a time, in time order). Without a call, nothing leaves before the first
+   * complete poll.
+   */
+  foldHistoryBefore(t: number): void {
+    if (!this.unordered) this.foldBefore = t;
   }
 
   /** True until a complete poll: history may still arrive (see {@link ControlChart.addHistory}). */
@@ -252,25 +317,25 @@ export class ControlChart {
   evaluate(poll: ChartPoll): ChartOutcome {
     const { nowMs } = poll;
     const merged = this.points.merge();
-    const times = this.points.times();
-    const values = this.points.values();
+    const points = this.points;
+    const times = points.timeColumn;
     const { spec } = this;
     const b = spec.baseline;
     const evalFrom = nowMs - spec.evaluationWindowMs;
-    const evalEnd = lowerBound(times, nowMs + 1);
-    const evalStart = lowerBound(times, evalFrom + 1, { hi: evalEnd });
+    const evalEnd = points.lowerBound(nowMs + 1);
+    const evalStart = points.lowerBound(evalFrom + 1, evalEnd);
     if (b.kind === 'rolling') this.releaseHold(nowMs, evalFrom - b.durationMs);
     const result = this.limitsAt({ nowMs, evalFrom, evalStart, evalEnd, complete: poll.complete });
     const change = this.changeOf(result);
     this.evaluatedTo ??= nowMs;
     // A point belongs to the chart of the limits current when it was recorded: points of a
     // frozen baseline period are phase I, judged by no rule (not even as context).
-    const chartStart = b.kind === 'frozen' ? lowerBound(times, b.toMs) : 0;
+    const chartStart = b.kind === 'frozen' ? points.lowerBound(b.toMs) : 0;
     const from = Math.max(evalStart, chartStart);
-    this.countLate(times);
+    this.countLate();
     // Points newer than the last evaluated one, up to now; older ones that arrive late were
     // context for runs already judged, and are not judged again.
-    const newStart = Math.max(chartStart, lowerBound(times, this.evaluatedTo + 1, { hi: evalEnd }));
+    const newStart = Math.max(chartStart, points.lowerBound(this.evaluatedTo + 1, evalEnd));
     const newest = evalEnd > 0 ? (times[evalEnd - 1] ?? this.evaluatedTo) : this.evaluatedTo;
     let counts: ArrayLike<number> = NO_COUNTS;
     let sequential: SequentialView | undefined;
@@ -278,9 +343,10 @@ export class ControlChart {
       // Without limits nothing is judged, and these points will not be judged later either.
       this.evaluatedTo = Math.max(this.evaluatedTo, newest);
       forgetCheckpoints(this.sequential, this.evaluatedTo);
-      this.judged = judgedSpan(times, evalFrom, this.evaluatedTo);
+      this.rulesKey.limits = undefined;
+      this.judge(evalFrom, this.evaluatedTo);
     } else {
-      const span = { times, values, limits: result.limits };
+      const span = { times, values: points.valueColumn, limits: result.limits };
       counts = this.judgeRules(span, { from, chartStart, newStart, evalEnd });
       sequential = this.judgeSequential(span, { from, newStart, evalEnd, nowMs });
       this.evaluatedTo = Math.max(this.evaluatedTo, newest);
@@ -290,9 +356,9 @@ export class ControlChart {
         params.cusum.enabled || params.ewma.enabled
           ? Math.min(this.evaluatedTo, settledTo(this.sequential))
           : this.evaluatedTo;
-      this.judged = judgedSpan(times, evalFrom, settled);
+      this.judge(evalFrom, settled);
     }
-    const work = CHART_WORK + times.length + merged + this.settle(poll, evalStart);
+    const work = CHART_WORK + (evalEnd - Math.min(from, newStart)) + merged + this.settle(poll, evalStart);
     return {
       result,
       limits: result.ok ? result.limits : undefined,
@@ -318,7 +384,17 @@ export class ControlChart {
     const b = this.spec.baseline;
     if (b.kind === 'given') return givenLimits(b);
     if (this.frozen !== undefined) return this.frozen;
-    if (this.hold !== undefined) return { ok: true, limits: this.hold.limits };
+    if (this.hold !== undefined) {
+      if (
+        this.heldResult === undefined ||
+        (this.heldResult.ok && this.heldResult.limits !== this.hold.limits)
+      )
+        this.heldResult = { ok: true, limits: this.hold.limits };
+      return this.heldResult;
+    }
+    const key = b.kind === 'rolling' ? this.baselineKey(at) : undefined;
+    const memo = this.baselineMemo;
+    if (key !== undefined && memo !== undefined && sameKey(memo.key, key)) return memo.result;
     const sums = this.baselineSums(at);
     const limits = limitsFromSums(sums.sums, {
       minSamples: this.spec.minSamples,
@@ -330,7 +406,27 @@ export class ControlChart {
       this.frozen = limits;
       this.buckets = undefined;
     }
+    this.baselineMemo = key === undefined ? undefined : { key, result: limits };
     return limits;
+  }
+
+  /** What a rolling baseline's sums at this poll are computed from (see {@link BaselineKey}). */
+  private baselineKey(at: { readonly evalFrom: number; readonly evalStart: number }): BaselineKey {
+    const b = this.spec.baseline;
+    const start = at.evalFrom - (b.kind === 'rolling' ? b.durationMs : 0);
+    const points = this.points;
+    const fromBucket =
+      points.length === 0 || start < points.timeColumn[0]!
+        ? firstBucketAfter(this.gridOf(), start)
+        : Number.NaN;
+    return {
+      buckets: this.buckets?.version ?? -1,
+      fromBucket,
+      prefix: points.prefixVersion,
+      first: points.lowerBound(start + 1, at.evalStart),
+      end: at.evalStart,
+      gaps: this.gaps,
+    };
   }
 
   /**
@@ -347,20 +443,22 @@ export class ControlChart {
     const b = this.spec.baseline;
     const into = COLLECTOR.reset(this.anchor);
     const grid = this.gridOf();
-    const times = this.points.times();
-    const values = this.points.values();
+    const times = this.points.timeColumn;
+    const values = this.points.valueColumn;
     if (b.kind === 'rolling') {
       const start = evalFrom - b.durationMs;
       // The start is exact among the recent points; older than them, it falls on a bucket's
       // edge (whole buckets whose midpoint is after it).
       if (this.points.length === 0 || start < times[0]!)
         this.buckets?.collect(firstBucketAfter(grid, start), into);
-      const inGap = gapTest(this.gaps);
-      for (let i = 0; i < evalStart; i++) {
-        const t = times[i]!;
-        if (t <= start) continue;
-        if (inGap(t)) into.gap();
-        else into.point(values[i]!);
+      const first = this.points.lowerBound(start + 1, evalStart);
+      if (this.gaps.length === 0) for (let i = first; i < evalStart; i++) into.point(values[i]!);
+      else {
+        const inGap = gapTest(this.gaps);
+        for (let i = first; i < evalStart; i++) {
+          if (inGap(times[i]!)) into.gap();
+          else into.point(values[i]!);
+        }
       }
     } else if (b.kind === 'frozen') {
       this.buckets?.collect(0, into);
@@ -389,7 +487,10 @@ export class ControlChart {
     return result.ok ? 'gained' : 'lost';
   }
 
-  /** The rules over the window (for the gauges), and over the new points (for the events). */
+  /**
+   * The rules over the window (for the gauges), and over the new points (for the events), in one
+   * pass; skipped when neither the limits nor the window's points changed since the last poll.
+   */
   private judgeRules(
     span: Judged,
     at: {
@@ -400,11 +501,25 @@ export class ControlChart {
     },
   ): ArrayLike<number> {
     const { values, times, limits } = span;
-    const { rules } = this.spec;
-    const r = evaluateRules(
+    const key = this.rulesKey;
+    const prefix = this.points.prefixVersion;
+    if (
+      at.newStart >= at.evalEnd &&
+      key.limits === limits &&
+      key.prefix === prefix &&
+      key.from === at.from &&
+      key.end === at.evalEnd
+    )
+      return this.counts;
+    key.limits = limits;
+    key.prefix = prefix;
+    key.from = at.from;
+    key.end = at.evalEnd;
+    const r = WINDOW_RESULTS;
+    judgeRules(
       values,
-      { evalStart: at.from, end: at.evalEnd, contextStart: at.chartStart },
-      { limits, rules, out: WINDOW_RESULTS },
+      { windowStart: at.from, newStart: at.newStart, end: at.evalEnd, contextStart: at.chartStart },
+      { limits, rules: this.spec.rules, out: r, window: r, events: this.tally.events },
     );
     const counts = this.counts;
     counts.set(r.count);
@@ -413,15 +528,6 @@ export class ControlChart {
       const t = i < 0 ? Number.NaN : (times[i] ?? Number.NaN);
       const prev = this.tally.lastTimes[k] ?? Number.NaN;
       if (!Number.isNaN(t) && !(prev >= t)) this.tally.lastTimes[k] = t;
-    }
-    if (at.newStart < at.evalEnd) {
-      const f = evaluateRules(
-        values,
-        { evalStart: at.newStart, end: at.evalEnd, contextStart: at.chartStart },
-        { limits, rules, out: FRESH_RESULTS },
-      );
-      const events = this.tally.events;
-      for (let k = 0; k < 8; k++) events[k] = (events[k] ?? 0) + (f.count[k] ?? 0);
     }
     return counts;
   }
@@ -469,7 +575,8 @@ export class ControlChart {
     if (hold !== undefined && hold.from < baselineFrom) this.hold = undefined;
     else if (hold !== undefined && nowMs - last > this.holdMs) {
       this.hold = undefined;
-      this.gaps.push({ from: hold.from, to: last });
+      // A new array: the baseline's memo tells gaps apart by identity.
+      this.gaps = [...this.gaps, { from: hold.from, to: last }];
     }
     if (this.gaps.length > 0) this.gaps = this.gaps.filter((g) => g.to >= baselineFrom);
   }
@@ -480,11 +587,20 @@ export class ControlChart {
   }
 
   /** Counts the points that appeared, since the last poll, among those already judged then. */
-  private countLate(times: Float64Array): void {
-    const j = this.judged;
-    if (j === undefined) return;
-    const now = lowerBound(times, j.to + 1) - lowerBound(times, j.from);
-    if (now > j.count) this.late += now - j.count;
+  private countLate(): void {
+    if (this.judgedCount < 0) return;
+    const now = this.points.lowerBound(this.judgedTo + 1) - this.points.lowerBound(this.judgedFrom);
+    if (now > this.judgedCount) this.late += now - this.judgedCount;
+  }
+
+  /**
+   * Remembers how many points of the evaluation window, from `fromMs` up to `to` (the points past
+   * going back over), there are at this poll: more there later arrived late and are never judged.
+   */
+  private judge(fromMs: number, to: number): void {
+    this.judgedFrom = fromMs;
+    this.judgedTo = to;
+    this.judgedCount = this.points.lowerBound(to + 1) - this.points.lowerBound(fromMs);
   }
 
   /**
@@ -498,8 +614,6 @@ export class ControlChart {
       this.points.forgetKeys();
     }
     if (this.loading) return 0;
-    const times = this.points.times();
-    const values = this.points.values();
     const recentFrom = ControlChart.recentFrom({
       spec: this.spec,
       overlapMs: this.overlapMs,
@@ -507,12 +621,24 @@ export class ControlChart {
     });
     const heldFrom = this.hold?.from ?? Number.POSITIVE_INFINITY;
     const limit = Math.min(
-      lowerBound(times, Math.min(recentFrom, heldFrom)),
+      this.points.lowerBound(Math.min(recentFrom, heldFrom)),
       evalStart - (lookBack(this.spec.rules) - 1),
     );
+    return this.moveOut(limit);
+  }
+
+  /**
+   * Moves the first `limit` recent points out: into the baseline's buckets (in time order, the
+   * held shifts as gaps) when a baseline still needs them, else nowhere. Returns how many left.
+   */
+  private moveOut(limit: number): number {
     if (limit <= 0) return 0;
+    const times = this.points.timeColumn;
+    const values = this.points.valueColumn;
     const sink = this.sinkOf();
-    if (sink !== undefined) {
+    if (sink !== undefined && this.gaps.length === 0 && this.spec.baseline.kind === 'rolling')
+      for (let i = 0; i < limit; i++) sink.push(times[i]!, values[i]!);
+    else if (sink !== undefined) {
       const inGap = gapTest(this.gaps);
       for (let i = 0; i < limit; i++) {
         const t = times[i]!;
@@ -523,6 +649,29 @@ export class ControlChart {
     this.settledBefore = Math.max(this.settledBefore, times[limit - 1]!);
     this.points.dropFirst(limit);
     return limit;
+  }
+
+  /**
+   * While loading, moves the history older than {@link HISTORY_REORDER_MS} before the newest one
+   * (and than the fold limit, the rules' context and a held shift) out of the recent points into
+   * the buckets, as {@link ControlChart.settle} does after the poll: the whole history is then
+   * never held at once. The cut never parts points of equal time, so that a record fetched again
+   * is recognised by its time alone once folded.
+   */
+  private fold(): void {
+    this.sinceFold = 0;
+    this.points.merge();
+    const before = Math.min(
+      this.foldBefore,
+      this.newestHistory - HISTORY_REORDER_MS,
+      this.hold?.from ?? Number.POSITIVE_INFINITY,
+    );
+    let limit = this.points.lowerBound(before) - (lookBack(this.spec.rules) - 1);
+    const times = this.points.timeColumn;
+    while (limit > 0 && times[limit - 1] === times[limit]) limit--;
+    if (limit <= 0) return;
+    this.foldedTo = times[limit - 1]!;
+    this.moveOut(limit);
   }
 
   /** The buckets points leave into, created on first use; none when no baseline needs them. */
@@ -561,10 +710,14 @@ function gapTest(gaps: readonly TimeGap[]): (t: number) => boolean {
   };
 }
 
-/**
- * How many points of the evaluation window, from `fromMs` up to `to` (the points past going back
- * over), there are at this poll, to remember: more there later arrived late and are never judged.
- */
-function judgedSpan(times: Float64Array, fromMs: number, to: number): JudgedSpan {
-  return { from: fromMs, to, count: lowerBound(times, to + 1) - lowerBound(times, fromMs) };
+/** Whether two baseline keys name the same inputs. */
+function sameKey(a: BaselineKey, b: BaselineKey): boolean {
+  return (
+    a.buckets === b.buckets &&
+    Object.is(a.fromBucket, b.fromBucket) &&
+    a.prefix === b.prefix &&
+    a.first === b.first &&
+    a.end === b.end &&
+    a.gaps === b.gaps
+  );
 }

@@ -16,6 +16,11 @@ export class RecentPoints {
   /** A key per point while duplicates must be recognised (see {@link RecentPoints.add}); else undefined. */
   private k: Uint32Array | undefined;
   private n = 0;
+  /**
+   * Bumped whenever a held point moves or one is inserted before held ones (not when points are
+   * appended after them): the points before the old end are the same while it stays.
+   */
+  private moves = 0;
   /** Views of the merged points, made once per change (several reads a poll). */
   private views: { readonly t: Float64Array; readonly v: Float64Array } | undefined;
   private pendingT: number[] = [];
@@ -39,6 +44,36 @@ export class RecentPoints {
     if (this.views === undefined)
       this.views = { t: this.t.subarray(0, this.n), v: this.v.subarray(0, this.n) };
     return this.views.v;
+  }
+
+  /**
+   * The time column itself, valid at indexes below {@link RecentPoints.length} until the next
+   * change: the chart reads it every poll, and a view per poll would be an allocation per chart.
+   */
+  get timeColumn(): Float64Array {
+    return this.t;
+  }
+
+  /** The value column itself, like {@link RecentPoints.timeColumn}. */
+  get valueColumn(): Float64Array {
+    return this.v;
+  }
+
+  /** Changes when a held point moved or one was inserted among them, not when one is appended. */
+  get prefixVersion(): number {
+    return this.moves;
+  }
+
+  /** First index below `hi` (default all) whose time is `>= t` (`hi` when none). */
+  lowerBound(t: number, hi = this.n): number {
+    let lo = 0;
+    let h = hi;
+    while (lo < h) {
+      const mid = (lo + h) >>> 1;
+      if (this.t[mid]! < t) lo = mid + 1;
+      else h = mid;
+    }
+    return lo;
   }
 
   /** Bytes of the columns. */
@@ -82,6 +117,7 @@ export class RecentPoints {
       this.pendingK.length = 0;
       return count;
     }
+    this.moves++;
     const order = Array.from({ length: count }, (_, i) => i);
     const pt = this.pendingT;
     order.sort((a, b) => pt[a]! - pt[b]! || a - b);
@@ -133,6 +169,7 @@ export class RecentPoints {
   dropFirst(count: number): void {
     if (count <= 0) return;
     this.views = undefined;
+    this.moves++;
     this.t.copyWithin(0, count, this.n);
     this.v.copyWithin(0, count, this.n);
     this.k?.copyWithin(0, count, this.n);

@@ -355,3 +355,147 @@ function outsideRun(p: Pass, rule: Band & { readonly points: number }, sink: Sin
   sink.count = count;
   sink.last = last;
 }
+
+/** The points one call of {@link judgeRules} reads: the window, and the points new since the last poll. */
+export interface JudgeSpan {
+  /** First point of the evaluation window: the window's counts are over `[windowStart, end)`. */
+  readonly windowStart: number;
+  /** First point not judged before: its events are over `[newStart, end)`. */
+  readonly newStart: number;
+  readonly end: number;
+  /** The first index that may serve as context for runs. */
+  readonly contextStart: number;
+}
+
+/** Where {@link judgeRules} writes: the window's results, and the events of the new points. */
+export interface Judgement {
+  /** Overwritten with the window's results. */
+  readonly window: RuleResults;
+  /** Violations of the new points per rule: added to. */
+  readonly events: Float64Array;
+}
+
+/**
+ * The window's results and the new points' events in one pass: the same as
+ * {@link evaluateRules} over the window, and again over the new points (whose counts are added
+ * to `out.events`), with less work. A rule's outcome at a point depends only on the
+ * `lookBack(rules)` points ending there (and none before `contextStart`), so one pass from the
+ * earlier of the two starts gives both.
+ */
+export function judgeRules(values: ArrayLike<number>, span: JudgeSpan, opts: RuleOptions & Judgement): void {
+  const { windowStart, newStart, end } = span;
+  const { rules, window } = opts;
+  const first = Math.min(windowStart, newStart);
+  const from = Math.max(span.contextStart, first - (lookBack(rules) - 1), 0);
+  window.count.fill(0);
+  window.lastIndex.fill(-1);
+  window.evaluated = Math.max(0, end - windowStart);
+  const mask = enabledMask(rules);
+  const z = zonesOf(opts.limits, rules);
+  // Locals, not the zones' fields: the loop then reads no object.
+  const { center, hi1, lo1, run2, run3, run4, hi5, lo5, need5, of5, hi6, lo6, need6, of6 } = z;
+  const { hi7, lo7, run7, hi8, lo8, run8 } = z;
+  const { count, lastIndex } = window;
+  const events = opts.events;
+  let up = 0;
+  let down = 0;
+  let rising = 0;
+  let falling = 0;
+  let endsUp = 0;
+  let endsDown = 0;
+  let ups5 = 0;
+  let downs5 = 0;
+  let ups6 = 0;
+  let downs6 = 0;
+  let within = 0;
+  let outside = 0;
+  let prev = Number.NaN;
+  for (let i = from; i < end; i++) {
+    const x = values[i]!;
+    let hits = x > hi1 || x < lo1 ? 1 : 0;
+    up = x > center ? up + 1 : 0;
+    down = x < center ? down + 1 : 0;
+    if (up >= run2 || down >= run2) hits |= 2;
+    if (i > from) {
+      // Rules 3 and 4 count steps, from the second point of the pass on.
+      rising = x > prev ? rising + 1 : 0;
+      falling = x < prev ? falling + 1 : 0;
+      if (rising >= run3 - 1 || falling >= run3 - 1) hits |= 4;
+      const stepUp = x > prev ? endsDown + 1 : 0;
+      const stepDown = x < prev ? endsUp + 1 : 0;
+      endsUp = stepUp;
+      endsDown = stepDown;
+      if (stepUp >= run4 - 1 || stepDown >= run4 - 1) hits |= 8;
+    }
+    prev = x;
+    const up5 = x > hi5 ? 1 : 0;
+    const down5 = x < lo5 ? 1 : 0;
+    const up6 = x > hi6 ? 1 : 0;
+    const down6 = x < lo6 ? 1 : 0;
+    ups5 += up5;
+    downs5 += down5;
+    ups6 += up6;
+    downs6 += down6;
+    if (i - of5 >= from) {
+      const y = values[i - of5]!;
+      ups5 -= y > hi5 ? 1 : 0;
+      downs5 -= y < lo5 ? 1 : 0;
+    }
+    if (i - of6 >= from) {
+      const y = values[i - of6]!;
+      ups6 -= y > hi6 ? 1 : 0;
+      downs6 -= y < lo6 ? 1 : 0;
+    }
+    if ((up5 === 1 && ups5 >= need5) || (down5 === 1 && downs5 >= need5)) hits |= 16;
+    if ((up6 === 1 && ups6 >= need6) || (down6 === 1 && downs6 >= need6)) hits |= 32;
+    within = x < hi7 && x > lo7 ? within + 1 : 0;
+    if (within >= run7) hits |= 64;
+    outside = x > hi8 || x < lo8 ? outside + 1 : 0;
+    if (outside >= run8) hits |= 128;
+    hits &= mask;
+    if (hits === 0) continue;
+    for (let k = 0; k < 8; k++) {
+      if ((hits & (1 << k)) === 0) continue;
+      if (i >= windowStart) {
+        count[k]!++;
+        lastIndex[k] = i;
+      }
+      if (i >= newStart) events[k]!++;
+    }
+  }
+  window.inControl = true;
+  for (let k = 0; k < 8; k++) if (count[k]! > 0) window.inControl = false;
+}
+
+/** Bit r - 1 set for each enabled rule r. */
+function enabledMask(rules: RulesConfig): number {
+  let mask = 0;
+  for (const r of RULE_NUMBERS) if (rules[r].enabled) mask |= 1 << (r - 1);
+  return mask;
+}
+
+/** The boundaries and lengths of the eight rules, as {@link evaluateRules} computes them. */
+function zonesOf(l: ZoneLimits, rules: RulesConfig) {
+  return {
+    center: l.center,
+    hi1: upper(l, rules[1].sigmas),
+    lo1: lower(l, rules[1].sigmas),
+    run2: rules[2].points,
+    run3: rules[3].points,
+    run4: rules[4].points,
+    hi5: upper(l, rules[5].sigmas),
+    lo5: lower(l, rules[5].sigmas),
+    need5: rules[5].count,
+    of5: rules[5].of,
+    hi6: upper(l, rules[6].sigmas),
+    lo6: lower(l, rules[6].sigmas),
+    need6: rules[6].count,
+    of6: rules[6].of,
+    hi7: upper(l, rules[7].sigmas),
+    lo7: lower(l, rules[7].sigmas),
+    run7: rules[7].points,
+    hi8: upper(l, rules[8].sigmas),
+    lo8: lower(l, rules[8].sigmas),
+    run8: rules[8].points,
+  };
+}

@@ -340,7 +340,9 @@ function prune(state: SequentialState, keepFrom: number): void {
   const last = judged[n - 1]!;
   if (state.base !== undefined) state.base = last;
   state.baseTime = last.time;
-  state.judged = judged.slice(n);
+  // In place: a new array per chart and poll was garbage for every poll.
+  for (let i = n; i < judged.length; i++) judged[i - n] = judged[i]!;
+  judged.length -= n;
 }
 
 /** What the gauges show of the detectors, against the current limits. */

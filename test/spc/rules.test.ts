@@ -7,11 +7,13 @@ import { describe, expect, it } from 'vitest';
 import {
   createRuleResults,
   evaluateRules,
+  judgeRules,
   NELSON_RULES,
   type RuleResults,
   type RulesConfig,
   type ZoneLimits,
 } from '../../src/spc/index.ts';
+import { splitmix64 } from '../../src/util/random.ts';
 
 const UNIT: ZoneLimits = { center: 0, sigma: 1, ucl: 3, lcl: -3 };
 
@@ -214,5 +216,51 @@ describe('configuration', () => {
       { limits, rules: NELSON_RULES, out: createRuleResults() },
     );
     expect(r.count[0]).toBe(1);
+  });
+});
+
+describe('the window and the new points in one pass (judgeRules)', () => {
+  it('gives what evaluateRules gives over the window, and over the new points as events', () => {
+    const rng = splitmix64(29);
+    const variants: RulesConfig[] = [
+      NELSON_RULES,
+      withRule(4, { enabled: false }),
+      withRule(2, { points: 7 }),
+      withRule(5, { count: 3, of: 4 }),
+      withRule(3, { points: 2 }),
+    ];
+    for (let trial = 0; trial < 400; trial++) {
+      const n = 1 + Math.floor(rng.uniform() * 60);
+      // Rounded to halves: ties and points on the zone boundaries, as real gauges give.
+      const values = Array.from({ length: n }, () => Math.round(rng.normal() * 4) / 2);
+      const rules = variants[trial % variants.length] as RulesConfig;
+      const pick = () => Math.floor(rng.uniform() * (n + 1));
+      const contextStart = Math.min(pick(), pick());
+      const windowStart = Math.max(contextStart, pick());
+      const newStart = Math.max(contextStart, pick());
+      const window = evaluateRules(
+        values,
+        { evalStart: windowStart, end: n, contextStart },
+        { limits: UNIT, rules, out: createRuleResults() },
+      );
+      const fresh = evaluateRules(
+        values,
+        { evalStart: newStart, end: n, contextStart },
+        { limits: UNIT, rules, out: createRuleResults() },
+      );
+      const out = createRuleResults();
+      const events = new Float64Array(8).fill(1);
+      judgeRules(
+        values,
+        { windowStart, newStart, end: n, contextStart },
+        { limits: UNIT, rules, out, window: out, events },
+      );
+      expect([...out.count]).toEqual([...window.count]);
+      expect([...out.lastIndex]).toEqual([...window.lastIndex]);
+      expect(out.inControl).toBe(window.inControl);
+      expect(out.evaluated).toBe(window.evaluated);
+      // Added to what the counters held.
+      expect([...events]).toEqual([...fresh.count].map((c) => c + 1));
+    }
   });
 });

@@ -75,7 +75,15 @@ interface Charted {
    * every chart on every poll was a good part of the charts' cost per poll.
    */
   labels?: SeriesLabels & { readonly base: LabelSet };
+  /** The series' outcome, updated in place at every poll. */
+  outcome?: ChartedOutcome;
 }
+
+/** A series' outcome at a poll, and the points the poll went over (for slicing the work). */
+type ChartedOutcome = { -readonly [K in keyof ControlOutcome]: ControlOutcome[K] } & {
+  sequential: ControlOutcome['sequential'];
+  work: number;
+};
 
 /** The charts of one station, by series. */
 interface StationCharts {
@@ -168,6 +176,14 @@ export function createControlCharts(
         takeNew({ ...s, time: s.rows.time(i) }, s.rows.value(VALUE, i), s.rows.serialKey(i) as number);
   }
 
+  /** A record older than the store keeps: history of its chart, folded as it comes while the chart loads. */
+  function takeHistory(r: MeasurementRecord, keep: number) {
+    const chart = r.value === undefined ? undefined : chartOf(r)?.chart;
+    if (chart === undefined || r.value === undefined) return;
+    chart.foldHistoryBefore(keep);
+    chart.addHistory(r.time, r.value, recordKey(r.serial));
+  }
+
   /** The oldest time a charted name must be fetched from: its baseline, or one extra window of context. */
   function chartFrom(entry: Entry, nowMs: number): number {
     const b = entry.spec.baseline;
@@ -180,12 +196,14 @@ export function createControlCharts(
 
   const retaining: RecordStore<MeasurementRecord> = {
     // Records older than a name keeps are not held: a chart still loading its history takes
-    // them (each once: it recognises a record fetched again), the others are dropped here.
+    // them (each once: it recognises a record fetched again) and folds them into its baseline as
+    // they come, older than what the store keeps; the others are dropped here.
     add: (records) => {
       const kept: MeasurementRecord[] = [];
       for (const r of records) {
-        if (r.time >= keepFor(r.name)) kept.push(r);
-        else if (r.value !== undefined) chartOf(r)?.chart.addHistory(r.time, r.value, recordKey(r.serial));
+        const keep = keepFor(r.name);
+        if (r.time >= keep) kept.push(r);
+        else takeHistory(r, keep);
       }
       return store.add(kept);
     },
@@ -201,23 +219,39 @@ export function createControlCharts(
     size: () => store.size(),
   };
 
-  /** Charts one series of `station` at the poll. */
-  function chart(charted: Charted, station: LabelSet, poll: ControlPoll) {
+  /**
+   * Charts one series of `station` at the poll. The outcome is the series' own object, updated
+   * in place: the families read it before the next poll, and an object per chart and poll was
+   * garbage for every poll.
+   */
+  function chart(charted: Charted, station: LabelSet, poll: ControlPoll): ChartedOutcome {
     const { labels, events: eventLabels } = labelsOf(charted, station);
     const o = charted.chart.evaluate(poll);
     logChange(charted, o);
-    const outcome: ControlOutcome = {
-      metric: charted.name,
-      labels,
-      eventLabels,
-      limits: o.limits,
-      counts: o.counts,
-      lastTimes: o.lastTimes,
-      events: o.events,
-      late: o.late,
-      ...(o.sequential ? { sequential: o.sequential } : {}),
-    };
-    return { outcome, work: o.work };
+    if (charted.outcome === undefined)
+      charted.outcome = {
+        metric: charted.name,
+        labels,
+        eventLabels,
+        limits: o.limits,
+        counts: o.counts,
+        lastTimes: o.lastTimes,
+        events: o.events,
+        late: o.late,
+        sequential: o.sequential,
+        work: o.work,
+      };
+    const out = charted.outcome;
+    out.labels = labels;
+    out.eventLabels = eventLabels;
+    out.limits = o.limits;
+    out.counts = o.counts;
+    out.lastTimes = o.lastTimes;
+    out.events = o.events;
+    out.late = o.late;
+    out.sequential = o.sequential;
+    out.work = o.work;
+    return out;
   }
 
   /** A new baseline resets the chart: logged per series (first limits are counted, then logged once). */
@@ -284,8 +318,8 @@ export function createControlCharts(
         charts.ordered ??= [...charts.bySeries.values()].sort(bySeriesOrder);
         for (const charted of charts.ordered) {
           const done = chart(charted, station.labels, poll);
-          outcomes.push(done.outcome);
-          const flag = flagOf(station, charted, done.outcome.limits);
+          outcomes.push(done);
+          const flag = flagOf(station, charted, done.limits);
           if (flag !== undefined) flags.push(flag);
           work += done.work;
           if (work >= POINTS_PER_TURN) {

@@ -405,6 +405,24 @@ describe('control charts in the measurements collector', () => {
     expect(turns).toBeGreaterThanOrEqual(2);
   });
 
+  it('folds the history into the baseline as it arrives, not all at the first poll', async () => {
+    const { charts: c } = charts({ ...RAW, names: ['vbat'], baseline: { rolling: '7d' } });
+    c.retainFrom(NOW, NOW - HOUR);
+    // A week and an hour of records 2 minutes apart (5,070), in half-hour answers, oldest first.
+    const all = series(A, wave(5070), { stepMs: 2 * MIN });
+    let most = 0;
+    for (let i = 0; i < all.length; i += 15) {
+      c.store.add(all.slice(i, i + 15));
+      most = Math.max(most, c.history().bytes);
+    }
+    // Held raw, the history would be 20 bytes a point (time, value, key): 100 KB. Folded, the
+    // chart holds its buckets and a few hundred points.
+    expect(most).toBeLessThan(87 * 14 * 8 + 1024 * 20);
+    const s = samplesOf(await c.families(topology, { nowMs: NOW, complete: true }));
+    // Every whole period of the wave: centre 10 exactly as far as the sums go.
+    expect(value(s, 'station_measurement_control_center', A)).toBeCloseTo(10, 2);
+  });
+
   it('bounds the series per charted series for the planner', () => {
     const { config } = charts({ names: ['vbat'], rules: { 4: { enabled: false }, 7: { enabled: false } } });
     // 4 steady (state, centre, UCL, LCL) + the counters of rule 1 and of rules 2-8 (any enabled)
