@@ -72,6 +72,18 @@ export function selectorsByName(exprs: readonly string[]): Map<string, Array<Rec
   return out;
 }
 
+/**
+ * A recording rule read over a range (`max_over_time(rule[7d])`) becomes, inlined, a range over
+ * an expression, which PromQL only allows as a subquery: `(expr)[7d:1m]`, stepped at the rule
+ * group's interval, where Prometheus would have recorded the rule.
+ */
+export function asSubqueries(expr: string, intervalMs: number): string {
+  return expr.replace(
+    /\)\[(\d+[smhdwy])\]/g,
+    (_, range: string) => `)[${range}:${Math.round(intervalMs / 1000)}s]`,
+  );
+}
+
 /** Every alert of the files, with inlined expressions; and every identifier the rules use. */
 export function loadAlerts(
   files: readonly string[],
@@ -94,14 +106,15 @@ export function loadAlerts(
     for (const g of doc.groups) {
       for (const r of g.rules) {
         if (!r.alert) continue;
-        const inlined = inline(String(r.expr));
+        const intervalMs = g.interval ? durationMs(g.interval) : globalIntervalMs;
+        const inlined = asSubqueries(inline(String(r.expr)), intervalMs);
         alerts.push({
           alert: r.alert,
           expr: inlined,
           forMs: r.for ? durationMs(r.for) : 0,
           keepFiringForMs: r.keep_firing_for ? durationMs(r.keep_firing_for) : 0,
           labels: r.labels ?? {},
-          intervalMs: g.interval ? durationMs(g.interval) : globalIntervalMs,
+          intervalMs,
           group: g.name,
           file: path.basename(file),
         });

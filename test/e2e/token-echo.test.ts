@@ -99,11 +99,11 @@ describe('the token never leaves the process', () => {
     try {
       const url = (await waitFor(run, /metrics at (http:\/\/[^\s]+)\/metrics/))[1] ?? '';
       // The record collectors' warning carries the echoed error body.
-      await waitFor(run, /\[REDACTED\].*some record requests failed/);
+      await waitFor(run, /some record requests failed.*\[REDACTED\]/);
       const rotatedAt = run.output().length;
       writeFileSync(tokenFile, `${ROTATED}\n`);
-      await waitFor(run, /\[REDACTED\].*some record requests failed/, rotatedAt);
-      await waitFor(run, /\[REDACTED\].*some record requests failed/, run.output().length);
+      await waitFor(run, /some record requests failed.*\[REDACTED\]/, rotatedAt);
+      await waitFor(run, /some record requests failed.*\[REDACTED\]/, run.output().length);
       for (const page of ['/', '/status', '/-/ready', '/-/healthy']) {
         const res = await fetch(`${url}${page}`);
         emitted.push(await res.text());
