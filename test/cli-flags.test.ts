@@ -6,11 +6,11 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulatorServer } from '../src/simulator/index.ts';
+import { freePort } from './helpers/prometheus.ts';
 
 const BIN = path.resolve('bin/station-exporter.js');
 /** The host's own Node: 20 on this project's machines, older than the exporter supports. */
@@ -62,15 +62,6 @@ function serve(command: string, args: string[], count = 1) {
       child.kill('SIGTERM');
     });
   return { child, ready, stop, stderr: () => stderr };
-}
-
-/** A free TCP port on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 describe('exporter-toolkit flags', () => {
