@@ -1,0 +1,172 @@
+/**
+ * Bernoulli CUSUM (Reynolds and Stoumbos 1999) for a stream of pass/fail trials: each unit is a
+ * failure (or a retest) with probability p0 while in control; the chart looks for a rise to p1.
+ * The statistic is the log-likelihood ratio CUSUM of Page (1954),
+ *   S = max(0, S + ln(p1/p0))        after a failure,
+ *   S = max(0, S + ln((1−p1)/(1−p0))) after a pass,
+ * which, among all tests with the same chance-alarm rate, finds the shift in the fewest units
+ * on average (Lorden 1971, Moustakides 1986): about ln(ARL0) / KL(p1‖p0) units.
+ *
+ * The two increments are kept as integers (a pass subtracts {@link PASS_WEIGHT}, a failure adds
+ * the rounded ratio of the two log-likelihood ratios times it), so that the statistic lives on a
+ * lattice and its average run length is computed exactly by a Markov chain with one state per
+ * lattice point (Brook and Evans 1972), not approximated: the decision interval H is the smallest
+ * whose in-control ARL reaches the target. The rounding changes the ratio of the weights by at
+ * most 1/(2 × the failure weight), under 1 % for the defaults, so the chart is the optimal one for
+ * a p1 within that of the one asked for. Pure and incremental: the state is one integer.
+ */
+
+/** Integer weight of a pass (subtracted): the lattice's resolution. */
+export const PASS_WEIGHT = 16;
+
+/** The in-control and shifted probabilities of a bad trial (failure, retest). */
+export interface BernoulliShift {
+  /** Probability of a bad trial in control, 0 < p0 < p1. */
+  readonly p0: number;
+  /** Probability of a bad trial after the shift to detect, p0 < p1 < 1. */
+  readonly p1: number;
+}
+
+/** A Bernoulli CUSUM's integer weights and decision interval. */
+export interface BernoulliDesign {
+  /** Added at a bad trial. */
+  readonly failWeight: number;
+  /** Subtracted at a good trial ({@link PASS_WEIGHT}). */
+  readonly passWeight: number;
+  /** Decision interval: the statistic signals when it reaches H. */
+  readonly h: number;
+  /** Log-likelihood ratio of one lattice step (ln(p1/p0) / failWeight, about). */
+  readonly llrPerStep: number;
+}
+
+/** Kullback–Leibler divergence KL(p1‖p0) of two Bernoulli laws, in nats per trial. */
+export function bernoulliKl({ p0, p1 }: BernoulliShift): number {
+  const term = (a: number, b: number) => (a === 0 ? 0 : a * Math.log(a / b));
+  return term(p1, p0) + term(1 - p1, 1 - p0);
+}
+
+/**
+ * The information bound: no test with one chance alarm in `arl0` trials finds the shift in fewer
+ * than about ln(arl0) / KL(p1‖p0) trials on average (Lorden 1971).
+ */
+export function informationBound(shift: BernoulliShift, arl0: number): number {
+  return Math.log(arl0) / bernoulliKl(shift);
+}
+
+/** The integer weights of a shift (the decision interval left at 0). */
+export function bernoulliWeights({ p0, p1 }: BernoulliShift): Omit<BernoulliDesign, 'h'> {
+  if (!(p0 > 0 && p1 > p0 && p1 < 1)) throw new RangeError(`need 0 < p0 < p1 < 1, got ${p0}, ${p1}`);
+  const up = Math.log(p1 / p0);
+  const down = -Math.log((1 - p1) / (1 - p0));
+  const failWeight = Math.max(1, Math.round((PASS_WEIGHT * up) / down));
+  return { failWeight, passWeight: PASS_WEIGHT, llrPerStep: down / PASS_WEIGHT };
+}
+
+/**
+ * Average run length, in trials, of the integer CUSUM from a statistic of 0, when a trial is bad
+ * with probability `p`: the exact solution of the Markov chain on the states 0..H−1,
+ *   L(i) = 1 + p·L(i + fail) + (1 − p)·L(max(0, i − pass)),  L(j) = 0 for j ≥ H.
+ * The matrix I − Q is banded (pass below the diagonal, fail above) and an M-matrix, so Gaussian
+ * elimination without pivoting is stable and keeps the band: H × pass × fail operations.
+ */
+export function bernoulliArl(design: Omit<BernoulliDesign, 'llrPerStep'>, p: number): number {
+  const { failWeight: up, passWeight: down, h } = design;
+  const n = h;
+  if (n <= 0) return 1;
+  const width = up + down + 1;
+  // band[i * width + (j - i + down)] holds (I − Q)[i][j] for i − down ≤ j ≤ i + up.
+  const band = new Float64Array(n * width);
+  const rhs = new Float64Array(n).fill(1);
+  const at = (i: number, j: number) => i * width + (j - i + down);
+  for (let i = 0; i < n; i++) {
+    band[at(i, i)] = 1;
+    if (i + up < n) band[at(i, i + up)]! -= p;
+    band[at(i, Math.max(0, i - down))]! -= 1 - p;
+  }
+  for (let k = 0; k < n; k++) {
+    const pivot = band[at(k, k)]!;
+    const last = Math.min(n - 1, k + down);
+    for (let i = k + 1; i <= last; i++) {
+      const f = band[at(i, k)]! / pivot;
+      if (f === 0) continue;
+      const end = Math.min(n - 1, k + up);
+      for (let j = k; j <= end; j++) band[at(i, j)]! -= f * band[at(k, j)]!;
+      rhs[i]! -= f * rhs[k]!;
+    }
+  }
+  const arl = new Float64Array(n);
+  for (let i = n - 1; i >= 0; i--) {
+    let s = rhs[i]!;
+    const end = Math.min(n - 1, i + up);
+    for (let j = i + 1; j <= end; j++) s -= band[at(i, j)]! * arl[j]!;
+    arl[i] = s / band[at(i, i)]!;
+  }
+  return arl[0]!;
+}
+
+/** Memo of designs: targets take few distinct values, and a design costs a few Markov chains. */
+const designs = new Map<string, BernoulliDesign>();
+
+/**
+ * The design whose in-control average run length is at least `arl0` trials, with the smallest
+ * such H (the fastest detection for that chance-alarm rate).
+ */
+export function designBernoulliCusum(shift: BernoulliShift, arl0: number): BernoulliDesign {
+  const key = `${shift.p0}/${shift.p1}/${arl0}`;
+  const known = designs.get(key);
+  if (known) return known;
+  const weights = bernoulliWeights(shift);
+  const arlAt = (h: number) => bernoulliArl({ ...weights, h }, shift.p0);
+  // Start near Wald's h = ln(ARL0), in lattice steps: the bisection then takes a few chains.
+  let hi = Math.max(1, Math.ceil(Math.log(arl0) / weights.llrPerStep));
+  while (arlAt(hi) < arl0) hi *= 2;
+  let lo = Math.floor(hi / 2);
+  while (lo > 0 && arlAt(lo) >= arl0) lo = Math.floor(lo / 2);
+  // Invariant: arlAt(lo) < arl0 <= arlAt(hi); the ARL grows with H.
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (arlAt(mid) >= arl0) hi = mid;
+    else lo = mid;
+  }
+  const design = { ...weights, h: hi };
+  designs.set(key, design);
+  return design;
+}
+
+/** One Bernoulli CUSUM: an integer statistic, restarted at 0 after each signal. */
+export class BernoulliCusum {
+  private s = 0;
+  private shown = 0;
+  private signals = 0;
+
+  constructor(readonly design: BernoulliDesign) {}
+
+  /** Adds one trial (`bad`: a failure or a retest); true when it signals. Then restarts at 0. */
+  add(bad: boolean): boolean {
+    const { failWeight, passWeight, h } = this.design;
+    this.s = bad ? this.s + failWeight : Math.max(0, this.s - passWeight);
+    this.shown = this.s;
+    if (this.s < h) return false;
+    this.signals++;
+    this.s = 0;
+    return true;
+  }
+
+  /**
+   * The statistic as a fraction of H, 0 to 1 and at least 1 at a signal: after a signal it shows
+   * the sum that crossed H until the next trial, so that a dashboard sees the crossing.
+   */
+  get ratio(): number {
+    return this.shown / this.design.h;
+  }
+
+  /** The statistic in nats of log-likelihood ratio. */
+  get llr(): number {
+    return this.shown * this.design.llrPerStep;
+  }
+
+  /** Signals since this chart was created. */
+  get count(): number {
+    return this.signals;
+  }
+}

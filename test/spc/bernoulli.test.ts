@@ -1,0 +1,98 @@
+import { describe, expect, it } from 'vitest';
+import {
+  BernoulliCusum,
+  bernoulliArl,
+  bernoulliKl,
+  bernoulliWeights,
+  designBernoulliCusum,
+  informationBound,
+  PASS_WEIGHT,
+} from '../../src/spc/bernoulli.ts';
+import { splitmix64 } from '../../src/util/random.ts';
+
+describe('Bernoulli CUSUM weights', () => {
+  it('are the two log-likelihood ratios in a common scale (final yield 0.95 -> 0.80)', () => {
+    // By hand: ln(0.20/0.05) = 1.386294, ln(0.80/0.95) = -0.171850; ratio 8.0669, x 16 = 129.07.
+    const w = bernoulliWeights({ p0: 0.05, p1: 0.2 });
+    expect(w.passWeight).toBe(PASS_WEIGHT);
+    expect(w.failWeight).toBe(129);
+    expect(w.llrPerStep * PASS_WEIGHT).toBeCloseTo(0.17185, 5);
+    expect(w.failWeight * w.llrPerStep).toBeCloseTo(1.3863, 2);
+  });
+
+  it('gives the retry ratio 0.10 -> 0.20 a weight of 94 (ln 2 / ln(9/8) = 5.885)', () => {
+    expect(bernoulliWeights({ p0: 0.1, p1: 0.2 }).failWeight).toBe(94);
+  });
+
+  it('refuses a shift that is not a rise', () => {
+    expect(() => bernoulliWeights({ p0: 0.2, p1: 0.1 })).toThrow(RangeError);
+  });
+
+  it('KL and the information bound of the issue (132 and 414 units at twice the bound)', () => {
+    expect(bernoulliKl({ p0: 0.05, p1: 0.2 })).toBeCloseTo(0.13979, 4);
+    expect(2 * informationBound({ p0: 0.05, p1: 0.2 }, 1e4)).toBeCloseTo(131.8, 1);
+    expect(2 * informationBound({ p0: 0.1, p1: 0.2 }, 1e4)).toBeCloseTo(414.9, 1);
+  });
+});
+
+describe('bernoulliArl', () => {
+  it('is geometric, 1/p, when one failure signals', () => {
+    expect(bernoulliArl({ failWeight: 2, passWeight: 1, h: 2 }, 0.1)).toBeCloseTo(10, 10);
+  });
+
+  it('solves a three-state chain as by hand', () => {
+    // States 0, 1, 2; fail +2, pass -1, H = 3:
+    //   L0 = 1 + p L2 + q L0,  L1 = 1 + q L0,  L2 = 1 + q L1
+    // => L0 (1 - q - p q^2) = 1 + p + p q  (solved by substitution).
+    const p = 0.3;
+    const q = 1 - p;
+    const l0 = (1 + p + p * q) / (1 - q - p * q * q);
+    expect(bernoulliArl({ failWeight: 2, passWeight: 1, h: 3 }, p)).toBeCloseTo(l0, 10);
+  });
+
+  it('matches a seeded simulation of the same chart', () => {
+    const design = { failWeight: 5, passWeight: 1, h: 12, llrPerStep: 1 };
+    const p = 0.15;
+    const rng = splitmix64(42);
+    const runs = 20_000;
+    let total = 0;
+    for (let r = 0; r < runs; r++) {
+      const chart = new BernoulliCusum(design);
+      let n = 1;
+      while (!chart.add(rng.uniform() < p)) n++;
+      total += n;
+    }
+    const exact = bernoulliArl(design, p);
+    // The run length's standard deviation is about its mean: 4 standard errors of the mean.
+    expect(Math.abs(total / runs - exact)).toBeLessThan((4 * exact) / Math.sqrt(runs));
+  });
+});
+
+describe('designBernoulliCusum', () => {
+  it('takes the smallest H whose in-control ARL reaches the target', () => {
+    const shift = { p0: 0.05, p1: 0.2 };
+    const d = designBernoulliCusum(shift, 1e6);
+    expect(bernoulliArl(d, 0.05)).toBeGreaterThanOrEqual(1e6);
+    expect(bernoulliArl({ ...d, h: d.h - 1 }, 0.05)).toBeLessThan(1e6);
+    // Near-optimal: within twice the information bound at ARL0 = 10^4 (the issue's target).
+    expect(bernoulliArl(d, 0.2)).toBeLessThan(2 * informationBound(shift, 1e4));
+  });
+});
+
+describe('BernoulliCusum', () => {
+  it('adds the fail weight, floors at 0, signals at H, shows the crossing, restarts', () => {
+    const chart = new BernoulliCusum({ failWeight: 10, passWeight: 4, h: 25, llrPerStep: 0.1 });
+    expect(chart.add(false)).toBe(false);
+    expect(chart.ratio).toBe(0);
+    expect(chart.add(true)).toBe(false);
+    expect(chart.ratio).toBe(10 / 25);
+    expect(chart.add(false)).toBe(false);
+    expect(chart.llr).toBeCloseTo(0.6, 10);
+    expect(chart.add(true)).toBe(false); // 16
+    expect(chart.add(true)).toBe(true); // 26 >= 25
+    expect(chart.ratio).toBe(26 / 25);
+    expect(chart.count).toBe(1);
+    expect(chart.add(false)).toBe(false);
+    expect(chart.ratio).toBe(0);
+  });
+});
