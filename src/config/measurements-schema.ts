@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { controlSchema } from './control-schema.ts';
 import { always, duration, interval, isRecord, maxStaleness, period, reportDuplicates } from './fields.ts';
+import { unitsCusumSchema } from './units-cusum-schema.ts';
 
 const minSamples = z.int().min(2);
 
@@ -229,10 +230,12 @@ export const unitsSchema = z
       .prefault('5m')
       .describe('How far back each poll re-reads, to catch records that arrive late.'),
     reread_interval: rereadInterval(),
+    cusum: unitsCusumSchema,
   })
   .prefault({})
   .transform((u) => ({
     enabled: u.enabled,
+    cusum: u.cusum,
     intervalMs: u.interval,
     maxStalenessMs: u.max_staleness ?? 5 * u.interval,
     overlapMs: u.overlap,

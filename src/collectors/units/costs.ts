@@ -7,6 +7,8 @@ import type { Config } from '../../config/schema.ts';
 import { requestUrl } from '../../upstream/endpoints.ts';
 import type { CollectorCosts } from '../costs.ts';
 import { recordsNeed } from '../records-cost.ts';
+import { CUSUM_KINDS } from './cusum.ts';
+import { UNIT_CUSUM_FAMILIES } from './cusum-families.ts';
 import { UNIT_FAMILIES } from './families.ts';
 
 /** The longest URL of a units request with an empty station list. */
@@ -20,6 +22,19 @@ function emptyListUrl(config: Config, now: Date): string {
   return requestUrl(config.upstream.baseUrl, 'units', window);
 }
 
+/** The CUSUM families: one counter and one gauge per station and kind, and per line and kind. */
+function cusumRows(config: Config, counts: { stations: number; lines: number }) {
+  if (!config.units.cusum.enabled) return [];
+  const k = CUSUM_KINDS.length;
+  const row = (family: string, series: number) => ({ collector: 'units', family, series });
+  return [
+    row(UNIT_CUSUM_FAMILIES.stationEvents.name, counts.stations * k),
+    row(UNIT_CUSUM_FAMILIES.stationRatio.name, counts.stations * k),
+    row(UNIT_CUSUM_FAMILIES.lineEvents.name, counts.lines * k),
+    row(UNIT_CUSUM_FAMILIES.lineRatio.name, counts.lines * k),
+  ];
+}
+
 export const unitsCosts: CollectorCosts = {
   series(config, counts) {
     const perWindow = counts.stations * config.windows.length;
@@ -31,6 +46,7 @@ export const unitsCosts: CollectorCosts = {
       row(UNIT_FAMILIES.last.name, counts.stations),
       row(UNIT_FAMILIES.future.name, counts.stations),
       row(UNIT_FAMILIES.late.name, counts.stations),
+      ...cusumRows(config, counts),
     ];
   },
   requests(config, plant, now) {

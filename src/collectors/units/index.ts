@@ -1,13 +1,14 @@
 /** The units collector: unit records by direction and result, serials, and the last unit time. */
 import type { DataCollector } from '../collector.ts';
 import { unitsCosts } from './costs.ts';
+import { UNIT_CUSUM_FAMILIES } from './cusum-families.ts';
 import { UNIT_FAMILIES } from './families.ts';
 import { createUnitsJob } from './job.ts';
 
 export const unitsCollector: DataCollector = {
   kind: 'data',
   name: 'units',
-  families: Object.values(UNIT_FAMILIES),
+  families: [...Object.values(UNIT_FAMILIES), ...Object.values(UNIT_CUSUM_FAMILIES)],
   enabled: (config) => config.units.enabled,
   intervalMs: (config) => config.units.intervalMs,
   maxStalenessMs: (config) => config.units.maxStalenessMs,

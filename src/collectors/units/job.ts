@@ -13,6 +13,7 @@ import type { Turns } from '../../util/turns.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
 import { RecordCounters } from '../measurements/record-counters.ts';
 import { RecordLabels } from '../record-labels.ts';
+import { UnitCusums } from './cusum.ts';
 import { kindsOf, type UnitResult, unitFamilies } from './families.ts';
 import { unitWindow } from './stats.ts';
 import { UnitStore } from './store.ts';
@@ -26,7 +27,14 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
   const { config, client, turns } = ctx;
   // Created at the first poll: records count from then on (see tally.ts).
   let tally: UnitTally | undefined;
-  const store = new UnitStore({ onNew: (record) => tally?.count(record) });
+  // Created with the tally: signals count from the first poll on, history only warms them up.
+  let cusums: UnitCusums | undefined;
+  const store = new UnitStore({
+    onNew: (record) => {
+      tally?.count(record);
+      cusums?.offer(record);
+    },
+  });
   const counters = new RecordCounters();
   ctx.offerLastUnitTime?.((id) => store.lastUnitTime(id));
   // Slots, units and results become labels: cleaned as they arrive, before a store keys on them.
@@ -53,18 +61,27 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
   return {
     async poll({ topology, now, signal }) {
       tally ??= new UnitTally({ countFrom: now.getTime() });
+      if (config.units.cusum.enabled) {
+        cusums ??= new UnitCusums({
+          cusum: config.units.cusum,
+          targets: config.targets,
+          countFrom: tally.createdMs,
+        });
+      }
       const stationIds = topology.stations.map((s) => s.id);
       const retainFrom = now.getTime() - longestWindowMs(config.windows, now);
       const fetched = await sync({ stationIds, now: now.getTime(), retainFrom, signal });
       if (fetched.failures === 0) ctx.activity?.update(store, stationIds, retainFrom);
       else ctx.activity?.clear();
       counters.add(fetched);
+      cusums?.update(topology, now.getTime());
       const results = await unitResults(topology, { store, windows: config.windows, now, turns });
       return {
         families: [
           // The skipped-record counters count from the first poll, as the tally does.
           ...unitFamilies(results, counters.of(topology), tally.createdMs),
           tally.family(topology, knownKinds(results)),
+          ...(cusums?.families() ?? []),
         ],
         requests: fetched.requests,
         failures: fetched.failures,

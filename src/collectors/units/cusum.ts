@@ -1,0 +1,228 @@
+/**
+ * The yield and retry CUSUMs: every output record with a result is a Bernoulli trial, judged by a
+ * Bernoulli CUSUM (src/spc/bernoulli.ts) against the line's or station's target, per line and
+ * station and for three kinds:
+ *   - retry_ratio: each output record; bad when the station already put out that serial (a
+ *     retest), as the upstream's retry rate counts them;
+ *   - first_pass_yield: each unit; bad when its first output result at the station (on the line:
+ *     at any station) is not pass;
+ *   - final_yield: each unit; bad when its latest result at the station (on the line: at any
+ *     station) is not pass.
+ * A unit's yields are decided `settle` after its latest output (a retest may still come), so the
+ * state is the units in flight: a few per station, never the history.
+ *
+ * Signals are events counted once, like the control charts'. The first poll replays the history
+ * of the longest window: its trials warm the charts up, but a signal found there is not counted
+ * (the counters start at 0 at the exporter's start, with that created time), so a restart never
+ * notifies an old event again.
+ */
+
+import type { Targets, TargetsConfig } from '../../config/targets-schema.ts';
+import type { UnitsCusumConfig } from '../../config/units-cusum-schema.ts';
+import type { Family, LabelSet, Sample } from '../../exposition/model.ts';
+import type { Entity, StationNode, Topology } from '../../model/topology.ts';
+import { BernoulliCusum, type BernoulliDesign, designBernoulliCusum } from '../../spc/bernoulli.ts';
+import type { UnitRecord } from '../../upstream/types.ts';
+import { targetsOf } from '../targets/match.ts';
+import { UNIT_CUSUM_FAMILIES } from './cusum-families.ts';
+
+/** The three kinds of trial, in exposition order. */
+export const CUSUM_KINDS = ['first_pass_yield', 'final_yield', 'retry_ratio'] as const;
+export type CusumKind = (typeof CUSUM_KINDS)[number];
+
+/** Bounds of a bad-trial probability: a target of 100 % yield still leaves the chart a rate. */
+const MIN_P = 0.001;
+const MAX_P = 0.999;
+
+/** One chart of one line or station and kind, with its events since the exporter started. */
+class Chart {
+  events = 0;
+  private cusum: BernoulliCusum | undefined;
+
+  /** Re-designs when the target changed (a reload); the events carry over. */
+  use(design: BernoulliDesign | undefined): void {
+    if (design === this.cusum?.design) return;
+    this.cusum = design ? new BernoulliCusum(design) : undefined;
+  }
+
+  add(bad: boolean, counted: boolean): void {
+    if (this.cusum?.add(bad) && counted) this.events++;
+  }
+
+  get ratio(): number | undefined {
+    return this.cusum?.ratio;
+  }
+}
+
+/** A unit in flight at a station or on a line. */
+interface Flight {
+  lastTime: number;
+  firstBad: boolean;
+  /** Stations that put the unit out (at a station: itself). */
+  readonly seen: Set<string>;
+  /** Stations whose latest result is not pass (at a station: itself or none). */
+  readonly failing: Set<string>;
+}
+
+/** The charts and units in flight of one line or station. */
+class Subject {
+  readonly charts = new Map<CusumKind, Chart>(CUSUM_KINDS.map((k) => [k, new Chart()]));
+  readonly flights = new Map<string, Flight>();
+  labels: LabelSet | undefined;
+
+  chart(kind: CusumKind): Chart {
+    return this.charts.get(kind)!;
+  }
+}
+
+/** Options of {@link UnitCusums}. */
+export interface UnitCusumsOptions {
+  readonly cusum: UnitsCusumConfig;
+  readonly targets: Pick<TargetsConfig, 'default' | 'rules'>;
+  /** Epoch ms from which signals count: the exporter's start. */
+  readonly countFrom: number;
+}
+
+const isPass = (result: string) => result.trim().toLowerCase() === 'pass';
+
+/** The yield and retry CUSUMs of every line and station. */
+export class UnitCusums {
+  private readonly opts: UnitCusumsOptions;
+  private pending: UnitRecord[] = [];
+  private readonly stations = new Map<string, Subject>();
+  private readonly lines = new Map<string, Subject>();
+
+  constructor(opts: UnitCusumsOptions) {
+    this.opts = opts;
+  }
+
+  /** Takes a record the store had not held (the store's `onNew`); judged at the next poll. */
+  offer(r: UnitRecord): void {
+    if (r.direction === 'output' && r.result !== null) this.pending.push(r);
+  }
+
+  /**
+   * Judges the records offered since the last poll, in time order, and decides the units settled
+   * by `now`. Records of stations outside the topology are dropped.
+   */
+  update(topology: Pick<Topology, 'stations' | 'lines'>, now: number): void {
+    const byId = new Map(topology.stations.map((s) => [s.id, s]));
+    this.label(topology);
+    const records = this.pending.sort((a, b) => a.time - b.time);
+    this.pending = [];
+    for (const r of records) {
+      const node = byId.get(r.stationId);
+      if (node) this.judge(r, node);
+    }
+    const settled = now - this.opts.cusum.settleMs;
+    for (const s of this.stations.values()) this.settle(s, settled);
+    for (const l of this.lines.values()) this.settle(l, settled);
+  }
+
+  /** The event counters and ratio gauges of every labelled line and station. */
+  families(): Family[] {
+    const rows = (subjects: Iterable<Subject>) => {
+      const events: Sample[] = [];
+      const ratios: Sample[] = [];
+      for (const s of subjects) {
+        if (!s.labels) continue;
+        for (const kind of CUSUM_KINDS) {
+          const c = s.chart(kind);
+          const labels = s.labels.with('kind', kind);
+          events.push({ labels, value: c.events });
+          if (c.ratio !== undefined) ratios.push({ labels, value: c.ratio });
+        }
+      }
+      return { events, ratios };
+    };
+    const st = rows(this.stations.values());
+    const ln = rows(this.lines.values());
+    const createdMs = this.opts.countFrom;
+    return [
+      { desc: UNIT_CUSUM_FAMILIES.stationEvents, samples: st.events, createdMs },
+      { desc: UNIT_CUSUM_FAMILIES.stationRatio, samples: st.ratios },
+      { desc: UNIT_CUSUM_FAMILIES.lineEvents, samples: ln.events, createdMs },
+      { desc: UNIT_CUSUM_FAMILIES.lineRatio, samples: ln.ratios },
+    ];
+  }
+
+  /** Gives every line and station of the topology its labels and its charts' designs. */
+  private label(topology: Pick<Topology, 'stations' | 'lines'>): void {
+    for (const node of topology.stations) {
+      const s = this.subject(this.stations, node.id);
+      s.labels = node.labels;
+      this.design(s, this.targetsOf(node));
+    }
+    for (const line of topology.lines) {
+      const l = this.subject(this.lines, line.id);
+      l.labels = line.labels;
+      this.design(l, this.targetsOf(line));
+    }
+  }
+
+  private targetsOf(e: Entity | StationNode): Targets {
+    if (!e.site || !e.line) return this.opts.targets.default;
+    const station = e.level === 'station' ? { id: e.id, name: (e as StationNode).name } : undefined;
+    return targetsOf(this.opts.targets, { site: e.site, line: e.line, station });
+  }
+
+  private design(s: Subject, t: Targets): void {
+    const { shifts, arl0 } = this.opts.cusum;
+    const of = (p0: number, shift: number) => {
+      const p = Math.max(MIN_P, p0);
+      if (p >= MAX_P) return undefined;
+      return designBernoulliCusum({ p0: p, p1: Math.min(MAX_P, p + shift) }, arl0);
+    };
+    s.chart('first_pass_yield').use(of(1 - t.firstPassYield, shifts.firstPassYield));
+    s.chart('final_yield').use(of(1 - t.finalYield, shifts.finalYield));
+    s.chart('retry_ratio').use(of(t.retryRate, shifts.retryRate));
+  }
+
+  private subject(map: Map<string, Subject>, id: string): Subject {
+    let s = map.get(id);
+    if (!s) {
+      s = new Subject();
+      map.set(id, s);
+    }
+    return s;
+  }
+
+  private judge(r: UnitRecord, node: StationNode): void {
+    const counted = r.time >= this.opts.countFrom;
+    const pass = isPass(r.result!);
+    const station = this.subject(this.stations, node.id);
+    const line = this.subject(this.lines, node.line.id);
+    const retest = station.flights.has(r.serial);
+    station.chart('retry_ratio').add(retest, counted);
+    line.chart('retry_ratio').add(retest, counted);
+    this.fly(station, r, { pass, stationId: node.id });
+    this.fly(line, r, { pass, stationId: node.id });
+  }
+
+  /** Records a result of a unit in flight: its first result decides first pass, its latest final. */
+  private fly(s: Subject, r: UnitRecord, at: { pass: boolean; stationId: string }): void {
+    let f = s.flights.get(r.serial);
+    if (!f) {
+      f = { lastTime: r.time, firstBad: false, seen: new Set(), failing: new Set() };
+      s.flights.set(r.serial, f);
+    }
+    if (!f.seen.has(at.stationId)) {
+      f.seen.add(at.stationId);
+      if (!at.pass) f.firstBad = true;
+    }
+    if (at.pass) f.failing.delete(at.stationId);
+    else f.failing.add(at.stationId);
+    f.lastTime = Math.max(f.lastTime, r.time);
+  }
+
+  /** Decides the units with no output for `settle`: one first-pass and one final-yield trial each. */
+  private settle(s: Subject, before: number): void {
+    for (const [serial, f] of s.flights) {
+      if (f.lastTime > before) continue;
+      const counted = f.lastTime >= this.opts.countFrom;
+      s.chart('first_pass_yield').add(f.firstBad, counted);
+      s.chart('final_yield').add(f.failing.size > 0, counted);
+      s.flights.delete(serial);
+    }
+  }
+}

@@ -1,0 +1,93 @@
+/**
+ * The yield and retry CUSUMs of the units collector: trials from unit records (a retest, a first
+ * result, a final result after `settle`), signals counted as events only from the exporter's
+ * start (history replayed at start warms up, never re-pages), per line and station.
+ */
+import { describe, expect, it } from 'vitest';
+import { UnitCusums } from '../../../src/collectors/units/cusum.ts';
+import { targetsSchema } from '../../../src/config/targets-schema.ts';
+import { unitsCusumSchema } from '../../../src/config/units-cusum-schema.ts';
+import type { UnitRecord } from '../../../src/upstream/types.ts';
+import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
+
+const START = Date.parse('2026-11-21T12:00:00Z');
+const MIN = 60_000;
+
+function setup() {
+  const topology = topologyOf([plantOf([2])]);
+  const [a, b] = topology.stations;
+  const cusums = new UnitCusums({
+    cusum: unitsCusumSchema.parse({}),
+    targets: targetsSchema.parse({}),
+    countFrom: START,
+  });
+  const u = (minutes: number, over: Partial<UnitRecord> = {}): UnitRecord => ({
+    stationId: a!.id,
+    slot: null,
+    serial: `SN${minutes}`,
+    time: START + minutes * MIN,
+    direction: 'output',
+    result: 'pass',
+    unitType: null,
+    mode: null,
+    ...over,
+  });
+  const value = (family: string, kind: string, station?: string) => {
+    const f = cusums.families().find((x) => x.desc.name === family)!;
+    const s = f.samples.find(
+      (x) => x.labels.text.includes(`kind="${kind}"`) && (!station || x.labels.text.includes(`"${station}"`)),
+    );
+    return s?.value;
+  };
+  return { topology, a: a!, b: b!, cusums, u, value };
+}
+
+describe('UnitCusums', () => {
+  it('counts a run of failed units at a station and on its line, once per signal', () => {
+    const { topology, a, cusums, u, value } = setup();
+    // Final yield target 0.95: a run of failures crosses H within a few units and restarts.
+    for (let i = 0; i < 40; i++) cusums.offer(u(i, { result: 'fail' }));
+    cusums.update(topology, START + 100 * MIN);
+    const station = value('station_unit_cusum_events_total', 'final_yield', a.id)!;
+    expect(station).toBeGreaterThanOrEqual(2);
+    expect(value('station_line_unit_cusum_events_total', 'final_yield')).toBe(station);
+    // Retry ratio: every serial is new, so not a single retest.
+    expect(value('station_unit_cusum_events_total', 'retry_ratio', a.id)).toBe(0);
+    expect(value('station_unit_cusum_ratio', 'retry_ratio', a.id)).toBe(0);
+  });
+
+  it('decides a unit only after settle, and a retest that passes is final pass and one retry', () => {
+    const { topology, a, cusums, u, value } = setup();
+    cusums.offer(u(0, { serial: 'X', result: 'fail' }));
+    cusums.offer(u(3, { serial: 'X', result: 'pass' }));
+    cusums.update(topology, START + 10 * MIN);
+    // Not settled yet (settle 20m): the yields have judged nothing; the retest was a bad trial.
+    expect(value('station_unit_cusum_ratio', 'final_yield', a.id)).toBe(0);
+    expect(value('station_unit_cusum_ratio', 'retry_ratio', a.id)).toBeGreaterThan(0);
+    cusums.update(topology, START + 30 * MIN);
+    expect(value('station_unit_cusum_ratio', 'first_pass_yield', a.id)).toBeGreaterThan(0);
+    expect(value('station_unit_cusum_ratio', 'final_yield', a.id)).toBe(0);
+  });
+
+  it('counts no signal found in the history replayed at start (a restart never re-pages)', () => {
+    const { topology, a, cusums, u, value } = setup();
+    for (let i = -60; i < 0; i++) cusums.offer(u(i, { result: 'fail' }));
+    cusums.update(topology, START + 30 * MIN);
+    expect(value('station_unit_cusum_events_total', 'final_yield', a.id)).toBe(0);
+    expect(value('station_line_unit_cusum_events_total', 'final_yield')).toBe(0);
+    // The history warmed the chart up: the statistic shows the failures.
+    expect(value('station_unit_cusum_ratio', 'final_yield', a.id)).toBeGreaterThan(0);
+  });
+
+  it('exports every station and line at 0 before any unit, and ignores inputs and null results', () => {
+    const { topology, b, cusums, u, value } = setup();
+    cusums.offer(u(1, { direction: 'input', result: 'fail' }));
+    cusums.offer(u(2, { result: null }));
+    cusums.update(topology, START + 60 * MIN);
+    expect(value('station_unit_cusum_events_total', 'first_pass_yield', b.id)).toBe(0);
+    expect(value('station_unit_cusum_ratio', 'final_yield', b.id)).toBe(0);
+    const events = cusums.families().find((f) => f.desc.name === 'station_unit_cusum_events_total')!;
+    expect(events.samples).toHaveLength(2 * 3);
+    expect(events.createdMs).toBe(START);
+  });
+});
