@@ -100,9 +100,10 @@ describe.skipIf(!enabled)('alerts through a real Prometheus and Alertmanager', (
         windows: ['1h'],
         // Every line summary on every 1 s poll, so that the fault shows within seconds.
         planning: { refresh: { '1h': '1s' } },
-        summary: { interval: '1s', levels: ['line'] },
+        // Data age is measured on the fast clock: 1 s of polling is a plant minute.
+        summary: { interval: '1s', levels: ['line'], max_staleness: '10h' },
         // The yield alert reads the units' CUSUM; a unit is final a plant minute after its output.
-        units: { interval: '1s', cusum: { settle: '1m' } },
+        units: { interval: '1s', max_staleness: '10h', cusum: { settle: '1m' } },
       },
       { baseDir: process.cwd(), source: 'alertmanager e2e' },
     );

@@ -1,0 +1,24 @@
+/** The units collector's series estimate counts the yield and retry CUSUM families. */
+import { describe, expect, it } from 'vitest';
+import { configFromObject } from '../../../src/config/load.ts';
+import { estimateSeries } from '../../../src/planning/series-estimate.ts';
+
+const config = (units: Record<string, unknown>) =>
+  configFromObject({ upstream: { base_url: 'http://x', token: 't' }, units }, { env: {}, baseDir: '/' });
+const counts = { stations: 1000, groups: 0, lines: 100, sites: 5 };
+
+describe('units series estimate', () => {
+  it('counts a counter and a gauge per station and kind, and per line and kind', () => {
+    const rows = estimateSeries(config({}), counts).rows;
+    const of = (family: string) => rows.find((r) => r.family === family)?.series;
+    expect(of('station_unit_cusum_events_total')).toBe(3000);
+    expect(of('station_unit_cusum_ratio')).toBe(3000);
+    expect(of('station_line_unit_cusum_events_total')).toBe(300);
+    expect(of('station_line_unit_cusum_ratio')).toBe(300);
+  });
+
+  it('counts none when the CUSUMs are off', () => {
+    const rows = estimateSeries(config({ cusum: { enabled: false } }), counts).rows;
+    expect(rows.filter((r) => r.family.includes('cusum'))).toEqual([]);
+  });
+});
