@@ -119,6 +119,12 @@ describe('ok config fixtures', () => {
         maxStalenessMs: 300_000,
         overlapMs: 300_000,
         rereadIntervalMs: 3_600_000,
+        cusum: {
+          enabled: true,
+          arl0: 2_000_000,
+          settleMs: 1_200_000,
+          shifts: { firstPassYield: 0.15, finalYield: 0.15, retryRate: 0.1 },
+        },
       },
       targets: {
         enabled: true,
@@ -238,6 +244,12 @@ describe('ok config fixtures', () => {
       maxStalenessMs: 3_600_000,
       overlapMs: 60_000,
       rereadIntervalMs: 7_200_000,
+      cusum: {
+        enabled: false,
+        arl0: 1_000_000,
+        settleMs: 1_800_000,
+        shifts: { firstPassYield: 0.1, finalYield: 0.1, retryRate: 0.05 },
+      },
     });
     expect(config.targets.intervalMs).toBe(300_000);
     expect(config.targets.default).toEqual({ firstPassYield: 0.92, finalYield: 0.97, retryRate: 0.08 });

@@ -13,6 +13,7 @@ const EVENTS =
 const RATIO =
   'statistic as a fraction of its decision interval, 0 to 1; at least 1 at a signal, showing the sum that crossed until the next trial; refreshed every units interval.';
 
+/** The CUSUM families, in exposition order. */
 export const UNIT_CUSUM_FAMILIES = {
   stationEvents: {
     name: 'station_unit_cusum_events_total',

@@ -28,6 +28,7 @@ import { UNIT_CUSUM_FAMILIES } from './cusum-families.ts';
 
 /** The three kinds of trial, in exposition order. */
 export const CUSUM_KINDS = ['first_pass_yield', 'final_yield', 'retry_ratio'] as const;
+/** One kind of trial: the `kind` label of the CUSUM families. */
 export type CusumKind = (typeof CUSUM_KINDS)[number];
 
 /** Bounds of a bad-trial probability: a target of 100 % yield still leaves the chart a rate. */
@@ -45,8 +46,9 @@ class Chart {
     this.cusum = design ? new BernoulliCusum(design) : undefined;
   }
 
-  add(bad: boolean, counted: boolean): void {
-    if (this.cusum?.add(bad) && counted) this.events++;
+  /** Judges one trial; a signal is an event when the trial's record is `counted` (not history). */
+  add(trial: { readonly bad: boolean; readonly counted: boolean }): void {
+    if (this.cusum?.add(trial.bad) && trial.counted) this.events++;
   }
 
   get ratio(): number | undefined {
@@ -193,8 +195,8 @@ export class UnitCusums {
     const station = this.subject(this.stations, node.id);
     const line = this.subject(this.lines, node.line.id);
     const retest = station.flights.has(r.serial);
-    station.chart('retry_ratio').add(retest, counted);
-    line.chart('retry_ratio').add(retest, counted);
+    station.chart('retry_ratio').add({ bad: retest, counted });
+    line.chart('retry_ratio').add({ bad: retest, counted });
     this.fly(station, r, { pass, stationId: node.id });
     this.fly(line, r, { pass, stationId: node.id });
   }
@@ -220,8 +222,8 @@ export class UnitCusums {
     for (const [serial, f] of s.flights) {
       if (f.lastTime > before) continue;
       const counted = f.lastTime >= this.opts.countFrom;
-      s.chart('first_pass_yield').add(f.firstBad, counted);
-      s.chart('final_yield').add(f.failing.size > 0, counted);
+      s.chart('first_pass_yield').add({ bad: f.firstBad, counted });
+      s.chart('final_yield').add({ bad: f.failing.size > 0, counted });
       s.flights.delete(serial);
     }
   }
