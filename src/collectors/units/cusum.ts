@@ -85,6 +85,10 @@ export interface UnitCusumsOptions {
   readonly countFrom: number;
 }
 
+function prune(map: Map<string, Subject>, keep: ReadonlySet<string>): void {
+  for (const id of map.keys()) if (!keep.has(id)) map.delete(id);
+}
+
 const isPass = (result: string) => result.trim().toLowerCase() === 'pass';
 
 /** The yield and retry CUSUMs of every line and station. */
@@ -150,6 +154,9 @@ export class UnitCusums {
 
   /** Gives every line and station of the topology its labels and its charts' designs. */
   private label(topology: Pick<Topology, 'stations' | 'lines'>): void {
+    // A station or line gone from the topology takes its charts and units in flight with it.
+    prune(this.stations, new Set(topology.stations.map((s) => s.id)));
+    prune(this.lines, new Set(topology.lines.map((l) => l.id)));
     for (const node of topology.stations) {
       const s = this.subject(this.stations, node.id);
       s.labels = node.labels;

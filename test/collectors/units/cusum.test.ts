@@ -90,4 +90,13 @@ describe('UnitCusums', () => {
     expect(events.samples).toHaveLength(2 * 3);
     expect(events.createdMs).toBe(START);
   });
+
+  it('forgets a station that leaves the topology', () => {
+    const { topology, b, cusums } = setup();
+    cusums.update(topology, START);
+    cusums.update({ ...topology, stations: topology.stations.filter((s) => s.id !== b.id) }, START);
+    const events = cusums.families().find((f) => f.desc.name === 'station_unit_cusum_events_total')!;
+    expect(events.samples).toHaveLength(3);
+    expect(events.samples.some((s) => s.labels.text.includes(b.id))).toBe(false);
+  });
 });
