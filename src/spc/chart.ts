@@ -182,6 +182,8 @@ export class ControlChart {
   private evaluatedTo: number | undefined;
   private readonly sequential: SequentialState;
   private hold: Hold | undefined;
+  /** The baseline's bucket grid, once asked for (see {@link ControlChart.gridOf}). */
+  private grid: Grid | undefined;
   /** Held shifts still inside the baseline's reach, oldest first. */
   private gaps: TimeGap[] = [];
   /**
@@ -470,13 +472,10 @@ export class ControlChart {
     return into;
   }
 
-  /** The bucket grid of the baseline: a rolling one's from the epoch, a frozen one's from `from`. */
+  /** The bucket grid of the baseline (made once: the spec does not change). */
   private gridOf(): Grid {
-    const b = this.spec.baseline;
-    if (b.kind === 'frozen')
-      return { originMs: b.fromMs, widthMs: (b.toMs - b.fromMs) / BUCKETS_PER_BASELINE };
-    const duration = b.kind === 'rolling' ? b.durationMs : 1;
-    return { originMs: 0, widthMs: duration / BUCKETS_PER_BASELINE };
+    this.grid ??= gridOf(this.spec.baseline);
+    return this.grid;
   }
 
   private changeOf(result: LimitsResult): LimitsChange {
@@ -697,6 +696,13 @@ interface Judged {
   readonly times: Float64Array;
   readonly values: Float64Array;
   readonly limits: ControlLimits;
+}
+
+/** The bucket grid of a baseline: a rolling one's from the epoch, a frozen one's from `from`. */
+function gridOf(b: BaselineSpec): Grid {
+  if (b.kind === 'frozen') return { originMs: b.fromMs, widthMs: (b.toMs - b.fromMs) / BUCKETS_PER_BASELINE };
+  const duration = b.kind === 'rolling' ? b.durationMs : 1;
+  return { originMs: 0, widthMs: duration / BUCKETS_PER_BASELINE };
 }
 
 /** A test for times inside the gaps, to be asked in ascending time order. */

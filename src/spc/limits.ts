@@ -252,26 +252,27 @@ export function limitsFromSums(
       ? Math.min(autocorrelation, MAX_COMPENSATED_PHI)
       : 0;
   const sigma = phi > 0 ? within / Math.sqrt(1 - phi) : within;
-  return {
-    ok: true,
-    limits: {
-      kind,
-      center,
-      sigma,
-      ucl: center + 3 * sigma,
-      lcl: center - 3 * sigma,
-      mrBar,
-      mrUcl: D4 * mrBar,
-      samples: n,
-      ...(autocorrelation === undefined
-        ? {}
-        : { autocorrelation, autocorrelated: autocorrelationFlagged(autocorrelation, s.pairs) }),
-      ...(phi > 0 ? { compensatedPhi: phi } : {}),
-      ...(Number.isFinite(s.step)
-        ? { resolution: s.step, quantized: s.step > QUANTIZATION_FLAG * within }
-        : {}),
-    },
+  // Optional fields set in place, not spread in: limits are made for every chart at most polls.
+  const limits: { -readonly [K in keyof ControlLimits]: ControlLimits[K] } = {
+    kind,
+    center,
+    sigma,
+    ucl: center + 3 * sigma,
+    lcl: center - 3 * sigma,
+    mrBar,
+    mrUcl: D4 * mrBar,
+    samples: n,
   };
+  if (autocorrelation !== undefined) {
+    limits.autocorrelation = autocorrelation;
+    limits.autocorrelated = autocorrelationFlagged(autocorrelation, s.pairs);
+  }
+  if (phi > 0) limits.compensatedPhi = phi;
+  if (Number.isFinite(s.step)) {
+    limits.resolution = s.step;
+    limits.quantized = s.step > QUANTIZATION_FLAG * within;
+  }
+  return { ok: true, limits };
 }
 
 /**

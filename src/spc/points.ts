@@ -26,6 +26,8 @@ export class RecentPoints {
   private pendingT: number[] = [];
   private pendingV: number[] = [];
   private pendingK: number[] = [];
+  /** Points appended straight to the columns since the last merge (in order, no key). */
+  private appended = 0;
 
   /** Points held (merged ones). */
   get length(): number {
@@ -82,10 +84,27 @@ export class RecentPoints {
   }
 
   /**
-   * Queues a point for the next merge. With a `key` (non-zero), a point whose time, value and key
-   * equal a held or queued one is the same record fetched again, and is left out.
+   * Adds a point: appended to the columns at once when it is the newest, has no key and nothing
+   * is queued; else queued for the next merge. With a `key` (non-zero), a point whose time, value
+   * and key equal a held or queued one is the same record fetched again, and is left out.
    */
   add(time: number, value: number, key = 0): void {
+    // The usual poll: a point newer than the held ones, with nothing queued and no keys, goes
+    // straight into the columns, as the merge would put it (no queue to fill and empty again).
+    if (
+      key === 0 &&
+      this.k === undefined &&
+      this.pendingT.length === 0 &&
+      (this.n === 0 || time >= this.t[this.n - 1]!)
+    ) {
+      this.reserve(this.n + 1);
+      this.t[this.n] = time;
+      this.v[this.n] = value;
+      this.n++;
+      this.appended++;
+      this.views = undefined;
+      return;
+    }
     this.pendingT.push(time);
     this.pendingV.push(value);
     this.pendingK.push(key);
@@ -99,8 +118,18 @@ export class RecentPoints {
     this.k = undefined;
   }
 
-  /** Merges the queued points in; returns how many were new. */
+  /**
+   * Merges the queued points in; returns how many were new since the last merge (the ones
+   * appended straight to the columns too).
+   */
   merge(): number {
+    const appended = this.appended;
+    this.appended = 0;
+    return appended + this.mergeQueued();
+  }
+
+  /** Merges the queued points in; returns how many were new. */
+  private mergeQueued(): number {
     const count = this.pendingT.length;
     if (count === 0) return 0;
     this.views = undefined;

@@ -194,49 +194,83 @@ export interface AdvanceInput {
   readonly keepFrom: number;
 }
 
+/** What the point being stepped did when judged before; `history`: count nothing. */
+type Before = Snapshot | 'history' | undefined;
+
 /**
- * Steps the detectors over the new points, counting signals into `events` (at
- * {@link CUSUM_EVENT} and {@link EWMA_EVENT}); first replays the history, uncounted, when the
- * state is not ready. Signals of both kinds set {@link SequentialState.lastSignal} and
- * {@link SequentialState.shiftFrom}; `lastTimes` gets each detector's last signal time.
+ * One advance of the detectors over a series' points: the state of a pass, held in fields. One
+ * instance serves every chart (a poll advances one chart at a time): closures and arrays made
+ * anew for every chart and poll were a good part of a poll's cost.
  */
-export function advanceSequential(
-  state: SequentialState,
-  input: AdvanceInput,
-  out: { readonly events: Float64Array; readonly lastTimes: Float64Array },
-): void {
-  const { times, values, limits, params, range } = input;
-  const { cusum, ewma } = params;
-  if (!cusum.enabled && !ewma.enabled) return;
-  let signals = 0;
-  /** What the point being stepped did when judged before; `history`: count nothing. */
-  let before: Snapshot | 'history' | undefined;
+class Advance {
+  private state!: SequentialState;
+  private input!: AdvanceInput;
+  private out!: { readonly events: Float64Array; readonly lastTimes: Float64Array };
+  private signals = 0;
+  private before: Before;
   /**
-   * Per detector (index: its bit, 1 the CUSUM, 2 the EWMA), over this advance: signals at points
-   * that did not give them when judged before, and signals that points judged before no longer
-   * give. A late point that moves a signal does both: one event in all, counted at the end.
+   * Per detector over this advance: signals at points that did not give them when judged before,
+   * and signals that points judged before no longer give. A late point that moves a signal does
+   * both: one event in all, counted at the end.
    */
-  const fresh = [0, 0, 0];
-  const lost = [0, 0, 0];
-  /** A signal at the point being stepped: an event unless history or a signal it gave before. */
-  const signalled = (slot: number, t: number, side: 'up' | 'down') => {
-    const bit = slot === CUSUM_EVENT ? 1 : 2;
-    signals |= bit;
-    // History is context: its signals count nothing and date nothing an alert could read.
-    if (before !== 'history') {
-      if (!(before !== undefined && before.signals & bit)) fresh[bit] = (fresh[bit] ?? 0) + 1;
-      if (!(out.lastTimes[slot]! >= t)) out.lastTimes[slot] = t;
+  private freshCusum = 0;
+  private freshEwma = 0;
+  private lostCusum = 0;
+  private lostEwma = 0;
+
+  run(
+    state: SequentialState,
+    input: AdvanceInput,
+    out: { readonly events: Float64Array; readonly lastTimes: Float64Array },
+  ): void {
+    const { times, range } = input;
+    this.state = state;
+    this.input = input;
+    this.out = out;
+    this.freshCusum = 0;
+    this.freshEwma = 0;
+    this.lostCusum = 0;
+    this.lostEwma = 0;
+    const { cusum } = input.params;
+    if (!state.ready) {
+      // Rebuilt with the settings in force (a compensated h starts the sums at its half).
+      state.cusum = cusumStart(cusum);
+      state.ewma = ewmaStart();
+      state.shownCusum = undefined;
+      state.shownEwma = undefined;
+      state.judged = [];
+      state.baseTime =
+        range.replayFrom > 0
+          ? (times[range.replayFrom - 1] ?? Number.NEGATIVE_INFINITY)
+          : Number.NEGATIVE_INFINITY;
+      state.base = snapshot(state, state.baseTime);
+      for (let i = range.replayFrom; i < range.newFrom; i++) this.step(i, 'history');
+      state.ready = true;
+    } else {
+      this.rejudgeLate();
     }
-    if (!(state.lastSignal >= t)) state.lastSignal = t;
-    // The CUSUM's climb on the signal's side dates the shift; an EWMA alone dates it at its signal.
-    const from = cusum.enabled ? (side === 'up' ? state.upperFrom : state.lowerFrom) : t;
-    state.shiftFrom = Number.isNaN(from) ? t : Math.min(from, t);
-  };
+    for (let i = range.newFrom; i < range.to; i++) this.step(i, undefined);
+    // A counter never goes down: a signal that disappeared stays counted.
+    const cusumEvents = this.freshCusum - this.lostCusum;
+    if (cusumEvents > 0) out.events[CUSUM_EVENT] = (out.events[CUSUM_EVENT] ?? 0) + cusumEvents;
+    const ewmaEvents = this.freshEwma - this.lostEwma;
+    if (ewmaEvents > 0) out.events[EWMA_EVENT] = (out.events[EWMA_EVENT] ?? 0) + ewmaEvents;
+    prune(state, input.keepFrom);
+    // Nothing of this chart stays reachable from the shared instance.
+    this.state = undefined as unknown as SequentialState;
+    this.input = undefined as unknown as AdvanceInput;
+    this.out = undefined as unknown as Advance['out'];
+    this.before = undefined;
+  }
+
   /** Steps one point; `judgedBefore` is what it did when judged before, `history` counts nothing. */
-  const step = (i: number, judgedBefore: Snapshot | 'history' | undefined) => {
+  private step(i: number, judgedBefore: Before): void {
+    const { times, values, limits, params } = this.input;
+    const { cusum, ewma } = params;
+    const state = this.state;
     const t = times[i] ?? Number.NaN;
-    signals = 0;
-    before = judgedBefore;
+    this.signals = 0;
+    this.before = judgedBefore;
     const z = ((values[i] ?? 0) - limits.center) / limits.sigma;
     state.shownCusum = undefined;
     state.shownEwma = undefined;
@@ -246,7 +280,7 @@ export function advanceSequential(
       if (c.lower === 0 || Number.isNaN(state.lowerFrom)) state.lowerFrom = t;
       const side = cusumAdd(c, z, cusum);
       if (side !== undefined) {
-        signalled(CUSUM_EVENT, t, side);
+        this.signalled(CUSUM_EVENT, t, side);
         // The gauges show the sums that crossed until the next point; the state restarts, and
         // the next climbs start at the next point.
         state.shownCusum = { upper: c.upper, lower: c.lower };
@@ -259,76 +293,86 @@ export function advanceSequential(
       const e = state.ewma;
       const side = ewmaAdd(e, z, ewma);
       if (side !== undefined) {
-        signalled(EWMA_EVENT, t, side);
+        this.signalled(EWMA_EVENT, t, side);
         state.shownEwma = { z: e.z, t: e.t };
         state.ewma = ewmaStart();
       }
     }
-    if (before !== undefined && before !== 'history')
-      for (const bit of [1, 2])
-        if (before.signals & bit && !(signals & bit)) lost[bit] = (lost[bit] ?? 0) + 1;
-    state.judged.push(snapshot(state, t, signals));
-  };
-  if (!state.ready) {
-    // Rebuilt with the settings in force (a compensated h starts the sums at its half).
-    state.cusum = cusumStart(cusum);
-    state.ewma = ewmaStart();
-    state.shownCusum = undefined;
-    state.shownEwma = undefined;
-    state.judged = [];
-    state.baseTime =
-      range.replayFrom > 0
-        ? (times[range.replayFrom - 1] ?? Number.NEGATIVE_INFINITY)
-        : Number.NEGATIVE_INFINITY;
-    state.base = snapshot(state, state.baseTime);
-    for (let i = range.replayFrom; i < range.newFrom; i++) step(i, 'history');
-    state.ready = true;
-  } else {
-    rejudgeLate(state, input, step);
+    const before = this.before;
+    if (before !== undefined && before !== 'history') {
+      if (before.signals & 1 && !(this.signals & 1)) this.lostCusum++;
+      if (before.signals & 2 && !(this.signals & 2)) this.lostEwma++;
+    }
+    state.judged.push(snapshot(state, t, this.signals));
   }
-  for (let i = range.newFrom; i < range.to; i++) step(i, undefined);
-  for (const [slot, bit] of [
-    [CUSUM_EVENT, 1],
-    [EWMA_EVENT, 2],
-  ] as const) {
-    // A counter never goes down: a signal that disappeared stays counted.
-    const events = (fresh[bit] ?? 0) - (lost[bit] ?? 0);
-    if (events > 0) out.events[slot] = (out.events[slot] ?? 0) + events;
+
+  /** A signal at the point being stepped: an event unless history or a signal it gave before. */
+  private signalled(slot: number, t: number, side: 'up' | 'down'): void {
+    const state = this.state;
+    const bit = slot === CUSUM_EVENT ? 1 : 2;
+    this.signals |= bit;
+    const before = this.before;
+    // History is context: its signals count nothing and date nothing an alert could read.
+    if (before !== 'history') {
+      if (!(before !== undefined && before.signals & bit)) {
+        if (bit === 1) this.freshCusum++;
+        else this.freshEwma++;
+      }
+      if (!(this.out.lastTimes[slot]! >= t)) this.out.lastTimes[slot] = t;
+    }
+    if (!(state.lastSignal >= t)) state.lastSignal = t;
+    // The CUSUM's climb on the signal's side dates the shift; an EWMA alone dates it at its signal.
+    const from = this.input.params.cusum.enabled ? (side === 'up' ? state.upperFrom : state.lowerFrom) : t;
+    state.shiftFrom = Number.isNaN(from) ? t : Math.min(from, t);
   }
-  prune(state, input.keepFrom);
+
+  /**
+   * Puts points that arrived late, inside the checkpoints' span, in their place: back to the state
+   * before the first of them, then every point from there in time order, counting a signal unless
+   * its point gave the same one when judged before.
+   */
+  private rejudgeLate(): void {
+    const state = this.state;
+    if (state.base === undefined) return;
+    const { times } = this.input;
+    const { newFrom } = this.input.range;
+    const old = state.judged;
+    // Times are whole milliseconds: the first point after the base's.
+    const from = lowerBound(times, state.baseTime + 1, { hi: newFrom });
+    if (newFrom - from <= old.length) return;
+    // The first point that is not the next judged one (times ascending, equal times in order).
+    let k = from;
+    let j = 0;
+    while (k < newFrom && j < old.length && times[k] === old[j]?.time) {
+      k++;
+      j++;
+    }
+    if (k === newFrom) return;
+    restore(state, j === 0 ? state.base : old[j - 1]!);
+    state.judged = old.slice(0, j);
+    for (let i = k; i < newFrom; i++) {
+      const before = j < old.length && times[i] === old[j]?.time ? old[j++] : undefined;
+      this.step(i, before);
+    }
+  }
 }
 
+const ADVANCE = new Advance();
+
 /**
- * Puts points that arrived late, inside the checkpoints' span, in their place: back to the state
- * before the first of them, then every point from there in time order, counting a signal unless
- * its point gave the same one when judged before.
+ * Steps the detectors over the new points, counting signals into `events` (at
+ * {@link CUSUM_EVENT} and {@link EWMA_EVENT}); first replays the history, uncounted, when the
+ * state is not ready. Signals of both kinds set {@link SequentialState.lastSignal} and
+ * {@link SequentialState.shiftFrom}; `lastTimes` gets each detector's last signal time.
  */
-function rejudgeLate(
+export function advanceSequential(
   state: SequentialState,
   input: AdvanceInput,
-  step: (i: number, before: Snapshot | undefined) => void,
+  out: { readonly events: Float64Array; readonly lastTimes: Float64Array },
 ): void {
-  if (state.base === undefined) return;
-  const { times } = input;
-  const { newFrom } = input.range;
-  const old = state.judged;
-  // Times are whole milliseconds: the first point after the base's.
-  const from = lowerBound(times, state.baseTime + 1, { hi: newFrom });
-  if (newFrom - from <= old.length) return;
-  // The first point that is not the next judged one (times ascending, equal times in order).
-  let k = from;
-  let j = 0;
-  while (k < newFrom && j < old.length && times[k] === old[j]?.time) {
-    k++;
-    j++;
-  }
-  if (k === newFrom) return;
-  restore(state, j === 0 ? state.base : old[j - 1]!);
-  state.judged = old.slice(0, j);
-  for (let i = k; i < newFrom; i++) {
-    const before = j < old.length && times[i] === old[j]?.time ? old[j++] : undefined;
-    step(i, before);
-  }
+  const { cusum, ewma } = input.params;
+  if (!cusum.enabled && !ewma.enabled) return;
+  ADVANCE.run(state, input, out);
 }
 
 /** Drops the checkpoints of points at or before `keepFrom`; the last one dropped becomes the base. */
@@ -376,12 +420,11 @@ export function sequentialView(
   const centre = limits.center + e.z * limits.sigma;
   const c = state.shownCusum ?? state.cusum;
   const phi = limits.compensatedPhi ?? 0;
-  return {
-    ...(params.cusum.enabled
-      ? { cusum: { upper: c.upper, lower: c.lower, h: params.cusum.h, widening: (1 + phi) / (1 - phi) } }
-      : {}),
-    ...(params.ewma.enabled
-      ? { ewma: { value: centre, upper: limits.center + half, lower: limits.center - half } }
-      : {}),
-  };
+  // Fields set in place, not spread in: a view is made for every chart at every poll.
+  const view: { cusum?: SequentialView['cusum']; ewma?: SequentialView['ewma'] } = {};
+  if (params.cusum.enabled)
+    view.cusum = { upper: c.upper, lower: c.lower, h: params.cusum.h, widening: (1 + phi) / (1 - phi) };
+  if (params.ewma.enabled)
+    view.ewma = { value: centre, upper: limits.center + half, lower: limits.center - half };
+  return view;
 }

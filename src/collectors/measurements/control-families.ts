@@ -239,6 +239,13 @@ const RULE_1 = 0;
 const RULES_2_TO_8 = 1;
 const CUSUM_COUNTER = 2;
 const EWMA_COUNTER = 3;
+/** Nelson rules 1 to 8: index rule - 1 of the window counts. */
+const RULE_COUNT = 8;
+
+/** The label set of an event counter: the caller's kept one, else built here. */
+function ruleLabels(o: ControlOutcome, kept: readonly LabelSet[] | undefined, counter: number): LabelSet {
+  return kept?.[counter] ?? o.labels.with('rule', EVENT_RULE_NAMES[counter] as string);
+}
 
 /**
  * Turns the outcomes into families. Per chart, always: state and limits (with limits), the event
@@ -258,52 +265,56 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
   const cusumOn = control?.cusum.enabled !== false;
   const ewmaOn = control?.ewma.enabled !== false;
   const names = new Set<string>();
+  const events = out.events;
+  let lastMetric: string | undefined;
   for (const o of outcomes) {
-    names.add(o.metric);
+    // Charts of one name mostly follow each other: one set lookup per run of them.
+    if (o.metric !== lastMetric) {
+      names.add(o.metric);
+      lastMetric = o.metric;
+    }
     // Every counter exists from the series' first poll, at 0: increase() then sees the first
     // event as a rise, and a restart's 0 as a counter reset, never as an event. The caller's
     // kept label sets when it has them, else built here.
-    const ruleLabels = (counter: number) =>
-      o.eventLabels?.[counter] ?? o.labels.with('rule', EVENT_RULE_NAMES[counter] as string);
-    if (rule1) add('events', ruleLabels(RULE_1), o.events[0] ?? 0);
+    const kept = o.eventLabels;
+    if (rule1) events.push({ labels: ruleLabels(o, kept, RULE_1), value: o.events[0] ?? 0 });
     if (later.length > 0) {
       let n = 0;
-      for (const r of later) n += o.events[r - 1] ?? 0;
-      add('events', ruleLabels(RULES_2_TO_8), n);
+      for (let j = 0; j < later.length; j++) n += o.events[later[j]! - 1] ?? 0;
+      events.push({ labels: ruleLabels(o, kept, RULES_2_TO_8), value: n });
     }
-    if (cusumOn) add('events', ruleLabels(CUSUM_COUNTER), o.events[CUSUM_EVENT] ?? 0);
-    if (ewmaOn) add('events', ruleLabels(EWMA_COUNTER), o.events[EWMA_EVENT] ?? 0);
+    if (cusumOn)
+      events.push({ labels: ruleLabels(o, kept, CUSUM_COUNTER), value: o.events[CUSUM_EVENT] ?? 0 });
+    if (ewmaOn) events.push({ labels: ruleLabels(o, kept, EWMA_COUNTER), value: o.events[EWMA_EVENT] ?? 0 });
     const seq = o.sequential;
     const l = o.limits;
     if (seq?.cusum) {
-      add('cusumUpper', o.labels, seq.cusum.upper / seq.cusum.widening);
-      add('cusumLower', o.labels, seq.cusum.lower / seq.cusum.widening);
+      out.cusumUpper.push({ labels: o.labels, value: seq.cusum.upper / seq.cusum.widening });
+      out.cusumLower.push({ labels: o.labels, value: seq.cusum.lower / seq.cusum.widening });
     }
     if (seq?.ewma && l !== undefined) {
-      add('ewma', o.labels, seq.ewma.value);
-      add('ewmaHalfWidth', o.labels, seq.ewma.upper - l.center);
+      out.ewma.push({ labels: o.labels, value: seq.ewma.value });
+      out.ewmaHalfWidth.push({ labels: o.labels, value: seq.ewma.upper - l.center });
     }
     if (l !== undefined) {
       let violated = false;
-      for (const r of RULE_NUMBERS) if ((o.counts[r - 1] ?? 0) > 0) violated = true;
-      add('state', o.labels, violated ? 1 : 0);
-      for (const r of RULE_NUMBERS) {
-        const n = o.counts[r - 1] ?? 0;
-        if (n > 0) add('violations', o.labels.with('rule', String(r)), n);
-      }
+      for (let k = 0; k < RULE_COUNT; k++) if ((o.counts[k] ?? 0) > 0) violated = true;
+      out.state.push({ labels: o.labels, value: violated ? 1 : 0 });
+      if (violated)
+        for (let k = 0; k < RULE_COUNT; k++) {
+          const n = o.counts[k] ?? 0;
+          if (n > 0) add('violations', o.labels.with('rule', String(k + 1)), n);
+        }
     }
-    for (const [slot, counter] of [
-      [CUSUM_EVENT, CUSUM_COUNTER],
-      [EWMA_EVENT, EWMA_COUNTER],
-    ] as const) {
-      const t = o.lastTimes[slot] ?? Number.NaN;
-      if (!Number.isNaN(t)) add('lastViolation', ruleLabels(counter), t / 1000);
-    }
+    const cusumAt = o.lastTimes[CUSUM_EVENT] ?? Number.NaN;
+    if (!Number.isNaN(cusumAt)) add('lastViolation', ruleLabels(o, kept, CUSUM_COUNTER), cusumAt / 1000);
+    const ewmaAt = o.lastTimes[EWMA_EVENT] ?? Number.NaN;
+    if (!Number.isNaN(ewmaAt)) add('lastViolation', ruleLabels(o, kept, EWMA_COUNTER), ewmaAt / 1000);
     if (o.late > 0) add('late', o.labels, o.late);
     if (l === undefined) continue;
-    add('center', o.labels, l.center);
-    add('ucl', o.labels, l.ucl);
-    add('lcl', o.labels, l.lcl);
+    out.center.push({ labels: o.labels, value: l.center });
+    out.ucl.push({ labels: o.labels, value: l.ucl });
+    out.lcl.push({ labels: o.labels, value: l.lcl });
     // Sigma is (ucl - lcl) / 6; the baseline's size, phi and resolution are on the status page
     // for the flagged charts: per chart they were five series that no dashboard or alert read.
     if (l.autocorrelated === true) add('flag', o.labels.with('flag', 'autocorrelated'), 1);
