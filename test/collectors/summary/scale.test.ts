@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSummaryJob } from '../../../src/collectors/summary/job.ts';
+import { SummaryJob } from '../../../src/collectors/summary/job.ts';
 import { createScaler, evidentScale } from '../../../src/collectors/summary/scale.ts';
 import type { StationSummary } from '../../../src/upstream/types.ts';
 import { parseExposition } from '../../helpers/exposition.ts';
@@ -91,7 +91,7 @@ describe('summary job and a percent upstream', () => {
 
   it('exports no ratio under yield_scale ratio and reports the dropped values', async () => {
     const ctx = jobContext({ windows: ['1h'], summary: { levels: ['station'] } }, { summary: percent });
-    const out = await createSummaryJob(ctx).poll({ topology, now: T0 });
+    const out = await new SummaryJob(ctx).poll({ topology, now: T0 });
     const names = new Set([...samplesOf(out.families).keys()].map((k) => k.split('{')[0]));
     expect(names.has('station_first_pass_yield_ratio')).toBe(false);
     expect(names.has('station_final_yield_ratio')).toBe(false);
@@ -107,7 +107,7 @@ describe('summary job and a percent upstream', () => {
       { windows: ['1h'], summary: { levels: ['station'], yield_scale: 'auto' } },
       { summary: percent },
     );
-    const out = await createSummaryJob(ctx).poll({ topology, now: T0 });
+    const out = await new SummaryJob(ctx).poll({ topology, now: T0 });
     for (const v of byLabel(out.families, 'station_first_pass_yield_ratio', 'station_id').values()) {
       expect(v).toBeCloseTo(77.1 / 100, 12);
     }
