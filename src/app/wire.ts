@@ -16,7 +16,7 @@ import { createTokenProvider, type TokenProvider, tokenFileModeWarning } from '.
 import { ExpositionCache } from '../exposition/cache.ts';
 import { Registry } from '../exposition/client.ts';
 import { registerProcessMetrics } from '../exposition/process-metrics.ts';
-import { createSelfMetrics, type SelfMetrics } from '../exposition/selfmetrics.ts';
+import { SelfMetrics } from '../exposition/selfmetrics.ts';
 import { planFor, plantOf, shardRequestRate } from '../planning/budget.ts';
 import { createPlanMetrics, type PlanMetrics } from '../planning/plan-metrics.ts';
 import { SeriesBudget } from '../planning/series-budget.ts';
@@ -166,7 +166,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   let self: SelfMetrics;
   if (prev) self = prev.self;
   else {
-    self = createSelfMetrics(registry, { version: VERSION, wallClock });
+    self = new SelfMetrics(registry, { version: VERSION, wallClock });
     if (opts.processMetrics) registerProcessMetrics(registry);
     self.initEndpoints(ENDPOINT_NAMES);
     self.recordReload({ ok: true, nowMs: wallClock() });
