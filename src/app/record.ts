@@ -9,7 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino, { type Logger } from 'pino';
-import type { CollectorContext } from '../collectors/collector.ts';
+import { type CollectorContext, standaloneDependencies } from '../collectors/collector.ts';
 import { SUMMARY_FIELDS } from '../collectors/summary/families.ts';
 import { summaryCollector } from '../collectors/summary/index.ts';
 import { topologyCollector } from '../collectors/topology/index.ts';
@@ -221,6 +221,7 @@ export async function recordUpstream(opts: RecordOptions): Promise<RecordResult>
     logger,
     turns,
     redact: new Redactor().apply,
+    ...standaloneDependencies(),
   };
   await mkdir(opts.outDir, { recursive: true });
   const file = (name: string) => path.join(opts.outDir, name);

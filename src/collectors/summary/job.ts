@@ -85,7 +85,7 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
     this.#warmUp = new WarmUp(
       Math.max(1, Math.floor((config.upstream.maxRequestsPerSecond * settings.intervalMs) / 1000)),
     );
-    ctx.offerSummaryWindows?.(() => this.#progress);
+    ctx.offerSummaryWindows(() => this.#progress);
   }
 
   /** Phase 1: every (entity, window) slot of the plant and the requests they need, and their schedule. */
@@ -265,7 +265,7 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
         ...coverageFamilies(
           levels,
           (level) => entitiesOf(poll.topology, level),
-          (id) => refused?.has(id) !== true,
+          (id) => !refused.has(id),
         ),
       ],
       requests: sent.requests,
