@@ -30,7 +30,7 @@ import type {
 } from '../simulator/types.ts';
 import { createClient, type UpstreamClient } from '../upstream/client.ts';
 import { UpstreamConnection } from '../upstream/connection.ts';
-import { createLimiter } from '../upstream/limiter.ts';
+import { Limiter } from '../upstream/limiter.ts';
 import type { MeasurementRecord, Site, StationSummary, UnitRecord } from '../upstream/types.ts';
 import { Redactor } from '../util/redact.ts';
 import { createTurns } from '../util/turns.ts';
@@ -208,7 +208,7 @@ export async function recordUpstream(opts: RecordOptions): Promise<RecordResult>
     timeoutMs: config.upstream.timeoutMs,
     connection: new UpstreamConnection(config.upstream.connection),
     turns,
-    limiter: createLimiter({
+    limiter: new Limiter({
       concurrency: config.upstream.concurrency,
       ratePerSecond: config.upstream.maxRequestsPerSecond,
     }),

@@ -32,7 +32,7 @@ import {
   type Sending,
   type Step,
 } from './layers.ts';
-import { createLimiter, type Limiter } from './limiter.ts';
+import { Limiter } from './limiter.ts';
 import {
   isValidId,
   parseMeasurements,
@@ -318,8 +318,7 @@ function stackLayers(opts: ClientOptions, connection: DispatcherSource): Step {
     onRequest: opts.onRequest,
     onError: opts.onError,
   });
-  const limiter =
-    opts.limiter ?? createLimiter({ concurrency: 1024, ratePerSecond: Number.POSITIVE_INFINITY });
+  const limiter = opts.limiter ?? new Limiter({ concurrency: 1024, ratePerSecond: Number.POSITIVE_INFINITY });
   let send: Step = renewingToken(
     resendingStale((s) => transport.send(s)),
     opts,
@@ -350,7 +349,7 @@ export function createClient(opts: ClientOptions): SharedClient {
       maxItems: opts.maxItemsPerAnswer ?? MAX_ITEMS_PER_ANSWER,
       onError: opts.onError,
     }),
-    inHand: createLimiter({
+    inHand: new Limiter({
       concurrency: opts.recordAnswersInHand ?? 8,
       ratePerSecond: Number.POSITIVE_INFINITY,
     }),

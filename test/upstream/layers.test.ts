@@ -1,6 +1,6 @@
 /** Each layer of the client alone, over a fake next step: no socket, no timers of its own. */
 import { describe, expect, it } from 'vitest';
-import { createBreakers } from '../../src/upstream/breaker.ts';
+import { Breakers } from '../../src/upstream/breaker.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 import {
   type Answer,
@@ -12,7 +12,7 @@ import {
   retrying,
   type Sending,
 } from '../../src/upstream/layers.ts';
-import { createLimiter } from '../../src/upstream/limiter.ts';
+import { Limiter } from '../../src/upstream/limiter.ts';
 import type { RetryTimers } from '../../src/upstream/retry.ts';
 
 const sending: Sending = { collector: 'units', endpoint: 'units', url: 'http://fake/units' };
@@ -80,7 +80,7 @@ describe('retrying', () => {
 
 describe('breaking', () => {
   it('stops sending to an endpoint after its threshold of failures', async () => {
-    const breakers = createBreakers({ threshold: 2, probeIntervalMs: 60_000, now: () => 0 });
+    const breakers = new Breakers({ threshold: 2, probeIntervalMs: 60_000, now: () => 0 });
     let calls = 0;
     const send = breaking(async () => {
       calls++;
@@ -95,7 +95,7 @@ describe('breaking', () => {
 
 describe('limited', () => {
   it("queues each request in its collector's lane", async () => {
-    const limiter = createLimiter({ concurrency: 4, ratePerSecond: Number.POSITIVE_INFINITY });
+    const limiter = new Limiter({ concurrency: 4, ratePerSecond: Number.POSITIVE_INFINITY });
     const seen: number[] = [];
     const send = limited(async () => {
       seen.push(limiter.activeOf('units'));
