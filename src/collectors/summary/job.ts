@@ -20,7 +20,7 @@ import {
 import { quietSince, sameSummary, VERIFY_EVERY } from './idle.ts';
 import { learn, narrow } from './narrow.ts';
 import { entitiesOf, planSummaries, type SummaryRequest, type SummarySlot } from './plan.ts';
-import { createScaler, type DropReason } from './scale.ts';
+import { type DropReason, Scaler } from './scale.ts';
 import { isDue, scheduleKey, summarySchedule } from './schedule.ts';
 import { summaryScope } from './scope.ts';
 
@@ -66,7 +66,7 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
   readonly #pairs: readonly SummaryPair[];
   /** Unit activity, when idle skipping is on: it needs the units collector's records. */
   readonly #idle: UnitActivity | undefined;
-  readonly #scaler: ReturnType<typeof createScaler>;
+  readonly #scaler: Scaler;
   readonly #warmUp: WarmUp;
   #memory = new Map<string, Remembered>();
   #pollNumber = 0;
@@ -80,7 +80,7 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
     this.#settings = settings;
     this.#pairs = config.windows.flatMap((w) => settings.levels.map((level) => ({ window: w.name, level })));
     this.#idle = settings.skipIdle && config.units.enabled ? ctx.activity : undefined;
-    this.#scaler = createScaler(settings.yieldScale, logger);
+    this.#scaler = new Scaler(settings.yieldScale, logger);
     // A first poll starts at most one summary interval's worth of requests at the ceiling.
     this.#warmUp = new WarmUp(
       Math.max(1, Math.floor((config.upstream.maxRequestsPerSecond * settings.intervalMs) / 1000)),
