@@ -18,7 +18,7 @@ import { Registry } from '../exposition/client.ts';
 import { registerProcessMetrics } from '../exposition/process-metrics.ts';
 import { SelfMetrics } from '../exposition/selfmetrics.ts';
 import { planFor, plantOf, shardRequestRate } from '../planning/budget.ts';
-import { createPlanMetrics, type PlanMetrics } from '../planning/plan-metrics.ts';
+import { PlanMetrics } from '../planning/plan-metrics.ts';
 import { SeriesBudget } from '../planning/series-budget.ts';
 import { RefusedStations } from '../records/refused.ts';
 import type { LoopTimers } from '../scheduler/loop.ts';
@@ -172,7 +172,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     self.recordReload({ ok: true, nowMs: wallClock() });
   }
   // Registered once per registry: a reload keeps them with the registry.
-  const planMetrics = prev?.planMetrics ?? createPlanMetrics(registry);
+  const planMetrics = prev?.planMetrics ?? new PlanMetrics(registry);
   const shard = opts.shard ?? config.sharding.shard ?? UNSHARDED;
   // The limiter's ceiling is the shard's share of the budget, so sharding changes need a new client.
   const keepUpstream =

@@ -7,7 +7,7 @@ import { COLLECTORS } from '../collectors/index.ts';
 import { Registry } from '../exposition/client.ts';
 import { registerProcessMetrics } from '../exposition/process-metrics.ts';
 import { SelfMetrics } from '../exposition/selfmetrics.ts';
-import { createPlanMetrics } from '../planning/plan-metrics.ts';
+import { PlanMetrics } from '../planning/plan-metrics.ts';
 import { registerConnectionMetrics } from '../server/connection-metrics.ts';
 import { registerWebConfigMetrics } from '../server/web-config/metrics.ts';
 
@@ -26,7 +26,7 @@ function selfRows(): Row[] {
   new SelfMetrics(registry, { version: 'reference', commit: 'reference', nodeVersion: 'reference' });
   registerWebConfigMetrics(registry);
   registerConnectionMetrics(registry);
-  createPlanMetrics(registry);
+  new PlanMetrics(registry);
   return rowsOf(registry, 'self');
 }
 
