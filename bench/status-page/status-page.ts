@@ -6,6 +6,7 @@
 import pino from 'pino';
 import { createRecentErrors } from '../../src/app/recent-errors.ts';
 import { buildStatusModel } from '../../src/app/status-model.ts';
+import { standaloneDependencies } from '../../src/collectors/collector.ts';
 import { topologyCollector } from '../../src/collectors/topology/index.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import { statusPage } from '../../src/server/status-page.ts';
@@ -31,6 +32,7 @@ const job = topologyCollector.createJob({
   logger: pino({ level: 'silent' }),
   turns: createTurns(),
   redact: (text) => text,
+  ...standaloneDependencies(),
 });
 const { topology } = await job.poll({ now: new Date(NOW) });
 const errors = createRecentErrors(50, () => NOW);

@@ -16,7 +16,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { createClient } from '../../src/upstream/client.ts';
-import { createLimiter } from '../../src/upstream/limiter.ts';
+import { Limiter } from '../../src/upstream/limiter.ts';
 import { parseMeasurements } from '../../src/upstream/parse.ts';
 import { createTurns } from '../../src/util/turns.ts';
 
@@ -109,7 +109,7 @@ if (process.argv[6] === 'serve') {
       timeoutMs: 600_000,
       maxResponseBytes: () => 1024 * MiB,
       recordAnswersInHand: answers,
-      limiter: createLimiter({ concurrency: answers, ratePerSecond: Number.POSITIVE_INFINITY }),
+      limiter: new Limiter({ concurrency: answers, ratePerSecond: Number.POSITIVE_INFINITY }),
     });
     const lists = await Promise.all(
       Array.from({ length: answers }, (_, i) =>

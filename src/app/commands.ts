@@ -1,6 +1,7 @@
 /** The command implementations behind `src/cli.ts`. Each returns the process exit code. */
 import { statSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { standaloneDependencies } from '../collectors/collector.ts';
 import { DISCOVERY, describeCollectors } from '../collectors/index.ts';
 import { describeConfig } from '../config/describe.ts';
 import { formatDuration } from '../config/duration.ts';
@@ -286,6 +287,7 @@ async function discoveredCounts(config: Config, shard: Shard, redactor: Redactor
       logger: exporter.logger,
       turns: createTurns(),
       redact: redactor.apply,
+      ...standaloneDependencies(),
       shard,
     });
     const { topology } = await job.poll({ now: new Date() });

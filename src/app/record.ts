@@ -9,7 +9,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import pino, { type Logger } from 'pino';
-import type { CollectorContext } from '../collectors/collector.ts';
+import { type CollectorContext, standaloneDependencies } from '../collectors/collector.ts';
 import { SUMMARY_FIELDS } from '../collectors/summary/families.ts';
 import { summaryCollector } from '../collectors/summary/index.ts';
 import { topologyCollector } from '../collectors/topology/index.ts';
@@ -30,7 +30,7 @@ import type {
 } from '../simulator/types.ts';
 import { createClient, type UpstreamClient } from '../upstream/client.ts';
 import { UpstreamConnection } from '../upstream/connection.ts';
-import { createLimiter } from '../upstream/limiter.ts';
+import { Limiter } from '../upstream/limiter.ts';
 import type { MeasurementRecord, Site, StationSummary, UnitRecord } from '../upstream/types.ts';
 import { Redactor } from '../util/redact.ts';
 import { createTurns } from '../util/turns.ts';
@@ -208,7 +208,7 @@ export async function recordUpstream(opts: RecordOptions): Promise<RecordResult>
     timeoutMs: config.upstream.timeoutMs,
     connection: new UpstreamConnection(config.upstream.connection),
     turns,
-    limiter: createLimiter({
+    limiter: new Limiter({
       concurrency: config.upstream.concurrency,
       ratePerSecond: config.upstream.maxRequestsPerSecond,
     }),
@@ -221,6 +221,7 @@ export async function recordUpstream(opts: RecordOptions): Promise<RecordResult>
     logger,
     turns,
     redact: new Redactor().apply,
+    ...standaloneDependencies(),
   };
   await mkdir(opts.outDir, { recursive: true });
   const file = (name: string) => path.join(opts.outDir, name);

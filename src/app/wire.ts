@@ -16,22 +16,22 @@ import { createTokenProvider, type TokenProvider, tokenFileModeWarning } from '.
 import { ExpositionCache } from '../exposition/cache.ts';
 import { Registry } from '../exposition/client.ts';
 import { registerProcessMetrics } from '../exposition/process-metrics.ts';
-import { createSelfMetrics, type SelfMetrics } from '../exposition/selfmetrics.ts';
+import { SelfMetrics } from '../exposition/selfmetrics.ts';
 import { planFor, plantOf, shardRequestRate } from '../planning/budget.ts';
-import { createPlanMetrics, type PlanMetrics } from '../planning/plan-metrics.ts';
+import { PlanMetrics } from '../planning/plan-metrics.ts';
 import { SeriesBudget } from '../planning/series-budget.ts';
 import { RefusedStations } from '../records/refused.ts';
 import type { LoopTimers } from '../scheduler/loop.ts';
 import { createScheduler, type ReusableJob, type Scheduler } from '../scheduler/scheduler.ts';
 import { createApp, type ReloadResult } from '../server/app.ts';
 import { type Shard, UNSHARDED } from '../sharding/shard.ts';
-import { type Breakers, createBreakers } from '../upstream/breaker.ts';
+import { Breakers } from '../upstream/breaker.ts';
 import { createClient, type SharedClient } from '../upstream/client.ts';
 import { type ConnectionSettings, UpstreamConnection } from '../upstream/connection.ts';
 import { ENDPOINT_NAMES } from '../upstream/endpoints.ts';
 import { statusClass } from '../upstream/errors.ts';
 import { jwtExpiry } from '../upstream/jwt.ts';
-import { createLimiter, type Timers as LimiterTimers } from '../upstream/limiter.ts';
+import { Limiter, type Timers as LimiterTimers } from '../upstream/limiter.ts';
 import type { RetryTimers } from '../upstream/retry.ts';
 import { LogDigest } from '../util/log-digest.ts';
 import { jsonLineToLogfmt } from '../util/logfmt.ts';
@@ -166,13 +166,13 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   let self: SelfMetrics;
   if (prev) self = prev.self;
   else {
-    self = createSelfMetrics(registry, { version: VERSION, wallClock });
+    self = new SelfMetrics(registry, { version: VERSION, wallClock });
     if (opts.processMetrics) registerProcessMetrics(registry);
     self.initEndpoints(ENDPOINT_NAMES);
     self.recordReload({ ok: true, nowMs: wallClock() });
   }
   // Registered once per registry: a reload keeps them with the registry.
-  const planMetrics = prev?.planMetrics ?? createPlanMetrics(registry);
+  const planMetrics = prev?.planMetrics ?? new PlanMetrics(registry);
   const shard = opts.shard ?? config.sharding.shard ?? UNSHARDED;
   // The limiter's ceiling is the shard's share of the budget, so sharding changes need a new client.
   const keepUpstream =
@@ -298,7 +298,7 @@ function wireUpstream(
   const turns = createTurns();
   const errors = createRecentErrors(RECENT_ERRORS, wallClock);
   const digest = new LogDigest(logger);
-  const breakers = createBreakers({
+  const breakers = new Breakers({
     threshold: u.circuitBreaker.threshold,
     probeIntervalMs: u.circuitBreaker.probeIntervalMs,
     now: opts.retryTimers?.now ?? Date.now,
@@ -339,7 +339,7 @@ function wireUpstream(
     turns,
     records: { naiveTimeZone: u.naiveTimeZone },
     recordAnswersInHand: u.concurrency,
-    limiter: createLimiter({
+    limiter: new Limiter({
       concurrency: u.concurrency,
       // A replica's ceiling is its share of the upstream's: the replicas together stay within it.
       ratePerSecond: shardRequestRate(config, shard),

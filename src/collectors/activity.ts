@@ -13,6 +13,7 @@
  * fetched, because the spans are always measured from the previous real answer. The summary
  * collector re-asks a sample of skipped requests to measure how often that assumption fails.
  */
+import { stationKey } from '../model/keys.ts';
 import type { SerialForm, SortedColumns } from '../records/columns.ts';
 
 /** A closed time span, epoch ms. */
@@ -46,7 +47,7 @@ export class ActivityBoard implements UnitActivity {
 
   /** Records that `rows` holds every unit record of `stationIds` from `from` on. */
   update(rows: UnitRows, stationIds: readonly string[], from: number): void {
-    this.coverage = { rows, stations: new Set(stationIds.map((s) => s.toLowerCase())), from };
+    this.coverage = { rows, stations: new Set(stationIds.map(stationKey)), from };
   }
 
   /** Forgets the coverage (after an incomplete poll), so that nothing is skipped until the next one. */
@@ -59,7 +60,7 @@ export class ActivityBoard implements UnitActivity {
     if (c === undefined) return false;
     for (const span of spans) if (span.to >= span.from && span.from < c.from) return false;
     for (const id of stationIds) {
-      if (!c.stations.has(id.toLowerCase())) return false;
+      if (!c.stations.has(stationKey(id))) return false;
       const rows = c.rows.rowsOf(id);
       if (rows === undefined) continue;
       for (const span of spans) {

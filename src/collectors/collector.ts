@@ -13,13 +13,13 @@ import type { Config } from '../config/schema.ts';
 import type { Family, FamilyDesc } from '../exposition/model.ts';
 import type { LevelsSkipped } from '../exposition/selfmetrics.ts';
 import type { LabelValueCount } from '../model/label-values.ts';
+import type { CollectorCosts, RequestPlan } from '../model/plan.ts';
 import type { Topology } from '../model/topology.ts';
-import type { RefusedStations } from '../records/refused.ts';
-import type { Shard } from '../sharding/shard.ts';
+import { RefusedStations } from '../records/refused.ts';
+import { type Shard, UNSHARDED } from '../sharding/shard.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
 import type { Turns } from '../util/turns.ts';
-import type { ActivityBoard } from './activity.ts';
-import type { CollectorCosts, RequestPlan } from './costs.ts';
+import { ActivityBoard } from './activity.ts';
 
 /** A control chart whose baseline is flagged (docs/measurements.md, "Guards for real data"). */
 export interface FlaggedChart {
@@ -43,8 +43,33 @@ export interface SummaryWindowProgress {
   readonly levelsComplete: readonly string[];
 }
 
-/** What every collector job may use. */
-export interface CollectorContext {
+/**
+ * What one collector offers another, or the status page: each link has one writer and is
+ * required, so that a job cannot run without the collectors and pages that depend on it hearing
+ * from it. A context outside the exporter (a test, `record`) passes its own board and offers.
+ */
+export interface CollectorLinks {
+  /** Unit activity: the units job writes it, the summary job reads it to skip idle stations. */
+  readonly activity: ActivityBoard;
+  /**
+   * Receives a read-only view of each station's latest unit time (epoch ms), for the status
+   * page; the units job offers it once, when it creates its store.
+   */
+  readonly offerLastUnitTime: (read: (stationId: string) => number | undefined) => void;
+  /**
+   * Receives a read-only view of the control charts whose baseline breaks an assumption of the
+   * documented false-alarm rates, for the status page; the measurements job offers it once.
+   */
+  readonly offerFlaggedCharts: (read: () => readonly FlaggedChart[]) => void;
+  /**
+   * Receives a read-only view of each summary window's progress towards a first complete
+   * answer (shortest window first), for `/-/ready` and the status page; the summary job offers it once.
+   */
+  readonly offerSummaryWindows: (read: () => readonly SummaryWindowProgress[]) => void;
+}
+
+/** What every collector job gets: all of it, required. */
+export interface CollectorContext extends CollectorLinks {
   readonly config: Config;
   readonly client: UpstreamClient;
   readonly logger: Logger;
@@ -57,30 +82,32 @@ export interface CollectorContext {
    */
   readonly redact: (text: string) => string;
   /**
-   * Receives a read-only view of each station's latest unit time (epoch ms), for the status
-   * page; the units job offers it once, when it creates its store.
-   */
-  readonly offerLastUnitTime?: (read: (stationId: string) => number | undefined) => void;
-  /**
    * Stations the upstream refuses (403) to this token, shared by every collector: the record
    * collectors add and clear them, the summary collector reads them (`has`, `size`, `ids`) to
-   * mark aggregates over a station set as partial. Absent in tests that do not need it.
+   * mark aggregates over a station set as partial.
    */
-  readonly refused?: RefusedStations;
-  /**
-   * Receives a read-only view of the control charts whose baseline breaks an assumption of the
-   * documented false-alarm rates, for the status page; the measurements job offers it once.
-   */
-  readonly offerFlaggedCharts?: (read: () => readonly FlaggedChart[]) => void;
-  /**
-   * Receives a read-only view of each summary window's progress towards a first complete
-   * answer (shortest window first), for `/-/ready` and the status page; the summary job offers it once.
-   */
-  readonly offerSummaryWindows?: (read: () => readonly SummaryWindowProgress[]) => void;
-  /** This replica's shard (default: unsharded). */
-  readonly shard?: Shard;
-  /** Unit activity: the units job writes it, the summary job reads it to skip idle stations. */
-  readonly activity?: ActivityBoard;
+  readonly refused: RefusedStations;
+  /** This replica's shard ({@link UNSHARDED} when not sharded). */
+  readonly shard: Shard;
+}
+
+/** Time between two probes of a refused station, for a job run alone. */
+const STANDALONE_REPROBE_MS = 10 * 60_000;
+
+/**
+ * The shared dependencies of a job run alone, outside a wired exporter (`record`, the series
+ * count of `check-config`, benches, tests): the whole plant as its shard, refused stations and
+ * unit activity of its own, and offers that nobody reads.
+ */
+export function standaloneDependencies(): CollectorLinks & Pick<CollectorContext, 'refused' | 'shard'> {
+  return {
+    refused: new RefusedStations(STANDALONE_REPROBE_MS),
+    shard: UNSHARDED,
+    activity: new ActivityBoard(),
+    offerLastUnitTime: () => {},
+    offerFlaggedCharts: () => {},
+    offerSummaryWindows: () => {},
+  };
 }
 
 /** One row of `station_exporter_levels_skipped` (the type belongs to the self-metrics). */

@@ -4,10 +4,10 @@
  * batch's share of the re-read sweep.
  */
 import type { Config } from '../config/schema.ts';
+import type { RecordsNeed } from '../model/plan.ts';
 import { DEFAULT_MAX_SPAN_MS } from '../records/fetch.ts';
 import { sweepSpans } from '../records/sweep.ts';
 import { longestWindowMs } from '../time/windows.ts';
-import type { RecordsNeed } from './costs.ts';
 
 /** Length of one station id in a `station_ids` list: 24 hex characters. */
 const ID_LENGTH = 24;

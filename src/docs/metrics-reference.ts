@@ -6,8 +6,8 @@
 import { COLLECTORS } from '../collectors/index.ts';
 import { Registry } from '../exposition/client.ts';
 import { registerProcessMetrics } from '../exposition/process-metrics.ts';
-import { createSelfMetrics } from '../exposition/selfmetrics.ts';
-import { createPlanMetrics } from '../planning/plan-metrics.ts';
+import { SelfMetrics } from '../exposition/selfmetrics.ts';
+import { PlanMetrics } from '../planning/plan-metrics.ts';
 import { registerConnectionMetrics } from '../server/connection-metrics.ts';
 import { registerWebConfigMetrics } from '../server/web-config/metrics.ts';
 
@@ -23,10 +23,10 @@ interface Row {
 
 function selfRows(): Row[] {
   const registry = new Registry();
-  createSelfMetrics(registry, { version: 'reference', commit: 'reference', nodeVersion: 'reference' });
+  new SelfMetrics(registry, { version: 'reference', commit: 'reference', nodeVersion: 'reference' });
   registerWebConfigMetrics(registry);
   registerConnectionMetrics(registry);
-  createPlanMetrics(registry);
+  new PlanMetrics(registry);
   return rowsOf(registry, 'self');
 }
 

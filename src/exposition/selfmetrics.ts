@@ -64,7 +64,7 @@ export interface ReloadAttempt {
   readonly nowMs: number;
 }
 
-/** Options of {@link createSelfMetrics}. */
+/** Options of {@link SelfMetrics}. */
 export interface SelfMetricsOptions {
   readonly version: string;
   readonly commit?: string;
@@ -73,66 +73,165 @@ export interface SelfMetricsOptions {
   readonly wallClock?: () => number;
 }
 
-/** Typed handle on the exporter's self-metrics. */
-export interface SelfMetrics {
+/**
+ * Typed handle on the exporter's self-metrics: registers them on `registry` (never the global
+ * one) when constructed, in a fixed order (the exposition's order).
+ */
+export class SelfMetrics {
+  readonly #m: ReturnType<typeof coreInstruments>;
+  readonly #r: ReturnType<typeof resilienceInstruments>;
+  /** Each collector's last fresh poll (epoch ms), for `collector_data_age_seconds` at scrape time. */
+  readonly #lastSuccessMs = new Map<string, number>();
+
+  constructor(registry: Registry, opts: SelfMetricsOptions) {
+    const registers = [registry];
+    this.#m = coreInstruments(registers, { ...opts, lastSuccessMs: this.#lastSuccessMs });
+    this.#r = resilienceInstruments(registers);
+  }
+
   /** Records whether the last request round to the upstream succeeded. */
-  setUpstreamUp(up: boolean): void;
+  setUpstreamUp(up: boolean): void {
+    this.#m.upstreamUp.set(up ? 1 : 0);
+  }
+
   /**
    * Records one collector poll: success, duration and, when its data is fresh (by default: on
    * success), its time (epoch ms), from which the data's age is computed.
    */
-  collectorResult(collector: string, poll: CollectorPollResult): void;
+  collectorResult(collector: string, { ok, seconds, nowMs, fresh = ok }: CollectorPollResult): void {
+    this.#m.success.set({ collector }, ok ? 1 : 0);
+    this.#m.duration.set({ collector }, seconds);
+    if (!fresh) return;
+    this.#m.lastSuccess.set({ collector }, nowMs / 1000);
+    this.#lastSuccessMs.set(collector, nowMs);
+  }
+
   /**
    * Records the configured polling interval of a collector (for topology, the discovery refresh
    * interval), so that the stale-data alert can compare the data's age with it.
    */
-  setCollectorInterval(collector: string, seconds: number): void;
+  setCollectorInterval(collector: string, seconds: number): void {
+    this.#m.interval.set({ collector }, seconds);
+  }
+
   /** Drops a collector's series, e.g. after a reload disabled it. */
-  forgetCollector(collector: string): void;
+  forgetCollector(collector: string): void {
+    const m = this.#m;
+    for (const g of [m.success, m.duration, m.lastSuccess, m.interval]) g.remove({ collector });
+    for (const g of [this.#r.failedRatio, this.#r.stale]) g.remove({ collector });
+    this.#lastSuccessMs.delete(collector);
+  }
+
   /** Creates the request series of endpoints at 0, so that rate() sees their first increase. */
-  initEndpoints(endpoints: readonly string[]): void;
+  initEndpoints(endpoints: readonly string[]): void {
+    for (const endpoint of endpoints) {
+      for (const status_class of STATUS_CLASSES) this.#m.requests.inc({ endpoint, status_class }, 0);
+      this.#m.responseBytes.inc({ endpoint }, 0);
+      this.#m.requestDuration.zero({ endpoint });
+    }
+  }
+
   /** Records one upstream request. `bytes` is the response body size (0 when there was none). */
-  observeRequest(endpoint: string, request: RequestObservation): void;
+  observeRequest(endpoint: string, { statusClass, seconds, bytes }: RequestObservation): void {
+    this.#m.requests.inc({ endpoint, status_class: statusClass });
+    this.#m.requestDuration.observe({ endpoint }, seconds);
+    this.#m.responseBytes.inc({ endpoint }, bytes);
+  }
+
   /** Counts records dropped at the edge because they did not match the expected shape. */
-  recordSkipped(endpoint: string, reason: string, n: number): void;
+  recordSkipped(endpoint: string, reason: string, n: number): void {
+    this.#m.skipped.inc({ endpoint, reason }, n);
+  }
+
   /** Counts upstream label values masked or cut, or elements left out for their id, by reason. */
-  labelValuesRedacted(collector: string, reason: string, n: number): void;
+  labelValuesRedacted(collector: string, reason: string, n: number): void {
+    this.#m.labelValues.inc({ collector, reason }, n);
+  }
+
   /** Sets the token's `exp` (epoch seconds), or removes the series when it is unknown. */
-  setTokenExpiry(epochSeconds: number | undefined): void;
+  setTokenExpiry(epochSeconds: number | undefined): void {
+    if (epochSeconds === undefined) this.#m.tokenExpiry.remove();
+    else this.#m.tokenExpiry.set(epochSeconds);
+  }
+
   /** Counts one scrape of /metrics. */
-  recordScrape(format: 'text' | 'openmetrics' | 'protobuf', encoding: ScrapeEncoding): void;
+  recordScrape(format: 'text' | 'openmetrics' | 'protobuf', { gzip }: ScrapeEncoding): void {
+    this.#m.scrapes.inc({ format, encoding: gzip ? 'gzip' : 'identity' });
+  }
+
   /** Records the last published snapshot: series count and render time. */
-  setSnapshot(series: number, renderSeconds: number): void;
+  setSnapshot(n: number, renderSeconds: number): void {
+    this.#m.series.set(n);
+    this.#m.renderDuration.set(renderSeconds);
+  }
+
   /** Replaces the level entities skipped in the last poll. */
-  setLevelsSkipped(rows: readonly LevelsSkipped[]): void;
+  setLevelsSkipped(rows: readonly LevelsSkipped[]): void {
+    this.#m.levelsSkipped.reset();
+    for (const r of rows) this.#m.levelsSkipped.set({ level: r.level, reason: r.reason }, r.count);
+  }
+
   /** Sets how many configured stations the token cannot see. */
-  setStationsInaccessible(n: number): void;
+  setStationsInaccessible(n: number): void {
+    this.#m.inaccessible.set(n);
+  }
+
   /** Records an endpoint's circuit breaker state. */
-  setCircuitState(endpoint: string, state: CircuitState): void;
+  setCircuitState(endpoint: string, state: CircuitState): void {
+    this.#r.circuit.set({ endpoint }, CIRCUIT_STATES[state]);
+  }
+
   /** Counts one retry of a failed request, by the failure's status class. */
-  recordRetry(endpoint: string, statusClass: StatusClass): void;
+  recordRetry(endpoint: string, statusClass: StatusClass): void {
+    this.#r.retries.inc({ endpoint, status_class: statusClass });
+  }
+
   /** Sets how many summary requests were narrowed to their accessible stations in the last poll. */
-  setSummaryPartial(n: number): void;
+  setSummaryPartial(n: number): void {
+    this.#r.summaryPartial.set(n);
+  }
+
   /** Sets how many stations the upstream refused (403) in record requests. */
-  setStationsRefused(n: number): void;
+  setStationsRefused(n: number): void {
+    this.#r.refused.set(n);
+  }
+
   /** Counts one poll's requests and failures for the collector, and sets its failed share. */
-  collectorRequests(collector: string, requests: number, failures: number): void;
+  collectorRequests(collector: string, requests: number, failures: number): void {
+    this.#r.collectorRequests.inc({ collector }, requests);
+    this.#r.collectorFailures.inc({ collector }, failures);
+    this.#r.failedRatio.set({ collector }, requests > 0 ? failures / requests : 0);
+  }
+
   /** Marks a collector's series as dropped (1) for exceeding max_staleness, or served again (0). */
-  setCollectorStale(collector: string, state: CollectorStaleness): void;
+  setCollectorStale(collector: string, state: CollectorStaleness): void {
+    this.#r.stale.set({ collector }, state.stale ? 1 : 0);
+  }
+
   /** Records one config reload attempt. */
-  recordReload(reload: ReloadAttempt): void;
+  recordReload({ ok, nowMs }: ReloadAttempt): void {
+    this.#r.reloadOk.set(ok ? 1 : 0);
+    if (ok) this.#r.reloadTime.set(nowMs / 1000);
+  }
+
   /** Whether the token expires within the warning margin. */
-  setTokenExpiring(expiring: boolean): void;
+  setTokenExpiring(expiring: boolean): void {
+    this.#r.expiring.set(expiring ? 1 : 0);
+  }
+
   /** Whether the token file is unreadable (the last token read is still used). */
-  setTokenFileError(failing: boolean): void;
+  setTokenFileError(failing: boolean): void {
+    this.#r.fileError.set(failing ? 1 : 0);
+  }
 }
 
-/** Registers the self-metrics on `registry` (never the global one) and returns their handle. */
-export function createSelfMetrics(registry: Registry, opts: SelfMetricsOptions): SelfMetrics {
-  const registers = [registry];
+/** Registers the collector, request and scrape families, in exposition order. */
+function coreInstruments(
+  registers: Registry[],
+  opts: SelfMetricsOptions & { readonly lastSuccessMs: ReadonlyMap<string, number> },
+) {
   const now = opts.wallClock ?? Date.now;
-  const lastSuccessMs = new Map<string, number>();
-
+  const lastSuccessMs = opts.lastSuccessMs;
   const upstreamUp = new Gauge({
     name: `${P}upstream_up`,
     help: 'Whether the last request round to the upstream Station Data Query Service succeeded (1) or not (0).',
@@ -254,57 +353,29 @@ export function createSelfMetrics(registry: Registry, opts: SelfMetricsOptions):
     registers,
   });
 
-  const extra = createResilienceMetrics(registers);
-
   return {
-    ...extra,
-    setUpstreamUp: (up) => upstreamUp.set(up ? 1 : 0),
-    collectorResult(collector, { ok, seconds, nowMs, fresh = ok }) {
-      success.set({ collector }, ok ? 1 : 0);
-      duration.set({ collector }, seconds);
-      if (!fresh) return;
-      lastSuccess.set({ collector }, nowMs / 1000);
-      lastSuccessMs.set(collector, nowMs);
-    },
-    setCollectorInterval: (collector, seconds) => interval.set({ collector }, seconds),
-    forgetCollector(collector) {
-      for (const g of [success, duration, lastSuccess, interval]) g.remove({ collector });
-      extra.forget(collector);
-      lastSuccessMs.delete(collector);
-    },
-    initEndpoints(endpoints) {
-      for (const endpoint of endpoints) {
-        for (const status_class of STATUS_CLASSES) requests.inc({ endpoint, status_class }, 0);
-        responseBytes.inc({ endpoint }, 0);
-        requestDuration.zero({ endpoint });
-      }
-    },
-    observeRequest(endpoint, { statusClass, seconds, bytes }) {
-      requests.inc({ endpoint, status_class: statusClass });
-      requestDuration.observe({ endpoint }, seconds);
-      responseBytes.inc({ endpoint }, bytes);
-    },
-    recordSkipped: (endpoint, reason, n) => skipped.inc({ endpoint, reason }, n),
-    labelValuesRedacted: (collector, reason, n) => labelValues.inc({ collector, reason }, n),
-    setTokenExpiry(epochSeconds) {
-      if (epochSeconds === undefined) tokenExpiry.remove();
-      else tokenExpiry.set(epochSeconds);
-    },
-    recordScrape: (format, { gzip }) => scrapes.inc({ format, encoding: gzip ? 'gzip' : 'identity' }),
-    setSnapshot(n, renderSeconds) {
-      series.set(n);
-      renderDuration.set(renderSeconds);
-    },
-    setLevelsSkipped(rows) {
-      levelsSkipped.reset();
-      for (const r of rows) levelsSkipped.set({ level: r.level, reason: r.reason }, r.count);
-    },
-    setStationsInaccessible: (n) => inaccessible.set(n),
+    upstreamUp,
+    success,
+    duration,
+    lastSuccess,
+    interval,
+    requests,
+    requestDuration,
+    responseBytes,
+    skipped,
+    labelValues,
+    tokenExpiry,
+    buildInfo,
+    scrapes,
+    series,
+    renderDuration,
+    levelsSkipped,
+    inaccessible,
   };
 }
 
-/** Self-metrics of retries, breakers, refused stations, staleness, reloads and the token. */
-function createResilienceMetrics(registers: Registry[]) {
+/** Registers the families of retries, breakers, refused stations, staleness, reloads and the token. */
+function resilienceInstruments(registers: Registry[]) {
   const circuit = new Gauge({
     name: `${P}upstream_circuit_state`,
     help: 'Circuit breaker state of each upstream endpoint, from the exporter: 0 closed (normal), 1 half-open (probing), 2 open (requests not sent).',
@@ -374,26 +445,17 @@ function createResilienceMetrics(registers: Registry[]) {
   });
   fileError.set(0);
   return {
-    setCircuitState: (endpoint: string, state: CircuitState) =>
-      circuit.set({ endpoint }, CIRCUIT_STATES[state]),
-    recordRetry: (endpoint: string, status_class: StatusClass) => retries.inc({ endpoint, status_class }),
-    setStationsRefused: (n: number) => refused.set(n),
-    setSummaryPartial: (n: number) => summaryPartial.set(n),
-    collectorRequests(collector: string, requests: number, failures: number) {
-      collectorRequests.inc({ collector }, requests);
-      collectorFailures.inc({ collector }, failures);
-      failedRatio.set({ collector }, requests > 0 ? failures / requests : 0);
-    },
-    setCollectorStale: (collector: string, s: CollectorStaleness) =>
-      stale.set({ collector }, s.stale ? 1 : 0),
-    recordReload({ ok, nowMs }: ReloadAttempt) {
-      reloadOk.set(ok ? 1 : 0);
-      if (ok) reloadTime.set(nowMs / 1000);
-    },
-    setTokenExpiring: (e: boolean) => expiring.set(e ? 1 : 0),
-    setTokenFileError: (f: boolean) => fileError.set(f ? 1 : 0),
-    forget(collector: string) {
-      for (const g of [failedRatio, stale]) g.remove({ collector });
-    },
+    circuit,
+    retries,
+    refused,
+    summaryPartial,
+    collectorRequests,
+    collectorFailures,
+    failedRatio,
+    stale,
+    reloadOk,
+    reloadTime,
+    expiring,
+    fileError,
   };
 }

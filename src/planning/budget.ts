@@ -5,9 +5,9 @@
  */
 
 import type { Collector } from '../collectors/collector.ts';
-import type { PlantView, RecordsNeed, RequestNeed, WindowedNeed } from '../collectors/costs.ts';
 import { COLLECTORS } from '../collectors/index.ts';
 import type { Config } from '../config/schema.ts';
+import type { PlantView, RecordsNeed, RequestNeed, WindowedNeed } from '../model/plan.ts';
 import type { Topology } from '../model/topology.ts';
 import type { Shard } from '../sharding/shard.ts';
 import { planWindows } from './refresh.ts';

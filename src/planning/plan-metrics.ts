@@ -10,20 +10,6 @@ import type { RequestPlan } from './request-plan.ts';
 
 const P = 'station_exporter_';
 
-/** Typed handle on the plan's self-metrics. */
-export interface PlanMetrics {
-  setPlan(plan: RequestPlan, windows: readonly string[]): void;
-  /** Replaces the collector's achieved refresh: a (window, level) not in `rows` loses its series. */
-  setAchieved(collector: string, rows: readonly RefreshAchieved[]): void;
-  /**
-   * Keeps the achieved refresh of these collectors and windows only: a reload that removes a
-   * window or disables a collector takes its series with it at once.
-   */
-  retainAchieved(keep: { readonly collectors: readonly string[]; readonly windows: readonly string[] }): void;
-  addIdle(counts: IdleSkipCounts): void;
-  setDropped(dropped: ReadonlyMap<string, number>): void;
-}
-
 /** The labels of one `refresh_achieved_seconds` series. */
 interface AchievedLabels {
   readonly collector: string;
@@ -31,8 +17,83 @@ interface AchievedLabels {
   readonly level: string;
 }
 
-/** Registers the plan's self-metrics on `registry`. */
-export function createPlanMetrics(registry: Registry): PlanMetrics {
+/** Typed handle on the plan's self-metrics: registers them on `registry` when constructed. */
+export class PlanMetrics {
+  readonly #m: ReturnType<typeof instruments>;
+  /** The label sets of `achieved`, so that rows can be removed (the gauge cannot list them). */
+  readonly #achievedRows = new Map<string, AchievedLabels>();
+
+  constructor(registry: Registry) {
+    this.#m = instruments(registry);
+  }
+
+  setPlan(plan: RequestPlan, windows: readonly string[]): void {
+    const { planned } = this.#m;
+    planned.reset();
+    for (const e of plan.entries) {
+      const seconds = e.refreshMs / 1000;
+      if (e.window !== undefined && e.level !== undefined) {
+        planned.set({ collector: e.collector, window: e.window, level: e.level }, seconds);
+      } else {
+        for (const window of windows)
+          planned.set({ collector: e.collector, window, level: 'station' }, seconds);
+      }
+    }
+    this.#m.plannedRate.set(plan.requestsPerMinute / 60);
+    this.#m.budget.set(plan.budgetPerMinute / 60);
+    this.#m.droppedEntries.set(plan.dropped.length);
+  }
+
+  /** Replaces the collector's achieved refresh: a (window, level) not in `rows` loses its series. */
+  setAchieved(collector: string, rows: readonly RefreshAchieved[]): void {
+    const fresh = new Set<string>();
+    for (const r of rows) {
+      const labels = { collector, window: r.window, level: r.level };
+      this.#m.achieved.set(labels, r.seconds);
+      this.#achievedRows.set(achievedKey(labels), labels);
+      fresh.add(achievedKey(labels));
+    }
+    this.#removeAchieved((row) => row.collector === collector && !fresh.has(achievedKey(row)));
+  }
+
+  /**
+   * Keeps the achieved refresh of these collectors and windows only: a reload that removes a
+   * window or disables a collector takes its series with it at once.
+   */
+  retainAchieved({
+    collectors,
+    windows,
+  }: {
+    readonly collectors: readonly string[];
+    readonly windows: readonly string[];
+  }): void {
+    this.#removeAchieved((row) => !collectors.includes(row.collector) || !windows.includes(row.window));
+  }
+
+  addIdle(counts: IdleSkipCounts): void {
+    this.#m.skipped.inc(counts.skipped);
+    this.#m.verified.inc(counts.verified);
+    this.#m.disagreements.inc(counts.disagreements);
+  }
+
+  setDropped(map: ReadonlyMap<string, number>): void {
+    this.#m.dropped.reset();
+    for (const [family, n] of map) this.#m.dropped.set({ family }, n);
+  }
+
+  #removeAchieved(drop: (row: AchievedLabels) => boolean): void {
+    for (const [key, row] of this.#achievedRows) {
+      if (!drop(row)) continue;
+      this.#m.achieved.remove(row);
+      this.#achievedRows.delete(key);
+    }
+  }
+}
+
+const achievedKey = (r: AchievedLabels) => `${r.collector}\u0000${r.window}\u0000${r.level}`;
+
+/** Registers the plan's families on `registry`, in exposition order. */
+function instruments(registry: Registry) {
   const labelNames = ['collector', 'window', 'level'] as const;
   const planned = new Gauge({
     name: `${P}refresh_planned_seconds`,
@@ -46,16 +107,6 @@ export function createPlanMetrics(registry: Registry): PlanMetrics {
     labelNames,
     registers: [registry],
   });
-  // The label sets of `achieved`, so that rows can be removed (the gauge cannot list them).
-  const achievedRows = new Map<string, AchievedLabels>();
-  const achievedKey = (r: AchievedLabels) => `${r.collector}\u0000${r.window}\u0000${r.level}`;
-  const removeAchieved = (drop: (row: AchievedLabels) => boolean) => {
-    for (const [key, row] of achievedRows) {
-      if (!drop(row)) continue;
-      achieved.remove(row);
-      achievedRows.delete(key);
-    }
-  };
   const plannedRate = new Gauge({
     name: `${P}requests_planned_per_second`,
     help: "Upstream requests per second the request plan makes, of this replica's budget (station_exporter_request_budget_per_second).",
@@ -93,42 +144,14 @@ export function createPlanMetrics(registry: Registry): PlanMetrics {
     registers: [registry],
   });
   return {
-    setPlan(plan, windows) {
-      planned.reset();
-      for (const e of plan.entries) {
-        const seconds = e.refreshMs / 1000;
-        if (e.window !== undefined && e.level !== undefined) {
-          planned.set({ collector: e.collector, window: e.window, level: e.level }, seconds);
-        } else {
-          for (const window of windows)
-            planned.set({ collector: e.collector, window, level: 'station' }, seconds);
-        }
-      }
-      plannedRate.set(plan.requestsPerMinute / 60);
-      budget.set(plan.budgetPerMinute / 60);
-      droppedEntries.set(plan.dropped.length);
-    },
-    setAchieved(collector, rows) {
-      const fresh = new Set<string>();
-      for (const r of rows) {
-        const labels = { collector, window: r.window, level: r.level };
-        achieved.set(labels, r.seconds);
-        achievedRows.set(achievedKey(labels), labels);
-        fresh.add(achievedKey(labels));
-      }
-      removeAchieved((row) => row.collector === collector && !fresh.has(achievedKey(row)));
-    },
-    retainAchieved({ collectors, windows }) {
-      removeAchieved((row) => !collectors.includes(row.collector) || !windows.includes(row.window));
-    },
-    addIdle(counts) {
-      skipped.inc(counts.skipped);
-      verified.inc(counts.verified);
-      disagreements.inc(counts.disagreements);
-    },
-    setDropped(map) {
-      dropped.reset();
-      for (const [family, n] of map) dropped.set({ family }, n);
-    },
+    planned,
+    achieved,
+    plannedRate,
+    budget,
+    droppedEntries,
+    skipped,
+    verified,
+    disagreements,
+    dropped,
   };
 }

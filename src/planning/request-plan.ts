@@ -24,7 +24,7 @@
  * polled at once, which a plan with different refreshes per level cannot promise, so the planner
  * counts each level on its own: the plan is an upper bound.
  */
-import type { DroppedEntry, PlanEntry, RecordsNeed, RefreshBasis, RequestPlan } from '../collectors/costs.ts';
+import type { DroppedEntry, PlanEntry, RecordsNeed, RefreshBasis, RequestPlan } from '../model/plan.ts';
 import type { Level } from '../model/topology.ts';
 
 export type { DroppedEntry, PlanEntry, RecordsNeed, RefreshBasis, RequestPlan };

@@ -4,9 +4,9 @@
  * what `planning.max_series` would drop. An upper bound where the plant decides.
  */
 import type { Collector } from '../collectors/collector.ts';
-import type { PlantCounts, SeriesRow } from '../collectors/costs.ts';
 import { COLLECTORS } from '../collectors/index.ts';
 import type { Config } from '../config/schema.ts';
+import type { PlantCounts, SeriesRow } from '../model/plan.ts';
 import { seriesDropOrder } from './series-budget.ts';
 
 /** The plant as counted for one replica. */

@@ -7,13 +7,12 @@
  */
 
 import type { Endpoint } from './endpoints.ts';
+import { isTransient, UpstreamError } from './errors.ts';
 
 /** Failures that say the service is unwell: transient ones, and any 5xx. */
 function isServiceFailure(err: unknown): boolean {
   return isTransient(err) || (err instanceof UpstreamError && (err.status ?? 0) >= 500);
 }
-
-import { isTransient, UpstreamError } from './errors.ts';
 
 /** Breaker states; the numbers are the exported gauge values. */
 export const CIRCUIT_STATES = { closed: 0, half_open: 1, open: 2 } as const;
@@ -27,13 +26,6 @@ export interface BreakerOptions {
   readonly now: () => number;
   /** Hears every state change (one log line each, and the gauge). */
   readonly onChange?: (endpoint: Endpoint, state: CircuitState, failures: number) => void;
-}
-
-/** One breaker per endpoint. */
-export interface Breakers {
-  /** Runs `task` through the endpoint's breaker, or rejects at once with reason `circuit_open`. */
-  run<T>(endpoint: Endpoint, task: () => Promise<T>): Promise<T>;
-  state(endpoint: Endpoint): CircuitState;
 }
 
 interface Circuit {
@@ -55,75 +47,83 @@ function causeOf(err: unknown): string {
   return message.replace(/^[a-z/_]+: /, '');
 }
 
-export function createBreakers(opts: BreakerOptions): Breakers {
-  const circuits = new Map<Endpoint, Circuit>();
-  const circuit = (e: Endpoint): Circuit => {
-    let c = circuits.get(e);
+/** One circuit breaker per endpoint. */
+export class Breakers {
+  readonly #opts: BreakerOptions;
+  readonly #circuits = new Map<Endpoint, Circuit>();
+
+  constructor(opts: BreakerOptions) {
+    this.#opts = opts;
+  }
+
+  state(endpoint: Endpoint): CircuitState {
+    return this.#circuit(endpoint).state;
+  }
+
+  /** Runs `task` through the endpoint's breaker, or rejects at once with reason `circuit_open`. */
+  async run<T>(endpoint: Endpoint, task: () => Promise<T>): Promise<T> {
+    const c = this.#circuit(endpoint);
+    // Requests that arrive during a probe wait for it: on success they go ahead at once,
+    // so that recovery does not cost one more interval.
+    while (c.probe) await c.probe.catch(() => undefined);
+    if (c.state === 'closed') return this.#attempt(endpoint, c, { task, probe: false });
+    if (this.#opts.now() - c.openedAt < this.#opts.probeIntervalMs) {
+      throw new UpstreamError(endpoint, 'circuit_open', {
+        message: `${endpoint}: circuit open after ${c.failures} failures in a row, the first: ${c.firstCause ?? 'unknown'}; not sent`,
+      });
+    }
+    this.#move(endpoint, c, 'half_open');
+    const probe = this.#attempt(endpoint, c, { task, probe: true });
+    c.probe = probe;
+    try {
+      return await probe;
+    } finally {
+      c.probe = undefined;
+    }
+  }
+
+  #circuit(e: Endpoint): Circuit {
+    let c = this.#circuits.get(e);
     if (!c) {
       c = { state: 'closed', failures: 0, openedAt: 0 };
-      circuits.set(e, c);
+      this.#circuits.set(e, c);
     }
     return c;
-  };
-  const move = (e: Endpoint, c: Circuit, state: CircuitState) => {
+  }
+
+  #move(e: Endpoint, c: Circuit, state: CircuitState): void {
     if (c.state === state) return;
     c.state = state;
-    opts.onChange?.(e, state, c.failures);
-  };
+    this.#opts.onChange?.(e, state, c.failures);
+  }
 
-  async function attempt<T>(
+  async #attempt<T>(
     endpoint: Endpoint,
     c: Circuit,
     run: { readonly task: () => Promise<T>; readonly probe: boolean },
-  ) {
+  ): Promise<T> {
     const { task, probe } = run;
     try {
       const result = await task();
       c.failures = 0;
       c.firstCause = undefined;
-      move(endpoint, c, 'closed');
+      this.#move(endpoint, c, 'closed');
       return result;
     } catch (err) {
       if (isServiceFailure(err)) {
         c.failures++;
         if (c.failures === 1 || c.firstCause === undefined) c.firstCause = causeOf(err);
-        if (probe || c.failures >= opts.threshold) {
-          c.openedAt = opts.now();
-          move(endpoint, c, 'open');
+        if (probe || c.failures >= this.#opts.threshold) {
+          c.openedAt = this.#opts.now();
+          this.#move(endpoint, c, 'open');
         }
       } else if (probe) {
         // A refusal or a bad body still proves the service answers.
         c.failures = 0;
         c.firstCause = undefined;
-        move(endpoint, c, 'closed');
+        this.#move(endpoint, c, 'closed');
       }
       throw err;
     }
   }
-
-  return {
-    state: (e) => circuit(e).state,
-    async run(endpoint, task) {
-      const c = circuit(endpoint);
-      // Requests that arrive during a probe wait for it: on success they go ahead at once,
-      // so that recovery does not cost one more interval.
-      while (c.probe) await c.probe.catch(() => undefined);
-      if (c.state !== 'closed') {
-        if (opts.now() - c.openedAt < opts.probeIntervalMs) {
-          throw new UpstreamError(endpoint, 'circuit_open', {
-            message: `${endpoint}: circuit open after ${c.failures} failures in a row, the first: ${c.firstCause ?? 'unknown'}; not sent`,
-          });
-        }
-        move(endpoint, c, 'half_open');
-        const probe = attempt(endpoint, c, { task, probe: true });
-        c.probe = probe;
-        try {
-          return await probe;
-        } finally {
-          c.probe = undefined;
-        }
-      }
-      return attempt(endpoint, c, { task, probe: false });
-    },
-  };
 }

@@ -10,11 +10,11 @@
  */
 import type { Turns } from '../util/turns.ts';
 import type { StepRunner } from './envelope.ts';
-import { createLimiter, type Limiter } from './limiter.ts';
+import { Limiter } from './limiter.ts';
 
 /** The decoding steps of every collector, in fair turns. */
 export class DecodeTurns {
-  readonly #gate: Limiter = createLimiter({ concurrency: 1, ratePerSecond: Number.POSITIVE_INFINITY });
+  readonly #gate: Limiter = new Limiter({ concurrency: 1, ratePerSecond: Number.POSITIVE_INFINITY });
   readonly #turns: Turns;
 
   constructor(turns: Turns) {

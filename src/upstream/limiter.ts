@@ -17,125 +17,142 @@ export interface Timers {
 
 const realTimers: Timers = { now: () => Date.now(), setTimeout: (fn, ms) => setTimeout(fn, ms) };
 
-/** Runs tasks under the shared concurrency limit and rate ceiling. */
-export interface Limiter {
-  /** Runs `task` in `key`'s queue (default `shared`). */
-  run<T>(task: () => Promise<T>, key?: string): Promise<T>;
-  /** Requests waiting for a slot. */
-  readonly pending: number;
-  /** Requests in flight. */
-  readonly active: number;
-  /** Requests in flight for one key. */
-  activeOf(key: string): number;
-}
-
 interface Lane {
   readonly queue: Array<() => void>;
   active: number;
 }
 
-/** Creates a limiter. Within one key, FIFO: requests start in the order they were queued. */
-export function createLimiter(opts: {
-  concurrency: number;
-  ratePerSecond: number;
-  timers?: Timers;
+/** What {@link Limiter} is built with. */
+export interface LimiterOptions {
+  readonly concurrency: number;
+  readonly ratePerSecond: number;
+  readonly timers?: Timers;
   /** Relative weight of a key's share; 1 for keys not listed. */
-  weights?: Readonly<Record<string, number>>;
-}): Limiter {
-  const timers = opts.timers ?? realTimers;
-  const spacingMs = 1000 / opts.ratePerSecond;
-  const lanes = new Map<string, Lane>();
-  let order: string[] = [];
-  let cursor = 0;
-  let active = 0;
-  let pending = 0;
-  let nextStartAt = 0;
-  let timerArmed = false;
-  const weight = (k: string) => opts.weights?.[k] ?? 1;
+  readonly weights?: Readonly<Record<string, number>>;
+}
 
-  const lane = (key: string): Lane => {
-    let l = lanes.get(key);
+/**
+ * Runs tasks under the shared concurrency limit and rate ceiling. Within one key, FIFO:
+ * requests start in the order they were queued.
+ */
+export class Limiter {
+  readonly #concurrency: number;
+  readonly #timers: Timers;
+  readonly #spacingMs: number;
+  readonly #weights: Readonly<Record<string, number>> | undefined;
+  readonly #lanes = new Map<string, Lane>();
+  #order: string[] = [];
+  #cursor = 0;
+  #active = 0;
+  #pending = 0;
+  #nextStartAt = 0;
+  #timerArmed = false;
+
+  constructor(opts: LimiterOptions) {
+    this.#concurrency = opts.concurrency;
+    this.#timers = opts.timers ?? realTimers;
+    this.#spacingMs = 1000 / opts.ratePerSecond;
+    this.#weights = opts.weights;
+  }
+
+  /** Requests waiting for a slot. */
+  get pending(): number {
+    return this.#pending;
+  }
+
+  /** Requests in flight. */
+  get active(): number {
+    return this.#active;
+  }
+
+  /** Requests in flight for one key. */
+  activeOf(key: string): number {
+    return this.#lanes.get(key)?.active ?? 0;
+  }
+
+  /** Runs `task` in `key`'s queue (default `shared`). */
+  run<T>(task: () => Promise<T>, key = 'shared'): Promise<T> {
+    const l = this.#lane(key);
+    return new Promise<T>((resolve, reject) => {
+      l.queue.push(() => {
+        task()
+          .then(resolve, reject)
+          .finally(() => {
+            this.#active--;
+            l.active--;
+            this.#pump();
+          });
+      });
+      this.#pending++;
+      this.#pump();
+    });
+  }
+
+  #weight(key: string): number {
+    return this.#weights?.[key] ?? 1;
+  }
+
+  #lane(key: string): Lane {
+    let l = this.#lanes.get(key);
     if (!l) {
       l = { queue: [], active: 0 };
-      lanes.set(key, l);
-      order = [...lanes.keys()];
+      this.#lanes.set(key, l);
+      this.#order = [...this.#lanes.keys()];
     }
     return l;
-  };
+  }
 
   /** A key's share of the slots among the keys that have work now. */
-  const share = (key: string): number => {
+  #share(key: string): number {
     let total = 0;
-    for (const [k, l] of lanes) if (l.active > 0 || l.queue.length > 0) total += weight(k);
-    return Math.max(1, Math.floor((opts.concurrency * weight(key)) / total));
-  };
+    for (const [k, l] of this.#lanes) if (l.active > 0 || l.queue.length > 0) total += this.#weight(k);
+    return Math.max(1, Math.floor((this.#concurrency * this.#weight(key)) / total));
+  }
 
   /** The next key in round-robin order with work, preferring keys under their share. */
-  const pick = (): Lane | undefined => {
+  #pick(): Lane | undefined {
+    const order = this.#order;
     let fallback: number | undefined;
     for (let i = 0; i < order.length; i++) {
-      const idx = (cursor + i) % order.length;
+      const idx = (this.#cursor + i) % order.length;
       const key = order[idx]!;
-      const l = lanes.get(key)!;
+      const l = this.#lanes.get(key)!;
       if (l.queue.length === 0) continue;
-      if (l.active < share(key)) {
-        cursor = idx + 1;
+      if (l.active < this.#share(key)) {
+        this.#cursor = idx + 1;
         return l;
       }
       fallback ??= idx;
     }
     // Only keys at their share have work: a free slot is better used than kept idle.
     if (fallback === undefined) return undefined;
-    cursor = fallback + 1;
-    return lanes.get(order[fallback]!);
-  };
+    this.#cursor = fallback + 1;
+    return this.#lanes.get(order[fallback]!);
+  }
 
-  const pump = (): void => {
-    while (active < opts.concurrency && pending > 0) {
-      const now = timers.now();
-      if (now < nextStartAt) {
-        if (!timerArmed) {
-          timerArmed = true;
-          timers.setTimeout(() => {
-            timerArmed = false;
-            pump();
-          }, nextStartAt - now);
-        }
+  #pump(): void {
+    while (this.#active < this.#concurrency && this.#pending > 0) {
+      const now = this.#timers.now();
+      if (now < this.#nextStartAt) {
+        this.#armTimer(this.#nextStartAt - now);
         return;
       }
-      const l = pick();
+      const l = this.#pick();
       if (!l) return;
-      nextStartAt = Math.max(now, nextStartAt) + spacingMs;
-      active++;
-      pending--;
+      this.#nextStartAt = Math.max(now, this.#nextStartAt) + this.#spacingMs;
+      this.#active++;
+      this.#pending--;
       l.active++;
       l.queue.shift()?.();
     }
-  };
+  }
 
-  return {
-    get pending() {
-      return pending;
-    },
-    get active() {
-      return active;
-    },
-    activeOf: (key) => lanes.get(key)?.active ?? 0,
-    run<T>(task: () => Promise<T>, key = 'shared'): Promise<T> {
-      const l = lane(key);
-      return new Promise<T>((resolve, reject) => {
-        l.queue.push(() => {
-          task()
-            .then(resolve, reject)
-            .finally(() => {
-              active--;
-              l.active--;
-              pump();
-            });
-        });
-        pending++;
-        pump();
-      });
-    },
-  };
+  #armTimer(ms: number): void {
+    if (this.#timerArmed) return;
+    this.#timerArmed = true;
+    this.#timers.setTimeout(() => {
+      this.#timerArmed = false;
+      this.#pump();
+    }, ms);
+  }
 }

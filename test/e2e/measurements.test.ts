@@ -4,6 +4,7 @@
  * records (`sim.metricsBetween`, `sim.unitsBetween`) for the same window.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { standaloneDependencies } from '../../src/collectors/collector.ts';
 import { createMeasurementsJob } from '../../src/collectors/measurements/job.ts';
 import { createUnitsJob } from '../../src/collectors/units/job.ts';
 import type { WindowSpec } from '../../src/config/schema.ts';
@@ -496,6 +497,7 @@ describe('incremental polls', () => {
       logger: h.exporter.logger,
       turns: createTurns(),
       redact: h.exporter.redactor.apply,
+      ...standaloneDependencies(),
     };
     const jobs = [createMeasurementsJob(deps), createUnitsJob(deps)];
     const stationsIn = (families: Family[]) =>

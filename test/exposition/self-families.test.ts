@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { Registry } from '../../src/exposition/client.ts';
 import { registerProcessMetrics } from '../../src/exposition/process-metrics.ts';
 import { renderFamilies } from '../../src/exposition/render.ts';
-import { createSelfMetrics, registryFamilies } from '../../src/exposition/selfmetrics.ts';
+import { registryFamilies, SelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import { startHarness } from '../helpers/harness.ts';
 
 const FIXTURE = new URL('../fixtures/exposition/self-families.txt', import.meta.url);
@@ -46,7 +46,7 @@ describe('self-metric families', () => {
       await h.close();
     }
     const registry = new Registry();
-    createSelfMetrics(registry, { version: 'v', commit: 'c', nodeVersion: 'v0', wallClock: () => 0 });
+    new SelfMetrics(registry, { version: 'v', commit: 'c', nodeVersion: 'v0', wallClock: () => 0 });
     registerProcessMetrics(registry);
     const all = ownFamilies(renderFamilies(await registryFamilies(registry), 'text'));
     const families = [...new Set([...served, ...all])].sort();

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Counter, Registry } from '../../src/exposition/client.ts';
 import { renderFamilies } from '../../src/exposition/render.ts';
-import { createSelfMetrics, registryFamilies } from '../../src/exposition/selfmetrics.ts';
+import { registryFamilies, SelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import { checkMetrics, promtoolPath } from '../helpers/promtool.ts';
 import { openMetricsProblems } from './openmetrics.ts';
 
@@ -10,7 +10,7 @@ const promtool = promtoolPath();
 function setup(nowMs = 1_700_000_100_000) {
   const registry = new Registry();
   let now = nowMs;
-  const m = createSelfMetrics(registry, {
+  const m = new SelfMetrics(registry, {
     version: '1.2.3',
     commit: 'abc123',
     nodeVersion: 'v20.0.0',
@@ -49,7 +49,7 @@ async function text(registry: Registry): Promise<string> {
   return renderFamilies(await registryFamilies(registry), 'text');
 }
 
-describe('createSelfMetrics', () => {
+describe('SelfMetrics', () => {
   it('exposes every self-metric with HELP text, the station_exporter_ prefix and its labels', async () => {
     const { registry, m } = setup();
     exercise(m);

@@ -1,6 +1,6 @@
 /** A collector context for job unit tests: a loaded config, a fake client, a silent logger. */
 import pino from 'pino';
-import type { CollectorContext } from '../../src/collectors/collector.ts';
+import { type CollectorContext, standaloneDependencies } from '../../src/collectors/collector.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import { Redactor } from '../../src/util/redact.ts';
 import { createTurns } from '../../src/util/turns.ts';
@@ -21,5 +21,6 @@ export function jobContext(
     logger: pino({ level: 'silent' }),
     turns: createTurns(),
     redact: new Redactor().apply,
+    ...standaloneDependencies(),
   };
 }

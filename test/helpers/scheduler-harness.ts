@@ -7,7 +7,7 @@ import type { DataCollector, DiscoveryCollector } from '../../src/collectors/col
 import { ExpositionCache } from '../../src/exposition/cache.ts';
 import { Registry } from '../../src/exposition/client.ts';
 import { type Family, LabelSet } from '../../src/exposition/model.ts';
-import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
+import { SelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import type { Topology } from '../../src/model/topology.ts';
 import type { RequestPlan } from '../../src/planning/request-plan.ts';
 import { createScheduler, type Scheduler } from '../../src/scheduler/scheduler.ts';
@@ -52,7 +52,7 @@ export function schedulerHarness(
 ) {
   const registry = new Registry();
   let now = opts.start ?? 1_000_000;
-  const self = createSelfMetrics(registry, { version: 't', wallClock: () => now });
+  const self = new SelfMetrics(registry, { version: 't', wallClock: () => now });
   let cache = new ExpositionCache();
   const context = jobContext(rawConfig, opts.answers);
   const plan = opts.plan;

@@ -5,7 +5,7 @@ import type { PollOutcome } from '../../src/collectors/collector.ts';
 import { Registry } from '../../src/exposition/client.ts';
 import { LabelSet } from '../../src/exposition/model.ts';
 import type { Topology } from '../../src/model/topology.ts';
-import { createPlanMetrics } from '../../src/planning/plan-metrics.ts';
+import { PlanMetrics } from '../../src/planning/plan-metrics.ts';
 import { PlanTracker } from '../../src/planning/plan-tracker.ts';
 import type { RequestPlan } from '../../src/planning/request-plan.ts';
 import { SeriesBudget } from '../../src/planning/series-budget.ts';
@@ -63,7 +63,7 @@ function setup(opts: { maxSeries?: number; planner?: (t: Topology) => (now: Date
     collectors: ['summary', 'measurements', 'units'],
     maxSeries: opts.maxSeries,
     planner: opts.planner,
-    planMetrics: createPlanMetrics(registry),
+    planMetrics: new PlanMetrics(registry),
     seriesBudget: opts.maxSeries === undefined ? undefined : new SeriesBudget(opts.maxSeries),
   });
   const values = async (name: string) => {
@@ -173,7 +173,7 @@ describe('PlanTracker: achieved refresh and idle skipping', () => {
 describe('PlanTracker: a reload', () => {
   it('takes the achieved refresh of a removed window or a disabled collector with it', async () => {
     const registry = new Registry();
-    const planMetrics = createPlanMetrics(registry);
+    const planMetrics = new PlanMetrics(registry);
     let now = 1_000_000;
     const tracker = (windows: string[], collectors: string[]) =>
       new PlanTracker({

@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { ExpositionCache } from '../../src/exposition/cache.ts';
 import { Registry } from '../../src/exposition/client.ts';
 import { LabelSet } from '../../src/exposition/model.ts';
-import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
+import { SelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import type { CollectorStatus } from '../../src/scheduler/scheduler.ts';
 import { createApp } from '../../src/server/app.ts';
 
 function setup(opts: { ready?: boolean; status?: CollectorStatus[] } = {}) {
   const registry = new Registry();
-  const self = createSelfMetrics(registry, { version: '1.2.3', wallClock: () => 0 });
+  const self = new SelfMetrics(registry, { version: '1.2.3', wallClock: () => 0 });
   const cache = new ExpositionCache();
   const app = createApp({
     cache,

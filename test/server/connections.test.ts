@@ -16,7 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExpositionCache } from '../../src/exposition/cache.ts';
 import { Registry } from '../../src/exposition/client.ts';
 import { LabelSet, type Sample } from '../../src/exposition/model.ts';
-import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
+import { SelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import { createApp } from '../../src/server/app.ts';
 import {
   DEFAULT_HTTP_LIMITS,
@@ -38,7 +38,7 @@ let bodyBytes = 0;
 
 beforeAll(async () => {
   const registry = new Registry();
-  const self = createSelfMetrics(registry, { version: '9.9.9', wallClock: () => 0 });
+  const self = new SelfMetrics(registry, { version: '9.9.9', wallClock: () => 0 });
   const cache = new ExpositionCache();
   const pad = 'p'.repeat(400);
   const samples: Sample[] = [];

@@ -15,7 +15,7 @@ import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExpositionCache } from '../../src/exposition/cache.ts';
 import { Registry } from '../../src/exposition/client.ts';
-import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
+import { SelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import { createApp } from '../../src/server/app.ts';
 import {
   DEFAULT_HTTP_LIMITS,
@@ -31,7 +31,7 @@ const HASH = bcrypt.hashSync('s3cret', 4);
 
 function exporterApp() {
   const registry = new Registry();
-  const self = createSelfMetrics(registry, { version: '9.9.9', wallClock: () => 0 });
+  const self = new SelfMetrics(registry, { version: '9.9.9', wallClock: () => 0 });
   return createApp({
     cache: new ExpositionCache(),
     registry,

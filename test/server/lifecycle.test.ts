@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ExpositionCache } from '../../src/exposition/cache.ts';
 import { Registry } from '../../src/exposition/client.ts';
-import { createSelfMetrics } from '../../src/exposition/selfmetrics.ts';
+import { SelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import { createApp, type ReloadResult } from '../../src/server/app.ts';
 import { singleFlight } from '../../src/server/lifecycle.ts';
 
@@ -10,7 +10,7 @@ function app(reload?: () => Promise<ReloadResult>) {
   return createApp({
     cache: new ExpositionCache(),
     registry,
-    self: createSelfMetrics(registry, { version: '1', wallClock: () => 0 }),
+    self: new SelfMetrics(registry, { version: '1', wallClock: () => 0 }),
     version: '1',
     status: () => [],
     ready: () => true,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createBreakers } from '../../src/upstream/breaker.ts';
+import { Breakers } from '../../src/upstream/breaker.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 
 const refused = (n: number) =>
@@ -10,7 +10,7 @@ const refused = (n: number) =>
 describe('circuit breaker messages', () => {
   it('an open circuit names the first failure of the run behind it, not only that it is open', async () => {
     let now = 0;
-    const breakers = createBreakers({ threshold: 3, probeIntervalMs: 5000, now: () => now });
+    const breakers = new Breakers({ threshold: 3, probeIntervalMs: 5000, now: () => now });
     for (let i = 1; i <= 3; i++)
       await expect(breakers.run('sites', () => Promise.reject(refused(i)))).rejects.toThrow();
     expect(breakers.state('sites')).toBe('open');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLimiter } from '../../src/upstream/limiter.ts';
+import { Limiter } from '../../src/upstream/limiter.ts';
 import { manualTimers } from '../helpers/timers.ts';
 
 function deferred() {
@@ -12,7 +12,7 @@ function deferred() {
 
 describe('limiter', () => {
   it('never runs more than `concurrency` tasks at once', async () => {
-    const limiter = createLimiter({ concurrency: 2, ratePerSecond: Number.POSITIVE_INFINITY });
+    const limiter = new Limiter({ concurrency: 2, ratePerSecond: Number.POSITIVE_INFINITY });
     const gates = [deferred(), deferred(), deferred()];
     let running = 0;
     let peak = 0;
@@ -34,7 +34,7 @@ describe('limiter', () => {
 
   it('spaces request starts to respect the rate ceiling', async () => {
     const { timers, advance } = manualTimers();
-    const limiter = createLimiter({ concurrency: 10, ratePerSecond: 2, timers });
+    const limiter = new Limiter({ concurrency: 10, ratePerSecond: 2, timers });
     const started: number[] = [];
     const runs = [0, 1, 2].map(() => limiter.run(async () => void started.push(timers.now())));
     await advance(0);
@@ -49,7 +49,7 @@ describe('limiter', () => {
   });
 
   it('passes errors through and frees the slot', async () => {
-    const limiter = createLimiter({ concurrency: 1, ratePerSecond: Number.POSITIVE_INFINITY });
+    const limiter = new Limiter({ concurrency: 1, ratePerSecond: Number.POSITIVE_INFINITY });
     await expect(limiter.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     await expect(limiter.run(async () => 7)).resolves.toBe(7);
   });

@@ -9,10 +9,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBreakers } from '../../src/upstream/breaker.ts';
+import { Breakers } from '../../src/upstream/breaker.ts';
 import { createClient, type RequestEvent } from '../../src/upstream/client.ts';
 import { MAX_ERROR_MESSAGE, MAX_UPSTREAM_TEXT, UpstreamError } from '../../src/upstream/errors.ts';
-import { createLimiter } from '../../src/upstream/limiter.ts';
+import { Limiter } from '../../src/upstream/limiter.ts';
 import { backoffMs, parseRetryAfter, type RetryTimers } from '../../src/upstream/retry.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, n: number) => void;
@@ -141,7 +141,7 @@ describe('circuit breaker', () => {
     const up = await hostile((_q, res) => (healthy ? json(res, 200, ok([])) : json(res, 500, ERR)));
     let now = 0;
     const changes: string[] = [];
-    const breakers = createBreakers({
+    const breakers = new Breakers({
       threshold: 3,
       probeIntervalMs: 10_000,
       now: () => now,
@@ -220,7 +220,7 @@ describe('hostile bodies', () => {
       res.end(Buffer.from('definitely not gzip'));
     });
     const changes: string[] = [];
-    const breakers = createBreakers({
+    const breakers = new Breakers({
       threshold: 1,
       probeIntervalMs: 10_000,
       now: () => 0,
@@ -323,7 +323,7 @@ describe('schema drift', () => {
 
 describe('fair share', () => {
   it('gives a second collector a slot while a slow one has many requests queued', async () => {
-    const limiter = createLimiter({ concurrency: 4, ratePerSecond: Number.POSITIVE_INFINITY });
+    const limiter = new Limiter({ concurrency: 4, ratePerSecond: Number.POSITIVE_INFINITY });
     const gates: Array<() => void> = [];
     const started: string[] = [];
     const task = (key: string) => () =>

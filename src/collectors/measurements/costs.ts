@@ -6,8 +6,8 @@
  * shipped alerts and dashboards. The info series is never dropped.
  */
 import type { Config } from '../../config/schema.ts';
+import type { CollectorCosts, DropRank, SeriesRow } from '../../model/plan.ts';
 import { requestUrl } from '../../upstream/endpoints.ts';
-import type { CollectorCosts, DropRank, SeriesRow } from '../costs.ts';
 import { recordsNeed } from '../records-cost.ts';
 import { chartedNames, controlSeriesByFamily } from './control-families.ts';
 import { MEASUREMENT_FAMILIES } from './families.ts';

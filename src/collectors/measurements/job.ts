@@ -40,7 +40,7 @@ export function createMeasurementsJob(ctx: CollectorContext): Job<PollContext, P
   });
   const counters = new RecordCounters();
   const control = createControlCharts(ctx, store);
-  ctx.offerFlaggedCharts?.(() => control.flagged());
+  ctx.offerFlaggedCharts(() => control.flagged());
   // Slots, units and results become labels: cleaned as they arrive, before a store keys on them.
   const labels = new RecordLabels(
     new LabelValues({ redact: ctx.redact, logger: ctx.logger, collector: 'measurements' }),

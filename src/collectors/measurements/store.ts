@@ -6,6 +6,7 @@
  * while they do not change); docs/measurements.md, "Bytes per record".
  */
 
+import { stationKey } from '../../model/keys.ts';
 import { type Row, SortedColumns } from '../../records/columns.ts';
 import { forEachNewRow } from '../../records/held.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
@@ -62,8 +63,7 @@ const seriesKey = (name: string, slot: string | null) => (slot === null ? name :
 
 const num = (v: number | undefined) => v ?? Number.NaN;
 
-/** Station ids are hexadecimal and compared case-insensitively, as the upstream does. */
-export const stationKey = (id: string) => id.toLowerCase();
+export { stationKey };
 
 /** Options of {@link MeasurementStore}. */
 export interface MeasurementStoreOptions {

@@ -5,8 +5,9 @@
  * refresh); and its families the series budget may drop, after the measurement and unit families:
  * the group-level summaries, then the station-level ones. Line and site summaries are never dropped.
  */
+
+import type { CollectorCosts, DropRank, PlantCounts, PlantView, SeriesRow } from '../../model/plan.ts';
 import type { Level } from '../../model/topology.ts';
-import type { CollectorCosts, DropRank, PlantCounts, PlantView, SeriesRow } from '../costs.ts';
 import { summaryDescs } from './families.ts';
 import { entitiesOf } from './plan.ts';
 

@@ -4,7 +4,7 @@ import { SUMMARY_LEVELS } from '../../config/schema.ts';
 import type { DataCollector } from '../collector.ts';
 import { summaryCosts } from './costs.ts';
 import { coverageDescs, summaryDescs } from './families.ts';
-import { createSummaryJob } from './job.ts';
+import { SummaryJob } from './job.ts';
 
 export const summaryCollector: DataCollector = {
   kind: 'data',
@@ -13,6 +13,6 @@ export const summaryCollector: DataCollector = {
   enabled: (config) => config.summary.enabled,
   intervalMs: (config) => config.summary.intervalMs,
   maxStalenessMs: (config) => config.summary.maxStalenessMs,
-  createJob: createSummaryJob,
+  createJob: (ctx) => new SummaryJob(ctx),
   costs: summaryCosts,
 };

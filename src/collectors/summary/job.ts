@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config/schema.ts';
 import { UpstreamError } from '../../upstream/errors.ts';
 import type { StationSummary } from '../../upstream/types.ts';
+import type { UnitActivity } from '../activity.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome, RefreshAchieved } from '../collector.ts';
 import { coverageFamilies, type SummaryResult, summaryFamilies } from './families.ts';
 import {
@@ -19,7 +20,7 @@ import {
 import { quietSince, sameSummary, VERIFY_EVERY } from './idle.ts';
 import { learn, narrow } from './narrow.ts';
 import { entitiesOf, planSummaries, type SummaryRequest, type SummarySlot } from './plan.ts';
-import { createScaler, type DropReason } from './scale.ts';
+import { type DropReason, Scaler } from './scale.ts';
 import { isDue, scheduleKey, summarySchedule } from './schedule.ts';
 import { summaryScope } from './scope.ts';
 
@@ -55,26 +56,42 @@ interface Remembered {
   readonly to: number;
 }
 
-/** Creates the summary job. */
-export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOutcome> {
-  const { config, client, logger, activity } = ctx;
-  const settings = config.summary;
-  const pairs = config.windows.flatMap((w) => settings.levels.map((level) => ({ window: w.name, level })));
-  // Idle skipping needs the units collector's records; without them nothing is skipped.
-  const idle = settings.skipIdle && config.units.enabled ? activity : undefined;
-  let memory = new Map<string, Remembered>();
-  let pollNumber = 0;
-  let skippable = 0;
-  const scaler = createScaler(settings.yieldScale, logger);
-  // A first poll starts at most one summary interval's worth of requests at the ceiling.
-  const warmUp = new WarmUp(
-    Math.max(1, Math.floor((config.upstream.maxRequestsPerSecond * settings.intervalMs) / 1000)),
-  );
-  let progress: WindowProgress[] = [];
-  ctx.offerSummaryWindows?.(() => progress);
+/**
+ * The summary job: keeps each (entity, window) slot's last answer between polls, and the
+ * warm-up and idle-skip state of the first polls.
+ */
+export class SummaryJob implements Job<PollContext, PollOutcome> {
+  readonly #ctx: CollectorContext;
+  readonly #settings: Config['summary'];
+  readonly #pairs: readonly SummaryPair[];
+  /** Unit activity, when idle skipping is on: it needs the units collector's records. */
+  readonly #idle: UnitActivity | undefined;
+  readonly #scaler: Scaler;
+  readonly #warmUp: WarmUp;
+  #memory = new Map<string, Remembered>();
+  #pollNumber = 0;
+  #skippable = 0;
+  #progress: WindowProgress[] = [];
+
+  constructor(ctx: CollectorContext) {
+    const { config, logger } = ctx;
+    const settings = config.summary;
+    this.#ctx = ctx;
+    this.#settings = settings;
+    this.#pairs = config.windows.flatMap((w) => settings.levels.map((level) => ({ window: w.name, level })));
+    this.#idle = settings.skipIdle && config.units.enabled ? ctx.activity : undefined;
+    this.#scaler = new Scaler(settings.yieldScale, logger);
+    // A first poll starts at most one summary interval's worth of requests at the ceiling.
+    this.#warmUp = new WarmUp(
+      Math.max(1, Math.floor((config.upstream.maxRequestsPerSecond * settings.intervalMs) / 1000)),
+    );
+    ctx.offerSummaryWindows(() => this.#progress);
+  }
 
   /** Phase 1: every (entity, window) slot of the plant and the requests they need, and their schedule. */
-  async function planPoll(discovered: PollContext['topology'], now: Date, plan: PollContext['plan']) {
+  async #planPoll(discovered: PollContext['topology'], now: Date, plan: PollContext['plan']) {
+    const { config, client } = this.#ctx;
+    const settings = this.#settings;
     const topology = summaryScope(discovered, settings.aggregateOver);
     const all = planSummaries(
       topology,
@@ -87,8 +104,8 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
       now,
     );
     // Planning a plant's thousands of requests and deciding which are due are two long loops.
-    await ctx.turns.yieldToLoop();
-    const schedule = summarySchedule(plan, settings.intervalMs, pairs);
+    await this.#ctx.turns.yieldToLoop();
+    const schedule = summarySchedule(plan, settings.intervalMs, this.#pairs);
     const scheduleOf = (slot: SummarySlot) => schedule.get(scheduleKey(slot.window, slot.level));
     const order = firstPollOrder(config.windows, settings.levels, now);
     return { topology, all, scheduleOf, order };
@@ -98,7 +115,8 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
    * Phase 2: the slots due now, by request, in first-poll order (first-poll.ts): never answered
    * (once their pair is admitted), or in this poll's share of their refresh.
    */
-  function dueSlots(poll: PollState): Map<string, SummarySlot[]> {
+  #dueSlots(poll: PollState): Map<string, SummarySlot[]> {
+    const memory = this.#memory;
     const rank = new Map(poll.order.map((p, i) => [scheduleKey(p.window, p.level), i]));
     const pairOf = (slot: SummarySlot) => scheduleKey(slot.window, slot.level);
     const slots = poll.all.slots
@@ -108,13 +126,13 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
     for (const slot of slots) {
       if (!memory.has(slot.key)) fresh.set(pairOf(slot), (fresh.get(pairOf(slot)) ?? 0) + 1);
     }
-    const admitted = warmUp.admit(poll.order, (p) => fresh.get(scheduleKey(p.window, p.level)) ?? 0);
+    const admitted = this.#warmUp.admit(poll.order, (p) => fresh.get(scheduleKey(p.window, p.level)) ?? 0);
     const due = new Map<string, SummarySlot[]>();
     for (const slot of slots) {
       const s = poll.scheduleOf(slot);
       if (s === undefined) continue;
       const known = memory.has(slot.key);
-      if (known ? !isDue(slot, s, pollNumber) : !admitted.has(pairOf(slot))) {
+      if (known ? !isDue(slot, s, this.#pollNumber) : !admitted.has(pairOf(slot))) {
         poll.deferred++;
         continue;
       }
@@ -130,16 +148,18 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
    * (counted as partial); a request whose stations were idle is skipped, its kept answers
    * confirmed current, except a sample that is sent to verify the assumption.
    */
-  function chooseSends(poll: PollState, due: Map<string, SummarySlot[]>) {
+  #chooseSends(poll: PollState, due: Map<string, SummarySlot[]>) {
+    const memory = this.#memory;
+    const idle = this.#idle;
     const sends: Array<{ key: string; request: SummaryRequest }> = [];
     for (const [key, slots] of due) {
       const planned = poll.all.requests.get(key);
       if (planned === undefined) continue;
-      const { request, partial: isPartial } = narrow(planned, ctx.refused, poll.t);
+      const { request, partial: isPartial } = narrow(planned, this.#ctx.refused, poll.t);
       if (isPartial) poll.partial++;
       if (!request) continue;
       if (idle !== undefined && slots.every((slot) => quietSince(idle, memory.get(slot.key), request))) {
-        if (skippable++ % VERIFY_EVERY !== 0) {
+        if (this.#skippable++ % VERIFY_EVERY !== 0) {
           poll.counts.skipped++;
           // The kept answer is confirmed current: fresh, not failed, with the bounds it was asked for.
           for (const slot of slots) {
@@ -157,14 +177,15 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
   }
 
   /** Phase 4: sends them, a slice per turn (a first poll sends thousands). */
-  async function sendAll(
+  async #sendAll(
     poll: PollState,
     sends: Array<{ key: string; request: SummaryRequest }>,
     signal?: AbortSignal,
   ) {
+    const { client, refused, turns } = this.#ctx;
     const answers = new Map<string, Promise<StationSummary | undefined>>();
-    const refusals = { refused: ctx.refused, now: poll.t };
-    await ctx.turns.forEachSlice(sends, REQUESTS_PER_TURN, (slice) => {
+    const refusals = { refused, now: poll.t };
+    await turns.forEachSlice(sends, REQUESTS_PER_TURN, (slice) => {
       for (const { key, request } of slice) {
         const answer = send(learn(client.stationSummary({ ...request, signal }), request, refusals));
         // Awaited below; until then a failure must not count as an unhandled rejection.
@@ -180,62 +201,71 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
    * timing): a new answer, scaled; a confirmed or not-yet-due last answer; or, after a failure, the
    * last one while it is not stale.
    */
-  async function slotResults(poll: PollState, answers: Map<string, Promise<StationSummary | undefined>>) {
-    const { t, all, next } = poll;
+  async #slotResults(poll: PollState, answers: Map<string, Promise<StationSummary | undefined>>) {
     const results = await Promise.all(
-      all.slots.map(async (slot): Promise<SummaryResult | undefined> => {
-        const s = poll.scheduleOf(slot);
-        if (s === undefined) return undefined;
-        const last = memory.get(slot.key);
-        const kept = next.get(slot.key);
-        if (kept) return resultOf(slot, kept.summary);
-        const answer = answers.get(slot.request);
-        const maxStalenessMs = STALENESS_INTERVALS * s.refreshMs;
-        const keepLast = () => {
-          if (!last || t - last.at > maxStalenessMs) return undefined;
-          next.set(slot.key, last);
-          return resultOf(slot, last.summary);
-        };
-        // Not due: the last answer is current until the slot's next turn.
-        if (answer === undefined) return keepLast();
-        try {
-          const summary = await answer;
-          const request = all.requests.get(slot.request);
-          const bounds = { from: request?.from.getTime() ?? t, to: request?.to.getTime() ?? t };
-          let scaledSummary: StationSummary | undefined;
-          if (summary) {
-            const scaled = scaler.scale(summary);
-            for (const [reason, n] of scaled.dropped)
-              poll.dropped.set(reason, (poll.dropped.get(reason) ?? 0) + n);
-            scaledSummary = scaled.summary;
-          }
-          if (poll.verify.has(slot.request) && !sameSummary(last?.summary, scaledSummary)) {
-            poll.disagreed.add(slot.request);
-          }
-          next.set(slot.key, { summary: scaledSummary, at: t, prevAt: last?.at, ...bounds });
-          return resultOf(slot, scaledSummary);
-        } catch (err) {
-          poll.firstError ??= err;
-          return keepLast();
-        }
-      }),
+      poll.all.slots.map((slot) => this.#slotResult(poll, { slot, answers })),
     );
     return results.filter((r) => r !== undefined);
   }
 
+  /** One slot's result (phase 5). */
+  async #slotResult(
+    poll: PollState,
+    of: { readonly slot: SummarySlot; readonly answers: Map<string, Promise<StationSummary | undefined>> },
+  ): Promise<SummaryResult | undefined> {
+    const { slot, answers } = of;
+    const { t, all, next } = poll;
+    const s = poll.scheduleOf(slot);
+    if (s === undefined) return undefined;
+    const last = this.#memory.get(slot.key);
+    const kept = next.get(slot.key);
+    if (kept) return resultOf(slot, kept.summary);
+    const answer = answers.get(slot.request);
+    const maxStalenessMs = STALENESS_INTERVALS * s.refreshMs;
+    const keepLast = () => {
+      if (!last || t - last.at > maxStalenessMs) return undefined;
+      next.set(slot.key, last);
+      return resultOf(slot, last.summary);
+    };
+    // Not due: the last answer is current until the slot's next turn.
+    if (answer === undefined) return keepLast();
+    try {
+      const summary = await answer;
+      const request = all.requests.get(slot.request);
+      const bounds = { from: request?.from.getTime() ?? t, to: request?.to.getTime() ?? t };
+      let scaledSummary: StationSummary | undefined;
+      if (summary) {
+        const scaled = this.#scaler.scale(summary);
+        for (const [reason, n] of scaled.dropped)
+          poll.dropped.set(reason, (poll.dropped.get(reason) ?? 0) + n);
+        scaledSummary = scaled.summary;
+      }
+      if (poll.verify.has(slot.request) && !sameSummary(last?.summary, scaledSummary)) {
+        poll.disagreed.add(slot.request);
+      }
+      next.set(slot.key, { summary: scaledSummary, at: t, prevAt: last?.at, ...bounds });
+      return resultOf(slot, scaledSummary);
+    } catch (err) {
+      poll.firstError ??= err;
+      return keepLast();
+    }
+  }
+
   /** Phase 6: the families and what the poll did. */
-  function outcome(
+  #outcome(
     poll: PollState,
     results: readonly SummaryResult[],
     sent: { readonly requests: number; readonly failures: number },
   ): PollOutcome {
+    const levels = this.#settings.levels;
+    const refused = this.#ctx.refused;
     return {
       families: [
-        ...summaryFamilies(settings.levels, results),
+        ...summaryFamilies(levels, results),
         ...coverageFamilies(
-          settings.levels,
+          levels,
           (level) => entitiesOf(poll.topology, level),
-          (id) => ctx.refused?.has(id) !== true,
+          (id) => !refused.has(id),
         ),
       ],
       requests: sent.requests,
@@ -255,50 +285,49 @@ export function createSummaryJob(ctx: CollectorContext): Job<PollContext, PollOu
           reason: 'url_too_long',
           count,
         })),
-        refresh: achievedRefresh(memory, poll.all.slots, poll.scheduleOf),
-        ...(idle === undefined ? {} : { idle: poll.counts }),
+        refresh: achievedRefresh(this.#memory, poll.all.slots, poll.scheduleOf),
+        ...(this.#idle === undefined ? {} : { idle: poll.counts }),
       },
     };
   }
 
-  return {
-    async poll({ topology: discovered, now, signal, plan }) {
-      const planned = await planPoll(discovered, now, plan);
-      const poll: PollState = {
-        ...planned,
-        t: now.getTime(),
-        next: new Map(),
-        counts: { skipped: 0, verified: 0, disagreements: 0 },
-        verify: new Set(),
-        partial: 0,
-        deferred: 0,
-        dropped: new Map(),
-        disagreed: new Set(),
-        firstError: undefined,
-      };
-      const sends = chooseSends(poll, dueSlots(poll));
-      const answers = await sendAll(poll, sends, signal);
-      const results = await slotResults(poll, answers);
-      const failures = await countFailures(answers.values());
-      poll.counts.disagreements = poll.disagreed.size;
-      memory = poll.next;
-      pollNumber++;
-      progress = progressOf(poll, memory);
-      report(logger, config, {
-        skipped: poll.all.skipped,
-        ...failures,
-        requests: answers.size,
-        firstError: poll.firstError,
-      });
-      if (poll.counts.disagreements > 0) {
-        logger.warn(
-          { disagreements: poll.counts.disagreements, verified: poll.counts.verified },
-          'a summary skipped as idle had changed: a unit record reached the upstream later than the units collector saw it',
-        );
-      }
-      return outcome(poll, results, { requests: answers.size, failures: failures.failures });
-    },
-  };
+  async poll({ topology: discovered, now, signal, plan }: PollContext): Promise<PollOutcome> {
+    const { logger, config } = this.#ctx;
+    const planned = await this.#planPoll(discovered, now, plan);
+    const poll: PollState = {
+      ...planned,
+      t: now.getTime(),
+      next: new Map(),
+      counts: { skipped: 0, verified: 0, disagreements: 0 },
+      verify: new Set(),
+      partial: 0,
+      deferred: 0,
+      dropped: new Map(),
+      disagreed: new Set(),
+      firstError: undefined,
+    };
+    const sends = this.#chooseSends(poll, this.#dueSlots(poll));
+    const answers = await this.#sendAll(poll, sends, signal);
+    const results = await this.#slotResults(poll, answers);
+    const failures = await countFailures(answers.values());
+    poll.counts.disagreements = poll.disagreed.size;
+    this.#memory = poll.next;
+    this.#pollNumber++;
+    this.#progress = progressOf(poll, this.#memory);
+    report(logger, config, {
+      skipped: poll.all.skipped,
+      ...failures,
+      requests: answers.size,
+      firstError: poll.firstError,
+    });
+    if (poll.counts.disagreements > 0) {
+      logger.warn(
+        { disagreements: poll.counts.disagreements, verified: poll.counts.verified },
+        'a summary skipped as idle had changed: a unit record reached the upstream later than the units collector saw it',
+      );
+    }
+    return this.#outcome(poll, results, { requests: answers.size, failures: failures.failures });
+  }
 }
 
 /** Each window's progress after a poll: a pair is answered when every entity of it has an answer. */

@@ -12,10 +12,10 @@ import type { SummaryRequest } from './plan.ts';
 /** What a poll does with one planned request: send it as is, narrowed, or not at all. */
 export function narrow(
   request: SummaryRequest,
-  refused: RefusedStations | undefined,
+  refused: RefusedStations,
   now: number,
 ): { request?: SummaryRequest; partial: boolean } {
-  if (!refused || refused.size === 0) return { request, partial: false };
+  if (refused.size === 0) return { request, partial: false };
   if (request.stationIds.length === 1) {
     return refused.wanted(request.stationIds[0]!, now) ? { request, partial: false } : { partial: false };
   }
@@ -26,8 +26,8 @@ export function narrow(
 
 /** Where {@link learn} records what an answer tells. */
 export interface RefusalContext {
-  /** The stations the upstream refuses; undefined: refusals are not tracked. */
-  readonly refused: RefusedStations | undefined;
+  /** The stations the upstream refuses. */
+  readonly refused: RefusedStations;
   /** Time of the poll, Unix ms: a refused station is re-probed a while after it. */
   readonly now: number;
 }
@@ -38,7 +38,7 @@ export function learn(
   request: SummaryRequest,
   { refused, now }: RefusalContext,
 ): Promise<StationSummary | undefined> {
-  if (!refused || request.stationIds.length !== 1) return answer;
+  if (request.stationIds.length !== 1) return answer;
   const id = request.stationIds[0]!;
   return answer.then(
     (summary) => {

@@ -83,44 +83,53 @@ function apply(summary: StationSummary, scale: Scale | 'mismatch'): Scaled {
   return { summary: out as StationSummary, dropped };
 }
 
-/** Scales answers for one job; `auto` remembers the last decided scale. */
-export interface Scaler {
-  scale(summary: StationSummary): Scaled;
-}
+/** Scales answers for one job; `auto` remembers the last decided scale. It warns once per reason. */
+export class Scaler {
+  readonly #setting: YieldScaleSetting;
+  readonly #logger: Logger;
+  /** The scale `auto` decided last. */
+  #learned: Scale | undefined;
+  readonly #warned = new Set<DropReason | Scale>();
 
-/** Creates a scaler for `setting`; it warns once per reason on `logger`. */
-export function createScaler(setting: YieldScaleSetting, logger: Logger): Scaler {
-  let learned: Scale | undefined;
-  const warned = new Set<DropReason | Scale>();
-  const warnOnce = (key: DropReason | Scale, fields: object, msg: string) => {
-    if (warned.has(key)) return;
-    warned.add(key);
-    logger.warn({ yield_scale: setting, ...fields }, msg);
-  };
-  return {
-    scale(summary) {
-      const evident = evidentScale(summary);
-      let scaled: Scaled;
-      if (setting === 'auto') {
-        if (evident && evident !== learned && learned !== undefined) {
-          warnOnce(evident, { scale: evident }, 'summary.yield_scale auto: the upstream changed scale');
-        }
-        learned = evident ?? learned;
-        scaled = apply(summary, evident ?? learned ?? 'ratio');
-      } else {
-        scaled = apply(summary, evident !== undefined && evident !== setting ? 'mismatch' : setting);
+  constructor(setting: YieldScaleSetting, logger: Logger) {
+    this.#setting = setting;
+    this.#logger = logger;
+  }
+
+  scale(summary: StationSummary): Scaled {
+    const setting = this.#setting;
+    const evident = evidentScale(summary);
+    let scaled: Scaled;
+    if (setting === 'auto') {
+      const learned = this.#learned;
+      if (evident && evident !== learned && learned !== undefined) {
+        this.#warnOnce(evident, { scale: evident }, 'summary.yield_scale auto: the upstream changed scale');
       }
-      if (scaled.dropped.has('scale_mismatch')) {
-        warnOnce(
-          'scale_mismatch',
-          { evident },
-          'summary yields and retry rates are in the other scale: dropped; set summary.yield_scale',
-        );
-      }
-      if (scaled.dropped.has('out_of_range')) {
-        warnOnce('out_of_range', {}, 'a summary yield or retry rate is outside 0..1 after scaling: dropped');
-      }
-      return scaled;
-    },
-  };
+      this.#learned = evident ?? learned;
+      scaled = apply(summary, evident ?? this.#learned ?? 'ratio');
+    } else {
+      scaled = apply(summary, evident !== undefined && evident !== setting ? 'mismatch' : setting);
+    }
+    if (scaled.dropped.has('scale_mismatch')) {
+      this.#warnOnce(
+        'scale_mismatch',
+        { evident },
+        'summary yields and retry rates are in the other scale: dropped; set summary.yield_scale',
+      );
+    }
+    if (scaled.dropped.has('out_of_range')) {
+      this.#warnOnce(
+        'out_of_range',
+        {},
+        'a summary yield or retry rate is outside 0..1 after scaling: dropped',
+      );
+    }
+    return scaled;
+  }
+
+  #warnOnce(key: DropReason | Scale, fields: object, msg: string): void {
+    if (this.#warned.has(key)) return;
+    this.#warned.add(key);
+    this.#logger.warn({ yield_scale: this.#setting, ...fields }, msg);
+  }
 }

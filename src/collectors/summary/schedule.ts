@@ -6,8 +6,8 @@
  * own phase, so every poll sends about the same number of requests instead of a burst every `k`.
  */
 
+import type { PlanEntry, RequestPlan } from '../../model/plan.ts';
 import { phaseOf, sendOffsetMs } from '../../util/pace.ts';
-import type { PlanEntry, RequestPlan } from '../costs.ts';
 import type { SummarySlot } from './plan.ts';
 
 /** One (window, level)'s schedule. */

@@ -1,5 +1,5 @@
 /** What the targets collector costs: its target gauges per line and station; no upstream request. */
-import type { CollectorCosts } from '../costs.ts';
+import type { CollectorCosts } from '../../model/plan.ts';
 import { TARGET_DESCS } from './families.ts';
 
 export const targetsCosts: CollectorCosts = {

@@ -5,7 +5,6 @@
 
 import { LabelValues } from '../../model/label-values.ts';
 import type { Topology } from '../../model/topology.ts';
-import { UNSHARDED } from '../../sharding/shard.ts';
 import { infoStations, shardTopology } from '../../sharding/shard-topology.ts';
 import type { CollectorContext, DiscoveryOutcome, Job } from '../collector.ts';
 import { buildTopology } from './build.ts';
@@ -28,7 +27,7 @@ export function createTopologyJob(
       const full = buildTopology(cleanSites(found.sites, values), discovery, found.missingSiteIds);
       logTopology(ctx, full);
       // A replica reads the whole plant but polls only its shard; station_info goes with the site.
-      const shard = ctx.shard ?? UNSHARDED;
+      const shard = ctx.shard;
       const topology = shardTopology(full, shard);
       return {
         topology,

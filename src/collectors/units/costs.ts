@@ -4,8 +4,8 @@
  * two per-station families the series budget may drop (after the measurement families).
  */
 import type { Config } from '../../config/schema.ts';
+import type { CollectorCosts } from '../../model/plan.ts';
 import { requestUrl } from '../../upstream/endpoints.ts';
-import type { CollectorCosts } from '../costs.ts';
 import { recordsNeed } from '../records-cost.ts';
 import { CUSUM_KINDS } from './cusum.ts';
 import { UNIT_CUSUM_FAMILIES } from './cusum-families.ts';

@@ -36,7 +36,7 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
     },
   });
   const counters = new RecordCounters();
-  ctx.offerLastUnitTime?.((id) => store.lastUnitTime(id));
+  ctx.offerLastUnitTime((id) => store.lastUnitTime(id));
   // Slots, units and results become labels: cleaned as they arrive, before a store keys on them.
   const labels = new RecordLabels(
     new LabelValues({ redact: ctx.redact, logger: ctx.logger, collector: 'units' }),
@@ -71,8 +71,8 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
       const stationIds = topology.stations.map((s) => s.id);
       const retainFrom = now.getTime() - longestWindowMs(config.windows, now);
       const fetched = await sync({ stationIds, now: now.getTime(), retainFrom, signal });
-      if (fetched.failures === 0) ctx.activity?.update(store, stationIds, retainFrom);
-      else ctx.activity?.clear();
+      if (fetched.failures === 0) ctx.activity.update(store, stationIds, retainFrom);
+      else ctx.activity.clear();
       counters.add(fetched);
       cusums?.update(topology, now.getTime());
       const results = await unitResults(topology, { store, windows: config.windows, now, turns });

@@ -7,10 +7,10 @@
  * result; docs/measurements.md, "Bytes per record".
  */
 
+import { stationKey } from '../../model/keys.ts';
 import { type Row, SortedColumns } from '../../records/columns.ts';
 import { forEachNewRow } from '../../records/held.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
-import { stationKey } from '../measurements/store.ts';
 
 /**
  * Columns of a unit row. Direction and slot, with station, time and serial, identify a record;

@@ -15,9 +15,9 @@ import {
   type LabelSet,
   type Sample,
 } from '../../exposition/model.ts';
+import { stationKey } from '../../model/keys.ts';
 import type { Topology } from '../../model/topology.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
-import { stationKey } from '../measurements/store.ts';
 import { UNIT_FAMILIES } from './families.ts';
 import { UNKNOWN_RESULT } from './store.ts';
 

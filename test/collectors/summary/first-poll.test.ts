@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SummaryWindowProgress } from '../../../src/collectors/collector.ts';
 import { firstPollOrder, WarmUp, windowProgress } from '../../../src/collectors/summary/first-poll.ts';
-import { createSummaryJob } from '../../../src/collectors/summary/job.ts';
+import { SummaryJob } from '../../../src/collectors/summary/job.ts';
 import { configFromObject } from '../../../src/config/load.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
 import { jobContext } from '../../helpers/job-context.ts';
@@ -82,7 +82,7 @@ describe('summary job, first poll at the request ceiling', () => {
       { summary: (q) => ({ uniqueUnits: q.stationIds.length }) },
     );
     let progress: () => readonly SummaryWindowProgress[] = () => [];
-    const job = createSummaryJob({
+    const job = new SummaryJob({
       ...ctx,
       offerSummaryWindows: (read) => {
         progress = read;
@@ -133,7 +133,7 @@ describe('summary job, first poll at the request ceiling', () => {
       { summary: (q) => ({ uniqueUnits: q.stationIds.length }) },
     );
     const small = topologyOf([plantOf([2, 2])]);
-    const out = await createSummaryJob(ctx).poll({ topology: small, now: new Date(T0) });
+    const out = await new SummaryJob(ctx).poll({ topology: small, now: new Date(T0) });
     expect(out.requests).toBe(12);
     const asked = ctx.client.calls.map((c) => ({
       minutes: windowOf(c.query),

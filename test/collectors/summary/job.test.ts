@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createSummaryJob } from '../../../src/collectors/summary/job.ts';
+import { SummaryJob } from '../../../src/collectors/summary/job.ts';
 import { buildTopology } from '../../../src/collectors/topology/build.ts';
 import { UpstreamError } from '../../../src/upstream/errors.ts';
 import type { StationSummary } from '../../../src/upstream/types.ts';
@@ -25,7 +25,7 @@ function setup() {
     { windows: ['15m'], summary: { levels: ['station', 'line', 'site'] } },
     { summary: answer },
   );
-  return { ctx, job: createSummaryJob(ctx) };
+  return { ctx, job: new SummaryJob(ctx) };
 }
 
 describe('summary job', () => {
@@ -103,7 +103,7 @@ describe('summary job', () => {
       },
       { summary: answer },
     );
-    const out = await createSummaryJob(ctx).poll({ topology, now: new Date(T0) });
+    const out = await new SummaryJob(ctx).poll({ topology, now: new Date(T0) });
     expect(out.diagnostics?.levelsSkipped).toEqual([{ level: 'site', reason: 'url_too_long', count: 1 }]);
     expect(out.requests).toBe(3);
   });
@@ -129,7 +129,7 @@ describe('summary job on a filtered line', () => {
       },
       { summary: answer },
     );
-    const out = await createSummaryJob(ctx).poll({ topology: filtered, now: new Date(T0) });
+    const out = await new SummaryJob(ctx).poll({ topology: filtered, now: new Date(T0) });
     return { ctx, out };
   };
 

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSummaryJob } from '../../../src/collectors/summary/job.ts';
-import { createScaler, evidentScale } from '../../../src/collectors/summary/scale.ts';
+import { SummaryJob } from '../../../src/collectors/summary/job.ts';
+import { evidentScale, Scaler } from '../../../src/collectors/summary/scale.ts';
 import type { StationSummary } from '../../../src/upstream/types.ts';
 import { parseExposition } from '../../helpers/exposition.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
@@ -39,9 +39,9 @@ describe('evidentScale', () => {
   });
 });
 
-describe('createScaler', () => {
+describe('Scaler', () => {
   it('with ratio, drops every ratio field of a percent answer and counts them', () => {
-    const out = createScaler('ratio', silent).scale(percentAnswer);
+    const out = new Scaler('ratio', silent).scale(percentAnswer);
     expect(out.summary.firstPassYield).toBeUndefined();
     expect(out.summary.finalYield).toBeUndefined();
     expect(out.summary.retryRate).toBeUndefined();
@@ -50,7 +50,7 @@ describe('createScaler', () => {
   });
 
   it('with ratio, drops an all-below-1 answer whose counts show percent', () => {
-    const out = createScaler('ratio', silent).scale({
+    const out = new Scaler('ratio', silent).scale({
       uniqueOutput: 1000,
       firstPass: 8,
       firstPassYield: 0.8,
@@ -60,7 +60,7 @@ describe('createScaler', () => {
   });
 
   it('with percent, drops a ratio answer and a value above 100', () => {
-    const scaler = createScaler('percent', silent);
+    const scaler = new Scaler('percent', silent);
     const ratio = scaler.scale({ uniqueOutput: 10, finalPass: 9, finalYield: 0.9 });
     expect(ratio.summary.finalYield).toBeUndefined();
     expect([...ratio.dropped]).toEqual([['scale_mismatch', 1]]);
@@ -71,7 +71,7 @@ describe('createScaler', () => {
   });
 
   it('with auto, scales each answer by its evidence and undecided ones by the last decision', () => {
-    const scaler = createScaler('auto', silent);
+    const scaler = new Scaler('auto', silent);
     // Before any decision an undecided answer is taken as a ratio.
     expect(scaler.scale({ finalYield: 0.5 }).summary.finalYield).toBe(0.5);
     const p = scaler.scale(percentAnswer).summary;
@@ -91,7 +91,7 @@ describe('summary job and a percent upstream', () => {
 
   it('exports no ratio under yield_scale ratio and reports the dropped values', async () => {
     const ctx = jobContext({ windows: ['1h'], summary: { levels: ['station'] } }, { summary: percent });
-    const out = await createSummaryJob(ctx).poll({ topology, now: T0 });
+    const out = await new SummaryJob(ctx).poll({ topology, now: T0 });
     const names = new Set([...samplesOf(out.families).keys()].map((k) => k.split('{')[0]));
     expect(names.has('station_first_pass_yield_ratio')).toBe(false);
     expect(names.has('station_final_yield_ratio')).toBe(false);
@@ -107,7 +107,7 @@ describe('summary job and a percent upstream', () => {
       { windows: ['1h'], summary: { levels: ['station'], yield_scale: 'auto' } },
       { summary: percent },
     );
-    const out = await createSummaryJob(ctx).poll({ topology, now: T0 });
+    const out = await new SummaryJob(ctx).poll({ topology, now: T0 });
     for (const v of byLabel(out.families, 'station_first_pass_yield_ratio', 'station_id').values()) {
       expect(v).toBeCloseTo(77.1 / 100, 12);
     }

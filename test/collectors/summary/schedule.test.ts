@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ActivityBoard } from '../../../src/collectors/activity.ts';
-import { createSummaryJob } from '../../../src/collectors/summary/job.ts';
+import { SummaryJob } from '../../../src/collectors/summary/job.ts';
 import { isDue, summarySchedule } from '../../../src/collectors/summary/schedule.ts';
 import { planRequests } from '../../../src/planning/request-plan.ts';
 import { SortedColumns } from '../../../src/records/columns.ts';
@@ -53,7 +53,7 @@ describe('idle skipping', () => {
     const busy = new SortedColumns(3, 3);
     busy.merge([{ time: T0 + 30_000, serial: 'u1', values: [0, 0, 0] }]);
     activity.update({ rowsOf: (id) => (id === ids[0] ? busy : undefined) }, ids, T0 - 60 * MIN);
-    const job = createSummaryJob({ ...ctx, activity });
+    const job = new SummaryJob({ ...ctx, activity });
     const first = await job.poll({ topology, now: new Date(T0) });
     expect(first.requests).toBe(10); // nothing to compare with yet
     const second = await job.poll({ topology, now: new Date(T0 + MIN) });
@@ -75,7 +75,7 @@ describe('idle skipping', () => {
     );
     const activity = new ActivityBoard();
     activity.update({ rowsOf: () => undefined }, ids, T0 - 60 * MIN);
-    const job = createSummaryJob({ ...ctx, activity });
+    const job = new SummaryJob({ ...ctx, activity });
     await job.poll({ topology, now: new Date(T0) });
     units = 2; // a unit the units collector has not seen
     const out = await job.poll({ topology, now: new Date(T0 + MIN) });

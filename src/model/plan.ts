@@ -1,10 +1,11 @@
 /**
- * What planning and the collectors share, placed with the collectors so that no collector needs
- * the planning room: the plan a collector is given (which windows and levels to refresh, and how
- * often), and what a records collector costs per poll.
+ * The contract between the planner and the collectors: what a collector declares it costs
+ * (series, requests, what the series budget may drop) and the plan it is given (which windows
+ * and levels to refresh, and how often). The planner (src/planning/) iterates the collector list,
+ * so it sits above the collectors; the types both use sit below both, here.
  */
 import type { Config } from '../config/schema.ts';
-import type { Level, Topology } from '../model/topology.ts';
+import type { Level, Topology } from './topology.ts';
 
 /** A records collector's polls: stations batched into `station_ids` lists within the URL limit. */
 export interface RecordsNeed {

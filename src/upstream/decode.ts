@@ -1,0 +1,81 @@
+/**
+ * The last layer of the client: an answer's envelope decoded in fair steps and its data mapped
+ * into domain types. Decoding runs in bounded steps taken in fair turns between collectors: no
+ * whole answer is ever parsed at once (only one slice's objects exist at a time), and one
+ * collector's huge answer delays another's decoding by at most one step per turn.
+ */
+import type { Turns } from '../util/turns.ts';
+import { DecodeTurns } from './decode-turns.ts';
+import type { Endpoint } from './endpoints.ts';
+import { decodeEnvelope, type EnvelopeData, EnvelopeError } from './envelope.ts';
+import { statusClass, UpstreamError } from './errors.ts';
+import type { Answer } from './layers.ts';
+
+/** Endpoints whose answers are record lists, often megabytes each. */
+export const RECORD_ENDPOINTS: ReadonlySet<Endpoint> = new Set<Endpoint>(['metrics', 'units']);
+
+/** How one answer's data is read. */
+export interface DataReading<T> {
+  readonly collector: string;
+  readonly endpoint: Endpoint;
+  /** The endpoint answers with a list: anything but an array is an invalid body, not an empty list. */
+  readonly list: boolean;
+  /**
+   * Maps the answer's `data`: for a list on a record endpoint, its item slices (read a slice at
+   * a time); otherwise the value, a list as one array.
+   */
+  readonly map: (data: unknown) => T | Promise<T>;
+}
+
+/** What {@link AnswerDecoder} needs. */
+export interface DecoderOptions {
+  readonly turns: Turns;
+  /** Most elements of `data` one answer may hold. */
+  readonly maxItems: number;
+  /** Called with the typed error of an answer that does not decode. */
+  readonly onError?: (error: UpstreamError) => void;
+}
+
+/** Decodes answers in fair turns between collectors. */
+export class AnswerDecoder {
+  readonly #turns: DecodeTurns;
+  readonly #maxItems: number;
+  readonly #onError: ((error: UpstreamError) => void) | undefined;
+
+  constructor(opts: DecoderOptions) {
+    this.#turns = new DecodeTurns(opts.turns);
+    this.#maxItems = opts.maxItems;
+    this.#onError = opts.onError;
+  }
+
+  /**
+   * Decodes an answer's envelope in fair steps and maps its data; reports the request as done,
+   * or as an invalid or too large body (counted, never retried: the same answer would come again).
+   */
+  async decode<T>(answer: Answer, reading: DataReading<T>): Promise<T> {
+    const { collector, endpoint, list, map } = reading;
+    let result: T;
+    try {
+      const data = await decodeEnvelope(answer.bytes, this.#turns.answer(collector), {
+        maxItems: this.#maxItems,
+      });
+      if (list && data.kind !== 'list') throw new EnvelopeError('invalid', 'data is not an array');
+      result = await map(await dataFor(endpoint, data));
+    } catch (err) {
+      if (!(err instanceof EnvelopeError)) throw err;
+      const reason = err.kind === 'too_large' ? 'too_large' : 'invalid_body';
+      answer.report(reason);
+      const e = new UpstreamError(endpoint, reason, { message: `${endpoint}: ${err.message}` });
+      this.#onError?.(e);
+      throw e;
+    }
+    answer.report(statusClass(answer.status));
+    return result;
+  }
+}
+
+/** Record lists are mapped a slice at a time; other data is handed over whole. */
+async function dataFor(endpoint: Endpoint, data: EnvelopeData): Promise<unknown> {
+  if (data.kind === 'value') return data.value;
+  return RECORD_ENDPOINTS.has(endpoint) ? data.items : data.items.all();
+}

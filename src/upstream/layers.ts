@@ -1,0 +1,107 @@
+/**
+ * The layers one upstream GET passes through, each doing one thing, stacked in one place
+ * ({@link createClient}), as undici stacks dispatchers and interceptors. A layer takes the next
+ * step (`next`) and returns a step of the same shape, so that each can be tested alone with a
+ * fake `next`. From the outside in: retry, circuit breaker, the collector's limiter lane, token
+ * renewal, the stale-socket resend, then the transport ({@link HttpTransport}).
+ */
+import type { Breakers } from './breaker.ts';
+import type { Endpoint } from './endpoints.ts';
+import type { StatusClass } from './errors.ts';
+import { UpstreamError } from './errors.ts';
+import { isStaleConnection } from './failures.ts';
+import type { Limiter } from './limiter.ts';
+import { type RetryPolicy, type RetryTimers, withRetries } from './retry.ts';
+
+/** What one GET sends, whatever token it carries. */
+export interface Sending {
+  /** The limiter lane the request waits in (the collector that asks). */
+  readonly collector: string;
+  readonly endpoint: Endpoint;
+  readonly url: string;
+  readonly signal?: AbortSignal;
+}
+
+/** A GET with the bearer token it carries. */
+export interface Authorized extends Sending {
+  readonly token: string;
+}
+
+/** An answer whose status and body were read; decoding it reports the request as done. */
+export interface Answer {
+  readonly status: number;
+  /** The body as received (decompressed): decoded from the bytes, never held as one string. */
+  readonly bytes: Buffer;
+  readonly report: (statusClass: StatusClass) => void;
+}
+
+/** One step of the stack: sends `request` and resolves with its answer. */
+export type Step<R extends Sending = Sending> = (request: R) => Promise<Answer>;
+
+/** Retries transient failures of the rest of the stack, honouring `Retry-After`. */
+export function retrying(
+  next: Step,
+  opts: {
+    readonly policy: RetryPolicy;
+    readonly timers: RetryTimers;
+    readonly onRetry?: (endpoint: Endpoint, err: UpstreamError, delayMs: number) => void;
+  },
+): Step {
+  return (sending) =>
+    withRetries(() => next(sending), {
+      policy: opts.policy,
+      timers: opts.timers,
+      signal: sending.signal,
+      onRetry: (err, delayMs) => opts.onRetry?.(sending.endpoint, err, delayMs),
+    });
+}
+
+/** Passes every attempt through its endpoint's circuit breaker. */
+export function breaking(next: Step, breakers: Breakers): Step {
+  return (sending) => breakers.run(sending.endpoint, () => next(sending));
+}
+
+/** Makes every attempt wait for a slot in its collector's lane of the limiter. */
+export function limited(next: Step, limiter: Limiter): Step {
+  return (sending) => limiter.run(() => next(sending), sending.collector);
+}
+
+/** Where {@link renewingToken} takes the bearer token. */
+export interface TokenSource {
+  /** Returns the bearer token; called for every request so a rotated token file takes effect. */
+  readonly token: () => string | Promise<string>;
+  /** Reads the token afresh (ignoring any cache); absent: a 401 is final. */
+  readonly renewToken?: () => Promise<string>;
+}
+
+/** Adds the token; a 401 re-reads it once and, when it changed, sends again with the new one. */
+export function renewingToken(next: Step<Authorized>, source: TokenSource): Step {
+  return async (sending) => {
+    const token = await source.token();
+    try {
+      return await next({ ...sending, token });
+    } catch (err) {
+      if (!(err instanceof UpstreamError) || err.status !== 401 || !source.renewToken) throw err;
+      const renewed = await source.renewToken().catch(() => token);
+      if (renewed === token) throw err;
+      return next({ ...sending, token: renewed });
+    }
+  };
+}
+
+/**
+ * Sends once more when a keep-alive connection the server closed just as it was reused failed:
+ * the GET never reached the service, so sending it again on a fresh connection is safe.
+ */
+export function resendingStale(next: Step<Authorized>): Step<Authorized> {
+  return async (sending) => {
+    try {
+      return await next(sending);
+    } catch (err) {
+      if (err instanceof UpstreamError && err.reason === 'network' && isStaleConnection(err.cause)) {
+        return next(sending);
+      }
+      throw err;
+    }
+  };
+}
