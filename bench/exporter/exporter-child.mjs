@@ -5,6 +5,7 @@
  * simulated clock (it asks the parent to move the simulator's clock before each), idles a
  * while after each poll as an exporter does between polls, and reports every RSS reading.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import pino from 'pino';
 import { wireExporter } from '../../dist/app/wire.js';
 import { configFromObject } from '../../dist/config/load.js';
@@ -27,6 +28,7 @@ function advance() {
 }
 
 const readings = [];
+let exporter;
 function read(at) {
   const m = process.memoryUsage();
   readings.push({
@@ -36,11 +38,18 @@ function read(at) {
     heapTotalBytes: m.heapTotal,
     arrayBuffersBytes: m.arrayBuffers,
     detail: memoryDetail(),
+    held: exporter?.cache.heldBytes(),
   });
+  // For finding where memory sits: every mapping of this reading, to a file of its own.
+  if (process.env.BENCH_SMAPS_DIR)
+    writeFileSync(
+      `${process.env.BENCH_SMAPS_DIR}/${process.pid}-${readings.length}.smaps`,
+      readFileSync('/proc/self/smaps'),
+    );
 }
 
 const config = configFromObject(args.config, { baseDir: process.cwd(), source: 'benchmark (sized run)' });
-const exporter = wireExporter(config, {
+exporter = wireExporter(config, {
   wallClock: () => now,
   logger: pino({ level: 'warn' }, pino.destination(2)),
 });

@@ -8,10 +8,14 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { runPlantScale } from '../plant/plant.ts';
 import { plantRuns, recordPlantRun, renderPlantSection } from '../plant/plant-report.ts';
+import { runChild } from '../shared/child.ts';
 import { OWNED_SECTIONS, type OwnedSection, readSection } from '../shared/format.ts';
 import { startLoopMonitor } from '../shared/loop-delay.ts';
 import { describeMachine } from '../shared/machine.ts';
-import { controlSection } from '../spc/control-section.ts';
+import type { ControlBenchResult } from '../spc/control.ts';
+import { renderControlSection } from '../spc/control-section.ts';
+import { COMBINED_CONTROL, type CombinedOutcome, runCombined } from './combined.ts';
+import { renderIssue29Section } from './issue29.ts';
 import { memoryLimit, shippedMemoryLimitMiB } from './memory-limit.ts';
 import { measuredExporter } from './polls.ts';
 import { type BenchResults, renderReport } from './report.ts';
@@ -26,6 +30,23 @@ const RESULTS = new URL('../RESULTS.md', import.meta.url);
 /** The sized run: steady-state polls after the first, and the idle time after each poll. */
 const SIZED_STEADY_POLLS = 3;
 const SIZED_IDLE_MS = 5_000;
+
+const isControlResult = (msg: unknown): msg is ControlBenchResult =>
+  typeof msg === 'object' && msg !== null && 'pollMs' in msg;
+
+/** The control charts of issue 29 at the run's size: 5 names on 1,000 stations (quick: the plant's). */
+function controlSize(p: BenchParams): { stations: number; baselineHours: number } {
+  return p.name === 'full' ? COMBINED_CONTROL : { ...COMBINED_CONTROL, stations: stationCount(p.scale) };
+}
+
+/** bench/spc/control.ts in a child process, at the default 7-day baseline. */
+function runControl(p: BenchParams): Promise<ControlBenchResult> {
+  const size = controlSize(p);
+  progress(
+    `control charts: ${size.stations} stations × 5 names, ${size.baselineHours}h baseline (own process)`,
+  );
+  return runChild(new URL('../spc/control-child.ts', import.meta.url), size, isControlResult);
+}
 
 function progress(text: string): void {
   process.stderr.write(`bench: ${text}\n`);
@@ -91,6 +112,7 @@ async function main(): Promise<void> {
   let run: Awaited<ReturnType<typeof mainExporter>>;
   let compare: Awaited<ReturnType<typeof compareExporter>> | undefined;
   let sized: BenchResults['sized'];
+  let combined: CombinedOutcome | undefined;
   try {
     run = await mainExporter(p, sim);
     if (run.collectors.includes('measurements')) compare = await compareExporter(p, sim);
@@ -108,6 +130,8 @@ async function main(): Promise<void> {
     progress('exporter alone, without a memory limit');
     const unlimited = await runSizedExporter(sizedRun);
     sized = { limited, unlimited, limitMiB, how: limit.how };
+    progress('exporter alone plus the control charts of issue 29, under the memory limit');
+    combined = await runCombined({ ...sizedRun, limit: memoryLimit(limitMiB), control: controlSize(p) });
   } finally {
     await sim.close();
   }
@@ -129,7 +153,9 @@ async function main(): Promise<void> {
     synthetic,
     syntheticUnlimited,
   };
-  let report = renderReport(results) + (await controlSection(results));
+  const control = await runControl(p);
+  let report = renderReport(results) + renderControlSection(control, results);
+  let first15mSeconds: number | undefined;
   if (p.name === 'full' && !values['no-plant']) {
     const plants = [];
     for (const spec of [
@@ -140,6 +166,7 @@ async function main(): Promise<void> {
       progress(`plant scale: ${spec.stations} stations`);
       plants.push(await runPlantScale({ ...spec, progress }));
     }
+    first15mSeconds = plants.find((x) => x.stations === 1000)?.stationSummariesComplete?.['15m'];
     const gzip = results.scrapes.find((s) => s.encoding === 'gzip');
     const runs = recordPlantRun({
       date: new Date().toISOString(),
@@ -159,6 +186,13 @@ async function main(): Promise<void> {
     // --no-plant: the section still shows the last recorded plant-scale runs, with their dates.
     report += renderPlantSection(plantRuns());
   }
+  report += renderIssue29Section(results, {
+    control,
+    ...(combined ? { combined } : {}),
+    ...(first15mSeconds !== undefined ? { first15mSeconds } : {}),
+    plantSkipped: p.name === 'full' ? 'not run (--no-plant)' : 'not run (--quick)',
+    wallMs: performance.now() - started,
+  });
   process.stdout.write(report);
   if (p.name === 'full') {
     writeFileSync(RESULTS, report + OWNED_SECTIONS.map((s) => keptSection(RESULTS, s)).join(''));

@@ -1,13 +1,17 @@
 /**
  * `npx tsx bench/exporter/sized-only.ts [--stations 559] [--runs 1] [--limit both|on|off]
- * [--node-arg FLAG]... [--env K=V]...`: only the RSS rows of `npm run bench` (the exporter alone
- * at about 100k series, under the StatefulSet's memory limit and without one), each repeated
- * `--runs` times, with every reading and where the memory sits (bench/exporter/memory-detail.mjs).
+ * [--node-arg FLAG]... [--env K=V]... [--combined]`: only the RSS rows of `npm run bench` (the
+ * exporter alone at about 100k series, under the StatefulSet's memory limit and without one),
+ * each repeated `--runs` times, with every reading and where the memory sits
+ * (bench/exporter/memory-detail.mjs). `--combined`: instead, the exporter plus the 5,000
+ * control charts at the 7-day baseline under the limit (bench/exporter/combined.ts).
  * For working on the exporter's memory without running the whole benchmark on a shared machine.
  * 559 stations is what the full run picks for about 100,000 series. Prints JSON lines to stdout.
  */
 import { parseArgs } from 'node:util';
 import type { SizedRunResult } from '../shared/protocol.ts';
+import type { ControlBenchResult } from '../spc/control.ts';
+import { COMBINED_CONTROL, runCombined } from './combined.ts';
 import { memoryLimit, shippedMemoryLimitMiB } from './memory-limit.ts';
 import { BENCH_NOW, BENCH_TOKEN, FULL } from './scale.ts';
 import { startSimProcess } from './sim-process.ts';
@@ -20,6 +24,7 @@ const { values } = parseArgs({
     limit: { type: 'string', default: 'both' },
     'node-arg': { type: 'string', multiple: true, default: [] },
     env: { type: 'string', multiple: true, default: [] },
+    combined: { type: 'boolean', default: false },
   },
 });
 const env = Object.fromEntries(
@@ -41,7 +46,14 @@ function summary(r: SizedRunResult, condition: string, run: number) {
     heapTotalMiB: at ? mib(at.heapTotalBytes) : undefined,
     arrayBuffersMiB: at ? mib(at.arrayBuffersBytes) : undefined,
     detail: (at as { detail?: unknown } | undefined)?.detail,
+    held: (at as { held?: unknown } | undefined)?.held,
   };
+}
+
+/** The charts' figures without the per-poll arrays. */
+function summarizeControl(c: ControlBenchResult) {
+  const { pollMs, pollCpuMs, ...rest } = c;
+  return { ...rest, pollMsMedian: [...pollMs].sort((a, b) => a - b)[pollMs.length >> 1] };
 }
 
 const sim = await startSimProcess({
@@ -51,7 +63,23 @@ const sim = await startSimProcess({
   nowMs: BENCH_NOW,
 });
 try {
-  for (let run = 1; run <= Number(values.runs); run++) {
+  for (let run = 1; values.combined && run <= Number(values.runs); run++) {
+    const r = await runCombined({
+      sim,
+      params: FULL,
+      stations: Number(values.stations),
+      steadyPolls: 3,
+      idleMs: 5_000,
+      limit: memoryLimit(shippedMemoryLimitMiB()),
+      control: COMBINED_CONTROL,
+      execArgv: values['node-arg'],
+      env,
+    });
+    process.stdout.write(
+      `${JSON.stringify(r.ok ? { ...r, run: { ...r.run, control: summarizeControl(r.run.control) } } : r)}\n`,
+    );
+  }
+  for (let run = 1; !values.combined && run <= Number(values.runs); run++) {
     for (const condition of conditions) {
       const limit = condition === 'on' ? memoryLimit(shippedMemoryLimitMiB()) : undefined;
       const r = await runSizedExporter({

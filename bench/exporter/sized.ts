@@ -2,7 +2,7 @@
  * Runs bench/exporter/exporter-child.mjs: the exporter alone, from dist/, at about a given series
  * count, optionally under a memory limit, moving the simulator's clock when it asks.
  */
-import { fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import { totalmem } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { startFlags } from '../../src/util/heap-ceiling.ts';
@@ -21,7 +21,7 @@ interface SitesBody {
 }
 
 /** The first `n` stations of the plant, in the order of `/sites`. */
-async function firstStations(url: string, n: number): Promise<string[]> {
+export async function firstStations(url: string, n: number): Promise<string[]> {
   const res = await fetch(`${url}/sites`, { headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
   const body = (await res.json()) as SitesBody;
   const ids = body.data.flatMap((s) =>
@@ -58,7 +58,27 @@ export async function runSizedExporter(o: SizedRunOptions): Promise<SizedRunResu
     steadyPolls: o.steadyPolls,
     idleMs: o.idleMs,
   };
-  // As it ships: the flags and environment bin/station-exporter.js would start node with.
+  const child = forkShipped(new URL('./exporter-child.mjs', import.meta.url), args, o);
+  try {
+    return await nextMessage(child, isResult);
+  } finally {
+    await stopChild(child);
+    o.limit?.cleanup();
+  }
+}
+
+/**
+ * Forks `file` with `arg` as JSON in argv[2] as the exporter ships: with the flags and
+ * environment bin/station-exporter.js would start node with (and `o`'s limit, flags and
+ * environment on top), answering the child's requests to move the simulator's clock.
+ */
+export function forkShipped(
+  file: URL,
+  arg: unknown,
+  o: Omit<SizedRunOptions, 'stations' | 'steadyPolls' | 'idleMs'> & {
+    readonly preExecArgv?: readonly string[];
+  },
+): ChildProcess {
   const shipped = startFlags({
     args: [],
     execArgv: [...(o.limit?.execArgv ?? []), ...(o.execArgv ?? [])],
@@ -66,26 +86,22 @@ export async function runSizedExporter(o: SizedRunOptions): Promise<SizedRunResu
     constrainedMemoryBytes: o.limit?.bytes ?? 0,
     totalMemoryBytes: totalmem(),
   });
-  const child = fork(
-    fileURLToPath(new URL('./exporter-child.mjs', import.meta.url)),
-    [JSON.stringify(args)],
-    {
-      execArgv: [...shipped.execArgv, ...(o.limit?.execArgv ?? []), ...(o.execArgv ?? [])],
-      ...(o.limit?.execPath ? { execPath: o.limit.execPath } : {}),
-      env: { ...process.env, ...shipped.env, ...o.env },
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    },
-  );
+  const child = fork(fileURLToPath(file), [JSON.stringify(arg)], {
+    execArgv: [
+      ...(o.preExecArgv ?? []),
+      ...shipped.execArgv,
+      ...(o.limit?.execArgv ?? []),
+      ...(o.execArgv ?? []),
+    ],
+    ...(o.limit?.execPath ? { execPath: o.limit.execPath } : {}),
+    env: { ...process.env, ...shipped.env, ...o.env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   child.on('message', (m: { type?: string } | null) => {
     if (m?.type !== 'advance') return;
     void o.sim.advance(o.params.intervalMs).then(() => child.send({ type: 'now', nowMs: o.sim.now() }));
   });
-  try {
-    return await nextMessage(child, isResult);
-  } finally {
-    await stopChild(child);
-    o.limit?.cleanup();
-  }
+  return child;
 }
 
 /** The highest RSS from the end of the first poll on: what an operator sees once it runs. */

@@ -4,6 +4,7 @@
  * exporter's event-loop and RSS figures.
  */
 import type { PlantScale } from '../../src/simulator/types.ts';
+import type { ControlBenchResult } from '../spc/control.ts';
 
 /** What the simulator child is started with (JSON in argv[2]). */
 export interface SimChildOptions {
@@ -85,4 +86,32 @@ export interface SizedRunResult {
   /** Milliseconds idled after each poll before the second reading of that poll. */
   readonly idleMs: number;
   readonly readings: readonly MemoryReading[];
+}
+
+/** The highest RSS so far of a child, and in which phase it was read. */
+export interface RssMark {
+  readonly rssBytes: number;
+  readonly at: string;
+}
+
+/** What bench/exporter/combined-child.ts is started with (JSON in argv[2]). */
+export interface CombinedRunArgs {
+  /** The exporter's config object, with `discovery.station_ids`. */
+  readonly config: Record<string, unknown> & {
+    readonly discovery: { readonly station_ids: readonly string[] };
+  };
+  readonly nowMs: number;
+  readonly steadyPolls: number;
+  readonly idleMs: number;
+  /** The control charts: runControlBench(stations, baselineHours) of bench/spc/control.ts. */
+  readonly control: { readonly stations: number; readonly baselineHours: number };
+}
+
+/** What the combined run reports; absent fields of the charts when the child died first. */
+export interface CombinedRunResult {
+  readonly type: 'combined-run';
+  readonly stations: number;
+  readonly series: number;
+  readonly highest: RssMark;
+  readonly control: ControlBenchResult;
 }

@@ -24,9 +24,11 @@ export const DEFAULT_SEMI_SPACE_MIB = 4;
 /**
  * glibc's malloc arenas: one per thread that allocates, up to 8 per core, each keeping its
  * freed memory. The zlib and file-system thread pool and V8's helper threads held 9 arenas
- * (25 MiB) at 100k series; 2 keep the threads from contending and most of that memory.
+ * (25 MiB) at 100k series; with 2, the second arena still kept 7 to 9 MiB resident at 100k
+ * series. With 1 every thread shares the main heap: the thread pool's large blocks (deflate
+ * state, bodies) are mmapped above the threshold below anyway, so the lock is taken rarely.
  */
-export const DEFAULT_MALLOC_ARENA_MAX = '2';
+export const DEFAULT_MALLOC_ARENA_MAX = '1';
 
 /**
  * Allocations from this size up get mappings of their own, returned to the system when freed.

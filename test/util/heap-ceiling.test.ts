@@ -33,6 +33,12 @@ describe('startFlags', () => {
     expect(startFlags({ ...host, constrainedMemoryBytes: 0 }).execArgv).toEqual(CEILING);
   });
 
+  it('shares one malloc arena among all threads, under a memory limit or not', () => {
+    // A second arena kept 7 to 9 MiB resident at 100k series (bench:memory, MALLOC_ARENA_MAX=2).
+    expect(startFlags(host).env.MALLOC_ARENA_MAX).toBe('1');
+    expect(startFlags({ ...host, constrainedMemoryBytes: 512 * 2 ** 20 }).env.MALLOC_ARENA_MAX).toBe('1');
+  });
+
   it('leaves the heap to Node under a memory limit, which it sizes the heap from', () => {
     const limited = { ...host, constrainedMemoryBytes: 512 * 2 ** 20 };
     expect(startFlags(limited)).toEqual({ execArgv: [], env: MALLOC });
