@@ -34,7 +34,7 @@ import { type Keep, type RecordSpec, record, type TimedFault } from './record.ts
 import { cachedRecording } from './record-cache.ts';
 import { parseAlertmanagerConfig } from './route.ts';
 import { defaultRuleFiles, evaluationIntervalMs, loadAlerts, type ShippedAlert } from './rules.ts';
-import { type FaultCase, faultCases, plantModel } from './scenarios.ts';
+import { type FaultCase, faultCases, isExpected, plantModel } from './scenarios.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -195,9 +195,7 @@ function healthyTable(res: RunResult, opts: { readonly stations: number; readonl
 
 function matchesTarget(n: Notification, c: FaultCase): boolean {
   return n.firing.some(
-    (a) =>
-      c.expected.includes(a.alertname ?? '') &&
-      Object.entries(c.target).every(([k, v]) => (a[k] ?? '') === v),
+    (a) => isExpected(c, a.alertname ?? '') && Object.entries(c.target).every(([k, v]) => (a[k] ?? '') === v),
   );
 }
 
@@ -222,7 +220,7 @@ function faultRow(c: FaultCase, res: RunResult, faultMs: number): string {
     for (const a of n.firing) {
       if (before.has(labelKey(a))) continue;
       const same = Object.entries(c.target).every(([k, v]) => (a[k] ?? '') === v);
-      if (c.expected.includes(a.alertname ?? '') && same) continue;
+      if (isExpected(c, a.alertname ?? '') && same) continue;
       (same ? onTarget : elsewhere).add(`${a.alertname} (${a.severity})`);
     }
   const others = [
