@@ -12,10 +12,16 @@
  *
  *   npx tsx bench/pager/pager.ts [--stations=200] [--days=7] [--poll=1] [--faults=all|none|NAME,...]
  *                                [--warm-hours=3] [--max-after-hours=24] [--seed=7] [--keep]
+ *                                [--fault-stations=20] [--cache-dir=DIR | --no-cache]
+ *
+ * Recordings are kept in a cache (by default under the system's temp directory), keyed by what
+ * they depend on: the run's spec, the selectors of the rules, and the source of the exporter and
+ * simulator (record-cache.ts). A second run, or a run after a change of thresholds, `for` or
+ * the route, backfills the cached file instead of recording it again.
  *
  * Progress goes to stderr, the report (Markdown) to stdout.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createSimulator } from '../../src/simulator/index.ts';
@@ -24,10 +30,11 @@ import { type FiringSpan, firingSpans, labelKey } from './alert-state.ts';
 import { AlertmanagerModel, type Notification } from './dispatch.ts';
 import { bernoulliKl, detectionBoundUnits } from './information-limit.ts';
 import { BackfilledPrometheus } from './prometheus.ts';
-import { type Keep, record, type TimedFault } from './record.ts';
+import { type Keep, type RecordSpec, record, type TimedFault } from './record.ts';
+import { cachedRecording } from './record-cache.ts';
 import { parseAlertmanagerConfig } from './route.ts';
 import { defaultRuleFiles, evaluationIntervalMs, loadAlerts, type ShippedAlert } from './rules.ts';
-import { type FaultCase, faultCases, plantModel } from './scenarios.ts';
+import { type FaultCase, faultCases, isExpected, plantModel } from './scenarios.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -81,13 +88,14 @@ async function runOnce(
     readonly events?: FaultCase['events'];
     readonly faults?: readonly TimedFault[];
     readonly keepFiles: boolean;
+    readonly cacheDir?: string;
   },
 ): Promise<RunResult> {
   const started = performance.now();
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-pager-'));
   const file = path.join(dir, 'scrapes.om');
   progress(`${run.name}: recording ${((run.endMs - START) / HOUR).toFixed(0)} simulated hours`);
-  const rec = await record({
+  const spec: RecordSpec = {
     seed: run.seed,
     scale: run.scale,
     names: NAMES,
@@ -100,10 +108,24 @@ async function runOnce(
     keep: s.keep,
     out: file,
     progress,
-  });
-  progress(
-    `${run.name}: ${rec.scrapes} scrapes, ${(rec.bytes / 2 ** 20).toFixed(0)} MiB in ${rec.wallSeconds.toFixed(0)} s; backfilling`,
-  );
+  };
+  const cached = run.cacheDir ? cachedRecording(run.cacheDir, spec) : undefined;
+  let recordSeconds = 0;
+  if (cached?.hit) {
+    copyFileSync(cached.file, file);
+    progress(`${run.name}: recording from the cache (${cached.file}); backfilling`);
+  } else {
+    const rec = await record(spec);
+    recordSeconds = rec.wallSeconds;
+    if (cached) {
+      // Whole or not at all: an interrupted copy must not be taken for a recording.
+      copyFileSync(file, `${cached.file}.part`);
+      renameSync(`${cached.file}.part`, cached.file);
+    }
+    progress(
+      `${run.name}: ${rec.scrapes} scrapes, ${(rec.bytes / 2 ** 20).toFixed(0)} MiB in ${rec.wallSeconds.toFixed(0)} s; backfilling`,
+    );
+  }
   const prom = await BackfilledPrometheus.start(file, dir);
   const spans: FiringSpan[] = [];
   try {
@@ -124,7 +146,7 @@ async function runOnce(
     notifications,
     spans,
     wallSeconds: (performance.now() - started) / 1000,
-    recordSeconds: rec.wallSeconds,
+    recordSeconds,
   };
 }
 
@@ -133,6 +155,16 @@ function kindOf(n: Notification): string {
   const alerts = n.firing.length > 0 ? n.firing : n.resolved;
   const sev = [...new Set(alerts.map((a) => a.severity ?? ''))].sort().join('+');
   return `${alerts[0]?.alertname ?? '?'} (${sev})`;
+}
+
+/** One notification in a line of the progress log: when, what, and the first firing alert's labels. */
+function describe(n: Notification): string {
+  const a = n.firing[0] ?? {};
+  const where = ['site', 'line', 'station', 'metric', 'slot', 'window', 'collector']
+    .filter((k) => a[k] !== undefined && a[k] !== '')
+    .map((k) => `${k}=${a[k]}`)
+    .join(' ');
+  return `${new Date(n.at).toISOString()} ${n.receiver} ${kindOf(n)} ×${n.firing.length} ${where}`;
 }
 
 function healthyTable(res: RunResult, opts: { readonly stations: number; readonly endMs: number }): string {
@@ -163,9 +195,7 @@ function healthyTable(res: RunResult, opts: { readonly stations: number; readonl
 
 function matchesTarget(n: Notification, c: FaultCase): boolean {
   return n.firing.some(
-    (a) =>
-      c.expected.includes(a.alertname ?? '') &&
-      Object.entries(c.target).every(([k, v]) => (a[k] ?? '') === v),
+    (a) => isExpected(c, a.alertname ?? '') && Object.entries(c.target).every(([k, v]) => (a[k] ?? '') === v),
   );
 }
 
@@ -190,7 +220,7 @@ function faultRow(c: FaultCase, res: RunResult, faultMs: number): string {
     for (const a of n.firing) {
       if (before.has(labelKey(a))) continue;
       const same = Object.entries(c.target).every(([k, v]) => (a[k] ?? '') === v);
-      if (c.expected.includes(a.alertname ?? '') && same) continue;
+      if (isExpected(c, a.alertname ?? '') && same) continue;
       (same ? onTarget : elsewhere).add(`${a.alertname} (${a.severity})`);
     }
   const others = [
@@ -207,6 +237,18 @@ function faultRow(c: FaultCase, res: RunResult, faultMs: number): string {
   return `| ${c.name} | ${c.what} | ${chance} | ${first ? kindOf(first) : c.expected.join(' / ')} | ${delayText} | ${boundText} | ${others.join('; ') || 'none'} |`;
 }
 
+/** Lines of 10 stations, up to 20 lines a site. */
+function plantScale(stations: number): PlantScale {
+  const lines = Math.max(1, Math.round(stations / 10));
+  return {
+    sites: Math.ceil(lines / 20),
+    linesPerSite: Math.min(20, lines),
+    stationsPerLine: 10,
+    measurementNames: 20,
+    unitsPerHour: UNITS_PER_HOUR,
+  };
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const stations = Number(arg('stations', '200'));
@@ -217,15 +259,14 @@ async function main(): Promise<void> {
   const which = arg('faults', 'all');
   const maxAfterMs = Number(arg('max-after-hours', '24')) * HOUR;
   const keepFiles = process.argv.includes('--keep');
-  const lines = Math.max(1, Math.round(stations / 10));
-  const scale: PlantScale = {
-    sites: Math.ceil(lines / 20),
-    linesPerSite: Math.min(20, lines),
-    stationsPerLine: 10,
-    measurementNames: 20,
-    unitsPerHour: UNITS_PER_HOUR,
-  };
+  const cacheDir = process.argv.includes('--no-cache')
+    ? undefined
+    : arg('cache-dir', path.join(tmpdir(), 'station-exporter-bench-pager'));
+  const scale = plantScale(stations);
   const plantStations = scale.sites * scale.linesPerSite * scale.stationsPerLine;
+  // The faults' delays do not depend on the plant's size: a smaller plant records them faster.
+  const faultScale = plantScale(Number(arg('fault-stations', '20')));
+  const faultStations = faultScale.sites * faultScale.linesPerSite * faultScale.stationsPerLine;
   const s = shipped();
   const out: string[] = [
     `## bench:pager (${new Date().toISOString().slice(0, 10)})`,
@@ -237,7 +278,9 @@ async function main(): Promise<void> {
   ];
   if (days > 0) {
     const endMs = START + days * DAY;
-    const res = await runOnce(s, { name: 'healthy', scale, seed, endMs, pollMs, keepFiles });
+    const res = await runOnce(s, { name: 'healthy', scale, seed, endMs, pollMs, keepFiles, cacheDir });
+    for (const n of res.notifications.filter((x) => x.at >= START + SETTLE_MS && x.firing.length > 0))
+      progress(`  ${describe(n)}`);
     out.push(
       healthyTable(res, { stations: plantStations, endMs }),
       `Healthy run: ${res.wallSeconds.toFixed(0)} s (recording ${res.recordSeconds.toFixed(0)} s).`,
@@ -245,8 +288,8 @@ async function main(): Promise<void> {
     );
   }
   if (which !== 'none') {
-    const model = plantModel(seed, scale);
-    const probe = createSimulator({ seed, scale, now: () => START });
+    const model = plantModel(seed, faultScale);
+    const probe = createSimulator({ seed, scale: faultScale, now: () => START });
     const line0 = model.plant.stations
       .filter((st) => st.lineId === model.plant.sites[0]?.lines[0]?.id)
       .map((st) => st.id);
@@ -275,19 +318,20 @@ async function main(): Promise<void> {
     for (const c of cases) {
       const res = await runOnce(s, {
         name: c.name,
-        scale,
+        scale: faultScale,
         seed,
         endMs: faultMs + c.afterMs,
         pollMs,
         events: c.events,
         faults: c.faults,
         keepFiles,
+        cacheDir,
       });
       rows.push(faultRow(c, res, faultMs));
       progress(rows.at(-1) ?? '');
     }
     out.push(
-      `Faults, one per run, each ${warmMs / HOUR} h after the start; bound: ln(10⁴)/KL(p1‖p0) in units at ${UNITS_PER_HOUR} units/h (target: within 2×).`,
+      `Faults, one per run on a plant of ${faultStations} stations, each ${warmMs / HOUR} h after the start; bound: ln(10⁴)/KL(p1‖p0) in units at ${UNITS_PER_HOUR} units/h (target: within 2×).`,
       '',
       '| fault | what | its alert on the target before the fault (chance) | first notification | delay | information limit | other alerts notified after the fault |',
       '|---|---|---:|---|---|---|---|',

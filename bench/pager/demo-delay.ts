@@ -1,0 +1,77 @@
+/**
+ * How long after the demo's shift its MeasurementShiftDetected notification comes, as a model:
+ * points every 2 minutes at a random phase, the CUSUM (k = 0.625, h = 9 sigma, from 0) on
+ * Gaussian points shifted by `sigmas`, then the exporter's poll, the scrape and the rule
+ * evaluation (each 1m: a uniform wait of 0 to 1 minute) and Alertmanager's group_wait (30 s).
+ * The README's demo paragraph quotes it.
+ *
+ *   npx tsx bench/pager/demo-delay.ts [--runs=200000] [--seed=1]
+ */
+
+function arg(name: string, fallback: string): string {
+  const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
+  return hit ? hit.slice(name.length + 3) : fallback;
+}
+
+/** mulberry32: a small seeded uniform generator, so that the table repeats. */
+function uniform(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const K = 0.625;
+const H = 9;
+const POINT_MIN = 2;
+const GROUP_WAIT_MIN = 0.5;
+
+/** Minutes from the shift to the notification, one run per element. */
+export function demoDelays(opts: { readonly sigmas: number; readonly runs: number; readonly seed: number }): {
+  readonly minutes: number[];
+  readonly meanPoints: number;
+} {
+  const u = uniform(opts.seed);
+  const normal = () => Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
+  const minutes: number[] = [];
+  let points = 0;
+  for (let r = 0; r < opts.runs; r++) {
+    let s = 0;
+    let n = 0;
+    do {
+      n++;
+      s = Math.max(0, s + opts.sigmas + normal() - K);
+    } while (s <= H);
+    points += n;
+    minutes.push(u() * POINT_MIN + POINT_MIN * (n - 1) + u() + u() + u() + GROUP_WAIT_MIN);
+  }
+  return { minutes: minutes.sort((a, b) => a - b), meanPoints: points / opts.runs };
+}
+
+function main(): void {
+  const runs = Number(arg('runs', '200000'));
+  const seed = Number(arg('seed', '1'));
+  const rows = [2, 3, 3.5, 4, 5].map((sigmas) => {
+    const { minutes, meanPoints } = demoDelays({ sigmas, runs, seed });
+    const q = (p: number) => (minutes[Math.floor(p * (minutes.length - 1))] ?? 0).toFixed(1);
+    const mean = minutes.reduce((a, b) => a + b, 0) / minutes.length;
+    const over = minutes.filter((m) => m > 10).length / minutes.length;
+    return `| ${sigmas} | ${meanPoints.toFixed(2)} | ${mean.toFixed(1)} | ${q(0.05)} | ${q(0.5)} | ${q(0.95)} | ${(over * 100).toFixed(0)} % |`;
+  });
+  process.stdout.write(
+    [
+      `Demo shift to notification (model, ${runs} runs): a point every ${POINT_MIN} min, CUSUM k = ${K}, h = ${H}; poll, scrape, evaluation 1m each; group_wait 30 s.`,
+      '',
+      '| shift (sigma) | points to signal | mean (min) | 5 % | median | 95 % | over 10 min |',
+      '|---:|---:|---:|---:|---:|---:|---:|',
+      ...rows,
+      '',
+    ].join('\n'),
+  );
+}
+
+if (process.argv[1]?.endsWith('demo-delay.ts')) main();
