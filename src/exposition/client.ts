@@ -4,4 +4,4 @@
  * exposition reads them back (registry-families.ts). test/exposition/self-families.e2e.test.ts pins
  * the families it produces, so that a change of library shows up there.
  */
-export { Counter, collectDefaultMetrics, Gauge, Histogram, Registry, register } from '@prometheus-io/client';
+export { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from '@prometheus-io/client';

@@ -68,7 +68,7 @@ const ROUTES: Readonly<Record<string, string>> = {
  * Why the exporter is not ready: waiting, or the errors of the collectors that have never
  * completed a good poll (a wrong token shows as "authentication failed (HTTP 401)").
  */
-export function notReadyReason(status: readonly CollectorStatus[]): string {
+function notReadyReason(status: readonly CollectorStatus[]): string {
   const failing = status.filter((s) => s.lastSuccessMs === undefined && s.lastError !== undefined);
   if (failing.length === 0) return 'waiting for the first complete poll';
   const errors = failing.map((s) => `${s.name}: ${s.lastError}`).join('; ');

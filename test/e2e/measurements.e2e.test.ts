@@ -6,8 +6,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createMeasurementsJob } from '../../src/collectors/measurements/job.ts';
 import { createUnitsJob } from '../../src/collectors/units/job.ts';
+import { WINDOW_STATISTICS } from '../../src/config/measurements-schema.ts';
 import type { WindowSpec } from '../../src/config/schema.ts';
-import { WINDOW_STATISTICS } from '../../src/config/schema.ts';
 import type { Family } from '../../src/exposition/model.ts';
 import { DEFAULT_MAX_SPAN_MS } from '../../src/records/fetch.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
