@@ -24,7 +24,6 @@ const LONG_FUNCTIONS_LEFT = new Map<string, number>([
   ['src/app/commands.ts runServe', 78],
   ['src/app/record.ts recordUpstream', 76],
   ['src/app/wire.ts wireExporter', 109],
-  ['src/cli.ts main', 79],
   ['src/collectors/measurements/control.ts createControlCharts', 211],
   ['src/collectors/measurements/job.ts createMeasurementsJob', 73],
   ['src/collectors/summary/job.ts createSummaryJob', 189],
