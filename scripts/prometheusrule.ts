@@ -1,7 +1,7 @@
 /**
  * The PrometheusRule in deploy/kubernetes/, generated from the shipped rule files in
  * prometheus/rules/ so that the Kubernetes deployment and the plain Prometheus setup alert alike.
- * `npm run gen` writes it; test/deploy/kubernetes.test.ts fails when the committed copy is stale.
+ * `npm run gen` writes it; test/deploy/kubernetes.e2e.test.ts fails when the committed copy is stale.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';

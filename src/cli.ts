@@ -8,6 +8,7 @@
  *   station-exporter record --config FILE --from T1 --to T2 --out DIR record the upstream for replay
  */
 import { parseArgs } from 'node:util';
+import type { HttpLimits } from './server/http.ts';
 import { nearest } from './util/suggest.ts';
 import { VERSION } from './version.ts';
 
@@ -105,120 +106,130 @@ function unknownCommand(typed: string): number {
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
-  if (command === 'simulate') {
-    const { runSimulatorCommand } = await import('./simulator/main.ts');
-    await runSimulatorCommand(rest);
-    return process.exitCode === undefined ? -1 : Number(process.exitCode);
+  switch (command) {
+    case 'simulate':
+      return simulate(rest);
+    case 'record': {
+      const { runRecord } = await import('./app/record.ts');
+      return runRecord(rest);
+    }
+    case 'check-config':
+      return checkConfig(rest);
+    case 'help':
+      return help(rest);
+    case 'once':
+      return runExporter({ args: rest, once: true });
   }
-  if (command === 'record') {
-    const { runRecord } = await import('./app/record.ts');
-    return runRecord(rest);
-  }
-  if (command === 'check-config') return checkConfig(rest);
-  if (command === 'help') return help(rest);
-  const isOnce = command === 'once';
   // A first argument that is no flag must be a subcommand.
-  if (!isOnce && command !== undefined && !command.startsWith('-')) return unknownCommand(command);
-  let values: {
-    config?: string;
-    'config.file'?: string;
-    'web.listen-address'?: string[];
-    'web.systemd-socket'?: boolean;
-    'web.telemetry-path'?: string;
-    'web.disable-exporter-metrics'?: boolean;
-    'log.level'?: string;
-    'log.format'?: string;
-    'web.config.file'?: string;
-    'web.enable-lifecycle'?: boolean;
-    'web.read-header-timeout'?: string;
-    'web.request-timeout'?: string;
-    'web.idle-timeout'?: string;
-    'web.write-timeout'?: string;
-    'web.max-connections'?: string;
-    shard?: string;
-    help?: boolean;
-    version?: boolean;
-  };
+  if (command !== undefined && !command.startsWith('-')) return unknownCommand(command);
+  return runExporter({ args: argv, once: false });
+}
+
+async function simulate(args: string[]): Promise<number> {
+  const { runSimulatorCommand } = await import('./simulator/main.ts');
+  await runSimulatorCommand(args);
+  return process.exitCode === undefined ? -1 : Number(process.exitCode);
+}
+
+/** The flags of the exporter (`station-exporter [flags]` and `once`). */
+const RUN_FLAGS = {
+  config: { type: 'string', short: 'c' },
+  'config.file': { type: 'string' },
+  'web.listen-address': { type: 'string', multiple: true },
+  'web.systemd-socket': { type: 'boolean' },
+  'web.telemetry-path': { type: 'string' },
+  'web.disable-exporter-metrics': { type: 'boolean' },
+  'log.level': { type: 'string' },
+  'log.format': { type: 'string' },
+  'web.config.file': { type: 'string' },
+  'web.enable-lifecycle': { type: 'boolean' },
+  'web.read-header-timeout': { type: 'string' },
+  'web.request-timeout': { type: 'string' },
+  'web.idle-timeout': { type: 'string' },
+  'web.write-timeout': { type: 'string' },
+  'web.max-connections': { type: 'string' },
+  shard: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+} as const;
+
+const parseRunFlags = (args: string[]) =>
+  parseArgs({ args, options: RUN_FLAGS, strict: true, allowPositionals: false }).values;
+
+type RunFlags = ReturnType<typeof parseRunFlags>;
+
+/** Runs the exporter: serving, or `once` (one poll printed to stdout). */
+async function runExporter(run: { args: string[]; once: boolean }): Promise<number> {
+  const usage = run.once ? ONCE_USAGE : USAGE;
+  let values: RunFlags;
   try {
-    ({ values } = parseArgs({
-      args: isOnce ? rest : argv,
-      options: {
-        config: { type: 'string', short: 'c' },
-        'config.file': { type: 'string' },
-        'web.listen-address': { type: 'string', multiple: true },
-        'web.systemd-socket': { type: 'boolean' },
-        'web.telemetry-path': { type: 'string' },
-        'web.disable-exporter-metrics': { type: 'boolean' },
-        'log.level': { type: 'string' },
-        'log.format': { type: 'string' },
-        'web.config.file': { type: 'string' },
-        'web.enable-lifecycle': { type: 'boolean' },
-        'web.read-header-timeout': { type: 'string' },
-        'web.request-timeout': { type: 'string' },
-        'web.idle-timeout': { type: 'string' },
-        'web.write-timeout': { type: 'string' },
-        'web.max-connections': { type: 'string' },
-        shard: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-        version: { type: 'boolean', short: 'v' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
+    values = parseRunFlags(run.args);
   } catch (err) {
-    return usageError(err instanceof Error ? err.message : String(err), isOnce ? ONCE_USAGE : USAGE);
+    return usageError(err instanceof Error ? err.message : String(err), usage);
   }
-  if (values.help) {
-    process.stdout.write(isOnce ? ONCE_USAGE : USAGE);
-    return 0;
-  }
-  if (values.version) {
-    process.stdout.write(`station-exporter ${VERSION}\n`);
+  if (values.help || values.version) {
+    process.stdout.write(values.help ? usage : `station-exporter ${VERSION}\n`);
     return 0;
   }
   // Loaded only now, so that --help and --version stay fast (about 0.2 s of imports).
-  const { isListenAddress, LOG_LEVELS } = await import('./config/schema.ts');
-  const { parseHttpLimits } = await import('./server/flags.ts');
-  const { runOnce, runServe } = await import('./app/commands.ts');
-  const { LOG_FORMATS } = await import('./app/wire.ts');
-  const level = values['log.level'];
-  if (level !== undefined && !(LOG_LEVELS as readonly string[]).includes(level)) {
-    return usageError(`--log.level must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
-  }
-  const format = values['log.format'];
-  if (format !== undefined && !(LOG_FORMATS as readonly string[]).includes(format)) {
-    return usageError(`--log.format must be one of ${LOG_FORMATS.join(', ')}, got "${format}"`);
-  }
-  const listen = values['web.listen-address'] ?? [];
-  const badListen = listen.find((a) => !isListenAddress(a));
-  if (badListen !== undefined) {
-    return usageError(`--web.listen-address must be host:port or :port, got "${badListen}"`);
-  }
-  if (listen.length > 0 && values['web.systemd-socket']) {
-    return usageError('--web.listen-address and --web.systemd-socket exclude each other: give one');
-  }
-  const path = values['web.telemetry-path'];
-  const pathProblem = path === undefined ? undefined : telemetryPathProblem(path);
-  if (pathProblem !== undefined) return usageError(pathProblem);
+  const problem = (await logFlagsProblem(values)) ?? (await listenFlagsProblem(values));
+  if (problem !== undefined) return usageError(problem);
   if (values.config !== undefined && values['config.file'] !== undefined) {
     return usageError('--config is another name for --config.file: give one');
   }
+  const { parseHttpLimits } = await import('./server/flags.ts');
   const limits = parseHttpLimits(values);
   if (typeof limits === 'string') return usageError(limits);
-  const opts = {
+  const { runOnce, runServe } = await import('./app/commands.ts');
+  const opts = runOptions(values, limits);
+  return run.once ? runOnce(opts) : runServe(opts);
+}
+
+/** The options of `runServe` and `runOnce` from the flags. */
+function runOptions(values: RunFlags, limits: HttpLimits) {
+  return {
     configPath: values['config.file'] ?? values.config,
-    listenAddresses: listen,
+    listenAddresses: values['web.listen-address'] ?? [],
     systemdSocket: values['web.systemd-socket'] ?? false,
-    telemetryPath: path,
+    telemetryPath: values['web.telemetry-path'],
     disableExporterMetrics: values['web.disable-exporter-metrics'] ?? false,
     logLevel: values['log.level'],
-    logFormat: format as (typeof LOG_FORMATS)[number] | undefined,
+    logFormat: values['log.format'] as LogFormat | undefined,
     webConfigFile: values['web.config.file'],
     enableLifecycle: values['web.enable-lifecycle'] ?? false,
     limits,
     shard: values.shard,
   };
-  return isOnce ? runOnce(opts) : runServe(opts);
+}
+
+type LogFormat = typeof import('./app/wire.ts').LOG_FORMATS[number];
+
+/** What is wrong with --log.level or --log.format, if anything. */
+async function logFlagsProblem(values: RunFlags): Promise<string | undefined> {
+  const { LOG_LEVELS } = await import('./config/schema.ts');
+  const { LOG_FORMATS } = await import('./app/wire.ts');
+  const level = values['log.level'];
+  if (level !== undefined && !(LOG_LEVELS as readonly string[]).includes(level)) {
+    return `--log.level must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`;
+  }
+  const format = values['log.format'];
+  if (format !== undefined && !(LOG_FORMATS as readonly string[]).includes(format)) {
+    return `--log.format must be one of ${LOG_FORMATS.join(', ')}, got "${format}"`;
+  }
+  return undefined;
+}
+
+/** What is wrong with the flags that say where to serve, if anything. */
+async function listenFlagsProblem(values: RunFlags): Promise<string | undefined> {
+  const { isListenAddress } = await import('./config/schema.ts');
+  const listen = values['web.listen-address'] ?? [];
+  const badListen = listen.find((a) => !isListenAddress(a));
+  if (badListen !== undefined) return `--web.listen-address must be host:port or :port, got "${badListen}"`;
+  if (listen.length > 0 && values['web.systemd-socket']) {
+    return '--web.listen-address and --web.systemd-socket exclude each other: give one';
+  }
+  const path = values['web.telemetry-path'];
+  return path === undefined ? undefined : telemetryPathProblem(path);
 }
 
 const CHECK_CONFIG_FILES =

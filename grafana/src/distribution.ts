@@ -29,7 +29,7 @@ export function distributionVariable(siteLine: string): QueryVariableBuilder {
  * over $__rate_interval summed (histograms of different resolutions merge at the coarsest). A
  * rate has the shape of the values' distribution, so quantiles and fractions read straight off it.
  */
-export function lineHistogram(siteLine: string, offset = ''): string {
+function lineHistogram(siteLine: string, offset = ''): string {
   return `sum by (site, line) (rate(station_measurement_value{${siteLine}, metric="$distribution"}[$__rate_interval]${offset}))`;
 }
 

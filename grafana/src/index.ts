@@ -9,7 +9,7 @@ import { overviewDashboard } from './overview.ts';
 import { stationDashboard } from './station.ts';
 
 /** The dashboards with the file name each is written to under `grafana/dashboards/`. */
-export function dashboards(): ReadonlyArray<{ readonly file: string; readonly dashboard: Dashboard }> {
+function dashboards(): ReadonlyArray<{ readonly file: string; readonly dashboard: Dashboard }> {
   return [
     { file: 'plant-overview.json', dashboard: overviewDashboard() },
     { file: 'line.json', dashboard: lineDashboard() },

@@ -60,7 +60,7 @@ export function row(title: string): RowBuilder {
 }
 
 /** Threshold steps for the SDK; without steps, one green base step. */
-export function thresholds(steps: Steps = [['green', null]]): ThresholdsConfigBuilder {
+function thresholds(steps: Steps = [['green', null]]): ThresholdsConfigBuilder {
   return new ThresholdsConfigBuilder()
     .mode(ThresholdsMode.Absolute)
     .steps(steps.map(([color, value]) => ({ color, value })));

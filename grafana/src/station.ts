@@ -12,7 +12,7 @@ import { type Column, table } from './table.ts';
 import { datasourceVariable, labelValues, windowVariable } from './variables.ts';
 
 /** Matchers of the selected station, without the window. */
-export const STATION = 'site="$site", line="$line", station="$station"';
+const STATION = 'site="$site", line="$line", station="$station"';
 
 function summaryColumn(name: string, field: string, unit: Unit): Column {
   return { name, unit, expr: `station_${field}{${STATION}}` };

@@ -21,7 +21,7 @@ export interface Column {
 }
 
 /** A label shown as a table column, optionally renamed and linked. */
-export interface LabelColumn {
+interface LabelColumn {
   readonly label: string;
   readonly name?: string;
   readonly links?: readonly DataLink[];

@@ -223,41 +223,51 @@ export async function runCheckConfig(
   webConfigPath?: string,
   opts: CheckOptions = {},
 ): Promise<number> {
-  let code = 0;
   const io = createOutput();
-  if (path !== undefined) {
-    try {
-      const config = await io.load(path);
-      const shard = shardOf(config, opts.shard);
-      io.out(`${path}: OK\n${describeConfig(config)}\n${describeCollectors(config, formatDuration)}\n`);
-      const token = config.upstream.token;
-      const warning =
-        token.kind === 'file' ? tokenFileModeWarning(token.path, statSync(token.path).mode) : undefined;
-      if (warning) io.err(`warning: ${warning}\n`);
-      const counts = opts.discover
-        ? await discoveredCounts(config, shard, io.redactor)
-        : givenCounts(opts.counts, shard);
-      if (counts !== undefined) io.out(`\n${planReport(config, counts, { shard, now: new Date() })}\n`);
-    } catch (err) {
-      if (err instanceof UpstreamError) {
-        io.err(`station-exporter: --discover: ${err.message}\n`);
-        code = 1;
-      } else code = reportConfigError(err, io);
-    }
+  const configCode = path === undefined ? 0 : await checkConfigFile(path, { io, opts });
+  const webCode = webConfigPath === undefined ? 0 : await checkWebConfigFile(webConfigPath, io);
+  // The web config's error wins, as it is reported last.
+  return webCode !== 0 ? webCode : configCode;
+}
+
+/** Checks a config file and prints its summary, and the plan when counts are given or discovered. */
+async function checkConfigFile(
+  path: string,
+  { io, opts }: { readonly io: Output; readonly opts: CheckOptions },
+): Promise<number> {
+  try {
+    const config = await io.load(path);
+    const shard = shardOf(config, opts.shard);
+    io.out(`${path}: OK\n${describeConfig(config)}\n${describeCollectors(config, formatDuration)}\n`);
+    const token = config.upstream.token;
+    const warning =
+      token.kind === 'file' ? tokenFileModeWarning(token.path, statSync(token.path).mode) : undefined;
+    if (warning) io.err(`warning: ${warning}\n`);
+    const counts = opts.discover
+      ? await discoveredCounts(config, shard, io.redactor)
+      : givenCounts(opts.counts, shard);
+    if (counts !== undefined) io.out(`\n${planReport(config, counts, { shard, now: new Date() })}\n`);
+    return 0;
+  } catch (err) {
+    if (!(err instanceof UpstreamError)) return reportConfigError(err, io);
+    io.err(`station-exporter: --discover: ${err.message}\n`);
+    return 1;
   }
-  if (webConfigPath !== undefined) {
-    try {
-      const web = await loadWebConfig(webConfigPath);
-      const tls = web.tls ? `TLS (client certificates: ${web.tls.clientAuth})` : 'plain HTTP';
-      const rate = web.rateLimit
-        ? `, rate limit ${web.rateLimit.burst} then 1 per ${web.rateLimit.intervalMs} ms`
-        : '';
-      io.out(`${webConfigPath}: OK\n  ${tls}, ${web.users.size} basic auth user(s)${rate}\n`);
-    } catch (err) {
-      code = reportConfigError(err, io);
-    }
+}
+
+/** Checks a web config file and prints what it sets up. */
+async function checkWebConfigFile(path: string, io: Output): Promise<number> {
+  try {
+    const web = await loadWebConfig(path);
+    const tls = web.tls ? `TLS (client certificates: ${web.tls.clientAuth})` : 'plain HTTP';
+    const rate = web.rateLimit
+      ? `, rate limit ${web.rateLimit.burst} then 1 per ${web.rateLimit.intervalMs} ms`
+      : '';
+    io.out(`${path}: OK\n  ${tls}, ${web.users.size} basic auth user(s)${rate}\n`);
+    return 0;
+  } catch (err) {
+    return reportConfigError(err, io);
   }
-  return code;
 }
 
 /** Counts given on the command line, divided over the shards (rendezvous hashing spreads them evenly). */

@@ -7,7 +7,7 @@
 import { boundText, MAX_ERROR_MESSAGE, type UpstreamError } from '../upstream/errors.ts';
 
 /** One remembered error. */
-export interface RecentError {
+interface RecentError {
   readonly at: number;
   readonly endpoint: string;
   readonly reason: string;
@@ -16,7 +16,7 @@ export interface RecentError {
 }
 
 /** Errors of one kind: how many, and the latest. */
-export interface ErrorKind {
+interface ErrorKind {
   readonly endpoint: string;
   readonly reason: string;
   readonly status?: number;

@@ -13,7 +13,7 @@ import type { Logger } from 'pino';
 export const SHUTDOWN_DEADLINE_MS = 10_000;
 
 /** Timer functions of the deadline, injectable so that tests control time. */
-export interface ShutdownTimers {
+interface ShutdownTimers {
   setTimeout(fn: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
 }

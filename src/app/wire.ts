@@ -158,21 +158,7 @@ const REFUSED_REPROBE_MS = 10 * 60_000;
 export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   assertLoaded(config);
   const prev = opts.previous;
-  const redactor = opts.redactor ?? prev?.redactor ?? new Redactor();
-  if (config.upstream.token.kind === 'inline') redactor.add(config.upstream.token.value);
-  const logger = opts.logger ?? prev?.logger ?? createLogger({ level: config.log.level }, redactor);
-  const registry = prev?.registry ?? opts.registry ?? new Registry();
-  const wallClock = opts.wallClock ?? Date.now;
-  let self: SelfMetrics;
-  if (prev) self = prev.self;
-  else {
-    self = new SelfMetrics(registry, { version: VERSION, wallClock });
-    if (opts.processMetrics) registerProcessMetrics(registry);
-    self.initEndpoints(ENDPOINT_NAMES);
-    self.recordReload({ ok: true, nowMs: wallClock() });
-  }
-  // Registered once per registry: a reload keeps them with the registry.
-  const planMetrics = prev?.planMetrics ?? new PlanMetrics(registry);
+  const { redactor, logger, registry, wallClock, self, planMetrics } = lastingParts(config, opts);
   const shard = opts.shard ?? config.sharding.shard ?? UNSHARDED;
   // The limiter's ceiling is the shard's share of the budget, so sharding changes need a new client.
   const keepUpstream =
@@ -180,19 +166,9 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   const upstream = keepUpstream
     ? prev.upstream
     : wireUpstream(config, { ...opts, redactor }, { self, logger, wallClock, shard });
-  const reuseJobs = new Map<string, ReusableJob>();
-  if (prev && keepUpstream) {
-    for (const [name, job] of prev.scheduler.jobsByName) {
-      if (sameSettings(prev.config, config, ['discovery', 'windows', name])) reuseJobs.set(name, job);
-    }
-  }
+  const reuseJobs = keepUpstream ? reusableJobs(prev, config) : new Map<string, ReusableJob>();
   const collectors = enabledDataCollectors(config);
-  if (prev) {
-    for (const s of prev.scheduler.status()) {
-      if (s.name !== DISCOVERY.name && !collectors.some((c) => c.name === s.name))
-        self.forgetCollector(s.name);
-    }
-  }
+  if (prev) forgetRemovedCollectors(prev, collectors);
   const { client, turns, digest, refused, errors, lastUnitTimes, flaggedCharts, activity, summaryWindows } =
     upstream;
   const context = {
@@ -280,6 +256,51 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
       if (!closeOpts.keepClient) await client.close();
     },
   };
+}
+
+/**
+ * What outlives a reload: the redactor, logger, registry and the metrics registered in it. Taken
+ * from the previous exporter when there is one, else made (or taken from `opts`).
+ */
+function lastingParts(config: Config, opts: WireOptions) {
+  const prev = opts.previous;
+  const redactor = opts.redactor ?? prev?.redactor ?? new Redactor();
+  if (config.upstream.token.kind === 'inline') redactor.add(config.upstream.token.value);
+  const logger = opts.logger ?? prev?.logger ?? createLogger({ level: config.log.level }, redactor);
+  const registry = prev?.registry ?? opts.registry ?? new Registry();
+  const wallClock = opts.wallClock ?? Date.now;
+  const self = prev?.self ?? newSelfMetrics(registry, { wallClock, processMetrics: opts.processMetrics });
+  // Registered once per registry: a reload keeps them with the registry.
+  const planMetrics = prev?.planMetrics ?? new PlanMetrics(registry);
+  return { redactor, logger, registry, wallClock, self, planMetrics };
+}
+
+function newSelfMetrics(
+  registry: Registry,
+  opts: { readonly wallClock: () => number; readonly processMetrics: boolean | undefined },
+): SelfMetrics {
+  const self = new SelfMetrics(registry, { version: VERSION, wallClock: opts.wallClock });
+  if (opts.processMetrics) registerProcessMetrics(registry);
+  self.initEndpoints(ENDPOINT_NAMES);
+  self.recordReload({ ok: true, nowMs: opts.wallClock() });
+  return self;
+}
+
+/** The previous exporter's jobs whose settings did not change: their state carries over a reload. */
+function reusableJobs(prev: Exporter, config: Config): Map<string, ReusableJob> {
+  const reuse = new Map<string, ReusableJob>();
+  for (const [name, job] of prev.scheduler.jobsByName) {
+    if (sameSettings(prev.config, config, ['discovery', 'windows', name])) reuse.set(name, job);
+  }
+  return reuse;
+}
+
+/** Drops the self-metrics series of the collectors a reload turned off. */
+function forgetRemovedCollectors(prev: Exporter, collectors: readonly { readonly name: string }[]): void {
+  for (const s of prev.scheduler.status()) {
+    if (s.name !== DISCOVERY.name && !collectors.some((c) => c.name === s.name))
+      prev.self.forgetCollector(s.name);
+  }
 }
 
 /** The client and what shares its life: breakers, refused stations, token, log digest. */

@@ -109,19 +109,17 @@ export function standaloneDependencies(): CollectorLinks & Pick<CollectorContext
     offerSummaryWindows: () => {},
   };
 }
-
 /** One row of `station_exporter_levels_skipped` (the type belongs to the self-metrics). */
-export type { LevelsSkipped };
 
 /** Upstream values a poll dropped, added to `station_exporter_records_skipped_total`. */
-export interface RecordsSkipped {
+interface RecordsSkipped {
   readonly endpoint: string;
   readonly reason: string;
   readonly count: number;
 }
 
 /** Diagnostics a poll reports; the scheduler turns them into self-metrics. */
-export interface PollDiagnostics {
+interface PollDiagnostics {
   /** Summary level entities skipped, by level and reason. */
   readonly levelsSkipped?: readonly LevelsSkipped[];
   /** Configured stations the token cannot see. */

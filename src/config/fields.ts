@@ -3,7 +3,7 @@ import { isValidTimeZone } from '../time/zones.ts';
 import { formatDuration, parseDuration } from './duration.ts';
 
 /** Longest duration accepted anywhere: windows beyond a week are out of scope, and longer timers overflow. */
-export const MAX_DURATION_MS = 7 * 86_400_000;
+const MAX_DURATION_MS = 7 * 86_400_000;
 
 const ID_RE = /^[0-9a-fA-F]{24}$/;
 const CLOCK_RE = /^(?:[01]\d|2[0-3]):[0-5]\d$/;

@@ -29,10 +29,10 @@ export const CONFIG_MAX_ALIASES = 100;
  * per other value and per key). Aliases that each repeat a large mapping would otherwise grow
  * a 1 MiB file into gigabytes once `${VAR}` expansion copies every repeat.
  */
-export const CONFIG_MAX_EXPANDED_BYTES = 4 * CONFIG_MAX_BYTES;
+const CONFIG_MAX_EXPANDED_BYTES = 4 * CONFIG_MAX_BYTES;
 
 /** How long reading the config file may take (a hung network mount, say). */
-export const CONFIG_READ_TIMEOUT_MS = 10_000;
+const CONFIG_READ_TIMEOUT_MS = 10_000;
 
 /** Options shared by {@link parseConfig} and {@link configFromObject}. */
 export interface ParseOptions {

@@ -54,7 +54,7 @@ export const WINDOW_STATISTICS = [
 export type WindowStatistic = (typeof WINDOW_STATISTICS)[number];
 
 /** The statistics exported by default: what the dashboards and alerts use; min/max are opt-in. */
-export const DEFAULT_WINDOW_STATISTICS: readonly WindowStatistic[] = [
+const DEFAULT_WINDOW_STATISTICS: readonly WindowStatistic[] = [
   'samples',
   'mean',
   'stddev',

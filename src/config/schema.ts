@@ -6,11 +6,7 @@ import { targetsSchema } from './targets-schema.ts';
 import { upstreamSchema } from './upstream-schema.ts';
 import { windowsSchema } from './windows-schema.ts';
 
-export {
-  DEFAULT_WINDOW_STATISTICS,
-  WINDOW_STATISTICS,
-  type WindowStatistic,
-} from './measurements-schema.ts';
+export type { WindowStatistic } from './measurements-schema.ts';
 export type { SecretSource } from './upstream-schema.ts';
 export type { WindowSpec } from './windows-schema.ts';
 
@@ -80,9 +76,6 @@ const discoverySchema = z
   }))
   .prefault({})
   .describe('Which sites, lines and stations to export.');
-
-/** A filter on names or ids per hierarchy level; regular expressions are anchored. */
-export type NameFilter = z.output<typeof discoverySchema>['include'];
 
 const summarySchema = z
   .strictObject({

@@ -9,7 +9,7 @@ import { renderMetricsReference } from './metrics-reference.ts';
 export const METRICS_DOC = 'docs/metrics.md';
 
 /** The generated sections of {@link METRICS_DOC}, by marker name. */
-export function generatedSections(): Record<string, string> {
+function generatedSections(): Record<string, string> {
   return { 'METRICS REFERENCE': renderMetricsReference() };
 }
 

@@ -34,14 +34,10 @@ import {
   type TextFormat,
 } from './render.ts';
 
-export { type Negotiated, negotiate } from './negotiate.ts';
-
 /** Content type of the Prometheus text format 0.0.4. */
 export const TEXT_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 /** Content type of OpenMetrics 1.0. */
 export const OPENMETRICS_CONTENT_TYPE = 'application/openmetrics-text; version=1.0.0; charset=utf-8';
-
-export { PROTOBUF_CONTENT_TYPE } from './protobuf.ts';
 
 const CONTENT_TYPES: Record<ExpositionFormat, string> = {
   text: TEXT_CONTENT_TYPE,

@@ -49,9 +49,9 @@ export class Demand {
 }
 
 /** Scrape intervals without a protobuf scrape after which protobuf bodies are dropped. */
-export const PROTOBUF_IDLE_INTERVALS = 3;
+const PROTOBUF_IDLE_INTERVALS = 3;
 /** The scrape interval assumed before two asks have shown one: Prometheus's default. */
-export const ASSUMED_SCRAPE_INTERVAL_MS = 60_000;
+const ASSUMED_SCRAPE_INTERVAL_MS = 60_000;
 /** Gaps between asks remembered to estimate the scrape interval. */
 const GAPS_KEPT = 8;
 

@@ -123,7 +123,7 @@ export interface Exemplar {
 }
 
 /** OpenMetrics: an exemplar's label names and values together hold at most 128 UTF-8 characters. */
-export const EXEMPLAR_MAX_RUNES = 128;
+const EXEMPLAR_MAX_RUNES = 128;
 
 /**
  * An exemplar with these labels, or undefined when they are longer than OpenMetrics allows (an

@@ -13,7 +13,7 @@ import { collectDefaultMetrics, type Registry } from './client.ts';
  * breakdowns (`nodejs_active_handles` and the like, by `type`) stay and sum to the same numbers.
  * And `nodejs_eventloop_utilization_histogram`, new in @prometheus-io/client: a histogram named
  * with its own type, which promtool's lint also rejects, and a family the exporter never had
- * (test/exposition/self-families.test.ts pins the set).
+ * (test/exposition/self-families.e2e.test.ts pins the set).
  */
 const LEFT_OUT = [
   'nodejs_active_handles_total',

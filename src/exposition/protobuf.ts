@@ -396,38 +396,13 @@ class ProtoRenderer {
     }
   }
 
-  /**
-   * Spans and deltas of one sign's dense counts. Runs of up to two empty buckets stay inside a
-   * span (an offset costs as much as they do); longer runs start a new span.
-   */
+  /** Spans and deltas of one sign's dense counts ({@link denseSpans}). */
   private buckets(offset: number, counts: Float64Array, tags: { span: number; delta: number }): void {
-    const n = counts.length;
-    let i = 0;
-    let lastEnd = 0;
-    let first = true;
-    const starts: number[] = [];
-    const lengths: number[] = [];
-    while (i < n) {
-      if (counts[i] === 0) {
-        i++;
-        continue;
-      }
-      let end = i + 1;
-      for (;;) {
-        while (end < n && counts[end]! > 0) end++;
-        let gap = end;
-        while (gap < n && counts[gap] === 0) gap++;
-        if (gap < n && gap - end <= 2) end = gap;
-        else break;
-      }
-      starts.push(i);
-      lengths.push(end - i);
-      i = end;
-    }
+    const { starts, lengths } = denseSpans(counts);
     if (starts.length === 0) return;
+    let lastEnd = 0;
     for (let k = 0; k < starts.length; k++) {
-      const spanOffset = first ? offset + starts[k]! : starts[k]! - lastEnd;
-      first = false;
+      const spanOffset = k === 0 ? offset + starts[k]! : starts[k]! - lastEnd;
       lastEnd = starts[k]! + lengths[k]!;
       this.byte(tags.span);
       const at = this.open();
@@ -678,4 +653,38 @@ export async function renderProtobufToBuffers(
 ): Promise<RenderedBuffers> {
   const rendered = await renderInSteps(new ProtoRenderer(withSamples(families)), opts);
   return { ...rendered, samples: seriesOf(families) };
+}
+
+/**
+ * The spans of one sign's dense counts, as start indexes and lengths. Runs of up to two empty
+ * buckets stay inside a span (an offset costs as much as they do); longer runs start a new span.
+ */
+function denseSpans(counts: Float64Array): { starts: number[]; lengths: number[] } {
+  const starts: number[] = [];
+  const lengths: number[] = [];
+  let i = 0;
+  while (i < counts.length) {
+    if (counts[i] === 0) {
+      i++;
+      continue;
+    }
+    const end = spanEnd(counts, i);
+    starts.push(i);
+    lengths.push(end - i);
+    i = end;
+  }
+  return { starts, lengths };
+}
+
+/** The end of the span that starts at `start`: past its last non-empty bucket. */
+function spanEnd(counts: Float64Array, start: number): number {
+  const n = counts.length;
+  let end = start + 1;
+  for (;;) {
+    while (end < n && counts[end]! > 0) end++;
+    let gap = end;
+    while (gap < n && counts[gap] === 0) gap++;
+    if (gap >= n || gap - end > 2) return end;
+    end = gap;
+  }
 }

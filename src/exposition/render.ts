@@ -15,7 +15,7 @@ export type TextFormat = 'text' | 'openmetrics';
 export type ExpositionFormat = TextFormat | 'protobuf';
 
 /** Samples rendered between two yields to the event loop by {@link renderFamiliesAsync}. */
-export const DEFAULT_YIELD_EVERY = 20_000;
+const DEFAULT_YIELD_EVERY = 20_000;
 
 /** Formats a sample value: integers plainly, floats shortest round-trip, `NaN`, `+Inf`, `-Inf`. */
 export function formatValue(value: number): string {
@@ -65,7 +65,7 @@ export function sameInBothFormats(family: Family): boolean {
 }
 
 /** ` # {labels} value timestamp`: an exemplar as OpenMetrics writes it after a sample's value. */
-export function exemplarText(e: Exemplar): string {
+function exemplarText(e: Exemplar): string {
   const ts = e.timestampMs === undefined ? '' : ` ${formatValue(e.timestampMs / 1000)}`;
   return ` # {${e.labels.text}} ${formatValue(e.value)}${ts}`;
 }

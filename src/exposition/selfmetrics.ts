@@ -18,15 +18,13 @@ export interface LevelsSkipped {
 export { registryFamilies } from './registry-families.ts';
 
 const P = 'station_exporter_';
-
 /** Outcome class of one upstream request; `status_class` label values. */
-export type { StatusClass } from '../upstream/errors.ts';
 
 /** Upstream request duration buckets, in seconds: from a fast cache hit to a 30 s timeout. */
-export const REQUEST_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const REQUEST_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** One poll's outcome, as {@link SelfMetrics.collectorResult} records it. */
-export interface CollectorPollResult {
+interface CollectorPollResult {
   readonly ok: boolean;
   readonly seconds: number;
   /** When it ended (epoch ms). */
@@ -36,7 +34,7 @@ export interface CollectorPollResult {
 }
 
 /** One upstream request, as {@link SelfMetrics.observeRequest} records it. */
-export interface RequestObservation {
+interface RequestObservation {
   readonly statusClass: StatusClass;
   /** How long it took, body included. */
   readonly seconds: number;
@@ -45,19 +43,19 @@ export interface RequestObservation {
 }
 
 /** How a scrape's answer was encoded, as {@link SelfMetrics.recordScrape} counts it. */
-export interface ScrapeEncoding {
+interface ScrapeEncoding {
   /** Gzip-compressed (else identity). */
   readonly gzip: boolean;
 }
 
 /** A collector's staleness, as {@link SelfMetrics.setCollectorStale} sets it. */
-export interface CollectorStaleness {
+interface CollectorStaleness {
   /** Its series are dropped for exceeding max_staleness. */
   readonly stale: boolean;
 }
 
 /** One config reload attempt, as {@link SelfMetrics.recordReload} records it. */
-export interface ReloadAttempt {
+interface ReloadAttempt {
   /** Whether the new config took effect. */
   readonly ok: boolean;
   /** When (epoch ms). */

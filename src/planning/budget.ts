@@ -32,14 +32,14 @@ export function plantOf(topology: Topology): PlantView {
 }
 
 /** When {@link requestNeeds} asks, and of which collectors. */
-export interface NeedsScope {
+interface NeedsScope {
   readonly now: Date;
   /** Default: the shipped list. */
   readonly collectors?: readonly Collector[];
 }
 
 /** What every enabled collector of `collectors` asks of the request budget. */
-export function requestNeeds(config: Config, plant: PlantView, at: NeedsScope): RequestNeed[] {
+function requestNeeds(config: Config, plant: PlantView, at: NeedsScope): RequestNeed[] {
   const { now, collectors = COLLECTORS } = at;
   return collectors.flatMap((c) => {
     const need = c.enabled(config) ? c.costs.requests?.(config, plant, now) : undefined;

@@ -23,7 +23,7 @@ const DAY = 24 * 60 * MINUTE;
 export const DEFAULT_MAX_REFRESH_MS = 15 * MINUTE;
 
 /** A window's data is never planned older than this fraction of its (full) length. */
-export const MAX_STALENESS_FRACTION = 1 / 5;
+const MAX_STALENESS_FRACTION = 1 / 5;
 
 /** `L × REFRESH_SCALE_MS` is the square of the default refresh: 15m -> 1m. */
 const REFRESH_SCALE_MS = 4 * SECOND;
@@ -45,7 +45,7 @@ export interface PlanWindow {
 }
 
 /** The nice step nearest to `ms` on a log scale (the largest step for anything longer). */
-export function niceStep(ms: number): number {
+function niceStep(ms: number): number {
   let best = NICE_STEPS_MS[0]!;
   for (const step of NICE_STEPS_MS) {
     if (Math.abs(Math.log(step / ms)) < Math.abs(Math.log(best / ms))) best = step;

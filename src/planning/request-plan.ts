@@ -27,7 +27,7 @@
 import type { DroppedEntry, PlanEntry, RecordsNeed, RefreshBasis, RequestPlan } from '../model/plan.ts';
 import type { Level } from '../model/topology.ts';
 
-export type { DroppedEntry, PlanEntry, RecordsNeed, RefreshBasis, RequestPlan };
+export type { PlanEntry, RequestPlan };
 
 import { DEFAULT_MAX_REFRESH_MS, defaultRefreshMs, longestRefreshMs, type PlanWindow } from './refresh.ts';
 

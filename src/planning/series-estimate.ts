@@ -11,7 +11,6 @@ import { seriesDropOrder } from './series-budget.ts';
 
 /** The plant as counted for one replica. */
 export type SeriesCounts = PlantCounts;
-export type { SeriesRow };
 
 /** The estimate, with what `planning.max_series` would drop. */
 export interface SeriesEstimate {

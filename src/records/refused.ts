@@ -7,7 +7,7 @@
  */
 
 /** The read-only view collectors get. */
-export interface RefusedView {
+interface RefusedView {
   has(stationId: string): boolean;
   readonly size: number;
   ids(): string[];

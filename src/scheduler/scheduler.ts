@@ -61,7 +61,7 @@ export interface SchedulerDeps {
 export type ReusableJob = ReturnType<DataCollector['createJob']>;
 
 /** Above this share of failed requests in a collector's last poll, `upstream_up` is 0. */
-export const UP_MAX_FAILED_SHARE = 0.1;
+const UP_MAX_FAILED_SHARE = 0.1;
 
 /** A collector's job as the scheduler runs it. */
 interface ScheduledJob {

@@ -4,7 +4,7 @@
  */
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import type { SummaryWindowProgress } from '../collectors/collector.ts';
 import type { ExpositionCache } from '../exposition/cache.ts';
 import type { Registry } from '../exposition/client.ts';
@@ -68,7 +68,7 @@ const ROUTES: Readonly<Record<string, string>> = {
  * Why the exporter is not ready: waiting, or the errors of the collectors that have never
  * completed a good poll (a wrong token shows as "authentication failed (HTTP 401)").
  */
-export function notReadyReason(status: readonly CollectorStatus[]): string {
+function notReadyReason(status: readonly CollectorStatus[]): string {
   const failing = status.filter((s) => s.lastSuccessMs === undefined && s.lastError !== undefined);
   if (failing.length === 0) return 'waiting for the first complete poll';
   const errors = failing.map((s) => `${s.name}: ${s.lastError}`).join('; ');
@@ -89,6 +89,25 @@ export function readinessText(deps: Pick<AppDeps, 'ready' | 'status' | 'windows'
   return windows === '' ? `${first}\n` : `${first}\n${windows}\n`;
 }
 
+/**
+ * Middleware that masks secrets in the text and JSON pages. The metrics path is left alone: it
+ * serves pre-rendered bytes, and holds no error text.
+ */
+function maskPages(opts: {
+  readonly redact: (text: string) => string;
+  readonly metricsPath: string;
+}): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    if (c.req.path === opts.metricsPath || c.res.body === null) return;
+    const type = c.res.headers.get('content-type') ?? '';
+    if (!/^(text\/|application\/json)/.test(type)) return;
+    const masked = opts.redact(await c.res.text());
+    c.res = new Response(masked, { status: c.res.status, headers: c.res.headers });
+    c.res.headers.delete('content-length');
+  };
+}
+
 /** Creates the Hono app: `/metrics`, `/`, `/status`, `/-/healthy`, `/-/ready`, `/-/reload`. */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
@@ -100,20 +119,7 @@ export function createApp(deps: AppDeps): Hono {
 
   const metricsPath = deps.metricsPath ?? '/metrics';
   const routes: Readonly<Record<string, string>> = { [metricsPath]: 'GET, HEAD', ...ROUTES };
-  const redact = deps.redact;
-  if (redact) {
-    // /metrics is left alone: it serves pre-rendered bytes, and holds no error text.
-    app.use(async (c, next) => {
-      await next();
-      if (c.req.path === metricsPath || c.res.body === null) return;
-      const type = c.res.headers.get('content-type') ?? '';
-      if (!/^(text\/|application\/json)/.test(type)) return;
-      const text = await c.res.text();
-      const masked = redact(text);
-      c.res = new Response(masked, { status: c.res.status, headers: c.res.headers });
-      c.res.headers.delete('content-length');
-    });
-  }
+  if (deps.redact) app.use(maskPages({ redact: deps.redact, metricsPath }));
 
   app.get(metricsPath, async (c) => {
     const { format, gzip } = negotiate(c.req.header('accept'), c.req.header('accept-encoding'));

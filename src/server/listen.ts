@@ -1,7 +1,7 @@
 import type { ConnectionStats } from './connections.ts';
 
 /** Parses `host:port`, `:port` or `[v6]:port` (the config validates the shape). */
-export function parseListenAddress(address: string): { hostname: string | undefined; port: number } {
+function parseListenAddress(address: string): { hostname: string | undefined; port: number } {
   const i = address.lastIndexOf(':');
   const host = address.slice(0, i).replace(/^\[(.*)\]$/, '$1');
   return { hostname: host === '' ? undefined : host, port: Number(address.slice(i + 1)) };
@@ -11,7 +11,7 @@ export function parseListenAddress(address: string): { hostname: string | undefi
  * Why the server cannot listen on `address`, in words a user can act on: which address, what
  * is wrong, and the flag that changes it.
  */
-export function listenErrorText(address: string, err: unknown): string {
+function listenErrorText(address: string, err: unknown): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   const fix = 'choose another with --web.listen-address (or server.listen_address in the config)';
   if (code === 'EADDRINUSE')

@@ -9,7 +9,7 @@ import type { FlaggedChart, SummaryWindowProgress } from '../collectors/collecto
 import { escapeHtml } from './html.ts';
 
 /** A station of the tree. */
-export interface StatusStation {
+interface StatusStation {
   readonly id: string;
   readonly name: string;
   /** Latest unit record seen (epoch ms); undefined when none. */
@@ -39,13 +39,13 @@ export interface StatusSite {
 }
 
 /** A station named in the config that the exporter cannot read. */
-export interface StatusRefused {
+interface StatusRefused {
   readonly id: string;
   readonly why: string;
 }
 
 /** Upstream errors of one kind. */
-export interface StatusErrorKind {
+interface StatusErrorKind {
   readonly endpoint: string;
   readonly reason: string;
   readonly status?: number;
@@ -55,7 +55,7 @@ export interface StatusErrorKind {
 }
 
 /** One collector's plan and what it achieved. */
-export interface StatusCollector {
+interface StatusCollector {
   readonly name: string;
   readonly intervalMs: number;
   /**
@@ -106,7 +106,7 @@ export function windowProgressText(windows: readonly SummaryWindowProgress[]): s
 }
 
 /** A flagged control chart, as the measurements collector describes it (docs/measurements.md, "Guards for real data"). */
-export type StatusFlaggedChart = FlaggedChart;
+type StatusFlaggedChart = FlaggedChart;
 
 /** Rows of the flagged charts' table at most; the rest is counted. */
 const MAX_FLAGGED_ROWS = 200;

@@ -21,7 +21,7 @@ export interface Shard {
 export const UNSHARDED: Shard = { index: 0, total: 1 };
 
 /** Largest shard count accepted; more replicas than this is a typo, not a plant. */
-export const MAX_SHARDS = 1024;
+const MAX_SHARDS = 1024;
 
 function weight(shard: number, id: string): number {
   return createHash('sha1').update(`${shard}:${id}`).digest().readUIntBE(0, 6);
@@ -45,7 +45,7 @@ export function owner(id: string, total: number): number {
 }
 
 /** True when `shard` owns `id`. */
-export function owns(shard: Shard, id: string): boolean {
+function owns(shard: Shard, id: string): boolean {
   return shard.total === 1 || owner(id, shard.total) === shard.index;
 }
 

@@ -19,7 +19,7 @@ export const DEFAULT_SCENARIO: Scenario = {
 const rate = z.number().min(0).max(1);
 
 /** A strict partial scenario, as accepted by `POST /_sim/scenario`. */
-export const scenarioPatchSchema = z.strictObject({
+const scenarioPatchSchema = z.strictObject({
   latencyMs: z.number().min(0).optional(),
   jitterMs: z.number().min(0).optional(),
   errorRate: rate.optional(),

@@ -27,7 +27,7 @@ export function generateSecret(): string {
 }
 
 /** Why a token was refused; each is a 401. */
-export type JwtProblem = 'malformed' | 'signature' | 'expired' | 'scope';
+type JwtProblem = 'malformed' | 'signature' | 'expired' | 'scope';
 
 /** The checked token's scope, or why it is refused. */
 export type JwtCheck = { ok: true; scope: TokenScope } | { ok: false; problem: JwtProblem };

@@ -2,7 +2,7 @@ import { type MeasurementEvent, measurementEffect } from './process-events.ts';
 import { gaussian, hashInts, hashString, Purpose, uniform } from './random.ts';
 
 /** How a measurement's value is produced. */
-export type MeasurementKind = 'numeric' | 'passfail' | 'cycle';
+type MeasurementKind = 'numeric' | 'passfail' | 'cycle';
 
 /** A measurement name with its unit, distribution and spec limits. */
 export interface MeasurementSpec {

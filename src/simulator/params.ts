@@ -16,7 +16,7 @@ export function errorBody(err: ApiError) {
   return { error: { code: err.code, message: err.message, details: null } };
 }
 
-export const ID_PATTERN = /^[0-9a-fA-F]{24}$/;
+const ID_PATTERN = /^[0-9a-fA-F]{24}$/;
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i;
 const DAY_MS = 86_400_000;
 

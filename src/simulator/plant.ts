@@ -14,7 +14,7 @@ export const DEFAULT_SCALE: PlantScale = {
 };
 
 /** Unit indexes count from this instant, so any window after it can be generated. */
-export const FLOW_EPOCH_MS = Date.UTC(2020, 0, 1);
+const FLOW_EPOCH_MS = Date.UTC(2020, 0, 1);
 
 /** A failed visit is retested at most this many times in total before the unit is scrapped. */
 export const MAX_ATTEMPTS = 3;
@@ -38,7 +38,7 @@ export interface StationModel extends PlantStation {
 }
 
 /** One step of a line: a single station or a group of parallel ones. */
-export interface ElementModel {
+interface ElementModel {
   stations: StationModel[];
   cycleMs: number;
   failRate: number;

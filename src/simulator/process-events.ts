@@ -20,17 +20,17 @@ interface MeasurementTarget extends Span {
 }
 
 /** A step change of the mean by `sigmas` of the measurement's standard deviation. */
-export interface ShiftEvent extends MeasurementTarget {
+interface ShiftEvent extends MeasurementTarget {
   readonly kind: 'shift';
   readonly sigmas: number;
 }
 /** A drift of the mean growing by `sigmasPerHour` standard deviations every hour since `fromMs`. */
-export interface TrendEvent extends MeasurementTarget {
+interface TrendEvent extends MeasurementTarget {
   readonly kind: 'trend';
   readonly sigmasPerHour: number;
 }
 /** The random part of the values multiplied by `factor` (a variance increase for factor > 1). */
-export interface VarianceEvent extends MeasurementTarget {
+interface VarianceEvent extends MeasurementTarget {
   readonly kind: 'variance';
   readonly factor: number;
 }
@@ -49,7 +49,7 @@ export interface YieldDrop {
 }
 
 /** A yield drop as a process event: it needs its start. */
-export interface YieldDropEvent extends YieldDrop {
+interface YieldDropEvent extends YieldDrop {
   readonly kind: 'yield_drop';
   readonly fromMs: number;
 }
@@ -58,7 +58,7 @@ export interface YieldDropEvent extends YieldDrop {
  * A station falls silent: from `fromMs` (until `toMs`) it reports no unit and no measurement
  * record, while units still pass through it and the rest of its line runs on.
  */
-export interface SilenceEvent extends Span {
+interface SilenceEvent extends Span {
   readonly kind: 'silence';
   readonly stationId: string;
 }
@@ -69,7 +69,7 @@ export interface SilenceEvent extends Span {
  * x failRate), retests failing 30 % of the time). Events of one station do not add: the last one
  * in force wins.
  */
-export interface FailRateEvent extends Span {
+interface FailRateEvent extends Span {
   readonly kind: 'fail_rate';
   readonly stationId: string;
   readonly failRate: number;

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 
 /** Schema drift applied to answers: renamed fields, `data` as an object, numbers as strings. */
-export type Drift = 'none' | 'renamed-fields' | 'data-object' | 'string-numbers';
+type Drift = 'none' | 'renamed-fields' | 'data-object' | 'string-numbers';
 
 /** The faults in force; every field is optional, the empty object is a faithful proxy. */
 export interface ProxyFaults {
@@ -103,7 +103,7 @@ function hide(sites: unknown, hidden: ReadonlySet<string>): void {
 }
 
 /** Applies a drift to an envelope in place. */
-export function drift(envelope: Json, kind: Drift): void {
+function drift(envelope: Json, kind: Drift): void {
   const data = envelope.data;
   if (kind === 'data-object' && Array.isArray(data)) envelope.data = { items: data };
   const records = Array.isArray(data)

@@ -6,7 +6,7 @@
 import type { ProcessScenario, YieldDrop } from './process-events.ts';
 
 /** A station element of a line, as returned by /sites. */
-export interface StationElementWire {
+interface StationElementWire {
   id: string;
   name: string;
   description: string;
@@ -14,14 +14,14 @@ export interface StationElementWire {
 }
 
 /** A station inside a group element. */
-export interface GroupStationWire {
+interface GroupStationWire {
   id: string;
   name: string;
   description: string;
 }
 
 /** A group element: parallel stations doing the same step. */
-export interface GroupElementWire {
+interface GroupElementWire {
   id: string;
   name: string;
   description: string;

@@ -57,7 +57,7 @@ export class FileReadError extends Error {
 }
 
 /** What a path holds, in words, for anything but a regular file. */
-export function fileKind(info: Stats): string {
+function fileKind(info: Stats): string {
   if (info.isDirectory()) return 'a directory';
   if (info.isFIFO()) return 'a FIFO (named pipe)';
   if (info.isCharacterDevice()) return 'a character device';

@@ -4,11 +4,10 @@ import {
   ExpositionCache,
   type ExpositionResponse,
   OPENMETRICS_CONTENT_TYPE,
-  PROTOBUF_CONTENT_TYPE,
   TEXT_CONTENT_TYPE,
 } from '../../src/exposition/cache.ts';
 import { type Family, LabelSet } from '../../src/exposition/model.ts';
-import { renderProtobufToBuffer } from '../../src/exposition/protobuf.ts';
+import { PROTOBUF_CONTENT_TYPE, renderProtobufToBuffer } from '../../src/exposition/protobuf.ts';
 import { renderFamilies } from '../../src/exposition/render.ts';
 import { decodeDelimited } from '../helpers/protobuf.ts';
 import { largeFamilies, representative } from './families.ts';

@@ -5,10 +5,10 @@
  */
 import zlib from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { ExpositionCache, PROTOBUF_CONTENT_TYPE } from '../../src/exposition/cache.ts';
+import { ExpositionCache } from '../../src/exposition/cache.ts';
 import { Demand, RecentAsks } from '../../src/exposition/demand.ts';
 import { type Family, LabelSet } from '../../src/exposition/model.ts';
-import { renderProtobufToBuffer } from '../../src/exposition/protobuf.ts';
+import { PROTOBUF_CONTENT_TYPE, renderProtobufToBuffer } from '../../src/exposition/protobuf.ts';
 import { renderFamilies } from '../../src/exposition/render.ts';
 import { largeFamilies, representative } from './families.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { negotiate } from '../../src/exposition/cache.ts';
+import { negotiate } from '../../src/exposition/negotiate.ts';
 
 const PROMETHEUS =
   'application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1';

@@ -11,7 +11,7 @@ export interface DatasourceJson {
 }
 
 /** A panel query. */
-export interface TargetJson {
+interface TargetJson {
   readonly refId: string;
   readonly expr: string;
   readonly legendFormat?: string;
@@ -19,7 +19,7 @@ export interface TargetJson {
 }
 
 /** A field override: a matcher and the properties it sets. */
-export interface OverrideJson {
+interface OverrideJson {
   readonly matcher: { readonly id: string; readonly options?: unknown };
   readonly properties: ReadonlyArray<{ readonly id: string; readonly value?: unknown }>;
 }
@@ -100,7 +100,7 @@ export const BUILTIN = new Set([
 ]);
 
 /** Every panel of a dashboard, rows included, with the panels inside collapsed rows. */
-export function allPanels(d: DashboardJson): PanelJson[] {
+function allPanels(d: DashboardJson): PanelJson[] {
   return d.panels.flatMap((p) => [p, ...(p.panels ?? [])]);
 }
 

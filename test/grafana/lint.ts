@@ -14,7 +14,7 @@ export interface Finding {
 }
 
 /** The only data source reference allowed anywhere: the `datasource` template variable. */
-export const DS_REF: DatasourceJson = { type: 'prometheus', uid: `\${datasource}` };
+const DS_REF: DatasourceJson = { type: 'prometheus', uid: `\${datasource}` };
 
 /** Grafana's unit ids, from the SDK's list. */
 const UNITS = new Set((Object.values(units) as unknown[]).filter((u): u is string => typeof u === 'string'));
@@ -33,7 +33,7 @@ function withoutStrings(expr: string): string {
 }
 
 /** The argument text of every rate/irate/increase call in `expr`, and `expr` with those arguments removed. */
-export function rateCalls(expr: string): { calls: string[]; rest: string } {
+function rateCalls(expr: string): { calls: string[]; rest: string } {
   const text = withoutStrings(expr);
   const calls: string[] = [];
   let rest = '';

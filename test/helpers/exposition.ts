@@ -20,7 +20,7 @@ function parseLabels(text: string): Record<string, string> {
 }
 
 /** The series identity Prometheus would store a sample under: name and sorted non-empty labels. */
-export function seriesKey(s: ParsedSample): string {
+function seriesKey(s: ParsedSample): string {
   const pairs = Object.entries(s.labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return `${s.name}{${pairs.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(',')}}`;
 }

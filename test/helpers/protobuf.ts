@@ -18,16 +18,16 @@ export interface DecodedLabel {
   name: string;
   value: string;
 }
-export interface DecodedTimestamp {
+interface DecodedTimestamp {
   seconds?: number;
   nanos?: number;
 }
-export interface DecodedExemplar {
+interface DecodedExemplar {
   label: DecodedLabel[];
   value: number;
   timestamp?: DecodedTimestamp;
 }
-export interface DecodedHistogram {
+interface DecodedHistogram {
   sample_count?: number;
   sample_sum?: number;
   bucket?: Array<{ cumulative_count?: number; upper_bound?: number; exemplar?: DecodedExemplar }>;
@@ -42,7 +42,7 @@ export interface DecodedHistogram {
   /** Field 15, named created_timestamp in later copies of metrics.proto. */
   start_timestamp?: DecodedTimestamp;
 }
-export interface DecodedMetric {
+interface DecodedMetric {
   label?: DecodedLabel[];
   gauge?: { value?: number };
   /** `start_timestamp`: field 3, named created_timestamp in later copies of metrics.proto. */

@@ -17,7 +17,7 @@ import { jobContext } from './job-context.ts';
 /** One site, one line of two stations. */
 export const FAKE_TOPOLOGY: Topology = topologyOf([plantOf([2])]);
 
-export const fakeDiscovery: DiscoveryCollector = {
+const fakeDiscovery: DiscoveryCollector = {
   kind: 'discovery',
   name: 'topology',
   families: [],

@@ -1,7 +1,7 @@
 /**
  * The connection policy on fake sockets and manual timers: who makes room at the cap (the
  * oldest idle connection, else the one whose client stopped reading longest ago), the write
- * deadline, and the first-request deadline. The same over real sockets: connections.test.ts.
+ * deadline, and the first-request deadline. The same over real sockets: connections.e2e.test.ts.
  */
 import { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';

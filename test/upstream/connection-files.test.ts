@@ -1,7 +1,7 @@
 /**
  * The TLS files of the upstream connection, with injected file access: when they are read,
  * what a bad file does, and the failures' words. The handshakes themselves are in
- * connection.test.ts (e2e, real servers).
+ * connection.e2e.test.ts (e2e, real servers).
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -62,7 +62,7 @@ export function windowsPerFamily(
  * label; names measured in several slots keep it, because merging their statistics across slots
  * would need the records, not the statistics.
  */
-export function mergeSingleSlots(results: readonly MeasurementResult[]): MeasurementResult[] {
+function mergeSingleSlots(results: readonly MeasurementResult[]): MeasurementResult[] {
   const slots = new Map<string, number>();
   const key = (r: MeasurementResult) => `${r.station.text}\u0000${r.name}`;
   for (const r of results) slots.set(key(r), (slots.get(key(r)) ?? 0) + 1);

@@ -27,7 +27,7 @@ export interface MeasurementWindowStats {
 }
 
 /** d2 for moving ranges of two consecutive values. */
-export const D2 = 1.128;
+const D2 = 1.128;
 
 /**
  * The spread with rounding noise taken as zero: a spread of at most a few ulps of the data's
@@ -35,7 +35,7 @@ export const D2 = 1.128;
  * 0.1), not a process spread. Decided from the data, not by a fixed share of the mean, so that
  * 1e9 + {0.1, 0.2, 0.3} keeps its sd of 0.1.
  */
-export function negligibleAsZero(spread: number, magnitude: number): number {
+function negligibleAsZero(spread: number, magnitude: number): number {
   return isBelowResolution(spread, magnitude) ? 0 : spread;
 }
 

@@ -19,7 +19,7 @@ export const LOWER = 2;
 /** Attribute outcome of a non-numeric value: {@link PASS}, {@link FAIL}, or NaN for neither. */
 export const ATTRIBUTE = 3;
 export const PASS = 1;
-export const FAIL = 0;
+const FAIL = 0;
 
 /** Classifies a raw value as an attribute outcome ({@link PASS}, {@link FAIL}) or NaN. */
 export type AttributeOf = (raw: string) => number;

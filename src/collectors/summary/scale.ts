@@ -58,7 +58,7 @@ export function evidentScale(summary: StationSummary): Scale | undefined {
 }
 
 /** The summary with its ratio fields scaled to 0-1, and the values dropped by reason. */
-export interface Scaled {
+interface Scaled {
   readonly summary: StationSummary;
   readonly dropped: ReadonlyMap<DropReason, number>;
 }

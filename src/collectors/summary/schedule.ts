@@ -62,7 +62,7 @@ export function summarySchedule(
 }
 
 /** The poll (0 .. rounds-1 within each refresh) in which a slot is refreshed. */
-export function roundOf(slot: Pick<SummarySlot, 'index' | 'count'>, s: SlotSchedule): number {
+function roundOf(slot: Pick<SummarySlot, 'index' | 'count'>, s: SlotSchedule): number {
   if (s.rounds === 1) return 0;
   return sendOffsetMs(slot.index, { requests: slot.count, intervalMs: s.rounds, phase: s.phase });
 }

@@ -11,11 +11,11 @@ import { createHash } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 
 /** Checks waiting or running at most, over all clients. */
-export const BCRYPT_QUEUE_LIMIT = 16;
+const BCRYPT_QUEUE_LIMIT = 16;
 /** Checks waiting or running at most for one client address. */
-export const BCRYPT_PER_CLIENT_LIMIT = 2;
+const BCRYPT_PER_CLIENT_LIMIT = 2;
 /** Successful credentials remembered at most. */
-export const SUCCESS_CACHE_LIMIT = 256;
+const SUCCESS_CACHE_LIMIT = 256;
 
 // Salt and hash of a random string; compared for unknown users so that timing does not tell
 // whether a user exists. Any well-formed hash costs the same as the real ones with its cost.

@@ -17,9 +17,9 @@ import { dummyHashFor } from './auth.ts';
 import { type ClientAuthType, TLS_VERSIONS, type TlsSection, webConfigSchema } from './schema.ts';
 
 /** 1 MiB: a web config, a certificate chain or a CA bundle is a few kilobytes. */
-export const WEB_CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+const WEB_CONFIG_FILE_MAX_BYTES = 1024 * 1024;
 /** How long the open and read of one file may take before it counts as unreadable. */
-export const WEB_CONFIG_FILE_TIMEOUT_MS = 5000;
+const WEB_CONFIG_FILE_TIMEOUT_MS = 5000;
 
 /** Reads a whole file; injected in tests. */
 export type FileReader = (path: string) => Promise<Buffer>;

@@ -1,7 +1,7 @@
 /** A token bucket as exporter-toolkit's `rate_limit` has it: one token per interval, `burst` at most. */
 
 /** The outcome of asking for one request. */
-export type Admission = { readonly ok: true } | { readonly ok: false; readonly retryAfterMs: number };
+type Admission = { readonly ok: true } | { readonly ok: false; readonly retryAfterMs: number };
 
 /** A token bucket on an injected clock. */
 export interface RateLimiter {

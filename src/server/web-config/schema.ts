@@ -10,10 +10,10 @@ import { parseDuration } from '../../config/duration.ts';
 /** TLS versions by their exporter-toolkit names, as Node spells them. */
 export const TLS_VERSIONS = { TLS10: 'TLSv1', TLS11: 'TLSv1.1', TLS12: 'TLSv1.2', TLS13: 'TLSv1.3' } as const;
 /** An exporter-toolkit TLS version name. */
-export type TlsVersionName = keyof typeof TLS_VERSIONS;
+type TlsVersionName = keyof typeof TLS_VERSIONS;
 
 /** Client certificate policies, named as Go's `tls.ClientAuthType` (and exporter-toolkit). */
-export const CLIENT_AUTH_TYPES = [
+const CLIENT_AUTH_TYPES = [
   'NoClientCert',
   'RequestClientCert',
   'RequireAnyClientCert',
@@ -27,7 +27,7 @@ export type ClientAuthType = (typeof CLIENT_AUTH_TYPES)[number];
  * Headers that may be set, with their allowed values (empty: any value). The same list as
  * exporter-toolkit, kept closed on purpose so that the file means the same in every exporter.
  */
-export const ALLOWED_HEADERS: Readonly<Record<string, readonly string[]>> = {
+const ALLOWED_HEADERS: Readonly<Record<string, readonly string[]>> = {
   'Strict-Transport-Security': [],
   'X-Content-Type-Options': ['nosniff'],
   'X-Frame-Options': ['deny', 'sameorigin'],
@@ -152,6 +152,6 @@ export const webConfigSchema = z.strictObject({
 });
 
 /** The validated file, before the certificate files are read. */
-export type WebConfigData = z.output<typeof webConfigSchema>;
+type WebConfigData = z.output<typeof webConfigSchema>;
 /** The `tls_server_config` section, validated. */
 export type TlsSection = NonNullable<WebConfigData['tls_server_config']>;

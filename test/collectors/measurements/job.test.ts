@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMeasurementsJob } from '../../../src/collectors/measurements/job.ts';
-import { WINDOW_STATISTICS } from '../../../src/config/schema.ts';
+import { WINDOW_STATISTICS } from '../../../src/config/measurements-schema.ts';
 import { renderFamilies } from '../../../src/exposition/render.ts';
 import type { MetricsQuery } from '../../../src/upstream/endpoints.ts';
 import { parseMeasurements } from '../../../src/upstream/parse.ts';

@@ -14,7 +14,7 @@ const COMPONENTS: ReadonlyArray<[string, () => string | undefined]> = [
   ['prometheus', prometheusPath],
   ['alertmanager', alertmanagerPath],
   ['chromium', chromiumPath],
-  // The image build and run (test/deploy/image.test.ts).
+  // The image build and run (test/deploy/image.e2e.test.ts).
   ...['buildah', 'podman', 'runc', 'mmdebstrap', 'podman-compose', 'docker-compose'].map(
     (tool): [string, () => string | undefined] => [tool, () => which(tool)],
   ),

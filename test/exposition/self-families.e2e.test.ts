@@ -4,7 +4,7 @@
  * test/fixtures/exposition/self-families.txt. It was written from prom-client 15 and guards the
  * move to its successor @prometheus-io/client (and any later upgrade): a renamed family, a
  * changed type or HELP fails here. Regenerate only for an intended change:
- * `UPDATE_SELF_FAMILIES=1 npx vitest run test/exposition/self-families.test.ts`.
+ * `UPDATE_SELF_FAMILIES=1 npx vitest run test/exposition/self-families.e2e.test.ts`.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import pino from 'pino';

@@ -1,6 +1,6 @@
 /**
  * The committed dashboards are what the code generates, and they follow the house rules beyond
- * the linter's (test/grafana/lint.test.ts): a grid without overlaps, a unit on every table
+ * the linter's (test/grafana/lint.e2e.test.ts): a grid without overlaps, a unit on every table
  * column, ratios shown as percentages and never averaged, resolvable variables, and links to
  * dashboards that exist.
  */

@@ -3,7 +3,7 @@
  * installed here (no Debian package; its wheel's registry is unreachable), so the linter is
  * dockerfile-utils (npm: syntax and meaning of every instruction), and the operator's rules are
  * tests below: a pinned base, a non-root user, no ADD from URLs, production dependencies only,
- * a HEALTHCHECK, no secrets in layers. test/deploy/image.test.ts builds and runs the image.
+ * a HEALTHCHECK, no secrets in layers. test/deploy/image.e2e.test.ts builds and runs the image.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { validate } from 'dockerfile-utils';

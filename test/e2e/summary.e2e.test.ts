@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUMMARY_FIELDS } from '../../src/collectors/summary/families.ts';
-import { WINDOW_STATISTICS } from '../../src/config/schema.ts';
+import { WINDOW_STATISTICS } from '../../src/config/measurements-schema.ts';
 import type { SummaryWire } from '../../src/simulator/types.ts';
 import { windowBounds } from '../../src/time/windows.ts';
 import { type ParsedSample, parseExposition } from '../helpers/exposition.ts';
