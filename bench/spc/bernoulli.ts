@@ -20,9 +20,9 @@ import {
   type BernoulliShift,
   bernoulliArl,
   designBernoulliCusum,
-  informationBound,
 } from '../../src/spc/bernoulli.ts';
 import { splitmix64 } from '../../src/util/random.ts';
+import { detectionBoundUnits } from '../pager/information-limit.ts';
 
 const QUICK = process.argv.includes('--quick');
 const ARL0 = 2_000_000;
@@ -138,7 +138,7 @@ function main(): void {
   for (const c of CASES) {
     const d = designBernoulliCusum(c.shift, ARL0);
     const p1 = c.actual ?? c.shift.p1;
-    const bound = informationBound({ p0: c.shift.p0, p1 }, 1e4);
+    const bound = detectionBoundUnits({ p0: c.shift.p0, p1, a: 1e4 });
     const arl1 = bernoulliArl(d, p1);
     const delay = simulateDelay(c, reps);
     const arl0 = bernoulliArl(d, c.shift.p0);

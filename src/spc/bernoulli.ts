@@ -39,20 +39,6 @@ export interface BernoulliDesign {
   readonly llrPerStep: number;
 }
 
-/** Kullback–Leibler divergence KL(p1‖p0) of two Bernoulli laws, in nats per trial. */
-export function bernoulliKl({ p0, p1 }: BernoulliShift): number {
-  const term = (a: number, b: number) => (a === 0 ? 0 : a * Math.log(a / b));
-  return term(p1, p0) + term(1 - p1, 1 - p0);
-}
-
-/**
- * The information bound: no test with one chance alarm in `arl0` trials finds the shift in fewer
- * than about ln(arl0) / KL(p1‖p0) trials on average (Lorden 1971).
- */
-export function informationBound(shift: BernoulliShift, arl0: number): number {
-  return Math.log(arl0) / bernoulliKl(shift);
-}
-
 /** The integer weights of a shift (the decision interval left at 0). */
 export function bernoulliWeights({ p0, p1 }: BernoulliShift): Omit<BernoulliDesign, 'h'> {
   if (!(p0 > 0 && p1 > p0 && p1 < 1)) throw new RangeError(`need 0 < p0 < p1 < 1, got ${p0}, ${p1}`);

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { bernoulliKl, detectionBoundUnits } from '../../bench/pager/information-limit.ts';
 import {
   BernoulliCusum,
   bernoulliArl,
-  bernoulliKl,
   bernoulliWeights,
   designBernoulliCusum,
-  informationBound,
   PASS_WEIGHT,
 } from '../../src/spc/bernoulli.ts';
 import { splitmix64 } from '../../src/util/random.ts';
@@ -29,9 +28,9 @@ describe('Bernoulli CUSUM weights', () => {
   });
 
   it('KL and the information bound of the issue (132 and 414 units at twice the bound)', () => {
-    expect(bernoulliKl({ p0: 0.05, p1: 0.2 })).toBeCloseTo(0.13979, 4);
-    expect(2 * informationBound({ p0: 0.05, p1: 0.2 }, 1e4)).toBeCloseTo(131.8, 1);
-    expect(2 * informationBound({ p0: 0.1, p1: 0.2 }, 1e4)).toBeCloseTo(414.9, 1);
+    expect(bernoulliKl(0.2, 0.05)).toBeCloseTo(0.13979, 4);
+    expect(2 * detectionBoundUnits({ p0: 0.05, p1: 0.2, a: 1e4 })).toBeCloseTo(131.8, 1);
+    expect(2 * detectionBoundUnits({ p0: 0.1, p1: 0.2, a: 1e4 })).toBeCloseTo(414.9, 1);
   });
 });
 
@@ -75,7 +74,7 @@ describe('designBernoulliCusum', () => {
     expect(bernoulliArl(d, 0.05)).toBeGreaterThanOrEqual(1e6);
     expect(bernoulliArl({ ...d, h: d.h - 1 }, 0.05)).toBeLessThan(1e6);
     // Near-optimal: within twice the information bound at ARL0 = 10^4 (the issue's target).
-    expect(bernoulliArl(d, 0.2)).toBeLessThan(2 * informationBound(shift, 1e4));
+    expect(bernoulliArl(d, 0.2)).toBeLessThan(2 * detectionBoundUnits({ ...shift, a: 1e4 }));
   });
 });
 

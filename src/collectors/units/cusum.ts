@@ -29,7 +29,7 @@ import { UNIT_CUSUM_FAMILIES } from './cusum-families.ts';
 /** The three kinds of trial, in exposition order. */
 export const CUSUM_KINDS = ['first_pass_yield', 'final_yield', 'retry_ratio'] as const;
 /** One kind of trial: the `kind` label of the CUSUM families. */
-export type CusumKind = (typeof CUSUM_KINDS)[number];
+type CusumKind = (typeof CUSUM_KINDS)[number];
 
 /** Bounds of a bad-trial probability: a target of 100 % yield still leaves the chart a rate. */
 const MIN_P = 0.001;
