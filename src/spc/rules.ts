@@ -303,11 +303,13 @@ function countOf(p: Pass, rule: Band & { readonly need: number; readonly of: num
     const down = x < lo ? 1 : 0;
     ups += up;
     downs += down;
-    // The point leaving the last `of`: none before the pass's first point.
-    const y = i - of >= from ? v[i - of]! : Number.NaN;
-    ups -= y > hi ? 1 : 0;
-    downs -= y < lo ? 1 : 0;
-    if ((completes(up, ups, need) || completes(down, downs, need)) && i >= evalStart) {
+    const gone = i - of;
+    if (gone >= from) {
+      const y = v[gone]!;
+      ups -= y > hi ? 1 : 0;
+      downs -= y < lo ? 1 : 0;
+    }
+    if (((up === 1 && ups >= need) || (down === 1 && downs >= need)) && i >= evalStart) {
       count++;
       last = i;
     }
@@ -390,159 +392,70 @@ export function judgeRules(values: ArrayLike<number>, span: JudgeSpan, opts: Rul
   window.evaluated = Math.max(0, end - windowStart);
   const mask = enabledMask(rules);
   const z = zonesOf(opts.limits, rules);
-  const hits = hitsFor(end - from);
-  const pass: Pass = { v: values, from, evalStart: from, end };
-  // One pass per rule, each setting its bit per point; then one tally. A pass reads only
-  // locals and the values, and skips a rule that is off.
-  if (mask & 1) markOutside(pass, hits, { hi: z.hi1, lo: z.lo1, points: 1, bit: 1 });
-  if (mask & 2) markSameSide(pass, hits, z);
-  if (mask & 12) markSteps(pass, hits, z);
-  if (mask & 16) markCountOf(pass, hits, { hi: z.hi5, lo: z.lo5, need: z.need5, of: z.of5, bit: 16 });
-  if (mask & 32) markCountOf(pass, hits, { hi: z.hi6, lo: z.lo6, need: z.need6, of: z.of6, bit: 32 });
-  if (mask & 64) markWithin(pass, hits, { hi: z.hi7, lo: z.lo7, points: z.run7, bit: 64 });
-  if (mask & 128) markOutside(pass, hits, { hi: z.hi8, lo: z.lo8, points: z.run8, bit: 128 });
-  tally(hits, { from, first, windowStart, newStart, end, mask }, { window, events: opts.events });
-  window.inControl = true;
-  for (let k = 0; k < 8; k++) if (window.count[k]! > 0) window.inControl = false;
-}
-
-/** Rule bits per point of one {@link judgeRules} call (index: point - the pass's first), reused. */
-let HITS = new Uint8Array(256);
-
-/** {@link HITS}, zeroed over `n` points (grown when a call has more). */
-function hitsFor(n: number): Uint8Array {
-  if (HITS.length < n) HITS = new Uint8Array(Math.max(n, HITS.length * 2));
-  HITS.fill(0, 0, n);
-  return HITS;
-}
-
-/** A band and the bit its rule sets, with a run length (1: the point alone). */
-interface BandMark extends Band {
-  readonly points: number;
-  readonly bit: number;
-}
-
-/** Rules 1 and 8: `points` in a row strictly outside [lo, hi], on either side. */
-function markOutside(p: Pass, hits: Uint8Array, m: BandMark): void {
-  const { v, from, end } = p;
-  const { hi, lo, points, bit } = m;
-  let run = 0;
-  for (let i = from; i < end; i++) {
-    const x = v[i]!;
-    run = x > hi || x < lo ? run + 1 : 0;
-    if (run >= points) hits[i - from]! |= bit;
-  }
-}
-
-/** Rule 7: `points` in a row strictly inside (lo, hi). */
-function markWithin(p: Pass, hits: Uint8Array, m: BandMark): void {
-  const { v, from, end } = p;
-  const { hi, lo, points, bit } = m;
-  let run = 0;
-  for (let i = from; i < end; i++) {
-    const x = v[i]!;
-    run = x < hi && x > lo ? run + 1 : 0;
-    if (run >= points) hits[i - from]! |= bit;
-  }
-}
-
-/** Rule 2: a point exactly on the centre line is on neither side and breaks the run. */
-function markSameSide(
-  p: Pass,
-  hits: Uint8Array,
-  z: { readonly center: number; readonly run2: number },
-): void {
-  const { v, from, end } = p;
-  const { center, run2 } = z;
+  // Locals, not the zones' fields: the loop then reads no object.
+  const { center, hi1, lo1, run2, run3, run4, hi5, lo5, need5, of5, hi6, lo6, need6, of6 } = z;
+  const { hi7, lo7, run7, hi8, lo8, run8 } = z;
+  const { count, lastIndex } = window;
+  const events = opts.events;
   let up = 0;
   let down = 0;
-  for (let i = from; i < end; i++) {
-    const x = v[i]!;
-    up = x > center ? up + 1 : 0;
-    down = x < center ? down + 1 : 0;
-    if (up >= run2 || down >= run2) hits[i - from]! |= 2;
-  }
-}
-
-/** Rules 3 (a trend) and 4 (alternating steps): they count steps, from the pass's second point on. */
-function markSteps(p: Pass, hits: Uint8Array, z: { readonly run3: number; readonly run4: number }): void {
-  const { v, from, end } = p;
-  const trend = z.run3 - 1;
-  const alternate = z.run4 - 1;
   let rising = 0;
   let falling = 0;
   let endsUp = 0;
   let endsDown = 0;
-  let prev = v[from]!;
-  for (let i = from + 1; i < end; i++) {
-    const x = v[i]!;
-    rising = x > prev ? rising + 1 : 0;
-    falling = x < prev ? falling + 1 : 0;
-    const stepUp = x > prev ? endsDown + 1 : 0;
-    const stepDown = x < prev ? endsUp + 1 : 0;
-    endsUp = stepUp;
-    endsDown = stepDown;
-    prev = x;
-    const bits =
-      (rising >= trend || falling >= trend ? 4 : 0) | (stepUp >= alternate || stepDown >= alternate ? 8 : 0);
-    hits[i - from]! |= bits;
-  }
-}
-
-/**
- * Rules 5 and 6: the point itself beyond the band and, with it, at least `need` of the last
- * `of` points beyond on the same side.
- */
-function markCountOf(
-  p: Pass,
-  hits: Uint8Array,
-  m: Band & { readonly need: number; readonly of: number; readonly bit: number },
-): void {
-  const { v, from, end } = p;
-  const { hi, lo, need, of, bit } = m;
-  let ups = 0;
-  let downs = 0;
+  let ups5 = 0;
+  let downs5 = 0;
+  let ups6 = 0;
+  let downs6 = 0;
+  let within = 0;
+  let outside = 0;
+  let prev = Number.NaN;
   for (let i = from; i < end; i++) {
-    const x = v[i]!;
-    const up = x > hi ? 1 : 0;
-    const down = x < lo ? 1 : 0;
-    ups += up;
-    downs += down;
-    // The point leaving the last `of`: none before the pass's first point.
-    const y = i - of >= from ? v[i - of]! : Number.NaN;
-    ups -= y > hi ? 1 : 0;
-    downs -= y < lo ? 1 : 0;
-    if (completes(up, ups, need) || completes(down, downs, need)) hits[i - from]! |= bit;
-  }
-}
-
-/** Rules 5 and 6 complete at a point beyond the band (`side` 1) with `need` of the last points beyond. */
-function completes(side: number, beyond: number, need: number): boolean {
-  return side === 1 && beyond >= need;
-}
-
-/** Adds the marked points to the window's counts (from `windowStart`) and to the events (from `newStart`). */
-function tally(
-  hits: Uint8Array,
-  at: {
-    readonly from: number;
-    readonly first: number;
-    readonly windowStart: number;
-    readonly newStart: number;
-    readonly end: number;
-    /** The enabled rules' bits (rules 3 and 4 are marked together). */
-    readonly mask: number;
-  },
-  to: Judgement,
-): void {
-  const { from, windowStart, newStart, end, mask } = at;
-  const { count, lastIndex } = to.window;
-  const events = to.events;
-  for (let i = Math.max(at.first, from); i < end; i++) {
-    const h = hits[i - from]! & mask;
-    if (h === 0) continue;
+    const x = values[i]!;
+    let hits = x > hi1 || x < lo1 ? 1 : 0;
+    up = x > center ? up + 1 : 0;
+    down = x < center ? down + 1 : 0;
+    if (up >= run2 || down >= run2) hits |= 2;
+    if (i > from) {
+      // Rules 3 and 4 count steps, from the second point of the pass on.
+      rising = x > prev ? rising + 1 : 0;
+      falling = x < prev ? falling + 1 : 0;
+      if (rising >= run3 - 1 || falling >= run3 - 1) hits |= 4;
+      const stepUp = x > prev ? endsDown + 1 : 0;
+      const stepDown = x < prev ? endsUp + 1 : 0;
+      endsUp = stepUp;
+      endsDown = stepDown;
+      if (stepUp >= run4 - 1 || stepDown >= run4 - 1) hits |= 8;
+    }
+    prev = x;
+    const up5 = x > hi5 ? 1 : 0;
+    const down5 = x < lo5 ? 1 : 0;
+    const up6 = x > hi6 ? 1 : 0;
+    const down6 = x < lo6 ? 1 : 0;
+    ups5 += up5;
+    downs5 += down5;
+    ups6 += up6;
+    downs6 += down6;
+    if (i - of5 >= from) {
+      const y = values[i - of5]!;
+      ups5 -= y > hi5 ? 1 : 0;
+      downs5 -= y < lo5 ? 1 : 0;
+    }
+    if (i - of6 >= from) {
+      const y = values[i - of6]!;
+      ups6 -= y > hi6 ? 1 : 0;
+      downs6 -= y < lo6 ? 1 : 0;
+    }
+    if ((up5 === 1 && ups5 >= need5) || (down5 === 1 && downs5 >= need5)) hits |= 16;
+    if ((up6 === 1 && ups6 >= need6) || (down6 === 1 && downs6 >= need6)) hits |= 32;
+    within = x < hi7 && x > lo7 ? within + 1 : 0;
+    if (within >= run7) hits |= 64;
+    outside = x > hi8 || x < lo8 ? outside + 1 : 0;
+    if (outside >= run8) hits |= 128;
+    hits &= mask;
+    if (hits === 0) continue;
     for (let k = 0; k < 8; k++) {
-      if ((h & (1 << k)) === 0) continue;
+      if ((hits & (1 << k)) === 0) continue;
       if (i >= windowStart) {
         count[k]!++;
         lastIndex[k] = i;
@@ -550,6 +463,8 @@ function tally(
       if (i >= newStart) events[k]!++;
     }
   }
+  window.inControl = true;
+  for (let k = 0; k < 8; k++) if (count[k]! > 0) window.inControl = false;
 }
 
 /** Bit r - 1 set for each enabled rule r. */
