@@ -194,7 +194,16 @@ export class ControlChart {
   private judgedTo = 0;
   private judgedCount = -1;
   /** The rolling baseline's last limits and what they were computed from. */
-  private baselineMemo: { readonly key: BaselineKey; result: LimitsResult } | undefined;
+  private baselineMemo: LimitsResult | undefined;
+  /** What {@link ControlChart.baselineMemo} was computed from: updated in place, not made per poll. */
+  private readonly memoKey: BaselineKey = {
+    buckets: -2,
+    fromBucket: Number.NaN,
+    prefix: -1,
+    first: -1,
+    end: -1,
+    gaps: [],
+  };
   /** The limits of a hold, as a result (the same object every poll of the hold). */
   private heldResult: LimitsResult | undefined;
   private readonly rulesKey: RulesKey = { limits: undefined, prefix: -1, from: -1, end: -1 };
@@ -394,9 +403,9 @@ export class ControlChart {
         this.heldResult = { ok: true, limits: this.hold.limits };
       return this.heldResult;
     }
-    const key = b.kind === 'rolling' ? this.baselineKey(at) : undefined;
-    const memo = this.baselineMemo;
-    if (key !== undefined && memo !== undefined && sameKey(memo.key, key)) return memo.result;
+    const rolling = b.kind === 'rolling';
+    const same = rolling && this.keepKey(at);
+    if (same && this.baselineMemo !== undefined) return this.baselineMemo;
     const sums = this.baselineSums(at);
     const limits = limitsFromSums(sums.sums, {
       minSamples: this.spec.minSamples,
@@ -408,12 +417,15 @@ export class ControlChart {
       this.frozen = limits;
       this.buckets = undefined;
     }
-    this.baselineMemo = key === undefined ? undefined : { key, result: limits };
+    this.baselineMemo = rolling ? limits : undefined;
     return limits;
   }
 
-  /** What a rolling baseline's sums at this poll are computed from (see {@link BaselineKey}). */
-  private baselineKey(at: { readonly evalFrom: number; readonly evalStart: number }): BaselineKey {
+  /**
+   * Whether a rolling baseline's sums at this poll come from the same inputs as the kept ones
+   * (see {@link BaselineKey}); when not, the key becomes this poll's.
+   */
+  private keepKey(at: { readonly evalFrom: number; readonly evalStart: number }): boolean {
     const b = this.spec.baseline;
     const start = at.evalFrom - (b.kind === 'rolling' ? b.durationMs : 0);
     const points = this.points;
@@ -421,14 +433,24 @@ export class ControlChart {
       points.length === 0 || start < points.timeColumn[0]!
         ? firstBucketAfter(this.gridOf(), start)
         : Number.NaN;
-    return {
-      buckets: this.buckets?.version ?? -1,
-      fromBucket,
-      prefix: points.prefixVersion,
-      first: points.lowerBound(start + 1, at.evalStart),
-      end: at.evalStart,
-      gaps: this.gaps,
-    };
+    const buckets = this.buckets?.version ?? -1;
+    const prefix = points.prefixVersion;
+    const first = points.lowerBound(start + 1, at.evalStart);
+    const k = this.memoKey;
+    const same =
+      k.buckets === buckets &&
+      Object.is(k.fromBucket, fromBucket) &&
+      k.prefix === prefix &&
+      k.first === first &&
+      k.end === at.evalStart &&
+      k.gaps === this.gaps;
+    k.buckets = buckets;
+    k.fromBucket = fromBucket;
+    k.prefix = prefix;
+    k.first = first;
+    k.end = at.evalStart;
+    k.gaps = this.gaps;
+    return same;
   }
 
   /**
@@ -714,16 +736,4 @@ function gapTest(gaps: readonly TimeGap[]): (t: number) => boolean {
     const gap = gaps[g];
     return gap !== undefined && t >= gap.from && t <= gap.to;
   };
-}
-
-/** Whether two baseline keys name the same inputs. */
-function sameKey(a: BaselineKey, b: BaselineKey): boolean {
-  return (
-    a.buckets === b.buckets &&
-    Object.is(a.fromBucket, b.fromBucket) &&
-    a.prefix === b.prefix &&
-    a.first === b.first &&
-    a.end === b.end &&
-    a.gaps === b.gaps
-  );
 }

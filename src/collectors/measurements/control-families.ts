@@ -257,15 +257,8 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
   const descs = controlFamilyDescs(control);
   // An object of arrays, not a map: a lookup per sample, some 100,000 a poll at 5,000 charts.
   const out = Object.fromEntries(CONTROL_KEYS.map((k) => [k, []])) as unknown as Record<Key, Sample[]>;
-  const add = (key: Key, labels: LabelSet, value: number) => out[key].push({ labels, value });
-  const rules = control?.rules;
-  const enabled = (r: number) => rules === undefined || rules[r as keyof typeof rules].enabled;
-  const rule1 = enabled(1);
-  const later = RULE_NUMBERS.filter((r) => r > 1 && enabled(r));
-  const cusumOn = control?.cusum.enabled !== false;
-  const ewmaOn = control?.ewma.enabled !== false;
+  const counters = countersOf(control);
   const names = new Set<string>();
-  const events = out.events;
   let lastMetric: string | undefined;
   for (const o of outcomes) {
     // Charts of one name mostly follow each other: one set lookup per run of them.
@@ -273,55 +266,100 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
       names.add(o.metric);
       lastMetric = o.metric;
     }
-    // Every counter exists from the series' first poll, at 0: increase() then sees the first
-    // event as a rise, and a restart's 0 as a counter reset, never as an event. The caller's
-    // kept label sets when it has them, else built here.
-    const kept = o.eventLabels;
-    if (rule1) events.push({ labels: ruleLabels(o, kept, RULE_1), value: o.events[0] ?? 0 });
-    if (later.length > 0) {
-      let n = 0;
-      for (let j = 0; j < later.length; j++) n += o.events[later[j]! - 1] ?? 0;
-      events.push({ labels: ruleLabels(o, kept, RULES_2_TO_8), value: n });
-    }
-    if (cusumOn)
-      events.push({ labels: ruleLabels(o, kept, CUSUM_COUNTER), value: o.events[CUSUM_EVENT] ?? 0 });
-    if (ewmaOn) events.push({ labels: ruleLabels(o, kept, EWMA_COUNTER), value: o.events[EWMA_EVENT] ?? 0 });
-    const seq = o.sequential;
-    const l = o.limits;
-    if (seq?.cusum) {
-      out.cusumUpper.push({ labels: o.labels, value: seq.cusum.upper / seq.cusum.widening });
-      out.cusumLower.push({ labels: o.labels, value: seq.cusum.lower / seq.cusum.widening });
-    }
-    if (seq?.ewma && l !== undefined) {
-      out.ewma.push({ labels: o.labels, value: seq.ewma.value });
-      out.ewmaHalfWidth.push({ labels: o.labels, value: seq.ewma.upper - l.center });
-    }
-    if (l !== undefined) {
-      let violated = false;
-      for (let k = 0; k < RULE_COUNT; k++) if ((o.counts[k] ?? 0) > 0) violated = true;
-      out.state.push({ labels: o.labels, value: violated ? 1 : 0 });
-      if (violated)
-        for (let k = 0; k < RULE_COUNT; k++) {
-          const n = o.counts[k] ?? 0;
-          if (n > 0) add('violations', o.labels.with('rule', String(k + 1)), n);
-        }
-    }
-    const cusumAt = o.lastTimes[CUSUM_EVENT] ?? Number.NaN;
-    if (!Number.isNaN(cusumAt)) add('lastViolation', ruleLabels(o, kept, CUSUM_COUNTER), cusumAt / 1000);
-    const ewmaAt = o.lastTimes[EWMA_EVENT] ?? Number.NaN;
-    if (!Number.isNaN(ewmaAt)) add('lastViolation', ruleLabels(o, kept, EWMA_COUNTER), ewmaAt / 1000);
-    if (o.late > 0) add('late', o.labels, o.late);
-    if (l === undefined) continue;
-    out.center.push({ labels: o.labels, value: l.center });
-    out.ucl.push({ labels: o.labels, value: l.ucl });
-    out.lcl.push({ labels: o.labels, value: l.lcl });
-    // Sigma is (ucl - lcl) / 6; the baseline's size, phi and resolution are on the status page
-    // for the flagged charts: per chart they were five series that no dashboard or alert read.
-    if (l.autocorrelated === true) add('flag', o.labels.with('flag', 'autocorrelated'), 1);
-    if (l.quantized === true) add('flag', o.labels.with('flag', 'quantized'), 1);
+    addCounters(out.events, o, counters);
+    addDetectors(out, o);
+    addLastTimes(out.lastViolation, o);
+    if (o.late > 0) out.late.push({ labels: o.labels, value: o.late });
+    if (o.limits !== undefined) addLimits(out, o, o.limits);
   }
+  const add = (key: Key, labels: LabelSet, value: number) => out[key].push({ labels, value });
   if (control !== undefined) addSettings(control, { names, add });
   return CONTROL_KEYS.map((k) => ({ desc: descs[k], samples: out[k] }));
+}
+
+/** Which event counters a chart has: rule 1's, the enabled later rules' (summed), the detectors'. */
+interface Counters {
+  readonly rule1: boolean;
+  readonly later: readonly number[];
+  readonly cusum: boolean;
+  readonly ewma: boolean;
+}
+
+function countersOf(control: ControlConfig | undefined): Counters {
+  const rules = control?.rules;
+  const enabled = (r: number) => rules === undefined || rules[r as keyof typeof rules].enabled;
+  return {
+    rule1: enabled(1),
+    later: RULE_NUMBERS.filter((r) => r > 1 && enabled(r)),
+    cusum: control?.cusum.enabled !== false,
+    ewma: control?.ewma.enabled !== false,
+  };
+}
+
+/**
+ * The event counters of a chart. Every counter exists from the series' first poll, at 0:
+ * increase() then sees the first event as a rise, and a restart's 0 as a counter reset, never as
+ * an event. The caller's kept label sets when it has them, else built here.
+ */
+function addCounters(events: Sample[], o: ControlOutcome, on: Counters): void {
+  const kept = o.eventLabels;
+  if (on.rule1) events.push({ labels: ruleLabels(o, kept, RULE_1), value: o.events[0] ?? 0 });
+  const later = on.later;
+  if (later.length > 0) {
+    let n = 0;
+    for (let j = 0; j < later.length; j++) n += o.events[later[j]! - 1] ?? 0;
+    events.push({ labels: ruleLabels(o, kept, RULES_2_TO_8), value: n });
+  }
+  if (on.cusum)
+    events.push({ labels: ruleLabels(o, kept, CUSUM_COUNTER), value: o.events[CUSUM_EVENT] ?? 0 });
+  if (on.ewma) events.push({ labels: ruleLabels(o, kept, EWMA_COUNTER), value: o.events[EWMA_EVENT] ?? 0 });
+}
+
+/** The CUSUM's sums and the EWMA's statistic and half-width, once the detectors run. */
+function addDetectors(out: Record<Key, Sample[]>, o: ControlOutcome): void {
+  const seq = o.sequential;
+  const l = o.limits;
+  if (seq?.cusum) {
+    out.cusumUpper.push({ labels: o.labels, value: seq.cusum.upper / seq.cusum.widening });
+    out.cusumLower.push({ labels: o.labels, value: seq.cusum.lower / seq.cusum.widening });
+  }
+  if (seq?.ewma && l !== undefined) {
+    out.ewma.push({ labels: o.labels, value: seq.ewma.value });
+    out.ewmaHalfWidth.push({ labels: o.labels, value: seq.ewma.upper - l.center });
+  }
+}
+
+/** The detectors' last signal times, once they have signalled. */
+function addLastTimes(into: Sample[], o: ControlOutcome): void {
+  const cusumAt = o.lastTimes[CUSUM_EVENT] ?? Number.NaN;
+  if (!Number.isNaN(cusumAt))
+    into.push({ labels: ruleLabels(o, o.eventLabels, CUSUM_COUNTER), value: cusumAt / 1000 });
+  const ewmaAt = o.lastTimes[EWMA_EVENT] ?? Number.NaN;
+  if (!Number.isNaN(ewmaAt))
+    into.push({ labels: ruleLabels(o, o.eventLabels, EWMA_COUNTER), value: ewmaAt / 1000 });
+}
+
+/** State, the window's violations per rule, the limits and the raised flags of a chart with limits. */
+function addLimits(out: Record<Key, Sample[]>, o: ControlOutcome, l: ControlLimits): void {
+  let violated = false;
+  for (let k = 0; k < RULE_COUNT; k++) if ((o.counts[k] ?? 0) > 0) violated = true;
+  out.state.push({ labels: o.labels, value: violated ? 1 : 0 });
+  if (violated) addViolations(out.violations, o);
+  out.center.push({ labels: o.labels, value: l.center });
+  out.ucl.push({ labels: o.labels, value: l.ucl });
+  out.lcl.push({ labels: o.labels, value: l.lcl });
+  // Sigma is (ucl - lcl) / 6; the baseline's size, phi and resolution are on the status page
+  // for the flagged charts: per chart they were five series that no dashboard or alert read.
+  if (l.autocorrelated === true) out.flag.push({ labels: o.labels.with('flag', 'autocorrelated'), value: 1 });
+  if (l.quantized === true) out.flag.push({ labels: o.labels.with('flag', 'quantized'), value: 1 });
+}
+
+/** The window's violations, one series per rule that has some. */
+function addViolations(into: Sample[], o: ControlOutcome): void {
+  for (let k = 0; k < RULE_COUNT; k++) {
+    const n = o.counts[k] ?? 0;
+    if (n > 0) into.push({ labels: o.labels.with('rule', String(k + 1)), value: n });
+  }
 }
 
 /** The detectors' settings of each charted name seen, one series per name (the first matching entry's). */
