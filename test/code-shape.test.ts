@@ -25,7 +25,6 @@ const LONG_FUNCTIONS_LEFT = new Map<string, number>([
   ['src/app/record.ts recordUpstream', 76],
   ['src/app/wire.ts wireExporter', 86],
   ['src/collectors/measurements/control.ts createControlCharts', 211],
-  ['src/collectors/measurements/job.ts createMeasurementsJob', 73],
   ['src/collectors/summary/job.ts createSummaryJob', 189],
   ['src/exposition/selfmetrics.ts createSelfMetrics', 84],
   ['src/simulator/proxy.ts startFaultProxy', 79],
