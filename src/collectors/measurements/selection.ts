@@ -11,7 +11,6 @@ import {
   MEASUREMENT_FAMILIES,
   MeasurementFamilyBuilder,
   type MeasurementResult,
-  measurementFamilies,
   type StationRecordCounts,
 } from './families.ts';
 
@@ -69,7 +68,7 @@ function mergeSingleSlots(results: readonly MeasurementResult[]): MeasurementRes
   return results.map((r) => (r.slot !== null && slots.get(key(r)) === 1 ? { ...r, slot: null } : r));
 }
 
-/** How {@link selectedFamilies} selects the series, and what it adds to them. */
+/** How {@link selectedFamiliesInTurns} selects the series, and what it adds to them. */
 export interface SelectionOptions {
   /** The selection settings (`measurements.statistics`, `measurements.by_slot`). */
   readonly selection: MeasurementSelection;
@@ -79,16 +78,10 @@ export interface SelectionOptions {
   readonly stations?: readonly StationRecordCounts[];
 }
 
-/** The measurement families with the selection applied. */
-export function selectedFamilies(
-  results: readonly MeasurementResult[],
-  { selection, windows, stations = [] }: SelectionOptions,
-): Family[] {
-  const families = measurementFamilies(selection.bySlot ? results : mergeSingleSlots(results), stations);
-  return applySelection(families, selection, windows);
-}
-
-/** {@link selectedFamilies}, giving the event loop a turn every {@link RESULTS_PER_TURN} results. */
+/**
+ * The measurement families with the selection applied, built in slices of
+ * {@link RESULTS_PER_TURN} results with a yield to the event loop between slices.
+ */
 export async function selectedFamiliesInTurns(
   results: readonly MeasurementResult[],
   { selection, windows, stations = [] }: SelectionOptions,
