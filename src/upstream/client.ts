@@ -171,7 +171,7 @@ export interface ClientLayers {
  * The typed operations over a stack of layers: parameters encoded as the interface describes,
  * answers decoded and mapped into domain types, each request in its collector's lane.
  */
-export class StationDataClient {
+class StationDataClient {
   readonly #layers: ClientLayers;
 
   constructor(layers: ClientLayers) {
