@@ -20,7 +20,7 @@ const ORDER = [
   ['scheduler'],
   ['server'],
   ['app'],
-  ['docs', 'cli.ts'],
+  ['reference', 'cli.ts'],
 ];
 const rank = new Map(ORDER.flatMap((rooms, i) => rooms.map((r) => [r, i] as const)));
 
