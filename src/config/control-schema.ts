@@ -275,7 +275,7 @@ export const controlSchema = z
       .describe('Fewest baseline points from which limits are computed; with fewer, no limits and no rules.'),
     evaluation_window: duration()
       .prefault('1h')
-      .describe('The newest points, judged by the rules; violations are counted in this window.'),
+      .describe('The newest points, evaluated by the rules; violations are counted in this window.'),
     rules: rulesSchema,
     cusum: cusumSchema,
     ewma: ewmaSchema,

@@ -22,7 +22,7 @@ import type { RequestPlan } from '../planning/request-plan.ts';
 import type { SeriesBudget } from '../planning/series-budget.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { abortableSleep, type Loop, type LoopTimers, realLoopTimers, startLoop } from './loop.ts';
-import { judgePoll, type PollVerdict, Staleness } from './staleness.ts';
+import { classifyPoll, type PollClass, Staleness } from './staleness.ts';
 import { type CollectorStatus, recordRun } from './status.ts';
 
 export { Staleness } from './staleness.ts';
@@ -300,13 +300,13 @@ export class Scheduler {
       outcome = await job.run(signal);
       // A poll that brought no new data, past the staleness bound, would bring old values back.
       const past = this.staleness.pastBound(job.name, this.#wallClock(), job.maxStalenessMs);
-      if (this.staleness.reached(job.name, judgePoll(outcome)) || !past)
+      if (this.staleness.reached(job.name, classifyPoll(outcome)) || !past)
         await this.#publish(job.name, outcome);
     } catch (err) {
       error = err;
     }
     const seconds = (performance.now() - started) / 1000;
-    const verdict = judgePoll(error === undefined ? outcome : undefined);
+    const verdict = classifyPoll(error === undefined ? outcome : undefined);
     // A poll that overran its interval delivered its data, but late: not a success.
     const ok = this.staleness.success(job.name, { verdict, inTime: seconds * 1000 <= job.intervalMs });
     const now = this.#wallClock();
@@ -331,7 +331,7 @@ export class Scheduler {
    * max_staleness (parts the plan deferred are not failing), so one broken station cannot take
    * every series with it. Once dropped, only a poll that brings new data serves it again.
    */
-  #recordFreshness(job: ScheduledJob, poll: { readonly verdict: PollVerdict; readonly now: number }) {
+  #recordFreshness(job: ScheduledJob, poll: { readonly verdict: PollClass; readonly now: number }) {
     if (this.staleness.finish(job.name, poll) && job.maxStalenessMs !== undefined)
       this.#deps.selfMetrics.setCollectorStale(job.name, { stale: false });
     else this.#dropIfStale(job, poll.now);

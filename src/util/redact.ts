@@ -90,7 +90,7 @@ const JWT = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g;
 
 /**
  * Runs of the characters API keys and base64 are made of. `/` and `:` end a run, so that a path
- * or a URL is judged by its parts.
+ * or a URL is checked part by part.
  */
 const KEY_LIKE_RUN = /[A-Za-z0-9_\-+=.~]{28,}/g;
 

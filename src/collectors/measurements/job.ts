@@ -140,8 +140,8 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
   }
 }
 
-/** Stations whose statistics are computed between two turns of the event loop. */
-const STATIONS_PER_TURN = 25;
+/** Stations whose statistics are computed between two yields to the event loop. */
+const STATIONS_PER_SLICE = 25;
 
 /** What {@link measurementResults} computes the statistics from. */
 interface ResultsOptions {
@@ -162,7 +162,7 @@ async function measurementResults(
   const bounds = windows.map((w) => ({ window: w.name, ...windowBounds(w, now) }));
   const out: MeasurementResult[] = [];
   for (const [i, station] of topology.stations.entries()) {
-    if (i > 0 && i % STATIONS_PER_TURN === 0) await turns.yieldToLoop();
+    if (i > 0 && i % STATIONS_PER_SLICE === 0) await turns.yieldToLoop();
     for (const series of store.seriesOf(station.id)) {
       out.push({
         station: station.labels,

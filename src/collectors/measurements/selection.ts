@@ -14,8 +14,8 @@ import {
   type StationRecordCounts,
 } from './families.ts';
 
-/** Results turned into series between two turns of the event loop (each makes some 30 series). */
-const RESULTS_PER_TURN = 200;
+/** Results turned into series between two yields to the event loop (each makes some 30 series). */
+const RESULTS_PER_SLICE = 200;
 
 /** The windowed families by the statistic that selects them. */
 const WINDOWED: Readonly<Record<WindowStatistic, string>> = {
@@ -80,7 +80,7 @@ export interface SelectionOptions {
 
 /**
  * The measurement families with the selection applied, built in slices of
- * {@link RESULTS_PER_TURN} results with a yield to the event loop between slices.
+ * {@link RESULTS_PER_SLICE} results with a yield to the event loop between slices.
  */
 export async function selectedFamiliesInTurns(
   results: readonly MeasurementResult[],
@@ -89,7 +89,7 @@ export async function selectedFamiliesInTurns(
 ): Promise<Family[]> {
   const builder = new MeasurementFamilyBuilder();
   const merged = selection.bySlot ? results : mergeSingleSlots(results);
-  await turns.forEachSlice(merged, RESULTS_PER_TURN, (slice) => builder.add(slice));
+  await turns.forEachSlice(merged, RESULTS_PER_SLICE, (slice) => builder.add(slice));
   return applySelection(builder.families(stations), selection, windows);
 }
 
