@@ -30,10 +30,6 @@ const LONG_FUNCTIONS_LEFT = new Map<string, number>([
   ['src/simulator/proxy.ts startFaultProxy', 79],
   ['src/spc/rules.ts judgeRules', 82],
   ['src/spc/sequential.ts advanceSequential', 76],
-  ['src/upstream/breaker.ts createBreakers', 65],
-  ['src/upstream/client.ts createClient', 208],
-  ['src/upstream/client.ts view', 65],
-  ['src/upstream/limiter.ts createLimiter', 90],
 ]);
 
 function sources(dir: string): string[] {
