@@ -29,28 +29,21 @@ const LEFT: { all: Left; production: Left } = {
     'src/spc/rules.ts': ['types'],
     'src/spc/sequential.ts': ['types'],
     'src/upstream/client.ts': ['types'],
-    'src/upstream/connection.ts': ['exports', 'types'],
-    'src/upstream/parse.ts': ['exports', 'types'],
-    'src/upstream/retry.ts': ['exports', 'types'],
   },
   production: {
     // Used by tests only (production does not run them): move to test/ or make tests use production's.
     'src/util/random.ts': ['files'],
     'src/simulator/proxy.ts': ['files'],
-    'src/collectors/measurements/selection.ts': ['exports'],
     'src/collectors/measurements/control-families.ts': ['exports'],
     'src/collectors/units/store.ts': ['exports'],
-    'src/config/control-schema.ts': ['exports'],
     'src/exposition/native-histogram.ts': ['exports'],
     'src/exposition/render.ts': ['exports'],
-    'src/sharding/shard.ts': ['exports'],
     'src/simulator/index.ts': ['exports', 'types'],
     'src/spc/autocorrelation.ts': ['exports'],
     'src/spc/cusum.ts': ['exports'],
     'src/spc/ewma.ts': ['exports'],
     'src/spc/limits.ts': ['exports'],
     'src/spc/rules.ts': ['exports'],
-    'src/util/pace.ts': ['exports'],
   },
 };
 

@@ -2,10 +2,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { writeDashboards } from '../grafana/build.ts';
 import { renderConfigReference } from '../src/config/reference.ts';
-import { METRICS_DOC, updateReadme } from '../src/docs/readme.ts';
+import { METRICS_DOC, updateSections } from '../src/reference/sections.ts';
 import { PROMETHEUS_RULE_PATH, renderPrometheusRule } from './prometheusrule.ts';
 
-writeFileSync(METRICS_DOC, updateReadme(readFileSync(METRICS_DOC, 'utf8')));
+writeFileSync(METRICS_DOC, updateSections(readFileSync(METRICS_DOC, 'utf8')));
 writeFileSync('docs/config.md', renderConfigReference());
 writeFileSync(PROMETHEUS_RULE_PATH, renderPrometheusRule('prometheus/rules'));
 const dashboards = writeDashboards();

@@ -75,7 +75,7 @@ async function usageOf(command: string): Promise<string | undefined> {
   if (command === 'check-config') return CHECK_CONFIG_USAGE;
   if (command === 'once') return ONCE_USAGE;
   if (command === 'simulate') return (await import('./simulator/main.ts')).simulatorUsage();
-  if (command === 'record') return (await import('./app/record.ts')).RECORD_USAGE;
+  if (command === 'record') return (await import('./app/record-upstream.ts')).RECORD_USAGE;
   if (command === 'help') return USAGE;
   return undefined;
 }
@@ -110,7 +110,7 @@ async function main(argv: string[]): Promise<number> {
     case 'simulate':
       return simulate(rest);
     case 'record': {
-      const { runRecord } = await import('./app/record.ts');
+      const { runRecord } = await import('./app/record-upstream.ts');
       return runRecord(rest);
     }
     case 'check-config':

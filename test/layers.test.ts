@@ -1,12 +1,13 @@
 /**
- * The rooms of src/ and their order: a module imports only from its own room or from rooms
- * below it. docs/architecture.md describes the same order; a new room must be placed here.
+ * The layers of src/ (its top-level folders and files) and their order: a module imports only
+ * from its own layer or from layers below it. docs/architecture.md describes the same order; a
+ * new folder must be placed here.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-/** Rooms from the bottom up; a room may import the rooms before it. */
+/** Layers from the bottom up; a layer may import the layers before it. */
 const ORDER = [
   ['util', 'version.ts'],
   ['time', 'simulator'],
@@ -20,9 +21,9 @@ const ORDER = [
   ['scheduler'],
   ['server'],
   ['app'],
-  ['docs', 'cli.ts'],
+  ['reference', 'cli.ts'],
 ];
-const rank = new Map(ORDER.flatMap((rooms, i) => rooms.map((r) => [r, i] as const)));
+const rank = new Map(ORDER.flatMap((layers, i) => layers.map((r) => [r, i] as const)));
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {
@@ -31,29 +32,29 @@ function files(dir: string): string[] {
   });
 }
 
-/** The room of a path under src/: its first segment. */
-const roomOf = (path: string) => relative('src', path).split('/')[0]!;
+/** The layer of a path under src/: its first segment. */
+const layerOf = (path: string) => relative('src', path).split('/')[0]!;
 
-/** Every relative import of every module under src/, as [from room, to room, file, specifier]. */
+/** Every relative import of every module under src/, as [from layer, to layer, file, specifier]. */
 function imports(): Array<[string, string, string, string]> {
   const out: Array<[string, string, string, string]> = [];
   for (const file of files('src')) {
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(/(?:from|import)\s*\(?\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
       const target = normalize(join(dirname(file), m[1]!));
-      out.push([roomOf(file), roomOf(target), file, m[1]!]);
+      out.push([layerOf(file), layerOf(target), file, m[1]!]);
     }
   }
   return out;
 }
 
 describe('layers', () => {
-  it('places every room of src/', () => {
-    const rooms = readdirSync('src');
-    expect(rooms.filter((r) => !rank.has(r))).toEqual([]);
+  it('places every folder of src/ in a layer', () => {
+    const folders = readdirSync('src');
+    expect(folders.filter((r) => !rank.has(r))).toEqual([]);
   });
 
-  it('imports only from the same room or rooms below', () => {
+  it('imports only from the same layer or layers below', () => {
     const all = imports();
     expect(all.length).toBeGreaterThan(300);
     const upward = all

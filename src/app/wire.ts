@@ -22,7 +22,7 @@ import { PlanMetrics } from '../planning/plan-metrics.ts';
 import { SeriesBudget } from '../planning/series-budget.ts';
 import { RefusedStations } from '../records/refused.ts';
 import type { LoopTimers } from '../scheduler/loop.ts';
-import { createScheduler, type ReusableJob, type Scheduler } from '../scheduler/scheduler.ts';
+import { type ReusableJob, Scheduler } from '../scheduler/scheduler.ts';
 import { createApp, type ReloadResult } from '../server/app.ts';
 import { type Shard, UNSHARDED } from '../sharding/shard.ts';
 import { Breakers } from '../upstream/breaker.ts';
@@ -188,7 +188,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   // histograms on), and rendering it on every poll cost about 20 MiB of RSS at 100k series.
   // The first protobuf scrape waits for one render from the parts' families.
   const cache = new ExpositionCache({ turns, protobuf: 'when-asked' });
-  const scheduler = createScheduler({
+  const scheduler = new Scheduler({
     discovery: DISCOVERY,
     collectors,
     context,
@@ -197,7 +197,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     reuseFreshness: prev?.scheduler.staleness,
     onPollEnd: (name) => digest.flush(name),
     cache,
-    self,
+    selfMetrics: self,
     logger,
     wallClock,
     timers: opts.timers,

@@ -1,10 +1,10 @@
 /**
  * The `control` section of the config (control charts per measurement), ready to be plugged
- * into configSchema. Snake_case YAML in, the engine's camelCase {@link ChartSpec} pieces out.
+ * into configSchema. Snake_case YAML in, the engine's camelCase chart spec pieces out.
  * Every key carries a description, for the generated docs/config.md.
  */
 import { z } from 'zod';
-import type { BaselineSpec, ChartSpec } from '../spc/index.ts';
+import type { BaselineSpec } from '../spc/index.ts';
 import { NELSON_RULES, type RulesConfig } from '../spc/rules.ts';
 import { always, anchoredRegex, duration, isRecord } from './fields.ts';
 
@@ -275,7 +275,7 @@ export const controlSchema = z
       .describe('Fewest baseline points from which limits are computed; with fewer, no limits and no rules.'),
     evaluation_window: duration()
       .prefault('1h')
-      .describe('The newest points, judged by the rules; violations are counted in this window.'),
+      .describe('The newest points, evaluated by the rules; violations are counted in this window.'),
     rules: rulesSchema,
     cusum: cusumSchema,
     ewma: ewmaSchema,
@@ -334,16 +334,3 @@ function chartBaseline(
 
 /** The validated `control` section. */
 export type ControlConfig = z.output<typeof controlSchema>;
-
-/** The chart spec for a measurement name: from the first `names` entry that matches, else undefined. */
-export function chartSpecFor(control: ControlConfig, name: string): ChartSpec | undefined {
-  const entry = control.names.find((n) => n.pattern.test(name));
-  if (entry === undefined) return undefined;
-  return {
-    baseline: entry.baseline,
-    minSamples: entry.minSamples,
-    evaluationWindowMs: control.evaluationWindowMs,
-    rules: control.rules,
-    compensate: control.compensate,
-  };
-}

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { isValidTimeZone } from '../time/zones.ts';
 import type { ConnectionSettings, ProxySettings } from '../upstream/connection.ts';
 import { ENDPOINT_NAMES } from '../upstream/endpoints.ts';
+import { TLS_VERSION_NAMES } from '../util/tls-versions.ts';
 import { always, duration, isRecord, period } from './fields.ts';
 import { tokenProblem } from './token-text.ts';
 
@@ -68,7 +69,7 @@ const breakerSchema = z
   .transform((b) => ({ threshold: b.failure_threshold, probeIntervalMs: b.probe_interval }))
   .describe('Circuit breaker per endpoint: stops the full load on a failing upstream and probes it slowly.');
 
-const tlsVersion = z.enum(['TLS10', 'TLS11', 'TLS12', 'TLS13']);
+const tlsVersion = z.enum(TLS_VERSION_NAMES);
 const TLS_ORDER = tlsVersion.options;
 
 const filePath = z.string().min(1, 'must not be empty').meta({ 'x-type': 'file path' });

@@ -22,7 +22,7 @@ import type { RequestPlan } from '../planning/request-plan.ts';
 import type { SeriesBudget } from '../planning/series-budget.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { abortableSleep, type Loop, type LoopTimers, realLoopTimers, startLoop } from './loop.ts';
-import { judgePoll, type PollVerdict, Staleness } from './staleness.ts';
+import { classifyPoll, type PollClass, Staleness } from './staleness.ts';
 import { type CollectorStatus, recordRun } from './status.ts';
 
 export { Staleness } from './staleness.ts';
@@ -33,7 +33,8 @@ export interface SchedulerDeps {
   readonly collectors: readonly DataCollector[];
   readonly context: CollectorContext;
   readonly cache: ExpositionCache;
-  readonly self: SelfMetrics;
+  /** The exporter's own metrics: every poll's outcome is written there. */
+  readonly selfMetrics: SelfMetrics;
   readonly logger: Logger;
   /** Wall clock, epoch ms: window ends and data ages. */
   readonly wallClock?: () => number;
@@ -72,32 +73,34 @@ interface ScheduledJob {
   run(signal?: AbortSignal): Promise<PollOutcome>;
 }
 
-/** Runs the collectors. Create with {@link createScheduler}. */
+/** Runs the collectors. */
 export class Scheduler {
-  private topology: Topology | undefined;
-  private readonly statuses = new Map<string, CollectorStatus>();
+  #topology: Topology | undefined;
+  readonly #statuses = new Map<string, CollectorStatus>();
   /** Whether the upstream answered each collector's last poll; `upstream_up` is all of them. */
-  private readonly upstreamOk = new Map<string, boolean>();
-  private readonly discoveryJob: ScheduledJob;
-  private readonly dataJobs: ScheduledJob[];
-  private loops: Loop[] = [];
+  readonly #upstreamOk = new Map<string, boolean>();
+  readonly #discoveryJob: ScheduledJob;
+  readonly #dataJobs: ScheduledJob[];
+  #loops: Loop[] = [];
   /** Discovery (whose retry loop may never end while the upstream is down) and the watchdog. */
-  private abortable: Loop[] = [];
-  private readonly wallClock: () => number;
+  #abortable: Loop[] = [];
+  readonly #wallClock: () => number;
   /** The data collectors' jobs, so that a reload can keep them. */
   readonly jobsByName = new Map<string, ReusableJob>();
   /** When each collector last got new data and whether it is dropped; a reload keeps it. */
   readonly staleness: Staleness;
   /** The request plan and the series budget: their metrics and log lines. */
-  private readonly plans: PlanTracker;
+  readonly #plans: PlanTracker;
+  readonly #deps: SchedulerDeps;
 
-  constructor(private readonly deps: SchedulerDeps) {
-    this.wallClock = deps.wallClock ?? Date.now;
+  constructor(deps: SchedulerDeps) {
+    this.#deps = deps;
+    this.#wallClock = deps.wallClock ?? Date.now;
     this.staleness = deps.reuseFreshness ?? new Staleness();
     const { config } = deps.context;
-    this.plans = new PlanTracker({
+    this.#plans = new PlanTracker({
       logger: deps.logger,
-      wallClock: this.wallClock,
+      wallClock: this.#wallClock,
       windows: config.windows.map((w) => w.name),
       collectors: deps.collectors.map((c) => c.name),
       maxSeries: config.planning.maxSeries,
@@ -106,45 +109,45 @@ export class Scheduler {
       seriesBudget: deps.seriesBudget,
     });
     const discovery = deps.discovery.createJob(deps.context);
-    this.discoveryJob = {
+    this.#discoveryJob = {
       name: deps.discovery.name,
       intervalMs: deps.discovery.intervalMs(config),
       run: async (signal) => {
-        const outcome = await discovery.poll({ now: new Date(this.wallClock()), signal });
-        this.plans.topology(outcome.topology);
-        this.topology = outcome.topology;
+        const outcome = await discovery.poll({ now: new Date(this.#wallClock()), signal });
+        this.#plans.topology(outcome.topology);
+        this.#topology = outcome.topology;
         return outcome;
       },
     };
-    this.dataJobs = deps.collectors.map((c) => {
+    this.#dataJobs = deps.collectors.map((c) => {
       const job = deps.reuseJobs?.get(c.name) ?? c.createJob(deps.contextFor?.(c.name) ?? deps.context);
       this.jobsByName.set(c.name, job);
       return {
         name: c.name,
         intervalMs: c.intervalMs(config),
         maxStalenessMs: c.maxStalenessMs?.(config),
-        run: (signal?: AbortSignal) => job.poll(this.pollContext(signal)),
+        run: (signal?: AbortSignal) => job.poll(this.#pollContext(signal)),
       };
     });
-    for (const job of this.jobs()) {
-      this.statuses.set(job.name, { name: job.name, intervalMs: job.intervalMs, polls: 0 });
-      deps.self.setCollectorInterval(job.name, job.intervalMs / 1000);
+    for (const job of this.#jobs()) {
+      this.#statuses.set(job.name, { name: job.name, intervalMs: job.intervalMs, polls: 0 });
+      deps.selfMetrics.setCollectorInterval(job.name, job.intervalMs / 1000);
     }
   }
 
   /** The current topology, once discovered. */
   currentTopology(): Topology | undefined {
-    return this.topology;
+    return this.#topology;
   }
 
   /** Each collector's shortest and longest planned refresh (ms), from the plan in force. */
   plannedRefresh(): ReadonlyMap<string, { minMs: number; maxMs: number }> {
-    return this.plans.refreshRanges();
+    return this.#plans.refreshRanges();
   }
 
   /** Per-collector status, discovery first. */
   status(): CollectorStatus[] {
-    return [...this.statuses.values()];
+    return [...this.#statuses.values()];
   }
 
   /**
@@ -152,13 +155,13 @@ export class Scheduler {
    * some failed requests still counts: its data is served, and its failures are metrics.
    */
   ready(): boolean {
-    return this.topology !== undefined && this.status().every((s) => s.polls > 0);
+    return this.#topology !== undefined && this.status().every((s) => s.polls > 0);
   }
 
   /** One complete poll of everything, in order: discovery first. Returns true when all succeeded. */
   async pollOnce(signal?: AbortSignal): Promise<boolean> {
     let ok = true;
-    for (const job of this.jobs()) ok = (await this.runJob(job, signal)) && ok;
+    for (const job of this.#jobs()) ok = (await this.#runJob(job, signal)) && ok;
     return ok;
   }
 
@@ -167,44 +170,44 @@ export class Scheduler {
    * exists, each on its own interval.
    */
   start(opts: { alreadyPolled?: boolean } = {}): void {
-    const timers = this.deps.timers ?? realLoopTimers;
-    const random = this.deps.random;
+    const timers = this.#deps.timers ?? realLoopTimers;
+    const random = this.#deps.random;
     // After a pollOnce (config reload), the first runs wait one interval instead of repeating it.
     const delay = (job: ScheduledJob) => (opts.alreadyPolled ? job.intervalMs : 0);
     let dataStarted = false;
     const startData = (initialDelay: (job: ScheduledJob) => number) => {
       if (dataStarted) return;
       dataStarted = true;
-      for (const job of this.dataJobs) {
-        const run = (s: AbortSignal) => this.runJob(job, s).then(() => undefined);
-        this.loops.push(
+      for (const job of this.#dataJobs) {
+        const run = (s: AbortSignal) => this.#runJob(job, s).then(() => undefined);
+        this.#loops.push(
           startLoop({ intervalMs: job.intervalMs, initialDelayMs: initialDelay(job), run, timers, random }),
         );
       }
     };
-    const discovery = this.discoveryJob;
+    const discovery = this.#discoveryJob;
     const retryMs = Math.min(discovery.intervalMs, 10_000);
-    this.abortable.push(
+    this.#abortable.push(
       startLoop({
         intervalMs: discovery.intervalMs,
         initialDelayMs: delay(discovery),
         timers,
         random,
         run: async (s) => {
-          await this.runJob(discovery, s);
+          await this.#runJob(discovery, s);
           // Nothing can be polled without a topology: until the first discovery succeeds,
           // retry it every few seconds rather than once per refresh interval.
-          while (!this.topology && !s.aborted) {
+          while (!this.#topology && !s.aborted) {
             await abortableSleep(timers, retryMs, s);
-            if (!s.aborted) await this.runJob(discovery, s);
+            if (!s.aborted) await this.#runJob(discovery, s);
           }
-          if (this.topology) startData(() => 0);
+          if (this.#topology) startData(() => 0);
         },
       }),
     );
-    if (opts.alreadyPolled && this.topology) startData(delay);
-    const watchMs = Math.min(...this.dataJobs.map((j) => j.intervalMs), discovery.intervalMs);
-    this.loops.push(
+    if (opts.alreadyPolled && this.#topology) startData(delay);
+    const watchMs = Math.min(...this.#dataJobs.map((j) => j.intervalMs), discovery.intervalMs);
+    this.#loops.push(
       startLoop({
         intervalMs: watchMs,
         initialDelayMs: watchMs,
@@ -220,29 +223,32 @@ export class Scheduler {
    * running past its interval is not a success, and data older than its bound is dropped.
    */
   watch(): void {
-    const now = this.wallClock();
-    for (const job of this.dataJobs) {
+    const now = this.#wallClock();
+    for (const job of this.#dataJobs) {
       const since = this.staleness.runningSince(job.name);
       if (since !== undefined && now - since > job.intervalMs) {
-        this.deps.self.collectorResult(job.name, {
+        this.#deps.selfMetrics.collectorResult(job.name, {
           ok: false,
           seconds: (now - since) / 1000,
           nowMs: now,
           fresh: false,
         });
       }
-      this.dropIfStale(job, now);
+      this.#dropIfStale(job, now);
     }
   }
 
-  private dropIfStale(job: ScheduledJob, now: number): void {
+  #dropIfStale(job: ScheduledJob, now: number): void {
     if (job.maxStalenessMs === undefined || !this.staleness.isStale(job.name, now, job.maxStalenessMs))
       return;
     this.staleness.markDropped(job.name);
-    this.deps.cache.remove(job.name);
-    this.deps.self.setSnapshot(this.deps.cache.seriesCount(), this.deps.cache.lastRenderMs() / 1000);
-    this.deps.self.setCollectorStale(job.name, { stale: true });
-    this.deps.logger.warn(
+    this.#deps.cache.remove(job.name);
+    this.#deps.selfMetrics.setSnapshot(
+      this.#deps.cache.seriesCount(),
+      this.#deps.cache.lastRenderMs() / 1000,
+    );
+    this.#deps.selfMetrics.setCollectorStale(job.name, { stale: true });
+    this.#deps.logger.warn(
       { collector: job.name, max_staleness_seconds: job.maxStalenessMs / 1000 },
       'data older than max_staleness: its series are dropped until a poll succeeds',
     );
@@ -253,69 +259,69 @@ export class Scheduler {
    * A reload uses it, so that a collector whose job is kept is never polled twice at once.
    */
   async drain(): Promise<void> {
-    const [loops, abortable] = [this.loops, this.abortable];
-    this.loops = [];
-    this.abortable = [];
+    const [loops, abortable] = [this.#loops, this.#abortable];
+    this.#loops = [];
+    this.#abortable = [];
     await Promise.all([...loops.map((l) => l.drain()), ...abortable.map((l) => l.stop())]);
   }
 
   /** The data collectors whose poll is running now; a shutdown past its deadline names them. */
   runningPolls(): string[] {
-    return this.dataJobs.filter((j) => this.staleness.runningSince(j.name) !== undefined).map((j) => j.name);
+    return this.#dataJobs.filter((j) => this.staleness.runningSince(j.name) !== undefined).map((j) => j.name);
   }
 
   /** Stops every loop and waits for running polls to end. */
   async stop(): Promise<void> {
-    const loops = [...this.loops, ...this.abortable];
-    this.loops = [];
-    this.abortable = [];
+    const loops = [...this.#loops, ...this.#abortable];
+    this.#loops = [];
+    this.#abortable = [];
     await Promise.all(loops.map((l) => l.stop()));
   }
 
-  private jobs(): ScheduledJob[] {
-    return [this.discoveryJob, ...this.dataJobs];
+  #jobs(): ScheduledJob[] {
+    return [this.#discoveryJob, ...this.#dataJobs];
   }
 
-  private pollContext(signal?: AbortSignal): PollContext {
-    const topology = this.topology;
+  #pollContext(signal?: AbortSignal): PollContext {
+    const topology = this.#topology;
     if (!topology) throw new Error('no topology yet');
-    const now = new Date(this.wallClock());
-    const plan = this.plans.plan(now);
+    const now = new Date(this.#wallClock());
+    const plan = this.#plans.plan(now);
     return { topology, now, signal, ...(plan ? { plan } : {}) };
   }
 
   /** Runs one poll, times it, publishes its families and records its outcome. */
-  private async runJob(job: ScheduledJob, signal?: AbortSignal): Promise<boolean> {
+  async #runJob(job: ScheduledJob, signal?: AbortSignal): Promise<boolean> {
     const started = performance.now();
-    this.staleness.start(job.name, this.wallClock());
+    this.staleness.start(job.name, this.#wallClock());
     let outcome: PollOutcome | undefined;
     let error: unknown;
     try {
       outcome = await job.run(signal);
       // A poll that brought no new data, past the staleness bound, would bring old values back.
-      const past = this.staleness.pastBound(job.name, this.wallClock(), job.maxStalenessMs);
-      if (this.staleness.reached(job.name, judgePoll(outcome)) || !past)
-        await this.publish(job.name, outcome);
+      const past = this.staleness.pastBound(job.name, this.#wallClock(), job.maxStalenessMs);
+      if (this.staleness.reached(job.name, classifyPoll(outcome)) || !past)
+        await this.#publish(job.name, outcome);
     } catch (err) {
       error = err;
     }
     const seconds = (performance.now() - started) / 1000;
-    const verdict = judgePoll(error === undefined ? outcome : undefined);
+    const verdict = classifyPoll(error === undefined ? outcome : undefined);
     // A poll that overran its interval delivered its data, but late: not a success.
     const ok = this.staleness.success(job.name, { verdict, inTime: seconds * 1000 <= job.intervalMs });
-    const now = this.wallClock();
-    this.recordFreshness(job, { verdict, now });
-    if (outcome && (outcome.requests > 0 || this.statuses.get(job.name)?.polls === 0))
-      this.deps.self.collectorRequests(job.name, outcome.requests, outcome.failures);
-    this.recordUpstream(job.name, outcome, error);
+    const now = this.#wallClock();
+    this.#recordFreshness(job, { verdict, now });
+    if (outcome && (outcome.requests > 0 || this.#statuses.get(job.name)?.polls === 0))
+      this.#deps.selfMetrics.collectorRequests(job.name, outcome.requests, outcome.failures);
+    this.#recordUpstream(job.name, outcome, error);
     // The data age counts from the last poll whose due parts all got new data, never from an idle one.
-    this.deps.self.collectorResult(job.name, { ok, seconds, nowMs: now, fresh: verdict.fresh });
-    this.statuses.set(
+    this.#deps.selfMetrics.collectorResult(job.name, { ok, seconds, nowMs: now, fresh: verdict.fresh });
+    this.#statuses.set(
       job.name,
-      recordRun(this.statuses.get(job.name), job, { ok, seconds, error, now: this.wallClock() }),
+      recordRun(this.#statuses.get(job.name), job, { ok, seconds, error, now: this.#wallClock() }),
     );
-    this.logRun(job, { seconds, error, hadData: this.deps.cache.has(job.name) });
-    this.deps.onPollEnd?.(job.name);
+    this.#logRun(job, { seconds, error, hadData: this.#deps.cache.has(job.name) });
+    this.#deps.onPollEnd?.(job.name);
     return ok;
   }
 
@@ -325,23 +331,23 @@ export class Scheduler {
    * max_staleness (parts the plan deferred are not failing), so one broken station cannot take
    * every series with it. Once dropped, only a poll that brings new data serves it again.
    */
-  private recordFreshness(job: ScheduledJob, poll: { readonly verdict: PollVerdict; readonly now: number }) {
+  #recordFreshness(job: ScheduledJob, poll: { readonly verdict: PollClass; readonly now: number }) {
     if (this.staleness.finish(job.name, poll) && job.maxStalenessMs !== undefined)
-      this.deps.self.setCollectorStale(job.name, { stale: false });
-    else this.dropIfStale(job, poll.now);
+      this.#deps.selfMetrics.setCollectorStale(job.name, { stale: false });
+    else this.#dropIfStale(job, poll.now);
   }
 
-  private async publish(name: string, outcome: PollOutcome): Promise<void> {
-    const { self, cache } = this.deps;
-    await cache.publish(name, this.plans.admit(name, outcome.families));
-    self.setSnapshot(cache.seriesCount(), cache.lastRenderMs() / 1000);
-    this.plans.published(name, outcome);
+  async #publish(name: string, outcome: PollOutcome): Promise<void> {
+    const { selfMetrics, cache } = this.#deps;
+    await cache.publish(name, this.#plans.admit(name, outcome.families));
+    selfMetrics.setSnapshot(cache.seriesCount(), cache.lastRenderMs() / 1000);
+    this.#plans.published(name, outcome);
     const d = outcome.diagnostics;
-    if (d?.levelsSkipped) self.setLevelsSkipped(d.levelsSkipped);
-    if (d?.stationsInaccessible !== undefined) self.setStationsInaccessible(d.stationsInaccessible);
-    for (const r of d?.recordsSkipped ?? []) self.recordSkipped(r.endpoint, r.reason, r.count);
-    for (const r of d?.labelValues ?? []) self.labelValuesRedacted(name, r.reason, r.count);
-    if (d?.summaryPartial !== undefined) self.setSummaryPartial(d.summaryPartial);
+    if (d?.levelsSkipped) selfMetrics.setLevelsSkipped(d.levelsSkipped);
+    if (d?.stationsInaccessible !== undefined) selfMetrics.setStationsInaccessible(d.stationsInaccessible);
+    for (const r of d?.recordsSkipped ?? []) selfMetrics.recordSkipped(r.endpoint, r.reason, r.count);
+    for (const r of d?.labelValues ?? []) selfMetrics.labelValuesRedacted(name, r.reason, r.count);
+    if (d?.summaryPartial !== undefined) selfMetrics.setSummaryPartial(d.summaryPartial);
   }
 
   /**
@@ -349,16 +355,16 @@ export class Scheduler {
    * {@link UP_MAX_FAILED_SHARE} of its requests, so the order in which collectors finish
    * cannot change it and a mostly failing upstream is not reported as up.
    */
-  private recordUpstream(name: string, outcome: PollOutcome | undefined, error: unknown): void {
+  #recordUpstream(name: string, outcome: PollOutcome | undefined, error: unknown): void {
     // A poll that asked for nothing says nothing about the upstream: the last verdict stands.
     if (outcome && outcome.requests > 0) {
-      this.upstreamOk.set(name, outcome.failures / outcome.requests <= UP_MAX_FAILED_SHARE);
-    } else if (error instanceof UpstreamError) this.upstreamOk.set(name, false);
-    this.deps.self.setUpstreamUp([...this.upstreamOk.values()].every(Boolean));
+      this.#upstreamOk.set(name, outcome.failures / outcome.requests <= UP_MAX_FAILED_SHARE);
+    } else if (error instanceof UpstreamError) this.#upstreamOk.set(name, false);
+    this.#deps.selfMetrics.setUpstreamUp([...this.#upstreamOk.values()].every(Boolean));
   }
 
-  private logRun(job: ScheduledJob, run: { seconds: number; error: unknown; hadData: boolean }): void {
-    const { logger } = this.deps;
+  #logRun(job: ScheduledJob, run: { seconds: number; error: unknown; hadData: boolean }): void {
+    const { logger } = this.#deps;
     const { seconds, error } = run;
     if (error !== undefined) {
       const err = error instanceof Error ? error.message : String(error);
@@ -377,9 +383,4 @@ export class Scheduler {
       );
     }
   }
-}
-
-/** Creates the scheduler. */
-export function createScheduler(deps: SchedulerDeps): Scheduler {
-  return new Scheduler(deps);
 }

@@ -1,12 +1,12 @@
 /**
- * The scheduler's view of each collector's freshness: what a poll brought (judged from its
+ * The scheduler's view of each collector's freshness: what a poll brought (classified from its
  * outcome alone), when data last arrived, and which collectors' series are dropped for being
  * older than their max_staleness.
  */
 import type { PollOutcome } from '../collectors/collector.ts';
 
-/** What one poll brought, as the scheduler judges it. */
-export interface PollVerdict {
+/** What one poll brought, as the scheduler classifies it. */
+export interface PollClass {
   /**
    * The poll asked for nothing: every part was deferred by the request plan. It brought no data
    * and no failure: the collector's success and data age stay as they were, and for the
@@ -25,7 +25,7 @@ export interface PollVerdict {
  * data when its request was answered. A poll that neither asked nor deferred anything has
  * nothing to serve and is trivially fresh (a replica whose shard holds no station).
  */
-export function judgePoll(outcome: PollOutcome | undefined): PollVerdict {
+export function classifyPoll(outcome: PollOutcome | undefined): PollClass {
   if (outcome === undefined) return { idle: false, fresh: false, reached: false };
   const confirmed = outcome.confirmed ?? 0;
   const due = outcome.requests + confirmed;
@@ -56,11 +56,11 @@ export class Staleness {
    * asked for nothing (its parts were deferred by the plan, not failing) after a poll that did.
    * An idle poll after a failing one carries the failure, so it can never serve stale data again.
    */
-  reached(name: string, verdict: PollVerdict): boolean {
+  reached(name: string, verdict: PollClass): boolean {
     return verdict.idle ? (this.lastReached.get(name) ?? true) : verdict.reached;
   }
   /** A poll ended at `now`; returns whether it kept the collector from being stale. */
-  finish(name: string, poll: { readonly verdict: PollVerdict; readonly now: number }): boolean {
+  finish(name: string, poll: { readonly verdict: PollClass; readonly now: number }): boolean {
     this.running.delete(name);
     const reached = this.reached(name, poll.verdict);
     if (!poll.verdict.idle) this.lastReached.set(name, reached);
@@ -94,7 +94,7 @@ export class Staleness {
    * before any), so that a collector failing in an outage does not flash back to success
    * between its due polls.
    */
-  success(name: string, poll: { readonly verdict: PollVerdict; readonly inTime: boolean }): boolean {
+  success(name: string, poll: { readonly verdict: PollClass; readonly inTime: boolean }): boolean {
     const ok = poll.verdict.idle ? (this.lastOk.get(name) ?? true) : poll.verdict.fresh;
     if (!poll.verdict.idle) this.lastOk.set(name, ok);
     return ok && poll.inTime;

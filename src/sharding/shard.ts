@@ -113,8 +113,3 @@ export function resolveShard(sources: ShardSources): ShardResult {
   }
   return checked(ordinal, total);
 }
-
-/** This replica's share of a request budget: the budget divided by the shard count. */
-export function shardBudget(maxRequestsPerSecond: number, shard: Shard): number {
-  return maxRequestsPerSecond / shard.total;
-}

@@ -8,14 +8,10 @@
 import { createSecureContext } from 'node:tls';
 import { Agent, type Dispatcher, EnvHttpProxyAgent, interceptors } from 'undici';
 import { FileReadError, RegularFileReader, statWithin } from '../util/read-file.ts';
-
-/** TLS versions by their Prometheus (Go) names, as Node spells them. */
-export const TLS_VERSIONS = { TLS10: 'TLSv1', TLS11: 'TLSv1.1', TLS12: 'TLSv1.2', TLS13: 'TLSv1.3' } as const;
-/** A Prometheus TLS version name. */
-export type TlsVersionName = keyof typeof TLS_VERSIONS;
+import { TLS_VERSIONS, type TlsVersionName } from '../util/tls-versions.ts';
 
 /** `tls_config`, with file paths absolute. */
-export interface UpstreamTlsSettings {
+interface UpstreamTlsSettings {
   readonly caFile: string | undefined;
   readonly certFile: string | undefined;
   readonly keyFile: string | undefined;
@@ -59,12 +55,12 @@ export const DEFAULT_CONNECTION: ConnectionSettings = {
 };
 
 /** As Go's HTTP client, which Prometheus uses. */
-export const MAX_REDIRECTS = 10;
+const MAX_REDIRECTS = 10;
 
 /** 1 MiB: a certificate chain, a key or a CA bundle is a few kilobytes. */
 export const TLS_FILE_MAX_BYTES = 1024 * 1024;
 /** How long reading one TLS file may take before it counts as unreadable (a hung mount). */
-export const TLS_FILE_TIMEOUT_MS = 5_000;
+const TLS_FILE_TIMEOUT_MS = 5_000;
 
 /** The contents of the TLS files. */
 export interface TlsMaterial {

@@ -24,7 +24,7 @@ import type {
 } from './types.ts';
 
 /** Counts skipped records by reason while mapping. */
-export class SkipCounter {
+class SkipCounter {
   readonly counts: Record<string, number> = {};
   add(reason: string): void {
     this.counts[reason] = (this.counts[reason] ?? 0) + 1;
@@ -42,7 +42,7 @@ export function isValidId(id: string): boolean {
  * Which zone a `time_created` without an offset is read in: `record` (the record's own `tz`,
  * UTC when it has none or an unreadable one), `UTC`, or an IANA zone name.
  */
-export type NaiveTimeZone = 'record' | 'UTC' | (string & {});
+type NaiveTimeZone = 'record' | 'UTC' | (string & {});
 
 /** How record lists are mapped. */
 export interface RecordParseOptions {
@@ -139,7 +139,7 @@ export function parseNumber(value: string | number | null | undefined): number |
  * Optional label values: an empty string and null are one value, because Prometheus cannot
  * tell an empty label from an absent one; both become null.
  */
-export function optionalLabel(value: string | null | undefined): string | null {
+function optionalLabel(value: string | null | undefined): string | null {
   return value === undefined || value === null || value === '' ? null : value;
 }
 

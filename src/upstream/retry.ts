@@ -50,7 +50,7 @@ export function backoffMs(retry: number, policy: RetryPolicy, random: () => numb
 }
 
 /** How {@link retryDelay} computes a backoff. */
-export interface RetryDelayOptions {
+interface RetryDelayOptions {
   /** The attempts and delays allowed. */
   readonly policy: RetryPolicy;
   /** Uniform in [0, 1), for the jitter. */
@@ -61,7 +61,7 @@ export interface RetryDelayOptions {
  * The wait before retry number `retry` (0 = the first retry) after `err`, or undefined when
  * the failure must not be retried or the attempts are used up.
  */
-export function retryDelay(err: unknown, retry: number, how: RetryDelayOptions) {
+function retryDelay(err: unknown, retry: number, how: RetryDelayOptions) {
   const { policy, random } = how;
   if (!isTransient(err) || retry + 1 >= policy.maxAttempts) return undefined;
   const asked = err.retryAfterMs;
@@ -70,7 +70,7 @@ export function retryDelay(err: unknown, retry: number, how: RetryDelayOptions) 
 }
 
 /** Resolves after `ms`; rejects with the signal's reason when it aborts first. */
-export function wait(ms: number, timers: RetryTimers, signal?: AbortSignal): Promise<void> {
+function wait(ms: number, timers: RetryTimers, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = () => {

@@ -34,25 +34,3 @@ export function sendOffsetMs(k: number, cadence: Cadence): number {
 export function phaseOf(index: number, count: number): number {
   return count > 0 ? index / count : 0;
 }
-
-/**
- * Send times (epoch ms) of an entry, in `[fromMs, toMs)`, for intervals starting at
- * `startMs + c × intervalMs`. For simulations, the bench and tests.
- */
-export function sendTimes(
-  cadence: Cadence,
-  span: { readonly startMs: number; readonly fromMs: number; readonly toMs: number },
-): number[] {
-  const { requests: n, intervalMs } = cadence;
-  const { startMs, fromMs, toMs } = span;
-  const times: number[] = [];
-  if (n <= 0) return times;
-  const first = Math.max(0, Math.floor((fromMs - startMs) / intervalMs));
-  for (let c = first; startMs + c * intervalMs < toMs; c++) {
-    for (let k = 0; k < n; k++) {
-      const t = startMs + c * intervalMs + sendOffsetMs(k, cadence);
-      if (t >= fromMs && t < toMs) times.push(t);
-    }
-  }
-  return times;
-}

@@ -28,6 +28,16 @@ const BEARER = /\b(Bearer)(\s+)([^\s"'`\\<>()[\]{},;]+)/gi;
  */
 const PROSE_WORD = /^[A-Za-z]{1,12}$/;
 
+/**
+ * `text` with the credential of every `Bearer <credential>` replaced by `mask(credential)`;
+ * prose ("Bearer token has expired") and an already masked credential stay.
+ */
+function maskBearer(text: string, mask: (credential: string) => string): string {
+  return text.replace(BEARER, (whole, word: string, blank: string, credential: string) =>
+    credential === REDACTED || PROSE_WORD.test(credential) ? whole : `${word}${blank}${mask(credential)}`,
+  );
+}
+
 /** The forms a secret takes in output: as is, JSON-escaped, HTML-escaped and percent-encoded. */
 function formsOf(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
@@ -65,9 +75,7 @@ export class Redactor {
     let out = text;
     for (const form of this.#forms) if (out.includes(form)) out = out.replaceAll(form, REDACTED);
     if (!/bearer/i.test(out)) return out;
-    return out.replace(BEARER, (whole, word: string, blank: string, credential: string) =>
-      credential === REDACTED || PROSE_WORD.test(credential) ? whole : `${word}${blank}${REDACTED}`,
-    );
+    return maskBearer(out, () => REDACTED);
   }
 
   /** A function form of {@link Redactor.redact}, for injection. */
@@ -82,7 +90,7 @@ const JWT = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g;
 
 /**
  * Runs of the characters API keys and base64 are made of. `/` and `:` end a run, so that a path
- * or a URL is judged by its parts.
+ * or a URL is checked part by part.
  */
 const KEY_LIKE_RUN = /[A-Za-z0-9_\-+=.~]{28,}/g;
 
@@ -120,12 +128,7 @@ function maskedText(value: string): string {
  * printed, although the process has never read it as a token.
  */
 export function maskCredentialLike(text: string): string {
-  return text
-    .replace(BEARER, (whole, word: string, blank: string, credential: string) =>
-      credential === REDACTED || PROSE_WORD.test(credential)
-        ? whole
-        : `${word}${blank}${maskedText(credential)}`,
-    )
+  return maskBearer(text, maskedText)
     .replace(JWT, (jwt) => maskedText(jwt))
     .replace(KEY_LIKE_RUN, (run) => (isKeyLike(run) ? maskedText(run) : run));
 }

@@ -3,7 +3,7 @@
  * masked and capped, through every family of the measurements and units collectors.
  */
 import { describe, expect, it } from 'vitest';
-import { createMeasurementsJob } from '../../src/collectors/measurements/job.ts';
+import { MeasurementsJob } from '../../src/collectors/measurements/job.ts';
 import { createUnitsJob } from '../../src/collectors/units/job.ts';
 import type { Family } from '../../src/exposition/model.ts';
 import { MAX_LABEL_VALUE_LENGTH } from '../../src/model/label-values.ts';
@@ -50,7 +50,7 @@ describe('record label fields from a hostile upstream', () => {
       },
       { metrics: () => records },
     );
-    const out = await createMeasurementsJob(ctx).poll({ topology, now: new Date(T0) });
+    const out = await new MeasurementsJob(ctx).poll({ topology, now: new Date(T0) });
     const all = text(out.families);
     expect(all).toContain('slot="Bearer [REDACTED]"');
     expect(all).not.toContain(CREDENTIAL);

@@ -4,11 +4,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { chartSpecFor, controlSchema } from '../../src/config/control-schema.ts';
+import { type ControlConfig, controlSchema } from '../../src/config/control-schema.ts';
 import { configErrorMap, flattenIssues, formatIssue } from '../../src/config/issues.ts';
 import { NELSON_RULES } from '../../src/spc/rules.ts';
 
 const DAY = 86_400_000;
+
+/** The `names` entry that charts a measurement name: the first match, as the control charts pick it. */
+const entryFor = (c: ControlConfig, name: string) => c.names.find((n) => n.pattern.test(name));
 
 function ok(yaml: string) {
   const r = controlSchema.safeParse(parse(yaml) ?? undefined, { error: configErrorMap });
@@ -37,16 +40,14 @@ names: ['Voltage .*', 'Current']
 baseline: { rolling: 3d }
 min_samples: 40
 `);
-    expect(chartSpecFor(c, 'Current')).toEqual({
+    expect(entryFor(c, 'Current')).toMatchObject({
       baseline: { kind: 'rolling', durationMs: 3 * DAY },
       minSamples: 40,
-      evaluationWindowMs: 3_600_000,
-      rules: NELSON_RULES,
-      compensate: true,
     });
-    expect(chartSpecFor(c, 'Voltage 3V3')?.minSamples).toBe(40);
-    expect(chartSpecFor(c, 'Current 2')).toBeUndefined();
-    expect(chartSpecFor(c, 'Supply Voltage 3V3')).toBeUndefined();
+    expect(c).toMatchObject({ evaluationWindowMs: 3_600_000, rules: NELSON_RULES, compensate: true });
+    expect(entryFor(c, 'Voltage 3V3')?.minSamples).toBe(40);
+    expect(entryFor(c, 'Current 2')).toBeUndefined();
+    expect(entryFor(c, 'Supply Voltage 3V3')).toBeUndefined();
   });
 
   it('takes CUSUM and EWMA settings per name over the section defaults', () => {
@@ -80,19 +81,19 @@ names:
     min_samples: 100
   - Current
 `);
-    expect(chartSpecFor(c, 'Voltage 3V3')?.baseline).toEqual({
+    expect(entryFor(c, 'Voltage 3V3')?.baseline).toEqual({
       kind: 'given',
       center: 3.3,
       ucl: 3.36,
       lcl: 3.24,
     });
-    expect(chartSpecFor(c, 'Voltage 5V')?.baseline).toEqual({
+    expect(entryFor(c, 'Voltage 5V')?.baseline).toEqual({
       kind: 'frozen',
       fromMs: Date.UTC(2025, 1, 28, 23, 0, 0),
       toMs: Date.UTC(2025, 2, 8, 0, 0, 0),
     });
-    expect(chartSpecFor(c, 'Voltage 5V')?.minSamples).toBe(100);
-    expect(chartSpecFor(c, 'Current')?.baseline).toEqual({ kind: 'rolling', durationMs: 7 * DAY });
+    expect(entryFor(c, 'Voltage 5V')?.minSamples).toBe(100);
+    expect(entryFor(c, 'Current')?.baseline).toEqual({ kind: 'rolling', durationMs: 7 * DAY });
   });
 
   it('rules: Western Electric run length, a rule switched off, the others keep their defaults', () => {

@@ -1,6 +1,6 @@
 /**
  * docs/architecture.md stays true: every path it names under src/, test/, scripts/, bench/ and
- * the other top-level folders exists, and every room of src/ is in its table.
+ * the other top-level folders exists, and every folder of src/ is in its table.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -22,10 +22,10 @@ describe('docs/architecture.md', () => {
     expect(paths.filter((p) => !existsSync(p))).toEqual([]);
   });
 
-  it('has every room of src/ in its table', () => {
-    for (const room of readdirSync('src')) {
-      const named = room.endsWith('.ts') ? `\`src/${room}\`` : `\`src/${room}/\``;
-      expect(DOC, room).toContain(named);
+  it('has every folder of src/ in its table', () => {
+    for (const entry of readdirSync('src')) {
+      const named = entry.endsWith('.ts') ? `\`src/${entry}\`` : `\`src/${entry}/\``;
+      expect(DOC, entry).toContain(named);
     }
   });
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { standaloneDependencies } from '../../src/collectors/collector.ts';
-import { createMeasurementsJob } from '../../src/collectors/measurements/job.ts';
+import { MeasurementsJob } from '../../src/collectors/measurements/job.ts';
 import { createUnitsJob } from '../../src/collectors/units/job.ts';
 import { WINDOW_STATISTICS } from '../../src/config/measurements-schema.ts';
 import type { WindowSpec } from '../../src/config/schema.ts';
@@ -499,7 +499,7 @@ describe('incremental polls', () => {
       redact: h.exporter.redactor.apply,
       ...standaloneDependencies(),
     };
-    const jobs = [createMeasurementsJob(deps), createUnitsJob(deps)];
+    const jobs = [new MeasurementsJob(deps), createUnitsJob(deps)];
     const stationsIn = (families: Family[]) =>
       new Set(families.flatMap((f) => f.samples.map((x) => /station_id="(\w+)"/.exec(x.labels.text)?.[1])));
     const kept = topology.stations.slice(0, 2);

@@ -10,7 +10,7 @@ import { type Family, LabelSet } from '../../src/exposition/model.ts';
 import { SelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import type { Topology } from '../../src/model/topology.ts';
 import type { RequestPlan } from '../../src/planning/request-plan.ts';
-import { createScheduler, type Scheduler } from '../../src/scheduler/scheduler.ts';
+import { Scheduler } from '../../src/scheduler/scheduler.ts';
 import { type FakeAnswers, plantOf, topologyOf } from './fake-client.ts';
 import { jobContext } from './job-context.ts';
 
@@ -57,12 +57,12 @@ export function schedulerHarness(
   const context = jobContext(rawConfig, opts.answers);
   const plan = opts.plan;
   const create = (previous?: Scheduler) =>
-    createScheduler({
+    new Scheduler({
       discovery: fakeDiscovery,
       collectors,
       context,
       cache,
-      self,
+      selfMetrics: self,
       logger: pino({ level: 'silent' }),
       wallClock: () => now,
       ...(plan ? { planner: () => plan } : {}),

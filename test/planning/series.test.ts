@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { selectedFamilies } from '../../src/collectors/measurements/selection.ts';
+import { selectedFamiliesInTurns } from '../../src/collectors/measurements/selection.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import { LabelSet } from '../../src/exposition/model.ts';
 import { SERIES_DROP_ORDER, SeriesBudget } from '../../src/planning/series-budget.ts';
 import { estimateSeries } from '../../src/planning/series-estimate.ts';
+import { createTurns } from '../../src/util/turns.ts';
 
 const family = (name: string, n: number) => ({
   desc: { name, kind: 'gauge' as const, help: '' },
@@ -92,8 +93,12 @@ describe('measurement selection', () => {
     bySlot: false,
   };
 
-  it('exports each statistic only for its windows, and drops the slot label of single-slot series', () => {
-    const families = selectedFamilies([result('A')] as never, { selection, windows: ['1h', '24h'] });
+  it('exports each statistic only for its windows, and drops the slot label of single-slot series', async () => {
+    const families = await selectedFamiliesInTurns(
+      [result('A')] as never,
+      { selection, windows: ['1h', '24h'] },
+      createTurns(),
+    );
     const mean = families.find((f) => f.desc.name === 'station_measurement_window_mean');
     expect(mean?.samples.map((s) => s.labels.text)).toEqual(['station="s",metric="vbat",window="1h"']);
     const samples = families.find((f) => f.desc.name === 'station_measurement_window_samples');
@@ -101,11 +106,12 @@ describe('measurement selection', () => {
     expect(families.find((f) => f.desc.name === 'station_measurement_window_min')?.samples).toHaveLength(0);
   });
 
-  it('keeps the slot label where a station measures a name in several slots', () => {
-    const families = selectedFamilies([result('A'), result('B')] as never, {
-      selection,
-      windows: ['1h', '24h'],
-    });
+  it('keeps the slot label where a station measures a name in several slots', async () => {
+    const families = await selectedFamiliesInTurns(
+      [result('A'), result('B')] as never,
+      { selection, windows: ['1h', '24h'] },
+      createTurns(),
+    );
     const mean = families.find((f) => f.desc.name === 'station_measurement_window_mean');
     expect(mean?.samples.map((s) => s.labels.text)).toEqual([
       'station="s",metric="vbat",slot="A",window="1h"',

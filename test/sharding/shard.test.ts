@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ownedBy,
-  owner,
-  parseShard,
-  podOrdinal,
-  resolveShard,
-  shardBudget,
-  UNSHARDED,
-} from '../../src/sharding/shard.ts';
+import { ownedBy, owner, parseShard, podOrdinal, resolveShard, UNSHARDED } from '../../src/sharding/shard.ts';
 
 /** 24-hex ids like the upstream's, from a counter (no randomness). */
 function ids(count: number): string[] {
@@ -104,9 +96,5 @@ describe('parsing', () => {
     expect(resolveShard({ hostname: 'laptop', totalFromEnv: '4' })).toHaveProperty('error');
     expect(resolveShard({ hostname: 'station-exporter-4', totalFromEnv: '4' })).toHaveProperty('error');
     expect(resolveShard({ hostname: 'station-exporter-0', totalFromEnv: 'four' })).toHaveProperty('error');
-  });
-
-  it('divides the request budget by the shard count', () => {
-    expect(shardBudget(10, { index: 1, total: 4 })).toBe(2.5);
   });
 });

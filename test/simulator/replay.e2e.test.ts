@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordUpstream } from '../../src/app/record.ts';
+import { recordUpstream } from '../../src/app/record-upstream.ts';
 import { wireExporter } from '../../src/app/wire.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import { startSimulatorServer } from '../../src/simulator/index.ts';

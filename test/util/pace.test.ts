@@ -1,8 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import { planRequests } from '../../src/planning/request-plan.ts';
-import { phaseOf, sendOffsetMs, sendTimes } from '../../src/util/pace.ts';
+import { type Cadence, phaseOf, sendOffsetMs } from '../../src/util/pace.ts';
 
 const M = 60_000;
+
+/**
+ * Send times (epoch ms) of an entry, in `[fromMs, toMs)`, for intervals starting at
+ * `startMs + c × intervalMs`. Built on {@link sendOffsetMs}, as the summary schedule is.
+ */
+function sendTimes(
+  cadence: Cadence,
+  span: { readonly startMs: number; readonly fromMs: number; readonly toMs: number },
+): number[] {
+  const { requests: n, intervalMs } = cadence;
+  const { startMs, fromMs, toMs } = span;
+  const times: number[] = [];
+  if (n <= 0) return times;
+  const first = Math.max(0, Math.floor((fromMs - startMs) / intervalMs));
+  for (let c = first; startMs + c * intervalMs < toMs; c++) {
+    for (let k = 0; k < n; k++) {
+      const t = startMs + c * intervalMs + sendOffsetMs(k, cadence);
+      if (t >= fromMs && t < toMs) times.push(t);
+    }
+  }
+  return times;
+}
 
 describe('sendOffsetMs', () => {
   it('spreads n requests evenly over the interval', () => {

@@ -142,19 +142,10 @@ export interface StationRecordCounts {
 
 type Key = keyof typeof MEASUREMENT_FAMILIES;
 
-/** Turns measurement results into families; a statistic that does not exist is left out. */
-export function measurementFamilies(
-  results: readonly MeasurementResult[],
-  stations: readonly StationRecordCounts[] = [],
-): Family[] {
-  const builder = new MeasurementFamilyBuilder();
-  builder.add(results);
-  return builder.families(stations);
-}
-
 /**
- * {@link measurementFamilies} from results added in parts, in order, so that a caller can give
- * the event loop a turn between parts: a plant's results make 100k series and more.
+ * Turns measurement results into families (a statistic that does not exist is left out), from
+ * results added in parts, in order, so that a caller can yield to the event loop between parts:
+ * a plant's results make 100k series and more.
  */
 export class MeasurementFamilyBuilder {
   private readonly out = new Map<Key, Sample[]>(

@@ -4,7 +4,7 @@ import { CONTROL_FAMILIES } from './control-families.ts';
 import { measurementsCosts } from './costs.ts';
 import { MEASUREMENT_FAMILIES } from './families.ts';
 import { VALUE_HISTOGRAM } from './histograms.ts';
-import { createMeasurementsJob } from './job.ts';
+import { MeasurementsJob } from './job.ts';
 
 export const measurementsCollector: DataCollector = {
   kind: 'data',
@@ -13,6 +13,6 @@ export const measurementsCollector: DataCollector = {
   enabled: (config) => config.measurements.enabled,
   intervalMs: (config) => config.measurements.intervalMs,
   maxStalenessMs: (config) => config.measurements.maxStalenessMs,
-  createJob: createMeasurementsJob,
+  createJob: (ctx) => new MeasurementsJob(ctx),
   costs: measurementsCosts,
 };

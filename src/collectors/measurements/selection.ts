@@ -11,12 +11,11 @@ import {
   MEASUREMENT_FAMILIES,
   MeasurementFamilyBuilder,
   type MeasurementResult,
-  measurementFamilies,
   type StationRecordCounts,
 } from './families.ts';
 
-/** Results turned into series between two turns of the event loop (each makes some 30 series). */
-const RESULTS_PER_TURN = 200;
+/** Results turned into series between two yields to the event loop (each makes some 30 series). */
+const RESULTS_PER_SLICE = 200;
 
 /** The windowed families by the statistic that selects them. */
 const WINDOWED: Readonly<Record<WindowStatistic, string>> = {
@@ -69,7 +68,7 @@ function mergeSingleSlots(results: readonly MeasurementResult[]): MeasurementRes
   return results.map((r) => (r.slot !== null && slots.get(key(r)) === 1 ? { ...r, slot: null } : r));
 }
 
-/** How {@link selectedFamilies} selects the series, and what it adds to them. */
+/** How {@link selectedFamiliesInTurns} selects the series, and what it adds to them. */
 export interface SelectionOptions {
   /** The selection settings (`measurements.statistics`, `measurements.by_slot`). */
   readonly selection: MeasurementSelection;
@@ -79,16 +78,10 @@ export interface SelectionOptions {
   readonly stations?: readonly StationRecordCounts[];
 }
 
-/** The measurement families with the selection applied. */
-export function selectedFamilies(
-  results: readonly MeasurementResult[],
-  { selection, windows, stations = [] }: SelectionOptions,
-): Family[] {
-  const families = measurementFamilies(selection.bySlot ? results : mergeSingleSlots(results), stations);
-  return applySelection(families, selection, windows);
-}
-
-/** {@link selectedFamilies}, giving the event loop a turn every {@link RESULTS_PER_TURN} results. */
+/**
+ * The measurement families with the selection applied, built in slices of
+ * {@link RESULTS_PER_SLICE} results with a yield to the event loop between slices.
+ */
 export async function selectedFamiliesInTurns(
   results: readonly MeasurementResult[],
   { selection, windows, stations = [] }: SelectionOptions,
@@ -96,7 +89,7 @@ export async function selectedFamiliesInTurns(
 ): Promise<Family[]> {
   const builder = new MeasurementFamilyBuilder();
   const merged = selection.bySlot ? results : mergeSingleSlots(results);
-  await turns.forEachSlice(merged, RESULTS_PER_TURN, (slice) => builder.add(slice));
+  await turns.forEachSlice(merged, RESULTS_PER_SLICE, (slice) => builder.add(slice));
   return applySelection(builder.families(stations), selection, windows);
 }
 

@@ -2,7 +2,7 @@
 import type { DataCollector } from '../collector.ts';
 import { targetsCosts } from './costs.ts';
 import { TARGET_DESCS } from './families.ts';
-import { createTargetsJob } from './job.ts';
+import { TargetsJob } from './job.ts';
 
 export const targetsCollector: DataCollector = {
   kind: 'data',
@@ -10,6 +10,6 @@ export const targetsCollector: DataCollector = {
   families: TARGET_DESCS,
   enabled: (config) => config.targets.enabled,
   intervalMs: (config) => config.targets.intervalMs,
-  createJob: createTargetsJob,
+  createJob: (ctx) => new TargetsJob(ctx),
   costs: targetsCosts,
 };

@@ -6,23 +6,27 @@ import type { CollectorContext, Job, PollContext, PollOutcome } from '../collect
 import { type TargetRow, targetFamilies } from './families.ts';
 import { targetsOf } from './match.ts';
 
-/** Creates the targets job. */
-export function createTargetsJob(ctx: CollectorContext): Job<PollContext, PollOutcome> {
-  const settings = ctx.config.targets;
-  return {
-    async poll({ topology }) {
-      const stations: TargetRow[] = topology.stations.map((s) => ({
-        labels: s.labels,
-        targets: targetsOf(settings, { site: s.site, line: s.line, station: s }),
-      }));
-      // A line is matched by its own site and line, not through its stations: on a shard, a
-      // line's stations may belong to other replicas.
-      const lines: TargetRow[] = topology.lines.flatMap((l) =>
-        l.site && l.line
-          ? [{ labels: l.labels, targets: targetsOf(settings, { site: l.site, line: l.line }) }]
-          : [],
-      );
-      return { families: targetFamilies(lines, stations), requests: 0, failures: 0 };
-    },
-  };
+/** The targets job. */
+export class TargetsJob implements Job<PollContext, PollOutcome> {
+  readonly #settings: CollectorContext['config']['targets'];
+
+  constructor(ctx: CollectorContext) {
+    this.#settings = ctx.config.targets;
+  }
+
+  async poll({ topology }: PollContext): Promise<PollOutcome> {
+    const settings = this.#settings;
+    const stations: TargetRow[] = topology.stations.map((s) => ({
+      labels: s.labels,
+      targets: targetsOf(settings, { site: s.site, line: s.line, station: s }),
+    }));
+    // A line is matched by its own site and line, not through its stations: on a shard, a
+    // line's stations may belong to other replicas.
+    const lines: TargetRow[] = topology.lines.flatMap((l) =>
+      l.site && l.line
+        ? [{ labels: l.labels, targets: targetsOf(settings, { site: l.site, line: l.line }) }]
+        : [],
+    );
+    return { families: targetFamilies(lines, stations), requests: 0, failures: 0 };
+  }
 }

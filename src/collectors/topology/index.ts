@@ -2,7 +2,7 @@
 import type { DiscoveryCollector } from '../collector.ts';
 import { topologyCosts } from './costs.ts';
 import { STATION_INFO, STATION_LINE_OUTPUT_INFO } from './families.ts';
-import { createTopologyJob } from './job.ts';
+import { TopologyJob } from './job.ts';
 
 export const topologyCollector: DiscoveryCollector = {
   kind: 'discovery',
@@ -11,6 +11,6 @@ export const topologyCollector: DiscoveryCollector = {
   // Nothing can be polled without a topology.
   enabled: () => true,
   intervalMs: (config) => config.discovery.refreshIntervalMs,
-  createJob: createTopologyJob,
+  createJob: (ctx) => new TopologyJob(ctx),
   costs: topologyCosts,
 };

@@ -12,32 +12,38 @@ import { cleanSites } from './clean.ts';
 import { discoverSites } from './discover.ts';
 import { topologyFamilies } from './families.ts';
 
-/** Creates the discovery job. A failed discovery throws, so the previous topology stays in use. */
-export function createTopologyJob(
-  ctx: CollectorContext,
-): Job<{ now: Date; signal?: AbortSignal }, DiscoveryOutcome> {
-  const { config, client } = ctx;
+/** The discovery job. A failed discovery throws, so the previous topology stays in use. */
+export class TopologyJob implements Job<{ now: Date; signal?: AbortSignal }, DiscoveryOutcome> {
+  readonly #ctx: CollectorContext;
   // One per job: it logs each reason once for the job's life, not once per refresh.
-  const values = new LabelValues({ redact: ctx.redact, logger: ctx.logger, collector: 'topology' });
-  return {
-    async poll({ signal }) {
-      const { discovery } = config;
-      const found = await discoverSites(client, discovery.siteIds, signal);
-      // Every label of every collector comes from this topology: cleaned once, here.
-      const full = buildTopology(cleanSites(found.sites, values), discovery, found.missingSiteIds);
-      logTopology(ctx, full);
-      // A replica reads the whole plant but polls only its shard; station_info goes with the site.
-      const shard = ctx.shard;
-      const topology = shardTopology(full, shard);
-      return {
-        topology,
-        families: topologyFamilies({ ...full, stations: infoStations(full, shard) }),
-        requests: found.requests,
-        failures: 0,
-        diagnostics: { stationsInaccessible: topology.missingStationIds.length, labelValues: values.take() },
-      };
-    },
-  };
+  readonly #values: LabelValues;
+
+  constructor(ctx: CollectorContext) {
+    this.#ctx = ctx;
+    this.#values = new LabelValues({ redact: ctx.redact, logger: ctx.logger, collector: 'topology' });
+  }
+
+  async poll({ signal }: { now: Date; signal?: AbortSignal }): Promise<DiscoveryOutcome> {
+    const ctx = this.#ctx;
+    const { discovery } = ctx.config;
+    const found = await discoverSites(ctx.client, discovery.siteIds, signal);
+    // Every label of every collector comes from this topology: cleaned once, here.
+    const full = buildTopology(cleanSites(found.sites, this.#values), discovery, found.missingSiteIds);
+    logTopology(ctx, full);
+    // A replica reads the whole plant but polls only its shard; station_info goes with the site.
+    const shard = ctx.shard;
+    const topology = shardTopology(full, shard);
+    return {
+      topology,
+      families: topologyFamilies({ ...full, stations: infoStations(full, shard) }),
+      requests: found.requests,
+      failures: 0,
+      diagnostics: {
+        stationsInaccessible: topology.missingStationIds.length,
+        labelValues: this.#values.take(),
+      },
+    };
+  }
 }
 
 function logTopology({ logger }: CollectorContext, topology: Topology): void {

@@ -13,8 +13,9 @@ import { CONFIG_MAX_ALIASES } from '../../config/load.ts';
 import { readErrorText, yamlErrorText, yamlToValue } from '../../config/read-errors.ts';
 import { RegularFileReader } from '../../util/read-file.ts';
 import { maskCredentialLike } from '../../util/redact.ts';
+import { TLS_VERSIONS } from '../../util/tls-versions.ts';
 import { dummyHashFor } from './auth.ts';
-import { type ClientAuthType, TLS_VERSIONS, type TlsSection, webConfigSchema } from './schema.ts';
+import { type ClientAuthType, type TlsSection, webConfigSchema } from './schema.ts';
 
 /** 1 MiB: a web config, a certificate chain or a CA bundle is a few kilobytes. */
 const WEB_CONFIG_FILE_MAX_BYTES = 1024 * 1024;

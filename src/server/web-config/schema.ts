@@ -6,11 +6,7 @@
  */
 import { z } from 'zod';
 import { parseDuration } from '../../config/duration.ts';
-
-/** TLS versions by their exporter-toolkit names, as Node spells them. */
-export const TLS_VERSIONS = { TLS10: 'TLSv1', TLS11: 'TLSv1.1', TLS12: 'TLSv1.2', TLS13: 'TLSv1.3' } as const;
-/** An exporter-toolkit TLS version name. */
-type TlsVersionName = keyof typeof TLS_VERSIONS;
+import { TLS_VERSION_NAMES, TLS_VERSIONS } from '../../util/tls-versions.ts';
 
 /** Client certificate policies, named as Go's `tls.ClientAuthType` (and exporter-toolkit). */
 const CLIENT_AUTH_TYPES = [
@@ -43,7 +39,7 @@ const unsupported = (hint: string) =>
     ctx.addIssue({ code: 'custom', message: `is not supported by station-exporter; ${hint}` });
   });
 
-const tlsVersion = z.enum(Object.keys(TLS_VERSIONS) as [TlsVersionName, ...TlsVersionName[]]);
+const tlsVersion = z.enum(TLS_VERSION_NAMES);
 
 const tlsSchema = z
   .strictObject({

@@ -3,10 +3,20 @@ import { capability } from '../../../src/collectors/measurements/capability.ts';
 import {
   MeasurementFamilyBuilder,
   type MeasurementResult,
-  measurementFamilies,
+  type StationRecordCounts,
 } from '../../../src/collectors/measurements/families.ts';
 import type { MeasurementWindowStats } from '../../../src/collectors/measurements/stats.ts';
 import { LabelSet } from '../../../src/exposition/model.ts';
+
+/** The families of all results added in one piece. */
+function measurementFamilies(
+  results: readonly MeasurementResult[],
+  stations: readonly StationRecordCounts[] = [],
+) {
+  const builder = new MeasurementFamilyBuilder();
+  builder.add(results);
+  return builder.families(stations);
+}
 
 const base: MeasurementWindowStats = {
   samples: 40,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createMeasurementsJob } from '../../../src/collectors/measurements/job.ts';
+import { MeasurementsJob } from '../../../src/collectors/measurements/job.ts';
 import { WINDOW_STATISTICS } from '../../../src/config/measurements-schema.ts';
 import { renderFamilies } from '../../../src/exposition/render.ts';
 import type { MetricsQuery } from '../../../src/upstream/endpoints.ts';
@@ -48,7 +48,7 @@ describe('measurements job', () => {
       },
       { metrics: upstream(held) },
     );
-    const out = await createMeasurementsJob(ctx).poll({ topology, now: new Date(T0) });
+    const out = await new MeasurementsJob(ctx).poll({ topology, now: new Date(T0) });
     expect(out.failures).toBe(0);
     const s = samplesOf(out.families);
     const key = (name: string, window: string) =>
@@ -82,7 +82,7 @@ describe('measurements job', () => {
       },
       { metrics: upstream(held) },
     );
-    const job = createMeasurementsJob(ctx);
+    const job = new MeasurementsJob(ctx);
     await job.poll({ topology, now: new Date(T0) });
     held.push(rec(1, 3, T0 + MIN));
     const calls = ctx.client.calls.length;
@@ -127,7 +127,7 @@ describe('measurements job: numbers a quality engineer can trust', () => {
       { windows: ['1h'], measurements: { enabled: true, names: ['vbat'], min_samples: 2 } },
       { metrics: upstream(parsed) },
     );
-    const out = await createMeasurementsJob(ctx).poll({ topology, now: new Date(T0) });
+    const out = await new MeasurementsJob(ctx).poll({ topology, now: new Date(T0) });
     const samples = parseExposition(renderFamilies(out.families, 'text'));
     expect(duplicateSeries(samples)).toEqual([]);
     const counts = samples.filter((x) => x.name === 'station_measurement_window_samples');
@@ -152,7 +152,7 @@ describe('measurements job: numbers a quality engineer can trust', () => {
       },
       { metrics: upstream(parsed) },
     );
-    const s = samplesOf((await createMeasurementsJob(ctx).poll({ topology, now: new Date(T0) })).families);
+    const s = samplesOf((await new MeasurementsJob(ctx).poll({ topology, now: new Date(T0) })).families);
     const values = [2.5, 3.3, 1, 4, 2.7];
     const mean = values.reduce((a, b) => a + b, 0) / values.length;
     const sd = Math.sqrt(values.reduce((a, v) => a + (v - mean) ** 2, 0) / (values.length - 1));
@@ -185,7 +185,7 @@ describe('measurements job: numbers a quality engineer can trust', () => {
       { windows: ['1h'], measurements: { enabled: true, names: ['vbat'], min_samples: 5 } },
       { metrics: upstream(held) },
     );
-    const s = samplesOf((await createMeasurementsJob(ctx).poll({ topology, now: new Date(T0) })).families);
+    const s = samplesOf((await new MeasurementsJob(ctx).poll({ topology, now: new Date(T0) })).families);
     expect(s.get(key(s, 'station_measurement_upper_limit')[0] ?? '')).toBe(3.5);
     expect(s.get(key(s, 'station_measurement_lower_limit')[0] ?? '')).toBe(1.5);
     // Ppk over the six numeric values against [1.5, 3.5], computed here.
@@ -210,7 +210,7 @@ describe('measurements job: numbers a quality engineer can trust', () => {
           ),
       },
     );
-    const s = samplesOf((await createMeasurementsJob(ctx).poll({ topology, now: new Date(T0) })).families);
+    const s = samplesOf((await new MeasurementsJob(ctx).poll({ topology, now: new Date(T0) })).families);
     // 3 minutes ahead is within the default 5m skew (but after every window's end); 30 and 31 minutes are not.
     expect(s.get(key(s, 'station_measurement_window_samples')[0] ?? '')).toBe(1);
     expect(s.get(key(s, 'station_measurement_future_records_total')[0] ?? '')).toBe(2);
@@ -225,7 +225,7 @@ describe('measurements job: numbers a quality engineer can trust', () => {
       },
       { metrics: upstream(held) },
     );
-    const job = createMeasurementsJob(ctx);
+    const job = new MeasurementsJob(ctx);
     await job.poll({ topology, now: new Date(T0) });
     // Becomes visible at T0 + 2m, created 20 minutes before T0: beyond the 5m overlap.
     held.push(rec(20, 3), { ...rec(1, 4, T0 + 2 * MIN), inserted: T0 + 2 * MIN + 6 * MIN });
@@ -251,7 +251,7 @@ describe('measurements job: numbers a quality engineer can trust', () => {
       { windows: ['1h'], measurements: { enabled: true, names: ['vbat'], retention: '3h' } },
       { metrics: upstream([rec(10, 2), rec(5, 3)]) },
     );
-    const job = createMeasurementsJob(ctx);
+    const job = new MeasurementsJob(ctx);
     await job.poll({ topology, now: new Date(T0) });
     let s = samplesOf((await job.poll({ topology, now: new Date(T0 + 2 * 60 * MIN) })).families);
     expect(s.get(key(s, 'station_measurement_window_samples')[0] ?? '')).toBe(0);
@@ -278,7 +278,7 @@ describe('measurements job: numbers a quality engineer can trust', () => {
       },
       { metrics: upstream(held) },
     );
-    const s = samplesOf((await createMeasurementsJob(ctx).poll({ topology, now: new Date(T0) })).families);
+    const s = samplesOf((await new MeasurementsJob(ctx).poll({ topology, now: new Date(T0) })).families);
     const name = 'station_measurement_window_attribute_samples';
     expect(s.get(key(s, name, 'outcome="pass"')[0] ?? '')).toBe(3);
     expect(s.get(key(s, name, 'outcome="fail"')[0] ?? '')).toBe(2);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MeasurementResult } from '../../../src/collectors/measurements/families.ts';
-import { selectedFamilies, selectedFamiliesInTurns } from '../../../src/collectors/measurements/selection.ts';
+import { selectedFamiliesInTurns } from '../../../src/collectors/measurements/selection.ts';
 import { LabelSet } from '../../../src/exposition/model.ts';
 import { createTurns, type Turns } from '../../../src/util/turns.ts';
 
@@ -31,7 +31,7 @@ describe('selectedFamiliesInTurns', () => {
     bySlot,
   });
 
-  it('gives the same families as selectedFamilies, yielding between slices', async () => {
+  it('gives the same families in slices as in one piece, yielding between slices', async () => {
     const stations = [{ station: LabelSet.of({ station: 's0' }), future: 2, late: 1 }];
     for (const bySlot of [true, false]) {
       const turns = createTurns();
@@ -46,7 +46,8 @@ describe('selectedFamiliesInTurns', () => {
       };
       const opts = { selection: selection(bySlot), windows: ['1h', '24h'], stations };
       const sliced = await selectedFamiliesInTurns(results, opts, counting);
-      expect(sliced).toEqual(selectedFamilies(results, opts));
+      const whole: Turns = { ...turns, forEachSlice: async (items, _size, fn) => fn(items) };
+      expect(sliced).toEqual(await selectedFamiliesInTurns(results, opts, whole));
       expect(slices).toBeGreaterThan(1);
       const mean = sliced.find((f) => f.desc.name === 'station_measurement_window_mean');
       expect(mean?.samples.every((s) => s.labels.text.endsWith('window="1h"'))).toBe(true);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTargetsJob } from '../../../src/collectors/targets/job.ts';
+import { TargetsJob } from '../../../src/collectors/targets/job.ts';
 import { buildTopology } from '../../../src/collectors/topology/build.ts';
 import type { Site } from '../../../src/upstream/types.ts';
 import { hexId } from '../../helpers/fake-client.ts';
@@ -41,7 +41,7 @@ describe('targets job', () => {
         ],
       },
     });
-    const out = await createTargetsJob(ctx).poll({ topology, now: new Date(0) });
+    const out = await new TargetsJob(ctx).poll({ topology, now: new Date(0) });
     expect(out.requests).toBe(0);
     const s = samplesOf(out.families);
     const line = (site: string, l: string) => `site="${site}",line="${l}"`;
@@ -63,7 +63,7 @@ describe('targets job', () => {
 
   it('matches rule patterns against ids as well as names', async () => {
     const ctx = jobContext({ targets: { rules: [{ line: hexId(11), final_yield: 0.7 }] } });
-    const s = samplesOf((await createTargetsJob(ctx).poll({ topology, now: new Date(0) })).families);
+    const s = samplesOf((await new TargetsJob(ctx).poll({ topology, now: new Date(0) })).families);
     expect(s.get('station_line_target_final_yield_ratio{site="Austin",line="Box 1"}')).toBe(0.7);
     expect(s.get('station_line_target_final_yield_ratio{site="Austin",line="SMT 1"}')).toBe(0.95);
   });

@@ -5,7 +5,7 @@
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createTopologyJob } from '../../../src/collectors/topology/job.ts';
+import { TopologyJob } from '../../../src/collectors/topology/job.ts';
 import { MAX_LABEL_VALUE_LENGTH } from '../../../src/model/label-values.ts';
 import type { Site } from '../../../src/upstream/types.ts';
 import { Redactor } from '../../../src/util/redact.ts';
@@ -37,10 +37,10 @@ function setup(sites: () => Site[]) {
     redact: redactor.apply,
     logger: pino({ level: 'warn' }, { write: (l: string) => void lines.push(l) }),
   };
-  return { job: createTopologyJob(ctx), lines };
+  return { job: new TopologyJob(ctx), lines };
 }
 
-const allText = (out: Awaited<ReturnType<ReturnType<typeof createTopologyJob>['poll']>>) =>
+const allText = (out: Awaited<ReturnType<TopologyJob['poll']>>) =>
   [
     ...out.families.flatMap((f) => f.samples.map((s) => s.labels.text)),
     ...out.topology.stations.map((s) => s.labels.text),

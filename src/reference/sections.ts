@@ -13,9 +13,9 @@ function generatedSections(): Record<string, string> {
   return { 'METRICS REFERENCE': renderMetricsReference() };
 }
 
-/** Returns `readme` with every generated section replaced by its current content. */
-export function updateReadme(readme: string, sections = generatedSections()): string {
-  let out = readme;
+/** Returns `doc` with every generated section replaced by its current content. */
+export function updateSections(doc: string, sections = generatedSections()): string {
+  let out = doc;
   for (const [name, body] of Object.entries(sections)) {
     const re = new RegExp(`(<!-- BEGIN ${name}[^>]*-->\\n)[\\s\\S]*?(<!-- END ${name} -->)`);
     if (!re.test(out)) throw new Error(`the document has no generated section ${name}`);

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { COLLECTORS } from '../../src/collectors/index.ts';
-import { METRICS_DOC, updateReadme } from '../../src/docs/readme.ts';
+import { METRICS_DOC, updateSections } from '../../src/reference/sections.ts';
 
 describe('generated documentation', () => {
   it('the metrics reference matches the code (run `npm run gen` when this fails)', () => {
     const doc = readFileSync(METRICS_DOC, 'utf8');
-    expect(updateReadme(doc), `${METRICS_DOC} is stale: run \`npm run gen\``).toBe(doc);
+    expect(updateSections(doc), `${METRICS_DOC} is stale: run \`npm run gen\``).toBe(doc);
   });
 
   it('lists every collector family in the metrics reference', () => {
@@ -16,10 +16,10 @@ describe('generated documentation', () => {
 
   it('replaces only between the markers and refuses a README without them', () => {
     const doc = 'intro\n<!-- BEGIN METRICS REFERENCE x -->\nold\n<!-- END METRICS REFERENCE -->\nouttro\n';
-    expect(updateReadme(doc, { 'METRICS REFERENCE': 'new\n' })).toBe(
+    expect(updateSections(doc, { 'METRICS REFERENCE': 'new\n' })).toBe(
       'intro\n<!-- BEGIN METRICS REFERENCE x -->\nnew\n<!-- END METRICS REFERENCE -->\nouttro\n',
     );
-    expect(() => updateReadme('nothing', { 'METRICS REFERENCE': 'x' })).toThrow(/no generated section/);
+    expect(() => updateSections('nothing', { 'METRICS REFERENCE': 'x' })).toThrow(/no generated section/);
   });
 });
 
