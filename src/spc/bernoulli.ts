@@ -49,48 +49,97 @@ export function bernoulliWeights({ p0, p1 }: BernoulliShift): Omit<BernoulliDesi
 }
 
 /**
- * Average run length, in trials, of the integer CUSUM from a statistic of 0, when a trial is bad
- * with probability `p`: the exact solution of the Markov chain on the states 0..H−1,
- *   L(i) = 1 + p·L(i + fail) + (1 − p)·L(max(0, i − pass)),  L(j) = 0 for j ≥ H.
- * The matrix I − Q is banded (pass below the diagonal, fail above) and an M-matrix, so Gaussian
- * elimination without pivoting is stable and keeps the band: H × pass × fail operations.
+ * The linear system (I − Q)·L = 1 of the integer CUSUM whose bad trials have probability `p`, on
+ * the states 0, 1, 2, … (Brook and Evans 1972): row i has 1 on the diagonal, −p at i + fail and
+ * −(1 − p) at max(0, i − pass). The chain of a decision interval H is its first H rows and
+ * columns (a state ≥ H has absorbed: L = 0 there).
+ *
+ * I − Q is banded (pass below the diagonal, fail above) and an M-matrix, so Gaussian elimination
+ * without pivoting is stable and keeps the band. Eliminating row i only reads rows above it and,
+ * column by column, the same columns of theirs: the eliminated rows of H' < H are the first H'
+ * rows of H's. So the rows are eliminated once, in order, as far as the largest H asked (H × pass
+ * × fail operations), and each H then costs one back substitution (H × fail), where solving each
+ * H from scratch repeated the elimination for every H a design tries. The arithmetic is the same,
+ * in the same order, as that of one chain of H: each ARL is the same number to the last bit.
  */
-export function bernoulliArl(design: Omit<BernoulliDesign, 'llrPerStep'>, p: number): number {
-  const { failWeight: up, passWeight: down, h } = design;
-  const n = h;
-  if (n <= 0) return 1;
-  const width = up + down + 1;
-  // band[i * width + (j - i + down)] holds (I − Q)[i][j] for i − down ≤ j ≤ i + up.
-  const band = new Float64Array(n * width);
-  const rhs = new Float64Array(n).fill(1);
-  const at = (i: number, j: number) => i * width + (j - i + down);
-  for (let i = 0; i < n; i++) {
-    band[at(i, i)] = 1;
-    if (i + up < n) band[at(i, i + up)]! -= p;
-    band[at(i, Math.max(0, i - down))]! -= 1 - p;
+class ArlChain {
+  private readonly width: number;
+  /** band[i × width + (j − i + pass)] holds row i, column j, for i − pass ≤ j ≤ i + fail. */
+  private band = new Float64Array(0);
+  private rhs = new Float64Array(0);
+  /** Rows eliminated so far. */
+  private rows = 0;
+
+  constructor(
+    private readonly up: number,
+    private readonly down: number,
+    private readonly p: number,
+  ) {
+    this.width = up + down + 1;
   }
-  for (let k = 0; k < n; k++) {
-    const pivot = band[at(k, k)]!;
-    const last = Math.min(n - 1, k + down);
-    for (let i = k + 1; i <= last; i++) {
-      const f = band[at(i, k)]! / pivot;
+
+  /** Average run length from a statistic of 0 with decision interval `h`. */
+  arl(h: number): number {
+    if (h <= 0) return 1;
+    this.grow(h);
+    const { band, rhs, up, width, down } = this;
+    const arl = new Float64Array(h);
+    for (let i = h - 1; i >= 0; i--) {
+      let s = rhs[i]!;
+      const end = Math.min(h - 1, i + up);
+      const row = i * width - i + down;
+      for (let j = i + 1; j <= end; j++) s -= band[row + j]! * arl[j]!;
+      arl[i] = s / band[row + i]!;
+    }
+    return arl[0]!;
+  }
+
+  private grow(n: number): void {
+    if (n <= this.rows) return;
+    if (n > this.rhs.length) this.reserve(Math.max(n, 2 * this.rhs.length));
+    for (let i = this.rows; i < n; i++) this.eliminate(i);
+    this.rows = n;
+  }
+
+  private reserve(rows: number): void {
+    const band = new Float64Array(rows * this.width);
+    band.set(this.band);
+    const rhs = new Float64Array(rows);
+    rhs.set(this.rhs);
+    this.band = band;
+    this.rhs = rhs;
+  }
+
+  /** Sets up row i and subtracts the rows above it to clear its part below the diagonal. */
+  private eliminate(i: number): void {
+    const { band, rhs, up, down, width, p } = this;
+    // Row r, column j is at r × width − r + pass + j: `row` is that offset less j.
+    const row = i * width - i + down;
+    band[row + i] = 1;
+    band[row + i + up]! -= p;
+    band[row + Math.max(0, i - down)]! -= 1 - p;
+    rhs[i] = 1;
+    for (let k = Math.max(0, i - down); k < i; k++) {
+      const pivotRow = k * width - k + down;
+      const f = band[row + k]! / band[pivotRow + k]!;
       if (f === 0) continue;
-      const end = Math.min(n - 1, k + up);
-      for (let j = k; j <= end; j++) band[at(i, j)]! -= f * band[at(k, j)]!;
+      for (let j = k; j <= k + up; j++) band[row + j]! -= f * band[pivotRow + j]!;
       rhs[i]! -= f * rhs[k]!;
     }
   }
-  const arl = new Float64Array(n);
-  for (let i = n - 1; i >= 0; i--) {
-    let s = rhs[i]!;
-    const end = Math.min(n - 1, i + up);
-    for (let j = i + 1; j <= end; j++) s -= band[at(i, j)]! * arl[j]!;
-    arl[i] = s / band[at(i, i)]!;
-  }
-  return arl[0]!;
 }
 
-/** Memo of designs: targets take few distinct values, and a design costs a few Markov chains. */
+/**
+ * Average run length, in trials, of the integer CUSUM from a statistic of 0, when a trial is bad
+ * with probability `p`: the exact solution of the Markov chain on the states 0..H−1,
+ *   L(i) = 1 + p·L(i + fail) + (1 − p)·L(max(0, i − pass)),  L(j) = 0 for j ≥ H,
+ * by banded Gaussian elimination (see ArlChain): H × pass × fail operations.
+ */
+export function bernoulliArl(design: Omit<BernoulliDesign, 'llrPerStep'>, p: number): number {
+  return new ArlChain(design.failWeight, design.passWeight, p).arl(design.h);
+}
+
+/** Memo of designs: targets take few distinct values, and a design costs one Markov chain. */
 const designs = new Map<string, BernoulliDesign>();
 
 /**
@@ -102,7 +151,9 @@ export function designBernoulliCusum(shift: BernoulliShift, arl0: number): Berno
   const known = designs.get(key);
   if (known) return known;
   const weights = bernoulliWeights(shift);
-  const arlAt = (h: number) => bernoulliArl({ ...weights, h }, shift.p0);
+  // One elimination for every H tried: each try is then a back substitution.
+  const chain = new ArlChain(weights.failWeight, weights.passWeight, shift.p0);
+  const arlAt = (h: number) => chain.arl(h);
   // Start near Wald's h = ln(ARL0), in lattice steps: the bisection then takes a few chains.
   let hi = Math.max(1, Math.ceil(Math.log(arl0) / weights.llrPerStep));
   while (arlAt(hi) < arl0) hi *= 2;

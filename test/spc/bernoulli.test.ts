@@ -67,7 +67,58 @@ describe('bernoulliArl', () => {
   });
 });
 
+/** The same chain solved densely (Gaussian elimination with partial pivoting): the reference. */
+function denseArl(design: { failWeight: number; passWeight: number; h: number }, p: number): number {
+  const { failWeight: up, passWeight: down, h: n } = design;
+  const a = Array.from({ length: n }, () => new Array<number>(n + 1).fill(0));
+  for (let i = 0; i < n; i++) {
+    const row = a[i]!;
+    row[i]! += 1;
+    if (i + up < n) row[i + up]! -= p;
+    row[Math.max(0, i - down)]! -= 1 - p;
+    row[n] = 1;
+  }
+  for (let k = 0; k < n; k++) {
+    let best = k;
+    for (let i = k + 1; i < n; i++) if (Math.abs(a[i]![k]!) > Math.abs(a[best]![k]!)) best = i;
+    [a[k], a[best]] = [a[best]!, a[k]!];
+    for (let i = k + 1; i < n; i++) {
+      const f = a[i]![k]! / a[k]![k]!;
+      for (let j = k; j <= n; j++) a[i]![j]! -= f * a[k]![j]!;
+    }
+  }
+  const x = new Array<number>(n).fill(0);
+  for (let i = n - 1; i >= 0; i--) {
+    let s = a[i]![n]!;
+    for (let j = i + 1; j < n; j++) s -= a[i]![j]! * x[j]!;
+    x[i] = s / a[i]![i]!;
+  }
+  return x[0]!;
+}
+
+describe('bernoulliArl against the dense solution', () => {
+  it.each([
+    { failWeight: 5, passWeight: 1, h: 12, p: 0.15 },
+    { failWeight: 80, passWeight: 16, h: 300, p: 0.1 },
+    { failWeight: 1, passWeight: 16, h: 110, p: 0.9 },
+    { failWeight: 493, passWeight: 16, h: 400, p: 0.001 },
+    { failWeight: 129, passWeight: 16, h: 350, p: 0.2 },
+  ])('fail $failWeight, pass $passWeight, H $h, p $p', ({ p, ...design }) => {
+    const dense = denseArl(design, p);
+    expect(Math.abs(bernoulliArl(design, p) - dense) / dense).toBeLessThan(1e-9);
+  });
+});
+
 describe('designBernoulliCusum', () => {
+  it('keeps the decision intervals of the shipped defaults (ARL0 2·10^6)', () => {
+    // First-pass yield 0.90 -> 0.75, final yield 0.95 -> 0.80, retry ratio 0.10 -> 0.20, and the
+    // extreme weight of the 0.1 % floor: the values the first design (a chain per H) gave.
+    expect(designBernoulliCusum({ p0: 0.1, p1: 0.25 }, 2e6)).toMatchObject({ failWeight: 80, h: 993 });
+    expect(designBernoulliCusum({ p0: 0.05, p1: 0.2 }, 2e6)).toMatchObject({ failWeight: 129, h: 1076 });
+    expect(designBernoulliCusum({ p0: 0.1, p1: 0.2 }, 2e6)).toMatchObject({ failWeight: 94, h: 1475 });
+    expect(designBernoulliCusum({ p0: 0.001, p1: 0.151 }, 2e6)).toMatchObject({ failWeight: 493, h: 987 });
+  });
+
   it('takes the smallest H whose in-control ARL reaches the target', () => {
     const shift = { p0: 0.05, p1: 0.2 };
     const d = designBernoulliCusum(shift, 1e6);

@@ -15,6 +15,11 @@
  * of the longest window: its trials warm the charts up, but a signal found there is not counted
  * (the counters start at 0 at the exporter's start, with that created time), so a restart never
  * notifies an old event again.
+ *
+ * That replay is every output record of the longest window (about 240,000 at 1,000 stations and
+ * an 8h window), so the work of a poll is done in slices between turns of the event loop, as is
+ * each design of a new target (a Markov chain of a few milliseconds): a scrape never waits
+ * behind it for long.
  */
 
 import type { Targets, TargetsConfig } from '../../config/targets-schema.ts';
@@ -23,6 +28,7 @@ import type { Family, LabelSet, Sample } from '../../exposition/model.ts';
 import type { Entity, StationNode, Topology } from '../../model/topology.ts';
 import { BernoulliCusum, type BernoulliDesign, designBernoulliCusum } from '../../spc/bernoulli.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
+import type { Turns } from '../../util/turns.ts';
 import { targetsOf } from '../targets/match.ts';
 import { UNIT_CUSUM_FAMILIES } from './cusum-families.ts';
 
@@ -34,6 +40,14 @@ type CusumKind = (typeof CUSUM_KINDS)[number];
 /** Bounds of a bad-trial probability: a target of 100 % yield still leaves the chart a rate. */
 const MIN_P = 0.001;
 const MAX_P = 0.999;
+
+/** Records judged between two turns of the event loop (a few microseconds each). */
+const RECORDS_PER_TURN = 4_000;
+/**
+ * Lines and stations whose units in flight are settled between two turns: after the replay at
+ * start a station holds a few hundred, a line ten times as many.
+ */
+const SUBJECTS_PER_TURN = 25;
 
 /** One chart of one line or station and kind, with its events since the exporter started. */
 class Chart {
@@ -83,6 +97,8 @@ export interface UnitCusumsOptions {
   readonly targets: Pick<TargetsConfig, 'default' | 'rules'>;
   /** Epoch ms from which signals count: the exporter's start. */
   readonly countFrom: number;
+  /** The exporter's turn queue: a poll's work is sliced between its turns. */
+  readonly turns: Turns;
 }
 
 function prune(map: Map<string, Subject>, keep: ReadonlySet<string>): void {
@@ -97,6 +113,8 @@ export class UnitCusums {
   private pending: UnitRecord[] = [];
   private readonly stations = new Map<string, Subject>();
   private readonly lines = new Map<string, Subject>();
+  /** Designs by in-control and shifted rate: the same objects for the same targets. */
+  private readonly designs = new Map<string, BernoulliDesign>();
 
   constructor(opts: UnitCusumsOptions) {
     this.opts = opts;
@@ -111,18 +129,24 @@ export class UnitCusums {
    * Judges the records offered since the last poll, in time order, and decides the units settled
    * by `now`. Records of stations outside the topology are dropped.
    */
-  update(topology: Pick<Topology, 'stations' | 'lines'>, now: number): void {
+  async update(topology: Pick<Topology, 'stations' | 'lines'>, now: number): Promise<void> {
+    const { turns } = this.opts;
     const byId = new Map(topology.stations.map((s) => [s.id, s]));
-    this.label(topology);
+    await this.label(topology);
+    // Records offered while this poll yields wait for the next one.
     const records = this.pending.sort((a, b) => a.time - b.time);
     this.pending = [];
-    for (const r of records) {
-      const node = byId.get(r.stationId);
-      if (node) this.judge(r, node);
-    }
+    await turns.forEachSlice(records, RECORDS_PER_TURN, (slice) => {
+      for (const r of slice) {
+        const node = byId.get(r.stationId);
+        if (node) this.judge(r, node);
+      }
+    });
     const settled = now - this.opts.cusum.settleMs;
-    for (const s of this.stations.values()) this.settle(s, settled);
-    for (const l of this.lines.values()) this.settle(l, settled);
+    const subjects = [...this.stations.values(), ...this.lines.values()];
+    await turns.forEachSlice(subjects, SUBJECTS_PER_TURN, (slice) => {
+      for (const s of slice) this.settle(s, settled);
+    });
   }
 
   /** The event counters and ratio gauges of every labelled line and station. */
@@ -153,19 +177,19 @@ export class UnitCusums {
   }
 
   /** Gives every line and station of the topology its labels and its charts' designs. */
-  private label(topology: Pick<Topology, 'stations' | 'lines'>): void {
+  private async label(topology: Pick<Topology, 'stations' | 'lines'>): Promise<void> {
     // A station or line gone from the topology takes its charts and units in flight with it.
     prune(this.stations, new Set(topology.stations.map((s) => s.id)));
     prune(this.lines, new Set(topology.lines.map((l) => l.id)));
     for (const node of topology.stations) {
       const s = this.subject(this.stations, node.id);
       s.labels = node.labels;
-      this.design(s, this.targetsOf(node));
+      await this.design(s, this.targetsOf(node));
     }
     for (const line of topology.lines) {
       const l = this.subject(this.lines, line.id);
       l.labels = line.labels;
-      this.design(l, this.targetsOf(line));
+      await this.design(l, this.targetsOf(line));
     }
   }
 
@@ -175,16 +199,26 @@ export class UnitCusums {
     return targetsOf(this.opts.targets, { site: e.site, line: e.line, station });
   }
 
-  private design(s: Subject, t: Targets): void {
-    const { shifts, arl0 } = this.opts.cusum;
-    const of = (p0: number, shift: number) => {
-      const p = Math.max(MIN_P, p0);
-      if (p >= MAX_P) return undefined;
-      return designBernoulliCusum({ p0: p, p1: Math.min(MAX_P, p + shift) }, arl0);
-    };
-    s.chart('first_pass_yield').use(of(1 - t.firstPassYield, shifts.firstPassYield));
-    s.chart('final_yield').use(of(1 - t.finalYield, shifts.finalYield));
-    s.chart('retry_ratio').use(of(t.retryRate, shifts.retryRate));
+  private async design(s: Subject, t: Targets): Promise<void> {
+    const { shifts } = this.opts.cusum;
+    s.chart('first_pass_yield').use(await this.designOf(1 - t.firstPassYield, shifts.firstPassYield));
+    s.chart('final_yield').use(await this.designOf(1 - t.finalYield, shifts.finalYield));
+    s.chart('retry_ratio').use(await this.designOf(t.retryRate, shifts.retryRate));
+  }
+
+  /** The design for a bad-trial rate `p0` and a rise `shift`; a new one on a turn of its own. */
+  private async designOf(p0: number, shift: number): Promise<BernoulliDesign | undefined> {
+    const p = Math.max(MIN_P, p0);
+    if (p >= MAX_P) return undefined;
+    const rates = { p0: p, p1: Math.min(MAX_P, p + shift) };
+    const key = `${rates.p0}/${rates.p1}`;
+    let design = this.designs.get(key);
+    if (!design) {
+      await this.opts.turns.yieldToLoop();
+      design = designBernoulliCusum(rates, this.opts.cusum.arl0);
+      this.designs.set(key, design);
+    }
+    return design;
   }
 
   private subject(map: Map<string, Subject>, id: string): Subject {

@@ -66,6 +66,7 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
           cusum: config.units.cusum,
           targets: config.targets,
           countFrom: tally.createdMs,
+          turns,
         });
       }
       const stationIds = topology.stations.map((s) => s.id);
@@ -74,7 +75,7 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
       if (fetched.failures === 0) ctx.activity.update(store, stationIds, retainFrom);
       else ctx.activity.clear();
       counters.add(fetched);
-      cusums?.update(topology, now.getTime());
+      await cusums?.update(topology, now.getTime());
       const results = await unitResults(topology, { store, windows: config.windows, now, turns });
       return {
         families: [

@@ -8,6 +8,7 @@ import { UnitCusums } from '../../../src/collectors/units/cusum.ts';
 import { targetsSchema } from '../../../src/config/targets-schema.ts';
 import { unitsCusumSchema } from '../../../src/config/units-cusum-schema.ts';
 import type { UnitRecord } from '../../../src/upstream/types.ts';
+import { createTurns } from '../../../src/util/turns.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
 
 const START = Date.parse('2026-11-21T12:00:00Z');
@@ -20,6 +21,7 @@ function setup() {
     cusum: unitsCusumSchema.parse({}),
     targets: targetsSchema.parse({}),
     countFrom: START,
+    turns: createTurns(),
   });
   const u = (minutes: number, over: Partial<UnitRecord> = {}): UnitRecord => ({
     stationId: a!.id,
@@ -43,11 +45,11 @@ function setup() {
 }
 
 describe('UnitCusums', () => {
-  it('counts a run of failed units at a station and on its line, once per signal', () => {
+  it('counts a run of failed units at a station and on its line, once per signal', async () => {
     const { topology, a, cusums, u, value } = setup();
     // Final yield target 0.95: a run of failures crosses H within a few units and restarts.
     for (let i = 0; i < 40; i++) cusums.offer(u(i, { result: 'fail' }));
-    cusums.update(topology, START + 100 * MIN);
+    await cusums.update(topology, START + 100 * MIN);
     const station = value('station_unit_cusum_events_total', 'final_yield', a.id)!;
     expect(station).toBeGreaterThanOrEqual(2);
     expect(value('station_line_unit_cusum_events_total', 'final_yield')).toBe(station);
@@ -56,34 +58,34 @@ describe('UnitCusums', () => {
     expect(value('station_unit_cusum_ratio', 'retry_ratio', a.id)).toBe(0);
   });
 
-  it('decides a unit only after settle, and a retest that passes is final pass and one retry', () => {
+  it('decides a unit only after settle, and a retest that passes is final pass and one retry', async () => {
     const { topology, a, cusums, u, value } = setup();
     cusums.offer(u(0, { serial: 'X', result: 'fail' }));
     cusums.offer(u(3, { serial: 'X', result: 'pass' }));
-    cusums.update(topology, START + 10 * MIN);
+    await cusums.update(topology, START + 10 * MIN);
     // Not settled yet (settle 20m): the yields have judged nothing; the retest was a bad trial.
     expect(value('station_unit_cusum_ratio', 'final_yield', a.id)).toBe(0);
     expect(value('station_unit_cusum_ratio', 'retry_ratio', a.id)).toBeGreaterThan(0);
-    cusums.update(topology, START + 30 * MIN);
+    await cusums.update(topology, START + 30 * MIN);
     expect(value('station_unit_cusum_ratio', 'first_pass_yield', a.id)).toBeGreaterThan(0);
     expect(value('station_unit_cusum_ratio', 'final_yield', a.id)).toBe(0);
   });
 
-  it('counts no signal found in the history replayed at start (a restart never re-pages)', () => {
+  it('counts no signal found in the history replayed at start (a restart never re-pages)', async () => {
     const { topology, a, cusums, u, value } = setup();
     for (let i = -60; i < 0; i++) cusums.offer(u(i, { result: 'fail' }));
-    cusums.update(topology, START + 30 * MIN);
+    await cusums.update(topology, START + 30 * MIN);
     expect(value('station_unit_cusum_events_total', 'final_yield', a.id)).toBe(0);
     expect(value('station_line_unit_cusum_events_total', 'final_yield')).toBe(0);
     // The history warmed the chart up: the statistic shows the failures.
     expect(value('station_unit_cusum_ratio', 'final_yield', a.id)).toBeGreaterThan(0);
   });
 
-  it('exports every station and line at 0 before any unit, and ignores inputs and null results', () => {
+  it('exports every station and line at 0 before any unit, and ignores inputs and null results', async () => {
     const { topology, b, cusums, u, value } = setup();
     cusums.offer(u(1, { direction: 'input', result: 'fail' }));
     cusums.offer(u(2, { result: null }));
-    cusums.update(topology, START + 60 * MIN);
+    await cusums.update(topology, START + 60 * MIN);
     expect(value('station_unit_cusum_events_total', 'first_pass_yield', b.id)).toBe(0);
     expect(value('station_unit_cusum_ratio', 'final_yield', b.id)).toBe(0);
     const events = cusums.families().find((f) => f.desc.name === 'station_unit_cusum_events_total')!;
@@ -91,10 +93,37 @@ describe('UnitCusums', () => {
     expect(events.createdMs).toBe(START);
   });
 
-  it('forgets a station that leaves the topology', () => {
+  it('designs a new target on a turn of its own and judges a long replay in slices of the event loop', async () => {
+    const { topology, a, b, cusums, u, value } = setup();
+    // Turns of the event loop that pass before `update` resolves: a scrape could be served on each.
+    const turnsDuring = async (work: Promise<void>) => {
+      let done = false;
+      void work.then(() => {
+        done = true;
+      });
+      let turns = 0;
+      while (!done) {
+        await new Promise((resolve) => setImmediate(resolve));
+        turns++;
+      }
+      return turns;
+    };
+    // Three designs (first-pass yield, final yield, retry ratio: one target each).
+    expect(await turnsDuring(cusums.update(topology, START))).toBeGreaterThanOrEqual(3);
+    // 20,000 records, as a first poll replays (240,000 at 1,000 stations): several slices.
+    for (let i = 0; i < 10_000; i++) {
+      cusums.offer(u(i / 100, { serial: `A${i}`, result: i % 7 === 0 ? 'fail' : 'pass' }));
+      cusums.offer(u(i / 100, { stationId: b.id, serial: `B${i}` }));
+    }
+    expect(await turnsDuring(cusums.update(topology, START + 200 * MIN))).toBeGreaterThanOrEqual(4);
+    expect(value('station_unit_cusum_ratio', 'final_yield', a.id)).toBeGreaterThan(0);
+    expect(value('station_unit_cusum_ratio', 'final_yield', b.id)).toBe(0);
+  });
+
+  it('forgets a station that leaves the topology', async () => {
     const { topology, b, cusums } = setup();
-    cusums.update(topology, START);
-    cusums.update({ ...topology, stations: topology.stations.filter((s) => s.id !== b.id) }, START);
+    await cusums.update(topology, START);
+    await cusums.update({ ...topology, stations: topology.stations.filter((s) => s.id !== b.id) }, START);
     const events = cusums.families().find((f) => f.desc.name === 'station_unit_cusum_events_total')!;
     expect(events.samples).toHaveLength(3);
     expect(events.samples.some((s) => s.labels.text.includes(b.id))).toBe(false);
