@@ -5,6 +5,8 @@
  * in fewer than about ln(A) / KL(p1 || p0) trials (Lorden 1971; Wald's bound for the SPRT).
  */
 
+import { ArlChain, type BernoulliDesign } from '../../src/spc/bernoulli.ts';
+
 /** Kullback-Leibler divergence KL(p1 || p0) of two Bernoulli laws, in nats. */
 export function bernoulliKl(p1: number, p0: number): number {
   if (!(p0 > 0 && p0 < 1) || !(p1 >= 0 && p1 <= 1)) throw new RangeError('need 0 < p0 < 1 and 0 <= p1 <= 1');
@@ -27,4 +29,15 @@ export function detectionBoundHours(
   unitsPerHour: number,
 ): number {
   return detectionBoundUnits(change) / unitsPerHour;
+}
+
+/**
+ * Average run length, in trials, of the integer CUSUM from a statistic of 0, when a trial is bad
+ * with probability `p`: the exact solution of the Markov chain on the states 0..H−1,
+ *   L(i) = 1 + p·L(i + fail) + (1 − p)·L(max(0, i − pass)),  L(j) = 0 for j ≥ H,
+ * by banded Gaussian elimination: ArlChain of src/spc/bernoulli.ts, with which the exporter
+ * designs its charts (H × pass × fail operations).
+ */
+export function bernoulliArl(design: Omit<BernoulliDesign, 'llrPerStep'>, p: number): number {
+  return new ArlChain(design.failWeight, design.passWeight, p).arl(design.h);
 }

@@ -15,14 +15,9 @@
  * Run: npm run bench:yield [-- --quick]
  */
 import { loadavg } from 'node:os';
-import {
-  BernoulliCusum,
-  type BernoulliShift,
-  bernoulliArl,
-  designBernoulliCusum,
-} from '../../src/spc/bernoulli.ts';
+import { BernoulliCusum, type BernoulliShift, designBernoulliCusum } from '../../src/spc/bernoulli.ts';
 import { splitmix64 } from '../../src/util/random.ts';
-import { detectionBoundUnits } from '../pager/information-limit.ts';
+import { bernoulliArl, detectionBoundUnits } from '../pager/information-limit.ts';
 
 const QUICK = process.argv.includes('--quick');
 const ARL0 = 2_000_000;

@@ -62,7 +62,7 @@ export function bernoulliWeights({ p0, p1 }: BernoulliShift): Omit<BernoulliDesi
  * H from scratch repeated the elimination for every H a design tries. The arithmetic is the same,
  * in the same order, as that of one chain of H: each ARL is the same number to the last bit.
  */
-class ArlChain {
+export class ArlChain {
   private readonly width: number;
   /** band[i × width + (j − i + pass)] holds row i, column j, for i − pass ≤ j ≤ i + fail. */
   private band = new Float64Array(0);
@@ -127,16 +127,6 @@ class ArlChain {
       rhs[i]! -= f * rhs[k]!;
     }
   }
-}
-
-/**
- * Average run length, in trials, of the integer CUSUM from a statistic of 0, when a trial is bad
- * with probability `p`: the exact solution of the Markov chain on the states 0..H−1,
- *   L(i) = 1 + p·L(i + fail) + (1 − p)·L(max(0, i − pass)),  L(j) = 0 for j ≥ H,
- * by banded Gaussian elimination (see ArlChain): H × pass × fail operations.
- */
-export function bernoulliArl(design: Omit<BernoulliDesign, 'llrPerStep'>, p: number): number {
-  return new ArlChain(design.failWeight, design.passWeight, p).arl(design.h);
 }
 
 /** Memo of designs: targets take few distinct values, and a design costs one Markov chain. */

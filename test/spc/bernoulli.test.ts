@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bernoulliKl, detectionBoundUnits } from '../../bench/pager/information-limit.ts';
+import { bernoulliArl, bernoulliKl, detectionBoundUnits } from '../../bench/pager/information-limit.ts';
 import {
   BernoulliCusum,
-  bernoulliArl,
   bernoulliWeights,
   designBernoulliCusum,
   PASS_WEIGHT,
