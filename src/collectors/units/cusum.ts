@@ -91,6 +91,23 @@ function prune(map: Map<string, Subject>, keep: ReadonlySet<string>): void {
 
 const isPass = (result: string) => result.trim().toLowerCase() === 'pass';
 
+/** Records judged between two looks for settled units during one poll. */
+const SETTLE_EVERY = 2048;
+
+/** How many of `records` each serial has: a unit is open while some are still to be judged. */
+function resultsLeft(records: readonly UnitRecord[]): Map<string, number> {
+  const left = new Map<string, number>();
+  for (const r of records) left.set(r.serial, (left.get(r.serial) ?? 0) + 1);
+  return left;
+}
+
+/** Counts one result of `serial` as judged. */
+function take(left: Map<string, number>, serial: string): void {
+  const n = (left.get(serial) ?? 1) - 1;
+  if (n > 0) left.set(serial, n);
+  else left.delete(serial);
+}
+
 /** The yield and retry CUSUMs of every line and station. */
 export class UnitCusums {
   private readonly opts: UnitCusumsOptions;
@@ -116,11 +133,17 @@ export class UnitCusums {
     this.label(topology);
     const records = this.pending.sort((a, b) => a.time - b.time);
     this.pending = [];
-    for (const r of records) {
+    const settled = now - this.opts.cusum.settleMs;
+    const left = resultsLeft(records);
+    for (let i = 0; i < records.length; i++) {
+      const r = records[i]!;
       const node = byId.get(r.stationId);
       if (node) this.judge(r, node);
+      take(left, r.serial);
+      // A first poll judges hours of units: deciding the settled ones as it goes keeps the
+      // units in flight few (held all at once, they were the poll's peak of memory).
+      if ((i + 1) % SETTLE_EVERY === 0) this.settleFronts(settled, left);
     }
-    const settled = now - this.opts.cusum.settleMs;
     for (const s of this.stations.values()) this.settle(s, settled);
     for (const l of this.lines.values()) this.settle(l, settled);
   }
@@ -224,13 +247,36 @@ export class UnitCusums {
     f.lastTime = Math.max(f.lastTime, r.time);
   }
 
+  /**
+   * Decides, in the order {@link settle} would, the units at the front of each line's and
+   * station's flights that {@link settle} will decide at the end of this poll: nothing more to
+   * judge of them (`left`) and no output for `settle`. Stops at the first unit still open, so
+   * every chart takes its trials in the same order as when all are decided at the end.
+   */
+  private settleFronts(before: number, left: ReadonlyMap<string, number>): void {
+    const front = (s: Subject) => {
+      for (const [serial, f] of s.flights) {
+        if (f.lastTime > before || left.has(serial)) return;
+        this.decide(s, f);
+        s.flights.delete(serial);
+      }
+    };
+    for (const s of this.stations.values()) front(s);
+    for (const l of this.lines.values()) front(l);
+  }
+
+  /** One unit's first-pass and final-yield trials. */
+  private decide(s: Subject, f: Flight): void {
+    const counted = f.lastTime >= this.opts.countFrom;
+    s.chart('first_pass_yield').add({ bad: f.firstBad, counted });
+    s.chart('final_yield').add({ bad: f.failing.size > 0, counted });
+  }
+
   /** Decides the units with no output for `settle`: one first-pass and one final-yield trial each. */
   private settle(s: Subject, before: number): void {
     for (const [serial, f] of s.flights) {
       if (f.lastTime > before) continue;
-      const counted = f.lastTime >= this.opts.countFrom;
-      s.chart('first_pass_yield').add({ bad: f.firstBad, counted });
-      s.chart('final_yield').add({ bad: f.failing.size > 0, counted });
+      this.decide(s, f);
       s.flights.delete(serial);
     }
   }
