@@ -56,6 +56,14 @@ class Chart {
   }
 }
 
+/** An output result offered for the next poll's trials. */
+interface Result {
+  readonly stationId: string;
+  readonly serial: string;
+  readonly time: number;
+  readonly pass: boolean;
+}
+
 /** A unit in flight at a station or on a line. */
 interface Flight {
   lastTime: number;
@@ -95,7 +103,7 @@ const isPass = (result: string) => result.trim().toLowerCase() === 'pass';
 const SETTLE_EVERY = 2048;
 
 /** How many of `records` each serial has: a unit is open while some are still to be judged. */
-function resultsLeft(records: readonly UnitRecord[]): Map<string, number> {
+function resultsLeft(records: readonly Result[]): Map<string, number> {
   const left = new Map<string, number>();
   for (const r of records) left.set(r.serial, (left.get(r.serial) ?? 0) + 1);
   return left;
@@ -111,7 +119,7 @@ function take(left: Map<string, number>, serial: string): void {
 /** The yield and retry CUSUMs of every line and station. */
 export class UnitCusums {
   private readonly opts: UnitCusumsOptions;
-  private pending: UnitRecord[] = [];
+  private pending: Result[] = [];
   private readonly stations = new Map<string, Subject>();
   private readonly lines = new Map<string, Subject>();
 
@@ -121,7 +129,9 @@ export class UnitCusums {
 
   /** Takes a record the store had not held (the store's `onNew`); judged at the next poll. */
   offer(r: UnitRecord): void {
-    if (r.direction === 'output' && r.result !== null) this.pending.push(r);
+    // Only what a trial needs: the first poll offers hours of records before it judges them.
+    if (r.direction === 'output' && r.result !== null)
+      this.pending.push({ stationId: r.stationId, serial: r.serial, time: r.time, pass: isPass(r.result) });
   }
 
   /**
@@ -219,9 +229,9 @@ export class UnitCusums {
     return s;
   }
 
-  private judge(r: UnitRecord, node: StationNode): void {
+  private judge(r: Result, node: StationNode): void {
     const counted = r.time >= this.opts.countFrom;
-    const pass = isPass(r.result!);
+    const pass = r.pass;
     const station = this.subject(this.stations, node.id);
     const line = this.subject(this.lines, node.line.id);
     const retest = station.flights.has(r.serial);
@@ -232,7 +242,7 @@ export class UnitCusums {
   }
 
   /** Records a result of a unit in flight: its first result decides first pass, its latest final. */
-  private fly(s: Subject, r: UnitRecord, at: { pass: boolean; stationId: string }): void {
+  private fly(s: Subject, r: Result, at: { pass: boolean; stationId: string }): void {
     let f = s.flights.get(r.serial);
     if (!f) {
       f = { lastTime: r.time, firstBad: false, seen: new Set(), failing: new Set() };
