@@ -70,6 +70,14 @@ class Chart {
   }
 }
 
+/** An output result offered for the next poll's trials. */
+interface Result {
+  readonly stationId: string;
+  readonly serial: string;
+  readonly time: number;
+  readonly pass: boolean;
+}
+
 /** A unit in flight at a station or on a line. */
 interface Flight {
   lastTime: number;
@@ -107,10 +115,27 @@ function prune(map: Map<string, Subject>, keep: ReadonlySet<string>): void {
 
 const isPass = (result: string) => result.trim().toLowerCase() === 'pass';
 
+/** Records judged between two looks for settled units during one poll. */
+const SETTLE_EVERY = 2048;
+
+/** How many of `records` each serial has: a unit is open while some are still to be judged. */
+function resultsLeft(records: readonly Result[]): Map<string, number> {
+  const left = new Map<string, number>();
+  for (const r of records) left.set(r.serial, (left.get(r.serial) ?? 0) + 1);
+  return left;
+}
+
+/** Counts one result of `serial` as judged. */
+function take(left: Map<string, number>, serial: string): void {
+  const n = (left.get(serial) ?? 1) - 1;
+  if (n > 0) left.set(serial, n);
+  else left.delete(serial);
+}
+
 /** The yield and retry CUSUMs of every line and station. */
 export class UnitCusums {
   private readonly opts: UnitCusumsOptions;
-  private pending: UnitRecord[] = [];
+  private pending: Result[] = [];
   private readonly stations = new Map<string, Subject>();
   private readonly lines = new Map<string, Subject>();
   /** Designs by in-control and shifted rate: the same objects for the same targets. */
@@ -122,7 +147,9 @@ export class UnitCusums {
 
   /** Takes a record the store had not held (the store's `onNew`); judged at the next poll. */
   offer(r: UnitRecord): void {
-    if (r.direction === 'output' && r.result !== null) this.pending.push(r);
+    // Only what a trial needs: the first poll offers hours of records before it judges them.
+    if (r.direction === 'output' && r.result !== null)
+      this.pending.push({ stationId: r.stationId, serial: r.serial, time: r.time, pass: isPass(r.result) });
   }
 
   /**
@@ -136,13 +163,19 @@ export class UnitCusums {
     // Records offered while this poll yields wait for the next one.
     const records = this.pending.sort((a, b) => a.time - b.time);
     this.pending = [];
+    const settled = now - this.opts.cusum.settleMs;
+    const left = resultsLeft(records);
+    let judged = 0;
     await turns.forEachSlice(records, RECORDS_PER_TURN, (slice) => {
       for (const r of slice) {
         const node = byId.get(r.stationId);
         if (node) this.judge(r, node);
+        take(left, r.serial);
+        // A first poll judges hours of units: deciding the settled ones as it goes keeps the
+        // units in flight few (held all at once, they were the poll's peak of memory).
+        if (++judged % SETTLE_EVERY === 0) this.settleFronts(settled, left);
       }
     });
-    const settled = now - this.opts.cusum.settleMs;
     const subjects = [...this.stations.values(), ...this.lines.values()];
     await turns.forEachSlice(subjects, SUBJECTS_PER_TURN, (slice) => {
       for (const s of slice) this.settle(s, settled);
@@ -230,9 +263,9 @@ export class UnitCusums {
     return s;
   }
 
-  private judge(r: UnitRecord, node: StationNode): void {
+  private judge(r: Result, node: StationNode): void {
     const counted = r.time >= this.opts.countFrom;
-    const pass = isPass(r.result!);
+    const pass = r.pass;
     const station = this.subject(this.stations, node.id);
     const line = this.subject(this.lines, node.line.id);
     const retest = station.flights.has(r.serial);
@@ -243,7 +276,7 @@ export class UnitCusums {
   }
 
   /** Records a result of a unit in flight: its first result decides first pass, its latest final. */
-  private fly(s: Subject, r: UnitRecord, at: { pass: boolean; stationId: string }): void {
+  private fly(s: Subject, r: Result, at: { pass: boolean; stationId: string }): void {
     let f = s.flights.get(r.serial);
     if (!f) {
       f = { lastTime: r.time, firstBad: false, seen: new Set(), failing: new Set() };
@@ -258,13 +291,36 @@ export class UnitCusums {
     f.lastTime = Math.max(f.lastTime, r.time);
   }
 
+  /**
+   * Decides, in the order {@link settle} would, the units at the front of each line's and
+   * station's flights that {@link settle} will decide at the end of this poll: nothing more to
+   * judge of them (`left`) and no output for `settle`. Stops at the first unit still open, so
+   * every chart takes its trials in the same order as when all are decided at the end.
+   */
+  private settleFronts(before: number, left: ReadonlyMap<string, number>): void {
+    const front = (s: Subject) => {
+      for (const [serial, f] of s.flights) {
+        if (f.lastTime > before || left.has(serial)) return;
+        this.decide(s, f);
+        s.flights.delete(serial);
+      }
+    };
+    for (const s of this.stations.values()) front(s);
+    for (const l of this.lines.values()) front(l);
+  }
+
+  /** One unit's first-pass and final-yield trials. */
+  private decide(s: Subject, f: Flight): void {
+    const counted = f.lastTime >= this.opts.countFrom;
+    s.chart('first_pass_yield').add({ bad: f.firstBad, counted });
+    s.chart('final_yield').add({ bad: f.failing.size > 0, counted });
+  }
+
   /** Decides the units with no output for `settle`: one first-pass and one final-yield trial each. */
   private settle(s: Subject, before: number): void {
     for (const [serial, f] of s.flights) {
       if (f.lastTime > before) continue;
-      const counted = f.lastTime >= this.opts.countFrom;
-      s.chart('first_pass_yield').add({ bad: f.firstBad, counted });
-      s.chart('final_yield').add({ bad: f.failing.size > 0, counted });
+      this.decide(s, f);
       s.flights.delete(serial);
     }
   }
