@@ -9,7 +9,7 @@
 import { Dispatcher } from 'undici';
 
 /** A fetch handler, as Hono's `app.fetch` is. */
-export type FetchHandler = (request: Request) => Response | Promise<Response>;
+type FetchHandler = (request: Request) => Response | Promise<Response>;
 
 type Handler = Dispatcher.DispatchHandler;
 type Controller = Parameters<NonNullable<Handler['onRequestStart']>>[0];
