@@ -46,7 +46,10 @@ function fastRules(dir: string): string {
     (f) =>
       (
         parse(readFileSync(f, 'utf8')) as {
-          groups: Array<{ interval?: string; rules: Array<{ for?: string; keep_firing_for?: string; expr: string }> }>;
+          groups: Array<{
+            interval?: string;
+            rules: Array<{ for?: string; keep_firing_for?: string; expr: string }>;
+          }>;
         }
       ).groups,
   );
