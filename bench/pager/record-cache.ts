@@ -3,7 +3,7 @@
  * on a simulated clock), and a recording depends only on its spec and on the code that produces
  * it; a change of the rules' thresholds, `for` or the route leaves it valid, and so does a second
  * of 3 consecutive runs. The key hashes the spec (the selectors kept included) and every source
- * file under src/ and bench/pager/record.ts, so a change of the exporter or simulator misses.
+ * file under src/ and the recorder (record.ts, direct-dispatcher.ts), so a change of the exporter or simulator misses.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
@@ -21,7 +21,8 @@ function filesUnder(dir: string): string[] {
 /** The digest of the code a recording depends on. */
 export function sourceDigest(root: string): string {
   const hash = createHash('sha256');
-  for (const f of [...filesUnder(path.join(root, 'src')), path.join(root, 'bench/pager/record.ts')]) {
+  const recorder = ['record.ts', 'direct-dispatcher.ts'].map((f) => path.join(root, 'bench/pager', f));
+  for (const f of [...filesUnder(path.join(root, 'src')), ...recorder]) {
     hash.update(path.relative(root, f));
     hash.update(readFileSync(f));
   }

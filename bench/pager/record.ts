@@ -3,7 +3,9 @@
  * polls the simulator on a simulated clock, and every scrape interval its OpenMetrics exposition
  * (data and self-metrics) is appended to a file with the scrape's timestamp, the target labels
  * `job` and `instance`, and the `up` series Prometheus adds. Only the families the rules read
- * are kept, which keeps the file (and the backfill) small without changing any alert.
+ * are kept, which keeps the file (and the backfill) small without changing any alert. The
+ * simulator runs in the same process and answers through an in-process dispatcher
+ * (direct-dispatcher.ts): the exporter's client stack is the real one, only the socket is gone.
  *
  * Faults arrive at chosen instants: a run-time scenario patch of the simulator, or the exporter
  * stopping (scrapes then record `up 0` and nothing else). Prometheus would also write staleness
@@ -15,11 +17,14 @@ import { type Exporter, wireExporter } from '../../src/app/wire.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import { Registry } from '../../src/exposition/client.ts';
 import { registryFamilies } from '../../src/exposition/registry-families.ts';
+import { createSimulator } from '../../src/simulator/create.ts';
 import type { ProcessScenario } from '../../src/simulator/process-events.ts';
-import { type RunningSimulator, startSimulatorServer } from '../../src/simulator/server.ts';
 import type { PlantScale, Scenario } from '../../src/simulator/types.ts';
+import { DirectDispatcher } from './direct-dispatcher.ts';
 
 const MIN = 60_000;
+/** The upstream's address as the exporter sees it; nothing listens there (the dispatcher is in-process). */
+const SIM_URL = 'http://simulator.bench.invalid';
 
 /** The target labels every sample gets, as the scrape job of prometheus.example.yml adds them. */
 export const TARGET = { job: 'station-exporter', instance: 'bench:9732' } as const;
@@ -134,18 +139,21 @@ export async function record(spec: RecordSpec): Promise<RecordResult> {
   const started = performance.now();
   let now = spec.startMs;
   const clock = () => now;
-  const sim: RunningSimulator = await startSimulatorServer({
+  const sim = createSimulator({
     seed: spec.seed,
     now: clock,
     scale: spec.scale,
     tokens: { 'bench-token': { sites: 'all' } },
     process: spec.process,
   });
+  // In-process: the simulator's app answers each request without a socket (direct-dispatcher.ts).
+  const dispatcher = new DirectDispatcher((req) => sim.app.fetch(req), SIM_URL);
   const registry = new Registry();
-  const exporter: Exporter = wireExporter(exporterConfig(spec, sim.url), {
+  const exporter: Exporter = wireExporter(exporterConfig(spec, SIM_URL), {
     wallClock: clock,
     registry,
     logger: pino({ level: 'silent' }),
+    dispatcher,
   });
   const stream = createWriteStream(spec.out);
   const faults = [...(spec.faults ?? [])].sort((a, b) => a.atMs - b.atMs);
@@ -158,7 +166,7 @@ export async function record(spec: RecordSpec): Promise<RecordResult> {
     for (; now <= spec.endMs; now += spec.scrapeMs) {
       while (faults.length > 0 && (faults[0]?.atMs ?? 0) <= now) {
         const f = faults.shift();
-        if (f?.kind === 'scenario') sim.sim.setScenario(f.patch);
+        if (f?.kind === 'scenario') sim.setScenario(f.patch);
         if (f?.kind === 'exporter-stop') stopped = true;
       }
       let text: string;
@@ -184,7 +192,7 @@ export async function record(spec: RecordSpec): Promise<RecordResult> {
   } finally {
     await new Promise((r) => stream.end(r));
     await exporter.close();
-    await sim.close();
+    await dispatcher.close();
   }
   return { scrapes, polls, bytes, wallSeconds: (performance.now() - started) / 1000 };
 }
