@@ -51,8 +51,14 @@ export const SPC_BUDGET_SECTION: OwnedSection = {
   start: '<!-- BEGIN SPC BUDGET (bench:spc) -->',
   end: '<!-- END SPC BUDGET -->',
 };
+/** Runs recorded by hand, session by session (benches run one at a time, partial runs, misses). */
+const SESSIONS_SECTION: OwnedSection = { start: '<!-- sessions:start -->', end: '<!-- sessions:end -->' };
 /** The sections `npm run bench` keeps as they are when it rewrites the rest of the file. */
-export const OWNED_SECTIONS: readonly OwnedSection[] = [LOAD200_SECTION, SPC_BUDGET_SECTION];
+export const OWNED_SECTIONS: readonly OwnedSection[] = [
+  LOAD200_SECTION,
+  SPC_BUDGET_SECTION,
+  SESSIONS_SECTION,
+];
 
 /**
  * Replaces the section `section` (which starts with `start` and ends with `end`) in `file`, or

@@ -500,8 +500,11 @@ describe('incremental polls', () => {
       ...standaloneDependencies(),
     };
     const jobs = [new MeasurementsJob(deps), createUnitsJob(deps)];
+    // Station series only: the units' line CUSUMs carry no station.
     const stationsIn = (families: Family[]) =>
-      new Set(families.flatMap((f) => f.samples.map((x) => /station_id="(\w+)"/.exec(x.labels.text)?.[1])));
+      new Set(
+        families.flatMap((f) => f.samples.flatMap((x) => /station_id="(\w+)"/.exec(x.labels.text)?.[1] ?? [])),
+      );
     const kept = topology.stations.slice(0, 2);
     for (const job of jobs) {
       const all = await job.poll({ topology, now: new Date(h.now()) });

@@ -67,6 +67,7 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
           targets: config.targets,
           countFrom: tally.createdMs,
           turns,
+          lineCharts: ctx.shard.total > 1 ? 'off' : 'on',
         });
       }
       const stationIds = topology.stations.map((s) => s.id);

@@ -42,6 +42,7 @@ describe('UnitCusums in a first poll', () => {
       targets: targetsSchema.parse({}),
       countFrom: START,
       turns: createTurns(),
+      lineCharts: 'on',
     });
     // 8 hours of history, a unit every 6 s through both stations: 4,800 units, 9,600 results.
     const unit = (i: number, stationId: string): UnitRecord => ({

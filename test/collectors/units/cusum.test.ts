@@ -14,7 +14,7 @@ import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
 const START = Date.parse('2026-11-21T12:00:00Z');
 const MIN = 60_000;
 
-function setup() {
+function setup(lineCharts: { readonly lineCharts: 'on' | 'off' } = { lineCharts: 'on' }) {
   const topology = topologyOf([plantOf([2])]);
   const [a, b] = topology.stations;
   const cusums = new UnitCusums({
@@ -22,6 +22,7 @@ function setup() {
     targets: targetsSchema.parse({}),
     countFrom: START,
     turns: createTurns(),
+    ...lineCharts,
   });
   const u = (minutes: number, over: Partial<UnitRecord> = {}): UnitRecord => ({
     stationId: a!.id,
@@ -56,6 +57,15 @@ describe('UnitCusums', () => {
     // Retry ratio: every serial is new, so not a single retest.
     expect(value('station_unit_cusum_events_total', 'retry_ratio', a.id)).toBe(0);
     expect(value('station_unit_cusum_ratio', 'retry_ratio', a.id)).toBe(0);
+  });
+
+  it('charts stations only when lines are off (a sharded replica sees part of each line)', async () => {
+    const { topology, a, cusums, u, value } = setup({ lineCharts: 'off' });
+    for (let i = 0; i < 40; i++) cusums.offer(u(i, { result: 'fail' }));
+    await cusums.update(topology, START + 100 * MIN);
+    expect(value('station_unit_cusum_events_total', 'final_yield', a.id)).toBeGreaterThanOrEqual(2);
+    const lineFamilies = cusums.families().filter((f) => f.desc.name.startsWith('station_line_unit_cusum_'));
+    expect(lineFamilies.flatMap((f) => f.samples)).toEqual([]);
   });
 
   it('decides a unit only after settle, and a retest that passes is final pass and one retry', async () => {
