@@ -503,7 +503,9 @@ describe('incremental polls', () => {
     // Station series only: the units' line CUSUMs carry no station.
     const stationsIn = (families: Family[]) =>
       new Set(
-        families.flatMap((f) => f.samples.flatMap((x) => /station_id="(\w+)"/.exec(x.labels.text)?.[1] ?? [])),
+        families.flatMap((f) =>
+          f.samples.flatMap((x) => /station_id="(\w+)"/.exec(x.labels.text)?.[1] ?? []),
+        ),
       );
     const kept = topology.stations.slice(0, 2);
     for (const job of jobs) {
