@@ -48,13 +48,17 @@ function fastRules(dir: string): string {
         parse(readFileSync(f, 'utf8')) as {
           groups: Array<{
             interval?: string;
-            rules: Array<{ for?: string; keep_firing_for?: string; expr: string }>;
+            rules: Array<{ alert?: string; for?: string; keep_firing_for?: string; expr: string }>;
           }>;
         }
       ).groups,
   );
   for (const g of groups) {
     g.interval = '1s';
+    // On the test's clock a plant minute passes each second, so between two 1 s polls data ages a
+    // plant minute, over 5 polling intervals: the stale-data alert would fire for good and, by the
+    // shipped inhibit rules, mute the yield alert under test. An artefact of the fast clock.
+    g.rules = g.rules.filter((r) => r.alert !== 'StationExporterStaleData');
     for (const r of g.rules) {
       if (r.for && r.for !== '0m' && r.for !== '0s') r.for = FOR;
       if (r.keep_firing_for) r.keep_firing_for = KEEP;
