@@ -42,6 +42,18 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv = process.e
   });
 }
 
+/** The first line of `output()` that `match` accepts, once it is out (the process writes in chunks). */
+async function lineOf(output: () => string, match: (line: string) => boolean): Promise<string> {
+  for (let tries = 0; tries < 200; tries++) {
+    const line = output()
+      .split('\n')
+      .find((l) => match(l));
+    if (line !== undefined) return line;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no such line in: ${output()}`);
+}
+
 /** Starts a server process; resolves with its stderr so far once `count` "metrics at" lines are out. */
 function serve(command: string, args: string[], count = 1) {
   const child = spawn(command, args);
@@ -128,7 +140,8 @@ describe('exporter-toolkit flags', () => {
       '--web.listen-address',
       '127.0.0.1:0',
     ]);
-    const text = await logfmt.ready;
+    await logfmt.ready;
+    const text = await lineOf(logfmt.stderr, (l) => l.includes('msg=listening'));
     expect(text).toMatch(
       /^time=\d{4}-\d\d-\d\dT\S+Z level=info msg=listening app=station-exporter listen=http:\/\/127\.0\.0\.1:\d+ tls=false lifecycle=false$/m,
     );
@@ -142,9 +155,10 @@ describe('exporter-toolkit flags', () => {
       '--log.format',
       'json',
     ]);
-    const lines = (await json.ready).split('\n').filter((l) => l.startsWith('{'));
-    expect(lines.length).toBeGreaterThan(0);
-    expect(JSON.parse(lines[0] ?? '')).toMatchObject({
+    await json.ready;
+    // The log line and the "metrics at" line may come in separate chunks: wait for the former.
+    const line = await lineOf(json.stderr, (l) => l.startsWith('{') && l.includes('"listening"'));
+    expect(JSON.parse(line)).toMatchObject({
       level: 30,
       msg: 'listening',
       app: 'station-exporter',
