@@ -6,8 +6,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
+import { freePort } from '../shared/free-port.ts';
 import type { RangeSeries } from './alert-state.ts';
 
 /** Path of an executable on PATH, or undefined. */
@@ -35,18 +35,6 @@ function run(cmd: string, args: readonly string[]): Promise<string> {
     child.once('exit', (code) =>
       code === 0 ? resolve(out) : reject(new Error(`${cmd} ${args.join(' ')}: ${out}`)),
     );
-  });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-    srv.once('error', reject);
   });
 }
 

@@ -4,27 +4,16 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../bench/shared/free-port.ts';
+
+export { freePort };
 
 /** Path of the prometheus binary, or undefined. */
 export function prometheusPath(): string | undefined {
   const r = spawnSync('sh', ['-c', 'command -v prometheus'], { encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : undefined;
-}
-
-/** A free loopback port (there is a tiny race between closing and reuse; fine for tests). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-    srv.once('error', reject);
-  });
 }
 
 function extrasYaml(extras: PrometheusExtras): string {
