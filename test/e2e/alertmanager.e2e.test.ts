@@ -11,7 +11,7 @@
  * line), so that new units arrive and the drop is judged unit by unit.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,6 +26,7 @@ import {
   alertmanagerPath,
   type RunningAlertmanager,
   startAlertmanager,
+  startWebhook,
 } from '../helpers/alertmanager-server.ts';
 import { FIXED_NOW } from '../helpers/harness.ts';
 import { prometheusPath, type RunningPrometheus, startPrometheus } from '../helpers/prometheus.ts';
@@ -114,21 +115,12 @@ describe.skipIf(!enabled)('alerts through a real Prometheus and Alertmanager', (
         (i: AddressInfo) => resolve(i.port),
       );
     });
-    webhook = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c) => {
-        body += c;
-      });
-      req.on('end', () => {
-        const at = Date.now();
-        for (const alert of (JSON.parse(body) as { alerts: WebhookAlert[] }).alerts)
-          received.push({ at, alert });
-        res.end();
-      });
+    const hook = await startWebhook((body) => {
+      const at = Date.now();
+      for (const alert of (body as { alerts: WebhookAlert[] }).alerts) received.push({ at, alert });
     });
-    const webhookPort = await new Promise<number>((r) =>
-      webhook.listen(0, '127.0.0.1', () => r((webhook.address() as AddressInfo).port)),
-    );
+    webhook = hook.server;
+    const webhookPort = hook.port;
     am = await startAlertmanager(`http://127.0.0.1:${webhookPort}/hook`);
     prom = await startPrometheus(`127.0.0.1:${exporterPort}`, {
       ruleFiles: [fastRules(dir)],

@@ -4,6 +4,8 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from './prometheus.ts';
@@ -78,4 +80,24 @@ export async function startAlertmanager(webhookUrl: string): Promise<RunningAler
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A webhook receiver on loopback: calls `onMessage` with each JSON body and the request path. */
+export async function startWebhook(
+  onMessage: (body: unknown, path: string) => void,
+): Promise<{ readonly server: Server; readonly port: number }> {
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => {
+      body += c;
+    });
+    req.on('end', () => {
+      onMessage(JSON.parse(body), req.url ?? '');
+      res.end();
+    });
+  });
+  const port = await new Promise<number>((r) =>
+    server.listen(0, '127.0.0.1', () => r((server.address() as AddressInfo).port)),
+  );
+  return { server, port };
 }

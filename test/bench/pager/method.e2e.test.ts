@@ -13,7 +13,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -28,7 +28,7 @@ import { defaultRuleFiles, loadAlerts } from '../../../bench/pager/rules.ts';
 import { type Exporter, wireExporter } from '../../../src/app/wire.ts';
 import { configFromObject } from '../../../src/config/load.ts';
 import { type RunningSimulator, startSimulatorServer } from '../../../src/simulator/index.ts';
-import { alertmanagerPath } from '../../helpers/alertmanager-server.ts';
+import { alertmanagerPath, startWebhook } from '../../helpers/alertmanager-server.ts';
 import { FIXED_NOW } from '../../helpers/harness.ts';
 import { freePort, prometheusPath } from '../../helpers/prometheus.ts';
 
@@ -164,31 +164,23 @@ describe.skipIf(!enabled)("bench:pager's method against a live Prometheus and Al
         (i: AddressInfo) => resolve(i.port),
       );
     });
-    webhook = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c) => {
-        body += c;
-      });
-      req.on('end', () => {
-        const msg = JSON.parse(body) as { alerts: Array<{ status: string; labels: Record<string, string> }> };
-        received.push({
-          at: Date.now(),
-          receiver: (req.url ?? '').slice(1),
-          firing: msg.alerts
-            .filter((a) => a.status === 'firing')
-            .map((a) => id(a.labels))
-            .sort(),
-          resolved: msg.alerts
-            .filter((a) => a.status === 'resolved')
-            .map((a) => id(a.labels))
-            .sort(),
-        });
-        res.end();
+    const hook = await startWebhook((body, url) => {
+      const msg = body as { alerts: Array<{ status: string; labels: Record<string, string> }> };
+      received.push({
+        at: Date.now(),
+        receiver: url.slice(1),
+        firing: msg.alerts
+          .filter((a) => a.status === 'firing')
+          .map((a) => id(a.labels))
+          .sort(),
+        resolved: msg.alerts
+          .filter((a) => a.status === 'resolved')
+          .map((a) => id(a.labels))
+          .sort(),
       });
     });
-    const hookPort = await new Promise<number>((r) =>
-      webhook.listen(0, '127.0.0.1', () => r((webhook.address() as AddressInfo).port)),
-    );
+    webhook = hook.server;
+    const hookPort = hook.port;
     rulesFile = fastRules(dir);
     routeFile = fastRoute(dir, `http://127.0.0.1:${hookPort}`);
     const amPort = await freePort();
