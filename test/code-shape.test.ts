@@ -26,7 +26,7 @@ const LONG_FUNCTIONS_LEFT = new Map<string, number>([
   ['src/app/wire.ts wireExporter', 86],
   ['src/collectors/measurements/control.ts createControlCharts', 211],
   ['src/simulator/proxy.ts startFaultProxy', 79],
-  ['src/spc/rules.ts judgeRules', 82],
+  ['src/spc/rules.ts evaluateWindowAndNew', 82],
 ]);
 
 function sources(dir: string): string[] {

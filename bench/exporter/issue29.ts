@@ -13,7 +13,7 @@ import { renderTable } from './report.ts';
 import { type BenchResults, type Row, TARGETS } from './rows.ts';
 import { maxRss } from './sized.ts';
 
-/** Issue 29's targets that the main table does not already judge. */
+/** Issue 29's targets that the main table does not already evaluate. */
 export const ISSUE29_TARGETS = {
   /** The exporter alone at ~100k series plus 5,000 charts at the 7-day baseline, under 512 MiB. */
   combinedRssBytes: 400 * 2 ** 20,

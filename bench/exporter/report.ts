@@ -63,7 +63,7 @@ function notes(r: BenchResults): string {
       'event loop; the publish time adds UTF-8 encoding, deflate in the thread pool and the swap. The synthetic ' +
       'render runs twice, in a process of its own: under the StatefulSet memory limit, as it ships (V8 then keeps a ' +
       'small young generation, so short-lived strings cost more collections), and without a limit. The target is ' +
-      'judged on both.',
+      'evaluated on both.',
     '- Event-loop block: max of `perf_hooks.monitorEventLoopDelay` (10 ms resolution) minus the resolution.',
     `- Scrapes: a load generator in a child process keeps ${r.params.load.connections} keep-alive connections busy ` +
       `for ${r.params.load.durationMs / 1000} s per server (at most ${r.params.load.maxRequests} requests) against the exporter ` +
@@ -72,7 +72,7 @@ function notes(r: BenchResults): string {
       'The exporter renders its self-metrics tail (and deflates it for gzip) at most once a second per format, ' +
       'as it does in production; the rest of each answer is cached bytes.',
     "- Default node flags (the exporter alone runs under the StatefulSet's memory limit, see its row); the exporter, the load generator and the simulator are separate processes on the same cores.",
-    '- The RSS target is judged on the exporter alone, in a process of its own, with just enough stations for about ' +
+    '- The RSS target is evaluated on the exporter alone, in a process of its own, with just enough stations for about ' +
       'the target series count, as it ships (node on dist/, under the memory limit of deploy/kubernetes/statefulset.yaml): ' +
       'the highest RSS read after its first poll and after each of 3 steady-state polls, and 5 s later each time. ' +
       "Node sizes V8's heap from a memory limit; without one (second row) bin/station-exporter.js starts node with a heap " +

@@ -70,7 +70,7 @@ export interface Row {
   readonly measure: string;
   readonly value: string;
   readonly target?: string;
-  /** undefined: nothing to judge. */
+  /** undefined: nothing to evaluate. */
   readonly ok?: boolean;
 }
 
@@ -152,7 +152,7 @@ function renderRows(r: BenchResults): Row[] {
   }
   const s = r.synthetic;
   const u = r.syntheticUnlimited;
-  // Rendering is linear in the series count, so a plant of another size is judged per 100k.
+  // Rendering is linear in the series count, so a plant of another size is evaluated per 100k.
   const per100k = r.series > 0 ? (renderMs * TARGETS.renderSeries) / r.series : 0;
   return [
     {
@@ -225,7 +225,7 @@ function memoryRows(r: BenchResults): Row[] {
     {
       measure: `RSS after the steady-state poll (exporter, ${f.count(r.series)} series)`,
       value: `${f.mib(r.memory.rss)} (at start ${f.mib(r.startRssBytes)}; V8 heap ${f.mib(r.memory.heapUsed)} used of ${f.mib(r.memory.heapTotal)}, array buffers ${f.mib(r.memory.arrayBuffers)})`,
-      // Judged below at the target's series count, with the exporter alone in its process.
+      // Evaluated below at the target's series count, with the exporter alone in its process.
       ...(r.sized
         ? {}
         : { target: `≤ ${f.mib(TARGETS.rssBytes)} at 100k series`, ok: r.memory.rss <= TARGETS.rssBytes }),

@@ -174,7 +174,7 @@ async function main(): Promise<void> {
       ...(sized
         ? { rssAloneMiB: maxRss(sized.limited) / 2 ** 20, rssAloneSeries: sized.limited.series }
         : {}),
-      // Judged on the slower of the two conditions.
+      // Evaluated on the slower of the two conditions.
       renderMsPer100k: Math.max(
         (synthetic.renderMs * 100_000) / synthetic.series,
         (syntheticUnlimited.renderMs * 100_000) / syntheticUnlimited.series,

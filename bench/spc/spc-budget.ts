@@ -2,7 +2,7 @@
  * `npm run bench:spc`: the notification budget of the shipped control alert, measured. 1,000
  * charts (100 lines of 10 stations, one measurement each) get a point every 2 minutes from a
  * seeded splitmix64 generator; the collector's own chart code (createControlCharts: rolling 24h
- * baseline, I-MR limits, rules, CUSUM, EWMA) judges them poll by poll after a day of history; the
+ * baseline, I-MR limits, rules, CUSUM, EWMA) evaluates them poll by poll after a day of history; the
  * shipped alert's semantics (MeasurementShiftDetected: per line, firing while
  * increase(violations_total{rule="cusum"}[10m]) > 0, and for keep_firing_for 1h after) are
  * applied minute by minute, and every
@@ -17,8 +17,8 @@ import { MeasurementStore } from '../../src/collectors/measurements/store.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import type { Family } from '../../src/exposition/model.ts';
 import type { MeasurementRecord } from '../../src/upstream/types.ts';
+import { createLoopYielder } from '../../src/util/loop-yield.ts';
 import { splitmix64 } from '../../src/util/random.ts';
-import { createTurns } from '../../src/util/turns.ts';
 import { readSection, SPC_BUDGET_SECTION, writeSection } from '../shared/format.ts';
 import { plant } from './control.ts';
 
@@ -49,7 +49,7 @@ interface Scenario {
   /** measurements.control.compensate_autocorrelation (default true). */
   readonly compensate?: boolean;
   readonly process: Process;
-  /** Judged after the day of history: from, to and the poll interval. */
+  /** Evaluated after the day of history: from, to and the poll interval. */
   readonly from: number;
   readonly to: number;
   readonly pollMs: number;
@@ -74,7 +74,7 @@ function chartsFor(limits: 'estimated' | 'known', compensate = true) {
   );
   const store = new MeasurementStore();
   const charts = createControlCharts(
-    { config, logger: pino({ level: 'silent' }), turns: createTurns() },
+    { config, logger: pino({ level: 'silent' }), yielder: createLoopYielder() },
     store,
   );
   return { charts, store };
@@ -275,7 +275,7 @@ async function main() {
     '',
     `Run ${new Date().toISOString()} (seed ${seed}, ${((Date.now() - started) / 1000).toFixed(0)} s, Node ${process.version}): ` +
       '`npm run bench:spc` (bench/spc/spc-budget.ts). 1,000 charts on 100 lines, a point every 2 minutes from splitmix64 ' +
-      'normals, judged by the collector’s own chart code (rolling 24h baseline, CUSUM k 0.625 h 9 with fast initial ' +
+      'normals, evaluated by the collector’s own chart code (rolling 24h baseline, CUSUM k 0.625 h 9 with fast initial ' +
       'response, limits held 1h after a signal); the shipped MeasurementShiftDetected alert’s semantics applied per line ' +
       '(firing for 10 minutes after each CUSUM event, kept firing 1h more): a notification is a line’s alert going from ' +
       'inactive to firing.',

@@ -13,7 +13,7 @@ import { statusPage } from '../../src/server/status-page.ts';
 import { startSimulatorServer } from '../../src/simulator/index.ts';
 import { createClient } from '../../src/upstream/client.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
-import { createTurns } from '../../src/util/turns.ts';
+import { createLoopYielder } from '../../src/util/loop-yield.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 const sim = await startSimulatorServer({
@@ -30,7 +30,7 @@ const job = topologyCollector.createJob({
   config,
   client,
   logger: pino({ level: 'silent' }),
-  turns: createTurns(),
+  yielder: createLoopYielder(),
   redact: (text) => text,
   ...standaloneDependencies(),
 });

@@ -32,8 +32,8 @@ import { registerWebConfigMetrics } from '../server/web-config/metrics.ts';
 import { type WebConfigSource, watchWebConfig } from '../server/web-config/watch.ts';
 import { resolveShard, type Shard } from '../sharding/shard.ts';
 import { UpstreamError } from '../upstream/errors.ts';
+import { createLoopYielder } from '../util/loop-yield.ts';
 import { maskCredentialLike, Redactor } from '../util/redact.ts';
-import { createTurns } from '../util/turns.ts';
 import { createReloader, type Reloader } from './reload.ts';
 import { SHUTDOWN_DEADLINE_MS, Shutdown } from './shutdown.ts';
 import { createLogger, type Exporter, type LogSettings, wireExporter } from './wire.ts';
@@ -295,7 +295,7 @@ async function discoveredCounts(config: Config, shard: Shard, redactor: Redactor
       config,
       client: exporter.client,
       logger: exporter.logger,
-      turns: createTurns(),
+      yielder: createLoopYielder(),
       redact: redactor.apply,
       ...standaloneDependencies(),
       shard,

@@ -32,8 +32,8 @@ import { createClient, type UpstreamClient } from '../upstream/client.ts';
 import { UpstreamConnection } from '../upstream/connection.ts';
 import { Limiter } from '../upstream/limiter.ts';
 import type { MeasurementRecord, Site, StationSummary, UnitRecord } from '../upstream/types.ts';
+import { createLoopYielder } from '../util/loop-yield.ts';
 import { Redactor } from '../util/redact.ts';
-import { createTurns } from '../util/turns.ts';
 
 /** What to record. */
 export interface RecordOptions {
@@ -201,13 +201,13 @@ export async function recordUpstream(opts: RecordOptions): Promise<RecordResult>
   const progress = opts.progress ?? (() => {});
   const logger = opts.logger ?? pino({ level: 'silent' });
   const tokens = createTokenProvider(config.upstream.token);
-  const turns = createTurns();
+  const yielder = createLoopYielder();
   const client = createClient({
     baseUrl: config.upstream.baseUrl,
     token: () => tokens.get(),
     timeoutMs: config.upstream.timeoutMs,
     connection: new UpstreamConnection(config.upstream.connection),
-    turns,
+    yielder,
     limiter: new Limiter({
       concurrency: config.upstream.concurrency,
       ratePerSecond: config.upstream.maxRequestsPerSecond,
@@ -219,7 +219,7 @@ export async function recordUpstream(opts: RecordOptions): Promise<RecordResult>
     config,
     client: teeClient(client, sites, summaries),
     logger,
-    turns,
+    yielder,
     redact: new Redactor().apply,
     ...standaloneDependencies(),
   };

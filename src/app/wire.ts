@@ -35,8 +35,8 @@ import { Limiter, type Timers as LimiterTimers } from '../upstream/limiter.ts';
 import type { RetryTimers } from '../upstream/retry.ts';
 import { LogDigest } from '../util/log-digest.ts';
 import { jsonLineToLogfmt } from '../util/logfmt.ts';
+import { createLoopYielder, type LoopYielder } from '../util/loop-yield.ts';
 import { Redactor } from '../util/redact.ts';
-import { createTurns, type Turns } from '../util/turns.ts';
 import { VERSION } from '../version.ts';
 import { createRecentErrors, type RecentErrors } from './recent-errors.ts';
 import { sameSettings } from './same.ts';
@@ -96,7 +96,7 @@ interface Upstream {
   readonly breakers: Breakers;
   readonly refused: RefusedStations;
   readonly tokens: TokenProvider;
-  readonly turns: Turns;
+  readonly yielder: LoopYielder;
   readonly digest: LogDigest;
   /** The last upstream errors, for the status page. */
   readonly errors: RecentErrors;
@@ -169,13 +169,13 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   const reuseJobs = keepUpstream ? reusableJobs(prev, config) : new Map<string, ReusableJob>();
   const collectors = enabledDataCollectors(config);
   if (prev) forgetRemovedCollectors(prev, collectors);
-  const { client, turns, digest, refused, errors, lastUnitTimes, flaggedCharts, activity, summaryWindows } =
+  const { client, yielder, digest, refused, errors, lastUnitTimes, flaggedCharts, activity, summaryWindows } =
     upstream;
   const context = {
     config,
     client,
     logger,
-    turns,
+    yielder,
     redact: redactor.apply,
     refused,
     offerLastUnitTime: lastUnitTimes.offer,
@@ -187,7 +187,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   // Protobuf only while a scraper asks for it: most Prometheus servers never do (it needs native
   // histograms on), and rendering it on every poll cost about 20 MiB of RSS at 100k series.
   // The first protobuf scrape waits for one render from the parts' families.
-  const cache = new ExpositionCache({ turns, protobuf: 'when-asked' });
+  const cache = new ExpositionCache({ yielder, protobuf: 'when-asked' });
   const scheduler = new Scheduler({
     discovery: DISCOVERY,
     collectors,
@@ -316,7 +316,7 @@ function wireUpstream(
 ): Upstream {
   const { self, logger, wallClock, shard } = deps;
   const u = config.upstream;
-  const turns = createTurns();
+  const yielder = createLoopYielder();
   const errors = createRecentErrors(RECENT_ERRORS, wallClock);
   const digest = new LogDigest(logger);
   const breakers = new Breakers({
@@ -357,7 +357,7 @@ function wireUpstream(
     breakers,
     dispatcher: opts.dispatcher,
     connection: upstreamConnection(u.connection, logger),
-    turns,
+    yielder,
     records: { naiveTimeZone: u.naiveTimeZone },
     recordAnswersInHand: u.concurrency,
     limiter: new Limiter({
@@ -384,7 +384,7 @@ function wireUpstream(
     breakers,
     refused,
     tokens,
-    turns,
+    yielder,
     digest,
     errors,
     lastUnitTimes: createLastUnitTimes(),

@@ -18,7 +18,7 @@ import type { Topology } from '../model/topology.ts';
 import { RefusedStations } from '../records/refused.ts';
 import { type Shard, UNSHARDED } from '../sharding/shard.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
-import type { Turns } from '../util/turns.ts';
+import type { LoopYielder } from '../util/loop-yield.ts';
 import { ActivityBoard } from './activity.ts';
 
 /** A control chart whose baseline is flagged (docs/measurements.md, "Guards for real data"). */
@@ -74,7 +74,7 @@ export interface CollectorContext extends CollectorLinks {
   readonly client: UpstreamClient;
   readonly logger: Logger;
   /** The exporter's event-loop turn queue, for CPU-heavy loops. */
-  readonly turns: Turns;
+  readonly yielder: LoopYielder;
   /**
    * The process's redactor, as a function: masks known secrets and `Bearer <credential>`. Label
    * values from the upstream pass through it (model/label-values.ts), since the logs' masking
@@ -156,7 +156,7 @@ export interface IdleSkipCounts {
 /**
  * One poll's outcome: the families to publish whole, and what the poll asked of the upstream,
  * counted per request, so that `failures` never exceeds `requests` and `requests - failures`
- * is the number of answers. The scheduler judges freshness from these counts alone.
+ * is the number of answers. The scheduler evaluates freshness from these counts alone.
  */
 export interface PollOutcome {
   readonly families: Family[];

@@ -20,7 +20,7 @@
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import { createTurns, type Turns } from '../util/turns.ts';
+import { createLoopYielder, type LoopYielder } from '../util/loop-yield.ts';
 import { crc32, crc32Combine } from './crc32.ts';
 import { DEFAULT_DEMAND_PUBLISHES, Demand, RecentAsks } from './demand.ts';
 import type { Family } from './model.ts';
@@ -82,7 +82,7 @@ export interface ExpositionCacheOptions {
   /** zlib level (1 fastest .. 9 smallest) for both the static part and the tail; default 6. */
   readonly gzipLevel?: number;
   /** The exporter's turn queue, shared with the client and collectors; default the cache's own. */
-  readonly turns?: Turns;
+  readonly yielder?: LoopYielder;
   /**
    * Publishes of a part that keep a format's plain bytes after the last plain scrape of it;
    * default {@link DEFAULT_DEMAND_PUBLISHES}.
@@ -243,7 +243,7 @@ export class ExpositionCache {
   private seq = 0;
   private readonly applied = new Map<string, number>();
   private renderMs: Record<ExpositionFormat, number> = { text: 0, openmetrics: 0, protobuf: 0 };
-  private readonly turns: Turns;
+  private readonly yielder: LoopYielder;
   /** Protobuf scrapes, plain or gzipped, in `when-asked` mode: whether publishes render protobuf. */
   private readonly protobufAsks: RecentAsks | undefined;
   /** The render of the parts' missing protobuf bodies a protobuf scrape waits for, if any. */
@@ -255,7 +255,7 @@ export class ExpositionCache {
 
   constructor(opts: ExpositionCacheOptions = {}) {
     this.level = opts.gzipLevel ?? 6;
-    this.turns = opts.turns ?? createTurns();
+    this.yielder = opts.yielder ?? createLoopYielder();
     const n = opts.demandPublishes ?? DEFAULT_DEMAND_PUBLISHES;
     this.protobufAsks =
       opts.protobuf === 'when-asked'
@@ -469,7 +469,7 @@ export class ExpositionCache {
       if (part.protobuf !== undefined || part.shapes === undefined) continue;
       const families = await readOpenMetrics(await wholePlain(part.bodies.openmetrics), {
         shapes: part.shapes,
-        turns: this.turns,
+        yielder: this.yielder,
       });
       const pb = await this.renderProtobuf(families, opts);
       busyMs += pb.busyMs;
@@ -490,7 +490,7 @@ export class ExpositionCache {
     opts: { readonly format: TextFormat; readonly into: Encoded[]; readonly keepPlain: boolean },
   ): Promise<{ readonly samples: number; readonly busyMs: number }> {
     return renderFamiliesInto(families, opts.format, {
-      turns: this.turns,
+      yielder: this.yielder,
       consume: async (chunks) => {
         for (const e of await this.encode(chunks)) {
           const { plain, ...rest } = e;
@@ -505,7 +505,7 @@ export class ExpositionCache {
     families: readonly Family[],
     opts: { readonly keepPlain: boolean },
   ): Promise<{ body: PartBody; busyMs: number }> {
-    const pb = await renderProtobufToBuffers(families, { turns: this.turns });
+    const pb = await renderProtobufToBuffers(families, { yielder: this.yielder });
     return { body: partBody(await this.encode(pb.chunks), opts), busyMs: pb.busyMs };
   }
 

@@ -10,7 +10,7 @@
  * carries, is kept as a family in the shape. Values are written shortest round-trip and exemplar
  * times in whole milliseconds, so what is read renders to the same protobuf bytes.
  */
-import type { Turns } from '../util/turns.ts';
+import type { LoopYielder } from '../util/loop-yield.ts';
 import { type Exemplar, type Family, type FamilyDesc, LabelSet, type Sample } from './model.ts';
 import { sampleName } from './render.ts';
 
@@ -33,10 +33,10 @@ const LINES_PER_TURN = 20_000;
 /** Reads the families back from the part's OpenMetrics text (without `# EOF`) and its shapes. */
 export async function readOpenMetrics(
   text: string,
-  opts: { readonly shapes: readonly FamilyShape[]; readonly turns: Turns },
+  opts: { readonly shapes: readonly FamilyShape[]; readonly yielder: LoopYielder },
 ): Promise<Family[]> {
   const reader = new Reader(text, opts.shapes);
-  while (!reader.step(LINES_PER_TURN)) await opts.turns.yieldToLoop();
+  while (!reader.step(LINES_PER_TURN)) await opts.yielder.yieldToLoop();
   return reader.families;
 }
 

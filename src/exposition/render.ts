@@ -5,7 +5,7 @@
  * per family the `name{` prefix is encoded once, per sample the label text is written as
  * UTF-8 and only the value is formatted.
  */
-import { createTurns, type Turns } from '../util/turns.ts';
+import { createLoopYielder, type LoopYielder } from '../util/loop-yield.ts';
 import type { Exemplar, Family, FamilyDesc, Sample } from './model.ts';
 
 /** A text exposition format: Prometheus text 0.0.4 or OpenMetrics 1.0. */
@@ -305,7 +305,7 @@ export interface RenderAsyncOptions {
   /** Samples to render between yields to the event loop (default {@link DEFAULT_YIELD_EVERY}). */
   readonly yieldEvery?: number;
   /** The exporter's turn queue; default a queue of this render's own. */
-  readonly turns?: Turns;
+  readonly yielder?: LoopYielder;
   /** Monotonic clock in milliseconds, for `busyMs`. */
   readonly monotonic?: () => number;
 }
@@ -353,7 +353,7 @@ export async function renderFamiliesInto(
   opts: RenderAsyncOptions & { readonly consume: (chunks: Buffer[]) => Promise<void> },
 ): Promise<{ readonly samples: number; readonly busyMs: number }> {
   const every = Math.max(1, opts.yieldEvery ?? DEFAULT_YIELD_EVERY);
-  const turns = opts.turns ?? createTurns();
+  const yielder = opts.yielder ?? createLoopYielder();
   const monotonic = opts.monotonic ?? (() => performance.now());
   const r = new Renderer(families, format);
   let busyMs = 0;
@@ -365,7 +365,7 @@ export async function renderFamiliesInto(
     if (chunks.length > 0) await opts.consume(chunks);
     r.recycle();
     if (done) break;
-    await turns.yieldToLoop();
+    await yielder.yieldToLoop();
   }
   return { samples: seriesOf(families), busyMs };
 }
@@ -387,7 +387,7 @@ export async function renderInSteps(
   opts: RenderAsyncOptions = {},
 ): Promise<{ readonly chunks: Buffer[]; readonly busyMs: number }> {
   const every = Math.max(1, opts.yieldEvery ?? DEFAULT_YIELD_EVERY);
-  const turns = opts.turns ?? createTurns();
+  const yielder = opts.yielder ?? createLoopYielder();
   const monotonic = opts.monotonic ?? (() => performance.now());
   const chunks: Buffer[] = [];
   let busyMs = 0;
@@ -397,7 +397,7 @@ export async function renderInSteps(
     chunks.push(...r.take());
     busyMs += monotonic() - started;
     if (done) break;
-    await turns.yieldToLoop();
+    await yielder.yieldToLoop();
   }
   return { chunks: trimmed(chunks), busyMs };
 }

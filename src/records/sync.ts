@@ -7,7 +7,7 @@
  * arrived later than the overlap are counted (see {@link SyncResult}).
  */
 import type { Logger } from 'pino';
-import type { Turns } from '../util/turns.ts';
+import type { LoopYielder } from '../util/loop-yield.ts';
 import { DEFAULT_MAX_SPAN_MS, fetchIncremental, type IncrementalFetchResult, reportFetch } from './fetch.ts';
 import type { RefusedStations } from './refused.ts';
 import { RereadSweep, type SweepRange } from './sweep.ts';
@@ -33,7 +33,7 @@ export interface RecordSyncOptions<R extends SyncedRecord> {
   readonly maxRecords: number;
   readonly maxUrlLength: number;
   readonly logger: Logger;
-  readonly turns: Turns;
+  readonly yielder: LoopYielder;
   /** Stations refused with 403, shared by the record collectors; see {@link RefusedStations}. */
   readonly refused?: RefusedStations;
   /** Records to keep; default all. */
@@ -73,7 +73,7 @@ const bump = (m: Map<string, number>, k: string, n = 1) => m.set(k, (m.get(k) ??
 export function createRecordSync<R extends SyncedRecord>(
   opts: RecordSyncOptions<R>,
 ): (req: SyncRequest) => Promise<SyncResult> {
-  const { store, accept, turns } = opts;
+  const { store, accept, yielder } = opts;
   const sweep = new RereadSweep(opts.rereadIntervalMs, DEFAULT_MAX_SPAN_MS);
   let watermarks = new Map<string, number>();
   return async ({ stationIds, now, retainFrom, signal }) => {
@@ -111,7 +111,7 @@ export function createRecordSync<R extends SyncedRecord>(
       source: opts.source,
       maxUrlLength: opts.maxUrlLength,
       maxRecords: opts.maxRecords,
-      onRecords: (records: readonly R[]) => turns.forEachSlice(records, STORE_SLICE, take),
+      onRecords: (records: readonly R[]) => yielder.forEachSlice(records, STORE_SLICE, take),
       signal,
       refused: opts.refused,
     };

@@ -20,7 +20,7 @@ export interface PollClass {
 }
 
 /**
- * Judges a poll from its outcome; `undefined` is a poll that threw. A part is due when it was
+ * Evaluates a poll from its outcome; `undefined` is a poll that threw. A part is due when it was
  * asked for (a request, sent or not) or confirmed current without one (`confirmed`); it got new
  * data when its request was answered. A poll that neither asked nor deferred anything has
  * nothing to serve and is trivially fresh (a replica whose shard holds no station).

@@ -59,7 +59,7 @@ export interface ConnectionLimits {
   readonly writeTimeoutMs: number;
   /** How long a response may wait for the client to read before the connection counts as stalled. */
   readonly stalledWriteMs: number;
-  /** Judges stalls (`now`) and runs the deadlines; default the real, monotonic ones ({@link REAL_CONNECTION_TIMERS}). */
+  /** Evaluates stalls (`now`) and runs the deadlines; default the real, monotonic ones ({@link REAL_CONNECTION_TIMERS}). */
   readonly timers?: LoopTimers;
 }
 

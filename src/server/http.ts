@@ -56,7 +56,7 @@ export interface HttpServerOptions {
   readonly limits?: HttpLimits;
   readonly webConfig?: WebConfigSource;
   readonly logger?: Logger;
-  /** Milliseconds, for the rate limit and for judging stalled responses; default the real clock. */
+  /** Milliseconds, for the rate limit and for evaluating stalled responses; default the real clock. */
   readonly clock?: () => number;
 }
 

@@ -15,6 +15,18 @@ import {
   type Grid,
 } from './baseline.ts';
 import {
+  advanceDetectors,
+  createDetectorState,
+  type DetectorParams,
+  type DetectorState,
+  type DetectorView,
+  detectorView,
+  EVENT_SLOTS,
+  effectiveParams,
+  forgetCheckpoints,
+  settledTo,
+} from './detector-state.ts';
+import {
   type ControlLimits,
   type GivenLimits,
   givenLimits,
@@ -22,19 +34,13 @@ import {
   limitsFromSums,
 } from './limits.ts';
 import { RecentPoints } from './points.ts';
-import { createRuleResults, judgeRules, lookBack, type RuleResults, type RulesConfig } from './rules.ts';
 import {
-  advanceSequential,
-  createSequential,
-  EVENT_SLOTS,
-  effectiveParams,
-  forgetCheckpoints,
-  type SequentialParams,
-  type SequentialState,
-  type SequentialView,
-  sequentialView,
-  settledTo,
-} from './sequential.ts';
+  createRuleResults,
+  evaluateWindowAndNew,
+  lookBack,
+  type RuleResults,
+  type RulesConfig,
+} from './rules.ts';
 
 /** Where the limits of a series come from. Times are Unix milliseconds. */
 export type BaselineSpec =
@@ -46,7 +52,7 @@ export type BaselineSpec =
 export interface ChartSpec {
   readonly baseline: BaselineSpec;
   readonly minSamples: number;
-  /** The newest points, `(now - evaluationWindowMs, now]`, are judged by the rules. */
+  /** The newest points, `(now - evaluationWindowMs, now]`, are evaluated by the rules. */
   readonly evaluationWindowMs: number;
   readonly rules: RulesConfig;
   /** Compensate a baseline's positive lag-1 autocorrelation beyond 0.1 (src/spc/limits.ts). */
@@ -57,7 +63,7 @@ export interface ChartSpec {
 export interface ChartOptions {
   readonly spec: ChartSpec;
   /** The CUSUM's and the EWMA's settings. */
-  readonly detectors: SequentialParams;
+  readonly detectors: DetectorParams;
   /** How long a rolling baseline is held after a CUSUM or EWMA signal; 0: never. */
   readonly holdMs: number;
   /** Points up to this late are put in their place for the detectors (the record sync's overlap). */
@@ -79,7 +85,7 @@ export type LimitsChange = 'established' | 'gained' | 'lost' | undefined;
 export interface ChartOutcome {
   /** Limits, or the reason there are none. */
   readonly result: LimitsResult;
-  /** The limits when there are some: then the rules and the detectors judged. */
+  /** The limits when there are some: then the rules and the detectors evaluated. */
   readonly limits: ControlLimits | undefined;
   /** Points in the evaluation window. */
   readonly evaluated: number;
@@ -93,10 +99,10 @@ export interface ChartOutcome {
   readonly lastTimes: Float64Array;
   /** Violation events per event slot since the chart started. */
   readonly events: Float64Array;
-  /** Points that arrived late, after newer ones were judged, since the chart started. */
+  /** Points that arrived late, after newer ones were evaluated, since the chart started. */
   readonly late: number;
   /** The CUSUM and the EWMA, once rebuilt. */
-  readonly sequential: SequentialView | undefined;
+  readonly detectors: DetectorView | undefined;
   readonly change: LimitsChange;
   /** Points this poll went over, for slicing the work. */
   readonly work: number;
@@ -148,7 +154,7 @@ interface BaselineKey {
   gaps: readonly TimeGap[];
 }
 
-/** What the rules judged at the last poll: the same again gives the same window results. */
+/** What the rules evaluated at the last poll: the same again gives the same window results. */
 interface RulesKey {
   limits: ControlLimits | undefined;
   prefix: number;
@@ -159,7 +165,7 @@ interface RulesKey {
 /** The chart of one series. */
 export class ControlChart {
   private readonly spec: ChartSpec;
-  private readonly params: SequentialParams;
+  private readonly params: DetectorParams;
   private readonly holdMs: number;
   private readonly overlapMs: number;
   private readonly points = new RecentPoints();
@@ -180,19 +186,19 @@ export class ControlChart {
    * it to its `now`: the history a (re)started exporter replays is context, never events.
    */
   private evaluatedTo: number | undefined;
-  private readonly sequential: SequentialState;
+  private readonly detectors: DetectorState;
   private hold: Hold | undefined;
   /** The baseline's bucket grid, once asked for (see {@link ControlChart.gridOf}). */
   private grid: Grid | undefined;
   /** Held shifts still inside the baseline's reach, oldest first. */
   private gaps: TimeGap[] = [];
   /**
-   * How many of the points lay in `[judgedFrom, judgedTo]` when they were judged (-1: none
-   * judged yet): more there later came late.
+   * How many of the points lay in `[judgedFrom, judgedTo]` when they were evaluated (-1: none
+   * evaluated yet): more there later came late.
    */
-  private judgedFrom = 0;
-  private judgedTo = 0;
-  private judgedCount = -1;
+  private evaluatedFrom = 0;
+  private lateCheckTo = 0;
+  private evaluatedCount = -1;
   /** The rolling baseline's last limits and what they were computed from. */
   private baselineMemo: LimitsResult | undefined;
   /** What {@link ControlChart.baselineMemo} was computed from: updated in place, not made per poll. */
@@ -232,7 +238,7 @@ export class ControlChart {
     this.params = options.detectors;
     this.holdMs = options.holdMs;
     this.overlapMs = options.overlapMs;
-    this.sequential = createSequential(this.params);
+    this.detectors = createDetectorState(this.params);
   }
 
   /** Time of the newest point ever added (-Infinity: none). */
@@ -340,34 +346,34 @@ export class ControlChart {
     const change = this.changeOf(result);
     this.evaluatedTo ??= nowMs;
     // A point belongs to the chart of the limits current when it was recorded: points of a
-    // frozen baseline period are phase I, judged by no rule (not even as context).
+    // frozen baseline period are phase I, evaluated by no rule (not even as context).
     const chartStart = b.kind === 'frozen' ? points.lowerBound(b.toMs) : 0;
     const from = Math.max(evalStart, chartStart);
     this.countLate();
     // Points newer than the last evaluated one, up to now; older ones that arrive late were
-    // context for runs already judged, and are not judged again.
+    // context for runs already evaluated, and are not evaluated again.
     const newStart = Math.max(chartStart, points.lowerBound(this.evaluatedTo + 1, evalEnd));
     const newest = evalEnd > 0 ? (times[evalEnd - 1] ?? this.evaluatedTo) : this.evaluatedTo;
     let counts: ArrayLike<number> = NO_COUNTS;
-    let sequential: SequentialView | undefined;
+    let detectors: DetectorView | undefined;
     if (!result.ok) {
-      // Without limits nothing is judged, and these points will not be judged later either.
+      // Without limits nothing is evaluated, and these points will not be evaluated later either.
       this.evaluatedTo = Math.max(this.evaluatedTo, newest);
-      forgetCheckpoints(this.sequential, this.evaluatedTo);
+      forgetCheckpoints(this.detectors, this.evaluatedTo);
       this.rulesKey.limits = undefined;
-      this.judge(evalFrom, this.evaluatedTo);
+      this.rememberWindowCount(evalFrom, this.evaluatedTo);
     } else {
       const span = { times, values: points.valueColumn, limits: result.limits };
-      counts = this.judgeRules(span, { from, chartStart, newStart, evalEnd });
-      sequential = this.judgeSequential(span, { from, newStart, evalEnd, nowMs });
+      counts = this.evaluateWindow(span, { from, chartStart, newStart, evalEnd });
+      detectors = this.runDetectors(span, { from, newStart, evalEnd, nowMs });
       this.evaluatedTo = Math.max(this.evaluatedTo, newest);
       const params = effectiveParams(this.params, result.limits);
       // With the detectors on, points inside the overlap are put in their place, not late.
       const settled =
         params.cusum.enabled || params.ewma.enabled
-          ? Math.min(this.evaluatedTo, settledTo(this.sequential))
+          ? Math.min(this.evaluatedTo, settledTo(this.detectors))
           : this.evaluatedTo;
-      this.judge(evalFrom, settled);
+      this.rememberWindowCount(evalFrom, settled);
     }
     const work = CHART_WORK + (evalEnd - Math.min(from, newStart)) + merged + this.settle(poll, evalStart);
     return {
@@ -378,7 +384,7 @@ export class ControlChart {
       lastTimes: this.tally.lastTimes,
       events: this.tally.events,
       late: this.late,
-      sequential,
+      detectors,
       change,
       work,
     };
@@ -512,8 +518,8 @@ export class ControlChart {
    * The rules over the window (for the gauges), and over the new points (for the events), in one
    * pass; skipped when neither the limits nor the window's points changed since the last poll.
    */
-  private judgeRules(
-    span: Judged,
+  private evaluateWindow(
+    span: Evaluated,
     at: {
       readonly from: number;
       readonly chartStart: number;
@@ -537,7 +543,7 @@ export class ControlChart {
     key.from = at.from;
     key.end = at.evalEnd;
     const r = WINDOW_RESULTS;
-    judgeRules(
+    evaluateWindowAndNew(
       values,
       { windowStart: at.from, newStart: at.newStart, end: at.evalEnd, contextStart: at.chartStart },
       { limits, rules: this.spec.rules, out: r, window: r, events: this.tally.events },
@@ -554,20 +560,20 @@ export class ControlChart {
   }
 
   /** Steps the CUSUM and the EWMA over the new points (late ones inside the overlap in their place). */
-  private judgeSequential(
-    span: Judged,
+  private runDetectors(
+    span: Evaluated,
     at: {
       readonly from: number;
       readonly newStart: number;
       readonly evalEnd: number;
       readonly nowMs: number;
     },
-  ): SequentialView | undefined {
+  ): DetectorView | undefined {
     const { limits } = span;
     const params = effectiveParams(this.params, limits);
-    const signalBefore = this.sequential.lastSignal;
-    advanceSequential(
-      this.sequential,
+    const signalBefore = this.detectors.lastSignal;
+    advanceDetectors(
+      this.detectors,
       {
         times: span.times,
         values: span.values,
@@ -580,9 +586,9 @@ export class ControlChart {
     );
     const b = this.spec.baseline;
     // Object.is: before the first signal both are NaN, which `!==` would take for a new signal.
-    if (b.kind === 'rolling' && !Object.is(this.sequential.lastSignal, signalBefore) && this.holdMs > 0)
+    if (b.kind === 'rolling' && !Object.is(this.detectors.lastSignal, signalBefore) && this.holdMs > 0)
       this.holdAt(limits);
-    return sequentialView(this.sequential, params, limits);
+    return detectorView(this.detectors, params, limits);
   }
 
   /**
@@ -592,7 +598,7 @@ export class ControlChart {
    */
   private releaseHold(nowMs: number, baselineFrom: number): void {
     const hold = this.hold;
-    const last = this.sequential.lastSignal;
+    const last = this.detectors.lastSignal;
     if (hold !== undefined && hold.from < baselineFrom) this.hold = undefined;
     else if (hold !== undefined && nowMs - last > this.holdMs) {
       this.hold = undefined;
@@ -603,25 +609,25 @@ export class ControlChart {
   }
 
   private holdAt(limits: ControlLimits): void {
-    const from = this.sequential.shiftFrom;
+    const from = this.detectors.shiftFrom;
     this.hold = { from: Math.min(from, this.hold?.from ?? from), limits: this.hold?.limits ?? limits };
   }
 
-  /** Counts the points that appeared, since the last poll, among those already judged then. */
+  /** Counts the points that appeared, since the last poll, among those already evaluated then. */
   private countLate(): void {
-    if (this.judgedCount < 0) return;
-    const now = this.points.lowerBound(this.judgedTo + 1) - this.points.lowerBound(this.judgedFrom);
-    if (now > this.judgedCount) this.late += now - this.judgedCount;
+    if (this.evaluatedCount < 0) return;
+    const now = this.points.lowerBound(this.lateCheckTo + 1) - this.points.lowerBound(this.evaluatedFrom);
+    if (now > this.evaluatedCount) this.late += now - this.evaluatedCount;
   }
 
   /**
    * Remembers how many points of the evaluation window, from `fromMs` up to `to` (the points past
-   * going back over), there are at this poll: more there later arrived late and are never judged.
+   * going back over), there are at this poll: more there later arrived late and are never evaluated.
    */
-  private judge(fromMs: number, to: number): void {
-    this.judgedFrom = fromMs;
-    this.judgedTo = to;
-    this.judgedCount = this.points.lowerBound(to + 1) - this.points.lowerBound(fromMs);
+  private rememberWindowCount(fromMs: number, to: number): void {
+    this.evaluatedFrom = fromMs;
+    this.lateCheckTo = to;
+    this.evaluatedCount = this.points.lowerBound(to + 1) - this.points.lowerBound(fromMs);
   }
 
   /**
@@ -713,8 +719,8 @@ export class ControlChart {
   }
 }
 
-/** The points, values and limits one poll judges. */
-interface Judged {
+/** The points, values and limits one poll evaluates. */
+interface Evaluated {
   readonly times: Float64Array;
   readonly values: Float64Array;
   readonly limits: ControlLimits;

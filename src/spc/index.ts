@@ -6,6 +6,6 @@
  */
 
 export * from './chart.ts';
+export * from './detector-state.ts';
 export * from './limits.ts';
 export * from './rules.ts';
-export * from './sequential.ts';

@@ -102,7 +102,7 @@ interface Sink {
   last: number;
 }
 
-/** The points a call of {@link evaluateRules} judges: `values[evalStart..end)`. */
+/** The points a call of {@link evaluateRules} evaluates: `values[evalStart..end)`. */
 export interface RuleSpan {
   readonly evalStart: number;
   readonly end: number;
@@ -113,7 +113,7 @@ export interface RuleSpan {
   readonly contextStart?: number;
 }
 
-/** What {@link evaluateRules} judges against and where it writes. */
+/** What {@link evaluateRules} evaluates against and where it writes. */
 export interface RuleOptions {
   readonly limits: ZoneLimits;
   readonly rules: RulesConfig;
@@ -121,7 +121,7 @@ export interface RuleOptions {
   readonly out: RuleResults;
 }
 
-/** The points one rule loop reads: context from `from`, judged from `evalStart` to `end`. */
+/** The points one rule loop reads: context from `from`, evaluated from `evalStart` to `end`. */
 interface Pass {
   readonly v: ArrayLike<number>;
   readonly from: number;
@@ -183,7 +183,7 @@ function runRule(
   }
 }
 
-// At 3 sigma the chart's own limits are used, so that a point is judged against exactly the
+// At 3 sigma the chart's own limits are used, so that a point is evaluated against exactly the
 // exported UCL/LCL (and a given plan's limits, which need not be symmetric, hold as given).
 function upper(l: ZoneLimits, k: number): number {
   return k === 3 ? l.ucl : l.center + k * l.sigma;
@@ -195,7 +195,7 @@ function lower(l: ZoneLimits, k: number): number {
 // The loops below read their inputs into locals first and write the sink once: the hot path
 // touches no object, and the branches are few, since real data makes them unpredictable.
 
-/** Rule 1: points beyond the band, judged points only. */
+/** Rule 1: points beyond the band, evaluated points only. */
 function beyond(p: Pass, band: Band, sink: Sink): void {
   const { v, evalStart, end } = p;
   const { hi, lo } = band;
@@ -356,19 +356,19 @@ function outsideRun(p: Pass, rule: Band & { readonly points: number }, sink: Sin
   sink.last = last;
 }
 
-/** The points one call of {@link judgeRules} reads: the window, and the points new since the last poll. */
-export interface JudgeSpan {
+/** The points one call of {@link evaluateWindowAndNew} reads: the window, and the points new since the last poll. */
+export interface WindowAndNewSpan {
   /** First point of the evaluation window: the window's counts are over `[windowStart, end)`. */
   readonly windowStart: number;
-  /** First point not judged before: its events are over `[newStart, end)`. */
+  /** First point not evaluated before: its events are over `[newStart, end)`. */
   readonly newStart: number;
   readonly end: number;
   /** The first index that may serve as context for runs. */
   readonly contextStart: number;
 }
 
-/** Where {@link judgeRules} writes: the window's results, and the events of the new points. */
-export interface Judgement {
+/** Where {@link evaluateWindowAndNew} writes: the window's results, and the events of the new points. */
+export interface WindowAndNewResults {
   /** Overwritten with the window's results. */
   readonly window: RuleResults;
   /** Violations of the new points per rule: added to. */
@@ -382,7 +382,11 @@ export interface Judgement {
  * `lookBack(rules)` points ending there (and none before `contextStart`), so one pass from the
  * earlier of the two starts gives both.
  */
-export function judgeRules(values: ArrayLike<number>, span: JudgeSpan, opts: RuleOptions & Judgement): void {
+export function evaluateWindowAndNew(
+  values: ArrayLike<number>,
+  span: WindowAndNewSpan,
+  opts: RuleOptions & WindowAndNewResults,
+): void {
   const { windowStart, newStart, end } = span;
   const { rules, window } = opts;
   const first = Math.min(windowStart, newStart);

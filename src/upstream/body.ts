@@ -162,7 +162,7 @@ export async function readBody(
   return { bytes: sink.bytes(), wireBytes };
 }
 
-/** Parses JSON text; undefined for anything that is not JSON (callers judge the shape). */
+/** Parses JSON text; undefined for anything that is not JSON (callers evaluate the shape). */
 export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);

@@ -6,7 +6,7 @@
  * resend and the transport (transport.ts); its answer is decoded in fair turns (decode.ts).
  */
 import type { Dispatcher } from 'undici';
-import { createTurns, type Turns } from '../util/turns.ts';
+import { createLoopYielder, type LoopYielder } from '../util/loop-yield.ts';
 import type { Breakers } from './breaker.ts';
 import { DEFAULT_CONNECTION, type DispatcherSource, UpstreamConnection } from './connection.ts';
 import { AnswerDecoder, type DataReading, RECORD_ENDPOINTS } from './decode.ts';
@@ -101,7 +101,7 @@ export interface ClientOptions {
   /** Monotonic clock in milliseconds, for request durations. */
   readonly monotonic?: () => number;
   /** Event-loop turns shared with the rest of the exporter; default a queue of the client's own. */
-  readonly turns?: Turns;
+  readonly yielder?: LoopYielder;
   /** How measurement and unit records are mapped (the zone of times without an offset). */
   readonly records?: RecordParseOptions;
   /**
@@ -160,7 +160,7 @@ export interface ClientLayers {
   readonly decoder: AnswerDecoder;
   /** Record answers held at once, from the request's send until its records are mapped. */
   readonly inHand: Limiter;
-  readonly turns: Turns;
+  readonly yielder: LoopYielder;
   readonly records?: RecordParseOptions;
   readonly onSkipped?: (skipped: SkippedRecords) => void;
   /** Closes the connections (not an injected dispatcher). */
@@ -210,7 +210,7 @@ class StationDataClient {
 
   /** The operations, with every request queued in `collector`'s lane; closing a view does nothing. */
   view(collector: string): UpstreamClient {
-    const { turns, records, baseUrl } = this.#layers;
+    const { yielder, records, baseUrl } = this.#layers;
     const reported = <L extends RecordList<unknown>>(endpoint: Endpoint, list: L) => {
       this.#reportSkipped(collector, endpoint, list);
       return list;
@@ -252,7 +252,7 @@ class StationDataClient {
           params: params(q),
           signal: q.signal,
           list: true,
-          map: (d) => parseMeasurements(d, turns, records),
+          map: (d) => parseMeasurements(d, yielder, records),
         });
         return reported('metrics', list);
       },
@@ -266,7 +266,7 @@ class StationDataClient {
           params: params(q),
           signal: q.signal,
           list: true,
-          map: (d) => parseUnits(d, turns, records),
+          map: (d) => parseUnits(d, yielder, records),
         });
         return reported('units', list);
       },
@@ -340,12 +340,12 @@ export function createClient(opts: ClientOptions): SharedClient {
     injected === undefined
       ? (opts.connection ?? new UpstreamConnection(DEFAULT_CONNECTION))
       : { dispatcher: async () => injected, close: async () => {} };
-  const turns = opts.turns ?? createTurns();
+  const yielder = opts.yielder ?? createLoopYielder();
   return new StationDataClient({
     baseUrl: opts.baseUrl,
     send: stackLayers(opts, connection),
     decoder: new AnswerDecoder({
-      turns,
+      yielder,
       maxItems: opts.maxItemsPerAnswer ?? MAX_ITEMS_PER_ANSWER,
       onError: opts.onError,
     }),
@@ -353,7 +353,7 @@ export function createClient(opts: ClientOptions): SharedClient {
       concurrency: opts.recordAnswersInHand ?? 8,
       ratePerSecond: Number.POSITIVE_INFINITY,
     }),
-    turns,
+    yielder,
     records: opts.records,
     onSkipped: opts.onSkipped,
     close: () => connection.close(),

@@ -4,8 +4,8 @@
  * whole answer is ever parsed at once (only one slice's objects exist at a time), and one
  * collector's huge answer delays another's decoding by at most one step per turn.
  */
-import type { Turns } from '../util/turns.ts';
-import { DecodeTurns } from './decode-turns.ts';
+import type { LoopYielder } from '../util/loop-yield.ts';
+import { DecodeLanes } from './decode-lanes.ts';
 import type { Endpoint } from './endpoints.ts';
 import { decodeEnvelope, type EnvelopeData, EnvelopeError } from './envelope.ts';
 import { statusClass, UpstreamError } from './errors.ts';
@@ -29,7 +29,7 @@ export interface DataReading<T> {
 
 /** What {@link AnswerDecoder} needs. */
 export interface DecoderOptions {
-  readonly turns: Turns;
+  readonly yielder: LoopYielder;
   /** Most elements of `data` one answer may hold. */
   readonly maxItems: number;
   /** Called with the typed error of an answer that does not decode. */
@@ -38,12 +38,12 @@ export interface DecoderOptions {
 
 /** Decodes answers in fair turns between collectors. */
 export class AnswerDecoder {
-  readonly #turns: DecodeTurns;
+  readonly #turns: DecodeLanes;
   readonly #maxItems: number;
   readonly #onError: ((error: UpstreamError) => void) | undefined;
 
   constructor(opts: DecoderOptions) {
-    this.#turns = new DecodeTurns(opts.turns);
+    this.#turns = new DecodeLanes(opts.yielder);
     this.#maxItems = opts.maxItems;
     this.#onError = opts.onError;
   }

@@ -1,7 +1,7 @@
 /** Mapping of upstream records into domain types. Pure functions; no I/O. */
 import type { z } from 'zod';
 import { isValidTimeZone, type WallTime, zonedTimeToEpoch } from '../time/zones.ts';
-import type { Turns } from '../util/turns.ts';
+import type { LoopYielder } from '../util/loop-yield.ts';
 import { ItemSlices } from './envelope.ts';
 import {
   elementSchema,
@@ -189,7 +189,7 @@ const PARSE_SLICE = 2000;
 async function parseEachCooperatively<S extends z.ZodType, T>(
   data: unknown,
   parser: RecordParser<S, T>,
-  turns: Turns,
+  yielder: LoopYielder,
 ): Promise<RecordList<T>> {
   const skip = new SkipCounter();
   const records: T[] = [];
@@ -200,14 +200,14 @@ async function parseEachCooperatively<S extends z.ZodType, T>(
     return { records, skipped: skip.counts, received: data.count };
   }
   const items = Array.isArray(data) ? data : [];
-  await turns.forEachSlice(items, PARSE_SLICE, (slice) => parseSlice(slice, parser, into));
+  await yielder.forEachSlice(items, PARSE_SLICE, (slice) => parseSlice(slice, parser, into));
   return { records, skipped: skip.counts, received: items.length };
 }
 
 /** Maps `GET /metrics` data (an array or an answer's slices), yielding between slices of records. */
 export function parseMeasurements(
   data: unknown,
-  turns: Turns,
+  yielder: LoopYielder,
   opts: RecordParseOptions = {},
 ): Promise<RecordList<MeasurementRecord>> {
   const naive = opts.naiveTimeZone ?? 'record';
@@ -237,7 +237,7 @@ export function parseMeasurements(
         };
       },
     },
-    turns,
+    yielder,
   );
 }
 
@@ -251,7 +251,7 @@ function inserted(value: unknown, zone: number | string): { inserted?: number } 
 /** Maps `GET /units` data (an array or an answer's slices), yielding between slices of records. */
 export function parseUnits(
   data: unknown,
-  turns: Turns,
+  yielder: LoopYielder,
   opts: RecordParseOptions = {},
 ): Promise<RecordList<UnitRecord>> {
   const naive = opts.naiveTimeZone ?? 'record';
@@ -278,7 +278,7 @@ export function parseUnits(
         };
       },
     },
-    turns,
+    yielder,
   );
 }
 

@@ -8,7 +8,7 @@
  * and retry event counters and the group intervals shortened, so the alert expressions under
  * test are the shipped ones. The yield alert reads the units collector's Bernoulli CUSUM events:
  * the simulator and the exporter share a clock running 60 times real time (a unit a second per
- * line), so that new units arrive and the drop is judged unit by unit.
+ * line), so that new units arrive and the drop is evaluated unit by unit.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';

@@ -31,7 +31,7 @@ const EVAL_MS = 20 * MIN;
 const BASELINE_MS = 4 * HOUR;
 // Chance signals are real: with rules 1, 2, 3, 5 and 6 over some 40 in-control points, a series
 // shows one in roughly a quarter of windows. This seed's healthy series have none at the two
-// instants judged, which the naive computation below confirms from the simulator's records.
+// instants evaluated, which the naive computation below confirms from the simulator's records.
 const SEED = 4;
 const SCALE = { sites: 1, linesPerSite: 2, stationsPerLine: 10, measurementNames: 20, unitsPerHour: 120 };
 
@@ -61,13 +61,13 @@ function controlRules(): { alerts: Map<string, string>; inline: (expr: string) =
 function naiveChart(points: Array<{ t: number; v: number }>, now: number) {
   const evalFrom = now - EVAL_MS;
   const base = points.filter((p) => p.t > evalFrom - BASELINE_MS && p.t <= evalFrom).map((p) => p.v);
-  const judged = points.filter((p) => p.t > evalFrom && p.t <= now);
+  const evaluated = points.filter((p) => p.t > evalFrom && p.t <= now);
   if (base.length < 25) return undefined;
   const center = base.reduce((a, b) => a + b, 0) / base.length;
   let mr = 0;
   for (let i = 1; i < base.length; i++) mr += Math.abs((base[i] ?? 0) - (base[i - 1] ?? 0));
   const sigma = mr / (base.length - 1) / 1.128;
-  const all = [...base, ...judged.map((p) => p.v)];
+  const all = [...base, ...evaluated.map((p) => p.v)];
   let r1 = 0;
   let r2 = 0;
   for (let i = base.length; i < all.length; i++) {
@@ -81,7 +81,7 @@ function naiveChart(points: Array<{ t: number; v: number }>, now: number) {
 
 /**
  * Naive violation events of one series at a poll `now` whose previous poll was at `previous`:
- * the points in (previous, now], each judged once against the limits of the baseline at `now`,
+ * the points in (previous, now], each evaluated once against the limits of the baseline at `now`,
  * with the points before it as context for rule 2 (what station_measurement_control_violations_total
  * adds at that poll).
  */

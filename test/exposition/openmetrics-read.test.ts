@@ -8,7 +8,7 @@ import { NativeHistogram } from '../../src/exposition/native-histogram.ts';
 import { readOpenMetrics, shapesOf } from '../../src/exposition/openmetrics-read.ts';
 import { renderProtobufToBuffer } from '../../src/exposition/protobuf.ts';
 import { renderFamilies } from '../../src/exposition/render.ts';
-import { createTurns } from '../../src/util/turns.ts';
+import { createLoopYielder } from '../../src/util/loop-yield.ts';
 import { largeFamilies, representative } from './families.ts';
 
 const station = LabelSet.of({ station: 'S}1,"x"', line: 'a=b' });
@@ -51,7 +51,7 @@ function withCountersAndNatives(): Family[] {
 
 async function roundTrip(families: readonly Family[]): Promise<Buffer> {
   const text = renderFamilies(families, 'openmetrics');
-  const back = await readOpenMetrics(text, { shapes: shapesOf(families), turns: createTurns() });
+  const back = await readOpenMetrics(text, { shapes: shapesOf(families), yielder: createLoopYielder() });
   return renderProtobufToBuffer(back);
 }
 

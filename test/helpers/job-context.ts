@@ -2,8 +2,8 @@
 import pino from 'pino';
 import { type CollectorContext, standaloneDependencies } from '../../src/collectors/collector.ts';
 import { configFromObject } from '../../src/config/load.ts';
+import { createLoopYielder } from '../../src/util/loop-yield.ts';
 import { Redactor } from '../../src/util/redact.ts';
-import { createTurns } from '../../src/util/turns.ts';
 import { type FakeAnswers, type FakeClient, fakeClient } from './fake-client.ts';
 
 /** Builds a context from raw config keys (merged over a minimal upstream section). */
@@ -19,7 +19,7 @@ export function jobContext(
     config,
     client: fakeClient(answers, config.upstream.baseUrl),
     logger: pino({ level: 'silent' }),
-    turns: createTurns(),
+    yielder: createLoopYielder(),
     redact: new Redactor().apply,
     ...standaloneDependencies(),
   };

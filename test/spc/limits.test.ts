@@ -191,8 +191,8 @@ describe('a chart over time', () => {
     compensate: true,
   };
 
-  /** The chart production uses, rules only (no CUSUM or EWMA), fed the points and judged at `nowMs`. */
-  const judge = (chartSpec: ChartSpec, nowMs: number) => {
+  /** The chart production uses, rules only (no CUSUM or EWMA), fed the points and evaluated at `nowMs`. */
+  const evaluate = (chartSpec: ChartSpec, nowMs: number) => {
     const chart = new ControlChart({
       spec: chartSpec,
       detectors: {
@@ -208,7 +208,7 @@ describe('a chart over time', () => {
 
   it('a rolling baseline is the duration before the evaluation window', () => {
     // Evaluation (now - 10m, now]: minutes 90..99. Baseline (now - 70m, now - 10m]: minutes 30..89.
-    const o = judge(spec, now);
+    const o = evaluate(spec, now);
     expect({ baseline: o.limits?.samples, evaluated: o.evaluated }).toEqual({ baseline: 60, evaluated: 10 });
   });
 
@@ -218,11 +218,11 @@ describe('a chart over time', () => {
       baseline: { kind: 'frozen', fromMs: t0 + 10 * MIN, toMs: t0 + 40 * MIN },
     };
     // Baseline minutes 10..39; evaluation minutes 86..95.
-    const o = judge(frozen, t0 + 95 * MIN);
+    const o = evaluate(frozen, t0 + 95 * MIN);
     expect({ baseline: o.limits?.samples, evaluated: o.evaluated }).toEqual({ baseline: 30, evaluated: 10 });
   });
 
-  it('judges the shifted points against the baseline limits', () => {
+  it('evaluates the shifted points against the baseline limits', () => {
     // Baseline minutes 30..89: thirty 0s and thirty 1s, mean 0.5; every moving range is 1,
     // so sigma = 1 / 1.128 = 0.8865 and UCL = 0.5 + 2.6596 = 3.1596. Minutes 90..99 are 5,
     // beyond the UCL: rule 1 counts 10, last at minute 99. Minute 89 (value 1) is above the
@@ -230,7 +230,7 @@ describe('a chart over time', () => {
     // row) completes at minutes 97, 98, 99, counting 3. Minute 89 is within 1 sigma; ten
     // in a row beyond 1 sigma (rule 8 needs 8: minutes 97, 98, 99, counting 3); rule 5 (2 of 3
     // beyond 2 sigma) completes at minutes 91..99 (9), rule 6 (4 of 5 beyond 1 sigma) at 93..99 (7).
-    const o = judge(spec, now);
+    const o = evaluate(spec, now);
     expect(o.limits?.center).toBe(0.5);
     expect(o.limits?.ucl).toBeCloseTo(0.5 + 3 / 1.128, 12);
     expect([...Array.from(o.counts)]).toEqual([10, 3, 0, 0, 9, 7, 0, 3]);
@@ -239,8 +239,8 @@ describe('a chart over time', () => {
     expect(o.lastTimes[2]).toBeNaN();
   });
 
-  it('judges nothing without limits', () => {
-    const o = judge({ ...spec, minSamples: 61 }, now);
+  it('evaluates nothing without limits', () => {
+    const o = evaluate({ ...spec, minSamples: 61 }, now);
     expect(o.result).toEqual({ ok: false, reason: 'too_few_samples', samples: 60 });
     expect(o.limits).toBeUndefined();
     expect(Array.from(o.counts)).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
@@ -248,7 +248,7 @@ describe('a chart over time', () => {
 
   it('given limits need no baseline points', () => {
     const given: ChartSpec = { ...spec, baseline: { kind: 'given', center: 0, ucl: 6, lcl: -6 } };
-    const o = judge(given, now);
+    const o = evaluate(given, now);
     // Sigma 2: 5 is beyond 2 sigma (4) but not beyond 3 sigma (6).
     expect(o.counts[0]).toBe(0);
     expect(o.counts[4]).toBe(9);

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   createRuleResults,
   evaluateRules,
-  judgeRules,
+  evaluateWindowAndNew,
   NELSON_RULES,
   type RuleResults,
   type RulesConfig,
@@ -207,7 +207,7 @@ describe('configuration', () => {
     expect(r.inControl).toBe(true);
   });
 
-  it('rule 1 at 3 sigma judges against the given (asymmetric) UCL and LCL themselves', () => {
+  it('rule 1 at 3 sigma evaluates against the given (asymmetric) UCL and LCL themselves', () => {
     // Centre 1 between LCL -3 and UCL 3: sigma 1, but UCL is 2 sigma above the centre.
     const limits: ZoneLimits = { center: 1, sigma: 1, ucl: 3, lcl: -3 };
     const r = evaluateRules(
@@ -219,7 +219,7 @@ describe('configuration', () => {
   });
 });
 
-describe('the window and the new points in one pass (judgeRules)', () => {
+describe('the window and the new points in one pass (evaluateWindowAndNew)', () => {
   it('gives what evaluateRules gives over the window, and over the new points as events', () => {
     const rng = splitmix64(29);
     const variants: RulesConfig[] = [
@@ -250,7 +250,7 @@ describe('the window and the new points in one pass (judgeRules)', () => {
       );
       const out = createRuleResults();
       const events = new Float64Array(8).fill(1);
-      judgeRules(
+      evaluateWindowAndNew(
         values,
         { windowStart, newStart, end: n, contextStart },
         { limits: UNIT, rules, out, window: out, events },

@@ -2,7 +2,7 @@ import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createClient, type RequestEvent } from '../../src/upstream/client.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
-import { createTurns, type Turns } from '../../src/util/turns.ts';
+import { createLoopYielder, type LoopYielder } from '../../src/util/loop-yield.ts';
 
 const BASE = 'http://upstream.test';
 const TOKEN = 'secret-token-value';
@@ -333,13 +333,13 @@ describe('stale keep-alive connections', () => {
 describe('record answers in hand', () => {
   /** A turn queue whose turns wait for `open()`: answers over 256 kB wait there before parsing. */
   function heldTurns() {
-    const real = createTurns();
+    const real = createLoopYielder();
     let open!: () => void;
     const gate = new Promise<void>((resolve) => {
       open = resolve;
     });
-    const turns: Turns = { ...real, yieldToLoop: () => gate.then(() => real.yieldToLoop()) };
-    return { turns, open };
+    const yielder: LoopYielder = { ...real, yieldToLoop: () => gate.then(() => real.yieldToLoop()) };
+    return { yielder, open };
   }
 
   const bigRecords = () =>
@@ -379,13 +379,13 @@ describe('record answers in hand', () => {
         return ok({ unique_units: 1 });
       })
       .persist();
-    const { turns, open } = heldTurns();
+    const { yielder, open } = heldTurns();
     const c = createClient({
       baseUrl: BASE,
       token: () => TOKEN,
       timeoutMs: 5000,
       dispatcher: agent,
-      turns,
+      yielder,
       recordAnswersInHand: 2,
     });
     const window = { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-01T01:00:00Z') };
@@ -434,9 +434,9 @@ describe('one hostile answer cannot starve another collector', () => {
           },
         ]);
       });
-    const real = createTurns();
+    const real = createLoopYielder();
     let turnsTaken = 0;
-    const turns: Turns = {
+    const yielder: LoopYielder = {
       ...real,
       yieldToLoop: () => {
         turnsTaken++;
@@ -448,7 +448,7 @@ describe('one hostile answer cannot starve another collector', () => {
       token: () => TOKEN,
       timeoutMs: 60_000,
       dispatcher: agent,
-      turns,
+      yielder,
     });
     let unitsDone = false;
     const units = c

@@ -6,7 +6,7 @@ import {
   parseTime,
   parseUnits,
 } from '../../src/upstream/parse.ts';
-import { createTurns } from '../../src/util/turns.ts';
+import { createLoopYielder } from '../../src/util/loop-yield.ts';
 
 const S = 'a'.repeat(24);
 const metric = (over: Record<string, unknown>) => ({
@@ -95,9 +95,10 @@ describe('fixedOffsetMs', () => {
 });
 
 describe('record times without an offset', () => {
-  const turns = createTurns();
+  const yielder = createLoopYielder();
   const parseOne = async (over: Record<string, unknown>, naiveTimeZone?: string) =>
-    (await parseMeasurements([metric(over)], turns, naiveTimeZone ? { naiveTimeZone } : {})).records[0]?.time;
+    (await parseMeasurements([metric(over)], yielder, naiveTimeZone ? { naiveTimeZone } : {})).records[0]
+      ?.time;
 
   it("reads a naive time in the record's IANA zone, east and west of UTC, across DST", async () => {
     // Shanghai is UTC+8 all year: 12:00 there is 04:00 UTC.
@@ -152,7 +153,7 @@ describe('record times without an offset', () => {
           result: '',
         },
       ],
-      turns,
+      yielder,
     );
     expect(list.records[0]).toMatchObject({
       time: Date.UTC(2026, 6, 1, 3, 0, 0),
@@ -171,10 +172,10 @@ describe('record times without an offset', () => {
 
 describe('optional labels', () => {
   it('maps an empty slot to no slot, as Prometheus would see it', async () => {
-    const turns = createTurns();
+    const yielder = createLoopYielder();
     const list = await parseMeasurements(
       [metric({ slot: '' }), metric({ slot: null }), metric({ slot: '1' })],
-      turns,
+      yielder,
     );
     expect(list.records.map((r) => r.slot)).toEqual([null, null, '1']);
   });

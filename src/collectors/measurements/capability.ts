@@ -55,7 +55,7 @@ export function capability(
   limits: Limits | undefined,
   minSamples: number,
 ): Capability {
-  // Too few samples: no mean to judge, whatever the limits (no_limits is still told first).
+  // Too few samples: no mean to evaluate, whatever the limits (no_limits is still told first).
   const mean = stats.samples >= minSamples ? stats.mean : undefined;
   const overall = indices(mean, stats.stddev, limits);
   const within = indices(mean, stats.withinSigma, limits);

@@ -8,7 +8,7 @@ import type { ControlConfig } from '../../config/control-schema.ts';
 import type { Config } from '../../config/schema.ts';
 import { type Family, type FamilyDesc, LabelSet, type Sample } from '../../exposition/model.ts';
 import type { ControlLimits } from '../../spc/index.ts';
-import { CUSUM_EVENT, EWMA_EVENT, type SequentialView } from '../../spc/index.ts';
+import { CUSUM_EVENT, type DetectorView, EWMA_EVENT } from '../../spc/index.ts';
 import { RULE_NUMBERS } from '../../spc/rules.ts';
 
 const SERIES = ['site', 'line', 'station', 'station_id', 'group', 'metric', 'slot'];
@@ -121,8 +121,8 @@ export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyD
       kind: 'counter',
       labels: SERIES,
       help:
-        `Points of the evaluation window that arrived after newer points of the series had been judged, and older ` +
-        `than measurements.overlap before the poll: kept in the baseline, never judged by the rules, the CUSUM or the ` +
+        `Points of the evaluation window that arrived after newer points of the series had been evaluated, and older ` +
+        `than measurements.overlap before the poll: kept in the baseline, never evaluated by the rules, the CUSUM or the ` +
         `EWMA (a late point inside the overlap is put in its place for the CUSUM and EWMA instead). Sparse: a ` +
         `series' counter exists from its first late point; ${SOURCE}; ${REFRESH}.`,
     },
@@ -225,7 +225,7 @@ export interface ControlOutcome {
   /** Late points since the job started; the series' counter is exported once it is above 0. */
   readonly late: number;
   /** The CUSUM and EWMA, once rebuilt. */
-  readonly sequential?: SequentialView;
+  readonly sequential?: DetectorView;
 }
 
 /**

@@ -17,10 +17,10 @@ import {
   type ChartSpec,
   ControlChart,
   type ControlLimits,
-  type SequentialParams,
+  type DetectorParams,
 } from '../../spc/index.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
-import type { Turns } from '../../util/turns.ts';
+import type { LoopYielder } from '../../util/loop-yield.ts';
 import type { FlaggedChart } from '../collector.ts';
 import { type ControlOutcome, controlFamilies, EVENT_RULE_NAMES } from './control-families.ts';
 import { bySeriesOrder, type MeasurementStore, stationKey, VALUE } from './store.ts';
@@ -59,7 +59,7 @@ export interface ControlPoll {
 interface Entry {
   readonly index: number;
   readonly spec: ChartSpec;
-  readonly params: SequentialParams;
+  readonly params: DetectorParams;
 }
 
 /** One charted series: its identity, its chart and its label sets. */
@@ -94,7 +94,7 @@ interface StationCharts {
 
 /** Creates the charts of one measurements job over its store. */
 export function createControlCharts(
-  ctx: { readonly config: Config; readonly logger: Logger; readonly turns: Turns },
+  ctx: { readonly config: Config; readonly logger: Logger; readonly yielder: LoopYielder },
   store: MeasurementStore,
 ): ControlCharts {
   const control = ctx.config.measurements.control;
@@ -238,7 +238,7 @@ export function createControlCharts(
         lastTimes: o.lastTimes,
         events: o.events,
         late: o.late,
-        sequential: o.sequential,
+        sequential: o.detectors,
         work: o.work,
       };
     const out = charted.outcome;
@@ -249,7 +249,7 @@ export function createControlCharts(
     out.lastTimes = o.lastTimes;
     out.events = o.events;
     out.late = o.late;
-    out.sequential = o.sequential;
+    out.sequential = o.detectors;
     out.work = o.work;
     return out;
   }
@@ -324,7 +324,7 @@ export function createControlCharts(
           work += done.work;
           if (work >= POINTS_PER_TURN) {
             work = 0;
-            await ctx.turns.yieldToLoop();
+            await ctx.yielder.yieldToLoop();
           }
         }
       }

@@ -10,7 +10,7 @@ import type { Topology } from '../../model/topology.ts';
 import { createRecordSync, type SyncRequest, type SyncResult } from '../../records/sync.ts';
 import { longestWindowMs, windowBounds } from '../../time/windows.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
-import type { Turns } from '../../util/turns.ts';
+import type { LoopYielder } from '../../util/loop-yield.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
 import { RecordLabels } from '../record-labels.ts';
 import { type ControlCharts, createControlCharts } from './control.ts';
@@ -78,7 +78,7 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
       maxRecords: settings.maxRecordsPerRequest,
       maxUrlLength: config.upstream.maxUrlLength,
       logger: this.#ctx.logger,
-      turns: this.#ctx.turns,
+      yielder: this.#ctx.yielder,
       refused: this.#ctx.refused,
       // The upstream filters by name; a record of another name would have no config.
       accept: (r) => wanted.has(r.name),
@@ -86,7 +86,7 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
   }
 
   async poll({ topology, now, signal }: PollContext): Promise<PollOutcome> {
-    const { config, turns } = this.#ctx;
+    const { config, yielder } = this.#ctx;
     const settings = this.#settings;
     this.#startHistograms(now);
     const fetched = await this.#sync({
@@ -105,7 +105,7 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
       windows: config.windows,
       now,
       minSamples: (name) => this.#minSamples.get(name) ?? settings.minSamples,
-      turns,
+      yielder,
     });
     const selection = {
       selection: settings,
@@ -115,7 +115,7 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
     const histograms = this.#histograms;
     return {
       families: [
-        ...(await selectedFamiliesInTurns(results, selection, turns)),
+        ...(await selectedFamiliesInTurns(results, selection, yielder)),
         ...(await this.#control.families(topology, {
           nowMs: now.getTime(),
           complete: fetched.failures === 0,
@@ -151,18 +151,18 @@ interface ResultsOptions {
   readonly now: Date;
   /** The min_samples of a name. */
   readonly minSamples: (name: string) => number;
-  readonly turns: Turns;
+  readonly yielder: LoopYielder;
 }
 
 /** Every held series of every station in the topology, with its statistics per window. */
 async function measurementResults(
   topology: Topology,
-  { store, windows, now, minSamples, turns }: ResultsOptions,
+  { store, windows, now, minSamples, yielder }: ResultsOptions,
 ): Promise<MeasurementResult[]> {
   const bounds = windows.map((w) => ({ window: w.name, ...windowBounds(w, now) }));
   const out: MeasurementResult[] = [];
   for (const [i, station] of topology.stations.entries()) {
-    if (i > 0 && i % STATIONS_PER_SLICE === 0) await turns.yieldToLoop();
+    if (i > 0 && i % STATIONS_PER_SLICE === 0) await yielder.yieldToLoop();
     for (const series of store.seriesOf(station.id)) {
       out.push({
         station: station.labels,

@@ -6,7 +6,7 @@
  */
 import type { WindowStatistic } from '../../config/schema.ts';
 import { escapeLabelValue, type Family } from '../../exposition/model.ts';
-import type { Turns } from '../../util/turns.ts';
+import type { LoopYielder } from '../../util/loop-yield.ts';
 import {
   MEASUREMENT_FAMILIES,
   MeasurementFamilyBuilder,
@@ -85,11 +85,11 @@ export interface SelectionOptions {
 export async function selectedFamiliesInTurns(
   results: readonly MeasurementResult[],
   { selection, windows, stations = [] }: SelectionOptions,
-  turns: Turns,
+  yielder: LoopYielder,
 ): Promise<Family[]> {
   const builder = new MeasurementFamilyBuilder();
   const merged = selection.bySlot ? results : mergeSingleSlots(results);
-  await turns.forEachSlice(merged, RESULTS_PER_SLICE, (slice) => builder.add(slice));
+  await yielder.forEachSlice(merged, RESULTS_PER_SLICE, (slice) => builder.add(slice));
   return applySelection(builder.families(stations), selection, windows);
 }
 

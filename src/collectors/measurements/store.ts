@@ -13,7 +13,7 @@ import type { MeasurementRecord } from '../../upstream/types.ts';
 
 /** Columns of a measurement series; the value is the record's key column. */
 export const VALUE = 0;
-/** Each record's own limits (NaN: none), so that every value is judged against its own. */
+/** Each record's own limits (NaN: none), so that every value is evaluated against its own. */
 export const UPPER = 1;
 export const LOWER = 2;
 /** Attribute outcome of a non-numeric value: {@link PASS}, {@link FAIL}, or NaN for neither. */

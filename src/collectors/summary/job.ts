@@ -104,7 +104,7 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
       now,
     );
     // Planning a plant's thousands of requests and deciding which are due are two long loops.
-    await this.#ctx.turns.yieldToLoop();
+    await this.#ctx.yielder.yieldToLoop();
     const schedule = summarySchedule(plan, settings.intervalMs, this.#pairs);
     const scheduleOf = (slot: SummarySlot) => schedule.get(scheduleKey(slot.window, slot.level));
     const order = firstPollOrder(config.windows, settings.levels, now);
@@ -182,10 +182,10 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
     sends: Array<{ key: string; request: SummaryRequest }>,
     signal?: AbortSignal,
   ) {
-    const { client, refused, turns } = this.#ctx;
+    const { client, refused, yielder } = this.#ctx;
     const answers = new Map<string, Promise<StationSummary | undefined>>();
     const refusals = { refused, now: poll.t };
-    await turns.forEachSlice(sends, REQUESTS_PER_TURN, (slice) => {
+    await yielder.forEachSlice(sends, REQUESTS_PER_TURN, (slice) => {
       for (const { key, request } of slice) {
         const answer = send(learn(client.stationSummary({ ...request, signal }), request, refusals));
         // Awaited below; until then a failure must not count as an unhandled rejection.

@@ -1,5 +1,5 @@
 /**
- * The yield and retry CUSUMs: every output record with a result is a Bernoulli trial, judged by a
+ * The yield and retry CUSUMs: every output record with a result is a Bernoulli trial, evaluated by a
  * Bernoulli CUSUM (src/spc/bernoulli.ts) against the line's or station's target, per line and
  * station and for three kinds:
  *   - retry_ratio: each output record; bad when the station already put out that serial (a
@@ -28,7 +28,7 @@ import type { Family, LabelSet, Sample } from '../../exposition/model.ts';
 import type { Entity, StationNode, Topology } from '../../model/topology.ts';
 import { BernoulliCusum, type BernoulliDesign, designBernoulliCusum } from '../../spc/bernoulli.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
-import type { Turns } from '../../util/turns.ts';
+import type { LoopYielder } from '../../util/loop-yield.ts';
 import { targetsOf } from '../targets/match.ts';
 import { UNIT_CUSUM_FAMILIES } from './cusum-families.ts';
 
@@ -41,7 +41,7 @@ type CusumKind = (typeof CUSUM_KINDS)[number];
 const MIN_P = 0.001;
 const MAX_P = 0.999;
 
-/** Records judged between two turns of the event loop (a few microseconds each). */
+/** Records evaluated between two turns of the event loop (a few microseconds each). */
 const RECORDS_PER_TURN = 4_000;
 /**
  * Lines and stations whose units in flight are settled between two turns: after the replay at
@@ -60,7 +60,7 @@ class Chart {
     this.cusum = design ? new BernoulliCusum(design) : undefined;
   }
 
-  /** Judges one trial; a signal is an event when the trial's record is `counted` (not history). */
+  /** Evaluates one trial; a signal is an event when the trial's record is `counted` (not history). */
   add(trial: { readonly bad: boolean; readonly counted: boolean }): void {
     if (this.cusum?.add(trial.bad) && trial.counted) this.events++;
   }
@@ -106,11 +106,11 @@ export interface UnitCusumsOptions {
   /** Epoch ms from which signals count: the exporter's start. */
   readonly countFrom: number;
   /** The exporter's turn queue: a poll's work is sliced between its turns. */
-  readonly turns: Turns;
+  readonly yielder: LoopYielder;
   /**
    * Whether lines are charted. A sharded replica holds the units of its own stations only, and a
    * line's stations are spread over the replicas, so no replica sees a whole line: its line charts
-   * would judge part of the line's units. Sharded replicas chart stations only.
+   * would evaluate part of the line's units. Sharded replicas chart stations only.
    */
   readonly lineCharts: 'on' | 'off';
 }
@@ -121,17 +121,17 @@ function prune(map: Map<string, Subject>, keep: ReadonlySet<string>): void {
 
 const isPass = (result: string) => result.trim().toLowerCase() === 'pass';
 
-/** Records judged between two looks for settled units during one poll. */
+/** Records evaluated between two looks for settled units during one poll. */
 const SETTLE_EVERY = 2048;
 
-/** How many of `records` each serial has: a unit is open while some are still to be judged. */
+/** How many of `records` each serial has: a unit is open while some are still to be evaluated. */
 function resultsLeft(records: readonly Result[]): Map<string, number> {
   const left = new Map<string, number>();
   for (const r of records) left.set(r.serial, (left.get(r.serial) ?? 0) + 1);
   return left;
 }
 
-/** Counts one result of `serial` as judged. */
+/** Counts one result of `serial` as evaluated. */
 function take(left: Map<string, number>, serial: string): void {
   const n = (left.get(serial) ?? 1) - 1;
   if (n > 0) left.set(serial, n);
@@ -151,19 +151,19 @@ export class UnitCusums {
     this.opts = opts;
   }
 
-  /** Takes a record the store had not held (the store's `onNew`); judged at the next poll. */
+  /** Takes a record the store had not held (the store's `onNew`); evaluated at the next poll. */
   offer(r: UnitRecord): void {
-    // Only what a trial needs: the first poll offers hours of records before it judges them.
+    // Only what a trial needs: the first poll offers hours of records before it evaluates them.
     if (r.direction === 'output' && r.result !== null)
       this.pending.push({ stationId: r.stationId, serial: r.serial, time: r.time, pass: isPass(r.result) });
   }
 
   /**
-   * Judges the records offered since the last poll, in time order, and decides the units settled
+   * Evaluates the records offered since the last poll, in time order, and decides the units settled
    * by `now`. Records of stations outside the topology are dropped.
    */
   async update(topology: Pick<Topology, 'stations' | 'lines'>, now: number): Promise<void> {
-    const { turns } = this.opts;
+    const { yielder } = this.opts;
     const byId = new Map(topology.stations.map((s) => [s.id, s]));
     await this.label(topology);
     // Records offered while this poll yields wait for the next one.
@@ -171,19 +171,19 @@ export class UnitCusums {
     this.pending = [];
     const settled = now - this.opts.cusum.settleMs;
     const left = resultsLeft(records);
-    let judged = 0;
-    await turns.forEachSlice(records, RECORDS_PER_TURN, (slice) => {
+    let evaluated = 0;
+    await yielder.forEachSlice(records, RECORDS_PER_TURN, (slice) => {
       for (const r of slice) {
         const node = byId.get(r.stationId);
-        if (node) this.judge(r, node);
+        if (node) this.evaluate(r, node);
         take(left, r.serial);
-        // A first poll judges hours of units: deciding the settled ones as it goes keeps the
+        // A first poll evaluates hours of units: deciding the settled ones as it goes keeps the
         // units in flight few (held all at once, they were the poll's peak of memory).
-        if (++judged % SETTLE_EVERY === 0) this.settleFronts(settled, left);
+        if (++evaluated % SETTLE_EVERY === 0) this.settleFronts(settled, left);
       }
     });
     const subjects = [...this.stations.values(), ...this.lines.values()];
-    await turns.forEachSlice(subjects, SUBJECTS_PER_TURN, (slice) => {
+    await yielder.forEachSlice(subjects, SUBJECTS_PER_TURN, (slice) => {
       for (const s of slice) this.settle(s, settled);
     });
   }
@@ -253,7 +253,7 @@ export class UnitCusums {
     const key = `${rates.p0}/${rates.p1}`;
     let design = this.designs.get(key);
     if (!design) {
-      await this.opts.turns.yieldToLoop();
+      await this.opts.yielder.yieldToLoop();
       design = designBernoulliCusum(rates, this.opts.cusum.arl0);
       this.designs.set(key, design);
     }
@@ -269,7 +269,7 @@ export class UnitCusums {
     return s;
   }
 
-  private judge(r: Result, node: StationNode): void {
+  private evaluate(r: Result, node: StationNode): void {
     const counted = r.time >= this.opts.countFrom;
     const pass = r.pass;
     const station = this.subject(this.stations, node.id);
@@ -301,7 +301,7 @@ export class UnitCusums {
   /**
    * Decides, in the order {@link settle} would, the units at the front of each line's and
    * station's flights that {@link settle} will decide at the end of this poll: nothing more to
-   * judge of them (`left`) and no output for `settle`. Stops at the first unit still open, so
+   * evaluate of them (`left`) and no output for `settle`. Stops at the first unit still open, so
    * every chart takes its trials in the same order as when all are decided at the end.
    */
   private settleFronts(before: number, left: ReadonlyMap<string, number>): void {

@@ -9,7 +9,7 @@ import type { Topology } from '../../model/topology.ts';
 import { createRecordSync } from '../../records/sync.ts';
 import { longestWindowMs, windowBounds } from '../../time/windows.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
-import type { Turns } from '../../util/turns.ts';
+import type { LoopYielder } from '../../util/loop-yield.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
 import { RecordCounters } from '../measurements/record-counters.ts';
 import { RecordLabels } from '../record-labels.ts';
@@ -24,7 +24,7 @@ const DIRECTIONS = ['input', 'output'] as const;
 
 /** Creates the units job. */
 export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutcome> {
-  const { config, client, turns } = ctx;
+  const { config, client, yielder } = ctx;
   // Created at the first poll: records count from then on (see tally.ts).
   let tally: UnitTally | undefined;
   // Created with the tally: signals count from the first poll on, history only warms them up.
@@ -55,7 +55,7 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
     maxRecords: config.measurements.maxRecordsPerRequest,
     maxUrlLength: config.upstream.maxUrlLength,
     logger: ctx.logger,
-    turns,
+    yielder,
     refused: ctx.refused,
   });
   return {
@@ -66,7 +66,7 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
           cusum: config.units.cusum,
           targets: config.targets,
           countFrom: tally.createdMs,
-          turns,
+          yielder,
           lineCharts: ctx.shard.total > 1 ? 'off' : 'on',
         });
       }
@@ -77,7 +77,7 @@ export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutc
       else ctx.activity.clear();
       counters.add(fetched);
       await cusums?.update(topology, now.getTime());
-      const results = await unitResults(topology, { store, windows: config.windows, now, turns });
+      const results = await unitResults(topology, { store, windows: config.windows, now, yielder });
       return {
         families: [
           // The skipped-record counters count from the first poll, as the tally does.
@@ -116,13 +116,13 @@ interface ResultsOptions {
   readonly windows: readonly WindowSpec[];
   /** The time of the poll: the windows end then. */
   readonly now: Date;
-  readonly turns: Turns;
+  readonly yielder: LoopYielder;
 }
 
 /** Every station of the topology with its counts per window (zero when nothing is held). */
 function unitResults(
   topology: Topology,
-  { store, windows, now, turns }: ResultsOptions,
+  { store, windows, now, yielder }: ResultsOptions,
 ): Promise<UnitResult[]> {
   const resultOf = (code: number) => store.resultOf(code);
   // Each window's options for unitWindow, built once per poll.
@@ -130,7 +130,7 @@ function unitResults(
     const { from, to } = windowBounds(w, now);
     return { window: w.name, from: from.getTime(), to: to.getTime(), resultOf };
   });
-  return turns.map(topology.stations, STATIONS_PER_TURN, (station) => {
+  return yielder.map(topology.stations, STATIONS_PER_TURN, (station) => {
     const rows = store.rowsOf(station.id);
     return {
       station: station.labels,

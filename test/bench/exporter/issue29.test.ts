@@ -1,4 +1,4 @@
-/** The issue-29 table of `npm run bench`: each target judged from the run's figures. */
+/** The issue-29 table of `npm run bench`: each target evaluated from the run's figures. */
 import { describe, expect, it } from 'vitest';
 import type { CombinedOutcome } from '../../../bench/exporter/combined.ts';
 import { issue29Rows } from '../../../bench/exporter/issue29.ts';
@@ -121,7 +121,7 @@ describe('issue29Rows', () => {
     expect(row?.ok).toBe(false);
     expect(row?.value).toContain('SIGKILL');
     expect(row?.value).toContain('511');
-    // The plant did not run: nothing to judge.
+    // The plant did not run: nothing to evaluate.
     expect(rows.find((r) => r.measure.startsWith('15m station summaries'))?.ok).toBeUndefined();
   });
 });

@@ -139,7 +139,7 @@ describe.skipIf(!enabled)("bench:pager's method against a live Prometheus and Al
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'pager-method-'));
     // A plant minute a second, from FIXED_NOW: the yield alert reads the units' Bernoulli CUSUM,
-    // which judges new units, so the plant has to make some while the test runs.
+    // which evaluates new units, so the plant has to make some while the test runs.
     const t0 = Date.now();
     const clock = () => FIXED_NOW + (Date.now() - t0) * 60;
     sim = await startSimulatorServer({ seed: 4, now: clock, scale: { unitsPerHour: 60 } });

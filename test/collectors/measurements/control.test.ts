@@ -12,8 +12,8 @@ import {
 import { measurementsCosts } from '../../../src/collectors/measurements/costs.ts';
 import { MeasurementStore } from '../../../src/collectors/measurements/store.ts';
 import type { MeasurementRecord } from '../../../src/upstream/types.ts';
+import { createLoopYielder, type LoopYielder } from '../../../src/util/loop-yield.ts';
 import { splitmix64 } from '../../../src/util/random.ts';
-import { createTurns, type Turns } from '../../../src/util/turns.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
 import { samplesOf } from '../../helpers/families.ts';
 import { jobContext } from '../../helpers/job-context.ts';
@@ -62,16 +62,16 @@ function series(
 /** Charts over an existing store, as a restarted exporter would build them. */
 function chartsOver(store: MeasurementStore, control: Record<string, unknown>) {
   const ctx = jobContext({ windows: ['1h'], measurements: { enabled: true, names: ['vbat'], control } });
-  return createControlCharts({ ...ctx, turns: createTurns() }, store);
+  return createControlCharts({ ...ctx, yielder: createLoopYielder() }, store);
 }
 
-function charts(control: Record<string, unknown>, turns: Turns = createTurns()) {
+function charts(control: Record<string, unknown>, yielder: LoopYielder = createLoopYielder()) {
   const ctx = jobContext({
     windows: ['1h'],
     measurements: { enabled: true, names: ['vbat', 'other'], control },
   });
   const store = new MeasurementStore();
-  return { store, charts: createControlCharts({ ...ctx, turns }, store), config: ctx.config };
+  return { store, charts: createControlCharts({ ...ctx, yielder }, store), config: ctx.config };
 }
 
 const value = (s: Map<string, number>, family: string, station: string, rule?: number | string) =>
@@ -86,7 +86,7 @@ const value = (s: Map<string, number>, family: string, station: string, rule?: n
 const setting = (s: Map<string, number>, family: string, metric: string) =>
   s.get(`${family}{metric="${metric}"}`);
 
-/** Naive rule 1 and rule 2 over the judged points, the run of rule 2 may start in the context. */
+/** Naive rule 1 and rule 2 over the evaluated points, the run of rule 2 may start in the context. */
 function naive(all: readonly number[], judgedFrom: number, center: number, ucl: number, lcl: number) {
   let r1 = 0;
   let r2 = 0;
@@ -197,7 +197,7 @@ describe('control charts in the measurements collector', () => {
     expect(present[0]?.samples.map((x) => x.value)).toEqual([0, 0, 0, 0]);
   });
 
-  it('judges against given limits, asymmetric ones as given', async () => {
+  it('evaluates against given limits, asymmetric ones as given', async () => {
     const { store, charts: c } = charts({
       names: [{ name: 'vb.*', limits: { center: 10, ucl: 10.25, lcl: 9.5 } }],
     });
@@ -230,7 +230,7 @@ describe('control charts in the measurements collector', () => {
     expect(held).toEqual({ other: 2, vbat: 2 });
   });
 
-  it('computes a frozen baseline once, judges only points after it, then lets its records go', async () => {
+  it('computes a frozen baseline once, evaluates only points after it, then lets its records go', async () => {
     const to = NOW - 2 * HOUR;
     const frozen = {
       names: ['vbat'],
@@ -297,7 +297,7 @@ describe('control charts in the measurements collector', () => {
     // The window slides and the baseline moves: no new point, no new event.
     expect((await events(first + 20 * MIN)).r1).toBe(1);
     expect((await events(first + 30 * MIN)).r1).toBe(1);
-    // A late point older than the last evaluated one is not judged, but counted as late (the
+    // A late point older than the last evaluated one is not evaluated, but counted as late (the
     // counter exists from the first late point: issue 29).
     expect(late()).toBeUndefined();
     store.add([at(first + 3 * MIN, 10.4, 'LATE')]);
@@ -389,8 +389,8 @@ describe('control charts in the measurements collector', () => {
 
   it('gives the event loop turns on long series', async () => {
     let turns = 0;
-    const real = createTurns();
-    const counting: Turns = {
+    const real = createLoopYielder();
+    const counting: LoopYielder = {
       ...real,
       yieldToLoop: () => {
         turns++;
@@ -688,7 +688,7 @@ describe('control charts in the measurements collector', () => {
       late: undefined,
       last: (NOW - 2 * MIN) / 1000,
     });
-    // One recorded 9 minutes before NOW arrives after that: older than the overlap, never judged
+    // One recorded 9 minutes before NOW arrives after that: older than the overlap, never evaluated
     // (no new point: the gauge still shows the crossing).
     store.add([at(9, 'older')]);
     expect(await poll(NOW + 2 * MIN)).toMatchObject({ cusum: 1, upper: expect.closeTo(4.4, 9), late: 1 });

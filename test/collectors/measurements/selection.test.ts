@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MeasurementResult } from '../../../src/collectors/measurements/families.ts';
 import { selectedFamiliesInTurns } from '../../../src/collectors/measurements/selection.ts';
 import { LabelSet } from '../../../src/exposition/model.ts';
-import { createTurns, type Turns } from '../../../src/util/turns.ts';
+import { createLoopYielder, type LoopYielder } from '../../../src/util/loop-yield.ts';
 
 describe('selectedFamiliesInTurns', () => {
   const stats = { samples: 3, nonNumeric: 0, passed: 0, failed: 0, mean: 1, min: 0, max: 2, stddev: 1 };
@@ -34,19 +34,19 @@ describe('selectedFamiliesInTurns', () => {
   it('gives the same families in slices as in one piece, yielding between slices', async () => {
     const stations = [{ station: LabelSet.of({ station: 's0' }), future: 2, late: 1 }];
     for (const bySlot of [true, false]) {
-      const turns = createTurns();
+      const yielder = createLoopYielder();
       let slices = 0;
-      const counting: Turns = {
-        ...turns,
+      const counting: LoopYielder = {
+        ...yielder,
         forEachSlice: (items, size, fn) =>
-          turns.forEachSlice(items, size, (slice) => {
+          yielder.forEachSlice(items, size, (slice) => {
             slices++;
             fn(slice);
           }),
       };
       const opts = { selection: selection(bySlot), windows: ['1h', '24h'], stations };
       const sliced = await selectedFamiliesInTurns(results, opts, counting);
-      const whole: Turns = { ...turns, forEachSlice: async (items, _size, fn) => fn(items) };
+      const whole: LoopYielder = { ...yielder, forEachSlice: async (items, _size, fn) => fn(items) };
       expect(sliced).toEqual(await selectedFamiliesInTurns(results, opts, whole));
       expect(slices).toBeGreaterThan(1);
       const mean = sliced.find((f) => f.desc.name === 'station_measurement_window_mean');

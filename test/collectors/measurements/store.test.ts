@@ -63,7 +63,7 @@ describe('MeasurementStore', () => {
     expect(s.size()).toBe(1);
   });
 
-  it("judges each value against its own record's limits, and keeps the newest limits a record had", () => {
+  it("evaluates each value against its own record's limits, and keeps the newest limits a record had", () => {
     const s = new MeasurementStore();
     s.add([
       m(1, 2),
@@ -117,13 +117,13 @@ describe('current limits', () => {
     expect(s.seriesOf(A)[0]?.latest).toEqual({ time: 3, value: 4 });
   });
 
-  it('judges values across a limit change in one window by their own limits', () => {
+  it('evaluates values across a limit change in one window by their own limits', () => {
     const s = new MeasurementStore();
     // Limits tighten from [0, 10] to [4, 6] at t=3; 5 was inside both, 8 only inside the old ones.
     s.add([m(1, 8), m(2, 5), m(3, 8, { upper: 6, lower: 4 }), m(4, 5, { upper: 6, lower: 4 })]);
     const rows = s.seriesOf(A)[0]?.rows;
     if (!rows) throw new Error('no series');
-    // Judged by the newest limits both 8s would be out: by their own limits only the second one is.
+    // Evaluated by the newest limits both 8s would be out: by their own limits only the second one is.
     expect(measurementWindow(rows, 0, 10).outOfSpec).toBe(1);
   });
 });

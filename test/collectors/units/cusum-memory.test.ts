@@ -1,5 +1,5 @@
 /**
- * The units in flight a first poll holds: hours of history are judged in one update, and the
+ * The units in flight a first poll holds: hours of history are evaluated in one update, and the
  * units settled long before its end are decided as the update goes, not all held until its end
  * (held at once, they were the first poll's peak of memory: issue 29).
  */
@@ -8,7 +8,7 @@ import { UnitCusums } from '../../../src/collectors/units/cusum.ts';
 import { targetsSchema } from '../../../src/config/targets-schema.ts';
 import { unitsCusumSchema } from '../../../src/config/units-cusum-schema.ts';
 import type { UnitRecord } from '../../../src/upstream/types.ts';
-import { createTurns } from '../../../src/util/turns.ts';
+import { createLoopYielder } from '../../../src/util/loop-yield.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
 
 const START = Date.parse('2026-11-21T12:00:00Z');
@@ -41,7 +41,7 @@ describe('UnitCusums in a first poll', () => {
       cusum: unitsCusumSchema.parse({}),
       targets: targetsSchema.parse({}),
       countFrom: START,
-      turns: createTurns(),
+      yielder: createLoopYielder(),
       lineCharts: 'on',
     });
     // 8 hours of history, a unit every 6 s through both stations: 4,800 units, 9,600 results.

@@ -8,7 +8,7 @@ import { UnitCusums } from '../../../src/collectors/units/cusum.ts';
 import { targetsSchema } from '../../../src/config/targets-schema.ts';
 import { unitsCusumSchema } from '../../../src/config/units-cusum-schema.ts';
 import type { UnitRecord } from '../../../src/upstream/types.ts';
-import { createTurns } from '../../../src/util/turns.ts';
+import { createLoopYielder } from '../../../src/util/loop-yield.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
 
 const START = Date.parse('2026-11-21T12:00:00Z');
@@ -21,7 +21,7 @@ function setup(lineCharts: { readonly lineCharts: 'on' | 'off' } = { lineCharts:
     cusum: unitsCusumSchema.parse({}),
     targets: targetsSchema.parse({}),
     countFrom: START,
-    turns: createTurns(),
+    yielder: createLoopYielder(),
     ...lineCharts,
   });
   const u = (minutes: number, over: Partial<UnitRecord> = {}): UnitRecord => ({
@@ -73,7 +73,7 @@ describe('UnitCusums', () => {
     cusums.offer(u(0, { serial: 'X', result: 'fail' }));
     cusums.offer(u(3, { serial: 'X', result: 'pass' }));
     await cusums.update(topology, START + 10 * MIN);
-    // Not settled yet (settle 20m): the yields have judged nothing; the retest was a bad trial.
+    // Not settled yet (settle 20m): the yields have evaluated nothing; the retest was a bad trial.
     expect(value('station_unit_cusum_ratio', 'final_yield', a.id)).toBe(0);
     expect(value('station_unit_cusum_ratio', 'retry_ratio', a.id)).toBeGreaterThan(0);
     await cusums.update(topology, START + 30 * MIN);
@@ -103,7 +103,7 @@ describe('UnitCusums', () => {
     expect(events.createdMs).toBe(START);
   });
 
-  it('designs a new target on a turn of its own and judges a long replay in slices of the event loop', async () => {
+  it('designs a new target on a turn of its own and evaluates a long replay in slices of the event loop', async () => {
     const { topology, a, b, cusums, u, value } = setup();
     // Turns of the event loop that pass before `update` resolves: a scrape could be served on each.
     const turnsDuring = async (work: Promise<void>) => {

@@ -4,17 +4,17 @@
  * Sums worked out by hand: k = 0.5 and points 1.6 sigma high add 1.1 each to C+.
  */
 import { describe, expect, it } from 'vitest';
-import type { ControlLimits } from '../../src/spc/limits.ts';
 import {
-  advanceSequential,
+  advanceDetectors,
   CUSUM_EVENT,
-  createSequential,
+  createDetectorState,
+  type DetectorParams,
+  type DetectorState,
+  detectorView,
   EVENT_SLOTS,
   EWMA_EVENT,
-  type SequentialParams,
-  type SequentialState,
-  sequentialView,
-} from '../../src/spc/sequential.ts';
+} from '../../src/spc/detector-state.ts';
+import type { ControlLimits } from '../../src/spc/limits.ts';
 
 const LIMITS: ControlLimits = {
   kind: 'given',
@@ -26,11 +26,11 @@ const LIMITS: ControlLimits = {
   mrUcl: 7.37,
   samples: 0,
 };
-const CUSUM_ONLY: SequentialParams = {
+const CUSUM_ONLY: DetectorParams = {
   cusum: { enabled: true, k: 0.5, h: 4, fir: false },
   ewma: { enabled: false, lambda: 0.1, L: 3 },
 };
-const EWMA_ONLY: SequentialParams = {
+const EWMA_ONLY: DetectorParams = {
   cusum: { enabled: false, k: 0.5, h: 4, fir: false },
   ewma: { enabled: true, lambda: 0.5, L: 2 },
 };
@@ -43,15 +43,15 @@ class Series {
     events: new Float64Array(EVENT_SLOTS),
     lastTimes: new Float64Array(EVENT_SLOTS).fill(Number.NaN),
   };
-  readonly state: SequentialState;
-  /** Points judged so far (the next advance's new points start after them). */
-  private judged = 0;
+  readonly state: DetectorState;
+  /** Points evaluated so far (the next advance's new points start after them). */
+  private evaluated = 0;
 
-  constructor(readonly params: SequentialParams) {
-    this.state = createSequential(params);
+  constructor(readonly params: DetectorParams) {
+    this.state = createDetectorState(params);
   }
 
-  /** Inserts points in time order: a late one lands among those already judged. */
+  /** Inserts points in time order: a late one lands among those already evaluated. */
   add(points: ReadonlyArray<readonly [number, number]>): void {
     for (const [t, z] of points) {
       let i = this.times.length;
@@ -61,11 +61,11 @@ class Series {
     }
   }
 
-  /** Judges the points added since the last call; `history`: the first call replays them uncounted. */
+  /** Evaluates the points added since the last call; `history`: the first call replays them uncounted. */
   advance(opts: { readonly history?: boolean } = {}): void {
     const to = this.times.length;
-    const newFrom = opts.history ? to : Math.max(this.judged, this.firstUnjudged());
-    advanceSequential(
+    const newFrom = opts.history ? to : Math.max(this.evaluated, this.firstUnevaluated());
+    advanceDetectors(
       this.state,
       {
         times: this.times,
@@ -77,16 +77,16 @@ class Series {
       },
       this.out,
     );
-    this.judged = to;
+    this.evaluated = to;
   }
 
   view() {
-    return sequentialView(this.state, this.params, LIMITS);
+    return detectorView(this.state, this.params, LIMITS);
   }
 
-  /** Index of the first point newer than every point judged before (late ones are older). */
-  private firstUnjudged(): number {
-    const last = this.state.judged.at(-1)?.time ?? Number.NEGATIVE_INFINITY;
+  /** Index of the first point newer than every point evaluated before (late ones are older). */
+  private firstUnevaluated(): number {
+    const last = this.state.checkpoints.at(-1)?.time ?? Number.NEGATIVE_INFINITY;
     return this.times.findIndex((t) => t > last) === -1
       ? this.times.length
       : this.times.findIndex((t) => t > last);

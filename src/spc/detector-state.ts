@@ -3,17 +3,17 @@
  * in time order, on values standardized by the chart's current centre and sigma. Their state
  * lives with the series across polls. A series first seen replays its evaluation window to
  * rebuild the state without counting any signal (history is not news, and a restart must not
- * notify again); after that, each point newer than the last judged one steps both detectors
+ * notify again); after that, each point newer than the last evaluated one steps both detectors
  * once, and a signal is an event counted under `rule="cusum"` or `rule="ewma"`.
  *
- * Points are judged in time order. A point that arrives late, older than points already judged
+ * Points are evaluated in time order. A point that arrives late, older than points already evaluated
  * but inside the record sync's overlap (`measurements.overlap`, the span the next poll reads
  * again), is put in its place: the detectors go back to their state before it (a checkpoint is
- * kept after every point judged within the overlap) and run again over it and the points after
+ * kept after every point evaluated within the overlap) and run again over it and the points after
  * it. Over one such pass, each detector's events are the signals at points that did not give
- * them when judged before, less the signals that points judged before no longer give: a signal
+ * them when evaluated before, less the signals that points evaluated before no longer give: a signal
  * that a late point moves to another point is one event, not two; a signal that disappears
- * stays counted (a counter never goes down). A point older than the overlap is not judged at all
+ * stays counted (a counter never goes down). A point older than the overlap is not evaluated at all
  * (the collector counts it as late).
  *
  * Both detectors restart after a signal (the CUSUM at 0 or h/2, the EWMA at the centre), so that
@@ -41,13 +41,13 @@ export const EWMA_EVENT = 9;
 export const EVENT_SLOTS = 10;
 
 /** The detectors' settings of one charted name (plant-wide defaults with its overrides). */
-export interface SequentialParams {
+export interface DetectorParams {
   readonly cusum: CusumParams & { readonly enabled: boolean };
   readonly ewma: EwmaParams & { readonly enabled: boolean };
 }
 
 /** Everything the detectors carry from one point to the next, after the point at `time`. */
-interface Snapshot {
+interface Checkpoint {
   readonly time: number;
   readonly upper: number;
   readonly lower: number;
@@ -63,7 +63,7 @@ interface Snapshot {
 }
 
 /** The detectors of one series. */
-export interface SequentialState {
+export interface DetectorState {
   cusum: CusumState;
   ewma: EwmaState;
   /**
@@ -86,19 +86,19 @@ export interface SequentialState {
   lastSignal: number;
   /** The estimated start of the shift the last signal found. */
   shiftFrom: number;
-  /** The state after each point judged within the overlap, in time order. */
-  judged: Snapshot[];
+  /** The state after each point evaluated within the overlap, in time order. */
+  checkpoints: Checkpoint[];
   /**
    * The state before the first of them, and the time of the point it follows: points up to
    * that time cannot be put in their place any more. Undefined: no going back (after a gap in
-   * judging, e.g. while the chart had no limits).
+   * evaluating, e.g. while the chart had no limits).
    */
-  base: Snapshot | undefined;
+  base: Checkpoint | undefined;
   baseTime: number;
 }
 
 /** Fresh detectors. */
-export function createSequential(params: SequentialParams): SequentialState {
+export function createDetectorState(params: DetectorParams): DetectorState {
   return {
     cusum: cusumStart(params.cusum),
     ewma: ewmaStart(),
@@ -109,13 +109,13 @@ export function createSequential(params: SequentialParams): SequentialState {
     lowerFrom: Number.NaN,
     lastSignal: Number.NaN,
     shiftFrom: Number.NaN,
-    judged: [],
+    checkpoints: [],
     base: undefined,
     baseTime: Number.NEGATIVE_INFINITY,
   };
 }
 
-function snapshot(s: SequentialState, time: number, signals = 0): Snapshot {
+function checkpoint(s: DetectorState, time: number, signals = 0): Checkpoint {
   return {
     time,
     signals,
@@ -130,7 +130,7 @@ function snapshot(s: SequentialState, time: number, signals = 0): Snapshot {
   };
 }
 
-function restore(s: SequentialState, from: Snapshot): void {
+function restore(s: DetectorState, from: Checkpoint): void {
   s.cusum = { upper: from.upper, lower: from.lower };
   s.ewma = { z: from.z, t: from.t };
   s.upperFrom = from.upperFrom;
@@ -140,20 +140,20 @@ function restore(s: SequentialState, from: Snapshot): void {
 }
 
 /**
- * Forgets the checkpoints: points judged so far can no longer be gone back over (the chart
- * skipped points, e.g. without limits). Points up to `time` count as judged.
+ * Forgets the checkpoints: points evaluated so far can no longer be gone back over (the chart
+ * skipped points, e.g. without limits). Points up to `time` count as evaluated.
  */
-export function forgetCheckpoints(state: SequentialState, time: number): void {
-  state.judged = [];
+export function forgetCheckpoints(state: DetectorState, time: number): void {
+  state.checkpoints = [];
   state.base = undefined;
   state.baseTime = Math.max(state.baseTime, time);
 }
 
 /**
  * The time up to which points are past going back over: a point that arrives this old was not
- * judged and will not be.
+ * evaluated and will not be.
  */
-export function settledTo(state: SequentialState): number {
+export function settledTo(state: DetectorState): number {
   return state.baseTime;
 }
 
@@ -161,7 +161,7 @@ export function settledTo(state: SequentialState): number {
  * The settings to use against `limits`: widened for the autocorrelation the limits were
  * compensated for (none: the settings as given).
  */
-export function effectiveParams(params: SequentialParams, limits: ControlLimits): SequentialParams {
+export function effectiveParams(params: DetectorParams, limits: ControlLimits): DetectorParams {
   const phi = limits.compensatedPhi ?? 0;
   if (phi === 0) return params;
   const { lambda } = params.ewma;
@@ -176,7 +176,7 @@ export function effectiveParams(params: SequentialParams, limits: ControlLimits)
 export interface AdvanceRange {
   /** First point of the history to replay when the state is not ready yet. */
   readonly replayFrom: number;
-  /** First point not judged before. */
+  /** First point not evaluated before. */
   readonly newFrom: number;
   /** End (exclusive). */
   readonly to: number;
@@ -188,14 +188,14 @@ export interface AdvanceInput {
   readonly values: ArrayLike<number>;
   readonly limits: ControlLimits;
   /** The settings from {@link effectiveParams}. */
-  readonly params: SequentialParams;
+  readonly params: DetectorParams;
   readonly range: AdvanceRange;
   /** Checkpoints of points at or before this time are dropped: the start of the overlap. */
   readonly keepFrom: number;
 }
 
-/** What the point being stepped did when judged before; `history`: count nothing. */
-type Before = Snapshot | 'history' | undefined;
+/** What the point being stepped did when evaluated before; `history`: count nothing. */
+type Before = Checkpoint | 'history' | undefined;
 
 /**
  * One advance of the detectors over a series' points: the state of a pass, held in fields. One
@@ -203,14 +203,14 @@ type Before = Snapshot | 'history' | undefined;
  * anew for every chart and poll were a good part of a poll's cost.
  */
 class Advance {
-  private state!: SequentialState;
+  private state!: DetectorState;
   private input!: AdvanceInput;
   private out!: { readonly events: Float64Array; readonly lastTimes: Float64Array };
   private signals = 0;
   private before: Before;
   /**
-   * Per detector over this advance: signals at points that did not give them when judged before,
-   * and signals that points judged before no longer give. A late point that moves a signal does
+   * Per detector over this advance: signals at points that did not give them when evaluated before,
+   * and signals that points evaluated before no longer give. A late point that moves a signal does
    * both: one event in all, counted at the end.
    */
   private freshCusum = 0;
@@ -219,7 +219,7 @@ class Advance {
   private lostEwma = 0;
 
   run(
-    state: SequentialState,
+    state: DetectorState,
     input: AdvanceInput,
     out: { readonly events: Float64Array; readonly lastTimes: Float64Array },
   ): void {
@@ -238,16 +238,16 @@ class Advance {
       state.ewma = ewmaStart();
       state.shownCusum = undefined;
       state.shownEwma = undefined;
-      state.judged = [];
+      state.checkpoints = [];
       state.baseTime =
         range.replayFrom > 0
           ? (times[range.replayFrom - 1] ?? Number.NEGATIVE_INFINITY)
           : Number.NEGATIVE_INFINITY;
-      state.base = snapshot(state, state.baseTime);
+      state.base = checkpoint(state, state.baseTime);
       for (let i = range.replayFrom; i < range.newFrom; i++) this.step(i, 'history');
       state.ready = true;
     } else {
-      this.rejudgeLate();
+      this.reevaluateLate();
     }
     for (let i = range.newFrom; i < range.to; i++) this.step(i, undefined);
     // A counter never goes down: a signal that disappeared stays counted.
@@ -257,20 +257,20 @@ class Advance {
     if (ewmaEvents > 0) out.events[EWMA_EVENT] = (out.events[EWMA_EVENT] ?? 0) + ewmaEvents;
     prune(state, input.keepFrom);
     // Nothing of this chart stays reachable from the shared instance.
-    this.state = undefined as unknown as SequentialState;
+    this.state = undefined as unknown as DetectorState;
     this.input = undefined as unknown as AdvanceInput;
     this.out = undefined as unknown as Advance['out'];
     this.before = undefined;
   }
 
-  /** Steps one point; `judgedBefore` is what it did when judged before, `history` counts nothing. */
-  private step(i: number, judgedBefore: Before): void {
+  /** Steps one point; `judgedBefore` is what it did when evaluated before, `history` counts nothing. */
+  private step(i: number, earlier: Before): void {
     const { times, values, limits, params } = this.input;
     const { cusum, ewma } = params;
     const state = this.state;
     const t = times[i] ?? Number.NaN;
     this.signals = 0;
-    this.before = judgedBefore;
+    this.before = earlier;
     const z = ((values[i] ?? 0) - limits.center) / limits.sigma;
     state.shownCusum = undefined;
     state.shownEwma = undefined;
@@ -303,7 +303,7 @@ class Advance {
       if (before.signals & 1 && !(this.signals & 1)) this.lostCusum++;
       if (before.signals & 2 && !(this.signals & 2)) this.lostEwma++;
     }
-    state.judged.push(snapshot(state, t, this.signals));
+    state.checkpoints.push(checkpoint(state, t, this.signals));
   }
 
   /** A signal at the point being stepped: an event unless history or a signal it gave before. */
@@ -329,18 +329,18 @@ class Advance {
   /**
    * Puts points that arrived late, inside the checkpoints' span, in their place: back to the state
    * before the first of them, then every point from there in time order, counting a signal unless
-   * its point gave the same one when judged before.
+   * its point gave the same one when evaluated before.
    */
-  private rejudgeLate(): void {
+  private reevaluateLate(): void {
     const state = this.state;
     if (state.base === undefined) return;
     const { times } = this.input;
     const { newFrom } = this.input.range;
-    const old = state.judged;
+    const old = state.checkpoints;
     // Times are whole milliseconds: the first point after the base's.
     const from = lowerBound(times, state.baseTime + 1, { hi: newFrom });
     if (newFrom - from <= old.length) return;
-    // The first point that is not the next judged one (times ascending, equal times in order).
+    // The first point that is not the next evaluated one (times ascending, equal times in order).
     let k = from;
     let j = 0;
     while (k < newFrom && j < old.length && times[k] === old[j]?.time) {
@@ -349,7 +349,7 @@ class Advance {
     }
     if (k === newFrom) return;
     restore(state, j === 0 ? state.base : old[j - 1]!);
-    state.judged = old.slice(0, j);
+    state.checkpoints = old.slice(0, j);
     for (let i = k; i < newFrom; i++) {
       const before = j < old.length && times[i] === old[j]?.time ? old[j++] : undefined;
       this.step(i, before);
@@ -362,11 +362,11 @@ const ADVANCE = new Advance();
 /**
  * Steps the detectors over the new points, counting signals into `events` (at
  * {@link CUSUM_EVENT} and {@link EWMA_EVENT}); first replays the history, uncounted, when the
- * state is not ready. Signals of both kinds set {@link SequentialState.lastSignal} and
- * {@link SequentialState.shiftFrom}; `lastTimes` gets each detector's last signal time.
+ * state is not ready. Signals of both kinds set {@link DetectorState.lastSignal} and
+ * {@link DetectorState.shiftFrom}; `lastTimes` gets each detector's last signal time.
  */
-export function advanceSequential(
-  state: SequentialState,
+export function advanceDetectors(
+  state: DetectorState,
   input: AdvanceInput,
   out: { readonly events: Float64Array; readonly lastTimes: Float64Array },
 ): void {
@@ -376,21 +376,21 @@ export function advanceSequential(
 }
 
 /** Drops the checkpoints of points at or before `keepFrom`; the last one dropped becomes the base. */
-function prune(state: SequentialState, keepFrom: number): void {
-  const judged = state.judged;
+function prune(state: DetectorState, keepFrom: number): void {
+  const checkpoints = state.checkpoints;
   let n = 0;
-  while (n < judged.length && judged[n]!.time <= keepFrom) n++;
+  while (n < checkpoints.length && checkpoints[n]!.time <= keepFrom) n++;
   if (n === 0) return;
-  const last = judged[n - 1]!;
+  const last = checkpoints[n - 1]!;
   if (state.base !== undefined) state.base = last;
   state.baseTime = last.time;
   // In place: a new array per chart and poll was garbage for every poll.
-  for (let i = n; i < judged.length; i++) judged[i - n] = judged[i]!;
-  judged.length -= n;
+  for (let i = n; i < checkpoints.length; i++) checkpoints[i - n] = checkpoints[i]!;
+  checkpoints.length -= n;
 }
 
 /** What the gauges show of the detectors, against the current limits. */
-export interface SequentialView {
+export interface DetectorView {
   /**
    * C+ and C−, in sigmas (at a signal, until the next point, the sums that crossed h); the
    * decision interval h in force, in sigmas; `widening`, (1 + φ) / (1 − φ) on a chart
@@ -407,11 +407,11 @@ export interface SequentialView {
 }
 
 /** The detectors' values to export (with the settings in force), or nothing before they were rebuilt. */
-export function sequentialView(
-  state: SequentialState,
-  params: SequentialParams,
+export function detectorView(
+  state: DetectorState,
+  params: DetectorParams,
   limits: ControlLimits,
-): SequentialView | undefined {
+): DetectorView | undefined {
   if (!state.ready) return undefined;
   // At a signal, the statistic and the limits it crossed (t before the restart), not the
   // restarted ones (t = 0: limits of zero width) until the next point.
@@ -421,7 +421,7 @@ export function sequentialView(
   const c = state.shownCusum ?? state.cusum;
   const phi = limits.compensatedPhi ?? 0;
   // Fields set in place, not spread in: a view is made for every chart at every poll.
-  const view: { cusum?: SequentialView['cusum']; ewma?: SequentialView['ewma'] } = {};
+  const view: { cusum?: DetectorView['cusum']; ewma?: DetectorView['ewma'] } = {};
   if (params.cusum.enabled)
     view.cusum = { upper: c.upper, lower: c.lower, h: params.cusum.h, widening: (1 + phi) / (1 - phi) };
   if (params.ewma.enabled)

@@ -1,12 +1,12 @@
 /**
  * Cooperative scheduling for CPU-heavy loops: a scrape must never wait behind a poll's
  * parsing or statistics for long, so such loops give the event loop a turn every few
- * thousand items. One {@link Turns} is shared by everything an exporter runs (client,
+ * thousand items. One {@link LoopYielder} is shared by everything an exporter runs (client,
  * collectors, renderer), so that their slices take turns instead of running back to back.
  */
 
-/** A queue of event-loop turns. Create one per exporter with {@link createTurns}. */
-export interface Turns {
+/** A queue of event-loop turns. Create one per exporter with {@link createLoopYielder}. */
+export interface LoopYielder {
   /**
    * Resolves on a later turn of the event loop, after pending I/O callbacks and timers. Turns
    * are handed out one per loop iteration, in order: when several answers arrive together,
@@ -20,7 +20,7 @@ export interface Turns {
 }
 
 /** Creates a turn queue. */
-export function createTurns(): Turns {
+export function createLoopYielder(): LoopYielder {
   let lastTurn: Promise<void> = Promise.resolve();
   const yieldToLoop = (): Promise<void> => {
     const turn = lastTurn.then(() => new Promise<void>((resolve) => setImmediate(resolve)));

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DecodeTurns } from '../../src/upstream/decode-turns.ts';
-import type { Turns } from '../../src/util/turns.ts';
+import { DecodeLanes } from '../../src/upstream/decode-lanes.ts';
+import type { LoopYielder } from '../../src/util/loop-yield.ts';
 
 /** Turns handed out only when the test says so: the order of steps is the test's, not timing's. */
 function manualTurns() {
   const waiting: Array<() => void> = [];
-  const turns: Turns = {
+  const yielder: LoopYielder = {
     yieldToLoop: () => new Promise<void>((resolve) => waiting.push(resolve)),
     forEachSlice: () => Promise.reject(new Error('unused')),
     map: () => Promise.reject(new Error('unused')),
@@ -19,13 +19,13 @@ function manualTurns() {
       next();
     }
   };
-  return { turns, drain };
+  return { yielder, drain };
 }
 
 describe('DecodeTurns', () => {
   it('takes the steps of busy lanes in turns, one step each, whatever their number', async () => {
-    const { turns, drain } = manualTurns();
-    const decode = new DecodeTurns(turns);
+    const { yielder, drain } = manualTurns();
+    const decode = new DecodeLanes(yielder);
     const order: string[] = [];
     const steps = async (lane: string, n: number) => {
       const run = decode.lane(lane);
@@ -48,8 +48,8 @@ describe('DecodeTurns', () => {
   });
 
   it('lets a lane that joins late in at the next step, not after the busy lane is done', async () => {
-    const { turns, drain } = manualTurns();
-    const decode = new DecodeTurns(turns);
+    const { yielder, drain } = manualTurns();
+    const decode = new DecodeLanes(yielder);
     const order: string[] = [];
     const units = decode.lane('units');
     const busy = (async () => {
@@ -68,8 +68,8 @@ describe('DecodeTurns', () => {
 
 describe('DecodeTurns.answer', () => {
   it("runs an answer's first step at once and the later ones in turns", async () => {
-    const { turns, drain } = manualTurns();
-    const decode = new DecodeTurns(turns);
+    const { yielder, drain } = manualTurns();
+    const decode = new DecodeLanes(yielder);
     const order: string[] = [];
     const run = decode.answer('summary');
     await run(() => order.push('first'));

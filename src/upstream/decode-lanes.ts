@@ -8,17 +8,17 @@
  * collector's answers, and with them the places their next requests wait for, for minutes.
  * In steps taken in turns, a collector waits at most one step of each other busy lane.
  */
-import type { Turns } from '../util/turns.ts';
+import type { LoopYielder } from '../util/loop-yield.ts';
 import type { StepRunner } from './envelope.ts';
 import { Limiter } from './limiter.ts';
 
 /** The decoding steps of every collector, in fair turns. */
-export class DecodeTurns {
+export class DecodeLanes {
   readonly #gate: Limiter = new Limiter({ concurrency: 1, ratePerSecond: Number.POSITIVE_INFINITY });
-  readonly #turns: Turns;
+  readonly #turns: LoopYielder;
 
-  constructor(turns: Turns) {
-    this.#turns = turns;
+  constructor(yielder: LoopYielder) {
+    this.#turns = yielder;
   }
 
   /**
