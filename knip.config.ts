@@ -27,7 +27,7 @@ const LEFT: { all: Left; production: Left } = {
     'src/spc/chart.ts': ['exports'],
     'src/spc/limits.ts': ['exports', 'types'],
     'src/spc/rules.ts': ['types'],
-    'src/spc/sequential.ts': ['types'],
+    'src/spc/detector-state.ts': ['types'],
     'src/upstream/client.ts': ['types'],
   },
   production: {
