@@ -2,25 +2,49 @@
  * Soak run (`npm run soak`, not part of `npm test`): the exporter on a real clock with 5 s
  * intervals for at least 10 minutes, behind the fault proxy, with topology churn (stations
  * hidden from /sites and shown again), faults switched on and off, and concurrent gzip
- * scrapes. RSS and heap are sampled every 30 s into bench/SOAK.md. The verdict: the last
- * third's mean RSS within 5 % of the middle third's (no growth after warm-up).
+ * scrapes. The process runs with the heap and allocator settings the binary gives the exporter
+ * (src/util/heap-ceiling.ts: it starts itself again with them, as bin/station-exporter.js does),
+ * so that the RSS measured is the RSS a user's exporter has. RSS is sampled every second; the
+ * verdict compares the last third's mean RSS with the middle third's (within 5 %: no growth after
+ * warm-up). A second is well under the fault cycle, so the means are not at the mercy of where a
+ * few samples fall on the RSS sawtooth of answers and scrapes (with one sample every 30 s, seven
+ * samples a third made the means move by several per cent from run to run). RSS, heap and array
+ * buffers are printed and written to bench/SOAK.md every 30 s.
  *
  *   npm run soak                 # 11 minutes, writes bench/SOAK.md
  *   npm run soak -- --minutes 2  # a short look, prints only
  */
 import { writeFileSync } from 'node:fs';
+import { totalmem } from 'node:os';
 import { serve } from '@hono/node-server';
 import pino from 'pino';
 import { request } from 'undici';
 import { wireExporter } from '../../src/app/wire.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import type { ProxyFaults } from '../../src/simulator/proxy.ts';
+import { startFlags } from '../../src/util/heap-ceiling.ts';
 import { forkTs, nextMessage, stopChild } from '../shared/child.ts';
+
+// The binary's heap and allocator settings, applied as bin/station-exporter.js applies them: the
+// process starts itself again (same pid) once with them; the second start adds nothing.
+const add = startFlags({
+  args: [],
+  execArgv: process.execArgv,
+  env: process.env,
+  constrainedMemoryBytes: process.constrainedMemory?.() ?? 0,
+  totalMemoryBytes: totalmem(),
+});
+if ((add.execArgv.length > 0 || Object.keys(add.env).length > 0) && typeof process.execve === 'function') {
+  const again = [...add.execArgv, ...process.execArgv, ...process.argv.slice(1)];
+  process.execve(process.execPath, [process.execPath, ...again], { ...process.env, ...add.env });
+}
 
 const args = process.argv.slice(2);
 const minutes = Number(args[args.indexOf('--minutes') + 1] ?? 11) || 11;
 const write = !args.includes('--minutes') || minutes >= 10;
-const SAMPLE_MS = 30_000;
+/** How often RSS is sampled for the verdict, and how often a row is printed. */
+const SAMPLE_MS = 1_000;
+const ROW_MS = 30_000;
 // Every third of the run sees the whole cycle of faults, so that the thirds compare alike.
 const FAULT_MS = 15_000;
 const CHURN_MS = 20_000;
@@ -133,7 +157,10 @@ const churnTimer = setInterval(() => {
   hidden = stations.filter((_, i) => i % 5 === k);
   proxy.set(current());
 }, CHURN_MS);
-const sampleTimer = setInterval(() => {
+/** RSS every second, for the verdict. */
+const rssSamples: number[] = [];
+const sampleTimer = setInterval(() => rssSamples.push(process.memoryUsage.rss()), SAMPLE_MS);
+const rowTimer = setInterval(() => {
   const m = process.memoryUsage();
   const s = {
     t: Math.round((Date.now() - started) / 1000),
@@ -147,20 +174,20 @@ const sampleTimer = setInterval(() => {
   process.stderr.write(
     `soak: ${s.t}s rss ${mb(s.rss)} MB heap ${mb(s.heap)} MB buffers ${mb(s.arrayBuffers)} MB series ${s.series} (${s.fault})\n`,
   );
-}, SAMPLE_MS);
+}, ROW_MS);
 
 await new Promise((r) => setTimeout(r, minutes * 60_000));
 running = false;
-for (const t of [faultTimer, churnTimer, sampleTimer]) clearInterval(t);
+for (const t of [faultTimer, churnTimer, sampleTimer, rowTimer]) clearInterval(t);
 await Promise.all(scraping);
 await exporter.close();
 server.close();
 await stopChild(child);
 
-const third = Math.floor(samples.length / 3);
-const mean = (xs: Sample[]) => xs.reduce((a, s) => a + s.rss, 0) / Math.max(1, xs.length);
-const middle = mean(samples.slice(third, 2 * third));
-const last = mean(samples.slice(2 * third));
+const third = Math.floor(rssSamples.length / 3);
+const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / Math.max(1, xs.length);
+const middle = mean(rssSamples.slice(third, 2 * third));
+const last = mean(rssSamples.slice(2 * third));
 const change = ((last - middle) / middle) * 100;
 latencies.sort((a, b) => a - b);
 const p99 = latencies[Math.floor(latencies.length * 0.99)] ?? 0;
@@ -171,11 +198,13 @@ const lines = [
   '5 s intervals (summary, measurements, units), discovery every 10 s, 40 stations behind the fault',
   `proxy; faults switch every ${FAULT_MS / 1000} s, a fifth of the stations leaves and comes back every ${CHURN_MS / 1000} s;`,
   `${SCRAPERS} concurrent gzip scrapers. Simulator and fault proxy run in a child process: RSS is the exporter's`,
-  '(with tsx and the soak driver).',
+  "(with tsx and the soak driver), started with the binary's heap and allocator settings",
+  `(${[...process.execArgv.filter((a) => a.startsWith('--max')), ...['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_'].map((k) => `${k}=${process.env[k] ?? 'unset'}`)].join(', ')});`,
+  'RSS sampled every second for the means, a row every 30 s below.',
   '',
   `- Scrapes: ${scrapes}, errors ${scrapeErrors}, p99 ${p99.toFixed(1)} ms`,
   `- Log lines at warn and above: ${logLines.n}`,
-  `- Mean RSS, middle third: ${mb(middle)} MB; last third: ${mb(last)} MB; change ${change.toFixed(2)} %`,
+  `- Mean RSS (${rssSamples.length} samples), middle third: ${mb(middle)} MB; last third: ${mb(last)} MB; change ${change.toFixed(2)} %`,
   `- Verdict: ${Math.abs(change) <= 5 ? 'PASS' : 'FAIL'} (last third within 5 % of the middle third)`,
   '',
   '| t (s) | RSS (MB) | heap used (MB) | array buffers (MB) | series | fault in force |',
