@@ -14,8 +14,8 @@ import pino from 'pino';
 import { request } from 'undici';
 import { wireExporter } from '../../src/app/wire.ts';
 import { configFromObject } from '../../src/config/load.ts';
-import type { ProxyFaults } from '../../src/simulator/proxy.ts';
 import { forkTs, nextMessage, stopChild } from '../shared/child.ts';
+import type { ProxyFaults } from '../shared/fault-proxy.ts';
 
 const args = process.argv.slice(2);
 const minutes = Number(args[args.indexOf('--minutes') + 1] ?? 11) || 11;

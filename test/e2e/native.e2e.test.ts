@@ -9,9 +9,10 @@
 import type { AddressInfo } from 'node:net';
 import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bucketKey, bucketUpperBound } from '../../src/exposition/native-histogram.ts';
+import { bucketKey } from '../../src/exposition/native-histogram.ts';
 import { requestUrl } from '../../src/upstream/endpoints.ts';
 import { FIXED_NOW, type Harness, startHarness } from '../helpers/harness.ts';
+import { bucketUpperBound } from '../helpers/native-buckets.ts';
 import { prometheusPath, type RunningPrometheus, startPrometheus } from '../helpers/prometheus.ts';
 import { decodeDelimited } from '../helpers/protobuf.ts';
 

@@ -13,12 +13,12 @@ import { forEachNewRow } from '../../records/held.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
 
 /**
- * Columns of a unit row. Direction and slot, with station, time and serial, identify a record;
- * the result is not part of the key, so a record whose result is filled in later replaces the
- * earlier version instead of counting twice.
+ * Columns of a unit row: direction, slot (column 1, which nothing reads back) and result.
+ * Direction and slot, with station, time and serial, identify a record; the result is not part
+ * of the key, so a record whose result is filled in later replaces the earlier version instead
+ * of counting twice.
  */
 export const DIRECTION = 0;
-export const SLOT = 1;
 export const RESULT = 2;
 
 /** Label value of a null result. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitmix64 } from '../../src/util/random.ts';
+import { splitmix64 } from '../../../bench/shared/random.ts';
 
 describe('splitmix64', () => {
   it('gives the reference outputs for seed 0', () => {
