@@ -267,17 +267,15 @@ const RENAMED_FIELDS = [
 function drift(envelope: Json, kind: Drift): void {
   const data = envelope.data;
   if (kind === 'data-object' && Array.isArray(data)) envelope.data = { items: data };
-  const records = Array.isArray(data)
-    ? (data as Json[])
-    : data && typeof data === 'object'
-      ? [data as Json]
-      : [];
-  for (const r of records) {
-    if (kind === 'renamed-fields') renameFields(r);
-    if (kind === 'string-numbers') {
-      for (const [k, v] of Object.entries(r)) if (typeof v === 'number') r[k] = String(v);
-    }
-  }
+  const alter =
+    kind === 'renamed-fields' ? renameFields : kind === 'string-numbers' ? stringifyNumbers : undefined;
+  if (alter) for (const r of recordsOf(data)) alter(r);
+}
+
+/** The records of an envelope's `data`: its items, or the one object it is. */
+function recordsOf(data: unknown): Json[] {
+  if (Array.isArray(data)) return data as Json[];
+  return data && typeof data === 'object' ? [data as Json] : [];
 }
 
 function renameFields(r: Json): void {
@@ -287,4 +285,8 @@ function renameFields(r: Json): void {
       delete r[from];
     }
   }
+}
+
+function stringifyNumbers(r: Json): void {
+  for (const [k, v] of Object.entries(r)) if (typeof v === 'number') r[k] = String(v);
 }
