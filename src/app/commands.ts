@@ -309,15 +309,15 @@ async function discoveredCounts(config: Config, shard: Shard, redactor: Redactor
   }
 }
 
-/** Whose plan {@link planReport} prints, and when: this replica's shard and the time. */
-export interface PlanReportScope {
-  readonly shard: Shard;
-  readonly now: Date;
-}
-
-/** The request plan and the series estimate, as check-config prints them. */
-export function planReport(config: Config, counts: SeriesCounts, at: PlanReportScope): string {
-  const { shard, now } = at;
+/**
+ * The request plan and the series estimate, as check-config prints them: for this replica's
+ * shard, at `now`.
+ */
+export function planReport(
+  config: Config,
+  counts: SeriesCounts,
+  { shard, now }: { readonly shard: Shard; readonly now: Date },
+): string {
   const plan = planFor(config, { plant: { counts }, shard, now });
   const idle = !config.summary.skipIdle
     ? 'off (summary.skip_idle: false)'

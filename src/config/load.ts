@@ -50,12 +50,6 @@ export interface ParseOptions {
   onSecret?: (secret: string) => void;
 }
 
-/** Options of {@link loadConfig}. */
-export interface LoadOptions {
-  /** Hears every token the loader sees; see {@link ParseOptions.onSecret}. */
-  readonly onSecret?: (secret: string) => void;
-}
-
 /** A config that cannot be used. `issues` holds every problem found, each as `path: message`. */
 export class ConfigError extends Error {
   readonly issues: string[];
@@ -71,11 +65,14 @@ export class ConfigError extends Error {
   }
 }
 
-/** Reads, expands, validates and resolves the YAML config file at `path`. Throws {@link ConfigError}. */
+/**
+ * Reads, expands, validates and resolves the YAML config file at `path`. Throws {@link ConfigError}.
+ * `onSecret` hears every token the loader sees (see {@link ParseOptions.onSecret}).
+ */
 export async function loadConfig(
   path: string,
   env: NodeJS.ProcessEnv = process.env,
-  opts: LoadOptions = {},
+  opts: { readonly onSecret?: (secret: string) => void } = {},
 ): Promise<Config> {
   let text: string;
   try {

@@ -51,12 +51,6 @@ export interface SpanRequest extends TimeSpan {
   readonly timeoutSplits: number;
 }
 
-/** What {@link splitCount} sizes parts by: the smallest span and the records one answer holds. */
-export interface SplitLimits {
-  readonly minSpanMs: number;
-  readonly maxRecords: number;
-}
-
 /**
  * A timed-out (or too large) span is halved at most this many times: a dead or hostile upstream
  * must not cost 2^n requests.
@@ -138,11 +132,15 @@ export async function fetchSpan<R extends Timed>(
  * shows how much of the span one answer holds whatever order the upstream truncated in (a
  * quarter of the span: about four answers' worth), and an answer larger than the limit
  * holds at least that many records. Splitting once into enough parts, instead of halving
- * over and over, downloads the span about twice instead of once per halving.
+ * over and over, downloads the span about twice instead of once per halving. The parts are
+ * sized by the smallest span and the records one answer holds.
  */
-export function splitCount(records: readonly Timed[], window: TimeSpan, limits: SplitLimits): number {
+export function splitCount(
+  records: readonly Timed[],
+  window: TimeSpan,
+  { minSpanMs, maxRecords }: { readonly minSpanMs: number; readonly maxRecords: number },
+): number {
   const { from, to } = window;
-  const { minSpanMs, maxRecords } = limits;
   let min = Number.POSITIVE_INFINITY;
   let max = Number.NEGATIVE_INFINITY;
   for (const r of records) {
