@@ -20,25 +20,17 @@ type Left = Record<string, Array<'exports' | 'types' | 'files'>>;
  */
 const LEFT: { all: Left; production: Left } = {
   all: {
-    'src/collectors/measurements/control-families.ts': ['exports'],
     'src/collectors/measurements/control.ts': ['types'],
-    'src/collectors/units/store.ts': ['exports'],
     'src/spc/baseline.ts': ['exports'],
     'src/spc/chart.ts': ['exports'],
     'src/spc/limits.ts': ['exports', 'types'],
     'src/spc/rules.ts': ['types'],
     'src/spc/detector-state.ts': ['types'],
-    'src/upstream/client.ts': ['types'],
   },
   production: {
     // Used by tests only (production does not run them): move to test/ or make tests use production's.
-    'src/util/random.ts': ['files'],
-    'src/simulator/proxy.ts': ['files'],
     'src/collectors/measurements/control-families.ts': ['exports'],
-    'src/collectors/units/store.ts': ['exports'],
-    'src/exposition/native-histogram.ts': ['exports'],
     'src/exposition/render.ts': ['exports'],
-    'src/simulator/index.ts': ['exports', 'types'],
     'src/spc/autocorrelation.ts': ['exports'],
     'src/spc/cusum.ts': ['exports'],
     'src/spc/ewma.ts': ['exports'],
@@ -55,6 +47,9 @@ const config: KnipConfig = {
     'src/util/heap-ceiling.ts!',
     'scripts/*.{ts,mjs}!',
     'grafana/build.ts!',
+    // The simulator's programmatic API (docs/simulator.md, "Programmatic use"): `simulate` runs its
+    // server; tests and benches build simulators through it.
+    'src/simulator/index.ts!',
     'bench/**/*.ts',
     // Named in vitest.config.ts (globalSetup, setupFiles).
     'test/global-setup.ts',

@@ -274,23 +274,29 @@ async function checkConfig(args: string[]): Promise<number> {
   const webConfig = values['web.config.file'];
   if (files.length > 1 || (files.length === 0 && webConfig === undefined))
     return usageError(CHECK_CONFIG_FILES, CHECK_CONFIG_USAGE);
-  const counts: Record<string, number> = {};
-  for (const flag of COUNT_FLAGS) {
-    const text = values[flag];
-    if (text === undefined) continue;
-    if (!/^\d{1,7}$/.test(text))
-      return usageError(`--${flag} must be a whole number, got "${text}"`, CHECK_CONFIG_USAGE);
-    counts[flag] = Number(text);
-  }
-  if (Object.keys(counts).length > 0 && counts.stations === undefined) {
-    return usageError('plant counts need --stations', CHECK_CONFIG_USAGE);
-  }
+  const counts = countFlags(values);
+  if (typeof counts === 'string') return usageError(counts, CHECK_CONFIG_USAGE);
   const { parseShard } = await import('./sharding/shard.ts');
   if (values.shard !== undefined && 'error' in parseShard(values.shard)) {
     return usageError(`--shard must be index/total such as 0/4, got "${values.shard}"`, CHECK_CONFIG_USAGE);
   }
   const { runCheckConfig } = await import('./app/commands.ts');
   return runCheckConfig(files[0], webConfig, { counts, discover: values.discover, shard: values.shard });
+}
+
+/** The plant counts given as flags, or what is wrong with them. */
+function countFlags(
+  values: Readonly<Record<string, string | boolean | undefined>>,
+): Record<string, number> | string {
+  const counts: Record<string, number> = {};
+  for (const flag of COUNT_FLAGS) {
+    const text = values[flag];
+    if (typeof text !== 'string') continue; // not given (the count flags are strings)
+    if (!/^\d{1,7}$/.test(text)) return `--${flag} must be a whole number, got "${text}"`;
+    counts[flag] = Number(text);
+  }
+  if (Object.keys(counts).length > 0 && counts.stations === undefined) return 'plant counts need --stations';
+  return counts;
 }
 
 function parseCheckArgs(args: string[]) {

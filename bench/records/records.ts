@@ -20,6 +20,8 @@ import { MeasurementStore } from '../../src/collectors/measurements/store.ts';
 import { UnitStore } from '../../src/collectors/units/store.ts';
 import type { MeasurementRecord, UnitRecord } from '../../src/upstream/types.ts';
 import { count } from '../shared/format.ts';
+// splitmix32: every run holds the same records.
+import { splitmix32 } from '../shared/random.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -51,25 +53,13 @@ function heapNow(): number {
 const stationId = (s: number) => s.toString(16).padStart(24, '0');
 const serialOf = (line: number, k: number) => `L${line}-${String(k).padStart(8, '0')}`;
 
-/** A small deterministic generator (splitmix32), so that every run holds the same records. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x9e3779b9) >>> 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-    return ((z ^ (z >>> 16)) >>> 0) / 2 ** 32;
-  };
-}
-
 /**
  * The `k`-th visit of a line's units to a station: its time, from a fixed rate with a seeded
  * jitter, and the unit's serial (the line's k-th unit, which visits every station of the line).
  */
 function visitTime(perHour: number, station: number, k: number): number {
   const step = 3_600_000 / perHour;
-  const jitter = random(station * 7919 + k)() * step * 0.5;
+  const jitter = splitmix32(station * 7919 + k)() * step * 0.5;
   return START + Math.floor(k * step + ((station % STATIONS_PER_LINE) * step) / STATIONS_PER_LINE + jitter);
 }
 
@@ -78,7 +68,7 @@ function measurementsIn(from: number, to: number): MeasurementRecord[] {
   const step = 3_600_000 / MEASURED_PER_HOUR;
   for (let s = 0; s < STATIONS; s++) {
     const line = Math.floor(s / STATIONS_PER_LINE);
-    const rnd = random(s + from);
+    const rnd = splitmix32(s + from);
     for (let k = Math.max(0, Math.floor((from - START) / step) - 1); ; k++) {
       const time = visitTime(MEASURED_PER_HOUR, s, k);
       if (time >= to) break;
@@ -123,7 +113,7 @@ function unitsIn(from: number, to: number): UnitRecord[] {
         unitType: null,
         mode: null,
       };
-      const draw = random(s * 131 + k)();
+      const draw = splitmix32(s * 131 + k)();
       const result = draw < 0.02 ? null : draw < 0.07 ? 'fail' : 'pass';
       if (input >= from) out.push({ ...base, time: input, direction: 'input', result: null });
       if (output >= from && output < to) out.push({ ...base, time: output, direction: 'output', result });

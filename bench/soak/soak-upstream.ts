@@ -3,8 +3,9 @@
  * memory (a 5 MB padded answer is built here) does not count in the exporter's RSS. Sends
  * `{ url, stations, names }` once, then applies every `ProxyFaults` message it receives.
  */
-import { type ProxyFaults, startFaultProxy } from '../../src/simulator/proxy.ts';
+
 import { startSimulatorServer } from '../../src/simulator/server.ts';
+import { type ProxyFaults, startFaultProxy } from '../shared/fault-proxy.ts';
 
 const token = JSON.parse(process.argv[2] ?? '""') as string;
 const sim = await startSimulatorServer({

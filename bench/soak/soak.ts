@@ -21,9 +21,9 @@ import pino from 'pino';
 import { request } from 'undici';
 import { wireExporter } from '../../src/app/wire.ts';
 import { configFromObject } from '../../src/config/load.ts';
-import type { ProxyFaults } from '../../src/simulator/proxy.ts';
 import { startFlags } from '../../src/util/heap-ceiling.ts';
 import { forkTs, nextMessage, stopChild } from '../shared/child.ts';
+import type { ProxyFaults } from '../shared/fault-proxy.ts';
 
 // The binary's heap and allocator settings, applied as bin/station-exporter.js applies them: the
 // process starts itself again (same pid) once with them; the second start adds nothing.

@@ -16,8 +16,8 @@
  */
 import { loadavg } from 'node:os';
 import { BernoulliCusum, type BernoulliShift, designBernoulliCusum } from '../../src/spc/bernoulli.ts';
-import { splitmix64 } from '../../src/util/random.ts';
 import { bernoulliArl, detectionBoundUnits } from '../pager/information-limit.ts';
+import { splitmix64 } from '../shared/random.ts';
 
 const QUICK = process.argv.includes('--quick');
 const ARL0 = 2_000_000;

@@ -18,8 +18,8 @@ import { configFromObject } from '../../src/config/load.ts';
 import type { Family } from '../../src/exposition/model.ts';
 import type { MeasurementRecord } from '../../src/upstream/types.ts';
 import { createLoopYielder } from '../../src/util/loop-yield.ts';
-import { splitmix64 } from '../../src/util/random.ts';
 import { readSection, SPC_BUDGET_SECTION, writeSection } from '../shared/format.ts';
+import { splitmix64 } from '../shared/random.ts';
 import { plant } from './control.ts';
 
 const MIN = 60_000;

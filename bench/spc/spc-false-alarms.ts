@@ -4,7 +4,7 @@
  * known limits, in which each rule (and any rule) reports a violation. Run: npx tsx bench/spc/spc-false-alarms.ts
  */
 import { createRuleResults, evaluateRules, NELSON_RULES, RULE_NUMBERS } from '../../src/spc/rules.ts';
-import { splitmix64 } from '../../src/util/random.ts';
+import { splitmix64 } from '../shared/random.ts';
 
 // A sound 64-bit generator: the LCG used before lost precision past 2^53 and was not uniform.
 const random = splitmix64(12345);

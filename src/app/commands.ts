@@ -1,6 +1,7 @@
 /** The command implementations behind `src/cli.ts`. Each returns the process exit code. */
 import { statSync } from 'node:fs';
 import { hostname } from 'node:os';
+import type { Logger } from 'pino';
 import { standaloneDependencies } from '../collectors/collector.ts';
 import { DISCOVERY, describeCollectors } from '../collectors/index.ts';
 import { describeConfig } from '../config/describe.ts';
@@ -11,6 +12,7 @@ import { tokenFileModeWarning } from '../config/token.ts';
 import { planFor, plantOf } from '../planning/budget.ts';
 import { renderPlan } from '../planning/plan-text.ts';
 import { estimateSeries, renderSeries, type SeriesCounts } from '../planning/series-estimate.ts';
+import type { ReloadResult } from '../server/app.ts';
 import { registerConnectionMetrics } from '../server/connection-metrics.ts';
 import {
   DEFAULT_HTTP_LIMITS,
@@ -307,15 +309,15 @@ async function discoveredCounts(config: Config, shard: Shard, redactor: Redactor
   }
 }
 
-/** Whose plan {@link planReport} prints, and when: this replica's shard and the time. */
-export interface PlanReportScope {
-  readonly shard: Shard;
-  readonly now: Date;
-}
-
-/** The request plan and the series estimate, as check-config prints them. */
-export function planReport(config: Config, counts: SeriesCounts, at: PlanReportScope): string {
-  const { shard, now } = at;
+/**
+ * The request plan and the series estimate, as check-config prints them: for this replica's
+ * shard, at `now`.
+ */
+export function planReport(
+  config: Config,
+  counts: SeriesCounts,
+  { shard, now }: { readonly shard: Shard; readonly now: Date },
+): string {
   const plan = planFor(config, { plant: { counts }, shard, now });
   const idle = !config.summary.skipIdle
     ? 'off (summary.skip_idle: false)'
@@ -381,19 +383,60 @@ export async function runServe(opts: RunOptions): Promise<number> {
   const io = createOutput();
   const resolved = await resolveOrReport(opts, io);
   if (typeof resolved === 'number') return resolved;
-  const { config } = resolved;
-  // Flags win over the file.
-  const listenAddresses = opts.listenAddresses?.length ? opts.listenAddresses : [config.server.listenAddress];
-  const logger = createLogger(logSettings(opts, config), io.redactor);
-  let shard: Shard;
-  let webConfig: WebConfigSource | undefined;
+  const logger = createLogger(logSettings(opts, resolved.config), io.redactor);
+  let setup: ServeSetup;
   try {
-    shard = shardOf(config, opts.shard);
-    webConfig = opts.webConfigFile ? await watchWebConfig({ path: opts.webConfigFile, logger }) : undefined;
+    setup = await serveSetup(opts, { config: resolved.config, logger });
   } catch (err) {
     await resolved.close();
     return reportConfigError(err, io);
   }
+  const { reloader, reload } = serveReloader(opts, { config: resolved.config, io, logger, setup });
+  const servers = await listen(opts, { config: resolved.config, reloader, logger, setup });
+  if (servers === undefined) {
+    await reloader.current().close();
+    await resolved.close();
+    return 1;
+  }
+  // On the first exporter's registry, which every reload hands on.
+  registerConnectionMetrics(
+    reloader.current().registry,
+    sumConnectionStats(servers.map((s) => s.connections)),
+  );
+  // Signal handlers before the address is printed: whoever reads it may signal at once.
+  handleSignals({ servers, reloader, reload, logger, closeDemo: resolved.close });
+  announce(servers, { opts, io, logger, demoUrl: resolved.demoUrl });
+  reloader.current().scheduler.start();
+  return -1;
+}
+
+/** What serving needs beside the config: this replica's shard and the watched web config. */
+interface ServeSetup {
+  readonly shard: Shard;
+  readonly webConfig: WebConfigSource | undefined;
+}
+
+async function serveSetup(
+  opts: RunOptions,
+  { config, logger }: { readonly config: Config; readonly logger: Logger },
+): Promise<ServeSetup> {
+  const shard = shardOf(config, opts.shard);
+  const webConfig = opts.webConfigFile
+    ? await watchWebConfig({ path: opts.webConfigFile, logger })
+    : undefined;
+  return { shard, webConfig };
+}
+
+/**
+ * The first exporter, in a reloader that wires the next one from a reloaded config; and the
+ * reload that SIGHUP and POST /-/reload (with the lifecycle API on) run.
+ */
+function serveReloader(
+  opts: RunOptions,
+  deps: { readonly config: Config; readonly io: Output; readonly logger: Logger; readonly setup: ServeSetup },
+): { readonly reloader: Reloader; readonly reload: () => Promise<ReloadResult> } {
+  const { io, logger } = deps;
+  const { shard, webConfig } = deps.setup;
   // One reload at a time; SIGHUP and POST /-/reload asked for during one get its result.
   const reload = singleFlight(() => reloader.reload());
   // A reload hands the previous exporter over: its registry, and with it the web config
@@ -413,15 +456,34 @@ export async function runServe(opts: RunOptions): Promise<number> {
     return exporter;
   };
   const reloader: Reloader = createReloader({
-    initial: wire(config),
+    initial: wire(deps.config),
     configPath: opts.configPath,
     wire,
     logger,
     load: io.load,
   });
-  let servers: RunningHttpServer[];
+  return { reloader, reload };
+}
+
+/**
+ * One HTTP server on each listen address (the flags win over the config) or systemd socket;
+ * undefined, logged, when one cannot listen.
+ */
+async function listen(
+  opts: RunOptions,
+  deps: {
+    readonly config: Config;
+    readonly reloader: Reloader;
+    readonly logger: Logger;
+    readonly setup: ServeSetup;
+  },
+): Promise<RunningHttpServer[] | undefined> {
+  const { reloader, logger } = deps;
+  const listenAddresses = opts.listenAddresses?.length
+    ? opts.listenAddresses
+    : [deps.config.server.listenAddress];
   try {
-    servers = await startServers(
+    return await startServers(
       opts.systemdSocket ? systemdTargets() : listenAddresses.map(addressTarget),
       (target) =>
         startHttpServer({
@@ -429,7 +491,7 @@ export async function runServe(opts: RunOptions): Promise<number> {
           fetch: (req, env) => reloader.current().app.fetch(req, env),
           ...target,
           limits: opts.limits ?? DEFAULT_HTTP_LIMITS,
-          webConfig,
+          webConfig: deps.setup.webConfig,
           logger,
         }),
     );
@@ -437,16 +499,19 @@ export async function runServe(opts: RunOptions): Promise<number> {
     // Once, through the logger: the log is where an operator looks.
     const failure = err as ListenFailure;
     logger.error({ listen: failure.address, code: failure.code }, failure.message);
-    await reloader.current().close();
-    await resolved.close();
-    return 1;
+    return undefined;
   }
-  // On the first exporter's registry, which every reload hands on.
-  registerConnectionMetrics(
-    reloader.current().registry,
-    sumConnectionStats(servers.map((s) => s.connections)),
-  );
-  // Signal handlers before the address is printed: whoever reads it may signal at once.
+}
+
+/** SIGTERM and SIGINT shut down in steps within {@link SHUTDOWN_DEADLINE_MS}; SIGHUP reloads. */
+function handleSignals(deps: {
+  readonly servers: readonly RunningHttpServer[];
+  readonly reloader: Reloader;
+  readonly reload: () => Promise<ReloadResult>;
+  readonly logger: Logger;
+  readonly closeDemo: () => Promise<void>;
+}): void {
+  const { servers, reloader, logger } = deps;
   const shutdown = new Shutdown({
     logger,
     deadlineMs: SHUTDOWN_DEADLINE_MS,
@@ -458,11 +523,23 @@ export async function runServe(opts: RunOptions): Promise<number> {
     void shutdown.run([
       { name: 'closing the listeners', run: () => Promise.all(servers.map((s) => s.close())).then(() => {}) },
       { name: 'waiting for running polls', run: () => reloader.current().close() },
-      { name: 'closing the demo simulator', run: () => resolved.close() },
+      { name: 'closing the demo simulator', run: deps.closeDemo },
     ]);
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
-  process.on('SIGHUP', () => void reload());
+  process.on('SIGHUP', () => void deps.reload());
+}
+
+/** Logs each listener and prints where the metrics are, and says so when it runs the demo. */
+function announce(
+  servers: readonly RunningHttpServer[],
+  {
+    opts,
+    io,
+    logger,
+    demoUrl,
+  }: { opts: RunOptions; io: Output; logger: Logger; demoUrl: string | undefined },
+): void {
   const path = opts.telemetryPath ?? '/metrics';
   for (const server of servers) {
     const where =
@@ -471,11 +548,9 @@ export async function runServe(opts: RunOptions): Promise<number> {
     // The address on a line of its own, for whoever started it and for tests that read the port.
     io.err(`station-exporter: metrics at ${where}${server.fd === undefined ? path : ` (${path})`}\n`);
   }
-  if (resolved.demoUrl) {
+  if (demoUrl) {
     io.err(
-      `station-exporter: demo mode: polling the built-in simulator at ${resolved.demoUrl} with its public demo token (docs/simulator.md)\n`,
+      `station-exporter: demo mode: polling the built-in simulator at ${demoUrl} with its public demo token (docs/simulator.md)\n`,
     );
   }
-  reloader.current().scheduler.start();
-  return -1;
 }

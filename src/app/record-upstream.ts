@@ -28,11 +28,11 @@ import type {
   SummaryWire,
   UnitRecordWire,
 } from '../simulator/types.ts';
-import { createClient, type UpstreamClient } from '../upstream/client.ts';
+import { createClient, type SharedClient, type UpstreamClient } from '../upstream/client.ts';
 import { UpstreamConnection } from '../upstream/connection.ts';
 import { Limiter } from '../upstream/limiter.ts';
 import type { MeasurementRecord, Site, StationSummary, UnitRecord } from '../upstream/types.ts';
-import { createLoopYielder } from '../util/loop-yield.ts';
+import { createLoopYielder, type LoopYielder } from '../util/loop-yield.ts';
 import { Redactor } from '../util/redact.ts';
 
 /** What to record. */
@@ -147,23 +147,32 @@ function teeClient(
   };
 }
 
-/** Fetches one record endpoint for every station over the window, writing each new record once. */
+/** The window recorded, and where each endpoint's progress goes. */
+interface RecordWindow {
+  readonly config: Config;
+  readonly stationIds: readonly string[];
+  readonly fromMs: number;
+  readonly toMs: number;
+  readonly progress: (line: string) => void;
+}
+
+/**
+ * Fetches one record endpoint for every station over the window into a gzip NDJSON file,
+ * writing each new record once.
+ */
 async function recordList<R extends Timed>(
   what: string,
   source: RecordSource<R>,
-  opts: {
-    config: Config;
-    stationIds: readonly string[];
-    fromMs: number;
-    toMs: number;
-    /** Writes one record (called once per record). */
-    write: (r: R) => Promise<void>;
+  opts: RecordWindow & {
+    readonly file: string;
+    /** A record in the wire shape it is stored in. */
+    readonly wire: (r: R) => unknown;
     /** A record's identity, to write each once. */
-    key: (r: R) => string;
-    progress: (line: string) => void;
+    readonly key: (r: R) => string;
   },
 ): Promise<{ records: number; failures: number }> {
-  const { write, key, progress } = opts;
+  const { key, progress } = opts;
+  const writer = ndjsonWriter(opts.file);
   // A truncated answer is delivered and then asked again in smaller spans: keep each record once.
   const seen = new Set<string>();
   let lastReport = 0;
@@ -181,7 +190,7 @@ async function recordList<R extends Timed>(
         const k = key(r);
         if (seen.has(k)) continue;
         seen.add(k);
-        await write(r);
+        await writer.write(opts.wire(r));
       }
       if (seen.size - lastReport >= 10_000) {
         lastReport = seen.size;
@@ -189,20 +198,24 @@ async function recordList<R extends Timed>(
       }
     },
   });
+  await writer.close();
   progress(
     `${what}: ${seen.size} records in ${result.requests} requests${result.failures ? `, ${result.failures} failed` : ''}`,
   );
   return { records: seen.size, failures: result.failures };
 }
 
-/** Records the upstream into `outDir`. */
-export async function recordUpstream(opts: RecordOptions): Promise<RecordResult> {
-  const { config, fromMs, toMs } = opts;
-  const progress = opts.progress ?? (() => {});
-  const logger = opts.logger ?? pino({ level: 'silent' });
+/** Writes values to a gzip NDJSON file, one a line. */
+async function writeAll(file: string, values: Iterable<unknown>): Promise<void> {
+  const writer = ndjsonWriter(file);
+  for (const v of values) await writer.write(v);
+  await writer.close();
+}
+
+/** The exporter's own client, with the config's auth, connection, timeout and limits. */
+function recordingClient(config: Config, yielder: LoopYielder): SharedClient {
   const tokens = createTokenProvider(config.upstream.token);
-  const yielder = createLoopYielder();
-  const client = createClient({
+  return createClient({
     baseUrl: config.upstream.baseUrl,
     token: () => tokens.get(),
     timeoutMs: config.upstream.timeoutMs,
@@ -213,12 +226,20 @@ export async function recordUpstream(opts: RecordOptions): Promise<RecordResult>
       ratePerSecond: config.upstream.maxRequestsPerSecond,
     }),
   });
+}
+
+/** Records the upstream into `outDir`. */
+export async function recordUpstream(opts: RecordOptions): Promise<RecordResult> {
+  const { config, fromMs, toMs } = opts;
+  const progress = opts.progress ?? (() => {});
+  const yielder = createLoopYielder();
+  const client = recordingClient(config, yielder);
   const sites = new Map<string, Site>();
   const summaries: RecordedSummary[] = [];
   const ctx: CollectorContext = {
     config,
     client: teeClient(client, sites, summaries),
-    logger,
+    logger: opts.logger ?? pino({ level: 'silent' }),
     yielder,
     redact: new Redactor().apply,
     ...standaloneDependencies(),
@@ -228,13 +249,10 @@ export async function recordUpstream(opts: RecordOptions): Promise<RecordResult>
   try {
     const { topology } = await topologyCollector.createJob(ctx).poll({ now: new Date(toMs) });
     const stationIds = topology.stations.map((s) => s.id);
-    const siteWriter = ndjsonWriter(file(RECORDING_FILES.sites));
-    for (const s of sites.values()) await siteWriter.write(siteWire(s));
-    await siteWriter.close();
+    await writeAll(file(RECORDING_FILES.sites), [...sites.values()].map(siteWire));
     progress(`sites: ${sites.size} sites, ${stationIds.length} stations`);
 
-    const window = { config, stationIds, fromMs, toMs };
-    const unitWriter = ndjsonWriter(file(RECORDING_FILES.units));
+    const window: RecordWindow = { config, stationIds, fromMs, toMs, progress };
     const units = await recordList<UnitRecord>(
       'units',
       {
@@ -243,16 +261,13 @@ export async function recordUpstream(opts: RecordOptions): Promise<RecordResult>
       },
       {
         ...window,
-        write: (r) => unitWriter.write(unitWire(r)),
+        file: file(RECORDING_FILES.units),
+        wire: unitWire,
         key: (r) => `${r.stationId}|${r.time}|${r.serial}|${r.direction}|${r.slot}`,
-        progress,
       },
     );
-    await unitWriter.close();
-
     // The configured measurement names, or every name when measurements are off.
     const names = config.measurements.enabled ? config.measurements.names.map((n) => n.name) : undefined;
-    const metricWriter = ndjsonWriter(file(RECORDING_FILES.metrics));
     const metrics = await recordList<MeasurementRecord>(
       'metrics',
       {
@@ -261,22 +276,17 @@ export async function recordUpstream(opts: RecordOptions): Promise<RecordResult>
       },
       {
         ...window,
-        write: (r) => metricWriter.write(metricWire(r)),
+        file: file(RECORDING_FILES.metrics),
+        wire: metricWire,
         key: (r) => `${r.stationId}|${r.time}|${r.serial}|${r.name}|${r.slot}`,
-        progress,
       },
     );
-    await metricWriter.close();
 
     // The summary job's own plan at `to`: exactly the requests an exporter sends at that time.
-    let summaryFailures = 0;
-    if (config.summary.enabled) {
-      const outcome = await summaryCollector.createJob(ctx).poll({ topology, now: new Date(toMs) });
-      summaryFailures = outcome.failures;
-    }
-    const summaryWriter = ndjsonWriter(file(RECORDING_FILES.summaries));
-    for (const s of summaries) await summaryWriter.write(s);
-    await summaryWriter.close();
+    const summaryFailures = config.summary.enabled
+      ? (await summaryCollector.createJob(ctx).poll({ topology, now: new Date(toMs) })).failures
+      : 0;
+    await writeAll(file(RECORDING_FILES.summaries), summaries);
     progress(
       `summaries: ${summaries.length} answers for windows ${config.windows.map((w) => w.name).join(', ')}`,
     );

@@ -12,12 +12,6 @@ import type { Logger } from 'pino';
  */
 export const SHUTDOWN_DEADLINE_MS = 10_000;
 
-/** Timer functions of the deadline, injectable so that tests control time. */
-interface ShutdownTimers {
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
 /** One step of a shutdown, named for the log line when it does not end in time. */
 export interface ShutdownStep {
   readonly name: string;
@@ -28,7 +22,11 @@ export interface ShutdownStep {
 export interface ShutdownDeps {
   readonly logger: Pick<Logger, 'info' | 'error'>;
   readonly deadlineMs: number;
-  readonly timers: ShutdownTimers;
+  /** Timer functions of the deadline, injectable so that tests control time. */
+  readonly timers: {
+    setTimeout(fn: () => void, ms: number): unknown;
+    clearTimeout(handle: unknown): void;
+  };
   /** The polls running now, named when the deadline passes. */
   readonly runningPolls: () => readonly string[];
   /** Ends the process with an exit code (`process.exit`). */

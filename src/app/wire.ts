@@ -166,78 +166,19 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   const upstream = keepUpstream
     ? prev.upstream
     : wireUpstream(config, { ...opts, redactor }, { self, logger, wallClock, shard });
-  const reuseJobs = keepUpstream ? reusableJobs(prev, config) : new Map<string, ReusableJob>();
-  const collectors = enabledDataCollectors(config);
-  if (prev) forgetRemovedCollectors(prev, collectors);
-  const { client, yielder, digest, refused, errors, lastUnitTimes, flaggedCharts, activity, summaryWindows } =
-    upstream;
-  const context = {
-    config,
-    client,
-    logger,
-    yielder,
-    redact: redactor.apply,
-    refused,
-    offerLastUnitTime: lastUnitTimes.offer,
-    offerFlaggedCharts: flaggedCharts.offer,
-    offerSummaryWindows: summaryWindows.offer,
-    shard,
-    activity,
-  };
+  const parts: Parts = { config, shard, logger, wallClock, self, redactor, upstream };
   // Protobuf only while a scraper asks for it: most Prometheus servers never do (it needs native
   // histograms on), and rendering it on every poll cost about 20 MiB of RSS at 100k series.
   // The first protobuf scrape waits for one render from the parts' families.
-  const cache = new ExpositionCache({ yielder, protobuf: 'when-asked' });
-  const scheduler = new Scheduler({
-    discovery: DISCOVERY,
-    collectors,
-    context,
-    contextFor: (name) => ({ ...context, client: client.forCollector(name) }),
-    reuseJobs,
-    reuseFreshness: prev?.scheduler.staleness,
-    onPollEnd: (name) => digest.flush(name),
+  const cache = new ExpositionCache({ yielder: upstream.yielder, protobuf: 'when-asked' });
+  const scheduler = wireScheduler(parts, {
     cache,
-    selfMetrics: self,
-    logger,
-    wallClock,
-    timers: opts.timers,
-    random: opts.random,
-    planner: (topology) => {
-      const plant = plantOf(topology);
-      return (now) => planFor(config, { plant, shard, now });
-    },
     planMetrics,
-    seriesBudget: new SeriesBudget(config.planning.maxSeries),
+    reuseJobs: keepUpstream ? reusableJobs(prev, config) : new Map<string, ReusableJob>(),
+    opts,
   });
-  const app = createApp({
-    cache,
-    registry,
-    self,
-    version: VERSION,
-    status: () => scheduler.status(),
-    ready: () => scheduler.ready(),
-    windows: summaryWindows.read,
-    upstream: displayUrl(config.upstream.baseUrl),
-    wallClock,
-    reload: opts.reload,
-    redact: redactor.apply,
-    metricsPath: opts.metricsPath,
-    statusModel: () =>
-      buildStatusModel({
-        version: VERSION,
-        upstream: displayUrl(config.upstream.baseUrl),
-        wallClock,
-        status: () => scheduler.status(),
-        topology: () => scheduler.currentTopology(),
-        ready: () => scheduler.ready(),
-        lastUnitTime: lastUnitTimes.read,
-        errors,
-        refused: () => refused.ids(),
-        plannedRefresh: () => scheduler.plannedRefresh(),
-        flaggedCharts: flaggedCharts.read,
-        windows: summaryWindows.read,
-      }),
-  });
+  const app = wireApp(parts, { scheduler, cache, registry, opts });
+  const { client } = upstream;
   return {
     config,
     client,
@@ -256,6 +197,116 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
       if (!closeOpts.keepClient) await client.close();
     },
   };
+}
+
+/** What the scheduler and the HTTP app are wired from. */
+interface Parts {
+  readonly config: Config;
+  readonly shard: Shard;
+  readonly logger: Logger;
+  readonly wallClock: () => number;
+  readonly self: SelfMetrics;
+  readonly redactor: Redactor;
+  readonly upstream: Upstream;
+}
+
+/**
+ * The scheduler of the enabled collectors, each given what it needs (and what one offers
+ * another: last unit times, flagged charts, summary windows, unit activity).
+ */
+function wireScheduler(
+  parts: Parts,
+  more: {
+    readonly cache: ExpositionCache;
+    readonly planMetrics: PlanMetrics;
+    readonly reuseJobs: Map<string, ReusableJob>;
+    readonly opts: WireOptions;
+  },
+): Scheduler {
+  const { config, shard, logger, wallClock, self, redactor, upstream } = parts;
+  const { client, yielder, digest, refused, lastUnitTimes, flaggedCharts, activity, summaryWindows } =
+    upstream;
+  const prev = more.opts.previous;
+  const collectors = enabledDataCollectors(config);
+  if (prev) forgetRemovedCollectors(prev, collectors);
+  const context = {
+    config,
+    client,
+    logger,
+    yielder,
+    redact: redactor.apply,
+    refused,
+    offerLastUnitTime: lastUnitTimes.offer,
+    offerFlaggedCharts: flaggedCharts.offer,
+    offerSummaryWindows: summaryWindows.offer,
+    shard,
+    activity,
+  };
+  return new Scheduler({
+    discovery: DISCOVERY,
+    collectors,
+    context,
+    contextFor: (name) => ({ ...context, client: client.forCollector(name) }),
+    reuseJobs: more.reuseJobs,
+    reuseFreshness: prev?.scheduler.staleness,
+    onPollEnd: (name) => digest.flush(name),
+    cache: more.cache,
+    selfMetrics: self,
+    logger,
+    wallClock,
+    timers: more.opts.timers,
+    random: more.opts.random,
+    planner: (topology) => {
+      const plant = plantOf(topology);
+      return (now) => planFor(config, { plant, shard, now });
+    },
+    planMetrics: more.planMetrics,
+    seriesBudget: new SeriesBudget(config.planning.maxSeries),
+  });
+}
+
+/** The HTTP app: /metrics from the cache, the status page and the probes from the scheduler. */
+function wireApp(
+  parts: Parts,
+  more: {
+    readonly scheduler: Scheduler;
+    readonly cache: ExpositionCache;
+    readonly registry: Registry;
+    readonly opts: WireOptions;
+  },
+): ReturnType<typeof createApp> {
+  const { config, wallClock, self, redactor } = parts;
+  const { errors, refused, lastUnitTimes, flaggedCharts, summaryWindows } = parts.upstream;
+  const { scheduler } = more;
+  return createApp({
+    cache: more.cache,
+    registry: more.registry,
+    self,
+    version: VERSION,
+    status: () => scheduler.status(),
+    ready: () => scheduler.ready(),
+    windows: summaryWindows.read,
+    upstream: displayUrl(config.upstream.baseUrl),
+    wallClock,
+    reload: more.opts.reload,
+    redact: redactor.apply,
+    metricsPath: more.opts.metricsPath,
+    statusModel: () =>
+      buildStatusModel({
+        version: VERSION,
+        upstream: displayUrl(config.upstream.baseUrl),
+        wallClock,
+        status: () => scheduler.status(),
+        topology: () => scheduler.currentTopology(),
+        ready: () => scheduler.ready(),
+        lastUnitTime: lastUnitTimes.read,
+        errors,
+        refused: () => refused.ids(),
+        plannedRefresh: () => scheduler.plannedRefresh(),
+        flaggedCharts: flaggedCharts.read,
+        windows: summaryWindows.read,
+      }),
+  });
 }
 
 /**

@@ -58,17 +58,18 @@ export class ActivityBoard implements UnitActivity {
   quiet(stationIds: readonly string[], spans: readonly Span[]): boolean {
     const c = this.coverage;
     if (c === undefined) return false;
-    for (const span of spans) if (span.to >= span.from && span.from < c.from) return false;
-    for (const id of stationIds) {
-      if (!c.stations.has(stationKey(id))) return false;
-      const rows = c.rows.rowsOf(id);
-      if (rows === undefined) continue;
-      for (const span of spans) {
-        if (span.to < span.from) continue;
-        const [start, end] = rows.range(span.from, span.to + 1);
-        if (end > start) return false;
-      }
-    }
-    return true;
+    // A span reaching before what is held may have units nobody saw.
+    if (spans.some((span) => span.to >= span.from && span.from < c.from)) return false;
+    return stationIds.every((id) => c.stations.has(stationKey(id)) && !hasRecordIn(c.rows.rowsOf(id), spans));
   }
+}
+
+/** Whether a station's rows hold a record in one of the spans (both ends included; empty spans hold none). */
+function hasRecordIn(rows: SortedColumns<SerialForm> | undefined, spans: readonly Span[]): boolean {
+  if (rows === undefined) return false;
+  return spans.some((span) => {
+    if (span.to < span.from) return false;
+    const [start, end] = rows.range(span.from, span.to + 1);
+    return end > start;
+  });
 }

@@ -17,12 +17,6 @@ type Ctx = z.core.$RefinementCtx;
  */
 export const MIN_PERIOD_MS = 1_000;
 
-/** Options of {@link duration}. */
-export interface DurationOptions {
-  /** Shortest value accepted, e.g. {@link MIN_PERIOD_MS} for a polling period or a timeout. */
-  readonly minMs?: number;
-}
-
 /** Validates a duration string, reporting on `ctx`; returns milliseconds or `undefined`. */
 export function checkDuration(text: string, ctx: Ctx): number | undefined {
   const ms = parseDuration(text);
@@ -40,9 +34,11 @@ export function checkDuration(text: string, ctx: Ctx): number | undefined {
   return ms;
 }
 
-/** A Prometheus-style duration string, parsed to milliseconds, optionally with a minimum. */
-export function duration(opts: DurationOptions = {}) {
-  const { minMs } = opts;
+/**
+ * A Prometheus-style duration string, parsed to milliseconds, optionally with a minimum `minMs`
+ * (e.g. {@link MIN_PERIOD_MS} for a polling period or a timeout).
+ */
+export function duration({ minMs }: { readonly minMs?: number } = {}) {
   return z
     .string({ error: 'must be a duration with a unit, such as 30s, 5m or 1h30m' })
     .transform((text, ctx) => {
@@ -106,21 +102,16 @@ export function clockTime() {
     .meta({ 'x-type': 'HH:MM' });
 }
 
-/** How {@link reportDuplicates} tells items apart and names them. */
-export interface DuplicateKey<T> {
-  /** An item's identity; an item without a string key is never a duplicate. */
-  readonly key: (item: T) => unknown;
-  /** What an item is, for the message (`duplicate ${what} "..."`). */
-  readonly what: string;
-}
-
 /**
- * Reports every item of `items` whose key was already seen, at that item's index.
- * Runs even when items failed (see {@link always}), so `items` may be half-parsed or not even a list:
- * anything without a string key is skipped.
+ * Reports every item of `items` whose `key` was already seen, at that item's index, as
+ * `duplicate ${what} "..."`. Runs even when items failed (see {@link always}), so `items` may be
+ * half-parsed or not even a list: anything without a string key is never a duplicate.
  */
-export function reportDuplicates<T>(items: readonly T[], ctx: Ctx, by: DuplicateKey<T>): void {
-  const { key, what } = by;
+export function reportDuplicates<T>(
+  items: readonly T[],
+  ctx: Ctx,
+  { key, what }: { readonly key: (item: T) => unknown; readonly what: string },
+): void {
   if (!Array.isArray(items)) return;
   const seen = new Set<string>();
   items.forEach((item, index) => {

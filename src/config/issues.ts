@@ -37,6 +37,9 @@ const EXPECTED: Record<string, string> = {
   boolean: 'true or false',
 };
 
+/** An issue as the error map gets it, of one code. */
+type RawIssue<C extends Issue['code']> = Extract<Parameters<z.core.$ZodErrorMap>[0], { code: C }>;
+
 /**
  * Error map for parsing config: shorter, YAML-flavoured messages than zod's defaults. It names the
  * type of a wrong value but never the value itself, which might be a secret in the wrong place.
@@ -44,24 +47,33 @@ const EXPECTED: Record<string, string> = {
 export const configErrorMap: z.core.$ZodErrorMap = (iss) => {
   switch (iss.code) {
     case 'invalid_type':
-      if (iss.input === undefined) return 'is required';
-      if (iss.expected === 'int' && typeof iss.input === 'number') return 'must be an integer';
-      return `expected ${EXPECTED[iss.expected] ?? iss.expected}, got ${typeName(iss.input)}`;
+      return wrongType(iss);
     case 'too_small':
-      if (iss.origin === 'array')
-        return `must have at least ${iss.minimum} item${iss.minimum === 1 ? '' : 's'}`;
-      return iss.inclusive === false
-        ? `must be greater than ${iss.minimum}`
-        : `must be at least ${iss.minimum}`;
+      return tooSmall(iss);
     case 'too_big':
-      if (iss.origin === 'array') return `must have at most ${iss.maximum} items`;
-      return iss.inclusive === false ? `must be less than ${iss.maximum}` : `must be at most ${iss.maximum}`;
+      return tooBig(iss);
     case 'invalid_value':
       return `must be one of ${iss.values.map(String).join(', ')}`;
     default:
       return undefined;
   }
 };
+
+function wrongType(iss: RawIssue<'invalid_type'>): string {
+  if (iss.input === undefined) return 'is required';
+  if (iss.expected === 'int' && typeof iss.input === 'number') return 'must be an integer';
+  return `expected ${EXPECTED[iss.expected] ?? iss.expected}, got ${typeName(iss.input)}`;
+}
+
+function tooSmall(iss: RawIssue<'too_small'>): string {
+  if (iss.origin === 'array') return `must have at least ${iss.minimum} item${iss.minimum === 1 ? '' : 's'}`;
+  return iss.inclusive === false ? `must be greater than ${iss.minimum}` : `must be at least ${iss.minimum}`;
+}
+
+function tooBig(iss: RawIssue<'too_big'>): string {
+  if (iss.origin === 'array') return `must have at most ${iss.maximum} items`;
+  return iss.inclusive === false ? `must be less than ${iss.maximum}` : `must be at most ${iss.maximum}`;
+}
 
 const isWrongShape = (branch: Issue[]): boolean =>
   branch.length > 0 && branch.every((i) => i.code === 'invalid_type' && i.path.length === 0);

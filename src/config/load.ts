@@ -50,12 +50,6 @@ export interface ParseOptions {
   onSecret?: (secret: string) => void;
 }
 
-/** Options of {@link loadConfig}. */
-export interface LoadOptions {
-  /** Hears every token the loader sees; see {@link ParseOptions.onSecret}. */
-  readonly onSecret?: (secret: string) => void;
-}
-
 /** A config that cannot be used. `issues` holds every problem found, each as `path: message`. */
 export class ConfigError extends Error {
   readonly issues: string[];
@@ -71,11 +65,14 @@ export class ConfigError extends Error {
   }
 }
 
-/** Reads, expands, validates and resolves the YAML config file at `path`. Throws {@link ConfigError}. */
+/**
+ * Reads, expands, validates and resolves the YAML config file at `path`. Throws {@link ConfigError}.
+ * `onSecret` hears every token the loader sees (see {@link ParseOptions.onSecret}).
+ */
 export async function loadConfig(
   path: string,
   env: NodeJS.ProcessEnv = process.env,
-  opts: LoadOptions = {},
+  opts: { readonly onSecret?: (secret: string) => void } = {},
 ): Promise<Config> {
   let text: string;
   try {
@@ -143,22 +140,27 @@ function expandsBeyond(value: unknown, limit: number): boolean {
  * (`Proxy-Authorization: [Basic …]`). Masked in all output like the token.
  */
 function proxySecrets(upstream: Record<string, unknown> | undefined): string[] {
-  const out: string[] = [];
-  const url = upstream?.proxy_url;
-  if (typeof url === 'string') {
-    try {
-      const password = decodeURIComponent(new URL(url).password);
-      if (password !== '') out.push(password);
-    } catch {
-      // Not a URL: the schema reports it, without quoting it.
-    }
+  return [...urlPassword(upstream?.proxy_url), ...headerValues(upstream?.proxy_connect_header)];
+}
+
+/** The password of a URL with one, as a list of none or one. */
+function urlPassword(url: unknown): string[] {
+  if (typeof url !== 'string') return [];
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password === '' ? [] : [password];
+  } catch {
+    // Not a URL: the schema reports it, without quoting it.
+    return [];
   }
-  const headers = upstream?.proxy_connect_header;
-  if (headers !== null && typeof headers === 'object') {
-    for (const values of Object.values(headers as Record<string, unknown>))
-      if (Array.isArray(values)) for (const v of values) if (typeof v === 'string') out.push(v);
-  }
-  return out;
+}
+
+/** The string values of a mapping of header names to lists of values. */
+function headerValues(headers: unknown): string[] {
+  if (headers === null || typeof headers !== 'object') return [];
+  return Object.values(headers as Record<string, unknown>).flatMap((values) =>
+    Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [],
+  );
 }
 
 /**

@@ -99,16 +99,6 @@ export function bucketKey(abs: number, schema: number): number {
   return (key + offset) >> -schema;
 }
 
-/** The upper boundary of bucket `key` at a schema (Prometheus's getBound). */
-export function bucketUpperBound(key: number, schema: number): number {
-  if (schema > 0) {
-    const n = 2 ** schema;
-    const frac = NATIVE_BOUNDS[n - 2 + (key & (n - 1))]!;
-    return frac * 2 ** ((key >> schema) + 1);
-  }
-  return 2 ** (key * 2 ** -schema);
-}
-
 /** Counts of a run of consecutive keys, growable at both ends. */
 class Range {
   offset = 0;

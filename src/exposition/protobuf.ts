@@ -205,34 +205,35 @@ class ProtoRenderer {
     while (this.family < families.length) {
       const fam = families[this.family]!;
       if (!this.inFamily) this.startFamily(fam);
-      const classic = this.classic;
-      if (classic !== undefined) {
-        let i = this.sample;
-        const end = Math.min(classic.length, i + left);
-        for (; i < end; i++) this.classicMetric(classic[i]!);
-        left -= i - this.sample;
-        if (i < classic.length) {
-          this.sample = i;
-          return false;
-        }
-      } else {
-        const samples = fam.samples;
-        const type = TYPES[fam.desc.kind];
-        let i = this.sample;
-        const end = Math.min(samples.length, i + left);
-        for (; i < end; i++) this.metric(samples[i]!, type);
-        left -= i - this.sample;
-        if (i < samples.length) {
-          this.sample = i;
-          return false;
-        }
-      }
+      left -= this.renderSamples(fam, left);
+      if (this.sample < (this.classic ?? fam.samples).length) return false;
       this.finishFamily();
       this.family++;
       this.sample = 0;
       if (left <= 0 && this.family < families.length) return false;
     }
     return true;
+  }
+
+  /**
+   * Renders up to `budget` more metrics of the current family (a classic histogram's are whole
+   * histograms, gathered from its samples); returns how many.
+   */
+  private renderSamples(fam: Family, budget: number): number {
+    const from = this.sample;
+    const classic = this.classic;
+    if (classic !== undefined) {
+      const end = Math.min(classic.length, from + budget);
+      for (let i = from; i < end; i++) this.classicMetric(classic[i]!);
+      this.sample = end;
+    } else {
+      const { samples } = fam;
+      const type = TYPES[fam.desc.kind];
+      const end = Math.min(samples.length, from + budget);
+      for (let i = from; i < end; i++) this.metric(samples[i]!, type);
+      this.sample = end;
+    }
+    return this.sample - from;
   }
 
   take(): Buffer[] {

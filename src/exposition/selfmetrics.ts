@@ -42,26 +42,6 @@ interface RequestObservation {
   readonly bytes: number;
 }
 
-/** How a scrape's answer was encoded, as {@link SelfMetrics.recordScrape} counts it. */
-interface ScrapeEncoding {
-  /** Gzip-compressed (else identity). */
-  readonly gzip: boolean;
-}
-
-/** A collector's staleness, as {@link SelfMetrics.setCollectorStale} sets it. */
-interface CollectorStaleness {
-  /** Its series are dropped for exceeding max_staleness. */
-  readonly stale: boolean;
-}
-
-/** One config reload attempt, as {@link SelfMetrics.recordReload} records it. */
-interface ReloadAttempt {
-  /** Whether the new config took effect. */
-  readonly ok: boolean;
-  /** When (epoch ms). */
-  readonly nowMs: number;
-}
-
 /** Options of {@link SelfMetrics}. */
 export interface SelfMetricsOptions {
   readonly version: string;
@@ -152,8 +132,8 @@ export class SelfMetrics {
     else this.#m.tokenExpiry.set(epochSeconds);
   }
 
-  /** Counts one scrape of /metrics. */
-  recordScrape(format: 'text' | 'openmetrics' | 'protobuf', { gzip }: ScrapeEncoding): void {
+  /** Counts one scrape of /metrics, its answer gzip-compressed or not (identity). */
+  recordScrape(format: 'text' | 'openmetrics' | 'protobuf', { gzip }: { readonly gzip: boolean }): void {
     this.#m.scrapes.inc({ format, encoding: gzip ? 'gzip' : 'identity' });
   }
 
@@ -202,12 +182,12 @@ export class SelfMetrics {
   }
 
   /** Marks a collector's series as dropped (1) for exceeding max_staleness, or served again (0). */
-  setCollectorStale(collector: string, state: CollectorStaleness): void {
-    this.#r.stale.set({ collector }, state.stale ? 1 : 0);
+  setCollectorStale(collector: string, { stale }: { readonly stale: boolean }): void {
+    this.#r.stale.set({ collector }, stale ? 1 : 0);
   }
 
-  /** Records one config reload attempt. */
-  recordReload({ ok, nowMs }: ReloadAttempt): void {
+  /** Records one config reload attempt: whether the new config took effect, and when (epoch ms). */
+  recordReload({ ok, nowMs }: { readonly ok: boolean; readonly nowMs: number }): void {
     this.#r.reloadOk.set(ok ? 1 : 0);
     if (ok) this.#r.reloadTime.set(nowMs / 1000);
   }

@@ -51,12 +51,6 @@ export interface SpanRequest extends TimeSpan {
   readonly timeoutSplits: number;
 }
 
-/** What {@link splitCount} sizes parts by: the smallest span and the records one answer holds. */
-export interface SplitLimits {
-  readonly minSpanMs: number;
-  readonly maxRecords: number;
-}
-
 /**
  * A timed-out (or too large) span is halved at most this many times: a dead or hostile upstream
  * must not cost 2^n requests.
@@ -69,67 +63,103 @@ export async function fetchSpan<R extends Timed>(
   ids: readonly string[],
   span: SpanRequest,
 ): Promise<void> {
-  const { from, to, timeoutSplits } = span;
-  // Halves never get shorter than the minimum span.
-  const canHalveSpan = to - from >= 2 * ctx.minSpanMs;
-  const mid = from + Math.floor((to - from) / 2);
-  const halves = (depth: number) =>
-    settleAll([
-      fetchSpan(ctx, ids, { from, to: mid, timeoutSplits: depth }),
-      fetchSpan(ctx, ids, { from: mid, to, timeoutSplits: depth }),
-    ]);
-  const parts = (k: number) => {
-    const step = (to - from) / k;
-    const bounds = Array.from({ length: k + 1 }, (_, i) => (i === k ? to : from + Math.round(i * step)));
-    return settleAll(
-      bounds.slice(0, -1).map((b, i) => fetchSpan(ctx, ids, { from: b, to: bounds[i + 1]!, timeoutSplits })),
-    );
-  };
-  const byStations = () => {
-    const half = Math.ceil(ids.length / 2);
-    return settleAll([fetchSpan(ctx, ids.slice(0, half), span), fetchSpan(ctx, ids.slice(half), span)]);
-  };
   let list: RecordList<R>;
   try {
     list = await ctx.source.fetch({
       stationIds: ids,
-      from: new Date(from),
-      to: new Date(to),
+      from: new Date(span.from),
+      to: new Date(span.to),
       signal: ctx.signal,
     });
   } catch (err) {
-    if (isDenied(err) && ids.length > 1) {
-      // One forbidden or unknown station fails the whole list: find it, keep the others.
-      ctx.stats.splits++;
-      return byStations();
-    }
-    if (isDenied(err)) {
-      ctx.stats.requests++;
-      if ((err as UpstreamError).status === 403) ctx.refused?.refuse(ids[0]!, ctx.now ?? Date.now());
-      return;
-    }
-    // A timeout or an answer over the size or item limit: ask for less, a half span at a time.
-    if (
-      err instanceof UpstreamError &&
-      (err.reason === 'timeout' || err.reason === 'too_large') &&
-      canHalveSpan &&
-      timeoutSplits < MAX_TIMEOUT_SPLITS
-    ) {
-      ctx.stats.splits++;
-      return halves(timeoutSplits + 1);
-    }
-    countFailure(ctx.stats, err);
-    throw err;
+    return afterFailure(ctx, ids, span, err);
   }
-  if (list.received >= ctx.maxRecords && (canHalveSpan || ids.length > 1)) {
+  if (list.received >= ctx.maxRecords && (canHalve(ctx, span) || ids.length > 1)) {
     ctx.stats.splits++;
     // The span and the context hold the window and the limits: no object to build.
-    return canHalveSpan ? parts(splitCount(list.records, span, ctx)) : byStations();
+    return canHalve(ctx, span)
+      ? inParts(ctx, ids, span, splitCount(list.records, span, ctx))
+      : byStations(ctx, ids, span);
   }
   ctx.stats.requests++;
   if (list.received >= ctx.maxRecords) ctx.stats.truncated++;
   if (ctx.refused) for (const id of ids) ctx.refused.accept(id);
   await ctx.onRecords(list.records);
+}
+
+/** Whether a span can be halved: halves never get shorter than the minimum span. */
+function canHalve(ctx: { readonly minSpanMs: number }, span: TimeSpan): boolean {
+  return span.to - span.from >= 2 * ctx.minSpanMs;
+}
+
+/**
+ * What a failed request becomes: requests for fewer stations or a shorter span, a refused
+ * station, or the failure, thrown.
+ */
+function afterFailure<R extends Timed>(
+  ctx: SpanContext<R>,
+  ids: readonly string[],
+  span: SpanRequest,
+  err: unknown,
+): Promise<void> | undefined {
+  if (isDenied(err) && ids.length > 1) {
+    // One forbidden or unknown station fails the whole list: find it, keep the others.
+    ctx.stats.splits++;
+    return byStations(ctx, ids, span);
+  }
+  if (isDenied(err)) {
+    ctx.stats.requests++;
+    if ((err as UpstreamError).status === 403) ctx.refused?.refuse(ids[0]!, ctx.now ?? Date.now());
+    return undefined;
+  }
+  // A timeout or an answer over the size or item limit: ask for less, a half span at a time.
+  const tooMuch = err instanceof UpstreamError && (err.reason === 'timeout' || err.reason === 'too_large');
+  if (tooMuch && canHalve(ctx, span) && span.timeoutSplits < MAX_TIMEOUT_SPLITS) {
+    ctx.stats.splits++;
+    return halves(ctx, ids, span);
+  }
+  countFailure(ctx.stats, err);
+  throw err;
+}
+
+/** The span in two halves, one timeout halving deeper. */
+function halves<R extends Timed>(
+  ctx: SpanContext<R>,
+  ids: readonly string[],
+  span: SpanRequest,
+): Promise<void> {
+  const { from, to } = span;
+  const mid = from + Math.floor((to - from) / 2);
+  const timeoutSplits = span.timeoutSplits + 1;
+  return settleAll([
+    fetchSpan(ctx, ids, { from, to: mid, timeoutSplits }),
+    fetchSpan(ctx, ids, { from: mid, to, timeoutSplits }),
+  ]);
+}
+
+/** The span in `k` parts of about the same length. */
+function inParts<R extends Timed>(
+  ctx: SpanContext<R>,
+  ids: readonly string[],
+  span: SpanRequest,
+  k: number,
+): Promise<void> {
+  const { from, to, timeoutSplits } = span;
+  const step = (to - from) / k;
+  const bounds = Array.from({ length: k + 1 }, (_, i) => (i === k ? to : from + Math.round(i * step)));
+  return settleAll(
+    bounds.slice(0, -1).map((b, i) => fetchSpan(ctx, ids, { from: b, to: bounds[i + 1]!, timeoutSplits })),
+  );
+}
+
+/** The span for each half of the station list. */
+function byStations<R extends Timed>(
+  ctx: SpanContext<R>,
+  ids: readonly string[],
+  span: SpanRequest,
+): Promise<void> {
+  const half = Math.ceil(ids.length / 2);
+  return settleAll([fetchSpan(ctx, ids.slice(0, half), span), fetchSpan(ctx, ids.slice(half), span)]);
 }
 
 /**
@@ -138,11 +168,15 @@ export async function fetchSpan<R extends Timed>(
  * shows how much of the span one answer holds whatever order the upstream truncated in (a
  * quarter of the span: about four answers' worth), and an answer larger than the limit
  * holds at least that many records. Splitting once into enough parts, instead of halving
- * over and over, downloads the span about twice instead of once per halving.
+ * over and over, downloads the span about twice instead of once per halving. The parts are
+ * sized by the smallest span and the records one answer holds.
  */
-export function splitCount(records: readonly Timed[], window: TimeSpan, limits: SplitLimits): number {
+export function splitCount(
+  records: readonly Timed[],
+  window: TimeSpan,
+  { minSpanMs, maxRecords }: { readonly minSpanMs: number; readonly maxRecords: number },
+): number {
   const { from, to } = window;
-  const { minSpanMs, maxRecords } = limits;
   let min = Number.POSITIVE_INFINITY;
   let max = Number.NEGATIVE_INFINITY;
   for (const r of records) {

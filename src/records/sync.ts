@@ -69,49 +69,82 @@ const STORE_SLICE = 5000;
 
 const bump = (m: Map<string, number>, k: string, n = 1) => m.set(k, (m.get(k) ?? 0) + n);
 
+/** The list under `k`, made empty the first time. */
+function group<R>(m: Map<string, R[]>, k: string): R[] {
+  let list = m.get(k);
+  if (!list) {
+    list = [];
+    m.set(k, list);
+  }
+  return list;
+}
+
+/**
+ * One poll's records as they arrive, into the store: those dated more than the skew after the
+ * poll are counted and left out, the others added; the late ones (see {@link SyncResult.late})
+ * are counted when new to the store.
+ */
+class Arrivals<R extends SyncedRecord> {
+  /** Records left out for their future date, by station. */
+  readonly future = new Map<string, number>();
+  /** Late records new to the store, by station. */
+  readonly late = new Map<string, number>();
+  readonly #opts: RecordSyncOptions<R>;
+  readonly #now: number;
+  /** Where each station's incremental read starts: a new record older than that is late. */
+  readonly #cutoffs = new Map<string, number>();
+
+  constructor(
+    opts: RecordSyncOptions<R>,
+    poll: { readonly now: number; readonly watermarks: ReadonlyMap<string, number> },
+  ) {
+    this.#opts = opts;
+    this.#now = poll.now;
+    for (const [id, mark] of poll.watermarks) this.#cutoffs.set(id.toLowerCase(), mark - opts.overlapMs);
+  }
+
+  /** Adds a slice of an answer's records. */
+  take(slice: readonly R[]): void {
+    const { store, accept, maxFutureSkewMs } = this.#opts;
+    const onTime: R[] = [];
+    const lateByStation = new Map<string, R[]>();
+    for (const r of slice) {
+      if (accept && !accept(r)) continue;
+      const station = r.stationId.toLowerCase();
+      if (r.time > this.#now + maxFutureSkewMs) bump(this.future, station);
+      else if (!this.#isLate(r, station)) onTime.push(r);
+      else group(lateByStation, station).push(r);
+    }
+    store.add(onTime);
+    // Only records new to the store are late: a late record seen again is not counted again.
+    for (const [station, records] of lateByStation) {
+      const added = Number(store.add(records)) || 0;
+      if (added > 0) bump(this.late, station, added);
+    }
+  }
+
+  #isLate(r: R, station: string): boolean {
+    const inserted = r.inserted !== undefined && r.inserted - r.time > this.#opts.overlapMs;
+    return inserted || r.time < (this.#cutoffs.get(station) ?? Number.NEGATIVE_INFINITY);
+  }
+}
+
 /** Creates the sync; each call fetches what is new and says what it asked of the upstream. */
 export function createRecordSync<R extends SyncedRecord>(
   opts: RecordSyncOptions<R>,
 ): (req: SyncRequest) => Promise<SyncResult> {
-  const { store, accept, yielder } = opts;
+  const { store, yielder } = opts;
   const sweep = new RereadSweep(opts.rereadIntervalMs, DEFAULT_MAX_SPAN_MS);
   let watermarks = new Map<string, number>();
   return async ({ stationIds, now, retainFrom, signal }) => {
     store.retainStations(new Set(stationIds));
-    // Where each station's incremental read starts: a new record older than that is late.
-    const cutoffs = new Map<string, number>();
-    for (const [id, mark] of watermarks) cutoffs.set(id.toLowerCase(), mark - opts.overlapMs);
-    const future = new Map<string, number>();
-    const late = new Map<string, number>();
-    const isLate = (r: R) =>
-      (r.inserted !== undefined && r.inserted - r.time > opts.overlapMs) ||
-      r.time < (cutoffs.get(r.stationId.toLowerCase()) ?? Number.NEGATIVE_INFINITY);
-    const take = (slice: readonly R[]) => {
-      const onTime: R[] = [];
-      const lateByStation = new Map<string, R[]>();
-      for (const r of slice) {
-        if (accept && !accept(r)) continue;
-        const station = r.stationId.toLowerCase();
-        if (r.time > now + opts.maxFutureSkewMs) bump(future, station);
-        else if (!isLate(r)) onTime.push(r);
-        else {
-          const group = lateByStation.get(station);
-          if (group) group.push(r);
-          else lateByStation.set(station, [r]);
-        }
-      }
-      store.add(onTime);
-      // Only records new to the store are late: a late record seen again is not counted again.
-      for (const [station, records] of lateByStation) {
-        const added = Number(store.add(records)) || 0;
-        if (added > 0) bump(late, station, added);
-      }
-    };
+    const arrivals = new Arrivals(opts, { now, watermarks });
     const common = {
       source: opts.source,
       maxUrlLength: opts.maxUrlLength,
       maxRecords: opts.maxRecords,
-      onRecords: (records: readonly R[]) => yielder.forEachSlice(records, STORE_SLICE, take),
+      onRecords: (records: readonly R[]) =>
+        yielder.forEachSlice(records, STORE_SLICE, (slice) => arrivals.take(slice)),
       signal,
       refused: opts.refused,
     };
@@ -138,6 +171,7 @@ export function createRecordSync<R extends SyncedRecord>(
     watermarks = fetched.watermarks;
     if (range && swept?.failures === 0) sweep.done(range, now, retainFrom);
     store.evictBefore(retainFrom);
+    const { future, late } = arrivals;
     const result = { ...merge(fetched, swept), ...(range ? { swept: range } : {}), future, late };
     reportFetch(opts.logger, { collector: opts.collector, result, held: store.size() });
     reportSync(opts, result);

@@ -48,7 +48,7 @@ import type { MeasurementRecord, RecordList, Site, StationSummary, UnitRecord } 
 export type { RequestEvent };
 
 /** Records of one answer skipped at the edge, for one reason. */
-export interface SkippedRecords {
+interface SkippedRecords {
   readonly endpoint: Endpoint;
   readonly reason: string;
   readonly count: number;
@@ -153,7 +153,7 @@ interface GetRequest<T> extends DataReading<T> {
 }
 
 /** What {@link StationDataClient} sends through, composed by {@link createClient}. */
-export interface ClientLayers {
+interface ClientLayers {
   readonly baseUrl: string;
   /** The stacked layers, retry outermost, the transport innermost. */
   readonly send: Step;

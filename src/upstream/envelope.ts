@@ -121,25 +121,33 @@ class Scanner {
   #nestedEnd(i: number, stop: number): number {
     const b = this.bytes;
     let depth = 0;
-    let inString = false;
     for (let j = i; j < stop; j++) {
       const c = b[j]!;
-      if (inString) {
-        if (c === BACKSLASH) j++;
-        else if (c === QUOTE) {
-          inString = false;
-          if (depth === 0) return j + 1;
-        }
-      } else if (c === QUOTE) inString = true;
-      else if (c === OPEN_BRACE || c === OPEN_BRACKET) depth++;
-      else if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
-        depth--;
-        if (depth === 0) return j + 1;
-      }
+      if (c === QUOTE) j = this.#closingQuote(j + 1, stop);
+      else depth += nesting(c);
+      // The value started with a quote or a bracket: at depth 0 again, it has ended.
+      if (depth === 0 && j < stop) return j + 1;
     }
     if (stop >= b.length) throw invalid('unexpected end');
     return stop;
   }
+
+  /** The quote that closes a string whose contents start at `j` (escapes skipped); `stop` without one. */
+  #closingQuote(j: number, stop: number): number {
+    const b = this.bytes;
+    for (; j < stop; j++) {
+      const c = b[j]!;
+      if (c === BACKSLASH) j++;
+      else if (c === QUOTE) return j;
+    }
+    return stop;
+  }
+}
+
+/** How a byte outside strings changes the depth of nesting: +1 opens, -1 closes, 0 neither. */
+function nesting(c: number): number {
+  if (c === OPEN_BRACE || c === OPEN_BRACKET) return 1;
+  return c === CLOSE_BRACE || c === CLOSE_BRACKET ? -1 : 0;
 }
 
 function isDelimiter(c: number): boolean {

@@ -49,20 +49,16 @@ export function backoffMs(retry: number, policy: RetryPolicy, random: () => numb
   return Math.floor(random() * ceiling);
 }
 
-/** How {@link retryDelay} computes a backoff. */
-interface RetryDelayOptions {
-  /** The attempts and delays allowed. */
-  readonly policy: RetryPolicy;
-  /** Uniform in [0, 1), for the jitter. */
-  readonly random: () => number;
-}
-
 /**
  * The wait before retry number `retry` (0 = the first retry) after `err`, or undefined when
- * the failure must not be retried or the attempts are used up.
+ * the failure must not be retried or the attempts are used up (`policy`); `random`, uniform in
+ * [0, 1), for the jitter.
  */
-function retryDelay(err: unknown, retry: number, how: RetryDelayOptions) {
-  const { policy, random } = how;
+function retryDelay(
+  err: unknown,
+  retry: number,
+  { policy, random }: { readonly policy: RetryPolicy; readonly random: () => number },
+) {
   if (!isTransient(err) || retry + 1 >= policy.maxAttempts) return undefined;
   const asked = err.retryAfterMs;
   if (asked !== undefined) return asked <= policy.maxDelayMs ? asked : undefined;

@@ -34,6 +34,20 @@ afterAll(async () => {
 
 const metrics = async () => (await reloader.current().app.request('/metrics')).text();
 
+/**
+ * Writes `content` to the config file and asks for a reload, which must fail with `reason` and
+ * leave the running exporter (the one with the 8h window) in place.
+ */
+async function expectRefused(content: string, reason: string): Promise<void> {
+  const before = reloader.current();
+  writeFileSync(file, content);
+  const res = await before.app.request('/-/reload', { method: 'POST' });
+  expect(res.status).toBe(500);
+  expect(await res.text()).toContain(reason);
+  expect(reloader.current()).toBe(before);
+  expect(await metrics()).toContain('window="8h"');
+}
+
 describe('config reload', () => {
   it('swaps in a valid new config after polling it once', async () => {
     expect(await metrics()).not.toContain('window="8h"');
@@ -44,26 +58,14 @@ describe('config reload', () => {
   });
 
   it('keeps the running config when the new file is invalid, and says why', async () => {
-    const before = reloader.current();
-    writeFileSync(file, `${yaml('1h')}bogus: 1\n`);
-    const res = await before.app.request('/-/reload', { method: 'POST' });
-    expect(res.status).toBe(500);
-    expect(await res.text()).toContain('bogus: unknown key');
-    expect(reloader.current()).toBe(before);
-    expect(await metrics()).toContain('window="8h"');
+    await expectRefused(`${yaml('1h')}bogus: 1\n`, 'bogus: unknown key');
   });
 
   it('keeps the running config when the new upstream cannot be reached', async () => {
-    const before = reloader.current();
-    writeFileSync(
-      file,
+    await expectRefused(
       'upstream:\n  base_url: http://127.0.0.1:9\n  token: demo-token\n  timeout: 2s\nwindows: [1h]\n',
+      'could not discover any site',
     );
-    const res = await before.app.request('/-/reload', { method: 'POST' });
-    expect(res.status).toBe(500);
-    expect(await res.text()).toContain('could not discover any site');
-    expect(reloader.current()).toBe(before);
-    expect(await metrics()).toContain('window="8h"');
   });
 
   it('keeps self-metrics, client and stores when only another collector changed', async () => {

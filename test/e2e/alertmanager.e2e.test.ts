@@ -12,10 +12,8 @@
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { serve } from '@hono/node-server';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -28,7 +26,7 @@ import {
   startAlertmanager,
   startWebhook,
 } from '../helpers/alertmanager-server.ts';
-import { FIXED_NOW } from '../helpers/harness.ts';
+import { FIXED_NOW, ScrapeTarget } from '../helpers/harness.ts';
 import { prometheusPath, type RunningPrometheus, startPrometheus } from '../helpers/prometheus.ts';
 
 const enabled = (Boolean(prometheusPath()) && Boolean(alertmanagerPath())) || Boolean(process.env.CI);
@@ -83,7 +81,7 @@ describe.skipIf(!enabled)('alerts through a real Prometheus and Alertmanager', (
   let dir: string;
   let sim: RunningSimulator;
   let exporter: Exporter;
-  let exporterServer: ReturnType<typeof serve>;
+  const scrapeTarget = new ScrapeTarget();
   let webhook: Server;
   let prom: RunningPrometheus;
   let am: RunningAlertmanager;
@@ -109,12 +107,7 @@ describe.skipIf(!enabled)('alerts through a real Prometheus and Alertmanager', (
       { baseDir: process.cwd(), source: 'alertmanager e2e' },
     );
     exporter = wireExporter(config, { wallClock: clock, logger: pino({ level: 'silent' }) });
-    const exporterPort = await new Promise<number>((resolve) => {
-      exporterServer = serve(
-        { fetch: exporter.app.fetch, port: 0, hostname: '127.0.0.1' },
-        (i: AddressInfo) => resolve(i.port),
-      );
-    });
+    const address = await scrapeTarget.serve(exporter.app.fetch);
     const hook = await startWebhook((body) => {
       const at = Date.now();
       for (const alert of (body as { alerts: WebhookAlert[] }).alerts) received.push({ at, alert });
@@ -122,7 +115,7 @@ describe.skipIf(!enabled)('alerts through a real Prometheus and Alertmanager', (
     webhook = hook.server;
     const webhookPort = hook.port;
     am = await startAlertmanager(`http://127.0.0.1:${webhookPort}/hook`);
-    prom = await startPrometheus(`127.0.0.1:${exporterPort}`, {
+    prom = await startPrometheus(address, {
       ruleFiles: [fastRules(dir)],
       alertmanager: am.address,
     });
@@ -133,7 +126,7 @@ describe.skipIf(!enabled)('alerts through a real Prometheus and Alertmanager', (
     await prom?.stop();
     await am?.stop();
     await new Promise<void>((r) => (webhook ? webhook.close(() => r()) : r()));
-    await new Promise<void>((r) => (exporterServer ? exporterServer.close(() => r()) : r()));
+    await scrapeTarget.close();
     await exporter?.close();
     await sim?.close();
     rmSync(dir, { recursive: true, force: true });

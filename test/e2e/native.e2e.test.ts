@@ -6,12 +6,11 @@
  * (fetched from its HTTP API, not through the exporter). One without the flags keeps scraping
  * OpenMetrics: every family but the histogram, no broken output.
  */
-import type { AddressInfo } from 'node:net';
-import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bucketKey, bucketUpperBound } from '../../src/exposition/native-histogram.ts';
+import { bucketKey } from '../../src/exposition/native-histogram.ts';
 import { requestUrl } from '../../src/upstream/endpoints.ts';
-import { FIXED_NOW, type Harness, startHarness } from '../helpers/harness.ts';
+import { FIXED_NOW, type Harness, ScrapeTarget, simulatorData, startHarness } from '../helpers/harness.ts';
+import { bucketUpperBound } from '../helpers/native-buckets.ts';
 import { prometheusPath, type RunningPrometheus, startPrometheus } from '../helpers/prometheus.ts';
 import { decodeDelimited } from '../helpers/protobuf.ts';
 
@@ -41,36 +40,13 @@ async function simulatorRecords(
     endpoint === 'metrics'
       ? requestUrl(h.sim.url, 'metrics', { ...window, names: [NAME] })
       : requestUrl(h.sim.url, 'units', { ...window, directions: ['input', 'output'] });
-  const res = await fetch(url, { headers: { authorization: 'Bearer demo-token' } });
-  expect(res.status).toBe(200);
-  const body = (await res.json()) as { data: RawRecord[] };
   // Counted from the exporter's first poll (FIXED_NOW) on.
-  return body.data.filter((r) => Date.parse(r.time_created) >= FIXED_NOW);
-}
-
-/** Instant query at an exact time (seconds), for answers without extrapolation. */
-async function queryAt(prom: RunningPrometheus, expr: string, time?: number) {
-  const at = time === undefined ? '' : `&time=${time}`;
-  const res = await fetch(`${prom.url}/api/v1/query?query=${encodeURIComponent(expr)}${at}`);
-  const body = (await res.json()) as {
-    status: string;
-    error?: string;
-    data: {
-      resultType: string;
-      result: Array<{
-        metric: Record<string, string>;
-        value?: [number, string];
-        values?: Array<[number, string]>;
-      }>;
-    };
-  };
-  expect(body.status, body.error).toBe('success');
-  return body.data.result;
+  return (await simulatorData<RawRecord>(url)).filter((r) => Date.parse(r.time_created) >= FIXED_NOW);
 }
 
 describe.skipIf(!enabled)('native histograms, unit counters and exemplars on a real Prometheus', () => {
   let h: Harness;
-  let server: ServerType;
+  const target = new ScrapeTarget();
   let native: RunningPrometheus;
   let plain: RunningPrometheus;
   let stationId: string;
@@ -82,15 +58,11 @@ describe.skipIf(!enabled)('native histograms, unit counters and exemplars on a r
     stationId = h.sim.sim.plant.stations[0]!.id;
     // The first poll reads an hour of history, which counts for nothing.
     await h.exporter.scheduler.pollOnce();
-    const port = await new Promise<number>((resolve) => {
-      server = serve({ fetch: h.exporter.app.fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) =>
-        resolve(info.port),
-      );
-    });
-    native = await startPrometheus(`127.0.0.1:${port}`, {
+    const address = await target.serve(h.exporter.app.fetch);
+    native = await startPrometheus(address, {
       features: ['native-histograms', 'exemplar-storage'],
     });
-    plain = await startPrometheus(`127.0.0.1:${port}`);
+    plain = await startPrometheus(address);
     // Both scrape the counters at 0 before they count anything.
     const unitsAtZero = (r: Array<{ value: [number, string] }>) =>
       r.length > 0 && r.every((x) => x.value[1] === '0');
@@ -103,7 +75,7 @@ describe.skipIf(!enabled)('native histograms, unit counters and exemplars on a r
   afterAll(async () => {
     await native?.stop();
     await plain?.stop();
-    await new Promise((r) => server?.close(r));
+    await target.close();
     await h?.close();
   });
 
@@ -161,9 +133,9 @@ describe.skipIf(!enabled)('native histograms, unit counters and exemplars on a r
     await native.waitFor(`sum(${selector})`, (r) => Number(r[0]?.value[1]) === total);
     // Evaluated at the newest sample's own time, and over a range from before the first (which is
     // 0), increase() does not extrapolate: it is exactly the counted records.
-    const raw = await queryAt(native, `${selector}[10m]`);
+    const raw = await native.queryAt(`${selector}[10m]`);
     const last = Math.max(...raw.flatMap((s) => (s.values ?? []).map(([t]) => t)));
-    const increases = await queryAt(native, `increase(${selector}[10m])`, last);
+    const increases = await native.queryAt(`increase(${selector}[10m])`, last);
     const got = new Map(
       increases.map((s) => [`${s.metric.direction}/${s.metric.result}`, Number(s.value![1])]),
     );

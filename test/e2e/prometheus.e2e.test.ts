@@ -2,33 +2,27 @@
  * A real Prometheus scrapes the exporter: it negotiates OpenMetrics and gzip, so this checks
  * the content negotiation, the spliced gzip stream and the format as Prometheus parses them.
  */
-import type { AddressInfo } from 'node:net';
-import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/harness.ts';
+import { type Harness, ScrapeTarget, startHarness } from '../helpers/harness.ts';
 import { prometheusPath, type RunningPrometheus, startPrometheus } from '../helpers/prometheus.ts';
 
 const enabled = Boolean(prometheusPath()) || Boolean(process.env.CI);
 
 describe.skipIf(!enabled)('scraped by a real Prometheus', () => {
   let h: Harness;
-  let server: ServerType;
+  const target = new ScrapeTarget();
   let prom: RunningPrometheus;
 
   beforeAll(async () => {
     h = await startHarness({ config: { windows: ['1h', '8h'] } });
     await h.exporter.scheduler.pollOnce();
-    const port = await new Promise<number>((resolve) => {
-      server = serve({ fetch: h.exporter.app.fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) =>
-        resolve(info.port),
-      );
-    });
-    prom = await startPrometheus(`127.0.0.1:${port}`);
+    const address = await target.serve(h.exporter.app.fetch);
+    prom = await startPrometheus(address);
   }, 60_000);
 
   afterAll(async () => {
     await prom?.stop();
-    await new Promise((r) => server?.close(r));
+    await target.close();
     await h?.close();
   });
 

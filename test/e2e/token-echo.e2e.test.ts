@@ -11,7 +11,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FaultProxy, startFaultProxy } from '../../src/simulator/proxy.ts';
+import { type FaultProxy, startFaultProxy } from '../../bench/shared/fault-proxy.ts';
 import { type RunningSimulator, startSimulatorServer } from '../../src/simulator/server.ts';
 
 const BIN = path.resolve('bin/station-exporter.js');

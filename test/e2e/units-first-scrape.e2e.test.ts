@@ -5,13 +5,11 @@
  * scrapes OpenMetrics (which carries `_created` lines: 2.42 stores them as series of their own),
  * one protobuf (`created_timestamp`; its first scrape waits for the protobuf render).
  */
-import type { AddressInfo } from 'node:net';
-import { type ServerType, serve } from '@hono/node-server';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Exporter, wireExporter } from '../../src/app/wire.ts';
 import { requestUrl } from '../../src/upstream/endpoints.ts';
-import { FIXED_NOW, type Harness, startHarness } from '../helpers/harness.ts';
+import { FIXED_NOW, type Harness, ScrapeTarget, simulatorData, startHarness } from '../helpers/harness.ts';
 import { prometheusPath, type RunningPrometheus, startPrometheus } from '../helpers/prometheus.ts';
 
 const enabled = Boolean(prometheusPath()) || Boolean(process.env.CI);
@@ -34,11 +32,8 @@ async function unitsBetween(h: Harness, from: number, to: number): Promise<Map<s
     to: new Date(to),
     directions: ['input', 'output'],
   });
-  const res = await fetch(url, { headers: { authorization: 'Bearer demo-token' } });
-  expect(res.status).toBe(200);
-  const body = (await res.json()) as { data: UnitWire[] };
   const counts = new Map<string, number>();
-  for (const u of body.data) {
+  for (const u of await simulatorData<UnitWire>(url)) {
     const t = Date.parse(u.time_created);
     if (t < from || t > to) continue;
     const key = `${u.station_id}/${u.direction}/${u.result ?? 'unknown'}`;
@@ -55,33 +50,14 @@ function add(a: Map<string, number>, b: Map<string, number>): Map<string, number
 
 const total = (m: Map<string, number>) => [...m.values()].reduce((x, y) => x + y, 0);
 
-/** Instant query at an exact time (seconds), or now. */
-async function queryAt(prom: RunningPrometheus, expr: string, time?: number) {
-  const at = time === undefined ? '' : `&time=${time}`;
-  const res = await fetch(`${prom.url}/api/v1/query?query=${encodeURIComponent(expr)}${at}`);
-  const body = (await res.json()) as {
-    status: string;
-    error?: string;
-    data: {
-      result: Array<{
-        metric: Record<string, string>;
-        value?: [number, string];
-        values?: Array<[number, string]>;
-      }>;
-    };
-  };
-  expect(body.status, body.error).toBe('success');
-  return body.data.result;
-}
-
 /**
  * increase() per series over a range that starts before the first sample and ends at the newest
  * sample: Prometheus then does not extrapolate (the first sample is 0), so it is exact.
  */
 async function increases(prom: RunningPrometheus): Promise<Map<string, number>> {
-  const raw = await queryAt(prom, 'station_units_total[10m]');
+  const raw = await prom.queryAt('station_units_total[10m]');
   const last = Math.max(...raw.flatMap((s) => (s.values ?? []).map(([t]) => t)));
-  const r = await queryAt(prom, 'increase(station_units_total[10m])', last);
+  const r = await prom.queryAt('increase(station_units_total[10m])', last);
   return new Map(
     r.map((s) => [
       `${s.metric.station_id}/${s.metric.direction}/${s.metric.result}`,
@@ -99,7 +75,7 @@ function expectCounted(got: Map<string, number>, expected: Map<string, number>):
 describe.skipIf(!enabled)('unit counters from the first scrape on a real Prometheus', () => {
   let h: Harness;
   let current: Exporter;
-  let server: ServerType;
+  const target = new ScrapeTarget();
   let om: RunningPrometheus;
   let pb: RunningPrometheus;
   let firstMinute: Map<string, number>;
@@ -119,21 +95,16 @@ describe.skipIf(!enabled)('unit counters from the first scrape on a real Prometh
     current = h.exporter;
     // The first poll reads 24 h of history: it counts for nothing, but says which kinds exist.
     await current.scheduler.pollOnce();
-    const port = await new Promise<number>((resolve) => {
-      server = serve(
-        { fetch: (req) => current.app.fetch(req), hostname: '127.0.0.1', port: 0 },
-        (info: AddressInfo) => resolve(info.port),
-      );
-    });
-    om = await startPrometheus(`127.0.0.1:${port}`);
-    pb = await startPrometheus(`127.0.0.1:${port}`, { features: ['native-histograms'] });
+    const address = await target.serve((req) => current.app.fetch(req));
+    om = await startPrometheus(address);
+    pb = await startPrometheus(address, { features: ['native-histograms'] });
     await scraped(0);
   }, 120_000);
 
   afterAll(async () => {
     await om?.stop();
     await pb?.stop();
-    await new Promise((r) => server?.close(r));
+    await target.close();
     // The first exporter is closed by the restart, or is still the current one.
     await current?.close();
     await h?.sim.close();

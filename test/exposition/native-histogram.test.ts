@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
+import { splitmix64 } from '../../bench/shared/random.ts';
 import { NATIVE_BOUNDS } from '../../src/exposition/native-bounds.ts';
 import {
   bucketKey,
-  bucketUpperBound,
   DEFAULT_ZERO_THRESHOLD,
   MAX_SCHEMA,
   MIN_SCHEMA,
   NativeHistogram,
   type NativeHistogramSnapshot,
 } from '../../src/exposition/native-histogram.ts';
-import { splitmix64 } from '../../src/util/random.ts';
+import { bucketUpperBound } from '../helpers/native-buckets.ts';
 
 /** Bucket counts by key of one sign, from a snapshot's dense counts. */
 function counts(offset: number, dense: Float64Array): Map<number, number> {

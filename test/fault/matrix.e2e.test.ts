@@ -5,7 +5,7 @@
  * sanity bound; real targets are in bench/), and recovery within one interval after it ends.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ProxyFaults } from '../../src/simulator/proxy.ts';
+import type { ProxyFaults } from '../../bench/shared/fault-proxy.ts';
 import { INTERVAL_MS, type Rig, sample, scrapeP99, seriesOf, startRig, total } from './setup.ts';
 
 const P = 'station_exporter_';

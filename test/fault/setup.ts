@@ -4,9 +4,9 @@
  * that read the same clock, so the breaker's probe interval is crossed by moving it.
  */
 import pino from 'pino';
+import { type FaultProxy, startFaultProxy } from '../../bench/shared/fault-proxy.ts';
 import { type Exporter, wireExporter } from '../../src/app/wire.ts';
 import { configFromObject } from '../../src/config/load.ts';
-import { type FaultProxy, startFaultProxy } from '../../src/simulator/proxy.ts';
 import { type RunningSimulator, startSimulatorServer } from '../../src/simulator/server.ts';
 import type { RetryTimers } from '../../src/upstream/retry.ts';
 import { FIXED_NOW } from '../helpers/harness.ts';

@@ -5,12 +5,10 @@
  * data. One Prometheus for the whole file.
  */
 import { readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { type ServerType, serve } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { createSimulator, type ProcessScenario } from '../../src/simulator/index.ts';
-import { FIXED_NOW, type Harness, startHarness } from '../helpers/harness.ts';
+import { FIXED_NOW, type Harness, ScrapeTarget, startHarness } from '../helpers/harness.ts';
 import { prometheusPath, type RunningPrometheus, startPrometheus } from '../helpers/prometheus.ts';
 import {
   type DashboardJson,
@@ -77,7 +75,7 @@ async function resolveVariables(base: string, d: DashboardJson): Promise<Record<
 
 describe.skipIf(!enabled)('dashboard and rule queries on a real Prometheus', () => {
   let h: Harness;
-  let server: ServerType;
+  const target = new ScrapeTarget();
   let prom: RunningPrometheus;
 
   beforeAll(async () => {
@@ -101,15 +99,11 @@ describe.skipIf(!enabled)('dashboard and rule queries on a real Prometheus', () 
         units: { enabled: true },
       },
     });
-    const port = await new Promise<number>((resolve) => {
-      server = serve({ fetch: h.exporter.app.fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) =>
-        resolve(info.port),
-      );
-    });
+    const address = await target.serve(h.exporter.app.fetch);
     // Prometheus starts while the exporter polls: both take seconds, neither needs the other.
     // Native histograms on, so that the distribution section has its series (Prometheus then scrapes protobuf).
     [prom] = await Promise.all([
-      startPrometheus(`127.0.0.1:${port}`, { features: ['native-histograms', 'exemplar-storage'] }),
+      startPrometheus(address, { features: ['native-histograms', 'exemplar-storage'] }),
       h.exporter.scheduler.pollOnce(),
     ]);
     // Every collector's data scraped, and three scrapes: enough samples for rate() over the substituted $__rate_interval.
@@ -126,7 +120,7 @@ describe.skipIf(!enabled)('dashboard and rule queries on a real Prometheus', () 
 
   afterAll(async () => {
     await prom?.stop();
-    await new Promise((r) => server?.close(r));
+    await target.close();
     await h?.close();
   });
 

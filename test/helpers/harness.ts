@@ -2,6 +2,8 @@
  * Runs an exporter against a simulator on a loopback socket, both on one fixed clock, so
  * that end-to-end tests are deterministic and need no sleeps.
  */
+import type { AddressInfo } from 'node:net';
+import { type ServerType, serve } from '@hono/node-server';
 import pino, { type Logger } from 'pino';
 import { type Exporter, wireExporter } from '../../src/app/wire.ts';
 import { configFromObject } from '../../src/config/load.ts';
@@ -72,4 +74,31 @@ export async function dataExposition(
   format: 'text' | 'openmetrics' = 'text',
 ): Promise<string> {
   return (await exporter.cache.respond(format, [])).body.toString('utf8');
+}
+
+/** The `data` of a simulator API answer, asked with the demo token (the simulator's own view, not the exporter's). */
+export async function simulatorData<T>(url: string): Promise<T[]> {
+  const res = await fetch(url, { headers: { authorization: 'Bearer demo-token' } });
+  if (res.status !== 200) throw new Error(`the simulator answered ${res.status} to ${url}`);
+  return ((await res.json()) as { data: T[] }).data;
+}
+
+/** An exporter's app served on loopback, for a real Prometheus to scrape. */
+export class ScrapeTarget {
+  #server: ServerType | undefined;
+
+  /** Serves `fetch` (an exporter's `app.fetch`) on a free port of 127.0.0.1; returns host:port. */
+  async serve(fetch: Parameters<typeof serve>[0]['fetch']): Promise<string> {
+    const port = await new Promise<number>((resolve) => {
+      this.#server = serve({ fetch, hostname: '127.0.0.1', port: 0 }, (info: AddressInfo) =>
+        resolve(info.port),
+      );
+    });
+    return `127.0.0.1:${port}`;
+  }
+
+  /** Stops serving (nothing to do when it never served). */
+  async close(): Promise<void> {
+    await new Promise<void>((r) => (this.#server ? this.#server.close(() => r()) : r()));
+  }
 }

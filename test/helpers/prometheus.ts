@@ -26,9 +26,21 @@ function extrasYaml(extras: PrometheusExtras): string {
   return yaml;
 }
 
+/** One series of a query's answer: an instant value, or the samples of a range selector. */
+interface QueriedSeries {
+  metric: Record<string, string>;
+  value?: [number, string];
+  values?: Array<[number, string]>;
+}
+
 export interface RunningPrometheus {
   readonly url: string;
   query(expr: string): Promise<Array<{ metric: Record<string, string>; value: [number, string] }>>;
+  /**
+   * Instant query at an exact time (seconds; default now), for answers without extrapolation;
+   * throws on a query error.
+   */
+  queryAt(expr: string, time?: number): Promise<QueriedSeries[]>;
   /** Polls `expr` until `accept` holds for its result, or throws after `timeoutMs`. */
   waitFor(
     expr: string,
@@ -86,6 +98,17 @@ export async function startPrometheus(
   return {
     url,
     query,
+    async queryAt(expr, time) {
+      const at = time === undefined ? '' : `&time=${time}`;
+      const res = await fetch(`${url}/api/v1/query?query=${encodeURIComponent(expr)}${at}`);
+      const body = (await res.json()) as {
+        status: string;
+        error?: string;
+        data: { result: QueriedSeries[] };
+      };
+      if (body.status !== 'success') throw new Error(`${expr}: ${body.error}`);
+      return body.data.result;
+    },
     async waitFor(expr, accept, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       let last: unknown;

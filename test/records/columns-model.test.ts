@@ -3,19 +3,8 @@
  * repeated, out of order, corrected non-key columns) and evictions, with every serial form.
  */
 import { describe, expect, it } from 'vitest';
+import { splitmix32 } from '../../bench/shared/random.ts';
 import { type Row, type SerialForm, SortedColumns } from '../../src/records/columns.ts';
-
-/** splitmix32: the same batches on every run. */
-function random(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x9e3779b9) >>> 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-    return ((z ^ (z >>> 16)) >>> 0) / 2 ** 32;
-  };
-}
 
 /** The model: records by key (time, serial, key column), the newest answer's other columns. */
 class Model {
@@ -54,7 +43,7 @@ function heldOf(c: SortedColumns<SerialForm>, serialOf: Map<string | number, str
 describe('SortedColumns against a model', () => {
   for (const serials of ['text', 'hash32', 'hash53'] as const) {
     it(`holds what the model holds, sorted by time (${serials} serials)`, () => {
-      const next = random(7);
+      const next = splitmix32(7);
       const c = new SortedColumns(3, 1, { serials, repeated: 2 });
       const model = new Model();
       const serialOf = new Map<string | number, string>();

@@ -14,10 +14,7 @@ import { type TLSSocket, connect as tlsConnect } from 'node:tls';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ExpositionCache } from '../../src/exposition/cache.ts';
-import { Registry } from '../../src/exposition/client.ts';
 import { LabelSet, type Sample } from '../../src/exposition/model.ts';
-import { SelfMetrics } from '../../src/exposition/selfmetrics.ts';
-import { createApp } from '../../src/server/app.ts';
 import {
   DEFAULT_HTTP_LIMITS,
   type HttpLimits,
@@ -26,6 +23,7 @@ import {
 } from '../../src/server/http.ts';
 import { watchWebConfig } from '../../src/server/web-config/watch.ts';
 import { PLAIN_PIECE_BYTES, TLS_PIECE_BYTES } from '../../src/server/write-body.ts';
+import { exporterApp } from '../helpers/http-app.ts';
 import { createTestPki, hasOpenssl, type TestPki } from '../helpers/tls.ts';
 
 const logger = pino({ level: 'silent' });
@@ -33,27 +31,17 @@ const GET = 'GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n';
 // Headers and the few bytes the socket may hold beyond one piece of body.
 const SLACK = 4096;
 
-let app: ReturnType<typeof createApp>;
+let app: ReturnType<typeof exporterApp>;
 let bodyBytes = 0;
 
 beforeAll(async () => {
-  const registry = new Registry();
-  const self = new SelfMetrics(registry, { version: '9.9.9', wallClock: () => 0 });
   const cache = new ExpositionCache();
   const pad = 'p'.repeat(400);
   const samples: Sample[] = [];
   for (let i = 0; i < 25_000; i++) samples.push({ labels: LabelSet.of({ station: `s${i}`, pad }), value: i });
   await cache.publish('big', [{ desc: { name: 'big_gauge', kind: 'gauge', help: 'A big body.' }, samples }]);
   bodyBytes = (await cache.respond('text', [])).length;
-  app = createApp({
-    cache,
-    registry,
-    self,
-    version: '9.9.9',
-    status: () => [],
-    ready: () => true,
-    upstream: 'https://upstream.example',
-  });
+  app = exporterApp(cache);
 });
 
 let servers: RunningHttpServer[] = [];

@@ -13,10 +13,6 @@ import type { TLSSocket } from 'node:tls';
 import bcrypt from 'bcryptjs';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ExpositionCache } from '../../src/exposition/cache.ts';
-import { Registry } from '../../src/exposition/client.ts';
-import { SelfMetrics } from '../../src/exposition/selfmetrics.ts';
-import { createApp } from '../../src/server/app.ts';
 import {
   DEFAULT_HTTP_LIMITS,
   type HttpLimits,
@@ -24,24 +20,11 @@ import {
   startHttpServer,
 } from '../../src/server/http.ts';
 import { watchWebConfig } from '../../src/server/web-config/watch.ts';
+import { exporterApp } from '../helpers/http-app.ts';
 import { createTestPki, hasOpenssl, type TestPki } from '../helpers/tls.ts';
 
 const logger = pino({ level: 'silent' });
 const HASH = bcrypt.hashSync('s3cret', 4);
-
-function exporterApp() {
-  const registry = new Registry();
-  const self = new SelfMetrics(registry, { version: '9.9.9', wallClock: () => 0 });
-  return createApp({
-    cache: new ExpositionCache(),
-    registry,
-    self,
-    version: '9.9.9',
-    status: () => [],
-    ready: () => true,
-    upstream: 'https://upstream.example',
-  });
-}
 
 interface Answer {
   status: number;

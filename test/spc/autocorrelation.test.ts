@@ -4,13 +4,13 @@
  * noise (standard error about 1/sqrt(n), 0.037 at n = 720) flags no healthy chart.
  */
 import { describe, expect, it } from 'vitest';
+import { splitmix64 } from '../../bench/shared/random.ts';
 import {
   AUTOCORRELATION_FLAG,
   AUTOCORRELATION_TEST_LEVEL,
   autocorrelationFlagged,
 } from '../../src/spc/autocorrelation.ts';
 import { limitsFromBaseline } from '../../src/spc/limits.ts';
-import { splitmix64 } from '../../src/util/random.ts';
 
 /** `n` points of an AR(1) process with lag-1 coefficient `phi` and unit variance. */
 function ar1(phi: number, n: number, seed: number): number[] {

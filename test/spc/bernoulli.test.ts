@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { bernoulliArl, bernoulliKl, detectionBoundUnits } from '../../bench/pager/information-limit.ts';
+import { splitmix64 } from '../../bench/shared/random.ts';
 import {
   BernoulliCusum,
   bernoulliWeights,
   designBernoulliCusum,
   PASS_WEIGHT,
 } from '../../src/spc/bernoulli.ts';
-import { splitmix64 } from '../../src/util/random.ts';
 
 describe('Bernoulli CUSUM weights', () => {
   it('are the two log-likelihood ratios in a common scale (final yield 0.95 -> 0.80)', () => {

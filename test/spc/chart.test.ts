@@ -3,8 +3,8 @@
  * recompute from every point, its memory, and how it takes history and late points.
  */
 import { describe, expect, it } from 'vitest';
+import { splitmix64 } from '../../bench/shared/random.ts';
 import { type ChartSpec, ControlChart, limitsFromBaseline, NELSON_RULES } from '../../src/spc/index.ts';
-import { splitmix64 } from '../../src/util/random.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

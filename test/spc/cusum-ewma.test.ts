@@ -4,10 +4,10 @@
  * restart after a signal, fast initial response).
  */
 import { describe, expect, it } from 'vitest';
+import { splitmix64 } from '../../bench/shared/random.ts';
 import { cusumArl, cusumStart, cusumStep, oneSidedCusumArl } from '../../src/spc/cusum.ts';
 import { ewmaArl, ewmaLimit, ewmaStart, ewmaStep } from '../../src/spc/ewma.ts';
 import { normalCdf } from '../../src/spc/normal.ts';
-import { splitmix64 } from '../../src/util/random.ts';
 
 const within = (got: number, want: number, rel: number) => expect(Math.abs(got / want - 1)).toBeLessThan(rel);
 

@@ -93,21 +93,21 @@ class Series {
   }
 }
 
+/** Points 1.6 sigma high at these times (seconds): with k = 0.5 each adds 1.1 to C+. */
+function high(...times: number[]): Array<readonly [number, number]> {
+  return times.map((t) => [t, 1.6] as const);
+}
+
 describe('the CUSUM at a signal', () => {
   it('shows the sum that crossed h until the next point, then the restarted sum', () => {
     const s = new Series(CUSUM_ONLY);
-    s.add([
-      [1, 1.6],
-      [2, 1.6],
-      [3, 1.6],
-      [4, 1.6],
-    ]);
+    s.add(high(1, 2, 3, 4));
     s.advance();
     // 1.1, 2.2, 3.3, 4.4 > 4: a signal at the 4th point; the gauge shows 4.4, not 0.
     expect(s.out.events[CUSUM_EVENT]).toBe(1);
     expect(s.view()?.cusum?.upper).toBeCloseTo(4.4, 12);
     expect(s.view()?.cusum?.h).toBe(4);
-    s.add([[5, 1.6]]);
+    s.add(high(5));
     s.advance();
     // The sums restarted at 0 after the 4th point: 1.1 after the 5th.
     expect(s.view()?.cusum?.upper).toBeCloseTo(1.1, 12);
@@ -140,12 +140,7 @@ describe('the EWMA at a signal', () => {
 describe('signals in the replayed history', () => {
   it('count no event and set no last signal time, but are still dated for a hold', () => {
     const s = new Series(CUSUM_ONLY);
-    s.add([
-      [1, 1.6],
-      [2, 1.6],
-      [3, 1.6],
-      [4, 1.6],
-    ]);
+    s.add(high(1, 2, 3, 4));
     s.advance({ history: true });
     expect(s.out.events[CUSUM_EVENT]).toBe(0);
     // Nothing an alert could read again after a restart.
@@ -153,12 +148,7 @@ describe('signals in the replayed history', () => {
     // The chart still knows a shift was signalled: its rolling baseline is held.
     expect(s.state.lastSignal).toBe(4000);
     // A new point that signals is news: counted and dated.
-    s.add([
-      [5, 1.6],
-      [6, 1.6],
-      [7, 1.6],
-      [8, 1.6],
-    ]);
+    s.add(high(5, 6, 7, 8));
     s.advance();
     expect(s.out.events[CUSUM_EVENT]).toBe(1);
     expect(s.out.lastTimes[CUSUM_EVENT]).toBe(8000);
@@ -168,18 +158,13 @@ describe('signals in the replayed history', () => {
 describe('a late point that moves a signal', () => {
   it('counts it once, as the docs say', () => {
     const s = new Series(CUSUM_ONLY);
-    s.add([
-      [10, 1.6],
-      [20, 1.6],
-      [30, 1.6],
-      [40, 1.6],
-    ]);
+    s.add(high(10, 20, 30, 40));
     s.advance();
     // 1.1, 2.2, 3.3, 4.4: one signal, at 40.
     expect(s.out.events[CUSUM_EVENT]).toBe(1);
     // A point recorded at 25 arrives late: in time order 1.1, 2.2, 3.3 (25), 4.4 (30): the
     // signal moves from 40 to 30, and 40 now gives none (1.1). Still one event.
-    s.add([[25, 1.6]]);
+    s.add(high(25));
     s.advance();
     expect(s.out.events[CUSUM_EVENT]).toBe(1);
     expect(s.view()?.cusum?.upper).toBeCloseTo(1.1, 12);
@@ -187,22 +172,14 @@ describe('a late point that moves a signal', () => {
 
   it('counts a signal it adds, and keeps one it removes counted', () => {
     const s = new Series(CUSUM_ONLY);
-    s.add([
-      [10, 1.6],
-      [20, 1.6],
-      [30, 1.6],
-      [40, 1.6],
-    ]);
+    s.add(high(10, 20, 30, 40));
     s.advance();
     // A late low point removes the signal at 40 (0, 0, 1.1, 2.2): a counter never goes down.
     s.add([[25, -3]]);
     s.advance();
     expect(s.out.events[CUSUM_EVENT]).toBe(1);
     // A later poll's signal is a new event.
-    s.add([
-      [50, 1.6],
-      [60, 1.6],
-    ]);
+    s.add(high(50, 60));
     s.advance();
     expect(s.out.events[CUSUM_EVENT]).toBe(2);
   });

@@ -3,6 +3,7 @@
  * must give no limits at all.
  */
 import { describe, expect, it } from 'vitest';
+import { splitmix64 } from '../../bench/shared/random.ts';
 import {
   AUTOCORRELATION_FLAG,
   type ChartSpec,
@@ -13,7 +14,6 @@ import {
   NELSON_RULES,
   QUANTIZATION_FLAG,
 } from '../../src/spc/index.ts';
-import { splitmix64 } from '../../src/util/random.ts';
 
 describe('limits from a baseline', () => {
   it('match the I-MR formulas worked out by hand', () => {

@@ -4,6 +4,7 @@
  * the sequence by hand (the comments say how), never taken from the code's output.
  */
 import { describe, expect, it } from 'vitest';
+import { splitmix64 } from '../../bench/shared/random.ts';
 import {
   createRuleResults,
   evaluateRules,
@@ -13,7 +14,6 @@ import {
   type RulesConfig,
   type ZoneLimits,
 } from '../../src/spc/index.ts';
-import { splitmix64 } from '../../src/util/random.ts';
 
 const UNIT: ZoneLimits = { center: 0, sigma: 1, ucl: 3, lcl: -3 };
 

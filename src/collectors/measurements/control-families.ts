@@ -26,7 +26,7 @@ function gauge(name: string, labels: readonly string[], help: string): FamilyDes
 }
 
 /** Keys of the control families, in exposition order. */
-export const CONTROL_KEYS = [
+const CONTROL_KEYS = [
   'state',
   'events',
   'violations',
@@ -51,7 +51,7 @@ type Key = (typeof CONTROL_KEYS)[number];
  * The control families. HELP says which baseline produced the limits: with a config, the
  * baseline of every `control.names` entry; without one (the generated reference), generically.
  */
-export function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyDesc> {
+function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyDesc> {
   const base = control ? baselineText(control) : GENERIC_BASELINE;
   const limit = (suffix: string, what: string) =>
     gauge(

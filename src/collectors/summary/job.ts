@@ -149,31 +149,41 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
    * confirmed current, except a sample that is sent to verify the assumption.
    */
   #chooseSends(poll: PollState, due: Map<string, SummarySlot[]>) {
-    const memory = this.#memory;
-    const idle = this.#idle;
     const sends: Array<{ key: string; request: SummaryRequest }> = [];
     for (const [key, slots] of due) {
       const planned = poll.all.requests.get(key);
       if (planned === undefined) continue;
-      const { request, partial: isPartial } = narrow(planned, this.#ctx.refused, poll.t);
-      if (isPartial) poll.partial++;
-      if (!request) continue;
-      if (idle !== undefined && slots.every((slot) => quietSince(idle, memory.get(slot.key), request))) {
-        if (this.#skippable++ % VERIFY_EVERY !== 0) {
-          poll.counts.skipped++;
-          // The kept answer is confirmed current: fresh, not failed, with the bounds it was asked for.
-          for (const slot of slots) {
-            const last = memory.get(slot.key);
-            if (last) poll.next.set(slot.key, { ...last, at: poll.t, prevAt: last.at });
-          }
-          continue;
-        }
-        poll.verify.add(key);
-        poll.counts.verified++;
-      }
-      sends.push({ key, request });
+      const { request, partial } = narrow(planned, this.#ctx.refused, poll.t);
+      if (partial) poll.partial++;
+      if (request && !this.#skippedAsIdle(poll, { key, slots, request })) sends.push({ key, request });
     }
     return sends;
+  }
+
+  /**
+   * Whether a request whose stations were idle since their kept answers is skipped, those answers
+   * confirmed current; one in {@link VERIFY_EVERY} such requests is sent anyway, to verify it.
+   */
+  #skippedAsIdle(
+    poll: PollState,
+    { key, slots, request }: { key: string; slots: readonly SummarySlot[]; request: SummaryRequest },
+  ): boolean {
+    const memory = this.#memory;
+    const idle = this.#idle;
+    if (idle === undefined || !slots.every((slot) => quietSince(idle, memory.get(slot.key), request)))
+      return false;
+    if (this.#skippable++ % VERIFY_EVERY === 0) {
+      poll.verify.add(key);
+      poll.counts.verified++;
+      return false;
+    }
+    poll.counts.skipped++;
+    // The kept answer is confirmed current: fresh, not failed, with the bounds it was asked for.
+    for (const slot of slots) {
+      const last = memory.get(slot.key);
+      if (last) poll.next.set(slot.key, { ...last, at: poll.t, prevAt: last.at });
+    }
+    return true;
   }
 
   /** Phase 4: sends them, a slice per turn (a first poll sends thousands). */

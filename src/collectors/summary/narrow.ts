@@ -24,19 +24,14 @@ export function narrow(
   return ids.length === 0 ? { partial: true } : { request: { ...request, stationIds: ids }, partial: true };
 }
 
-/** Where {@link learn} records what an answer tells. */
-export interface RefusalContext {
-  /** The stations the upstream refuses. */
-  readonly refused: RefusedStations;
-  /** Time of the poll, Unix ms: a refused station is re-probed a while after it. */
-  readonly now: number;
-}
-
-/** Learns from a single-station answer: a 403 refuses the station, an answer clears it. */
+/**
+ * Learns from a single-station answer: a 403 refuses the station, an answer clears it, in
+ * `refused`; `now`, the time of the poll (Unix ms), as a refused station is re-probed a while after it.
+ */
 export function learn(
   answer: Promise<StationSummary | undefined>,
   request: SummaryRequest,
-  { refused, now }: RefusalContext,
+  { refused, now }: { readonly refused: RefusedStations; readonly now: number },
 ): Promise<StationSummary | undefined> {
   if (request.stationIds.length !== 1) return answer;
   const id = request.stationIds[0]!;

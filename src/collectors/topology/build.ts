@@ -93,77 +93,77 @@ export function buildTopology(
   selection: Selection,
   missingSiteIds: string[] = [],
 ): Topology {
-  const stats = { renamed: 0 };
-  const wanted = new Set(selection.stationIds);
-  const stations: StationNode[] = [];
-  const groups: Entity[] = [];
-  const lines: Entity[] = [];
-  const siteEntities: Entity[] = [];
-  const seen = new Set<string>();
   const { include, exclude } = selection;
-
+  const stats = { renamed: 0 };
+  const f: FilterContext = {
+    wanted: new Set(selection.stationIds),
+    seen: new Set(),
+    include,
+    exclude,
+    stats,
+  };
+  const out: Built = { stations: [], groups: [], lines: [] };
+  const siteEntities: Entity[] = [];
   const siteNames = uniqueNames(sites, stats);
   for (const site of sites) {
     if (!kept(include.sites, exclude.sites, site)) continue;
-    const siteLabels = LabelSet.of({ site: siteNames.get(site) ?? site.name });
-    const siteStations: string[] = [];
-    // The site's full station set includes lines the filters leave out.
-    const siteAll = distinct(site.lines.flatMap(lineStationIds));
-    const lineNames = uniqueNames(site.lines, stats);
-    for (const line of site.lines) {
-      if (!kept(include.lines, exclude.lines, line)) continue;
-      const lineLabels = siteLabels.with('line', lineNames.get(line) ?? line.name);
-      const built = buildLine(
-        line,
-        {
-          site,
-          siteName: siteNames.get(site) ?? site.name,
-          lineLabels,
-          lineName: lineNames.get(line) ?? line.name,
-        },
-        {
-          wanted,
-          seen,
-          include,
-          exclude,
-          stats,
-        },
-      );
-      if (built.stations.length === 0) continue;
-      stations.push(...built.stations);
-      groups.push(...built.groups);
-      const ids = built.stations.map((s) => s.id);
-      lines.push({
-        level: 'line',
-        id: line.id,
-        stationIds: ids,
-        allStationIds: lineStationIds(line),
-        labels: lineLabels,
-        site: { id: site.id, name: siteNames.get(site) ?? site.name },
-        line: { id: line.id, name: lineNames.get(line) ?? line.name },
-      });
-      siteStations.push(...ids);
-    }
-    if (siteStations.length > 0) {
-      siteEntities.push({
-        level: 'site',
-        id: site.id,
-        stationIds: siteStations,
-        allStationIds: siteAll,
-        labels: siteLabels,
-      });
-    }
+    const entity = buildSite(site, { siteName: siteNames.get(site) ?? site.name, f, out });
+    if (entity) siteEntities.push(entity);
   }
-  const missingStationIds = selection.stationIds.filter((id) => !seen.has(id));
+  const missingStationIds = selection.stationIds.filter((id) => !f.seen.has(id));
   return {
-    stations,
-    groups,
-    lines,
+    stations: out.stations,
+    groups: out.groups,
+    lines: out.lines,
     sites: siteEntities,
     missingStationIds,
     missingSiteIds,
     renamed: stats.renamed,
   };
+}
+
+/** What the sites' lines add up to, in plant order. */
+interface Built {
+  readonly stations: StationNode[];
+  readonly groups: Entity[];
+  readonly lines: Entity[];
+}
+
+/**
+ * Adds a site's kept lines, with their stations and groups, to `out`; returns the site's entity,
+ * or undefined when none of its stations is kept.
+ */
+function buildSite(
+  site: Site,
+  { siteName, f, out }: { readonly siteName: string; readonly f: FilterContext; readonly out: Built },
+): Entity | undefined {
+  const siteLabels = LabelSet.of({ site: siteName });
+  const siteStations: string[] = [];
+  // The site's full station set includes lines the filters leave out.
+  const siteAll = distinct(site.lines.flatMap(lineStationIds));
+  const lineNames = uniqueNames(site.lines, f.stats);
+  for (const line of site.lines) {
+    if (!kept(f.include.lines, f.exclude.lines, line)) continue;
+    const lineName = lineNames.get(line) ?? line.name;
+    const lineLabels = siteLabels.with('line', lineName);
+    const built = buildLine(line, { site, siteName, lineLabels, lineName }, f);
+    if (built.stations.length === 0) continue;
+    out.stations.push(...built.stations);
+    out.groups.push(...built.groups);
+    const ids = built.stations.map((s) => s.id);
+    out.lines.push({
+      level: 'line',
+      id: line.id,
+      stationIds: ids,
+      allStationIds: lineStationIds(line),
+      labels: lineLabels,
+      site: { id: site.id, name: siteName },
+      line: { id: line.id, name: lineName },
+    });
+    siteStations.push(...ids);
+  }
+  if (siteStations.length === 0) return undefined;
+  return { level: 'site', id: site.id, stationIds: siteStations, allStationIds: siteAll, labels: siteLabels };
 }
 
 interface LineContext {
@@ -200,10 +200,7 @@ function buildLine(
     const lineOutput = index === last;
     const groupName = el.kind === 'group' ? (groupNames.get(el) ?? el.name) : undefined;
     for (const { station, group } of elementStations(el)) {
-      if (f.seen.has(station.id)) continue; // a station listed twice is exported once
-      if (f.wanted.size > 0 && !f.wanted.has(station.id)) continue;
-      if (!kept(f.include.stations, f.exclude.stations, station)) continue;
-      f.seen.add(station.id);
+      if (!taken(station, f)) continue;
       members.push(
         stationNode(station, ctx, {
           line,
@@ -226,6 +223,18 @@ function buildLine(
     }
   });
   return { stations, groups };
+}
+
+/**
+ * Whether a station is exported here: not met before (a station listed twice is exported once),
+ * wanted, and kept by the filters. Marks it met.
+ */
+function taken(station: StationRef, f: FilterContext): boolean {
+  if (f.seen.has(station.id)) return false;
+  if (f.wanted.size > 0 && !f.wanted.has(station.id)) return false;
+  if (!kept(f.include.stations, f.exclude.stations, station)) return false;
+  f.seen.add(station.id);
+  return true;
 }
 
 /** Where a station sits: its line, its place on it (1-based), and its group, if any. */

@@ -13,12 +13,12 @@ import { forEachNewRow } from '../../records/held.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
 
 /**
- * Columns of a unit row. Direction and slot, with station, time and serial, identify a record;
- * the result is not part of the key, so a record whose result is filled in later replaces the
- * earlier version instead of counting twice.
+ * Columns of a unit row: direction, slot (column 1, which nothing reads back) and result.
+ * Direction and slot, with station, time and serial, identify a record; the result is not part
+ * of the key, so a record whose result is filled in later replaces the earlier version instead
+ * of counting twice.
  */
 export const DIRECTION = 0;
-export const SLOT = 1;
 export const RESULT = 2;
 
 /** Label value of a null result. */
@@ -51,6 +51,12 @@ export interface UnitStoreOptions {
   readonly onNew?: (record: UnitRecord) => void;
 }
 
+/** One station's share of an add: its rows, and its records (only when `onNew` reads them). */
+interface Batch {
+  readonly rows: Row[];
+  readonly records: UnitRecord[];
+}
+
 /** Unit records by station, deduplicated, sorted by time. */
 export class UnitStore {
   private readonly onNew: UnitStoreOptions['onNew'];
@@ -65,43 +71,55 @@ export class UnitStore {
 
   /** Adds records (records already held are recognised); returns the number of new records. */
   add(records: readonly UnitRecord[]): number {
-    const batches = new Map<string, Row[]>();
-    const sources = new Map<string, UnitRecord[]>();
+    let added = 0;
+    for (const [id, batch] of this.byStation(records)) added += this.merge(id, batch);
+    return added;
+  }
+
+  /**
+   * Records as rows by station, with the records themselves when `onNew` needs them; notes each
+   * station's latest unit time.
+   */
+  private byStation(records: readonly UnitRecord[]): Map<string, Batch> {
+    const batches = new Map<string, Batch>();
     for (const r of records) {
       const id = stationKey(r.stationId);
-      const values = [
-        r.direction === 'input' ? 0 : 1,
-        // A null slot (an empty one is null too) gets its own code, distinct from every slot string.
-        r.slot === null ? -1 : this.slots.code(r.slot),
-        this.results.code(r.result ?? UNKNOWN_RESULT),
-      ];
-      const rows = batches.get(id) ?? [];
-      rows.push({ time: r.time, serial: r.serial, values });
-      batches.set(id, rows);
-      if (this.onNew) {
-        const recs = sources.get(id) ?? [];
-        recs.push(r);
-        sources.set(id, recs);
+      let batch = batches.get(id);
+      if (!batch) {
+        batch = { rows: [], records: [] };
+        batches.set(id, batch);
       }
+      batch.rows.push({ time: r.time, serial: r.serial, values: this.codes(r) });
+      if (this.onNew) batch.records.push(r);
       if (r.time > (this.lastSeen.get(id) ?? Number.NEGATIVE_INFINITY)) this.lastSeen.set(id, r.time);
     }
-    let added = 0;
-    for (const [id, rows] of batches) {
-      let cols = this.stations.get(id);
-      if (!cols) {
-        // Direction, slot and result take a few combinations: held once each, a code per row.
-        cols = new SortedColumns(3, 2, { serials: 'hash53', repeated: 3 });
-        this.stations.set(id, cols);
-      }
-      const onNew = this.onNew;
-      if (onNew) {
-        const recs = sources.get(id)!;
-        // Direction and slot are the key columns, with time and serial.
-        forEachNewRow(cols, rows, { keyWidth: 2, onNew: (i) => onNew(recs[i]!) });
-      }
-      added += cols.merge(rows);
+    return batches;
+  }
+
+  /** A record's direction, slot and result columns. */
+  private codes(r: UnitRecord): number[] {
+    return [
+      r.direction === 'input' ? 0 : 1,
+      // A null slot (an empty one is null too) gets its own code, distinct from every slot string.
+      r.slot === null ? -1 : this.slots.code(r.slot),
+      this.results.code(r.result ?? UNKNOWN_RESULT),
+    ];
+  }
+
+  /** Merges one station's batch into its columns; returns the number of new records. */
+  private merge(id: string, batch: Batch): number {
+    let cols = this.stations.get(id);
+    if (!cols) {
+      // Direction, slot and result take a few combinations: held once each, a code per row.
+      cols = new SortedColumns(3, 2, { serials: 'hash53', repeated: 3 });
+      this.stations.set(id, cols);
     }
-    return added;
+    const onNew = this.onNew;
+    if (onNew) {
+      // Direction and slot are the key columns, with time and serial.
+      forEachNewRow(cols, batch.rows, { keyWidth: 2, onNew: (i) => onNew(batch.records[i]!) });
+    }
+    return cols.merge(batch.rows);
   }
 
   /** Drops records older than `t`; latest unit times are kept. */

@@ -30,19 +30,14 @@ interface Count {
   newest?: { readonly serial: string; readonly time: number };
 }
 
-/** Options of {@link UnitTally}. */
-export interface UnitTallyOptions {
-  /** Epoch ms from which records count: the exporter's start. */
-  readonly countFrom: number;
-}
-
 /** Counts of unit records since the exporter started. */
 export class UnitTally {
   private readonly countFrom: number;
   private readonly stations = new Map<string, Map<string, Count>>();
 
-  constructor(opts: UnitTallyOptions) {
-    this.countFrom = opts.countFrom;
+  /** `countFrom`: epoch ms from which records count, the exporter's start. */
+  constructor({ countFrom }: { readonly countFrom: number }) {
+    this.countFrom = countFrom;
   }
 
   /** Epoch ms from which records count: every series' created time. */

@@ -4,6 +4,7 @@
  * naive loops), not with the engine.
  */
 import { describe, expect, it } from 'vitest';
+import { splitmix64 } from '../../../bench/shared/random.ts';
 import { createControlCharts } from '../../../src/collectors/measurements/control.ts';
 import {
   controlSeriesByFamily,
@@ -13,7 +14,6 @@ import { measurementsCosts } from '../../../src/collectors/measurements/costs.ts
 import { MeasurementStore } from '../../../src/collectors/measurements/store.ts';
 import type { MeasurementRecord } from '../../../src/upstream/types.ts';
 import { createLoopYielder, type LoopYielder } from '../../../src/util/loop-yield.ts';
-import { splitmix64 } from '../../../src/util/random.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
 import { samplesOf } from '../../helpers/families.ts';
 import { jobContext } from '../../helpers/job-context.ts';

@@ -3,10 +3,10 @@
  * construction, whatever their ids end in and whatever literal names their siblings carry.
  */
 import { describe, expect, it } from 'vitest';
+import { type Random, splitmix64 } from '../../../bench/shared/random.ts';
 import { buildTopology } from '../../../src/collectors/topology/build.ts';
 import type { Entity, NameFilter, Topology } from '../../../src/model/topology.ts';
 import type { Line, LineElement, Site } from '../../../src/upstream/types.ts';
-import { type Random, splitmix64 } from '../../../src/util/random.ts';
 
 const none: NameFilter = { sites: [], lines: [], stations: [] };
 const build = (sites: Site[]): Topology =>

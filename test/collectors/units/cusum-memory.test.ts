@@ -4,15 +4,8 @@
  * (held at once, they were the first poll's peak of memory: issue 29).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { UnitCusums } from '../../../src/collectors/units/cusum.ts';
-import { targetsSchema } from '../../../src/config/targets-schema.ts';
-import { unitsCusumSchema } from '../../../src/config/units-cusum-schema.ts';
 import type { UnitRecord } from '../../../src/upstream/types.ts';
-import { createLoopYielder } from '../../../src/util/loop-yield.ts';
-import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
-
-const START = Date.parse('2026-11-21T12:00:00Z');
-const MIN = 60_000;
+import { MIN, START, unitCusumsRig } from '../../helpers/unit-cusums.ts';
 
 /** The largest size any map of units in flight (values with `firstBad`) reached while `run` ran. */
 async function mostInFlight(run: () => Promise<void>): Promise<number> {
@@ -35,38 +28,23 @@ afterEach(() => vi.restoreAllMocks());
 
 describe('UnitCusums in a first poll', () => {
   it('holds only the units of about settle plus one step in flight, not the whole history', async () => {
-    const topology = topologyOf([plantOf([2])]);
-    const [a, b] = topology.stations;
-    const cusums = new UnitCusums({
-      cusum: unitsCusumSchema.parse({}),
-      targets: targetsSchema.parse({}),
-      countFrom: START,
-      yielder: createLoopYielder(),
-      lineCharts: 'on',
-    });
+    const { topology, a, b, cusums, u, value } = unitCusumsRig();
     // 8 hours of history, a unit every 6 s through both stations: 4,800 units, 9,600 results.
-    const unit = (i: number, stationId: string): UnitRecord => ({
-      stationId,
-      slot: null,
-      serial: `SN${i}`,
-      time: START - 8 * 60 * MIN + i * 6_000 + (stationId === a!.id ? 0 : 1_000),
-      direction: 'output',
-      result: i % 17 === 0 ? 'fail' : 'pass',
-      unitType: null,
-      mode: null,
-    });
+    const unit = (i: number, stationId: string): UnitRecord =>
+      u(0, {
+        stationId,
+        serial: `SN${i}`,
+        time: START - 8 * 60 * MIN + i * 6_000 + (stationId === a.id ? 0 : 1_000),
+        result: i % 17 === 0 ? 'fail' : 'pass',
+      });
     for (let i = 0; i < 4_800; i++) {
-      cusums.offer(unit(i, a!.id));
-      cusums.offer(unit(i, b!.id));
+      cusums.offer(unit(i, a.id));
+      cusums.offer(unit(i, b.id));
     }
     const most = await mostInFlight(() => cusums.update(topology, START));
     // settle (20 min) is 200 units; one look every 2,048 results adds about 1,024 more.
     expect(most).toBeLessThan(1_500);
     expect(most).toBeGreaterThan(0);
-    const ratio = cusums
-      .families()
-      .find((f) => f.desc.name === 'station_line_unit_cusum_ratio')!
-      .samples.find((s) => s.labels.text.includes('kind="first_pass_yield"'));
-    expect(ratio?.value).toBeGreaterThanOrEqual(0);
+    expect(value('station_line_unit_cusum_ratio', 'first_pass_yield')).toBeGreaterThanOrEqual(0);
   });
 });

@@ -4,46 +4,7 @@
  * start (history replayed at start warms up, never re-pages), per line and station.
  */
 import { describe, expect, it } from 'vitest';
-import { UnitCusums } from '../../../src/collectors/units/cusum.ts';
-import { targetsSchema } from '../../../src/config/targets-schema.ts';
-import { unitsCusumSchema } from '../../../src/config/units-cusum-schema.ts';
-import type { UnitRecord } from '../../../src/upstream/types.ts';
-import { createLoopYielder } from '../../../src/util/loop-yield.ts';
-import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
-
-const START = Date.parse('2026-11-21T12:00:00Z');
-const MIN = 60_000;
-
-function setup(lineCharts: { readonly lineCharts: 'on' | 'off' } = { lineCharts: 'on' }) {
-  const topology = topologyOf([plantOf([2])]);
-  const [a, b] = topology.stations;
-  const cusums = new UnitCusums({
-    cusum: unitsCusumSchema.parse({}),
-    targets: targetsSchema.parse({}),
-    countFrom: START,
-    yielder: createLoopYielder(),
-    ...lineCharts,
-  });
-  const u = (minutes: number, over: Partial<UnitRecord> = {}): UnitRecord => ({
-    stationId: a!.id,
-    slot: null,
-    serial: `SN${minutes}`,
-    time: START + minutes * MIN,
-    direction: 'output',
-    result: 'pass',
-    unitType: null,
-    mode: null,
-    ...over,
-  });
-  const value = (family: string, kind: string, station?: string) => {
-    const f = cusums.families().find((x) => x.desc.name === family)!;
-    const s = f.samples.find(
-      (x) => x.labels.text.includes(`kind="${kind}"`) && (!station || x.labels.text.includes(`"${station}"`)),
-    );
-    return s?.value;
-  };
-  return { topology, a: a!, b: b!, cusums, u, value };
-}
+import { MIN, START, unitCusumsRig as setup } from '../../helpers/unit-cusums.ts';
 
 describe('UnitCusums', () => {
   it('counts a run of failed units at a station and on its line, once per signal', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitmix64 } from '../../src/util/random.ts';
+import { splitmix32, splitmix64 } from '../../../bench/shared/random.ts';
 
 describe('splitmix64', () => {
   it('gives the reference outputs for seed 0', () => {
@@ -66,5 +66,16 @@ describe('splitmix64', () => {
     // P(|z| > 3) = 0.0026998; binomial standard error sqrt(p (1 - p) / N).
     const p = 0.0026998;
     expect(Math.abs(beyond3 / N - p)).toBeLessThan(5 * Math.sqrt((p * (1 - p)) / N));
+  });
+});
+
+describe('splitmix32', () => {
+  it('gives the outputs the record tests and bench were written with, in [0, 1)', () => {
+    const r = splitmix32(7);
+    expect([r(), r(), r()].map((x) => x * 2 ** 32)).toEqual([588686121, 1937383562, 4286812467]);
+    const s = splitmix32(7);
+    const xs = Array.from({ length: 1000 }, () => s());
+    expect(xs.every((x) => x >= 0 && x < 1)).toBe(true);
+    expect(new Set(xs).size).toBe(1000);
   });
 });

@@ -48,3 +48,18 @@ export function splitmix64(seed: number | bigint): Random {
     },
   };
 }
+
+/**
+ * splitmix32, a small and fast seeded source of uniform variates in [0, 1) with 32 random bits:
+ * for generating the same test data on every run, not for statistics (use {@link splitmix64}).
+ */
+export function splitmix32(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x9e3779b9) >>> 0;
+    let z = s;
+    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
+    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
+    return ((z ^ (z >>> 16)) >>> 0) / 2 ** 32;
+  };
+}
