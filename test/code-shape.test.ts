@@ -24,7 +24,6 @@ const LONG_FUNCTIONS_LEFT = new Map<string, number>([
   ['src/app/commands.ts runServe', 78],
   ['src/app/record-upstream.ts recordUpstream', 76],
   ['src/app/wire.ts wireExporter', 86],
-  ['src/collectors/measurements/control.ts createControlCharts', 211],
   ['src/simulator/proxy.ts startFaultProxy', 79],
   ['src/spc/rules.ts evaluateWindowAndNew', 82],
 ]);
