@@ -371,7 +371,7 @@ class JobControlCharts implements ControlCharts {
    * garbage for every poll.
    */
   #chart(charted: Charted, station: LabelSet, poll: ControlPoll): ChartedOutcome {
-    const { labels, events: eventLabels } = labelsOf(charted, station);
+    const { labels, events: eventLabels, sparse: sparseLabels } = labelsOf(charted, station);
     const o = charted.chart.evaluate(poll);
     this.#logChange(charted, o);
     if (charted.outcome === undefined)
@@ -379,6 +379,7 @@ class JobControlCharts implements ControlCharts {
         metric: charted.name,
         labels,
         eventLabels,
+        sparseLabels,
         limits: o.limits,
         counts: o.counts,
         lastTimes: o.lastTimes,
@@ -390,6 +391,7 @@ class JobControlCharts implements ControlCharts {
     const out = charted.outcome;
     out.labels = labels;
     out.eventLabels = eventLabels;
+    out.sparseLabels = sparseLabels;
     out.limits = o.limits;
     out.counts = o.counts;
     out.lastTimes = o.lastTimes;
@@ -447,7 +449,12 @@ function labelsOf(charted: Charted, station: LabelSet): SeriesLabels {
   if (hit !== undefined && hit.base === station) return hit;
   const withName = station.with('metric', charted.name);
   const labels = charted.slot === null ? withName : withName.with('slot', charted.slot);
-  const entry = { base: station, labels, events: EVENT_RULE_NAMES.map((r) => labels.with('rule', r)) };
+  const entry = {
+    base: station,
+    labels,
+    events: EVENT_RULE_NAMES.map((r) => labels.with('rule', r)),
+    sparse: [],
+  };
   charted.labels = entry;
   return entry;
 }
@@ -458,10 +465,14 @@ function labelsOf(charted: Charted, station: LabelSet): SeriesLabels {
  */
 const recordKey = serialHash32;
 
-/** A series' labels, and its event counters' (one per {@link EVENT_RULE_NAMES} entry). */
+/**
+ * A series' labels, its event counters' (one per {@link EVENT_RULE_NAMES} entry), and its sparse
+ * series' as the families first need them ({@link ControlOutcome.sparseLabels}).
+ */
 interface SeriesLabels {
   readonly labels: LabelSet;
   readonly events: readonly LabelSet[];
+  readonly sparse: Array<LabelSet | undefined>;
 }
 
 /** The series' flags, when its baseline breaks an assumption of the documented rates. */
