@@ -67,6 +67,8 @@ interface Charted {
   readonly stationId: string;
   readonly name: string;
   readonly slot: string | null;
+  /** Its key in {@link StationCharts.bySeries}. */
+  readonly key: string;
   readonly entry: Entry;
   readonly chart: ControlChart;
   /**
@@ -344,7 +346,7 @@ class JobControlCharts implements ControlCharts {
         holdMs: this.#control.holdMs,
         overlapMs: this.#config.measurements.overlapMs,
       });
-      charted = { stationId: r.stationId, name: r.name, slot: r.slot, entry, chart };
+      charted = { stationId: r.stationId, name: r.name, slot: r.slot, key, entry, chart };
       station.bySeries.set(key, charted);
       station.ordered = undefined;
     }
@@ -433,10 +435,11 @@ class JobControlCharts implements ControlCharts {
         this.#stations.delete(id);
         continue;
       }
-      for (const [key, c] of charts.bySeries) {
+      // The ordered array, not the map: iterating a map's entries made an array per chart.
+      for (const c of charts.ordered ?? [...charts.bySeries.values()]) {
         const reach = Math.max(retentionMs, nowMs - this.#names.chartFrom(c.entry, nowMs));
         if (c.chart.lastTime >= nowMs - reach) continue;
-        charts.bySeries.delete(key);
+        charts.bySeries.delete(c.key);
         charts.ordered = undefined;
       }
     }
