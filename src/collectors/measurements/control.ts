@@ -46,7 +46,7 @@ export interface ControlCharts {
 }
 
 /** One poll of the charts. */
-export interface ControlPoll {
+interface ControlPoll {
   /** Time of the poll, Unix ms: the charts are computed as of then. */
   readonly nowMs: number;
   /**
