@@ -220,12 +220,6 @@ export interface ControlOutcome {
    * needed: a label set is two strings built, and charts out of control have them every poll.
    */
   readonly sparseLabels?: Array<LabelSet | undefined>;
-  /**
-   * Where the caller keeps the chart's samples of the last poll, by {@link SLOT}: one whose labels
-   * and value are the same is used again. Most of a chart's samples (counters, state) stay the
-   * same from poll to poll, and a sample made anew for each lived until the next poll.
-   */
-  readonly samples?: Array<Sample | undefined>;
   /** Undefined when the series has no limits (then only the event counters are exported). */
   readonly limits: ControlLimits | undefined;
   /** Violations per rule (index rule - 1) in the evaluation window. */
@@ -254,38 +248,6 @@ const EWMA_COUNTER = 3;
 /** Nelson rules 1 to 8: index rule - 1 of the window counts. */
 const RULE_COUNT = 8;
 
-/** Where each sample of a chart is kept in {@link ControlOutcome.samples}; the window violations' follow. */
-const SLOT = {
-  rule1: 0,
-  rules2to8: 1,
-  cusumEvents: 2,
-  ewmaEvents: 3,
-  cusumUpper: 4,
-  cusumLower: 5,
-  ewma: 6,
-  ewmaHalfWidth: 7,
-  cusumLast: 8,
-  ewmaLast: 9,
-  late: 10,
-  state: 11,
-  center: 12,
-  ucl: 13,
-  lcl: 14,
-  autocorrelated: 15,
-  quantized: 16,
-  window: 17,
-} as const;
-
-/** The chart's sample at `slot`: the one of the last poll when its labels and value are the same. */
-function sampleOf(o: ControlOutcome, slot: number, labels: LabelSet, value: number): Sample {
-  const kept = o.samples;
-  const last = kept?.[slot];
-  if (last !== undefined && last.labels === labels && Object.is(last.value, value)) return last;
-  const sample = { labels, value };
-  if (kept !== undefined) kept[slot] = sample;
-  return sample;
-}
-
 /** The label set of an event counter: the caller's kept one, else built here. */
 function ruleLabels(o: ControlOutcome, kept: readonly LabelSet[] | undefined, counter: number): LabelSet {
   return kept?.[counter] ?? o.labels.with('rule', EVENT_RULE_NAMES[counter] as string);
@@ -313,7 +275,7 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
     addCounters(out.events, o, counters);
     addDetectors(out, o);
     addLastTimes(out.lastViolation, o);
-    if (o.late > 0) out.late.push(sampleOf(o, SLOT.late, o.labels, o.late));
+    if (o.late > 0) out.late.push({ labels: o.labels, value: o.late });
     if (o.limits !== undefined) addLimits(out, o, o.limits);
   }
   const add = (key: Key, labels: LabelSet, value: number) => out[key].push({ labels, value });
@@ -347,19 +309,16 @@ function countersOf(control: ControlConfig | undefined): Counters {
  */
 function addCounters(events: Sample[], o: ControlOutcome, on: Counters): void {
   const kept = o.eventLabels;
-  if (on.rule1) events.push(sampleOf(o, SLOT.rule1, ruleLabels(o, kept, RULE_1), o.events[0] ?? 0));
+  if (on.rule1) events.push({ labels: ruleLabels(o, kept, RULE_1), value: o.events[0] ?? 0 });
   const later = on.later;
   if (later.length > 0) {
     let n = 0;
     for (let j = 0; j < later.length; j++) n += o.events[later[j]! - 1] ?? 0;
-    events.push(sampleOf(o, SLOT.rules2to8, ruleLabels(o, kept, RULES_2_TO_8), n));
+    events.push({ labels: ruleLabels(o, kept, RULES_2_TO_8), value: n });
   }
   if (on.cusum)
-    events.push(
-      sampleOf(o, SLOT.cusumEvents, ruleLabels(o, kept, CUSUM_COUNTER), o.events[CUSUM_EVENT] ?? 0),
-    );
-  if (on.ewma)
-    events.push(sampleOf(o, SLOT.ewmaEvents, ruleLabels(o, kept, EWMA_COUNTER), o.events[EWMA_EVENT] ?? 0));
+    events.push({ labels: ruleLabels(o, kept, CUSUM_COUNTER), value: o.events[CUSUM_EVENT] ?? 0 });
+  if (on.ewma) events.push({ labels: ruleLabels(o, kept, EWMA_COUNTER), value: o.events[EWMA_EVENT] ?? 0 });
 }
 
 /** The CUSUM's sums and the EWMA's statistic and half-width, once the detectors run. */
@@ -367,12 +326,12 @@ function addDetectors(out: Record<Key, Sample[]>, o: ControlOutcome): void {
   const seq = o.sequential;
   const l = o.limits;
   if (seq?.cusum) {
-    out.cusumUpper.push(sampleOf(o, SLOT.cusumUpper, o.labels, seq.cusum.upper / seq.cusum.widening));
-    out.cusumLower.push(sampleOf(o, SLOT.cusumLower, o.labels, seq.cusum.lower / seq.cusum.widening));
+    out.cusumUpper.push({ labels: o.labels, value: seq.cusum.upper / seq.cusum.widening });
+    out.cusumLower.push({ labels: o.labels, value: seq.cusum.lower / seq.cusum.widening });
   }
   if (seq?.ewma && l !== undefined) {
-    out.ewma.push(sampleOf(o, SLOT.ewma, o.labels, seq.ewma.value));
-    out.ewmaHalfWidth.push(sampleOf(o, SLOT.ewmaHalfWidth, o.labels, seq.ewma.upper - l.center));
+    out.ewma.push({ labels: o.labels, value: seq.ewma.value });
+    out.ewmaHalfWidth.push({ labels: o.labels, value: seq.ewma.upper - l.center });
   }
 }
 
@@ -380,26 +339,25 @@ function addDetectors(out: Record<Key, Sample[]>, o: ControlOutcome): void {
 function addLastTimes(into: Sample[], o: ControlOutcome): void {
   const cusumAt = o.lastTimes[CUSUM_EVENT] ?? Number.NaN;
   if (!Number.isNaN(cusumAt))
-    into.push(sampleOf(o, SLOT.cusumLast, ruleLabels(o, o.eventLabels, CUSUM_COUNTER), cusumAt / 1000));
+    into.push({ labels: ruleLabels(o, o.eventLabels, CUSUM_COUNTER), value: cusumAt / 1000 });
   const ewmaAt = o.lastTimes[EWMA_EVENT] ?? Number.NaN;
   if (!Number.isNaN(ewmaAt))
-    into.push(sampleOf(o, SLOT.ewmaLast, ruleLabels(o, o.eventLabels, EWMA_COUNTER), ewmaAt / 1000));
+    into.push({ labels: ruleLabels(o, o.eventLabels, EWMA_COUNTER), value: ewmaAt / 1000 });
 }
 
 /** State, the window's violations per rule, the limits and the raised flags of a chart with limits. */
 function addLimits(out: Record<Key, Sample[]>, o: ControlOutcome, l: ControlLimits): void {
   let violated = false;
   for (let k = 0; k < RULE_COUNT; k++) if ((o.counts[k] ?? 0) > 0) violated = true;
-  out.state.push(sampleOf(o, SLOT.state, o.labels, violated ? 1 : 0));
+  out.state.push({ labels: o.labels, value: violated ? 1 : 0 });
   if (violated) addViolations(out.violations, o);
-  out.center.push(sampleOf(o, SLOT.center, o.labels, l.center));
-  out.ucl.push(sampleOf(o, SLOT.ucl, o.labels, l.ucl));
-  out.lcl.push(sampleOf(o, SLOT.lcl, o.labels, l.lcl));
+  out.center.push({ labels: o.labels, value: l.center });
+  out.ucl.push({ labels: o.labels, value: l.ucl });
+  out.lcl.push({ labels: o.labels, value: l.lcl });
   // Sigma is (ucl - lcl) / 6; the baseline's size, phi and resolution are on the status page
   // for the flagged charts: per chart they were five series that no dashboard or alert read.
-  if (l.autocorrelated === true)
-    out.flag.push(sampleOf(o, SLOT.autocorrelated, sparseLabels(o, AUTOCORRELATED), 1));
-  if (l.quantized === true) out.flag.push(sampleOf(o, SLOT.quantized, sparseLabels(o, QUANTIZED), 1));
+  if (l.autocorrelated === true) out.flag.push({ labels: sparseLabels(o, AUTOCORRELATED), value: 1 });
+  if (l.quantized === true) out.flag.push({ labels: sparseLabels(o, QUANTIZED), value: 1 });
 }
 
 /** Index in {@link ControlOutcome.sparseLabels} of the flags' label sets, after the eight rules'. */
@@ -423,7 +381,7 @@ function sparseLabels(o: ControlOutcome, at: number): LabelSet {
 function addViolations(into: Sample[], o: ControlOutcome): void {
   for (let k = 0; k < RULE_COUNT; k++) {
     const n = o.counts[k] ?? 0;
-    if (n > 0) into.push(sampleOf(o, SLOT.window + k, sparseLabels(o, k), n));
+    if (n > 0) into.push({ labels: sparseLabels(o, k), value: n });
   }
 }
 

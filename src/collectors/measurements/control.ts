@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../../config/schema.ts';
-import type { Family, LabelSet, Sample } from '../../exposition/model.ts';
+import type { Family, LabelSet } from '../../exposition/model.ts';
 import type { StationNode, Topology } from '../../model/topology.ts';
 import { serialHash32 } from '../../records/serials.ts';
 import type { RecordStore } from '../../records/types.ts';
@@ -373,7 +373,7 @@ class JobControlCharts implements ControlCharts {
    * garbage for every poll.
    */
   #chart(charted: Charted, station: LabelSet, poll: ControlPoll): ChartedOutcome {
-    const { labels, events: eventLabels, sparse: sparseLabels, samples } = labelsOf(charted, station);
+    const { labels, events: eventLabels, sparse: sparseLabels } = labelsOf(charted, station);
     const o = charted.chart.evaluate(poll);
     this.#logChange(charted, o);
     if (charted.outcome === undefined)
@@ -382,7 +382,6 @@ class JobControlCharts implements ControlCharts {
         labels,
         eventLabels,
         sparseLabels,
-        samples,
         limits: o.limits,
         counts: o.counts,
         lastTimes: o.lastTimes,
@@ -395,7 +394,6 @@ class JobControlCharts implements ControlCharts {
     out.labels = labels;
     out.eventLabels = eventLabels;
     out.sparseLabels = sparseLabels;
-    out.samples = samples;
     out.limits = o.limits;
     out.counts = o.counts;
     out.lastTimes = o.lastTimes;
@@ -459,7 +457,6 @@ function labelsOf(charted: Charted, station: LabelSet): SeriesLabels {
     labels,
     events: EVENT_RULE_NAMES.map((r) => labels.with('rule', r)),
     sparse: [],
-    samples: [],
   };
   charted.labels = entry;
   return entry;
@@ -479,8 +476,6 @@ interface SeriesLabels {
   readonly labels: LabelSet;
   readonly events: readonly LabelSet[];
   readonly sparse: Array<LabelSet | undefined>;
-  /** The series' samples of the last poll ({@link ControlOutcome.samples}). */
-  readonly samples: Array<Sample | undefined>;
 }
 
 /** The series' flags, when its baseline breaks an assumption of the documented rates. */
