@@ -331,10 +331,10 @@ async function main() {
     `  highest RSS while the history came in and the first poll took it: ${mib(r.loadingPeakRss)} (${mib(r.startRss)} before the charts existed)`,
   );
   console.log(
-    `  time per poll: fastest ${fastest.toFixed(0)} ms, median ${median.toFixed(0)} ms (${r.pollMs.length} polls 2 minutes apart, one new point per chart; wall clock incl. turns)`,
+    `  time per poll: fastest ${fastest.toFixed(1)} ms, median ${median.toFixed(1)} ms (${r.pollMs.length} polls 2 minutes apart, one new point per chart; wall clock incl. turns)`,
   );
   const cpu = [...r.pollCpuMs].sort((a, b) => a - b)[r.pollCpuMs.length >> 1] ?? 0;
-  console.log(`  CPU time per poll: median ${cpu.toFixed(0)} ms`);
+  console.log(`  CPU time per poll: median ${cpu.toFixed(1)} ms`);
   console.log(`  worst event-loop block: ${r.maxBlockMs.toFixed(0)} ms`);
   console.log(
     `  extra series: ${r.series.toLocaleString('en')} now; at most ${r.maxSeries.toLocaleString('en')} (${r.seriesPerChart} per charted series); render ${r.renderMs.toFixed(1)} ms`,
