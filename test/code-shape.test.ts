@@ -20,10 +20,7 @@ const MAX_FUNCTION_LINES = 60;
  * `file name` with the length then measured: a ceiling each may not grow past. A shrinking list:
  * the test fails when an entry is back within the budget (remove it) or gone.
  */
-const LONG_FUNCTIONS_LEFT = new Map<string, number>([
-  ['src/collectors/measurements/control.ts createControlCharts', 211],
-  ['src/spc/rules.ts evaluateWindowAndNew', 82],
-]);
+const LONG_FUNCTIONS_LEFT = new Map<string, number>([['src/spc/rules.ts evaluateWindowAndNew', 82]]);
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((f) => {

@@ -462,7 +462,8 @@ export class ControlChart {
   /**
    * The baseline's sums: the buckets' (whole buckets whose midpoint lies inside a rolling
    * baseline; a frozen one's grid starts at its `from`), then the recent points in it, in time
-   * order, leaving out the held shifts.
+   * order, leaving out the held shifts. A rolling baseline's key must be this poll's
+   * ({@link ControlChart.keepKey}).
    */
   private baselineSums(at: {
     readonly evalFrom: number;
@@ -481,7 +482,8 @@ export class ControlChart {
       // edge (whole buckets whose midpoint is after it).
       if (this.points.length === 0 || start < times[0]!)
         this.buckets?.collect(firstBucketAfter(grid, start), into);
-      const first = this.points.lowerBound(start + 1, evalStart);
+      // The first recent point after the start, as keepKey found it just before.
+      const first = this.memoKey.first;
       if (this.gaps.length === 0) for (let i = first; i < evalStart; i++) into.point(values[i]!);
       else {
         const inGap = gapTest(this.gaps);

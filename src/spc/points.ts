@@ -68,14 +68,18 @@ export class RecentPoints {
 
   /** First index below `hi` (default all) whose time is `>= t` (`hi` when none). */
   lowerBound(t: number, hi = this.n): number {
-    let lo = 0;
-    let h = hi;
-    while (lo < h) {
-      const mid = (lo + h) >>> 1;
-      if (this.t[mid]! < t) lo = mid + 1;
-      else h = mid;
+    if (hi <= 0) return 0;
+    const times = this.t;
+    // The answer lies in [base, base + n]; the step is added as a product, not taken in a branch:
+    // a chart searches its points about ten times a poll, and the branches are unpredictable.
+    let base = 0;
+    let n = hi;
+    while (n > 1) {
+      const half = n >>> 1;
+      base += half * +(times[base + half - 1]! < t);
+      n -= half;
     }
-    return lo;
+    return base + +(times[base]! < t);
   }
 
   /** Bytes of the columns. */

@@ -413,62 +413,71 @@ export function evaluateWindowAndNew(
   let downs6 = 0;
   let within = 0;
   let outside = 0;
+  // NaN before the first point: no step up or down there, as rules 3 and 4 count steps.
   let prev = Number.NaN;
+  // Comparisons as 0 or 1 and runs as products, not branches: on real data the branches are
+  // unpredictable, and this loop runs for every point of every window at every poll.
   for (let i = from; i < end; i++) {
     const x = values[i]!;
-    let hits = x > hi1 || x < lo1 ? 1 : 0;
-    up = x > center ? up + 1 : 0;
-    down = x < center ? down + 1 : 0;
-    if (up >= run2 || down >= run2) hits |= 2;
-    if (i > from) {
-      // Rules 3 and 4 count steps, from the second point of the pass on.
-      rising = x > prev ? rising + 1 : 0;
-      falling = x < prev ? falling + 1 : 0;
-      if (rising >= run3 - 1 || falling >= run3 - 1) hits |= 4;
-      const stepUp = x > prev ? endsDown + 1 : 0;
-      const stepDown = x < prev ? endsUp + 1 : 0;
-      endsUp = stepUp;
-      endsDown = stepDown;
-      if (stepUp >= run4 - 1 || stepDown >= run4 - 1) hits |= 8;
-    }
+    let hits = +(x > hi1) | +(x < lo1);
+    up = (up + 1) * +(x > center);
+    down = (down + 1) * +(x < center);
+    hits |= (+(up >= run2) | +(down >= run2)) << 1;
+    const isUp = +(x > prev);
+    const isDown = +(x < prev);
+    rising = (rising + 1) * isUp;
+    falling = (falling + 1) * isDown;
+    hits |= (+(rising >= run3 - 1) | +(falling >= run3 - 1)) << 2;
+    const stepUp = (endsDown + 1) * isUp;
+    endsDown = (endsUp + 1) * isDown;
+    endsUp = stepUp;
+    hits |= (+(endsUp >= run4 - 1) | +(endsDown >= run4 - 1)) << 3;
     prev = x;
-    const up5 = x > hi5 ? 1 : 0;
-    const down5 = x < lo5 ? 1 : 0;
-    const up6 = x > hi6 ? 1 : 0;
-    const down6 = x < lo6 ? 1 : 0;
+    const up5 = +(x > hi5);
+    const down5 = +(x < lo5);
+    const up6 = +(x > hi6);
+    const down6 = +(x < lo6);
     ups5 += up5;
     downs5 += down5;
     ups6 += up6;
     downs6 += down6;
     if (i - of5 >= from) {
       const y = values[i - of5]!;
-      ups5 -= y > hi5 ? 1 : 0;
-      downs5 -= y < lo5 ? 1 : 0;
+      ups5 -= +(y > hi5);
+      downs5 -= +(y < lo5);
     }
     if (i - of6 >= from) {
       const y = values[i - of6]!;
-      ups6 -= y > hi6 ? 1 : 0;
-      downs6 -= y < lo6 ? 1 : 0;
+      ups6 -= +(y > hi6);
+      downs6 -= +(y < lo6);
     }
-    if ((up5 === 1 && ups5 >= need5) || (down5 === 1 && downs5 >= need5)) hits |= 16;
-    if ((up6 === 1 && ups6 >= need6) || (down6 === 1 && downs6 >= need6)) hits |= 32;
-    within = x < hi7 && x > lo7 ? within + 1 : 0;
-    if (within >= run7) hits |= 64;
-    outside = x > hi8 || x < lo8 ? outside + 1 : 0;
-    if (outside >= run8) hits |= 128;
+    hits |= ((up5 & +(ups5 >= need5)) | (down5 & +(downs5 >= need5))) << 4;
+    hits |= ((up6 & +(ups6 >= need6)) | (down6 & +(downs6 >= need6))) << 5;
+    within = (within + 1) * (+(x < hi7) & +(x > lo7));
+    outside = (outside + 1) * (+(x > hi8) | +(x < lo8));
+    hits |= (+(within >= run7) << 6) | (+(outside >= run8) << 7);
     hits &= mask;
-    if (hits === 0) continue;
-    for (let k = 0; k < 8; k++) {
-      if ((hits & (1 << k)) === 0) continue;
-      if (i >= windowStart) {
-        count[k]!++;
-        lastIndex[k] = i;
-      }
-      if (i >= newStart) events[k]!++;
-    }
+    if (hits !== 0) addHits(hits, { i, windowStart, newStart }, { count, lastIndex, events });
   }
   window.inControl = true;
   for (let k = 0; k < 8; k++) if (count[k]! > 0) window.inControl = false;
+}
+
+/** Counts a point's rule hits: in the window's counts (and last index), and as events when new. */
+function addHits(
+  hits: number,
+  at: { readonly i: number; readonly windowStart: number; readonly newStart: number },
+  into: { readonly count: Int32Array; readonly lastIndex: Int32Array; readonly events: Float64Array },
+): void {
+  const { i } = at;
+  for (let k = 0; k < 8; k++) {
+    if ((hits & (1 << k)) === 0) continue;
+    if (i >= at.windowStart) {
+      into.count[k]!++;
+      into.lastIndex[k] = i;
+    }
+    if (i >= at.newStart) into.events[k]!++;
+  }
 }
 
 /** Bit r - 1 set for each enabled rule r. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { splitmix64 } from '../../bench/shared/random.ts';
 import { RecentPoints } from '../../src/spc/points.ts';
 
 const held = (p: RecentPoints) => ({ times: [...p.times()], values: [...p.values()] });
@@ -39,5 +40,29 @@ describe('RecentPoints', () => {
     p.dropFirst(2);
     expect(p.merge()).toBe(1);
     expect(held(p)).toEqual({ times: [30, 40], values: [3, 4] });
+  });
+
+  it('finds the first point at or after a time below any bound, as a plain binary search does', () => {
+    const rng = splitmix64(7);
+    for (let trial = 0; trial < 300; trial++) {
+      const p = new RecentPoints();
+      const times: number[] = [];
+      let t = 0;
+      // Equal times and gaps; 0 to 69 points.
+      for (let i = Math.floor(rng.uniform() * 70); i > 0; i--) {
+        t += Math.floor(rng.uniform() * 3);
+        times.push(t);
+        p.add(t, 0);
+      }
+      p.merge();
+      for (let q = -1; q <= t + 1; q++) {
+        const hi = Math.floor(rng.uniform() * (times.length + 1));
+        const expected = times.slice(0, hi).findIndex((x) => x >= q);
+        expect(p.lowerBound(q, hi)).toBe(expected < 0 ? hi : expected);
+        const all = times.findIndex((x) => x >= q);
+        expect(p.lowerBound(q)).toBe(all < 0 ? times.length : all);
+      }
+      expect(p.lowerBound(Number.NaN)).toBe(0);
+    }
   });
 });

@@ -214,6 +214,12 @@ export interface ControlOutcome {
   readonly labels: LabelSet;
   /** `labels` with `rule` for each event counter ({@link EVENT_RULE_NAMES}), when the caller keeps them. */
   readonly eventLabels?: readonly LabelSet[];
+  /**
+   * Where the caller keeps `labels` with `rule` for each window violations series (index rule - 1)
+   * and with `flag` for each flag (autocorrelated, quantized), filled here as they are first
+   * needed: a label set is two strings built, and charts out of control have them every poll.
+   */
+  readonly sparseLabels?: Array<LabelSet | undefined>;
   /** Undefined when the series has no limits (then only the event counters are exported). */
   readonly limits: ControlLimits | undefined;
   /** Violations per rule (index rule - 1) in the evaluation window. */
@@ -350,15 +356,32 @@ function addLimits(out: Record<Key, Sample[]>, o: ControlOutcome, l: ControlLimi
   out.lcl.push({ labels: o.labels, value: l.lcl });
   // Sigma is (ucl - lcl) / 6; the baseline's size, phi and resolution are on the status page
   // for the flagged charts: per chart they were five series that no dashboard or alert read.
-  if (l.autocorrelated === true) out.flag.push({ labels: o.labels.with('flag', 'autocorrelated'), value: 1 });
-  if (l.quantized === true) out.flag.push({ labels: o.labels.with('flag', 'quantized'), value: 1 });
+  if (l.autocorrelated === true) out.flag.push({ labels: sparseLabels(o, AUTOCORRELATED), value: 1 });
+  if (l.quantized === true) out.flag.push({ labels: sparseLabels(o, QUANTIZED), value: 1 });
+}
+
+/** Index in {@link ControlOutcome.sparseLabels} of the flags' label sets, after the eight rules'. */
+const AUTOCORRELATED = RULE_COUNT;
+const QUANTIZED = RULE_COUNT + 1;
+
+/** The label set of a window violations series (`at` rule - 1) or a flag: the caller's kept one, else built (and kept). */
+function sparseLabels(o: ControlOutcome, at: number): LabelSet {
+  const kept = o.sparseLabels;
+  const hit = kept?.[at];
+  if (hit !== undefined) return hit;
+  const labels =
+    at < RULE_COUNT
+      ? o.labels.with('rule', String(at + 1))
+      : o.labels.with('flag', at === AUTOCORRELATED ? 'autocorrelated' : 'quantized');
+  if (kept !== undefined) kept[at] = labels;
+  return labels;
 }
 
 /** The window's violations, one series per rule that has some. */
 function addViolations(into: Sample[], o: ControlOutcome): void {
   for (let k = 0; k < RULE_COUNT; k++) {
     const n = o.counts[k] ?? 0;
-    if (n > 0) into.push({ labels: o.labels.with('rule', String(k + 1)), value: n });
+    if (n > 0) into.push({ labels: sparseLabels(o, k), value: n });
   }
 }
 

@@ -46,7 +46,7 @@ export interface ControlCharts {
 }
 
 /** One poll of the charts. */
-export interface ControlPoll {
+interface ControlPoll {
   /** Time of the poll, Unix ms: the charts are computed as of then. */
   readonly nowMs: number;
   /**
@@ -67,6 +67,8 @@ interface Charted {
   readonly stationId: string;
   readonly name: string;
   readonly slot: string | null;
+  /** Its key in {@link StationCharts.bySeries}. */
+  readonly key: string;
   readonly entry: Entry;
   readonly chart: ControlChart;
   /**
@@ -97,49 +99,243 @@ export function createControlCharts(
   ctx: { readonly config: Config; readonly logger: Logger; readonly yielder: LoopYielder },
   store: MeasurementStore,
 ): ControlCharts {
-  const control = ctx.config.measurements.control;
-  /** Records up to this late are read again by the next poll: the detectors put them in place. */
-  const overlapMs = ctx.config.measurements.overlapMs;
-  const retentionMs = ctx.config.measurements.retentionMs;
-  const specs: ChartSpec[] = control.names.map((n) => ({
-    baseline: n.baseline,
-    minSamples: n.minSamples,
-    evaluationWindowMs: control.evaluationWindowMs,
-    rules: control.rules,
-    compensate: control.compensate,
-  }));
-  const entries = new Map<string, Entry | null>();
-  const entryOf = (name: string): Entry | null => {
-    let e = entries.get(name);
+  return new JobControlCharts(ctx, store);
+}
+
+/**
+ * The charted names of `measurements.control`: which entry a name matches (the first), its
+ * spec and detector settings, and how far back its chart needs records.
+ */
+class ChartedNames {
+  readonly #control: Config['measurements']['control'];
+  readonly #specs: readonly ChartSpec[];
+  readonly #entries = new Map<string, Entry | null>();
+  /** Entries whose frozen baseline was computed from complete data: their records are no longer kept. */
+  readonly #frozenDone = new Set<number>();
+
+  constructor(control: Config['measurements']['control']) {
+    this.#control = control;
+    this.#specs = control.names.map((n) => ({
+      baseline: n.baseline,
+      minSamples: n.minSamples,
+      evaluationWindowMs: control.evaluationWindowMs,
+      rules: control.rules,
+      compensate: control.compensate,
+    }));
+  }
+
+  /** The entry of a measurement name, null when the name is not charted. */
+  entryOf(name: string): Entry | null {
+    let e = this.#entries.get(name);
     if (e === undefined) {
-      const index = control.names.findIndex((n) => n.pattern.test(name));
-      const names = control.names[index];
+      const index = this.#control.names.findIndex((n) => n.pattern.test(name));
+      const names = this.#control.names[index];
+      const spec = this.#specs[index];
       e =
-        index < 0 || names === undefined
+        names === undefined || spec === undefined
           ? null
-          : { index, spec: specs[index] as ChartSpec, params: { cusum: names.cusum, ewma: names.ewma } };
-      entries.set(name, e);
+          : { index, spec, params: { cusum: names.cusum, ewma: names.ewma } };
+      this.#entries.set(name, e);
     }
     return e;
-  };
-  const frozenDone = new Set<number>();
-  const stations = new Map<string, StationCharts>();
-  let keeps = new Map<string, number>();
-  let windowFrom = Number.NEGATIVE_INFINITY;
-  let stationIds: ReadonlySet<string> = new Set();
-  const keepFor = (name: string) => keeps.get(name) ?? windowFrom;
-  let established = 0;
-  let flagged: FlaggedChart[] = [];
+  }
+
+  /** The oldest time a charted name must be fetched from: its baseline, or one extra window of context. */
+  chartFrom(entry: Entry, nowMs: number): number {
+    const b = entry.spec.baseline;
+    const evalFrom = nowMs - entry.spec.evaluationWindowMs;
+    if (b.kind === 'rolling') return evalFrom - b.durationMs;
+    if (b.kind === 'frozen' && !this.#frozenDone.has(entry.index)) return b.fromMs;
+    // Runs that started before the window are seen when they complete inside it.
+    return evalFrom - entry.spec.evaluationWindowMs;
+  }
+
+  /** After a complete poll, notes (and logs) the frozen baselines computed at it. */
+  markFrozenDone({ nowMs, complete }: ControlPoll, logger: Logger): void {
+    if (!complete) return;
+    this.#specs.forEach((spec, index) => {
+      const b = spec.baseline;
+      if (b.kind !== 'frozen' || this.#frozenDone.has(index) || nowMs < b.toMs) return;
+      this.#frozenDone.add(index);
+      logger.info(
+        {
+          pattern: this.#control.names[index]?.pattern.source,
+          from: new Date(b.fromMs).toISOString(),
+          to: new Date(b.toMs).toISOString(),
+        },
+        'frozen control baseline computed; its records are no longer kept',
+      );
+    });
+  }
+}
+
+/**
+ * The store the record sync uses while names are charted. Records older than a name keeps are
+ * not held: a chart still loading its history takes them (each once: it recognises a record
+ * fetched again) and folds them into its baseline as they come, older than what the store
+ * keeps; the others are dropped here.
+ */
+class RetainingStore implements RecordStore<MeasurementRecord> {
+  readonly #store: MeasurementStore;
+  readonly #takeHistory: (r: MeasurementRecord, keep: number) => void;
+  /** How far back each charted name is kept, and the longest window's start for the others. */
+  #keeps = new Map<string, number>();
+  #windowFrom = Number.NEGATIVE_INFINITY;
+  #stationIds: ReadonlySet<string> = new Set();
+
+  constructor(store: MeasurementStore, takeHistory: (r: MeasurementRecord, keep: number) => void) {
+    this.#store = store;
+    this.#takeHistory = takeHistory;
+  }
+
+  /** Sets how far back each charted name is kept (the others: `windowFrom`). */
+  keep(keeps: Map<string, number>, windowFrom: number): void {
+    this.#keeps = keeps;
+    this.#windowFrom = windowFrom;
+  }
+
+  #keepFor(name: string): number {
+    return this.#keeps.get(name) ?? this.#windowFrom;
+  }
+
+  add(records: readonly MeasurementRecord[]): unknown {
+    const kept: MeasurementRecord[] = [];
+    for (const r of records) {
+      const keep = this.#keepFor(r.name);
+      if (r.time >= keep) kept.push(r);
+      else this.#takeHistory(r, keep);
+    }
+    return this.#store.add(kept);
+  }
+
+  evictBefore(t: number): void {
+    for (const id of this.#stationIds)
+      for (const s of this.#store.seriesOf(id)) s.rows.evictBefore(Math.max(t, this.#keepFor(s.name)));
+    this.#store.evictBefore(t);
+  }
+
+  retainStations(ids: ReadonlySet<string>): void {
+    this.#stationIds = ids;
+    this.#store.retainStations(ids);
+  }
+
+  size(): number {
+    return this.#store.size();
+  }
+}
+
+/**
+ * The charts of one measurements job: one {@link ControlChart} per charted series, fed each
+ * record once, when it is new, and computed at every poll in slices so that scrapes keep their
+ * turns.
+ */
+class JobControlCharts implements ControlCharts {
+  readonly store: RecordStore<MeasurementRecord>;
+  readonly #config: Config;
+  readonly #logger: Logger;
+  readonly #yielder: LoopYielder;
+  readonly #control: Config['measurements']['control'];
+  readonly #names: ChartedNames;
+  readonly #retaining: RetainingStore;
+  readonly #stations = new Map<string, StationCharts>();
+  /** Charts whose first limits came at this poll: counted, then logged once. */
+  #established = 0;
+  #flagged: FlaggedChart[] = [];
+
+  constructor(
+    ctx: { readonly config: Config; readonly logger: Logger; readonly yielder: LoopYielder },
+    store: MeasurementStore,
+  ) {
+    this.#config = ctx.config;
+    this.#logger = ctx.logger;
+    this.#yielder = ctx.yielder;
+    this.#control = ctx.config.measurements.control;
+    this.#names = new ChartedNames(this.#control);
+    this.#retaining = new RetainingStore(store, (r, keep) => this.#takeHistory(r, keep));
+    this.store = this.#control.names.length === 0 ? store : this.#retaining;
+    if (this.#control.names.length === 0) return;
+    store.watch((_series, r) => this.#takeNew(r, r.value ?? Number.NaN, recordKey(r.serial)));
+    // Charts built over a store that holds records already start from them.
+    for (const s of store.allSeries())
+      for (let i = 0; i < s.rows.length; i++)
+        // The store holds serials as this same key (hash32).
+        this.#takeNew({ ...s, time: s.rows.time(i) }, s.rows.value(VALUE, i), s.rows.serialKey(i) as number);
+  }
+
+  retainFrom(nowMs: number, windowFromMs: number): number {
+    const overlapMs = this.#config.measurements.overlapMs;
+    const next = new Map<string, number>();
+    let oldest = windowFromMs;
+    for (const { name } of this.#config.measurements.names) {
+      const entry = this.#names.entryOf(name);
+      if (entry === null) continue;
+      // The store holds the longest window for the statistics, and the charts' recent points:
+      // older records reach a chart only while it loads its history (see RetainingStore.add).
+      const recent = ControlChart.recentFrom({ spec: entry.spec, overlapMs, nowMs });
+      next.set(name, Math.min(windowFromMs, recent));
+      oldest = Math.min(oldest, windowFromMs, recent, this.#names.chartFrom(entry, nowMs));
+    }
+    this.#retaining.keep(next, windowFromMs);
+    return oldest;
+  }
+
+  flagged(): readonly FlaggedChart[] {
+    return this.#flagged;
+  }
+
+  history(): { readonly charts: number; readonly bytes: number } {
+    let charts = 0;
+    let bytes = 0;
+    for (const s of this.#stations.values())
+      for (const c of s.bySeries.values()) {
+        charts++;
+        bytes += c.chart.historyBytes;
+      }
+    return { charts, bytes };
+  }
+
+  async families(topology: Topology, poll: ControlPoll): Promise<Family[]> {
+    if (this.#control.names.length === 0) return [];
+    const outcomes: ControlOutcome[] = [];
+    const flags: FlaggedChart[] = [];
+    const seen = new Set<string>();
+    let work = 0;
+    for (const station of topology.stations) {
+      const id = stationKey(station.id);
+      const charts = this.#stations.get(id);
+      if (charts === undefined) continue;
+      seen.add(id);
+      charts.ordered ??= [...charts.bySeries.values()].sort(bySeriesOrder);
+      for (const charted of charts.ordered) {
+        const done = this.#chart(charted, station.labels, poll);
+        outcomes.push(done);
+        const flag = flagOf(station, charted, done.limits);
+        if (flag !== undefined) flags.push(flag);
+        work += done.work;
+        if (work >= POINTS_PER_TURN) {
+          work = 0;
+          await this.#yielder.yieldToLoop();
+        }
+      }
+    }
+    this.#flagged = flags;
+    this.#names.markFrozenDone(poll, this.#logger);
+    if (this.#established > 0)
+      this.#logger.info({ series: this.#established }, 'control baselines established');
+    this.#established = 0;
+    this.#forget(seen, poll.nowMs);
+    return controlFamilies(outcomes, this.#control);
+  }
 
   /** The chart of a record's series, created on its first record; undefined when not charted. */
-  function chartOf(r: Pick<MeasurementRecord, 'stationId' | 'name' | 'slot'>): Charted | undefined {
-    const entry = entryOf(r.name);
+  #chartOf(r: Pick<MeasurementRecord, 'stationId' | 'name' | 'slot'>): Charted | undefined {
+    const entry = this.#names.entryOf(r.name);
     if (entry === null) return undefined;
     const id = stationKey(r.stationId);
-    let station = stations.get(id);
+    let station = this.#stations.get(id);
     if (station === undefined) {
       station = { bySeries: new Map(), ordered: undefined };
-      stations.set(id, station);
+      this.#stations.set(id, station);
     }
     const key = r.slot === null ? r.name : `${r.name}\u0000${r.slot}`;
     let charted = station.bySeries.get(key);
@@ -147,10 +343,10 @@ export function createControlCharts(
       const chart = new ControlChart({
         spec: entry.spec,
         detectors: entry.params,
-        holdMs: control.holdMs,
-        overlapMs,
+        holdMs: this.#control.holdMs,
+        overlapMs: this.#config.measurements.overlapMs,
       });
-      charted = { stationId: r.stationId, name: r.name, slot: r.slot, entry, chart };
+      charted = { stationId: r.stationId, name: r.name, slot: r.slot, key, entry, chart };
       station.bySeries.set(key, charted);
       station.ordered = undefined;
     }
@@ -158,81 +354,34 @@ export function createControlCharts(
   }
 
   /** A record new to the store: a point of its chart (recognisable while the chart still loads history). */
-  const takeNew = (
-    r: Pick<MeasurementRecord, 'stationId' | 'name' | 'slot' | 'time'>,
-    value: number,
-    key: number,
-  ) => {
-    const chart = chartOf(r)?.chart;
+  #takeNew(r: Pick<MeasurementRecord, 'stationId' | 'name' | 'slot' | 'time'>, value: number, key: number) {
+    const chart = this.#chartOf(r)?.chart;
     chart?.add(r.time, value, chart.isLoading ? key : 0);
-  };
-
-  if (control.names.length > 0) {
-    store.watch((_series, r) => takeNew(r, r.value ?? Number.NaN, recordKey(r.serial)));
-    // Charts built over a store that holds records already start from them.
-    for (const s of store.allSeries())
-      for (let i = 0; i < s.rows.length; i++)
-        // The store holds serials as this same key (hash32).
-        takeNew({ ...s, time: s.rows.time(i) }, s.rows.value(VALUE, i), s.rows.serialKey(i) as number);
   }
 
   /** A record older than the store keeps: history of its chart, folded as it comes while the chart loads. */
-  function takeHistory(r: MeasurementRecord, keep: number) {
-    const chart = r.value === undefined ? undefined : chartOf(r)?.chart;
+  #takeHistory(r: MeasurementRecord, keep: number) {
+    const chart = r.value === undefined ? undefined : this.#chartOf(r)?.chart;
     if (chart === undefined || r.value === undefined) return;
     chart.foldHistoryBefore(keep);
     chart.addHistory(r.time, r.value, recordKey(r.serial));
   }
-
-  /** The oldest time a charted name must be fetched from: its baseline, or one extra window of context. */
-  function chartFrom(entry: Entry, nowMs: number): number {
-    const b = entry.spec.baseline;
-    const evalFrom = nowMs - entry.spec.evaluationWindowMs;
-    if (b.kind === 'rolling') return evalFrom - b.durationMs;
-    if (b.kind === 'frozen' && !frozenDone.has(entry.index)) return b.fromMs;
-    // Runs that started before the window are seen when they complete inside it.
-    return evalFrom - entry.spec.evaluationWindowMs;
-  }
-
-  const retaining: RecordStore<MeasurementRecord> = {
-    // Records older than a name keeps are not held: a chart still loading its history takes
-    // them (each once: it recognises a record fetched again) and folds them into its baseline as
-    // they come, older than what the store keeps; the others are dropped here.
-    add: (records) => {
-      const kept: MeasurementRecord[] = [];
-      for (const r of records) {
-        const keep = keepFor(r.name);
-        if (r.time >= keep) kept.push(r);
-        else takeHistory(r, keep);
-      }
-      return store.add(kept);
-    },
-    evictBefore(t) {
-      for (const id of stationIds)
-        for (const s of store.seriesOf(id)) s.rows.evictBefore(Math.max(t, keepFor(s.name)));
-      store.evictBefore(t);
-    },
-    retainStations(ids) {
-      stationIds = ids;
-      store.retainStations(ids);
-    },
-    size: () => store.size(),
-  };
 
   /**
    * Charts one series of `station` at the poll. The outcome is the series' own object, updated
    * in place: the families read it before the next poll, and an object per chart and poll was
    * garbage for every poll.
    */
-  function chart(charted: Charted, station: LabelSet, poll: ControlPoll): ChartedOutcome {
-    const { labels, events: eventLabels } = labelsOf(charted, station);
+  #chart(charted: Charted, station: LabelSet, poll: ControlPoll): ChartedOutcome {
+    const { labels, events: eventLabels, sparse: sparseLabels } = labelsOf(charted, station);
     const o = charted.chart.evaluate(poll);
-    logChange(charted, o);
+    this.#logChange(charted, o);
     if (charted.outcome === undefined)
       charted.outcome = {
         metric: charted.name,
         labels,
         eventLabels,
+        sparseLabels,
         limits: o.limits,
         counts: o.counts,
         lastTimes: o.lastTimes,
@@ -244,6 +393,7 @@ export function createControlCharts(
     const out = charted.outcome;
     out.labels = labels;
     out.eventLabels = eventLabels;
+    out.sparseLabels = sparseLabels;
     out.limits = o.limits;
     out.counts = o.counts;
     out.lastTimes = o.lastTimes;
@@ -255,13 +405,13 @@ export function createControlCharts(
   }
 
   /** A new baseline resets the chart: logged per series (first limits are counted, then logged once). */
-  function logChange(charted: Charted, o: ChartOutcome) {
-    if (o.change === 'established') established++;
+  #logChange(charted: Charted, o: ChartOutcome) {
+    if (o.change === 'established') this.#established++;
     if (o.change !== 'gained' && o.change !== 'lost') return;
     const where = { station_id: charted.stationId, name: charted.name, slot: charted.slot };
     const r = o.result;
     if (r.ok)
-      ctx.logger.info(
+      this.#logger.info(
         {
           ...where,
           baseline: charted.entry.spec.baseline.kind,
@@ -271,106 +421,28 @@ export function createControlCharts(
         },
         'new control baseline',
       );
-    else ctx.logger.info({ ...where, reason: r.reason }, 'control limits lost');
+    else this.#logger.info({ ...where, reason: r.reason }, 'control limits lost');
   }
-
-  return {
-    store: control.names.length === 0 ? store : retaining,
-    retainFrom(nowMs, windowFromMs) {
-      windowFrom = windowFromMs;
-      const next = new Map<string, number>();
-      let oldest = windowFromMs;
-      for (const { name } of ctx.config.measurements.names) {
-        const entry = entryOf(name);
-        if (entry === null) continue;
-        // The store holds the longest window for the statistics, and the charts' recent points:
-        // older records reach a chart only while it loads its history (see retaining.add).
-        const recent = ControlChart.recentFrom({ spec: entry.spec, overlapMs, nowMs });
-        next.set(name, Math.min(windowFromMs, recent));
-        oldest = Math.min(oldest, windowFromMs, recent, chartFrom(entry, nowMs));
-      }
-      keeps = next;
-      return oldest;
-    },
-    flagged: () => flagged,
-    history() {
-      let charts = 0;
-      let bytes = 0;
-      for (const s of stations.values())
-        for (const c of s.bySeries.values()) {
-          charts++;
-          bytes += c.chart.historyBytes;
-        }
-      return { charts, bytes };
-    },
-    async families(topology, poll) {
-      if (control.names.length === 0) return [];
-      const { nowMs } = poll;
-      const outcomes: ControlOutcome[] = [];
-      const flags: FlaggedChart[] = [];
-      const seen = new Set<string>();
-      let work = 0;
-      for (const station of topology.stations) {
-        const id = stationKey(station.id);
-        const charts = stations.get(id);
-        if (charts === undefined) continue;
-        seen.add(id);
-        charts.ordered ??= [...charts.bySeries.values()].sort(bySeriesOrder);
-        for (const charted of charts.ordered) {
-          const done = chart(charted, station.labels, poll);
-          outcomes.push(done);
-          const flag = flagOf(station, charted, done.limits);
-          if (flag !== undefined) flags.push(flag);
-          work += done.work;
-          if (work >= POINTS_PER_TURN) {
-            work = 0;
-            await ctx.yielder.yieldToLoop();
-          }
-        }
-      }
-      flagged = flags;
-      markFrozenDone(poll);
-      if (established > 0) ctx.logger.info({ series: established }, 'control baselines established');
-      established = 0;
-      forget(seen, nowMs);
-      return controlFamilies(outcomes, control);
-    },
-  };
 
   /**
    * Forgets the charts of stations that left the topology, and charts whose newest point left
    * both their baseline's reach and `measurements.retention` (as the store forgets a series).
    */
-  function forget(seen: ReadonlySet<string>, nowMs: number) {
-    for (const [id, charts] of stations) {
+  #forget(seen: ReadonlySet<string>, nowMs: number) {
+    const retentionMs = this.#config.measurements.retentionMs;
+    for (const [id, charts] of this.#stations) {
       if (!seen.has(id)) {
-        stations.delete(id);
+        this.#stations.delete(id);
         continue;
       }
-      for (const [key, c] of charts.bySeries) {
-        const reach = Math.max(retentionMs, nowMs - chartFrom(c.entry, nowMs));
+      // The ordered array, not the map: iterating a map's entries made an array per chart.
+      for (const c of charts.ordered ?? [...charts.bySeries.values()]) {
+        const reach = Math.max(retentionMs, nowMs - this.#names.chartFrom(c.entry, nowMs));
         if (c.chart.lastTime >= nowMs - reach) continue;
-        charts.bySeries.delete(key);
+        charts.bySeries.delete(c.key);
         charts.ordered = undefined;
       }
     }
-  }
-
-  function markFrozenDone({ nowMs, complete }: ControlPoll) {
-    if (!complete) return;
-    specs.forEach((spec, index) => {
-      const b = spec.baseline;
-      if (b.kind !== 'frozen' || frozenDone.has(index) || nowMs < b.toMs) return;
-      frozenDone.add(index);
-      ctx.logger.info(
-        {
-          pattern: control.names[index]?.pattern.source,
-          from: new Date(b.fromMs).toISOString(),
-          to: new Date(b.toMs).toISOString(),
-        },
-        'frozen control baseline computed; its records are no longer kept',
-      );
-    });
   }
 }
 
@@ -380,7 +452,12 @@ function labelsOf(charted: Charted, station: LabelSet): SeriesLabels {
   if (hit !== undefined && hit.base === station) return hit;
   const withName = station.with('metric', charted.name);
   const labels = charted.slot === null ? withName : withName.with('slot', charted.slot);
-  const entry = { base: station, labels, events: EVENT_RULE_NAMES.map((r) => labels.with('rule', r)) };
+  const entry = {
+    base: station,
+    labels,
+    events: EVENT_RULE_NAMES.map((r) => labels.with('rule', r)),
+    sparse: [],
+  };
   charted.labels = entry;
   return entry;
 }
@@ -391,10 +468,14 @@ function labelsOf(charted: Charted, station: LabelSet): SeriesLabels {
  */
 const recordKey = serialHash32;
 
-/** A series' labels, and its event counters' (one per {@link EVENT_RULE_NAMES} entry). */
+/**
+ * A series' labels, its event counters' (one per {@link EVENT_RULE_NAMES} entry), and its sparse
+ * series' as the families first need them ({@link ControlOutcome.sparseLabels}).
+ */
 interface SeriesLabels {
   readonly labels: LabelSet;
   readonly events: readonly LabelSet[];
+  readonly sparse: Array<LabelSet | undefined>;
 }
 
 /** The series' flags, when its baseline breaks an assumption of the documented rates. */

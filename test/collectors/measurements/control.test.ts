@@ -154,6 +154,34 @@ describe('control charts in the measurements collector', () => {
     ]);
   });
 
+  it('uses the label sets of its window violations again at the next poll', async () => {
+    const { store, charts: c } = charts({
+      ...RAW,
+      names: ['vbat'],
+      baseline: { rolling: '2h' },
+      min_samples: 20,
+    });
+    store.add([
+      ...series(A, wave(32), { endAgoMs: 61 * MIN }),
+      ...series(A, wave(12, 0.3), { stepMs: 4 * MIN }),
+    ]);
+    c.retainFrom(NOW, NOW - HOUR);
+    const windowLabels = async () => {
+      const families = await c.families(topology, { nowMs: NOW, complete: true });
+      return (
+        families
+          .find((f) => f.desc.name === 'station_measurement_control_window_violations')
+          ?.samples.map((x) => x.labels) ?? []
+      );
+    };
+    const first = await windowLabels();
+    expect(first.length).toBeGreaterThan(0);
+    // Built once per chart (while the station's labels stay), not at every poll.
+    const again = await windowLabels();
+    expect(again.length).toBe(first.length);
+    for (const [i, labels] of again.entries()) expect(labels).toBe(first[i]);
+  });
+
   it('does not reset on a change of spec limits', async () => {
     const run = async (upper: (i: number) => number) => {
       const { store, charts: c } = charts({
