@@ -65,7 +65,7 @@ function notes(r: BenchResults): string {
       'small young generation, so short-lived strings cost more collections), and without a limit. The target is ' +
       'evaluated on both.',
     '- Event-loop block: max of `perf_hooks.monitorEventLoopDelay` (10 ms resolution) minus the resolution, in the ' +
-      'exporter’s process: over each poll (its render included) and over all scrapes. During the scrapes that process ' +
+      'exporter’s process: over each poll (its render included) and over each scrape load (from the load generator’s start to its results). During the scrapes that process ' +
       'runs only the exporter (answering, the self-metrics tail and its gzip, the writes); the bench’s own capture and ' +
       'check of the bodies and the bare server run in a child process (bench/exporter/bare-child.ts), the load ' +
       'generator in another.',

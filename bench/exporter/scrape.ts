@@ -6,16 +6,17 @@
  *
  * Only the exporter runs in this process while the scrapes are measured: the load generator,
  * and the bench's own capture, check and bare server (bench/exporter/bare-child.ts), run in
- * child processes, so that the event-loop block measured meanwhile is the exporter's own
- * (answering, the self-metrics tail, its gzip, the writes), not the bench's.
+ * child processes, so that the event-loop block measured meanwhile ({@link ScrapeRow.maxBlockMs},
+ * from each load's start to its results) is the exporter's own (answering, the self-metrics
+ * tail, its gzip, the writes), not the bench's.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { runLoad } from '../load/loadgen.ts';
 import { forkTs, nextMessage, stopChild } from '../shared/child.ts';
-import type { LoadResult } from '../shared/protocol.ts';
+import { startLoopMonitor } from '../shared/loop-delay.ts';
+import type { LoadResult, LoadSpec } from '../shared/protocol.ts';
 import { type BareSpec, isBareReady, SCRAPE_HEADERS } from './bare-protocol.ts';
 import type { BenchParams } from './scale.ts';
 
@@ -31,6 +32,27 @@ export interface ScrapeRow {
    * rounds of the two servers' rates in that round, so that one disturbed round does not decide.
    */
   readonly ratio: number;
+  /**
+   * Worst event-loop block of this process while the load ran (from the load generator's start to
+   * its results; forking it, a bench cost, is left out): the exporter's own scrape path.
+   */
+  readonly maxBlockMs: number;
+}
+
+const isLoadResult = (msg: unknown): msg is { type: 'load'; results: LoadResult[] } =>
+  typeof msg === 'object' && msg !== null && (msg as { type?: unknown }).type === 'load';
+
+/** Runs the load generator (bench/load/loadgen-child.ts) and measures the event loop meanwhile. */
+async function measuredLoad(spec: LoadSpec): Promise<{ results: LoadResult[]; maxBlockMs: number }> {
+  const child = forkTs(new URL('../load/loadgen-child.ts', import.meta.url), spec);
+  const monitor = startLoopMonitor();
+  try {
+    const { results } = await nextMessage(child, isLoadResult);
+    return { results, maxBlockMs: monitor.maxBlockMs() };
+  } finally {
+    monitor.stop();
+    await stopChild(child);
+  }
 }
 
 function close(server: Server): Promise<void> {
@@ -54,14 +76,15 @@ export async function compareScrapes(app: Hono, p: BenchParams): Promise<ScrapeR
     const bare = await nextMessage(child, isBareReady);
     const rows: ScrapeRow[] = [];
     for (const encoding of ['plain', 'gzip'] as const) {
-      const [ex, b] = await runLoad({
+      const { results, maxBlockMs } = await measuredLoad({
         ...p.load,
         headers: SCRAPE_HEADERS[encoding],
         urls: [exporterUrl, bare.url],
       });
+      const [ex, b] = results;
       if (!ex || !b) throw new Error('the load generator returned fewer results than servers');
       const bodyBytes = encoding === 'gzip' ? bare.gzipBytes : bare.plainBytes;
-      rows.push({ encoding, bodyBytes, exporter: ex, bare: b, ratio: roundRatio(ex, b) });
+      rows.push({ encoding, bodyBytes, exporter: ex, bare: b, ratio: roundRatio(ex, b), maxBlockMs });
     }
     return rows;
   } finally {
