@@ -65,13 +65,12 @@ function notes(r: BenchResults): string {
       'small young generation, so short-lived strings cost more collections), and without a limit. The target is ' +
       'evaluated on both.',
     '- Event-loop block: max of `perf_hooks.monitorEventLoopDelay` (10 ms resolution) minus the resolution, in the ' +
-      'exporter’s process: over each poll (its render included) and over each scrape load (from the load generator’s start to its results). During the scrapes that process ' +
-      'runs only the exporter (answering, the self-metrics tail and its gzip, the writes); the bench’s own capture and ' +
-      'check of the bodies and the bare server run in a child process (bench/exporter/bare-child.ts), the load ' +
-      'generator in another.',
+      'exporter’s process: over each poll (its render included) and over each scrape load, from the load generator’s ' +
+      'start to its results. The bench’s own capture and check of the scraped bodies (reading, gunzip, compare) and ' +
+      'forking its children come before and are not counted; the bare server’s answers (writes of bytes in memory) are.',
     `- Scrapes: a load generator in a child process keeps ${r.params.load.connections} keep-alive connections busy ` +
       `for ${r.params.load.durationMs / 1000} s per server (at most ${r.params.load.maxRequests} requests) against the exporter ` +
-      'and against a bare `node:http` server (a child process of its own) answering the bytes the exporter served, from memory, the two taking turns ' +
+      'and against a bare `node:http` server answering the bytes the exporter served, from memory, the two taking turns ' +
       `in ${r.params.load.rounds} rounds (A B, B A, ...) so that a slow patch of the shared machine falls on both. ` +
       'The exporter renders its self-metrics tail (and deflates it for gzip) at most once a second per format, ' +
       'as it does in production; the rest of each answer is cached bytes.',

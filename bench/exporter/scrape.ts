@@ -4,20 +4,22 @@
  * scrape path (routing, negotiation, self-metrics tail, gzip splice) costs on top of
  * simply writing the body.
  *
- * Only the exporter runs in this process while the scrapes are measured: the load generator,
- * and the bench's own capture, check and bare server (bench/exporter/bare-child.ts), run in
- * child processes, so that the event-loop block measured meanwhile ({@link ScrapeRow.maxBlockMs},
- * from each load's start to its results) is the exporter's own (answering, the self-metrics
- * tail, its gzip, the writes), not the bench's.
+ * The event-loop block of the scrapes ({@link ScrapeRow.maxBlockMs}) is measured only while the
+ * load runs, from the load generator's start to its results: the bench's own capture and check
+ * of the bodies (reading, gunzip, compare) and forking its children come before, so that the
+ * figure is the exporter's scrape path (answering, the self-metrics tail, its gzip, the writes).
+ * The bare server answers in this process too, as before, so that the ratio compares the two
+ * paths under the same heap; its answers are writes of bytes held in memory.
  */
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
+import { request } from 'undici';
 import { forkTs, nextMessage, stopChild } from '../shared/child.ts';
 import { startLoopMonitor } from '../shared/loop-delay.ts';
 import type { LoadResult, LoadSpec } from '../shared/protocol.ts';
-import { type BareSpec, isBareReady, SCRAPE_HEADERS } from './bare-protocol.ts';
 import type { BenchParams } from './scale.ts';
 
 /** One encoding, measured against both servers. */
@@ -33,8 +35,8 @@ export interface ScrapeRow {
    */
   readonly ratio: number;
   /**
-   * Worst event-loop block of this process while the load ran (from the load generator's start to
-   * its results; forking it, a bench cost, is left out): the exporter's own scrape path.
+   * Worst event-loop block of this process while the load ran (from the load generator's start
+   * to its results): the exporter's scrape path, and the bare server's writes.
    */
   readonly maxBlockMs: number;
 }
@@ -55,11 +57,74 @@ async function measuredLoad(spec: LoadSpec): Promise<{ results: LoadResult[]; ma
   }
 }
 
+/** Prometheus asks for the text format; gzip is its default. */
+const HEADERS = {
+  plain: { accept: 'text/plain;version=0.0.4' },
+  gzip: { accept: 'text/plain;version=0.0.4', 'accept-encoding': 'gzip' },
+} as const;
+
+interface Captured {
+  readonly body: Buffer;
+  readonly headers: Record<string, string>;
+}
+
+function listen(server: Server): Promise<string> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      resolve(`http://127.0.0.1:${port}/metrics`);
+    });
+  });
+}
+
 function close(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
     server.closeAllConnections();
   });
+}
+
+async function capture(url: string, headers: Record<string, string>): Promise<Captured> {
+  const res = await request(url, { headers });
+  const body = Buffer.from(await res.body.arrayBuffer());
+  if (res.statusCode !== 200) throw new Error(`GET ${url}: status ${res.statusCode}`);
+  const kept: Record<string, string> = {};
+  for (const name of ['content-type', 'content-encoding', 'vary', 'cache-control']) {
+    const v = res.headers[name];
+    if (typeof v === 'string') kept[name] = v;
+  }
+  return { body, headers: kept };
+}
+
+/** A server that answers every request with one of two fixed bodies, chosen like the exporter does. */
+function bareServer(plain: Captured, gzip: Captured): Server {
+  return createServer((req, res) => {
+    const chosen = /\bgzip\b/.test(req.headers['accept-encoding'] ?? '') ? gzip : plain;
+    res.writeHead(200, { ...chosen.headers, 'content-length': chosen.body.length });
+    res.end(chosen.body);
+  });
+}
+
+/**
+ * Bytes at the end of a body left out of the comparison: the self-metrics tail (about 11 KiB),
+ * which differs between two scrapes more than a second apart (scrape counters, durations), as
+ * two captures of a large body on a loaded machine can be.
+ */
+const TAIL_SLACK = 64 * 1024;
+
+/** The gzip body must decode to the plain one, up to the per-scrape self-metrics tail. */
+function checkSameExposition(plain: Captured, gzip: Captured): void {
+  const decoded = gunzipSync(gzip.body);
+  const head = Math.min(plain.body.length, decoded.length) - TAIL_SLACK;
+  if (
+    Math.abs(decoded.length - plain.body.length) > TAIL_SLACK ||
+    decoded.compare(plain.body, 0, head, 0, head)
+  ) {
+    throw new Error(
+      'the gzip scrape does not decode to the plain scrape: the benchmark would compare apples and pears',
+    );
+  }
 }
 
 /** Serves `app` on loopback and compares it with the bare server, plain and gzip. */
@@ -70,25 +135,27 @@ export async function compareScrapes(app: Hono, p: BenchParams): Promise<ScrapeR
     if (served.listening) ready();
     else served.once('listening', ready);
   });
-  const spec: BareSpec = { exporterUrl };
-  const child = forkTs(new URL('./bare-child.ts', import.meta.url), spec);
+  const plain = await capture(exporterUrl, HEADERS.plain);
+  const gzip = await capture(exporterUrl, HEADERS.gzip);
+  checkSameExposition(plain, gzip);
+  const bare = bareServer(plain, gzip);
+  const bareUrl = await listen(bare);
   try {
-    const bare = await nextMessage(child, isBareReady);
     const rows: ScrapeRow[] = [];
     for (const encoding of ['plain', 'gzip'] as const) {
       const { results, maxBlockMs } = await measuredLoad({
         ...p.load,
-        headers: SCRAPE_HEADERS[encoding],
-        urls: [exporterUrl, bare.url],
+        headers: HEADERS[encoding],
+        urls: [exporterUrl, bareUrl],
       });
       const [ex, b] = results;
       if (!ex || !b) throw new Error('the load generator returned fewer results than servers');
-      const bodyBytes = encoding === 'gzip' ? bare.gzipBytes : bare.plainBytes;
+      const bodyBytes = (encoding === 'gzip' ? gzip : plain).body.length;
       rows.push({ encoding, bodyBytes, exporter: ex, bare: b, ratio: roundRatio(ex, b), maxBlockMs });
     }
     return rows;
   } finally {
-    await stopChild(child);
+    await close(bare);
     await close(served);
   }
 }

@@ -25,47 +25,74 @@ export async function sortInSlices<T>(
 ): Promise<T[]> {
   const run = Math.max(1, Math.floor(size));
   if (items.length <= run) return items.sort(compare);
-  let from: T[] = [];
-  for (let i = 0; i < items.length; i += run) {
-    if (i > 0) await yielder.yieldToLoop();
-    for (const x of items.slice(i, i + run).sort(compare)) from.push(x);
-  }
-  let to: T[] = new Array(items.length);
+  let from = await sortRuns(items, compare, { yielder, size: run });
+  // A copy, not `new Array(n)`: V8 holds a new array of more than about 100,000 holes as a
+  // dictionary, which makes every write of the merge a hash lookup.
+  let to = items.slice();
   // The sort of the last run counts as this turn's work.
-  const budget = { left: 0, size: run };
+  let left = 0;
   for (let width = run; width < items.length; width *= 2) {
     for (let lo = 0; lo < items.length; lo += 2 * width) {
       const mid = Math.min(lo + width, items.length);
-      const hi = Math.min(lo + 2 * width, items.length);
-      await mergeRuns({ from, to, compare, yielder, budget }, lo, mid, hi);
+      const merge: Merge = { a: lo, b: mid, out: lo, mid, hi: Math.min(lo + 2 * width, items.length) };
+      while (merge.out < merge.hi) {
+        if (left === 0) {
+          await yielder.yieldToLoop();
+          left = run;
+        }
+        left -= mergeSome(from, to, compare, merge, left);
+      }
     }
     [from, to] = [to, from];
   }
   return from;
 }
 
-/** One merge's arrays, comparator and the items left before the next turn. */
-interface Merge<T> {
-  readonly from: readonly T[];
-  readonly to: T[];
-  readonly compare: (a: T, b: T) => number;
-  readonly yielder: LoopYielder;
-  /** Items merged since the last turn may reach `size`; `left` of them remain. */
-  readonly budget: { left: number; readonly size: number };
+/** A copy of `items` with each run of `size` items sorted, one run per turn. */
+async function sortRuns<T>(
+  items: readonly T[],
+  compare: (a: T, b: T) => number,
+  { yielder, size }: SliceOptions,
+): Promise<T[]> {
+  const runs = items.slice();
+  for (let i = 0; i < items.length; i += size) {
+    if (i > 0) await yielder.yieldToLoop();
+    const sorted = items.slice(i, i + size).sort(compare);
+    for (let k = 0; k < sorted.length; k++) runs[i + k] = sorted[k] as T;
+  }
+  return runs;
 }
 
-/** Merges `from[lo, mid)` and `from[mid, hi)` into `to[lo, hi)`, the left run first on ties. */
-async function mergeRuns<T>(m: Merge<T>, lo: number, mid: number, hi: number): Promise<void> {
-  const { from, to, compare } = m;
-  let a = lo;
-  let b = mid;
-  for (let out = lo; out < hi; out++) {
-    if (m.budget.left === 0) {
-      await m.yielder.yieldToLoop();
-      m.budget.left = m.budget.size;
-    }
-    m.budget.left--;
-    if (b >= hi || (a < mid && compare(from[a] as T, from[b] as T) <= 0)) to[out] = from[a++] as T;
-    else to[out] = from[b++] as T;
+/** A merge of `from[a, mid)` and `from[b, hi)` into `to[out, hi)` in progress. */
+interface Merge {
+  a: number;
+  b: number;
+  out: number;
+  readonly mid: number;
+  readonly hi: number;
+}
+
+/**
+ * Merges up to `limit` items, the left run first on ties, and returns how many it merged.
+ * Synchronous, so that the engine optimises the loop that does all the work.
+ */
+function mergeSome<T>(
+  from: readonly T[],
+  to: T[],
+  compare: (a: T, b: T) => number,
+  m: Merge,
+  limit: number,
+): number {
+  let { a, b, out } = m;
+  const { mid, hi } = m;
+  const end = Math.min(hi, out + limit);
+  const merged = end - out;
+  while (out < end) {
+    if (b >= hi || (a < mid && compare(from[a] as T, from[b] as T) <= 0)) to[out++] = from[a++] as T;
+    else to[out++] = from[b++] as T;
   }
+  m.a = a;
+  m.b = b;
+  m.out = out;
+  return merged;
 }
