@@ -64,7 +64,10 @@ function notes(r: BenchResults): string {
       'render runs twice, in a process of its own: under the StatefulSet memory limit, as it ships (V8 then keeps a ' +
       'small young generation, so short-lived strings cost more collections), and without a limit. The target is ' +
       'evaluated on both.',
-    '- Event-loop block: max of `perf_hooks.monitorEventLoopDelay` (10 ms resolution) minus the resolution.',
+    '- Event-loop block: max of `perf_hooks.monitorEventLoopDelay` (10 ms resolution) minus the resolution, in the ' +
+      'exporter’s process: over each poll (its render included) and over each scrape load, from the load generator’s ' +
+      'start to its results. The bench’s own capture and check of the scraped bodies (reading, gunzip, compare) and ' +
+      'forking its children come before and are not counted; the bare server’s answers (writes of bytes in memory) are.',
     `- Scrapes: a load generator in a child process keeps ${r.params.load.connections} keep-alive connections busy ` +
       `for ${r.params.load.durationMs / 1000} s per server (at most ${r.params.load.maxRequests} requests) against the exporter ` +
       'and against a bare `node:http` server answering the bytes the exporter served, from memory, the two taking turns ' +

@@ -10,7 +10,6 @@ import { runPlantScale } from '../plant/plant.ts';
 import { plantRuns, recordPlantRun, renderPlantSection } from '../plant/plant-report.ts';
 import { runChild } from '../shared/child.ts';
 import { OWNED_SECTIONS, type OwnedSection, readSection } from '../shared/format.ts';
-import { startLoopMonitor } from '../shared/loop-delay.ts';
 import { describeMachine } from '../shared/machine.ts';
 import type { ControlBenchResult } from '../spc/control.ts';
 import { renderControlSection } from '../spc/control-section.ts';
@@ -66,10 +65,8 @@ async function mainExporter(p: BenchParams, sim: SimProcess) {
     const renders = new Map(m.renders());
     const series = m.exporter.cache.seriesCount();
     progress(`scrapes (${series} series)`);
-    const monitor = startLoopMonitor();
     const scrapes = await compareScrapes(m.exporter.app, p);
-    const scrapeMaxBlockMs = monitor.maxBlockMs();
-    monitor.stop();
+    const scrapeMaxBlockMs = Math.max(0, ...scrapes.map((s) => s.maxBlockMs));
     return {
       collectors: m.collectors,
       first,

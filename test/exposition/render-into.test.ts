@@ -30,4 +30,17 @@ describe('renderFamiliesInto', () => {
       expect(blocks.size).toBeLessThan(steps / 2);
     }
   });
+
+  it('hands over at most 5,000 samples per step by default, so that no step blocks the event loop for long', async () => {
+    const families = largeFamilies(12_000, 1);
+    const total = families.reduce((n, f) => n + f.samples.length, 0);
+    expect(total).toBeGreaterThanOrEqual(12_000);
+    let steps = 0;
+    await renderFamiliesInto(families, 'text', {
+      consume: async () => {
+        steps++;
+      },
+    });
+    expect(steps).toBeGreaterThanOrEqual(Math.ceil(total / 5_000));
+  });
 });

@@ -29,6 +29,7 @@ import type { Entity, StationNode, Topology } from '../../model/topology.ts';
 import { BernoulliCusum, type BernoulliDesign, designBernoulliCusum } from '../../spc/bernoulli.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
 import type { LoopYielder } from '../../util/loop-yield.ts';
+import { sortInSlices } from '../../util/sliced-sort.ts';
 import { targetsOf } from '../targets/match.ts';
 import { UNIT_CUSUM_FAMILIES } from './cusum-families.ts';
 
@@ -119,6 +120,8 @@ function prune(map: Map<string, Subject>, keep: ReadonlySet<string>): void {
   for (const id of map.keys()) if (!keep.has(id)) map.delete(id);
 }
 
+const byTime = (a: Result, b: Result) => a.time - b.time;
+
 const isPass = (result: string) => result.trim().toLowerCase() === 'pass';
 
 /** Records evaluated between two looks for settled units during one poll. */
@@ -167,8 +170,10 @@ export class UnitCusums {
     const byId = new Map(topology.stations.map((s) => [s.id, s]));
     await this.label(topology);
     // Records offered while this poll yields wait for the next one.
-    const records = this.pending.sort((a, b) => a.time - b.time);
+    const offered = this.pending;
     this.pending = [];
+    // A first poll replays hours of records: sorted in slices, a few thousand per turn.
+    const records = await sortInSlices(offered, byTime, { yielder, size: RECORDS_PER_TURN });
     const settled = now - this.opts.cusum.settleMs;
     const left = resultsLeft(records);
     let evaluated = 0;

@@ -3,7 +3,7 @@
  * result, a final result after `settle`), signals counted as events only from the exporter's
  * start (history replayed at start warms up, never re-pages), per line and station.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { MIN, START, unitCusumsRig as setup } from '../../helpers/unit-cusums.ts';
 
 describe('UnitCusums', () => {
@@ -89,6 +89,36 @@ describe('UnitCusums', () => {
     expect(await turnsDuring(cusums.update(topology, START + 200 * MIN))).toBeGreaterThanOrEqual(4);
     expect(value('station_unit_cusum_ratio', 'final_yield', a.id)).toBeGreaterThan(0);
     expect(value('station_unit_cusum_ratio', 'final_yield', b.id)).toBe(0);
+  });
+
+  it('sorts a long replay in slices, in the order one sort gives', async () => {
+    // 20,000 records offered newest first, with repeated times and retests: the replay must sort them.
+    const offer = (c: ReturnType<typeof setup>, order: 'newest first' | 'oldest first') => {
+      const minutes = Array.from({ length: 20_000 }, (_, i) => Math.floor(i / 3) / 50);
+      if (order === 'newest first') minutes.reverse();
+      for (const m of minutes) {
+        const serial = `S${Math.floor(m * 10) % 997}`;
+        c.cusums.offer(c.u(m, { serial, result: Math.round(m * 50) % 11 === 0 ? 'fail' : 'pass' }));
+      }
+    };
+    const sorted = setup();
+    offer(sorted, 'oldest first');
+    await sorted.cusums.update(sorted.topology, START + 600 * MIN);
+    const shuffled = setup();
+    offer(shuffled, 'newest first');
+    const sort = vi.spyOn(Array.prototype, 'sort');
+    try {
+      await shuffled.cusums.update(shuffled.topology, START + 600 * MIN);
+      // No single sort of the whole replay: each blocks the event loop for a slice at most.
+      const longest = Math.max(0, ...sort.mock.contexts.map((a) => (a as unknown[]).length));
+      expect(longest).toBeGreaterThan(0);
+      expect(longest).toBeLessThanOrEqual(4_000);
+    } finally {
+      sort.mockRestore();
+    }
+    const samples = (c: ReturnType<typeof setup>) =>
+      c.cusums.families().map((f) => f.samples.map((x) => `${x.labels.text} ${x.value}`));
+    expect(samples(shuffled)).toEqual(samples(sorted));
   });
 
   it('forgets a station that leaves the topology', async () => {
