@@ -4,6 +4,7 @@ import type { LineModel, PlantModel, StationModel } from './plant.ts';
 import { silentAt } from './process-events.ts';
 import { Purpose, uniform } from './random.ts';
 import type { MetricRecordWire, UnitRecordWire } from './types.ts';
+import type { UnitWalks } from './unit-walks.ts';
 
 /** A time window [fromMs, toMs) seen at clock value nowMs: nothing after nowMs exists yet. */
 export interface Window {
@@ -55,6 +56,33 @@ function linesOf(model: PlantModel, stationIds: readonly string[]): Map<LineMode
 export interface PlantSource {
   readonly seed: number;
   readonly model: PlantModel;
+  /** A memo of the units' walks (unit-walks.ts); without it each window walks its units anew. */
+  readonly walks?: UnitWalks;
+}
+
+/** Calls `onVisit` for each visit of unit `k` that starts before `untilMs`, as walkUnit does. */
+function eachVisit(
+  plant: PlantSource,
+  line: LineModel,
+  walk: {
+    readonly k: number;
+    readonly untilMs: number;
+    readonly onVisit: (unit: UnitInfo, v: Visit) => void;
+  },
+): void {
+  const { seed, walks } = plant;
+  const { k, untilMs, onVisit } = walk;
+  if (walks === undefined) {
+    const unit = unitAt(seed, line, k);
+    if (unit) walkUnit(seed, line, { k, untilMs, onVisit: (v) => onVisit(unit, v) });
+    return;
+  }
+  const { unit, visits } = walks.of(line, k);
+  if (unit === null) return;
+  for (const v of visits) {
+    if (v.inMs >= untilMs) return;
+    onVisit(unit, v);
+  }
 }
 
 function walkWindow(
@@ -62,18 +90,16 @@ function walkWindow(
   query: { readonly ids: readonly string[]; readonly w: Window },
   emit: (e: Emit) => void,
 ) {
-  const { seed, model } = plant;
+  const { model } = plant;
   const { ids, w } = query;
   const until = Math.min(w.toMs, w.nowMs + 1);
   for (const [line, wanted] of linesOf(model, ids)) {
     const [first, last] = unitIndexRange(line, w.fromMs, until);
     for (let k = first; k <= last; k++) {
-      const unit = unitAt(seed, line, k);
-      if (!unit) continue;
-      walkUnit(seed, line, {
+      eachVisit(plant, line, {
         k: k,
         untilMs: until,
-        onVisit: (visit) => {
+        onVisit: (unit, visit) => {
           // A silent station's unit passes on down the line, unrecorded.
           if (wanted.has(visit.station.id) && !silentAt(visit.station.stationEvents, visit.inMs))
             emit({ unit, visit, line });
