@@ -3,17 +3,25 @@
  * its line and its index (and of the process scenario's station events, fixed at creation), yet
  * every request walks again every unit whose records may fall in its window: a 24h summary walks a
  * day of its line's units, and a plant's stations ask for it every few minutes. A long simulated
- * run (bench:pager) keeps each unit's whole walk once instead; the records built from it are the
- * same as without the memo, in the same order.
+ * run (bench:pager) keeps each unit's whole walk once instead, and each visit's unit records once
+ * built; the records served are the same as without the memo, in the same order. They are shared
+ * between answers, so nothing may change a record in place (data scenarios copy the ones they change).
  */
 import { type UnitInfo, unitAt, type Visit, walkUnit } from './flow.ts';
 import type { LineModel } from './plant.ts';
+import type { TimedUnitRecord } from './records.ts';
 
-/** One unit and every visit of its walk, in time order (no time limit). */
+/** What is kept of one visit: its unit records, once built (they do not depend on the window). */
+export interface VisitMemo {
+  unitRecords?: readonly TimedUnitRecord[];
+}
+
+/** One unit and every visit of its walk, in time order (no time limit), each with its memo. */
 export interface WalkedUnit {
   /** Null when no unit entered in its slot (idle time). */
   readonly unit: UnitInfo | null;
   readonly visits: readonly Visit[];
+  readonly memos: readonly VisitMemo[];
 }
 
 /** Walks of each line's most recent units, the oldest dropped beyond `hours` of the line's output. */
@@ -48,7 +56,7 @@ export class UnitWalks {
     const visits: Visit[] = [];
     if (unit !== null)
       walkUnit(this.#seed, line, { k, untilMs: Number.POSITIVE_INFINITY, onVisit: (v) => visits.push(v) });
-    return { unit, visits };
+    return { unit, visits, memos: visits.map(() => ({})) };
   }
 
   // Only when the memo has grown a quarter past its size, so that dropping costs little per walk.
