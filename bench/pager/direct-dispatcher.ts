@@ -86,6 +86,9 @@ export class DirectDispatcher extends Dispatcher {
       res.headers.forEach((v, k) => {
         out[k] = v;
       });
+      // As the simulator's HTTP server sends it for a whole body: the client then reserves the
+      // body's buffer at its size, instead of growing it chunk by chunk and giving pages back.
+      if (res.headers.get('content-encoding') === null) out['content-length'] = String(body.length);
       handler.onResponseStart?.(controller, res.status, out, res.statusText);
       if (body.length > 0) handler.onResponseData?.(controller, body);
       handler.onResponseEnd?.(controller, {});

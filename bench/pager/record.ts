@@ -132,11 +132,18 @@ export interface RecordResult {
   readonly polls: number;
   readonly bytes: number;
   readonly wallSeconds: number;
+  /** CPU time of this process while recording (user + system): the measure on a shared machine. */
+  readonly cpuSeconds: number;
 }
 
 /** Runs the exporter against the simulator from `startMs` to `endMs` and writes the OpenMetrics file. */
 export async function record(spec: RecordSpec): Promise<RecordResult> {
   const started = performance.now();
+  const cpuStarted = process.cpuUsage();
+  const cpu = () => {
+    const u = process.cpuUsage(cpuStarted);
+    return (u.user + u.system) / 1e6;
+  };
   let now = spec.startMs;
   const clock = () => now;
   const sim = createSimulator({
@@ -145,6 +152,8 @@ export async function record(spec: RecordSpec): Promise<RecordResult> {
     scale: spec.scale,
     tokens: { 'bench-token': { sites: 'all' } },
     process: spec.process,
+    // The longest window asked is the 24h summary: its units and their walk time (about an hour).
+    unitMemoHours: 26,
   });
   // In-process: the simulator's app answers each request without a socket (direct-dispatcher.ts).
   const dispatcher = new DirectDispatcher((req) => sim.app.fetch(req), SIM_URL);
@@ -162,6 +171,7 @@ export async function record(spec: RecordSpec): Promise<RecordResult> {
   let polls = 0;
   let bytes = 0;
   let lastPoll = Number.NEGATIVE_INFINITY;
+  let hourCpu = 0;
   try {
     for (; now <= spec.endMs; now += spec.scrapeMs) {
       while (faults.length > 0 && (faults[0]?.atMs ?? 0) <= now) {
@@ -183,10 +193,14 @@ export async function record(spec: RecordSpec): Promise<RecordResult> {
       bytes += text.length;
       scrapes++;
       await write(stream, text);
-      if (scrapes % 60 === 0)
+      if (scrapes % 60 === 0) {
+        // The last hour's CPU apart: the first poll (history replayed at start) costs more.
+        const c = cpu();
         spec.progress?.(
-          `  recorded ${((now - spec.startMs) / 3_600_000).toFixed(0)} h of ${((spec.endMs - spec.startMs) / 3_600_000).toFixed(0)} (${((performance.now() - started) / 1000).toFixed(0)} s)`,
+          `  recorded ${((now - spec.startMs) / 3_600_000).toFixed(0)} h of ${((spec.endMs - spec.startMs) / 3_600_000).toFixed(0)} (${((performance.now() - started) / 1000).toFixed(0)} s, CPU ${c.toFixed(0)} s, this hour ${(c - hourCpu).toFixed(1)} s)`,
         );
+        hourCpu = c;
+      }
     }
     await write(stream, '# EOF\n');
   } finally {
@@ -194,7 +208,7 @@ export async function record(spec: RecordSpec): Promise<RecordResult> {
     await exporter.close();
     await dispatcher.close();
   }
-  return { scrapes, polls, bytes, wallSeconds: (performance.now() - started) / 1000 };
+  return { scrapes, polls, bytes, wallSeconds: (performance.now() - started) / 1000, cpuSeconds: cpu() };
 }
 
 /** Minutes, for callers. */

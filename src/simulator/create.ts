@@ -19,6 +19,7 @@ import type {
   SummaryWire,
   UnitRecordWire,
 } from './types.ts';
+import { UnitWalks } from './unit-walks.ts';
 
 /** A running (socket-less) simulator of the Station Data Query Service. */
 export interface Simulator {
@@ -54,7 +55,11 @@ export function createSimulator(opts: SimulatorOptions = {}): Simulator {
   const replay = opts.replay;
   const source: DataSource = replay
     ? replaySource(replay.recording, replayOffset(replay, now()))
-    : plantSource(seed, model);
+    : plantSource(
+        seed,
+        model,
+        opts.unitMemoHours === undefined ? undefined : new UnitWalks(seed, { hours: opts.unitMemoHours }),
+      );
   const state: SimState = {
     seed,
     now,

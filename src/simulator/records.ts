@@ -4,6 +4,7 @@ import type { LineModel, PlantModel, StationModel } from './plant.ts';
 import { silentAt } from './process-events.ts';
 import { Purpose, uniform } from './random.ts';
 import type { MetricRecordWire, UnitRecordWire } from './types.ts';
+import type { UnitWalks, VisitMemo } from './unit-walks.ts';
 
 /** A time window [fromMs, toMs) seen at clock value nowMs: nothing after nowMs exists yet. */
 export interface Window {
@@ -21,6 +22,8 @@ interface Emit {
   unit: UnitInfo;
   visit: Visit;
   line: LineModel;
+  /** What is kept of the visit between windows, with the memo of walks. */
+  memo?: VisitMemo;
 }
 
 // Some uploaders stamp when the record reached the database; such a record is invisible until then.
@@ -55,6 +58,34 @@ function linesOf(model: PlantModel, stationIds: readonly string[]): Map<LineMode
 export interface PlantSource {
   readonly seed: number;
   readonly model: PlantModel;
+  /** A memo of the units' walks (unit-walks.ts); without it each window walks its units anew. */
+  readonly walks?: UnitWalks;
+}
+
+/** Calls `onVisit` for each visit of unit `k` that starts before `untilMs`, as walkUnit does. */
+function eachVisit(
+  plant: PlantSource,
+  line: LineModel,
+  walk: {
+    readonly k: number;
+    readonly untilMs: number;
+    readonly onVisit: (unit: UnitInfo, v: Visit, memo?: VisitMemo) => void;
+  },
+): void {
+  const { seed, walks } = plant;
+  const { k, untilMs, onVisit } = walk;
+  if (walks === undefined) {
+    const unit = unitAt(seed, line, k);
+    if (unit) walkUnit(seed, line, { k, untilMs, onVisit: (v) => onVisit(unit, v) });
+    return;
+  }
+  const { unit, visits, memos } = walks.of(line, k);
+  if (unit === null) return;
+  for (let i = 0; i < visits.length; i++) {
+    const v = visits[i]!;
+    if (v.inMs >= untilMs) return;
+    onVisit(unit, v, memos[i]);
+  }
 }
 
 function walkWindow(
@@ -62,21 +93,19 @@ function walkWindow(
   query: { readonly ids: readonly string[]; readonly w: Window },
   emit: (e: Emit) => void,
 ) {
-  const { seed, model } = plant;
+  const { model } = plant;
   const { ids, w } = query;
   const until = Math.min(w.toMs, w.nowMs + 1);
   for (const [line, wanted] of linesOf(model, ids)) {
     const [first, last] = unitIndexRange(line, w.fromMs, until);
     for (let k = first; k <= last; k++) {
-      const unit = unitAt(seed, line, k);
-      if (!unit) continue;
-      walkUnit(seed, line, {
+      eachVisit(plant, line, {
         k: k,
         untilMs: until,
-        onVisit: (visit) => {
+        onVisit: (unit, visit, memo) => {
           // A silent station's unit passes on down the line, unrecorded.
           if (wanted.has(visit.station.id) && !silentAt(visit.station.stationEvents, visit.inMs))
-            emit({ unit, visit, line });
+            emit({ unit, visit, line, memo });
         },
       });
     }
@@ -118,37 +147,58 @@ function tagsOf(e: Emit): string[] {
   return tags;
 }
 
+/** A unit record with its time and when it became visible (null: at once). */
+export interface TimedUnitRecord {
+  readonly t: number;
+  readonly inserted: number | null;
+  readonly rec: UnitRecordWire;
+}
+
+/** The input and the output record of a visit, visible or not. */
+function unitRecordsOf(seed: number, e: Emit): TimedUnitRecord[] {
+  const st = e.visit.station;
+  const slot = slotOf(seed, e);
+  const mode = modeOf(e);
+  const build = (t: number, direction: 'input' | 'output', result: string | null): TimedUnitRecord => {
+    const inserted = insertedAt(seed, st, { t: t, salt: direction === 'input' ? 0 : 1 });
+    // Plain literals in contract field order: object spread is several times slower here.
+    const rec: UnitRecordWire = {
+      station_id: st.id,
+      slot,
+      unit_serial: e.unit.serial,
+      time_created: new Date(t).toISOString(),
+      tz: st.tz,
+      mode,
+      tags: tagsOf(e),
+      unit_type: e.unit.unitType,
+      direction,
+      result,
+      metadata: null,
+    };
+    if (inserted !== null) rec.time_inserted = new Date(inserted).toISOString();
+    return { t, inserted, rec };
+  };
+  return [build(e.visit.inMs, 'input', null), build(e.visit.outMs, 'output', e.visit.result)];
+}
+
 /** Unit records (both directions) of the given stations in the window, sorted by time_created. */
 export function unitRecords(plant: PlantSource, ids: readonly string[], w: Window): UnitRecordWire[] {
   const { seed } = plant;
   const out = timed<UnitRecordWire>();
   walkWindow(plant, { ids: ids, w: w }, (e) => {
-    const st = e.visit.station;
-    const slot = slotOf(seed, e);
-    const mode = modeOf(e);
-    const push = (t: number, direction: 'input' | 'output', result: string | null) => {
-      const inserted = insertedAt(seed, st, { t: t, salt: direction === 'input' ? 0 : 1 });
-      if (!visible(w, t, inserted)) return;
-      // Plain literals in contract field order: object spread is several times slower here.
-      const rec: UnitRecordWire = {
-        station_id: st.id,
-        slot,
-        unit_serial: e.unit.serial,
-        time_created: new Date(t).toISOString(),
-        tz: st.tz,
-        mode,
-        tags: tagsOf(e),
-        unit_type: e.unit.unitType,
-        direction,
-        result,
-        metadata: null,
-      };
-      if (inserted !== null) rec.time_inserted = new Date(inserted).toISOString();
-      out.times.push(t);
-      out.recs.push(rec);
-    };
-    push(e.visit.inMs, 'input', null);
-    push(e.visit.outMs, 'output', e.visit.result);
+    // Both records before the window: nothing to build (the output is the later one).
+    if (e.visit.outMs < w.fromMs) return;
+    // With the memo of walks, a visit's records are built once and served to every window.
+    let recs = e.memo?.unitRecords;
+    if (recs === undefined) {
+      recs = unitRecordsOf(seed, e);
+      if (e.memo) e.memo.unitRecords = recs;
+    }
+    for (const r of recs) {
+      if (!visible(w, r.t, r.inserted)) continue;
+      out.times.push(r.t);
+      out.recs.push(r.rec);
+    }
   });
   return sorted(out);
 }

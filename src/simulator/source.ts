@@ -5,6 +5,7 @@
 import type { PlantModel } from './plant.ts';
 import { metricRecords, unitRecords, type Window } from './records.ts';
 import type { MetricRecordWire, SiteWire, SummaryWire, UnitRecordWire } from './types.ts';
+import type { UnitWalks } from './unit-walks.ts';
 
 /** Where a station sits, as access checks need it. */
 export interface SourceStation {
@@ -27,14 +28,14 @@ export interface DataSource {
   recordedSummary?(ids: readonly string[], w: Window): SummaryWire | undefined;
 }
 
-/** The synthetic plant as a data source. */
-export function plantSource(seed: number, model: PlantModel): DataSource {
+/** The synthetic plant as a data source; `walks`, a memo of its units' walks, makes no difference to the answers. */
+export function plantSource(seed: number, model: PlantModel, walks?: UnitWalks): DataSource {
   const stations = new Map<string, SourceStation>();
   for (const s of model.plant.stations) stations.set(s.id, { id: s.id, siteId: s.siteId, lineId: s.lineId });
   return {
     sites: model.plant.sites,
     stations,
-    units: (ids, w) => unitRecords({ seed, model }, ids, w),
-    metrics: (ids, w, names) => metricRecords({ seed, model }, ids, { w: w, names: names }),
+    units: (ids, w) => unitRecords({ seed, model, walks }, ids, w),
+    metrics: (ids, w, names) => metricRecords({ seed, model, walks }, ids, { w: w, names: names }),
   };
 }

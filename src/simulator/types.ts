@@ -178,6 +178,12 @@ export interface SimulatorOptions {
   replay?: Replay;
   /** Process scenario: drift off, mean shifts, trends, variance increases, timed yield drops (docs/simulator.md). */
   process?: ProcessScenario;
+  /**
+   * Keep the walks of each line's units of about the last this many hours in memory, so that
+   * windows asked again and again (a day's summary every few minutes) do not walk their units
+   * anew: for long runs on a simulated clock. The answers are the same with or without it.
+   */
+  unitMemoHours?: number;
 }
 
 /** A station of the plant, flattened. */

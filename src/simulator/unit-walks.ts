@@ -1,0 +1,68 @@
+/**
+ * A memo of the units' walks along their lines. A unit's visits are a pure function of the seed,
+ * its line and its index (and of the process scenario's station events, fixed at creation), yet
+ * every request walks again every unit whose records may fall in its window: a 24h summary walks a
+ * day of its line's units, and a plant's stations ask for it every few minutes. A long simulated
+ * run (bench:pager) keeps each unit's whole walk once instead, and each visit's unit records once
+ * built; the records served are the same as without the memo, in the same order. They are shared
+ * between answers, so nothing may change a record in place (data scenarios copy the ones they change).
+ */
+import { type UnitInfo, unitAt, type Visit, walkUnit } from './flow.ts';
+import type { LineModel } from './plant.ts';
+import type { TimedUnitRecord } from './records.ts';
+
+/** What is kept of one visit: its unit records, once built (they do not depend on the window). */
+export interface VisitMemo {
+  unitRecords?: readonly TimedUnitRecord[];
+}
+
+/** One unit and every visit of its walk, in time order (no time limit), each with its memo. */
+export interface WalkedUnit {
+  /** Null when no unit entered in its slot (idle time). */
+  readonly unit: UnitInfo | null;
+  readonly visits: readonly Visit[];
+  readonly memos: readonly VisitMemo[];
+}
+
+/** Walks of each line's most recent units, the oldest dropped beyond `hours` of the line's output. */
+export class UnitWalks {
+  readonly #seed: number;
+  readonly #hours: number;
+  readonly #lines = new Map<LineModel, { byIndex: Map<number, WalkedUnit>; newest: number }>();
+
+  constructor(seed: number, opts: { readonly hours: number }) {
+    this.#seed = seed;
+    this.#hours = opts.hours;
+  }
+
+  /** Unit `k` of `line` and its whole walk, from the memo or walked now. */
+  of(line: LineModel, k: number): WalkedUnit {
+    let memo = this.#lines.get(line);
+    if (memo === undefined) {
+      memo = { byIndex: new Map(), newest: k };
+      this.#lines.set(line, memo);
+    }
+    const hit = memo.byIndex.get(k);
+    if (hit !== undefined) return hit;
+    const walked = this.#walk(line, k);
+    memo.byIndex.set(k, walked);
+    if (k > memo.newest) memo.newest = k;
+    this.#evict(line, memo);
+    return walked;
+  }
+
+  #walk(line: LineModel, k: number): WalkedUnit {
+    const unit = unitAt(this.#seed, line, k);
+    const visits: Visit[] = [];
+    if (unit !== null)
+      walkUnit(this.#seed, line, { k, untilMs: Number.POSITIVE_INFINITY, onVisit: (v) => visits.push(v) });
+    return { unit, visits, memos: visits.map(() => ({})) };
+  }
+
+  // Only when the memo has grown a quarter past its size, so that dropping costs little per walk.
+  #evict(line: LineModel, memo: { byIndex: Map<number, WalkedUnit>; newest: number }): void {
+    const keep = Math.ceil((this.#hours * 3_600_000) / line.periodMs);
+    if (memo.byIndex.size <= keep * 1.25) return;
+    for (const k of memo.byIndex.keys()) if (k < memo.newest - keep) memo.byIndex.delete(k);
+  }
+}
