@@ -6,6 +6,7 @@
  * while after each poll as an exporter does between polls, and reports every RSS reading.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { PerformanceObserver } from 'node:perf_hooks';
 import pino from 'pino';
 import { wireExporter } from '../../dist/app/wire.js';
 import { configFromObject } from '../../dist/config/load.js';
@@ -54,6 +55,17 @@ exporter = wireExporter(config, {
   logger: pino({ level: 'warn' }, pino.destination(2)),
 });
 read('start');
+// What a memory setting costs: CPU time and V8's pauses, from the first poll on.
+const gc = { count: 0, totalMs: 0, longestMs: 0 };
+const gcObserver = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    gc.count++;
+    gc.totalMs += e.duration;
+    gc.longestMs = Math.max(gc.longestMs, e.duration);
+  }
+});
+gcObserver.observe({ entryTypes: ['gc'] });
+const cpu0 = process.cpuUsage();
 for (let poll = 0; poll <= args.steadyPolls; poll++) {
   if (poll > 0) now = await advance();
   await exporter.scheduler.pollOnce();
@@ -62,8 +74,12 @@ for (let poll = 0; poll <= args.steadyPolls; poll++) {
   await new Promise((r) => setTimeout(r, args.idleMs));
   read(`${args.idleMs / 1000} s after the ${name}`);
 }
+const cpu = process.cpuUsage(cpu0);
+gcObserver.disconnect();
 const result = {
   type: 'sized-run',
+  cpuMs: (cpu.user + cpu.system) / 1000,
+  gc,
   stations: args.config.discovery.station_ids.length,
   series: exporter.cache.seriesCount(),
   steadyPolls: args.steadyPolls,

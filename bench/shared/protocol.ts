@@ -86,12 +86,18 @@ export interface SizedRunResult {
   /** Milliseconds idled after each poll before the second reading of that poll. */
   readonly idleMs: number;
   readonly readings: readonly MemoryReading[];
+  /** CPU time of the child over its polls and idles (user + system), for comparing settings. */
+  readonly cpuMs?: number;
+  /** V8's garbage collections over the same: their total and longest pause. */
+  readonly gc?: { readonly count: number; readonly totalMs: number; readonly longestMs: number };
 }
 
 /** The highest RSS so far of a child, and in which phase it was read. */
 export interface RssMark {
   readonly rssBytes: number;
   readonly at: string;
+  /** Where the memory sat then (bench/exporter/memory-detail.mjs), when the reader ran. */
+  readonly detail?: unknown;
 }
 
 /** What bench/exporter/combined-child.ts is started with (JSON in argv[2]). */
