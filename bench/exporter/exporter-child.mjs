@@ -29,6 +29,12 @@ function advance() {
 }
 
 const readings = [];
+const cpuAtStart = process.cpuUsage();
+/** CPU time (user + system) since the child started, ms: per poll, the difference of two readings. */
+function cpuSoFar() {
+  const c = process.cpuUsage(cpuAtStart);
+  return Math.round((c.user + c.system) / 1000);
+}
 let exporter;
 function read(at) {
   const m = process.memoryUsage();
@@ -40,6 +46,7 @@ function read(at) {
     arrayBuffersBytes: m.arrayBuffers,
     detail: memoryDetail(),
     held: exporter?.cache.heldBytes(),
+    cpuMs: cpuSoFar(),
   });
   // For finding where memory sits: every mapping of this reading, to a file of its own.
   if (process.env.BENCH_SMAPS_DIR)

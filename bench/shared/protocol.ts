@@ -75,6 +75,8 @@ export interface MemoryReading {
   readonly heapUsedBytes: number;
   readonly heapTotalBytes: number;
   readonly arrayBuffersBytes: number;
+  /** CPU time of the child since it started (user + system), ms, when it reports it. */
+  readonly cpuMs?: number;
 }
 
 /** What the sized exporter run (bench/exporter/exporter-child.mjs) reports. */
