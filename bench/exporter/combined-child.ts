@@ -7,26 +7,35 @@
  * is loaded and their polls run (runControlBench, imported, not copied) while the exporter's
  * steady-state polls go on: the history load of the charts' first poll is the peak to watch.
  *
- * Runs under tsx (the charts' bench is TypeScript): the exporter is wired from src/ so that
- * the process holds one copy of the code. Sends `combined-rss` messages while it runs, so
- * that the parent still knows the highest RSS if the memory limit kills the process.
+ * Runs compiled to plain JavaScript (bench/exporter/combined-build.ts; the charts' bench is
+ * TypeScript), on node alone as the exporter ships: the exporter is wired from src/ compiled
+ * beside it, so that the process holds one copy of the code. Sends `combined-rss` messages
+ * while it runs, with where the memory sits at each new high, so that the parent still knows the
+ * highest RSS if the memory limit kills the process.
  */
 import pino from 'pino';
 import { wireExporter } from '../../src/app/wire.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import type { CombinedRunArgs, CombinedRunResult, RssMark } from '../shared/protocol.ts';
 import { runControlBench } from '../spc/control.ts';
+import { memoryDetail } from './memory-detail.mjs';
 
 const args = JSON.parse(process.argv[2] ?? '{}') as CombinedRunArgs;
 let now = args.nowMs;
 let phase = 'start';
 let highest: RssMark = { rssBytes: process.memoryUsage.rss(), at: phase };
 
-/** Reads the RSS; tells the parent when it is a new high. */
+/** Where the memory sat at a high, read again once the RSS passes it by this much (smaps is slow). */
+const DETAIL_STEP = 4 * 2 ** 20;
+let detail: { readonly rssMiB: number; readonly memory: unknown } | undefined;
+
+/** Reads the RSS; tells the parent when it is a new high, with where the memory sat near it. */
 function sample(): void {
   const rss = process.memoryUsage.rss();
   if (rss <= highest.rssBytes) return;
-  highest = { rssBytes: rss, at: phase };
+  if (detail === undefined || rss >= detail.rssMiB * 2 ** 20 + DETAIL_STEP)
+    detail = { rssMiB: Math.round(rss / 2 ** 20), memory: memoryDetail() };
+  highest = { rssBytes: rss, at: phase, detail };
   process.send?.({ type: 'combined-rss', ...highest });
 }
 
@@ -77,7 +86,7 @@ const result: CombinedRunResult = {
   series: exporter.cache.seriesCount(),
   highest:
     control.loadingPeakRss > highest.rssBytes
-      ? { rssBytes: control.loadingPeakRss, at: 'the charts’ history load (sampled by control.ts)' }
+      ? { rssBytes: control.loadingPeakRss, at: 'the charts’ history load (sampled by control.ts)', detail }
       : highest,
   control,
 };

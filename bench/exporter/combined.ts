@@ -6,11 +6,10 @@
 
 import { nextMessage, stopChild } from '../shared/child.ts';
 import type { CombinedRunArgs, CombinedRunResult, RssMark } from '../shared/protocol.ts';
+import { compiledCombinedChild } from './combined-build.ts';
 import type { MemoryLimit } from './memory-limit.ts';
 import { exporterConfigObject } from './scale.ts';
 import { firstStations, forkShipped, type SizedRunOptions } from './sized.ts';
-
-const TSX = import.meta.resolve('tsx');
 
 /** The charts of issue 29: 5 names on 1,000 stations, the default 7-day rolling baseline. */
 export const COMBINED_CONTROL = { stations: 1000, baselineHours: 168 } as const;
@@ -40,14 +39,12 @@ export async function runCombined(o: CombinedRunOptions): Promise<CombinedOutcom
     idleMs: o.idleMs,
     control: o.control,
   };
-  const child = forkShipped(new URL('./combined-child.ts', import.meta.url), args, {
-    ...o,
-    preExecArgv: ['--import', TSX],
-  });
+  // Compiled to plain JavaScript (see combined-build.ts): tsx's loader thread is no part of the exporter.
+  const child = forkShipped(compiledCombinedChild(), args, o);
   let highest: RssMark = { rssBytes: 0, at: 'start' };
   child.on('message', (m: ({ type?: string } & Partial<RssMark>) | null) => {
     if (m?.type === 'combined-rss' && m.rssBytes !== undefined && m.at !== undefined)
-      highest = { rssBytes: m.rssBytes, at: m.at };
+      highest = { rssBytes: m.rssBytes, at: m.at, ...(m.detail ? { detail: m.detail } : {}) };
   });
   try {
     return { ok: true, run: await nextMessage(child, isResult), how: o.limit.how };

@@ -6,6 +6,7 @@
  * while after each poll as an exporter does between polls, and reports every RSS reading.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { PerformanceObserver } from 'node:perf_hooks';
 import pino from 'pino';
 import { wireExporter } from '../../dist/app/wire.js';
 import { configFromObject } from '../../dist/config/load.js';
@@ -28,6 +29,12 @@ function advance() {
 }
 
 const readings = [];
+const cpuAtStart = process.cpuUsage();
+/** CPU time (user + system) since the child started, ms: per poll, the difference of two readings. */
+function cpuSoFar() {
+  const c = process.cpuUsage(cpuAtStart);
+  return Math.round((c.user + c.system) / 1000);
+}
 let exporter;
 function read(at) {
   const m = process.memoryUsage();
@@ -39,6 +46,7 @@ function read(at) {
     arrayBuffersBytes: m.arrayBuffers,
     detail: memoryDetail(),
     held: exporter?.cache.heldBytes(),
+    cpuMs: cpuSoFar(),
   });
   // For finding where memory sits: every mapping of this reading, to a file of its own.
   if (process.env.BENCH_SMAPS_DIR)
@@ -54,6 +62,17 @@ exporter = wireExporter(config, {
   logger: pino({ level: 'warn' }, pino.destination(2)),
 });
 read('start');
+// What a memory setting costs: CPU time and V8's pauses, from the first poll on.
+const gc = { count: 0, totalMs: 0, longestMs: 0 };
+const gcObserver = new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) {
+    gc.count++;
+    gc.totalMs += e.duration;
+    gc.longestMs = Math.max(gc.longestMs, e.duration);
+  }
+});
+gcObserver.observe({ entryTypes: ['gc'] });
+const cpu0 = process.cpuUsage();
 for (let poll = 0; poll <= args.steadyPolls; poll++) {
   if (poll > 0) now = await advance();
   await exporter.scheduler.pollOnce();
@@ -62,8 +81,12 @@ for (let poll = 0; poll <= args.steadyPolls; poll++) {
   await new Promise((r) => setTimeout(r, args.idleMs));
   read(`${args.idleMs / 1000} s after the ${name}`);
 }
+const cpu = process.cpuUsage(cpu0);
+gcObserver.disconnect();
 const result = {
   type: 'sized-run',
+  cpuMs: (cpu.user + cpu.system) / 1000,
+  gc,
   stations: args.config.discovery.station_ids.length,
   series: exporter.cache.seriesCount(),
   steadyPolls: args.steadyPolls,

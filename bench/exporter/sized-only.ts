@@ -8,6 +8,7 @@
  * For working on the exporter's memory without running the whole benchmark on a shared machine.
  * 559 stations is what the full run picks for about 100,000 series. Prints JSON lines to stdout.
  */
+import { loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { SizedRunResult } from '../shared/protocol.ts';
 import type { ControlBenchResult } from '../spc/control.ts';
@@ -41,6 +42,10 @@ function summary(r: SizedRunResult, condition: string, run: number) {
     series: r.series,
     maxRssMiB: mib(maxRss(r)),
     minRssMiB: mib(Math.min(...r.readings.filter((x) => x.at !== 'start').map((x) => x.rssBytes))),
+    cpuMs: r.cpuMs === undefined ? undefined : Math.round(r.cpuMs),
+    cpuByReading: r.readings.map((x) => x.cpuMs),
+    gc: r.gc && { ...r.gc, totalMs: Math.round(r.gc.totalMs), longestMs: Math.round(r.gc.longestMs) },
+    load: loadavg().map((x) => Math.round(x * 10) / 10),
     at: at?.at,
     heapUsedMiB: at ? mib(at.heapUsedBytes) : undefined,
     heapTotalMiB: at ? mib(at.heapTotalBytes) : undefined,

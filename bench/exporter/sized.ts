@@ -75,9 +75,7 @@ export async function runSizedExporter(o: SizedRunOptions): Promise<SizedRunResu
 export function forkShipped(
   file: URL,
   arg: unknown,
-  o: Omit<SizedRunOptions, 'stations' | 'steadyPolls' | 'idleMs'> & {
-    readonly preExecArgv?: readonly string[];
-  },
+  o: Omit<SizedRunOptions, 'stations' | 'steadyPolls' | 'idleMs'>,
 ): ChildProcess {
   const shipped = startFlags({
     args: [],
@@ -87,12 +85,7 @@ export function forkShipped(
     totalMemoryBytes: totalmem(),
   });
   const child = fork(fileURLToPath(file), [JSON.stringify(arg)], {
-    execArgv: [
-      ...(o.preExecArgv ?? []),
-      ...shipped.execArgv,
-      ...(o.limit?.execArgv ?? []),
-      ...(o.execArgv ?? []),
-    ],
+    execArgv: [...shipped.execArgv, ...(o.limit?.execArgv ?? []), ...(o.execArgv ?? [])],
     ...(o.limit?.execPath ? { execPath: o.limit.execPath } : {}),
     env: { ...process.env, ...shipped.env, ...o.env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

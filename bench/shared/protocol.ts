@@ -75,6 +75,8 @@ export interface MemoryReading {
   readonly heapUsedBytes: number;
   readonly heapTotalBytes: number;
   readonly arrayBuffersBytes: number;
+  /** CPU time of the child since it started (user + system), ms, when it reports it. */
+  readonly cpuMs?: number;
 }
 
 /** What the sized exporter run (bench/exporter/exporter-child.mjs) reports. */
@@ -86,12 +88,18 @@ export interface SizedRunResult {
   /** Milliseconds idled after each poll before the second reading of that poll. */
   readonly idleMs: number;
   readonly readings: readonly MemoryReading[];
+  /** CPU time of the child over its polls and idles (user + system), for comparing settings. */
+  readonly cpuMs?: number;
+  /** V8's garbage collections over the same: their total and longest pause. */
+  readonly gc?: { readonly count: number; readonly totalMs: number; readonly longestMs: number };
 }
 
 /** The highest RSS so far of a child, and in which phase it was read. */
 export interface RssMark {
   readonly rssBytes: number;
   readonly at: string;
+  /** Where the memory sat then (bench/exporter/memory-detail.mjs), when the reader ran. */
+  readonly detail?: unknown;
 }
 
 /** What bench/exporter/combined-child.ts is started with (JSON in argv[2]). */
