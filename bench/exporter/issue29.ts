@@ -164,7 +164,7 @@ export function renderIssue29Section(r: BenchResults, x: Issue29Inputs): string 
       'the control charts from `bench/spc/control.ts` in a child process at the default 7-day baseline, the ' +
       'exporter-plus-charts row from `bench/exporter/combined-child.ts`: the exporter polling the simulator and, once ' +
       'its first poll is done, the charts of `control.ts` loading their history and polling in the same process, ' +
-      'under tsx, with the RSS sampled every 100 ms and after every history answer).',
+      'compiled to plain JavaScript as the exporter ships (not under tsx), with the RSS sampled every 100 ms and after every history answer).',
     '',
     renderTable(issue29Rows(r, x)),
     '',
