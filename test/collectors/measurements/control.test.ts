@@ -154,7 +154,8 @@ describe('control charts in the measurements collector', () => {
     ]);
   });
 
-  it('uses the label sets of its window violations again at the next poll', async () => {
+  /** A vbat chart on a 2h rolling baseline: a 32-point wave, then 12 points shifted by 0.3. */
+  function shiftedVbat(upper?: (i: number) => number) {
     const { store, charts: c } = charts({
       ...RAW,
       names: ['vbat'],
@@ -162,10 +163,15 @@ describe('control charts in the measurements collector', () => {
       min_samples: 20,
     });
     store.add([
-      ...series(A, wave(32), { endAgoMs: 61 * MIN }),
-      ...series(A, wave(12, 0.3), { stepMs: 4 * MIN }),
+      ...series(A, wave(32), { endAgoMs: 61 * MIN, upper }),
+      ...series(A, wave(12, 0.3), { stepMs: 4 * MIN, upper }),
     ]);
     c.retainFrom(NOW, NOW - HOUR);
+    return c;
+  }
+
+  it('uses the label sets of its window violations again at the next poll', async () => {
+    const c = shiftedVbat();
     const windowLabels = async () => {
       const families = await c.families(topology, { nowMs: NOW, complete: true });
       return (
@@ -183,20 +189,8 @@ describe('control charts in the measurements collector', () => {
   });
 
   it('does not reset on a change of spec limits', async () => {
-    const run = async (upper: (i: number) => number) => {
-      const { store, charts: c } = charts({
-        ...RAW,
-        names: ['vbat'],
-        baseline: { rolling: '2h' },
-        min_samples: 20,
-      });
-      store.add([
-        ...series(A, wave(32), { endAgoMs: 61 * MIN, upper }),
-        ...series(A, wave(12, 0.3), { stepMs: 4 * MIN, upper }),
-      ]);
-      c.retainFrom(NOW, NOW - HOUR);
-      return samplesOf(await c.families(topology, { nowMs: NOW, complete: true }));
-    };
+    const run = async (upper: (i: number) => number) =>
+      samplesOf(await shiftedVbat(upper).families(topology, { nowMs: NOW, complete: true }));
     const steady = await run(() => 12);
     const changed = await run((i) => (i < 20 ? 12 : 11));
     expect(changed).toEqual(steady);
