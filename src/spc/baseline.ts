@@ -29,7 +29,7 @@ const LAST = 12;
 /** 1 when the bucket's first point pairs with the point added before it (no gap between). */
 const JOINED = 13;
 /** Numbers per bucket. */
-export const FIELDS = 14;
+const FIELDS = 14;
 
 /**
  * Sums of a baseline collected in time order: whole buckets, then single points. A gap ends a
@@ -141,7 +141,7 @@ export interface BucketGrid extends Grid {
 }
 
 /** The bucket of time `t`. */
-export function bucketOf(grid: Grid, t: number): number {
+function bucketOf(grid: Grid, t: number): number {
   return Math.floor((t - grid.originMs) / grid.widthMs);
 }
 

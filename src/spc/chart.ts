@@ -131,7 +131,7 @@ const NO_COUNTS = new Int32Array(8);
  * baseline's buckets: arriving in half-hour spans, a few at a time, history is much less out of
  * order than this (see {@link ControlChart.foldHistoryBefore}).
  */
-export const HISTORY_REORDER_MS = 4 * 3_600_000;
+const HISTORY_REORDER_MS = 4 * 3_600_000;
 /** History points taken between two folds: a loading chart holds at most these and the reorder span. */
 const FOLD_EVERY = 256;
 /** A chart's fixed cost per poll (rules, detectors, limits), in points: slices then hold fewer charts. */

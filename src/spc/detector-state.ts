@@ -173,7 +173,7 @@ export function effectiveParams(params: DetectorParams, limits: ControlLimits): 
 }
 
 /** Where the points of one advance lie, as indexes into the series' time-ordered values. */
-export interface AdvanceRange {
+interface AdvanceRange {
   /** First point of the history to replay when the state is not ready yet. */
   readonly replayFrom: number;
   /** First point not evaluated before. */

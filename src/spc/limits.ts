@@ -6,19 +6,15 @@
 import { isBelowResolution } from '../util/ulp.ts';
 import { AUTOCORRELATION_FLAG, autocorrelationFlagged } from './autocorrelation.ts';
 
-export {
-  AUTOCORRELATION_FLAG,
-  AUTOCORRELATION_TEST_LEVEL,
-  autocorrelationFlagged,
-} from './autocorrelation.ts';
+export { AUTOCORRELATION_FLAG } from './autocorrelation.ts';
 
 /** d2 for moving ranges of two points: the expected range of two normal values, in sigmas. */
-export const D2 = 1.128;
+const D2 = 1.128;
 /** D4 for moving ranges of two points: the MR chart's upper limit is D4 × MR̄. */
-export const D4 = 3.267;
+const D4 = 3.267;
 
 /** Where a set of limits came from; exported in HELP text and docs. */
-export type BaselineKind = 'rolling' | 'frozen' | 'given';
+type BaselineKind = 'rolling' | 'frozen' | 'given';
 
 /** Limits of an I chart and an MR chart. */
 export interface ControlLimits {
@@ -77,7 +73,7 @@ export const MAX_COMPENSATED_PHI = 0.8;
 export const QUANTIZATION_FLAG = 0.5;
 
 /** Why no limits exist, so that the caller can count it. */
-export type NoLimitsReason = 'too_few_samples' | 'zero_sigma' | 'non_finite' | 'invalid_limits';
+type NoLimitsReason = 'too_few_samples' | 'zero_sigma' | 'non_finite' | 'invalid_limits';
 
 /** Limits, or the reason there are none (then no rule is evaluated). */
 export type LimitsResult =
@@ -89,12 +85,12 @@ export type LimitsResult =
  * rounding that the mean and the moving ranges leave on constant data. Decided from the data's
  * resolution, not a fixed share of it, so that a sigma of 0.001 at an offset of 1e12 is kept.
  */
-export function isNegligibleSigma(sigma: number, scale: number): boolean {
+function isNegligibleSigma(sigma: number, scale: number): boolean {
   return isBelowResolution(sigma, scale);
 }
 
 /** Index ranges `[start, end)` of a baseline to leave out (the points of a held shift). */
-export interface BaselineGap {
+interface BaselineGap {
   readonly start: number;
   readonly end: number;
 }

@@ -11,24 +11,24 @@
 import type { ControlLimits } from './limits.ts';
 
 /** Rule 1: one point beyond `sigmas` from the centre (strictly; on the limit is in control). */
-export interface BeyondRule {
+interface BeyondRule {
   readonly enabled: boolean;
   readonly sigmas: number;
 }
 /** Rules 2, 3 and 4: `points` in a row. */
-export interface RunRule {
+interface RunRule {
   readonly enabled: boolean;
   readonly points: number;
 }
 /** Rules 5 and 6: `count` of the last `of` points beyond `sigmas`, on the same side. */
-export interface CountOfRule {
+interface CountOfRule {
   readonly enabled: boolean;
   readonly count: number;
   readonly of: number;
   readonly sigmas: number;
 }
 /** Rules 7 and 8: `points` in a row within (7) or beyond (8) `sigmas`. */
-export interface ZoneRunRule {
+interface ZoneRunRule {
   readonly enabled: boolean;
   readonly points: number;
   readonly sigmas: number;
@@ -61,7 +61,7 @@ export const NELSON_RULES: RulesConfig = {
 /** Rule numbers in order. */
 export const RULE_NUMBERS = [1, 2, 3, 4, 5, 6, 7, 8] as const;
 /** A Nelson rule number. */
-export type RuleNumber = (typeof RULE_NUMBERS)[number];
+type RuleNumber = (typeof RULE_NUMBERS)[number];
 
 /** Results of one evaluation; reusable across series (see {@link createRuleResults}). */
 export interface RuleResults {
