@@ -3,7 +3,7 @@ import { measuredValue, type ValueContext } from './measurements.ts';
 import type { LineModel, PlantModel, StationModel } from './plant.ts';
 import { silentAt } from './process-events.ts';
 import { Purpose, uniform } from './random.ts';
-import type { MetricRecordWire, UnitRecordWire } from './types.ts';
+import type { MetricRecordWire, TimedUnitRecord, UnitRecordWire } from './types.ts';
 import type { UnitWalks, VisitMemo } from './unit-walks.ts';
 
 /** A time window [fromMs, toMs) seen at clock value nowMs: nothing after nowMs exists yet. */
@@ -145,13 +145,6 @@ function tagsOf(e: Emit): string[] {
   const tags = e.visit.station.tags.slice();
   if (e.visit.attempt > 0) tags.push('retest');
   return tags;
-}
-
-/** A unit record with its time and when it became visible (null: at once). */
-export interface TimedUnitRecord {
-  readonly t: number;
-  readonly inserted: number | null;
-  readonly rec: UnitRecordWire;
 }
 
 /** The input and the output record of a visit, visible or not. */

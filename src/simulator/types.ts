@@ -252,3 +252,10 @@ export interface Replay {
   recording: Recording;
   shiftToNow?: boolean;
 }
+
+/** A unit record with its time and when it became visible (null: at once). */
+export interface TimedUnitRecord {
+  readonly t: number;
+  readonly inserted: number | null;
+  readonly rec: UnitRecordWire;
+}

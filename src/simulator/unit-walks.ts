@@ -9,7 +9,7 @@
  */
 import { type UnitInfo, unitAt, type Visit, walkUnit } from './flow.ts';
 import type { LineModel } from './plant.ts';
-import type { TimedUnitRecord } from './records.ts';
+import type { TimedUnitRecord } from './types.ts';
 
 /** What is kept of one visit: its unit records, once built (they do not depend on the window). */
 export interface VisitMemo {
