@@ -195,19 +195,45 @@ function chunkByUrl<R extends Timed>(
   const { from, to, maxUrlLength: max } = span;
   const chunks: string[][] = [];
   const tooLong: string[] = [];
-  const fits = (stationIds: readonly string[]) =>
-    source.urlLength({ stationIds, from: new Date(from), to: new Date(to) }) <= max;
-  let chunk: string[] = [];
-  for (const id of ids) {
-    if (fits([...chunk, id])) {
-      chunk.push(id);
+  let start = 0;
+  while (start < ids.length) {
+    const fits = (count: number) =>
+      source.urlLength({
+        stationIds: ids.slice(start, start + count),
+        from: new Date(from),
+        to: new Date(to),
+      }) <= max;
+    const count = longestFitting(ids.length - start, fits);
+    if (count === 0) {
+      tooLong.push(ids[start]!);
+      start++;
       continue;
     }
-    if (chunk.length > 0) chunks.push(chunk);
-    chunk = [];
-    if (fits([id])) chunk.push(id);
-    else tooLong.push(id);
+    chunks.push(ids.slice(start, start + count));
+    start += count;
   }
-  if (chunk.length > 0) chunks.push(chunk);
   return { chunks, tooLong };
+}
+
+/**
+ * The largest `count` in [0, most] for which `fits(count)` holds, where `fits` holds up to some
+ * count and not beyond (a URL only grows with more stations). Doubling, then halving: each try
+ * builds a whole URL, and trying every count in turn built about n²/2 station ids for one
+ * chunk of n (90 ms of a first poll at 1,000 stations).
+ */
+function longestFitting(most: number, fits: (count: number) => boolean): number {
+  let good = 0;
+  let step = 1;
+  while (good + step <= most && fits(good + step)) {
+    good += step;
+    step *= 2;
+  }
+  // fits(good) holds; fits(good + step) does not or lies beyond `most`.
+  let bad = Math.min(good + step, most + 1);
+  while (bad - good > 1) {
+    const mid = (good + bad) >>> 1;
+    if (fits(mid)) good = mid;
+    else bad = mid;
+  }
+  return good;
 }

@@ -64,8 +64,11 @@ export interface SyncResult extends IncrementalFetchResult {
   readonly late: ReadonlyMap<string, number>;
 }
 
-/** Records added to the store between two turns of the event loop. */
-const STORE_SLICE = 5000;
+/**
+ * Records added to the store between two turns of the event loop: a record costs the store
+ * about 5 to 10 µs (its series, histograms and columns), so a slice stays near 10 ms.
+ */
+const STORE_SLICE = 1000;
 
 const bump = (m: Map<string, number>, k: string, n = 1) => m.set(k, (m.get(k) ?? 0) + n);
 

@@ -80,6 +80,32 @@ describe('fetchIncremental', () => {
     expect(r.got).toHaveLength(600);
   });
 
+  it('chunks station ids of any lengths as filling each URL in turn would, and names the ones too long alone', async () => {
+    // Ids of uneven lengths (the upstream's own are fixed, a proxy's or a test plant's may not be).
+    const mixed = Array.from({ length: 40 }, (_, i) => 'ab'.repeat(1 + ((i * 7) % 11)));
+    mixed.splice(17, 0, 'x'.repeat(300));
+    const { source, calls } = fakeSource();
+    const span = { from: new Date(NOW - 60 * MIN), to: new Date(NOW) };
+    const max = urlLength({ stationIds: ['x'.repeat(200)], ...span });
+    // The reference: add each id to the current list while the URL stays within the limit.
+    const expected: string[][] = [];
+    let current: string[] = [];
+    for (const id of mixed) {
+      if (urlLength({ stationIds: [...current, id], ...span }) <= max) {
+        current.push(id);
+        continue;
+      }
+      if (current.length > 0) expected.push(current);
+      current = urlLength({ stationIds: [id], ...span }) <= max ? [id] : [];
+    }
+    if (current.length > 0) expected.push(current);
+    const r = await run(source, { stationIds: mixed, maxUrlLength: max });
+    expect(expected.length).toBeGreaterThan(3);
+    expect(calls.map((c) => c.ids)).toEqual(expected);
+    expect(r.notSent).toBe(1);
+    expect(r.firstError?.message).toContain('exceeds max_url_length');
+  });
+
   it('splits spans in halves while an answer reaches the record cap, down to the minimum span', async () => {
     const { source, calls } = fakeSource({ cap: 100 });
     const r = await run(source, { maxRecords: 100 });

@@ -127,10 +127,15 @@ const isPass = (result: string) => result.trim().toLowerCase() === 'pass';
 /** Records evaluated between two looks for settled units during one poll. */
 const SETTLE_EVERY = 2048;
 
-/** How many of `records` each serial has: a unit is open while some are still to be evaluated. */
-function resultsLeft(records: readonly Result[]): Map<string, number> {
+/**
+ * How many of `records` each serial has: a unit is open while some are still to be evaluated.
+ * Counted in slices: a first poll's replay holds about 240,000 records (100 ms in one go).
+ */
+async function resultsLeft(records: readonly Result[], yielder: LoopYielder): Promise<Map<string, number>> {
   const left = new Map<string, number>();
-  for (const r of records) left.set(r.serial, (left.get(r.serial) ?? 0) + 1);
+  await yielder.forEachSlice(records, RECORDS_PER_TURN, (slice) => {
+    for (const r of slice) left.set(r.serial, (left.get(r.serial) ?? 0) + 1);
+  });
   return left;
 }
 
@@ -175,7 +180,7 @@ export class UnitCusums {
     // A first poll replays hours of records: sorted in slices, a few thousand per turn.
     const records = await sortInSlices(offered, byTime, { yielder, size: RECORDS_PER_TURN });
     const settled = now - this.opts.cusum.settleMs;
-    const left = resultsLeft(records);
+    const left = await resultsLeft(records, yielder);
     let evaluated = 0;
     await yielder.forEachSlice(records, RECORDS_PER_TURN, (slice) => {
       for (const r of slice) {
