@@ -37,7 +37,8 @@ function header(r: BenchResults): string {
       `${f.count(stationCount(p.scale))} stations, ${p.scale.measurementNames} measurement names, ` +
       `${p.scale.unitsPerHour} units per line per hour (seed ${p.seed})`,
     `- Exporter: windows ${p.windows.join(', ')}; summary, measurements (all ${p.scale.measurementNames} names) and units ` +
-      `every ${p.intervalMs / 1000} s; upstream concurrency ${p.upstreamConcurrency}; simulated clock shared with the simulator`,
+      `every ${p.intervalMs / 1000} s; upstream concurrency ${p.upstreamConcurrency}; simulated clock shared with the simulator; ` +
+      `this process runs with ${r.settings} (the binary's young-generation and malloc settings)`,
   ].join('\n');
 }
 

@@ -33,6 +33,8 @@ export const TARGETS = {
 export interface BenchResults {
   readonly params: BenchParams;
   readonly machine: Machine;
+  /** Node flags and allocator settings of the benchmark process (the exporter polled in it). */
+  readonly settings: string;
   readonly date: Date;
   readonly totalMs: number;
   readonly first: PollResult;

@@ -11,6 +11,7 @@ import { plantRuns, recordPlantRun, renderPlantSection } from '../plant/plant-re
 import { runChild } from '../shared/child.ts';
 import { OWNED_SECTIONS, type OwnedSection, readSection } from '../shared/format.ts';
 import { describeMachine } from '../shared/machine.ts';
+import { restartWithShippedSettings, runningSettings } from '../shared/shipped-settings.ts';
 import type { ControlBenchResult } from '../spc/control.ts';
 import { renderControlSection } from '../spc/control-section.ts';
 import { COMBINED_CONTROL, type CombinedOutcome, runCombined } from './combined.ts';
@@ -23,6 +24,11 @@ import { compareScrapes } from './scrape.ts';
 import { type SimProcess, startSimProcess } from './sim-process.ts';
 import { maxRss, runSizedExporter } from './sized.ts';
 import { runSyntheticChild } from './synthetic.ts';
+
+// The exporter polled here runs with the binary's young-generation and malloc settings, as users'
+// exporters do (the block and scrape rows depend on them). Its old-generation ceiling is raised:
+// this exporter holds about 185k series, beyond the 100k the binary's ceiling is sized for.
+restartWithShippedSettings(['--max-old-space-size=1024']);
 
 const RESULTS = new URL('../RESULTS.md', import.meta.url);
 
@@ -141,6 +147,7 @@ async function main(): Promise<void> {
   const results: BenchResults = {
     params: p,
     machine: describeMachine(),
+    settings: runningSettings(),
     date: new Date(),
     totalMs: performance.now() - started,
     startRssBytes,

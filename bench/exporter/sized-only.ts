@@ -44,6 +44,7 @@ function summary(r: SizedRunResult, condition: string, run: number) {
     minRssMiB: mib(Math.min(...r.readings.filter((x) => x.at !== 'start').map((x) => x.rssBytes))),
     cpuMs: r.cpuMs === undefined ? undefined : Math.round(r.cpuMs),
     cpuByReading: r.readings.map((x) => x.cpuMs),
+    rssByReading: r.readings.map((x) => mib(x.rssBytes)),
     gc: r.gc && { ...r.gc, totalMs: Math.round(r.gc.totalMs), longestMs: Math.round(r.gc.longestMs) },
     load: loadavg().map((x) => Math.round(x * 10) / 10),
     at: at?.at,

@@ -15,29 +15,17 @@
  *   npm run soak -- --minutes 2  # a short look, prints only
  */
 import { writeFileSync } from 'node:fs';
-import { totalmem } from 'node:os';
 import { serve } from '@hono/node-server';
 import pino from 'pino';
 import { request } from 'undici';
 import { wireExporter } from '../../src/app/wire.ts';
 import { configFromObject } from '../../src/config/load.ts';
-import { startFlags } from '../../src/util/heap-ceiling.ts';
 import { forkTs, nextMessage, stopChild } from '../shared/child.ts';
 import type { ProxyFaults } from '../shared/fault-proxy.ts';
+import { restartWithShippedSettings, runningSettings } from '../shared/shipped-settings.ts';
 
-// The binary's heap and allocator settings, applied as bin/station-exporter.js applies them: the
-// process starts itself again (same pid) once with them; the second start adds nothing.
-const add = startFlags({
-  args: [],
-  execArgv: process.execArgv,
-  env: process.env,
-  constrainedMemoryBytes: process.constrainedMemory?.() ?? 0,
-  totalMemoryBytes: totalmem(),
-});
-if ((add.execArgv.length > 0 || Object.keys(add.env).length > 0) && typeof process.execve === 'function') {
-  const again = [...add.execArgv, ...process.execArgv, ...process.argv.slice(1)];
-  process.execve(process.execPath, [process.execPath, ...again], { ...process.env, ...add.env });
-}
+// The binary's heap and allocator settings, applied as bin/station-exporter.js applies them.
+restartWithShippedSettings();
 
 const args = process.argv.slice(2);
 const minutes = Number(args[args.indexOf('--minutes') + 1] ?? 11) || 11;
@@ -199,7 +187,7 @@ const lines = [
   `proxy; faults switch every ${FAULT_MS / 1000} s, a fifth of the stations leaves and comes back every ${CHURN_MS / 1000} s;`,
   `${SCRAPERS} concurrent gzip scrapers. Simulator and fault proxy run in a child process: RSS is the exporter's`,
   "(with tsx and the soak driver), started with the binary's heap and allocator settings",
-  `(${[...process.execArgv.filter((a) => a.startsWith('--max')), ...['MALLOC_ARENA_MAX', 'MALLOC_MMAP_THRESHOLD_'].map((k) => `${k}=${process.env[k] ?? 'unset'}`)].join(', ')});`,
+  `(${runningSettings()});`,
   'RSS sampled every second for the means, a row every 30 s below.',
   '',
   `- Scrapes: ${scrapes}, errors ${scrapeErrors}, p99 ${p99.toFixed(1)} ms`,
