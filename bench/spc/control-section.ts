@@ -3,13 +3,12 @@
  * evaluation with control on for 5 names on every station of the plant, measured by
  * bench/spc/control.ts in a child process, next to the main run's event-loop figures.
  */
-import { CONTROL_STEADY_SERIES } from '../../src/collectors/measurements/control-families.ts';
 import { renderTable } from '../exporter/report.ts';
 import { type BenchResults, TARGETS } from '../exporter/rows.ts';
 import { stationCount } from '../exporter/scale.ts';
 import { runChild } from '../shared/child.ts';
 import * as f from '../shared/format.ts';
-import { type ControlBenchResult, pollStats } from './control.ts';
+import { alwaysSeriesPerChart, type ControlBenchResult, pollStats } from './control.ts';
 
 /** Rolling baseline of the bench: a day of records (the default 7d holds seven times as many). */
 const BASELINE_HOURS = 24;
@@ -43,7 +42,7 @@ export function renderControlSection(c: ControlBenchResult, r: BenchResults): st
       measure: 'Control charts: extra series',
       value:
         `${f.count(c.series)} now (${f.count(c.outOfControl)} charts out of control by chance); steady ` +
-        `${f.count(c.maxSeries)} (${c.seriesPerChart} per chart in steady state, ${CONTROL_STEADY_SERIES} of them whatever the detectors; sparse ones on top)`,
+        `${f.count(c.maxSeries)} (${c.seriesPerChart} per chart in steady state, ${alwaysSeriesPerChart()} of them whatever the detectors; sparse ones on top)`,
     },
     {
       measure: 'Control charts: render of the extra series',

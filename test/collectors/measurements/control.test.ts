@@ -6,10 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { splitmix64 } from '../../../bench/shared/random.ts';
 import { createControlCharts } from '../../../src/collectors/measurements/control.ts';
-import {
-  controlSeriesByFamily,
-  controlSeriesPerSeries,
-} from '../../../src/collectors/measurements/control-families.ts';
+import { controlSeriesByFamily } from '../../../src/collectors/measurements/control-families.ts';
 import { measurementsCosts } from '../../../src/collectors/measurements/costs.ts';
 import { MeasurementStore } from '../../../src/collectors/measurements/store.ts';
 import type { MeasurementRecord } from '../../../src/upstream/types.ts';
@@ -73,6 +70,10 @@ function charts(control: Record<string, unknown>, yielder: LoopYielder = createL
   const store = new MeasurementStore();
   return { store, charts: createControlCharts({ ...ctx, yielder }, store), config: ctx.config };
 }
+
+/** Steady series per chart: the planner's per-family figures, summed. */
+const seriesPerChart = (config: Parameters<typeof controlSeriesByFamily>[0]) =>
+  [...controlSeriesByFamily(config).perChart.values()].reduce((a, n) => a + n, 0);
 
 const value = (s: Map<string, number>, family: string, station: string, rule?: number | string) =>
   [...s].find(
@@ -449,7 +450,7 @@ describe('control charts in the measurements collector', () => {
     const { config } = charts({ names: ['vbat'], rules: { 4: { enabled: false }, 7: { enabled: false } } });
     // 4 steady (state, centre, UCL, LCL) + the counters of rule 1 and of rules 2-8 (any enabled)
     // + CUSUM (2 sums, counter) + EWMA (statistic, half-width, counter): 12 (issue 29).
-    expect(controlSeriesPerSeries(config)).toBe(4 + 2 + 3 + 3);
+    expect(seriesPerChart(config)).toBe(4 + 2 + 3 + 3);
   });
 
   it('has 12 series per chart in steady state with every detector on, as the estimate says', async () => {
@@ -494,7 +495,7 @@ describe('control charts in the measurements collector', () => {
       station_measurement_control_ewma_half_width: 1,
     });
     expect(steady.size).toBe(12);
-    expect(controlSeriesPerSeries(config)).toBe(12);
+    expect(seriesPerChart(config)).toBe(12);
     // check-config's estimate for one station and this one charted name: the same 12 per chart,
     // family by family, and the name's 4 settings once.
     const { perChart, perName } = controlSeriesByFamily(config);
