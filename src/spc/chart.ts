@@ -548,7 +548,7 @@ export class ControlChart {
     evaluateWindowAndNew(
       values,
       { windowStart: at.from, newStart: at.newStart, end: at.evalEnd, contextStart: at.chartStart },
-      { limits, rules: this.spec.rules, out: r, window: r, events: this.tally.events },
+      { limits, rules: this.spec.rules, window: r, events: this.tally.events },
     );
     const counts = this.counts;
     counts.set(r.count);
