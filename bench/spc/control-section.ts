@@ -69,7 +69,7 @@ export function renderControlSection(c: ControlBenchResult, r: BenchResults): st
     `Control on for ${c.names} names on every one of the ${f.count(c.stations)} stations: one record per station and ` +
       `name every 2 minutes, a rolling ${c.baselineHours}h baseline, a 1h evaluation window and all eight rules ` +
       '(`bench/spc/control.ts`, in a process of its own). The store is filled directly, then the charts of one poll ' +
-      '(limits of every baseline, rules over every window, families) are computed with the exporter’s turn queue ' +
+      '(limits of every baseline, rules over every window, families) are computed in slices between yields to the event loop, ' +
       'under an event-loop monitor, each poll 2 minutes after the last with one new point per chart. The baseline ' +
       'is kept in time buckets (docs/measurements.md, Memory of a chart), so neither the memory nor the time per ' +
       'poll grows with its length.',

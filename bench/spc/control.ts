@@ -8,7 +8,7 @@
  * per station and name every 2 minutes (30 an hour, the reference rate), a rolling baseline and a
  * 1h evaluation window. The history is added through the charts' store as the first poll's sync
  * would (no upstream), the first poll takes it into the charts, then each round adds the next
- * record of every chart, 2 minutes later, and polls, with the exporter's turn queue under an
+ * record of every chart, 2 minutes later, and polls, with the exporter's yielder under an
  * event-loop monitor; the control families are rendered once. Gives the time per poll, the worst
  * event-loop block, the extra series, their render time, the records the store holds and the
  * memory of the charts' history (heap and array buffers after a full garbage collection, against

@@ -64,7 +64,7 @@ export interface SyncResult extends IncrementalFetchResult {
   readonly late: ReadonlyMap<string, number>;
 }
 
-/** Records added to the store between two turns of the event loop. */
+/** Records added to the store between two yields to the event loop. */
 const STORE_SLICE = 5000;
 
 const bump = (m: Map<string, number>, k: string, n = 1) => m.set(k, (m.get(k) ?? 0) + n);

@@ -88,10 +88,10 @@ const setting = (s: Map<string, number>, family: string, metric: string) =>
   s.get(`${family}{metric="${metric}"}`);
 
 /** Naive rule 1 and rule 2 over the evaluated points, the run of rule 2 may start in the context. */
-function naive(all: readonly number[], judgedFrom: number, center: number, ucl: number, lcl: number) {
+function naive(all: readonly number[], evaluatedFrom: number, center: number, ucl: number, lcl: number) {
   let r1 = 0;
   let r2 = 0;
-  for (let i = judgedFrom; i < all.length; i++) {
+  for (let i = evaluatedFrom; i < all.length; i++) {
     const x = all[i] ?? 0;
     if (x > ucl || x < lcl) r1++;
     const last9 = all.slice(Math.max(0, i - 8), i + 1);
