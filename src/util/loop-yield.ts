@@ -21,11 +21,11 @@ export interface LoopYielder {
 
 /** Creates a yielder: one per exporter, shared by everything it runs. */
 export function createLoopYielder(): LoopYielder {
-  let lastTurn: Promise<void> = Promise.resolve();
+  let lastYield: Promise<void> = Promise.resolve();
   const yieldToLoop = (): Promise<void> => {
-    const turn = lastTurn.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
-    lastTurn = turn;
-    return turn;
+    const next = lastYield.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+    lastYield = next;
+    return next;
   };
   return {
     yieldToLoop,
