@@ -3,13 +3,12 @@
  * evaluation with control on for 5 names on every station of the plant, measured by
  * bench/spc/control.ts in a child process, next to the main run's event-loop figures.
  */
-import { CONTROL_STEADY_SERIES } from '../../src/collectors/measurements/control-families.ts';
 import { renderTable } from '../exporter/report.ts';
 import { type BenchResults, TARGETS } from '../exporter/rows.ts';
 import { stationCount } from '../exporter/scale.ts';
 import { runChild } from '../shared/child.ts';
 import * as f from '../shared/format.ts';
-import { type ControlBenchResult, pollStats } from './control.ts';
+import { alwaysSeriesPerChart, type ControlBenchResult, pollStats } from './control.ts';
 
 /** Rolling baseline of the bench: a day of records (the default 7d holds seven times as many). */
 const BASELINE_HOURS = 24;
@@ -43,7 +42,7 @@ export function renderControlSection(c: ControlBenchResult, r: BenchResults): st
       measure: 'Control charts: extra series',
       value:
         `${f.count(c.series)} now (${f.count(c.outOfControl)} charts out of control by chance); steady ` +
-        `${f.count(c.maxSeries)} (${c.seriesPerChart} per chart in steady state, ${CONTROL_STEADY_SERIES} of them whatever the detectors; sparse ones on top)`,
+        `${f.count(c.maxSeries)} (${c.seriesPerChart} per chart in steady state, ${alwaysSeriesPerChart()} of them whatever the detectors; sparse ones on top)`,
     },
     {
       measure: 'Control charts: render of the extra series',
@@ -70,7 +69,7 @@ export function renderControlSection(c: ControlBenchResult, r: BenchResults): st
     `Control on for ${c.names} names on every one of the ${f.count(c.stations)} stations: one record per station and ` +
       `name every 2 minutes, a rolling ${c.baselineHours}h baseline, a 1h evaluation window and all eight rules ` +
       '(`bench/spc/control.ts`, in a process of its own). The store is filled directly, then the charts of one poll ' +
-      '(limits of every baseline, rules over every window, families) are computed with the exporter’s turn queue ' +
+      '(limits of every baseline, rules over every window, families) are computed in slices between yields to the event loop, ' +
       'under an event-loop monitor, each poll 2 minutes after the last with one new point per chart. The baseline ' +
       'is kept in time buckets (docs/measurements.md, Memory of a chart), so neither the memory nor the time per ' +
       'poll grows with its length.',

@@ -8,7 +8,7 @@
  * per station and name every 2 minutes (30 an hour, the reference rate), a rolling baseline and a
  * 1h evaluation window. The history is added through the charts' store as the first poll's sync
  * would (no upstream), the first poll takes it into the charts, then each round adds the next
- * record of every chart, 2 minutes later, and polls, with the exporter's turn queue under an
+ * record of every chart, 2 minutes later, and polls, with the exporter's yielder under an
  * event-loop monitor; the control families are rendered once. Gives the time per poll, the worst
  * event-loop block, the extra series, their render time, the records the store holds and the
  * memory of the charts' history (heap and array buffers after a full garbage collection, against
@@ -22,7 +22,7 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import pino from 'pino';
 import { createControlCharts } from '../../src/collectors/measurements/control.ts';
-import { controlSeriesPerSeries } from '../../src/collectors/measurements/control-families.ts';
+import { controlSeriesByFamily } from '../../src/collectors/measurements/control-families.ts';
 import { MeasurementStore } from '../../src/collectors/measurements/store.ts';
 import { buildTopology } from '../../src/collectors/topology/build.ts';
 import { configFromObject } from '../../src/config/load.ts';
@@ -108,7 +108,7 @@ export function plant(stations: number): Topology {
   return buildTopology([site], { stationIds: [], include: none, exclude: none }, []);
 }
 
-function configOf(baselineHours: number): Config {
+function configOf(baselineHours: number, control: Record<string, unknown> = {}): Config {
   return configFromObject(
     {
       upstream: { base_url: 'http://bench', token: 't' },
@@ -116,11 +116,25 @@ function configOf(baselineHours: number): Config {
       measurements: {
         enabled: true,
         names: NAMES,
-        control: { names: ['n.*'], baseline: { rolling: `${baselineHours}h` } },
+        control: { names: ['n.*'], baseline: { rolling: `${baselineHours}h` }, ...control },
       },
     },
     { env: {}, baseDir: '/' },
   );
+}
+
+/** Series a chart has in steady state: the planner's per-family figures, summed. */
+function seriesPerChart(config: Config): number {
+  let n = 0;
+  for (const series of controlSeriesByFamily(config).perChart.values()) n += series;
+  return n;
+}
+
+/** The steady series of a chart whatever its rules and detectors: those with all switched off. */
+export function alwaysSeriesPerChart(): number {
+  const off = { enabled: false };
+  const rules = Object.fromEntries([1, 2, 3, 4, 5, 6, 7, 8].map((r) => [r, off]));
+  return seriesPerChart(configOf(24, { rules, cusum: off, ewma: off }));
 }
 
 /** One record of `name` at `t` on station `stationId`. */
@@ -279,7 +293,7 @@ export async function runControlBench(stations = 1000, baselineHours = 24): Prom
   const cache = new ExpositionCache();
   await cache.publish('control', families);
   const count = (name: string) => families.find((f) => f.desc.name === name)?.samples ?? [];
-  const seriesPerChart = controlSeriesPerSeries(config);
+  const perChart = seriesPerChart(config);
   return {
     stations: topology.stations.length,
     names: NAMES.length,
@@ -297,8 +311,8 @@ export async function runControlBench(stations = 1000, baselineHours = 24): Prom
     pollCpuMs,
     maxBlockMs,
     series: families.reduce((a, f) => a + f.samples.length, 0),
-    maxSeries: topology.stations.length * NAMES.length * seriesPerChart,
-    seriesPerChart,
+    maxSeries: topology.stations.length * NAMES.length * perChart,
+    seriesPerChart: perChart,
     outOfControl: count('station_measurement_control_state').filter((x) => x.value === 1).length,
     renderMs: cache.lastRenderMs(),
   };

@@ -73,7 +73,7 @@ export interface CollectorContext extends CollectorLinks {
   readonly config: Config;
   readonly client: UpstreamClient;
   readonly logger: Logger;
-  /** The exporter's event-loop turn queue, for CPU-heavy loops. */
+  /** The exporter's one yielder to the event loop, for CPU-heavy loops. */
   readonly yielder: LoopYielder;
   /**
    * The process's redactor, as a function: masks known secrets and `Bearer <credential>`. Label

@@ -81,7 +81,7 @@ function isTail(x: readonly Family[] | Tail): x is Tail {
 export interface ExpositionCacheOptions {
   /** zlib level (1 fastest .. 9 smallest) for both the static part and the tail; default 6. */
   readonly gzipLevel?: number;
-  /** The exporter's turn queue, shared with the client and collectors; default the cache's own. */
+  /** The exporter's yielder to the event loop, shared with the client and collectors; default the cache's own. */
   readonly yielder?: LoopYielder;
   /**
    * Publishes of a part that keep a format's plain bytes after the last plain scrape of it;

@@ -15,7 +15,7 @@ export type TextFormat = 'text' | 'openmetrics';
 export type ExpositionFormat = TextFormat | 'protobuf';
 
 /**
- * Samples rendered between two yields to the event loop by {@link renderFamiliesAsync}: a few
+ * Samples rendered between two yields to the event loop by a stepped render: a few
  * milliseconds of work. A step also allocates its bytes, and a step of 20,000 samples (3 MB) ran
  * into a collection often enough to block the loop for over 100 ms under load.
  */
@@ -299,16 +299,11 @@ export function renderFamiliesToBuffer(families: readonly Family[], format: Text
   return Buffer.concat(r.take());
 }
 
-/** {@link renderFamiliesToBuffer} as a string. */
-export function renderFamilies(families: readonly Family[], format: TextFormat): string {
-  return renderFamiliesToBuffer(families, format).toString('utf8');
-}
-
-/** Options of {@link renderFamiliesAsync}. */
+/** Options of the stepped renders ({@link renderFamiliesInto}, {@link renderInSteps}). */
 export interface RenderAsyncOptions {
   /** Samples to render between yields to the event loop (default {@link DEFAULT_YIELD_EVERY}). */
   readonly yieldEvery?: number;
-  /** The exporter's turn queue; default a queue of this render's own. */
+  /** The exporter's shared yielder to the event loop; default one of this render's own. */
   readonly yielder?: LoopYielder;
   /** Monotonic clock in milliseconds, for `busyMs`. */
   readonly monotonic?: () => number;
@@ -331,19 +326,6 @@ export function seriesOf(families: readonly Family[]): number {
   let series = 0;
   for (const f of families) series += f.samples.length;
   return series;
-}
-
-/**
- * Same output as {@link renderFamilies} as UTF-8 chunks, yielding to the event loop every
- * `yieldEvery` samples, so that rendering a large snapshot never blocks scrapes for long.
- * Encoding each chunk right after rendering it keeps the encoding from blocking in one go.
- */
-export async function renderFamiliesToBuffers(
-  families: readonly Family[],
-  format: TextFormat,
-  opts: RenderAsyncOptions = {},
-): Promise<RenderedBuffers> {
-  return { ...(await renderInSteps(new Renderer(families, format), opts)), samples: seriesOf(families) };
 }
 
 /**
@@ -384,7 +366,8 @@ export interface SteppedRenderer {
 
 /**
  * Runs a renderer to the end, yielding to the event loop every `yieldEvery` samples, and times
- * it without the yields. Shared by the text and the protobuf renderer.
+ * it without the yields. For the protobuf renderer, whose body is kept whole; the text formats
+ * stream through {@link renderFamiliesInto}.
  */
 export async function renderInSteps(
   r: SteppedRenderer,

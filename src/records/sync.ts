@@ -65,7 +65,7 @@ export interface SyncResult extends IncrementalFetchResult {
 }
 
 /**
- * Records added to the store between two turns of the event loop: a record costs the store
+ * Records added to the store between two yields to the event loop: a record costs the store
  * about 5 to 10 µs (its series, histograms and columns), so a slice stays near 10 ms.
  */
 const STORE_SLICE = 1000;

@@ -19,7 +19,7 @@ export const TLS_PIECE_BYTES = 64 * 1024;
 
 /**
  * Bytes handed to a plain TCP socket at a time. The socket keeps references to the shared
- * buffers, no copy, so larger pieces cost no memory and fewer turns of the event loop; small
+ * buffers, no copy, so larger pieces cost no memory and fewer event-loop iterations; small
  * enough that a client reading 256 KiB a second finishes a piece every second, which is what
  * the connection cap takes as reading.
  */
@@ -46,7 +46,7 @@ function* piecesOf(chunks: readonly Buffer[], pieceBytes: number): Generator<Buf
 /**
  * Writes `chunks` to `out` in pieces of at most `pieceBytes` (default: by the socket, see
  * {@link pieceBytesFor}) and ends it. The next piece waits behind the one leaving, so the
- * socket never runs dry waiting for this loop's turn on a busy event loop, and at most two
+ * socket never runs dry waiting for this loop to run again on a busy event loop, and at most two
  * pieces have been handed to TLS. A closed response stops the writing; the promise never rejects.
  */
 export async function writeBody(

@@ -9,10 +9,10 @@
 /** φ above this is more autocorrelation than the documented rates tolerate. */
 export const AUTOCORRELATION_FLAG = 0.1;
 
-/** One-sided level of the flag's test of φ > {@link AUTOCORRELATION_FLAG}. */
-export const AUTOCORRELATION_TEST_LEVEL = 0.01;
-
-/** The standard normal quantile of 1 − {@link AUTOCORRELATION_TEST_LEVEL}. */
+/**
+ * The standard normal quantile of 0.99: the flag's test of φ > {@link AUTOCORRELATION_FLAG} is
+ * one-sided at the 1 % level.
+ */
 const Z_CRITICAL = 2.326;
 
 /**

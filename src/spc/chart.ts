@@ -23,8 +23,8 @@ import {
   detectorView,
   EVENT_SLOTS,
   effectiveParams,
+  finalUpTo,
   forgetCheckpoints,
-  settledTo,
 } from './detector-state.ts';
 import {
   type ControlLimits,
@@ -175,7 +175,7 @@ export class ControlChart {
   /** Until a complete poll, the history may come again: points are recognised by key, none leaves. */
   private loading = true;
   /** Points older than this left the recent points: one arriving now is too late for the chart. */
-  private settledBefore = Number.NEGATIVE_INFINITY;
+  private retiredBefore = Number.NEGATIVE_INFINITY;
   /** Last violation time and events per event slot (rules 1..8, CUSUM, EWMA) since the chart started. */
   private readonly tally = {
     lastTimes: new Float64Array(EVENT_SLOTS).fill(Number.NaN),
@@ -193,7 +193,7 @@ export class ControlChart {
   /** Held shifts still inside the baseline's reach, oldest first. */
   private gaps: TimeGap[] = [];
   /**
-   * How many of the points lay in `[judgedFrom, judgedTo]` when they were evaluated (-1: none
+   * How many of the points lay in `[evaluatedFrom, lateCheckTo]` when they were evaluated (-1: none
    * evaluated yet): more there later came late.
    */
   private evaluatedFrom = 0;
@@ -264,7 +264,7 @@ export class ControlChart {
    */
   add(time: number, value: number, key = 0): boolean {
     if (!Number.isFinite(value)) return false;
-    if (time < this.settledBefore) {
+    if (time < this.retiredBefore) {
       this.tooLate++;
       return false;
     }
@@ -369,13 +369,14 @@ export class ControlChart {
       this.evaluatedTo = Math.max(this.evaluatedTo, newest);
       const params = effectiveParams(this.params, result.limits);
       // With the detectors on, points inside the overlap are put in their place, not late.
-      const settled =
+      const finalTo =
         params.cusum.enabled || params.ewma.enabled
-          ? Math.min(this.evaluatedTo, settledTo(this.detectors))
+          ? Math.min(this.evaluatedTo, finalUpTo(this.detectors))
           : this.evaluatedTo;
-      this.rememberWindowCount(evalFrom, settled);
+      this.rememberWindowCount(evalFrom, finalTo);
     }
-    const work = CHART_WORK + (evalEnd - Math.min(from, newStart)) + merged + this.settle(poll, evalStart);
+    const work =
+      CHART_WORK + (evalEnd - Math.min(from, newStart)) + merged + this.retireOldPoints(poll, evalStart);
     return {
       result,
       limits: result.ok ? result.limits : undefined,
@@ -548,7 +549,7 @@ export class ControlChart {
     evaluateWindowAndNew(
       values,
       { windowStart: at.from, newStart: at.newStart, end: at.evalEnd, contextStart: at.chartStart },
-      { limits, rules: this.spec.rules, out: r, window: r, events: this.tally.events },
+      { limits, rules: this.spec.rules, window: r, events: this.tally.events },
     );
     const counts = this.counts;
     counts.set(r.count);
@@ -637,7 +638,7 @@ export class ControlChart {
    * beyond the rules' context and before any held shift, out of the recent points: into the
    * baseline's buckets when a baseline still needs them, else nowhere. Returns how many left.
    */
-  private settle(poll: ChartPoll, evalStart: number): number {
+  private retireOldPoints(poll: ChartPoll, evalStart: number): number {
     if (poll.complete && this.loading) {
       this.loading = false;
       this.points.forgetKeys();
@@ -675,7 +676,7 @@ export class ControlChart {
         else if (this.inBaselinePeriod(t)) sink.push(t, values[i]!);
       }
     }
-    this.settledBefore = Math.max(this.settledBefore, times[limit - 1]!);
+    this.retiredBefore = Math.max(this.retiredBefore, times[limit - 1]!);
     this.points.dropFirst(limit);
     return limit;
   }
@@ -683,7 +684,7 @@ export class ControlChart {
   /**
    * While loading, moves the history older than {@link HISTORY_REORDER_MS} before the newest one
    * (and than the fold limit, the rules' context and a held shift) out of the recent points into
-   * the buckets, as {@link ControlChart.settle} does after the poll: the whole history is then
+   * the buckets, as {@link ControlChart.retireOldPoints} does after the poll: the whole history is then
    * never held at once. The cut never parts points of equal time, so that a record fetched again
    * is recognised by its time alone once folded.
    */

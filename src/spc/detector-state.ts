@@ -153,7 +153,7 @@ export function forgetCheckpoints(state: DetectorState, time: number): void {
  * The time up to which points are past going back over: a point that arrives this old was not
  * evaluated and will not be.
  */
-export function settledTo(state: DetectorState): number {
+export function finalUpTo(state: DetectorState): number {
   return state.baseTime;
 }
 
@@ -263,7 +263,7 @@ class Advance {
     this.before = undefined;
   }
 
-  /** Steps one point; `judgedBefore` is what it did when evaluated before, `history` counts nothing. */
+  /** Steps one point; `earlier` is what it did when evaluated before (`history`: counts nothing). */
   private step(i: number, earlier: Before): void {
     const { times, values, limits, params } = this.input;
     const { cusum, ewma } = params;

@@ -7,8 +7,9 @@
  * restart a persisting shift keeps Z beyond the limit and every point would signal; with it, a
  * new signal needs new evidence. Pure and incremental: the state is the statistic and its
  * point count.
+ * Average run lengths, by Markov chain, are in test/helpers/run-length.ts (the tests check
+ * them against published tables and these step functions against them).
  */
-import { expectedSteps, normalCdf } from './normal.ts';
 
 /** EWMA settings. */
 export interface EwmaParams {
@@ -36,40 +37,12 @@ export function ewmaLimit(p: EwmaParams, t: number): number {
 
 /**
  * Adds one standardized value and returns the side that signals, without the restart: the
- * statistic and its point count are then the ones that crossed the limit. {@link ewmaStep} restarts.
+ * statistic and its point count are then the ones that crossed the limit; the caller restarts
+ * with {@link ewmaStart}.
  */
 export function ewmaAdd(state: EwmaState, x: number, p: EwmaParams): 'up' | 'down' | undefined {
   state.z = p.lambda * x + (1 - p.lambda) * state.z;
   state.t++;
   const limit = ewmaLimit(p, state.t);
   return state.z > limit ? 'up' : state.z < -limit ? 'down' : undefined;
-}
-
-/** Adds one standardized value; returns the side that signals, and then restarts. */
-export function ewmaStep(state: EwmaState, x: number, p: EwmaParams): 'up' | 'down' | undefined {
-  const signal = ewmaAdd(state, x, p);
-  if (signal !== undefined) Object.assign(state, ewmaStart());
-  return signal;
-}
-
-/**
- * Average run length with the asymptotic limits to a shift of `shift` sigma, by the Markov
- * chain of Lucas and Saccucci (1990) with `states` states (odd), from the centre.
- */
-export function ewmaArl(p: EwmaParams, shift: number, states = 201): number {
-  const ucl = p.L * Math.sqrt(p.lambda / (2 - p.lambda));
-  const w = (2 * ucl) / states;
-  const centre = (i: number) => -ucl + (i + 0.5) * w;
-  const q: number[][] = [];
-  for (let i = 0; i < states; i++) {
-    const row: number[] = [];
-    for (let j = 0; j < states; j++) {
-      // Next Z = (1 - λ) c_i + λ x lands in state j when x lies in this interval.
-      const lo = (centre(j) - w / 2 - (1 - p.lambda) * centre(i)) / p.lambda;
-      const hi = (centre(j) + w / 2 - (1 - p.lambda) * centre(i)) / p.lambda;
-      row.push(normalCdf(hi - shift) - normalCdf(lo - shift));
-    }
-    q.push(row);
-  }
-  return expectedSteps(q)[(states - 1) / 2] ?? Number.NaN;
 }

@@ -6,8 +6,6 @@
 import { isBelowResolution } from '../util/ulp.ts';
 import { AUTOCORRELATION_FLAG, autocorrelationFlagged } from './autocorrelation.ts';
 
-export { AUTOCORRELATION_FLAG } from './autocorrelation.ts';
-
 /** d2 for moving ranges of two points: the expected range of two normal values, in sigmas. */
 const D2 = 1.128;
 /** D4 for moving ranges of two points: the MR chart's upper limit is D4 × MR̄. */
@@ -89,19 +87,11 @@ function isNegligibleSigma(sigma: number, scale: number): boolean {
   return isBelowResolution(sigma, scale);
 }
 
-/** Index ranges `[start, end)` of a baseline to leave out (the points of a held shift). */
-interface BaselineGap {
-  readonly start: number;
-  readonly end: number;
-}
-
-/** Options of {@link limitsFromBaseline}. */
+/** Options of {@link limitsFromSums}. */
 export interface BaselineOptions {
   /** Fewest points (at least 2) for limits. */
   readonly minSamples: number;
   readonly kind: 'rolling' | 'frozen';
-  /** Index ranges to leave out, ascending and disjoint. */
-  readonly gaps?: readonly BaselineGap[];
   /** Compensate a positive autocorrelation beyond the flag (default true). */
   readonly compensate?: boolean;
 }
@@ -171,61 +161,12 @@ export function addPair(s: BaselineSums, pair: Readonly<Pair>): void {
   s.pairs++;
 }
 
-/** Adds `values[from..to)` to the sums, as deviations from `first`. */
-function addSegment(
-  values: ArrayLike<number>,
-  segment: { readonly from: number; readonly to: number; readonly first: number },
-  s: BaselineSums,
-): void {
-  const { from, to, first } = segment;
-  const pair: Pair = { x: 0, y: 0, prev: Number.NaN, py: 0 };
-  for (let i = from; i < to; i++) {
-    const x = values[i]!;
-    const y = x - first;
-    addPoint(s, x, y);
-    if (i > from) {
-      pair.x = x;
-      pair.y = y;
-      pair.py = pair.prev - first;
-      addPair(s, pair);
-    }
-    pair.prev = x;
-  }
-}
-
 /**
- * I-MR limits from the baseline points `values[start..end)` (time order matters: the moving
- * ranges are differences of neighbours), leaving out the `gaps` (no moving range spans one). Needs at least `minSamples` (and at least 2) points, all finite, and a sigma
- * that is not negligible. A baseline with lag-1 autocorrelation φ above
- * {@link AUTOCORRELATION_FLAG} gets sigma = MR̄ / d2 / sqrt(1 − φ) unless `compensate` is false: the moving range of an AR(1)
+ * I-MR limits from a baseline's sums; `anchor` is the value the deviations are taken from. Needs
+ * at least `minSamples` (and at least 2) points, all finite, and a sigma that is not negligible.
+ * A baseline with lag-1 autocorrelation φ above {@link AUTOCORRELATION_FLAG} gets
+ * sigma = MR̄ / d2 / sqrt(1 − φ) unless `compensate` is false: the moving range of an AR(1)
  * process understates its sigma by that factor.
- */
-export function limitsFromBaseline(
-  values: ArrayLike<number>,
-  span: { readonly start: number; readonly end: number },
-  options: BaselineOptions,
-): LimitsResult {
-  const { start, end } = span;
-  const { gaps = [] } = options;
-  const s = emptySums();
-  // Summed as deviations from the first point, so that a large offset (1e12 + a spread of
-  // 0.001) keeps the centre to well under a sigma; a plain sum would round it to about 1e-4.
-  let from = start;
-  let first = Number.NaN;
-  for (const gap of [...gaps, { start: end, end }]) {
-    const to = Math.min(end, Math.max(from, gap.start));
-    if (to > from) {
-      if (Number.isNaN(first)) first = values[from]!;
-      addSegment(values, { from, to, first }, s);
-    }
-    from = Math.max(from, gap.end);
-  }
-  return limitsFromSums(s, { ...options, anchor: first });
-}
-
-/**
- * I-MR limits from a baseline's sums (see {@link limitsFromBaseline}); `anchor` is the value the
- * deviations are taken from.
  */
 export function limitsFromSums(
   s: Readonly<BaselineSums>,

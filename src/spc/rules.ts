@@ -1,6 +1,7 @@
 /**
  * Phase II: the eight Nelson rules over the newest points of a series, against its limits.
- * Each rule is one pass over the points with a few counters: O(n), nothing allocated per point.
+ * One pass over the points evaluates all eight with a few counters: O(n), nothing allocated
+ * per point.
  *
  * Counting: a rule's violation count is the number of evaluation points at which its
  * condition completes, i.e. holds for the points ending at (and including) that point.
@@ -60,8 +61,6 @@ export const NELSON_RULES: RulesConfig = {
 
 /** Rule numbers in order. */
 export const RULE_NUMBERS = [1, 2, 3, 4, 5, 6, 7, 8] as const;
-/** A Nelson rule number. */
-type RuleNumber = (typeof RULE_NUMBERS)[number];
 
 /** Results of one evaluation; reusable across series (see {@link createRuleResults}). */
 export interface RuleResults {
@@ -75,7 +74,7 @@ export interface RuleResults {
   evaluated: number;
 }
 
-/** Fresh result storage; pass it to {@link evaluateRules} again for the next series. */
+/** Fresh result storage; pass it to {@link evaluateWindowAndNew} again for the next series. */
 export function createRuleResults(): RuleResults {
   return { count: new Int32Array(8), lastIndex: new Int32Array(8).fill(-1), inControl: true, evaluated: 0 };
 }
@@ -96,91 +95,10 @@ export function lookBack(rules: RulesConfig): number {
   return n;
 }
 
-/** Where one rule writes its outcome. */
-interface Sink {
-  count: number;
-  last: number;
-}
-
-/** The points a call of {@link evaluateRules} evaluates: `values[evalStart..end)`. */
-export interface RuleSpan {
-  readonly evalStart: number;
-  readonly end: number;
-  /**
-   * The first index that may serve as context for runs (default 0): up to `lookBack(rules) - 1`
-   * points before `evalStart`, but none before this.
-   */
-  readonly contextStart?: number;
-}
-
-/** What {@link evaluateRules} evaluates against and where it writes. */
+/** What the rules evaluate against. */
 export interface RuleOptions {
   readonly limits: ZoneLimits;
   readonly rules: RulesConfig;
-  /** Overwritten with the outcome and returned. */
-  readonly out: RuleResults;
-}
-
-/** The points one rule loop reads: context from `from`, evaluated from `evalStart` to `end`. */
-interface Pass {
-  readonly v: ArrayLike<number>;
-  readonly from: number;
-  readonly evalStart: number;
-  readonly end: number;
-}
-
-/** A band of two boundaries. */
-interface Band {
-  readonly hi: number;
-  readonly lo: number;
-}
-
-/**
- * Evaluates the enabled rules over the points `values[evalStart..end)` and writes `out`.
- * Up to `lookBack(rules) - 1` points before `evalStart` (but not before `contextStart`) serve
- * as context for runs. Values must be finite and the limits must have a positive sigma
- * (use the limits functions, which refuse to produce anything else).
- */
-export function evaluateRules(values: ArrayLike<number>, span: RuleSpan, opts: RuleOptions): RuleResults {
-  const { evalStart, end } = span;
-  const { rules, out } = opts;
-  const from = Math.max(span.contextStart ?? 0, evalStart - (lookBack(rules) - 1), 0);
-  const pass: Pass = { v: values, from, evalStart, end };
-  const sink: Sink = { count: 0, last: -1 };
-  const ctx = { limits: opts.limits, rules, sink };
-  out.inControl = true;
-  out.evaluated = Math.max(0, end - evalStart);
-  for (const r of RULE_NUMBERS) {
-    sink.count = 0;
-    sink.last = -1;
-    if (rules[r].enabled) runRule(r, pass, ctx);
-    out.count[r - 1] = sink.count;
-    out.lastIndex[r - 1] = sink.last;
-    if (sink.count > 0) out.inControl = false;
-  }
-  return out;
-}
-
-function runRule(
-  r: RuleNumber,
-  p: Pass,
-  ctx: { readonly limits: ZoneLimits; readonly rules: RulesConfig; readonly sink: Sink },
-): void {
-  const { limits: l, rules, sink } = ctx;
-  if (r === 1) beyond(p, { hi: upper(l, rules[1].sigmas), lo: lower(l, rules[1].sigmas) }, sink);
-  else if (r === 2) sameSide(p, { center: l.center, points: rules[2].points }, sink);
-  else if (r === 3) trend(p, rules[3].points, sink);
-  else if (r === 4) alternating(p, rules[4].points, sink);
-  else if (r === 5 || r === 6) {
-    const c = rules[r];
-    countOf(p, { hi: upper(l, c.sigmas), lo: lower(l, c.sigmas), need: c.count, of: c.of }, sink);
-  } else if (r === 7) {
-    const z = rules[7];
-    withinRun(p, { hi: upper(l, z.sigmas), lo: lower(l, z.sigmas), points: z.points }, sink);
-  } else {
-    const z = rules[8];
-    outsideRun(p, { hi: upper(l, z.sigmas), lo: lower(l, z.sigmas), points: z.points }, sink);
-  }
 }
 
 // At 3 sigma the chart's own limits are used, so that a point is evaluated against exactly the
@@ -190,170 +108,6 @@ function upper(l: ZoneLimits, k: number): number {
 }
 function lower(l: ZoneLimits, k: number): number {
   return k === 3 ? l.lcl : l.center - k * l.sigma;
-}
-
-// The loops below read their inputs into locals first and write the sink once: the hot path
-// touches no object, and the branches are few, since real data makes them unpredictable.
-
-/** Rule 1: points beyond the band, evaluated points only. */
-function beyond(p: Pass, band: Band, sink: Sink): void {
-  const { v, evalStart, end } = p;
-  const { hi, lo } = band;
-  let count = 0;
-  let last = -1;
-  for (let i = evalStart; i < end; i++) {
-    const x = v[i]!;
-    if (x > hi || x < lo) {
-      count++;
-      last = i;
-    }
-  }
-  sink.count = count;
-  sink.last = last;
-}
-
-/** Rule 2. A point exactly on the centre line is on neither side and breaks the run. */
-function sameSide(p: Pass, rule: { readonly center: number; readonly points: number }, sink: Sink): void {
-  const { v, from, evalStart, end } = p;
-  const { center, points } = rule;
-  let count = 0;
-  let last = -1;
-  let up = 0;
-  let down = 0;
-  for (let i = from; i < end; i++) {
-    const x = v[i]!;
-    // Two run lengths, one per side: a point on one side resets the other (and one on the
-    // centre resets both).
-    up = x > center ? up + 1 : 0;
-    down = x < center ? down + 1 : 0;
-    if ((up >= points || down >= points) && i >= evalStart) {
-      count++;
-      last = i;
-    }
-  }
-  sink.count = count;
-  sink.last = last;
-}
-
-/** Rule 3: `points` points, so `points - 1` steps all up or all down. An equal step breaks it. */
-function trend(p: Pass, points: number, sink: Sink): void {
-  const { v, from, evalStart, end } = p;
-  let count = 0;
-  let last = -1;
-  let rising = 0;
-  let falling = 0;
-  let prev = v[from]!;
-  for (let i = from + 1; i < end; i++) {
-    const x = v[i]!;
-    rising = x > prev ? rising + 1 : 0;
-    falling = x < prev ? falling + 1 : 0;
-    prev = x;
-    if ((rising >= points - 1 || falling >= points - 1) && i >= evalStart) {
-      count++;
-      last = i;
-    }
-  }
-  sink.count = count;
-  sink.last = last;
-}
-
-/**
- * Rule 4: `points` points whose `points - 1` steps alternate up and down. `endsUp` counts the
- * alternating steps ending with a step up, `endsDown` those ending with a step down: a step up
- * extends a run that ended down, and the other way round; an equal step breaks both.
- */
-function alternating(p: Pass, points: number, sink: Sink): void {
-  const { v, from, evalStart, end } = p;
-  let count = 0;
-  let last = -1;
-  let endsUp = 0;
-  let endsDown = 0;
-  let prev = v[from]!;
-  for (let i = from + 1; i < end; i++) {
-    const x = v[i]!;
-    const up = x > prev ? endsDown + 1 : 0;
-    const down = x < prev ? endsUp + 1 : 0;
-    endsUp = up;
-    endsDown = down;
-    prev = x;
-    if ((up >= points - 1 || down >= points - 1) && i >= evalStart) {
-      count++;
-      last = i;
-    }
-  }
-  sink.count = count;
-  sink.last = last;
-}
-
-/**
- * Rules 5 and 6: the point itself lies beyond the zone boundary and, with it, at least `need`
- * of the last `of` points lie beyond on the same side. Requiring the completing point to be
- * beyond counts each such point once instead of again at every later in-zone point.
- */
-function countOf(p: Pass, rule: Band & { readonly need: number; readonly of: number }, sink: Sink): void {
-  const { v, from, evalStart, end } = p;
-  const { hi, lo, need, of } = rule;
-  let count = 0;
-  let last = -1;
-  let ups = 0;
-  let downs = 0;
-  for (let i = from; i < end; i++) {
-    const x = v[i]!;
-    const up = x > hi ? 1 : 0;
-    const down = x < lo ? 1 : 0;
-    ups += up;
-    downs += down;
-    const gone = i - of;
-    if (gone >= from) {
-      const y = v[gone]!;
-      ups -= y > hi ? 1 : 0;
-      downs -= y < lo ? 1 : 0;
-    }
-    if (((up === 1 && ups >= need) || (down === 1 && downs >= need)) && i >= evalStart) {
-      count++;
-      last = i;
-    }
-  }
-  sink.count = count;
-  sink.last = last;
-}
-
-/** Rule 7: `points` in a row strictly inside (lo, hi). */
-function withinRun(p: Pass, rule: Band & { readonly points: number }, sink: Sink): void {
-  const { v, from, evalStart, end } = p;
-  const { hi, lo, points } = rule;
-  let count = 0;
-  let last = -1;
-  let run = 0;
-  for (let i = from; i < end; i++) {
-    const x = v[i]!;
-    run = x < hi && x > lo ? run + 1 : 0;
-    if (run >= points && i >= evalStart) {
-      count++;
-      last = i;
-    }
-  }
-  sink.count = count;
-  sink.last = last;
-}
-
-/** Rule 8: `points` in a row strictly outside [lo, hi], on either side. */
-function outsideRun(p: Pass, rule: Band & { readonly points: number }, sink: Sink): void {
-  const { v, from, evalStart, end } = p;
-  const { hi, lo, points } = rule;
-  let count = 0;
-  let last = -1;
-  let run = 0;
-  for (let i = from; i < end; i++) {
-    const x = v[i]!;
-    run = x > hi || x < lo ? run + 1 : 0;
-    if (run >= points && i >= evalStart) {
-      count++;
-      last = i;
-    }
-  }
-  sink.count = count;
-  sink.last = last;
 }
 
 /** The points one call of {@link evaluateWindowAndNew} reads: the window, and the points new since the last poll. */
@@ -376,11 +130,16 @@ export interface WindowAndNewResults {
 }
 
 /**
- * The window's results and the new points' events in one pass: the same as
- * {@link evaluateRules} over the window, and again over the new points (whose counts are added
- * to `out.events`), with less work. A rule's outcome at a point depends only on the
- * `lookBack(rules)` points ending there (and none before `contextStart`), so one pass from the
- * earlier of the two starts gives both.
+ * Evaluates the enabled rules over the window `values[windowStart..end)` into `window`, and
+ * adds the violations of the new points `values[newStart..end)` to `events`, in one pass. A
+ * rule's outcome at a point depends only on the `lookBack(rules)` points ending there (and none
+ * before `contextStart`), so one pass from the earlier of the two starts gives both; up to
+ * `lookBack(rules) - 1` points before it serve as context for runs. A point exactly on the
+ * centre line is on neither side (it breaks a rule 2 run), an equal step breaks a trend and an
+ * alternation (rules 3 and 4), and a rule 5 or 6 hit is counted at a point that is itself beyond
+ * the zone boundary, so each such point counts once. Values must be finite and the limits must
+ * have a positive sigma (the limits functions produce nothing else). test/spc/rules.test.ts
+ * checks it against an independent rule-by-rule evaluation (test/helpers/nelson-rules.ts).
  */
 export function evaluateWindowAndNew(
   values: ArrayLike<number>,
@@ -487,7 +246,7 @@ function enabledMask(rules: RulesConfig): number {
   return mask;
 }
 
-/** The boundaries and lengths of the eight rules, as {@link evaluateRules} computes them. */
+/** The boundaries and lengths of the eight rules. */
 function zonesOf(l: ZoneLimits, rules: RulesConfig) {
   return {
     center: l.center,

@@ -3,7 +3,7 @@
  * encoded as the interface describes, responses mapped into domain types at the edge. A request
  * passes through layers (layers.ts) composed in {@link createClient}: retry with Retry-After,
  * the endpoint's circuit breaker, the collector's limiter lane, token renewal, the stale-socket
- * resend and the transport (transport.ts); its answer is decoded in fair turns (decode.ts).
+ * resend and the transport (transport.ts); its answer is decoded round robin between collectors (decode.ts).
  */
 import type { Dispatcher } from 'undici';
 import { createLoopYielder, type LoopYielder } from '../util/loop-yield.ts';
@@ -100,7 +100,7 @@ export interface ClientOptions {
   readonly onSkipped?: (skipped: SkippedRecords) => void;
   /** Monotonic clock in milliseconds, for request durations. */
   readonly monotonic?: () => number;
-  /** Event-loop turns shared with the rest of the exporter; default a queue of the client's own. */
+  /** The exporter's yielder to the event loop, shared with the rest of it; default the client's own. */
   readonly yielder?: LoopYielder;
   /** How measurement and unit records are mapped (the zone of times without an offset). */
   readonly records?: RecordParseOptions;
@@ -188,11 +188,12 @@ class StationDataClient {
   }
 
   /**
-   * Sends a GET and maps its data. Record answers hold a place from send to mapped: without
-   * that bound the network keeps fetching while answers wait to be decoded, and a first poll
-   * piled up dozens of answers of several MB each (the heap grew past 400 MB for 100 MB of live
-   * data). A decoder that falls behind thus slows the fetching down. Lanes per collector keep
-   * the fair share, and the item limit keeps the time one answer holds a place bounded.
+   * Sends a GET and maps its data. A record answer holds a slot of the `inHand` limit from
+   * sending to mapping: without that bound the network keeps fetching while answers wait to be
+   * decoded, and a first poll piled up dozens of answers of several MB each (the heap grew past
+   * 400 MB for 100 MB of live data). A decoder that falls behind thus slows the fetching down.
+   * Lanes per collector keep the fair share, and the item limit keeps the time one answer holds
+   * a slot bounded.
    */
   async get<T>(req: GetRequest<T>): Promise<T> {
     const { send, decoder, inHand, baseUrl } = this.#layers;

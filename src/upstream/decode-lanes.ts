@@ -1,18 +1,19 @@
 /**
- * Fair turns for decoding answers: every collector has a lane, and the bounded steps of their
- * decoding (indexing a body, parsing and mapping a slice of records) run one at a time, each on
- * a turn of the event loop of its own, taken round robin between the lanes with work.
+ * Decoding answers fairly between collectors: every collector has a lane, and the bounded steps
+ * of their decoding (indexing a body, parsing and mapping a slice of records) run one at a time,
+ * each after a yield to the event loop, round robin between the lanes with work.
  *
  * Why: answers used to be decoded one whole answer at a time. A hostile or just very large
  * answer on one collector's endpoint (16 MB of `{}` items from /units) then held every other
- * collector's answers, and with them the places their next requests wait for, for minutes.
- * In steps taken in turns, a collector waits at most one step of each other busy lane.
+ * collector's answers, and with them the slots (of the client's limit on record answers in
+ * hand) their next requests wait for, for minutes. In steps taken round robin, a collector waits
+ * at most one step of each other busy lane.
  */
 import type { LoopYielder } from '../util/loop-yield.ts';
 import type { StepRunner } from './envelope.ts';
 import { Limiter } from './limiter.ts';
 
-/** The decoding steps of every collector, in fair turns. */
+/** The decoding steps of every collector, round robin between them. */
 export class DecodeLanes {
   readonly #gate: Limiter = new Limiter({ concurrency: 1, ratePerSecond: Number.POSITIVE_INFINITY });
   readonly #turns: LoopYielder;
@@ -23,8 +24,8 @@ export class DecodeLanes {
 
   /**
    * The steps of one answer of `lane` (a collector): the first at once (it is bounded, and most
-   * answers, a station summary, need no other), each later one after a turn of the event loop, in
-   * its lane's turn.
+   * answers, a station summary, need no other), each later one after a yield to the event loop,
+   * when its lane is next.
    */
   answer(lane: string): StepRunner {
     const later = this.lane(lane);
@@ -36,11 +37,11 @@ export class DecodeLanes {
     };
   }
 
-  /** Runs the steps of `lane` (a collector): each after a turn of the event loop, in its lane's turn. */
+  /** Runs the steps of `lane` (a collector): each after a yield to the event loop, when its lane is next. */
   lane(lane: string): StepRunner {
     return (step) =>
       this.#gate.run(async () => {
-        // The loop's own turn first: pending I/O and timers (a scrape, other requests) go before.
+        // Yield to the event loop first: pending I/O and timers (a scrape, other requests) go before.
         await this.#turns.yieldToLoop();
         return step();
       }, lane);

@@ -1,8 +1,8 @@
 /**
  * The last layer of the client: an answer's envelope decoded in fair steps and its data mapped
- * into domain types. Decoding runs in bounded steps taken in fair turns between collectors: no
+ * into domain types. Decoding runs in bounded steps taken round robin between collectors: no
  * whole answer is ever parsed at once (only one slice's objects exist at a time), and one
- * collector's huge answer delays another's decoding by at most one step per turn.
+ * collector's huge answer delays another's decoding by at most one step per round.
  */
 import type { LoopYielder } from '../util/loop-yield.ts';
 import { DecodeLanes } from './decode-lanes.ts';
@@ -36,7 +36,7 @@ export interface DecoderOptions {
   readonly onError?: (error: UpstreamError) => void;
 }
 
-/** Decodes answers in fair turns between collectors. */
+/** Decodes answers in bounded steps, round robin between collectors. */
 export class AnswerDecoder {
   readonly #turns: DecodeLanes;
   readonly #maxItems: number;

@@ -184,7 +184,8 @@ const PARSE_SLICE = 2000;
 
 /**
  * Maps a record list: an answer's {@link ItemSlices} (each slice parsed and mapped in one step of
- * the client's fair turns), or an array, validated a slice at a time between turns.
+ * the client's round-robin decoding), or an array, validated a slice at a time between yields to
+ * the event loop.
  */
 async function parseEachCooperatively<S extends z.ZodType, T>(
   data: unknown,

@@ -1,15 +1,15 @@
 /**
  * Cooperative scheduling for CPU-heavy loops: a scrape must never wait behind a poll's
- * parsing or statistics for long, so such loops give the event loop a turn every few
+ * parsing or statistics for long, so such loops yield to the event loop every few
  * thousand items. One {@link LoopYielder} is shared by everything an exporter runs (client,
- * collectors, renderer), so that their slices take turns instead of running back to back.
+ * collectors, renderer), so that their slices alternate instead of running back to back.
  */
 
-/** A queue of event-loop turns. Create one per exporter with {@link createLoopYielder}. */
+/** Yields to the event loop, in order. Create one per exporter with {@link createLoopYielder}. */
 export interface LoopYielder {
   /**
-   * Resolves on a later turn of the event loop, after pending I/O callbacks and timers. Turns
-   * are handed out one per loop iteration, in order: when several answers arrive together,
+   * Resolves on a later iteration of the event loop, after pending I/O callbacks and timers.
+   * The yields resolve one per loop iteration, in order: when several answers arrive together,
    * their parsing runs one slice per iteration instead of back to back in one long block.
    */
   yieldToLoop(): Promise<void>;
@@ -19,13 +19,13 @@ export interface LoopYielder {
   map<T, U>(items: readonly T[], every: number, fn: (item: T) => U): Promise<U[]>;
 }
 
-/** Creates a turn queue. */
+/** Creates a yielder: one per exporter, shared by everything it runs. */
 export function createLoopYielder(): LoopYielder {
-  let lastTurn: Promise<void> = Promise.resolve();
+  let lastYield: Promise<void> = Promise.resolve();
   const yieldToLoop = (): Promise<void> => {
-    const turn = lastTurn.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
-    lastTurn = turn;
-    return turn;
+    const next = lastYield.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+    lastYield = next;
+    return next;
   };
   return {
     yieldToLoop,

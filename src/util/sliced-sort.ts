@@ -1,8 +1,8 @@
 /**
- * A stable sort that gives the event loop a turn between slices of its work: sorting a few
+ * A stable sort that yields to the event loop between slices of its work: sorting a few
  * hundred thousand records at once blocks the loop for a hundred milliseconds or more, longer
  * than a scrape may wait. Runs of `size` items are sorted by the engine's own (stable) sort,
- * then merged pairwise, bottom-up, `size` items per turn. The order is exactly the one
+ * then merged pairwise, bottom-up, `size` items per slice. The order is exactly the one
  * `Array.prototype.sort` gives with the same comparator: equal items keep their input order.
  */
 import type { LoopYielder } from './loop-yield.ts';
@@ -10,7 +10,7 @@ import type { LoopYielder } from './loop-yield.ts';
 /** How {@link sortInSlices} slices its work. */
 export interface SliceOptions {
   readonly yielder: LoopYielder;
-  /** Items sorted or merged between two turns of the event loop; at least 1. */
+  /** Items sorted or merged between two yields to the event loop; at least 1. */
   readonly size: number;
 }
 
@@ -29,7 +29,7 @@ export async function sortInSlices<T>(
   // A copy, not `new Array(n)`: V8 holds a new array of more than about 100,000 holes as a
   // dictionary, which makes every write of the merge a hash lookup.
   let to = items.slice();
-  // The sort of the last run counts as this turn's work.
+  // The sort of the last run counts as this slice's work.
   let left = 0;
   for (let width = run; width < items.length; width *= 2) {
     for (let lo = 0; lo < items.length; lo += 2 * width) {
@@ -48,7 +48,7 @@ export async function sortInSlices<T>(
   return from;
 }
 
-/** A copy of `items` with each run of `size` items sorted, one run per turn. */
+/** A copy of `items` with each run of `size` items sorted, one run per slice. */
 async function sortRuns<T>(
   items: readonly T[],
   compare: (a: T, b: T) => number,

@@ -8,8 +8,8 @@ import {
 } from '../../src/exposition/cache.ts';
 import { type Family, LabelSet } from '../../src/exposition/model.ts';
 import { PROTOBUF_CONTENT_TYPE, renderProtobufToBuffer } from '../../src/exposition/protobuf.ts';
-import { renderFamilies } from '../../src/exposition/render.ts';
 import { decodeDelimited } from '../helpers/protobuf.ts';
+import { renderFamilies } from '../helpers/render.ts';
 import { largeFamilies, representative } from './families.ts';
 import { openMetricsProblems } from './openmetrics.ts';
 

@@ -7,8 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { exemplarOf, type Family, LabelSet } from '../../src/exposition/model.ts';
 import { NativeHistogram } from '../../src/exposition/native-histogram.ts';
 import { renderProtobufToBuffer } from '../../src/exposition/protobuf.ts';
-import { renderFamilies } from '../../src/exposition/render.ts';
 import { decodeDelimited } from '../helpers/protobuf.ts';
+import { renderFamilies } from '../helpers/render.ts';
 import { openMetricsProblems } from './openmetrics.ts';
 
 const START = Date.parse('2026-11-21T12:34:56.250Z');

@@ -9,7 +9,7 @@ import { ExpositionCache } from '../../src/exposition/cache.ts';
 import { Demand, RecentAsks } from '../../src/exposition/demand.ts';
 import { type Family, LabelSet } from '../../src/exposition/model.ts';
 import { PROTOBUF_CONTENT_TYPE, renderProtobufToBuffer } from '../../src/exposition/protobuf.ts';
-import { renderFamilies } from '../../src/exposition/render.ts';
+import { renderFamilies } from '../helpers/render.ts';
 import { largeFamilies, representative } from './families.ts';
 
 function gauge(name: string, value: number): Family {

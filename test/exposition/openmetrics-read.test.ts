@@ -7,8 +7,8 @@ import { exemplarOf, type Family, LabelSet } from '../../src/exposition/model.ts
 import { NativeHistogram } from '../../src/exposition/native-histogram.ts';
 import { readOpenMetrics, shapesOf } from '../../src/exposition/openmetrics-read.ts';
 import { renderProtobufToBuffer } from '../../src/exposition/protobuf.ts';
-import { renderFamilies } from '../../src/exposition/render.ts';
 import { createLoopYielder } from '../../src/util/loop-yield.ts';
+import { renderFamilies } from '../helpers/render.ts';
 import { largeFamilies, representative } from './families.ts';
 
 const station = LabelSet.of({ station: 'S}1,"x"', line: 'a=b' });

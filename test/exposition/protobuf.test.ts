@@ -206,4 +206,19 @@ describe('renderProtobufToBuffer', () => {
     expect(decoded[3]!.metric![1999]!.label).toEqual(pairs({ station: 's1999', note: `${long}1999` }));
     expect(decoded[3]!.metric![1999]!.gauge!.value).toBe(1999);
   });
+
+  it('keeps no mostly empty block alive behind a small body', async () => {
+    const { chunks } = await renderProtobufToBuffers(representative);
+    const bytes = chunks.reduce((n, c) => n + c.length, 0);
+    // A block would be 16 KiB or more; and a copy from Node's shared pool would keep its slab
+    // (Buffer.poolSize: 64 KiB on Node 24) alive.
+    for (const c of chunks) expect(c.buffer.byteLength).toBeLessThanOrEqual(Math.max(8192, 2 * bytes));
+  });
+
+  it('holds a large body in blocks it mostly fills', async () => {
+    const { chunks } = await renderProtobufToBuffers(largeFamilies(2000, 10));
+    const bytes = chunks.reduce((n, c) => n + c.length, 0);
+    const held = [...new Set(chunks.map((c) => c.buffer))].reduce((n, b) => n + b.byteLength, 0);
+    expect(held).toBeLessThan(1.5 * bytes);
+  });
 });

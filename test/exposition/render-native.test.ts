@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { exemplarOf, type Family, LabelSet } from '../../src/exposition/model.ts';
 import { NativeHistogram } from '../../src/exposition/native-histogram.ts';
-import { renderFamilies, sameInBothFormats, seriesOf } from '../../src/exposition/render.ts';
+import { sameInBothFormats, seriesOf } from '../../src/exposition/render.ts';
+import { renderFamilies } from '../helpers/render.ts';
 
 function families(): Family[] {
   const h = new NativeHistogram({ schema: 3, maxBuckets: 40 });

@@ -1,13 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { type Family, LabelSet } from '../../src/exposition/model.ts';
-import {
-  formatValue,
-  type RenderAsyncOptions,
-  renderFamilies,
-  renderFamiliesToBuffers,
-  type TextFormat,
-} from '../../src/exposition/render.ts';
+import { formatValue, type RenderAsyncOptions, type TextFormat } from '../../src/exposition/render.ts';
 import { checkMetrics, promtoolPath } from '../helpers/promtool.ts';
+import { renderFamilies, renderFamiliesInSteps } from '../helpers/render.ts';
 import { largeFamilies, representative } from './families.ts';
 
 const S = 'site="Nürnberg \\"Süd\\"",station="st\\\\1\\nb"';
@@ -108,16 +103,16 @@ describe('formatValue', () => {
   });
 });
 
-/** The chunked render as one string. */
+/** The stepped render as one string. */
 async function renderFamiliesAsync(
   families: Parameters<typeof renderFamilies>[0],
   format: TextFormat,
   opts: RenderAsyncOptions = {},
 ): Promise<string> {
-  return Buffer.concat((await renderFamiliesToBuffers(families, format, opts)).chunks).toString('utf8');
+  return Buffer.concat((await renderFamiliesInSteps(families, format, opts)).chunks).toString('utf8');
 }
 
-describe('renderFamiliesToBuffers', () => {
+describe('renderFamiliesInto', () => {
   const large = largeFamilies(500, 7);
 
   it.each([1, 3, 499, 500, 501, 20_000])(
@@ -154,7 +149,7 @@ describe('renderFamiliesToBuffers', () => {
     // A clock that advances 5 ms per reading: each step reads it twice (before and after).
     let t = 0;
     const monotonic = () => (t += 5);
-    const r = await renderFamiliesToBuffers(representative, 'text', { yieldEvery: 2, monotonic });
+    const r = await renderFamiliesInSteps(representative, 'text', { yieldEvery: 2, monotonic });
     expect(r.chunks.length).toBeGreaterThan(1);
     expect(Buffer.concat(r.chunks).toString('utf8')).toBe(TEXT);
     expect(r.samples).toBe(11);
@@ -194,21 +189,6 @@ describe('renderFamiliesToBuffers', () => {
     };
     const expected = `# HELP big h\n# TYPE big gauge\nbig{a="x"} 1\nbig{a="${long}"} 2\nbig{a="y"} 3\n`;
     expect(await renderFamiliesAsync([fam], 'text', { yieldEvery: 1 })).toBe(expected);
-  });
-
-  it('keeps no mostly empty block alive behind a small body', async () => {
-    const { chunks } = await renderFamiliesToBuffers(representative, 'text');
-    const bytes = chunks.reduce((n, c) => n + c.length, 0);
-    // A block would be 16 KiB or more; and a copy from Node's shared pool would keep its slab
-    // (Buffer.poolSize: 64 KiB on Node 24) alive.
-    for (const c of chunks) expect(c.buffer.byteLength).toBeLessThanOrEqual(Math.max(8192, 2 * bytes));
-  });
-
-  it('holds a large body in blocks it mostly fills', async () => {
-    const { chunks } = await renderFamiliesToBuffers(largeFamilies(2000, 10), 'text');
-    const bytes = chunks.reduce((n, c) => n + c.length, 0);
-    const held = [...new Set(chunks.map((c) => c.buffer))].reduce((n, b) => n + b.byteLength, 0);
-    expect(held).toBeLessThan(1.5 * bytes);
   });
 
   it('renders 100k series as 100k sample lines plus HELP/TYPE per family', async () => {

@@ -11,9 +11,9 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { Registry } from '../../src/exposition/client.ts';
 import { registerProcessMetrics } from '../../src/exposition/process-metrics.ts';
-import { renderFamilies } from '../../src/exposition/render.ts';
 import { registryFamilies, SelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import { startHarness } from '../helpers/harness.ts';
+import { renderFamilies } from '../helpers/render.ts';
 
 const FIXTURE = new URL('../fixtures/exposition/self-families.txt', import.meta.url);
 

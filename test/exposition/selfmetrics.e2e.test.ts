@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Counter, Registry } from '../../src/exposition/client.ts';
-import { renderFamilies } from '../../src/exposition/render.ts';
 import { registryFamilies, SelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import { checkMetrics, promtoolPath } from '../helpers/promtool.ts';
+import { renderFamilies } from '../helpers/render.ts';
 import { openMetricsProblems } from './openmetrics.ts';
 
 const promtool = promtoolPath();

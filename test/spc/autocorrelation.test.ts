@@ -5,12 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { splitmix64 } from '../../bench/shared/random.ts';
-import {
-  AUTOCORRELATION_FLAG,
-  AUTOCORRELATION_TEST_LEVEL,
-  autocorrelationFlagged,
-} from '../../src/spc/autocorrelation.ts';
-import { limitsFromBaseline } from '../../src/spc/limits.ts';
+import { AUTOCORRELATION_FLAG, autocorrelationFlagged } from '../../src/spc/autocorrelation.ts';
+import { limitsFromBaseline } from '../helpers/limits.ts';
+import { normalCdf } from '../helpers/run-length.ts';
 
 /** `n` points of an AR(1) process with lag-1 coefficient `phi` and unit variance. */
 function ar1(phi: number, n: number, seed: number): number[] {
@@ -31,7 +28,8 @@ const limitsOf = (values: readonly number[]) => {
 describe('the autocorrelation flag', () => {
   it('is a one-sided test of phi > 0.1 at the 1 % level, with the standard error at the boundary', () => {
     expect(AUTOCORRELATION_FLAG).toBe(0.1);
-    expect(AUTOCORRELATION_TEST_LEVEL).toBe(0.01);
+    // 2.326 is the standard normal quantile of 0.99: a one-sided test at the 1 % level.
+    expect(1 - normalCdf(2.326)).toBeCloseTo(0.01, 4);
     // Critical phi = 0.1 + 2.326 sqrt(0.99 / n): 0.186 at n = 720, 0.133 at n = 5,040.
     const critical = (n: number) => 0.1 + 2.326 * Math.sqrt(0.99 / n);
     expect(critical(720)).toBeCloseTo(0.186, 3);

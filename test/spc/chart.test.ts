@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { splitmix64 } from '../../bench/shared/random.ts';
-import { type ChartSpec, ControlChart, limitsFromBaseline, NELSON_RULES } from '../../src/spc/index.ts';
+import { type ChartSpec, ControlChart, NELSON_RULES } from '../../src/spc/index.ts';
+import { limitsFromBaseline } from '../helpers/limits.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

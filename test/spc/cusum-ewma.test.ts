@@ -5,9 +5,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { splitmix64 } from '../../bench/shared/random.ts';
-import { cusumArl, cusumStart, cusumStep, oneSidedCusumArl } from '../../src/spc/cusum.ts';
-import { ewmaArl, ewmaLimit, ewmaStart, ewmaStep } from '../../src/spc/ewma.ts';
-import { normalCdf } from '../../src/spc/normal.ts';
+import { cusumStart } from '../../src/spc/cusum.ts';
+import { ewmaLimit, ewmaStart } from '../../src/spc/ewma.ts';
+import {
+  cusumArl,
+  cusumStep,
+  ewmaArl,
+  ewmaStep,
+  normalCdf,
+  oneSidedCusumArl,
+} from '../helpers/run-length.ts';
 
 const within = (got: number, want: number, rel: number) => expect(Math.abs(got / want - 1)).toBeLessThan(rel);
 

@@ -4,16 +4,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { splitmix64 } from '../../bench/shared/random.ts';
+import { AUTOCORRELATION_FLAG } from '../../src/spc/autocorrelation.ts';
 import {
-  AUTOCORRELATION_FLAG,
   type ChartSpec,
   ControlChart,
   givenLimits,
-  limitsFromBaseline,
   MAX_COMPENSATED_PHI,
   NELSON_RULES,
   QUANTIZATION_FLAG,
 } from '../../src/spc/index.ts';
+import { limitsFromBaseline } from '../helpers/limits.ts';
 
 describe('limits from a baseline', () => {
   it('match the I-MR formulas worked out by hand', () => {

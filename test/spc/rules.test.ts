@@ -7,13 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { splitmix64 } from '../../bench/shared/random.ts';
 import {
   createRuleResults,
-  evaluateRules,
   evaluateWindowAndNew,
   NELSON_RULES,
   type RuleResults,
   type RulesConfig,
   type ZoneLimits,
 } from '../../src/spc/index.ts';
+import { evaluateRules } from '../helpers/nelson-rules.ts';
 
 const UNIT: ZoneLimits = { center: 0, sigma: 1, ucl: 3, lcl: -3 };
 
@@ -23,11 +23,18 @@ function counts(values: number[], rules: RulesConfig = NELSON_RULES, evalStart =
 }
 
 function run(values: number[], rules: RulesConfig = NELSON_RULES, evalStart = 0): RuleResults {
-  return evaluateRules(
-    values,
-    { evalStart, end: values.length },
-    { limits: UNIT, rules, out: createRuleResults() },
-  );
+  return evaluate(values, { evalStart, limits: UNIT, rules, out: createRuleResults() });
+}
+
+/** The exporter's evaluation over `values[evalStart..]`, as a window with no new points. */
+function evaluate(
+  values: number[],
+  opts: { evalStart: number; limits: ZoneLimits; rules: RulesConfig; out: RuleResults },
+): RuleResults {
+  const { evalStart, limits, rules, out } = opts;
+  const span = { windowStart: evalStart, newStart: values.length, end: values.length, contextStart: 0 };
+  evaluateWindowAndNew(values, span, { limits, rules, window: out, events: new Float64Array(8) });
+  return out;
 }
 
 /** An 8-element vector with `n` at rule `rule` and zeros elsewhere. */
@@ -175,8 +182,8 @@ describe('counting', () => {
 
   it('reuses its result storage: a second series overwrites the first', () => {
     const out = createRuleResults();
-    evaluateRules([4, 0], { evalStart: 0, end: 2 }, { limits: UNIT, rules: NELSON_RULES, out });
-    evaluateRules([0, 0.5], { evalStart: 0, end: 2 }, { limits: UNIT, rules: NELSON_RULES, out });
+    evaluate([4, 0], { evalStart: 0, limits: UNIT, rules: NELSON_RULES, out });
+    evaluate([0, 0.5], { evalStart: 0, limits: UNIT, rules: NELSON_RULES, out });
     expect([...out.count]).toEqual(only(1, 0));
     expect(out.lastIndex[0]).toBe(-1);
     expect(out.inControl).toBe(true);
@@ -210,17 +217,13 @@ describe('configuration', () => {
   it('rule 1 at 3 sigma evaluates against the given (asymmetric) UCL and LCL themselves', () => {
     // Centre 1 between LCL -3 and UCL 3: sigma 1, but UCL is 2 sigma above the centre.
     const limits: ZoneLimits = { center: 1, sigma: 1, ucl: 3, lcl: -3 };
-    const r = evaluateRules(
-      [1, 3.5, 1],
-      { evalStart: 0, end: 3 },
-      { limits, rules: NELSON_RULES, out: createRuleResults() },
-    );
+    const r = evaluate([1, 3.5, 1], { evalStart: 0, limits, rules: NELSON_RULES, out: createRuleResults() });
     expect(r.count[0]).toBe(1);
   });
 });
 
 describe('the window and the new points in one pass (evaluateWindowAndNew)', () => {
-  it('gives what evaluateRules gives over the window, and over the new points as events', () => {
+  it('gives what a rule-by-rule evaluation gives over the window, and over the new points as events', () => {
     const rng = splitmix64(29);
     const variants: RulesConfig[] = [
       NELSON_RULES,
@@ -253,7 +256,7 @@ describe('the window and the new points in one pass (evaluateWindowAndNew)', () 
       evaluateWindowAndNew(
         values,
         { windowStart, newStart, end: n, contextStart },
-        { limits: UNIT, rules, out, window: out, events },
+        { limits: UNIT, rules, window: out, events },
       );
       expect([...out.count]).toEqual([...window.count]);
       expect([...out.lastIndex]).toEqual([...window.lastIndex]);

@@ -331,7 +331,7 @@ describe('stale keep-alive connections', () => {
 });
 
 describe('record answers in hand', () => {
-  /** A turn queue whose turns wait for `open()`: answers over 256 kB wait there before parsing. */
+  /** A yielder whose yields wait for `open()`: answers over 256 kB wait there before parsing. */
   function heldTurns() {
     const real = createLoopYielder();
     let open!: () => void;

@@ -409,33 +409,17 @@ function addSettings(
 }
 
 /**
- * Series always present per charted series with limits: state, centre, UCL and LCL. The event
- * counters and the detectors' statistics come on top (see {@link controlSeriesPerSeries}); the
- * sparse ones (window violations, last signal times, raised flags, late points) too.
- */
-export const CONTROL_STEADY_SERIES = 4;
-
-/**
- * Series one charted (station, name, slot) has in steady state: the steady ones, the event
- * counters of rule 1 and of rules 2 to 8 (when any is enabled), and per enabled detector its
- * statistics and counter (CUSUM: two sums and the counter; EWMA: the statistic, its half-width
- * and the counter). 12 with every rule and detector on (28 at 0.3.0, 21 after the first cut).
- * The sparse series (a window violations series per rule while it has one, the detectors' last
- * signal times, raised flags, late points) are not counted: an in-control chart has about 0.4
- * window series on average, and the others are rare. The per-name settings are
- * {@link controlSettingsPerName} per charted name. For the planner's series estimate: multiply
- * by the series of the charted names ({@link chartedNames}).
- */
-export function controlSeriesPerSeries(config: Config): number {
-  let n = 0;
-  for (const [, series] of controlSeriesByFamily(config).perChart) n += series;
-  return n;
-}
-
-/**
- * The steady series of {@link controlSeriesPerSeries} by family, per chart; and the series of one
- * charted name's settings by family (CUSUM h and k, EWMA lambda and L), whatever its charts. By
- * family, so that the series budget's estimate can drop them one by one as it does at run time.
+ * Series one charted (station, name, slot) has in steady state, by family: always state, centre,
+ * UCL and LCL; the event counters of rule 1 and of rules 2 to 8 (when any is enabled); and per
+ * enabled detector its statistics and counter (CUSUM: two sums and the counter; EWMA: the
+ * statistic, its half-width and the counter): 12 with every rule and detector on (28 at 0.3.0,
+ * 21 after the first cut). The sparse series (a window violations series per rule while it has
+ * one, the detectors' last signal times, raised flags, late points) are not counted: an
+ * in-control chart has about 0.4 window series on average, and the others are rare. Also the
+ * series of one charted name's settings by family (CUSUM h and k, EWMA lambda and L), whatever
+ * its charts. By family, so that the series budget's estimate can drop them one by one as it
+ * does at run time; for the estimate, multiply the per-chart ones by the series of the charted
+ * names ({@link chartedNames}).
  */
 export function controlSeriesByFamily(config: Config): {
   readonly perChart: ReadonlyMap<string, number>;

@@ -2,9 +2,9 @@
  * Control charts of the measurements collector: for every series whose name matches
  * `measurements.control.names`, one {@link ControlChart} (src/spc: limits, rules, CUSUM, EWMA,
  * holds, late points, a baseline in bounded memory), fed each record once, when it is new, and
- * computed at every poll in slices so that scrapes keep their turns. The collector keeps what is
- * its own: which names are charted, how long its store keeps them (the charts' recent points
- * only, not their baseline), the labels and the families.
+ * computed at every poll in slices between yields to the event loop, so that scrapes do not
+ * wait. The collector keeps what is its own: which names are charted, how long its store keeps
+ * them (the charts' recent points only, not their baseline), the labels and the families.
  */
 import type { Logger } from 'pino';
 import type { Config } from '../../config/schema.ts';
@@ -25,7 +25,7 @@ import type { FlaggedChart } from '../collector.ts';
 import { type ControlOutcome, controlFamilies, EVENT_RULE_NAMES } from './control-families.ts';
 import { bySeriesOrder, type MeasurementStore, stationKey, VALUE } from './store.ts';
 
-/** Points charted between two turns of the event loop (a few milliseconds of work). */
+/** Points charted between two yields to the event loop (a few milliseconds of work). */
 const POINTS_PER_TURN = 50_000;
 
 /** What the measurements job needs of the charts. */
@@ -226,8 +226,8 @@ class RetainingStore implements RecordStore<MeasurementRecord> {
 
 /**
  * The charts of one measurements job: one {@link ControlChart} per charted series, fed each
- * record once, when it is new, and computed at every poll in slices so that scrapes keep their
- * turns.
+ * record once, when it is new, and computed at every poll in slices between yields to the event
+ * loop, so that scrapes do not wait.
  */
 class JobControlCharts implements ControlCharts {
   readonly store: RecordStore<MeasurementRecord>;

@@ -101,7 +101,7 @@ export const measurementsCosts: CollectorCosts = {
       add(VALUE_HISTOGRAM.name, counts.stations * withHistogram * (counts.slots ?? 1));
     }
     if (config.measurements.control.names.length > 0) {
-      // Every charted name on every station and slot, its steady series (controlSeriesPerSeries).
+      // Every charted name on every station and slot, its steady series (controlSeriesByFamily).
       const charted = chartedNames(config).length;
       const share = (counts.names ?? config.measurements.names.length) / config.measurements.names.length;
       const chartedSeries = counts.stations * Math.round(charted * share) * (counts.slots ?? 1);

@@ -27,7 +27,7 @@ import { summaryScope } from './scope.ts';
 /** A failed entity keeps its last good answer for this many of its refreshes. */
 const STALENESS_INTERVALS = 5;
 
-/** Requests built and queued between two turns of the event loop. */
+/** Requests built and queued between two yields to the event loop. */
 const REQUESTS_PER_TURN = 250;
 
 /** Waits for one request; 403/404 mean "no data for this set", not a failure. */
@@ -186,7 +186,7 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
     return true;
   }
 
-  /** Phase 4: sends them, a slice per turn (a first poll sends thousands). */
+  /** Phase 4: sends them, a slice between yields to the event loop (a first poll sends thousands). */
   async #sendAll(
     poll: PollState,
     sends: Array<{ key: string; request: SummaryRequest }>,

@@ -17,7 +17,7 @@
  * notifies an old event again.
  *
  * That replay is every output record of the longest window (about 240,000 at 1,000 stations and
- * an 8h window), so the work of a poll is done in slices between turns of the event loop, as is
+ * an 8h window), so the work of a poll is done in slices between yields to the event loop, as is
  * each design of a new target (a Markov chain of a few milliseconds): a scrape never waits
  * behind it for long.
  */
@@ -42,11 +42,12 @@ type CusumKind = (typeof CUSUM_KINDS)[number];
 const MIN_P = 0.001;
 const MAX_P = 0.999;
 
-/** Records evaluated between two turns of the event loop (a few microseconds each). */
+/** Records evaluated between two yields to the event loop (a few microseconds each). */
 const RECORDS_PER_TURN = 4_000;
 /**
- * Lines and stations whose units in flight are settled between two turns: after the replay at
- * start a station holds a few hundred, a line ten times as many.
+ * Lines and stations whose units in flight are decided (their `settle` delay passed) between two
+ * yields to the event loop: after the replay at start a station holds a few hundred, a line ten
+ * times as many.
  */
 const SUBJECTS_PER_TURN = 25;
 
@@ -106,7 +107,7 @@ export interface UnitCusumsOptions {
   readonly targets: Pick<TargetsConfig, 'default' | 'rules'>;
   /** Epoch ms from which signals count: the exporter's start. */
   readonly countFrom: number;
-  /** The exporter's turn queue: a poll's work is sliced between its turns. */
+  /** The exporter's yielder: a poll's work is sliced between yields to the event loop. */
   readonly yielder: LoopYielder;
   /**
    * Whether lines are charted. A sharded replica holds the units of its own stations only, and a
@@ -177,7 +178,7 @@ export class UnitCusums {
     // Records offered while this poll yields wait for the next one.
     const offered = this.pending;
     this.pending = [];
-    // A first poll replays hours of records: sorted in slices, a few thousand per turn.
+    // A first poll replays hours of records: sorted in slices, a few thousand per slice.
     const records = await sortInSlices(offered, byTime, { yielder, size: RECORDS_PER_TURN });
     const settled = now - this.opts.cusum.settleMs;
     const left = await resultsLeft(records, yielder);
@@ -255,7 +256,7 @@ export class UnitCusums {
     s.chart('retry_ratio').use(await this.designOf(t.retryRate, shifts.retryRate));
   }
 
-  /** The design for a bad-trial rate `p0` and a rise `shift`; a new one on a turn of its own. */
+  /** The design for a bad-trial rate `p0` and a rise `shift`; a new one in a slice of its own. */
   private async designOf(p0: number, shift: number): Promise<BernoulliDesign | undefined> {
     const p = Math.max(MIN_P, p0);
     if (p >= MAX_P) return undefined;

@@ -107,7 +107,7 @@ function knownKinds(
   };
 }
 
-/** Stations whose counts are computed between two turns of the event loop. */
+/** Stations whose counts are computed between two yields to the event loop. */
 const STATIONS_PER_TURN = 50;
 
 /** What {@link unitResults} counts from. */

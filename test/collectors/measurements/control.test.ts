@@ -6,10 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { splitmix64 } from '../../../bench/shared/random.ts';
 import { createControlCharts } from '../../../src/collectors/measurements/control.ts';
-import {
-  controlSeriesByFamily,
-  controlSeriesPerSeries,
-} from '../../../src/collectors/measurements/control-families.ts';
+import { controlSeriesByFamily } from '../../../src/collectors/measurements/control-families.ts';
 import { measurementsCosts } from '../../../src/collectors/measurements/costs.ts';
 import { MeasurementStore } from '../../../src/collectors/measurements/store.ts';
 import type { MeasurementRecord } from '../../../src/upstream/types.ts';
@@ -74,6 +71,10 @@ function charts(control: Record<string, unknown>, yielder: LoopYielder = createL
   return { store, charts: createControlCharts({ ...ctx, yielder }, store), config: ctx.config };
 }
 
+/** Steady series per chart: the planner's per-family figures, summed. */
+const seriesPerChart = (config: Parameters<typeof controlSeriesByFamily>[0]) =>
+  [...controlSeriesByFamily(config).perChart.values()].reduce((a, n) => a + n, 0);
+
 const value = (s: Map<string, number>, family: string, station: string, rule?: number | string) =>
   [...s].find(
     ([k]) =>
@@ -87,10 +88,10 @@ const setting = (s: Map<string, number>, family: string, metric: string) =>
   s.get(`${family}{metric="${metric}"}`);
 
 /** Naive rule 1 and rule 2 over the evaluated points, the run of rule 2 may start in the context. */
-function naive(all: readonly number[], judgedFrom: number, center: number, ucl: number, lcl: number) {
+function naive(all: readonly number[], evaluatedFrom: number, center: number, ucl: number, lcl: number) {
   let r1 = 0;
   let r2 = 0;
-  for (let i = judgedFrom; i < all.length; i++) {
+  for (let i = evaluatedFrom; i < all.length; i++) {
     const x = all[i] ?? 0;
     if (x > ucl || x < lcl) r1++;
     const last9 = all.slice(Math.max(0, i - 8), i + 1);
@@ -449,7 +450,7 @@ describe('control charts in the measurements collector', () => {
     const { config } = charts({ names: ['vbat'], rules: { 4: { enabled: false }, 7: { enabled: false } } });
     // 4 steady (state, centre, UCL, LCL) + the counters of rule 1 and of rules 2-8 (any enabled)
     // + CUSUM (2 sums, counter) + EWMA (statistic, half-width, counter): 12 (issue 29).
-    expect(controlSeriesPerSeries(config)).toBe(4 + 2 + 3 + 3);
+    expect(seriesPerChart(config)).toBe(4 + 2 + 3 + 3);
   });
 
   it('has 12 series per chart in steady state with every detector on, as the estimate says', async () => {
@@ -494,7 +495,7 @@ describe('control charts in the measurements collector', () => {
       station_measurement_control_ewma_half_width: 1,
     });
     expect(steady.size).toBe(12);
-    expect(controlSeriesPerSeries(config)).toBe(12);
+    expect(seriesPerChart(config)).toBe(12);
     // check-config's estimate for one station and this one charted name: the same 12 per chart,
     // family by family, and the name's 4 settings once.
     const { perChart, perName } = controlSeriesByFamily(config);

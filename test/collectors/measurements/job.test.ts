@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MeasurementsJob } from '../../../src/collectors/measurements/job.ts';
 import { WINDOW_STATISTICS } from '../../../src/config/measurements-schema.ts';
-import { renderFamilies } from '../../../src/exposition/render.ts';
 import type { MetricsQuery } from '../../../src/upstream/endpoints.ts';
 import { parseMeasurements } from '../../../src/upstream/parse.ts';
 import type { MeasurementRecord } from '../../../src/upstream/types.ts';
@@ -10,6 +9,7 @@ import { duplicateSeries, parseExposition } from '../../helpers/exposition.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
 import { samplesOf } from '../../helpers/families.ts';
 import { jobContext } from '../../helpers/job-context.ts';
+import { renderFamilies } from '../../helpers/render.ts';
 
 const MIN = 60_000;
 const T0 = Date.parse('2026-03-01T12:00:00Z');

@@ -1,0 +1,146 @@
+/**
+ * Run lengths of the CUSUM and the EWMA, for tests: the Markov chains that give their average
+ * run lengths (checked against published tables), and the step-and-restart loop that a
+ * simulation runs. An independent computation to check the exporter's detectors and documented
+ * defaults against; the exporter itself runs none of it.
+ */
+import {
+  type CusumParams,
+  type CusumSignal,
+  type CusumState,
+  cusumAdd,
+  cusumStart,
+} from '../../src/spc/cusum.ts';
+import { type EwmaParams, type EwmaState, ewmaAdd, ewmaStart } from '../../src/spc/ewma.ts';
+
+/**
+ * Standard normal CDF Φ(x), by the complementary error function of W. J. Cody's rational
+ * Chebyshev approximation as given in Numerical Recipes (erfc with fractional error below
+ * 1.2e-7 everywhere): enough for average run lengths to a fraction of a percent.
+ */
+export function normalCdf(x: number): number {
+  const z = Math.abs(x) / Math.SQRT2;
+  const t = 1 / (1 + 0.5 * z);
+  const erfc =
+    t *
+    Math.exp(
+      -z * z -
+        1.26551223 +
+        t *
+          (1.00002368 +
+            t *
+              (0.37409196 +
+                t *
+                  (0.09678418 +
+                    t *
+                      (-0.18628806 +
+                        t *
+                          (0.27886807 +
+                            t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+    );
+  return x >= 0 ? 1 - erfc / 2 : erfc / 2;
+}
+
+/**
+ * Expected steps to absorption of a Markov chain from each transient state: solves
+ * (I - Q) arl = 1 by Gaussian elimination with partial pivoting. `q[i][j]` is the probability
+ * of going from transient state i to transient state j.
+ */
+function expectedSteps(q: readonly (readonly number[])[]): number[] {
+  const n = q.length;
+  const a = q.map((row, i) => [...row.map((v, j) => (i === j ? 1 : 0) - v), 1]);
+  for (let col = 0; col < n; col++) {
+    let pivot = col;
+    for (let r = col + 1; r < n; r++) if (Math.abs(a[r]![col]!) > Math.abs(a[pivot]![col]!)) pivot = r;
+    [a[col], a[pivot]] = [a[pivot]!, a[col]!];
+    const p = a[col]!;
+    for (let r = 0; r < n; r++) {
+      if (r === col) continue;
+      const row = a[r]!;
+      const f = row[col]! / p[col]!;
+      if (f === 0) continue;
+      for (let c = col; c <= n; c++) row[c] = row[c]! - f * p[c]!;
+    }
+  }
+  return a.map((row, i) => row[n]! / row[i]!);
+}
+
+/**
+ * Adds one standardized value; returns the side that signals, and then restarts the sums, as
+ * the detectors do (src/spc/detector-state.ts).
+ */
+export function cusumStep(state: CusumState, z: number, p: CusumParams): CusumSignal | undefined {
+  const signal = cusumAdd(state, z, p);
+  if (signal !== undefined) Object.assign(state, cusumStart(p));
+  return signal;
+}
+
+/**
+ * Average run length of the one-sided upper CUSUM to a mean shift of `shift` sigma, by the
+ * Markov chain of Brook and Evans (1972) with `states` states, from a start of `start` (sigma).
+ */
+export function oneSidedCusumArl(
+  p: Pick<CusumParams, 'k' | 'h'>,
+  shift: number,
+  opts: { readonly start?: number; readonly states?: number } = {},
+): number {
+  const { start = 0, states = 150 } = opts;
+  // State 0 is a sum of 0; state i covers ((i - 0.5) w, (i + 0.5) w], up to h.
+  const w = (2 * p.h) / (2 * states - 1);
+  const q: number[][] = [];
+  for (let i = 0; i < states; i++) {
+    const row: number[] = [];
+    const from = i * w;
+    for (let j = 0; j < states; j++) {
+      const hi = j === 0 ? 0.5 * w : (j + 0.5) * w;
+      const lo = j === 0 ? Number.NEGATIVE_INFINITY : (j - 0.5) * w;
+      // Next sum = from + z - k with z ~ N(shift, 1).
+      const cdf = (edge: number) =>
+        edge === Number.NEGATIVE_INFINITY ? 0 : normalCdf(edge - from + p.k - shift);
+      row.push(cdf(hi) - cdf(lo));
+    }
+    q.push(row);
+  }
+  const arl = expectedSteps(q);
+  return arl[Math.min(states - 1, Math.round(start / w))] ?? Number.NaN;
+}
+
+/**
+ * Average run length of the two-sided CUSUM to a shift of `shift` sigma, from the two one-sided
+ * ones: 1/ARL = 1/ARL+ + 1/ARL− (exact for a zero start when k is not small; Montgomery 9.1.6).
+ */
+export function cusumArl(p: CusumParams, shift: number): number {
+  const start = p.fir ? p.h / 2 : 0;
+  const up = oneSidedCusumArl(p, shift, { start });
+  const down = oneSidedCusumArl(p, -shift, { start });
+  return 1 / (1 / up + 1 / down);
+}
+
+/** Adds one standardized value; returns the side that signals, and then restarts, as the detectors do. */
+export function ewmaStep(state: EwmaState, x: number, p: EwmaParams): 'up' | 'down' | undefined {
+  const signal = ewmaAdd(state, x, p);
+  if (signal !== undefined) Object.assign(state, ewmaStart());
+  return signal;
+}
+
+/**
+ * Average run length with the asymptotic limits to a shift of `shift` sigma, by the Markov
+ * chain of Lucas and Saccucci (1990) with `states` states (odd), from the centre.
+ */
+export function ewmaArl(p: EwmaParams, shift: number, states = 201): number {
+  const ucl = p.L * Math.sqrt(p.lambda / (2 - p.lambda));
+  const w = (2 * ucl) / states;
+  const centre = (i: number) => -ucl + (i + 0.5) * w;
+  const q: number[][] = [];
+  for (let i = 0; i < states; i++) {
+    const row: number[] = [];
+    for (let j = 0; j < states; j++) {
+      // Next Z = (1 - λ) c_i + λ x lands in state j when x lies in this interval.
+      const lo = (centre(j) - w / 2 - (1 - p.lambda) * centre(i)) / p.lambda;
+      const hi = (centre(j) + w / 2 - (1 - p.lambda) * centre(i)) / p.lambda;
+      row.push(normalCdf(hi - shift) - normalCdf(lo - shift));
+    }
+    q.push(row);
+  }
+  return expectedSteps(q)[(states - 1) / 2] ?? Number.NaN;
+}
