@@ -16,10 +16,10 @@ import { Limiter } from './limiter.ts';
 /** The decoding steps of every collector, round robin between them. */
 export class DecodeLanes {
   readonly #gate: Limiter = new Limiter({ concurrency: 1, ratePerSecond: Number.POSITIVE_INFINITY });
-  readonly #turns: LoopYielder;
+  readonly #yielder: LoopYielder;
 
   constructor(yielder: LoopYielder) {
-    this.#turns = yielder;
+    this.#yielder = yielder;
   }
 
   /**
@@ -42,7 +42,7 @@ export class DecodeLanes {
     return (step) =>
       this.#gate.run(async () => {
         // Yield to the event loop first: pending I/O and timers (a scrape, other requests) go before.
-        await this.#turns.yieldToLoop();
+        await this.#yielder.yieldToLoop();
         return step();
       }, lane);
   }

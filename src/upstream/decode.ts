@@ -38,12 +38,12 @@ export interface DecoderOptions {
 
 /** Decodes answers in bounded steps, round robin between collectors. */
 export class AnswerDecoder {
-  readonly #turns: DecodeLanes;
+  readonly #lanes: DecodeLanes;
   readonly #maxItems: number;
   readonly #onError: ((error: UpstreamError) => void) | undefined;
 
   constructor(opts: DecoderOptions) {
-    this.#turns = new DecodeLanes(opts.yielder);
+    this.#lanes = new DecodeLanes(opts.yielder);
     this.#maxItems = opts.maxItems;
     this.#onError = opts.onError;
   }
@@ -56,7 +56,7 @@ export class AnswerDecoder {
     const { collector, endpoint, list, map } = reading;
     let result: T;
     try {
-      const data = await decodeEnvelope(answer.bytes, this.#turns.answer(collector), {
+      const data = await decodeEnvelope(answer.bytes, this.#lanes.answer(collector), {
         maxItems: this.#maxItems,
       });
       if (list && data.kind !== 'list') throw new EnvelopeError('invalid', 'data is not an array');

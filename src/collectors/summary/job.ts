@@ -28,7 +28,7 @@ import { summaryScope } from './scope.ts';
 const STALENESS_INTERVALS = 5;
 
 /** Requests built and queued between two yields to the event loop. */
-const REQUESTS_PER_TURN = 250;
+const REQUESTS_PER_SLICE = 250;
 
 /** Waits for one request; 403/404 mean "no data for this set", not a failure. */
 function send(answer: Promise<StationSummary | undefined>) {
@@ -195,7 +195,7 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
     const { client, refused, yielder } = this.#ctx;
     const answers = new Map<string, Promise<StationSummary | undefined>>();
     const refusals = { refused, now: poll.t };
-    await yielder.forEachSlice(sends, REQUESTS_PER_TURN, (slice) => {
+    await yielder.forEachSlice(sends, REQUESTS_PER_SLICE, (slice) => {
       for (const { key, request } of slice) {
         const answer = send(learn(client.stationSummary({ ...request, signal }), request, refusals));
         // Awaited below; until then a failure must not count as an unhandled rejection.
@@ -237,7 +237,7 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
       next.set(slot.key, last);
       return resultOf(slot, last.summary);
     };
-    // Not due: the last answer is current until the slot's next turn.
+    // Not due: the last answer is current until the slot is next due.
     if (answer === undefined) return keepLast();
     try {
       const summary = await answer;

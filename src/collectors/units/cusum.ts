@@ -43,13 +43,13 @@ const MIN_P = 0.001;
 const MAX_P = 0.999;
 
 /** Records evaluated between two yields to the event loop (a few microseconds each). */
-const RECORDS_PER_TURN = 4_000;
+const RECORDS_PER_SLICE = 4_000;
 /**
  * Lines and stations whose units in flight are decided (their `settle` delay passed) between two
  * yields to the event loop: after the replay at start a station holds a few hundred, a line ten
  * times as many.
  */
-const SUBJECTS_PER_TURN = 25;
+const SUBJECTS_PER_SLICE = 25;
 
 /** One chart of one line or station and kind, with its events since the exporter started. */
 class Chart {
@@ -134,7 +134,7 @@ const SETTLE_EVERY = 2048;
  */
 async function resultsLeft(records: readonly Result[], yielder: LoopYielder): Promise<Map<string, number>> {
   const left = new Map<string, number>();
-  await yielder.forEachSlice(records, RECORDS_PER_TURN, (slice) => {
+  await yielder.forEachSlice(records, RECORDS_PER_SLICE, (slice) => {
     for (const r of slice) left.set(r.serial, (left.get(r.serial) ?? 0) + 1);
   });
   return left;
@@ -179,11 +179,11 @@ export class UnitCusums {
     const offered = this.pending;
     this.pending = [];
     // A first poll replays hours of records: sorted in slices, a few thousand per slice.
-    const records = await sortInSlices(offered, byTime, { yielder, size: RECORDS_PER_TURN });
+    const records = await sortInSlices(offered, byTime, { yielder, size: RECORDS_PER_SLICE });
     const settled = now - this.opts.cusum.settleMs;
     const left = await resultsLeft(records, yielder);
     let evaluated = 0;
-    await yielder.forEachSlice(records, RECORDS_PER_TURN, (slice) => {
+    await yielder.forEachSlice(records, RECORDS_PER_SLICE, (slice) => {
       for (const r of slice) {
         const node = byId.get(r.stationId);
         if (node) this.evaluate(r, node);
@@ -194,7 +194,7 @@ export class UnitCusums {
       }
     });
     const subjects = [...this.stations.values(), ...this.lines.values()];
-    await yielder.forEachSlice(subjects, SUBJECTS_PER_TURN, (slice) => {
+    await yielder.forEachSlice(subjects, SUBJECTS_PER_SLICE, (slice) => {
       for (const s of slice) this.settle(s, settled);
     });
   }

@@ -108,7 +108,7 @@ function knownKinds(
 }
 
 /** Stations whose counts are computed between two yields to the event loop. */
-const STATIONS_PER_TURN = 50;
+const STATIONS_PER_SLICE = 50;
 
 /** What {@link unitResults} counts from. */
 interface ResultsOptions {
@@ -130,7 +130,7 @@ function unitResults(
     const { from, to } = windowBounds(w, now);
     return { window: w.name, from: from.getTime(), to: to.getTime(), resultOf };
   });
-  return yielder.map(topology.stations, STATIONS_PER_TURN, (station) => {
+  return yielder.map(topology.stations, STATIONS_PER_SLICE, (station) => {
     const rows = store.rowsOf(station.id);
     return {
       station: station.labels,
