@@ -1,11 +1,12 @@
 /**
  * `npx tsx bench/exporter/sized-only.ts [--stations 559] [--runs 1] [--limit both|on|off]
- * [--node-arg FLAG]... [--env K=V]... [--combined]`: only the RSS rows of `npm run bench` (the
+ * [--node-arg FLAG]... [--env K=V]... [--idle-ms 5000] [--combined]`: only the RSS rows of `npm run bench` (the
  * exporter alone at about 100k series, under the StatefulSet's memory limit and without one),
  * each repeated `--runs` times, with every reading and where the memory sits
  * (bench/exporter/memory-detail.mjs). `--combined`: instead, the exporter plus the 5,000
  * control charts at the 7-day baseline under the limit (bench/exporter/combined.ts).
- * For working on the exporter's memory without running the whole benchmark on a shared machine.
+ * `--idle-ms`: the idle time after each poll (the full run's is 5 s; a real exporter idles the
+ * rest of its poll interval). For working on the exporter's memory without running the whole benchmark on a shared machine.
  * 559 stations is what the full run picks for about 100,000 series. Prints JSON lines to stdout.
  */
 import { loadavg } from 'node:os';
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     'node-arg': { type: 'string', multiple: true, default: [] },
     env: { type: 'string', multiple: true, default: [] },
     combined: { type: 'boolean', default: false },
+    'idle-ms': { type: 'string', default: '5000' },
   },
 });
 const env = Object.fromEntries(
@@ -93,7 +95,7 @@ try {
         params: FULL,
         stations: Number(values.stations),
         steadyPolls: 3,
-        idleMs: 5_000,
+        idleMs: Number(values['idle-ms']),
         ...(limit ? { limit } : {}),
         execArgv: values['node-arg'],
         env,
