@@ -112,69 +112,83 @@ function lower(l: ZoneLimits, k: number): number {
   return k === 3 ? l.lcl : l.center - k * l.sigma;
 }
 
-// One plain loop per rule, each written as the rule reads, so that it checks the exporter's
+// One plain condition per rule, each written as the rule reads, so that it checks the exporter's
 // one-pass evaluation rather than repeating it.
 
-/** Rule 1: points beyond the band, evaluated points only. */
-function beyond(p: Pass, band: Band, sink: Sink): void {
-  const { v, evalStart, end } = p;
-  const { hi, lo } = band;
+/**
+ * Counts the evaluated points at which `hit` holds, into `sink`. `hit` is called for every point
+ * from `start` on, in order (the rules' runs carry state from before the window), and a hit
+ * counts from `evalStart` on.
+ */
+function countHits(p: Pass, start: number, hit: (x: number, i: number) => boolean, sink: Sink): void {
   let count = 0;
   let last = -1;
-  for (let i = evalStart; i < end; i++) {
-    const x = v[i]!;
-    if (x > hi || x < lo) {
+  for (let i = start; i < p.end; i++) {
+    if (hit(p.v[i]!, i) && i >= p.evalStart) {
       count++;
       last = i;
     }
   }
   sink.count = count;
   sink.last = last;
+}
+
+/** Rule 1: points beyond the band, evaluated points only. */
+function beyond(p: Pass, band: Band, sink: Sink): void {
+  const { hi, lo } = band;
+  countHits(p, p.evalStart, (x) => x > hi || x < lo, sink);
 }
 
 /** Rule 2. A point exactly on the centre line is on neither side and breaks the run. */
 function sameSide(p: Pass, rule: { readonly center: number; readonly points: number }, sink: Sink): void {
-  const { v, from, evalStart, end } = p;
   const { center, points } = rule;
-  let count = 0;
-  let last = -1;
+  // Two run lengths, one per side: a point on one side resets the other (and one on the
+  // centre resets both).
   let up = 0;
   let down = 0;
-  for (let i = from; i < end; i++) {
-    const x = v[i]!;
-    // Two run lengths, one per side: a point on one side resets the other (and one on the
-    // centre resets both).
-    up = x > center ? up + 1 : 0;
-    down = x < center ? down + 1 : 0;
-    if ((up >= points || down >= points) && i >= evalStart) {
-      count++;
-      last = i;
-    }
-  }
-  sink.count = count;
-  sink.last = last;
+  countHits(
+    p,
+    p.from,
+    (x) => {
+      up = x > center ? up + 1 : 0;
+      down = x < center ? down + 1 : 0;
+      return up >= points || down >= points;
+    },
+    sink,
+  );
+}
+
+/**
+ * {@link countHits} over the steps between neighbouring points: `step` gets each step's direction
+ * (1 up, -1 down, 0 equal).
+ */
+function countSteps(p: Pass, step: (direction: number) => boolean, sink: Sink): void {
+  let prev = p.v[p.from]!;
+  countHits(
+    p,
+    p.from + 1,
+    (x) => {
+      const direction = x > prev ? 1 : x < prev ? -1 : 0;
+      prev = x;
+      return step(direction);
+    },
+    sink,
+  );
 }
 
 /** Rule 3: `points` points, so `points - 1` steps all up or all down. An equal step breaks it. */
 function trend(p: Pass, points: number, sink: Sink): void {
-  const { v, from, evalStart, end } = p;
-  let count = 0;
-  let last = -1;
   let rising = 0;
   let falling = 0;
-  let prev = v[from]!;
-  for (let i = from + 1; i < end; i++) {
-    const x = v[i]!;
-    rising = x > prev ? rising + 1 : 0;
-    falling = x < prev ? falling + 1 : 0;
-    prev = x;
-    if ((rising >= points - 1 || falling >= points - 1) && i >= evalStart) {
-      count++;
-      last = i;
-    }
-  }
-  sink.count = count;
-  sink.last = last;
+  countSteps(
+    p,
+    (direction) => {
+      rising = direction > 0 ? rising + 1 : 0;
+      falling = direction < 0 ? falling + 1 : 0;
+      return rising >= points - 1 || falling >= points - 1;
+    },
+    sink,
+  );
 }
 
 /**
@@ -183,26 +197,19 @@ function trend(p: Pass, points: number, sink: Sink): void {
  * extends a run that ended down, and the other way round; an equal step breaks both.
  */
 function alternating(p: Pass, points: number, sink: Sink): void {
-  const { v, from, evalStart, end } = p;
-  let count = 0;
-  let last = -1;
   let endsUp = 0;
   let endsDown = 0;
-  let prev = v[from]!;
-  for (let i = from + 1; i < end; i++) {
-    const x = v[i]!;
-    const up = x > prev ? endsDown + 1 : 0;
-    const down = x < prev ? endsUp + 1 : 0;
-    endsUp = up;
-    endsDown = down;
-    prev = x;
-    if ((up >= points - 1 || down >= points - 1) && i >= evalStart) {
-      count++;
-      last = i;
-    }
-  }
-  sink.count = count;
-  sink.last = last;
+  countSteps(
+    p,
+    (direction) => {
+      const up = direction > 0 ? endsDown + 1 : 0;
+      const down = direction < 0 ? endsUp + 1 : 0;
+      endsUp = up;
+      endsDown = down;
+      return up >= points - 1 || down >= points - 1;
+    },
+    sink,
+  );
 }
 
 /**
@@ -211,67 +218,52 @@ function alternating(p: Pass, points: number, sink: Sink): void {
  * beyond counts each such point once instead of again at every later in-zone point.
  */
 function countOf(p: Pass, rule: Band & { readonly need: number; readonly of: number }, sink: Sink): void {
-  const { v, from, evalStart, end } = p;
+  const { v, from } = p;
   const { hi, lo, need, of } = rule;
-  let count = 0;
-  let last = -1;
   let ups = 0;
   let downs = 0;
-  for (let i = from; i < end; i++) {
-    const x = v[i]!;
-    const up = x > hi ? 1 : 0;
-    const down = x < lo ? 1 : 0;
-    ups += up;
-    downs += down;
-    const gone = i - of;
-    if (gone >= from) {
-      const y = v[gone]!;
-      ups -= y > hi ? 1 : 0;
-      downs -= y < lo ? 1 : 0;
-    }
-    if (((up === 1 && ups >= need) || (down === 1 && downs >= need)) && i >= evalStart) {
-      count++;
-      last = i;
-    }
-  }
-  sink.count = count;
-  sink.last = last;
+  countHits(
+    p,
+    from,
+    (x, i) => {
+      const up = x > hi ? 1 : 0;
+      const down = x < lo ? 1 : 0;
+      ups += up;
+      downs += down;
+      const gone = i - of;
+      if (gone >= from) {
+        const y = v[gone]!;
+        ups -= y > hi ? 1 : 0;
+        downs -= y < lo ? 1 : 0;
+      }
+      return (up === 1 && ups >= need) || (down === 1 && downs >= need);
+    },
+    sink,
+  );
+}
+
+/** Counts the points that end a run of at least `points` in a row for which `inRun` holds. */
+function runOf(p: Pass, points: number, inRun: (x: number) => boolean, sink: Sink): void {
+  let run = 0;
+  countHits(
+    p,
+    p.from,
+    (x) => {
+      run = inRun(x) ? run + 1 : 0;
+      return run >= points;
+    },
+    sink,
+  );
 }
 
 /** Rule 7: `points` in a row strictly inside (lo, hi). */
 function withinRun(p: Pass, rule: Band & { readonly points: number }, sink: Sink): void {
-  const { v, from, evalStart, end } = p;
-  const { hi, lo, points } = rule;
-  let count = 0;
-  let last = -1;
-  let run = 0;
-  for (let i = from; i < end; i++) {
-    const x = v[i]!;
-    run = x < hi && x > lo ? run + 1 : 0;
-    if (run >= points && i >= evalStart) {
-      count++;
-      last = i;
-    }
-  }
-  sink.count = count;
-  sink.last = last;
+  const { hi, lo } = rule;
+  runOf(p, rule.points, (x) => x < hi && x > lo, sink);
 }
 
 /** Rule 8: `points` in a row strictly outside [lo, hi], on either side. */
 function outsideRun(p: Pass, rule: Band & { readonly points: number }, sink: Sink): void {
-  const { v, from, evalStart, end } = p;
-  const { hi, lo, points } = rule;
-  let count = 0;
-  let last = -1;
-  let run = 0;
-  for (let i = from; i < end; i++) {
-    const x = v[i]!;
-    run = x > hi || x < lo ? run + 1 : 0;
-    if (run >= points && i >= evalStart) {
-      count++;
-      last = i;
-    }
-  }
-  sink.count = count;
-  sink.last = last;
+  const { hi, lo } = rule;
+  runOf(p, rule.points, (x) => x > hi || x < lo, sink);
 }
