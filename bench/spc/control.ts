@@ -31,7 +31,7 @@ import { ExpositionCache } from '../../src/exposition/cache.ts';
 import type { Topology } from '../../src/model/topology.ts';
 import type { RecordStore } from '../../src/records/types.ts';
 import type { MeasurementRecord, Site } from '../../src/upstream/types.ts';
-import { createLoopYielder } from '../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../src/util/loop-yield.ts';
 import { withLoopMonitor } from '../shared/loop-delay.ts';
 
 const NAMES = ['n1', 'n2', 'n3', 'n4', 'n5'];
@@ -244,7 +244,7 @@ export async function runControlBench(stations = 1000, baselineHours = 24): Prom
   };
   const store = new MeasurementStore();
   const charts = createControlCharts(
-    { config, logger: pino({ level: 'silent' }), yielder: createLoopYielder() },
+    { config, logger: pino({ level: 'silent' }), yielder: new LoopYielder() },
     store,
   );
   const value = values();

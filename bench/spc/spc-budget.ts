@@ -17,7 +17,7 @@ import { MeasurementStore } from '../../src/collectors/measurements/store.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import type { Family } from '../../src/exposition/model.ts';
 import type { MeasurementRecord } from '../../src/upstream/types.ts';
-import { createLoopYielder } from '../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../src/util/loop-yield.ts';
 import { readSection, SPC_BUDGET_SECTION, writeSection } from '../shared/format.ts';
 import { splitmix64 } from '../shared/random.ts';
 import { plant } from './control.ts';
@@ -74,7 +74,7 @@ function chartsFor(limits: 'estimated' | 'known', compensate = true) {
   );
   const store = new MeasurementStore();
   const charts = createControlCharts(
-    { config, logger: pino({ level: 'silent' }), yielder: createLoopYielder() },
+    { config, logger: pino({ level: 'silent' }), yielder: new LoopYielder() },
     store,
   );
   return { charts, store };

@@ -34,9 +34,9 @@ import { registerWebConfigMetrics } from '../server/web-config/metrics.ts';
 import { type WebConfigSource, watchWebConfig } from '../server/web-config/watch.ts';
 import { resolveShard, type Shard } from '../sharding/shard.ts';
 import { UpstreamError } from '../upstream/errors.ts';
-import { createLoopYielder } from '../util/loop-yield.ts';
+import { LoopYielder } from '../util/loop-yield.ts';
 import { maskCredentialLike, Redactor } from '../util/redact.ts';
-import { createReloader, type Reloader } from './reload.ts';
+import { Reloader } from './reload.ts';
 import { SHUTDOWN_DEADLINE_MS, Shutdown } from './shutdown.ts';
 import { createLogger, type Exporter, type LogSettings, wireExporter } from './wire.ts';
 
@@ -297,7 +297,7 @@ async function discoveredCounts(config: Config, shard: Shard, redactor: Redactor
       config,
       client: exporter.client,
       logger: exporter.logger,
-      yielder: createLoopYielder(),
+      yielder: new LoopYielder(),
       redact: redactor.apply,
       ...standaloneDependencies(),
       shard,
@@ -455,7 +455,7 @@ function serveReloader(
     if (webConfig && !previous) registerWebConfigMetrics(exporter.registry, webConfig.status);
     return exporter;
   };
-  const reloader: Reloader = createReloader({
+  const reloader: Reloader = new Reloader({
     initial: wire(deps.config),
     configPath: opts.configPath,
     wire,

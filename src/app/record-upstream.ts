@@ -32,7 +32,7 @@ import { createClient, type SharedClient, type UpstreamClient } from '../upstrea
 import { UpstreamConnection } from '../upstream/connection.ts';
 import { Limiter } from '../upstream/limiter.ts';
 import type { MeasurementRecord, Site, StationSummary, UnitRecord } from '../upstream/types.ts';
-import { createLoopYielder, type LoopYielder } from '../util/loop-yield.ts';
+import { LoopYielder } from '../util/loop-yield.ts';
 import { Redactor } from '../util/redact.ts';
 
 /** What to record. */
@@ -232,7 +232,7 @@ function recordingClient(config: Config, yielder: LoopYielder): SharedClient {
 export async function recordUpstream(opts: RecordOptions): Promise<RecordResult> {
   const { config, fromMs, toMs } = opts;
   const progress = opts.progress ?? (() => {});
-  const yielder = createLoopYielder();
+  const yielder = new LoopYielder();
   const client = recordingClient(config, yielder);
   const sites = new Map<string, Site>();
   const summaries: RecordedSummary[] = [];

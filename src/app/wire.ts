@@ -35,18 +35,16 @@ import { Limiter, type Timers as LimiterTimers } from '../upstream/limiter.ts';
 import type { RetryTimers } from '../upstream/retry.ts';
 import { LogDigest } from '../util/log-digest.ts';
 import { jsonLineToLogfmt } from '../util/logfmt.ts';
-import { createLoopYielder, type LoopYielder } from '../util/loop-yield.ts';
+import { LoopYielder } from '../util/loop-yield.ts';
 import { Redactor } from '../util/redact.ts';
 import { VERSION } from '../version.ts';
-import { createRecentErrors, type RecentErrors } from './recent-errors.ts';
+import { RecentErrors } from './recent-errors.ts';
 import { sameSettings } from './same.ts';
 import {
   buildStatusModel,
-  createFlaggedCharts,
-  createLastUnitTimes,
-  createSummaryWindows,
   type FlaggedCharts,
   type LastUnitTimes,
+  OfferedView,
   type SummaryWindows,
 } from './status-model.ts';
 
@@ -367,8 +365,8 @@ function wireUpstream(
 ): Upstream {
   const { self, logger, wallClock, shard } = deps;
   const u = config.upstream;
-  const yielder = createLoopYielder();
-  const errors = createRecentErrors(RECENT_ERRORS, wallClock);
+  const yielder = new LoopYielder();
+  const errors = new RecentErrors(RECENT_ERRORS, wallClock);
   const digest = new LogDigest(logger);
   const breakers = new Breakers({
     threshold: u.circuitBreaker.threshold,
@@ -438,9 +436,9 @@ function wireUpstream(
     yielder,
     digest,
     errors,
-    lastUnitTimes: createLastUnitTimes(),
-    flaggedCharts: createFlaggedCharts(),
-    summaryWindows: createSummaryWindows(),
+    lastUnitTimes: new OfferedView(undefined),
+    flaggedCharts: new OfferedView([]),
+    summaryWindows: new OfferedView([]),
     activity: new ActivityBoard(),
   };
 }

@@ -14,7 +14,7 @@ import { DEFAULT_MAX_SPAN_MS } from '../../src/records/fetch.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
 import type { SimulatorOptions } from '../../src/simulator/types.ts';
 import { longestWindowMs, windowBounds } from '../../src/time/windows.ts';
-import { createLoopYielder } from '../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../src/util/loop-yield.ts';
 import { duplicateSeries, type ParsedSample, parseExposition } from '../helpers/exposition.ts';
 import { dataExposition, type Harness, startHarness } from '../helpers/harness.ts';
 import { checkMetrics, promtoolPath } from '../helpers/promtool.ts';
@@ -495,7 +495,7 @@ describe('incremental polls', () => {
       config,
       client,
       logger: h.exporter.logger,
-      yielder: createLoopYielder(),
+      yielder: new LoopYielder(),
       redact: h.exporter.redactor.apply,
       ...standaloneDependencies(),
     };
