@@ -15,7 +15,7 @@ import { summaryCollector } from '../collectors/summary/index.ts';
 import { topologyCollector } from '../collectors/topology/index.ts';
 import { ConfigError, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
-import { createTokenProvider } from '../config/token.ts';
+import { InlineToken, TokenFile } from '../config/token.ts';
 import { fetchIncremental } from '../records/fetch.ts';
 import type { RecordSource, Timed } from '../records/types.ts';
 import { ndjsonWriter } from '../simulator/ndjson.ts';
@@ -214,7 +214,8 @@ async function writeAll(file: string, values: Iterable<unknown>): Promise<void> 
 
 /** The exporter's own client, with the config's auth, connection, timeout and limits. */
 function recordingClient(config: Config, yielder: LoopYielder): SharedClient {
-  const tokens = createTokenProvider(config.upstream.token);
+  const source = config.upstream.token;
+  const tokens = source.kind === 'inline' ? new InlineToken(source.value) : new TokenFile(source.path);
   return createClient({
     baseUrl: config.upstream.baseUrl,
     token: () => tokens.get(),

@@ -12,7 +12,7 @@ import { DISCOVERY, enabledDataCollectors } from '../collectors/index.ts';
 import { displayUrl } from '../config/describe.ts';
 import { assertLoaded } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
-import { createTokenProvider, type TokenProvider, tokenFileModeWarning } from '../config/token.ts';
+import { InlineToken, TokenFile, type TokenProvider, tokenFileModeWarning } from '../config/token.ts';
 import { ExpositionCache } from '../exposition/cache.ts';
 import { Registry } from '../exposition/client.ts';
 import { registerProcessMetrics } from '../exposition/process-metrics.ts';
@@ -457,13 +457,17 @@ function trackedTokens(
     const warning = tokenFileModeWarning(source.path, modeOf(source.path));
     if (warning) logger.warn(warning);
   }
-  const tokens = createTokenProvider(source, {
-    onFileError: (reason) => {
-      self.setTokenFileError(reason !== undefined);
-      if (reason) logger.error({ err: reason }, 'token file unreadable; still using the last token read');
-      else logger.info('token file readable again');
-    },
-  });
+  const tokens =
+    source.kind === 'inline'
+      ? new InlineToken(source.value)
+      : new TokenFile(source.path, {
+          onFileError: (reason) => {
+            self.setTokenFileError(reason !== undefined);
+            if (reason)
+              logger.error({ err: reason }, 'token file unreadable; still using the last token read');
+            else logger.info('token file readable again');
+          },
+        });
   let lastToken: string | undefined;
   let expiring = false;
   const track = (t: string) => {
