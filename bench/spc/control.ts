@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import pino from 'pino';
-import { createControlCharts } from '../../src/collectors/measurements/control.ts';
+import { ControlCharts } from '../../src/collectors/measurements/control.ts';
 import { controlSeriesByFamily } from '../../src/collectors/measurements/control-families.ts';
 import { MeasurementStore } from '../../src/collectors/measurements/store.ts';
 import { buildTopology } from '../../src/collectors/topology/build.ts';
@@ -243,7 +243,7 @@ export async function runControlBench(stations = 1000, baselineHours = 24): Prom
     loadingPeakRss = Math.max(loadingPeakRss, process.memoryUsage.rss());
   };
   const store = new MeasurementStore();
-  const charts = createControlCharts(
+  const charts = new ControlCharts(
     { config, logger: pino({ level: 'silent' }), yielder: new LoopYielder() },
     store,
   );

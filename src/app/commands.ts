@@ -455,7 +455,7 @@ function serveReloader(
     if (webConfig && !previous) registerWebConfigMetrics(exporter.registry, webConfig.status);
     return exporter;
   };
-  const reloader: Reloader = new Reloader({
+  const reloader = new Reloader({
     initial: wire(deps.config),
     configPath: opts.configPath,
     wire,

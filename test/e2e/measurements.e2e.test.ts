@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { standaloneDependencies } from '../../src/collectors/collector.ts';
 import { MeasurementsJob } from '../../src/collectors/measurements/job.ts';
-import { createUnitsJob } from '../../src/collectors/units/job.ts';
+import { UnitsJob } from '../../src/collectors/units/job.ts';
 import { WINDOW_STATISTICS } from '../../src/config/measurements-schema.ts';
 import type { WindowSpec } from '../../src/config/schema.ts';
 import type { Family } from '../../src/exposition/model.ts';
@@ -499,7 +499,7 @@ describe('incremental polls', () => {
       redact: h.exporter.redactor.apply,
       ...standaloneDependencies(),
     };
-    const jobs = [new MeasurementsJob(deps), createUnitsJob(deps)];
+    const jobs = [new MeasurementsJob(deps), new UnitsJob(deps)];
     // Station series only: the units' line CUSUMs carry no station.
     const stationsIn = (families: Family[]) =>
       new Set(

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { splitmix64 } from '../../../bench/shared/random.ts';
-import { createControlCharts } from '../../../src/collectors/measurements/control.ts';
+import { ControlCharts } from '../../../src/collectors/measurements/control.ts';
 import { controlSeriesByFamily } from '../../../src/collectors/measurements/control-families.ts';
 import { measurementsCosts } from '../../../src/collectors/measurements/costs.ts';
 import { MeasurementStore } from '../../../src/collectors/measurements/store.ts';
@@ -59,7 +59,7 @@ function series(
 /** Charts over an existing store, as a restarted exporter would build them. */
 function chartsOver(store: MeasurementStore, control: Record<string, unknown>) {
   const ctx = jobContext({ windows: ['1h'], measurements: { enabled: true, names: ['vbat'], control } });
-  return createControlCharts({ ...ctx, yielder: new LoopYielder() }, store);
+  return new ControlCharts({ ...ctx, yielder: new LoopYielder() }, store);
 }
 
 function charts(control: Record<string, unknown>, yielder: LoopYielder = new LoopYielder()) {
@@ -68,7 +68,7 @@ function charts(control: Record<string, unknown>, yielder: LoopYielder = new Loo
     measurements: { enabled: true, names: ['vbat', 'other'], control },
   });
   const store = new MeasurementStore();
-  return { store, charts: createControlCharts({ ...ctx, yielder }, store), config: ctx.config };
+  return { store, charts: new ControlCharts({ ...ctx, yielder }, store), config: ctx.config };
 }
 
 /** Steady series per chart: the planner's per-family figures, summed. */
