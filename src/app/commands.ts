@@ -165,25 +165,29 @@ async function startDemoSimulator() {
  * error messages may quote a value from the config or an upstream answer, and either may hold
  * the token.
  */
-interface Output {
-  readonly redactor: Redactor;
-  /** Writes to stderr, masked. */
-  err(text: string): void;
-  /** Writes to stdout, masked. */
-  out(text: string): void;
-  /** Loads a config file, teaching the redactor every token the loader sees. */
-  load(path: string): Promise<Config>;
-}
+class Output {
+  /** Masks every token the loader saw. */
+  readonly redactor = new Redactor();
 
-function createOutput(): Output {
-  const redactor = new Redactor();
-  return {
-    redactor,
-    // Known tokens, and what looks like one: a token pasted into another field is unknown.
-    err: (text) => void process.stderr.write(maskCredentialLike(redactor.redact(text))),
-    out: (text) => void process.stdout.write(maskCredentialLike(redactor.redact(text))),
-    load: (path) => loadConfig(path, process.env, { onSecret: (s) => redactor.add(s) }),
-  };
+  /** Writes to stderr, masked. */
+  err(text: string): void {
+    process.stderr.write(this.#masked(text));
+  }
+
+  /** Writes to stdout, masked. */
+  out(text: string): void {
+    process.stdout.write(this.#masked(text));
+  }
+
+  /** Loads a config file, teaching the redactor every token the loader sees. */
+  load(path: string): Promise<Config> {
+    return loadConfig(path, process.env, { onSecret: (s) => this.redactor.add(s) });
+  }
+
+  /** Known tokens, and what looks like one: a token pasted into another field is unknown. */
+  #masked(text: string): string {
+    return maskCredentialLike(this.redactor.redact(text));
+  }
 }
 
 /** Loads the config, or the demo config with a simulator when no path is given. */
@@ -225,7 +229,7 @@ export async function runCheckConfig(
   webConfigPath?: string,
   opts: CheckOptions = {},
 ): Promise<number> {
-  const io = createOutput();
+  const io = new Output();
   const configCode = path === undefined ? 0 : await checkConfigFile(path, { io, opts });
   const webCode = webConfigPath === undefined ? 0 : await checkWebConfigFile(webConfigPath, io);
   // The web config's error wins, as it is reported last.
@@ -337,7 +341,7 @@ export function planReport(
 
 /** `once`: one complete poll, exposition on stdout. */
 export async function runOnce(opts: RunOptions): Promise<number> {
-  const io = createOutput();
+  const io = new Output();
   const resolved = await resolveOrReport(opts, io);
   if (typeof resolved === 'number') return resolved;
   let shard: Shard;
@@ -380,7 +384,7 @@ export async function runOnce(opts: RunOptions): Promise<number> {
  * SIGHUP reloads the config.
  */
 export async function runServe(opts: RunOptions): Promise<number> {
-  const io = createOutput();
+  const io = new Output();
   const resolved = await resolveOrReport(opts, io);
   if (typeof resolved === 'number') return resolved;
   const logger = createLogger(logSettings(opts, resolved.config), io.redactor);
@@ -460,7 +464,7 @@ function serveReloader(
     configPath: opts.configPath,
     wire,
     logger,
-    load: io.load,
+    load: (path) => io.load(path),
   });
   return { reloader, reload };
 }
