@@ -21,7 +21,7 @@ import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import pino from 'pino';
-import { createControlCharts } from '../../src/collectors/measurements/control.ts';
+import { ControlCharts } from '../../src/collectors/measurements/control.ts';
 import { controlSeriesByFamily } from '../../src/collectors/measurements/control-families.ts';
 import { MeasurementStore } from '../../src/collectors/measurements/store.ts';
 import { buildTopology } from '../../src/collectors/topology/build.ts';
@@ -31,7 +31,7 @@ import { ExpositionCache } from '../../src/exposition/cache.ts';
 import type { Topology } from '../../src/model/topology.ts';
 import type { RecordStore } from '../../src/records/types.ts';
 import type { MeasurementRecord, Site } from '../../src/upstream/types.ts';
-import { createLoopYielder } from '../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../src/util/loop-yield.ts';
 import { withLoopMonitor } from '../shared/loop-delay.ts';
 
 const NAMES = ['n1', 'n2', 'n3', 'n4', 'n5'];
@@ -243,8 +243,8 @@ export async function runControlBench(stations = 1000, baselineHours = 24): Prom
     loadingPeakRss = Math.max(loadingPeakRss, process.memoryUsage.rss());
   };
   const store = new MeasurementStore();
-  const charts = createControlCharts(
-    { config, logger: pino({ level: 'silent' }), yielder: createLoopYielder() },
+  const charts = new ControlCharts(
+    { config, logger: pino({ level: 'silent' }), yielder: new LoopYielder() },
     store,
   );
   const value = values();

@@ -1,7 +1,7 @@
 /**
  * `npm run bench:spc`: the notification budget of the shipped control alert, measured. 1,000
  * charts (100 lines of 10 stations, one measurement each) get a point every 2 minutes from a
- * seeded splitmix64 generator; the collector's own chart code (createControlCharts: rolling 24h
+ * seeded splitmix64 generator; the collector's own chart code (ControlCharts: rolling 24h
  * baseline, I-MR limits, rules, CUSUM, EWMA) evaluates them poll by poll after a day of history; the
  * shipped alert's semantics (MeasurementShiftDetected: per line, firing while
  * increase(violations_total{rule="cusum"}[10m]) > 0, and for keep_firing_for 1h after) are
@@ -12,12 +12,12 @@
 import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
-import { createControlCharts } from '../../src/collectors/measurements/control.ts';
+import { ControlCharts } from '../../src/collectors/measurements/control.ts';
 import { MeasurementStore } from '../../src/collectors/measurements/store.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import type { Family } from '../../src/exposition/model.ts';
 import type { MeasurementRecord } from '../../src/upstream/types.ts';
-import { createLoopYielder } from '../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../src/util/loop-yield.ts';
 import { readSection, SPC_BUDGET_SECTION, writeSection } from '../shared/format.ts';
 import { splitmix64 } from '../shared/random.ts';
 import { plant } from './control.ts';
@@ -73,8 +73,8 @@ function chartsFor(limits: 'estimated' | 'known', compensate = true) {
     { env: {}, baseDir: '/' },
   );
   const store = new MeasurementStore();
-  const charts = createControlCharts(
-    { config, logger: pino({ level: 'silent' }), yielder: createLoopYielder() },
+  const charts = new ControlCharts(
+    { config, logger: pino({ level: 'silent' }), yielder: new LoopYielder() },
     store,
   );
   return { charts, store };

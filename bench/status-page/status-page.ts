@@ -4,7 +4,7 @@
  * and prints the first (cold), median, p95 and worst of 50 renders. Target: under 200 ms.
  */
 import pino from 'pino';
-import { createRecentErrors } from '../../src/app/recent-errors.ts';
+import { RecentErrors } from '../../src/app/recent-errors.ts';
 import { buildStatusModel } from '../../src/app/status-model.ts';
 import { standaloneDependencies } from '../../src/collectors/collector.ts';
 import { topologyCollector } from '../../src/collectors/topology/index.ts';
@@ -13,7 +13,7 @@ import { statusPage } from '../../src/server/status-page.ts';
 import { startSimulatorServer } from '../../src/simulator/index.ts';
 import { createClient } from '../../src/upstream/client.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
-import { createLoopYielder } from '../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../src/util/loop-yield.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 const sim = await startSimulatorServer({
@@ -30,12 +30,12 @@ const job = topologyCollector.createJob({
   config,
   client,
   logger: pino({ level: 'silent' }),
-  yielder: createLoopYielder(),
+  yielder: new LoopYielder(),
   redact: (text) => text,
   ...standaloneDependencies(),
 });
 const { topology } = await job.poll({ now: new Date(NOW) });
-const errors = createRecentErrors(50, () => NOW);
+const errors = new RecentErrors(50, () => NOW);
 for (let i = 0; i < 200; i++)
   errors.record(
     new UpstreamError('units', 'status', { message: `units: HTTP 403 <b>#${i}</b>`, status: 403 }),

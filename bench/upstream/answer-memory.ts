@@ -18,7 +18,7 @@ import { request } from 'undici';
 import { createClient } from '../../src/upstream/client.ts';
 import { Limiter } from '../../src/upstream/limiter.ts';
 import { parseMeasurements } from '../../src/upstream/parse.ts';
-import { createLoopYielder } from '../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../src/util/loop-yield.ts';
 
 const MiB = 1024 * 1024;
 const mib = Number(process.argv[2] ?? 16);
@@ -101,7 +101,7 @@ if (process.argv[6] === 'serve') {
     for await (const chunk of res.body) chunks.push(chunk as Buffer);
     const data = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { data: unknown }).data;
     chunks.length = 0;
-    kept = await parseMeasurements(data, createLoopYielder());
+    kept = await parseMeasurements(data, new LoopYielder());
   } else {
     const client = createClient({
       baseUrl: `http://127.0.0.1:${port}`,

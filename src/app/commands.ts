@@ -34,9 +34,9 @@ import { registerWebConfigMetrics } from '../server/web-config/metrics.ts';
 import { type WebConfigSource, watchWebConfig } from '../server/web-config/watch.ts';
 import { resolveShard, type Shard } from '../sharding/shard.ts';
 import { UpstreamError } from '../upstream/errors.ts';
-import { createLoopYielder } from '../util/loop-yield.ts';
+import { LoopYielder } from '../util/loop-yield.ts';
 import { maskCredentialLike, Redactor } from '../util/redact.ts';
-import { createReloader, type Reloader } from './reload.ts';
+import { Reloader } from './reload.ts';
 import { SHUTDOWN_DEADLINE_MS, Shutdown } from './shutdown.ts';
 import { createLogger, type Exporter, type LogSettings, wireExporter } from './wire.ts';
 
@@ -165,25 +165,29 @@ async function startDemoSimulator() {
  * error messages may quote a value from the config or an upstream answer, and either may hold
  * the token.
  */
-interface Output {
-  readonly redactor: Redactor;
-  /** Writes to stderr, masked. */
-  err(text: string): void;
-  /** Writes to stdout, masked. */
-  out(text: string): void;
-  /** Loads a config file, teaching the redactor every token the loader sees. */
-  load(path: string): Promise<Config>;
-}
+class Output {
+  /** Masks every token the loader saw. */
+  readonly redactor = new Redactor();
 
-function createOutput(): Output {
-  const redactor = new Redactor();
-  return {
-    redactor,
-    // Known tokens, and what looks like one: a token pasted into another field is unknown.
-    err: (text) => void process.stderr.write(maskCredentialLike(redactor.redact(text))),
-    out: (text) => void process.stdout.write(maskCredentialLike(redactor.redact(text))),
-    load: (path) => loadConfig(path, process.env, { onSecret: (s) => redactor.add(s) }),
-  };
+  /** Writes to stderr, masked. */
+  err(text: string): void {
+    process.stderr.write(this.#masked(text));
+  }
+
+  /** Writes to stdout, masked. */
+  out(text: string): void {
+    process.stdout.write(this.#masked(text));
+  }
+
+  /** Loads a config file, teaching the redactor every token the loader sees. */
+  load(path: string): Promise<Config> {
+    return loadConfig(path, process.env, { onSecret: (s) => this.redactor.add(s) });
+  }
+
+  /** Known tokens, and what looks like one: a token pasted into another field is unknown. */
+  #masked(text: string): string {
+    return maskCredentialLike(this.redactor.redact(text));
+  }
 }
 
 /** Loads the config, or the demo config with a simulator when no path is given. */
@@ -225,7 +229,7 @@ export async function runCheckConfig(
   webConfigPath?: string,
   opts: CheckOptions = {},
 ): Promise<number> {
-  const io = createOutput();
+  const io = new Output();
   const configCode = path === undefined ? 0 : await checkConfigFile(path, { io, opts });
   const webCode = webConfigPath === undefined ? 0 : await checkWebConfigFile(webConfigPath, io);
   // The web config's error wins, as it is reported last.
@@ -297,7 +301,7 @@ async function discoveredCounts(config: Config, shard: Shard, redactor: Redactor
       config,
       client: exporter.client,
       logger: exporter.logger,
-      yielder: createLoopYielder(),
+      yielder: new LoopYielder(),
       redact: redactor.apply,
       ...standaloneDependencies(),
       shard,
@@ -337,7 +341,7 @@ export function planReport(
 
 /** `once`: one complete poll, exposition on stdout. */
 export async function runOnce(opts: RunOptions): Promise<number> {
-  const io = createOutput();
+  const io = new Output();
   const resolved = await resolveOrReport(opts, io);
   if (typeof resolved === 'number') return resolved;
   let shard: Shard;
@@ -380,7 +384,7 @@ export async function runOnce(opts: RunOptions): Promise<number> {
  * SIGHUP reloads the config.
  */
 export async function runServe(opts: RunOptions): Promise<number> {
-  const io = createOutput();
+  const io = new Output();
   const resolved = await resolveOrReport(opts, io);
   if (typeof resolved === 'number') return resolved;
   const logger = createLogger(logSettings(opts, resolved.config), io.redactor);
@@ -455,12 +459,12 @@ function serveReloader(
     if (webConfig && !previous) registerWebConfigMetrics(exporter.registry, webConfig.status);
     return exporter;
   };
-  const reloader: Reloader = createReloader({
+  const reloader = new Reloader({
     initial: wire(deps.config),
     configPath: opts.configPath,
     wire,
     logger,
-    load: io.load,
+    load: (path) => io.load(path),
   });
   return { reloader, reload };
 }

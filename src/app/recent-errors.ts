@@ -24,56 +24,63 @@ interface ErrorKind {
   readonly last: RecentError;
 }
 
-/** A ring of recent errors with counts by kind. */
-export interface RecentErrors {
-  record(error: UpstreamError): void;
-  /** Newest first. */
-  recent(): readonly RecentError[];
-  /** Kinds by endpoint, then reason, then status. */
-  kinds(): readonly ErrorKind[];
-}
+/** A ring of the last `capacity` errors, with counts by kind. */
+export class RecentErrors {
+  readonly #capacity: number;
+  readonly #now: () => number;
+  readonly #ring: RecentError[] = [];
+  /** Where the next error goes once the ring is full: the oldest one's place. */
+  #next = 0;
+  readonly #kinds = new Map<string, { count: number; last: RecentError }>();
 
-/** Keeps the last `capacity` errors; `now` stamps them (wall clock, epoch ms). */
-export function createRecentErrors(capacity: number, now: () => number): RecentErrors {
-  const ring: RecentError[] = [];
-  let next = 0;
-  const kinds = new Map<string, { count: number; last: RecentError }>();
-  return {
-    record(error) {
-      const e: RecentError = {
-        at: now(),
-        endpoint: error.endpoint,
-        reason: error.reason,
-        ...(error.status === undefined ? {} : { status: error.status }),
-        // UpstreamError bounds its message already; this keeps the ring bounded whatever feeds it.
-        message: boundText(error.message, MAX_ERROR_MESSAGE),
-      };
-      if (ring.length < capacity) ring.push(e);
-      else ring[next] = e;
-      next = (next + 1) % capacity;
-      const key = `${e.endpoint}\u0000${e.reason}\u0000${e.status ?? ''}`;
-      const k = kinds.get(key);
-      kinds.set(key, { count: (k?.count ?? 0) + 1, last: e });
-    },
-    recent() {
-      const ordered = ring.length < capacity ? ring.slice() : [...ring.slice(next), ...ring.slice(0, next)];
-      return ordered.reverse();
-    },
-    kinds() {
-      return [...kinds.values()]
-        .map(({ count, last }) => ({
-          endpoint: last.endpoint,
-          reason: last.reason,
-          ...(last.status === undefined ? {} : { status: last.status }),
-          count,
-          last,
-        }))
-        .sort(
-          (a, b) =>
-            a.endpoint.localeCompare(b.endpoint) ||
-            a.reason.localeCompare(b.reason) ||
-            (a.status ?? 0) - (b.status ?? 0),
-        );
-    },
-  };
+  /** Keeps the last `capacity` errors; `now` stamps them (wall clock, epoch ms). */
+  constructor(capacity: number, now: () => number) {
+    this.#capacity = capacity;
+    this.#now = now;
+  }
+
+  /** Remembers one error and counts it under its kind. */
+  record(error: UpstreamError): void {
+    const e: RecentError = {
+      at: this.#now(),
+      endpoint: error.endpoint,
+      reason: error.reason,
+      ...(error.status === undefined ? {} : { status: error.status }),
+      // UpstreamError bounds its message already; this keeps the ring bounded whatever feeds it.
+      message: boundText(error.message, MAX_ERROR_MESSAGE),
+    };
+    if (this.#ring.length < this.#capacity) this.#ring.push(e);
+    else this.#ring[this.#next] = e;
+    this.#next = (this.#next + 1) % this.#capacity;
+    const key = `${e.endpoint}\u0000${e.reason}\u0000${e.status ?? ''}`;
+    const k = this.#kinds.get(key);
+    this.#kinds.set(key, { count: (k?.count ?? 0) + 1, last: e });
+  }
+
+  /** Newest first. */
+  recent(): readonly RecentError[] {
+    const ring = this.#ring;
+    const next = this.#next;
+    const ordered =
+      ring.length < this.#capacity ? ring.slice() : [...ring.slice(next), ...ring.slice(0, next)];
+    return ordered.reverse();
+  }
+
+  /** Kinds by endpoint, then reason, then status. */
+  kinds(): readonly ErrorKind[] {
+    return [...this.#kinds.values()]
+      .map(({ count, last }) => ({
+        endpoint: last.endpoint,
+        reason: last.reason,
+        ...(last.status === undefined ? {} : { status: last.status }),
+        count,
+        last,
+      }))
+      .sort(
+        (a, b) =>
+          a.endpoint.localeCompare(b.endpoint) ||
+          a.reason.localeCompare(b.reason) ||
+          (a.status ?? 0) - (b.status ?? 0),
+      );
+  }
 }

@@ -15,7 +15,7 @@ import { summaryCollector } from '../collectors/summary/index.ts';
 import { topologyCollector } from '../collectors/topology/index.ts';
 import { ConfigError, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
-import { createTokenProvider } from '../config/token.ts';
+import { InlineToken, TokenFile } from '../config/token.ts';
 import { fetchIncremental } from '../records/fetch.ts';
 import type { RecordSource, Timed } from '../records/types.ts';
 import { ndjsonWriter } from '../simulator/ndjson.ts';
@@ -32,7 +32,7 @@ import { createClient, type SharedClient, type UpstreamClient } from '../upstrea
 import { UpstreamConnection } from '../upstream/connection.ts';
 import { Limiter } from '../upstream/limiter.ts';
 import type { MeasurementRecord, Site, StationSummary, UnitRecord } from '../upstream/types.ts';
-import { createLoopYielder, type LoopYielder } from '../util/loop-yield.ts';
+import { LoopYielder } from '../util/loop-yield.ts';
 import { Redactor } from '../util/redact.ts';
 
 /** What to record. */
@@ -214,7 +214,8 @@ async function writeAll(file: string, values: Iterable<unknown>): Promise<void> 
 
 /** The exporter's own client, with the config's auth, connection, timeout and limits. */
 function recordingClient(config: Config, yielder: LoopYielder): SharedClient {
-  const tokens = createTokenProvider(config.upstream.token);
+  const source = config.upstream.token;
+  const tokens = source.kind === 'inline' ? new InlineToken(source.value) : new TokenFile(source.path);
   return createClient({
     baseUrl: config.upstream.baseUrl,
     token: () => tokens.get(),
@@ -232,7 +233,7 @@ function recordingClient(config: Config, yielder: LoopYielder): SharedClient {
 export async function recordUpstream(opts: RecordOptions): Promise<RecordResult> {
   const { config, fromMs, toMs } = opts;
   const progress = opts.progress ?? (() => {});
-  const yielder = createLoopYielder();
+  const yielder = new LoopYielder();
   const client = recordingClient(config, yielder);
   const sites = new Map<string, Site>();
   const summaries: RecordedSummary[] = [];

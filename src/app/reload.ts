@@ -14,11 +14,7 @@ import type { Config } from '../config/schema.ts';
 import type { ReloadResult } from '../server/app.ts';
 import type { Exporter } from './wire.ts';
 
-export interface Reloader {
-  current(): Exporter;
-  reload(): Promise<ReloadResult>;
-}
-
+/** What a {@link Reloader} starts from and how it wires and loads the next exporter. */
 export interface ReloaderOptions {
   readonly initial: Exporter;
   /** The config file to re-read; undefined in demo mode, where there is nothing to reload. */
@@ -32,22 +28,45 @@ export interface ReloaderOptions {
 }
 
 /**
- * Creates a reloader. One reload runs at a time: a reload asked for while one runs joins it
- * and gets its result, so a loop of requests cannot multiply the upstream load.
+ * Holds the running exporter and replaces it on reload. One reload runs at a time: a reload
+ * asked for while one runs joins it and gets its result, so a loop of requests cannot multiply
+ * the upstream load.
  */
-export function createReloader(opts: ReloaderOptions): Reloader {
-  let current = opts.initial;
-  let running: Promise<ReloadResult> | undefined;
-  const load = opts.load ?? loadConfig;
-  const wallClock = opts.wallClock ?? Date.now;
+export class Reloader {
+  readonly #opts: ReloaderOptions;
+  readonly #load: (path: string) => Promise<Config>;
+  readonly #wallClock: () => number;
+  #current: Exporter;
+  #running: Promise<ReloadResult> | undefined;
 
-  const fail = (error: string): ReloadResult => {
-    opts.logger.error({ err: error }, 'config reload failed; keeping the running config');
-    current.self.recordReload({ ok: false, nowMs: wallClock() });
+  constructor(opts: ReloaderOptions) {
+    this.#opts = opts;
+    this.#current = opts.initial;
+    this.#load = opts.load ?? loadConfig;
+    this.#wallClock = opts.wallClock ?? Date.now;
+  }
+
+  /** The exporter that serves now. */
+  current(): Exporter {
+    return this.#current;
+  }
+
+  /** Reloads the config file, or joins the reload that runs already. */
+  reload(): Promise<ReloadResult> {
+    this.#running ??= this.#reloadNow().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  #fail(error: string): ReloadResult {
+    this.#opts.logger.error({ err: error }, 'config reload failed; keeping the running config');
+    this.#current.self.recordReload({ ok: false, nowMs: this.#wallClock() });
     return { ok: false, error };
-  };
+  }
 
-  async function reloadNow(): Promise<ReloadResult> {
+  async #reloadNow(): Promise<ReloadResult> {
+    const opts = this.#opts;
     if (!opts.configPath) {
       return {
         ok: false,
@@ -57,14 +76,14 @@ export function createReloader(opts: ReloaderOptions): Reloader {
     }
     let config: Config;
     try {
-      config = await load(opts.configPath);
+      config = await this.#load(opts.configPath);
     } catch (err) {
-      return fail(err instanceof ConfigError ? err.issues.join('; ') : String(err));
+      return this.#fail(err instanceof ConfigError ? err.issues.join('; ') : String(err));
     }
-    if (config.server.listenAddress !== current.config.server.listenAddress) {
+    if (config.server.listenAddress !== this.#current.config.server.listenAddress) {
       opts.logger.warn('server.listen_address changed: restart the exporter to apply it');
     }
-    const previous = current;
+    const previous = this.#current;
     const next = opts.wire(config, previous);
     const keepClient = next.client === previous.client;
     // Kept jobs must not be polled by both schedulers at once: let the running polls finish.
@@ -73,23 +92,13 @@ export function createReloader(opts: ReloaderOptions): Reloader {
     if (next.scheduler.currentTopology() === undefined) {
       await next.close({ keepClient });
       previous.scheduler.start({ alreadyPolled: true });
-      return fail('the new config could not discover any site (is the upstream reachable?)');
+      return this.#fail('the new config could not discover any site (is the upstream reachable?)');
     }
-    current = next;
+    this.#current = next;
     next.scheduler.start({ alreadyPolled: true });
     await previous.close({ keepClient });
-    next.self.recordReload({ ok: true, nowMs: wallClock() });
+    next.self.recordReload({ ok: true, nowMs: this.#wallClock() });
     opts.logger.info({ kept_client: keepClient }, 'config reloaded');
     return { ok: true };
   }
-
-  return {
-    current: () => current,
-    reload() {
-      running ??= reloadNow().finally(() => {
-        running = undefined;
-      });
-      return running;
-    },
-  };
 }

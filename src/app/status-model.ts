@@ -29,56 +29,40 @@ export interface StatusSources {
   readonly windows?: () => readonly SummaryWindowProgress[];
 }
 
-/** A slot for the summary job's view of its windows' progress: empty until offered. */
-export interface SummaryWindows {
-  offer(read: () => readonly SummaryWindowProgress[]): void;
-  read(): readonly SummaryWindowProgress[];
-}
+/**
+ * A read-only view that one job offers to readers outside it (the status page, another
+ * collector): reads give `empty` until the job offers its view, then what the view gives.
+ * `offer` and `read` are bound, so that they can be handed on as plain functions.
+ */
+export class OfferedView<Args extends unknown[], Result> {
+  readonly #empty: Result;
+  #view: ((...args: Args) => Result) | undefined;
 
-/** Creates an empty {@link SummaryWindows}. */
-export function createSummaryWindows(): SummaryWindows {
-  let view: (() => readonly SummaryWindowProgress[]) | undefined;
-  return {
-    offer(read) {
-      view = read;
-    },
-    read: () => view?.() ?? [],
+  /**
+   * An empty slot: reads give `empty` until a view is offered. The slot's types come from where
+   * it is kept (say a {@link LastUnitTimes}), not from `empty`, which is narrower.
+   */
+  constructor(empty: NoInfer<Result>) {
+    this.#empty = empty;
+  }
+
+  /** Takes the view later reads go to (a later offer replaces it). */
+  readonly offer = (view: (...args: Args) => Result): void => {
+    this.#view = view;
   };
+
+  /** What the offered view gives, or `empty` before an offer. */
+  readonly read = (...args: Args): Result => this.#view?.(...args) ?? this.#empty;
 }
 
-/** A slot for the control charts' read-only view of flagged charts: empty until offered. */
-export interface FlaggedCharts {
-  offer(read: () => readonly FlaggedChart[]): void;
-  read(): readonly FlaggedChart[];
-}
+/** The summary job's view of its windows' progress. */
+export type SummaryWindows = OfferedView<[], readonly SummaryWindowProgress[]>;
 
-/** Creates an empty {@link FlaggedCharts}. */
-export function createFlaggedCharts(): FlaggedCharts {
-  let view: (() => readonly FlaggedChart[]) | undefined;
-  return {
-    offer(read) {
-      view = read;
-    },
-    read: () => view?.() ?? [],
-  };
-}
+/** The control charts' view of the charts flagged at the last poll. */
+export type FlaggedCharts = OfferedView<[], readonly FlaggedChart[]>;
 
-/** A slot for the units store's read-only view: empty until the units job offers it. */
-export interface LastUnitTimes {
-  offer(read: (stationId: string) => number | undefined): void;
-  read(stationId: string): number | undefined;
-}
-
-/** Creates an empty {@link LastUnitTimes}. */
-export function createLastUnitTimes(): LastUnitTimes {
-  let view: ((stationId: string) => number | undefined) | undefined;
-  return {
-    offer(read) {
-      view = read;
-    },
-    read: (id) => view?.(id),
-  };
-}
+/** The units store's view of each station's latest unit time. */
+export type LastUnitTimes = OfferedView<[stationId: string], number | undefined>;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
 

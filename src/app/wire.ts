@@ -12,7 +12,7 @@ import { DISCOVERY, enabledDataCollectors } from '../collectors/index.ts';
 import { displayUrl } from '../config/describe.ts';
 import { assertLoaded } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
-import { createTokenProvider, type TokenProvider, tokenFileModeWarning } from '../config/token.ts';
+import { InlineToken, TokenFile, type TokenProvider, tokenFileModeWarning } from '../config/token.ts';
 import { ExpositionCache } from '../exposition/cache.ts';
 import { Registry } from '../exposition/client.ts';
 import { registerProcessMetrics } from '../exposition/process-metrics.ts';
@@ -35,18 +35,16 @@ import { Limiter, type Timers as LimiterTimers } from '../upstream/limiter.ts';
 import type { RetryTimers } from '../upstream/retry.ts';
 import { LogDigest } from '../util/log-digest.ts';
 import { jsonLineToLogfmt } from '../util/logfmt.ts';
-import { createLoopYielder, type LoopYielder } from '../util/loop-yield.ts';
+import { LoopYielder } from '../util/loop-yield.ts';
 import { Redactor } from '../util/redact.ts';
 import { VERSION } from '../version.ts';
-import { createRecentErrors, type RecentErrors } from './recent-errors.ts';
+import { RecentErrors } from './recent-errors.ts';
 import { sameSettings } from './same.ts';
 import {
   buildStatusModel,
-  createFlaggedCharts,
-  createLastUnitTimes,
-  createSummaryWindows,
   type FlaggedCharts,
   type LastUnitTimes,
+  OfferedView,
   type SummaryWindows,
 } from './status-model.ts';
 
@@ -367,8 +365,8 @@ function wireUpstream(
 ): Upstream {
   const { self, logger, wallClock, shard } = deps;
   const u = config.upstream;
-  const yielder = createLoopYielder();
-  const errors = createRecentErrors(RECENT_ERRORS, wallClock);
+  const yielder = new LoopYielder();
+  const errors = new RecentErrors(RECENT_ERRORS, wallClock);
   const digest = new LogDigest(logger);
   const breakers = new Breakers({
     threshold: u.circuitBreaker.threshold,
@@ -438,9 +436,9 @@ function wireUpstream(
     yielder,
     digest,
     errors,
-    lastUnitTimes: createLastUnitTimes(),
-    flaggedCharts: createFlaggedCharts(),
-    summaryWindows: createSummaryWindows(),
+    lastUnitTimes: new OfferedView(undefined),
+    flaggedCharts: new OfferedView([]),
+    summaryWindows: new OfferedView([]),
     activity: new ActivityBoard(),
   };
 }
@@ -459,13 +457,17 @@ function trackedTokens(
     const warning = tokenFileModeWarning(source.path, modeOf(source.path));
     if (warning) logger.warn(warning);
   }
-  const tokens = createTokenProvider(source, {
-    onFileError: (reason) => {
-      self.setTokenFileError(reason !== undefined);
-      if (reason) logger.error({ err: reason }, 'token file unreadable; still using the last token read');
-      else logger.info('token file readable again');
-    },
-  });
+  const tokens =
+    source.kind === 'inline'
+      ? new InlineToken(source.value)
+      : new TokenFile(source.path, {
+          onFileError: (reason) => {
+            self.setTokenFileError(reason !== undefined);
+            if (reason)
+              logger.error({ err: reason }, 'token file unreadable; still using the last token read');
+            else logger.info('token file readable again');
+          },
+        });
   let lastToken: string | undefined;
   let expiring = false;
   const track = (t: string) => {

@@ -7,7 +7,6 @@ import { upstreamSchema } from './upstream-schema.ts';
 import { windowsSchema } from './windows-schema.ts';
 
 export type { WindowStatistic } from './measurements-schema.ts';
-export type { SecretSource } from './upstream-schema.ts';
 export type { WindowSpec } from './windows-schema.ts';
 
 /*

@@ -6,7 +6,6 @@ import {
   type StatFile,
 } from '../util/read-file.ts';
 import { maskCredentialLike } from '../util/redact.ts';
-import type { SecretSource } from './schema.ts';
 import { tokenProblem } from './token-text.ts';
 
 /** Supplies the current bearer token. */
@@ -28,8 +27,8 @@ export const TOKEN_FILE_MAX_BYTES = 64 * 1024;
 /** How long a read of the token file may take before it counts as failed (a hung mount, say). */
 export const TOKEN_FILE_TIMEOUT_MS = 5_000;
 
-/** File access used by {@link createTokenProvider}; injectable for tests. */
-export interface TokenProviderDeps {
+/** File access used by {@link TokenFile}; injectable for tests. */
+export interface TokenFileDeps {
   /**
    * Default: a {@link RegularFileReader} with {@link TOKEN_FILE_MAX_BYTES} and
    * {@link TOKEN_FILE_TIMEOUT_MS}.
@@ -45,85 +44,114 @@ export interface TokenProviderDeps {
   onFileError?: (reason: string | undefined) => void;
 }
 
-/**
- * Creates a provider for `source`. An inline token is returned as is. A token file is read on first
- * use and read again whenever its modification time or size changes, so a rotated secret (e.g. a
- * Kubernetes secret volume) takes effect on the next request without a restart. A file that later
- * disappears or turns unreadable keeps the last token in use and sets {@link TokenProvider.fileError};
- * so does one that turns empty or is replaced by what is not a regular file (a FIFO, a device, a
- * directory), is too large, or does not answer within the deadline. A good file put back is
- * used at the next read.
- */
-export function createTokenProvider(source: SecretSource, deps: TokenProviderDeps = {}): TokenProvider {
-  if (source.kind === 'inline') {
-    const value = source.value;
-    return { get: async () => value, renew: async () => value, fileError: undefined };
-  }
-  const path = source.path;
-  // Never a plain readFile: a FIFO put in the file's place would block its open() for good. And
-  // one reader for every request: a stat or read that passed its deadline (a hung mount) is not
-  // started again until it returns, or each request would hold another libuv thread.
-  const reader = new RegularFileReader({
-    maxBytes: TOKEN_FILE_MAX_BYTES,
-    timeoutMs: TOKEN_FILE_TIMEOUT_MS,
-    ...(deps.timers ? { timers: deps.timers } : {}),
-    ...deps.fs,
-  });
-  const readFile = deps.readFile ?? ((p: string) => reader.read(p).then((b) => b.toString('utf8')));
-  const stat = deps.stat ?? ((p: string) => reader.stat(p));
-  let cached: { version: string; token: string } | undefined;
-  let fileError: string | undefined;
+/** An inline token from the config: returned as is, renewed to itself. */
+export class InlineToken implements TokenProvider {
+  readonly #value: string;
+  /** An inline token has no file to fail. */
+  readonly fileError = undefined;
 
-  const setError = (reason: string | undefined) => {
-    if (reason === fileError) return;
-    fileError = reason;
-    deps.onFileError?.(reason);
-  };
+  constructor(value: string) {
+    this.#value = value;
+  }
+
+  /** The token. */
+  async get(): Promise<string> {
+    return this.#value;
+  }
+
+  /** The same token: there is nothing to read again. */
+  async renew(): Promise<string> {
+    return this.#value;
+  }
+}
+
+/**
+ * A token read from a file on first use and read again whenever the file's modification time
+ * or size changes, so a rotated secret (e.g. a Kubernetes secret volume) takes effect on the
+ * next request without a restart. A file that later disappears or turns unreadable keeps the
+ * last token in use and sets {@link TokenFile.fileError}; so does one that turns empty or is
+ * replaced by what is not a regular file (a FIFO, a device, a directory), is too large, or does
+ * not answer within the deadline. A good file put back is used at the next read.
+ */
+export class TokenFile implements TokenProvider {
+  readonly #path: string;
+  readonly #readFile: (path: string) => Promise<string>;
+  readonly #stat: (path: string) => Promise<{ mtimeMs: number; size: number }>;
+  readonly #onFileError: ((reason: string | undefined) => void) | undefined;
+  #cached: { version: string; token: string } | undefined;
+  #fileError: string | undefined;
+
+  constructor(path: string, deps: TokenFileDeps = {}) {
+    this.#path = path;
+    // Never a plain readFile: a FIFO put in the file's place would block its open() for good. And
+    // one reader for every request: a stat or read that passed its deadline (a hung mount) is not
+    // started again until it returns, or each request would hold another libuv thread.
+    const reader = new RegularFileReader({
+      maxBytes: TOKEN_FILE_MAX_BYTES,
+      timeoutMs: TOKEN_FILE_TIMEOUT_MS,
+      ...(deps.timers ? { timers: deps.timers } : {}),
+      ...deps.fs,
+    });
+    this.#readFile = deps.readFile ?? ((p: string) => reader.read(p).then((b) => b.toString('utf8')));
+    this.#stat = deps.stat ?? ((p: string) => reader.stat(p));
+    this.#onFileError = deps.onFileError;
+  }
+
+  /** The token to send now; rejects with an error naming the file (never its content) if unavailable. */
+  get(): Promise<string> {
+    return this.#read({ force: false });
+  }
+
+  /** Reads the file again even if it looks unchanged (after a 401). */
+  renew(): Promise<string> {
+    return this.#read({ force: true });
+  }
+
+  /** Why the file could not be read at the last attempt, while an older token is still used. */
+  get fileError(): string | undefined {
+    return this.#fileError;
+  }
+
+  #setError(reason: string | undefined): void {
+    if (reason === this.#fileError) return;
+    this.#fileError = reason;
+    this.#onFileError?.(reason);
+  }
 
   /** The token: the cached one while the file looks unchanged (unless `force`), else read anew. */
-  async function read(how: { readonly force: boolean }): Promise<string> {
+  async #read(how: { readonly force: boolean }): Promise<string> {
     const { force } = how;
+    const path = this.#path;
     let version: string;
     let text: string | undefined;
     try {
-      const info = await stat(path);
+      const info = await this.#stat(path);
       version = `${info.mtimeMs}:${info.size}`;
+      const cached = this.#cached;
       if (!force && cached?.version === version) {
-        setError(undefined);
+        this.#setError(undefined);
         return cached.token;
       }
-      text = await readFile(path);
+      text = await this.#readFile(path);
     } catch (err) {
       // The path is shown masked where it looks like a credential: a token pasted as the path.
-      const reason = maskCredentialLike(`cannot read token file ${path}: ${describeFsError(err)}`);
-      if (cached) {
-        setError(reason);
-        return cached.token;
-      }
-      throw new Error(reason);
+      return this.#keepOrThrow(maskCredentialLike(`cannot read token file ${path}: ${describeFsError(err)}`));
     }
     const token = text.trim();
     const problem = token === '' ? 'is empty' : tokenProblem(token);
-    if (problem !== undefined) {
-      const reason = maskCredentialLike(`token file ${path}: ${problem}`);
-      if (cached) {
-        setError(reason);
-        return cached.token;
-      }
-      throw new Error(reason);
-    }
-    setError(undefined);
-    cached = { version, token };
+    if (problem !== undefined) return this.#keepOrThrow(maskCredentialLike(`token file ${path}: ${problem}`));
+    this.#setError(undefined);
+    this.#cached = { version, token };
     return token;
   }
 
-  return {
-    get: () => read({ force: false }),
-    renew: () => read({ force: true }),
-    get fileError() {
-      return fileError;
-    },
-  };
+  /** After a failed read: the last good token with `reason` noted, or, with none yet, `reason` thrown. */
+  #keepOrThrow(reason: string): string {
+    const cached = this.#cached;
+    if (!cached) throw new Error(reason);
+    this.#setError(reason);
+    return cached.token;
+  }
 }
 
 /**

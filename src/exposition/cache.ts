@@ -20,7 +20,7 @@
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
-import { createLoopYielder, type LoopYielder } from '../util/loop-yield.ts';
+import { LoopYielder } from '../util/loop-yield.ts';
 import { crc32, crc32Combine } from './crc32.ts';
 import { DEFAULT_DEMAND_PUBLISHES, Demand, RecentAsks } from './demand.ts';
 import type { Family } from './model.ts';
@@ -255,7 +255,7 @@ export class ExpositionCache {
 
   constructor(opts: ExpositionCacheOptions = {}) {
     this.level = opts.gzipLevel ?? 6;
-    this.yielder = opts.yielder ?? createLoopYielder();
+    this.yielder = opts.yielder ?? new LoopYielder();
     const n = opts.demandPublishes ?? DEFAULT_DEMAND_PUBLISHES;
     this.protobufAsks =
       opts.protobuf === 'when-asked'

@@ -5,7 +5,7 @@
  * per family the `name{` prefix is encoded once, per sample the label text is written as
  * UTF-8 and only the value is formatted.
  */
-import { createLoopYielder, type LoopYielder } from '../util/loop-yield.ts';
+import { LoopYielder } from '../util/loop-yield.ts';
 import type { Exemplar, Family, FamilyDesc, Sample } from './model.ts';
 
 /** A text exposition format: Prometheus text 0.0.4 or OpenMetrics 1.0. */
@@ -339,7 +339,7 @@ export async function renderFamiliesInto(
   opts: RenderAsyncOptions & { readonly consume: (chunks: Buffer[]) => Promise<void> },
 ): Promise<{ readonly samples: number; readonly busyMs: number }> {
   const every = Math.max(1, opts.yieldEvery ?? DEFAULT_YIELD_EVERY);
-  const yielder = opts.yielder ?? createLoopYielder();
+  const yielder = opts.yielder ?? new LoopYielder();
   const monotonic = opts.monotonic ?? (() => performance.now());
   const r = new Renderer(families, format);
   let busyMs = 0;
@@ -374,7 +374,7 @@ export async function renderInSteps(
   opts: RenderAsyncOptions = {},
 ): Promise<{ readonly chunks: Buffer[]; readonly busyMs: number }> {
   const every = Math.max(1, opts.yieldEvery ?? DEFAULT_YIELD_EVERY);
-  const yielder = opts.yielder ?? createLoopYielder();
+  const yielder = opts.yielder ?? new LoopYielder();
   const monotonic = opts.monotonic ?? (() => performance.now());
   const chunks: Buffer[] = [];
   let busyMs = 0;

@@ -6,7 +6,7 @@
  * resend and the transport (transport.ts); its answer is decoded round robin between collectors (decode.ts).
  */
 import type { Dispatcher } from 'undici';
-import { createLoopYielder, type LoopYielder } from '../util/loop-yield.ts';
+import { LoopYielder } from '../util/loop-yield.ts';
 import type { Breakers } from './breaker.ts';
 import { DEFAULT_CONNECTION, type DispatcherSource, UpstreamConnection } from './connection.ts';
 import { AnswerDecoder, type DataReading, RECORD_ENDPOINTS } from './decode.ts';
@@ -341,7 +341,7 @@ export function createClient(opts: ClientOptions): SharedClient {
     injected === undefined
       ? (opts.connection ?? new UpstreamConnection(DEFAULT_CONNECTION))
       : { dispatcher: async () => injected, close: async () => {} };
-  const yielder = opts.yielder ?? createLoopYielder();
+  const yielder = opts.yielder ?? new LoopYielder();
   return new StationDataClient({
     baseUrl: opts.baseUrl,
     send: stackLayers(opts, connection),

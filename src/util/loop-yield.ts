@@ -5,43 +5,37 @@
  * collectors, renderer), so that their slices alternate instead of running back to back.
  */
 
-/** Yields to the event loop, in order. Create one per exporter with {@link createLoopYielder}. */
-export interface LoopYielder {
+/** Yields to the event loop, in order: one per exporter, shared by everything it runs. */
+export class LoopYielder {
+  /** The latest yield handed out: the next one resolves after it. */
+  #lastYield: Promise<void> = Promise.resolve();
+
   /**
    * Resolves on a later iteration of the event loop, after pending I/O callbacks and timers.
    * The yields resolve one per loop iteration, in order: when several answers arrive together,
    * their parsing runs one slice per iteration instead of back to back in one long block.
    */
-  yieldToLoop(): Promise<void>;
-  /** Calls `fn` on slices of `items` of at most `size`, yielding between slices. */
-  forEachSlice<T>(items: readonly T[], size: number, fn: (slice: readonly T[]) => void): Promise<void>;
-  /** Maps `items` in order, yielding every `every` items. */
-  map<T, U>(items: readonly T[], every: number, fn: (item: T) => U): Promise<U[]>;
-}
-
-/** Creates a yielder: one per exporter, shared by everything it runs. */
-export function createLoopYielder(): LoopYielder {
-  let lastYield: Promise<void> = Promise.resolve();
-  const yieldToLoop = (): Promise<void> => {
-    const next = lastYield.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
-    lastYield = next;
+  yieldToLoop(): Promise<void> {
+    const next = this.#lastYield.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+    this.#lastYield = next;
     return next;
-  };
-  return {
-    yieldToLoop,
-    async forEachSlice(items, size, fn) {
-      for (let i = 0; i < items.length; i += size) {
-        if (i > 0) await yieldToLoop();
-        fn(i === 0 && items.length <= size ? items : items.slice(i, i + size));
-      }
-    },
-    async map(items, every, fn) {
-      const out = [];
-      for (let i = 0; i < items.length; i++) {
-        if (i > 0 && i % every === 0) await yieldToLoop();
-        out.push(fn(items[i] as (typeof items)[number]));
-      }
-      return out;
-    },
-  };
+  }
+
+  /** Calls `fn` on slices of `items` of at most `size`, yielding between slices. */
+  async forEachSlice<T>(items: readonly T[], size: number, fn: (slice: readonly T[]) => void): Promise<void> {
+    for (let i = 0; i < items.length; i += size) {
+      if (i > 0) await this.yieldToLoop();
+      fn(i === 0 && items.length <= size ? items : items.slice(i, i + size));
+    }
+  }
+
+  /** Maps `items` in order, yielding every `every` items. */
+  async map<T, U>(items: readonly T[], every: number, fn: (item: T) => U): Promise<U[]> {
+    const out: U[] = [];
+    for (let i = 0; i < items.length; i++) {
+      if (i > 0 && i % every === 0) await this.yieldToLoop();
+      out.push(fn(items[i] as T));
+    }
+    return out;
+  }
 }

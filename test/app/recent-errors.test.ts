@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createRecentErrors } from '../../src/app/recent-errors.ts';
+import { RecentErrors } from '../../src/app/recent-errors.ts';
 import { MAX_ERROR_MESSAGE, UpstreamError } from '../../src/upstream/errors.ts';
 
 describe('recent errors', () => {
   it('keeps 50 errors of a 1 MB upstream message each to a bounded size', () => {
-    const errors = createRecentErrors(50, () => 0);
+    const errors = new RecentErrors(50, () => 0);
     const huge = 'x'.repeat(1024 * 1024);
     for (let i = 0; i < 60; i++) {
       errors.record(
@@ -23,7 +23,7 @@ describe('recent errors', () => {
   });
 
   it('bounds a message even when the error did not (any object in the shape of one)', () => {
-    const errors = createRecentErrors(2, () => 0);
+    const errors = new RecentErrors(2, () => 0);
     const loose = { endpoint: 'units', reason: 'status', status: 500, message: 'y'.repeat(100_000) };
     errors.record(loose as unknown as UpstreamError);
     expect(errors.recent()[0]?.message.length).toBeLessThanOrEqual(MAX_ERROR_MESSAGE);

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReloader, type Reloader } from '../../src/app/reload.ts';
+import { Reloader } from '../../src/app/reload.ts';
 import { type Exporter, wireExporter } from '../../src/app/wire.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import type { Config } from '../../src/config/schema.ts';
@@ -25,7 +25,7 @@ beforeAll(async () => {
     wireExporter(c, { logger, reload: () => reloader.reload(), previous });
   const initial = wire(await loadConfig(file));
   await initial.scheduler.pollOnce();
-  reloader = createReloader({ initial, configPath: file, wire, logger });
+  reloader = new Reloader({ initial, configPath: file, wire, logger });
 });
 afterAll(async () => {
   await reloader.current().close();
@@ -112,7 +112,7 @@ describe('config reload', () => {
   });
 
   it('refuses to reload in demo mode', async () => {
-    const r = createReloader({
+    const r = new Reloader({
       initial: reloader.current(),
       configPath: undefined,
       wire: () => reloader.current(),

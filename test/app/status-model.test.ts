@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createRecentErrors } from '../../src/app/recent-errors.ts';
-import { buildStatusModel, createSummaryWindows } from '../../src/app/status-model.ts';
+import { RecentErrors } from '../../src/app/recent-errors.ts';
+import { buildStatusModel, OfferedView, type SummaryWindows } from '../../src/app/status-model.ts';
 
 describe('status model', () => {
   it('carries the summary windows the summary job offers, none before it does', () => {
-    const windows = createSummaryWindows();
+    const windows: SummaryWindows = new OfferedView([]);
     const sources = {
       version: '1',
       upstream: 'u',
@@ -13,7 +13,7 @@ describe('status model', () => {
       topology: () => undefined,
       ready: () => true,
       lastUnitTime: () => undefined,
-      errors: createRecentErrors(10, () => 0),
+      errors: new RecentErrors(10, () => 0),
       windows: windows.read,
     };
     expect(buildStatusModel(sources).windows).toEqual([]);

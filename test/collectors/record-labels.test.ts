@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MeasurementsJob } from '../../src/collectors/measurements/job.ts';
-import { createUnitsJob } from '../../src/collectors/units/job.ts';
+import { UnitsJob } from '../../src/collectors/units/job.ts';
 import type { Family } from '../../src/exposition/model.ts';
 import { MAX_LABEL_VALUE_LENGTH } from '../../src/model/label-values.ts';
 import type { MeasurementRecord, UnitRecord } from '../../src/upstream/types.ts';
@@ -78,7 +78,7 @@ describe('record label fields from a hostile upstream', () => {
       { units: () => [unit(`fail Bearer ${CREDENTIAL}`, 0), unit(HUGE, 1)] },
     );
     // The counter counts records from its first poll on: the second poll's record carries the exemplar.
-    const job = createUnitsJob(ctx);
+    const job = new UnitsJob(ctx);
     const units = ctx.client.answers.units;
     ctx.client.answers.units = () => [];
     await job.poll({ topology, now: new Date(T0 - 3 * 60_000) });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/load.ts';
-import { createTokenProvider } from '../../src/config/token.ts';
+import { TokenFile } from '../../src/config/token.ts';
 import { startHarness } from '../helpers/harness.ts';
 
 const dirs: string[] = [];
@@ -40,7 +40,7 @@ describe('a token file replaced by a FIFO', () => {
     const path = join(tempDir(), 'token');
     makeFile(path, 'first-token\n');
     const reasons: Array<string | undefined> = [];
-    const provider = createTokenProvider({ kind: 'file', path }, { onFileError: (r) => reasons.push(r) });
+    const provider = new TokenFile(path, { onFileError: (r) => reasons.push(r) });
     expect(await provider.get()).toBe('first-token');
     makeFifo(path);
     for (let i = 0; i < 8; i++) expect(await provider.get()).toBe('first-token');

@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  createTokenProvider,
+  InlineToken,
   TOKEN_FILE_MAX_BYTES,
   TOKEN_FILE_TIMEOUT_MS,
+  TokenFile,
   tokenFileModeWarning,
 } from '../../src/config/token.ts';
 
@@ -36,19 +37,19 @@ function fakeFile(initial: string) {
   return { file, deps };
 }
 
-describe('createTokenProvider', () => {
+describe('InlineToken and TokenFile', () => {
   it('returns an inline token as is', async () => {
-    await expect(createTokenProvider({ kind: 'inline', value: 'abc' }).get()).resolves.toBe('abc');
+    await expect(new InlineToken('abc').get()).resolves.toBe('abc');
   });
 
   it('reads a token file, trimming whitespace', async () => {
     const path = tempFile('  secret-1\n');
-    await expect(createTokenProvider({ kind: 'file', path }).get()).resolves.toBe('secret-1');
+    await expect(new TokenFile(path).get()).resolves.toBe('secret-1');
   });
 
   it('re-reads the real file after it changes', async () => {
     const path = tempFile('secret-1\n');
-    const provider = createTokenProvider({ kind: 'file', path });
+    const provider = new TokenFile(path);
     expect(await provider.get()).toBe('secret-1');
     writeFileSync(path, 'secret-2-rotated\n');
     // Same size as before would rely on mtime alone; set it explicitly so the test does not depend on timer granularity.
@@ -58,7 +59,7 @@ describe('createTokenProvider', () => {
 
   it('reads only when mtime or size changed', async () => {
     const { file, deps } = fakeFile('one');
-    const provider = createTokenProvider({ kind: 'file', path: '/secrets/token' }, deps);
+    const provider = new TokenFile('/secrets/token', deps);
     expect(await provider.get()).toBe('one');
     expect(await provider.get()).toBe('one');
     expect(file.reads).toBe(1);
@@ -72,29 +73,22 @@ describe('createTokenProvider', () => {
 
   it('names the path but not the content when the file is empty', async () => {
     const path = tempFile(' \n\t\n');
-    await expect(createTokenProvider({ kind: 'file', path }).get()).rejects.toThrow(
-      `token file ${path}: is empty`,
-    );
+    await expect(new TokenFile(path).get()).rejects.toThrow(`token file ${path}: is empty`);
   });
 
   it('names the path when the file is missing', async () => {
     const path = join(tempFile('x'), '..', 'missing');
-    await expect(createTokenProvider({ kind: 'file', path }).get()).rejects.toThrow(
-      `cannot read token file ${path}: ENOENT`,
-    );
+    await expect(new TokenFile(path).get()).rejects.toThrow(`cannot read token file ${path}: ENOENT`);
   });
 
   it('never puts the content of the file into an error', async () => {
     const { deps } = fakeFile('super-secret-value');
-    const provider = createTokenProvider(
-      { kind: 'file', path: '/secrets/token' },
-      {
-        ...deps,
-        readFile: async () => {
-          throw new Error('could not decode super-secret-value');
-        },
+    const provider = new TokenFile('/secrets/token', {
+      ...deps,
+      readFile: async () => {
+        throw new Error('could not decode super-secret-value');
       },
-    );
+    });
     const error = await provider.get().then(
       () => new Error('resolved'),
       (err: unknown) => err as Error,
@@ -106,17 +100,14 @@ describe('createTokenProvider', () => {
   it('keeps the last token when the file is deleted, and reports the file error until it is back', async () => {
     const { file, deps } = fakeFile('one');
     const errors: Array<string | undefined> = [];
-    const provider = createTokenProvider(
-      { kind: 'file', path: '/secrets/token' },
-      {
-        ...deps,
-        stat: async () => {
-          if (file.content === '') throw Object.assign(new Error('gone'), { code: 'ENOENT' });
-          return deps.stat();
-        },
-        onFileError: (reason) => errors.push(reason),
+    const provider = new TokenFile('/secrets/token', {
+      ...deps,
+      stat: async () => {
+        if (file.content === '') throw Object.assign(new Error('gone'), { code: 'ENOENT' });
+        return deps.stat();
       },
-    );
+      onFileError: (reason) => errors.push(reason),
+    });
     expect(await provider.get()).toBe('one');
     file.content = '';
     expect(await provider.get()).toBe('one');
@@ -130,7 +121,7 @@ describe('createTokenProvider', () => {
 
   it('fails when the very first read finds no file, and rejects a token with inner whitespace', async () => {
     const { deps } = fakeFile('abc def\n');
-    const provider = createTokenProvider({ kind: 'file', path: '/secrets/token' }, deps);
+    const provider = new TokenFile('/secrets/token', deps);
     await expect(provider.get()).rejects.toThrow(
       'token file /secrets/token: the token contains whitespace at position 4; a token is one word',
     );
@@ -139,7 +130,7 @@ describe('createTokenProvider', () => {
 
   it('renew reads the file again even when it looks unchanged', async () => {
     const { file, deps } = fakeFile('one');
-    const provider = createTokenProvider({ kind: 'file', path: '/secrets/token' }, deps);
+    const provider = new TokenFile('/secrets/token', deps);
     expect(await provider.get()).toBe('one');
     file.content = 'two';
     // Same size and mtime: get() trusts its cache, renew() does not.
@@ -150,7 +141,7 @@ describe('createTokenProvider', () => {
   it('keeps the last token when a re-read finds the file empty, and takes the next good one', async () => {
     const path = tempFile('secret-1\n');
     const reasons: Array<string | undefined> = [];
-    const provider = createTokenProvider({ kind: 'file', path }, { onFileError: (r) => reasons.push(r) });
+    const provider = new TokenFile(path, { onFileError: (r) => reasons.push(r) });
     expect(await provider.get()).toBe('secret-1');
     writeFileSync(path, '\n');
     expect(await provider.get()).toBe('secret-1');
@@ -163,7 +154,7 @@ describe('createTokenProvider', () => {
 
   it('keeps the last token while a directory or an oversized file stands in for the token file', async () => {
     const path = tempFile('secret-1\n');
-    const provider = createTokenProvider({ kind: 'file', path });
+    const provider = new TokenFile(path);
     expect(await provider.get()).toBe('secret-1');
     rmSync(path);
     mkdirSync(path);
@@ -187,7 +178,7 @@ describe('createTokenProvider', () => {
       },
       clearTimeout: () => {},
     };
-    const provider = createTokenProvider({ kind: 'file', path }, { timers: fireAtOnce });
+    const provider = new TokenFile(path, { timers: fireAtOnce });
     await expect(provider.get()).rejects.toThrow(
       `cannot read token file ${path}: did not answer within ${TOKEN_FILE_TIMEOUT_MS} ms (a hung mount?)`,
     );
@@ -206,7 +197,7 @@ describe('createTokenProvider', () => {
         release = () => resolve(statSync(p));
       });
     };
-    const provider = createTokenProvider({ kind: 'file', path }, { timers, fs: { stat } });
+    const provider = new TokenFile(path, { timers, fs: { stat } });
     const first = provider.get();
     deadlines.shift()?.();
     await expect(first).rejects.toThrow(`did not answer within ${TOKEN_FILE_TIMEOUT_MS} ms`);
@@ -227,7 +218,7 @@ describe('createTokenProvider', () => {
       opens++;
       return opens > 1 ? open(p, flags) : new Promise<never>(() => {});
     };
-    const provider = createTokenProvider({ kind: 'file', path }, { timers, fs: { open: hanging } });
+    const provider = new TokenFile(path, { timers, fs: { open: hanging } });
     const first = provider.get();
     // The stat's deadline is cleared when it answers; the open's is the one that passes.
     while (opens === 0) await new Promise((r) => setImmediate(r));

@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { standaloneDependencies } from '../../src/collectors/collector.ts';
 import { MeasurementsJob } from '../../src/collectors/measurements/job.ts';
-import { createUnitsJob } from '../../src/collectors/units/job.ts';
+import { UnitsJob } from '../../src/collectors/units/job.ts';
 import { WINDOW_STATISTICS } from '../../src/config/measurements-schema.ts';
 import type { WindowSpec } from '../../src/config/schema.ts';
 import type { Family } from '../../src/exposition/model.ts';
@@ -14,7 +14,7 @@ import { DEFAULT_MAX_SPAN_MS } from '../../src/records/fetch.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
 import type { SimulatorOptions } from '../../src/simulator/types.ts';
 import { longestWindowMs, windowBounds } from '../../src/time/windows.ts';
-import { createLoopYielder } from '../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../src/util/loop-yield.ts';
 import { duplicateSeries, type ParsedSample, parseExposition } from '../helpers/exposition.ts';
 import { dataExposition, type Harness, startHarness } from '../helpers/harness.ts';
 import { checkMetrics, promtoolPath } from '../helpers/promtool.ts';
@@ -495,11 +495,11 @@ describe('incremental polls', () => {
       config,
       client,
       logger: h.exporter.logger,
-      yielder: createLoopYielder(),
+      yielder: new LoopYielder(),
       redact: h.exporter.redactor.apply,
       ...standaloneDependencies(),
     };
-    const jobs = [new MeasurementsJob(deps), createUnitsJob(deps)];
+    const jobs = [new MeasurementsJob(deps), new UnitsJob(deps)];
     // Station series only: the units' line CUSUMs carry no station.
     const stationsIn = (families: Family[]) =>
       new Set(

@@ -7,7 +7,7 @@ import { exemplarOf, type Family, LabelSet } from '../../src/exposition/model.ts
 import { NativeHistogram } from '../../src/exposition/native-histogram.ts';
 import { readOpenMetrics, shapesOf } from '../../src/exposition/openmetrics-read.ts';
 import { renderProtobufToBuffer } from '../../src/exposition/protobuf.ts';
-import { createLoopYielder } from '../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../src/util/loop-yield.ts';
 import { renderFamilies } from '../helpers/render.ts';
 import { largeFamilies, representative } from './families.ts';
 
@@ -51,7 +51,7 @@ function withCountersAndNatives(): Family[] {
 
 async function roundTrip(families: readonly Family[]): Promise<Buffer> {
   const text = renderFamilies(families, 'openmetrics');
-  const back = await readOpenMetrics(text, { shapes: shapesOf(families), yielder: createLoopYielder() });
+  const back = await readOpenMetrics(text, { shapes: shapesOf(families), yielder: new LoopYielder() });
   return renderProtobufToBuffer(back);
 }
 

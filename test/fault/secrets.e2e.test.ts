@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { runCheckConfig } from '../../src/app/commands.ts';
-import { createReloader } from '../../src/app/reload.ts';
+import { Reloader } from '../../src/app/reload.ts';
 import { type Exporter, wireExporter } from '../../src/app/wire.ts';
 import { FIXED_NOW } from '../helpers/harness.ts';
 import { INTERVAL_MS, sample, startRig } from './setup.ts';
@@ -43,7 +43,7 @@ async function everyFormat(exporter: Exporter): Promise<string[]> {
 /** A reloader of `exporter` reading a config file of its own, which the test then writes. */
 function reloaderOf(exporter: Exporter) {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'secret-')), 'config.yaml');
-  const reloader = createReloader({
+  const reloader = new Reloader({
     initial: exporter,
     configPath: file,
     wire: (c, previous: Exporter) => wireExporter(c, { previous, logger: previous.logger }),

@@ -2,7 +2,7 @@
 import pino from 'pino';
 import { type CollectorContext, standaloneDependencies } from '../../src/collectors/collector.ts';
 import { configFromObject } from '../../src/config/load.ts';
-import { createLoopYielder } from '../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../src/util/loop-yield.ts';
 import { Redactor } from '../../src/util/redact.ts';
 import { type FakeAnswers, type FakeClient, fakeClient } from './fake-client.ts';
 
@@ -19,7 +19,7 @@ export function jobContext(
     config,
     client: fakeClient(answers, config.upstream.baseUrl),
     logger: pino({ level: 'silent' }),
-    yielder: createLoopYielder(),
+    yielder: new LoopYielder(),
     redact: new Redactor().apply,
     ...standaloneDependencies(),
   };

@@ -6,7 +6,7 @@ import { UnitCusums } from '../../src/collectors/units/cusum.ts';
 import { targetsSchema } from '../../src/config/targets-schema.ts';
 import { unitsCusumSchema } from '../../src/config/units-cusum-schema.ts';
 import type { UnitRecord } from '../../src/upstream/types.ts';
-import { createLoopYielder } from '../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../src/util/loop-yield.ts';
 import { plantOf, topologyOf } from './fake-client.ts';
 
 export const START = Date.parse('2026-11-21T12:00:00Z');
@@ -23,7 +23,7 @@ export function unitCusumsRig(lineCharts: { readonly lineCharts: 'on' | 'off' } 
     cusum: unitsCusumSchema.parse({}),
     targets: targetsSchema.parse({}),
     countFrom: START,
-    yielder: createLoopYielder(),
+    yielder: new LoopYielder(),
     ...lineCharts,
   });
   const u = (minutes: number, over: Partial<UnitRecord> = {}): UnitRecord => ({

@@ -4,7 +4,7 @@ import { configFromObject } from '../../src/config/load.ts';
 import { LabelSet } from '../../src/exposition/model.ts';
 import { SERIES_DROP_ORDER, SeriesBudget } from '../../src/planning/series-budget.ts';
 import { estimateSeries } from '../../src/planning/series-estimate.ts';
-import { createLoopYielder } from '../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../src/util/loop-yield.ts';
 
 const family = (name: string, n: number) => ({
   desc: { name, kind: 'gauge' as const, help: '' },
@@ -97,7 +97,7 @@ describe('measurement selection', () => {
     const families = await selectedFamiliesInTurns(
       [result('A')] as never,
       { selection, windows: ['1h', '24h'] },
-      createLoopYielder(),
+      new LoopYielder(),
     );
     const mean = families.find((f) => f.desc.name === 'station_measurement_window_mean');
     expect(mean?.samples.map((s) => s.labels.text)).toEqual(['station="s",metric="vbat",window="1h"']);
@@ -110,7 +110,7 @@ describe('measurement selection', () => {
     const families = await selectedFamiliesInTurns(
       [result('A'), result('B')] as never,
       { selection, windows: ['1h', '24h'] },
-      createLoopYielder(),
+      new LoopYielder(),
     );
     const mean = families.find((f) => f.desc.name === 'station_measurement_window_mean');
     expect(mean?.samples.map((s) => s.labels.text)).toEqual([

@@ -5,7 +5,7 @@ import { sweepSpans } from '../../src/records/sweep.ts';
 import { createRecordSync, type SyncedRecord } from '../../src/records/sync.ts';
 import type { RecordSource, RecordStore } from '../../src/records/types.ts';
 import { buildUrl, ENDPOINTS, type WindowQuery } from '../../src/upstream/endpoints.ts';
-import { createLoopYielder } from '../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../src/util/loop-yield.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -71,7 +71,7 @@ function syncOver(up: ReturnType<typeof fakeUpstream>, store: RecordStore<Rec>, 
     maxRecords: 100_000,
     maxUrlLength,
     logger: pino({ level: 'silent' }),
-    yielder: createLoopYielder(),
+    yielder: new LoopYielder(),
   });
 }
 

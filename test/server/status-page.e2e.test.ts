@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createRecentErrors } from '../../src/app/recent-errors.ts';
+import { RecentErrors } from '../../src/app/recent-errors.ts';
 import { buildStatusModel } from '../../src/app/status-model.ts';
 import { escapeHtml } from '../../src/server/html.ts';
 import { formatAge, formatDurationMs, statusPage } from '../../src/server/status-page.ts';
@@ -10,7 +10,7 @@ import { startHarness } from '../helpers/harness.ts';
 describe('recent upstream errors', () => {
   it('keeps the newest N, newest first, and counts every error by endpoint, reason and status', () => {
     let now = 0;
-    const ring = createRecentErrors(3, () => now);
+    const ring = new RecentErrors(3, () => now);
     for (let i = 0; i < 5; i++) {
       now = i;
       ring.record(new UpstreamError('units', 'status', { message: `units: HTTP 403 #${i}`, status: 403 }));
@@ -100,7 +100,7 @@ describe('status page', () => {
           topology: () => topology,
           ready: () => true,
           lastUnitTime: (id) => (id === topology.stations[0]!.id ? h.now() - 90_000 : undefined),
-          errors: createRecentErrors(5, h.now),
+          errors: new RecentErrors(5, h.now),
           refused: () => [refusedId.toUpperCase()],
         }),
       );

@@ -2,7 +2,7 @@ import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createClient, type RequestEvent } from '../../src/upstream/client.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
-import { createLoopYielder, type LoopYielder } from '../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../src/util/loop-yield.ts';
 
 const BASE = 'http://upstream.test';
 const TOKEN = 'secret-token-value';
@@ -333,12 +333,15 @@ describe('stale keep-alive connections', () => {
 describe('record answers in hand', () => {
   /** A yielder whose yields wait for `open()`: answers over 256 kB wait there before parsing. */
   function heldTurns() {
-    const real = createLoopYielder();
     let open!: () => void;
     const gate = new Promise<void>((resolve) => {
       open = resolve;
     });
-    const yielder: LoopYielder = { ...real, yieldToLoop: () => gate.then(() => real.yieldToLoop()) };
+    const yielder = new (class extends LoopYielder {
+      override yieldToLoop() {
+        return gate.then(() => super.yieldToLoop());
+      }
+    })();
     return { yielder, open };
   }
 
@@ -434,15 +437,13 @@ describe('one hostile answer cannot starve another collector', () => {
           },
         ]);
       });
-    const real = createLoopYielder();
     let turnsTaken = 0;
-    const yielder: LoopYielder = {
-      ...real,
-      yieldToLoop: () => {
+    const yielder = new (class extends LoopYielder {
+      override yieldToLoop() {
         turnsTaken++;
-        return real.yieldToLoop();
-      },
-    };
+        return super.yieldToLoop();
+      }
+    })();
     const c = createClient({
       baseUrl: BASE,
       token: () => TOKEN,

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { DecodeLanes } from '../../src/upstream/decode-lanes.ts';
-import type { LoopYielder } from '../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../src/util/loop-yield.ts';
 
 /** Turns handed out only when the test says so: the order of steps is the test's, not timing's. */
 function manualTurns() {
   const waiting: Array<() => void> = [];
-  const yielder: LoopYielder = {
-    yieldToLoop: () => new Promise<void>((resolve) => waiting.push(resolve)),
-    forEachSlice: () => Promise.reject(new Error('unused')),
-    map: () => Promise.reject(new Error('unused')),
-  };
+  const yielder = new (class extends LoopYielder {
+    override yieldToLoop() {
+      return new Promise<void>((resolve) => waiting.push(resolve));
+    }
+  })();
   /** Hands out turns one at a time until no step waits for one. */
   const drain = async () => {
     for (;;) {

@@ -6,7 +6,7 @@ import {
   parseTime,
   parseUnits,
 } from '../../src/upstream/parse.ts';
-import { createLoopYielder } from '../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../src/util/loop-yield.ts';
 
 const S = 'a'.repeat(24);
 const metric = (over: Record<string, unknown>) => ({
@@ -95,7 +95,7 @@ describe('fixedOffsetMs', () => {
 });
 
 describe('record times without an offset', () => {
-  const yielder = createLoopYielder();
+  const yielder = new LoopYielder();
   const parseOne = async (over: Record<string, unknown>, naiveTimeZone?: string) =>
     (await parseMeasurements([metric(over)], yielder, naiveTimeZone ? { naiveTimeZone } : {})).records[0]
       ?.time;
@@ -172,7 +172,7 @@ describe('record times without an offset', () => {
 
 describe('optional labels', () => {
   it('maps an empty slot to no slot, as Prometheus would see it', async () => {
-    const yielder = createLoopYielder();
+    const yielder = new LoopYielder();
     const list = await parseMeasurements(
       [metric({ slot: '' }), metric({ slot: null }), metric({ slot: '1' })],
       yielder,

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createLoopYielder } from '../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../src/util/loop-yield.ts';
 
 describe('turns', () => {
   it('hands out every item in order, in slices, letting other work run between slices', async () => {
     const events: string[] = [];
-    await createLoopYielder().forEachSlice([1, 2, 3], 2, (slice) => {
+    await new LoopYielder().forEachSlice([1, 2, 3], 2, (slice) => {
       events.push(`slice ${slice.join(',')}`);
       if (events.length === 1) setImmediate(() => events.push('other work'));
     });
@@ -13,16 +13,16 @@ describe('turns', () => {
 
   it('calls nothing for no items', async () => {
     let calls = 0;
-    await createLoopYielder().forEachSlice([], 2, () => calls++);
+    await new LoopYielder().forEachSlice([], 2, () => calls++);
     expect(calls).toBe(0);
   });
 
   it('maps in order', async () => {
-    expect(await createLoopYielder().map([1, 2, 3, 4, 5], 2, (x) => x * 10)).toEqual([10, 20, 30, 40, 50]);
+    expect(await new LoopYielder().map([1, 2, 3, 4, 5], 2, (x) => x * 10)).toEqual([10, 20, 30, 40, 50]);
   });
 
   it('hands out one turn per loop iteration to concurrent loops sharing a queue', async () => {
-    const yielder = createLoopYielder();
+    const yielder = new LoopYielder();
     const events: string[] = [];
     const loop = (name: string) =>
       yielder.forEachSlice([1, 2, 3], 1, (slice) => events.push(`${name}${slice[0]}`));
@@ -32,8 +32,8 @@ describe('turns', () => {
   });
 
   it('keeps separate queues apart: no state is shared between two exporters', async () => {
-    const one = createLoopYielder();
-    const two = createLoopYielder();
+    const one = new LoopYielder();
+    const two = new LoopYielder();
     let order = '';
     const a = one.yieldToLoop().then(() => {
       order += 'a';

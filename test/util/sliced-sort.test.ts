@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLoopYielder, type LoopYielder } from '../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../src/util/loop-yield.ts';
 import { sortInSlices } from '../../src/util/sliced-sort.ts';
 
 /** A deterministic generator (xorshift32), so that the cases are the same on every run. */
@@ -30,13 +30,14 @@ const byTime = (a: Item, b: Item) => a.time - b.time;
 
 /** A yielder that counts its turns and the comparisons made during each. */
 function countingYielder(): { yielder: LoopYielder; turns: number[] } {
-  const real = createLoopYielder();
   const turns = [0];
-  const yieldToLoop = () => {
-    turns.push(0);
-    return real.yieldToLoop();
-  };
-  return { yielder: { ...real, yieldToLoop }, turns };
+  const yielder = new (class extends LoopYielder {
+    override yieldToLoop() {
+      turns.push(0);
+      return super.yieldToLoop();
+    }
+  })();
+  return { yielder, turns };
 }
 
 describe('sortInSlices', () => {
@@ -56,7 +57,7 @@ describe('sortInSlices', () => {
       for (const seed of [1, 2, 3]) {
         const input = items(n, seed * 7919 + n);
         const expected = [...input].sort(byTime);
-        const got = await sortInSlices([...input], byTime, { yielder: createLoopYielder(), size });
+        const got = await sortInSlices([...input], byTime, { yielder: new LoopYielder(), size });
         expect(got).toEqual(expected);
         expect(got.map((x) => x.id)).toEqual(expected.map((x) => x.id));
       }
@@ -65,7 +66,7 @@ describe('sortInSlices', () => {
 
   it('sorts an already sorted and a reversed input', async () => {
     const sorted = Array.from({ length: 1000 }, (_, id) => ({ time: id, id }));
-    const yielder = createLoopYielder();
+    const yielder = new LoopYielder();
     expect(await sortInSlices([...sorted], byTime, { yielder, size: 64 })).toEqual(sorted);
     expect(await sortInSlices([...sorted].reverse(), byTime, { yielder, size: 64 })).toEqual(sorted);
   });

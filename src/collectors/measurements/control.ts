@@ -28,23 +28,6 @@ import { bySeriesOrder, type MeasurementStore, stationKey, VALUE } from './store
 /** Points charted between two yields to the event loop (a few milliseconds of work). */
 const POINTS_PER_TURN = 50_000;
 
-/** What the measurements job needs of the charts. */
-export interface ControlCharts {
-  /** The store the record sync must use: it keeps each name as long as its chart needs. */
-  readonly store: RecordStore<MeasurementRecord>;
-  /**
-   * The oldest record time this poll must fetch, given the start of the longest window; call it
-   * before the sync, every poll. Without charted names: `windowFromMs`.
-   */
-  retainFrom(nowMs: number, windowFromMs: number): number;
-  /** Charts every charted series of the topology's stations at the poll. */
-  families(topology: Topology, poll: ControlPoll): Promise<Family[]>;
-  /** The charts flagged at the last poll, for the status page. */
-  flagged(): readonly FlaggedChart[];
-  /** Charts held, and the bytes of their history (recent points and baseline buckets). */
-  history(): { readonly charts: number; readonly bytes: number };
-}
-
 /** One poll of the charts. */
 interface ControlPoll {
   /** Time of the poll, Unix ms: the charts are computed as of then. */
@@ -92,14 +75,6 @@ interface StationCharts {
   readonly bySeries: Map<string, Charted>;
   /** The charts in exposition order, rebuilt when one is added. */
   ordered: Charted[] | undefined;
-}
-
-/** Creates the charts of one measurements job over its store. */
-export function createControlCharts(
-  ctx: { readonly config: Config; readonly logger: Logger; readonly yielder: LoopYielder },
-  store: MeasurementStore,
-): ControlCharts {
-  return new JobControlCharts(ctx, store);
 }
 
 /**
@@ -229,7 +204,8 @@ class RetainingStore implements RecordStore<MeasurementRecord> {
  * record once, when it is new, and computed at every poll in slices between yields to the event
  * loop, so that scrapes do not wait.
  */
-class JobControlCharts implements ControlCharts {
+export class ControlCharts {
+  /** The store the record sync must use: it keeps each name as long as its chart needs. */
   readonly store: RecordStore<MeasurementRecord>;
   readonly #config: Config;
   readonly #logger: Logger;
@@ -242,6 +218,7 @@ class JobControlCharts implements ControlCharts {
   #established = 0;
   #flagged: FlaggedChart[] = [];
 
+  /** The charts over `store`: fed its records already held, then each new one. */
   constructor(
     ctx: { readonly config: Config; readonly logger: Logger; readonly yielder: LoopYielder },
     store: MeasurementStore,
@@ -262,6 +239,10 @@ class JobControlCharts implements ControlCharts {
         this.#takeNew({ ...s, time: s.rows.time(i) }, s.rows.value(VALUE, i), s.rows.serialKey(i) as number);
   }
 
+  /**
+   * The oldest record time this poll must fetch, given the start of the longest window; call it
+   * before the sync, every poll. Without charted names: `windowFromMs`.
+   */
   retainFrom(nowMs: number, windowFromMs: number): number {
     const overlapMs = this.#config.measurements.overlapMs;
     const next = new Map<string, number>();
@@ -279,10 +260,12 @@ class JobControlCharts implements ControlCharts {
     return oldest;
   }
 
+  /** The charts flagged at the last poll, for the status page. */
   flagged(): readonly FlaggedChart[] {
     return this.#flagged;
   }
 
+  /** Charts held, and the bytes of their history (recent points and baseline buckets). */
   history(): { readonly charts: number; readonly bytes: number } {
     let charts = 0;
     let bytes = 0;
@@ -294,6 +277,7 @@ class JobControlCharts implements ControlCharts {
     return { charts, bytes };
   }
 
+  /** Charts every charted series of the topology's stations at the poll. */
   async families(topology: Topology, poll: ControlPoll): Promise<Family[]> {
     if (this.#control.names.length === 0) return [];
     const outcomes: ControlOutcome[] = [];

@@ -13,7 +13,7 @@ import type { MeasurementRecord } from '../../upstream/types.ts';
 import type { LoopYielder } from '../../util/loop-yield.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
 import { RecordLabels } from '../record-labels.ts';
-import { type ControlCharts, createControlCharts } from './control.ts';
+import { ControlCharts } from './control.ts';
 import type { MeasurementResult } from './families.ts';
 import { ValueHistograms } from './histograms.ts';
 import { RecordCounters } from './record-counters.ts';
@@ -52,7 +52,7 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
       attributeOf: attributeClassifier(settings.attributes.pass, settings.attributes.fail),
       onNew: (series, record) => this.#histograms?.observe(series, record),
     });
-    const control = createControlCharts(ctx, this.#store);
+    const control = new ControlCharts(ctx, this.#store);
     this.#control = control;
     ctx.offerFlaggedCharts(() => control.flagged());
     this.#labels = new RecordLabels(

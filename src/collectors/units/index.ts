@@ -3,7 +3,7 @@ import type { DataCollector } from '../collector.ts';
 import { unitsCosts } from './costs.ts';
 import { UNIT_CUSUM_FAMILIES } from './cusum-families.ts';
 import { UNIT_FAMILIES } from './families.ts';
-import { createUnitsJob } from './job.ts';
+import { UnitsJob } from './job.ts';
 
 export const unitsCollector: DataCollector = {
   kind: 'data',
@@ -12,6 +12,6 @@ export const unitsCollector: DataCollector = {
   enabled: (config) => config.units.enabled,
   intervalMs: (config) => config.units.intervalMs,
   maxStalenessMs: (config) => config.units.maxStalenessMs,
-  createJob: createUnitsJob,
+  createJob: (ctx) => new UnitsJob(ctx),
   costs: unitsCosts,
 };

@@ -6,7 +6,7 @@ import type { WindowSpec } from '../../config/schema.ts';
 import type { LabelSet } from '../../exposition/model.ts';
 import { LabelValues } from '../../model/label-values.ts';
 import type { Topology } from '../../model/topology.ts';
-import { createRecordSync } from '../../records/sync.ts';
+import { createRecordSync, type SyncRequest, type SyncResult } from '../../records/sync.ts';
 import { longestWindowMs, windowBounds } from '../../time/windows.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
 import type { LoopYielder } from '../../util/loop-yield.ts';
@@ -22,75 +22,100 @@ import { UnitTally } from './tally.ts';
 // The upstream returns only output records unless asked; inputs are needed too.
 const DIRECTIONS = ['input', 'output'] as const;
 
-/** Creates the units job. */
-export function createUnitsJob(ctx: CollectorContext): Job<PollContext, PollOutcome> {
-  const { config, client, yielder } = ctx;
+/** One incremental fetch of the unit records of some stations. */
+type RecordSync = (req: SyncRequest) => Promise<SyncResult>;
+
+/** The units job: its store, tally and CUSUM signals live as long as the job. */
+export class UnitsJob implements Job<PollContext, PollOutcome> {
+  readonly #ctx: CollectorContext;
   // Created at the first poll: records count from then on (see tally.ts).
-  let tally: UnitTally | undefined;
+  #tally: UnitTally | undefined;
   // Created with the tally: signals count from the first poll on, history only warms them up.
-  let cusums: UnitCusums | undefined;
-  const store = new UnitStore({
-    onNew: (record) => {
-      tally?.count(record);
-      cusums?.offer(record);
-    },
-  });
-  const counters = new RecordCounters();
-  ctx.offerLastUnitTime((id) => store.lastUnitTime(id));
+  #cusums: UnitCusums | undefined;
+  readonly #store: UnitStore;
+  readonly #counters = new RecordCounters();
   // Slots, units and results become labels: cleaned as they arrive, before a store keys on them.
-  const labels = new RecordLabels(
-    new LabelValues({ redact: ctx.redact, logger: ctx.logger, collector: 'units' }),
-  );
-  const sync = createRecordSync<UnitRecord>({
-    collector: 'units',
-    source: {
-      urlLength: (q) => client.urlLength('units', { ...q, directions: DIRECTIONS }),
-      fetch: async (q) => labels.units(await client.units({ ...q, directions: DIRECTIONS })),
-    },
-    store,
-    overlapMs: config.units.overlapMs,
-    rereadIntervalMs: config.units.rereadIntervalMs,
-    maxFutureSkewMs: config.upstream.maxFutureSkewMs,
-    // Units share the measurements' assumed result-size limit: the upstream publishes none.
-    maxRecords: config.measurements.maxRecordsPerRequest,
-    maxUrlLength: config.upstream.maxUrlLength,
-    logger: ctx.logger,
-    yielder,
-    refused: ctx.refused,
-  });
-  return {
-    async poll({ topology, now, signal }) {
-      tally ??= new UnitTally({ countFrom: now.getTime() });
-      if (config.units.cusum.enabled) {
-        cusums ??= new UnitCusums({
-          cusum: config.units.cusum,
-          targets: config.targets,
-          countFrom: tally.createdMs,
-          yielder,
-          lineCharts: ctx.shard.total > 1 ? 'off' : 'on',
-        });
-      }
-      const stationIds = topology.stations.map((s) => s.id);
-      const retainFrom = now.getTime() - longestWindowMs(config.windows, now);
-      const fetched = await sync({ stationIds, now: now.getTime(), retainFrom, signal });
-      if (fetched.failures === 0) ctx.activity.update(store, stationIds, retainFrom);
-      else ctx.activity.clear();
-      counters.add(fetched);
-      await cusums?.update(topology, now.getTime());
-      const results = await unitResults(topology, { store, windows: config.windows, now, yielder });
-      return {
-        families: [
-          // The skipped-record counters count from the first poll, as the tally does.
-          ...unitFamilies(results, counters.of(topology), tally.createdMs),
-          tally.family(topology, knownKinds(results)),
-          ...(cusums?.families() ?? []),
-        ],
-        requests: fetched.requests,
-        failures: fetched.failures,
-        diagnostics: { labelValues: labels.take() },
-      };
-    },
-  };
+  readonly #labels: RecordLabels;
+  readonly #sync: RecordSync;
+
+  constructor(ctx: CollectorContext) {
+    this.#ctx = ctx;
+    const store = new UnitStore({
+      onNew: (record) => {
+        this.#tally?.count(record);
+        this.#cusums?.offer(record);
+      },
+    });
+    this.#store = store;
+    ctx.offerLastUnitTime((id) => store.lastUnitTime(id));
+    this.#labels = new RecordLabels(
+      new LabelValues({ redact: ctx.redact, logger: ctx.logger, collector: 'units' }),
+    );
+    this.#sync = this.#createSync();
+  }
+
+  #createSync(): RecordSync {
+    const { config, client } = this.#ctx;
+    return createRecordSync<UnitRecord>({
+      collector: 'units',
+      source: {
+        urlLength: (q) => client.urlLength('units', { ...q, directions: DIRECTIONS }),
+        fetch: async (q) => this.#labels.units(await client.units({ ...q, directions: DIRECTIONS })),
+      },
+      store: this.#store,
+      overlapMs: config.units.overlapMs,
+      rereadIntervalMs: config.units.rereadIntervalMs,
+      maxFutureSkewMs: config.upstream.maxFutureSkewMs,
+      // Units share the measurements' assumed result-size limit: the upstream publishes none.
+      maxRecords: config.measurements.maxRecordsPerRequest,
+      maxUrlLength: config.upstream.maxUrlLength,
+      logger: this.#ctx.logger,
+      yielder: this.#ctx.yielder,
+      refused: this.#ctx.refused,
+    });
+  }
+
+  async poll({ topology, now, signal }: PollContext): Promise<PollOutcome> {
+    const { config, yielder } = this.#ctx;
+    const store = this.#store;
+    const tally = this.#startCounting(now);
+    const stationIds = topology.stations.map((s) => s.id);
+    const retainFrom = now.getTime() - longestWindowMs(config.windows, now);
+    const fetched = await this.#sync({ stationIds, now: now.getTime(), retainFrom, signal });
+    if (fetched.failures === 0) this.#ctx.activity.update(store, stationIds, retainFrom);
+    else this.#ctx.activity.clear();
+    this.#counters.add(fetched);
+    await this.#cusums?.update(topology, now.getTime());
+    const results = await unitResults(topology, { store, windows: config.windows, now, yielder });
+    return {
+      families: [
+        // The skipped-record counters count from the first poll, as the tally does.
+        ...unitFamilies(results, this.#counters.of(topology), tally.createdMs),
+        tally.family(topology, knownKinds(results)),
+        ...(this.#cusums?.families() ?? []),
+      ],
+      requests: fetched.requests,
+      failures: fetched.failures,
+      diagnostics: { labelValues: this.#labels.take() },
+    };
+  }
+
+  /** The tally, and the CUSUM signals when enabled: created at the first poll, kept after. */
+  #startCounting(now: Date): UnitTally {
+    const { config, yielder, shard } = this.#ctx;
+    this.#tally ??= new UnitTally({ countFrom: now.getTime() });
+    const tally = this.#tally;
+    if (config.units.cusum.enabled) {
+      this.#cusums ??= new UnitCusums({
+        cusum: config.units.cusum,
+        targets: config.targets,
+        countFrom: tally.createdMs,
+        yielder,
+        lineCharts: shard.total > 1 ? 'off' : 'on',
+      });
+    }
+    return tally;
+  }
 }
 
 /**

@@ -8,7 +8,7 @@ import type { TLSSocket } from 'node:tls';
 import type { HttpBindings } from '@hono/node-server';
 import { BasicAuth } from './auth.ts';
 import type { WebConfig } from './load.ts';
-import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
+import { RateLimiter } from './rate-limit.ts';
 import { clientCertAllowed } from './tls.ts';
 import type { WebConfigSource } from './watch.ts';
 
@@ -33,7 +33,7 @@ export function guardFetch(inner: NodeFetch, opts: GuardOptions): NodeFetch {
     // A new bucket only when the limit itself changed, so that a re-read does not refill it.
     if (r?.intervalMs !== limiterFor?.intervalMs || r?.burst !== limiterFor?.burst) {
       limiterFor = r;
-      limiter = r && createRateLimiter({ ...r, clock });
+      limiter = r && new RateLimiter({ ...r, clock });
     }
     return limiter;
   };

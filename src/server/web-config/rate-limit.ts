@@ -4,32 +4,34 @@
 type Admission = { readonly ok: true } | { readonly ok: false; readonly retryAfterMs: number };
 
 /** A token bucket on an injected clock. */
-export interface RateLimiter {
-  /** Takes a token if one is there; otherwise says when the next one comes. */
-  take(): Admission;
-}
+export class RateLimiter {
+  readonly #intervalMs: number;
+  readonly #burst: number;
+  readonly #clock: () => number;
+  #tokens: number;
+  #last: number;
 
-/** Creates a full bucket: `burst` requests at once, then one per `intervalMs`. */
-export function createRateLimiter(opts: {
-  readonly intervalMs: number;
-  readonly burst: number;
-  readonly clock: () => number;
-}): RateLimiter {
-  let tokens = opts.burst;
-  let last = opts.clock();
-  return {
-    take() {
-      const now = opts.clock();
-      // A clock that steps back must not take tokens away.
-      if (now > last) {
-        tokens = Math.min(opts.burst, tokens + (now - last) / opts.intervalMs);
-        last = now;
-      }
-      if (tokens >= 1) {
-        tokens -= 1;
-        return { ok: true };
-      }
-      return { ok: false, retryAfterMs: Math.ceil((1 - tokens) * opts.intervalMs) };
-    },
-  };
+  /** A full bucket: `burst` requests at once, then one per `intervalMs`. */
+  constructor(opts: { readonly intervalMs: number; readonly burst: number; readonly clock: () => number }) {
+    this.#intervalMs = opts.intervalMs;
+    this.#burst = opts.burst;
+    this.#clock = opts.clock;
+    this.#tokens = opts.burst;
+    this.#last = opts.clock();
+  }
+
+  /** Takes a token if one is there; otherwise says when the next one comes. */
+  take(): Admission {
+    const now = this.#clock();
+    // A clock that steps back must not take tokens away.
+    if (now > this.#last) {
+      this.#tokens = Math.min(this.#burst, this.#tokens + (now - this.#last) / this.#intervalMs);
+      this.#last = now;
+    }
+    if (this.#tokens >= 1) {
+      this.#tokens -= 1;
+      return { ok: true };
+    }
+    return { ok: false, retryAfterMs: Math.ceil((1 - this.#tokens) * this.#intervalMs) };
+  }
 }

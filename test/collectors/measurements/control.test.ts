@@ -5,12 +5,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import { splitmix64 } from '../../../bench/shared/random.ts';
-import { createControlCharts } from '../../../src/collectors/measurements/control.ts';
+import { ControlCharts } from '../../../src/collectors/measurements/control.ts';
 import { controlSeriesByFamily } from '../../../src/collectors/measurements/control-families.ts';
 import { measurementsCosts } from '../../../src/collectors/measurements/costs.ts';
 import { MeasurementStore } from '../../../src/collectors/measurements/store.ts';
 import type { MeasurementRecord } from '../../../src/upstream/types.ts';
-import { createLoopYielder, type LoopYielder } from '../../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../../src/util/loop-yield.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
 import { samplesOf } from '../../helpers/families.ts';
 import { jobContext } from '../../helpers/job-context.ts';
@@ -59,16 +59,16 @@ function series(
 /** Charts over an existing store, as a restarted exporter would build them. */
 function chartsOver(store: MeasurementStore, control: Record<string, unknown>) {
   const ctx = jobContext({ windows: ['1h'], measurements: { enabled: true, names: ['vbat'], control } });
-  return createControlCharts({ ...ctx, yielder: createLoopYielder() }, store);
+  return new ControlCharts({ ...ctx, yielder: new LoopYielder() }, store);
 }
 
-function charts(control: Record<string, unknown>, yielder: LoopYielder = createLoopYielder()) {
+function charts(control: Record<string, unknown>, yielder: LoopYielder = new LoopYielder()) {
   const ctx = jobContext({
     windows: ['1h'],
     measurements: { enabled: true, names: ['vbat', 'other'], control },
   });
   const store = new MeasurementStore();
-  return { store, charts: createControlCharts({ ...ctx, yielder }, store), config: ctx.config };
+  return { store, charts: new ControlCharts({ ...ctx, yielder }, store), config: ctx.config };
 }
 
 /** Steady series per chart: the planner's per-family figures, summed. */
@@ -412,14 +412,12 @@ describe('control charts in the measurements collector', () => {
 
   it('gives the event loop turns on long series', async () => {
     let turns = 0;
-    const real = createLoopYielder();
-    const counting: LoopYielder = {
-      ...real,
-      yieldToLoop: () => {
+    const counting = new (class extends LoopYielder {
+      override yieldToLoop() {
         turns++;
-        return real.yieldToLoop();
-      },
-    };
+        return super.yieldToLoop();
+      }
+    })();
     const { store, charts: c } = charts({ names: ['vbat'], baseline: { rolling: '7d' } }, counting);
     // 60,000 points a second apart, on each of two stations: at least two slices.
     store.add([...series(A, wave(60_000), { stepMs: 1000 }), ...series(B, wave(60_000), { stepMs: 1000 })]);

@@ -4,7 +4,7 @@ import { WINDOW_STATISTICS } from '../../../src/config/measurements-schema.ts';
 import type { MetricsQuery } from '../../../src/upstream/endpoints.ts';
 import { parseMeasurements } from '../../../src/upstream/parse.ts';
 import type { MeasurementRecord } from '../../../src/upstream/types.ts';
-import { createLoopYielder } from '../../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../../src/util/loop-yield.ts';
 import { duplicateSeries, parseExposition } from '../../helpers/exposition.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
 import { samplesOf } from '../../helpers/families.ts';
@@ -118,7 +118,7 @@ describe('measurements job: numbers a quality engineer can trust', () => {
   });
 
   it('merges an empty slot with no slot: one series, as Prometheus would store it', async () => {
-    const yielder = createLoopYielder();
+    const yielder = new LoopYielder();
     const raw = [0, 1, 2, 3].map((i) =>
       wireRecord(i, { slot: i % 2 === 0 ? '' : null, value: String(2 + i) }),
     );
@@ -135,7 +135,7 @@ describe('measurements job: numbers a quality engineer can trust', () => {
   });
 
   it('counts padded numerals and padded limits like any other value', async () => {
-    const yielder = createLoopYielder();
+    const yielder = new LoopYielder();
     // Fixed-width station software: blanks, tabs and line ends around the numerals.
     const wire = [' 2.5', '3.30\t', '  1 ', '\r\n4.0 ', ' 2.7'];
     const raw = wire.map((value, i) => wireRecord(i, { value, limit_upper: ' 3.5 ', limit_lower: '\t1.5' }));

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MeasurementResult } from '../../../src/collectors/measurements/families.ts';
 import { selectedFamiliesInTurns } from '../../../src/collectors/measurements/selection.ts';
 import { LabelSet } from '../../../src/exposition/model.ts';
-import { createLoopYielder, type LoopYielder } from '../../../src/util/loop-yield.ts';
+import { LoopYielder } from '../../../src/util/loop-yield.ts';
 
 describe('selectedFamiliesInTurns', () => {
   const stats = { samples: 3, nonNumeric: 0, passed: 0, failed: 0, mean: 1, min: 0, max: 2, stddev: 1 };
@@ -34,19 +34,26 @@ describe('selectedFamiliesInTurns', () => {
   it('gives the same families in slices as in one piece, yielding between slices', async () => {
     const stations = [{ station: LabelSet.of({ station: 's0' }), future: 2, late: 1 }];
     for (const bySlot of [true, false]) {
-      const yielder = createLoopYielder();
       let slices = 0;
-      const counting: LoopYielder = {
-        ...yielder,
-        forEachSlice: (items, size, fn) =>
-          yielder.forEachSlice(items, size, (slice) => {
+      const counting = new (class extends LoopYielder {
+        override forEachSlice<T>(items: readonly T[], size: number, fn: (slice: readonly T[]) => void) {
+          return super.forEachSlice(items, size, (slice) => {
             slices++;
             fn(slice);
-          }),
-      };
+          });
+        }
+      })();
       const opts = { selection: selection(bySlot), windows: ['1h', '24h'], stations };
       const sliced = await selectedFamiliesInTurns(results, opts, counting);
-      const whole: LoopYielder = { ...yielder, forEachSlice: async (items, _size, fn) => fn(items) };
+      const whole = new (class extends LoopYielder {
+        override async forEachSlice<T>(
+          items: readonly T[],
+          _size: number,
+          fn: (slice: readonly T[]) => void,
+        ) {
+          fn(items);
+        }
+      })();
       expect(sliced).toEqual(await selectedFamiliesInTurns(results, opts, whole));
       expect(slices).toBeGreaterThan(1);
       const mean = sliced.find((f) => f.desc.name === 'station_measurement_window_mean');

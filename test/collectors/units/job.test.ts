@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createUnitsJob } from '../../../src/collectors/units/job.ts';
+import { UnitsJob } from '../../../src/collectors/units/job.ts';
 import type { UnitsQuery } from '../../../src/upstream/endpoints.ts';
 import type { UnitRecord } from '../../../src/upstream/types.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
@@ -38,7 +38,7 @@ describe('units job', () => {
           held.filter((r) => r.time >= (q.from?.getTime() ?? 0) && r.time < (q.to?.getTime() ?? 0)),
       },
     );
-    const out = await createUnitsJob(ctx).poll({ topology, now: new Date(T0) });
+    const out = await new UnitsJob(ctx).poll({ topology, now: new Date(T0) });
     expect(out.failures).toBe(0);
     expect((ctx.client.calls[0]?.query as UnitsQuery | undefined)?.directions).toEqual(['input', 'output']);
     const s = samplesOf(out.families);
@@ -71,7 +71,7 @@ describe('units job: records updated in place', () => {
           held.filter((r) => r.time >= (q.from?.getTime() ?? 0) && r.time < (q.to?.getTime() ?? 0)),
       },
     );
-    const job = createUnitsJob(ctx);
+    const job = new UnitsJob(ctx);
     await job.poll({ topology, now: new Date(T0) });
     // The upstream now holds U1 with its result; U2 keeps its slot and result.
     held[0] = unit(a ?? '', 10, { serial: 'U1', result: 'fail' });
@@ -94,7 +94,7 @@ describe('units job: records updated in place', () => {
       unit(a ?? '', 10, { serial: 'U1', direction: 'input', slot: '1' }),
     ];
     const ctx = jobContext({ windows: ['1h'] }, { units: () => held });
-    const s = samplesOf((await createUnitsJob(ctx).poll({ topology, now: new Date(T0) })).families);
+    const s = samplesOf((await new UnitsJob(ctx).poll({ topology, now: new Date(T0) })).families);
     const total = [...s]
       .filter(([k]) => k.startsWith('station_unit_records{') && k.includes(`station_id="${a}"`))
       .reduce((n, [, v]) => n + v, 0);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { createRateLimiter } from '../../../src/server/web-config/rate-limit.ts';
+import { RateLimiter } from '../../../src/server/web-config/rate-limit.ts';
 
 describe('rate limiter', () => {
   it('allows a burst, then one request per interval, and says when the next one comes', () => {
     let now = 0;
-    const limiter = createRateLimiter({ intervalMs: 200, burst: 3, clock: () => now });
+    const limiter = new RateLimiter({ intervalMs: 200, burst: 3, clock: () => now });
     const taken = () => Array.from({ length: 5 }, () => limiter.take().ok).filter(Boolean).length;
     expect(taken()).toBe(3);
     expect(limiter.take()).toEqual({ ok: false, retryAfterMs: 200 });
@@ -20,7 +20,7 @@ describe('rate limiter', () => {
 
   it('gives nothing back when the clock steps back', () => {
     let now = 10_000;
-    const limiter = createRateLimiter({ intervalMs: 1000, burst: 1, clock: () => now });
+    const limiter = new RateLimiter({ intervalMs: 1000, burst: 1, clock: () => now });
     expect(limiter.take().ok).toBe(true);
     now = 0;
     expect(limiter.take().ok).toBe(false);
