@@ -46,6 +46,13 @@ export interface RecordSpec {
   readonly scrapeMs: number;
   /** Collector interval (ms): every collector polls this often. */
   readonly pollMs: number;
+  /**
+   * The record collectors' `reread_interval` (ms); the exporter's default (1h) when absent. The
+   * re-read sweep only finds records that arrived later than the 5-minute overlap, and the
+   * simulator has none (its insert lag is at most 5 s), so the recording does not depend on it
+   * (test/bench/pager/record.e2e.test.ts); it costs a week of measurement records decoded an hour.
+   */
+  readonly rereadMs?: number;
   readonly process?: ProcessScenario;
   readonly faults?: readonly TimedFault[];
   /** What the alerts read: per metric name, the equality matchers of its selectors; other samples are left out. */
@@ -114,12 +121,19 @@ async function write(stream: WriteStream, text: string): Promise<void> {
 /** The exporter's config: every collector on, control charts on `names`, all on one interval. */
 function exporterConfig(spec: RecordSpec, url: string) {
   const interval = `${spec.pollMs / 1000}s`;
+  const reread = spec.rereadMs === undefined ? {} : { reread_interval: `${spec.rereadMs / 1000}s` };
   return configFromObject(
     {
       upstream: { base_url: url, token: 'bench-token', max_requests_per_second: 100_000, concurrency: 8 },
       summary: { interval },
-      units: { interval },
-      measurements: { enabled: true, interval, names: [...spec.names], control: { names: [...spec.names] } },
+      units: { interval, ...reread },
+      measurements: {
+        enabled: true,
+        interval,
+        names: [...spec.names],
+        control: { names: [...spec.names] },
+        ...reread,
+      },
       log: { level: 'error' },
     },
     { baseDir: process.cwd(), source: 'bench:pager' },
@@ -190,6 +204,9 @@ export async function record(spec: RecordSpec): Promise<RecordResult> {
         const res = await exporter.cache.respond('openmetrics', await registryFamilies(registry));
         text = upLines(now, 1) + stampExposition(res.body.toString('utf8'), { keep: spec.keep, atMs: now });
       }
+      // The simulator keeps every request it answered (for tests): a week of polls would hold
+      // millions of them, for nothing here.
+      sim.clearRequests();
       bytes += text.length;
       scrapes++;
       await write(stream, text);

@@ -3,7 +3,7 @@ import { ApiError, checkId, directionParam, listParam, stationIdsParam, windowPa
 import type { Window } from './records.ts';
 import { applyYieldDrops } from './scenarios.ts';
 import type { SimState } from './state.ts';
-import { summarize } from './summarize.ts';
+import { summarize, summaryOfCounts } from './summarize.ts';
 import type { MetricRecordWire, SiteWire, SummaryWire, UnitRecordWire } from './types.ts';
 
 /** What a route handler sees of a request. */
@@ -85,8 +85,12 @@ export function summaryRoute(input: RouteInput): SummaryWire {
   if (!requested) throw new ApiError(400, 'BAD_REQUEST', 'station_ids is required');
   const window = { ...windowParams(input.params, input.nowMs), nowMs: input.nowMs };
   const ids = checkStations(input.state, input.access, requested);
+  const scale = input.state.yieldScale;
   // A recorded answer is the upstream's own; a data scenario changes the records, so it recomputes.
-  const recorded =
-    yieldDrops(input.state).length > 0 ? undefined : input.state.source.recordedSummary?.(ids, window);
-  return recorded ?? summarize(servedUnits(input.state, ids, window), input.state.yieldScale);
+  if (yieldDrops(input.state).length > 0) return summarize(servedUnits(input.state, ids, window), scale);
+  const { source } = input.state;
+  const recorded = source.recordedSummary?.(ids, window);
+  if (recorded) return recorded;
+  const counts = source.unitCounts?.(ids, window);
+  return counts ? summaryOfCounts(counts, scale) : summarize(servedUnits(input.state, ids, window), scale);
 }

@@ -42,18 +42,47 @@ export function summarize(records: readonly UnitRecordWire[], yieldScale: 'ratio
     if (visits.every((v) => v.first === 'pass')) firstPass++;
     if (visits.every((v) => v.last === 'pass')) finalPass++;
   }
-  const uniqueOutput = outputs.size;
+  return summaryOfCounts(
+    {
+      uniqueUnits: all.size,
+      totalInput,
+      uniqueInput: inputs.size,
+      totalOutput,
+      uniqueOutput: outputs.size,
+      firstPass,
+      finalPass,
+      stationSerials: stationSerials.size,
+    },
+    yieldScale,
+  );
+}
+
+/** The counts behind a summary: serials, records and (station, serial) pairs of output. */
+export interface SummaryCounts {
+  uniqueUnits: number;
+  totalInput: number;
+  uniqueInput: number;
+  totalOutput: number;
+  uniqueOutput: number;
+  firstPass: number;
+  finalPass: number;
+  /** Distinct (station, serial) pairs among the output records. */
+  stationSerials: number;
+}
+
+/** The summary of counts, with the ratios as {@link summarize} computes them. */
+export function summaryOfCounts(c: SummaryCounts, yieldScale: 'ratio' | 'percent'): SummaryWire {
   const scale = yieldScale === 'percent' ? 100 : 1;
   return {
-    unique_units: all.size,
-    total_input: totalInput,
-    unique_input: inputs.size,
-    total_output: totalOutput,
-    unique_output: uniqueOutput,
-    first_pass: firstPass,
-    final_pass: finalPass,
-    first_pass_yield: ratio(firstPass, uniqueOutput, scale),
-    final_yield: ratio(finalPass, uniqueOutput, scale),
-    retry_rate: ratio(totalOutput - stationSerials.size, totalOutput, scale),
+    unique_units: c.uniqueUnits,
+    total_input: c.totalInput,
+    unique_input: c.uniqueInput,
+    total_output: c.totalOutput,
+    unique_output: c.uniqueOutput,
+    first_pass: c.firstPass,
+    final_pass: c.finalPass,
+    first_pass_yield: ratio(c.firstPass, c.uniqueOutput, scale),
+    final_yield: ratio(c.finalPass, c.uniqueOutput, scale),
+    retry_rate: ratio(c.totalOutput - c.stationSerials, c.totalOutput, scale),
   };
 }
