@@ -176,40 +176,40 @@ function countSteps(p: Pass, step: (direction: number) => boolean, sink: Sink): 
   );
 }
 
-/** Rule 3: `points` points, so `points - 1` steps all up or all down. An equal step breaks it. */
-function trend(p: Pass, points: number, sink: Sink): void {
-  let rising = 0;
-  let falling = 0;
+/**
+ * Counts the points that end a run of at least `points - 1` steps in which each step
+ * `continues` the one before it (an equal step breaks any run).
+ */
+function stepRun(
+  p: Pass,
+  points: number,
+  continues: (direction: number, previous: number) => boolean,
+  sink: Sink,
+): void {
+  let run = 0;
+  let previous = 0;
   countSteps(
     p,
     (direction) => {
-      rising = direction > 0 ? rising + 1 : 0;
-      falling = direction < 0 ? falling + 1 : 0;
-      return rising >= points - 1 || falling >= points - 1;
+      run = direction === 0 ? 0 : continues(direction, previous) ? run + 1 : 1;
+      previous = direction;
+      return run >= points - 1;
     },
     sink,
   );
 }
 
+/** Rule 3: `points` points, so `points - 1` steps all up or all down. An equal step breaks it. */
+function trend(p: Pass, points: number, sink: Sink): void {
+  stepRun(p, points, (direction, previous) => direction === previous, sink);
+}
+
 /**
- * Rule 4: `points` points whose `points - 1` steps alternate up and down. `endsUp` counts the
- * alternating steps ending with a step up, `endsDown` those ending with a step down: a step up
- * extends a run that ended down, and the other way round; an equal step breaks both.
+ * Rule 4: `points` points whose `points - 1` steps alternate up and down: a step up extends a
+ * run that ended with a step down, and the other way round; an equal step breaks it.
  */
 function alternating(p: Pass, points: number, sink: Sink): void {
-  let endsUp = 0;
-  let endsDown = 0;
-  countSteps(
-    p,
-    (direction) => {
-      const up = direction > 0 ? endsDown + 1 : 0;
-      const down = direction < 0 ? endsUp + 1 : 0;
-      endsUp = up;
-      endsDown = down;
-      return up >= points - 1 || down >= points - 1;
-    },
-    sink,
-  );
+  stepRun(p, points, (direction, previous) => direction === -previous, sink);
 }
 
 /**
