@@ -4,7 +4,6 @@
  * run exactly the same wiring.
  */
 
-import { statSync } from 'node:fs';
 import pino, { type Logger } from 'pino';
 import type { Dispatcher } from 'undici';
 import { ActivityBoard } from '../collectors/activity.ts';
@@ -12,7 +11,7 @@ import { DISCOVERY, enabledDataCollectors } from '../collectors/index.ts';
 import { displayUrl } from '../config/describe.ts';
 import { assertLoaded } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
-import { InlineToken, TokenFile, type TokenProvider, tokenFileModeWarning } from '../config/token.ts';
+import type { TokenProvider } from '../config/token.ts';
 import { ExpositionCache } from '../exposition/cache.ts';
 import { Registry } from '../exposition/client.ts';
 import { registerProcessMetrics } from '../exposition/process-metrics.ts';
@@ -30,7 +29,6 @@ import { createClient, type SharedClient } from '../upstream/client.ts';
 import { type ConnectionSettings, UpstreamConnection } from '../upstream/connection.ts';
 import { ENDPOINT_NAMES } from '../upstream/endpoints.ts';
 import { statusClass } from '../upstream/errors.ts';
-import { jwtExpiry } from '../upstream/jwt.ts';
 import { Limiter, type Timers as LimiterTimers } from '../upstream/limiter.ts';
 import type { RetryTimers } from '../upstream/retry.ts';
 import { LogDigest } from '../util/log-digest.ts';
@@ -47,6 +45,7 @@ import {
   OfferedView,
   type SummaryWindows,
 } from './status-model.ts';
+import { TrackedToken } from './tracked-token.ts';
 
 /** Upstream errors the status page remembers. */
 const RECENT_ERRORS = 50;
@@ -394,7 +393,7 @@ function wireUpstream(
       logger.info({ stations: cleared, refused_total: size }, 'stations accessible again');
   });
   self.setStationsRefused(0);
-  const tokens = trackedTokens(config, { self, logger, wallClock, redactor: opts.redactor });
+  const tokens = new TrackedToken(config.upstream, { self, logger, wallClock, redactor: opts.redactor });
   const client = createClient({
     baseUrl: u.baseUrl,
     token: () => tokens.get(),
@@ -444,64 +443,6 @@ function wireUpstream(
 }
 
 /**
- * The token provider, reporting each new token's expiry, an expiry within the warning
- * margin, and a token file that became unreadable. Never logs the token itself.
- */
-function trackedTokens(
-  config: Config,
-  deps: { self: SelfMetrics; logger: Logger; wallClock: () => number; redactor: Redactor },
-): TokenProvider {
-  const { self, logger, wallClock, redactor } = deps;
-  const source = config.upstream.token;
-  if (source.kind === 'file') {
-    const warning = tokenFileModeWarning(source.path, modeOf(source.path));
-    if (warning) logger.warn(warning);
-  }
-  const tokens =
-    source.kind === 'inline'
-      ? new InlineToken(source.value)
-      : new TokenFile(source.path, {
-          onFileError: (reason) => {
-            self.setTokenFileError(reason !== undefined);
-            if (reason)
-              logger.error({ err: reason }, 'token file unreadable; still using the last token read');
-            else logger.info('token file readable again');
-          },
-        });
-  let lastToken: string | undefined;
-  let expiring = false;
-  const track = (t: string) => {
-    if (t !== lastToken) {
-      lastToken = t;
-      // Before any request carries it: an error body may echo it back.
-      redactor.add(t);
-      self.setTokenExpiry(jwtExpiry(t));
-    }
-    const exp = jwtExpiry(t);
-    const soon = exp !== undefined && exp * 1000 - wallClock() < config.upstream.tokenExpiryWarningMs;
-    if (soon !== expiring) {
-      expiring = soon;
-      self.setTokenExpiring(soon);
-      if (soon) {
-        logger.warn(
-          { expires: new Date((exp ?? 0) * 1000).toISOString() },
-          'the upstream token expires soon: renew it in the service dashboard and update the token file',
-        );
-      }
-    }
-    return t;
-  };
-  self.setTokenExpiring(false);
-  return {
-    get: async () => track(await tokens.get()),
-    renew: async () => track(await tokens.renew()),
-    get fileError() {
-      return tokens.fileError;
-    },
-  };
-}
-
-/**
  * The connection with the config's TLS, proxy and redirect settings; a TLS file that turns bad
  * is logged, and the last good files stay in use until it is fixed.
  */
@@ -513,12 +454,4 @@ function upstreamConnection(settings: ConnectionSettings, logger: Logger): Upstr
       else logger.info('upstream TLS files usable again; new connections use them');
     },
   });
-}
-
-function modeOf(path: string): number | undefined {
-  try {
-    return statSync(path).mode;
-  } catch {
-    return undefined;
-  }
 }
