@@ -175,6 +175,16 @@ function unitRecordsOf(seed: number, e: Emit): TimedUnitRecord[] {
   return [build(e.visit.inMs, 'input', null), build(e.visit.outMs, 'output', e.visit.result)];
 }
 
+/**
+ * The visit's unit records: from its memo when there is one (built once, served to every window),
+ * else built now.
+ */
+function visitRecords(seed: number, e: Emit): readonly TimedUnitRecord[] {
+  if (e.memo === undefined) return unitRecordsOf(seed, e);
+  e.memo.unitRecords ??= unitRecordsOf(seed, e);
+  return e.memo.unitRecords;
+}
+
 /** Unit records (both directions) of the given stations in the window, sorted by time_created. */
 export function unitRecords(plant: PlantSource, ids: readonly string[], w: Window): UnitRecordWire[] {
   const { seed } = plant;
@@ -182,13 +192,7 @@ export function unitRecords(plant: PlantSource, ids: readonly string[], w: Windo
   walkWindow(plant, { ids: ids, w: w }, (e) => {
     // Both records before the window: nothing to build (the output is the later one).
     if (e.visit.outMs < w.fromMs) return;
-    // With the memo of walks, a visit's records are built once and served to every window.
-    let recs = e.memo?.unitRecords;
-    if (recs === undefined) {
-      recs = unitRecordsOf(seed, e);
-      if (e.memo) e.memo.unitRecords = recs;
-    }
-    for (const r of recs) {
+    for (const r of visitRecords(seed, e)) {
       if (!visible(w, r.t, r.inserted)) continue;
       out.times.push(r.t);
       out.recs.push(r.rec);
@@ -268,12 +272,7 @@ export function unitCounts(plant: PlantSource, ids: readonly string[], w: Window
     if (e.unit !== current) tally.flushInto(counts);
     current = e.unit;
     if (e.visit.outMs < w.fromMs) return;
-    let recs = e.memo?.unitRecords;
-    if (recs === undefined) {
-      recs = unitRecordsOf(plant.seed, e);
-      if (e.memo) e.memo.unitRecords = recs;
-    }
-    for (const r of recs) if (visible(w, r.t, r.inserted)) tally.add(r.rec);
+    for (const r of visitRecords(plant.seed, e)) if (visible(w, r.t, r.inserted)) tally.add(r.rec);
   });
   tally.flushInto(counts);
   return counts;
