@@ -25,7 +25,7 @@ import { type ReusableJob, Scheduler } from '../scheduler/scheduler.ts';
 import { createApp, type ReloadResult } from '../server/app.ts';
 import { type Shard, UNSHARDED } from '../sharding/shard.ts';
 import { Breakers } from '../upstream/breaker.ts';
-import { createClient, type SharedClient } from '../upstream/client.ts';
+import { createClient, RECORD_ANSWERS_IN_HAND, type SharedClient } from '../upstream/client.ts';
 import { type ConnectionSettings, UpstreamConnection } from '../upstream/connection.ts';
 import { ENDPOINT_NAMES } from '../upstream/endpoints.ts';
 import { statusClass } from '../upstream/errors.ts';
@@ -407,7 +407,7 @@ function wireUpstream(
     connection: upstreamConnection(u.connection, logger),
     yielder,
     records: { naiveTimeZone: u.naiveTimeZone },
-    recordAnswersInHand: u.concurrency,
+    recordAnswersInHand: Math.min(u.concurrency, RECORD_ANSWERS_IN_HAND),
     limiter: new Limiter({
       concurrency: u.concurrency,
       // A replica's ceiling is its share of the upstream's: the replicas together stay within it.

@@ -106,10 +106,20 @@ export interface ClientOptions {
   readonly records?: RecordParseOptions;
   /**
    * Record answers (`/metrics`, `/units`) held at once, from the request's send until its
-   * records are mapped; default 8. Use the upstream concurrency.
+   * records are mapped; default {@link RECORD_ANSWERS_IN_HAND}.
    */
   readonly recordAnswersInHand?: number;
 }
+
+/**
+ * Record answers held at once by default, whatever the upstream concurrency. Each costs about
+ * 4.5 times its body while it is decoded (docs/operations.md), and decoding runs on the one
+ * thread anyway: with two, one answer is decoded while the next arrives, and more only pile up
+ * bodies. At 539 stations with concurrency 8, 8 in hand set the exporter's highest RSS at
+ * 228–234 MiB, 4 at 217 MiB and 2 at 193–204 MiB (bench/exporter/sized-only.ts, 2026-11-26).
+ * Requests to other endpoints still use the whole concurrency.
+ */
+export const RECORD_ANSWERS_IN_HAND = 2;
 
 /** The typed upstream client. */
 export interface UpstreamClient {
@@ -351,7 +361,7 @@ export function createClient(opts: ClientOptions): SharedClient {
       onError: opts.onError,
     }),
     inHand: new Limiter({
-      concurrency: opts.recordAnswersInHand ?? 8,
+      concurrency: opts.recordAnswersInHand ?? RECORD_ANSWERS_IN_HAND,
       ratePerSecond: Number.POSITIVE_INFINITY,
     }),
     yielder,

@@ -363,48 +363,55 @@ describe('record answers in hand', () => {
       })),
     );
 
-  it('sends no further record request while the allowed number of answers wait to be parsed', async () => {
-    let received = 0;
-    let summaries = 0;
-    agent
-      .get(BASE)
-      .intercept({ path: (p) => p.startsWith('/metrics') })
-      .reply(200, () => {
-        received++;
-        return bigRecords();
-      })
-      .persist();
-    agent
-      .get(BASE)
-      .intercept({ path: (p) => p.startsWith('/station/summary') })
-      .reply(200, () => {
-        summaries++;
-        return ok({ unique_units: 1 });
-      })
-      .persist();
-    const { yielder, open } = heldTurns();
-    const c = createClient({
-      baseUrl: BASE,
-      token: () => TOKEN,
-      timeoutMs: 5000,
-      dispatcher: agent,
-      yielder,
-      recordAnswersInHand: 2,
-    });
-    const window = { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-01T01:00:00Z') };
-    const lists = Array.from({ length: 6 }, () => c.metrics({ stationIds: [S1], ...window }));
-    await vi.waitFor(() => expect(received).toBe(2));
-    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
-    expect(received).toBe(2);
-    // Requests to other endpoints are not held back by the record answers.
-    const summary = c.stationSummary({ stationIds: [S1], ...window });
-    await vi.waitFor(() => expect(summaries).toBe(1));
-    open();
-    const done = await Promise.all(lists);
-    await expect(summary).resolves.toMatchObject({ uniqueUnits: 1 });
-    expect(received).toBe(6);
-    expect(done.map((l) => l.records.length)).toEqual(Array(6).fill(3000));
-  });
+  it.each([
+    { inHand: 2, option: 2 },
+    { inHand: 2, option: undefined },
+    { inHand: 3, option: 3 },
+  ])(
+    'sends no further record request while $inHand answers wait to be parsed (option $option)',
+    async ({ inHand, option }) => {
+      let received = 0;
+      let summaries = 0;
+      agent
+        .get(BASE)
+        .intercept({ path: (p) => p.startsWith('/metrics') })
+        .reply(200, () => {
+          received++;
+          return bigRecords();
+        })
+        .persist();
+      agent
+        .get(BASE)
+        .intercept({ path: (p) => p.startsWith('/station/summary') })
+        .reply(200, () => {
+          summaries++;
+          return ok({ unique_units: 1 });
+        })
+        .persist();
+      const { yielder, open } = heldTurns();
+      const c = createClient({
+        baseUrl: BASE,
+        token: () => TOKEN,
+        timeoutMs: 5000,
+        dispatcher: agent,
+        yielder,
+        ...(option === undefined ? {} : { recordAnswersInHand: option }),
+      });
+      const window = { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-01T01:00:00Z') };
+      const lists = Array.from({ length: 6 }, () => c.metrics({ stationIds: [S1], ...window }));
+      await vi.waitFor(() => expect(received).toBe(inHand));
+      for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+      expect(received).toBe(inHand);
+      // Requests to other endpoints are not held back by the record answers.
+      const summary = c.stationSummary({ stationIds: [S1], ...window });
+      await vi.waitFor(() => expect(summaries).toBe(1));
+      open();
+      const done = await Promise.all(lists);
+      await expect(summary).resolves.toMatchObject({ uniqueUnits: 1 });
+      expect(received).toBe(6);
+      expect(done.map((l) => l.records.length)).toEqual(Array(6).fill(3000));
+    },
+  );
 });
 
 describe('one hostile answer cannot starve another collector', () => {
