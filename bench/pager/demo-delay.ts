@@ -1,12 +1,15 @@
 /**
  * How long after the demo's shift its MeasurementShiftDetected notification comes, as a model:
- * points every 2 minutes at a random phase, the CUSUM (k = 0.625, h = 9 sigma, from 0) on
- * Gaussian points shifted by `sigmas`, then the exporter's poll, the scrape and the rule
+ * points every 2 minutes at a random phase, the CUSUM with the shipped defaults (the exporter's
+ * own step, from 0) on Gaussian points shifted by `sigmas`, then the exporter's poll, the scrape and the rule
  * evaluation (each 1m: a uniform wait of 0 to 1 minute) and Alertmanager's group_wait (30 s).
  * The README's demo paragraph quotes it.
  *
  *   npx tsx bench/pager/demo-delay.ts [--runs=200000] [--seed=1]
  */
+
+import { configFromObject } from '../../src/config/load.ts';
+import { cusumAdd } from '../../src/spc/cusum.ts';
 
 function arg(name: string, fallback: string): string {
   const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
@@ -25,8 +28,14 @@ function uniform(seed: number): () => number {
   };
 }
 
-const K = 0.625;
-const H = 9;
+/** The CUSUM settings a config without any gets. */
+const CUSUM = configFromObject(
+  {
+    upstream: { base_url: 'http://demo', token: 't' },
+    measurements: { enabled: true, names: ['x'], control: { names: ['x'] } },
+  },
+  { env: {}, baseDir: '/' },
+).measurements.control.cusum;
 const POINT_MIN = 2;
 const GROUP_WAIT_MIN = 0.5;
 
@@ -40,12 +49,10 @@ export function demoDelays(opts: { readonly sigmas: number; readonly runs: numbe
   const minutes: number[] = [];
   let points = 0;
   for (let r = 0; r < opts.runs; r++) {
-    let s = 0;
+    const sums = { upper: 0, lower: 0 };
     let n = 0;
-    do {
-      n++;
-      s = Math.max(0, s + opts.sigmas + normal() - K);
-    } while (s <= H);
+    do n++;
+    while (cusumAdd(sums, opts.sigmas + normal(), CUSUM) === undefined);
     points += n;
     minutes.push(u() * POINT_MIN + POINT_MIN * (n - 1) + u() + u() + u() + GROUP_WAIT_MIN);
   }
@@ -64,7 +71,7 @@ function main(): void {
   });
   process.stdout.write(
     [
-      `Demo shift to notification (model, ${runs} runs): a point every ${POINT_MIN} min, CUSUM k = ${K}, h = ${H}; poll, scrape, evaluation 1m each; group_wait 30 s.`,
+      `Demo shift to notification (model, ${runs} runs): a point every ${POINT_MIN} min, CUSUM k = ${CUSUM.k}, h = ${CUSUM.h}, cap ${CUSUM.cap}; poll, scrape, evaluation 1m each; group_wait 30 s.`,
       '',
       '| shift (sigma) | points to signal | mean (min) | 5 % | median | 95 % | over 10 min |',
       '|---:|---:|---:|---:|---:|---:|---:|',

@@ -41,6 +41,12 @@ interface Process {
   readonly changeAt: number;
   readonly shift: number;
   readonly sigmaFactor: number;
+  /**
+   * Share of points that are a failing unit's value instead: beyond a spec limit at ±3σ by 0.2 to
+   * 1.7σ, either side, as the simulator makes them for an incapable characteristic (its
+   * `outside()`); 0 for none.
+   */
+  readonly outliers?: number;
 }
 
 interface Scenario {
@@ -93,6 +99,13 @@ function cusumEvents(families: readonly Family[]): Map<string, number> {
   return out;
 }
 
+/** A failing unit's value (see {@link Process.outliers}) with probability `share`, else undefined. */
+function outlier(rng: ReturnType<typeof splitmix64> | undefined, share = 0): number | undefined {
+  if (share === 0 || rng === undefined || rng.uniform() >= share) return undefined;
+  const beyond = 3 + 0.2 + 1.5 * rng.uniform();
+  return rng.uniform() < 0.5 ? beyond : -beyond;
+}
+
 interface ScenarioResult {
   readonly name: string;
   /** Notifications a day per 1,000 charts (lines' alerts going from inactive to firing). */
@@ -120,6 +133,7 @@ async function run(s: Scenario, seed: number): Promise<ScenarioResult> {
       stations.forEach((st, i) => {
         noise[i] = s.process.phi * (noise[i] ?? 0) + innovation * (rng[i]?.normal() ?? 0);
         const value =
+          outlier(rng[i], s.process.outliers) ??
           (noise[i] ?? 0) * (changed ? s.process.sigmaFactor : 1) + (changed ? s.process.shift : 0);
         batch.push({
           stationId: st.id,
@@ -209,10 +223,10 @@ async function main() {
   const days = Number(args.find((a) => a.startsWith('--days='))?.slice(7) ?? 7);
   const seed = Number(args.find((a) => a.startsWith('--seed='))?.slice(7) ?? Date.now() % 1_000_000);
   const started = Date.now();
-  const week = (name: string, limits: 'estimated' | 'known', phi: number): Scenario => ({
+  const week = (name: string, limits: 'estimated' | 'known', phi: number, outliers = 0): Scenario => ({
     name,
     limits,
-    process: { phi, changeAt: Number.POSITIVE_INFINITY, shift: 0, sigmaFactor: 1 },
+    process: { phi, changeAt: Number.POSITIVE_INFINITY, shift: 0, sigmaFactor: 1, outliers },
     from: T0 + DAY,
     to: T0 + DAY + days * DAY,
     pollMs: 10 * MIN,
@@ -247,12 +261,21 @@ async function main() {
   rows.push(
     `| The same AR(1) data with compensate_autocorrelation: false (reported) | ${raw.notificationsPerDay.toFixed(1)} |  |  |`,
   );
+  const wild = await run(week('in control, 3 % failing units', 'estimated', 0, 0.03), seed + 4);
+  rows.push(
+    `| The same with 3 % of the points a failing unit's value, 3.2 to 4.7 σ out on either side, as the simulator makes them for an incapable characteristic (reported) | ${wild.notificationsPerDay.toFixed(1)} |  |  |`,
+  );
+  // Issue 30's delays to the first notification, 60 minutes at 1 σ and 20 at 2 σ, in points of
+  // 2 minutes less about 2 minutes of poll, scrape, rule evaluation and group_wait. Issue 21's
+  // 25 / 12 / 5 points at 1 / 1.5 / 3 σ cannot hold beside issue 30's chance rate (about one
+  // a day per 1,000 charts): no detector with that rate averages under about 27 points at 1 σ
+  // (docs/measurements.md, what no detector can beat).
   const targets: Array<[number, number | undefined]> = [
     [0.5, undefined],
-    [1, 25],
-    [1.5, 12],
-    [2, undefined],
-    [3, 5],
+    [1, 29],
+    [1.5, undefined],
+    [2, 9],
+    [3, undefined],
   ];
   for (const [size, target] of targets) {
     const r = await run(shift(`shift ${size}`, 'estimated', size), seed + 10 + size * 10);
@@ -275,8 +298,8 @@ async function main() {
     '',
     `Run ${new Date().toISOString()} (seed ${seed}, ${((Date.now() - started) / 1000).toFixed(0)} s, Node ${process.version}): ` +
       '`npm run bench:spc` (bench/spc/spc-budget.ts). 1,000 charts on 100 lines, a point every 2 minutes from splitmix64 ' +
-      'normals, evaluated by the collector’s own chart code (rolling 24h baseline, CUSUM k 0.625 h 9 with fast initial ' +
-      'response, limits held 1h after a signal); the shipped MeasurementShiftDetected alert’s semantics applied per line ' +
+      'normals, evaluated by the collector’s own chart code (rolling 24h baseline, CUSUM k 0.625 h 10, values capped at ±3σ, ' +
+      'with fast initial response, limits held 1h after a signal); the shipped MeasurementShiftDetected alert’s semantics applied per line ' +
       '(firing for 10 minutes after each CUSUM event, kept firing 1h more): a notification is a line’s alert going from ' +
       'inactive to firing.',
     '',

@@ -220,17 +220,27 @@ const rulesSchema = z
   .describe('The Nelson rules, keyed by number; each can be switched off and its run lengths changed.');
 
 /**
- * The CUSUM's defaults: k = 0.625, h = 9 with a fast initial response. By the Brook–Evans chain
- * (test/spc/cusum-ewma.test.ts), an in-control chart signals by chance once in about 208,000
- * points (with limits known; limits estimated from a baseline raise the rate), and a sustained
- * shift is found in 23.6 / 11.0 / 4.4 points on average at 1 / 1.5 / 3 sigma. docs/measurements.md
- * has the table and how to choose k and h.
+ * The CUSUM's defaults: k = 0.625, h = 10, values capped at ±3 sigma, with a fast initial
+ * response. By the Brook–Evans chain (test/spc/cusum-ewma.test.ts), an in-control chart signals
+ * by chance once in about 886,000 points (with limits known; limits estimated from a baseline
+ * raise the rate): under one chance notification a day per 1,000 charts at a point every
+ * 2 minutes. A sustained shift is found in 26.7 / 12.5 / 8.4 / 5.6 points on average at
+ * 1 / 1.5 / 2 / 3 sigma; no detector with that chance rate can average much under 27 points at
+ * 1 sigma (docs/measurements.md: the table, the limit, how to choose k, h and the cap).
  */
 const cusumSchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Run a two-sided tabular CUSUM on every charted series.'),
     k: cusumK.default(0.625),
-    h: cusumH.default(9),
+    h: cusumH.default(10),
+    cap: z
+      .number()
+      .min(1)
+      .max(100)
+      .default(3)
+      .describe(
+        'Standardized values beyond ±cap sigmas count as ±cap, so that a few wild points (failing units, glitches) cannot signal alone; 100 for none.',
+      ),
     fast_initial_response: z
       .boolean()
       .default(true)
@@ -239,7 +249,7 @@ const cusumSchema = z
       ),
   })
   .prefault({})
-  .transform((c) => ({ enabled: c.enabled, k: c.k, h: c.h, fir: c.fast_initial_response }))
+  .transform((c) => ({ enabled: c.enabled, k: c.k, h: c.h, cap: c.cap, fir: c.fast_initial_response }))
   .describe("CUSUM for small sustained shifts, on values standardized by the chart's centre and sigma.");
 
 /**

@@ -5,7 +5,11 @@
  * a signal when either exceeds h (strictly), after which both restart. k and h are in sigma
  * units. With a fast initial response (Lucas and Crosier 1982) both sums start, and restart,
  * at h/2, which roughly halves the delay to a shift present at the start at almost no cost in
- * chance signals. Pure and incremental: the state is two numbers.
+ * chance signals. With a cap, a standardized value beyond ±cap counts as ±cap (winsorized;
+ * Hawkins and Olwell 1998, 5.3): one wild point (a failing unit's value, a glitch) then adds at
+ * most cap − k to a sum, so a few of them cannot signal alone, while a real shift of 1 or 2
+ * sigma, whose points rarely pass 3 sigma, is found almost as fast. Pure and incremental: the
+ * state is two numbers.
  * Average run lengths, by Markov chain, are in test/helpers/run-length.ts (the tests check
  * them against published tables and these step functions against them).
  */
@@ -18,6 +22,8 @@ export interface CusumParams {
   readonly h: number;
   /** Fast initial response: start and restart both sums at h/2. */
   readonly fir: boolean;
+  /** Standardized values beyond ±cap count as ±cap; none when absent. */
+  readonly cap?: number | undefined;
 }
 
 /** The two cumulative sums, in sigma units. */
@@ -40,7 +46,8 @@ export function cusumStart(p: CusumParams): CusumState {
  * are then the ones that crossed h (what a gauge shows at the signal); the caller restarts them
  * with {@link cusumStart}.
  */
-export function cusumAdd(state: CusumState, z: number, p: CusumParams): CusumSignal | undefined {
+export function cusumAdd(state: CusumState, value: number, p: CusumParams): CusumSignal | undefined {
+  const z = p.cap === undefined ? value : Math.max(-p.cap, Math.min(p.cap, value));
   state.upper = Math.max(0, state.upper + z - p.k);
   state.lower = Math.max(0, state.lower - z - p.k);
   return state.upper > p.h ? 'up' : state.lower > p.h ? 'down' : undefined;

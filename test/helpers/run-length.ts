@@ -78,26 +78,35 @@ export function cusumStep(state: CusumState, z: number, p: CusumParams): CusumSi
 /**
  * Average run length of the one-sided upper CUSUM to a mean shift of `shift` sigma, by the
  * Markov chain of Brook and Evans (1972) with `states` states, from a start of `start` (sigma).
+ * With a cap, the standardized value is capped at ±cap: the chain's continuous part is cut
+ * there, and the two tails become point masses at ±cap.
  */
 export function oneSidedCusumArl(
-  p: Pick<CusumParams, 'k' | 'h'>,
+  p: Pick<CusumParams, 'k' | 'h' | 'cap'>,
   shift: number,
   opts: { readonly start?: number; readonly states?: number } = {},
 ): number {
   const { start = 0, states = 150 } = opts;
+  const cap = p.cap ?? Number.POSITIVE_INFINITY;
   // State 0 is a sum of 0; state i covers ((i - 0.5) w, (i + 0.5) w], up to h.
   const w = (2 * p.h) / (2 * states - 1);
+  const stateOf = (sum: number) => (sum < 0.5 * w ? 0 : Math.round(sum / w));
   const q: number[][] = [];
   for (let i = 0; i < states; i++) {
-    const row: number[] = [];
     const from = i * w;
+    // P(z <= x) for the value z ~ N(shift, 1) capped: the continuous part only, within ±cap.
+    const cdf = (x: number) => normalCdf(Math.min(Math.max(x, -cap), cap) - shift);
+    const row: number[] = [];
     for (let j = 0; j < states; j++) {
-      const hi = j === 0 ? 0.5 * w : (j + 0.5) * w;
-      const lo = j === 0 ? Number.NEGATIVE_INFINITY : (j - 0.5) * w;
-      // Next sum = from + z - k with z ~ N(shift, 1).
-      const cdf = (edge: number) =>
-        edge === Number.NEGATIVE_INFINITY ? 0 : normalCdf(edge - from + p.k - shift);
-      row.push(cdf(hi) - cdf(lo));
+      // Next sum = from + z - k lands in state j when z lies in (lo, hi].
+      const hi = (j === 0 ? 0.5 * w : (j + 0.5) * w) - from + p.k;
+      const lo = j === 0 ? Number.NEGATIVE_INFINITY : (j - 0.5) * w - from + p.k;
+      row.push(Math.max(0, cdf(hi) - cdf(lo)));
+    }
+    if (cap !== Number.POSITIVE_INFINITY) {
+      const top = stateOf(from + cap - p.k);
+      if (top < states) row[top] = (row[top] ?? 0) + (1 - normalCdf(cap - shift));
+      row[stateOf(from - cap - p.k)]! += normalCdf(-cap - shift);
     }
     q.push(row);
   }

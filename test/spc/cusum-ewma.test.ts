@@ -61,6 +61,60 @@ describe('CUSUM run lengths (Brook and Evans chain)', () => {
     expect(Math.abs(total / runs - arl)).toBeLessThan((5 * arl) / Math.sqrt(runs));
   });
 
+  /** Mean simulated run length of `p` at `shift` sigma over `runs` runs. */
+  const simulated = (p: Parameters<typeof cusumStep>[2], shift: number, runs: number, seed: number) => {
+    const r = splitmix64(seed);
+    let total = 0;
+    for (let i = 0; i < runs; i++) {
+      const s = cusumStart(p);
+      let n = 0;
+      do n++;
+      while (cusumStep(s, shift + r.normal(), p) === undefined);
+      total += n;
+    }
+    return total / runs;
+  };
+
+  it('caps a standardized value at ±cap: one wild point adds cap − k', () => {
+    const p = { k: 0.5, h: 4, fir: false, cap: 3 };
+    const s = cusumStart(p);
+    expect(cusumStep(s, 50, p)).toBeUndefined();
+    expect(s).toEqual({ upper: 2.5, lower: 0 });
+    expect(cusumStep(s, -50, p)).toBeUndefined();
+    expect(s).toEqual({ upper: 0, lower: 2.5 });
+    // Within the cap, values count whole: 2.5 + 2.1 - 0.5 = 4.1 > 4.
+    expect(cusumStep(s, -2.1, p)).toBe('down');
+  });
+
+  it('with a cap, the chain cuts the value at ±cap (a cap of 100 changes nothing)', () => {
+    for (const shift of [0, 1, 2])
+      within(
+        cusumArl({ k: 0.625, h: 9, fir: false, cap: 100 }, shift),
+        cusumArl({ k: 0.625, h: 9, fir: false }, shift),
+        1e-9,
+      );
+    // An independent chain (scipy, 500 states; bench notes of 2026-11-26): k 0.625, h 9, cap 2.5
+    // ARL0 383,273 and 25.3 points at 1 sigma; h 10, cap 3: 885,932, 26.7 and 8.4 at 2 sigma.
+    within(cusumArl({ k: 0.625, h: 9, fir: false, cap: 2.5 }, 0), 383_273, 0.02);
+    within(cusumArl({ k: 0.625, h: 9, fir: false, cap: 2.5 }, 1), 25.3, 0.01);
+    within(cusumArl({ k: 0.625, h: 10, fir: false, cap: 3 }, 0), 885_932, 0.02);
+    within(cusumArl({ k: 0.625, h: 10, fir: false, cap: 3 }, 1), 26.7, 0.01);
+    within(cusumArl({ k: 0.625, h: 10, fir: false, cap: 3 }, 2), 8.4, 0.01);
+  });
+
+  it('step as the capped chain says: simulated run lengths in control and under a 1 sigma shift', () => {
+    const short = { k: 0.5, h: 4, fir: false, cap: 2 };
+    const arl0 = cusumArl(short, 0);
+    // Capping at 2 sigma lengthens the in-control run: the chain's 265 against 168 uncapped.
+    expect(arl0).toBeGreaterThan(250);
+    const runs = 3000;
+    expect(Math.abs(simulated(short, 0, runs, 77) - arl0)).toBeLessThan((5 * arl0) / Math.sqrt(runs));
+    const shipped = { k: 0.625, h: 10, fir: false, cap: 3 };
+    const arl1 = cusumArl(shipped, 1);
+    // Under a shift the run length's sd is well below its mean; 5 standard errors of a geometric.
+    expect(Math.abs(simulated(shipped, 1, runs, 78) - arl1)).toBeLessThan((5 * arl1) / Math.sqrt(runs));
+  });
+
   it('signals strictly beyond h, names the side, and restarts both sums (at h/2 with FIR)', () => {
     const p = { k: 0.5, h: 4, fir: false };
     const s = cusumStart(p);
@@ -136,12 +190,19 @@ describe('EWMA', () => {
 });
 
 describe('the documented defaults', () => {
-  it('CUSUM k = 0.625, h = 9 and EWMA 0.1 / 4.5 have the run lengths docs/measurements.md gives', () => {
-    const cusum = { k: 0.625, h: 9, fir: false };
-    within(cusumArl(cusum, 0), 207_750, 0.01);
-    within(cusumArl(cusum, 1), 23.6, 0.01);
-    within(cusumArl(cusum, 1.5), 11.0, 0.01);
-    within(cusumArl(cusum, 3), 4.4, 0.02);
+  it('CUSUM k = 0.625, h = 10, cap 3 and EWMA 0.1 / 4.5 have the run lengths docs/measurements.md gives', () => {
+    const cusum = { k: 0.625, h: 10, fir: false, cap: 3 };
+    within(cusumArl(cusum, 0), 871_328, 0.01);
+    within(cusumArl(cusum, 1), 26.7, 0.01);
+    within(cusumArl(cusum, 1.5), 12.5, 0.01);
+    within(cusumArl(cusum, 2), 8.4, 0.01);
+    within(cusumArl(cusum, 3), 5.6, 0.01);
+    // 0.3.0's default, k = 0.625 and h = 9 without a cap, for the table's comparison row.
+    const before = { k: 0.625, h: 9, fir: false };
+    within(cusumArl(before, 0), 207_750, 0.01);
+    within(cusumArl(before, 1), 23.6, 0.01);
+    within(cusumArl(before, 1.5), 11.0, 0.01);
+    within(cusumArl(before, 3), 4.4, 0.02);
     within(ewmaArl({ lambda: 0.1, L: 4.5 }, 0), 217_899, 0.01);
     within(ewmaArl({ lambda: 0.1, L: 4.5 }, 1), 26.3, 0.01);
   });

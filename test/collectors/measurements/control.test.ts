@@ -506,7 +506,12 @@ describe('control charts in the measurements collector', () => {
   });
 
   it('compensates an autocorrelated baseline and flags it, and flags a coarse resolution', async () => {
-    const { store, charts: c } = charts({ names: ['vbat'], baseline: { rolling: '2h' }, min_samples: 20 });
+    const { store, charts: c } = charts({
+      names: ['vbat'],
+      baseline: { rolling: '2h' },
+      min_samples: 20,
+      cusum: { h: 9 },
+    });
     const baseline = wave(32);
     store.add([...series(A, baseline, { endAgoMs: 61 * MIN }), ...series(A, wave(12), { stepMs: 4 * MIN })]);
     c.retainFrom(NOW, NOW - HOUR);
