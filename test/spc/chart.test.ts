@@ -229,8 +229,9 @@ describe('history folded as it loads', () => {
     const folded = loaded(true);
     const whole = loaded(false);
     // A week of points every 2 minutes is 16 bytes x 5,000 points; folded, the chart holds the
-    // buckets and a few hundred points (the 4h it waits for history out of order, and a batch).
-    expect(folded.most).toBeLessThanOrEqual(87 * 14 * 8 + 1024 * 20);
+    // buckets and under 256 points of 20 bytes (time, value, key): the 4h it waits for history
+    // out of order (120 points) and a batch of 64 between folds.
+    expect(folded.most).toBeLessThanOrEqual(87 * 14 * 8 + 256 * 20);
     expect(whole.most).toBeGreaterThan(5000 * 16);
     const a = folded.chart.evaluate({ nowMs: now, complete: true });
     const b = whole.chart.evaluate({ nowMs: now, complete: true });
