@@ -129,7 +129,8 @@ function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyDesc> {
     cusumUpper: gauge(
       'station_measurement_control_cusum_upper',
       SERIES,
-      `Upper CUSUM sum C+ = max(0, C+ + z - k), in sigmas (z: the value standardized by the chart's centre and sigma); ` +
+      `Upper CUSUM sum C+ = max(0, C+ + z - k), in sigmas (z: the value standardized by the chart's centre and sigma, ` +
+        `counted at most measurements.control.cusum.cap sigmas either way); ` +
         `a signal (rule="cusum" event) when it exceeds station_measurement_control_cusum_decision_interval, and at a ` +
         `signal the sum that crossed it until the next point. On a chart compensated for autocorrelation phi it is ` +
         `divided by (1 + phi) / (1 - phi), the factor its h is widened by, so that every chart of a name signals ` +
