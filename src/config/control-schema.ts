@@ -222,7 +222,7 @@ const rulesSchema = z
 /**
  * The CUSUM's defaults: k = 0.625, h = 10, values capped at ±3 sigma, with a fast initial
  * response. By the Brook–Evans chain (test/spc/cusum-ewma.test.ts), an in-control chart signals
- * by chance once in about 886,000 points (with limits known; limits estimated from a baseline
+ * by chance once in about 870,000 points (with limits known; limits estimated from a baseline
  * raise the rate): under one chance notification a day per 1,000 charts at a point every
  * 2 minutes. A sustained shift is found in 26.7 / 12.5 / 8.4 / 5.6 points on average at
  * 1 / 1.5 / 2 / 3 sigma; no detector with that chance rate can average much under 27 points at
