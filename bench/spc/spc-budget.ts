@@ -19,7 +19,7 @@ import type { Family } from '../../src/exposition/model.ts';
 import type { MeasurementRecord } from '../../src/upstream/types.ts';
 import { LoopYielder } from '../../src/util/loop-yield.ts';
 import { readSection, SPC_BUDGET_SECTION, writeSection } from '../shared/format.ts';
-import { splitmix64 } from '../shared/random.ts';
+import { type Random, splitmix64 } from '../shared/random.ts';
 import { plant } from './control.ts';
 
 const MIN = 60_000;
@@ -100,7 +100,7 @@ function cusumEvents(families: readonly Family[]): Map<string, number> {
 }
 
 /** A failing unit's value (see {@link Process.outliers}) with probability `share`, else undefined. */
-function outlier(rng: ReturnType<typeof splitmix64> | undefined, share = 0): number | undefined {
+function outlier(rng: Random | undefined, share = 0): number | undefined {
   if (share === 0 || rng === undefined || rng.uniform() >= share) return undefined;
   const beyond = 3 + 0.2 + 1.5 * rng.uniform();
   return rng.uniform() < 0.5 ? beyond : -beyond;
