@@ -5,7 +5,7 @@
  * detect fastest and how rare a chance signal must be.
  */
 import { z } from 'zod';
-import { duration } from './fields.ts';
+import { always, duration, reportDuplicates } from './fields.ts';
 
 const shift = (what: string, d: number) =>
   z
@@ -14,6 +14,16 @@ const shift = (what: string, d: number) =>
     .lt(1)
     .default(d)
     .describe(`The ${what} the chart detects fastest, in points of the ratio (0-1), from the target.`);
+
+/** The kinds of trial a chart can count: the `kind` label of the CUSUM families. */
+export const UNIT_CUSUM_KINDS = ['first_pass_yield', 'final_yield', 'retry_ratio'] as const;
+
+const kinds = (level: string, d: readonly (typeof UNIT_CUSUM_KINDS)[number][], why: string) =>
+  z
+    .array(z.enum(UNIT_CUSUM_KINDS))
+    .superRefine((list, ctx) => reportDuplicates(list, ctx, { key: (x) => x, what: 'kind' }), always)
+    .default([...d])
+    .describe(`Kinds whose ${level} charts are exported (events and statistic); ${why}`);
 
 /** The `units.cusum` section. */
 export const unitsCusumSchema = z
@@ -42,6 +52,18 @@ export const unitsCusumSchema = z
     first_pass_yield_shift: shift('drop of first-pass yield', 0.15),
     final_yield_shift: shift('drop of final yield', 0.15),
     retry_rate_shift: shift('rise of the retry ratio', 0.1),
+    station_kinds: kinds(
+      'station',
+      ['retry_ratio'],
+      'StationHighRetryRatio reads retry_ratio; a unit passes or fails at its line, so the yields are charted per line by default.',
+    ),
+    line_kinds: kinds('line', UNIT_CUSUM_KINDS, 'StationLineLowFinalYield reads final_yield.'),
+    statistic: z
+      .boolean()
+      .default(false)
+      .describe(
+        "Also export each chart's statistic as a fraction of its decision interval (`…_unit_cusum_ratio`, one series per chart; no shipped alert or dashboard reads it).",
+      ),
   })
   .prefault({})
   .transform((c) => ({
@@ -53,6 +75,9 @@ export const unitsCusumSchema = z
       finalYield: c.final_yield_shift,
       retryRate: c.retry_rate_shift,
     },
+    stationKinds: c.station_kinds,
+    lineKinds: c.line_kinds,
+    statistic: c.statistic,
   }))
   .describe('Bernoulli CUSUMs of yield and retries per line and station, against the targets.');
 

@@ -124,6 +124,9 @@ describe('ok config fixtures', () => {
           arl0: 2_000_000,
           settleMs: 1_200_000,
           shifts: { firstPassYield: 0.15, finalYield: 0.15, retryRate: 0.1 },
+          stationKinds: ['retry_ratio'],
+          lineKinds: ['first_pass_yield', 'final_yield', 'retry_ratio'],
+          statistic: false,
         },
       },
       targets: {
@@ -249,6 +252,9 @@ describe('ok config fixtures', () => {
         arl0: 1_000_000,
         settleMs: 1_800_000,
         shifts: { firstPassYield: 0.1, finalYield: 0.1, retryRate: 0.05 },
+        stationKinds: ['final_yield', 'retry_ratio'],
+        lineKinds: ['final_yield'],
+        statistic: true,
       },
     });
     expect(config.targets.intervalMs).toBe(300_000);

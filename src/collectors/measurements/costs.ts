@@ -10,7 +10,7 @@ import type { CollectorCosts, DropRank, SeriesRow } from '../../model/plan.ts';
 import { requestUrl } from '../../upstream/endpoints.ts';
 import { recordsNeed } from '../records-cost.ts';
 import { chartedNames, controlSeriesByFamily } from './control-families.ts';
-import { MEASUREMENT_FAMILIES } from './families.ts';
+import { MEASUREMENT_FAMILIES, OMISSION_ROWS_PER_WINDOW } from './families.ts';
 import { VALUE_HISTOGRAM } from './histograms.ts';
 import { windowsPerFamily } from './selection.ts';
 
@@ -69,6 +69,23 @@ const CONTROL_DROPS: readonly string[] = [
   'station_measurement_control_violations_total',
 ];
 
+/**
+ * Series of the value histogram: one per station, name and slot in a Prometheus with native
+ * histograms (a text scrape gets none). Their buckets (up to max_buckets each) cost protobuf
+ * bytes, not series. The first max_names configured names have one; a station measuring `names`
+ * of them has its share. Undefined when no name has one.
+ */
+function histogramSeries(
+  config: Config,
+  counts: { readonly stations: number; readonly names: number; readonly slots?: number },
+): number | undefined {
+  const h = config.measurements.histograms;
+  if (!h.enabled || h.maxNames === 0) return undefined;
+  const configured = config.measurements.names.length;
+  const withHistogram = Math.round(Math.min(configured, h.maxNames) * (counts.names / configured));
+  return counts.stations * withHistogram * (counts.slots ?? 1);
+}
+
 export const measurementsCosts: CollectorCosts = {
   series(config, counts) {
     const rows: SeriesRow[] = [];
@@ -81,7 +98,12 @@ export const measurementsCosts: CollectorCosts = {
     // counting every name as numeric is the upper bound.
     const perStation = new Map<string, number>([
       [MEASUREMENT_FAMILIES.info.name, counts.stations * names],
-      [MEASUREMENT_FAMILIES.omitted.name, counts.stations * windows.length],
+      [
+        MEASUREMENT_FAMILIES.omitted.name,
+        counts.stations *
+          OMISSION_ROWS_PER_WINDOW *
+          (perFamily.get(MEASUREMENT_FAMILIES.omitted.name)?.size ?? 0),
+      ],
       [MEASUREMENT_FAMILIES.future.name, counts.stations],
       [MEASUREMENT_FAMILIES.late.name, counts.stations],
       [MEASUREMENT_FAMILIES.attributes.name, 0],
@@ -90,16 +112,8 @@ export const measurementsCosts: CollectorCosts = {
       const windowed = perFamily.get(d.name);
       add(d.name, perStation.get(d.name) ?? series * (windowed?.size ?? 1));
     }
-    const h = config.measurements.histograms;
-    if (h.enabled && h.maxNames > 0) {
-      // One series per station, name and slot in a Prometheus with native histograms (a text
-      // scrape gets none). Their buckets (up to max_buckets each) cost protobuf bytes, not series.
-      // The first max_names configured names have one; a station measuring `names` of them has its share.
-      const configured = config.measurements.names.length;
-      const share = names / configured;
-      const withHistogram = Math.round(Math.min(configured, h.maxNames) * share);
-      add(VALUE_HISTOGRAM.name, counts.stations * withHistogram * (counts.slots ?? 1));
-    }
+    const histograms = histogramSeries(config, { ...counts, names });
+    if (histograms !== undefined) add(VALUE_HISTOGRAM.name, histograms);
     if (config.measurements.control.names.length > 0) {
       // Every charted name on every station and slot, its steady series (controlSeriesByFamily).
       const charted = chartedNames(config).length;

@@ -216,6 +216,11 @@ interface OmissionRow {
   n: number;
 }
 
+const OMIT_INDEXES = ['ppk', 'cpk'] as const;
+
+/** Rows of the omissions family per station and window: every index and reason, 0 included. */
+export const OMISSION_ROWS_PER_WINDOW = OMIT_INDEXES.length * OMIT_REASONS.length;
+
 /** Counts of series without Ppk / Cpk per station, window and reason; every reason is exported, 0 included. */
 class Omissions {
   /** Every row, in the order first counted (the order of the exported samples). */
@@ -235,7 +240,7 @@ class Omissions {
     let rows = byWindow.get(window);
     if (rows === undefined) {
       rows = [];
-      for (const index of ['ppk', 'cpk'] as const) {
+      for (const index of OMIT_INDEXES) {
         for (const reason of OMIT_REASONS) {
           const labels = station.with('window', window).with('index', index).with('reason', reason);
           rows.push({ labels, index, reason, n: 0 });

@@ -7,7 +7,6 @@ import type { Config } from '../../config/schema.ts';
 import type { CollectorCosts } from '../../model/plan.ts';
 import { requestUrl } from '../../upstream/endpoints.ts';
 import { recordsNeed } from '../records-cost.ts';
-import { CUSUM_KINDS } from './cusum.ts';
 import { UNIT_CUSUM_FAMILIES } from './cusum-families.ts';
 import { UNIT_FAMILIES } from './families.ts';
 
@@ -22,16 +21,21 @@ function emptyListUrl(config: Config, now: Date): string {
   return requestUrl(config.upstream.baseUrl, 'units', window);
 }
 
-/** The CUSUM families: one counter and one gauge per station and kind, and per line and kind. */
+/**
+ * The CUSUM families: a counter per station and exported kind and per line and exported kind, and
+ * as many gauges when the statistic is exported.
+ */
 function cusumRows(config: Config, counts: { stations: number; lines: number }) {
-  if (!config.units.cusum.enabled) return [];
-  const k = CUSUM_KINDS.length;
+  const { enabled, stationKinds, lineKinds, statistic } = config.units.cusum;
+  if (!enabled) return [];
+  const station = counts.stations * stationKinds.length;
+  const line = counts.lines * lineKinds.length;
   const row = (family: string, series: number) => ({ collector: 'units', family, series });
   return [
-    row(UNIT_CUSUM_FAMILIES.stationEvents.name, counts.stations * k),
-    row(UNIT_CUSUM_FAMILIES.stationRatio.name, counts.stations * k),
-    row(UNIT_CUSUM_FAMILIES.lineEvents.name, counts.lines * k),
-    row(UNIT_CUSUM_FAMILIES.lineRatio.name, counts.lines * k),
+    row(UNIT_CUSUM_FAMILIES.stationEvents.name, station),
+    ...(statistic ? [row(UNIT_CUSUM_FAMILIES.stationRatio.name, station)] : []),
+    row(UNIT_CUSUM_FAMILIES.lineEvents.name, line),
+    ...(statistic ? [row(UNIT_CUSUM_FAMILIES.lineRatio.name, line)] : []),
   ];
 }
 

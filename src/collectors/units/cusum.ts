@@ -23,7 +23,7 @@
  */
 
 import type { Targets, TargetsConfig } from '../../config/targets-schema.ts';
-import type { UnitsCusumConfig } from '../../config/units-cusum-schema.ts';
+import { UNIT_CUSUM_KINDS, type UnitsCusumConfig } from '../../config/units-cusum-schema.ts';
 import type { Family, LabelSet, Sample } from '../../exposition/model.ts';
 import type { Entity, StationNode, Topology } from '../../model/topology.ts';
 import { BernoulliCusum, type BernoulliDesign, designBernoulliCusum } from '../../spc/bernoulli.ts';
@@ -33,8 +33,8 @@ import { sortInSlices } from '../../util/sliced-sort.ts';
 import { targetsOf } from '../targets/match.ts';
 import { UNIT_CUSUM_FAMILIES } from './cusum-families.ts';
 
-/** The three kinds of trial, in exposition order. */
-export const CUSUM_KINDS = ['first_pass_yield', 'final_yield', 'retry_ratio'] as const;
+/** The three kinds of trial, in exposition order (the config's list). */
+const CUSUM_KINDS = UNIT_CUSUM_KINDS;
 /** One kind of trial: the `kind` label of the CUSUM families. */
 type CusumKind = (typeof CUSUM_KINDS)[number];
 
@@ -199,14 +199,18 @@ export class UnitCusums {
     });
   }
 
-  /** The event counters and ratio gauges of every labelled line and station. */
+  /**
+   * The event counters of every labelled line and station, for the kinds `units.cusum` exports at
+   * each level, and their statistics as gauges when `units.cusum.statistic` is on.
+   */
   families(): Family[] {
-    const rows = (subjects: Iterable<Subject>) => {
+    const { stationKinds, lineKinds, statistic } = this.opts.cusum;
+    const rows = (subjects: Iterable<Subject>, kinds: readonly CusumKind[]) => {
       const events: Sample[] = [];
       const ratios: Sample[] = [];
       for (const s of subjects) {
         if (!s.labels) continue;
-        for (const kind of CUSUM_KINDS) {
+        for (const kind of kinds) {
           const c = s.chart(kind);
           const labels = s.labels.with('kind', kind);
           events.push({ labels, value: c.events });
@@ -215,14 +219,14 @@ export class UnitCusums {
       }
       return { events, ratios };
     };
-    const st = rows(this.stations.values());
-    const ln = rows(this.lines.values());
+    const st = rows(this.stations.values(), stationKinds);
+    const ln = rows(this.lines.values(), lineKinds);
     const createdMs = this.opts.countFrom;
     return [
       { desc: UNIT_CUSUM_FAMILIES.stationEvents, samples: st.events, createdMs },
-      { desc: UNIT_CUSUM_FAMILIES.stationRatio, samples: st.ratios },
+      ...(statistic ? [{ desc: UNIT_CUSUM_FAMILIES.stationRatio, samples: st.ratios }] : []),
       { desc: UNIT_CUSUM_FAMILIES.lineEvents, samples: ln.events, createdMs },
-      { desc: UNIT_CUSUM_FAMILIES.lineRatio, samples: ln.ratios },
+      ...(statistic ? [{ desc: UNIT_CUSUM_FAMILIES.lineRatio, samples: ln.ratios }] : []),
     ];
   }
 

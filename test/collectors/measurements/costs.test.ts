@@ -76,3 +76,30 @@ describe('measurements costs: the control charts', () => {
     expect(order.at(-1)).toBe('station_measurement_last_value');
   });
 });
+
+describe('measurements costs: the capability omissions', () => {
+  const omitted = (measurements: Record<string, unknown>) =>
+    measurementsCosts
+      .series(
+        configFromObject(
+          {
+            upstream: { base_url: 'http://x', token: 't' },
+            windows: ['15m', '1h', '24h'],
+            measurements: { enabled: true, names: ['a'], ...measurements },
+          },
+          { env: {}, baseDir: '/' },
+        ),
+        counts,
+      )
+      .find((r) => r.family === 'station_measurement_window_capability_omitted_series')?.series;
+
+  it('counts none by default: the statistic is opt-in', () => {
+    expect(omitted({})).toBe(0);
+  });
+
+  it('counts every index and reason (2 × 3 rows, 0 included) per station and selecting window', () => {
+    const stats = ['samples', 'ppk', 'capability_omitted'];
+    expect(omitted({ statistics: { default: stats } })).toBe(1000 * 3 * 6);
+    expect(omitted({ statistics: { default: ['ppk'], windows: { '24h': stats } } })).toBe(1000 * 1 * 6);
+  });
+});

@@ -8,13 +8,27 @@ const config = (units: Record<string, unknown>) =>
 const counts = { stations: 1000, groups: 0, lines: 100, sites: 5 };
 
 describe('units series estimate', () => {
-  it('counts a counter and a gauge per station and kind, and per line and kind', () => {
+  it('counts by default a counter per station for retries and per line and kind, no gauge', () => {
     const rows = estimateSeries(config({}), counts).rows;
     const of = (family: string) => rows.find((r) => r.family === family)?.series;
-    expect(of('station_unit_cusum_events_total')).toBe(3000);
-    expect(of('station_unit_cusum_ratio')).toBe(3000);
+    expect(of('station_unit_cusum_events_total')).toBe(1000);
+    expect(of('station_unit_cusum_ratio')).toBeUndefined();
     expect(of('station_line_unit_cusum_events_total')).toBe(300);
-    expect(of('station_line_unit_cusum_ratio')).toBe(300);
+    expect(of('station_line_unit_cusum_ratio')).toBeUndefined();
+  });
+
+  it('counts a counter and a gauge per exported kind at each level with the statistic on', () => {
+    const cusum = {
+      station_kinds: ['final_yield', 'retry_ratio'],
+      line_kinds: ['final_yield'],
+      statistic: true,
+    };
+    const rows = estimateSeries(config({ cusum }), counts).rows;
+    const of = (family: string) => rows.find((r) => r.family === family)?.series;
+    expect(of('station_unit_cusum_events_total')).toBe(2000);
+    expect(of('station_unit_cusum_ratio')).toBe(2000);
+    expect(of('station_line_unit_cusum_events_total')).toBe(100);
+    expect(of('station_line_unit_cusum_ratio')).toBe(100);
   });
 
   it('counts none when the CUSUMs are off', () => {

@@ -64,6 +64,27 @@ describe('UnitCusums', () => {
     expect(events.createdMs).toBe(START);
   });
 
+  it('exports by default the retry charts of stations and every chart of lines, without statistics', async () => {
+    const { topology, cusums, u } = setup({ cusum: {} });
+    for (let i = 0; i < 40; i++) cusums.offer(u(i, { result: 'fail' }));
+    await cusums.update(topology, START + 120 * MIN);
+    const families = cusums.families();
+    const kinds = (name: string) =>
+      families
+        .find((f) => f.desc.name === name)
+        ?.samples.map((s) => /kind="([^"]+)"/.exec(s.labels.text)?.[1]);
+    expect(kinds('station_unit_cusum_events_total')).toEqual(['retry_ratio', 'retry_ratio']);
+    expect(kinds('station_line_unit_cusum_events_total')).toEqual([
+      'first_pass_yield',
+      'final_yield',
+      'retry_ratio',
+    ]);
+    expect(families.map((f) => f.desc.name).filter((n) => n.endsWith('_ratio'))).toEqual([]);
+    // 40 failed units in a row: the line's final-yield chart signals.
+    const line = families.find((f) => f.desc.name === 'station_line_unit_cusum_events_total')!;
+    expect(line.samples.find((s) => s.labels.text.includes('kind="final_yield"'))?.value).toBeGreaterThan(0);
+  });
+
   it('designs a new target on a turn of its own and evaluates a long replay in slices of the event loop', async () => {
     const { topology, a, b, cusums, u, value } = setup();
     // Turns of the event loop that pass before `update` resolves: a scrape could be served on each.
