@@ -298,7 +298,7 @@ async function main() {
     '',
     `Run ${new Date().toISOString()} (seed ${seed}, ${((Date.now() - started) / 1000).toFixed(0)} s, Node ${process.version}): ` +
       '`npm run bench:spc` (bench/spc/spc-budget.ts). 1,000 charts on 100 lines, a point every 2 minutes from splitmix64 ' +
-      'normals, evaluated by the collector’s own chart code (rolling 24h baseline, CUSUM k 0.625 h 10, values capped at ±3σ, ' +
+      'normals, evaluated by the collector’s own chart code (rolling 24h baseline, CUSUM k 0.625 h 10, values capped at ±2.5σ, ' +
       'with fast initial response, limits held 1h after a signal); the shipped MeasurementShiftDetected alert’s semantics applied per line ' +
       '(firing for 10 minutes after each CUSUM event, kept firing 1h more): a notification is a line’s alert going from ' +
       'inactive to firing.',

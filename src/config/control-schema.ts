@@ -220,13 +220,14 @@ const rulesSchema = z
   .describe('The Nelson rules, keyed by number; each can be switched off and its run lengths changed.');
 
 /**
- * The CUSUM's defaults: k = 0.625, h = 10, values capped at ±3 sigma, with a fast initial
+ * The CUSUM's defaults: k = 0.625, h = 10, values capped at ±2.5 sigma, with a fast initial
  * response. By the Brook–Evans chain (test/spc/cusum-ewma.test.ts), an in-control chart signals
- * by chance once in about 870,000 points (with limits known; limits estimated from a baseline
- * raise the rate): under one chance notification a day per 1,000 charts at a point every
- * 2 minutes. A sustained shift is found in 26.7 / 12.5 / 8.4 / 5.6 points on average at
- * 1 / 1.5 / 2 / 3 sigma; no detector with that chance rate can average much under 27 points at
- * 1 sigma (docs/measurements.md: the table, the limit, how to choose k, h and the cap).
+ * by chance once in about 1.44 million points (with limits known; limits estimated from a
+ * baseline raise the rate): half a chance notification a day per 1,000 charts at a point every
+ * 2 minutes, with room for the wild points of failing units the cap lets through. A sustained
+ * shift is found in 28.2 / 13.3 / 9.1 / 6.5 points on average at 1 / 1.5 / 2 / 3 sigma; no
+ * detector with that chance rate can average under about 28 points at 1 sigma
+ * (docs/measurements.md: the table, the limit, how to choose k, h and the cap).
  */
 const cusumSchema = z
   .strictObject({
@@ -237,7 +238,7 @@ const cusumSchema = z
       .number()
       .min(1)
       .max(100)
-      .default(3)
+      .default(2.5)
       .describe(
         'Standardized values beyond ±cap sigmas count as ±cap, so that a few wild points (failing units, glitches) cannot signal alone; 100 for none.',
       ),

@@ -59,11 +59,11 @@ cusum: { h: 11, fast_initial_response: false }
 `);
     expect(c.names.map((n) => [n.cusum, n.ewma])).toEqual([
       [
-        { enabled: true, k: 0.5, h: 11, cap: 3, fir: false },
+        { enabled: true, k: 0.5, h: 11, cap: 2.5, fir: false },
         { enabled: true, lambda: 0.2, L: 3 },
       ],
       [
-        { enabled: true, k: 0.625, h: 11, cap: 3, fir: false },
+        { enabled: true, k: 0.625, h: 11, cap: 2.5, fir: false },
         { enabled: true, lambda: 0.1, L: 4.5 },
       ],
     ]);

@@ -101,7 +101,7 @@ describe('ok config fixtures', () => {
           names: [],
           evaluationWindowMs: 3_600_000,
           rules: NELSON_RULES,
-          cusum: { enabled: true, k: 0.625, h: 10, cap: 3, fir: true },
+          cusum: { enabled: true, k: 0.625, h: 10, cap: 2.5, fir: true },
           ewma: { enabled: true, lambda: 0.1, L: 4.5 },
           compensate: true,
           holdMs: 3_600_000,

@@ -94,12 +94,16 @@ describe('CUSUM run lengths (Brook and Evans chain)', () => {
         1e-9,
       );
     // An independent chain (scipy, 500 states; bench notes of 2026-11-26): k 0.625, h 9, cap 2.5
-    // ARL0 383,273 and 25.3 points at 1 sigma; h 10, cap 3: 885,932, 26.7 and 8.4 at 2 sigma.
+    // ARL0 383,273 and 25.3 points at 1 sigma; h 10, cap 3: 885,932, 26.7 and 8.4 at 2 sigma;
+    // h 10, cap 2.5: 1,425,599, 28.14 and 9.10.
     within(cusumArl({ k: 0.625, h: 9, fir: false, cap: 2.5 }, 0), 383_273, 0.02);
     within(cusumArl({ k: 0.625, h: 9, fir: false, cap: 2.5 }, 1), 25.3, 0.01);
     within(cusumArl({ k: 0.625, h: 10, fir: false, cap: 3 }, 0), 885_932, 0.02);
     within(cusumArl({ k: 0.625, h: 10, fir: false, cap: 3 }, 1), 26.7, 0.01);
     within(cusumArl({ k: 0.625, h: 10, fir: false, cap: 3 }, 2), 8.4, 0.01);
+    within(cusumArl({ k: 0.625, h: 10, fir: false, cap: 2.5 }, 0), 1_425_599, 0.02);
+    within(cusumArl({ k: 0.625, h: 10, fir: false, cap: 2.5 }, 1), 28.14, 0.01);
+    within(cusumArl({ k: 0.625, h: 10, fir: false, cap: 2.5 }, 2), 9.1, 0.01);
   });
 
   it('step as the capped chain says: simulated run lengths in control and under a 1 sigma shift', () => {
@@ -109,7 +113,7 @@ describe('CUSUM run lengths (Brook and Evans chain)', () => {
     expect(arl0).toBeGreaterThan(250);
     const runs = 3000;
     expect(Math.abs(simulated(short, 0, runs, 77) - arl0)).toBeLessThan((5 * arl0) / Math.sqrt(runs));
-    const shipped = { k: 0.625, h: 10, fir: false, cap: 3 };
+    const shipped = { k: 0.625, h: 10, fir: false, cap: 2.5 };
     const arl1 = cusumArl(shipped, 1);
     // Under a shift the run length's sd is well below its mean; 5 standard errors of a geometric.
     expect(Math.abs(simulated(shipped, 1, runs, 78) - arl1)).toBeLessThan((5 * arl1) / Math.sqrt(runs));
@@ -190,13 +194,19 @@ describe('EWMA', () => {
 });
 
 describe('the documented defaults', () => {
-  it('CUSUM k = 0.625, h = 10, cap 3 and EWMA 0.1 / 4.5 have the run lengths docs/measurements.md gives', () => {
-    const cusum = { k: 0.625, h: 10, fir: false, cap: 3 };
-    within(cusumArl(cusum, 0), 871_328, 0.01);
-    within(cusumArl(cusum, 1), 26.7, 0.01);
-    within(cusumArl(cusum, 1.5), 12.5, 0.01);
-    within(cusumArl(cusum, 2), 8.4, 0.01);
-    within(cusumArl(cusum, 3), 5.6, 0.01);
+  it('CUSUM k = 0.625, h = 10, cap 2.5 and EWMA 0.1 / 4.5 have the run lengths docs/measurements.md gives', () => {
+    const cusum = { k: 0.625, h: 10, fir: false, cap: 2.5 };
+    within(cusumArl(cusum, 0), 1_439_278, 0.01);
+    within(cusumArl(cusum, 0.5), 497, 0.01);
+    within(cusumArl(cusum, 1), 28.2, 0.01);
+    within(cusumArl(cusum, 1.5), 13.3, 0.01);
+    within(cusumArl(cusum, 2), 9.1, 0.01);
+    within(cusumArl(cusum, 3), 6.5, 0.01);
+    // The cap of 3 tried first (issue 30), for the table's comparison row.
+    const cap3 = { ...cusum, cap: 3 };
+    within(cusumArl(cap3, 0), 871_328, 0.01);
+    within(cusumArl(cap3, 1), 26.7, 0.01);
+    within(cusumArl(cap3, 2), 8.4, 0.01);
     // 0.3.0's default, k = 0.625 and h = 9 without a cap, for the table's comparison row.
     const before = { k: 0.625, h: 9, fir: false };
     within(cusumArl(before, 0), 207_750, 0.01);
