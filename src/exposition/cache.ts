@@ -25,7 +25,7 @@ import { crc32, crc32Combine } from './crc32.ts';
 import { DEFAULT_DEMAND_PUBLISHES, Demand, RecentAsks } from './demand.ts';
 import type { Family } from './model.ts';
 import { type FamilyShape, readOpenMetrics, shapesOf } from './openmetrics-read.ts';
-import { PROTOBUF_CONTENT_TYPE, renderProtobufToBuffer, renderProtobufToBuffers } from './protobuf.ts';
+import { PROTOBUF_CONTENT_TYPE, renderProtobufInto, renderProtobufToBuffer } from './protobuf.ts';
 import {
   type ExpositionFormat,
   renderFamiliesInto,
@@ -491,22 +491,31 @@ export class ExpositionCache {
   ): Promise<{ readonly samples: number; readonly busyMs: number }> {
     return renderFamiliesInto(families, opts.format, {
       yielder: this.yielder,
-      consume: async (chunks) => {
-        for (const e of await this.encode(chunks)) {
-          const { plain, ...rest } = e;
-          opts.into.push(opts.keepPlain && plain ? { ...rest, plain: ownCopy(plain) } : rest);
-        }
-      },
+      consume: this.consumer(opts),
     });
   }
 
-  /** A part's protobuf body from its families. */
+  /** What a streaming render hands its steps to: compressed, the plain bytes copied when kept. */
+  private consumer(opts: { readonly into: Encoded[]; readonly keepPlain: boolean }) {
+    return async (chunks: Buffer[]) => {
+      for (const e of await this.encode(chunks)) {
+        const { plain, ...rest } = e;
+        opts.into.push(opts.keepPlain && plain ? { ...rest, plain: ownCopy(plain) } : rest);
+      }
+    };
+  }
+
+  /** A part's protobuf body from its families, streamed like the text formats'. */
   private async renderProtobuf(
     families: readonly Family[],
     opts: { readonly keepPlain: boolean },
   ): Promise<{ body: PartBody; busyMs: number }> {
-    const pb = await renderProtobufToBuffers(families, { yielder: this.yielder });
-    return { body: partBody(await this.encode(pb.chunks), opts), busyMs: pb.busyMs };
+    const into: Encoded[] = [];
+    const pb = await renderProtobufInto(families, {
+      yielder: this.yielder,
+      consume: this.consumer({ into, ...opts }),
+    });
+    return { body: partBody(into, opts), busyMs: pb.busyMs };
   }
 
   /** The text-format tail with the same families as a protobuf tail, rendered once per tail. */

@@ -265,30 +265,6 @@ class Renderer {
 }
 
 /**
- * The slices of one render as buffers of their own size when they share a mostly unused
- * block: a small part must not keep a block of up to 1 MiB alive for as long as it is served.
- */
-function trimmed(chunks: Buffer[]): Buffer[] {
-  const last = chunks.at(-1);
-  if (last === undefined) return chunks;
-  const block = last.buffer;
-  const used = chunks.reduce((n, c) => (c.buffer === block ? n + c.length : n), 0);
-  if (used * 2 > block.byteLength) return chunks;
-  return chunks.map((c) => (c.buffer === block ? ownCopy(c) : c));
-}
-
-/**
- * A copy in memory of its own exact size. Not Buffer.from: small copies come from Node's shared
- * pool, whose slab is Buffer.poolSize (8 KiB up to Node 22, 64 KiB on Node 24), and a served body
- * would keep the whole slab alive.
- */
-function ownCopy(c: Buffer): Buffer {
-  const copy = Buffer.allocUnsafeSlow(c.length);
-  c.copy(copy);
-  return copy;
-}
-
-/**
  * Renders families synchronously into UTF-8 bytes. Every line ends with `\n`; no `# EOF` is
  * appended (the caller decides where the OpenMetrics terminator goes). Families without
  * samples still get their HELP and TYPE lines.
@@ -299,7 +275,7 @@ export function renderFamiliesToBuffer(families: readonly Family[], format: Text
   return Buffer.concat(r.take());
 }
 
-/** Options of the stepped renders ({@link renderFamiliesInto}, {@link renderInSteps}). */
+/** Options of the stepped renders ({@link renderFamiliesInto}, {@link streamSteps}). */
 export interface RenderAsyncOptions {
   /** Samples to render between yields to the event loop (default {@link DEFAULT_YIELD_EVERY}). */
   readonly yieldEvery?: number;
@@ -307,15 +283,6 @@ export interface RenderAsyncOptions {
   readonly yielder?: LoopYielder;
   /** Monotonic clock in milliseconds, for `busyMs`. */
   readonly monotonic?: () => number;
-}
-
-/** UTF-8 chunks of a rendered body, with what it took to render them. */
-export interface RenderedBuffers {
-  readonly chunks: Buffer[];
-  /** Samples rendered (the number of series). */
-  readonly samples: number;
-  /** Time spent rendering and encoding, excluding the time yielded to the event loop. */
-  readonly busyMs: number;
 }
 
 /**
@@ -336,12 +303,37 @@ export function seriesOf(families: readonly Family[]): number {
 export async function renderFamiliesInto(
   families: readonly Family[],
   format: TextFormat,
-  opts: RenderAsyncOptions & { readonly consume: (chunks: Buffer[]) => Promise<void> },
+  opts: StreamOptions,
 ): Promise<{ readonly samples: number; readonly busyMs: number }> {
+  const busyMs = await streamSteps(new Renderer(families, format), opts);
+  return { samples: seriesOf(families), busyMs };
+}
+
+/** An incremental renderer: renders up to a budget of samples per step, hands over its bytes. */
+export interface SteppedRenderer {
+  /** Renders up to `budget` samples; true when everything is rendered. */
+  step(budget: number): boolean;
+  /** The bytes rendered since the last call. */
+  take(): Buffer[];
+  /** The caller is done with every slice taken so far: their blocks may be written again. */
+  recycle(): void;
+}
+
+/** Options of a streaming render: where each step's bytes go. */
+export type StreamOptions = RenderAsyncOptions & {
+  /** Takes a step's bytes; they are written over once the returned promise settles. */
+  readonly consume: (chunks: Buffer[]) => Promise<void>;
+};
+
+/**
+ * Runs a renderer to the end, handing each step's bytes to `consume` and recycling its blocks
+ * once consumed, yielding to the event loop every `yieldEvery` samples; returns the time spent
+ * rendering, without the yields and the consumer's time.
+ */
+export async function streamSteps(r: SteppedRenderer, opts: StreamOptions): Promise<number> {
   const every = Math.max(1, opts.yieldEvery ?? DEFAULT_YIELD_EVERY);
   const yielder = opts.yielder ?? new LoopYielder();
   const monotonic = opts.monotonic ?? (() => performance.now());
-  const r = new Renderer(families, format);
   let busyMs = 0;
   for (;;) {
     const started = monotonic();
@@ -353,38 +345,5 @@ export async function renderFamiliesInto(
     if (done) break;
     await yielder.yieldToLoop();
   }
-  return { samples: seriesOf(families), busyMs };
-}
-
-/** An incremental renderer: renders up to a budget of samples per step, hands over its bytes. */
-export interface SteppedRenderer {
-  /** Renders up to `budget` samples; true when everything is rendered. */
-  step(budget: number): boolean;
-  /** The bytes rendered since the last call. */
-  take(): Buffer[];
-}
-
-/**
- * Runs a renderer to the end, yielding to the event loop every `yieldEvery` samples, and times
- * it without the yields. For the protobuf renderer, whose body is kept whole; the text formats
- * stream through {@link renderFamiliesInto}.
- */
-export async function renderInSteps(
-  r: SteppedRenderer,
-  opts: RenderAsyncOptions = {},
-): Promise<{ readonly chunks: Buffer[]; readonly busyMs: number }> {
-  const every = Math.max(1, opts.yieldEvery ?? DEFAULT_YIELD_EVERY);
-  const yielder = opts.yielder ?? new LoopYielder();
-  const monotonic = opts.monotonic ?? (() => performance.now());
-  const chunks: Buffer[] = [];
-  let busyMs = 0;
-  for (;;) {
-    const started = monotonic();
-    const done = r.step(every);
-    chunks.push(...r.take());
-    busyMs += monotonic() - started;
-    if (done) break;
-    await yielder.yieldToLoop();
-  }
-  return { chunks: trimmed(chunks), busyMs };
+  return busyMs;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { exemplarOf, type Family, LabelSet, type Sample } from '../../src/exposition/model.ts';
 import { NativeHistogram } from '../../src/exposition/native-histogram.ts';
-import { renderProtobufToBuffer, renderProtobufToBuffers } from '../../src/exposition/protobuf.ts';
+import { renderProtobufInto, renderProtobufToBuffer } from '../../src/exposition/protobuf.ts';
 import { bucketsOf, type DecodedLabel, decodeDelimited } from '../helpers/protobuf.ts';
 import { largeFamilies, representative } from './families.ts';
 
@@ -197,8 +197,8 @@ describe('renderProtobufToBuffer', () => {
     }));
     families.push({ desc: { name: 'station_long_labels', kind: 'gauge', help: 'Long.' }, samples });
     const one = renderProtobufToBuffer(families);
-    const chunked = await renderProtobufToBuffers(families, { yieldEvery: 777 });
-    expect(Buffer.concat(chunked.chunks)).toEqual(one);
+    const chunked = await streamed(families, { yieldEvery: 777 });
+    expect(Buffer.concat(chunked.copies)).toEqual(one);
     expect(chunked.samples).toBe(5000 * 3 + 2000);
     const decoded = decodeDelimited(one);
     expect(decoded.map((f) => f.metric!.length)).toEqual([5000, 5000, 5000, 2000]);
@@ -207,18 +207,50 @@ describe('renderProtobufToBuffer', () => {
     expect(decoded[3]!.metric![1999]!.gauge!.value).toBe(1999);
   });
 
-  it('keeps no mostly empty block alive behind a small body', async () => {
-    const { chunks } = await renderProtobufToBuffers(representative);
-    const bytes = chunks.reduce((n, c) => n + c.length, 0);
-    // A block would be 16 KiB or more; and a copy from Node's shared pool would keep its slab
-    // (Buffer.poolSize: 64 KiB on Node 24) alive.
-    for (const c of chunks) expect(c.buffer.byteLength).toBeLessThanOrEqual(Math.max(8192, 2 * bytes));
+  it('hands over its bytes step by step and writes its blocks again once they are consumed', async () => {
+    // A family's bytes are handed over once its length is written: many families, many steps.
+    const families = [...representative, ...largeFamilies(300, 40)];
+    const r = await streamed(families, { yieldEvery: 500 });
+    expect(Buffer.concat(r.copies)).toEqual(renderProtobufToBuffer(families));
+    expect(r.steps).toBeGreaterThan(10);
+    // Far fewer blocks than steps: each is written again once its slices are consumed.
+    expect(r.blocks.size).toBeLessThan(r.steps / 2);
   });
 
-  it('holds a large body in blocks it mostly fills', async () => {
-    const { chunks } = await renderProtobufToBuffers(largeFamilies(2000, 10));
-    const bytes = chunks.reduce((n, c) => n + c.length, 0);
-    const held = [...new Set(chunks.map((c) => c.buffer))].reduce((n, b) => n + b.byteLength, 0);
-    expect(held).toBeLessThan(1.5 * bytes);
+  it('keeps a family that spans blocks whole while its length is not yet written', async () => {
+    // One family over several blocks of the largest size (1 MiB; about 4.8 MB here): its first
+    // bytes wait in earlier blocks, which must not be written again before the family ends.
+    const long = 'y'.repeat(200);
+    const samples: Sample[] = Array.from({ length: 20_000 }, (_, i) => ({
+      labels: LabelSet.of({ station: `s${i}`, note: `${long}${i}` }),
+      value: i,
+    }));
+    const families: Family[] = [
+      ...largeFamilies(300, 2),
+      { desc: { name: 'station_wide', kind: 'gauge', help: 'Wide.' }, samples },
+      ...representative,
+    ];
+    const r = await streamed(families, { yieldEvery: 300 });
+    // equals, not toEqual: a diff of two 5 MB buffers takes minutes to print.
+    expect(Buffer.concat(r.copies).equals(renderProtobufToBuffer(families))).toBe(true);
+    expect(decodeDelimited(Buffer.concat(r.copies))[2]!.metric![19_999]!.gauge!.value).toBe(19_999);
   });
 });
+
+/** A streamed render: copies of the bytes each step handed over, the blocks they were in, the steps. */
+async function streamed(families: readonly Family[], opts: { readonly yieldEvery: number }) {
+  const copies: Buffer[] = [];
+  const blocks = new Set<ArrayBufferLike>();
+  let steps = 0;
+  const r = await renderProtobufInto(families, {
+    ...opts,
+    consume: async (chunks) => {
+      steps++;
+      for (const c of chunks) {
+        blocks.add(c.buffer);
+        copies.push(Buffer.from(c));
+      }
+    },
+  });
+  return { copies, blocks, steps, samples: r.samples };
+}
