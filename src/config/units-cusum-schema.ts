@@ -55,7 +55,7 @@ export const unitsCusumSchema = z
     station_kinds: kinds(
       'station',
       ['retry_ratio'],
-      'StationHighRetryRatio reads retry_ratio; a unit passes or fails at its line, so the yields are charted per line by default.',
+      "StationHighRetryRatio reads retry_ratio; a unit's yield is decided over its line, so the stations' yield charts are left out by default.",
     ),
     line_kinds: kinds('line', UNIT_CUSUM_KINDS, 'StationLineLowFinalYield reads final_yield.'),
     statistic: z
