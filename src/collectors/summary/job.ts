@@ -19,7 +19,13 @@ import {
 } from './first-poll.ts';
 import { quietSince, sameSummary, VERIFY_EVERY } from './idle.ts';
 import { learn, narrow } from './narrow.ts';
-import { entitiesOf, planSummaries, type SummaryRequest, type SummarySlot } from './plan.ts';
+import {
+  entitiesOf,
+  planSummaries,
+  type SummaryPlan,
+  type SummaryRequest,
+  type SummarySlot,
+} from './plan.ts';
 import { type DropReason, Scaler } from './scale.ts';
 import { isDue, scheduleKey, summarySchedule } from './schedule.ts';
 import { summaryScope } from './scope.ts';
@@ -93,13 +99,14 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
     const { config, client } = this.#ctx;
     const settings = this.#settings;
     const topology = summaryScope(discovered, settings.aggregateOver);
-    const all = planSummaries(
+    const all = await planSummaries(
       topology,
       {
         levels: settings.levels,
         windows: config.windows,
         maxUrlLength: config.upstream.maxUrlLength,
         urlLength: (r) => client.urlLength('station_summary', r),
+        yielder: this.#ctx.yielder,
       },
       now,
     );
@@ -365,7 +372,7 @@ function resultOf(slot: SummarySlot, summary: StationSummary | undefined): Summa
 /** What one summary poll carries from phase to phase. */
 interface PollState {
   readonly topology: ReturnType<typeof summaryScope>;
-  readonly all: ReturnType<typeof planSummaries>;
+  readonly all: SummaryPlan;
   readonly scheduleOf: (slot: SummarySlot) => ReturnType<ReturnType<typeof summarySchedule>['get']>;
   /** The (window, level) pairs in first-poll order. */
   readonly order: readonly SummaryPair[];

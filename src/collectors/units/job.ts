@@ -90,8 +90,12 @@ export class UnitsJob implements Job<PollContext, PollOutcome> {
     return {
       families: [
         // The skipped-record counters count from the first poll, as the tally does.
-        ...unitFamilies(results, this.#counters.of(topology), tally.createdMs),
-        tally.family(topology, knownKinds(results)),
+        ...(await unitFamilies(results, {
+          stations: this.#counters.of(topology),
+          countersFrom: tally.createdMs,
+          yielder,
+        })),
+        await tally.family(topology, knownKinds(results), { yielder }),
         ...(this.#cusums?.families() ?? []),
       ],
       requests: fetched.requests,

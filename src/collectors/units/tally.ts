@@ -18,7 +18,8 @@ import {
 import { stationKey } from '../../model/keys.ts';
 import type { Topology } from '../../model/topology.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
-import { UNIT_FAMILIES } from './families.ts';
+import type { LoopYielder } from '../../util/loop-yield.ts';
+import { STATIONS_PER_SLICE, UNIT_FAMILIES } from './families.ts';
 import { UNKNOWN_RESULT } from './store.ts';
 
 /** One counted kind of record at a station. */
@@ -69,31 +70,43 @@ export class UnitTally {
    * The counter family for the topology's stations: every kind counted at a station, and, at 0,
    * every kind `known` there (seen in the records held, by the station's labels), so that a series exists before its first
    * increment and `increase()` sees that one too. Stations that left the topology are forgotten.
+   * Built in slices of stations, yielding to the event loop between them.
    */
-  family(
+  async family(
     topology: Topology,
     known: (station: LabelSet) => Iterable<{ direction: string; result: string }>,
-  ): Family {
+    { yielder }: { readonly yielder: LoopYielder },
+  ): Promise<Family> {
     const samples: Sample[] = [];
     const present = new Set<string>();
-    for (const station of topology.stations) {
-      const id = stationKey(station.id);
-      present.add(id);
-      const kinds = new Map(this.stations.get(id) ?? []);
-      for (const k of known(station.labels)) {
-        const key = `${k.direction}\u0000${k.result}`;
-        if (!kinds.has(key)) kinds.set(key, { direction: k.direction, result: k.result, count: 0 });
+    await yielder.forEachSlice(topology.stations, STATIONS_PER_SLICE, (slice) => {
+      for (const station of slice) {
+        present.add(stationKey(station.id));
+        this.stationSamples(station, known(station.labels), samples);
       }
-      const ordered = [...kinds].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      for (const [, c] of ordered) {
-        const labels = station.labels.with('direction', c.direction).with('result', c.result);
-        const exemplar = exemplarFor(c);
-        samples.push(exemplar ? { labels, value: c.count, exemplar } : { labels, value: c.count });
-      }
-    }
+    });
     for (const id of this.stations.keys()) if (!present.has(id)) this.stations.delete(id);
     // Every series counts from the same start, also one first exported later at 1 or more.
     return { desc: UNIT_FAMILIES.total, samples, createdMs: this.countFrom };
+  }
+
+  /** A station's samples: every kind counted there, and every kind `known` there at 0, in key order. */
+  private stationSamples(
+    station: Topology['stations'][number],
+    known: Iterable<{ direction: string; result: string }>,
+    into: Sample[],
+  ): void {
+    const kinds = new Map(this.stations.get(stationKey(station.id)) ?? []);
+    for (const k of known) {
+      const key = `${k.direction}\u0000${k.result}`;
+      if (!kinds.has(key)) kinds.set(key, { direction: k.direction, result: k.result, count: 0 });
+    }
+    const ordered = [...kinds].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (const [, c] of ordered) {
+      const labels = station.labels.with('direction', c.direction).with('result', c.result);
+      const exemplar = exemplarFor(c);
+      into.push(exemplar ? { labels, value: c.count, exemplar } : { labels, value: c.count });
+    }
   }
 }
 

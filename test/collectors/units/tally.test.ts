@@ -7,11 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { UnitStore } from '../../../src/collectors/units/store.ts';
 import { UnitTally } from '../../../src/collectors/units/tally.ts';
 import type { UnitRecord } from '../../../src/upstream/types.ts';
+import { LoopYielder } from '../../../src/util/loop-yield.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
 
 const START = Date.parse('2026-11-21T12:00:00Z');
 
 function setup() {
+  const yielder = new LoopYielder();
   const topology = topologyOf([plantOf([2])]);
   const [a, b] = topology.stations;
   const tally = new UnitTally({ countFrom: START });
@@ -27,17 +29,18 @@ function setup() {
     mode: null,
     ...over,
   });
-  const counts = (known: Array<{ direction: string; result: string }> = []) =>
+  const counts = async (known: Array<{ direction: string; result: string }> = []) =>
     Object.fromEntries(
-      tally
-        .family(topology, () => known)
-        .samples.map((s) => [`${s.labels.text}`, { value: s.value, serial: s.exemplar?.labels.text }]),
+      (await tally.family(topology, () => known, { yielder })).samples.map((s) => [
+        `${s.labels.text}`,
+        { value: s.value, serial: s.exemplar?.labels.text },
+      ]),
     );
-  return { topology, a: a!, b: b!, tally, store, u, counts };
+  return { topology, a: a!, b: b!, tally, store, u, counts, yielder };
 }
 
 describe('UnitTally', () => {
-  it('counts each record once, from the start on, by direction and result as first seen', () => {
+  it('counts each record once, from the start on, by direction and result as first seen', async () => {
     const { a, store, u, counts } = setup();
     // History from before the start counts for nothing.
     store.add([u(-30), u(-1, { result: 'fail' })]);
@@ -45,7 +48,7 @@ describe('UnitTally', () => {
     // The overlap fetches them again, one with its result filled in; a repeat within one batch too.
     store.add([u(1), u(2, { result: 'pass' }), u(3, { direction: 'input', result: 'pass' }), u(4), u(4)]);
     const station = a.labels.text;
-    const c = counts();
+    const c = await counts();
     expect(c[`${station},direction="input",result="unknown"`]?.value).toBe(1);
     expect(c[`${station},direction="output",result="fail"`]?.value).toBe(1);
     expect(c[`${station},direction="output",result="pass"`]?.value).toBe(2);
@@ -54,26 +57,28 @@ describe('UnitTally', () => {
     expect(Object.keys(c).filter((k) => k.startsWith(station))).toHaveLength(3);
   });
 
-  it('gives every series the start as its created time, a series first exported at 1 too', () => {
-    const { topology, tally, store, u } = setup();
+  it('gives every series the start as its created time, a series first exported at 1 too', async () => {
+    const { topology, tally, store, u, yielder } = setup();
     store.add([u(1)]);
-    const family = tally.family(topology, () => []);
+    const family = await tally.family(topology, () => [], { yielder });
     expect(family.samples.map((s) => s.value)).toEqual([1]);
     expect(family.createdMs).toBe(START);
   });
 
-  it('exports the kinds known at a station at 0 before their first record, and forgets stations that left', () => {
-    const { b, topology, tally, store, u, counts } = setup();
+  it('exports the kinds known at a station at 0 before their first record, and forgets stations that left', async () => {
+    const { b, topology, tally, store, u, counts, yielder } = setup();
     store.add([u(5, { stationId: b.id, result: 'fail' })]);
-    const zero = counts([{ direction: 'output', result: 'pass' }]);
+    const zero = await counts([{ direction: 'output', result: 'pass' }]);
     const atB = Object.entries(zero).filter(([k]) => k.includes(b.id));
     expect(atB.map(([k, v]) => [k.replace(/.*direction/, 'direction'), v.value])).toEqual([
       ['direction="output",result="fail"', 1],
       ['direction="output",result="pass"', 0],
     ]);
     const without = { ...topology, stations: topology.stations.filter((s) => s.id !== b.id) };
-    expect(tally.family(without, () => []).samples.some((s) => s.labels.text.includes(b.id))).toBe(false);
+    const has = async (t: typeof topology) =>
+      (await tally.family(t, () => [], { yielder })).samples.some((s) => s.labels.text.includes(b.id));
+    expect(await has(without)).toBe(false);
     // Forgotten: back in the topology, it starts from nothing.
-    expect(tally.family(topology, () => []).samples.some((s) => s.labels.text.includes(b.id))).toBe(false);
+    expect(await has(topology)).toBe(false);
   });
 });
