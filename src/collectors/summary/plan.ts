@@ -73,40 +73,63 @@ export function entitiesOf(
   }
 }
 
+/** A plan being built: what {@link planSlot} adds to. */
+interface PlanInProgress {
+  readonly slots: SummarySlot[];
+  readonly requests: Map<string, SummaryRequest>;
+  readonly skipped: Map<Level, number>;
+}
+
 /** Plans one poll, in slices. `now` fixes every window's end for the whole poll. */
 export async function planSummaries(
   topology: Topology,
   opts: SummaryPlanOptions,
   now: Date,
 ): Promise<SummaryPlan> {
-  const slots: SummarySlot[] = [];
-  const requests = new Map<string, SummaryRequest>();
-  const skipped = new Map<Level, number>();
+  const plan: PlanInProgress = { slots: [], requests: new Map(), skipped: new Map() };
   let planned = 0;
   for (const win of opts.windows) {
-    const { from, to } = windowBounds(win, now);
+    const bounds = windowBounds(win, now);
     for (const level of opts.levels) {
       const entities = entitiesOf(topology, level);
       for (const [index, entity] of entities.entries()) {
         if (++planned % SLOTS_PER_SLICE === 0) await opts.yielder.yieldToLoop();
-        const request = { stationIds: entity.stationIds, from, to };
-        if (opts.urlLength(request) > opts.maxUrlLength) {
-          skipped.set(level, (skipped.get(level) ?? 0) + 1);
-          continue;
-        }
-        const reqKey = `${entity.stationIds.join(',')}|${from.getTime()}|${to.getTime()}`;
-        if (!requests.has(reqKey)) requests.set(reqKey, request);
-        slots.push({
-          key: `${level}|${entity.id}|${win.name}`,
-          level,
-          labels: entity.labels.with('window', win.name),
-          request: reqKey,
-          window: win.name,
-          index,
-          count: entities.length,
-        });
+        planSlot(plan, { win, bounds, level, entity, index, count: entities.length }, opts);
       }
     }
   }
-  return { slots, requests, skipped };
+  return plan;
+}
+
+/** One entity's slot of one window, and its request; left out when its URL is too long. */
+function planSlot(
+  plan: PlanInProgress,
+  slot: {
+    readonly win: WindowSpec;
+    readonly bounds: { readonly from: Date; readonly to: Date };
+    readonly level: Level;
+    readonly entity: Entity;
+    readonly index: number;
+    readonly count: number;
+  },
+  opts: Pick<SummaryPlanOptions, 'urlLength' | 'maxUrlLength'>,
+): void {
+  const { win, level, entity } = slot;
+  const { from, to } = slot.bounds;
+  const request = { stationIds: entity.stationIds, from, to };
+  if (opts.urlLength(request) > opts.maxUrlLength) {
+    plan.skipped.set(level, (plan.skipped.get(level) ?? 0) + 1);
+    return;
+  }
+  const reqKey = `${entity.stationIds.join(',')}|${from.getTime()}|${to.getTime()}`;
+  if (!plan.requests.has(reqKey)) plan.requests.set(reqKey, request);
+  plan.slots.push({
+    key: `${level}|${entity.id}|${win.name}`,
+    level,
+    labels: entity.labels.with('window', win.name),
+    request: reqKey,
+    window: win.name,
+    index: slot.index,
+    count: slot.count,
+  });
 }

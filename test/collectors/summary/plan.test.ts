@@ -4,6 +4,7 @@ import { planSummaries } from '../../../src/collectors/summary/plan.ts';
 import { configFromObject } from '../../../src/config/load.ts';
 import { LoopYielder } from '../../../src/util/loop-yield.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
+import { turnsDuring } from '../../helpers/loop-turns.ts';
 
 describe('planSummaries', () => {
   it('plans every slot once per level and window, yielding to the event loop between slices', async () => {
@@ -13,15 +14,7 @@ describe('planSummaries', () => {
       { upstream: { base_url: 'http://x', token: 't' }, windows: ['15m', '1h'] },
       { env: {}, baseDir: '/' },
     );
-    let turns = 0;
-    let done = false;
-    const counting = (async () => {
-      while (!done) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        turns++;
-      }
-    })();
-    const plan = await planSummaries(
+    const planning = planSummaries(
       topology,
       {
         levels: ['station', 'line', 'site'],
@@ -32,8 +25,8 @@ describe('planSummaries', () => {
       },
       new Date('2026-11-26T12:00:00Z'),
     );
-    done = true;
-    await counting;
+    const turns = await turnsDuring(planning);
+    const plan = await planning;
     // Lines of 400 stations (URLs of 10,100 characters) and the site are over the limit: skipped.
     expect(plan.slots).toHaveLength(2 * 1200);
     expect(new Set(plan.slots.map((s) => s.key)).size).toBe(plan.slots.length);

@@ -4,6 +4,7 @@
  * start (history replayed at start warms up, never re-pages), per line and station.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { turnsDuring } from '../../helpers/loop-turns.ts';
 import { MIN, START, unitCusumsRig as setup } from '../../helpers/unit-cusums.ts';
 
 describe('UnitCusums', () => {
@@ -87,19 +88,6 @@ describe('UnitCusums', () => {
 
   it('designs a new target on a turn of its own and evaluates a long replay in slices of the event loop', async () => {
     const { topology, a, b, cusums, u, value } = setup();
-    // Turns of the event loop that pass before `update` resolves: a scrape could be served on each.
-    const turnsDuring = async (work: Promise<void>) => {
-      let done = false;
-      void work.then(() => {
-        done = true;
-      });
-      let turns = 0;
-      while (!done) {
-        await new Promise((resolve) => setImmediate(resolve));
-        turns++;
-      }
-      return turns;
-    };
     // Three designs (first-pass yield, final yield, retry ratio: one target each).
     expect(await turnsDuring(cusums.update(topology, START))).toBeGreaterThanOrEqual(3);
     // 20,000 records, as a first poll replays (240,000 at 1,000 stations): several slices.

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { STATIONS_PER_SLICE, unitFamilies } from '../../../src/collectors/units/families.ts';
 import { LabelSet } from '../../../src/exposition/model.ts';
 import { LoopYielder } from '../../../src/util/loop-yield.ts';
+import { turnsDuring } from '../../helpers/loop-turns.ts';
 
 const yielder = new LoopYielder();
 
@@ -68,17 +69,9 @@ describe('unitFamilies', () => {
       station: LabelSet.of({ station: `S${i}` }),
       windows: [{ window: '1h', counts: counts([['output', 'pass', i]], 1) }],
     }));
-    let turns = 0;
-    let done = false;
-    const counting = (async () => {
-      while (!done) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
-        turns++;
-      }
-    })();
-    const fams = await unitFamilies(results, { yielder: new LoopYielder() });
-    done = true;
-    await counting;
+    const building = unitFamilies(results, { yielder: new LoopYielder() });
+    const turns = await turnsDuring(building);
+    const fams = await building;
     expect(fams[0]!.samples.map((s) => s.value)).toEqual(results.map((_, i) => i));
     // Four slices: the event loop turned between them.
     expect(turns).toBeGreaterThanOrEqual(3);
