@@ -27,10 +27,11 @@ describe('check-config plan', () => {
     expect(text).toContain('Idle skipping: on');
     // Summary 10 × 3 × 1,105 and covered/total stations 2 × (100 lines + 5 sites); units
     // (3 kinds + serials) × 3 windows + 3 kinds of station_units_total + last unit time + future
-    // + late = 18 × 1,000, and the yield and retry CUSUMs' counter and gauge per kind (3) of each
-    // station and line, 6 × 1,100; targets 3 × 100 lines + 3 × 1,000 stations; station_info 1,000.
+    // + late = 18 × 1,000, and the yield and retry CUSUMs' counters by default: the retry chart of
+    // each station and the 3 charts of each line, 1,000 + 3 × 100; targets 3 × 100 lines +
+    // 3 × 1,000 stations; station_info 1,000.
     const summary = 10 * 3 * 1105 + 2 * 105;
-    const units = 18 * 1000 + 6 * 1100;
+    const units = 18 * 1000 + 1000 + 3 * 100;
     const targets = 3 * 100 + 3 * 1000;
     expect(text).toContain(`Total: ${summary + units + targets + 1000} series.`);
     // Each collector is one block whose header is the sum of its rows.
