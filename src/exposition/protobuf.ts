@@ -20,7 +20,7 @@
 import type { Exemplar, Family, FamilyDesc, LabelSet, Sample } from './model.ts';
 import type { NativeHistogramSnapshot } from './native-histogram.ts';
 import type { StreamOptions } from './render.ts';
-import { seriesOf, streamSteps } from './render.ts';
+import { BlockPool, seriesOf, streamSteps } from './render.ts';
 
 /** Content type of the delimited protobuf format. */
 export const PROTOBUF_CONTENT_TYPE =
@@ -80,8 +80,6 @@ const TYPES: Readonly<Record<FamilyDesc['kind'], number>> = {
 
 /** Bytes reserved before a family for its length. Prometheus reads at most 5 (32 bits). */
 const FAMILY_LENGTH_BYTES = 5;
-const FIRST_BLOCK = 16 * 1024;
-const MAX_BLOCK = 1024 * 1024;
 const BACKSLASH = 0x5c;
 const QUOTE = 0x22;
 
@@ -180,7 +178,8 @@ class ProtoRenderer {
   private classic: ClassicHistogram[] | undefined;
   /** The current family's created time (epoch ms), for its counters and histograms. */
   private createdMs: number | undefined;
-  private block: Buffer = Buffer.allocUnsafe(FIRST_BLOCK);
+  private readonly blocks = new BlockPool();
+  private block: Buffer = this.blocks.first();
   private off = 0;
   /** Start in `block` of the finished bytes not yet taken. */
   private doneStart = 0;
@@ -194,9 +193,6 @@ class ProtoRenderer {
   private pending: Buffer[] = [];
   /** Finished slices not yet taken, before `block`'s. */
   private out: Buffer[] = [];
-  /** Full blocks whose slices were handed over, and blocks free to be written again. */
-  private retired: Buffer[] = [];
-  private readonly spare: Buffer[] = [];
   /** Label sets that other sets extend, seen in this render: true once, their pairs from the second use on. */
   private readonly parents = new Map<LabelSet, Buffer | true>();
 
@@ -249,8 +245,7 @@ class ProtoRenderer {
       this.off = 0;
       this.doneStart = 0;
     }
-    this.spare.push(...this.retired);
-    this.retired = [];
+    this.blocks.release();
   }
 
   take(): Buffer[] {
@@ -626,10 +621,7 @@ class ProtoRenderer {
       this.pending.push(this.block.subarray(this.familySegment, this.off));
       this.familyEarlier += this.off - this.familySegment;
     } else if (this.off > this.doneStart) this.out.push(this.block.subarray(this.doneStart, this.off));
-    const next = Math.max(Math.min(MAX_BLOCK, this.block.length * 2), bytes);
-    this.retired.push(this.block);
-    const i = this.spare.findIndex((b) => b.length >= next);
-    this.block = i >= 0 ? this.spare.splice(i, 1)[0]! : Buffer.allocUnsafe(next);
+    this.block = this.blocks.next(this.block, bytes);
     this.off = 0;
     this.doneStart = 0;
     this.familySegment = 0;

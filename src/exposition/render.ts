@@ -102,6 +102,38 @@ function createdLine(fam: Family, format: TextFormat): { name: string; value: st
 /** First output block; each next block doubles, up to {@link MAX_BLOCK}. */
 const FIRST_BLOCK = 16 * 1024;
 const MAX_BLOCK = 1024 * 1024;
+
+/**
+ * The output blocks of a stepped render (text or protobuf): the first of {@link FIRST_BLOCK},
+ * each next one twice the last, up to {@link MAX_BLOCK}. A full block is retired; once the
+ * caller has consumed every slice taken from it ({@link release}), it is written again, so that
+ * a streaming render goes through a few blocks instead of leaving the whole body to the garbage
+ * collector (14 MB per 100k series and poll, which stayed resident until a full collection).
+ */
+export class BlockPool {
+  private retired: Buffer[] = [];
+  private readonly spare: Buffer[] = [];
+
+  /** The first block of a render. */
+  first(): Buffer {
+    return Buffer.allocUnsafe(FIRST_BLOCK);
+  }
+
+  /** The block to write after `full`, with room for at least `bytes`; `full` is retired. */
+  next(full: Buffer, bytes: number): Buffer {
+    const size = Math.max(Math.min(MAX_BLOCK, full.length * 2), bytes);
+    this.retired.push(full);
+    const i = this.spare.findIndex((b) => b.length >= size);
+    return i >= 0 ? this.spare.splice(i, 1)[0]! : Buffer.allocUnsafe(size);
+  }
+
+  /** Every slice of the retired blocks was consumed: they may be written again. */
+  release(): void {
+    this.spare.push(...this.retired);
+    this.retired = [];
+  }
+}
+
 const CLOSE_BRACE = 0x7d;
 const SPACE = 0x20;
 const NEWLINE = 0x0a;
@@ -123,15 +155,13 @@ class Renderer {
   /** `name ` and `name{` of the current family and suffix, as bytes. */
   private bare: Buffer = Buffer.alloc(0);
   private braced: Buffer = Buffer.alloc(0);
-  private block: Buffer = Buffer.allocUnsafe(FIRST_BLOCK);
+  private readonly blocks = new BlockPool();
+  private block: Buffer = this.blocks.first();
   /** Where the bytes not yet taken start in `block`, and where the next byte goes. */
   private start = 0;
   private off = 0;
   /** Slices of full blocks not yet taken. */
   private full: Buffer[] = [];
-  /** Full blocks whose slices were taken, and blocks free to write again (see {@link recycle}). */
-  private retired: Buffer[] = [];
-  private spare: Buffer[] = [];
   /** `name_created` and the created time's text, for the samples of an OpenMetrics counter. */
   private created: { readonly name: string; readonly value: string } | undefined;
 
@@ -224,27 +254,18 @@ class Renderer {
   private room(bytes: number): void {
     if (this.off + bytes <= this.block.length) return;
     if (this.off > this.start) this.full.push(this.block.subarray(this.start, this.off));
-    const next = Math.max(Math.min(MAX_BLOCK, this.block.length * 2), bytes);
-    this.retired.push(this.block);
-    const i = this.spare.findIndex((b) => b.length >= next);
-    this.block = i >= 0 ? this.spare.splice(i, 1)[0]! : Buffer.allocUnsafe(next);
+    this.block = this.blocks.next(this.block, bytes);
     this.start = 0;
     this.off = 0;
   }
 
-  /**
-   * The caller is done with every slice taken so far: their blocks may be written again. A
-   * streaming render (see {@link renderFamiliesInto}) then goes through a few blocks instead of
-   * leaving the whole body to the garbage collector: 14 MB per 100k series and poll, which
-   * stayed resident until a full collection.
-   */
+  /** The caller is done with every slice taken so far: their blocks may be written again. */
   recycle(): void {
     if (this.off === this.start && this.full.length === 0) {
       this.start = 0;
       this.off = 0;
     }
-    this.spare.push(...this.retired);
-    this.retired = [];
+    this.blocks.release();
   }
 
   private startFamily(fam: Family): void {

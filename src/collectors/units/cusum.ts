@@ -33,10 +33,8 @@ import { sortInSlices } from '../../util/sliced-sort.ts';
 import { targetsOf } from '../targets/match.ts';
 import { UNIT_CUSUM_FAMILIES } from './cusum-families.ts';
 
-/** The three kinds of trial, in exposition order (the config's list). */
-const CUSUM_KINDS = UNIT_CUSUM_KINDS;
 /** One kind of trial: the `kind` label of the CUSUM families. */
-type CusumKind = (typeof CUSUM_KINDS)[number];
+type CusumKind = (typeof UNIT_CUSUM_KINDS)[number];
 
 /** Bounds of a bad-trial probability: a target of 100 % yield still leaves the chart a rate. */
 const MIN_P = 0.001;
@@ -92,7 +90,7 @@ interface Flight {
 
 /** The charts and units in flight of one line or station. */
 class Subject {
-  readonly charts = new Map<CusumKind, Chart>(CUSUM_KINDS.map((k) => [k, new Chart()]));
+  readonly charts = new Map<CusumKind, Chart>(UNIT_CUSUM_KINDS.map((k) => [k, new Chart()]));
   readonly flights = new Map<string, Flight>();
   labels: LabelSet | undefined;
 
