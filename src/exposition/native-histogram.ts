@@ -32,9 +32,9 @@ export interface NativeHistogramSnapshot {
   /** Key of `positive[0]`. */
   readonly positiveOffset: number;
   /** Counts of consecutive positive bucket keys (zeros inside the range included). */
-  readonly positive: Float64Array;
+  readonly positive: readonly number[];
   readonly negativeOffset: number;
-  readonly negative: Float64Array;
+  readonly negative: readonly number[];
 }
 
 /** Options of {@link NativeHistogram}. */
@@ -99,10 +99,19 @@ export function bucketKey(abs: number, schema: number): number {
   return (key + offset) >> -schema;
 }
 
-/** Counts of a run of consecutive keys, growable at both ends. */
+/** `n` zeros. */
+function zeros(n: number): number[] {
+  return new Array<number>(n).fill(0);
+}
+
+/**
+ * Counts of a run of consecutive keys, growable at both ends. Plain arrays, not typed ones: each
+ * typed array carries an ArrayBuffer that every young-generation collection must sweep, and the
+ * exporter grows and copies tens of thousands of these per poll (one snapshot per series).
+ */
 class Range {
   offset = 0;
-  counts = new Float64Array(0);
+  counts: number[] = [];
 
   get span(): number {
     return this.counts.length;
@@ -118,13 +127,12 @@ class Range {
   add(key: number): void {
     if (this.counts.length === 0) {
       this.offset = key;
-      this.counts = new Float64Array(1);
-    } else if (key < this.offset || key >= this.offset + this.counts.length) {
-      const from = Math.min(this.offset, key);
-      const grown = new Float64Array(this.spanWith(key));
-      grown.set(this.counts, this.offset - from);
-      this.offset = from;
-      this.counts = grown;
+      this.counts = [0];
+    } else if (key < this.offset) {
+      this.counts = zeros(this.offset - key).concat(this.counts);
+      this.offset = key;
+    } else {
+      while (key >= this.offset + this.counts.length) this.counts.push(0);
     }
     this.counts[key - this.offset]! += 1;
   }
@@ -134,7 +142,7 @@ class Range {
     if (this.counts.length === 0) return;
     const from = (this.offset + 1) >> 1;
     const to = (this.offset + this.counts.length) >> 1;
-    const merged = new Float64Array(to - from + 1);
+    const merged = zeros(to - from + 1);
     for (let i = 0; i < this.counts.length; i++)
       merged[((this.offset + i + 1) >> 1) - from]! += this.counts[i]!;
     this.offset = from;

@@ -410,7 +410,7 @@ class ProtoRenderer {
   }
 
   /** Spans and deltas of one sign's dense counts ({@link denseSpans}). */
-  private buckets(offset: number, counts: Float64Array, tags: { span: number; delta: number }): void {
+  private buckets(offset: number, counts: readonly number[], tags: { span: number; delta: number }): void {
     const { starts, lengths } = denseSpans(counts);
     if (starts.length === 0) return;
     let lastEnd = 0;
@@ -673,7 +673,7 @@ export async function renderProtobufInto(
  * The spans of one sign's dense counts, as start indexes and lengths. Runs of up to two empty
  * buckets stay inside a span (an offset costs as much as they do); longer runs start a new span.
  */
-function denseSpans(counts: Float64Array): { starts: number[]; lengths: number[] } {
+function denseSpans(counts: readonly number[]): { starts: number[]; lengths: number[] } {
   const starts: number[] = [];
   const lengths: number[] = [];
   let i = 0;
@@ -691,7 +691,7 @@ function denseSpans(counts: Float64Array): { starts: number[]; lengths: number[]
 }
 
 /** The end of the span that starts at `start`: past its last non-empty bucket. */
-function spanEnd(counts: Float64Array, start: number): number {
+function spanEnd(counts: readonly number[], start: number): number {
   const n = counts.length;
   let end = start + 1;
   for (;;) {

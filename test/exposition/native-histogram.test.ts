@@ -12,7 +12,7 @@ import {
 import { bucketUpperBound } from '../helpers/native-buckets.ts';
 
 /** Bucket counts by key of one sign, from a snapshot's dense counts. */
-function counts(offset: number, dense: Float64Array): Map<number, number> {
+function counts(offset: number, dense: readonly number[]): Map<number, number> {
   const out = new Map<number, number>();
   dense.forEach((c, i) => {
     if (c > 0) out.set(offset + i, c);

@@ -126,7 +126,7 @@ describe('renderProtobufToBuffer', () => {
   });
 
   it('keeps the worst bucket layout within its room: huge counts, a span every fourth bucket', () => {
-    const positive = new Float64Array(400).map((_, i) => (i % 4 === 0 ? 2 ** 50 - i : 0));
+    const positive = Array.from({ length: 400 }, (_, i) => (i % 4 === 0 ? 2 ** 50 - i : 0));
     const snapshot = {
       schema: 8,
       zeroThreshold: 1e-128,
@@ -136,7 +136,7 @@ describe('renderProtobufToBuffer', () => {
       positiveOffset: -1000,
       positive,
       negativeOffset: 0,
-      negative: new Float64Array(0),
+      negative: [],
     };
     const family: Family = {
       desc: { name: 'v', kind: 'histogram', help: 'V.' },
