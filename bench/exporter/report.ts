@@ -66,9 +66,11 @@ function notes(r: BenchResults): string {
       'small young generation, so short-lived strings cost more collections), and without a limit. The target is ' +
       'evaluated on both.',
     '- Event-loop block: max of `perf_hooks.monitorEventLoopDelay` (10 ms resolution) minus the resolution, in the ' +
-      'exporter’s process: over each poll (its render included) and over each scrape load, from the load generator’s ' +
-      'start to its results. The bench’s own capture and check of the scraped bodies (reading, gunzip, compare) and ' +
-      'forking its children come before and are not counted; the bare server’s answers (writes of bytes in memory) are.',
+      'exporter’s process: over each poll (its render included) and over the exporter’s turns of each scrape load ' +
+      '(the load generator names each turn’s server). The bench’s own capture and check of the scraped bodies ' +
+      '(reading, gunzip, compare) and forking its children come before and are not counted; the bare server’s turns ' +
+      '(each answer one write of the whole body from memory) are reported apart, in the scrape rows (until ' +
+      '2026-11-26 they counted as the exporter’s).',
     `- Scrapes: a load generator in a child process keeps ${r.params.load.connections} keep-alive connections busy ` +
       `for ${r.params.load.durationMs / 1000} s per server (at most ${r.params.load.maxRequests} requests) against the exporter ` +
       'and against a bare `node:http` server answering the bytes the exporter served, from memory, the two taking turns ' +

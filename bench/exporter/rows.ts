@@ -214,7 +214,8 @@ function scrapeRows(r: BenchResults): Row[] {
       measure: `/metrics scrape, ${s.encoding} (${f.bytes(s.bodyBytes)} body, ${r.params.load.connections} keep-alive connections, ${r.params.load.rounds} alternating rounds)`,
       value:
         `exporter ${throughput(s.exporter).toFixed(1)}/s ${lat(s.exporter)}; ` +
-        `bare node:http ${throughput(s.bare).toFixed(1)}/s ${lat(s.bare)}; ratio ${s.ratio.toFixed(2)} (median over the rounds)` +
+        `bare node:http ${throughput(s.bare).toFixed(1)}/s ${lat(s.bare)}; ratio ${s.ratio.toFixed(2)} (median over the rounds); ` +
+        `worst event-loop block in the exporter's turns ${f.ms(s.maxBlockMs)}, in the bare server's ${f.ms(s.bareMaxBlockMs)}` +
         (errors > 0 ? `; ${errors} failed requests` : ''),
       target: `ratio ≥ ${target}`,
       ok: s.ratio >= target && errors === 0,

@@ -3,7 +3,9 @@
  * does not compete with the servers under test for their event loop. For each server,
  * `connections` keep-alive connections each keep one GET in flight; the servers take turns
  * in rounds (A B, B A, A B, ...), and each one's requests and time add up over its turns.
- * The results go back over IPC, one per server, in the order of `urls`.
+ * The results go back over IPC, one per server, in the order of `urls`. Before each server's
+ * warm-up and each turn, a `turn` message names the server (its index in `urls`), so that a
+ * parent serving several of them can tell whose turn an event-loop block fell in.
  */
 import { Pool } from 'undici';
 import type { LoadResult, LoadSpec } from '../shared/protocol.ts';
@@ -80,9 +82,15 @@ function result(t: Target): LoadResult {
   };
 }
 
+/** Tells the parent which server's turn begins. */
+function announce(index: number): void {
+  process.send?.({ type: 'turn', target: index });
+}
+
 async function run(): Promise<LoadResult[]> {
   const targets = spec.urls.map(target);
-  for (const t of targets) {
+  for (const [index, t] of targets.entries()) {
+    announce(index);
     await Promise.all(
       Array.from({ length: spec.connections }, async () => {
         for (let i = 0; i < spec.warmupRequests; i++) await fetchOnce(t);
@@ -92,7 +100,10 @@ async function run(): Promise<LoadResult[]> {
   const rounds = Math.max(1, spec.rounds);
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? targets : [...targets].reverse();
-    for (const t of order) await turn(t, spec.durationMs / rounds);
+    for (const t of order) {
+      announce(targets.indexOf(t));
+      await turn(t, spec.durationMs / rounds);
+    }
   }
   const results = targets.map(result);
   await Promise.all(targets.map((t) => t.pool.close()));
