@@ -19,7 +19,7 @@ import { gunzipSync } from 'node:zlib';
 import { serve } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { request } from 'undici';
-import { forkTs, nextMessage, stopChild } from '../shared/child.ts';
+import { forkTs, isMessage, nextMessage, stopChild } from '../shared/child.ts';
 import { type LoopMonitor, startLoopMonitor } from '../shared/loop-delay.ts';
 import type { LoadResult, LoadSpec } from '../shared/protocol.ts';
 import type { BenchParams } from './scale.ts';
@@ -42,11 +42,9 @@ export interface ScrapeRow {
   readonly bareMaxBlockMs: number;
 }
 
-const isLoadResult = (msg: unknown): msg is { type: 'load'; results: LoadResult[] } =>
-  typeof msg === 'object' && msg !== null && (msg as { type?: unknown }).type === 'load';
+const isLoadResult = isMessage<{ type: 'load'; results: LoadResult[] }>('load');
 
-const isTurn = (msg: unknown): msg is { type: 'turn'; target: number } =>
-  typeof msg === 'object' && msg !== null && (msg as { type?: unknown }).type === 'turn';
+const isTurn = isMessage<{ type: 'turn'; target: number }>('turn');
 
 /** Worst event-loop block per server: a monitor of its own for each turn, charged to the server whose turn it is. */
 class TurnBlocks {

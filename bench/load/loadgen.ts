@@ -1,10 +1,8 @@
 /** Runs one bounded, interleaved load run in a child process and returns what it measured. */
-import { runChild } from '../shared/child.ts';
+import { isMessage, runChild } from '../shared/child.ts';
 import type { LoadResult, LoadSpec } from '../shared/protocol.ts';
 
-function isResult(msg: unknown): msg is { type: 'load'; results: LoadResult[] } {
-  return typeof msg === 'object' && msg !== null && (msg as { type?: unknown }).type === 'load';
-}
+const isResult = isMessage<{ type: 'load'; results: LoadResult[] }>('load');
 
 /** Forks the load generator, waits for its results (one per URL, in order), and makes sure it is gone. */
 export async function runLoad(spec: LoadSpec): Promise<LoadResult[]> {

@@ -21,6 +21,12 @@ export function forkTs(file: URL, arg: unknown, limit?: MemoryLimit): ChildProce
   });
 }
 
+/** A guard for a child's messages of one `type` (every message of the bench's children has one). */
+export function isMessage<M extends { readonly type: string }>(type: M['type']) {
+  return (msg: unknown): msg is M =>
+    typeof msg === 'object' && msg !== null && (msg as { type?: unknown }).type === type;
+}
+
 /** Resolves with the child's next message that passes `accept`; rejects if the child exits first. */
 export function nextMessage<T>(child: ChildProcess, accept: (msg: unknown) => msg is T): Promise<T> {
   return new Promise((resolve, reject) => {
