@@ -30,6 +30,7 @@ import type { PlantScale } from '../../src/simulator/types.ts';
 import { type FiringSpan, firingSpans, labelKey } from './alert-state.ts';
 import { AlertmanagerModel, type Notification } from './dispatch.ts';
 import { bernoulliKl, detectionBoundUnits } from './information-limit.ts';
+import { plantScale, START, UNITS_PER_HOUR } from './plant.ts';
 import { BackfilledPrometheus } from './prometheus.ts';
 import { type Keep, type RecordSpec, record, type TimedFault } from './record.ts';
 import { cachedRecording } from './record-cache.ts';
@@ -40,12 +41,9 @@ import { type FaultCase, faultCases, isExpected, plantModel } from './scenarios.
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 const DAY = 24 * HOUR;
-/** A Sunday midnight, away from any DST change; the data starts here. */
-const START = Date.parse('2026-11-01T00:00:00.000Z');
 /** Notifications in the first hour are left out: Prometheus has no earlier data (rates, windows). */
 const SETTLE_MS = HOUR;
 const NAMES = ['vcc_3v3', 'idle_current', 'solder_height', 'board_temp', 'insulation_resistance'];
-const UNITS_PER_HOUR = 30;
 const A = 1e4;
 
 function arg(name: string, fallback: string): string {
@@ -238,18 +236,6 @@ function faultRow(c: FaultCase, res: RunResult, faultMs: number): string {
       ? `none in ${(c.afterMs / HOUR).toFixed(0)} h`
       : `${delayMin.toFixed(1)} min${bound === undefined ? '' : ` (${((delayMin / 60) * UNITS_PER_HOUR).toFixed(0)} units, ${(((delayMin / 60) * UNITS_PER_HOUR) / bound).toFixed(1)}× bound)`}`;
   return `| ${c.name} | ${c.what} | ${chance} | ${first ? kindOf(first) : c.expected.join(' / ')} | ${delayText} | ${boundText} | ${others.join('; ') || 'none'} |`;
-}
-
-/** Lines of 10 stations, up to 20 lines a site. */
-function plantScale(stations: number): PlantScale {
-  const lines = Math.max(1, Math.round(stations / 10));
-  return {
-    sites: Math.ceil(lines / 20),
-    linesPerSite: Math.min(20, lines),
-    stationsPerLine: 10,
-    measurementNames: 20,
-    unitsPerHour: UNITS_PER_HOUR,
-  };
 }
 
 async function main(): Promise<void> {

@@ -77,7 +77,19 @@ function keptSample(keep: Keep, sample: string): boolean {
   const name = sample.slice(0, brace >= 0 && brace < space ? brace : space);
   const selectors = keep.get(name);
   if (selectors === undefined) return false;
-  return selectors.some((eq) => Object.entries(eq).every(([k, v]) => sample.includes(`${k}="${v}"`)));
+  return selectors.some((eq) => Object.entries(eq).every(([k, v]) => (labelValue(sample, k) ?? '') === v));
+}
+
+const labelPatterns = new Map<string, RegExp>();
+
+/** The value of label `k` of a sample line, or undefined without it (which PromQL reads as ""). */
+function labelValue(sample: string, k: string): string | undefined {
+  let re = labelPatterns.get(k);
+  if (re === undefined) {
+    re = new RegExp(`[{,]${k}="((?:[^"\\\\]|\\\\.)*)"`);
+    labelPatterns.set(k, re);
+  }
+  return re.exec(sample)?.[1];
 }
 
 /**

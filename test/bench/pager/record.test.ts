@@ -6,6 +6,7 @@ describe('recording what the alerts read', () => {
   const keep = selectorsByName([
     'count by (job) (increase(v_total{rule="cusum"}[10m]) > 0)',
     'g{window="1h"} / on (site) h',
+    'u{group=""}',
   ]);
 
   it('collects the equality matchers of each selector', () => {
@@ -14,7 +15,7 @@ describe('recording what the alerts read', () => {
     expect(keep.get('h')).toEqual([{}]);
   });
 
-  it('keeps only those samples, adds the target labels and the timestamp, drops exemplars', () => {
+  it('keeps only those samples (a label matched empty also when absent), adds the target labels and the timestamp, drops exemplars', () => {
     const text = [
       '# TYPE v counter',
       'v_total{rule="cusum",station="a"} 3',
@@ -24,6 +25,11 @@ describe('recording what the alerts read', () => {
       'g{window="24h"} 0.7',
       '# TYPE h gauge',
       'h 1',
+      '# TYPE u gauge',
+      'u{station="a"} 4',
+      'u{station="b",group=""} 5',
+      'u{station="c",group="ICT"} 6',
+      'u{station="d",subgroup=""} 7',
       '# TYPE other gauge',
       'other 2',
       '# EOF',
@@ -35,6 +41,11 @@ describe('recording what the alerts read', () => {
       'g{job="station-exporter",instance="bench:9732",window="1h"} 0.5 60.000',
       '# TYPE h gauge',
       'h{job="station-exporter",instance="bench:9732"} 1 60.000',
+      // group="" selects samples without the label too, as in PromQL.
+      '# TYPE u gauge',
+      'u{job="station-exporter",instance="bench:9732",station="a"} 4 60.000',
+      'u{job="station-exporter",instance="bench:9732",station="b",group=""} 5 60.000',
+      'u{job="station-exporter",instance="bench:9732",station="d",subgroup=""} 7 60.000',
       '',
     ]);
   });
