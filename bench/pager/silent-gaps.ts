@@ -4,7 +4,7 @@
  * units times the units leaving the line an hour). Computed from the simulator's unit walks, not
  * through the exporter, so weeks of many seeds take seconds; the plant is bench:pager's.
  *
- *   node --import tsx bench/pager/silent-gaps.ts [--seeds=7,8,9] [--days=21] [--stations=200]
+ *   npm run bench:silent-gaps -- [--seeds=7,8,9] [--days=21] [--stations=200]
  *
  * It prints, per size of step (a single station, 2 or 3 parallel ones): the stations, the gaps
  * longer than 30 minutes, the longest gap and the largest number of units of pace missed in one
