@@ -172,9 +172,9 @@ function healthyTable(res: RunResult, opts: { readonly stations: number; readonl
   const days = (opts.endMs - START - SETTLE_MS) / DAY;
   const per = (n: number) => (n / days / (opts.stations / 1000)).toFixed(1);
   const counted = res.notifications.filter((n) => n.at >= START + SETTLE_MS);
-  const byKind = new Map<string, { firing: number; resolved: number; paging: number }>();
+  const byKind = new Map<string, { firing: number; resolved: number }>();
   for (const n of counted) {
-    const k = byKind.get(kindOf(n)) ?? { firing: 0, resolved: 0, paging: 0 };
+    const k = byKind.get(kindOf(n)) ?? { firing: 0, resolved: 0 };
     if (n.firing.length > 0) k.firing++;
     else k.resolved++;
     byKind.set(kindOf(n), k);
