@@ -10,11 +10,7 @@
 
 import { configFromObject } from '../../src/config/load.ts';
 import { cusumAdd } from '../../src/spc/cusum.ts';
-
-function arg(name: string, fallback: string): string {
-  const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
-  return hit ? hit.slice(name.length + 3) : fallback;
-}
+import { arg } from '../shared/args.ts';
 
 /** mulberry32: a small seeded uniform generator, so that the table repeats. */
 function uniform(seed: number): () => number {

@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createSimulator } from '../../src/simulator/index.ts';
 import type { PlantScale } from '../../src/simulator/types.ts';
+import { arg } from '../shared/args.ts';
 import { type FiringSpan, firingSpans, labelKey } from './alert-state.ts';
 import { AlertmanagerModel, type Notification } from './dispatch.ts';
 import { bernoulliKl, detectionBoundUnits } from './information-limit.ts';
@@ -45,11 +46,6 @@ const DAY = 24 * HOUR;
 const SETTLE_MS = HOUR;
 const NAMES = ['vcc_3v3', 'idle_current', 'solder_height', 'board_temp', 'insulation_resistance'];
 const A = 1e4;
-
-function arg(name: string, fallback: string): string {
-  const hit = process.argv.find((a) => a.startsWith(`--${name}=`));
-  return hit ? hit.slice(name.length + 3) : fallback;
-}
 
 const progress = (text: string) => process.stderr.write(`${text}\n`);
 

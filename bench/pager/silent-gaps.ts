@@ -12,6 +12,7 @@
  */
 import { unitAt, unitIndexRange, walkUnit } from '../../src/simulator/flow.ts';
 import { buildPlant, type LineModel } from '../../src/simulator/plant.ts';
+import { arg } from '../shared/args.ts';
 import { plantScale, START } from './plant.ts';
 
 const FLOOR_MIN = 30;
@@ -24,10 +25,6 @@ interface StepSize {
   longestMin: number;
   mostMissed: number;
   overThreshold: number;
-}
-
-function arg(name: string, fallback: string): string {
-  return process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? fallback;
 }
 
 /** Each station's record times (inputs and outputs) and unit set; the units leaving the line. */
