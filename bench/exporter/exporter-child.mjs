@@ -6,7 +6,7 @@
  * while after each poll as an exporter does between polls, and reports every RSS reading.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { PerformanceObserver } from 'node:perf_hooks';
+import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import pino from 'pino';
 import { wireExporter } from '../../dist/app/wire.js';
 import { configFromObject } from '../../dist/config/load.js';
@@ -72,10 +72,17 @@ const gcObserver = new PerformanceObserver((list) => {
   }
 });
 gcObserver.observe({ entryTypes: ['gc'] });
+// The worst event-loop block of each poll, as the full run measures it (10 ms resolution).
+const loop = monitorEventLoopDelay({ resolution: 10 });
+const blockMs = [];
 const cpu0 = process.cpuUsage();
 for (let poll = 0; poll <= args.steadyPolls; poll++) {
   if (poll > 0) now = await advance();
+  loop.reset();
+  loop.enable();
   await exporter.scheduler.pollOnce();
+  loop.disable();
+  blockMs.push(Math.max(0, loop.max / 1e6 - 10));
   const name = poll === 0 ? 'first poll' : `steady poll ${poll}`;
   read(`after the ${name}`);
   await new Promise((r) => setTimeout(r, args.idleMs));
@@ -87,6 +94,7 @@ const result = {
   type: 'sized-run',
   cpuMs: (cpu.user + cpu.system) / 1000,
   gc,
+  blockMs,
   stations: args.config.discovery.station_ids.length,
   series: exporter.cache.seriesCount(),
   steadyPolls: args.steadyPolls,

@@ -47,6 +47,7 @@ function summary(r: SizedRunResult, condition: string, run: number) {
     cpuMs: r.cpuMs === undefined ? undefined : Math.round(r.cpuMs),
     cpuByReading: r.readings.map((x) => x.cpuMs),
     rssByReading: r.readings.map((x) => mib(x.rssBytes)),
+    blockMs: r.blockMs?.map((x) => Math.round(x)),
     gc: r.gc && { ...r.gc, totalMs: Math.round(r.gc.totalMs), longestMs: Math.round(r.gc.longestMs) },
     load: loadavg().map((x) => Math.round(x * 10) / 10),
     at: at?.at,

@@ -92,6 +92,8 @@ export interface SizedRunResult {
   readonly cpuMs?: number;
   /** V8's garbage collections over the same: their total and longest pause. */
   readonly gc?: { readonly count: number; readonly totalMs: number; readonly longestMs: number };
+  /** Worst event-loop block of each poll (first, then the steady ones), ms. */
+  readonly blockMs?: readonly number[];
 }
 
 /** The highest RSS so far of a child, and in which phase it was read. */
