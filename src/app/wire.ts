@@ -34,6 +34,7 @@ import type { RetryTimers } from '../upstream/retry.ts';
 import { LogDigest } from '../util/log-digest.ts';
 import { jsonLineToLogfmt } from '../util/logfmt.ts';
 import { LoopYielder } from '../util/loop-yield.ts';
+import { nudgeMemoryReducer } from '../util/memory-reducer.ts';
 import { Redactor } from '../util/redact.ts';
 import { VERSION } from '../version.ts';
 import { RecentErrors } from './recent-errors.ts';
@@ -246,7 +247,10 @@ function wireScheduler(
     contextFor: (name) => ({ ...context, client: client.forCollector(name) }),
     reuseJobs: more.reuseJobs,
     reuseFreshness: prev?.scheduler.staleness,
-    onPollEnd: (name) => digest.flush(name),
+    onPollEnd: (name) => {
+      digest.flush(name);
+      nudgeMemoryReducer();
+    },
     cache: more.cache,
     selfMetrics: self,
     logger,
