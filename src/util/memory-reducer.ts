@@ -4,9 +4,9 @@
  * The pages a major collection empties stay resident in V8's page pool until a memory-reducing
  * collection returns them, and V8 starts one on its own only when its memory reducer finds that
  * allocation has slowed down: the young generation's, the old generation's and the embedder's
- * (Node's C++ heap). Since V8 13 (Node 24) an embedder rate of exactly zero, that of a process
- * that allocates nothing on that heap, counts as the fastest: `--trace-memory-reducer` then
- * reports "high alloc" at every check, for ever, and the exporter keeps its first poll's peak.
+ * (Node's C++ heap). In Node 24's V8 an embedder rate of exactly zero, that of a process that
+ * allocates nothing on that heap, counts as the fastest: `--trace-memory-reducer` then reports
+ * "high alloc" at every check, for ever, and the exporter keeps its first poll's peak.
  * Compiling a `vm.Script` allocates on that heap, so the rate is above zero and decays; the next
  * check of an idle exporter passes and the reducer collects, incrementally. At ~100k series
  * under a 512 MiB limit the RSS 30 s after a poll read 130 to 136 MiB with this, against 181 to
