@@ -26,6 +26,41 @@ export interface Row {
   readonly values: readonly number[];
 }
 
+/**
+ * Records to merge, read by index: a store hands over the records it was given as they are,
+ * instead of building a {@link Row} (an object and an array) for each. On a first poll of
+ * 650,000 measurement records those per-record objects were most of the garbage the old
+ * generation collected.
+ */
+export interface RowBatch {
+  readonly length: number;
+  time(j: number): number;
+  serial(j: number): string;
+  /** Column `c` of row `j`; NaN for "none". */
+  value(j: number, c: number): number;
+}
+
+/** Options of {@link SortedColumns.merge}. */
+export interface MergeOptions {
+  /**
+   * Called after the merge with the index of each row that was not held yet, in batch order;
+   * a record the batch holds twice is new once, at its first index.
+   */
+  readonly onNew?: (index: number) => void;
+}
+
+/** Rows as a {@link RowBatch}: a batch as it is, {@link Row} objects read through one. */
+function asBatch(rows: RowBatch | readonly Row[]): RowBatch {
+  if (!Array.isArray(rows)) return rows as RowBatch;
+  const list = rows as readonly Row[];
+  return {
+    length: list.length,
+    time: (j) => (list[j] as Row).time,
+    serial: (j) => (list[j] as Row).serial,
+    value: (j, c) => (list[j] as Row).values[c] ?? Number.NaN,
+  };
+}
+
 /** How a {@link SortedColumns} holds what is not a double. */
 export interface ColumnOptions<S extends SerialForm> {
   /** Serials as text (the default) or as a hash, when nothing reads them back. */
@@ -140,47 +175,53 @@ export class SortedColumns<S extends SerialForm = 'text'> {
    * held row's is the same record seen again: its other columns are updated, it is not
    * added twice. Returns the number of rows added.
    */
-  merge(rows: readonly Row[]): number {
+  merge(rows: RowBatch | readonly Row[], opts: MergeOptions = {}): number {
     if (rows.length === 0) return 0;
-    const { batch, min } = this.encode(rows);
-    const order = orderOf(batch);
+    const { batch, min } = this.encode(asBatch(rows));
     // Only the tail from the batch's first time on can interleave; everything before stays put.
     const start = this.lowerBound(min);
     // The tail is copied out as columns (no object per held row), then merged back in place.
-    const tailLength = this.size - start;
     // Most batches only append (new records are the newest): then there is no tail to copy.
-    const tail = tailLength === 0 ? NO_ROWS : this.storedSlice(start, this.size);
+    const tail = start === this.size ? NO_ROWS : this.storedSlice(start, this.size);
     this.reserve(this.size + rows.length);
+    const placedNew: number[] = [];
+    const out = this.interleave(start, tail, { rows: batch, order: orderOf(batch), placedNew });
+    const added = out - this.size;
+    this.size = out;
+    this.serials.truncate(this.size);
+    if (opts.onNew) for (const j of placedNew.sort((x, y) => x - y)) opts.onNew(j);
+    return added;
+  }
+
+  /**
+   * Writes the held `tail` and the batch's rows, in order, from `start` on; returns the next free
+   * index. Batch rows placed as rows of their own (the new records) go to `placedNew`: rows of
+   * equal time and serial come in batch order, so a record the batch repeats is new at its
+   * first index.
+   */
+  private interleave(
+    start: number,
+    tail: Stored,
+    batch: { readonly rows: Stored; readonly order: readonly number[]; readonly placedNew: number[] },
+  ): number {
+    const { rows, order, placedNew } = batch;
+    const tailLength = tail.times.length;
     let out = start;
     let a = 0;
     let b = 0;
     while (a < tailLength || b < order.length) {
       const j = order[b];
-      if (a < tailLength && (j === undefined || compareStored(tail, a, { rows: batch, j }) <= 0)) {
+      if (a < tailLength && (j === undefined || compareStored(tail, a, { rows, j }) <= 0)) {
         out = this.place(out, tail, a);
         a++;
       } else if (j !== undefined) {
-        out = this.place(out, batch, j);
+        const next = this.place(out, rows, j);
+        if (next > out) placedNew.push(j);
+        out = next;
         b++;
       }
     }
-    const added = out - this.size;
-    this.size = out;
-    this.serials.truncate(this.size);
-    return added;
-  }
-
-  /** True when a row with the time, serial and first `keyWidth` columns of `row` is held. */
-  holds(row: Row, keyWidth: number): boolean {
-    const key = this.keyOf(row.serial);
-    for (let i = this.lowerBound(row.time); i < this.size && this.time(i) === row.time; i++) {
-      if (this.serialKey(i) !== key) continue;
-      let same = true;
-      for (let c = 0; c < keyWidth && same; c++)
-        same = Object.is(this.value(c, i), row.values[c] ?? Number.NaN);
-      if (same) return true;
-    }
-    return false;
+    return out;
   }
 
   /** Bytes of the typed arrays (for text serials, their references but not the strings). */
@@ -191,26 +232,28 @@ export class SortedColumns<S extends SerialForm = 'text'> {
   }
 
   /** The batch in stored form, once the time column can hold its times. */
-  private encode(rows: readonly Row[]): { readonly batch: Stored; readonly min: number } {
+  private encode(rows: RowBatch): { readonly batch: Stored; readonly min: number } {
+    const n = rows.length;
     let min = Number.POSITIVE_INFINITY;
     let max = Number.NEGATIVE_INFINITY;
-    for (const r of rows) {
-      if (r.time < min) min = r.time;
-      if (r.time > max) max = r.time;
+    for (let j = 0; j < n; j++) {
+      const t = rows.time(j);
+      if (t < min) min = t;
+      if (t > max) max = t;
     }
     this.times.admit(min, max, { size: this.size, capacity: this.capacity });
-    const times = new Float64Array(rows.length);
-    const keys: SerialKey[] = new Array(rows.length);
-    const exact = this.exact.map(() => new Float64Array(rows.length));
-    const codes = new Uint32Array(rows.length);
+    const times = new Float64Array(n);
+    const keys: SerialKey[] = new Array(n);
+    const exact = this.exact.map(() => new Float64Array(n));
+    const codes = new Uint32Array(n);
     const values = new Float64Array(this.width);
-    rows.forEach((r, j) => {
-      times[j] = this.times.encode(r.time);
-      keys[j] = this.serials.keyOf(r.serial);
-      for (let c = 0; c < this.width; c++) values[c] = r.values[c] ?? Number.NaN;
+    for (let j = 0; j < n; j++) {
+      times[j] = this.times.encode(rows.time(j));
+      keys[j] = this.serials.keyOf(rows.serial(j));
+      for (let c = 0; c < this.width; c++) values[c] = rows.value(j, c);
       for (let c = 0; c < this.exactWidth; c++) (exact[c] as Float64Array)[j] = values[c] as number;
       codes[j] = this.repeated.intern(values, this.exactWidth);
-    });
+    }
     return { batch: { times, keys, exact, codes }, min };
   }
 

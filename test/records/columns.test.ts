@@ -40,6 +40,49 @@ describe('SortedColumns', () => {
     expect(c.merge([row(10, 'a', 1), row(10, 'a', 1), row(10, 'a', 1)])).toBe(1);
   });
 
+  it('reports each new record once, at its first index in the batch, in batch order', () => {
+    const c = new SortedColumns(2, 1);
+    c.merge([row(20, 'a', 2)]);
+    const news: number[] = [];
+    const added = c.merge(
+      [
+        row(30, 'b', 3),
+        // Held already: not new, though its non-key column changes.
+        row(20, 'a', { value: 2, extra: 7 }),
+        row(10, 'c', 1),
+        // The batch's own repeat of index 0: new once, at 0.
+        row(30, 'b', { value: 3, extra: 5 }),
+        // Same time and serial as a held row, another key value: a record of its own.
+        row(20, 'a', 4),
+      ],
+      { onNew: (j) => news.push(j) },
+    );
+    expect(news).toEqual([0, 2, 4]);
+    expect(added).toBe(news.length);
+    // The later answer wins for the columns outside the key.
+    expect(dump(c)).toEqual([
+      [10, 'c', 1, 0],
+      [20, 'a', 2, 7],
+      [20, 'a', 4, 0],
+      [30, 'b', 3, 5],
+    ]);
+  });
+
+  it('merges rows read by index as it merges row objects', () => {
+    const rows = [row(30, 'b', 3), row(10, 'a', 1), row(10, 'a', 1), row(20, 'c', 2)];
+    const objects = new SortedColumns(2, 1);
+    const batch = new SortedColumns(2, 1);
+    expect(objects.merge(rows)).toBe(3);
+    const read = {
+      length: rows.length,
+      time: (j: number) => rows[j]!.time,
+      serial: (j: number) => rows[j]!.serial,
+      value: (j: number, col: number) => rows[j]!.values[col]!,
+    };
+    expect(batch.merge(read)).toBe(3);
+    expect(dump(batch)).toEqual(dump(objects));
+  });
+
   it('finds windows by binary search: from inclusive, to exclusive', () => {
     const c = new SortedColumns(2, 1);
     c.merge([10, 20, 20, 30, 40].map((t, i) => row(t, `s${i}`, i)));

@@ -25,11 +25,17 @@ describe('serial keys', () => {
       ];
       expect(c.merge(rows)).toBe(3);
       expect(c.merge(rows)).toBe(0);
-      expect(c.holds({ time: 1, serial: 'b', values: [1] }, 1)).toBe(true);
-      expect(c.holds({ time: 1, serial: 'c', values: [1] }, 1)).toBe(false);
+      const news: number[] = [];
+      const again = [
+        { time: 1, serial: 'b', values: [1] },
+        { time: 1, serial: 'c', values: [1] },
+      ];
+      expect(c.merge(again, { onNew: (j) => news.push(j) })).toBe(1);
+      // 'b' is held already: only 'c' is new.
+      expect(news).toEqual([1]);
       const distinct = new Set(Array.from({ length: c.length }, (_, i) => c.serialKey(i)));
-      expect(distinct.size).toBe(2);
-      expect(c.serialKey(2)).toBe(c.keyOf('a'));
+      expect(distinct.size).toBe(3);
+      expect(c.serialKey(c.length - 1)).toBe(c.keyOf('a'));
     }
   });
 });

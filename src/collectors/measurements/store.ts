@@ -7,8 +7,7 @@
  */
 
 import { stationKey } from '../../model/keys.ts';
-import { type Row, SortedColumns } from '../../records/columns.ts';
-import { forEachNewRow } from '../../records/held.ts';
+import { type RowBatch, SortedColumns } from '../../records/columns.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
 
 /** Columns of a measurement series; the value is the record's key column. */
@@ -70,8 +69,9 @@ export interface MeasurementStoreOptions {
   /** Classifies non-numeric values as pass/fail; default: none are attributes. */
   readonly attributeOf?: AttributeOf;
   /**
-   * Called once for each record the store did not hold yet, before it is merged: the hook of the
-   * cumulative families, which must count a record once however often it is fetched again.
+   * Called once for each record the store did not hold yet, when its series' share of the add is
+   * merged (in the order given): the hook of the cumulative families, which must count a record once however often
+   * it is fetched again.
    */
   readonly onNew?: (series: MeasurementSeries, record: MeasurementRecord) => void;
 }
@@ -103,8 +103,7 @@ export class MeasurementStore {
 
   /** Adds records (records already held are recognised); returns the number of new records. */
   add(records: readonly MeasurementRecord[]): number {
-    const batches = new Map<MeasurementSeries, Row[]>();
-    const sources = new Map<MeasurementSeries, MeasurementRecord[]>();
+    const batches = new Map<MeasurementSeries, SeriesBatch>();
     for (const r of records) {
       const series = this.seriesFor(r);
       if (r.time >= series.unitTime) {
@@ -114,27 +113,18 @@ export class MeasurementStore {
       track(series, r);
       const attribute = r.value === undefined ? this.attributeOf(r.raw) : Number.NaN;
       if (!Number.isNaN(attribute)) series.attributes = true;
-      const rows = batches.get(series) ?? [];
-      rows.push({
-        time: r.time,
-        serial: r.serial,
-        values: [num(r.value), num(r.upper), num(r.lower), attribute],
-      });
-      batches.set(series, rows);
-      if (this.notifies()) {
-        const recs = sources.get(series) ?? [];
-        recs.push(r);
-        sources.set(series, recs);
+      let batch = batches.get(series);
+      if (!batch) {
+        batch = new SeriesBatch();
+        batches.set(series, batch);
       }
+      batch.push(r, attribute);
     }
     let added = 0;
-    for (const [series, rows] of batches) {
-      if (this.notifies()) {
-        const recs = sources.get(series)!;
-        // The value is the key column: a record is its time, serial and value.
-        forEachNewRow(series.rows, rows, { keyWidth: 1, onNew: (i) => this.notify(series, recs[i]!) });
-      }
-      added += series.rows.merge(rows);
+    for (const [series, batch] of batches) {
+      // The value is the key column: a record is its time, serial and value.
+      const onNew = this.notifies() ? (j: number) => this.notify(series, batch.record(j)) : undefined;
+      added += series.rows.merge(batch, onNew ? { onNew } : {});
     }
     return added;
   }
@@ -215,6 +205,42 @@ export class MeasurementStore {
       bySeries.set(key, series);
     }
     return series;
+  }
+}
+
+/** One series' records of one {@link MeasurementStore.add}, read by its columns as rows. */
+class SeriesBatch implements RowBatch {
+  readonly #records: MeasurementRecord[] = [];
+  /** The attribute outcome of each record (NaN: none), classified once. */
+  readonly #attributes: number[] = [];
+
+  push(r: MeasurementRecord, attribute: number): void {
+    this.#records.push(r);
+    this.#attributes.push(attribute);
+  }
+
+  get length(): number {
+    return this.#records.length;
+  }
+
+  record(j: number): MeasurementRecord {
+    return this.#records[j] as MeasurementRecord;
+  }
+
+  time(j: number): number {
+    return this.record(j).time;
+  }
+
+  serial(j: number): string {
+    return this.record(j).serial;
+  }
+
+  value(j: number, c: number): number {
+    const r = this.record(j);
+    if (c === VALUE) return num(r.value);
+    if (c === UPPER) return num(r.upper);
+    if (c === LOWER) return num(r.lower);
+    return this.#attributes[j] as number;
   }
 }
 

@@ -8,8 +8,7 @@
  */
 
 import { stationKey } from '../../model/keys.ts';
-import { type Row, SortedColumns } from '../../records/columns.ts';
-import { forEachNewRow } from '../../records/held.ts';
+import { type RowBatch, SortedColumns } from '../../records/columns.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
 
 /**
@@ -45,16 +44,42 @@ class Palette {
 /** Options of {@link UnitStore}. */
 export interface UnitStoreOptions {
   /**
-   * Called once for each record the store did not hold yet, before it is merged: the hook of the
-   * cumulative unit counter, which must count a record once however often it is fetched again.
+   * Called once for each record the store did not hold yet, when its station's share of the add
+   * is merged (in the order given): the hook of the cumulative unit counter, which must count a record once however often it is fetched again.
    */
   readonly onNew?: (record: UnitRecord) => void;
 }
 
-/** One station's share of an add: its rows, and its records (only when `onNew` reads them). */
-interface Batch {
-  readonly rows: Row[];
-  readonly records: UnitRecord[];
+/** One station's share of an add, read by its columns as rows: direction, slot and result codes. */
+class StationBatch implements RowBatch {
+  readonly #records: UnitRecord[] = [];
+  /** Three codes per record (see {@link UnitStore}'s columns), in one array: no array per record. */
+  readonly #codes: number[] = [];
+
+  push(r: UnitRecord, direction: number, slot: number, result: number): void {
+    this.#records.push(r);
+    this.#codes.push(direction, slot, result);
+  }
+
+  get length(): number {
+    return this.#records.length;
+  }
+
+  record(j: number): UnitRecord {
+    return this.#records[j] as UnitRecord;
+  }
+
+  time(j: number): number {
+    return this.record(j).time;
+  }
+
+  serial(j: number): string {
+    return this.record(j).serial;
+  }
+
+  value(j: number, c: number): number {
+    return this.#codes[3 * j + c] ?? Number.NaN;
+  }
 }
 
 /** Unit records by station, deduplicated, sorted by time. */
@@ -76,38 +101,30 @@ export class UnitStore {
     return added;
   }
 
-  /**
-   * Records as rows by station, with the records themselves when `onNew` needs them; notes each
-   * station's latest unit time.
-   */
-  private byStation(records: readonly UnitRecord[]): Map<string, Batch> {
-    const batches = new Map<string, Batch>();
+  /** Records by station, as batches of rows; notes each station's latest unit time. */
+  private byStation(records: readonly UnitRecord[]): Map<string, StationBatch> {
+    const batches = new Map<string, StationBatch>();
     for (const r of records) {
       const id = stationKey(r.stationId);
       let batch = batches.get(id);
       if (!batch) {
-        batch = { rows: [], records: [] };
+        batch = new StationBatch();
         batches.set(id, batch);
       }
-      batch.rows.push({ time: r.time, serial: r.serial, values: this.codes(r) });
-      if (this.onNew) batch.records.push(r);
+      batch.push(
+        r,
+        r.direction === 'input' ? 0 : 1,
+        // A null slot (an empty one is null too) gets its own code, distinct from every slot string.
+        r.slot === null ? -1 : this.slots.code(r.slot),
+        this.results.code(r.result ?? UNKNOWN_RESULT),
+      );
       if (r.time > (this.lastSeen.get(id) ?? Number.NEGATIVE_INFINITY)) this.lastSeen.set(id, r.time);
     }
     return batches;
   }
 
-  /** A record's direction, slot and result columns. */
-  private codes(r: UnitRecord): number[] {
-    return [
-      r.direction === 'input' ? 0 : 1,
-      // A null slot (an empty one is null too) gets its own code, distinct from every slot string.
-      r.slot === null ? -1 : this.slots.code(r.slot),
-      this.results.code(r.result ?? UNKNOWN_RESULT),
-    ];
-  }
-
   /** Merges one station's batch into its columns; returns the number of new records. */
-  private merge(id: string, batch: Batch): number {
+  private merge(id: string, batch: StationBatch): number {
     let cols = this.stations.get(id);
     if (!cols) {
       // Direction, slot and result take a few combinations: held once each, a code per row.
@@ -115,11 +132,8 @@ export class UnitStore {
       this.stations.set(id, cols);
     }
     const onNew = this.onNew;
-    if (onNew) {
-      // Direction and slot are the key columns, with time and serial.
-      forEachNewRow(cols, batch.rows, { keyWidth: 2, onNew: (i) => onNew(batch.records[i]!) });
-    }
-    return cols.merge(batch.rows);
+    // Direction and slot are the key columns, with time and serial.
+    return cols.merge(batch, onNew ? { onNew: (j) => onNew(batch.record(j)) } : {});
   }
 
   /** Drops records older than `t`; latest unit times are kept. */
