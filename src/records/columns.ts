@@ -73,6 +73,8 @@ const MIN_CAPACITY = 4;
 
 /** Rows in their stored form: the held tail being merged, or an encoded batch. */
 interface Stored {
+  /** Rows held (the arrays may be longer). */
+  readonly length: number;
   readonly times: ArrayLike<number>;
   readonly keys: ArrayLike<SerialKey>;
   readonly exact: readonly ArrayLike<number>[];
@@ -81,7 +83,41 @@ interface Stored {
 }
 
 /** The stored form of no rows. */
-const NO_ROWS: Stored = { times: [], keys: [], exact: [], codes: undefined };
+const NO_ROWS: Stored = { length: 0, times: [], keys: [], exact: [], codes: undefined };
+
+/**
+ * Room for the encoded batch of the merge under way, reused by every merge of every column set.
+ * Most merges are of one to three records (a series' share of one answer), and a first poll
+ * makes hundreds of thousands: five typed arrays and two arrays each were most of what a store
+ * allocated, and they made the objects that live through a whole add old enough to be moved to
+ * the old generation. One set serves all: a merge runs to its end without yielding, and reads
+ * its batch only before it calls anyone back.
+ */
+class BatchRoom {
+  #rows = 0;
+  #times = new Float64Array(0);
+  #keys: SerialKey[] = [];
+  #exact: Float64Array[] = [];
+  #codes = new Uint32Array(0);
+  /** One row's columns, as {@link RepeatedColumns.intern} reads them. */
+  #row = new Float64Array(0);
+
+  /** Arrays for `n` rows of `exactWidth` exact columns, and a row of `width` columns. */
+  take(n: number, widths: { readonly exact: number; readonly all: number }) {
+    if (n > this.#rows) {
+      this.#rows = Math.max(n, 2 * this.#rows, 64);
+      this.#times = new Float64Array(this.#rows);
+      this.#codes = new Uint32Array(this.#rows);
+      this.#exact = this.#exact.map(() => new Float64Array(this.#rows));
+    }
+    while (this.#exact.length < widths.exact) this.#exact.push(new Float64Array(this.#rows));
+    if (this.#row.length < widths.all) this.#row = new Float64Array(widths.all);
+    // A batch's serial keys are all written before they are read: no need to clear them.
+    return { times: this.#times, keys: this.#keys, exact: this.#exact, codes: this.#codes, row: this.#row };
+  }
+}
+
+const batchRoom = new BatchRoom();
 
 /** Rows sorted by (time, serial). The first `keyWidth` columns, time and serial identify a record. */
 export class SortedColumns<S extends SerialForm = 'text'> {
@@ -189,6 +225,7 @@ export class SortedColumns<S extends SerialForm = 'text'> {
     const added = out - this.size;
     this.size = out;
     this.serials.truncate(this.size);
+    // After the merge, when the batch room is no longer read: a callback may merge too.
     if (opts.onNew) for (const j of placedNew.sort((x, y) => x - y)) opts.onNew(j);
     return added;
   }
@@ -202,16 +239,20 @@ export class SortedColumns<S extends SerialForm = 'text'> {
   private interleave(
     start: number,
     tail: Stored,
-    batch: { readonly rows: Stored; readonly order: readonly number[]; readonly placedNew: number[] },
+    batch: {
+      readonly rows: Stored;
+      /** The batch's row indexes in order; undefined when the batch is in order already. */
+      readonly order: readonly number[] | undefined;
+      readonly placedNew: number[];
+    },
   ): number {
     const { rows, order, placedNew } = batch;
-    const tailLength = tail.times.length;
     let out = start;
     let a = 0;
     let b = 0;
-    while (a < tailLength || b < order.length) {
-      const j = order[b];
-      if (a < tailLength && (j === undefined || compareStored(tail, a, { rows, j }) <= 0)) {
+    while (a < tail.length || b < rows.length) {
+      const j = b < rows.length ? (order?.[b] ?? b) : undefined;
+      if (a < tail.length && (j === undefined || compareStored(tail, a, { rows, j }) <= 0)) {
         out = this.place(out, tail, a);
         a++;
       } else if (j !== undefined) {
@@ -242,23 +283,20 @@ export class SortedColumns<S extends SerialForm = 'text'> {
       if (t > max) max = t;
     }
     this.times.admit(min, max, { size: this.size, capacity: this.capacity });
-    const times = new Float64Array(n);
-    const keys: SerialKey[] = new Array(n);
-    const exact = this.exact.map(() => new Float64Array(n));
-    const codes = new Uint32Array(n);
-    const values = new Float64Array(this.width);
+    const { times, keys, exact, codes, row } = batchRoom.take(n, { exact: this.exactWidth, all: this.width });
     for (let j = 0; j < n; j++) {
       times[j] = this.times.encode(rows.time(j));
       keys[j] = this.serials.keyOf(rows.serial(j));
-      for (let c = 0; c < this.width; c++) values[c] = rows.value(j, c);
-      for (let c = 0; c < this.exactWidth; c++) (exact[c] as Float64Array)[j] = values[c] as number;
-      codes[j] = this.repeated.intern(values, this.exactWidth);
+      for (let c = 0; c < this.width; c++) row[c] = rows.value(j, c);
+      for (let c = 0; c < this.exactWidth; c++) (exact[c] as Float64Array)[j] = row[c] as number;
+      codes[j] = this.repeated.intern(row, this.exactWidth);
     }
-    return { batch: { times, keys, exact, codes }, min };
+    return { batch: { length: n, times, keys, exact, codes }, min };
   }
 
   private storedSlice(start: number, end: number): Stored {
     return {
+      length: end - start,
       times: this.times.slice(start, end),
       keys: this.serials.slice(start, end),
       exact: this.exact.map((c) => c.slice(start, end)),
@@ -342,10 +380,15 @@ function compareStored(
   return compareSerialKeys(x.keys[i] as SerialKey, y.keys[j] as SerialKey);
 }
 
-/** The batch's row indexes in order. A batch is often in order already: checking is cheaper than sorting. */
-function orderOf(batch: Stored): number[] {
-  const order = Array.from({ length: batch.times.length }, (_, i) => i);
-  const sorted = order.every((j, k) => k === 0 || compareStored(batch, k - 1, { rows: batch, j }) <= 0);
-  if (!sorted) order.sort((i, j) => compareStored(batch, i, { rows: batch, j }) || i - j);
-  return order;
+/**
+ * The batch's row indexes in order, or undefined when it is in order already (most are: checking
+ * is cheaper than sorting, and costs no array).
+ */
+function orderOf(batch: Stored): number[] | undefined {
+  let sorted = true;
+  for (let j = 1; j < batch.length && sorted; j++)
+    sorted = compareStored(batch, j - 1, { rows: batch, j }) <= 0;
+  if (sorted) return undefined;
+  const order = Array.from({ length: batch.length }, (_, i) => i);
+  return order.sort((i, j) => compareStored(batch, i, { rows: batch, j }) || i - j);
 }
