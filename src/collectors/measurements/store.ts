@@ -7,7 +7,8 @@
  */
 
 import { stationKey } from '../../model/keys.ts';
-import { type RowBatch, SortedColumns } from '../../records/columns.ts';
+import { SortedColumns } from '../../records/columns.ts';
+import { RecordGroups } from '../../records/groups.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
 
 /** Columns of a measurement series; the value is the record's key column. */
@@ -103,29 +104,26 @@ export class MeasurementStore {
 
   /** Adds records (records already held are recognised); returns the number of new records. */
   add(records: readonly MeasurementRecord[]): number {
-    const batches = new Map<MeasurementSeries, SeriesBatch>();
-    for (const r of records) {
-      const series = this.seriesFor(r);
-      if (r.time >= series.unitTime) {
-        series.unit = r.unit;
-        series.unitTime = r.time;
-      }
-      track(series, r);
-      const attribute = r.value === undefined ? this.attributeOf(r.raw) : Number.NaN;
-      if (!Number.isNaN(attribute)) series.attributes = true;
-      let batch = batches.get(series);
-      if (!batch) {
-        batch = new SeriesBatch();
-        batches.set(series, batch);
-      }
-      batch.push(r, attribute);
-    }
+    // Attribute outcomes, classified once: the series' flag and the rows both need them.
+    const attributes = new Float64Array(records.length);
+    const groups = new RecordGroups(records, {
+      target: (r, i) => {
+        const series = this.seriesFor(r);
+        attributes[i] = note(series, r, this.attributeOf);
+        return series;
+      },
+      value: (i, c) => (c === ATTRIBUTE ? (attributes[i] as number) : columnOf(records[i]!, c)),
+    });
+    // One callback for every series of the add (a merge is of one to three records, mostly).
+    let merging: MeasurementSeries | undefined;
+    const opts = this.notifies() ? { onNew: (j: number) => this.notify(merging!, groups.record(j)) } : {};
     let added = 0;
-    for (const [series, batch] of batches) {
+    groups.targets.forEach((series, g) => {
+      groups.select(g);
+      merging = series;
       // The value is the key column: a record is its time, serial and value.
-      const onNew = this.notifies() ? (j: number) => this.notify(series, batch.record(j)) : undefined;
-      added += series.rows.merge(batch, onNew ? { onNew } : {});
-    }
+      added += series.rows.merge(groups, opts);
+    });
     return added;
   }
 
@@ -208,40 +206,22 @@ export class MeasurementStore {
   }
 }
 
-/** One series' records of one {@link MeasurementStore.add}, read by its columns as rows. */
-class SeriesBatch implements RowBatch {
-  readonly #records: MeasurementRecord[] = [];
-  /** The attribute outcome of each record (NaN: none), classified once. */
-  readonly #attributes: number[] = [];
+/** Column `c` (VALUE, UPPER or LOWER) of a record. */
+function columnOf(r: MeasurementRecord, c: number): number {
+  if (c === VALUE) return num(r.value);
+  return num(c === UPPER ? r.upper : r.lower);
+}
 
-  push(r: MeasurementRecord, attribute: number): void {
-    this.#records.push(r);
-    this.#attributes.push(attribute);
+/** Notes a record in its series (unit, newest time and value, limits); returns its attribute outcome. */
+function note(series: MeasurementSeries, r: MeasurementRecord, attributeOf: AttributeOf): number {
+  if (r.time >= series.unitTime) {
+    series.unit = r.unit;
+    series.unitTime = r.time;
   }
-
-  get length(): number {
-    return this.#records.length;
-  }
-
-  record(j: number): MeasurementRecord {
-    return this.#records[j] as MeasurementRecord;
-  }
-
-  time(j: number): number {
-    return this.record(j).time;
-  }
-
-  serial(j: number): string {
-    return this.record(j).serial;
-  }
-
-  value(j: number, c: number): number {
-    const r = this.record(j);
-    if (c === VALUE) return num(r.value);
-    if (c === UPPER) return num(r.upper);
-    if (c === LOWER) return num(r.lower);
-    return this.#attributes[j] as number;
-  }
+  track(series, r);
+  const attribute = r.value === undefined ? attributeOf(r.raw) : Number.NaN;
+  if (!Number.isNaN(attribute)) series.attributes = true;
+  return attribute;
 }
 
 /** Keeps the series' newest time, newest numeric value and current limits up to date. */

@@ -8,7 +8,8 @@
  */
 
 import { stationKey } from '../../model/keys.ts';
-import { type RowBatch, SortedColumns } from '../../records/columns.ts';
+import { SortedColumns } from '../../records/columns.ts';
+import { RecordGroups } from '../../records/groups.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
 
 /**
@@ -50,38 +51,6 @@ export interface UnitStoreOptions {
   readonly onNew?: (record: UnitRecord) => void;
 }
 
-/** One station's share of an add, read by its columns as rows: direction, slot and result codes. */
-class StationBatch implements RowBatch {
-  readonly #records: UnitRecord[] = [];
-  /** Three codes per record (see {@link UnitStore}'s columns), in one array: no array per record. */
-  readonly #codes: number[] = [];
-
-  push(r: UnitRecord, direction: number, slot: number, result: number): void {
-    this.#records.push(r);
-    this.#codes.push(direction, slot, result);
-  }
-
-  get length(): number {
-    return this.#records.length;
-  }
-
-  record(j: number): UnitRecord {
-    return this.#records[j] as UnitRecord;
-  }
-
-  time(j: number): number {
-    return this.record(j).time;
-  }
-
-  serial(j: number): string {
-    return this.record(j).serial;
-  }
-
-  value(j: number, c: number): number {
-    return this.#codes[3 * j + c] ?? Number.NaN;
-  }
-}
-
 /** Unit records by station, deduplicated, sorted by time. */
 export class UnitStore {
   private readonly onNew: UnitStoreOptions['onNew'];
@@ -96,44 +65,44 @@ export class UnitStore {
 
   /** Adds records (records already held are recognised); returns the number of new records. */
   add(records: readonly UnitRecord[]): number {
+    // Direction, slot and result codes: three per record, in one array.
+    const codes = new Float64Array(3 * records.length);
+    const groups = new RecordGroups(records, {
+      target: (r, i) => {
+        this.codeInto(codes, i, r);
+        const id = stationKey(r.stationId);
+        if (r.time > (this.lastSeen.get(id) ?? Number.NEGATIVE_INFINITY)) this.lastSeen.set(id, r.time);
+        return id;
+      },
+      value: (i, c) => codes[3 * i + c] ?? Number.NaN,
+    });
+    const onNew = this.onNew;
+    // Direction and slot are the key columns, with time and serial.
+    const opts = onNew ? { onNew: (j: number) => onNew(groups.record(j)) } : {};
     let added = 0;
-    for (const [id, batch] of this.byStation(records)) added += this.merge(id, batch);
+    groups.targets.forEach((id, g) => {
+      groups.select(g);
+      added += this.columnsOf(id).merge(groups, opts);
+    });
     return added;
   }
 
-  /** Records by station, as batches of rows; notes each station's latest unit time. */
-  private byStation(records: readonly UnitRecord[]): Map<string, StationBatch> {
-    const batches = new Map<string, StationBatch>();
-    for (const r of records) {
-      const id = stationKey(r.stationId);
-      let batch = batches.get(id);
-      if (!batch) {
-        batch = new StationBatch();
-        batches.set(id, batch);
-      }
-      batch.push(
-        r,
-        r.direction === 'input' ? 0 : 1,
-        // A null slot (an empty one is null too) gets its own code, distinct from every slot string.
-        r.slot === null ? -1 : this.slots.code(r.slot),
-        this.results.code(r.result ?? UNKNOWN_RESULT),
-      );
-      if (r.time > (this.lastSeen.get(id) ?? Number.NEGATIVE_INFINITY)) this.lastSeen.set(id, r.time);
-    }
-    return batches;
+  /** Writes record `i`'s direction, slot and result codes. */
+  private codeInto(codes: Float64Array, i: number, r: UnitRecord): void {
+    codes[3 * i] = r.direction === 'input' ? 0 : 1;
+    // A null slot (an empty one is null too) gets its own code, distinct from every slot string.
+    codes[3 * i + 1] = r.slot === null ? -1 : this.slots.code(r.slot);
+    codes[3 * i + 2] = this.results.code(r.result ?? UNKNOWN_RESULT);
   }
 
-  /** Merges one station's batch into its columns; returns the number of new records. */
-  private merge(id: string, batch: StationBatch): number {
+  private columnsOf(id: string): SortedColumns<'hash53'> {
     let cols = this.stations.get(id);
     if (!cols) {
       // Direction, slot and result take a few combinations: held once each, a code per row.
       cols = new SortedColumns(3, 2, { serials: 'hash53', repeated: 3 });
       this.stations.set(id, cols);
     }
-    const onNew = this.onNew;
-    // Direction and slot are the key columns, with time and serial.
-    return cols.merge(batch, onNew ? { onNew: (j) => onNew(batch.record(j)) } : {});
+    return cols;
   }
 
   /** Drops records older than `t`; latest unit times are kept. */
