@@ -398,7 +398,10 @@ describe('record answers in hand', () => {
         ...(option === undefined ? {} : { recordAnswersInHand: option }),
       });
       const window = { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-01T01:00:00Z') };
-      const lists = Array.from({ length: 6 }, () => c.metrics({ stationIds: [S1], ...window }));
+      // Two requests from each of three collectors: each collector holds one answer at a time.
+      const lists = Array.from({ length: 6 }, (_, i) =>
+        c.forCollector(`collector ${i % 3}`).metrics({ stationIds: [S1], ...window }),
+      );
       await vi.waitFor(() => expect(received).toBe(inHand));
       for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
       expect(received).toBe(inHand);
@@ -412,6 +415,35 @@ describe('record answers in hand', () => {
       expect(done.map((l) => l.records.length)).toEqual(Array(6).fill(3000));
     },
   );
+
+  it('holds one record answer per collector, even when no other collector asks', async () => {
+    let received = 0;
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/metrics') })
+      .reply(200, () => {
+        received++;
+        return bigRecords();
+      })
+      .persist();
+    const { yielder, open } = heldTurns();
+    const c = createClient({
+      baseUrl: BASE,
+      token: () => TOKEN,
+      timeoutMs: 5000,
+      dispatcher: agent,
+      yielder,
+    });
+    const window = { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-01T01:00:00Z') };
+    const alone = c.forCollector('measurements');
+    const lists = Array.from({ length: 3 }, () => alone.metrics({ stationIds: [S1], ...window }));
+    await vi.waitFor(() => expect(received).toBe(1));
+    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+    expect(received).toBe(1);
+    open();
+    expect((await Promise.all(lists)).map((l) => l.records.length)).toEqual([3000, 3000, 3000]);
+    expect(received).toBe(3);
+  });
 });
 
 describe('one hostile answer cannot starve another collector', () => {
