@@ -47,6 +47,9 @@ function summary(r: SizedRunResult, condition: string, run: number) {
     cpuMs: r.cpuMs === undefined ? undefined : Math.round(r.cpuMs),
     cpuByReading: r.readings.map((x) => x.cpuMs),
     rssByReading: r.readings.map((x) => mib(x.rssBytes)),
+    // Where each reading's RSS sits: malloc's main heap, other anonymous memory (V8's pages and
+    // its pool), and V8's own count of its pages, MiB.
+    partsByReading: r.readings.map((x) => partsOf((x as { detail?: unknown }).detail)),
     blockMs: r.blockMs?.map((x) => Math.round(x)),
     gc: r.gc && { ...r.gc, totalMs: Math.round(r.gc.totalMs), longestMs: Math.round(r.gc.longestMs) },
     load: loadavg().map((x) => Math.round(x * 10) / 10),
@@ -57,6 +60,14 @@ function summary(r: SizedRunResult, condition: string, run: number) {
     detail: (at as { detail?: unknown } | undefined)?.detail,
     held: (at as { held?: unknown } | undefined)?.held,
   };
+}
+
+/** The parts of one reading's RSS (see bench/exporter/memory-detail.mjs). */
+function partsOf(detail: unknown) {
+  const d = (detail ?? {}) as { mainHeapMiB?: number; otherAnonMiB?: number; v8PhysicalMiB?: number };
+  return [d.mainHeapMiB, d.otherAnonMiB, d.v8PhysicalMiB].map((v) =>
+    v === undefined ? null : Math.round(v),
+  );
 }
 
 /** The charts' figures without the per-poll arrays. */

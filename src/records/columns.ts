@@ -221,12 +221,15 @@ export class SortedColumns<S extends SerialForm = 'text'> {
     const tail = start === this.size ? NO_ROWS : this.storedSlice(start, this.size);
     this.reserve(this.size + rows.length);
     const placedNew: number[] = [];
-    const out = this.interleave(start, tail, { rows: batch, order: orderOf(batch), placedNew });
+    const order = orderOf(batch);
+    const out = this.interleave(start, tail, { rows: batch, order, placedNew });
     const added = out - this.size;
     this.size = out;
     this.serials.truncate(this.size);
+    // Placed in time order: that is batch order unless the batch came out of order.
+    if (order) placedNew.sort((x, y) => x - y);
     // After the merge, when the batch room is no longer read: a callback may merge too.
-    if (opts.onNew) for (const j of placedNew.sort((x, y) => x - y)) opts.onNew(j);
+    if (opts.onNew) for (const j of placedNew) opts.onNew(j);
     return added;
   }
 

@@ -128,7 +128,7 @@ export const RECORD_ANSWERS_IN_HAND = 2;
  * hand in all (instead of two) took the first poll's RSS from 195–201 MiB to 186–191
  * (2026-11-27), but then a collector's huge answer held the other's requests back.
  */
-export const RECORD_ANSWERS_PER_COLLECTOR = 1;
+const RECORD_ANSWERS_PER_COLLECTOR = 1;
 
 /** The typed upstream client. */
 export interface UpstreamClient {
