@@ -29,8 +29,8 @@ export interface Row {
 /**
  * Records to merge, read by index: a store hands over the records it was given as they are,
  * instead of building a {@link Row} (an object and an array) for each. On a first poll of
- * 650,000 measurement records those per-record objects were most of the garbage the old
- * generation collected.
+ * 650,000 measurement records, the store's rows and the arrays it encoded them into were 560 MiB
+ * of the 1.3 GiB the old generation's collections freed (a sampling heap profile).
  */
 export interface RowBatch {
   readonly length: number;
@@ -88,9 +88,9 @@ const NO_ROWS: Stored = { length: 0, times: [], keys: [], exact: [], codes: unde
 /**
  * Room for the encoded batch of the merge under way, reused by every merge of every column set.
  * Most merges are of one to three records (a series' share of one answer), and a first poll
- * makes hundreds of thousands: five typed arrays and two arrays each were most of what a store
- * allocated, and they made the objects that live through a whole add old enough to be moved to
- * the old generation. One set serves all: a merge runs to its end without yielding, and reads
+ * makes hundreds of thousands: five typed arrays and two arrays each were much of what a store
+ * allocated, and the collections they caused moved the objects that live through a whole add
+ * to the old generation. One set serves all: a merge runs to its end without yielding, and reads
  * its batch only before it calls anyone back.
  */
 class BatchRoom {

@@ -363,6 +363,41 @@ describe('record answers in hand', () => {
       })),
     );
 
+  const window = { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-01T01:00:00Z') };
+
+  /** Answers every `/metrics` request with 3,000 records; counts the requests. */
+  function serveRecords(): { count: number } {
+    const served = { count: 0 };
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/metrics') })
+      .reply(200, () => {
+        served.count++;
+        return bigRecords();
+      })
+      .persist();
+    return served;
+  }
+
+  /** A client whose answers wait before parsing until `open()`. */
+  function heldClient(recordAnswersInHand?: number) {
+    const { yielder, open } = heldTurns();
+    const client = createClient({
+      baseUrl: BASE,
+      token: () => TOKEN,
+      timeoutMs: 5000,
+      dispatcher: agent,
+      yielder,
+      ...(recordAnswersInHand === undefined ? {} : { recordAnswersInHand }),
+    });
+    return { client, open };
+  }
+
+  /** Lets the event loop turn a while, for requests that must not be sent. */
+  async function settle(): Promise<void> {
+    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
+  }
+
   it.each([
     { inHand: 2, option: 2 },
     { inHand: 2, option: undefined },
@@ -370,16 +405,8 @@ describe('record answers in hand', () => {
   ])(
     'sends no further record request while $inHand answers wait to be parsed (option $option)',
     async ({ inHand, option }) => {
-      let received = 0;
+      const received = serveRecords();
       let summaries = 0;
-      agent
-        .get(BASE)
-        .intercept({ path: (p) => p.startsWith('/metrics') })
-        .reply(200, () => {
-          received++;
-          return bigRecords();
-        })
-        .persist();
       agent
         .get(BASE)
         .intercept({ path: (p) => p.startsWith('/station/summary') })
@@ -388,61 +415,36 @@ describe('record answers in hand', () => {
           return ok({ unique_units: 1 });
         })
         .persist();
-      const { yielder, open } = heldTurns();
-      const c = createClient({
-        baseUrl: BASE,
-        token: () => TOKEN,
-        timeoutMs: 5000,
-        dispatcher: agent,
-        yielder,
-        ...(option === undefined ? {} : { recordAnswersInHand: option }),
-      });
-      const window = { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-01T01:00:00Z') };
+      const { client: c, open } = heldClient(option);
       // Two requests from each of three collectors: each collector holds one answer at a time.
       const lists = Array.from({ length: 6 }, (_, i) =>
         c.forCollector(`collector ${i % 3}`).metrics({ stationIds: [S1], ...window }),
       );
-      await vi.waitFor(() => expect(received).toBe(inHand));
-      for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
-      expect(received).toBe(inHand);
+      await vi.waitFor(() => expect(received.count).toBe(inHand));
+      await settle();
+      expect(received.count).toBe(inHand);
       // Requests to other endpoints are not held back by the record answers.
       const summary = c.stationSummary({ stationIds: [S1], ...window });
       await vi.waitFor(() => expect(summaries).toBe(1));
       open();
       const done = await Promise.all(lists);
       await expect(summary).resolves.toMatchObject({ uniqueUnits: 1 });
-      expect(received).toBe(6);
+      expect(received.count).toBe(6);
       expect(done.map((l) => l.records.length)).toEqual(Array(6).fill(3000));
     },
   );
 
   it('holds one record answer per collector, even when no other collector asks', async () => {
-    let received = 0;
-    agent
-      .get(BASE)
-      .intercept({ path: (p) => p.startsWith('/metrics') })
-      .reply(200, () => {
-        received++;
-        return bigRecords();
-      })
-      .persist();
-    const { yielder, open } = heldTurns();
-    const c = createClient({
-      baseUrl: BASE,
-      token: () => TOKEN,
-      timeoutMs: 5000,
-      dispatcher: agent,
-      yielder,
-    });
-    const window = { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-01T01:00:00Z') };
-    const alone = c.forCollector('measurements');
+    const received = serveRecords();
+    const { client, open } = heldClient();
+    const alone = client.forCollector('measurements');
     const lists = Array.from({ length: 3 }, () => alone.metrics({ stationIds: [S1], ...window }));
-    await vi.waitFor(() => expect(received).toBe(1));
-    for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
-    expect(received).toBe(1);
+    await vi.waitFor(() => expect(received.count).toBe(1));
+    await settle();
+    expect(received.count).toBe(1);
     open();
     expect((await Promise.all(lists)).map((l) => l.records.length)).toEqual([3000, 3000, 3000]);
-    expect(received).toBe(3);
+    expect(received.count).toBe(3);
   });
 });
 

@@ -71,8 +71,8 @@ export interface MeasurementStoreOptions {
   readonly attributeOf?: AttributeOf;
   /**
    * Called once for each record the store did not hold yet, when its series' share of the add is
-   * merged (in the order given): the hook of the cumulative families, which must count a record once however often
-   * it is fetched again.
+   * merged (in the order given): the hook of the cumulative families, which must count a record
+   * once however often it is fetched again.
    */
   readonly onNew?: (series: MeasurementSeries, record: MeasurementRecord) => void;
 }

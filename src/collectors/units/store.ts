@@ -46,7 +46,8 @@ class Palette {
 export interface UnitStoreOptions {
   /**
    * Called once for each record the store did not hold yet, when its station's share of the add
-   * is merged (in the order given): the hook of the cumulative unit counter, which must count a record once however often it is fetched again.
+   * is merged (in the order given): the hook of the cumulative unit counter, which must count a
+   * record once however often it is fetched again.
    */
   readonly onNew?: (record: UnitRecord) => void;
 }
@@ -95,6 +96,7 @@ export class UnitStore {
     codes[3 * i + 2] = this.results.code(r.result ?? UNKNOWN_RESULT);
   }
 
+  /** A station's columns, made on its first record. */
   private columnsOf(id: string): SortedColumns<'hash53'> {
     let cols = this.stations.get(id);
     if (!cols) {
