@@ -49,18 +49,19 @@ export class RecordGroups<R extends GroupedRecord, G> implements RowBatch {
     });
     this.targets = targets;
     // A counting sort: stable, so each group keeps the records' order.
-    this.#starts = new Int32Array(targets.length + 1);
-    for (const g of groupOf) this.#starts[g + 1] = (this.#starts[g + 1] as number) + 1;
-    const starts = this.#starts;
+    const starts = new Int32Array(targets.length + 1);
+    for (const g of groupOf) starts[g + 1] = (starts[g + 1] as number) + 1;
     for (let g = 0; g < targets.length; g++)
       starts[g + 1] = (starts[g + 1] as number) + (starts[g] as number);
-    const next = this.#starts.slice(0, targets.length);
-    this.#order = new Int32Array(records.length);
+    const next = starts.slice(0, targets.length);
+    const order = new Int32Array(records.length);
     groupOf.forEach((g, i) => {
       const at = next[g] as number;
-      this.#order[at] = i;
+      order[at] = i;
       next[g] = at + 1;
     });
+    this.#starts = starts;
+    this.#order = order;
   }
 
   /** Makes group `g` (an index of {@link targets}) the rows read. */

@@ -6,7 +6,7 @@
  * Fair share: each caller (a collector) has a queue of its own. Free slots go round robin to
  * the queues with work, and while others wait no caller holds more than its weighted share of
  * the concurrency, so a slow or failing endpoint cannot starve the others. Alone, a caller may
- * use every slot, unless a most per caller is set.
+ * use every slot, or `maxPerKey` of them when that is set.
  */
 
 /** Timer functions, injectable so tests need no real waiting. */
