@@ -3,7 +3,7 @@
  * row batch of that group's merge: one index array for the whole add, not an array (or an
  * object per record) for each group. Most groups of a first poll hold one to three records.
  */
-import type { RowBatch } from './columns.ts';
+import type { RowBatch, SerialForm, SortedColumns } from './columns.ts';
 
 /** What a grouped record has: the time and serial every row batch reads. */
 interface GroupedRecord {
@@ -29,6 +29,8 @@ export class RecordGroups<R extends GroupedRecord, G> implements RowBatch {
   readonly #order: Int32Array;
   /** Where each group starts in {@link #order}; one more entry: the end. */
   readonly #starts: Int32Array;
+  /** The group read (see {@link select}). */
+  #group = 0;
   #from = 0;
   #to = 0;
 
@@ -66,8 +68,27 @@ export class RecordGroups<R extends GroupedRecord, G> implements RowBatch {
 
   /** Makes group `g` (an index of {@link targets}) the rows read. */
   select(g: number): void {
+    this.#group = g;
     this.#from = this.#starts[g] as number;
     this.#to = this.#starts[g + 1] as number;
+  }
+
+  /**
+   * Merges each group into its target's columns, in the order of {@link targets}; `onNew` hears
+   * each record those columns did not hold yet, with its target. Returns the records added.
+   */
+  mergeInto(
+    columnsOf: (target: G) => SortedColumns<SerialForm>,
+    onNew?: (target: G, record: R) => void,
+  ): number {
+    // One callback for every group (a group is one to three records, mostly).
+    const opts = onNew ? { onNew: (j: number) => onNew(this.targets[this.#group] as G, this.record(j)) } : {};
+    let added = 0;
+    this.targets.forEach((target, g) => {
+      this.select(g);
+      added += columnsOf(target).merge(this, opts);
+    });
+    return added;
   }
 
   get length(): number {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SortedColumns } from '../../src/records/columns.ts';
 import { RecordGroups } from '../../src/records/groups.ts';
 
 describe('RecordGroups', () => {
@@ -42,6 +43,29 @@ describe('RecordGroups', () => {
       ],
       [[2, 'd', 4, 'z']],
     ]);
+  });
+
+  it("merges each group into its target's columns and names the target of each new record", () => {
+    const columns = { x: new SortedColumns(1, 1), y: new SortedColumns(1, 1) };
+    columns.x.merge([{ time: 1, serial: 'a', values: [1] }]);
+    const records = [
+      { time: 1, serial: 'a', target: 'x' as const, v: 1 },
+      { time: 2, serial: 'b', target: 'y' as const, v: 2 },
+      { time: 3, serial: 'c', target: 'x' as const, v: 3 },
+    ];
+    const groups = new RecordGroups(records, {
+      target: (r) => r.target,
+      value: (i) => records[i]!.v,
+    });
+    const news: string[] = [];
+    const added = groups.mergeInto(
+      (t) => columns[t],
+      (t, r) => news.push(`${t}:${r.serial}`),
+    );
+    // x held 'a' already.
+    expect(added).toBe(2);
+    expect(news).toEqual(['x:c', 'y:b']);
+    expect([columns.x.length, columns.y.length]).toEqual([2, 1]);
   });
 
   it('has no groups for no records', () => {

@@ -114,17 +114,11 @@ export class MeasurementStore {
       },
       value: (i, c) => (c === ATTRIBUTE ? (attributes[i] as number) : columnOf(records[i]!, c)),
     });
-    // One callback for every series of the add (a merge is of one to three records, mostly).
-    let merging: MeasurementSeries | undefined;
-    const opts = this.notifies() ? { onNew: (j: number) => this.notify(merging!, groups.record(j)) } : {};
-    let added = 0;
-    groups.targets.forEach((series, g) => {
-      groups.select(g);
-      merging = series;
-      // The value is the key column: a record is its time, serial and value.
-      added += series.rows.merge(groups, opts);
-    });
-    return added;
+    // The value is the key column: a record is its time, serial and value.
+    return groups.mergeInto(
+      (series) => series.rows,
+      this.notifies() ? (series, r) => this.notify(series, r) : undefined,
+    );
   }
 
   private notifies(): boolean {

@@ -79,13 +79,7 @@ export class UnitStore {
     });
     const onNew = this.onNew;
     // Direction and slot are the key columns, with time and serial.
-    const opts = onNew ? { onNew: (j: number) => onNew(groups.record(j)) } : {};
-    let added = 0;
-    groups.targets.forEach((id, g) => {
-      groups.select(g);
-      added += this.columnsOf(id).merge(groups, opts);
-    });
-    return added;
+    return groups.mergeInto((id) => this.columnsOf(id), onNew ? (_id, r) => onNew(r) : undefined);
   }
 
   /** Writes record `i`'s direction, slot and result codes. */
