@@ -65,4 +65,42 @@ describe('RecentPoints', () => {
       expect(p.lowerBound(Number.NaN)).toBe(0);
     }
   });
+
+  it('holds what a stable sort of the points passed holds, keyed copies left out, in any arrival order', () => {
+    const rng = splitmix64(11);
+    const pick = (n: number) => Math.floor(rng.uniform() * n);
+    for (let trial = 0; trial < 300; trial++) {
+      const p = new RecentPoints();
+      // The expected points, in time order, equal times in arrival order; and the new ones since a merge.
+      const model: { time: number; value: number; key: number }[] = [];
+      let fresh = 0;
+      let t = 50;
+      for (let op = 0; op < 80; op++) {
+        if (rng.uniform() < 0.15) {
+          expect(p.merge()).toBe(fresh);
+          fresh = 0;
+          expect(held(p)).toEqual({ times: model.map((x) => x.time), values: model.map((x) => x.value) });
+          continue;
+        }
+        // Mostly in order (a history, a poll), sometimes late, sometimes a copy of a point passed before.
+        const copy = model.length > 0 && rng.uniform() < 0.2 ? model[pick(model.length)]! : undefined;
+        if (copy === undefined) t += pick(3);
+        const point = copy ?? {
+          time: t - (rng.uniform() < 0.2 ? pick(20) : 0),
+          value: pick(4),
+          key: rng.uniform() < 0.7 ? 1 + pick(5) : 0,
+        };
+        p.add(point.time, point.value, point.key);
+        const again =
+          point.key !== 0 &&
+          model.some((x) => x.time === point.time && x.value === point.value && x.key === point.key);
+        if (again) continue;
+        const at = model.findIndex((x) => x.time > point.time);
+        model.splice(at < 0 ? model.length : at, 0, { ...point });
+        fresh++;
+      }
+      expect(p.merge()).toBe(fresh);
+      expect(held(p)).toEqual({ times: model.map((x) => x.time), values: model.map((x) => x.value) });
+    }
+  });
 });
