@@ -89,8 +89,9 @@ export class RecentPoints {
 
   /**
    * Adds a point: appended to the columns at once when nothing is queued and it goes after every
-   * held point (see {@link RecentPoints.isNewest}); else queued for the next merge. With a `key` (non-zero), a point whose time, value
-   * and key equal a held or queued one is the same record fetched again, and is left out.
+   * held point (see {@link RecentPoints.isNewest}); else queued for the next merge. With a `key`
+   * (non-zero), a point whose time, value and key equal a held or queued one is the same record
+   * fetched again, and is left out.
    */
   add(time: number, value: number, key = 0): void {
     if (this.pendingT.length === 0 && this.isNewest(time, key)) {
