@@ -6,7 +6,7 @@
 import pino from 'pino';
 import { type Exporter, wireExporter } from '../../src/app/wire.ts';
 import { configFromObject } from '../../src/config/load.ts';
-import { withLoopMonitor } from '../shared/loop-delay.ts';
+import { type GcPause, withLoopMonitor } from '../shared/loop-delay.ts';
 import { readTraffic, type Traffic, trafficDelta, trafficTotal } from './counters.ts';
 import { type BenchParams, exporterConfigObject } from './scale.ts';
 import type { SimProcess } from './sim-process.ts';
@@ -32,6 +32,8 @@ export interface CollectorPoll {
 export interface PollResult {
   readonly wallMs: number;
   readonly maxBlockMs: number;
+  /** The longest garbage-collection pause during the poll (see withLoopMonitor). */
+  readonly longestGc: GcPause;
   readonly requests: number;
   readonly bytes: number;
   readonly collectors: readonly CollectorPoll[];
@@ -119,7 +121,11 @@ export function measuredExporter(
       const before = await readTraffic(exporter.registry);
       const simBefore = await sim.stats();
       const cpuBefore = process.cpuUsage();
-      const { value: wallMs, maxBlockMs } = await withLoopMonitor(async () => {
+      const {
+        value: wallMs,
+        maxBlockMs,
+        longestGc,
+      } = await withLoopMonitor(async () => {
         const started = performance.now();
         await exporter.scheduler.pollOnce();
         return performance.now() - started;
@@ -130,6 +136,7 @@ export function measuredExporter(
       return {
         wallMs,
         maxBlockMs,
+        longestGc,
         ...trafficTotal(traffic),
         collectors: collectorPolls(exporter, traffic),
         exporterCpuMs: (cpu.user + cpu.system) / 1000,

@@ -5,6 +5,7 @@
 
 import { throughput } from '../load/loadgen.ts';
 import * as f from '../shared/format.ts';
+import type { GcPause } from '../shared/loop-delay.ts';
 import type { Machine } from '../shared/machine.ts';
 import type { MemoryReading, SizedRunResult } from '../shared/protocol.ts';
 import type { PartRender, PollResult } from './polls.ts';
@@ -78,6 +79,11 @@ export interface Row {
 
 function longest(windows: readonly string[]): string {
   return windows[windows.length - 1] ?? '';
+}
+
+/** A garbage-collection pause for a row: its length and kind. */
+function gcPause(p: GcPause): string {
+  return p.ms > 0 ? `${f.ms(p.ms)} ${p.kind}` : 'none';
 }
 
 function pollRows(label: string, poll: PollResult): Row[] {
@@ -198,7 +204,7 @@ function loopRow(r: BenchResults): Row {
   const worst = Math.max(r.first.maxBlockMs, r.steady.maxBlockMs, r.scrapeMaxBlockMs);
   return {
     measure: 'Worst event-loop block, exporter: polls + render + scrapes',
-    value: `${f.ms(worst)} (first poll ${f.ms(r.first.maxBlockMs)}, steady ${f.ms(r.steady.maxBlockMs)}, scrapes ${f.ms(r.scrapeMaxBlockMs)})`,
+    value: `${f.ms(worst)} (first poll ${f.ms(r.first.maxBlockMs)}, steady ${f.ms(r.steady.maxBlockMs)}, scrapes ${f.ms(r.scrapeMaxBlockMs)}; longest GC pause in the first poll ${gcPause(r.first.longestGc)}, in the steady ${gcPause(r.steady.longestGc)})`,
     target: `≤ ${TARGETS.loopBlockMs} ms`,
     ok: worst <= TARGETS.loopBlockMs,
   };

@@ -1,5 +1,5 @@
 /** Worst event-loop block while something runs, from `perf_hooks.monitorEventLoopDelay`. */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 
 /** Sampling interval of the monitor. */
 export const LOOP_RESOLUTION_MS = 10;
@@ -24,15 +24,45 @@ export function startLoopMonitor(): LoopMonitor {
   };
 }
 
-/** Runs `fn` under a fresh monitor and returns its result with the worst block seen meanwhile. */
-export async function withLoopMonitor<T>(fn: () => Promise<T>): Promise<{ value: T; maxBlockMs: number }> {
+/** The longest garbage-collection pause of this process while something ran. */
+export interface GcPause {
+  readonly ms: number;
+  /** `scavenge`, `mark-compact`, `incremental` or `weak callbacks`. */
+  readonly kind: string;
+}
+
+const GC_KINDS: Readonly<Record<number, string>> = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'scavenge',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'mark-compact',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
+};
+
+/**
+ * Runs `fn` under a fresh monitor and returns its result with the worst block seen meanwhile,
+ * and the longest pause of the garbage collector on the main thread: beside the worst block it
+ * tells a block the collector made from one the code made.
+ */
+export async function withLoopMonitor<T>(
+  fn: () => Promise<T>,
+): Promise<{ value: T; maxBlockMs: number; longestGc: GcPause }> {
   const monitor = startLoopMonitor();
+  let longestGc: GcPause = { ms: 0, kind: 'none' };
+  const gc = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) {
+      const detail = (e as { detail?: { kind?: number } }).detail;
+      const kind = GC_KINDS[detail?.kind ?? -1] ?? 'other';
+      if (e.duration > longestGc.ms) longestGc = { ms: e.duration, kind };
+    }
+  });
+  gc.observe({ entryTypes: ['gc'] });
   try {
     const value = await fn();
     // One more turn so that a block at the very end is recorded by the monitor's timer.
     await new Promise((r) => setTimeout(r, LOOP_RESOLUTION_MS * 2));
-    return { value, maxBlockMs: monitor.maxBlockMs() };
+    return { value, maxBlockMs: monitor.maxBlockMs(), longestGc };
   } finally {
+    gc.disconnect();
     monitor.stop();
   }
 }
