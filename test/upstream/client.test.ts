@@ -1,6 +1,6 @@
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createClient, type RequestEvent } from '../../src/upstream/client.ts';
+import { type ClientOptions, createClient, type RequestEvent } from '../../src/upstream/client.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 import { LoopYielder } from '../../src/util/loop-yield.ts';
 
@@ -13,7 +13,8 @@ let agent: MockAgent;
 let events: RequestEvent[];
 let skipped: Array<[string, string, number]>;
 
-function client(timeoutMs = 1000) {
+/** A client of the mock upstream that records its requests and skips; `more` adds options. */
+function client(timeoutMs = 1000, more: Partial<ClientOptions> = {}) {
   return createClient({
     baseUrl: `${BASE}/`,
     token: () => TOKEN,
@@ -21,6 +22,7 @@ function client(timeoutMs = 1000) {
     dispatcher: agent,
     onRequest: (e) => events.push(e),
     onSkipped: ({ endpoint, reason, count }) => skipped.push([endpoint, reason, count]),
+    ...more,
   });
 }
 
@@ -382,15 +384,11 @@ describe('record answers in hand', () => {
   /** A client whose answers wait before parsing until `open()`. */
   function heldClient(recordAnswersInHand?: number) {
     const { yielder, open } = heldTurns();
-    const client = createClient({
-      baseUrl: BASE,
-      token: () => TOKEN,
-      timeoutMs: 5000,
-      dispatcher: agent,
+    const held = client(5000, {
       yielder,
       ...(recordAnswersInHand === undefined ? {} : { recordAnswersInHand }),
     });
-    return { client, open };
+    return { client: held, open };
   }
 
   /** Lets the event loop turn a while, for requests that must not be sent. */
@@ -485,13 +483,7 @@ describe('one hostile answer cannot starve another collector', () => {
         return super.yieldToLoop();
       }
     })();
-    const c = createClient({
-      baseUrl: BASE,
-      token: () => TOKEN,
-      timeoutMs: 60_000,
-      dispatcher: agent,
-      yielder,
-    });
+    const c = client(60_000, { yielder });
     let unitsDone = false;
     const units = c
       .forCollector('units')
