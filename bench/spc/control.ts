@@ -191,7 +191,7 @@ async function fill(
       store.add(answer);
       n += answer.length;
       opts.sample();
-      await new Promise((resolve) => setImmediate(resolve));
+      await opts.yielder.yieldToLoop();
     }
   }
   return n;
@@ -205,6 +205,8 @@ const STATIONS_PER_ANSWER = 100;
 interface FillOptions {
   readonly baselineHours: number;
   readonly value: () => number;
+  /** The charts' yielder: the event loop turns once after every answer. */
+  readonly yielder: LoopYielder;
   /** Called after every answer (the RSS is sampled). */
   readonly sample: () => void;
 }
@@ -250,10 +252,8 @@ export async function runControlBench(stations = 1000, baselineHours = 24): Prom
     loadingPeakRss = Math.max(loadingPeakRss, process.memoryUsage.rss());
   };
   const store = new MeasurementStore();
-  const charts = new ControlCharts(
-    { config, logger: pino({ level: 'silent' }), yielder: new LoopYielder() },
-    store,
-  );
+  const yielder = new LoopYielder();
+  const charts = new ControlCharts({ config, logger: pino({ level: 'silent' }), yielder }, store);
   const value = values();
   const sync = (now: number) => {
     const from = charts.retainFrom(now, now - HOUR);
@@ -261,7 +261,7 @@ export async function runControlBench(stations = 1000, baselineHours = 24): Prom
     return from;
   };
   const retainFrom = sync(NOW);
-  const history = await fill(charts.store, topology, { baselineHours, value, sample });
+  const history = await fill(charts.store, topology, { baselineHours, value, sample, yielder });
   charts.store.evictBefore(retainFrom);
   const loadingBytes = (await mem()) - heap0;
   const first = performance.now();
