@@ -74,7 +74,9 @@ function notes(r: BenchResults): string {
     `- Scrapes: a load generator in a child process keeps ${r.params.load.connections} keep-alive connections busy ` +
       `for ${r.params.load.durationMs / 1000} s per server (at most ${r.params.load.maxRequests} requests) against the exporter ` +
       'and against a bare `node:http` server answering the bytes the exporter served, from memory, the two taking turns ' +
-      `in ${r.params.load.rounds} rounds (A B, B A, ...) so that a slow patch of the shared machine falls on both. ` +
+      `in ${r.params.load.rounds} rounds (A B, B A, ...) so that a slow patch of the shared machine falls on both, ` +
+      `after ${r.params.load.warmupMs / 1000} s of unmeasured requests each (until 2026-11-27, 3 requests per connection: ` +
+      'the exporter, first in the first round, ran it with code not yet optimised). ' +
       'The exporter renders its self-metrics tail (and deflates it for gzip) at most once a second per format, ' +
       'as it does in production; the rest of each answer is cached bytes.',
     "- Default node flags (the exporter alone runs under the StatefulSet's memory limit, see its row); the exporter, the load generator and the simulator are separate processes on the same cores.",

@@ -25,6 +25,8 @@ export interface BenchParams {
     readonly durationMs: number;
     readonly maxRequests: number;
     readonly warmupRequests: number;
+    /** Unmeasured time per server before the rounds (JIT); see LoadSpec. */
+    readonly warmupMs: number;
   };
 }
 
@@ -43,7 +45,15 @@ export const FULL: BenchParams = {
   intervalMs: 60_000,
   upstreamConcurrency: 8,
   syntheticSeries: 100_000,
-  load: { connections: 4, rounds: 10, durationMs: 5_000, maxRequests: 20_000, warmupRequests: 3 },
+  // 0.5 s turns: 20 pairs of adjacent turns, so that the median ratio is steady on a shared machine.
+  load: {
+    connections: 4,
+    rounds: 20,
+    durationMs: 10_000,
+    maxRequests: 40_000,
+    warmupRequests: 3,
+    warmupMs: 1_000,
+  },
 };
 
 export const QUICK: BenchParams = {
@@ -51,7 +61,14 @@ export const QUICK: BenchParams = {
   name: 'quick',
   // 1 site x 10 lines x 10 stations = 100 stations.
   scale: { ...FULL.scale, sites: 1, linesPerSite: 10 },
-  load: { connections: 4, rounds: 2, durationMs: 1_000, maxRequests: 2_000, warmupRequests: 2 },
+  load: {
+    connections: 4,
+    rounds: 2,
+    durationMs: 1_000,
+    maxRequests: 2_000,
+    warmupRequests: 2,
+    warmupMs: 100,
+  },
 };
 
 /** Stations of a plant. */

@@ -16,7 +16,14 @@ import { throughput } from './loadgen.ts';
 const params = {
   ...FULL,
   scale: { ...FULL.scale, sites: 2, linesPerSite: 10, stationsPerLine: 10, measurementNames: 4 },
-  load: { connections: 200, rounds: 4, durationMs: 5_000, maxRequests: 500_000, warmupRequests: 2 },
+  load: {
+    connections: 200,
+    rounds: 4,
+    durationMs: 5_000,
+    maxRequests: 500_000,
+    warmupRequests: 2,
+    warmupMs: 0,
+  },
 };
 const sim = await startSimulatorServer({
   seed: 7,

@@ -91,9 +91,10 @@ async function run(): Promise<LoadResult[]> {
   const targets = spec.urls.map(target);
   for (const [index, t] of targets.entries()) {
     announce(index);
+    const until = performance.now() + (spec.warmupMs ?? 0);
     await Promise.all(
       Array.from({ length: spec.connections }, async () => {
-        for (let i = 0; i < spec.warmupRequests; i++) await fetchOnce(t);
+        for (let i = 0; i < spec.warmupRequests || performance.now() < until; i++) await fetchOnce(t);
       }),
     );
   }

@@ -53,6 +53,12 @@ export interface LoadSpec {
   readonly maxRequests: number;
   /** Unmeasured requests per connection before the clock starts (connection setup, JIT). */
   readonly warmupRequests: number;
+  /**
+   * Unmeasured time per server before the clock starts, on top of `warmupRequests` (default 0):
+   * a server's code runs optimised only after some thousand calls, which a few requests of a
+   * large body do not make.
+   */
+  readonly warmupMs?: number;
 }
 
 /** What one load run measured. */
