@@ -18,6 +18,7 @@ import {
 import { NativeHistogram } from '../../exposition/native-histogram.ts';
 import type { Topology } from '../../model/topology.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
+import type { LoopYielder } from '../../util/loop-yield.ts';
 import { bySeriesOrder, type MeasurementSeries, stationKey } from './store.ts';
 
 /** The histogram family (not among MEASUREMENT_FAMILIES, whose builder emits every one of them). */
@@ -86,28 +87,47 @@ export class ValueHistograms {
   /**
    * The family for the topology's stations, a sample per histogram, labelled like the other
    * measurement families (`bySlot` false leaves out the slot of a name measured in one slot
-   * only). Stations that left the topology are forgotten.
+   * only). Stations that left the topology are forgotten. Built in slices of stations with
+   * yields to the event loop between them: a snapshot of every histogram of 1,000 stations took
+   * 25 ms in one piece.
    */
-  family(topology: Topology, opts: { readonly bySlot: boolean }): Family {
+  async family(
+    topology: Topology,
+    opts: { readonly bySlot: boolean; readonly yielder: LoopYielder },
+  ): Promise<Family> {
     const samples: Sample[] = [];
     const present = new Set<string>();
-    for (const station of topology.stations) {
-      const id = stationKey(station.id);
-      present.add(id);
-      const entries = this.stations.get(id);
-      if (!entries) continue;
-      const ordered = [...entries.values()].sort(bySeriesOrder);
-      const slotsOf = new Map<string, number>();
-      for (const e of ordered) slotsOf.set(e.name, (slotsOf.get(e.name) ?? 0) + 1);
-      for (const e of ordered) {
-        const single = !opts.bySlot && slotsOf.get(e.name) === 1;
-        samples.push(sampleOf(e, labelsOf(station.labels, e.name, single ? null : e.slot)));
+    await opts.yielder.forEachSlice(topology.stations, STATIONS_PER_SLICE, (slice) => {
+      for (const station of slice) {
+        const id = stationKey(station.id);
+        present.add(id);
+        const entries = this.stations.get(id);
+        if (entries) this.stationSamples(station.labels, entries, opts.bySlot, samples);
       }
-    }
+    });
     for (const id of this.stations.keys()) if (!present.has(id)) this.stations.delete(id);
     return { desc: VALUE_HISTOGRAM, samples, createdMs: this.opts.countFrom };
   }
+
+  /** One station's samples, in series order, added to `into`. */
+  private stationSamples(
+    station: LabelSet,
+    entries: ReadonlyMap<string, Entry>,
+    bySlot: boolean,
+    into: Sample[],
+  ): void {
+    const ordered = [...entries.values()].sort(bySeriesOrder);
+    const slotsOf = new Map<string, number>();
+    for (const e of ordered) slotsOf.set(e.name, (slotsOf.get(e.name) ?? 0) + 1);
+    for (const e of ordered) {
+      const single = !bySlot && slotsOf.get(e.name) === 1;
+      into.push(sampleOf(e, labelsOf(station, e.name, single ? null : e.slot)));
+    }
+  }
 }
+
+/** Stations whose histograms one slice of {@link ValueHistograms.family} snapshots (20 names each at most, in the bench). */
+const STATIONS_PER_SLICE = 100;
 
 /** The series' labels: the station's, `metric`, and `slot` unless it is null (no slot, or left out). */
 function labelsOf(station: LabelSet, name: string, slot: string | null): LabelSet {

@@ -120,7 +120,7 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
           nowMs: now.getTime(),
           complete: fetched.failures === 0,
         })),
-        ...(histograms ? [histograms.family(topology, { bySlot: settings.bySlot })] : []),
+        ...(histograms ? [await histograms.family(topology, { bySlot: settings.bySlot, yielder })] : []),
       ],
       requests: fetched.requests,
       failures: fetched.failures,

@@ -6,6 +6,7 @@
 import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
 import type { Entity, Level } from '../../model/topology.ts';
 import type { StationSummary } from '../../upstream/types.ts';
+import type { LoopYielder } from '../../util/loop-yield.ts';
 
 interface FieldDesc {
   readonly key: keyof StationSummary;
@@ -102,20 +103,33 @@ export interface SummaryResult {
   readonly summary: StationSummary;
 }
 
-/** Turns summary results into families; a field the upstream did not send is left out. */
-export function summaryFamilies(levels: readonly Level[], results: readonly SummaryResult[]): Family[] {
+/** Results of one slice of {@link summaryFamilies}: ten fields each, 4,000 samples a slice at most. */
+const RESULTS_PER_SLICE = 400;
+
+/**
+ * Turns summary results into families; a field the upstream did not send is left out. Built in
+ * slices of results with yields to the event loop between them: 3,300 results (1,000 stations,
+ * three windows) took 50 ms in one piece, collections included.
+ */
+export async function summaryFamilies(
+  levels: readonly Level[],
+  results: readonly SummaryResult[],
+  yielder: LoopYielder,
+): Promise<Family[]> {
   const families: Family[] = [];
   for (const level of levels) {
     const descs = summaryDescs(level);
+    const perField: Sample[][] = SUMMARY_FIELDS.map(() => []);
     const ofLevel = results.filter((r) => r.level === level);
-    SUMMARY_FIELDS.forEach((field, i) => {
-      const samples: Sample[] = [];
-      for (const r of ofLevel) {
-        const value = r.summary[field.key];
-        if (value !== undefined) samples.push({ labels: r.labels, value });
+    await yielder.forEachSlice(ofLevel, RESULTS_PER_SLICE, (slice) => {
+      for (const r of slice) {
+        SUMMARY_FIELDS.forEach((field, i) => {
+          const value = r.summary[field.key];
+          if (value !== undefined) perField[i]?.push({ labels: r.labels, value });
+        });
       }
-      families.push({ desc: descs[i]!, samples });
     });
+    perField.forEach((samples, i) => families.push({ desc: descs[i]!, samples }));
   }
   return families;
 }

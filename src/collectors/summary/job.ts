@@ -269,16 +269,19 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
   }
 
   /** Phase 6: the families and what the poll did. */
-  #outcome(
+  async #outcome(
     poll: PollState,
     results: readonly SummaryResult[],
     sent: { readonly requests: number; readonly failures: number },
-  ): PollOutcome {
+  ): Promise<PollOutcome> {
     const levels = this.#settings.levels;
     const refused = this.#ctx.refused;
+    const families = await summaryFamilies(levels, results, this.#ctx.yielder);
+    // The refresh each schedule achieved is another pass over every slot.
+    await this.#ctx.yielder.yieldToLoop();
     return {
       families: [
-        ...summaryFamilies(levels, results),
+        ...families,
         ...coverageFamilies(
           levels,
           (level) => entitiesOf(poll.topology, level),
@@ -328,6 +331,8 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
     const results = await this.#slotResults(poll, answers);
     const failures = await countFailures(answers.values());
     poll.counts.disagreements = poll.disagreed.size;
+    // Each window's progress is a pass over every slot: not in the same block as the answers' last.
+    await this.#ctx.yielder.yieldToLoop();
     this.#memory = poll.next;
     this.#pollNumber++;
     this.#progress = progressOf(poll, this.#memory);
