@@ -102,7 +102,7 @@ export class ValueHistograms {
         const id = stationKey(station.id);
         present.add(id);
         const entries = this.stations.get(id);
-        if (entries) this.stationSamples(station.labels, entries, opts.bySlot, samples);
+        if (entries) this.stationSamples(station.labels, entries, { bySlot: opts.bySlot, into: samples });
       }
     });
     for (const id of this.stations.keys()) if (!present.has(id)) this.stations.delete(id);
@@ -113,8 +113,7 @@ export class ValueHistograms {
   private stationSamples(
     station: LabelSet,
     entries: ReadonlyMap<string, Entry>,
-    bySlot: boolean,
-    into: Sample[],
+    { bySlot, into }: { readonly bySlot: boolean; readonly into: Sample[] },
   ): void {
     const ordered = [...entries.values()].sort(bySeriesOrder);
     const slotsOf = new Map<string, number>();

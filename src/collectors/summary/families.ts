@@ -129,7 +129,9 @@ export async function summaryFamilies(
         });
       }
     });
-    perField.forEach((samples, i) => families.push({ desc: descs[i]!, samples }));
+    perField.forEach((samples, i) => {
+      families.push({ desc: descs[i]!, samples });
+    });
   }
   return families;
 }
