@@ -1,20 +1,28 @@
 #!/usr/bin/env node
 /**
- * `npm run build`: compiles all of src/ to dist/ with tsc (tsconfig.build.json), from a clean dist/
- * so that files moved or deleted in src/ leave nothing behind.
+ * `npm run build`: builds dist/ from src/ (scripts/bundle.mjs): dist/cli.js, the exporter with its
+ * runtime dependencies in one file, and the two modules bin/station-exporter.js loads before it.
+ * From a clean dist/, so that nothing of an earlier build stays behind. Types are checked by
+ * `npm run typecheck`, not here.
  * `--if-stale` compiles only when src/ or the build settings changed since the last build, so that
  * `npm start` and the tests can call it every time for free.
  * Plain JavaScript, because it runs before anything is compiled.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import { bundle } from './bundle.mjs';
 
 const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
 const stamp = path.join(dist, '.build-stamp');
-const SETTINGS = ['package.json', 'tsconfig.json', 'tsconfig.build.json'];
+// The lock file too: the dependencies are part of the build.
+const SETTINGS = [
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'scripts/build.mjs',
+  'scripts/bundle.mjs',
+];
 
 /** Every file under src/, relative to the root, sorted. */
 function sourceFiles() {
@@ -35,14 +43,15 @@ function staleReason(files = sourceFiles()) {
 }
 
 function compile(files) {
-  let tsc;
-  try {
-    tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  } catch {
-    throw new Error('typescript is not installed: run `npm ci` (with dev dependencies) before building');
-  }
   rmSync(dist, { recursive: true, force: true });
-  execFileSync(process.execPath, [tsc, '-p', path.join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  bundle({
+    entryPoints: {
+      cli: path.join(root, 'src/cli.ts'),
+      'util/node-version': path.join(root, 'src/util/node-version.ts'),
+      'util/heap-ceiling': path.join(root, 'src/util/heap-ceiling.ts'),
+    },
+    outdir: dist,
+  });
   writeFileSync(stamp, `${files.join('\n')}\n`);
 }
 
