@@ -7,7 +7,8 @@ ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 # Only the path is an argument; the bundle is never part of a layer.
 ARG NPM_CAFILE=
 
-# Compile src/ to dist/ with every dependency, TypeScript included.
+# Build dist/ from src/ with every dependency (esbuild among them): the exporter and its runtime
+# dependencies in one file (scripts/bundle.mjs), so the image needs no node_modules.
 FROM ${NODE_IMAGE} AS build
 ARG NPM_CAFILE
 WORKDIR /app
@@ -16,23 +17,15 @@ COPY package.json package-lock.json ./
 # would fetch a second Node the image does not need).
 RUN if [ -n "$NPM_CAFILE" ]; then export npm_config_cafile="$NPM_CAFILE"; fi; \
     npm ci --ignore-scripts --no-fund --no-audit
-COPY tsconfig.json tsconfig.build.json ./
-COPY scripts/build.mjs ./scripts/
+COPY tsconfig.json ./
+COPY scripts/build.mjs scripts/bundle.mjs ./scripts/
 COPY src ./src
 RUN npm run build
-
-# Production dependencies only; no compiler, test or lint tools reach the image.
-FROM ${NODE_IMAGE} AS deps
-ARG NPM_CAFILE
-WORKDIR /app
-COPY package.json package-lock.json ./
-RUN if [ -n "$NPM_CAFILE" ]; then export npm_config_cafile="$NPM_CAFILE"; fi; \
-    npm ci --omit=dev --ignore-scripts --no-fund --no-audit
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production
 WORKDIR /app
-COPY --from=deps /app/node_modules ./node_modules
+# The bundle alone: no node_modules, so no compiler, test or lint tool can reach the image.
 COPY package.json ./
 COPY bin ./bin
 COPY --from=build /app/dist ./dist

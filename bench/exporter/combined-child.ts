@@ -7,9 +7,9 @@
  * is loaded and their polls run (runControlBench, imported, not copied) while the exporter's
  * steady-state polls go on: the history load of the charts' first poll is the peak to watch.
  *
- * Runs compiled to plain JavaScript (bench/exporter/combined-build.ts; the charts' bench is
- * TypeScript), on node alone as the exporter ships: the exporter is wired from src/ compiled
- * beside it, so that the process holds one copy of the code. Sends `combined-rss` messages
+ * Runs bundled as the exporter ships (bench/exporter/child-build.ts; the charts' bench is
+ * TypeScript), on node alone: the exporter is wired from src/ bundled beside it, so that the
+ * process holds one copy of the code. Sends `combined-rss` messages
  * while it runs, with where the memory sits at each new high, so that the parent still knows the
  * highest RSS if the memory limit kills the process.
  */

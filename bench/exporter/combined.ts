@@ -6,7 +6,7 @@
 
 import { nextMessage, stopChild } from '../shared/child.ts';
 import type { CombinedRunArgs, CombinedRunResult, RssMark } from '../shared/protocol.ts';
-import { compiledCombinedChild } from './combined-build.ts';
+import { bundledChild } from './child-build.ts';
 import type { MemoryLimit } from './memory-limit.ts';
 import { exporterConfigObject } from './scale.ts';
 import { firstStations, forkShipped, type SizedRunOptions } from './sized.ts';
@@ -39,8 +39,8 @@ export async function runCombined(o: CombinedRunOptions): Promise<CombinedOutcom
     idleMs: o.idleMs,
     control: o.control,
   };
-  // Compiled to plain JavaScript (see combined-build.ts): tsx's loader thread is no part of the exporter.
-  const child = forkShipped(compiledCombinedChild(), args, o);
+  // Bundled as the exporter ships (see child-build.ts): tsx's loader thread is no part of the exporter.
+  const child = forkShipped(bundledChild('combined-child.ts'), args, o);
   let highest: RssMark = { rssBytes: 0, at: 'start' };
   child.on('message', (m: ({ type?: string } & Partial<RssMark>) | null) => {
     if (m?.type === 'combined-rss' && m.rssBytes !== undefined && m.at !== undefined)

@@ -1,6 +1,7 @@
 /**
- * The exporter alone in a process of its own, as it ships: plain node on the compiled dist/
- * (no TypeScript loader in the process), so that its RSS is the product's. It gets its config
+ * The exporter alone in a process of its own, as it ships: plain node on one bundle, built as
+ * dist/cli.js is (bench/exporter/child-build.ts; no TypeScript loader in the process), so that
+ * its RSS is the product's. It gets its config
  * from the benchmark, runs a first poll and then steady-state polls one interval apart on the
  * simulated clock (it asks the parent to move the simulator's clock before each), idles a
  * while after each poll as an exporter does between polls, and reports every RSS reading.
@@ -8,8 +9,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 import pino from 'pino';
-import { wireExporter } from '../../dist/app/wire.js';
-import { configFromObject } from '../../dist/config/load.js';
+import { wireExporter } from '../../src/app/wire.ts';
+import { configFromObject } from '../../src/config/load.ts';
 import { memoryDetail } from './memory-detail.mjs';
 
 const args = JSON.parse(process.argv[2] ?? '{}');

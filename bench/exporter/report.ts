@@ -81,7 +81,7 @@ function notes(r: BenchResults): string {
       'as it does in production; the rest of each answer is cached bytes.',
     "- Default node flags (the exporter alone runs under the StatefulSet's memory limit, see its row); the exporter, the load generator and the simulator are separate processes on the same cores.",
     '- The RSS target is evaluated on the exporter alone, in a process of its own, with just enough stations for about ' +
-      'the target series count, as it ships (node on dist/, under the memory limit of deploy/kubernetes/statefulset.yaml): ' +
+      'the target series count, as it ships (node on the bundle, under the memory limit of deploy/kubernetes/statefulset.yaml): ' +
       'the highest RSS read after its first poll and after each of 3 steady-state polls, and 5 s later each time. ' +
       "Node sizes V8's heap from a memory limit; without one (second row) bin/station-exporter.js starts node with a heap " +
       'ceiling (src/util/heap-ceiling.ts), and the bench starts the child with the same flags and malloc settings (under the limit too). ' +

@@ -282,7 +282,7 @@ function sizedRows(s: NonNullable<BenchResults['sized']>): Row[] {
   };
   const limited = run(s.limited);
   const unlimited = run(s.unlimited);
-  const what = `${f.count(s.limited.stations)} stations, ${f.count(s.limited.series)} series, from dist/, first poll then ${s.limited.steadyPolls} steady-state polls with ${s.limited.idleMs / 1000} s idle after each`;
+  const what = `${f.count(s.limited.stations)} stations, ${f.count(s.limited.series)} series, bundled as it ships, first poll then ${s.limited.steadyPolls} steady-state polls with ${s.limited.idleMs / 1000} s idle after each`;
   return [
     {
       measure: `RSS of the exporter alone, as shipped: ${s.limitMiB} MiB memory limit of deploy/kubernetes (${what})`,

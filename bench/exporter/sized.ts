@@ -1,5 +1,5 @@
 /**
- * Runs bench/exporter/exporter-child.mjs: the exporter alone, from dist/, at about a given series
+ * Runs bench/exporter/exporter-child.mjs: the exporter alone, bundled as it ships, at about a given series
  * count, optionally under a memory limit, moving the simulator's clock when it asks.
  */
 import { type ChildProcess, fork } from 'node:child_process';
@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { startFlags } from '../../src/util/heap-ceiling.ts';
 import { nextMessage, stopChild } from '../shared/child.ts';
 import type { SizedRunResult } from '../shared/protocol.ts';
+import { bundledChild } from './child-build.ts';
 import type { MemoryLimit } from './memory-limit.ts';
 import { BENCH_TOKEN, type BenchParams, exporterConfigObject } from './scale.ts';
 import type { SimProcess } from './sim-process.ts';
@@ -58,7 +59,7 @@ export async function runSizedExporter(o: SizedRunOptions): Promise<SizedRunResu
     steadyPolls: o.steadyPolls,
     idleMs: o.idleMs,
   };
-  const child = forkShipped(new URL('./exporter-child.mjs', import.meta.url), args, o);
+  const child = forkShipped(bundledChild('exporter-child.mjs'), args, o);
   try {
     return await nextMessage(child, isResult);
   } finally {

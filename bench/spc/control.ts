@@ -17,7 +17,6 @@
 import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import pino from 'pino';
@@ -362,4 +361,6 @@ async function main() {
   );
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
+// By the script's name, not by import.meta.url: bundled into the combined run's child
+// (bench/exporter/child-build.ts), this module's URL is the child's, which is argv[1] there.
+if (process.argv[1]?.endsWith('/bench/spc/control.ts')) await main();
