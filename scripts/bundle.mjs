@@ -2,7 +2,9 @@
  * How the exporter's JavaScript is built, for `npm run build` (scripts/build.mjs) and for the
  * benchmark children that measure the exporter as it ships (bench/exporter/child-build.ts): each
  * entry point becomes one ES module holding its imports, the runtime dependencies included,
- * with whitespace and syntax minified and every name kept.
+ * with whitespace and syntax minified and every name kept. What an entry imports dynamically
+ * (the CLI loads the exporter only to run it) goes to chunks beside it, loaded when imported:
+ * `--version` reads 11 KB, not the 2.5 MB the exporter needs.
  *
  * Why one file and not one per module (docs/scaling.md, "Where the RSS sits"): node keeps every
  * loaded module's source text and compiles from it, and the first poll's peak of V8 pages sits on
@@ -36,6 +38,7 @@ export function bundle(o) {
     entryPoints: o.entryPoints,
     outdir: o.outdir,
     bundle: true,
+    splitting: true,
     platform: 'node',
     format: 'esm',
     // The oldest Node of package.json's engines.
