@@ -6,11 +6,14 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-/** A file that runs when started: a top-level await or call, or a run-when-main guard. */
+/**
+ * A file that runs when started: a top-level await or call, or a run-when-main guard (by URL,
+ * or by the script's name where the module may be bundled into a child).
+ */
 function isEntryPoint(text: string): boolean {
   return (
     /^(await |void |[a-z][\w$]*(\.[\w$]+)*\()/m.test(text) ||
-    /^if \(process\.argv\[1\] === fileURLToPath/m.test(text)
+    /^if \(process\.argv\[1\](?: === fileURLToPath|\?\.endsWith\()/m.test(text)
   );
 }
 
@@ -58,6 +61,7 @@ describe('bench entry points', () => {
         'soak/soak.ts',
         'spc/spc.ts',
         'spc/spc-false-alarms.ts',
+        'spc/control.ts',
       ]),
     );
   });
