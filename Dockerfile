@@ -8,7 +8,7 @@ ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 ARG NPM_CAFILE=
 
 # Build dist/ from src/ with every dependency (esbuild among them): the exporter and its runtime
-# dependencies in one file (scripts/bundle.mjs), so the image needs no node_modules.
+# dependencies bundled (scripts/bundle.mjs), so the image needs no node_modules.
 FROM ${NODE_IMAGE} AS build
 ARG NPM_CAFILE
 WORKDIR /app

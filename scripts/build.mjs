@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * `npm run build`: builds dist/ from src/ (scripts/bundle.mjs): dist/cli.js, the exporter with its
- * runtime dependencies in one file, and the two modules bin/station-exporter.js loads before it.
+ * `npm run build`: builds dist/ from src/ (scripts/bundle.mjs): dist/cli.js with the chunks it
+ * imports (the exporter and its runtime dependencies), and the two modules
+ * bin/station-exporter.js loads before it.
  * From a clean dist/, so that nothing of an earlier build stays behind. Types are checked by
  * `npm run typecheck`, not here.
  * `--if-stale` compiles only when src/ or the build settings changed since the last build, so that

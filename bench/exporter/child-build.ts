@@ -3,8 +3,8 @@
  * as the exporter ships (scripts/bundle.mjs): each with the src/ it imports and the runtime
  * dependencies in one file of plain JavaScript in .bench-build/, so that their RSS is the
  * product's. How the code is loaded is part of the RSS: at ~100k series under the pod's limit,
- * the highest read 203 to 216 MiB with the modules compiled one by one, 181 to 194 bundled
- * (docs/scaling.md). Nor does a child run under tsx, whose module loader runs in a thread of
+ * the highest read 197 to 216 MiB (mean 206) with a file per module, 181 to 206 (mean 193)
+ * bundled (docs/scaling.md). Nor does a child run under tsx, whose module loader runs in a thread of
  * its own with a second V8 heap: about 40 MiB that was the benchmark's, not the exporter's.
  */
 import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
