@@ -1,9 +1,9 @@
 /**
  * The `windows` section of the config schema (see schema.ts, which assembles the sections):
- * rolling windows, the current shift and today, each exported as a `window` label value.
+ * rolling windows, the current shift, today and this week, each exported as a `window` label value.
  */
 import { z } from 'zod';
-import type { WindowSpec } from '../time/windows.ts';
+import { WEEKDAYS, type WindowSpec } from '../time/windows.ts';
 import { always, checkDuration, clockTime, duration, reportDuplicates, timeZone } from './fields.ts';
 
 const WINDOW_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,63}$/;
@@ -17,9 +17,10 @@ const windowName = z
   .describe('Name of the window, exported as the `window` label value.');
 
 const WINDOW_TYPE =
-  'Kind of window: `rolling` (the last `duration`), `today` (since local midnight) or `shift` (since the current shift began).';
+  'Kind of window: `rolling` (the last `duration`), `today` (since local midnight), `week` (since local ' +
+  'midnight of the first day of the week) or `shift` (since the current shift began).';
 
-const windowTimeZone = timeZone().describe('IANA time zone in which the day or the shifts start.');
+const windowTimeZone = timeZone().describe('IANA time zone in which the day, the week or the shifts start.');
 
 const rollingWindow = z
   .strictObject({
@@ -60,6 +61,26 @@ const todayWindow = z
   })
   .transform((w) => ({ name: w.name, kind: 'today' as const, timezone: w.timezone }));
 
+const weekWindow = z
+  .strictObject({
+    name: windowName,
+    type: z.literal('week').describe(WINDOW_TYPE),
+    timezone: windowTimeZone,
+    week_starts: z
+      .enum(WEEKDAYS)
+      .default('monday')
+      .describe(
+        'First day of the week of a `week` window; the default `monday` gives ISO 8601 weeks. ' +
+          'The window covers the current week, from local midnight of that day.',
+      ),
+  })
+  .transform((w) => ({
+    name: w.name,
+    kind: 'week' as const,
+    timezone: w.timezone,
+    weekStarts: w.week_starts,
+  }));
+
 const windowShorthand = z.string().transform((text, ctx) => {
   const durationMs = checkDuration(text, ctx);
   return durationMs === undefined ? z.NEVER : { name: text, kind: 'rolling' as const, durationMs };
@@ -68,8 +89,8 @@ const windowShorthand = z.string().transform((text, ctx) => {
 const windowSchema = z
   .union([
     windowShorthand,
-    z.discriminatedUnion('type', [rollingWindow, shiftWindow, todayWindow], {
-      error: 'must be one of rolling, shift, today',
+    z.discriminatedUnion('type', [rollingWindow, shiftWindow, todayWindow, weekWindow], {
+      error: 'must be one of rolling, shift, today, week',
     }),
   ])
   .meta({ 'x-type': 'duration or mapping' });
@@ -95,6 +116,7 @@ export const windowsSchema = z
   )
   .describe(
     'Time windows for statistics. A duration such as `1h` is a rolling window of that length named after it; ' +
-      'a mapping gives a name and a type: `rolling` (last `duration`), `today` (since local midnight) or ' +
+      'a mapping gives a name and a type: `rolling` (last `duration`), `today` (since local midnight), ' +
+      '`week` (since local midnight of the first day of the week, Monday by default) or ' +
       '`shift` (since the start of the current shift).',
   );

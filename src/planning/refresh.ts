@@ -8,9 +8,9 @@
  * - Longest allowed: `clamp(L / 5, default, 15m)`: the data of a window is never planned older than
  *   a fifth of the window (15m -> 3m, 1h -> 12m), and nothing waits more than 15 minutes.
  *
- * A calendar window (`today`, `shift`) takes its default from its elapsed length, so it starts at
+ * A calendar window (`today`, `week`, `shift`) takes its default from its elapsed length, so it starts at
  * the base interval and slows down as it grows, and its longest refresh from its full length
- * (a day, the longest shift), so a window that has just begun never forces the plan to drop anything.
+ * (a day, a week, the longest shift), so a window that has just begun never forces the plan to drop anything.
  */
 import type { WindowSpec } from '../config/schema.ts';
 import { windowBounds } from '../time/windows.ts';
@@ -18,6 +18,7 @@ import { windowBounds } from '../time/windows.ts';
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
 const DAY = 24 * 60 * MINUTE;
+const WEEK = 7 * DAY;
 
 /** Longest refresh of any window unless the caller says otherwise. */
 export const DEFAULT_MAX_REFRESH_MS = 15 * MINUTE;
@@ -38,7 +39,7 @@ export interface PlanWindow {
   readonly name: string;
   /** Length the window covers at planning time (elapsed length for a calendar window), ms. */
   readonly lengthMs: number;
-  /** Length the window can reach: its duration, a day, or the longest shift; ms. */
+  /** Length the window can reach: its duration, a day, a week, or the longest shift; ms. */
   readonly fullLengthMs: number;
   /** A configured refresh for this window; the planner keeps it as it is. */
   readonly refreshMs?: number;
@@ -94,9 +95,24 @@ export function longestShiftMs(shiftStarts: readonly string[]): number {
   return longest * MINUTE;
 }
 
+/** The length `spec` reaches at its longest (a calendar window just before it starts again), ms. */
+function fullLengthOf(spec: WindowSpec): number {
+  switch (spec.kind) {
+    case 'rolling':
+      return spec.durationMs;
+    case 'today':
+      return DAY;
+    case 'week':
+      return WEEK;
+    case 'shift':
+      return longestShiftMs(spec.shiftStarts);
+  }
+}
+
 /**
  * The configured windows as the planner sees them at `now`, with per-window refresh overrides
- * by window name. A day is taken as 24 hours; a DST day's extra hour changes nothing that matters here.
+ * by window name. A day is taken as 24 hours and a week as 7 days; a DST change's extra hour changes
+ * nothing that matters here.
  */
 export function planWindows(
   specs: readonly WindowSpec[],
@@ -106,12 +122,7 @@ export function planWindows(
   return specs.map((spec) => {
     const { from, to } = windowBounds(spec, now);
     const lengthMs = to.getTime() - from.getTime();
-    const fullLengthMs =
-      spec.kind === 'rolling'
-        ? spec.durationMs
-        : spec.kind === 'today'
-          ? DAY
-          : longestShiftMs(spec.shiftStarts);
+    const fullLengthMs = fullLengthOf(spec);
     const refreshMs = overrides.get(spec.name);
     return refreshMs === undefined
       ? { name: spec.name, lengthMs, fullLengthMs }

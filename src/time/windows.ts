@@ -11,9 +11,29 @@ export type WindowSpec =
       readonly timezone: string;
       readonly shiftStarts: readonly string[];
     }
-  | { readonly name: string; readonly kind: 'today'; readonly timezone: string };
+  | { readonly name: string; readonly kind: 'today'; readonly timezone: string }
+  | {
+      readonly name: string;
+      readonly kind: 'week';
+      readonly timezone: string;
+      readonly weekStarts: Weekday;
+    };
 
-import { addDays, type WallTime, wallTimeAt, zonedTimeToEpoch } from './zones.ts';
+import { addDays, isoWeekday, type WallTime, wallTimeAt, zonedTimeToEpoch } from './zones.ts';
+
+/** Days of the week in ISO 8601 order (Monday is day 1), as the config names them. */
+export const WEEKDAYS = [
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+  'sunday',
+] as const;
+
+/** A day of the week, as the config names it. */
+export type Weekday = (typeof WEEKDAYS)[number];
 
 /** The time span a window covers at some moment; `to` is always that moment. */
 export interface WindowBounds {
@@ -23,9 +43,11 @@ export interface WindowBounds {
 
 /**
  * The span `spec` covers at `now`: a rolling window is the last `durationMs`; `today` starts at the
- * last local midnight in its time zone; `shift` starts at the latest shift start at or before `now`,
+ * last local midnight in its time zone; `week` at local midnight of the latest `weekStarts` day
+ * (today if it is that day); `shift` starts at the latest shift start at or before `now`,
  * which may be yesterday's last shift. Local times are converted with the zone's offset at that
- * moment, so days and shifts that span a DST change are an hour shorter or longer, as on the clock.
+ * moment, so days, weeks and shifts that span a DST change are shorter or longer by the change, as on
+ * the clock.
  */
 export function windowBounds(spec: WindowSpec, now: Date): WindowBounds {
   const nowMs = now.getTime();
@@ -34,6 +56,8 @@ export function windowBounds(spec: WindowSpec, now: Date): WindowBounds {
       return { from: new Date(nowMs - spec.durationMs), to: new Date(nowMs) };
     case 'today':
       return { from: new Date(startOfDay(nowMs, spec.timezone)), to: new Date(nowMs) };
+    case 'week':
+      return { from: new Date(startOfWeek(nowMs, spec.timezone, spec.weekStarts)), to: new Date(nowMs) };
     case 'shift':
       return { from: new Date(shiftStart(nowMs, spec.timezone, spec.shiftStarts)), to: new Date(nowMs) };
   }
@@ -50,9 +74,20 @@ export function longestWindowMs(windows: readonly WindowSpec[], now: Date): numb
 }
 
 function startOfDay(nowMs: number, timeZone: string): number {
-  const midnight = addDays(wallTimeAt(nowMs, timeZone), 0);
+  return midnightOf(addDays(wallTimeAt(nowMs, timeZone), 0), timeZone, nowMs);
+}
+
+function startOfWeek(nowMs: number, timeZone: string, weekStarts: Weekday): number {
+  const today = wallTimeAt(nowMs, timeZone);
+  // Days since the week began, counted on the local calendar so that DST never shifts the day.
+  const daysIn = (isoWeekday(today) - (WEEKDAYS.indexOf(weekStarts) + 1) + 7) % 7;
+  return midnightOf(addDays(today, -daysIn), timeZone, nowMs);
+}
+
+/** The instant local midnight of `date` began, never after `nowMs`. */
+function midnightOf(date: WallTime, timeZone: string, nowMs: number): number {
   // A zone whose clocks jump over midnight starts that day when the jump ends.
-  return Math.min(zonedTimeToEpoch(midnight, timeZone), nowMs);
+  return Math.min(zonedTimeToEpoch(date, timeZone), nowMs);
 }
 
 function shiftStart(nowMs: number, timeZone: string, starts: readonly string[]): number {

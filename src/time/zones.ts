@@ -88,3 +88,9 @@ export function addDays(wall: WallTime, days: number): WallTime {
     second: 0,
   };
 }
+
+/** The ISO 8601 day of the week of `wall`'s date: 1 is Monday, 7 is Sunday. */
+export function isoWeekday(wall: WallTime): number {
+  const sundayFirst = new Date(Date.UTC(wall.year, wall.month - 1, wall.day)).getUTCDay();
+  return sundayFirst === 0 ? 7 : sundayFirst;
+}

@@ -15,6 +15,9 @@ describe('describeConfig', () => {
         windows: [
           '1h',
           { name: 'shift', type: 'shift', timezone: 'Europe/Berlin', shift_starts: ['06:00', '18:00'] },
+          { name: 'today', type: 'today', timezone: 'UTC' },
+          { name: 'week', type: 'week', timezone: 'Europe/Berlin' },
+          { name: 'us_week', type: 'week', timezone: 'America/New_York', week_starts: 'sunday' },
         ],
         measurements: { enabled: true, names: ['voltage'] },
         units: { enabled: false },
@@ -27,7 +30,8 @@ describe('describeConfig', () => {
       [
         'upstream: https://stations.example.com/api (inline token; timeout 30s, 2 concurrent, at most 10 requests/s)',
         'discovery: all accessible sites, exclude stations .*-spare; refresh every 10m',
-        'windows: 1h (last 1h), shift (shifts starting 06:00, 18:00 in Europe/Berlin)',
+        'windows: 1h (last 1h), shift (shifts starting 06:00, 18:00 in Europe/Berlin), today (today in UTC), ' +
+          'week (week starting Monday in Europe/Berlin), us_week (week starting Sunday in America/New_York)',
         'summary: every 1m, levels station, group, line, site, upstream yields as ratio',
         'measurements: every 1m, voltage (min 30 samples, overlap 5m); value histograms for voltage (schema 8, at most 160 buckets)',
         'units: disabled',

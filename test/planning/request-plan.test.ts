@@ -95,6 +95,20 @@ describe('calendar windows', () => {
     expect(longestRefreshMs(sh!, limits)).toBe(15 * M);
   });
 
+  it('a week: elapsed since its first midnight, at most 7 days, refreshed at most every 15m', () => {
+    const week: WindowSpec = { name: 'week', kind: 'week', timezone: 'UTC', weekStarts: 'monday' };
+    // Wednesday 2024-03-06 06:00 UTC: two days and six hours into the week of Monday 4 March.
+    const [w] = planWindows([week], new Date('2024-03-06T06:00:00Z'));
+    expect(w).toEqual({ name: 'week', lengthMs: 54 * H, fullLengthMs: 7 * 24 * H });
+    // √(194,400 s × 4 s) = 882 s, nearest step 15m, which is also the cap.
+    expect(defaultRefreshMs(w!.lengthMs, limits)).toBe(15 * M);
+    expect(longestRefreshMs(w!, limits)).toBe(15 * M);
+    // Monday 00:20: the new week is 20 minutes old, √(1,200 s × 4 s) = 69 s -> 1m.
+    const [fresh] = planWindows([week], new Date('2024-03-11T00:20:00Z'));
+    expect(fresh!.lengthMs).toBe(20 * M);
+    expect(defaultRefreshMs(fresh!.lengthMs, limits)).toBe(M);
+  });
+
   it('measure the longest shift across midnight', () => {
     expect(longestShiftMs(['06:00', '14:00', '22:00'])).toBe(8 * H);
     expect(longestShiftMs(['22:00', '07:30'])).toBe(14.5 * H);
