@@ -35,7 +35,8 @@ describe('config reference', () => {
     expect(rows.get('upstream.timeout')).toMatchObject({ type: 'duration (≥ 1s)', default: '`30s`' });
     expect(rows.get('upstream.concurrency')).toMatchObject({ type: 'integer (1-64)', default: '`4`' });
     expect(rows.get('windows')).toMatchObject({ default: '`[1h, 24h]`' });
-    expect(rows.get('windows[].type')?.type).toBe('`rolling` | `shift` | `today`');
+    expect(rows.get('windows[].type')?.type).toBe('`rolling` | `shift` | `today` | `week`');
+    expect(rows.get('windows[].week_starts')?.default).toBe('`monday`');
     expect(rows.get('server.listen_address')).toMatchObject({ default: '`:9732`' });
   });
 });
