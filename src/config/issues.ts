@@ -112,6 +112,9 @@ function unknownKeyMessage(parent: Path, key: string): string {
     .filter((path) => path.startsWith(prefix === '' ? '' : `${prefix}.`))
     .map((path) => path.slice(prefix === '' ? 0 : prefix.length + 1))
     .filter((rest) => /^[a-z_]+$/.test(rest));
+  // A key of the same list under another `type` (week_starts on a today window) is a sibling too:
+  // suggesting the key itself would read as a typo where the type is what is wrong.
+  if (siblings.includes(key)) return 'not a key of this type';
   const best = nearest(key, siblings);
   return best !== undefined ? `unknown key (did you mean "${best}"?)` : 'unknown key';
 }
