@@ -356,11 +356,11 @@ export function parseTime(raw: string, nowMs: number): number {
 export const RECORD_USAGE = `Usage: station-exporter record --config FILE --from T1 --to T2 --out DIR
   Records sites, units, measurements and the configured summaries from the upstream in the
   window [T1, T2) into DIR as gzip NDJSON, for 'simulate --replay DIR'. T1 and T2 are ISO 8601
-  date-times, 'now', or offsets such as -24h. Progress goes to stderr. Files are written aside
-  and moved into DIR when all are complete, meta.json last, so DIR keeps its previous recording
-  until then. Exit 0: recorded; 1: recorded, but some requests failed for good; 2: bad
-  arguments or config; 130/143: stopped by SIGINT/SIGTERM, DIR left as it was (a second
-  signal exits at once).
+  date-times, 'now', or offsets such as -24h (write --from=-24h). Progress goes to stderr.
+  Files are written aside and moved into DIR when all are complete, meta.json last, so DIR
+  keeps its previous recording until then. Exit 0: recorded; 1: recorded, but some requests
+  failed for good; 2: bad arguments or config; 130/143: stopped by SIGINT/SIGTERM, DIR left as
+  it was (a second signal exits at once).
   -h, --help   show this help
 `;
 

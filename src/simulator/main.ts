@@ -3,7 +3,7 @@ import { generateSecret, issueJwt, parseExpiry } from './jwt-issuer.ts';
 import { DEFAULT_SCALE } from './plant.ts';
 import { loadRecording, RecordingError } from './replay.ts';
 import { type SimulatorServerOptions, startSimulatorServer } from './server.ts';
-import type { PlantScale, Replay, Scenario, TokenScope } from './types.ts';
+import type { PlantScale, Recording, Replay, Scenario, TokenScope } from './types.ts';
 
 /** The usage text of `simulate`. */
 export const simulatorUsage = () => `Usage: station-exporter simulate [flags]
@@ -236,9 +236,9 @@ function issueToken(request: IssueTokenRequest, nowMs: number): void {
 }
 
 /** The recording `--replay` names; undefined (exit code 2) after saying why it is refused. */
-async function loadReplay(dir: string, shiftToNow: boolean): Promise<Replay | undefined> {
+async function loadReplay(dir: string): Promise<Recording | undefined> {
   try {
-    return { recording: await loadRecording(dir), shiftToNow };
+    return await loadRecording(dir);
   } catch (err) {
     if (!(err instanceof RecordingError)) throw err;
     process.stderr.write(`simulate: --replay: ${err.message}\n`);
@@ -273,9 +273,9 @@ export async function runSimulatorCommand(argv: string[]): Promise<void> {
   }
   const { opts } = command;
   if (command.replayDir) {
-    const replay = await loadReplay(command.replayDir, command.shiftToNow);
-    if (!replay) return;
-    opts.replay = replay;
+    const recording = await loadReplay(command.replayDir);
+    if (!recording) return;
+    opts.replay = { recording, shiftToNow: command.shiftToNow };
   }
   const running = await startSimulatorServer(opts);
   const { plant } = running.sim;
