@@ -5,8 +5,7 @@
  * wire shape with the fields the exporter reads; fields it never reads (`tz`, `tags`,
  * `metadata`, `time_inserted`) are stored empty.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
 import pino, { type Logger } from 'pino';
 import { type CollectorContext, standaloneDependencies } from '../collectors/collector.ts';
@@ -18,12 +17,10 @@ import type { Config } from '../config/schema.ts';
 import { InlineToken, TokenFile } from '../config/token.ts';
 import { fetchIncremental } from '../records/fetch.ts';
 import type { RecordSource, Timed } from '../records/types.ts';
-import { ndjsonWriter } from '../simulator/ndjson.ts';
-import { RECORDING_FILES } from '../simulator/replay.ts';
+import { type FileDigest, ndjsonWriter } from '../simulator/ndjson.ts';
 import type {
   MetricRecordWire,
   RecordedSummary,
-  RecordingMeta,
   SiteWire,
   SummaryWire,
   UnitRecordWire,
@@ -34,6 +31,7 @@ import { Limiter } from '../upstream/limiter.ts';
 import type { MeasurementRecord, Site, StationSummary, UnitRecord } from '../upstream/types.ts';
 import { LoopYielder } from '../util/loop-yield.ts';
 import { Redactor } from '../util/redact.ts';
+import { StagedRecording } from './staged-recording.ts';
 
 /** What to record. */
 export interface RecordOptions {
@@ -44,6 +42,11 @@ export interface RecordOptions {
   /** One line of progress at a time (the command writes them to stderr). */
   readonly progress?: (line: string) => void;
   readonly logger?: Logger;
+  /**
+   * Stops the recording: requests in flight are cancelled, nothing is written to `outDir`, and
+   * the promise rejects with the signal's reason.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** How much was recorded. */
@@ -55,6 +58,8 @@ export interface RecordResult {
   readonly summaries: number;
   /** Requests that failed for good; their data is missing from the recording. */
   readonly failures: number;
+  /** The recording's id, in its `meta.json`. */
+  readonly id: string;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -154,6 +159,7 @@ interface RecordWindow {
   readonly fromMs: number;
   readonly toMs: number;
   readonly progress: (line: string) => void;
+  readonly signal: AbortSignal | undefined;
 }
 
 /**
@@ -170,7 +176,7 @@ async function recordList<R extends Timed>(
     /** A record's identity, to write each once. */
     readonly key: (r: R) => string;
   },
-): Promise<{ records: number; failures: number }> {
+): Promise<{ records: number; failures: number; digest: FileDigest }> {
   const { key, progress } = opts;
   const writer = ndjsonWriter(opts.file);
   // A truncated answer is delivered and then asked again in smaller spans: keep each record once.
@@ -185,6 +191,7 @@ async function recordList<R extends Timed>(
     overlapMs: 0,
     maxUrlLength: opts.config.upstream.maxUrlLength,
     maxRecords: opts.config.measurements.maxRecordsPerRequest,
+    signal: opts.signal,
     onRecords: async (records) => {
       for (const r of records) {
         const k = key(r);
@@ -198,18 +205,20 @@ async function recordList<R extends Timed>(
       }
     },
   });
-  await writer.close();
+  const digest = await writer.close();
+  // Stopped: the counts would describe requests cancelled on purpose.
+  opts.signal?.throwIfAborted();
   progress(
     `${what}: ${seen.size} records in ${result.requests} requests${result.failures ? `, ${result.failures} failed` : ''}`,
   );
-  return { records: seen.size, failures: result.failures };
+  return { records: seen.size, failures: result.failures, digest };
 }
 
 /** Writes values to a gzip NDJSON file, one a line. */
-async function writeAll(file: string, values: Iterable<unknown>): Promise<void> {
+async function writeAll(file: string, values: Iterable<unknown>): Promise<FileDigest> {
   const writer = ndjsonWriter(file);
   for (const v of values) await writer.write(v);
-  await writer.close();
+  return writer.close();
 }
 
 /** The exporter's own client, with the config's auth, connection, timeout and limits. */
@@ -229,87 +238,107 @@ function recordingClient(config: Config, yielder: LoopYielder): SharedClient {
   });
 }
 
-/** Records the upstream into `outDir`. */
+/**
+ * Records the upstream into `outDir`. The files are written aside and moved into place once all
+ * are complete, `meta.json` last; until then `outDir` keeps the recording it held.
+ */
 export async function recordUpstream(opts: RecordOptions): Promise<RecordResult> {
-  const { config, fromMs, toMs } = opts;
-  const progress = opts.progress ?? (() => {});
   const yielder = new LoopYielder();
-  const client = recordingClient(config, yielder);
+  const client = recordingClient(opts.config, yielder);
+  try {
+    const staged = await StagedRecording.open(opts.outDir);
+    try {
+      return await recordInto(staged, client, { ...opts, yielder });
+    } catch (err) {
+      await staged.discard();
+      throw err;
+    }
+  } finally {
+    await client.close();
+  }
+}
+
+/** Fetches everything into the staging directory, then commits it. */
+async function recordInto(
+  staged: StagedRecording,
+  client: SharedClient,
+  opts: RecordOptions & { readonly yielder: LoopYielder },
+): Promise<RecordResult> {
+  const { config, fromMs, toMs, signal } = opts;
+  const progress = opts.progress ?? (() => {});
   const sites = new Map<string, Site>();
   const summaries: RecordedSummary[] = [];
   const ctx: CollectorContext = {
     config,
     client: teeClient(client, sites, summaries),
     logger: opts.logger ?? pino({ level: 'silent' }),
-    yielder,
+    yielder: opts.yielder,
     redact: new Redactor().apply,
     ...standaloneDependencies(),
   };
-  await mkdir(opts.outDir, { recursive: true });
-  const file = (name: string) => path.join(opts.outDir, name);
-  try {
-    const { topology } = await topologyCollector.createJob(ctx).poll({ now: new Date(toMs) });
-    const stationIds = topology.stations.map((s) => s.id);
-    await writeAll(file(RECORDING_FILES.sites), [...sites.values()].map(siteWire));
-    progress(`sites: ${sites.size} sites, ${stationIds.length} stations`);
+  const { topology } = await topologyCollector.createJob(ctx).poll({ now: new Date(toMs), signal });
+  signal?.throwIfAborted();
+  const stationIds = topology.stations.map((s) => s.id);
+  const sitesDigest = await writeAll(staged.file('sites'), [...sites.values()].map(siteWire));
+  progress(`sites: ${sites.size} sites, ${stationIds.length} stations`);
 
-    const window: RecordWindow = { config, stationIds, fromMs, toMs, progress };
-    const units = await recordList<UnitRecord>(
-      'units',
-      {
-        urlLength: (q) => client.urlLength('units', { ...q, directions: ['input', 'output'] }),
-        fetch: (q) => client.units({ ...q, directions: ['input', 'output'] }),
-      },
-      {
-        ...window,
-        file: file(RECORDING_FILES.units),
-        wire: unitWire,
-        key: (r) => `${r.stationId}|${r.time}|${r.serial}|${r.direction}|${r.slot}`,
-      },
-    );
-    // The configured measurement names, or every name when measurements are off.
-    const names = config.measurements.enabled ? config.measurements.names.map((n) => n.name) : undefined;
-    const metrics = await recordList<MeasurementRecord>(
-      'metrics',
-      {
-        urlLength: (q) => client.urlLength('metrics', { ...q, names }),
-        fetch: (q) => client.metrics({ ...q, names }),
-      },
-      {
-        ...window,
-        file: file(RECORDING_FILES.metrics),
-        wire: metricWire,
-        key: (r) => `${r.stationId}|${r.time}|${r.serial}|${r.name}|${r.slot}`,
-      },
-    );
+  const window: RecordWindow = { config, stationIds, fromMs, toMs, progress, signal };
+  const units = await recordList<UnitRecord>(
+    'units',
+    {
+      urlLength: (q) => client.urlLength('units', { ...q, directions: ['input', 'output'] }),
+      fetch: (q) => client.units({ ...q, directions: ['input', 'output'] }),
+    },
+    {
+      ...window,
+      file: staged.file('units'),
+      wire: unitWire,
+      key: (r) => `${r.stationId}|${r.time}|${r.serial}|${r.direction}|${r.slot}`,
+    },
+  );
+  // The configured measurement names, or every name when measurements are off.
+  const names = config.measurements.enabled ? config.measurements.names.map((n) => n.name) : undefined;
+  const metrics = await recordList<MeasurementRecord>(
+    'metrics',
+    {
+      urlLength: (q) => client.urlLength('metrics', { ...q, names }),
+      fetch: (q) => client.metrics({ ...q, names }),
+    },
+    {
+      ...window,
+      file: staged.file('metrics'),
+      wire: metricWire,
+      key: (r) => `${r.stationId}|${r.time}|${r.serial}|${r.name}|${r.slot}`,
+    },
+  );
 
-    // The summary job's own plan at `to`: exactly the requests an exporter sends at that time.
-    const summaryFailures = config.summary.enabled
-      ? (await summaryCollector.createJob(ctx).poll({ topology, now: new Date(toMs) })).failures
-      : 0;
-    await writeAll(file(RECORDING_FILES.summaries), summaries);
-    progress(
-      `summaries: ${summaries.length} answers for windows ${config.windows.map((w) => w.name).join(', ')}`,
-    );
+  // The summary job's own plan at `to`: exactly the requests an exporter sends at that time.
+  const summaryFailures = config.summary.enabled
+    ? (await summaryCollector.createJob(ctx).poll({ topology, now: new Date(toMs), signal })).failures
+    : 0;
+  signal?.throwIfAborted();
+  const summariesDigest = await writeAll(staged.file('summaries'), summaries);
+  progress(
+    `summaries: ${summaries.length} answers for windows ${config.windows.map((w) => w.name).join(', ')}`,
+  );
 
-    const meta: RecordingMeta = {
-      format: 1,
-      from: iso(fromMs),
-      to: iso(toMs),
-      measurementNames: [...new Set(names ?? [])],
-    };
-    await writeFile(file(RECORDING_FILES.meta), `${JSON.stringify(meta, null, 2)}\n`);
-    return {
-      sites: sites.size,
-      stations: stationIds.length,
-      units: units.records,
-      metrics: metrics.records,
-      summaries: summaries.length,
-      failures: units.failures + metrics.failures + summaryFailures,
-    };
-  } finally {
-    await client.close();
-  }
+  await staged.commit({
+    format: 2,
+    id: staged.id,
+    files: { sites: sitesDigest, units: units.digest, metrics: metrics.digest, summaries: summariesDigest },
+    from: iso(fromMs),
+    to: iso(toMs),
+    measurementNames: [...new Set(names ?? [])],
+  });
+  return {
+    sites: sites.size,
+    stations: stationIds.length,
+    units: units.records,
+    metrics: metrics.records,
+    summaries: summaries.length,
+    failures: units.failures + metrics.failures + summaryFailures,
+    id: staged.id,
+  };
 }
 
 /** Parses `now`, `-24h`-style offsets from now (s, m, h, d), or an ISO 8601 date-time. */
@@ -327,7 +356,11 @@ export function parseTime(raw: string, nowMs: number): number {
 export const RECORD_USAGE = `Usage: station-exporter record --config FILE --from T1 --to T2 --out DIR
   Records sites, units, measurements and the configured summaries from the upstream in the
   window [T1, T2) into DIR as gzip NDJSON, for 'simulate --replay DIR'. T1 and T2 are ISO 8601
-  date-times, 'now', or offsets such as -24h. Progress goes to stderr.
+  date-times, 'now', or offsets such as -24h (write --from=-24h). Progress goes to stderr.
+  Files are written aside and moved into DIR when all are complete, meta.json last, so DIR
+  keeps its previous recording until then. Exit 0: recorded; 1: recorded, but some requests
+  failed for good; 2: bad arguments or config; 130/143: stopped by SIGINT/SIGTERM, DIR left as
+  it was (a second signal exits at once).
   -h, --help   show this help
 `;
 
@@ -373,10 +406,68 @@ export async function runRecord(argv: string[]): Promise<number> {
     }
     throw err;
   }
+  return recordUntilStopped({ config, fromMs, toMs, outDir: values.out });
+}
+
+/** Records with progress on stderr; SIGTERM and SIGINT stop it and leave the directory as it was. */
+async function recordUntilStopped(opts: Omit<RecordOptions, 'progress' | 'signal'>): Promise<number> {
   const progress = (line: string) => process.stderr.write(`record: ${line}\n`);
-  progress(`${iso(fromMs)} .. ${iso(toMs)} into ${values.out}`);
-  const r = await recordUpstream({ config, fromMs, toMs, outDir: values.out, progress });
-  progress(`done: ${r.units} unit records, ${r.metrics} measurements, ${r.summaries} summaries`);
-  if (r.failures > 0) progress(`${r.failures} requests failed for good: the recording is incomplete`);
-  return r.failures > 0 ? 1 : 0;
+  progress(`${iso(opts.fromMs)} .. ${iso(opts.toMs)} into ${opts.outDir}`);
+  const stop = new SignalStop(['SIGTERM', 'SIGINT'], (sig) =>
+    progress(`${sig}: stopping; ${opts.outDir} keeps what it held (again to exit at once)`),
+  );
+  try {
+    const r = await recordUpstream({ ...opts, progress, signal: stop.signal });
+    progress(
+      `done: recording ${r.id}: ${r.units} unit records, ${r.metrics} measurements, ${r.summaries} summaries`,
+    );
+    if (r.failures > 0) progress(`${r.failures} requests failed for good: the recording is incomplete`);
+    return r.failures > 0 ? 1 : 0;
+  } catch (err) {
+    if (stop.received === undefined) throw err;
+    progress(`stopped by ${stop.received}: nothing written, ${opts.outDir} is as it was`);
+    return signalExitCode(stop.received);
+  } finally {
+    stop.dispose();
+  }
+}
+
+/** 128 + the signal's number: what a shell reports for a process that the signal ended. */
+function signalExitCode(sig: NodeJS.Signals): number {
+  return 128 + constants.signals[sig];
+}
+
+/**
+ * Turns the first of some signals into an abort, so that a command can stop cleanly; a second
+ * one exits at once, for when stopping cleanly hangs.
+ */
+class SignalStop {
+  readonly #controller = new AbortController();
+  readonly #signals: readonly NodeJS.Signals[];
+  readonly #onSignal: (sig: NodeJS.Signals) => void;
+  #received: NodeJS.Signals | undefined;
+
+  constructor(signals: readonly NodeJS.Signals[], onFirst: (sig: NodeJS.Signals) => void) {
+    this.#signals = signals;
+    this.#onSignal = (sig) => {
+      if (this.#received !== undefined) process.exit(signalExitCode(sig));
+      this.#received = sig;
+      onFirst(sig);
+      this.#controller.abort(new Error(`stopped by ${sig}`));
+    };
+    for (const sig of signals) process.on(sig, this.#onSignal);
+  }
+
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  /** The first signal received, if any. */
+  get received(): NodeJS.Signals | undefined {
+    return this.#received;
+  }
+
+  dispose(): void {
+    for (const sig of this.#signals) process.off(sig, this.#onSignal);
+  }
 }

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { generateSecret, issueJwt, parseExpiry } from './jwt-issuer.ts';
 import { DEFAULT_SCALE } from './plant.ts';
-import { loadRecording } from './replay.ts';
+import { loadRecording, RecordingError } from './replay.ts';
 import { type SimulatorServerOptions, startSimulatorServer } from './server.ts';
-import type { PlantScale, Scenario, TokenScope } from './types.ts';
+import type { PlantScale, Recording, Replay, Scenario, TokenScope } from './types.ts';
 
 /** The usage text of `simulate`. */
 export const simulatorUsage = () => `Usage: station-exporter simulate [flags]
@@ -235,6 +235,22 @@ function issueToken(request: IssueTokenRequest, nowMs: number): void {
   process.stdout.write(`${token}\n`);
 }
 
+/** The recording `--replay` names; undefined (exit code 2) after saying why it is refused. */
+async function loadReplay(dir: string): Promise<Recording | undefined> {
+  try {
+    return await loadRecording(dir);
+  } catch (err) {
+    if (!(err instanceof RecordingError)) throw err;
+    process.stderr.write(`simulate: --replay: ${err.message}\n`);
+    process.exitCode = 2;
+    return undefined;
+  }
+}
+
+function replayLine(dir: string, replay: Replay): string {
+  return `  replaying ${dir} (recording ${replay.recording.meta.id})${replay.shiftToNow ? ', shifted to now' : ''}\n`;
+}
+
 /** `station-exporter simulate ...`: serves the simulator until SIGTERM or SIGINT. */
 export async function runSimulatorCommand(argv: string[]): Promise<void> {
   let command: SimulatorCommand;
@@ -257,7 +273,9 @@ export async function runSimulatorCommand(argv: string[]): Promise<void> {
   }
   const { opts } = command;
   if (command.replayDir) {
-    opts.replay = { recording: await loadRecording(command.replayDir), shiftToNow: command.shiftToNow };
+    const recording = await loadReplay(command.replayDir);
+    if (!recording) return;
+    opts.replay = { recording, shiftToNow: command.shiftToNow };
   }
   const running = await startSimulatorServer(opts);
   const { plant } = running.sim;
@@ -269,9 +287,7 @@ export async function runSimulatorCommand(argv: string[]): Promise<void> {
       : `${tokens.length} token(s) from --token`;
   process.stdout.write(
     `Station Data Query Service simulator listening on ${running.url}\n` +
-      (command.replayDir
-        ? `  replaying ${command.replayDir}${command.shiftToNow ? ', shifted to now' : ''}\n`
-        : '') +
+      (command.replayDir && opts.replay ? replayLine(command.replayDir, opts.replay) : '') +
       `  seed ${opts.seed}, ${plant.sites.length} sites, ${plant.stations.length} stations, ` +
       `${plant.measurementNames.length} measurement names\n` +
       `  auth: Authorization: Bearer <token> (accepted: ${hint}${opts.jwtSecret ? ', and JWTs signed with the secret' : ''})\n` +

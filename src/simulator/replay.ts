@@ -16,6 +16,7 @@ import type {
   RecordedSummary,
   Recording,
   RecordingMeta,
+  RecordingPart,
   Replay,
   SiteWire,
   SummaryWire,
@@ -29,28 +30,82 @@ export const RECORDING_FILES = {
   units: 'units.ndjson.gz',
   metrics: 'metrics.ndjson.gz',
   summaries: 'summaries.ndjson.gz',
-} as const;
+} as const satisfies Record<RecordingPart | 'meta', string>;
+
+const digestSchema = z.object({ bytes: z.number().int().nonnegative(), sha256: z.string() });
 
 const metaSchema = z.object({
-  format: z.literal(1),
+  format: z.literal(2),
+  id: z.string(),
+  files: z.object({
+    sites: digestSchema,
+    units: digestSchema,
+    metrics: digestSchema,
+    summaries: digestSchema,
+  }),
   from: z.string(),
   to: z.string(),
   measurementNames: z.array(z.string()),
 }) satisfies z.ZodType<RecordingMeta>;
 
-/** Loads a recording directory. */
+/** A directory that holds no complete recording; the message says which file and why. */
+export class RecordingError extends Error {
+  override readonly name = 'RecordingError';
+}
+
+const RECORD_AGAIN = 'record it again';
+
+/** Reads and checks `meta.json`, the file a record run writes last. */
+async function readMeta(dir: string): Promise<RecordingMeta> {
+  const where = path.join(dir, RECORDING_FILES.meta);
+  let text: string;
+  try {
+    text = await readFile(where, 'utf8');
+  } catch {
+    throw new RecordingError(
+      `${where}: missing, so ${dir} holds no complete recording (record writes it last, and removes it first when it replaces a recording)`,
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new RecordingError(`${where}: not JSON; ${RECORD_AGAIN}`);
+  }
+  const format = (parsed as { format?: unknown } | null)?.format;
+  if (format === 1)
+    throw new RecordingError(
+      `${where}: format 1 has no sizes or checksums, so a truncated or mixed recording cannot be told from a complete one; ${RECORD_AGAIN}`,
+    );
+  const meta = metaSchema.safeParse(parsed);
+  if (!meta.success) throw new RecordingError(`${where}: not a recording's meta.json`);
+  return meta.data;
+}
+
+/**
+ * Loads a recording directory. Each data file must have the size and SHA-256 that `meta.json`
+ * records: a recording cut short, or files of another recording, are refused with a
+ * {@link RecordingError} instead of being served in part.
+ */
 export async function loadRecording(dir: string): Promise<Recording> {
-  const file = (name: string) => path.join(dir, name);
-  const metaText = await readFile(file(RECORDING_FILES.meta), 'utf8');
-  const parsed = metaSchema.safeParse(JSON.parse(metaText));
-  if (!parsed.success) throw new Error(`${file(RECORDING_FILES.meta)}: not a recording's meta.json`);
+  const meta = await readMeta(dir);
+  const read = async <T>(part: RecordingPart): Promise<T[]> => {
+    try {
+      return await readNdjson<T>(path.join(dir, RECORDING_FILES[part]), meta.files[part]);
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err);
+      throw new RecordingError(
+        `${why}: not the file of recording ${meta.id} (truncated, or from another recording); ${RECORD_AGAIN}`,
+      );
+    }
+  };
   const [sites, units, metrics, summaries] = await Promise.all([
-    readNdjson<SiteWire>(file(RECORDING_FILES.sites)),
-    readNdjson<UnitRecordWire>(file(RECORDING_FILES.units)),
-    readNdjson<MetricRecordWire>(file(RECORDING_FILES.metrics)),
-    readNdjson<RecordedSummary>(file(RECORDING_FILES.summaries)),
+    read<SiteWire>('sites'),
+    read<UnitRecordWire>('units'),
+    read<MetricRecordWire>('metrics'),
+    read<RecordedSummary>('summaries'),
   ]);
-  return { meta: parsed.data, sites, units, metrics, summaries };
+  return { meta, sites, units, metrics, summaries };
 }
 
 /** The plant a recording describes (for the simulator's `plant`). */

@@ -221,9 +221,19 @@ export interface RecordedRequest {
   receivedAt: number;
 }
 
-/** `meta.json` of a recording. */
+/** The data files of a recording, by role. */
+export type RecordingPart = 'sites' | 'units' | 'metrics' | 'summaries';
+
+/**
+ * `meta.json` of a recording, written last: it names the recording and holds the size and
+ * SHA-256 of each data file, so that replay can tell a complete recording from a truncated one or
+ * from files of two recordings.
+ */
 export interface RecordingMeta {
-  format: 1;
+  format: 2;
+  /** Random, one per record run. */
+  id: string;
+  files: Record<RecordingPart, { bytes: number; sha256: string }>;
   /** The recorded window [from, to), ISO 8601. */
   from: string;
   to: string;
