@@ -245,7 +245,7 @@ class StationDataClient {
             path: ENDPOINTS.sites.path(),
             signal,
             list: true,
-            map: parseSites,
+            map: (data) => parseSites(data, yielder),
           }),
         ),
       getSite: async (id, signal) => {
@@ -257,7 +257,7 @@ class StationDataClient {
           path: ENDPOINTS.site.path(id),
           signal,
           list: false,
-          map: (data) => parseSites(Array.isArray(data) ? data : [data]),
+          map: (data) => parseSites(Array.isArray(data) ? data : [data], yielder),
         });
         return reported('site', list);
       },
