@@ -315,13 +315,8 @@ class StationDataClient {
         message: 'station_summary: data is not a summary object',
       });
     }
-    if (parsed.missing > 0)
-      this.#layers.onSkipped?.({
-        endpoint: 'station_summary',
-        reason: 'missing_field',
-        count: parsed.missing,
-        collector,
-      });
+    for (const [reason, count] of Object.entries(parsed.skipped))
+      this.#layers.onSkipped?.({ endpoint: 'station_summary', reason, count, collector });
     return parsed.summary;
   }
 }

@@ -291,22 +291,57 @@ const SUMMARY_FIELDS = {
  */
 const partialSummarySchema = summarySchema.partial();
 
+/** The summary fields that count units; the other three are ratios. */
+const COUNT_FIELDS: ReadonlySet<keyof StationSummary> = new Set<keyof StationSummary>([
+  'uniqueUnits',
+  'totalInput',
+  'uniqueInput',
+  'totalOutput',
+  'uniqueOutput',
+  'firstPass',
+  'finalPass',
+]);
+
 /**
- * Maps `GET /station/summary` data. Returns `undefined` when `data` is not an object;
- * a field that is not a finite number (or numeric string) is left `undefined`.
+ * Largest ratio in either scale the upstream may use (0-1 or 0-100). Which one an answer is in
+ * is decided later, with the whole answer (collectors/summary/scale.ts), and a value outside 0-1
+ * after that is dropped there (`out_of_range`); here only values no scale allows are refused, so
+ * that an absurd one cannot tip an answer's scale.
  */
-export function parseSummary(data: unknown): { summary: StationSummary; missing: number } | undefined {
+const MAX_RATIO_ANY_SCALE = 100;
+
+/**
+ * Why a summary value cannot be what its field says, or `undefined` when it can: a count must be
+ * a non-negative integer a double holds exactly (at most 2^53 - 1), a ratio within 0..100.
+ */
+function impossibleValue(key: keyof StationSummary, n: number): string | undefined {
+  if (COUNT_FIELDS.has(key)) return Number.isSafeInteger(n) && n >= 0 ? undefined : 'bad_count';
+  return n >= 0 && n <= MAX_RATIO_ANY_SCALE ? undefined : 'out_of_range';
+}
+
+/**
+ * Maps `GET /station/summary` data. Returns `undefined` when `data` is not an object. A field
+ * that is not a finite number (or numeric string) is left `undefined` (`missing_field`), and so is
+ * one whose value its field cannot hold: a count that is negative, fractional or past 2^53
+ * (`bad_count`), a ratio outside 0..100 (`out_of_range`). The other fields are kept: a summary's
+ * fields are separate figures, and a value left out only leaves its own series out. `skipped`
+ * counts the fields left out, by reason.
+ */
+export function parseSummary(
+  data: unknown,
+): { summary: StationSummary; skipped: Readonly<Record<string, number>> } | undefined {
   const parsed = partialSummarySchema.safeParse(Array.isArray(data) && data.length === 1 ? data[0] : data);
   if (!parsed.success) return undefined;
   const summary: Record<string, number> = {};
-  let missing = 0;
-  for (const [key, wire] of Object.entries(SUMMARY_FIELDS)) {
+  const skip = new SkipCounter();
+  for (const [key, wire] of Object.entries(SUMMARY_FIELDS) as Array<[keyof StationSummary, string]>) {
     const v = parsed.data[wire];
     const n = typeof v === 'number' || typeof v === 'string' ? parseNumber(v) : undefined;
-    if (n === undefined) missing++;
-    else summary[key] = n;
+    const bad = n === undefined ? 'missing_field' : impossibleValue(key, n);
+    if (bad === undefined) summary[key] = n as number;
+    else skip.add(bad);
   }
-  return { summary, missing };
+  return { summary, skipped: skip.counts };
 }
 
 /**
