@@ -235,6 +235,8 @@ class StationDataClient {
       this.#reportSkipped(collector, endpoint, list);
       return list;
     };
+    // The interface documents an array for both, but a single site object is a reasonable reading too.
+    const sites = (data: unknown) => parseSites(Array.isArray(data) ? data : [data], yielder);
     return {
       listSites: async (signal) =>
         reported(
@@ -245,19 +247,18 @@ class StationDataClient {
             path: ENDPOINTS.sites.path(),
             signal,
             list: true,
-            map: (data) => parseSites(data, yielder),
+            map: sites,
           }),
         ),
       getSite: async (id, signal) => {
         checkIds('site', [id]);
-        // The interface documents an array, but a single object is a reasonable reading too.
         const list = await this.get({
           collector,
           endpoint: 'site',
           path: ENDPOINTS.site.path(id),
           signal,
           list: false,
-          map: (data) => parseSites(Array.isArray(data) ? data : [data], yielder),
+          map: sites,
         });
         return reported('site', list);
       },

@@ -204,6 +204,23 @@ describe('mapping at the edge', () => {
     expect(skipped).toEqual([['station_summary', 'missing_field', 1]]);
   });
 
+  it('refuses a site with more values than an item may hold, from /sites/{id} too, as too_large', async () => {
+    const g = 'c'.repeat(24);
+    const elements = new Array(60_000).fill({});
+    const site = {
+      id: g,
+      name: 'P',
+      description: '',
+      lines: [{ id: S1, name: 'L', description: '', elements }],
+    };
+    agent
+      .get(BASE)
+      .intercept({ path: `/sites/${g}` })
+      .reply(200, ok(site));
+    await expect(client().getSite(g)).rejects.toMatchObject({ endpoint: 'site', reason: 'too_large' });
+    expect(events.map((e) => e.statusClass)).toEqual(['too_large']);
+  });
+
   it('leaves out summary values their field cannot hold, counted by reason, and keeps the rest', async () => {
     agent
       .get(BASE)
