@@ -278,7 +278,7 @@ function coreInstruments(
   });
   const labelValues = new Counter({
     name: `${P}label_values_redacted_total`,
-    help: 'Label values from the upstream that were not exported as sent, by collector and reason: secret (carried a known token or a Bearer credential: masked as [REDACTED]) or too_long (longer than 256 characters: cut, ending in an ellipsis); an element whose id would need either is left out and counted here. Names and descriptions count at every topology refresh; record fields (slot, unit, result) once per distinct value.',
+    help: 'Label values from the upstream that were not exported as sent, by collector and reason: secret (carried a known token or a Bearer credential: masked as [REDACTED]), too_long (longer than 256 characters: cut, ending in an ellipsis) or ill_formed (held a lone UTF-16 surrogate, which UTF-8 cannot carry: exported as U+FFFD); an element whose id would need masking or cutting is left out and counted here. Names and descriptions count at every topology refresh; record fields (slot, unit, result) once per distinct value.',
     labelNames: ['collector', 'reason'],
     registers,
   });

@@ -4,9 +4,10 @@
  * into a station description, or a site named after a token, would publish the token to every
  * scraper. And a 1 MB station name, repeated on every series of the station, makes a 43 MB body.
  *
- * So every upstream value that becomes a label passes here once per topology: a value carrying a
- * known secret (or `Bearer <credential>`) is masked the way the logs mask it, and a value longer
- * than {@link MAX_LABEL_VALUE_LENGTH} is cut and marked. An id cannot be changed without merging
+ * So every upstream value that becomes a label passes here once per topology: a lone UTF-16
+ * surrogate (which UTF-8 cannot carry) becomes U+FFFD, a value carrying a known secret (or
+ * `Bearer <credential>`) is masked the way the logs mask it, and a value longer than
+ * {@link MAX_LABEL_VALUE_LENGTH} is cut and marked. An id cannot be changed without merging
  * two elements into one series (and it is sent back to the upstream in requests), so an element
  * whose id would need either is left out instead. Each case is counted by reason and logged once,
  * without the value.
@@ -25,7 +26,7 @@ export const MAX_LABEL_VALUE_LENGTH = 256;
 export const TRUNCATION_MARKER = '…';
 
 /** Why a label value was changed or its element left out. */
-export type LabelValueReason = 'secret' | 'too_long';
+export type LabelValueReason = 'secret' | 'too_long' | 'ill_formed';
 
 /** One poll's changed or refused label values, by reason. */
 export interface LabelValueCount {
@@ -52,6 +53,14 @@ export function truncateLabelValue(text: string, max: number = MAX_LABEL_VALUE_L
   return text.slice(0, end) + TRUNCATION_MARKER;
 }
 
+/**
+ * `text` with every lone surrogate replaced by U+FFFD (`String.prototype.toWellFormed`, ES2024;
+ * the project's TypeScript lib is ES2023): what UTF-8 encoding writes for it anyway.
+ */
+function wellFormed(text: string): string {
+  return (text as string & { toWellFormed(): string }).toWellFormed();
+}
+
 /** Masks and caps upstream label values, and counts what it changed. One per collector job. */
 export class LabelValues {
   readonly #deps: LabelValuesDeps;
@@ -62,10 +71,17 @@ export class LabelValues {
     this.#deps = deps;
   }
 
-  /** A name or description as exported: secrets masked, then cut to the cap. `field` names it in the log. */
+  /**
+   * A name or description as exported: made well-formed, secrets masked, then cut to the cap.
+   * `field` names it in the log. Lone surrogates are replaced here, before names are compared
+   * for clashes: the exposition's UTF-8 writes each of them as U+FFFD, so `P\ud800`, `P\udbff`
+   * and `P\ufffd`, three names to the clash check, were three sites with one label.
+   */
   value(text: string, field: string): string {
-    let out = this.#deps.redact(text);
-    if (out !== text) this.#note('secret', field);
+    const formed = wellFormed(text);
+    if (formed !== text) this.#note('ill_formed', field);
+    let out = this.#deps.redact(formed);
+    if (out !== formed) this.#note('secret', field);
     if (out.length > MAX_LABEL_VALUE_LENGTH) {
       out = truncateLabelValue(out);
       this.#note('too_long', field);
@@ -113,6 +129,11 @@ export class LabelValues {
       logger.warn(
         { collector, field },
         'an upstream label value carried a secret (a known token or a Bearer credential): names and descriptions are exported masked, an element with such an id is left out; counted in station_exporter_label_values_redacted_total',
+      );
+    } else if (reason === 'ill_formed') {
+      logger.warn(
+        { collector, field },
+        'an upstream label value held a lone UTF-16 surrogate, which UTF-8 cannot carry: it is exported as U+FFFD (a clash with a sibling then gets an id suffix); counted in station_exporter_label_values_redacted_total',
       );
     } else {
       logger.warn(

@@ -235,6 +235,8 @@ class StationDataClient {
       this.#reportSkipped(collector, endpoint, list);
       return list;
     };
+    // The interface documents an array for both, but a single site object is a reasonable reading too.
+    const sites = (data: unknown) => parseSites(Array.isArray(data) ? data : [data], yielder);
     return {
       listSites: async (signal) =>
         reported(
@@ -245,19 +247,18 @@ class StationDataClient {
             path: ENDPOINTS.sites.path(),
             signal,
             list: true,
-            map: parseSites,
+            map: sites,
           }),
         ),
       getSite: async (id, signal) => {
         checkIds('site', [id]);
-        // The interface documents an array, but a single object is a reasonable reading too.
         const list = await this.get({
           collector,
           endpoint: 'site',
           path: ENDPOINTS.site.path(id),
           signal,
           list: false,
-          map: (data) => parseSites(Array.isArray(data) ? data : [data]),
+          map: sites,
         });
         return reported('site', list);
       },
@@ -315,13 +316,8 @@ class StationDataClient {
         message: 'station_summary: data is not a summary object',
       });
     }
-    if (parsed.missing > 0)
-      this.#layers.onSkipped?.({
-        endpoint: 'station_summary',
-        reason: 'missing_field',
-        count: parsed.missing,
-        collector,
-      });
+    for (const [reason, count] of Object.entries(parsed.skipped))
+      this.#layers.onSkipped?.({ endpoint: 'station_summary', reason, count, collector });
     return parsed.summary;
   }
 }

@@ -7,7 +7,8 @@
  * heap) and about a second of blocking, before a single record is looked at. Here a first pass
  * only finds where each element of `data` starts and ends (a byte loop, no objects), a step of
  * at most {@link INDEX_STEP_BYTES} at a time, and refuses an answer with more than `maxItems`
- * elements before any object is built; a second pass parses the elements a slice at a time
+ * elements, or an element with more than {@link MAX_VALUES_PER_ITEM} values, before any object
+ * is built; a second pass parses the elements a slice at a time
  * (at most {@link SLICE_ITEMS} elements or {@link SLICE_BYTES} bytes), so that only one slice's
  * objects exist at once. Every step runs through {@link DecodeTurns}: one collector's answer
  * cannot hold the event loop, or another collector's decoding, for more than one step.
@@ -27,6 +28,20 @@ export const MAX_ITEMS_PER_ANSWER = 200_000;
  * and memory of a step; a site with thousands of stations is a few hundred kB.
  */
 export const MAX_ITEM_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Values inside one element of `data` (or inside a `data` that is one object), counted by the
+ * byte loop as its objects and arrays and the commas between their members: a larger one is
+ * refused as `too_large` before it is parsed.
+ *
+ * Why: the byte cap bounds an item's text, not what it unpacks to. One site item of 4 MiB of
+ * `{}` elements is 1.4 million objects: its parse blocked the event loop for over a second and
+ * the check of its elements for 5 to 8 s more. A real site costs about 6 values a station (the
+ * simulator's site of 1,000 stations: 5,916), so 100,000 holds a site of over 16,000 stations,
+ * more than the largest plant the scaling guide plans for (10,000) in one site; a measurement or
+ * unit record holds about 15.
+ */
+export const MAX_VALUES_PER_ITEM = 100_000;
 
 /** Bytes of the envelope outside `data` (`message`, `meta`, keys): more is refused as `too_large`. */
 export const MAX_ENVELOPE_BYTES = 64 * 1024;
@@ -103,18 +118,19 @@ class Scanner {
   }
 
   /**
-   * The position just after the value that starts at `i`, scanning at most `limit` bytes;
-   * `too_large` (with `what`) past that. Strings and nesting are followed (brackets inside
-   * strings do not count); the value's own syntax is left to `JSON.parse`.
+   * The position just after the value that starts at `i`, scanning at most `limit.bytes` bytes
+   * and counting at most `limit.values` values in it; `too_large` (with `what`) past either.
+   * Strings and nesting are followed (brackets inside strings do not count); the value's own
+   * syntax is left to `JSON.parse`.
    */
-  valueEnd(i: number, limit: { readonly bytes: number; readonly what: string }): number {
+  valueEnd(i: number, limit: ValueLimit): number {
     const b = this.bytes;
     const stop = Math.min(b.length, i + limit.bytes + 1);
     const first = b[i];
     if (first === undefined) throw invalid('unexpected end');
     let j = i;
     if (first === QUOTE || first === OPEN_BRACE || first === OPEN_BRACKET) {
-      j = this.#nestedEnd(i, stop);
+      j = this.#nestedEnd(i, stop, limit);
     } else {
       while (j < stop && !isDelimiter(b[j]!)) j++;
       if (j === i) throw invalid(`expected a value at byte ${i}`);
@@ -124,14 +140,25 @@ class Scanner {
     return j;
   }
 
-  /** End of a string, object or array starting at `i`; `stop` when it does not end before. */
-  #nestedEnd(i: number, stop: number): number {
+  /**
+   * End of a string, object or array starting at `i`; `stop` when it does not end before.
+   * Counts the objects, arrays and commas in it (each is a value the parse builds and a mapping
+   * walks) and refuses more than `limit.values`.
+   */
+  #nestedEnd(i: number, stop: number, limit: ValueLimit): number {
     const b = this.bytes;
+    const maxValues = limit.values ?? Number.POSITIVE_INFINITY;
     let depth = 0;
+    let values = 0;
     for (let j = i; j < stop; j++) {
       const c = b[j]!;
       if (c === QUOTE) j = this.#closingQuote(j + 1, stop);
-      else depth += nesting(c);
+      else {
+        const d = nesting(c);
+        depth += d;
+        if ((d > 0 || c === COMMA) && ++values > maxValues)
+          throw new EnvelopeError('too_large', `${limit.what} holds more than ${maxValues} values`);
+      }
       // The value started with a quote or a bracket: at depth 0 again, it has ended.
       if (depth === 0 && j < stop) return j + 1;
     }
@@ -149,6 +176,15 @@ class Scanner {
     }
     return stop;
   }
+}
+
+/** How far {@link Scanner.valueEnd} may read one value. */
+interface ValueLimit {
+  readonly bytes: number;
+  /** Objects, arrays and commas inside the value at most; default no limit. */
+  readonly values?: number;
+  /** The value, in the message of a refusal. */
+  readonly what: string;
 }
 
 /** How a byte outside strings changes the depth of nesting: +1 opens, -1 closes, 0 neither. */
@@ -271,7 +307,7 @@ class EnvelopeIndex implements ItemSpans {
       this.#place = this.bytes[first] === CLOSE_BRACKET ? 'after_value' : 'item';
       return;
     }
-    const end = s.valueEnd(v, { bytes: MAX_ITEM_BYTES, what: 'data' });
+    const end = s.valueEnd(v, { bytes: MAX_ITEM_BYTES, values: MAX_VALUES_PER_ITEM, what: 'data' });
     this.single = [v, end];
     this.#pos = end;
     this.#place = 'after_value';
@@ -281,7 +317,11 @@ class EnvelopeIndex implements ItemSpans {
   #item(i: number): void {
     if (this.starts.length >= this.#maxItems)
       throw new EnvelopeError('too_large', `answer holds more than ${this.#maxItems} items; not decoded`);
-    const end = this.#scan.valueEnd(i, { bytes: MAX_ITEM_BYTES, what: 'one item of data' });
+    const end = this.#scan.valueEnd(i, {
+      bytes: MAX_ITEM_BYTES,
+      values: MAX_VALUES_PER_ITEM,
+      what: 'one item of data',
+    });
     this.starts.push(i);
     this.ends.push(end);
     this.#pos = end;

@@ -44,6 +44,17 @@ describe('label values from the upstream', () => {
     expect(values.take()).toEqual([{ reason: 'too_long', count: 1 }]);
   });
 
+  it('replace lone surrogates by U+FFFD, as UTF-8 would write them, count them and keep pairs', () => {
+    const { values, lines } = setup();
+    expect(values.value('P\ud800', 'site name')).toBe('P\ufffd');
+    expect(values.value('P\udbffx\udc00', 'site name')).toBe('P\ufffdx\ufffd');
+    expect(values.value('P\ufffd', 'site name')).toBe('P\ufffd');
+    expect(values.value('Oven 😀', 'station name')).toBe('Oven 😀');
+    expect(values.take()).toEqual([{ reason: 'ill_formed', count: 2 }]);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain('lone UTF-16 surrogate');
+  });
+
   it('never cut a surrogate pair in half', () => {
     const text = `${'a'.repeat(MAX_LABEL_VALUE_LENGTH - 2)}😀😀`;
     const cut = truncateLabelValue(text);

@@ -1,5 +1,8 @@
+import pino from 'pino';
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { wireExporter } from '../../src/app/wire.ts';
+import { configFromObject } from '../../src/config/load.ts';
 import { type ClientOptions, createClient, type RequestEvent } from '../../src/upstream/client.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
 import { LoopYielder } from '../../src/util/loop-yield.ts';
@@ -199,6 +202,128 @@ describe('mapping at the edge', () => {
     });
     expect(s.retryRate).toBeUndefined();
     expect(skipped).toEqual([['station_summary', 'missing_field', 1]]);
+  });
+
+  it('refuses a site with more values than an item may hold, from /sites/{id} too, as too_large', async () => {
+    const g = 'c'.repeat(24);
+    const elements = new Array(60_000).fill({});
+    const site = {
+      id: g,
+      name: 'P',
+      description: '',
+      lines: [{ id: S1, name: 'L', description: '', elements }],
+    };
+    agent
+      .get(BASE)
+      .intercept({ path: `/sites/${g}` })
+      .reply(200, ok(site));
+    await expect(client().getSite(g)).rejects.toMatchObject({ endpoint: 'site', reason: 'too_large' });
+    expect(events.map((e) => e.statusClass)).toEqual(['too_large']);
+  });
+
+  it('leaves out summary values their field cannot hold, counted by reason, and keeps the rest', async () => {
+    agent
+      .get(BASE)
+      .intercept({ path: (p) => p.startsWith('/station/summary') })
+      .reply(
+        200,
+        ok({
+          unique_units: 10,
+          total_input: '12',
+          unique_input: -5,
+          total_output: 1e308,
+          unique_output: 10,
+          first_pass: 2.5,
+          final_pass: 9,
+          first_pass_yield: 250,
+          final_yield: 90,
+          retry_rate: -0.1,
+        }),
+      );
+    const s = await client().stationSummary({ stationIds: [S1] });
+    // 90 may be a percentage: its scale is the summary collector's to decide, with the whole answer.
+    expect(s).toEqual({ uniqueUnits: 10, totalInput: 12, uniqueOutput: 10, finalPass: 9, finalYield: 90 });
+    expect(skipped).toEqual([
+      ['station_summary', 'bad_count', 3],
+      ['station_summary', 'out_of_range', 2],
+    ]);
+  });
+
+  it('exports none of the impossible summary values, at station or line level, and counts them', async () => {
+    const line = 'd'.repeat(24);
+    const site = 'e'.repeat(24);
+    const pool = agent.get(BASE);
+    const station = (id: string, name: string) => ({ id, name, description: '', type: 'station' });
+    pool
+      .intercept({ path: '/sites' })
+      .reply(
+        200,
+        ok([
+          {
+            id: site,
+            name: 'Plant',
+            description: '',
+            lines: [
+              { id: line, name: 'L1', description: '', elements: [station(S1, 'A'), station(S2, 'B')] },
+            ],
+          },
+        ]),
+      )
+      .persist();
+    let summaries = 0;
+    pool
+      .intercept({ path: (p) => p.startsWith('/station/summary') })
+      .reply(200, () => {
+        summaries++;
+        return ok({
+          unique_units: 10,
+          total_input: 12,
+          unique_input: -5,
+          total_output: 1e308,
+          unique_output: 10,
+          first_pass: 8,
+          final_pass: 9,
+          first_pass_yield: 0.8,
+          final_yield: 0.9,
+          retry_rate: 0.1,
+        });
+      })
+      .persist();
+    pool
+      .intercept({ path: (p) => p.startsWith('/units') || p.startsWith('/metrics') })
+      .reply(200, ok([]))
+      .persist();
+    const config = configFromObject(
+      {
+        upstream: { base_url: BASE, token: TOKEN },
+        windows: ['1h'],
+        summary: { levels: ['station', 'line'], skip_idle: false },
+      },
+      { env: {}, baseDir: '/' },
+    );
+    const exporter = wireExporter(config, { dispatcher: agent, logger: pino({ level: 'silent' }) });
+    try {
+      await exporter.scheduler.pollOnce();
+      const text = await (
+        await exporter.app.request('/metrics', { headers: { accept: 'text/plain' } })
+      ).text();
+      const samples = text.split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+      const summaryLines = samples.filter((l) => /^station_(line_)?[a-z_]+_(units|ratio)\{/.test(l));
+      // Two stations and their line, each with the fields it could hold.
+      expect(summaries).toBe(3);
+      expect(summaryLines.filter((l) => l.startsWith('station_unique_units{'))).toHaveLength(2);
+      expect(summaryLines.filter((l) => l.startsWith('station_line_unique_units{'))).toHaveLength(1);
+      for (const family of ['unique_input_units', 'output_units']) {
+        expect(summaryLines.filter((l) => l.startsWith(`station_${family}{`))).toEqual([]);
+        expect(summaryLines.filter((l) => l.startsWith(`station_line_${family}{`))).toEqual([]);
+      }
+      expect(samples.filter((l) => / (-5|1e\+308)$/.test(l))).toEqual([]);
+      expect(text).toContain(
+        'station_exporter_records_skipped_total{endpoint="station_summary",reason="bad_count"} 6',
+      );
+    } finally {
+      await exporter.close();
+    }
   });
 
   it('maps sites with stations and groups, skipping malformed elements', async () => {

@@ -6,6 +6,7 @@ import {
   INDEX_STEP_BYTES,
   MAX_ENVELOPE_BYTES,
   MAX_ITEM_BYTES,
+  MAX_VALUES_PER_ITEM,
   SLICE_BYTES,
   SLICE_ITEMS,
   type StepRunner,
@@ -98,6 +99,32 @@ describe('decodeEnvelope', () => {
     const pad = 'p'.repeat(MAX_ENVELOPE_BYTES);
     expect((await failure(`{"data":[1],"meta":{"pad":"${pad}"}}`)).kind).toBe('too_large');
     expect((await failure(`{"meta":"${pad}","data":[1]}`)).kind).toBe('too_large');
+  });
+
+  it('refuses an item or a single data value with more values than the limit, before parsing it', async () => {
+    // `{}` elements count 2 each (the object and its comma): just under the limit, then just over.
+    const empties = (n: number) => new Array<string>(n).fill('{}').join(',');
+    const under = Math.floor((MAX_VALUES_PER_ITEM - 4) / 2);
+    const fits = await decode(`{"data":[{"lines":[${empties(under)}]}]}`);
+    expect((fits as { list: Array<{ lines: unknown[] }> }).list[0]?.lines).toHaveLength(under);
+    const over = MAX_VALUES_PER_ITEM / 2 + 1;
+    const { run, counter } = counting();
+    const err = await decodeEnvelope(Buffer.from(`{"data":[1,{"lines":[${empties(over)}]}]}`), run).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(EnvelopeError);
+    expect(err).toMatchObject({
+      kind: 'too_large',
+      message: `one item of data holds more than ${MAX_VALUES_PER_ITEM} values`,
+    });
+    // Refused while indexing: one step, nothing parsed.
+    expect(counter.steps).toBe(1);
+    const single = await failure(`{"data":{"unique_units":[${empties(over)}]}}`);
+    expect(single.message).toBe(`data holds more than ${MAX_VALUES_PER_ITEM} values`);
+    // Commas and brackets inside strings are text, not values.
+    const text = ',{['.repeat(MAX_VALUES_PER_ITEM);
+    expect(await decode(`{"data":[{"name":"${text}"}]}`)).toEqual({ list: [{ name: text }] });
   });
 
   it('indexes a large body in steps of about a megabyte and parses nothing of an answer it refuses', async () => {

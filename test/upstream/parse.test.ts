@@ -3,8 +3,10 @@ import {
   fixedOffsetMs,
   parseMeasurements,
   parseNumber,
+  parseSites,
   parseTime,
   parseUnits,
+  SITES_SLICE,
 } from '../../src/upstream/parse.ts';
 import { LoopYielder } from '../../src/util/loop-yield.ts';
 
@@ -178,5 +180,59 @@ describe('optional labels', () => {
       yielder,
     );
     expect(list.records.map((r) => r.slot)).toEqual([null, null, '1']);
+  });
+});
+
+/** A yielder that counts its yields. */
+class CountingYielder extends LoopYielder {
+  yields = 0;
+  override yieldToLoop(): Promise<void> {
+    this.yields++;
+    return super.yieldToLoop();
+  }
+}
+
+describe('parseSites', () => {
+  const hex = (n: number) => n.toString(16).padStart(24, '0');
+  const station = (n: number) => ({ id: hex(n), name: `ST${n}`, description: '', type: 'station' });
+
+  it('checks lines, elements and stations in slices across the whole tree, yielding between them', async () => {
+    // Many short lines (each under a slice) and malformed elements: the count spans lists.
+    const lines = Array.from({ length: 300 }, (_, i) => ({
+      id: hex(1000 + i),
+      name: `L${i}`,
+      description: '',
+      elements: [
+        station(5000 + i),
+        {},
+        {},
+        { type: 'group', id: hex(9000 + i), name: 'G', description: '', stations: [{}, station(20000 + i)] },
+      ],
+    }));
+    const sites = [
+      { id: hex(1), name: 'S', description: null, lines },
+      { id: 'nope', name: 'X', lines: [] },
+      {},
+    ];
+    const yielder = new CountingYielder();
+    const list = await parseSites(sites, yielder);
+    // 3 sites, 300 lines, 4 elements and 2 group stations a line.
+    const checks = 3 + 300 * (1 + 4 + 2);
+    expect(yielder.yields).toBe(Math.floor((checks - 1) / SITES_SLICE));
+    expect(list.received).toBe(3);
+    expect(list.skipped).toEqual({ schema: 300 * 3 + 1, bad_id: 1 });
+    const [site] = list.records;
+    expect(list.records).toHaveLength(1);
+    expect(site?.lines).toHaveLength(300);
+    expect(site?.lines[7]?.elements).toEqual([
+      { kind: 'station', id: hex(5007), name: 'ST5007', description: '' },
+      {
+        kind: 'group',
+        id: hex(9007),
+        name: 'G',
+        description: '',
+        stations: [{ id: hex(20007), name: 'ST20007', description: '' }],
+      },
+    ]);
   });
 });
