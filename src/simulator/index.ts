@@ -1,7 +1,16 @@
 /** Public API of the Station Data Query Service simulator. */
 export { createSimulator, type Simulator } from './create.ts';
 export { LARGE_BODY_BYTES } from './faults.ts';
-
+export type { LineStop, StopKinds } from './line-stops.ts';
 export type * from './process-events.ts';
+export { REALISTIC_BEHAVIOUR, type RealisticBehaviour } from './realistic.ts';
+export type { RealisticDesign, RealisticLineDesign } from './realistic-design.ts';
+export {
+  FINAL_YIELD_BAND,
+  FINAL_YIELD_TARGET,
+  type ProductMix,
+  RETRY_RATIO_RANGE,
+  type RealisticRates,
+} from './realistic-line.ts';
 export { type RunningSimulator, startSimulatorServer } from './server.ts';
 export type * from './types.ts';
