@@ -244,3 +244,31 @@ describe('values served by the realistic plant', () => {
     expect(apart).toBeGreaterThan(0);
   });
 });
+
+describe('process events on the realistic plant', () => {
+  it('shifts a station’s values by the asked sd, and leaves other stations alone', () => {
+    const plant = { kind: 'realistic', stops: false } as const;
+    const base = fixedSim({ plant }).sim;
+    const station = base.plant.stations.find((s) => s.groupId === undefined && s.position > 1)!;
+    const name = base
+      .metricsBetween([station.id], { from: new Date(NOW - HOUR), to: new Date(NOW) })
+      .map((m) => m.name)
+      .find((n) => REALISTIC_BEHAVIOUR[n] !== undefined)!;
+    const fromMs = NOW - 24 * HOUR;
+    const shifted = fixedSim({
+      plant,
+      process: { events: [{ kind: 'shift', stationId: station.id, name, fromMs, sigmas: 2 }] },
+    }).sim;
+    const sd = measurementCatalog(42, 8, { exotic: false }).find((m) => m.name === name)!.sd;
+    const span = { from: new Date(fromMs), to: new Date(NOW), names: [name] };
+    const values = (s: typeof base) =>
+      s.metricsBetween([station.id], span).flatMap((m) => (m.value === '' ? [] : [Number(m.value)]));
+    const [a, b] = [values(base), values(shifted)];
+    const mean = (xs: number[]) => xs.reduce((x, y) => x + y, 0) / xs.length;
+    // Values clamped inside the limits on passing visits keep the shift a little under 2 sd.
+    expect((mean(b) - mean(a)) / sd).toBeGreaterThan(1.6);
+    expect((mean(b) - mean(a)) / sd).toBeLessThan(2.1);
+    const other = base.plant.stations.find((s) => s.id !== station.id)!;
+    expect(shifted.metricsBetween([other.id], span)).toEqual(base.metricsBetween([other.id], span));
+  });
+});
