@@ -98,7 +98,7 @@ export function realisticOffset(b: RealisticBehaviour, r: Reading): number {
   const product =
     b.productSpread === 0
       ? 0
-      : b.productSpread * (2 * uniform(r.seed, Purpose.product, r.productHash, r.nameHash) - 1);
+      : b.productSpread * (2 * uniform(Purpose.product, r.productHash, r.nameHash) - 1);
   const station = STATION_OFFSET_SD * normalAt(r.seed, Purpose.value, r.stationHash, r.nameHash);
   const slot =
     r.slot === 0
@@ -107,13 +107,14 @@ export function realisticOffset(b: RealisticBehaviour, r: Reading): number {
   return product + station + slot;
 }
 
-/** The nominal offset, in sd, of a product for a name (what {@link realisticOffset} adds for it). */
+/**
+ * The nominal offset, in sd, of a product for a name (what {@link realisticOffset} adds for it).
+ * A property of the product's design, so the same for every seed and line.
+ */
 export function productOffset(
   b: RealisticBehaviour,
-  at: { readonly seed: number; readonly product: string; readonly name: string },
+  at: { readonly product: string; readonly name: string },
 ): number {
   if (b.productSpread === 0) return 0;
-  return (
-    b.productSpread * (2 * uniform(at.seed, Purpose.product, hashString(at.product), hashString(at.name)) - 1)
-  );
+  return b.productSpread * (2 * uniform(Purpose.product, hashString(at.product), hashString(at.name)) - 1);
 }
