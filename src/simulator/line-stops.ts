@@ -15,7 +15,7 @@ const DAY = 86_400_000;
 const HALF_HOUR = 1_800_000;
 
 /** Local hours at which shifts start (three 8-hour shifts). */
-export const SHIFT_STARTS_H = [6, 14, 22] as const;
+const SHIFT_STARTS_H = [6, 14, 22] as const;
 /** The meal break starts this many hours into a shift. */
 const BREAK_AFTER_H = 4;
 /** Chance that a line has one unplanned stop on a given (UTC) day. */

@@ -293,7 +293,7 @@ export interface PlantNames {
 }
 
 /** The realistic plant's settings, or null for the textbook plant. */
-export function realisticOf(plant: PlantOption | undefined): RealisticPlantOptions | null {
+function realisticOf(plant: PlantOption | undefined): RealisticPlantOptions | null {
   if (plant === undefined || plant === 'textbook') return null;
   return plant === 'realistic' ? { kind: 'realistic' } : plant;
 }

@@ -10,12 +10,14 @@ import { MAX_ATTEMPTS, NULL_RESULT_RATE } from './attempts.ts';
 import { type StopKinds, StopSchedule } from './line-stops.ts';
 import { hashString, Purpose, uniform } from './random.ts';
 
-/** The targets of the exporter's default config (`targets.default`), which the plant sits around. */
+/** The final-yield target of the exporter's default config (`targets.default`), which lines sit around. */
 export const FINAL_YIELD_TARGET = 0.95;
-export const RETRY_RATE_TARGET = 0.1;
 /** A line's final yield is drawn uniformly from its target ± this. */
 export const FINAL_YIELD_BAND = 0.01;
-/** A station's retry ratio is drawn uniformly from this range (about a quarter above the target). */
+/**
+ * A station's retry ratio is drawn uniformly from this range: near the default config's retry
+ * target of 0.1, about a quarter of the stations above it.
+ */
 export const RETRY_RATIO_RANGE = [0.07, 0.11] as const;
 /** A retest fails at most this often: beyond it a retest would be pointless. */
 const MAX_RETEST_FAIL = 0.9;

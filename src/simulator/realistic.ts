@@ -48,9 +48,9 @@ export const REALISTIC_BEHAVIOUR: Readonly<Record<string, RealisticBehaviour>> =
 };
 
 /** A station's mean offset per name, in sd: fixtures and instruments differ a little. */
-export const STATION_OFFSET_SD = 0.3;
+const STATION_OFFSET_SD = 0.3;
 /** A slot's mean offset per name within its station, in sd: the nests of one fixture differ less. */
-export const SLOT_OFFSET_SD = 0.15;
+const SLOT_OFFSET_SD = 0.15;
 
 /** Where a reading sits: everything its value depends on besides the name. */
 export interface Reading {
