@@ -18,6 +18,8 @@ const HALF_HOUR = 1_800_000;
 const SHIFT_STARTS_H = [6, 14, 22] as const;
 /** The meal break starts this many hours into a shift. */
 const BREAK_AFTER_H = 4;
+/** Days of unplanned stops a schedule keeps before it forgets them: about ten years. */
+const MAX_CACHED_DAYS = 4096;
 /** Chance that a line has one unplanned stop on a given (UTC) day. */
 const LINE_STOP_DAILY_CHANCE = 0.25;
 
@@ -47,6 +49,7 @@ export class StopSchedule {
   readonly #breakMs: number;
   readonly #planned: ReadonlyArray<{ from: number; to: number; kind: LineStop['kind'] }>;
   readonly #offsets: ZoneOffsets;
+  readonly #unplanned = new Map<number, LineStop | null>();
 
   constructor(at: { seed: number; lineHash: number; tz: string; kinds?: StopKinds }) {
     this.#seed = at.seed;
@@ -132,12 +135,20 @@ export class StopSchedule {
     return out;
   }
 
+  /** The unplanned stop starting on a UTC day, if any; cached, as every attempt asks for two days. */
   #unplannedOf(day: number): LineStop | null {
+    const hit = this.#unplanned.get(day);
+    if (hit !== undefined) return hit;
     const h = hashInts(this.#seed, Purpose.stop, this.#lineHash, day);
     const u = (k: number) => uniform(h, k);
-    if (u(0) >= LINE_STOP_DAILY_CHANCE) return null;
-    const fromMs = day * DAY + Math.floor(u(1) * DAY);
-    return { fromMs, toMs: fromMs + Math.round((40 + 40 * u(2)) * MIN), kind: 'line_stop' };
+    let stop: LineStop | null = null;
+    if (u(0) < LINE_STOP_DAILY_CHANCE) {
+      const fromMs = day * DAY + Math.floor(u(1) * DAY);
+      stop = { fromMs, toMs: fromMs + Math.round((40 + 40 * u(2)) * MIN), kind: 'line_stop' };
+    }
+    if (this.#unplanned.size >= MAX_CACHED_DAYS) this.#unplanned.clear();
+    this.#unplanned.set(day, stop);
+    return stop;
   }
 
   /** The stops starting on one UTC day. */

@@ -4,10 +4,11 @@
  * the reason or source of each choice); per product, a nominal of its own for the characteristics
  * that depend on the design; per fixture slot, a small offset. Values stay counter-based: the
  * AR(1) value of a reading is computed from the innovations of the line's earlier unit slots,
- * each a hash of (seed, station, name, unit index), so any window is generated on its own.
+ * each a hash of (seed, station, name, unit index), so any window is generated on its own (the
+ * sum of `ar1At` in src/simulator/shapes.ts, truncated sooner).
  */
 import { HashVariates, hashInts, hashString, Purpose, uniform } from './random.ts';
-import { ar1At, type Shape, standardDraw } from './shapes.ts';
+import { type Shape, standardDraw } from './shapes.ts';
 
 /** How one measurement name behaves on the realistic plant. */
 export interface RealisticBehaviour {
@@ -69,6 +70,13 @@ export interface Reading {
 
 const variates = new HashVariates(0);
 
+/**
+ * Innovations further back than this weight (φ^k) are left out: what they would add to the
+ * variance is below φ^(2k) = 1e-8 of it, and leaving them out halves the work of a value at
+ * φ 0.3 (8 innovations instead of the 18 of ar1At's 1e-9).
+ */
+const LEAST_WEIGHT = 1e-4;
+
 /** The standardised noise of a reading: AR(1) of its name's phi over innovations of its shape. */
 export function realisticNoise(b: RealisticBehaviour, r: Reading): number {
   const innovation = (lag: number) =>
@@ -85,7 +93,17 @@ export function realisticNoise(b: RealisticBehaviour, r: Reading): number {
         ),
       ),
     );
-  return ar1At(b.phi, innovation);
+  if (b.phi === 0) return innovation(0);
+  let sum = 0;
+  let weight = 1;
+  let squares = 0;
+  for (let lag = 0; weight >= LEAST_WEIGHT; lag++) {
+    sum += weight * innovation(lag);
+    squares += weight * weight;
+    weight *= b.phi;
+  }
+  // Scaled to variance 1 exactly for the terms kept: ar1At's stationary AR(1), truncated.
+  return sum / Math.sqrt(squares);
 }
 
 /** A standard normal draw of the given coordinates (exact, unbounded). */
