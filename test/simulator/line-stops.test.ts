@@ -126,4 +126,21 @@ describe('a stopped line in the simulator', () => {
     expect(Math.abs(share - want)).toBeLessThan(0.03);
     expect(share).toBeLessThan(0.95);
   });
+
+  it('finds the units a stop held back when a window starts just after it', () => {
+    const { line, stop } = found!;
+    const ids = sim.plant.stations.filter((s) => s.lineId === line.id).map((s) => s.id);
+    const wide = sim.unitsBetween(ids, new Date(stop.fromMs - 3 * HOUR), new Date(stop.toMs + HOUR));
+    for (const after of [0, 2 * MIN, 10 * MIN]) {
+      const from = stop.toMs + after;
+      const narrow = sim.unitsBetween(ids, new Date(from), new Date(stop.toMs + HOUR));
+      const want = wide.filter((u) => Date.parse(u.time_created) >= from);
+      expect(narrow).toEqual(want);
+      // Units that entered before the stop finish after it.
+      const serials = new Set(
+        wide.filter((u) => Date.parse(u.time_created) < stop.fromMs).map((u) => u.unit_serial),
+      );
+      if (after === 0) expect(narrow.some((u) => serials.has(u.unit_serial))).toBe(true);
+    }
+  });
 });

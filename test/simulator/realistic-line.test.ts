@@ -149,3 +149,26 @@ describe('realistic lines over five days', () => {
     }
   });
 });
+
+describe('products in lots', () => {
+  it('runs one product for 60-240 units at a time', () => {
+    const { sim } = fixedSim({ seed: 5, plant: { kind: 'realistic', productMix: 'lots', stops: false } });
+    const line = sim.plant.sites[0]!.lines[0]!;
+    const lot = sim.realistic!.line(line.id).lotUnits!;
+    expect(lot).toBeGreaterThanOrEqual(60);
+    expect(lot).toBeLessThanOrEqual(240);
+    const first = sim.plant.stations.find((s) => s.lineId === line.id && s.position === 0)!;
+    const entries = sim
+      .unitsBetween([first.id], new Date(NOW - 48 * HOUR), new Date(NOW))
+      .filter((u) => u.direction === 'input' && !u.tags.includes('retest') && u.unit_type !== null);
+    const lotOf = (serial: string) => Math.floor(Number(serial.split('-')[1]) / lot);
+    const products = new Map<number, Set<string>>();
+    for (const u of entries) {
+      const k = lotOf(u.unit_serial);
+      products.set(k, (products.get(k) ?? new Set()).add(u.unit_type!));
+    }
+    // One product within a lot; over two days (six or more lots) more than one product.
+    for (const set of products.values()) expect(set.size).toBe(1);
+    expect(new Set(entries.map((u) => u.unit_type)).size).toBeGreaterThan(1);
+  });
+});
