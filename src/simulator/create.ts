@@ -3,6 +3,7 @@ import { createApp } from './app.ts';
 import { DEFAULT_SCENARIO, patchScenario } from './faults.ts';
 import { buildPlant, DEFAULT_SCALE } from './plant.ts';
 import { applyProcess } from './process.ts';
+import { type RealisticDesign, realisticDesign } from './realistic-design.ts';
 import { metricRecords, unitRecords } from './records.ts';
 import { plantOfRecording, replayOffset, replaySource } from './replay.ts';
 import { servedUnits } from './routes.ts';
@@ -40,6 +41,8 @@ export interface Simulator {
   ): MetricRecordWire[];
   /** Ground truth: the summary /station/summary returns for these stations and window. */
   summaryOf(stationIds: string[], from: Date, to: Date): SummaryWire;
+  /** The realistic plant's design (lines' products, yields and stops; stations' rates); null otherwise. */
+  realistic: RealisticDesign | null;
 }
 
 /** Creates a deterministic simulator; the same options and clock always give the same answers. */
@@ -50,6 +53,7 @@ export function createSimulator(opts: SimulatorOptions = {}): Simulator {
     seed,
     { ...DEFAULT_SCALE, ...opts.scale },
     { exotic: opts.exoticNames ?? false, hostile: opts.hostileNames ?? false },
+    opts.plant,
   );
   const processDrops = applyProcess(model, opts.process);
   const replay = opts.replay;
@@ -96,5 +100,6 @@ export function createSimulator(opts: SimulatorOptions = {}): Simulator {
       metricRecords({ seed, model }, lower(ids), { w: window(from, to), names }),
     summaryOf: (ids, from, to) =>
       summarize(servedUnits(state, lower(ids), window(from, to)), state.yieldScale),
+    realistic: replay ? null : realisticDesign(model),
   };
 }

@@ -20,6 +20,8 @@ Serves a deterministic simulator of the Station Data Query Service.
   --stations-per-line N    stations per line, counting each station of a group (default ${DEFAULT_SCALE.stationsPerLine})
   --measurements N         measurement names (default ${DEFAULT_SCALE.measurementNames})
   --units-per-hour N       units entering each line per hour (default ${DEFAULT_SCALE.unitsPerHour})
+  --plant KIND             textbook (default) or realistic: autocorrelated, skewed values,
+                           2-4 products a line, lines at their targets, shift changes and stops
   --yield-scale S          ratio (0..1, default) or percent (0..100)
   --max-records N          silently truncate list results to N records (oldest kept)
   --exotic-names           names with quotes, backslash, newline and non-ASCII
@@ -57,6 +59,7 @@ const OPTIONS = {
   'stations-per-line': { type: 'string' },
   measurements: { type: 'string' },
   'units-per-hour': { type: 'string' },
+  plant: { type: 'string' },
   'yield-scale': { type: 'string' },
   'max-records': { type: 'string' },
   'exotic-names': { type: 'boolean' },
@@ -212,6 +215,12 @@ export function parseSimulatorArgs(argv: string[]): SimulatorServerOptions | 'he
     exoticNames: v['exotic-names'] ?? false,
   };
   if (v['hostile-names']) opts.hostileNames = true;
+  if (v.plant !== undefined) {
+    if (v.plant !== 'textbook' && v.plant !== 'realistic') {
+      throw new Error(`--plant: expected textbook or realistic, got "${v.plant}"`);
+    }
+    opts.plant = v.plant;
+  }
   if (yieldScale) opts.yieldScale = yieldScale;
   const maxRecords = num(v, 'max-records');
   if (maxRecords !== undefined) opts.maxRecords = maxRecords;
@@ -288,7 +297,7 @@ export async function runSimulatorCommand(argv: string[]): Promise<void> {
   process.stdout.write(
     `Station Data Query Service simulator listening on ${running.url}\n` +
       (command.replayDir && opts.replay ? replayLine(command.replayDir, opts.replay) : '') +
-      `  seed ${opts.seed}, ${plant.sites.length} sites, ${plant.stations.length} stations, ` +
+      `  seed ${opts.seed}, ${typeof opts.plant === 'object' ? 'realistic' : (opts.plant ?? 'textbook')} plant, ${plant.sites.length} sites, ${plant.stations.length} stations, ` +
       `${plant.measurementNames.length} measurement names\n` +
       `  auth: Authorization: Bearer <token> (accepted: ${hint}${opts.jwtSecret ? ', and JWTs signed with the secret' : ''})\n` +
       `  try: curl -H 'Authorization: Bearer <token>' ${running.url}/sites\n`,

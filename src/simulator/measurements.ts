@@ -1,5 +1,11 @@
 import { type MeasurementEvent, measurementEffect } from './process-events.ts';
 import { gaussian, hashInts, hashString, Purpose, uniform } from './random.ts';
+import {
+  REALISTIC_BEHAVIOUR,
+  type RealisticBehaviour,
+  realisticNoise,
+  realisticOffset,
+} from './realistic.ts';
 
 /** How a measurement's value is produced. */
 type MeasurementKind = 'numeric' | 'passfail' | 'cycle';
@@ -25,6 +31,8 @@ export interface MeasurementSpec {
   nameHash: number;
   /** Deliberately incapable: spec limits at ±3 sd, and it explains its stations' failing visits. */
   incapable: boolean;
+  /** On the realistic plant: its distribution, autocorrelation and product spread (no drift). */
+  behaviour?: RealisticBehaviour;
 }
 
 type Limits = 'both' | 'upper' | 'lower' | 'none';
@@ -105,8 +113,14 @@ function limitsOf(base: BaseSpec, seed: number, index: number) {
   };
 }
 
-function specAt(seed: number, index: number, names: { readonly exotic: boolean }): MeasurementSpec {
-  const { exotic } = names;
+/** How a catalog is built: escaping-hostile names, the realistic plant's behaviours. */
+interface CatalogKind {
+  readonly exotic: boolean;
+  readonly realistic?: boolean;
+}
+
+function specAt(seed: number, index: number, kind: CatalogKind): MeasurementSpec {
+  const { exotic } = kind;
   const base = BASE[index % BASE.length]!;
   const round = Math.floor(index / BASE.length);
   // Repeated rounds reuse a shape under a new name with a shifted nominal, so values differ.
@@ -115,7 +129,7 @@ function specAt(seed: number, index: number, names: { readonly exotic: boolean }
   let name = round === 0 ? base.name : `${base.name}_${round + 1}`;
   if (exotic && index === 3) name = EXOTIC_NAME;
   const { lower, upper } = limitsOf(scaled, seed, index);
-  return {
+  const spec: MeasurementSpec = {
     index,
     name,
     unit: scaled.unit,
@@ -134,15 +148,18 @@ function specAt(seed: number, index: number, names: { readonly exotic: boolean }
     nameHash: hashString(name),
     incapable: base.incapable === true,
   };
+  const behaviour = kind.realistic ? REALISTIC_BEHAVIOUR[base.name] : undefined;
+  if (behaviour !== undefined) {
+    // Stationary: the realistic plant's slow changes are its autocorrelation, not a sinusoid.
+    spec.driftAmp = 0;
+    spec.behaviour = behaviour;
+  }
+  return spec;
 }
 
 /** The catalog of measurement names for a plant; deterministic from the seed. */
-export function measurementCatalog(
-  seed: number,
-  count: number,
-  names: { readonly exotic: boolean },
-): MeasurementSpec[] {
-  return Array.from({ length: count }, (_, i) => specAt(seed, i, names));
+export function measurementCatalog(seed: number, count: number, kind: CatalogKind): MeasurementSpec[] {
+  return Array.from({ length: count }, (_, i) => specAt(seed, i, kind));
 }
 
 /** Everything a measured value depends on. */
@@ -157,6 +174,10 @@ export interface ValueContext {
   failing: boolean;
   /** Injected changes of the station's measurements (process scenario). */
   events?: readonly MeasurementEvent[];
+  /** 1-based slot of the visit, 0 without one (the realistic plant's slot offsets). */
+  slot?: number;
+  /** Hash of the unit's product name (the realistic plant's product nominals). */
+  productHash?: number;
 }
 
 const EMPTY_VALUE_RATE = 0.002;
@@ -169,6 +190,7 @@ export function measuredValue(spec: MeasurementSpec, ctx: ValueContext): string 
   if (!ctx.failing && uniform(h, Purpose.empty) < EMPTY_VALUE_RATE) return '';
   if (spec.kind === 'passfail') return ctx.failing ? 'FAIL' : 'PASS';
   if (spec.kind === 'cycle') return (ctx.cycleMs / 1000).toFixed(spec.decimals);
+  if (spec.behaviour !== undefined) return realisticValue(spec, spec.behaviour, { ctx, h });
   const offset = 0.3 * spec.sd * gaussian(ctx.seed, Purpose.value, ctx.stationHash, spec.nameHash);
   const drift =
     spec.driftAmp *
@@ -178,6 +200,32 @@ export function measuredValue(spec: MeasurementSpec, ctx: ValueContext): string 
   if (ctx.events !== undefined) {
     const injected = measurementEffect(ctx.events, spec.name, ctx.timeMs);
     value += spec.sd * (injected.sigmas + (injected.factor - 1) * gaussian(h));
+  }
+  value = ctx.failing ? outside(spec, uniform(h, 1)) : inside(spec, value, uniform(h, 2));
+  return value.toFixed(spec.decimals);
+}
+
+/** A numeric value of the realistic plant: offsets plus AR(1) noise of the name's shape. */
+function realisticValue(
+  spec: MeasurementSpec,
+  b: RealisticBehaviour,
+  at: { readonly ctx: ValueContext; readonly h: number },
+): string {
+  const { ctx, h } = at;
+  const reading = {
+    seed: ctx.seed,
+    stationHash: ctx.stationHash,
+    nameHash: spec.nameHash,
+    unitIndex: ctx.visit[1],
+    attempt: ctx.visit[3],
+    slot: ctx.slot ?? 0,
+    productHash: ctx.productHash ?? 0,
+  };
+  const noise = realisticNoise(b, reading);
+  let value = spec.nominal + spec.sd * (realisticOffset(b, reading) + noise);
+  if (ctx.events !== undefined) {
+    const injected = measurementEffect(ctx.events, spec.name, ctx.timeMs);
+    value += spec.sd * (injected.sigmas + (injected.factor - 1) * noise);
   }
   value = ctx.failing ? outside(spec, uniform(h, 1)) : inside(spec, value, uniform(h, 2));
   return value.toFixed(spec.decimals);

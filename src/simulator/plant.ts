@@ -1,8 +1,19 @@
+import { MAX_ATTEMPTS } from './attempts.ts';
 import { failureExplainers, type MeasurementSpec, measurementCatalog } from './measurements.ts';
 import { EXOTIC, HOSTILE, LINE_KINDS, PRODUCTS, SITE_TEMPLATES, STEP_NAMES, stationName } from './names.ts';
 import type { MeasurementEvent, StationEvent } from './process-events.ts';
 import { hashString, hexId, Purpose, pick, uniform } from './random.ts';
-import type { ElementWire, LineWire, Plant, PlantScale, PlantStation, SiteWire } from './types.ts';
+import { type RealisticLine, type RealisticRates, realisticLine } from './realistic-line.ts';
+import type {
+  ElementWire,
+  LineWire,
+  Plant,
+  PlantOption,
+  PlantScale,
+  PlantStation,
+  RealisticPlantOptions,
+  SiteWire,
+} from './types.ts';
 
 /** Default plant size. */
 export const DEFAULT_SCALE: PlantScale = {
@@ -15,9 +26,6 @@ export const DEFAULT_SCALE: PlantScale = {
 
 /** Unit indexes count from this instant, so any window after it can be generated. */
 const FLOW_EPOCH_MS = Date.UTC(2020, 0, 1);
-
-/** A failed visit is retested at most this many times in total before the unit is scrapped. */
-export const MAX_ATTEMPTS = 3;
 
 /** Everything the flow needs to know about a station. */
 export interface StationModel extends PlantStation {
@@ -35,6 +43,8 @@ export interface StationModel extends PlantStation {
   events?: MeasurementEvent[];
   /** Silences and failure-rate changes of this station (process scenario). */
   stationEvents?: StationEvent[];
+  /** On the realistic plant: the station's own failure rates (else its element's, retests 30 %). */
+  rates?: RealisticRates;
 }
 
 /** One step of a line: a single station or a group of parallel ones. */
@@ -52,8 +62,10 @@ export interface LineModel {
   periodMs: number;
   epochMs: number;
   elements: ElementModel[];
-  /** Upper bound of the time between a unit's entry and its last record. */
+  /** Upper bound of the time between a unit's entry and its last record, stops left out. */
   maxSpanMs: number;
+  /** On the realistic plant: products' weights, stops, the yield designed for. */
+  realistic?: RealisticLine;
 }
 
 /** The plant as data plus the internal model used to generate records. */
@@ -68,6 +80,7 @@ interface Ctx {
   scale: PlantScale;
   exotic: boolean;
   hostile: boolean;
+  realistic: RealisticPlantOptions | null;
   catalog: MeasurementSpec[];
   used: Set<string>;
   stations: StationModel[];
@@ -159,8 +172,12 @@ function buildElements(ctx: Ctx, line: { id: string; siteId: string; path: strin
 function buildLineModel(
   ctx: Ctx,
   path: string,
-  line: { readonly serialPrefix: string; readonly models: { size: number; stations: StationModel[] }[] },
-) {
+  line: {
+    readonly serialPrefix: string;
+    readonly tz: string;
+    readonly models: { size: number; stations: StationModel[] }[];
+  },
+): LineModel {
   const { serialPrefix, models } = line;
   const u = (k: number) => uniform(ctx.seed, Purpose.plant, hashString(path), 100 + k);
   const periodMs = 3_600_000 / ctx.scale.unitsPerHour;
@@ -174,10 +191,11 @@ function buildLineModel(
     (sum, el) => sum + 0.3 * periodMs + MAX_ATTEMPTS * (el.cycleMs * 1.15 + 0.5 * periodMs),
     periodMs,
   );
-  const productCount = 1 + Math.floor(u(-1) * 2);
+  // A realistic line makes 2-4 products, a textbook one 1-2.
+  const productCount = ctx.realistic ? 2 + Math.floor(u(-4) * 3) : 1 + Math.floor(u(-1) * 2);
   const first = Math.floor(u(-2) * PRODUCTS.length);
   const products = Array.from({ length: productCount }, (_, i) => PRODUCTS[(first + i) % PRODUCTS.length]!);
-  return {
+  const model: LineModel = {
     hash: hashString(path),
     serialPrefix,
     products,
@@ -186,6 +204,31 @@ function buildLineModel(
     elements,
     maxSpanMs: Math.ceil(maxSpanMs),
   };
+  if (ctx.realistic) addRealism(ctx, model, { path, tz: line.tz, realistic: ctx.realistic });
+  return model;
+}
+
+function addRealism(
+  ctx: Ctx,
+  model: LineModel,
+  at: { readonly path: string; readonly tz: string; readonly realistic: RealisticPlantOptions },
+): void {
+  const { line, rates } = realisticLine({
+    seed: ctx.seed,
+    path: at.path,
+    lineHash: model.hash,
+    tz: at.tz,
+    productCount: model.products.length,
+    elements: model.elements,
+    stops: at.realistic.stops ?? {},
+    productMix: at.realistic.productMix ?? 'interleaved',
+  });
+  model.realistic = line;
+  model.elements.forEach((el, e) => {
+    el.stations.forEach((st, i) => {
+      st.rates = rates[e]![i]!;
+    });
+  });
 }
 
 function buildSite(ctx: Ctx, s: number, lines: LineModel[]): SiteWire {
@@ -232,6 +275,7 @@ function buildSite(ctx: Ctx, s: number, lines: LineModel[]): SiteWire {
     lines.push(
       buildLineModel(ctx, lpath, {
         serialPrefix: `${template.code}${round ? round + 1 : ''}${l + 1}`,
+        tz: template.tz,
         models: models,
       }),
     );
@@ -248,11 +292,27 @@ export interface PlantNames {
   readonly hostile?: boolean;
 }
 
-/** Builds the synthetic plant; a pure function of seed, scale and the kinds of names. */
-export function buildPlant(seed: number, scale: PlantScale, names: PlantNames = {}): PlantModel {
+/** The realistic plant's settings, or null for the textbook plant. */
+function realisticOf(plant: PlantOption | undefined): RealisticPlantOptions | null {
+  if (plant === undefined || plant === 'textbook') return null;
+  return plant === 'realistic' ? { kind: 'realistic' } : plant;
+}
+
+/**
+ * Builds the synthetic plant; a pure function of seed, scale, the kinds of names and the kind of
+ * plant. The realistic plant has the same sites, lines, stations and names as the textbook one of
+ * the same seed and scale; its products, rates, stops and values differ.
+ */
+export function buildPlant(
+  seed: number,
+  scale: PlantScale,
+  names: PlantNames = {},
+  plant: PlantOption = 'textbook',
+): PlantModel {
   const { exotic = false, hostile = false } = names;
-  const catalog = measurementCatalog(seed, scale.measurementNames, { exotic });
-  const ctx: Ctx = { seed, scale, exotic, hostile, catalog, used: new Set(), stations: [] };
+  const realistic = realisticOf(plant);
+  const catalog = measurementCatalog(seed, scale.measurementNames, { exotic, realistic: realistic !== null });
+  const ctx: Ctx = { seed, scale, exotic, hostile, realistic, catalog, used: new Set(), stations: [] };
   const lines: LineModel[] = [];
   const sites = Array.from({ length: scale.sites }, (_, s) => buildSite(ctx, s, lines));
   const stationsById = new Map<string, StationModel & { line: LineModel }>();

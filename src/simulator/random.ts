@@ -90,4 +90,49 @@ export const Purpose = {
   faultJitter: 16,
   plant: 17,
   measure: 18,
+  // The realistic plant's own draws, apart from every textbook one.
+  noise: 19,
+  product: 20,
+  stop: 21,
+  rates: 22,
+  slotOffset: 23,
 } as const;
+
+/**
+ * Uniform and standard-normal variates derived one after another from one hash, for draws that
+ * need several (a gamma's rejection loop, a Box–Muller pair). The normal is an exact Box–Muller
+ * normal, not the bounded Irwin-Hall {@link gaussian}: a realistic shape's tails must be its own.
+ */
+export class HashVariates {
+  #h: number;
+  #counter = 0;
+  #spare: number | undefined;
+
+  constructor(h: number) {
+    this.#h = h;
+  }
+
+  /** Starts over from another hash, so one object serves a whole sequence of draws. */
+  reset(h: number): this {
+    this.#h = h;
+    this.#counter = 0;
+    this.#spare = undefined;
+    return this;
+  }
+
+  uniform(): number {
+    return mix(this.#h ^ mix(++this.#counter + 0x27d4eb2f)) / TWO_POW_32;
+  }
+
+  normal(): number {
+    if (this.#spare !== undefined) {
+      const z = this.#spare;
+      this.#spare = undefined;
+      return z;
+    }
+    const r = Math.sqrt(-2 * Math.log(1 - this.uniform()));
+    const a = 2 * Math.PI * this.uniform();
+    this.#spare = r * Math.sin(a);
+    return r * Math.cos(a);
+  }
+}

@@ -289,7 +289,7 @@ export function metricRecords(
   const wantedNames = names && names.length > 0 ? new Set(names) : null;
   const out = timed<MetricRecordWire>();
   walkWindow(plant, { ids: ids, w: w }, (e) => {
-    const { visit, line, unit } = e;
+    const { visit, unit } = e;
     const st = visit.station;
     const t = visit.outMs;
     const inserted = insertedAt(seed, st, { t: t, salt: 1 });
@@ -299,15 +299,7 @@ export function metricRecords(
     const time_created = new Date(t).toISOString();
     const time_inserted = inserted === null ? undefined : new Date(inserted).toISOString();
     const failing = visit.result === 'pass' || st.explainers.length === 0 ? -1 : pickExplainer(seed, e);
-    const ctx: ValueContext = {
-      seed,
-      stationHash: st.hash,
-      visit: [line.hash, unit.index, visit.step, visit.attempt],
-      timeMs: t,
-      cycleMs: t - visit.inMs,
-      failing: false,
-      events: st.events,
-    };
+    const ctx = valueContext(seed, e, slot);
     for (let i = 0; i < st.measures.length; i++) {
       const spec = st.measures[i]!;
       if (wantedNames && !wantedNames.has(spec.name)) continue;
@@ -333,6 +325,25 @@ export function metricRecords(
     }
   });
   return sorted(out);
+}
+
+/** What the values of a visit depend on (the failing measurement is set per value). */
+function valueContext(seed: number, e: Emit, slot: string | null): ValueContext {
+  const { visit, line, unit } = e;
+  const ctx: ValueContext = {
+    seed,
+    stationHash: visit.station.hash,
+    visit: [line.hash, unit.index, visit.step, visit.attempt],
+    timeMs: visit.outMs,
+    cycleMs: visit.outMs - visit.inMs,
+    failing: false,
+    events: visit.station.events,
+  };
+  if (line.realistic !== undefined) {
+    ctx.slot = slot === null ? 0 : Number(slot);
+    ctx.productHash = unit.productHash ?? 0;
+  }
+  return ctx;
 }
 
 function pickExplainer(seed: number, e: Emit): number {

@@ -3,7 +3,9 @@
  * Query Service contract exactly (snake_case), so tests can compare HTTP bodies with ground truth.
  */
 
+import type { StopKinds } from './line-stops.ts';
 import type { ProcessScenario, YieldDrop } from './process-events.ts';
+import type { ProductMix } from './realistic-line.ts';
 
 /** A station element of a line, as returned by /sites. */
 interface StationElementWire {
@@ -151,8 +153,29 @@ export interface HostileAnswer {
   bytes?: number;
 }
 
+/** The realistic plant and its settings (docs/simulator.md, "The realistic plant"). */
+export interface RealisticPlantOptions {
+  readonly kind: 'realistic';
+  /**
+   * Which healthy stops the lines make: shift changes, meal breaks, unplanned stops of about an
+   * hour (all by default); false: none, the lines run around the clock.
+   */
+  readonly stops?: StopKinds | false;
+  /** Products drawn unit by unit ('interleaved', default) or run in lots of 2-8 hours ('lots'). */
+  readonly productMix?: ProductMix;
+}
+
+/**
+ * Which healthy plant to generate: 'textbook' (default: independent bounded-normal noise with a
+ * slow sinusoidal drift, lines above their yield target, one or two products) or 'realistic'
+ * (autocorrelated and skewed measurements, 2-4 products, lines at their targets, stops).
+ */
+export type PlantOption = 'textbook' | 'realistic' | RealisticPlantOptions;
+
 /** Options of {@link createSimulator}. */
 export interface SimulatorOptions {
+  /** The healthy plant: 'textbook' (default) or 'realistic' (docs/simulator.md). */
+  plant?: PlantOption;
   /** Seed of the whole plant and of fault injection; default 42. */
   seed?: number;
   /** Epoch-millisecond clock; default `Date.now`. Nothing exists after `now()`. */

@@ -101,9 +101,16 @@ describe('simulate command arguments', () => {
       seed: 42,
       tokens: { 'demo-token': { sites: 'all' } },
     });
+    expect(parseSimulatorArgs([])).not.toHaveProperty('plant');
+  });
+
+  it('chooses the plant with --plant', () => {
+    expect(parseSimulatorArgs(['--plant', 'realistic'])).toMatchObject({ plant: 'realistic' });
+    expect(parseSimulatorArgs(['--plant', 'textbook'])).toMatchObject({ plant: 'textbook' });
   });
 
   it.each([
+    [['--plant', 'ideal']],
     [['--port', 'x']],
     [['--seed', '-1']],
     [['--drift', 'sideways']],

@@ -4,14 +4,14 @@
  * station events (silence, a changed fail rate) in force.
  */
 import { describe, expect, it } from 'vitest';
-import type { ProcessScenario } from '../../src/simulator/index.ts';
+import type { PlantOption, ProcessScenario } from '../../src/simulator/index.ts';
 import { fixedSim, get, HOUR, NOW } from './helpers.ts';
 
 const SCALE = { sites: 1, linesPerSite: 2, stationsPerLine: 6, measurementNames: 6, unitsPerHour: 30 };
 
-function pair(process: ProcessScenario) {
-  const plain = fixedSim({ seed: 7, scale: SCALE, process });
-  const memo = fixedSim({ seed: 7, scale: SCALE, process, unitMemoHours: 2 });
+function pair(process: ProcessScenario, plant: PlantOption = 'textbook') {
+  const plain = fixedSim({ seed: 7, scale: SCALE, process, plant });
+  const memo = fixedSim({ seed: 7, scale: SCALE, process, plant, unitMemoHours: 2 });
   return {
     plain,
     memo,
@@ -34,28 +34,31 @@ describe('unitMemoHours', () => {
     ],
   };
 
-  it('answers /units, /metrics and /station/summary as without it, while the clock moves on', async () => {
-    const p = pair(events);
-    const ids = p.stations.map((s) => s.id);
-    const line = p.stations.filter((s) => s.lineId === p.stations[0]?.lineId).map((s) => s.id);
-    for (let step = 0; step < 8; step++) {
-      const now = NOW + step * 37 * 60_000;
-      p.at(now);
-      const paths = [
-        `/units?station_ids=${ids.join(',')}&from=${iso(now - 3 * 60_000)}&to=${iso(now + 60_000)}`,
-        `/metrics?station_ids=${ids.slice(0, 5).join(',')}&from=${iso(now - 90 * 60_000)}&to=${iso(now)}`,
-        `/station/summary?station_ids=${line.join(',')}&from=${iso(now - 24 * HOUR)}&to=${iso(now)}`,
-        `/station/summary?station_ids=${ids[3]}&from=${iso(now - HOUR)}&to=${iso(now)}`,
-        `/station/summary?station_ids=${ids[2]}&from=${iso(now - 3 * HOUR)}&to=${iso(now)}`,
-      ];
-      // The response's meta (request id, query duration) is not data.
-      for (const path of paths) {
-        const [a, b] = [await get(p.plain.sim, path), await get(p.memo.sim, path)];
-        expect(a.status, path).toBe(200);
-        expect(JSON.stringify(b.body.data), path).toBe(JSON.stringify(a.body.data));
+  it.each(['textbook', 'realistic'] as const)(
+    'answers /units, /metrics and /station/summary as without it, while the clock moves on (%s plant)',
+    async (plant) => {
+      const p = pair(events, plant);
+      const ids = p.stations.map((s) => s.id);
+      const line = p.stations.filter((s) => s.lineId === p.stations[0]?.lineId).map((s) => s.id);
+      for (let step = 0; step < 8; step++) {
+        const now = NOW + step * 37 * 60_000;
+        p.at(now);
+        const paths = [
+          `/units?station_ids=${ids.join(',')}&from=${iso(now - 3 * 60_000)}&to=${iso(now + 60_000)}`,
+          `/metrics?station_ids=${ids.slice(0, 5).join(',')}&from=${iso(now - 90 * 60_000)}&to=${iso(now)}`,
+          `/station/summary?station_ids=${line.join(',')}&from=${iso(now - 24 * HOUR)}&to=${iso(now)}`,
+          `/station/summary?station_ids=${ids[3]}&from=${iso(now - HOUR)}&to=${iso(now)}`,
+          `/station/summary?station_ids=${ids[2]}&from=${iso(now - 3 * HOUR)}&to=${iso(now)}`,
+        ];
+        // The response's meta (request id, query duration) is not data.
+        for (const path of paths) {
+          const [a, b] = [await get(p.plain.sim, path), await get(p.memo.sim, path)];
+          expect(a.status, path).toBe(200);
+          expect(JSON.stringify(b.body.data), path).toBe(JSON.stringify(a.body.data));
+        }
       }
-    }
-  });
+    },
+  );
 
   it('gives every visit of a unit, even one asked after later windows', async () => {
     const p = pair({});

@@ -1,0 +1,12 @@
+/**
+ * How the attempts of a visit go, shared by the flow (flow.ts) and the realistic plant's rate
+ * design (realistic-line.ts), which must agree on them for its yields to come out as designed.
+ */
+
+/** A failed visit is tested at most this many times in total before the unit is scrapped. */
+export const MAX_ATTEMPTS = 3;
+/** A result is null this often; it counts as not pass and is retested like a failure. */
+export const NULL_RESULT_RATE = 0.004;
+// A real defect tends to fail again; most first failures, though, are false calls that pass on retest.
+/** The textbook plant's retest failure rate (the realistic plant designs its own per station). */
+export const RETEST_FAIL_RATE = 0.3;

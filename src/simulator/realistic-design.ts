@@ -1,0 +1,59 @@
+/**
+ * What the realistic plant was designed to be, for benches and tests that judge detectors on it:
+ * each line's products and their shares, the final yield its rates give, its stops; each
+ * station's failure rates and the retry ratio they give. Ground truth, not measurements.
+ */
+import type { LineStop } from './line-stops.ts';
+import type { PlantModel } from './plant.ts';
+import type { RealisticRates } from './realistic-line.ts';
+
+/** A realistic line as designed. */
+export interface RealisticLineDesign {
+  readonly products: readonly string[];
+  /** Each product's share of the line's units (same order; they sum to 1). */
+  readonly productShares: readonly number[];
+  /** Units per lot, or null when products are interleaved unit by unit. */
+  readonly lotUnits: number | null;
+  /** The long-run final yield of the line (before any injected fault). */
+  readonly finalYield: number;
+}
+
+/** The realistic plant's design. */
+export interface RealisticDesign {
+  /** The line's design; throws for an unknown line. */
+  line(lineId: string): RealisticLineDesign;
+  /** The station's failure rates and the retry ratio and scrap share they give; throws for an unknown station. */
+  station(stationId: string): RealisticRates;
+  /** The line's stops overlapping [from, to), in time order; none when stops are off. */
+  stopsBetween(lineId: string, from: Date, to: Date): LineStop[];
+}
+
+/** The design of a realistic plant model, or null for a textbook one. */
+export function realisticDesign(model: PlantModel): RealisticDesign | null {
+  const first = model.lines[0];
+  if (first === undefined || first.realistic === undefined) return null;
+  const lineOf = (lineId: string) => {
+    const st = [...model.stationsById.values()].find((s) => s.lineId === lineId.toLowerCase());
+    if (st?.line.realistic === undefined) throw new Error(`no realistic line ${lineId}`);
+    return { line: st.line, realistic: st.line.realistic };
+  };
+  return {
+    line: (lineId) => {
+      const { line, realistic } = lineOf(lineId);
+      const w = realistic.cumulativeWeights;
+      return {
+        products: [...line.products],
+        productShares: w.map((c, i) => c - (i === 0 ? 0 : w[i - 1]!)),
+        lotUnits: realistic.lotUnits,
+        finalYield: realistic.designFinalYield,
+      };
+    },
+    station: (stationId) => {
+      const rates = model.stationsById.get(stationId.toLowerCase())?.rates;
+      if (rates === undefined) throw new Error(`no realistic station ${stationId}`);
+      return rates;
+    },
+    stopsBetween: (lineId, from, to) =>
+      lineOf(lineId).realistic.stops?.stopsBetween(from.getTime(), to.getTime()) ?? [],
+  };
+}
