@@ -45,7 +45,7 @@ function without(text: string, parts: RegExp): string {
 }
 
 /** The prose of a file: comments of code and configuration, Markdown outside code blocks. */
-export function prose(path: string, text: string): string {
+function prose(path: string, text: string): string {
   if (/\.(ts|mts|mjs|js)$/.test(path)) return only(text, /\/\*[\s\S]*?\*\/|(?<![:\\/])\/\/[^\n]*/g);
   if (/\.(ya?ml|sh|service|socket)$/.test(path)) return only(text, /(?<=^|\s)#[^\n]*/gm);
   if (path.endsWith('.md')) return without(text, /^```[\s\S]*?^```/gm);
@@ -77,7 +77,7 @@ const RULES: readonly Rule[] = [
 ];
 
 /** `file:line: what: text` for every hit of every rule in one file. */
-export function diaryHits(path: string, text: string): string[] {
+function diaryHits(path: string, text: string): string[] {
   const hits: string[] = [];
   const base = prose(path, text);
   const code = /\.(ts|mts|mjs|js)$/.test(path);
