@@ -120,9 +120,10 @@ describe('targetRows', () => {
     expect(row?.value).toBeUndefined();
     expect(row?.detail).toContain('SIGKILL');
     expect(row?.detail).toContain('511');
-    // The plant did not run: not measured, and said why.
+    // The plant was left out on purpose: not measured, said why, and not judged.
     const plant = rows.find((r) => r.measure.startsWith('15m station summaries'));
     expect(plant?.value).toBeUndefined();
     expect(plant?.detail).toBe('not run (--quick)');
+    expect(plant && rowPasses(plant)).toBeUndefined();
   });
 });
