@@ -15,7 +15,13 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const ROOTS = ['src', 'docs', 'bench', 'deploy', 'prometheus', 'grafana', 'scripts'];
-const TOP_FILES = ['README.md', 'CONTRIBUTING.md', 'config.example.yaml'];
+const TOP_FILES = [
+  'README.md',
+  'CONTRIBUTING.md',
+  'config.example.yaml',
+  'vitest.config.ts',
+  'knip.config.ts',
+];
 /** Generated with their run's date: the results of the benches. */
 const EXEMPT = [/^bench\/results\//, /^bench\/RESULTS\.md$/];
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'coverage', '.bench-build', '.vitest-cache']);
