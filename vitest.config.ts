@@ -23,7 +23,7 @@ export default defineConfig({
       include: ['src/**/*.ts'],
       reporter: ['text-summary'],
       reportOnFailure: true,
-      // Measured 2026-11-25: statements 82.67 %, branches 74.08 %, functions 79.84 %, lines 83.99 %.
+      // Measured when the floor was set: statements 82.67 %, branches 74.08 %, functions 79.84 %, lines 83.99 %.
       thresholds: { statements: 80, branches: 72, functions: 78, lines: 82 },
     },
     projects: [

@@ -1,7 +1,7 @@
 /**
  * The exporter alone at about 100k series, in one process with the 5,000 control charts of
  * bench/spc/control.ts (5 names on 1,000 stations, its rolling baseline + 1h window): the
- * issue-29 row "exporter plus control charts under the StatefulSet's memory limit". The
+ * target row "exporter plus control charts under the StatefulSet's memory limit". The
  * exporter polls the simulator (first poll, then steady-state polls on the simulated clock,
  * as bench/exporter/exporter-child.mjs does); once its first poll is done, the charts' history
  * is loaded and their polls run (runControlBench, imported, not copied) while the exporter's

@@ -11,7 +11,7 @@ import type { MemoryLimit } from './memory-limit.ts';
 import { exporterConfigObject } from './scale.ts';
 import { firstStations, forkShipped, type SizedRunOptions } from './sized.ts';
 
-/** The charts of issue 29: 5 names on 1,000 stations, the default 7-day rolling baseline. */
+/** The charts of the memory targets: 5 names on 1,000 stations, the default 7-day rolling baseline. */
 export const COMBINED_CONTROL = { stations: 1000, baselineHours: 168 } as const;
 
 /** Options of the combined run: the sized run's, the limit it runs under and the charts'. */

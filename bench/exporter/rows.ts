@@ -1,23 +1,24 @@
 /**
- * The rows of the results table: each measurement beside its target, with a pass/miss
- * mark. Targets are reported, never enforced.
+ * The rows of `npm run bench`'s results (bench/results/exporter.json): each figure with its unit,
+ * the details beside it, and its target where it has one. Targets are reported, never enforced.
  */
 
 import { throughput } from '../load/loadgen.ts';
 import * as f from '../shared/format.ts';
 import type { GcPause } from '../shared/loop-delay.ts';
-import type { Machine } from '../shared/machine.ts';
 import type { MemoryReading, SizedRunResult } from '../shared/protocol.ts';
+import type { ResultRow } from '../shared/results.ts';
 import type { PartRender, PollResult } from './polls.ts';
 import type { BenchParams } from './scale.ts';
 import type { ScrapeRow } from './scrape.ts';
 import type { SyntheticResult } from './synthetic.ts';
 
-/** The targets of the issue. */
+/** The targets the exporter is held to at plant scale (docs/scaling.md). */
 export const TARGETS = {
-  renderMs: 150,
+  /** Both text formats of 100k series, in one publish. */
+  renderMs: 120,
   renderSeries: 100_000,
-  /** Issue 29 tightened it from 200 ms. */
+  /** A scrape that arrives during a block waits that long. */
   loopBlockMs: 100,
   scrapeRatio: 0.8,
   gzipScrapeRatio: 0.9,
@@ -33,11 +34,8 @@ export const TARGETS = {
 /** Everything one run measured. */
 export interface BenchResults {
   readonly params: BenchParams;
-  readonly machine: Machine;
   /** Node flags and allocator settings of the benchmark process (the exporter polled in it). */
   readonly settings: string;
-  readonly date: Date;
-  readonly totalMs: number;
   readonly first: PollResult;
   readonly steady: PollResult;
   readonly series: number;
@@ -68,15 +66,6 @@ export interface BenchResults {
   };
 }
 
-/** One line of the table. */
-export interface Row {
-  readonly measure: string;
-  readonly value: string;
-  readonly target?: string;
-  /** undefined: nothing to evaluate. */
-  readonly ok?: boolean;
-}
-
 function longest(windows: readonly string[]): string {
   return windows[windows.length - 1] ?? '';
 }
@@ -86,19 +75,27 @@ function gcPause(p: GcPause): string {
   return p.ms > 0 ? `${f.ms(p.ms)} ${p.kind}` : 'none';
 }
 
-function pollRows(label: string, poll: PollResult): Row[] {
-  const rows: Row[] = [
+const MiB = 2 ** 20;
+const atMost = (bound: number) => ({ op: '<=', bound }) as const;
+const atLeast = (bound: number) => ({ op: '>=', bound }) as const;
+
+function pollRows(label: string, poll: PollResult): ResultRow[] {
+  const rows: ResultRow[] = [
     {
       measure: `${label}: all collectors`,
-      value:
-        `${f.ms(poll.wallMs)}, ${f.count(poll.requests)} requests, ${f.bytes(poll.bytes)}; ` +
+      value: poll.wallMs / 1000,
+      unit: 's',
+      detail:
+        `${f.count(poll.requests)} requests, ${f.bytes(poll.bytes)}; ` +
         `CPU: exporter ${f.ms(poll.exporterCpuMs)}, simulator ${f.ms(poll.simCpuMs)}`,
     },
   ];
   for (const c of poll.collectors) {
     rows.push({
       measure: `${label}: ${c.name}`,
-      value: `${f.ms(c.wallMs)}, ${f.count(c.requests)} requests, ${f.bytes(c.bytes)}${c.ok ? '' : ' (had failures)'}`,
+      value: c.wallMs,
+      unit: 'ms',
+      detail: `${f.count(c.requests)} requests, ${f.bytes(c.bytes)}${c.ok ? '' : ' (had failures)'}`,
     });
   }
   return rows;
@@ -108,26 +105,23 @@ function collectorOf(poll: PollResult | undefined, name: string) {
   return poll?.collectors.find((c) => c.name === name);
 }
 
-function steadyRows(r: BenchResults): Row[] {
+function steadyRows(r: BenchResults): ResultRow[] {
   const first = collectorOf(r.first, 'measurements');
   const steady = collectorOf(r.steady, 'measurements');
-  const target = `≤ ${f.percent(TARGETS.steadyBytesRatio)} of first poll`;
+  const measure = `Steady-state measurements bytes over the first poll's (longest window ${longest(r.params.windows)})`;
+  const target = atMost(TARGETS.steadyBytesRatio * 100);
   if (!first || !steady) {
     return [
-      {
-        measure: 'Steady-state measurements bytes / first poll',
-        value: 'not measured: the measurements collector is not enabled',
-        target,
-      },
+      { measure, value: undefined, unit: '%', detail: 'the measurements collector is not enabled', target },
     ];
   }
-  const ratio = first.bytes > 0 ? steady.bytes / first.bytes : Number.NaN;
-  const rows: Row[] = [
+  const rows: ResultRow[] = [
     {
-      measure: `Steady-state measurements bytes / first poll (longest window ${longest(r.params.windows)})`,
-      value: `${f.bytes(steady.bytes)} / ${f.bytes(first.bytes)} = ${f.percent(ratio)}`,
+      measure,
+      value: first.bytes > 0 ? (steady.bytes / first.bytes) * 100 : undefined,
+      unit: '%',
+      detail: `${f.bytes(steady.bytes)} / ${f.bytes(first.bytes)}`,
       target,
-      ok: ratio <= TARGETS.steadyBytesRatio,
     },
   ];
   const cf = collectorOf(r.compare?.first, 'measurements');
@@ -136,18 +130,22 @@ function steadyRows(r: BenchResults): Row[] {
     const w1 = longest(r.params.windows);
     const w2 = longest(r.params.compareWindows);
     rows.push({
-      measure: `Measurements bytes, longest window ${w1} vs ${w2}: first poll`,
-      value: `${f.bytes(first.bytes)} vs ${f.bytes(cf.bytes)} (grows with the window)`,
+      measure: `Measurements bytes of the first poll, longest window ${w1} over ${w2}`,
+      value: first.bytes / Math.max(1, cf.bytes),
+      unit: '×',
+      detail: `${f.bytes(first.bytes)} vs ${f.bytes(cf.bytes)} (grows with the window)`,
     });
     rows.push({
-      measure: `Measurements bytes, longest window ${w1} vs ${w2}: steady-state poll`,
-      value: `${f.bytes(steady.bytes)} vs ${f.bytes(cs.bytes)} (ratio ${(steady.bytes / Math.max(1, cs.bytes)).toFixed(2)}; should stay near 1)`,
+      measure: `Measurements bytes of the steady-state poll, longest window ${w1} over ${w2}`,
+      value: steady.bytes / Math.max(1, cs.bytes),
+      unit: '×',
+      detail: `${f.bytes(steady.bytes)} vs ${f.bytes(cs.bytes)} (should stay near 1)`,
     });
   }
   return rows;
 }
 
-function renderRows(r: BenchResults): Row[] {
+function exporterRenderRow(r: BenchResults): ResultRow {
   let renderMs = 0;
   let protobufMs = 0;
   let wallMs = 0;
@@ -158,101 +156,112 @@ function renderRows(r: BenchResults): Row[] {
     wallMs += pr.wallMs;
     parts.push(`${part} ${f.count(pr.series)}`);
   }
+  // Rendering is linear in the series count, so a plant of another size is evaluated per 100k.
+  return {
+    measure: `Exposition render, exporter (${f.count(r.series)} series: ${parts.join(', ')}), both text formats`,
+    value: r.series > 0 ? (renderMs * TARGETS.renderSeries) / r.series : undefined,
+    unit: 'ms per 100k series',
+    detail: `${f.ms(renderMs)} in all; protobuf ${f.ms(protobufMs)}, which also carries the native histograms and the exemplars (publish of all three incl. gzip ${f.ms(wallMs)})`,
+    target: atMost(TARGETS.renderMs),
+  };
+}
+
+/** The synthetic render counts only at the target's series count. */
+const syntheticMs = (s: SyntheticResult) => (s.series >= TARGETS.renderSeries ? s.renderMs : undefined);
+
+function renderRows(r: BenchResults): ResultRow[] {
   const s = r.synthetic;
   const u = r.syntheticUnlimited;
-  // Rendering is linear in the series count, so a plant of another size is evaluated per 100k.
-  const per100k = r.series > 0 ? (renderMs * TARGETS.renderSeries) / r.series : 0;
   return [
+    exporterRenderRow(r),
     {
-      measure: `Exposition render, exporter (${f.count(r.series)} series: ${parts.join(', ')})`,
-      value: `${f.ms(renderMs)} both text formats, ${f.ms(per100k)} per 100k series; protobuf ${f.ms(protobufMs)}, which also carries the native histograms and the exemplars (publish of all three incl. gzip ${f.ms(wallMs)})`,
-      target: `≤ ${TARGETS.renderMs} ms per 100k`,
-      ok: r.series > 0 ? per100k <= TARGETS.renderMs : undefined,
+      measure: `Synthetic render, ${f.count(s.series)} series through ExpositionCache.publish (median of ${s.runs}), both text formats, under the memory limit`,
+      value: syntheticMs(s),
+      unit: 'ms',
+      detail: `text alone ${f.ms(s.textRenderMs)} (cold ${f.ms(s.firstRenderMs)}; publish of all three formats incl. gzip ${f.ms(s.publishWallMs)}; text body ${f.bytes(s.textBytes)})`,
+      target: atMost(TARGETS.renderMs),
     },
     {
-      measure: `Synthetic render, ${f.count(s.series)} series through ExpositionCache.publish (median of ${s.runs}), under the memory limit`,
-      value: `${f.ms(s.renderMs)} both text formats, text alone ${f.ms(s.textRenderMs)} (cold ${f.ms(s.firstRenderMs)}; publish of all three formats incl. gzip ${f.ms(s.publishWallMs)}; text body ${f.bytes(s.textBytes)})`,
-      target: `≤ ${TARGETS.renderMs} ms`,
-      ok: s.series >= TARGETS.renderSeries && s.renderMs <= TARGETS.renderMs,
-    },
-    {
-      measure: `Protobuf render, the same ${f.count(s.series)} series in the same publishes, against the text format's`,
-      value: `${f.ms(s.protobufRenderMs)} vs ${f.ms(s.publishTextMs)} (×${(s.protobufRenderMs / Math.max(1e-9, s.publishTextMs)).toFixed(2)}); body ${f.bytes(s.protobufBytes)} vs ${f.bytes(s.textBytes)}, gzipped ${f.bytes(s.protobufGzipBytes)} vs ${f.bytes(s.textGzipBytes)}`,
-      target: `≤ ${TARGETS.protobufRatio}× text`,
-      ok: s.protobufRenderMs <= TARGETS.protobufRatio * s.publishTextMs,
+      measure: `Protobuf render over the text format's, the same ${f.count(s.series)} series in the same publishes`,
+      value: s.protobufRenderMs / Math.max(1e-9, s.publishTextMs),
+      unit: '×',
+      detail: `${f.ms(s.protobufRenderMs)} vs ${f.ms(s.publishTextMs)}; body ${f.bytes(s.protobufBytes)} vs ${f.bytes(s.textBytes)}, gzipped ${f.bytes(s.protobufGzipBytes)} vs ${f.bytes(s.textGzipBytes)}`,
+      target: atMost(TARGETS.protobufRatio),
     },
     ...(u
       ? [
           {
             measure: `Synthetic render, the same without a memory limit (median of ${u.runs})`,
-            value: `${f.ms(u.renderMs)} both text formats, text alone ${f.ms(u.textRenderMs)} (cold ${f.ms(u.firstRenderMs)})`,
-            target: `≤ ${TARGETS.renderMs} ms`,
-            ok: u.series >= TARGETS.renderSeries && u.renderMs <= TARGETS.renderMs,
+            value: syntheticMs(u),
+            unit: 'ms',
+            detail: `text alone ${f.ms(u.textRenderMs)} (cold ${f.ms(u.firstRenderMs)})`,
+            target: atMost(TARGETS.renderMs),
           },
         ]
       : []),
     {
       measure: 'Synthetic render: worst event-loop block',
-      value: f.ms(s.maxBlockMs),
-      target: `≤ ${TARGETS.loopBlockMs} ms`,
-      ok: s.maxBlockMs <= TARGETS.loopBlockMs,
+      value: s.maxBlockMs,
+      unit: 'ms',
+      target: atMost(TARGETS.loopBlockMs),
     },
   ];
 }
 
-function loopRow(r: BenchResults): Row {
-  const worst = Math.max(r.first.maxBlockMs, r.steady.maxBlockMs, r.scrapeMaxBlockMs);
+function loopRow(r: BenchResults): ResultRow {
   return {
     measure: 'Worst event-loop block, exporter: polls + render + scrapes',
-    value: `${f.ms(worst)} (first poll ${f.ms(r.first.maxBlockMs)}, steady ${f.ms(r.steady.maxBlockMs)}, scrapes ${f.ms(r.scrapeMaxBlockMs)}; longest GC pause in the first poll ${gcPause(r.first.longestGc)}, in the steady ${gcPause(r.steady.longestGc)})`,
-    target: `≤ ${TARGETS.loopBlockMs} ms`,
-    ok: worst <= TARGETS.loopBlockMs,
+    value: Math.max(r.first.maxBlockMs, r.steady.maxBlockMs, r.scrapeMaxBlockMs),
+    unit: 'ms',
+    detail: `first poll ${f.ms(r.first.maxBlockMs)}, steady ${f.ms(r.steady.maxBlockMs)}, scrapes ${f.ms(r.scrapeMaxBlockMs)}; longest GC pause in the first poll ${gcPause(r.first.longestGc)}, in the steady ${gcPause(r.steady.longestGc)}`,
+    target: atMost(TARGETS.loopBlockMs),
   };
 }
 
-function scrapeRows(r: BenchResults): Row[] {
-  return r.scrapes.map((s) => {
+function scrapeRows(r: BenchResults): ResultRow[] {
+  const rows = r.scrapes.map((s): ResultRow => {
     const lat = (x: typeof s.exporter) => `p50 ${f.ms(x.latencyMs.p50)} / p99 ${f.ms(x.latencyMs.p99)}`;
-    const errors = s.exporter.errors + s.bare.errors;
     // Plant scale asks more of the gzip path, the one Prometheus uses.
     const target = s.encoding === 'gzip' ? TARGETS.gzipScrapeRatio : TARGETS.scrapeRatio;
     return {
-      measure: `/metrics scrape, ${s.encoding} (${f.bytes(s.bodyBytes)} body, ${r.params.load.connections} keep-alive connections, ${r.params.load.rounds} alternating rounds)`,
-      value:
+      measure: `/metrics scrape throughput over a bare server's, ${s.encoding} (${f.bytes(s.bodyBytes)} body, ${r.params.load.connections} keep-alive connections, median of ${r.params.load.rounds} alternating rounds)`,
+      value: s.ratio,
+      unit: '×',
+      detail:
         `exporter ${throughput(s.exporter).toFixed(1)}/s ${lat(s.exporter)}; ` +
-        `bare node:http ${throughput(s.bare).toFixed(1)}/s ${lat(s.bare)}; ratio ${s.ratio.toFixed(2)} (median over the rounds); ` +
-        `worst event-loop block in the exporter's turns ${f.ms(s.maxBlockMs)}, in the bare server's ${f.ms(s.bareMaxBlockMs)}` +
-        (errors > 0 ? `; ${errors} failed requests` : ''),
-      target: `ratio ≥ ${target}`,
-      ok: s.ratio >= target && errors === 0,
+        `bare node:http ${throughput(s.bare).toFixed(1)}/s ${lat(s.bare)}; ` +
+        `worst event-loop block in the exporter's turns ${f.ms(s.maxBlockMs)}, in the bare server's ${f.ms(s.bareMaxBlockMs)}`,
+      target: atLeast(target),
     };
   });
+  const errors = r.scrapes.reduce((n, s) => n + s.exporter.errors + s.bare.errors, 0);
+  return [
+    ...rows,
+    { measure: '/metrics scrapes failed', value: errors, unit: 'requests', target: atMost(0) },
+  ];
 }
 
-function memoryRows(r: BenchResults): Row[] {
+function memoryRows(r: BenchResults): ResultRow[] {
   return [
     {
-      measure: `RSS after the steady-state poll (exporter, ${f.count(r.series)} series)`,
-      value: `${f.mib(r.memory.rss)} (at start ${f.mib(r.startRssBytes)}; V8 heap ${f.mib(r.memory.heapUsed)} used of ${f.mib(r.memory.heapTotal)}, array buffers ${f.mib(r.memory.arrayBuffers)})`,
-      // Evaluated below at the target's series count, with the exporter alone in its process.
-      ...(r.sized
-        ? {}
-        : { target: `≤ ${f.mib(TARGETS.rssBytes)} at 100k series`, ok: r.memory.rss <= TARGETS.rssBytes }),
+      measure: `RSS after the steady-state poll (exporter and bench in one process, ${f.count(r.series)} series)`,
+      value: r.memory.rss / MiB,
+      unit: 'MiB',
+      detail: `at start ${f.mib(r.startRssBytes)}; V8 heap ${f.mib(r.memory.heapUsed)} used of ${f.mib(r.memory.heapTotal)}, array buffers ${f.mib(r.memory.arrayBuffers)}`,
     },
     ...(r.sized ? sizedRows(r.sized) : []),
     {
       measure: `RSS, synthetic ${f.count(r.synthetic.series)} series (cache only, own process under tsx, same memory limit)`,
-      value:
-        f.mib(r.synthetic.rssBytes) +
-        (r.syntheticUnlimited ? ` (without a limit: ${f.mib(r.syntheticUnlimited.rssBytes)})` : ''),
-      target: `≤ ${f.mib(TARGETS.rssBytes)}`,
-      ok: r.synthetic.rssBytes <= TARGETS.rssBytes,
+      value: r.synthetic.rssBytes / MiB,
+      unit: 'MiB',
+      ...(r.syntheticUnlimited ? { detail: `without a limit: ${f.mib(r.syntheticUnlimited.rssBytes)}` } : {}),
+      target: atMost(TARGETS.rssBytes / MiB),
     },
   ];
 }
 
-/** All rows, in the order of the issue. */
-export function resultRows(r: BenchResults): Row[] {
+/** All rows of the main run. */
+export function resultRows(r: BenchResults): ResultRow[] {
   return [
     ...pollRows('First poll', r.first),
     ...pollRows(`Steady-state poll (+${r.params.intervalMs / 1000} s)`, r.steady),
@@ -264,38 +273,36 @@ export function resultRows(r: BenchResults): Row[] {
   ];
 }
 
-/** A reading's figures, for the value column. */
+/** A reading's figures, for the detail column. */
 function describeReading(x: MemoryReading): string {
   return `V8 heap ${f.mib(x.heapUsedBytes)} used of ${f.mib(x.heapTotalBytes)}, array buffers ${f.mib(x.arrayBuffersBytes)}`;
 }
 
-function sizedRows(s: NonNullable<BenchResults['sized']>): Row[] {
+function sizedRows(s: NonNullable<BenchResults['sized']>): ResultRow[] {
   const run = (r: SizedRunResult) => {
     const after = r.readings.filter((x) => x.at !== 'start');
     const top = after.reduce((a, b) => (b.rssBytes > a.rssBytes ? b : a));
     const low = after.reduce((a, b) => (b.rssBytes < a.rssBytes ? b : a));
-    return {
-      top,
-      low,
-      text: `highest ${f.mib(top.rssBytes)} (${top.at}; ${describeReading(top)}), lowest ${f.mib(low.rssBytes)}`,
-    };
+    return { top, detail: `${top.at}; ${describeReading(top)}; lowest ${f.mib(low.rssBytes)}` };
   };
   const limited = run(s.limited);
   const unlimited = run(s.unlimited);
   const what = `${f.count(s.limited.stations)} stations, ${f.count(s.limited.series)} series, bundled as it ships, first poll then ${s.limited.steadyPolls} steady-state polls with ${s.limited.idleMs / 1000} s idle after each`;
   return [
     {
-      measure: `RSS of the exporter alone, as shipped: ${s.limitMiB} MiB memory limit of deploy/kubernetes (${what})`,
-      value: `${limited.text}; limit applied as ${s.how}`,
-      target: `≤ ${f.mib(TARGETS.rssBytes)} at 100k series`,
-      ok: limited.top.rssBytes <= TARGETS.rssBytes,
+      measure: `RSS of the exporter alone, highest reading, as shipped: ${s.limitMiB} MiB memory limit of deploy/kubernetes (${what})`,
+      value: limited.top.rssBytes / MiB,
+      unit: 'MiB',
+      detail: `${limited.detail}; limit applied as ${s.how}`,
+      target: atMost(TARGETS.rssBytes / MiB),
     },
     {
       measure:
-        'RSS of the exporter alone, the same run without a memory limit (with the heap ceiling and malloc settings bin/station-exporter.js applies)',
-      value: unlimited.text,
-      target: `≤ ${f.mib(TARGETS.rssUnlimitedBytes)} at 100k series`,
-      ok: unlimited.top.rssBytes <= TARGETS.rssUnlimitedBytes,
+        'RSS of the exporter alone, highest reading, the same run without a memory limit (with the heap ceiling and malloc settings bin/station-exporter.js applies)',
+      value: unlimited.top.rssBytes / MiB,
+      unit: 'MiB',
+      detail: unlimited.detail,
+      target: atMost(TARGETS.rssUnlimitedBytes / MiB),
     },
   ];
 }

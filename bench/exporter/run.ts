@@ -1,36 +1,34 @@
 /**
  * `npm run bench [-- --quick]`: the simulator at scale in a child process, the exporter
- * against it on a shared simulated clock, and one table of poll cost, render time,
- * event-loop blocking, scrape throughput against a bare server, and memory.
- * The full run writes bench/RESULTS.md; `--quick` only prints.
+ * against it on a shared simulated clock, and one list of rows: poll cost, render time,
+ * event-loop blocking, scrape throughput against a bare server, memory, the control charts and
+ * the plant-scale request budget. The full run writes bench/results/exporter.json (and so
+ * bench/RESULTS.md); `--quick` only prints its rows.
  */
-import { existsSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { runPlantScale } from '../plant/plant.ts';
-import { plantRuns, recordPlantRun, renderPlantSection } from '../plant/plant-report.ts';
+import { PLANT_NOTE, plantRows } from '../plant/plant-report.ts';
 import { runChild } from '../shared/child.ts';
-import { OWNED_SECTIONS, type OwnedSection, readSection } from '../shared/format.ts';
 import { describeMachine } from '../shared/machine.ts';
+import { type ResultRow, renderResultsMarkdown, writeResults } from '../shared/results.ts';
 import { restartWithShippedSettings, runningSettings } from '../shared/shipped-settings.ts';
 import type { ControlBenchResult } from '../spc/control.ts';
-import { renderControlSection } from '../spc/control-section.ts';
 import { COMBINED_CONTROL, type CombinedOutcome, runCombined } from './combined.ts';
-import { renderIssue29Section } from './issue29.ts';
 import { memoryLimit, shippedMemoryLimitMiB } from './memory-limit.ts';
 import { measuredExporter } from './polls.ts';
-import { type BenchResults, renderReport } from './report.ts';
+import { type BenchResults, notesOf, setupOf } from './report.ts';
+import { resultRows } from './rows.ts';
 import { BENCH_NOW, BENCH_TOKEN, type BenchParams, FULL, QUICK, stationCount } from './scale.ts';
 import { compareScrapes } from './scrape.ts';
 import { type SimProcess, startSimProcess } from './sim-process.ts';
-import { maxRss, runSizedExporter } from './sized.ts';
+import { runSizedExporter } from './sized.ts';
 import { runSyntheticChild } from './synthetic.ts';
+import { targetRows } from './targets.ts';
 
 // The exporter polled here runs with the binary's young-generation and malloc settings, as users'
 // exporters do (the block and scrape rows depend on them). Its old-generation ceiling is raised:
 // this exporter holds about 185k series, beyond the 100k the binary's ceiling is sized for.
 restartWithShippedSettings(['--max-old-space-size=1024']);
-
-const RESULTS = new URL('../RESULTS.md', import.meta.url);
 
 /** The sized run: steady-state polls after the first, and the idle time after each poll. */
 const SIZED_STEADY_POLLS = 3;
@@ -39,7 +37,7 @@ const SIZED_IDLE_MS = 5_000;
 const isControlResult = (msg: unknown): msg is ControlBenchResult =>
   typeof msg === 'object' && msg !== null && 'pollMs' in msg;
 
-/** The control charts of issue 29 at the run's size: 5 names on 1,000 stations (quick: the plant's). */
+/** The control charts of the memory targets at the run's size: 5 names on 1,000 stations (quick: the plant's). */
 function controlSize(p: BenchParams): { stations: number; baselineHours: number } {
   return p.name === 'full' ? COMBINED_CONTROL : { ...COMBINED_CONTROL, stations: stationCount(p.scale) };
 }
@@ -108,7 +106,7 @@ async function main(): Promise<void> {
     options: { quick: { type: 'boolean', default: false }, 'no-plant': { type: 'boolean', default: false } },
   });
   const p = values.quick ? QUICK : FULL;
-  const started = performance.now();
+  const startedAt = Date.now();
   const startRssBytes = process.memoryUsage().rss;
   progress(`${p.name} run: ${stationCount(p.scale)} stations; starting the simulator`);
   const sim = await startSimProcess({ seed: p.seed, scale: p.scale, token: BENCH_TOKEN, nowMs: BENCH_NOW });
@@ -133,7 +131,7 @@ async function main(): Promise<void> {
     progress('exporter alone, without a memory limit');
     const unlimited = await runSizedExporter(sizedRun);
     sized = { limited, unlimited, limitMiB, how: limit.how };
-    progress('exporter alone plus the control charts of issue 29, under the memory limit');
+    progress('exporter alone plus the control charts, under the memory limit');
     combined = await runCombined({ ...sizedRun, limit: memoryLimit(limitMiB), control: controlSize(p) });
   } finally {
     await sim.close();
@@ -146,10 +144,7 @@ async function main(): Promise<void> {
   const syntheticUnlimited = await runSyntheticChild(p.syntheticSeries, 5);
   const results: BenchResults = {
     params: p,
-    machine: describeMachine(),
     settings: runningSettings(),
-    date: new Date(),
-    totalMs: performance.now() - started,
     startRssBytes,
     ...run,
     ...(compare ? { compare } : {}),
@@ -158,10 +153,8 @@ async function main(): Promise<void> {
     syntheticUnlimited,
   };
   const control = await runControl(p);
-  let report = renderReport(results) + renderControlSection(control, results);
-  let first15mSeconds: number | undefined;
+  const plants = [];
   if (p.name === 'full' && !values['no-plant']) {
-    const plants = [];
     for (const spec of [
       { stations: 1000 as const, units: true, measuredMinutes: 45 },
       // One refresh of the longest window measured at 5,000 stations, to keep a run near ten minutes.
@@ -170,44 +163,52 @@ async function main(): Promise<void> {
       progress(`plant scale: ${spec.stations} stations`);
       plants.push(await runPlantScale({ ...spec, progress }));
     }
-    first15mSeconds = plants.find((x) => x.stations === 1000)?.stationSummariesComplete?.['15m'];
-    const gzip = results.scrapes.find((s) => s.encoding === 'gzip');
-    const runs = recordPlantRun({
-      date: new Date().toISOString(),
-      plants,
-      ...(sized
-        ? { rssAloneMiB: maxRss(sized.limited) / 2 ** 20, rssAloneSeries: sized.limited.series }
-        : {}),
-      // Evaluated on the slower of the two conditions.
-      renderMsPer100k: Math.max(
-        (synthetic.renderMs * 100_000) / synthetic.series,
-        (syntheticUnlimited.renderMs * 100_000) / syntheticUnlimited.series,
-      ),
-      ...(gzip ? { gzipRatio: gzip.ratio } : {}),
-    });
-    report += renderPlantSection(runs);
-  } else if (p.name === 'full' && plantRuns().length > 0) {
-    // --no-plant: the section still shows the last recorded plant-scale runs, with their dates.
-    report += renderPlantSection(plantRuns());
   }
-  report += renderIssue29Section(results, {
-    control,
-    ...(combined ? { combined } : {}),
-    ...(first15mSeconds !== undefined ? { first15mSeconds } : {}),
-    plantSkipped: p.name === 'full' ? 'not run (--no-plant)' : 'not run (--quick)',
-    wallMs: performance.now() - started,
-  });
-  process.stdout.write(report);
+  const rows: ResultRow[] = [
+    ...resultRows(results),
+    ...targetRows(results, {
+      control,
+      ...(combined ? { combined } : {}),
+      ...first15m(plants),
+      ...(plants.length > 0
+        ? {}
+        : { plantSkipped: p.name === 'full' ? 'not run (--no-plant)' : 'not run (--quick)' }),
+    }),
+    ...(plants.length > 0 ? plantRows(plants) : []),
+  ];
+  const bench = {
+    name: 'exporter',
+    title: 'Whole exporter',
+    command: `npm run bench${values.quick ? ' -- --quick' : values['no-plant'] ? ' -- --no-plant' : ''}`,
+    setup: setupOf(results),
+    rows,
+    notes: [...notesOf(results), ...(plants.length > 0 ? [PLANT_NOTE] : [])],
+  };
   if (p.name === 'full') {
-    writeFileSync(RESULTS, report + OWNED_SECTIONS.map((s) => keptSection(RESULTS, s)).join(''));
-    progress(`written to ${RESULTS.pathname}`);
+    writeResults(bench, { startedAt });
+    progress('written to bench/results/exporter.json and bench/RESULTS.md');
+  } else {
+    const now = new Date().toISOString();
+    const machine = describeMachine();
+    process.stdout.write(
+      renderResultsMarkdown([
+        {
+          format: 1,
+          ...bench,
+          date: now,
+          seconds: Math.round((Date.now() - startedAt) / 100) / 10,
+          machine,
+          pass: true,
+        },
+      ]),
+    );
   }
 }
 
-/** A section another script writes into the results (`bench:load200`, `bench:spc`), kept as it is. */
-function keptSection(file: URL, { start, end }: OwnedSection): string {
-  const body = existsSync(file) ? readSection(file, start, end) : undefined;
-  return body === undefined ? '' : `\n${start}${body}${end}\n`;
+/** The 1,000-station plant's 15m first-snapshot time, when the plant ran. */
+function first15m(plants: readonly Awaited<ReturnType<typeof runPlantScale>>[]) {
+  const seconds = plants.find((x) => x.stations === 1000)?.stationSummariesComplete?.['15m'];
+  return seconds === undefined ? {} : { first15mSeconds: seconds };
 }
 
 await main();

@@ -1,6 +1,6 @@
 /**
  * The benchmark's parameters: plant size, record rates, windows and load. `full` is what
- * RESULTS.md records; `quick` is a smoke run of the same code at a tenth of the plant.
+ * bench/results/exporter.json records; `quick` is a smoke run of the same code at a tenth of the plant.
  */
 import type { PlantScale } from '../../src/simulator/types.ts';
 

@@ -11,7 +11,7 @@
  * server answers in this process too, so that the ratio compares the two paths under the same
  * heap; its answers are single writes of whole bodies held in memory (31.5 MB plain at 1,000
  * stations), which the exporter does not do, so blocks in its turns are reported apart
- * ({@link ScrapeRow.bareMaxBlockMs}); until 2026-11-26 they were counted as the exporter's.
+ * ({@link ScrapeRow.bareMaxBlockMs}), never as the exporter's.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

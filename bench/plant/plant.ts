@@ -118,7 +118,7 @@ export async function runPlantScale(opts: {
         timeout: '120s',
       },
       windows: ['15m', '1h', '24h'],
-      // Group level left out: with it, 15m station summaries do not fit 10 requests/s (see RESULTS.md).
+      // Group level left out: with it, 15m station summaries do not fit 10 requests/s (the plan drops them).
       summary: { interval: '60s', levels: opts.levels ?? ['station', 'line', 'site'] },
       units: { enabled: opts.units },
       log: { level: 'warn' },

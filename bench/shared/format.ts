@@ -1,4 +1,4 @@
-/** Number formatting for the results table, and the sections of bench/RESULTS.md. */
+/** Number formatting for the benches' rows and details. */
 import { readFileSync, writeFileSync } from 'node:fs';
 
 /** `12.3 MB`, `45.6 kB` or `789 B` (decimal units, as network traffic is usually counted). */
@@ -38,31 +38,19 @@ export function readSection(file: URL, start: string, end: string): string | und
   return i >= 0 && j > i ? text.slice(i + start.length, j) : undefined;
 }
 
-/** A section of bench/RESULTS.md that one script owns, between its two markers. */
-export interface OwnedSection {
-  readonly start: string;
-  readonly end: string;
-}
-
-/** `npm run bench:load200`'s section. */
-export const LOAD200_SECTION: OwnedSection = { start: '<!-- load200:start -->', end: '<!-- load200:end -->' };
-/** `npm run bench:spc`'s section. */
-export const SPC_BUDGET_SECTION: OwnedSection = {
+/**
+ * `npm run bench:spc`'s markers in bench/RESULTS.md. Every other bench writes bench/results/NAME.json
+ * through bench/shared/results.ts; this one stays until bench:spc does too, since RESULTS.md is
+ * generated and a section written into it is lost at the next generation.
+ */
+export const SPC_BUDGET_SECTION = {
   start: '<!-- BEGIN SPC BUDGET (bench:spc) -->',
   end: '<!-- END SPC BUDGET -->',
-};
-/** Runs recorded by hand, session by session (benches run one at a time, partial runs, misses). */
-const SESSIONS_SECTION: OwnedSection = { start: '<!-- sessions:start -->', end: '<!-- sessions:end -->' };
-/** The sections `npm run bench` keeps as they are when it rewrites the rest of the file. */
-export const OWNED_SECTIONS: readonly OwnedSection[] = [
-  LOAD200_SECTION,
-  SPC_BUDGET_SECTION,
-  SESSIONS_SECTION,
-];
+} as const;
 
 /**
  * Replaces the section `section` (which starts with `start` and ends with `end`) in `file`, or
- * appends it when the file has none: each bench owns one section of bench/RESULTS.md.
+ * appends it when the file has none (bench:spc's, until it writes a results file).
  */
 export function writeSection(file: URL, section: string, start: string, end: string): void {
   const text = readFileSync(file, 'utf8');

@@ -40,7 +40,7 @@ export interface BenchResults {
   readonly setup: string;
   readonly rows: readonly ResultRow[];
   readonly curves?: readonly Curve[];
-  /** How to read the figures (definitions, what a target means); never a session's story. */
+  /** How to read the figures (definitions, what a target means); never the story of a run. */
   readonly notes?: readonly string[];
 }
 

@@ -1,5 +1,5 @@
 /**
- * Control charts (issue 13, docs/measurements.md#control-charts): on the station dashboard a
+ * Control charts (docs/measurements.md#control-charts): on the station dashboard a
  * chart per charted measurement with its limits and the rule violations as annotations; on the
  * line dashboard the stations out of control now. The series exist only for names matched by
  * the exporter's `measurements.control.names`; elsewhere these panels show no data.
@@ -109,7 +109,8 @@ export function controlPanels(station: string, chart: PanelItem): PanelItem[] {
         limit('LCL', 'lcl'),
         limit('Centre', 'center'),
         limit('UCL', 'ucl'),
-        // Sigma is not exported per chart (issue 29): the limits are centre ± 3 sigma.
+        // Sigma is not exported per chart, to keep a chart within its series budget (`npm run bench`,
+        // control series per charted series): the limits are centre ± 3 sigma.
         {
           name: 'Sigma',
           unit: 'none',

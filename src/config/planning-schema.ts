@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { always, isRecord, period } from './fields.ts';
 
 /*
- * Plant scale (issue 8): the request planner's and the series budget's settings, and sharding.
+ * Plant scale: the request planner's and the series budget's settings, and sharding.
  */
 
 export const planningSchema = z

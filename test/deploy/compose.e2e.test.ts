@@ -34,7 +34,12 @@ interface Service {
   readonly environment?: Record<string, string>;
 }
 
-const compose = parse(readFileSync(FILE, 'utf8'), { merge: true }) as { services: Record<string, Service> };
+/** The file as compose reads it with no variable set: `${NAME:-default}` is its default (`$$` stays). */
+const interpolated = readFileSync(FILE, 'utf8').replace(
+  /\$\$|\$\{\w+:-([^}]*)\}/g,
+  (m, value?: string) => value ?? m,
+);
+const compose = parse(interpolated, { merge: true }) as { services: Record<string, Service> };
 const services = compose.services;
 
 /** Compose's own string formats, which the schema names but JSON Schema does not define. */
@@ -91,9 +96,16 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 describe('deploy/compose/docker-compose.yml', () => {
   it('is valid against the Compose specification schema', () => {
-    const r = validate(parse(readFileSync(FILE, 'utf8'), { merge: true }));
+    const r = validate(parse(interpolated, { merge: true }));
     expect(r.errors).toBe('No errors');
     expect(r.ok).toBe(true);
+  });
+
+  it("lets STATION_EXPORTER_PORT move the host side of the exporter's port, 9732 by default", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: compose's interpolation, not JavaScript's
+    expect(readFileSync(FILE, 'utf8')).toContain("ports: ['${STATION_EXPORTER_PORT:-9732}:9732']");
+    expect(services.exporter!.ports).toEqual(['9732:9732']);
+    expect(services.grafana!.environment?.STATION_EXPORTER_UNIT_URL).toContain('$${__value.raw}');
   });
 
   it('rejects what the schema forbids (the check can fail)', () => {

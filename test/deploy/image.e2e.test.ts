@@ -11,6 +11,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../helpers/prometheus.ts';
 
 const TOOLS = ['buildah', 'podman', 'runc', 'mmdebstrap', 'podman-compose', 'docker-compose'];
 const missing = TOOLS.filter((t) => spawnSync('sh', ['-c', `command -v ${t}`]).status !== 0);
@@ -21,8 +22,8 @@ const enabled = (missing.length === 0 && root) || Boolean(process.env.CI);
 const PODMAN = ['--runtime', 'runc'];
 const ULIMITS = ['--ulimit', 'nofile=20000:20000', '--ulimit', 'nproc=32768:32768'];
 
-function run(cmd: string, args: string[], timeoutMs = 60_000) {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+function run(cmd: string, args: string[], timeoutMs = 60_000, env: NodeJS.ProcessEnv = process.env) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, env });
   return {
     status: r.status,
     stdout: r.stdout ?? '',
@@ -57,7 +58,6 @@ const body = (url: string) =>
 describe.skipIf(!enabled)('container image (buildah, podman)', () => {
   let image = '';
   let container = '';
-  const port = 19_732;
 
   beforeAll(() => {
     if (missing.length > 0)
@@ -81,6 +81,8 @@ describe.skipIf(!enabled)('container image (buildah, podman)', () => {
   });
 
   it('starts the demo when asked, read-only and as uid 1000: /metrics, /-/healthy and the HEALTHCHECK pass', async () => {
+    // A free port of the host's network, which the container shares: never one another server holds.
+    const port = await freePort();
     const started = podman(
       'run',
       '-d',
@@ -164,14 +166,26 @@ describe.skipIf(!enabled)('container image (buildah, podman)', () => {
     expect(podman('tag', image, 'localhost/station-exporter:local').status).toBe(0);
     const wrapper = `${mkdtempSync(join(tmpdir(), 'podman-'))}/podman`;
     writeFileSync(wrapper, '#!/bin/sh\nexec podman --runtime runc "$@"\n', { mode: 0o755 });
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}/metrics`;
+    const env = { ...process.env, STATION_EXPORTER_PORT: String(port) };
     const pc = (...args: string[]) =>
-      run('podman-compose', ['--podman-path', wrapper, '-p', 'stationtest', '-f', compose, ...args], 180_000);
+      run(
+        'podman-compose',
+        ['--podman-path', wrapper, '-p', 'stationtest', '-f', compose, ...args],
+        180_000,
+        env,
+      );
     pc('down');
+    // Nothing answers on the port before the stack is up.
+    expect(await body(url)).toBe('');
     try {
+      // The exporter's port on the host is a free one (STATION_EXPORTER_PORT), so that an exporter
+      // already on 9732 (a developer's demo) is neither read nor in the way.
       const up = pc('up', '-d', '--no-build', 'simulator', 'exporter');
       expect(up.status, up.output.slice(-3000)).toBe(0);
       const metrics = await until(
-        () => body('http://127.0.0.1:9732/metrics'),
+        () => body(url),
         (text) => /^station_exporter_upstream_up 1$/m.test(text),
       );
       // The exporter reached the simulator by its service name, and both health checks pass.
@@ -179,6 +193,14 @@ describe.skipIf(!enabled)('container image (buildah, podman)', () => {
       expect(metrics).toMatch(/^station_info\{/m);
       for (const c of ['stationtest_exporter_1', 'stationtest_simulator_1'])
         expect(podman('healthcheck', 'run', c).status, c).toBe(0);
+      // Those metrics were the container's: with its exporter stopped, nothing answers there.
+      expect(pc('stop', 'exporter').status).toBe(0);
+      expect(
+        await until(
+          () => body(url),
+          (text) => text === '',
+        ),
+      ).toBe('');
     } finally {
       pc('down');
     }

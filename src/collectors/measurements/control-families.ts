@@ -1,5 +1,5 @@
 /**
- * Control-chart families of the measurements collector (issue 13): per station, measurement
+ * Control-chart families of the measurements collector: per station, measurement
  * name (`metric`) and slot, the I-MR limits of its baseline and the Nelson rules' results over
  * the evaluation window. docs/measurements.md#control-charts defines every value.
  */

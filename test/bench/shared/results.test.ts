@@ -126,3 +126,16 @@ describe('bench results', () => {
     expect(svg).toContain('stroke-dasharray');
   });
 });
+
+describe('bench/RESULTS.md', () => {
+  it('is generated from bench/results/*.json (run a bench, never edit it)', () => {
+    const files = readResultsFiles();
+    expect(files.map((f) => f.name)).toContain('exporter');
+    const committed = readFileSync(new URL('../../../bench/RESULTS.md', import.meta.url), 'utf8');
+    if (committed !== renderResultsMarkdown(files)) {
+      expect.fail(
+        'bench/RESULTS.md differs from renderResultsMarkdown(readResultsFiles()): a bench writes it',
+      );
+    }
+  });
+});
