@@ -116,8 +116,8 @@ export interface ClientOptions {
  * 4.5 times its body while it is decoded (docs/operations.md), and decoding runs on the one
  * thread anyway: with two, one collector's answer is decoded while another's arrives, and more
  * only pile up bodies. At 539 stations with concurrency 8, 8 in hand set the exporter's highest
- * RSS at 228–234 MiB, 4 at 217 MiB and 2 at 193–204 MiB (bench/exporter/sized-only.ts,
- * 2026-11-26). Requests to other endpoints still use the whole concurrency.
+ * RSS at 228–234 MiB, 4 at 217 MiB and 2 at 193–204 MiB (`npm run bench:memory`,
+ * bench/exporter/sized-only.ts). Requests to other endpoints still use the whole concurrency.
  */
 export const RECORD_ANSWERS_IN_HAND = 2;
 
@@ -125,7 +125,7 @@ export const RECORD_ANSWERS_IN_HAND = 2;
  * Record answers one collector holds at once: two collectors fetching records (measurements and
  * units) get one each, so that one's large answer never holds back the other's, and a collector
  * alone never decodes two of its answers side by side. At 559 stations that took the first poll's
- * RSS readings from 189–196 MiB to 184–192 (2026-11-27); a collector fetching alone then waits
+ * RSS readings from 189–196 MiB to 184–192 (`npm run bench:memory`); a collector fetching alone then waits
  * the upstream's latency once per request (docs/operations.md).
  */
 const RECORD_ANSWERS_PER_COLLECTOR = 1;
