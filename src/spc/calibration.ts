@@ -111,7 +111,7 @@ const SKEW_ALLOWANCE = 0.4;
 export function shrunkSkewness(g: number, n: number): number {
   if (!Number.isFinite(g) || n < 3) return 0;
   const kept = Math.max(0, Math.abs(g) - 2 * Math.sqrt(6 / n) - SKEW_ALLOWANCE);
-  return Math.sign(g) * Math.min(MAX_SKEWNESS, kept);
+  return kept === 0 ? 0 : Math.sign(g) * Math.min(MAX_SKEWNESS, kept);
 }
 
 /** Fewest buckets whose median skewness is used instead of the whole baseline's. */
@@ -130,7 +130,7 @@ const MEDIAN_SKEW_ALLOWANCE = 0.15;
 function shrunkMedianSkewness(g: number, n: number): number {
   if (!Number.isFinite(g)) return 0;
   const kept = Math.max(0, Math.abs(g) - 2 * 1.2533 * Math.sqrt(6 / n) - MEDIAN_SKEW_ALLOWANCE);
-  return Math.sign(g) * Math.min(MAX_SKEWNESS, kept);
+  return kept === 0 ? 0 : Math.sign(g) * Math.min(MAX_SKEWNESS, kept);
 }
 
 /**
