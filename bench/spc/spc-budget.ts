@@ -8,8 +8,8 @@
  * src/simulator/shapes.ts's, drawn from splitmix64 (bench/spc/splitmix-fast.ts, the same
  * stream). Writes bench/results/spc.json and its SVG curves through bench/shared/results.ts.
  *
- * Arguments: --charts=N (per healthy scenario, default 600), --days=D (after the baseline,
- * default 14), --seeds=S (default 3), --seed=X (first seed, default 1).
+ * Arguments: --charts=N (per healthy scenario, default 400), --days=D (after the baseline,
+ * default 28), --seeds=S (default 3), --seed=X (first seed, default 1).
  */
 
 import { type Shape, standardDraw } from '../../src/simulator/shapes.ts';
@@ -284,8 +284,8 @@ function arg(name: string, fallback: number): number {
 
 function main(): void {
   const startedAt = Date.now();
-  const charts = arg('charts', 600);
-  const days = arg('days', 14);
+  const charts = arg('charts', 400);
+  const days = arg('days', 28);
   const seeds = arg('seeds', 3);
   const first = arg('seed', 1);
   const seedList = Array.from({ length: seeds }, (_, i) => first + i);
