@@ -24,11 +24,11 @@
 import type { BaselineSums } from './limits.ts';
 
 /** φ below this is taken as this: strongly alternating data are rare, and h would shrink by 3×. */
-export const MIN_PHI = -0.5;
+const MIN_PHI = -0.5;
 /** φ above this is taken as this: beyond it (1 + φ) / (1 − φ) runs away. */
-export const MAX_PHI = 0.8;
+const MAX_PHI = 0.8;
 /** The largest skewness the transform follows (a lognormal of s ≈ 0.9). */
-export const MAX_SKEWNESS = 4;
+const MAX_SKEWNESS = 4;
 /** A transformed value is kept within ±this: a value beyond a skewed baseline's bound is far out. */
 const TRANSFORM_BOUND = 8;
 

@@ -26,7 +26,7 @@ function weekSums(values: readonly number[]) {
     { originMs: 0, widthMs: WEEK_MS / BUCKETS_PER_BASELINE, capacity: BUCKETS_PER_BASELINE + 3 },
     anchor,
   );
-  values.forEach((x, i) => buckets.push(i * STEP_MS, x));
+  for (const [i, x] of values.entries()) buckets.push(i * STEP_MS, x);
   const into = new BaselineCollector(anchor);
   buckets.collect(0, into);
   return { sums: into.sums, anchor };
