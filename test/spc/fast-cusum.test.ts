@@ -5,8 +5,15 @@
  */
 import { describe, expect, it } from 'vitest';
 import { splitmix64 } from '../../bench/shared/random.ts';
+import { lognormalOfSkewness } from '../../src/spc/calibration.ts';
 import { cusumAdd, cusumStart } from '../../src/spc/cusum.ts';
-import { type DetectorParams, FAST_CUSUM, stepCusums } from '../../src/spc/detector-state.ts';
+import {
+  type DetectorParams,
+  detectorValue,
+  effectiveParams,
+  FAST_CUSUM,
+  stepCusums,
+} from '../../src/spc/detector-state.ts';
 import { cusumArl } from '../helpers/run-length.ts';
 
 const within = (got: number, want: number, rel: number) => expect(Math.abs(got / want - 1)).toBeLessThan(rel);
@@ -75,5 +82,32 @@ describe('the fast CUSUM', () => {
     const fast = cusumStart(FAST_CUSUM);
     const got = [4, 4, 4, 4].map((z) => stepCusums(main, fast, z, PARAMS));
     expect(got).toEqual([undefined, undefined, undefined, 'up']);
+  });
+});
+
+describe('the detectors against a calibrated baseline', () => {
+  it('widen both decision intervals by the long-run factor of the calibration’s phi', () => {
+    const calibration = { center: 5, sigma: 2, phi: 0.2, skewness: 0, ...lognormalOfSkewness(0) };
+    const limits = {
+      kind: 'rolling' as const,
+      center: 5.1,
+      sigma: 1.5,
+      ucl: 9.6,
+      lcl: 0.6,
+      mrBar: 1.7,
+      mrUcl: 5.5,
+      samples: 5040,
+      calibration,
+    };
+    const p = effectiveParams(PARAMS, limits);
+    // (1 + 0.2) / (1 − 0.2) = 1.5, computed by hand.
+    expect(p.cusum.h).toBeCloseTo(15, 12);
+    expect(p.fast?.h).toBeCloseTo(6.75, 12);
+    expect(p.cusum.k).toBe(0.625);
+    // The value the detectors add is the calibration's, not the I chart's centre and sigma.
+    expect(detectorValue(limits, 9)).toBe(2);
+    const { calibration: _, ...given } = limits;
+    expect(effectiveParams(PARAMS, given)).toBe(PARAMS);
+    expect(detectorValue(given, 9)).toBeCloseTo(3.9 / 1.5, 12);
   });
 });
