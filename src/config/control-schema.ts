@@ -222,12 +222,13 @@ const rulesSchema = z
 /**
  * The CUSUM's defaults: k = 0.625, h = 10, values capped at ±2.5 sigma, with a fast initial
  * response. By the Brook–Evans chain (test/spc/cusum-ewma.test.ts), an in-control chart signals
- * by chance once in about 1.44 million points (with limits known; limits estimated from a
- * baseline raise the rate): half a chance notification a day per 1,000 charts at a point every
- * 2 minutes, with room for the wild points of failing units the cap lets through. A sustained
- * shift is found in 28.2 / 13.3 / 9.1 / 6.5 points on average at 1 / 1.5 / 2 / 3 sigma; no
- * detector with that chance rate can average under about 28 points at 1 sigma
- * (docs/measurements.md: the table, the limit, how to choose k, h and the cap).
+ * by chance once in about 1.44 million points (with limits known); with the fast CUSUM that runs
+ * beside it (src/spc/detector-state.ts) and estimated 7-day baselines, once in 1.2 million
+ * (`npm run bench:spc`): 0.6 chance signals a day per 1,000 charts at a point every 2 minutes.
+ * A sustained shift is found in 28.2 / 13.3 / 9.1 / 6.5 points on average at 1 / 1.5 / 2 / 3
+ * sigma by this CUSUM alone, 27.2 / 12.8 / 8.3 / 4.6 with the fast one; Lorden's asymptotic
+ * first-order term ln(ARL0)/KL at that rate is 28.0 points at 1 sigma (docs/measurements.md: the
+ * table, the term, how to choose k, h and the cap).
  */
 const cusumSchema = z
   .strictObject({
@@ -294,10 +295,11 @@ export const controlSchema = z
       .boolean()
       .default(true)
       .describe(
-        'On a rolling or frozen baseline whose lag-1 autocorrelation phi is above 0.1, widen sigma by ' +
-          '1 / sqrt(1 - phi), the CUSUM h by (1 + phi) / (1 - phi) and the EWMA L by its AR(1) variance factor, ' +
-          'so that chance signals stay near their documented rate (docs/measurements.md). Either way a chart is ' +
-          'flagged only when phi is significantly above 0.1 (one-sided test at 1 %).',
+        "On a rolling or frozen baseline, widen the CUSUMs' h by (1 + phi) / (1 - phi) and the EWMA's L by its " +
+          "AR(1) variance factor for the baseline's lag-1 autocorrelation phi as estimated (every chart), and, " +
+          "when phi is above 0.1, the I chart's sigma by 1 / sqrt(1 - phi), so that chance signals stay near " +
+          'their documented rate (docs/measurements.md). Either way a chart is flagged only when phi is ' +
+          'significantly above 0.1 (one-sided test at 1 %).',
       ),
     hold: z
       .union([z.literal(false), duration()])

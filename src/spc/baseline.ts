@@ -1,6 +1,6 @@
 /**
  * A baseline kept as time-bucketed sufficient statistics: per bucket of the time axis the
- * sums of {@link BaselineSums} (n, Σy, Σy², the moving ranges, the lag-1 products, max |x|,
+ * sums of {@link BaselineSums} (n, Σy, Σy², Σy³, the moving ranges, the lag-1 products, max |x|,
  * the finest step), plus its first and last value, so that the moving range between two
  * buckets (the pair at their boundary) is added when the buckets are summed. A bucket costs
  * {@link FIELDS} numbers whatever the points in it; the whole baseline a fixed ring of buckets.
@@ -28,8 +28,11 @@ const FIRST = 11;
 const LAST = 12;
 /** 1 when the bucket's first point pairs with the point added before it (no gap between). */
 const JOINED = 13;
+const CUBES = 14;
 /** Numbers per bucket. */
-const FIELDS = 14;
+const FIELDS = 15;
+/** Fewest points of a bucket whose skewness enters the baseline's median skewness. */
+const SKEW_BUCKET_POINTS = 20;
 
 /**
  * Sums of a baseline collected in time order: whole buckets, then single points. A gap ends a
@@ -68,6 +71,9 @@ export class BaselineCollector {
     s.n += sums.n;
     s.sum += sums.sum;
     s.squares += sums.squares;
+    s.cubes += sums.cubes;
+    s.bucketSkewness = sums.bucketSkewness;
+    s.skewBuckets = sums.skewBuckets;
     s.pairs += sums.pairs;
     s.mrSum += sums.mrSum;
     s.lagged += sums.lagged;
@@ -91,6 +97,7 @@ export class BaselineCollector {
     s.n += ring[at + N]!;
     s.sum += ring[at + SUM]!;
     s.squares += ring[at + SQUARES]!;
+    s.cubes += ring[at + CUBES]!;
     s.pairs += ring[at + PAIRS]!;
     s.mrSum += ring[at + MR]!;
     s.lagged += ring[at + LAGGED]!;
@@ -119,6 +126,9 @@ function clearSums(s: BaselineSums): void {
   s.n = 0;
   s.sum = 0;
   s.squares = 0;
+  s.cubes = 0;
+  s.bucketSkewness = Number.NaN;
+  s.skewBuckets = 0;
   s.pairs = 0;
   s.mrSum = 0;
   s.lagged = 0;
@@ -203,6 +213,7 @@ export class BaselineBuckets {
     r[at + N]! += 1;
     r[at + SUM]! += y;
     r[at + SQUARES]! += y * y;
+    r[at + CUBES]! += y * y * y;
     r[at + MAX_ABS] = Math.max(r[at + MAX_ABS]!, Math.abs(x));
     r[at + LAST] = x;
     this.prev = x;
@@ -228,16 +239,49 @@ export class BaselineBuckets {
       const older = new BaselineCollector(this.anchor);
       older.merge(cached.sums, cached.last);
       for (let k = cached.to; k < this.newest; k++) this.collectOne(k, older);
+      this.skewnessOf(from, older.sums);
       this.cache = { from, to: this.newest, sums: older.sums, last: older.last };
     } else if (cached === undefined || cached.from !== from || cached.to !== this.newest) {
       const older = new BaselineCollector(this.anchor);
       for (let k = from; k < this.newest; k++) this.collectOne(k, older);
+      this.skewnessOf(from, older.sums);
       this.cache = { from, to: this.newest, sums: older.sums, last: older.last };
     }
     const c = this.cache!;
     into.merge(c.sums, c.last);
     if (this.newest >= from) this.collectOne(this.newest, into);
     if (Number.isNaN(this.prev)) into.gap();
+  }
+
+  /**
+   * Sets the median skewness of the whole buckets from `from` to before the newest (those with
+   * at least {@link SKEW_BUCKET_POINTS} points) into `sums`: computed when a bucket starts, not
+   * per poll.
+   */
+  private skewnessOf(from: number, sums: BaselineSums): void {
+    const cap = this.grid.capacity;
+    const values: number[] = [];
+    for (let k = from; k < this.newest; k++) {
+      const at = (((k % cap) + cap) % cap) * FIELDS;
+      const r = this.ring;
+      const n = r[at + N]!;
+      if (r[at + K] !== k || n < SKEW_BUCKET_POINTS) continue;
+      const m = r[at + SUM]! / n;
+      const m2 = r[at + SQUARES]! / n - m * m;
+      if (!(m2 > 0)) continue;
+      const m3 = r[at + CUBES]! / n - 3 * m * (r[at + SQUARES]! / n) + 2 * m * m * m;
+      const g = m3 / m2 ** 1.5;
+      if (Number.isFinite(g)) values.push(g);
+    }
+    values.sort((a, b) => a - b);
+    const mid = values.length >> 1;
+    sums.skewBuckets = values.length;
+    sums.bucketSkewness =
+      values.length === 0
+        ? Number.NaN
+        : values.length % 2 === 1
+          ? values[mid]!
+          : (values[mid - 1]! + values[mid]!) / 2;
   }
 
   private collectOne(k: number, into: BaselineCollector): void {

@@ -23,14 +23,17 @@
  * in the replayed history set no last signal time (nothing an alert could read again after a
  * restart); they do start a hold of the baseline.
  *
- * A baseline flagged as autocorrelated (φ > 0.1) is compensated here too: its sigma is already
- * the process sigma (src/spc/limits.ts), and the detectors' limits are widened by the long-run
- * variance of an AR(1) process: h × (1 + φ) / (1 − φ) for the CUSUM, L × sqrt((1 + φ(1 − λ)) /
- * (1 − φ(1 − λ))) for the EWMA (the asymptotic variance of an EWMA of AR(1) data).
+ * The detectors see each value calibrated on the baseline (src/spc/calibration.ts: the
+ * baseline's mean and standard deviation, a transform to a normal shape for skewed data), and
+ * their limits are widened for the baseline's lag-1 autocorrelation φ as estimated, always:
+ * h × (1 + φ) / (1 − φ) for both CUSUMs, L × sqrt((1 + φ(1 − λ)) / (1 − φ(1 − λ))) for the
+ * EWMA (the asymptotic variance of an EWMA of AR(1) data). Beside the configured CUSUM runs
+ * a fast one ({@link FAST_CUSUM}) for large shifts; a signal of either is a CUSUM event.
  */
 
 import { lowerBound } from '../util/sorted.ts';
-import { type CusumParams, type CusumState, cusumAdd, cusumStart } from './cusum.ts';
+import { type Calibration, calibrated, longRunFactor } from './calibration.ts';
+import { type CusumParams, type CusumSignal, type CusumState, cusumAdd, cusumStart } from './cusum.ts';
 import { type EwmaParams, type EwmaState, ewmaAdd, ewmaLimit, ewmaStart } from './ewma.ts';
 import type { ControlLimits } from './limits.ts';
 
@@ -40,10 +43,28 @@ export const EWMA_EVENT = 9;
 /** Event slots per series: eight rules, CUSUM, EWMA. */
 export const EVENT_SLOTS = 10;
 
+/**
+ * The fast CUSUM that runs beside the configured one whenever it is enabled: k 1.5 (the
+ * allowance for a 3 sigma shift), h 4.5, values capped at ±3 sigma, no fast initial response.
+ * Its increments are at most 1.5, so it needs at least four points near or beyond 3 sigma to
+ * signal: one wild value (a failing unit's, a heavy tail's) cannot set it off, nor can two.
+ * By the Brook–Evans chain, in control it signals once in 16.4 million points on independent
+ * normal data (beside the configured CUSUM's 1.44 million, the pair: once in 1.32 million), and
+ * finds a 3 sigma shift in 4.8 points on average by simulation (the chain says 4.6, counting a
+ * sum of exactly h as a signal; the configured CUSUM alone: 6.5). The numbers are checked in
+ * test/spc/fast-cusum.test.ts.
+ */
+export const FAST_CUSUM: CusumParams = { k: 1.5, h: 4.5, cap: 3, fir: false };
+
 /** The detectors' settings of one charted name (plant-wide defaults with its overrides). */
 export interface DetectorParams {
   readonly cusum: CusumParams & { readonly enabled: boolean };
   readonly ewma: EwmaParams & { readonly enabled: boolean };
+  /**
+   * The fast CUSUM's settings (default {@link FAST_CUSUM}), run whenever the CUSUM is enabled;
+   * its signals are the CUSUM's events too, and either signal restarts both.
+   */
+  readonly fast?: CusumParams;
 }
 
 /** Everything the detectors carry from one point to the next, after the point at `time`. */
@@ -51,6 +72,8 @@ interface Checkpoint {
   readonly time: number;
   readonly upper: number;
   readonly lower: number;
+  readonly fastUpper: number;
+  readonly fastLower: number;
   readonly z: number;
   readonly t: number;
   readonly upperFrom: number;
@@ -65,6 +88,8 @@ interface Checkpoint {
 /** The detectors of one series. */
 export interface DetectorState {
   cusum: CusumState;
+  /** The fast CUSUM's sums (see {@link FAST_CUSUM}). */
+  fast: CusumState;
   ewma: EwmaState;
   /**
    * The CUSUM's sums that crossed h at the last point stepped, when it signalled (the state
@@ -101,6 +126,7 @@ export interface DetectorState {
 export function createDetectorState(params: DetectorParams): DetectorState {
   return {
     cusum: cusumStart(params.cusum),
+    fast: cusumStart(params.fast ?? FAST_CUSUM),
     ewma: ewmaStart(),
     shownCusum: undefined,
     shownEwma: undefined,
@@ -121,6 +147,8 @@ function checkpoint(s: DetectorState, time: number, signals = 0): Checkpoint {
     signals,
     upper: s.cusum.upper,
     lower: s.cusum.lower,
+    fastUpper: s.fast.upper,
+    fastLower: s.fast.lower,
     z: s.ewma.z,
     t: s.ewma.t,
     upperFrom: s.upperFrom,
@@ -132,6 +160,7 @@ function checkpoint(s: DetectorState, time: number, signals = 0): Checkpoint {
 
 function restore(s: DetectorState, from: Checkpoint): void {
   s.cusum = { upper: from.upper, lower: from.lower };
+  s.fast = { upper: from.fastUpper, lower: from.fastLower };
   s.ewma = { z: from.z, t: from.t };
   s.upperFrom = from.upperFrom;
   s.lowerFrom = from.lowerFrom;
@@ -158,18 +187,45 @@ export function finalUpTo(state: DetectorState): number {
 }
 
 /**
- * The settings to use against `limits`: widened for the autocorrelation the limits were
- * compensated for (none: the settings as given).
+ * The settings to use against `limits`: the decision intervals of both CUSUMs widened by the
+ * long-run variance factor (1 + φ) / (1 − φ) of the baseline's autocorrelation φ, as estimated
+ * (src/spc/calibration.ts), and the EWMA's L by sqrt((1 + φ(1 − λ)) / (1 − φ(1 − λ))), the
+ * asymptotic variance factor of an EWMA of AR(1) data. φ = 0 (given limits, compensation off):
+ * the settings as given.
  */
 export function effectiveParams(params: DetectorParams, limits: ControlLimits): DetectorParams {
-  const phi = limits.compensatedPhi ?? 0;
+  const phi = limits.calibration?.phi ?? 0;
   if (phi === 0) return params;
   const { lambda } = params.ewma;
   const carried = phi * (1 - lambda);
+  const widening = longRunFactor(phi);
+  const fast = params.fast ?? FAST_CUSUM;
   return {
-    cusum: { ...params.cusum, h: (params.cusum.h * (1 + phi)) / (1 - phi) },
+    cusum: { ...params.cusum, h: params.cusum.h * widening },
     ewma: { ...params.ewma, L: params.ewma.L * Math.sqrt((1 + carried) / (1 - carried)) },
+    fast: { ...fast, h: fast.h * widening },
   };
+}
+
+/**
+ * Steps the configured CUSUM (`main`) and the fast one with the value `z`; returns the side of
+ * a signal of either (the main one's first), without the restart (the caller restarts both).
+ */
+export function stepCusums(
+  main: CusumState,
+  fast: CusumState,
+  z: number,
+  params: DetectorParams,
+): CusumSignal | undefined {
+  const a = cusumAdd(main, z, params.cusum);
+  const b = cusumAdd(fast, z, params.fast ?? FAST_CUSUM);
+  return a ?? b;
+}
+
+/** The value at `x` as the detectors add it: calibrated on the baseline, or by the given limits. */
+export function detectorValue(limits: ControlLimits, x: number): number {
+  const c: Calibration | undefined = limits.calibration;
+  return c === undefined ? (x - limits.center) / limits.sigma : calibrated(c, x);
 }
 
 /** Where the points of one advance lie, as indexes into the series' time-ordered values. */
@@ -235,6 +291,7 @@ class Advance {
     if (!state.ready) {
       // Rebuilt with the settings in force (a compensated h starts the sums at its half).
       state.cusum = cusumStart(cusum);
+      state.fast = cusumStart(input.params.fast ?? FAST_CUSUM);
       state.ewma = ewmaStart();
       state.shownCusum = undefined;
       state.shownEwma = undefined;
@@ -271,24 +328,10 @@ class Advance {
     const t = times[i] ?? Number.NaN;
     this.signals = 0;
     this.before = earlier;
-    const z = ((values[i] ?? 0) - limits.center) / limits.sigma;
+    const z = detectorValue(limits, values[i] ?? 0);
     state.shownCusum = undefined;
     state.shownEwma = undefined;
-    if (cusum.enabled) {
-      const c = state.cusum;
-      if (c.upper === 0 || Number.isNaN(state.upperFrom)) state.upperFrom = t;
-      if (c.lower === 0 || Number.isNaN(state.lowerFrom)) state.lowerFrom = t;
-      const side = cusumAdd(c, z, cusum);
-      if (side !== undefined) {
-        this.signalled(CUSUM_EVENT, t, side);
-        // The gauges show the sums that crossed until the next point; the state restarts, and
-        // the next climbs start at the next point.
-        state.shownCusum = { upper: c.upper, lower: c.lower };
-        state.cusum = cusumStart(cusum);
-        state.upperFrom = Number.NaN;
-        state.lowerFrom = Number.NaN;
-      }
-    }
+    if (cusum.enabled) this.stepCusum(t, z);
     if (ewma.enabled) {
       const e = state.ewma;
       const side = ewmaAdd(e, z, ewma);
@@ -304,6 +347,25 @@ class Advance {
       if (before.signals & 2 && !(this.signals & 2)) this.lostEwma++;
     }
     state.checkpoints.push(checkpoint(state, t, this.signals));
+  }
+
+  /** Steps both CUSUMs with the point at `t` (calibrated value `z`); a signal restarts both. */
+  private stepCusum(t: number, z: number): void {
+    const state = this.state;
+    const params = this.input.params;
+    const c = state.cusum;
+    if (c.upper === 0 || Number.isNaN(state.upperFrom)) state.upperFrom = t;
+    if (c.lower === 0 || Number.isNaN(state.lowerFrom)) state.lowerFrom = t;
+    const side = stepCusums(c, state.fast, z, params);
+    if (side === undefined) return;
+    this.signalled(CUSUM_EVENT, t, side);
+    // The gauges show the sums that crossed until the next point; the state restarts, and
+    // the next climbs start at the next point.
+    state.shownCusum = { upper: c.upper, lower: c.lower };
+    state.cusum = cusumStart(params.cusum);
+    state.fast = cusumStart(params.fast ?? FAST_CUSUM);
+    state.upperFrom = Number.NaN;
+    state.lowerFrom = Number.NaN;
   }
 
   /** A signal at the point being stepped: an event unless history or a signal it gave before. */
@@ -416,15 +478,17 @@ export function detectorView(
   // At a signal, the statistic and the limits it crossed (t before the restart), not the
   // restarted ones (t = 0: limits of zero width) until the next point.
   const e = state.shownEwma ?? state.ewma;
-  const half = ewmaLimit(params.ewma, e.t) * limits.sigma;
-  const centre = limits.center + e.z * limits.sigma;
+  // On the calibrated scale: the EWMA of skewed data is shown as if its values were normal.
+  const scale = limits.calibration ?? limits;
+  const half = ewmaLimit(params.ewma, e.t) * scale.sigma;
+  const centre = scale.center + e.z * scale.sigma;
   const c = state.shownCusum ?? state.cusum;
-  const phi = limits.compensatedPhi ?? 0;
+  const phi = limits.calibration?.phi ?? 0;
   // Fields set in place, not spread in: a view is made for every chart at every poll.
   const view: { cusum?: DetectorView['cusum']; ewma?: DetectorView['ewma'] } = {};
   if (params.cusum.enabled)
     view.cusum = { upper: c.upper, lower: c.lower, h: params.cusum.h, widening: (1 + phi) / (1 - phi) };
   if (params.ewma.enabled)
-    view.ewma = { value: centre, upper: limits.center + half, lower: limits.center - half };
+    view.ewma = { value: centre, upper: scale.center + half, lower: scale.center - half };
   return view;
 }

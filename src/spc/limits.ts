@@ -5,6 +5,7 @@
  */
 import { isBelowResolution } from '../util/ulp.ts';
 import { AUTOCORRELATION_FLAG, autocorrelationFlagged } from './autocorrelation.ts';
+import { type Calibration, calibrationOf } from './calibration.ts';
 
 /** d2 for moving ranges of two points: the expected range of two normal values, in sigmas. */
 const D2 = 1.128;
@@ -51,6 +52,11 @@ export interface ControlLimits {
    * test, src/spc/autocorrelation.ts): the documented rates do not hold as they are.
    */
   readonly autocorrelated?: boolean;
+  /**
+   * How the sequential detectors (CUSUMs, EWMA) standardize a value, calibrated on the baseline
+   * (src/spc/calibration.ts); absent for given limits, where they use the centre and sigma.
+   */
+  readonly calibration?: Calibration;
   /** Smallest non-zero difference of neighbouring baseline points: the data's resolution, or finer. */
   readonly resolution?: number;
   /** The resolution is coarser than {@link QUANTIZATION_FLAG} sigma: too few levels for the rules. */
@@ -105,6 +111,14 @@ export interface BaselineSums {
   n: number;
   sum: number;
   squares: number;
+  /** Σy³: the baseline's skewness, for the detectors' calibration. */
+  cubes: number;
+  /**
+   * The median of the skewnesses of the baseline's whole time buckets (src/spc/baseline.ts), and
+   * how many buckets it is of (0: none, the median NaN): a skewness one wild value cannot make.
+   */
+  bucketSkewness: number;
+  skewBuckets: number;
   /** Neighbour pairs (the first point of a segment has no neighbour before it). */
   pairs: number;
   mrSum: number;
@@ -123,6 +137,9 @@ export function emptySums(): BaselineSums {
     n: 0,
     sum: 0,
     squares: 0,
+    cubes: 0,
+    bucketSkewness: Number.NaN,
+    skewBuckets: 0,
     pairs: 0,
     mrSum: 0,
     lagged: 0,
@@ -138,6 +155,7 @@ export function addPoint(s: BaselineSums, x: number, y: number): void {
   s.n++;
   s.sum += y;
   s.squares += y * y;
+  s.cubes += y * y * y;
   const abs = Math.abs(x);
   if (abs > s.maxAbs) s.maxAbs = abs;
 }
@@ -205,6 +223,8 @@ export function limitsFromSums(
     limits.autocorrelated = autocorrelationFlagged(autocorrelation, s.pairs);
   }
   if (phi > 0) limits.compensatedPhi = phi;
+  const calibration = compensate ? calibrationOf(s, anchor) : calibrationOf(s, anchor, { phi: 0 });
+  if (calibration !== undefined) limits.calibration = calibration;
   if (Number.isFinite(s.step)) {
     limits.resolution = s.step;
     limits.quantized = s.step > QUANTIZATION_FLAG * within;

@@ -129,18 +129,19 @@ function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyDesc> {
     cusumUpper: gauge(
       'station_measurement_control_cusum_upper',
       SERIES,
-      `Upper CUSUM sum C+ = max(0, C+ + z - k), in sigmas (z: the value standardized by the chart's centre and sigma, ` +
-        `counted at most measurements.control.cusum.cap sigmas either way); ` +
-        `a signal (rule="cusum" event) when it exceeds station_measurement_control_cusum_decision_interval, and at a ` +
-        `signal the sum that crossed it until the next point. On a chart compensated for autocorrelation phi it is ` +
-        `divided by (1 + phi) / (1 - phi), the factor its h is widened by, so that every chart of a name signals ` +
-        `where its sums cross the name's h; ${SOURCE}; ${REFRESH}.`,
+      `Upper CUSUM sum C+ = max(0, C+ + z - k), in sigmas (z: the value calibrated on the chart's baseline, its ` +
+        `mean and standard deviation, skewed data mapped to a normal shape; counted at most ` +
+        `measurements.control.cusum.cap sigmas either way); ` +
+        `a signal (rule="cusum" event, also counted for the fast CUSUM beside it) when it exceeds ` +
+        `station_measurement_control_cusum_decision_interval, and at a signal the sum that crossed it until the ` +
+        `next point. Divided by (1 + phi) / (1 - phi), the factor h is widened by for the baseline's ` +
+        `autocorrelation phi, so that every chart of a name signals where its sums cross the name's h; ${SOURCE}; ${REFRESH}.`,
     ),
     cusumLower: gauge(
       'station_measurement_control_cusum_lower',
       SERIES,
       `Lower CUSUM sum C- = max(0, C- - z - k), in sigmas, shown as the upper one (the crossing at a signal, ` +
-        `divided by the widening on a compensated chart); a signal (rule="cusum" event) when it exceeds the ` +
+        `divided by the widening for autocorrelation); a signal (rule="cusum" event) when it exceeds the ` +
         `decision interval; ${SOURCE}; ${REFRESH}.`,
     ),
     ewma: gauge(

@@ -31,6 +31,12 @@ const TRIANGLE = [10, 10.1, 10.2, 10.1, 10, 9.9, 9.8, 9.9];
  */
 const RAW = { compensate_autocorrelation: false };
 const wave = (n: number, shift = 0) => Array.from({ length: n }, (_, i) => (TRIANGLE[i % 8] ?? 0) + shift);
+/**
+ * The sequential detectors' sigma on a baseline of 32 wave points: their standard deviation
+ * (src/spc/calibration.ts), sqrt(Σ d² / 31) with Σ d² = 4 × 0.12 over four periods, not the
+ * I chart's MR-bar / d2; the wave is symmetric (no skew transform) and RAW sets φ to 0.
+ */
+const DETECTOR_SIGMA = Math.sqrt((4 * 0.12) / 31);
 
 /** Records of one series, one every `stepMs`, the last `endAgoMs` before NOW. */
 function series(
@@ -351,8 +357,8 @@ describe('control charts in the measurements collector', () => {
       cusum: { k: 0.5, h: 4, fast_initial_response: false },
       ewma: { lambda: 0.2, l: 3 },
     });
-    // Centre 10, sigma 0.1 / 1.128 (the triangle wave's): a step of 1 sigma is 0.0887.
-    const sigma = 0.1 / 1.128;
+    // Centre 10, the detectors' sigma the baseline's standard deviation (0.1244).
+    const sigma = DETECTOR_SIGMA;
     const first = NOW - 30 * MIN;
     store.add(series(A, wave(32), { endAgoMs: 91 * MIN }));
     const poll = async (now: number) => {
@@ -648,7 +654,7 @@ describe('control charts in the measurements collector', () => {
     c.retainFrom(NOW - 30 * MIN, NOW - 90 * MIN);
     await c.families(topology, { nowMs: NOW - 30 * MIN, complete: true });
     // Five points of +1.6 sigma a minute apart: C+ passes 4 at the 4th (1.1 each), NOW - MIN.
-    store.add(series(A, Array(5).fill(10 + (1.6 * 0.1) / 1.128)));
+    store.add(series(A, Array(5).fill(10 + 1.6 * DETECTOR_SIGMA)));
     c.retainFrom(NOW, NOW - HOUR);
     const s = samplesOf(await c.families(topology, { nowMs: NOW, complete: true }));
     expect(value(s, 'station_measurement_control_last_violation_timestamp_seconds', A, 'cusum')).toBe(
@@ -680,7 +686,7 @@ describe('control charts in the measurements collector', () => {
       cusum: { k: 0.5, h: 4, fast_initial_response: false },
       ewma: { enabled: false },
     });
-    const high = 10 + (1.6 * 0.1) / 1.128;
+    const high = 10 + 1.6 * DETECTOR_SIGMA;
     const at = (agoMin: number, serial: string): MeasurementRecord => ({
       ...series(A, [high])[0]!,
       time: NOW - agoMin * MIN,

@@ -1,0 +1,113 @@
+/**
+ * The fast CUSUM beside the configured one (src/spc/detector-state.ts): its run lengths by the
+ * Brook–Evans chain as documented, the pair found faster than the configured CUSUM alone at
+ * 3 sigma, and wild values that cannot signal alone.
+ */
+import { describe, expect, it } from 'vitest';
+import { splitmix64 } from '../../bench/shared/random.ts';
+import { lognormalOfSkewness } from '../../src/spc/calibration.ts';
+import { cusumAdd, cusumStart } from '../../src/spc/cusum.ts';
+import {
+  type DetectorParams,
+  detectorValue,
+  effectiveParams,
+  FAST_CUSUM,
+  stepCusums,
+} from '../../src/spc/detector-state.ts';
+import { cusumArl } from '../helpers/run-length.ts';
+
+const within = (got: number, want: number, rel: number) => expect(Math.abs(got / want - 1)).toBeLessThan(rel);
+
+const PARAMS: DetectorParams = {
+  cusum: { enabled: true, k: 0.625, h: 10, cap: 2.5, fir: true },
+  ewma: { enabled: false, lambda: 0.1, L: 4.5 },
+  fast: FAST_CUSUM,
+};
+
+describe('the fast CUSUM', () => {
+  it('has the run lengths the docs give, by the chain', () => {
+    within(cusumArl(FAST_CUSUM, 0), 16.4e6, 0.02);
+    within(cusumArl(FAST_CUSUM, 3), 4.61, 0.02);
+    within(cusumArl(FAST_CUSUM, 2), 10.8, 0.02);
+    // The configured CUSUM, for the pair: 1.44 million in control, 6.5 points at 3 sigma.
+    within(cusumArl(PARAMS.cusum, 0), 1.44e6, 0.02);
+  });
+
+  it('with the configured one finds a 3 sigma shift in fewer points than the configured one alone', () => {
+    const r = splitmix64(31);
+    const runs = 4000;
+    let pair = 0;
+    let alone = 0;
+    for (let i = 0; i < runs; i++) {
+      // From rest (sums at 0), as a shift arriving in steady operation finds them.
+      const main = { upper: 0, lower: 0 };
+      const fast = cusumStart(FAST_CUSUM);
+      const solo = { upper: 0, lower: 0 };
+      let n = 0;
+      let found = 0;
+      let soloFound = 0;
+      while ((found === 0 || soloFound === 0) && n < 100) {
+        n++;
+        const z = 3 + r.normal();
+        if (stepCusums(main, fast, z, PARAMS) !== undefined && found === 0) found = n;
+        if (cusumAdd(solo, z, PARAMS.cusum) !== undefined && soloFound === 0) soloFound = n;
+      }
+      pair += found;
+      alone += soloFound;
+    }
+    // The configured one alone: at least 6 points (h / (cap − k) = 5.3), 6.5 by the chain.
+    within(alone / runs, cusumArl({ ...PARAMS.cusum, fir: false }, 3), 0.03);
+    // The pair: about 4.6 (the chain of the fast one alone says 4.61, counting a sum of exactly
+    // h, three capped values, as a signal where the step needs more).
+    expect(pair / runs).toBeLessThan(4.8);
+    expect(pair / runs).toBeGreaterThan(4.3);
+  });
+
+  it('is not set off by one or two wild values, from rest or from the restart', () => {
+    for (const wild of [5, 50, 1e6, -1e6]) {
+      for (const count of [1, 2]) {
+        for (const start of ['rest', 'restart'] as const) {
+          const main = start === 'rest' ? { upper: 0, lower: 0 } : cusumStart(PARAMS.cusum);
+          const fast = cusumStart(FAST_CUSUM);
+          const values = [0, ...Array.from({ length: count }, () => wild), 0, 0];
+          const signals = values.map((z) => stepCusums(main, fast, z, PARAMS)).filter((s) => s !== undefined);
+          expect(signals).toEqual([]);
+        }
+      }
+    }
+  });
+
+  it('signals on four values in a row beyond 3 sigma, as its cap allows', () => {
+    const main = { upper: 0, lower: 0 };
+    const fast = cusumStart(FAST_CUSUM);
+    const got = [4, 4, 4, 4].map((z) => stepCusums(main, fast, z, PARAMS));
+    expect(got).toEqual([undefined, undefined, undefined, 'up']);
+  });
+});
+
+describe('the detectors against a calibrated baseline', () => {
+  it('widen both decision intervals by the long-run factor of the calibration’s phi', () => {
+    const calibration = { center: 5, sigma: 2, phi: 0.2, skewness: 0, ...lognormalOfSkewness(0) };
+    const limits = {
+      kind: 'rolling' as const,
+      center: 5.1,
+      sigma: 1.5,
+      ucl: 9.6,
+      lcl: 0.6,
+      mrBar: 1.7,
+      mrUcl: 5.5,
+      samples: 5040,
+      calibration,
+    };
+    const p = effectiveParams(PARAMS, limits);
+    // (1 + 0.2) / (1 − 0.2) = 1.5, computed by hand.
+    expect(p.cusum.h).toBeCloseTo(15, 12);
+    expect(p.fast?.h).toBeCloseTo(6.75, 12);
+    expect(p.cusum.k).toBe(0.625);
+    // The value the detectors add is the calibration's, not the I chart's centre and sigma.
+    expect(detectorValue(limits, 9)).toBe(2);
+    const { calibration: _, ...given } = limits;
+    expect(effectiveParams(PARAMS, given)).toBe(PARAMS);
+    expect(detectorValue(given, 9)).toBeCloseTo(3.9 / 1.5, 12);
+  });
+});
