@@ -8,26 +8,6 @@ import { stationCount } from './scale.ts';
 
 export type { BenchResults } from './rows.ts';
 
-/** A row of a hand-made Markdown table (bench/spc/control-section.ts still renders one). */
-interface Row {
-  readonly measure: string;
-  readonly value: string;
-  readonly target?: string;
-  /** undefined: nothing to evaluate. */
-  readonly ok?: boolean;
-}
-
-/** A Markdown table of rows with a pass/miss mark. */
-export function renderTable(rows: readonly Row[]): string {
-  const mark = (ok: boolean | undefined) => (ok === undefined ? '' : ok ? 'pass' : '**miss**');
-  const cell = (text: string) => text.replace(/\|/g, '\\|');
-  const lines = ['| Measure | Measured | Target | |', '|---|---|---|---|'];
-  for (const row of rows) {
-    lines.push(`| ${cell(row.measure)} | ${cell(row.value)} | ${cell(row.target ?? '')} | ${mark(row.ok)} |`);
-  }
-  return lines.join('\n');
-}
-
 /** The plant, the exporter's settings and the process's flags, in two sentences. */
 export function setupOf(r: BenchResults): string {
   const p = r.params;

@@ -1,6 +1,6 @@
 /**
  * Benchmark of the control charts in the measurements collector, not a test. Part of
- * `npm run bench` (bench/spc/control-section.ts runs it in a child process), or on its own:
+ * `npm run bench` (bench/exporter/run.ts runs it in a child process), or on its own:
  *
  *   npx tsx bench/spc/control.ts [baseline hours, default 24] [stations, default 1000]
  *
@@ -167,9 +167,9 @@ function values(): () => number {
 /**
  * Adds the history up to NOW, as a first poll's sync would: in half-hour spans, each an answer
  * for a batch of stations (every record of the span for each), spans in time order, the event
- * loop turning between answers as it does while a sync waits for the next one (until
- * 2026-11-27 the whole week went in one synchronous run, during which neither the RSS sampler
- * of the combined row nor V8's tasks could run). Samples the RSS after every answer.
+ * loop turning between answers as it does while a sync waits for the next one (in one
+ * synchronous run neither the RSS sampler of the combined row nor V8's tasks could run).
+ * Samples the RSS after every answer.
  */
 async function fill(
   store: RecordStore<MeasurementRecord>,
