@@ -185,8 +185,9 @@ export class ConnectionTracker implements ConnectionStats {
   /**
    * Notes whether the connection wrote anything out since the last look. Looked at on every new
    * connection (a scan of at most the cap), so that at the cap a write is known to within the
-   * arrival before. A reading client writes out a piece of the /metrics body (see
-   * write-body.ts) every second at least.
+   * arrival before. The kernel takes more of a body only once half of the send buffer has
+   * drained, so a reading client shows progress in steps of up to 2 MiB (every 4 s at 512 KiB a
+   * second): the stall limit's default (http.ts) is set above that.
    */
   #look(entry: Entry, now: number): void {
     if (entry.writer === undefined) return;

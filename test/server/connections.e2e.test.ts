@@ -2,8 +2,9 @@
  * Clients that ask for /metrics and never read, over real sockets (issue 33, defect 7): more of
  * them than the connection cap cannot keep a scrape out, a response stalled past the write
  * deadline is closed, and a stalled connection, plain or TLS, holds two pieces of the body at
- * most, not the body. The body (about 10 MB) is larger than what the kernel buffers of a connection
- * hold, so that a client that does not read really stalls its response.
+ * most, not the body; a client that reads slowly is never taken for one. The body (about 10 MB)
+ * is larger than what the kernel buffers of a connection hold, so that a client that does not
+ * read really stalls its response.
  */
 import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
@@ -209,6 +210,25 @@ describe('a client that reads slowly', () => {
     expect(s.connections.closed('evicted_stalled')).toBe(0);
     // The new connections made room by closing idle ones, more than a cap of them.
     expect(s.connections.closed('evicted_idle')).toBeGreaterThan(cap);
+  });
+
+  it('is not taken for a stalled one when clients that do not read fill the cap', {
+    timeout: 60_000,
+  }, async () => {
+    const cap = 8;
+    const s = await serve({ limits: { maxConnections: cap } });
+    const sockets = serverSockets(s);
+    for (let i = 1; i < cap; i++) slowReader(s.port);
+    await until(() => sockets.length === cap - 1);
+    const reading = throttledScrape(s.port, 1024 * 1024);
+    // A new client that does not read every 100 ms: each makes room by closing the connection
+    // stalled longest, never the reading one. With a stall limit of 1 s, the reading one (progress
+    // every 2 s) was closed after 7.3 of 11 MB.
+    const arrivals = setInterval(() => slowReader(s.port), 100);
+    const received = await reading;
+    clearInterval(arrivals);
+    expect(received).toBeGreaterThan(bodyBytes);
+    expect(s.connections.closed('evicted_stalled')).toBeGreaterThan(cap);
   });
 });
 
