@@ -81,7 +81,9 @@ export interface RunningHttpServer {
 export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
   const limits = opts.limits ?? DEFAULT_HTTP_LIMITS;
   const source = opts.webConfig;
-  const fetch = source ? guardFetch(opts.fetch, { source, clock: opts.clock }) : opts.fetch;
+  const fetch = source
+    ? guardFetch(opts.fetch, { source, clock: opts.clock, logger: opts.logger })
+    : opts.fetch;
   const listener = getRequestListener(fetch as Parameters<typeof getRequestListener>[0]);
   const tls = source?.current().tls;
   const serverOptions = {

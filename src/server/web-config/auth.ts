@@ -88,6 +88,8 @@ export interface BasicAuthOptions {
   readonly cacheLimit?: number;
   /** Waits `ms` milliseconds: the padding of a check of a cheaper hash; default a timer. */
   readonly sleep?: (ms: number) => Promise<unknown>;
+  /** Told when a comparison failed (a bcrypt thread died or could not start); the check is refused. */
+  readonly onFailure?: (err: unknown) => void;
 }
 
 /** Checks `Authorization` headers against a user table, with bounded bcrypt work. */
@@ -97,6 +99,7 @@ export class BasicAuth {
   readonly #perClientLimit: number;
   readonly #cacheLimit: number;
   readonly #sleep: (ms: number) => Promise<unknown>;
+  readonly #onFailure: (err: unknown) => void;
   /** Key of a successful check; Map order is the LRU order (oldest first). */
   readonly #successes = new Map<string, true>();
   /** Checks waiting or running, by client address. */
@@ -111,6 +114,7 @@ export class BasicAuth {
     this.#perClientLimit = opts.perClientLimit ?? BCRYPT_PER_CLIENT_LIMIT;
     this.#cacheLimit = opts.cacheLimit ?? SUCCESS_CACHE_LIMIT;
     this.#sleep = opts.sleep ?? sleep;
+    this.#onFailure = opts.onFailure ?? (() => {});
   }
 
   /** Checks waiting or running now. */
@@ -147,7 +151,10 @@ export class BasicAuth {
    * user is not answered 429 any less often either.
    */
   async #compareEvenly(password: string, hash: string, costliest: string): Promise<boolean> {
-    const result = await this.#compare(password, hash).catch(() => ({ ok: false, ms: 0 }));
+    const result = await this.#compare(password, hash).catch((err: unknown) => {
+      this.#onFailure(err);
+      return { ok: false, ms: 0 };
+    });
     const steps = (bcryptCost(costliest) ?? 0) - (bcryptCost(hash) ?? 0);
     if (steps > 0) await this.#sleep(result.ms * (2 ** steps - 1));
     return result.ok;

@@ -131,6 +131,20 @@ describe('users of different bcrypt costs', () => {
     expect(slept).toEqual([150, 150]);
   });
 
+  it('refuses a check whose comparison failed, and says why', async () => {
+    const failures: unknown[] = [];
+    const auth = new BasicAuth({
+      compare: () => Promise.reject(new Error('bcrypt thread exited with code 1')),
+      onFailure: (err) => failures.push(err),
+    });
+    const table = { users: new Map([['prometheus', HASH]]), dummyHash: dummyHashFor([HASH]) };
+    expect(await auth.check({ authorization: basic('prometheus', 'right'), client: 'c' }, table)).toBe(
+      'denied',
+    );
+    expect(failures).toEqual([new Error('bcrypt thread exited with code 1')]);
+    expect(auth.pending).toBe(0);
+  });
+
   it('keeps the check in the queue while it is padded', async () => {
     let wake = () => {};
     const cheap = bcrypt.hashSync('a', 4).replace('$04$', '$10$');
