@@ -34,7 +34,7 @@ interface Pending {
   readonly reject: (e: Error) => void;
 }
 
-/** A small pool of bcrypt threads, started when first needed; it never keeps the process alive. */
+/** A small pool of bcrypt threads, started when first needed; idle, they do not keep the process alive. */
 export class BcryptPool {
   readonly #threads: number;
   readonly #idle: Worker[] = [];
@@ -60,6 +60,8 @@ export class BcryptPool {
       if (worker === undefined) return;
       const next = this.#waiting.shift() as Pending;
       this.#busy.set(worker, next);
+      // A thread keeps the process alive while it works for a request, never while idle.
+      worker.ref();
       worker.postMessage(next.job);
     }
   }
@@ -67,11 +69,11 @@ export class BcryptPool {
   #start(): Worker | undefined {
     if (this.#busy.size + this.#idle.length >= this.#threads) return undefined;
     const worker = new Worker(WORKER_URL);
-    worker.unref();
     worker.on('message', (answer: BcryptAnswer) => {
       const pending = this.#busy.get(worker);
       this.#busy.delete(worker);
       this.#idle.push(worker);
+      worker.unref();
       pending?.resolve({ ok: answer.ok, ms: answer.ms });
       this.#dispatch();
     });
