@@ -19,6 +19,8 @@ const config: KnipConfig = {
     'src/cli.ts!',
     'src/util/node-version.ts!',
     'src/util/heap-ceiling.ts!',
+    // Run in a worker thread, loaded by URL (src/server/web-config/bcrypt-pool.ts).
+    'src/server/web-config/bcrypt-worker.ts!',
     'scripts/*.{ts,mjs}!',
     'grafana/build.ts!',
     // The simulator's programmatic API (docs/simulator.md, "Programmatic use"): `simulate` runs its

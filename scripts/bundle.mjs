@@ -15,6 +15,7 @@
  * Plain JavaScript, because it runs before anything is compiled.
  */
 import { createRequire } from 'node:module';
+import path from 'node:path';
 
 /**
  * CommonJS dependencies (undici, pino) call `require` for node's own modules; an ES module has
@@ -24,7 +25,17 @@ const REQUIRE_BANNER =
   "import { createRequire as __bundleRequire } from 'node:module';\nconst require = __bundleRequire(import.meta.url);";
 
 /**
- * Bundles `entryPoints` ({ output name: source file }) into `outdir`, synchronously.
+ * Modules that run in worker threads, loaded by URL rather than imported, so that no import
+ * brings them into a bundle: each is an entry point of every bundle, written at the root of the
+ * output folder beside the chunks whose `import.meta.url` looks for it there
+ * (src/server/web-config/bcrypt-pool.ts).
+ */
+const WORKER_ENTRY_POINTS = {
+  'bcrypt-worker': path.join(import.meta.dirname, '../src/server/web-config/bcrypt-worker.ts'),
+};
+
+/**
+ * Bundles `entryPoints` (and {@link WORKER_ENTRY_POINTS}) ({ output name: source file }) into `outdir`, synchronously.
  * @param {{ entryPoints: Record<string, string>, outdir: string }} o
  */
 export function bundle(o) {
@@ -35,7 +46,7 @@ export function bundle(o) {
     throw new Error('esbuild is not installed: run `npm ci` (with dev dependencies) before building');
   }
   esbuild.buildSync({
-    entryPoints: o.entryPoints,
+    entryPoints: { ...WORKER_ENTRY_POINTS, ...o.entryPoints },
     outdir: o.outdir,
     bundle: true,
     splitting: true,

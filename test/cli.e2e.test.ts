@@ -227,6 +227,46 @@ describe('station-exporter command line', () => {
     expect(stderr).toMatch(/level=info msg="shut down"/);
   });
 
+  it('checks basic auth passwords from dist/, in the bcrypt thread the bundle ships', async () => {
+    const file = configFile('auth.yaml', `upstream:\n  base_url: ${sim.url}\n  token: demo-token\n`);
+    // bcryptjs's hash of "right" at cost 4.
+    const web = configFile(
+      'auth-web.yml',
+      "basic_auth_users:\n  prometheus: '$2b$04$4tL33SGBlVR15LPgkPQvleVdSHO.BzxUyLbuVH46s83PZh.zZKykq'\n",
+    );
+    const child = spawn(process.execPath, [
+      BIN,
+      '--config',
+      file,
+      '--web.config.file',
+      web,
+      '--web.listen-address',
+      '127.0.0.1:0',
+    ]);
+    let stderr = '';
+    const port = await new Promise<string>((resolve) =>
+      child.stderr.on('data', (d) => {
+        stderr += d;
+        const m = /metrics at http:\/\/127\.0\.0\.1:(\d+)/.exec(stderr);
+        if (m?.[1]) resolve(m[1]);
+      }),
+    );
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const status = async (password: string) =>
+      (
+        await fetch(`http://127.0.0.1:${port}/-/healthy`, {
+          headers: { authorization: `Basic ${Buffer.from(`prometheus:${password}`).toString('base64')}` },
+        })
+      ).status;
+    try {
+      expect([await status('right'), await status('wrong')]).toEqual([200, 401]);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited, stderr.slice(-3000)).toBe(0);
+    expect(stderr).not.toMatch(/bcrypt comparison failed|Error/);
+  });
+
   it("prints each subcommand's own usage with --help and -h (exit 0), and with an unknown flag (exit 2)", async () => {
     for (const command of ['check-config', 'once', 'simulate', 'record']) {
       const usage = `Usage: station-exporter ${command}`;

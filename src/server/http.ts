@@ -34,8 +34,11 @@ export interface HttpLimits {
 /**
  * Defaults: a scrape sends its head at once, Prometheus reuses connections within its scrape
  * interval, and gives up on a scrape after its scrape_timeout, which cannot exceed the scrape
- * interval (usually at most a minute). A reading client empties its socket buffer many times
- * a second.
+ * interval (usually at most a minute). A reading client's progress is seen only each time the
+ * kernel takes more of the body, once half of the socket's send buffer (up to 4 MiB on Linux,
+ * `net.ipv4.tcp_wmem`) has drained: every 4 s for a client reading 512 KiB a second, which a
+ * stall limit of 1 s took for a stalled one (a 1 MiB/s reader was closed at the cap among
+ * clients that do not read). 5 s leaves that client a second to spare.
  */
 export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   headerTimeoutMs: 10_000,
@@ -43,7 +46,7 @@ export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   idleTimeoutMs: 120_000,
   writeTimeoutMs: 60_000,
   maxConnections: 512,
-  stalledWriteMs: 1_000,
+  stalledWriteMs: 5_000,
 };
 
 /** Options of {@link startHttpServer}. */
@@ -78,7 +81,9 @@ export interface RunningHttpServer {
 export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
   const limits = opts.limits ?? DEFAULT_HTTP_LIMITS;
   const source = opts.webConfig;
-  const fetch = source ? guardFetch(opts.fetch, { source, clock: opts.clock }) : opts.fetch;
+  const fetch = source
+    ? guardFetch(opts.fetch, { source, clock: opts.clock, logger: opts.logger })
+    : opts.fetch;
   const listener = getRequestListener(fetch as Parameters<typeof getRequestListener>[0]);
   const tls = source?.current().tls;
   const serverOptions = {

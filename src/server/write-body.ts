@@ -20,9 +20,9 @@ export const TLS_PIECE_BYTES = 64 * 1024;
 /**
  * Bytes handed to a plain TCP socket at a time. The socket keeps references to the shared
  * buffers, no copy, so larger pieces cost no memory, only the time a client takes to finish
- * one: a client reading 512 KiB a second finishes a piece every second, which is what the
- * connection cap takes as reading. Each finished piece costs the event loop a callback into
- * JavaScript: with 256 KiB pieces, gzip scrapes (a 2 MB body at 1,000 stations) ran at 0.90 to
+ * one (the kernel takes more only once half of its send buffer has drained, so progress shows
+ * in steps of up to 2 MiB whatever the piece; see connections.ts). Each finished piece costs
+ * the event loop a callback into JavaScript: with 256 KiB pieces, gzip scrapes (a 2 MB body at 1,000 stations) ran at 0.90 to
  * 0.94 of a bare server's rate on loopback, with 512 KiB at 1.01 to 1.02 (scratch runs of
  * 20 alternating rounds, 2026-11-27).
  */

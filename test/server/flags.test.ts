@@ -6,7 +6,7 @@ describe('parseHttpLimits', () => {
   it('fills in the defaults, a write deadline of one minute among them', () => {
     expect(parseHttpLimits({})).toEqual(DEFAULT_HTTP_LIMITS);
     expect(DEFAULT_HTTP_LIMITS.writeTimeoutMs).toBe(60_000);
-    expect(DEFAULT_HTTP_LIMITS.stalledWriteMs).toBe(1_000);
+    expect(DEFAULT_HTTP_LIMITS.stalledWriteMs).toBe(5_000);
   });
 
   it('reads --web.write-timeout as a duration and refuses anything else', () => {

@@ -1,14 +1,23 @@
 /**
  * HTTP basic authentication against bcrypt hashes. bcrypt is slow on purpose, and a client can
- * send as many wrong passwords as it likes, so the work is bounded: checks run one at a time
- * from a short queue with a share per client address, and a check that finds the queue (or its
- * client's share) full is answered at once, without bcrypt. Successful checks are cached (keyed
- * by a hash of user, stored hash and password, never the password itself) in a bounded LRU that
- * only successes enter, so that Prometheus pays the cost once and a flood of wrong passwords can
- * neither evict its entry nor make it wait.
+ * send as many wrong passwords as it likes, so the work is bounded and kept off the event loop:
+ * checks run in a small pool of threads (bcrypt-pool.ts) from a short queue with a share per
+ * client address, and a check that finds the queue (or its client's share) full is answered at
+ * once, without bcrypt. Successful checks are cached (keyed by a hash of user, stored hash and
+ * password, never the password itself) in a bounded LRU that only successes enter, so that
+ * Prometheus pays the cost once and a flood of wrong passwords can neither evict its entry nor
+ * make it wait.
+ *
+ * Users may have hashes of different costs (an operator moving users to a higher cost one at a
+ * time). Every check then takes as long as one of the highest cost: unknown users are checked
+ * against a dummy hash of that cost, and a check of a cheaper hash is padded, after it, by its
+ * own time scaled to the difference in cost (bcrypt's work doubles with each step). Otherwise
+ * a wrong password took 191 ms for a cost-10 user, 522 ms for a cost-12 one, which tells which
+ * users exist and at what cost.
  */
 import { createHash } from 'node:crypto';
-import bcrypt from 'bcryptjs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { BcryptPool, type Comparison } from './bcrypt-pool.ts';
 
 /** Checks waiting or running at most, over all clients. */
 const BCRYPT_QUEUE_LIMIT = 16;
@@ -65,8 +74,11 @@ export interface UserTable {
 /** `ok`: let it in; `denied`: 401; `busy`: the queue or the client's share is full, 429 without bcrypt. */
 export type AuthOutcome = 'ok' | 'denied' | 'busy';
 
-/** Compares a password with a bcrypt hash; bcryptjs unless a test injects one. */
-export type Hasher = (password: string, hash: string) => Promise<boolean>;
+/**
+ * Compares a password with a bcrypt hash, and says how long the hash itself took (without any
+ * wait for its turn); a {@link BcryptPool} unless a test injects one.
+ */
+export type Hasher = (password: string, hash: string) => Promise<Comparison>;
 
 /** Options of {@link BasicAuth}. */
 export interface BasicAuthOptions {
@@ -74,6 +86,10 @@ export interface BasicAuthOptions {
   readonly queueLimit?: number;
   readonly perClientLimit?: number;
   readonly cacheLimit?: number;
+  /** Waits `ms` milliseconds: the padding of a check of a cheaper hash; default a timer. */
+  readonly sleep?: (ms: number) => Promise<unknown>;
+  /** Told when a comparison failed (a bcrypt thread died or could not start); the check is refused. */
+  readonly onFailure?: (err: unknown) => void;
 }
 
 /** Checks `Authorization` headers against a user table, with bounded bcrypt work. */
@@ -82,18 +98,23 @@ export class BasicAuth {
   readonly #queueLimit: number;
   readonly #perClientLimit: number;
   readonly #cacheLimit: number;
+  readonly #sleep: (ms: number) => Promise<unknown>;
+  readonly #onFailure: (err: unknown) => void;
   /** Key of a successful check; Map order is the LRU order (oldest first). */
   readonly #successes = new Map<string, true>();
   /** Checks waiting or running, by client address. */
   readonly #perClient = new Map<string, number>();
   #pending = 0;
-  #tail: Promise<unknown> = Promise.resolve();
 
   constructor(opts: BasicAuthOptions = {}) {
-    this.#compare = opts.compare ?? bcrypt.compare;
+    // The pool starts its threads at the first comparison: none without basic auth users.
+    const pool = new BcryptPool();
+    this.#compare = opts.compare ?? ((password, hash) => pool.compare(password, hash));
     this.#queueLimit = opts.queueLimit ?? BCRYPT_QUEUE_LIMIT;
     this.#perClientLimit = opts.perClientLimit ?? BCRYPT_PER_CLIENT_LIMIT;
     this.#cacheLimit = opts.cacheLimit ?? SUCCESS_CACHE_LIMIT;
+    this.#sleep = opts.sleep ?? sleep;
+    this.#onFailure = opts.onFailure ?? (() => {});
   }
 
   /** Checks waiting or running now. */
@@ -114,12 +135,29 @@ export class BasicAuth {
     }
     if (!this.#admit(request.client)) return 'busy';
     try {
-      const ok = (await this.#inTurn(creds.password, hash)) && stored !== undefined;
+      const ok = (await this.#compareEvenly(creds.password, hash, table.dummyHash)) && stored !== undefined;
       if (ok) this.#remember(key);
       return ok ? 'ok' : 'denied';
     } finally {
       this.#release(request.client);
     }
+  }
+
+  /**
+   * Compares, then waits until the check has taken as long as one against `costliest` would:
+   * the hash's own time times 2^(difference in cost). Scaled from this very hash, the padding
+   * follows the host's speed and load; counted without the queue, it adds nothing for the
+   * checks waiting behind. The check keeps its place in the queue while it waits, so a cheaper
+   * user is not answered 429 any less often either.
+   */
+  async #compareEvenly(password: string, hash: string, costliest: string): Promise<boolean> {
+    const result = await this.#compare(password, hash).catch((err: unknown) => {
+      this.#onFailure(err);
+      return { ok: false, ms: 0 };
+    });
+    const steps = (bcryptCost(costliest) ?? 0) - (bcryptCost(hash) ?? 0);
+    if (steps > 0) await this.#sleep(result.ms * (2 ** steps - 1));
+    return result.ok;
   }
 
   #admit(client: string): boolean {
@@ -135,13 +173,6 @@ export class BasicAuth {
     const left = (this.#perClient.get(client) ?? 1) - 1;
     if (left > 0) this.#perClient.set(client, left);
     else this.#perClient.delete(client);
-  }
-
-  // One at a time: bcryptjs runs on the event loop, and checks side by side would all finish late.
-  #inTurn(password: string, hash: string): Promise<boolean> {
-    const run = this.#tail.then(() => this.#compare(password, hash).catch(() => false));
-    this.#tail = run;
-    return run;
   }
 
   #remember(key: string): void {

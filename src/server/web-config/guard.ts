@@ -6,6 +6,7 @@
 
 import type { TLSSocket } from 'node:tls';
 import type { HttpBindings } from '@hono/node-server';
+import type { Logger } from 'pino';
 import { BasicAuth } from './auth.ts';
 import type { WebConfig } from './load.ts';
 import { RateLimiter } from './rate-limit.ts';
@@ -20,12 +21,14 @@ export interface GuardOptions {
   readonly source: WebConfigSource;
   readonly clock?: () => number;
   readonly auth?: BasicAuth;
+  /** Where a failed bcrypt thread is reported. */
+  readonly logger?: Logger;
 }
 
 /** Wraps `inner` so that every request passes the current web config first. */
 export function guardFetch(inner: NodeFetch, opts: GuardOptions): NodeFetch {
   const clock = opts.clock ?? Date.now;
-  const auth = opts.auth ?? new BasicAuth();
+  const auth = opts.auth ?? new BasicAuth({ onFailure: failureLog(opts.logger, clock) });
   let limiterFor: WebConfig['rateLimit'];
   let limiter: RateLimiter | undefined;
   const limiterOf = (config: WebConfig): RateLimiter | undefined => {
@@ -73,4 +76,18 @@ export function guardFetch(inner: NodeFetch, opts: GuardOptions): NodeFetch {
 
 function clientOf(env: HttpBindings): string {
   return env.incoming.socket.remoteAddress ?? '';
+}
+
+/**
+ * Logs a failed comparison at most once a minute: without its thread (a bundle missing
+ * bcrypt-worker.js, memory exhausted) every check is refused, and a flood of them must not
+ * flood the log.
+ */
+function failureLog(logger: Logger | undefined, clock: () => number): (err: unknown) => void {
+  let last = Number.NEGATIVE_INFINITY;
+  return (err) => {
+    if (clock() - last < 60_000) return;
+    last = clock();
+    logger?.error({ err }, 'a bcrypt comparison failed: basic auth refuses the request');
+  };
 }

@@ -7,6 +7,7 @@ import {
   dummyHashFor,
   parseBasic,
 } from '../../../src/server/web-config/auth.ts';
+import type { Comparison } from '../../../src/server/web-config/bcrypt-pool.ts';
 
 const HASH = '$2y$12$X0h1gDsPszWURQaxFh.zoubFi6DXncSjhoQNJgRrnGs7EsimhC7zG';
 const basic = (user: string, password: string) =>
@@ -21,7 +22,7 @@ function gatedHasher() {
   let running = 0;
   let mostAtOnce = 0;
   const compare = (password: string, hash: string) =>
-    new Promise<boolean>((resolve) => {
+    new Promise<Comparison>((resolve) => {
       running++;
       mostAtOnce = Math.max(mostAtOnce, running);
       waiting.push({
@@ -29,7 +30,7 @@ function gatedHasher() {
         hash,
         finish: () => {
           running--;
-          resolve(password === 'right');
+          resolve({ ok: password === 'right', ms: 0 });
         },
       });
     });
@@ -86,7 +87,11 @@ describe('the dummy hash for unknown users', () => {
       auth.check({ authorization: basic('prometheus', 'x'), client: 'b' }, table),
     ];
     await flush();
-    expect(hasher.waiting.map((w) => bcryptCost(w.hash))).toEqual([12]);
+    expect(hasher.waiting.map((w) => [w.password, w.hash])).toEqual([
+      ['x', table.dummyHash],
+      ['x', HASH],
+    ]);
+    expect(bcryptCost(table.dummyHash)).toBe(12);
     await hasher.drain();
     expect(await Promise.all(pending)).toEqual(['denied', 'denied']);
   });
@@ -96,6 +101,70 @@ describe('the dummy hash for unknown users', () => {
     expect(bcryptCost(dummy)).toBe(5);
     // A well-formed hash of nothing: compare runs and says no, it does not throw or return early.
     expect(await bcrypt.compare('a', dummy)).toBe(false);
+  });
+});
+
+describe('users of different bcrypt costs', () => {
+  it('pads a check of a cheaper hash by its own time scaled to the costliest, whatever its outcome', async () => {
+    const cheap = bcrypt.hashSync('a', 4).replace('$04$', '$10$');
+    const table = {
+      users: new Map([
+        ['old', cheap],
+        ['new', HASH],
+      ]),
+      dummyHash: dummyHashFor([cheap, HASH]),
+    };
+    const slept: number[] = [];
+    const auth = new BasicAuth({
+      compare: async (password) => ({ ok: password === 'right', ms: 50 }),
+      sleep: async (ms) => slept.push(ms),
+    });
+    const check = (user: string, password: string) =>
+      auth.check({ authorization: basic(user, password), client: 'c' }, table);
+    // Cost 10 against 12: 4x the work, so 3x the hash's own time more.
+    expect(await check('old', 'wrong')).toBe('denied');
+    expect(await check('old', 'right')).toBe('ok');
+    expect(slept).toEqual([150, 150]);
+    // The costliest user and unknown users (the dummy hash has the highest cost) wait for nothing.
+    expect(await check('new', 'wrong')).toBe('denied');
+    expect(await check('nobody', 'right')).toBe('denied');
+    expect(slept).toEqual([150, 150]);
+  });
+
+  it('refuses a check whose comparison failed, and says why', async () => {
+    const failures: unknown[] = [];
+    const auth = new BasicAuth({
+      compare: () => Promise.reject(new Error('bcrypt thread exited with code 1')),
+      onFailure: (err) => failures.push(err),
+    });
+    const table = { users: new Map([['prometheus', HASH]]), dummyHash: dummyHashFor([HASH]) };
+    expect(await auth.check({ authorization: basic('prometheus', 'right'), client: 'c' }, table)).toBe(
+      'denied',
+    );
+    expect(failures).toEqual([new Error('bcrypt thread exited with code 1')]);
+    expect(auth.pending).toBe(0);
+  });
+
+  it('keeps the check in the queue while it is padded', async () => {
+    let wake = () => {};
+    const cheap = bcrypt.hashSync('a', 4).replace('$04$', '$10$');
+    const table = {
+      users: new Map([
+        ['old', cheap],
+        ['new', HASH],
+      ]),
+      dummyHash: dummyHashFor([cheap, HASH]),
+    };
+    const auth = new BasicAuth({
+      compare: async () => ({ ok: false, ms: 10 }),
+      sleep: () => new Promise<void>((r) => (wake = r)),
+    });
+    const padded = auth.check({ authorization: basic('old', 'x'), client: 'c' }, table);
+    await flush();
+    expect(auth.pending).toBe(1);
+    wake();
+    expect(await padded).toBe('denied');
+    expect(auth.pending).toBe(0);
   });
 });
 
@@ -113,16 +182,17 @@ describe('bounded bcrypt work', () => {
     );
     await flush();
     expect(auth.pending).toBe(16);
-    expect(hasher.waiting).toHaveLength(1);
+    // Handed to the pool, which runs as many as it has threads.
+    expect(hasher.waiting).toHaveLength(16);
     // The scraper is answered from the cache: no place in the queue, no comparison.
     expect(await auth.check(good, table)).toBe('ok');
-    expect(hasher.waiting).toHaveLength(1);
+    expect(hasher.waiting).toHaveLength(16);
 
     await hasher.drain();
     const outcomes = await Promise.all(flood);
     expect(outcomes.filter((o) => o === 'denied')).toHaveLength(16);
     expect(outcomes.filter((o) => o === 'busy')).toHaveLength(484);
-    expect(hasher.mostAtOnce()).toBe(1);
+    expect(hasher.mostAtOnce()).toBe(16);
     expect(auth.pending).toBe(0);
   });
 

@@ -46,7 +46,7 @@ describe('the web config guard', () => {
       compare: (password) =>
         new Promise((resolve) => {
           compared++;
-          finish.push(() => resolve(password === 'right'));
+          finish.push(() => resolve({ ok: password === 'right', ms: 0 }));
         }),
     });
     const fetch = guardFetch(() => new Response('metrics'), { source, auth });
