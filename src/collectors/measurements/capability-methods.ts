@@ -132,7 +132,7 @@ function bootstrapBounds(sorted: Float64Array, limits: Limits): PpkBounds | unde
   ranks.sort((a, b) => a - b);
   const slot = new Map(ranks.map((rank, j) => [rank, j]));
   const random = new SeededRandom(SEED);
-  const picked = new Int32Array(ranks.length);
+  const picked = new Float64Array(ranks.length);
   const replicate = (q: QuantilePosition) => {
     const low = sorted[picked[slot.get(q.index + 1) as number] as number] as number;
     if (q.weight === 0) return low;
@@ -142,8 +142,14 @@ function bootstrapBounds(sorted: Float64Array, limits: Limits): PpkBounds | unde
   const replicates = new Float64Array(REPLICATES);
   for (let r = 0; r < REPLICATES; r++) {
     resampledOrderIndices(random, n, ranks, picked);
-    const [low, mid, high] = positions.map(replicate) as [number, number, number];
-    replicates[r] = percentileIndices({ low, mid, high }, limits).ppk;
+    replicates[r] = percentileIndices(
+      {
+        low: replicate(positions[0] as QuantilePosition),
+        mid: replicate(positions[1] as QuantilePosition),
+        high: replicate(positions[2] as QuantilePosition),
+      },
+      limits,
+    ).ppk;
   }
   replicates.sort();
   const lower = quantileSorted(replicates, 0.05);

@@ -11,25 +11,24 @@ import type { SeededRandom } from './random.ts';
 
 /**
  * For one replicate, the 0-based indices into the sorted sample of the resample's order
- * statistics at `ranks` (1-based, strictly increasing, at most n), written to `out`.
+ * statistics at `ranks` (1-based, strictly increasing, at most n), written to `out` (as many
+ * entries as ranks; a double array, so that no buffer is allocated per replicate).
  */
 export function resampledOrderIndices(
   random: SeededRandom,
   n: number,
   ranks: readonly number[],
-  out: Int32Array,
+  out: Float64Array,
 ): void {
   let previous = 0;
   let cumulative = 0;
-  const sums = out.length >= ranks.length ? new Float64Array(ranks.length) : undefined;
-  if (sums === undefined) throw new RangeError('out is shorter than ranks');
-  for (const [j, k] of ranks.entries()) {
+  for (let j = 0; j < ranks.length; j++) {
+    const k = ranks[j] as number;
     cumulative += random.gamma(k - previous);
-    sums[j] = cumulative;
+    out[j] = cumulative;
     previous = k;
   }
   const total = cumulative + random.gamma(n + 1 - previous);
-  for (let j = 0; j < ranks.length; j++) {
-    out[j] = Math.min(n - 1, Math.floor((n * (sums[j] as number)) / total));
-  }
+  for (let j = 0; j < ranks.length; j++)
+    out[j] = Math.min(n - 1, Math.floor((n * (out[j] as number)) / total));
 }
