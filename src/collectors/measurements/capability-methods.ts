@@ -12,6 +12,7 @@ import { boxCox, boxCoxLambda } from '../../util/stats/box-cox.ts';
 import { type QuantilePosition, quantilePosition, quantileSorted } from '../../util/stats/quantile.ts';
 import { SeededRandom } from '../../util/stats/random.ts';
 import {
+  asIndices,
   bissellBounds,
   type Capability,
   type CapabilityMethod,
@@ -195,22 +196,6 @@ function transformedLimits(limits: Limits, lambda: number): Limits | undefined {
     time: limits.time,
     ...(upper !== undefined ? { upper } : {}),
     ...(lower !== undefined ? { lower } : {}),
-  };
-}
-
-type IndexPair = ReturnType<typeof indices>;
-
-/** Ppk/Pp from the overall pair, Cpk/Cp from the within pair, with their omissions. */
-function asIndices(overall: IndexPair, within: IndexPair): Capability {
-  return {
-    ...(overall.k !== undefined ? { ppk: overall.k } : {}),
-    ...(overall.plain !== undefined ? { pp: overall.plain } : {}),
-    ...(within.k !== undefined ? { cpk: within.k } : {}),
-    ...(within.plain !== undefined ? { cp: within.plain } : {}),
-    omitted: {
-      ...(overall.omitted ? { ppk: overall.omitted } : {}),
-      ...(within.omitted ? { cpk: within.omitted } : {}),
-    },
   };
 }
 

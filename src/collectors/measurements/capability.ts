@@ -95,8 +95,13 @@ export function capability(
 ): Capability {
   // Too few samples: no mean to evaluate, whatever the limits (no_limits is still told first).
   const mean = stats.samples >= minSamples ? stats.mean : undefined;
-  const overall = indices(mean, stats.stddev, limits);
-  const within = indices(mean, stats.withinSigma, limits);
+  return asIndices(indices(mean, stats.stddev, limits), indices(mean, stats.withinSigma, limits));
+}
+
+type IndexPair = ReturnType<typeof indices>;
+
+/** Ppk/Pp from the overall pair, Cpk/Cp from the within pair, with their omissions. */
+export function asIndices(overall: IndexPair, within: IndexPair): Capability {
   return {
     ...(overall.k !== undefined ? { ppk: overall.k } : {}),
     ...(overall.plain !== undefined ? { pp: overall.plain } : {}),
