@@ -186,6 +186,17 @@ interface CapabilityOptions {
   readonly normality: ReadonlySet<string>;
 }
 
+/**
+ * Work of the methods that read a window's values, in values read, after which the results
+ * yield to the event loop even within a slice of stations: a window costs about 1 µs per value
+ * plus 1 ms for the percentile bootstrap (docs/capability.md), so 20,000 is some 20 ms.
+ */
+const CAPABILITY_WORK_PER_SLICE = 20_000;
+/** A window's fixed share of that work (sort set-up, bootstrap). */
+const CAPABILITY_WORK_PER_WINDOW = 1000;
+
+type WindowBounds = ReadonlyArray<{ readonly window: string; readonly from: Date; readonly to: Date }>;
+
 /** Every held series of every station in the topology, with its statistics per window. */
 async function measurementResults(
   topology: Topology,
@@ -193,10 +204,14 @@ async function measurementResults(
 ): Promise<MeasurementResult[]> {
   const bounds = windows.map((w) => ({ window: w.name, ...windowBounds(w, now) }));
   const out: MeasurementResult[] = [];
+  const work = { done: 0 };
   for (const [i, station] of topology.stations.entries()) {
     if (i > 0 && i % STATIONS_PER_SLICE === 0) await yielder.yieldToLoop();
     for (const series of store.seriesOf(station.id)) {
-      const method = capability.method(series.name);
+      if (work.done >= CAPABILITY_WORK_PER_SLICE) {
+        work.done = 0;
+        await yielder.yieldToLoop();
+      }
       out.push({
         station: station.labels,
         name: series.name,
@@ -206,30 +221,35 @@ async function measurementResults(
         latest: series.latest,
         limits: series.limits,
         attributes: series.attributes,
-        windows: bounds.map((b) => {
-          const from = b.from.getTime();
-          const to = b.to.getTime();
-          const stats = measurementWindow(series.rows, from, to);
-          const normality = capability.normality.has(b.window);
-          // The normal method needs the statistics only; the others read the window's values.
-          if ((method === 'normal' || !capability.exported.has(b.window)) && !normality) {
-            return { window: b.window, stats };
-          }
-          const values = () => numericValues(series.rows, from, to);
-          const cap = windowCapability({
-            method,
-            stats,
-            limits: series.limits,
-            minSamples: minSamples(series.name),
-            values,
-            normality,
-          });
-          return { window: b.window, stats, capability: cap };
-        }),
+        windows: seriesWindows(series, bounds, { capability, minSamples: minSamples(series.name), work }),
       });
     }
   }
   return out;
+}
+
+/** The statistics and capability of one series per window, adding the values read to `work`. */
+function seriesWindows(
+  series: MeasurementSeries,
+  bounds: WindowBounds,
+  options: { capability: CapabilityOptions; minSamples: number; work: { done: number } },
+): MeasurementResult['windows'] {
+  const { capability, minSamples, work } = options;
+  const method = capability.method(series.name);
+  return bounds.map((b) => {
+    const from = b.from.getTime();
+    const to = b.to.getTime();
+    const stats = measurementWindow(series.rows, from, to);
+    const normality = capability.normality.has(b.window);
+    // The normal method needs the statistics only; the others read the window's values.
+    if ((method === 'normal' || !capability.exported.has(b.window)) && !normality) {
+      return { window: b.window, stats };
+    }
+    work.done += CAPABILITY_WORK_PER_WINDOW + stats.samples;
+    const values = () => numericValues(series.rows, from, to);
+    const cap = windowCapability({ method, stats, limits: series.limits, minSamples, values, normality });
+    return { window: b.window, stats, capability: cap };
+  });
 }
 
 /** The numeric values of the rows with `from <= time < to`, in time order. */

@@ -27,7 +27,11 @@ describe('resampledOrderIndices', () => {
     const counts = ranks.map(() => new Float64Array(n));
     for (let d = 0; d < draws; d++) {
       resampledOrderIndices(random, n, ranks, out);
-      for (let r = 0; r < ranks.length; r++) (counts[r] as Float64Array)[out[r] as number]++;
+      for (let r = 0; r < ranks.length; r++) {
+        const row = counts[r] as Float64Array;
+        const j = out[r] as number;
+        row[j] = (row[j] as number) + 1;
+      }
     }
     for (const [r, k] of ranks.entries()) {
       let cumulative = 0;
