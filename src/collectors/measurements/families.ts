@@ -109,11 +109,11 @@ export const MEASUREMENT_FAMILIES = {
   cp: windowed('cp', `Process capability Cp = (USL-LSL)/(6 sigma_within), with both limits, ${CURRENT}`),
   ppkLower: windowed(
     'ppk_lower_bound',
-    `One-sided 95 % lower confidence bound of Ppk by the name's capability method (percentile: seeded bootstrap; box-cox: Bissell on the transformed values), for methods other than normal, ${CURRENT}`,
+    `One-sided 95 % lower confidence bound of Ppk by the name's capability method (percentile: distribution-free from order statistics, absent below 3544 values; box-cox: Bissell on the transformed values), for methods other than normal, ${CURRENT}`,
   ),
   ppkUpper: windowed(
     'ppk_upper_bound',
-    `One-sided 95 % upper confidence bound of Ppk by the name's capability method (percentile: seeded bootstrap; box-cox: Bissell on the transformed values), for methods other than normal, ${CURRENT}`,
+    `One-sided 95 % upper confidence bound of Ppk by the name's capability method (percentile: distribution-free from order statistics, absent below 3544 values; box-cox: Bissell on the transformed values), for methods other than normal, ${CURRENT}`,
   ),
   boxCoxLambda: windowed(
     'box_cox_lambda',

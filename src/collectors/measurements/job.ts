@@ -189,10 +189,10 @@ interface CapabilityOptions {
 /**
  * Work of the methods that read a window's values, in values read, after which the results
  * yield to the event loop even within a slice of stations: a window costs about 1 µs per value
- * plus 1 ms for the percentile bootstrap (docs/capability.md), so 20,000 is some 20 ms.
+ * plus about 1 ms of fixed work (docs/capability.md), so 20,000 is some 20 ms.
  */
 const CAPABILITY_WORK_PER_SLICE = 20_000;
-/** A window's fixed share of that work (sort set-up, bootstrap). */
+/** A window's fixed share of that work (copies, set-up, the search for λ). */
 const CAPABILITY_WORK_PER_WINDOW = 1000;
 
 type WindowBounds = ReadonlyArray<{ readonly window: string; readonly from: Date; readonly to: Date }>;
