@@ -69,6 +69,9 @@ describe('station-exporter command line', () => {
     expect(ok.code).toBe(0);
     expect(ok.stdout).toContain(`${file}: OK`);
     expect(ok.stdout).not.toContain('super-secret-value');
+    // Without plant counts there is no plan to print: it says how to get one.
+    expect(ok.stdout).toContain('request plan and series estimate: give the plant counts (--stations N');
+    expect(ok.stdout).not.toContain('Total:');
     expect(okFlag.code).toBe(0);
     expect(okFlag.stdout).toBe(ok.stdout);
   });

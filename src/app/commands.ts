@@ -236,6 +236,14 @@ export async function runCheckConfig(
   return webCode !== 0 ? webCode : configCode;
 }
 
+/**
+ * What check-config says without plant counts: the plan depends on the plant's size, so that a
+ * reader who expected it learns how to get it.
+ */
+export const PLAN_HINT =
+  'request plan and series estimate: give the plant counts (--stations N [--groups N --lines N --sites N ' +
+  '--names N --slots N]) or --discover (docs/scaling.md)';
+
 /** Checks a config file and prints its summary, and the plan when counts are given or discovered. */
 async function checkConfigFile(
   path: string,
@@ -252,7 +260,11 @@ async function checkConfigFile(
     const counts = opts.discover
       ? await discoveredCounts(config, shard, io.redactor)
       : givenCounts(opts.counts, shard);
-    if (counts !== undefined) io.out(`\n${planReport(config, counts, { shard, now: new Date() })}\n`);
+    io.out(
+      counts === undefined
+        ? `${PLAN_HINT}\n`
+        : `\n${planReport(config, counts, { shard, now: new Date() })}\n`,
+    );
     return 0;
   } catch (err) {
     if (!(err instanceof UpstreamError)) return reportConfigError(err, io);

@@ -6,6 +6,13 @@ import { unitsCusumSchema } from './units-cusum-schema.ts';
 
 const minSamples = z.int().min(2);
 
+/** How a name's process capability is computed: docs/capability.md. */
+export const CAPABILITY_METHODS = ['normal', 'percentile', 'box-cox'] as const;
+/** One capability method. */
+export type CapabilityMethod = (typeof CAPABILITY_METHODS)[number];
+
+const capabilityMethod = z.enum(CAPABILITY_METHODS);
+
 function rereadInterval() {
   return period()
     .prefault('1h')
@@ -30,6 +37,9 @@ const measurementName = z
       min_samples: minSamples
         .optional()
         .describe('Overrides `measurements.min_samples` for this measurement.'),
+      capability_method: capabilityMethod
+        .optional()
+        .describe('Overrides `measurements.capability_method` for this measurement.'),
     }),
   ])
   .meta({ 'x-type': 'string or mapping' });
@@ -49,6 +59,7 @@ export const WINDOW_STATISTICS = [
   'cp',
   'attributes',
   'capability_omitted',
+  'normality',
 ] as const;
 /** One windowed measurement statistic. */
 export type WindowStatistic = (typeof WINDOW_STATISTICS)[number];
@@ -145,8 +156,17 @@ export const measurementsSchema = z
           }),
         always,
       )
-      .describe('Measurement names to export: a name, or `{ name, min_samples }`. Required when enabled.'),
+      .describe(
+        'Measurement names to export: a name, or `{ name, min_samples, capability_method }`. Required when enabled.',
+      ),
     min_samples: minSamples.default(30).describe('Fewest samples in a window for which Ppk is exported.'),
+    capability_method: capabilityMethod
+      .default('normal')
+      .describe(
+        'How Ppk, Pp, Cpk and Cp are computed: `normal` (mean ± 3 s), `percentile` (ISO 22514-2, from the ' +
+          '0.135 %, 50 % and 99.865 % points) or `box-cox` (the normal method on Box–Cox transformed values ' +
+          'and limits); per name with `{ name, capability_method }`. See docs/capability.md.',
+      ),
     overlap: duration()
       .prefault('5m')
       .describe('How far back each poll re-reads, to catch records that arrive late.'),
@@ -202,8 +222,12 @@ export const measurementsSchema = z
     maxStalenessMs: m.max_staleness ?? 5 * m.interval,
     names: m.names.map((n) =>
       typeof n === 'string'
-        ? { name: n, minSamples: m.min_samples }
-        : { name: n.name, minSamples: n.min_samples ?? m.min_samples },
+        ? { name: n, minSamples: m.min_samples, capabilityMethod: m.capability_method }
+        : {
+            name: n.name,
+            minSamples: n.min_samples ?? m.min_samples,
+            capabilityMethod: n.capability_method ?? m.capability_method,
+          },
     ),
     minSamples: m.min_samples,
     overlapMs: m.overlap,

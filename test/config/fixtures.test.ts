@@ -204,8 +204,8 @@ describe('ok config fixtures', () => {
       intervalMs: 30_000,
       maxStalenessMs: 300_000,
       names: [
-        { name: 'voltage_3v3', minSamples: 20 },
-        { name: 'current_draw', minSamples: 50 },
+        { name: 'voltage_3v3', minSamples: 20, capabilityMethod: 'percentile' },
+        { name: 'current_draw', minSamples: 50, capabilityMethod: 'box-cox' },
       ],
       minSamples: 20,
       overlapMs: 600_000,

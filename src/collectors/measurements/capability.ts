@@ -1,16 +1,32 @@
 /**
- * Process capability of a window against the current spec limits: Ppk and Pp from the overall
- * sample standard deviation, Cpk and Cp from the within sigma (MR-bar / 1.128). Formulas and
- * the reasons an index is left out are in docs/measurements.md.
+ * Process capability of a window against the current spec limits, by the name's method:
+ * `normal` (Ppk and Pp from the overall sample standard deviation, Cpk and Cp from the within
+ * sigma MR-bar / 1.128), `percentile` (ISO 22514-2 from the 0.135 %, 50 % and 99.865 % points)
+ * or `box-cox` (the normal method on Box–Cox transformed values and limits). Formulas, bounds
+ * and the reasons an index is left out are in docs/capability.md.
  */
+import type { AndersonDarling } from '../../util/stats/anderson-darling.ts';
 import type { MeasurementWindowStats } from './stats.ts';
 import type { Limits } from './store.ts';
 
+export { CAPABILITY_METHODS, type CapabilityMethod } from '../../config/measurements-schema.ts';
+
 /** Why a capability index is left out of a window. */
-export type OmitReason = 'no_limits' | 'too_few_samples' | 'zero_spread';
+export type OmitReason = 'no_limits' | 'too_few_samples' | 'zero_spread' | 'non_positive';
 
 /** The reasons, in the order they are checked. */
-export const OMIT_REASONS: readonly OmitReason[] = ['no_limits', 'too_few_samples', 'zero_spread'];
+export const OMIT_REASONS: readonly OmitReason[] = [
+  'no_limits',
+  'too_few_samples',
+  'zero_spread',
+  'non_positive',
+];
+
+/** One-sided 95 % confidence bounds of Ppk. */
+export interface PpkBounds {
+  readonly lower: number;
+  readonly upper: number;
+}
 
 /** Capability indices of one window; an index that does not exist is undefined. */
 export interface Capability {
@@ -20,20 +36,41 @@ export interface Capability {
   readonly cp?: number;
   /** Why Ppk / Cpk are left out, when they are. */
   readonly omitted: { readonly ppk?: OmitReason; readonly cpk?: OmitReason };
+  /** Bounds of Ppk that fit the method; set for the methods other than `normal`. */
+  readonly bounds?: PpkBounds;
+  /** The Box–Cox λ of the window (method `box-cox`). */
+  readonly lambda?: number;
+  /** Anderson–Darling normality of the values the method models, when asked for. */
+  readonly normality?: AndersonDarling;
+}
+
+/** z of a one-sided 95 % bound. */
+const Z95 = 1.6448536269514722;
+
+/**
+ * Bissell's (1990) normal approximation of Ppk's one-sided 95 % bounds from n values,
+ * Ppk ∓ z·sqrt(1/(9n) + Ppk²/(2(n − 1))): the formula of the shipped recording rules.
+ */
+export function bissellBounds(ppk: number, n: number): PpkBounds {
+  const half = Z95 * Math.sqrt(1 / (9 * n) + (ppk * ppk) / (2 * (n - 1)));
+  return { lower: ppk - half, upper: ppk + half };
+}
+
+/** True when no limit is set. */
+export function hasNoLimits(limits: Limits | undefined): limits is undefined {
+  return limits === undefined || (limits.upper === undefined && limits.lower === undefined);
 }
 
 /**
  * One index pair (k: nearest limit, plain: both limits) for a sigma, or the reason there is none.
  * `mean` is undefined when the window has too few samples for an index.
  */
-function indices(
+export function indices(
   mean: number | undefined,
   sigma: number | undefined,
   limits: Limits | undefined,
 ): { k?: number; plain?: number; omitted?: OmitReason } {
-  if (limits === undefined || (limits.upper === undefined && limits.lower === undefined)) {
-    return { omitted: 'no_limits' };
-  }
+  if (hasNoLimits(limits)) return { omitted: 'no_limits' };
   if (mean === undefined || sigma === undefined) return { omitted: 'too_few_samples' };
   if (sigma === 0) return { omitted: 'zero_spread' };
   const { upper, lower } = limits;
@@ -47,8 +84,9 @@ function indices(
 }
 
 /**
- * Ppk, Pp, Cpk and Cp of a window against `limits` (the series' current limits), with at
- * least `minSamples` numeric values. With one limit, Ppk / Cpk are one-sided and Pp / Cp absent.
+ * Ppk, Pp, Cpk and Cp of a window by the normal method against `limits` (the series' current
+ * limits), with at least `minSamples` numeric values. With one limit, Ppk / Cpk are one-sided
+ * and Pp / Cp absent.
  */
 export function capability(
   stats: MeasurementWindowStats,
@@ -57,8 +95,13 @@ export function capability(
 ): Capability {
   // Too few samples: no mean to evaluate, whatever the limits (no_limits is still told first).
   const mean = stats.samples >= minSamples ? stats.mean : undefined;
-  const overall = indices(mean, stats.stddev, limits);
-  const within = indices(mean, stats.withinSigma, limits);
+  return asIndices(indices(mean, stats.stddev, limits), indices(mean, stats.withinSigma, limits));
+}
+
+type IndexPair = ReturnType<typeof indices>;
+
+/** Ppk/Pp from the overall pair, Cpk/Cp from the within pair, with their omissions. */
+export function asIndices(overall: IndexPair, within: IndexPair): Capability {
   return {
     ...(overall.k !== undefined ? { ppk: overall.k } : {}),
     ...(overall.plain !== undefined ? { pp: overall.plain } : {}),

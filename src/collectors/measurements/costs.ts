@@ -24,6 +24,9 @@ function emptyListUrl(config: Config, now: Date): string {
 /** Lowest priority first; the first family the series budget drops of all collectors. */
 const DROPS: readonly string[] = [
   'station_measurement_window_capability_omitted_series',
+  'station_measurement_window_anderson_darling',
+  'station_measurement_window_anderson_darling_p_value',
+  'station_measurement_window_box_cox_lambda',
   'station_measurement_future_records_total',
   'station_measurement_late_records_total',
   'station_measurement_window_pp',
@@ -38,6 +41,8 @@ const DROPS: readonly string[] = [
   'station_measurement_window_stddev',
   'station_measurement_window_mean',
   'station_measurement_window_out_of_spec_samples',
+  'station_measurement_window_ppk_upper_bound',
+  'station_measurement_window_ppk_lower_bound',
   'station_measurement_window_ppk',
   'station_measurement_window_attribute_samples',
   'station_measurement_window_samples',
@@ -86,6 +91,25 @@ function histogramSeries(
   return counts.stations * withHistogram * (counts.slots ?? 1);
 }
 
+/** The families that only some capability methods export, with their series. */
+function methodShares(
+  config: Config,
+  series: number,
+  perFamily: ReadonlyMap<string, ReadonlySet<string>>,
+): Array<[string, number]> {
+  const names = config.measurements.names;
+  const share = (keep: (method: string) => boolean) =>
+    names.length === 0 ? 0 : names.filter((n) => keep(n.capabilityMethod)).length / names.length;
+  const windows = (family: string) => perFamily.get(family)?.size ?? 0;
+  const { ppkLower, ppkUpper, boxCoxLambda } = MEASUREMENT_FAMILIES;
+  const bounded = share((m) => m !== 'normal');
+  return [
+    [ppkLower.name, Math.round(series * bounded) * windows(ppkLower.name)],
+    [ppkUpper.name, Math.round(series * bounded) * windows(ppkUpper.name)],
+    [boxCoxLambda.name, Math.round(series * share((m) => m === 'box-cox')) * windows(boxCoxLambda.name)],
+  ];
+}
+
 export const measurementsCosts: CollectorCosts = {
   series(config, counts) {
     const rows: SeriesRow[] = [];
@@ -107,6 +131,10 @@ export const measurementsCosts: CollectorCosts = {
       [MEASUREMENT_FAMILIES.future.name, counts.stations],
       [MEASUREMENT_FAMILIES.late.name, counts.stations],
       [MEASUREMENT_FAMILIES.attributes.name, 0],
+      // One per configured name, whatever the stations.
+      [MEASUREMENT_FAMILIES.capabilityInfo.name, config.measurements.names.length],
+      // Bounds and λ only for the names of the methods that export them.
+      ...methodShares(config, series, perFamily),
     ]);
     for (const d of Object.values(MEASUREMENT_FAMILIES)) {
       const windowed = perFamily.get(d.name);

@@ -4,8 +4,14 @@
  * out-of-spec count, attribute outcomes and capability indices (Ppk, Pp, Cpk, Cp), computed
  * from the records of the upstream GET /metrics. Formulas: docs/measurements.md.
  */
-import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
-import { capability, OMIT_REASONS, type OmitReason } from './capability.ts';
+import { type Family, type FamilyDesc, LabelSet, type Sample } from '../../exposition/model.ts';
+import {
+  type Capability,
+  type CapabilityMethod,
+  capability,
+  OMIT_REASONS,
+  type OmitReason,
+} from './capability.ts';
 import type { MeasurementWindowStats } from './stats.ts';
 import type { Limits } from './store.ts';
 
@@ -101,10 +107,38 @@ export const MEASUREMENT_FAMILIES = {
     `Process capability index Cpk = min(USL-mean, mean-LSL)/(3 sigma_within), sigma_within = mean moving range/1.128 over time-ordered values, one-sided with one limit, ${CURRENT}`,
   ),
   cp: windowed('cp', `Process capability Cp = (USL-LSL)/(6 sigma_within), with both limits, ${CURRENT}`),
+  ppkLower: windowed(
+    'ppk_lower_bound',
+    `One-sided 95 % lower confidence bound of Ppk by the name's capability method (percentile: distribution-free from order statistics, absent below 3544 values; box-cox: Bissell on the transformed values), for methods other than normal, ${CURRENT}`,
+  ),
+  ppkUpper: windowed(
+    'ppk_upper_bound',
+    `One-sided 95 % upper confidence bound of Ppk by the name's capability method (percentile: distribution-free from order statistics, absent below 3544 values; box-cox: Bissell on the transformed values), for methods other than normal, ${CURRENT}`,
+  ),
+  boxCoxLambda: windowed(
+    'box_cox_lambda',
+    'Box-Cox lambda by maximum likelihood of the numeric values, for names with capability method box-cox, with at least min_samples positive values and a limit',
+  ),
+  adStatistic: windowed(
+    'anderson_darling',
+    'Anderson-Darling normality statistic A2 (mean and sd estimated) of the values the capability method models (box-cox: transformed), with at least 8 values',
+  ),
+  adPValue: windowed(
+    'anderson_darling_p_value',
+    "p-value of the Anderson-Darling normality test (D'Agostino and Stephens 1986, from A2 with the small-sample modification); below 0.05 the normal method's Ppk is suspect",
+  ),
+  capabilityInfo: {
+    ...gauge(
+      'station_measurement_capability_info',
+      ['metric', 'method'],
+      'Capability method (normal, percentile, box-cox) by which the Ppk, Pp, Cpk and Cp of a configured measurement name are computed from the upstream GET /metrics records (value always 1), set in the config.',
+    ),
+    kind: 'info',
+  },
   omitted: gauge(
     'station_measurement_window_capability_omitted_series',
     [...STATION, 'window', 'index', 'reason'],
-    `Measurement series of the station whose index (ppk, cpk) is left out of the window, by reason (no_limits, too_few_samples, zero_spread), ${SOURCE}; ${REFRESH}.`,
+    `Measurement series of the station whose index (ppk, cpk) is left out of the window, by reason (no_limits, too_few_samples, zero_spread, non_positive), ${SOURCE}; ${REFRESH}.`,
   ),
   future: counter(
     'station_measurement_future_records_total',
@@ -130,7 +164,12 @@ export interface MeasurementResult {
   readonly limits?: Limits;
   /** Export attribute counts (an attribute value was seen). */
   readonly attributes: boolean;
-  readonly windows: ReadonlyArray<{ readonly window: string; readonly stats: MeasurementWindowStats }>;
+  readonly windows: ReadonlyArray<{
+    readonly window: string;
+    readonly stats: MeasurementWindowStats;
+    /** The window's capability by the name's method; by the normal method from `stats` when absent. */
+    readonly capability?: Capability;
+  }>;
 }
 
 /** Cumulative record counts of one station. */
@@ -175,9 +214,9 @@ export class MeasurementFamilyBuilder {
       add('lastTimestamp', series, r.latest && r.latest.time / 1000);
       add('upper', series, r.limits?.upper);
       add('lower', series, r.limits?.lower);
-      for (const { window, stats } of r.windows) {
+      for (const { window, stats, capability: computed } of r.windows) {
         const labels = series.with('window', window);
-        const cap = capability(stats, r.limits, r.minSamples);
+        const cap = computed ?? capability(stats, r.limits, r.minSamples);
         add('samples', labels, stats.samples);
         add('nonNumeric', labels, stats.nonNumeric);
         if (r.attributes) {
@@ -193,13 +232,27 @@ export class MeasurementFamilyBuilder {
         add('pp', labels, cap.pp);
         add('cpk', labels, cap.cpk);
         add('cp', labels, cap.cp);
+        add('ppkLower', labels, cap.bounds?.lower);
+        add('ppkUpper', labels, cap.bounds?.upper);
+        add('boxCoxLambda', labels, cap.lambda);
+        add('adStatistic', labels, cap.normality?.statistic);
+        add('adPValue', labels, cap.normality?.pValue);
         this.omitted.count(r.station, window, cap.omitted);
       }
     }
   }
 
-  /** The families of every result added, with the stations' record counts; call it once, last. */
-  families(stations: readonly StationRecordCounts[] = []): Family[] {
+  /**
+   * The families of every result added, with the stations' record counts and the configured
+   * names' capability methods; call it once, last.
+   */
+  families(
+    stations: readonly StationRecordCounts[] = [],
+    methods: ReadonlyMap<string, CapabilityMethod> = new Map(),
+  ): Family[] {
+    for (const [metric, method] of methods) {
+      this.put('capabilityInfo', LabelSet.of({ metric, method }), 1);
+    }
     for (const [labels, n] of this.omitted.rows()) this.put('omitted', labels, n);
     for (const s of stations) {
       this.put('future', s.station, s.future);

@@ -13,13 +13,16 @@ import type { MeasurementRecord } from '../../upstream/types.ts';
 import type { LoopYielder } from '../../util/loop-yield.ts';
 import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
 import { RecordLabels } from '../record-labels.ts';
+import type { CapabilityMethod } from './capability.ts';
+import { windowCapability } from './capability-methods.ts';
 import { ControlCharts } from './control.ts';
 import type { MeasurementResult } from './families.ts';
+import { MEASUREMENT_FAMILIES } from './families.ts';
 import { ValueHistograms } from './histograms.ts';
 import { RecordCounters } from './record-counters.ts';
-import { selectedFamiliesInTurns } from './selection.ts';
+import { selectedFamiliesInTurns, windowsPerFamily } from './selection.ts';
 import { measurementWindow } from './stats.ts';
-import { attributeClassifier, MeasurementStore } from './store.ts';
+import { attributeClassifier, type MeasurementSeries, MeasurementStore, VALUE } from './store.ts';
 
 /** One incremental fetch of the measurement records of some stations. */
 type RecordSync = (req: SyncRequest) => Promise<SyncResult>;
@@ -29,6 +32,10 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
   readonly #ctx: CollectorContext;
   readonly #settings: Config['measurements'];
   readonly #minSamples: ReadonlyMap<string, number>;
+  readonly #methods: ReadonlyMap<string, CapabilityMethod>;
+  /** Windows whose capability is exported, and those whose normality test is. */
+  readonly #capabilityWindows: ReadonlySet<string>;
+  readonly #normalityWindows: ReadonlySet<string>;
   readonly #histogramNames: ReadonlySet<string>;
   // Created at the first poll: values count from then on (see histograms.ts).
   #histograms: ValueHistograms | undefined;
@@ -45,6 +52,14 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
     this.#ctx = ctx;
     this.#settings = settings;
     this.#minSamples = new Map(settings.names.map((n) => [n.name, n.minSamples]));
+    this.#methods = new Map(settings.names.map((n) => [n.name, n.capabilityMethod]));
+    const perFamily = windowsPerFamily(
+      settings,
+      ctx.config.windows.map((w) => w.name),
+    );
+    const { ppk, pp, cpk, cp } = MEASUREMENT_FAMILIES;
+    this.#capabilityWindows = new Set([ppk, pp, cpk, cp].flatMap((f) => [...(perFamily.get(f.name) ?? [])]));
+    this.#normalityWindows = perFamily.get(MEASUREMENT_FAMILIES.adStatistic.name) ?? new Set();
     this.#histogramNames = new Set(
       settings.histograms.enabled ? names.slice(0, settings.histograms.maxNames) : [],
     );
@@ -105,12 +120,18 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
       windows: config.windows,
       now,
       minSamples: (name) => this.#minSamples.get(name) ?? settings.minSamples,
+      capability: {
+        method: (name) => this.#methods.get(name) ?? 'normal',
+        exported: this.#capabilityWindows,
+        normality: this.#normalityWindows,
+      },
       yielder,
     });
     const selection = {
       selection: settings,
       windows: config.windows.map((w) => w.name),
       stations: this.#counters.of(topology),
+      methods: this.#methods,
     };
     const histograms = this.#histograms;
     return {
@@ -151,19 +172,46 @@ interface ResultsOptions {
   readonly now: Date;
   /** The min_samples of a name. */
   readonly minSamples: (name: string) => number;
+  readonly capability: CapabilityOptions;
   readonly yielder: LoopYielder;
 }
+
+/** How capability is computed, and where it is worth computing. */
+interface CapabilityOptions {
+  /** The capability method of a name. */
+  readonly method: (name: string) => CapabilityMethod;
+  /** Windows that export an index: a method other than `normal` reads values only there. */
+  readonly exported: ReadonlySet<string>;
+  /** Windows that export the normality test. */
+  readonly normality: ReadonlySet<string>;
+}
+
+/**
+ * Work of the methods that read a window's values, in values read, after which the results
+ * yield to the event loop even within a slice of stations: a window costs about 1 µs per value
+ * plus about 1 ms of fixed work (docs/capability.md), so 20,000 is some 20 ms.
+ */
+const CAPABILITY_WORK_PER_SLICE = 20_000;
+/** A window's fixed share of that work (copies, set-up, the search for λ). */
+const CAPABILITY_WORK_PER_WINDOW = 1000;
+
+type WindowBounds = ReadonlyArray<{ readonly window: string; readonly from: Date; readonly to: Date }>;
 
 /** Every held series of every station in the topology, with its statistics per window. */
 async function measurementResults(
   topology: Topology,
-  { store, windows, now, minSamples, yielder }: ResultsOptions,
+  { store, windows, now, minSamples, capability, yielder }: ResultsOptions,
 ): Promise<MeasurementResult[]> {
   const bounds = windows.map((w) => ({ window: w.name, ...windowBounds(w, now) }));
   const out: MeasurementResult[] = [];
+  const work = { done: 0 };
   for (const [i, station] of topology.stations.entries()) {
     if (i > 0 && i % STATIONS_PER_SLICE === 0) await yielder.yieldToLoop();
     for (const series of store.seriesOf(station.id)) {
+      if (work.done >= CAPABILITY_WORK_PER_SLICE) {
+        work.done = 0;
+        await yielder.yieldToLoop();
+      }
       out.push({
         station: station.labels,
         name: series.name,
@@ -173,12 +221,45 @@ async function measurementResults(
         latest: series.latest,
         limits: series.limits,
         attributes: series.attributes,
-        windows: bounds.map((b) => ({
-          window: b.window,
-          stats: measurementWindow(series.rows, b.from.getTime(), b.to.getTime()),
-        })),
+        windows: seriesWindows(series, bounds, { capability, minSamples: minSamples(series.name), work }),
       });
     }
   }
   return out;
+}
+
+/** The statistics and capability of one series per window, adding the values read to `work`. */
+function seriesWindows(
+  series: MeasurementSeries,
+  bounds: WindowBounds,
+  options: { capability: CapabilityOptions; minSamples: number; work: { done: number } },
+): MeasurementResult['windows'] {
+  const { capability, minSamples, work } = options;
+  const method = capability.method(series.name);
+  return bounds.map((b) => {
+    const from = b.from.getTime();
+    const to = b.to.getTime();
+    const stats = measurementWindow(series.rows, from, to);
+    const normality = capability.normality.has(b.window);
+    // The normal method needs the statistics only; the others read the window's values.
+    if ((method === 'normal' || !capability.exported.has(b.window)) && !normality) {
+      return { window: b.window, stats };
+    }
+    work.done += CAPABILITY_WORK_PER_WINDOW + stats.samples;
+    const values = () => numericValues(series.rows, from, to);
+    const cap = windowCapability({ method, stats, limits: series.limits, minSamples, values, normality });
+    return { window: b.window, stats, capability: cap };
+  });
+}
+
+/** The numeric values of the rows with `from <= time < to`, in time order. */
+function numericValues(rows: MeasurementSeries['rows'], from: number, to: number): Float64Array {
+  const [start, end] = rows.range(from, to);
+  const out = new Float64Array(end - start);
+  let n = 0;
+  for (let i = start; i < end; i++) {
+    const v = rows.value(VALUE, i);
+    if (!Number.isNaN(v)) out[n++] = v;
+  }
+  return out.subarray(0, n);
 }

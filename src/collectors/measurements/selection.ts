@@ -7,6 +7,7 @@
 import type { WindowStatistic } from '../../config/schema.ts';
 import { escapeLabelValue, type Family } from '../../exposition/model.ts';
 import type { LoopYielder } from '../../util/loop-yield.ts';
+import type { CapabilityMethod } from './capability.ts';
 import {
   MEASUREMENT_FAMILIES,
   MeasurementFamilyBuilder,
@@ -18,20 +19,27 @@ import {
 const RESULTS_PER_SLICE = 200;
 
 /** The windowed families by the statistic that selects them. */
-const WINDOWED: Readonly<Record<WindowStatistic, string>> = {
-  samples: MEASUREMENT_FAMILIES.samples.name,
-  non_numeric: MEASUREMENT_FAMILIES.nonNumeric.name,
-  mean: MEASUREMENT_FAMILIES.mean.name,
-  min: MEASUREMENT_FAMILIES.min.name,
-  max: MEASUREMENT_FAMILIES.max.name,
-  stddev: MEASUREMENT_FAMILIES.stddev.name,
-  out_of_spec: MEASUREMENT_FAMILIES.outOfSpec.name,
-  ppk: MEASUREMENT_FAMILIES.ppk.name,
-  cpk: MEASUREMENT_FAMILIES.cpk.name,
-  pp: MEASUREMENT_FAMILIES.pp.name,
-  cp: MEASUREMENT_FAMILIES.cp.name,
-  attributes: MEASUREMENT_FAMILIES.attributes.name,
-  capability_omitted: MEASUREMENT_FAMILIES.omitted.name,
+const WINDOWED: Readonly<Record<WindowStatistic, readonly string[]>> = {
+  samples: [MEASUREMENT_FAMILIES.samples.name],
+  non_numeric: [MEASUREMENT_FAMILIES.nonNumeric.name],
+  mean: [MEASUREMENT_FAMILIES.mean.name],
+  min: [MEASUREMENT_FAMILIES.min.name],
+  max: [MEASUREMENT_FAMILIES.max.name],
+  stddev: [MEASUREMENT_FAMILIES.stddev.name],
+  out_of_spec: [MEASUREMENT_FAMILIES.outOfSpec.name],
+  // The bounds and λ exist only for names whose method is not `normal`: they belong to its Ppk.
+  ppk: [
+    MEASUREMENT_FAMILIES.ppk.name,
+    MEASUREMENT_FAMILIES.ppkLower.name,
+    MEASUREMENT_FAMILIES.ppkUpper.name,
+    MEASUREMENT_FAMILIES.boxCoxLambda.name,
+  ],
+  cpk: [MEASUREMENT_FAMILIES.cpk.name],
+  pp: [MEASUREMENT_FAMILIES.pp.name],
+  cp: [MEASUREMENT_FAMILIES.cp.name],
+  attributes: [MEASUREMENT_FAMILIES.attributes.name],
+  capability_omitted: [MEASUREMENT_FAMILIES.omitted.name],
+  normality: [MEASUREMENT_FAMILIES.adStatistic.name, MEASUREMENT_FAMILIES.adPValue.name],
 };
 
 /** The selection settings, as the config gives them. */
@@ -48,10 +56,12 @@ export function windowsPerFamily(
   selection: MeasurementSelection,
   windows: readonly string[],
 ): Map<string, Set<string>> {
-  const out = new Map<string, Set<string>>(Object.values(WINDOWED).map((name) => [name, new Set()]));
+  const out = new Map<string, Set<string>>(
+    Object.values(WINDOWED).flatMap((names) => names.map((n) => [n, new Set()])),
+  );
   for (const window of windows) {
     const stats = selection.statistics.windows.get(window) ?? selection.statistics.default;
-    for (const stat of stats) out.get(WINDOWED[stat])?.add(window);
+    for (const stat of stats) for (const name of WINDOWED[stat]) out.get(name)?.add(window);
   }
   return out;
 }
@@ -76,6 +86,8 @@ export interface SelectionOptions {
   readonly windows: readonly string[];
   /** The stations' cumulative record counts; default none. */
   readonly stations?: readonly StationRecordCounts[];
+  /** The configured names' capability methods (the info series); default none. */
+  readonly methods?: ReadonlyMap<string, CapabilityMethod>;
 }
 
 /**
@@ -84,13 +96,13 @@ export interface SelectionOptions {
  */
 export async function selectedFamiliesInTurns(
   results: readonly MeasurementResult[],
-  { selection, windows, stations = [] }: SelectionOptions,
+  { selection, windows, stations = [], methods = new Map() }: SelectionOptions,
   yielder: LoopYielder,
 ): Promise<Family[]> {
   const builder = new MeasurementFamilyBuilder();
   const merged = selection.bySlot ? results : mergeSingleSlots(results);
   await yielder.forEachSlice(merged, RESULTS_PER_SLICE, (slice) => builder.add(slice));
-  const families = builder.families(stations);
+  const families = builder.families(stations, methods);
   // A family at a time, between yields: filtering 100k series at once blocked the loop for 15 ms
   // on top of the builder's last step.
   const perFamily = windowsPerFamily(selection, windows);

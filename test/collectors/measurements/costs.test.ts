@@ -97,9 +97,9 @@ describe('measurements costs: the capability omissions', () => {
     expect(omitted({})).toBe(0);
   });
 
-  it('counts every index and reason (2 × 3 rows, 0 included) per station and selecting window', () => {
+  it('counts every index and reason (2 × 4 rows, 0 included) per station and selecting window', () => {
     const stats = ['samples', 'ppk', 'capability_omitted'];
-    expect(omitted({ statistics: { default: stats } })).toBe(1000 * 3 * 6);
-    expect(omitted({ statistics: { default: ['ppk'], windows: { '24h': stats } } })).toBe(1000 * 1 * 6);
+    expect(omitted({ statistics: { default: stats } })).toBe(1000 * 3 * 8);
+    expect(omitted({ statistics: { default: ['ppk'], windows: { '24h': stats } } })).toBe(1000 * 1 * 8);
   });
 });

@@ -154,14 +154,14 @@ describe('measurementFamilies', () => {
     const omitted = parts.find((f) => f.desc.name === 'station_measurement_window_capability_omitted_series');
     expect(omitted?.samples.map((s) => [s.labels.text, s.value])).toEqual(
       [
-        [station, '1h', [0, 1, 0, 0, 1, 0]],
-        [other, '1h', [1, 0, 0, 1, 0, 0]],
-        [other, '8h', [0, 0, 0, 0, 0, 0]],
+        [station, '1h', [0, 1, 0, 0, 0, 1, 0, 0]],
+        [other, '1h', [1, 0, 0, 0, 1, 0, 0, 0]],
+        [other, '8h', [0, 0, 0, 0, 0, 0, 0, 0]],
       ].flatMap(([labels, window, counts]) =>
         ['ppk', 'cpk'].flatMap((index, i) =>
-          ['no_limits', 'too_few_samples', 'zero_spread'].map((reason, j) => [
+          ['no_limits', 'too_few_samples', 'zero_spread', 'non_positive'].map((reason, j) => [
             `${(labels as LabelSet).text},window="${window}",index="${index}",reason="${reason}"`,
-            (counts as number[])[i * 3 + j],
+            (counts as number[])[i * 4 + j],
           ]),
         ),
       ),

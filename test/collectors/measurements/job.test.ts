@@ -285,3 +285,72 @@ describe('measurements job: numbers a quality engineer can trust', () => {
     expect(s.get(key(s, 'station_measurement_window_non_numeric_samples')[0] ?? '')).toBe(7);
   });
 });
+
+describe('measurements job: capability by method', () => {
+  /** Wire records of `vbat` with values exp(z) at spread normal scores, upper limit 20. */
+  const skewed = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({
+      station_id: station,
+      slot: null,
+      unit_serial: `SN${i}`,
+      time_created: new Date(T0 - (n - i) * 1000).toISOString(),
+      tz: null,
+      mode: null,
+      tags: [],
+      name: 'vbat',
+      unit: 'V',
+      type: null,
+      value: String(Math.exp(Math.sin(i * 1.7) * 1.2)),
+      limit_upper: '20',
+      limit_lower: null,
+    }));
+
+  it('exports the method, the bounds and λ of a box-cox name, and normality where selected', async () => {
+    const parsed = (await parseMeasurements(skewed(60), new LoopYielder())).records;
+    const ctx = jobContext(
+      {
+        windows: ['1h'],
+        measurements: {
+          enabled: true,
+          names: [{ name: 'vbat', capability_method: 'box-cox' }],
+          statistics: { default: ['samples', 'ppk', 'normality'] },
+        },
+      },
+      { metrics: upstream(parsed) },
+    );
+    const out = await new MeasurementsJob(ctx).poll({ topology, now: new Date(T0) });
+    const samples = parseExposition(renderFamilies(out.families, 'text'));
+    const value = (name: string) => samples.find((x) => x.name === name)?.value;
+    expect(samples.find((x) => x.name === 'station_measurement_capability_info')?.labels).toEqual({
+      metric: 'vbat',
+      method: 'box-cox',
+    });
+    const ppk = value('station_measurement_window_ppk') as number;
+    const lambda = value('station_measurement_window_box_cox_lambda') as number;
+    // The same values through the method directly: the job hands over the window's values.
+    const values = parsed.map((r) => Number(r.value));
+    const transformed = values.map((v) => (v ** lambda - 1) / lambda);
+    const mean = transformed.reduce((a, b) => a + b, 0) / 60;
+    const sd = Math.sqrt(transformed.reduce((a, v) => a + (v - mean) ** 2, 0) / 59);
+    expect(ppk).toBeCloseTo(((20 ** lambda - 1) / lambda - mean) / (3 * sd), 8);
+    expect(value('station_measurement_window_ppk_lower_bound')).toBeLessThan(ppk);
+    expect(value('station_measurement_window_ppk_upper_bound')).toBeGreaterThan(ppk);
+    expect(value('station_measurement_window_anderson_darling_p_value')).toBeGreaterThan(0);
+    // Cpk is not selected: not exported.
+    expect(value('station_measurement_window_cpk')).toBeUndefined();
+  });
+
+  it('keeps the normal method by default: no bounds, no λ', async () => {
+    const parsed = (await parseMeasurements(skewed(60), new LoopYielder())).records;
+    const ctx = jobContext(
+      { windows: ['1h'], measurements: { enabled: true, names: ['vbat'] } },
+      { metrics: upstream(parsed) },
+    );
+    const out = await new MeasurementsJob(ctx).poll({ topology, now: new Date(T0) });
+    const names = new Set(parseExposition(renderFamilies(out.families, 'text')).map((x) => x.name));
+    expect(names.has('station_measurement_window_ppk')).toBe(true);
+    expect(names.has('station_measurement_window_ppk_lower_bound')).toBe(false);
+    expect(names.has('station_measurement_window_box_cox_lambda')).toBe(false);
+    expect(names.has('station_measurement_window_anderson_darling')).toBe(false);
+  });
+});
