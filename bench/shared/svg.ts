@@ -54,6 +54,7 @@ export function renderCurveSvg(curve: Curve): string {
   const y = makeScale(ys, curve.y.scale ?? 'linear', HEIGHT - BOTTOM, TOP);
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`,
+    `<title>${escapeXml(curve.title)}</title>`,
     `<rect width="${WIDTH}" height="${HEIGHT}" fill="white"/>`,
     `<text x="${WIDTH / 2}" y="22" text-anchor="middle" font-size="14">${escapeXml(curve.title)}</text>`,
     ...axes(curve, x, y),

@@ -256,6 +256,30 @@ async function loadReplay(dir: string): Promise<Recording | undefined> {
   }
 }
 
+/** What the simulator prints when it listens: where, which plant, which tokens it accepts. */
+function banner(
+  running: Awaited<ReturnType<typeof startSimulatorServer>>,
+  opts: SimulatorServerOptions,
+  replayDir: string | undefined,
+): string {
+  const { plant } = running.sim;
+  const tokens = Object.keys(opts.tokens ?? {});
+  // Only the built-in demo token is printed; a token chosen by the user is treated as a secret.
+  const hint =
+    tokens.length === 1 && tokens[0] === 'demo-token'
+      ? 'demo-token'
+      : `${tokens.length} token(s) from --token`;
+  const plantKind = typeof opts.plant === 'object' ? 'realistic' : (opts.plant ?? 'textbook');
+  return (
+    `Station Data Query Service simulator listening on ${running.url}\n` +
+    (replayDir && opts.replay ? replayLine(replayDir, opts.replay) : '') +
+    `  seed ${opts.seed}, ${plantKind} plant, ${plant.sites.length} sites, ${plant.stations.length} stations, ` +
+    `${plant.measurementNames.length} measurement names\n` +
+    `  auth: Authorization: Bearer <token> (accepted: ${hint}${opts.jwtSecret ? ', and JWTs signed with the secret' : ''})\n` +
+    `  try: curl -H 'Authorization: Bearer <token>' ${running.url}/sites\n`
+  );
+}
+
 function replayLine(dir: string, replay: Replay): string {
   return `  replaying ${dir} (recording ${replay.recording.meta.id})${replay.shiftToNow ? ', shifted to now' : ''}\n`;
 }
@@ -287,21 +311,7 @@ export async function runSimulatorCommand(argv: string[]): Promise<void> {
     opts.replay = { recording, shiftToNow: command.shiftToNow };
   }
   const running = await startSimulatorServer(opts);
-  const { plant } = running.sim;
-  const tokens = Object.keys(opts.tokens ?? {});
-  // Only the built-in demo token is printed; a token chosen by the user is treated as a secret.
-  const hint =
-    tokens.length === 1 && tokens[0] === 'demo-token'
-      ? 'demo-token'
-      : `${tokens.length} token(s) from --token`;
-  process.stdout.write(
-    `Station Data Query Service simulator listening on ${running.url}\n` +
-      (command.replayDir && opts.replay ? replayLine(command.replayDir, opts.replay) : '') +
-      `  seed ${opts.seed}, ${typeof opts.plant === 'object' ? 'realistic' : (opts.plant ?? 'textbook')} plant, ${plant.sites.length} sites, ${plant.stations.length} stations, ` +
-      `${plant.measurementNames.length} measurement names\n` +
-      `  auth: Authorization: Bearer <token> (accepted: ${hint}${opts.jwtSecret ? ', and JWTs signed with the secret' : ''})\n` +
-      `  try: curl -H 'Authorization: Bearer <token>' ${running.url}/sites\n`,
-  );
+  process.stdout.write(banner(running, opts, command.replayDir));
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off('SIGTERM', stop);
