@@ -240,7 +240,7 @@ export async function runCheckConfig(
  * What check-config says without plant counts: the plan depends on the plant's size, so that a
  * reader who expected it learns how to get it.
  */
-export const PLAN_HINT =
+const PLAN_HINT =
   'request plan and series estimate: give the plant counts (--stations N [--groups N --lines N --sites N ' +
   '--names N --slots N]) or --discover (docs/scaling.md)';
 

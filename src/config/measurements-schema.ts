@@ -7,7 +7,7 @@ import { unitsCusumSchema } from './units-cusum-schema.ts';
 const minSamples = z.int().min(2);
 
 /** How a name's process capability is computed: docs/capability.md. */
-export const CAPABILITY_METHODS = ['normal', 'percentile', 'box-cox'] as const;
+const CAPABILITY_METHODS = ['normal', 'percentile', 'box-cox'] as const;
 /** One capability method. */
 export type CapabilityMethod = (typeof CAPABILITY_METHODS)[number];
 

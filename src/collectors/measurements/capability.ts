@@ -9,7 +9,7 @@ import type { AndersonDarling } from '../../util/stats/anderson-darling.ts';
 import type { MeasurementWindowStats } from './stats.ts';
 import type { Limits } from './store.ts';
 
-export { CAPABILITY_METHODS, type CapabilityMethod } from '../../config/measurements-schema.ts';
+export type { CapabilityMethod } from '../../config/measurements-schema.ts';
 
 /** Why a capability index is left out of a window. */
 export type OmitReason = 'no_limits' | 'too_few_samples' | 'zero_spread' | 'non_positive';

@@ -9,7 +9,7 @@
 import { logNormalCdf } from './normal.ts';
 
 /** Fewest values the test is defined for (as in nortest: the p-value fit needs n > 7). */
-export const AD_MIN_SAMPLES = 8;
+const AD_MIN_SAMPLES = 8;
 
 /** The result of {@link andersonDarling}. */
 export interface AndersonDarling {

@@ -8,7 +8,7 @@
  */
 
 /** The range λ is searched over. */
-export const LAMBDA_RANGE = [-5, 5] as const;
+const LAMBDA_RANGE = [-5, 5] as const;
 
 /** Grid points of the first, coarse search. */
 const GRID = 41;
