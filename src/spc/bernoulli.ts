@@ -333,3 +333,77 @@ export class BernoulliBaseline {
     this.head = bin;
   }
 }
+
+/** How an {@link OwnLevelCusum} finds its in-control rate: its own level, shrunk toward its target. */
+export interface OwnLevelModel {
+  readonly baseline: BernoulliBaselineOptions;
+  /** Trials the target counts as in the level. */
+  readonly prior: number;
+  /** The design for an in-control rate; undefined when the rate cannot be charted (memoised by the caller). */
+  readonly designOf: (p0: number) => BernoulliDesign | undefined;
+}
+
+/**
+ * A Bernoulli CUSUM against the stream's own level: p0 is the share of bad trials over its
+ * baseline (the last days, the most recent hours left out), shrunk toward its target; it is
+ * re-estimated at each new bin of the trials' times, and a new level re-designs the chart keeping
+ * the evidence gathered ({@link BernoulliCusum.redesign}).
+ */
+export class OwnLevelCusum {
+  private cusum: BernoulliCusum | undefined;
+  private readonly baseline: BernoulliBaseline;
+  private target: number | undefined;
+  /** Bin of the trial the design was last chosen at. */
+  private designedBin = Number.NaN;
+  private estimate = Number.NaN;
+
+  constructor(private readonly model: OwnLevelModel) {
+    this.baseline = new BernoulliBaseline(model.baseline);
+  }
+
+  /** Sets the target's bad-trial rate (undefined: not charted); a new one re-designs at the next trial. */
+  use(target: number | undefined): void {
+    if (target === this.target) return;
+    this.target = target;
+    this.designedBin = Number.NaN;
+    // Until its first trial a chart shows 0 on the design of its target (no history yet).
+    const design = target === undefined ? undefined : this.model.designOf(target);
+    this.estimate = target ?? Number.NaN;
+    if (!design) this.cusum = undefined;
+    else if (!this.cusum) this.cusum = new BernoulliCusum(design);
+  }
+
+  /** Adds one trial at epoch ms `time`; true when it signals. */
+  add(time: number, bad: boolean): boolean {
+    if (this.target === undefined) return false;
+    const bin = Math.floor(time / this.model.baseline.binMs);
+    if (bin !== this.designedBin) this.redesign(time, bin);
+    const signal = this.cusum?.add(bad) ?? false;
+    this.baseline.add(time, bad);
+    return signal;
+  }
+
+  /** The statistic as a fraction of H (see {@link BernoulliCusum.ratio}); undefined when not charted. */
+  get ratio(): number | undefined {
+    return this.cusum?.ratio;
+  }
+
+  /** The level of the current design, before its rounding to the grid (NaN when not charted). */
+  get level(): number {
+    return this.estimate;
+  }
+
+  /** The design in use, undefined when not charted. */
+  get design(): BernoulliDesign | undefined {
+    return this.cusum?.design;
+  }
+
+  private redesign(time: number, bin: number): void {
+    this.designedBin = bin;
+    this.estimate = this.baseline.level(time, { p: this.target!, weight: this.model.prior });
+    const design = this.model.designOf(this.estimate);
+    if (!design) this.cusum = undefined;
+    else if (!this.cusum) this.cusum = new BernoulliCusum(design);
+    else this.cusum.redesign(design);
+  }
+}

@@ -32,11 +32,10 @@ import { UNIT_CUSUM_KINDS, type UnitsCusumConfig } from '../../config/units-cusu
 import type { Family, LabelSet, Sample } from '../../exposition/model.ts';
 import type { Entity, StationNode, Topology } from '../../model/topology.ts';
 import {
-  BernoulliBaseline,
-  type BernoulliBaselineOptions,
-  BernoulliCusum,
   type BernoulliDesign,
   designBernoulliCusum,
+  OwnLevelCusum,
+  type OwnLevelModel,
   onLogitGrid,
   shiftByOddsRatio,
 } from '../../spc/bernoulli.ts';
@@ -65,64 +64,27 @@ const RECORDS_PER_SLICE = 4_000;
  */
 const SUBJECTS_PER_SLICE = 25;
 
-/** How a chart finds its in-control rate: its own level, shrunk toward its target. */
-interface LevelModel {
-  readonly baseline: BernoulliBaselineOptions;
-  /** Trials the target counts as. */
-  readonly prior: number;
-  /** The design for an in-control rate (memoised by the caller). */
-  readonly designOf: (p0: number) => BernoulliDesign | undefined;
-}
-
-/**
- * One chart of one line or station and kind, with its events since the exporter started. Its p0 is
- * the share of bad trials over its baseline (the last days, the most recent hours left out), shrunk
- * toward its target; it is re-estimated at each new hour of the trials' times, and a new level
- * re-designs the chart keeping the evidence gathered (BernoulliCusum.redesign).
- */
+/** One chart of one line or station and kind, with its events since the exporter started. */
 class Chart {
   events = 0;
-  private cusum: BernoulliCusum | undefined;
-  private readonly baseline: BernoulliBaseline;
-  private target: number | undefined;
-  /** Hour (bin) of the trial the design was last chosen at. */
-  private designedBin = Number.NaN;
+  private readonly cusum: OwnLevelCusum;
 
-  constructor(private readonly model: LevelModel) {
-    this.baseline = new BernoulliBaseline(model.baseline);
+  constructor(model: OwnLevelModel) {
+    this.cusum = new OwnLevelCusum(model);
   }
 
-  /** Sets the target's bad-trial rate (undefined: not charted); a new one re-designs at the next trial. */
+  /** Sets the target's bad-trial rate (undefined: not charted). */
   use(target: number | undefined): void {
-    if (target === this.target) return;
-    this.target = target;
-    this.designedBin = Number.NaN;
-    // Until its first trial a chart shows 0 on the design of its target (no history yet).
-    const design = target === undefined ? undefined : this.model.designOf(target);
-    if (!design) this.cusum = undefined;
-    else if (!this.cusum) this.cusum = new BernoulliCusum(design);
+    this.cusum.use(target);
   }
 
   /** Evaluates one trial; a signal is an event when the trial's record is `counted` (not history). */
   add(trial: { readonly bad: boolean; readonly counted: boolean; readonly time: number }): void {
-    if (this.target === undefined) return;
-    const bin = Math.floor(trial.time / this.model.baseline.binMs);
-    if (bin !== this.designedBin) this.redesign(trial.time, bin);
-    if (this.cusum?.add(trial.bad) && trial.counted) this.events++;
-    this.baseline.add(trial.time, trial.bad);
+    if (this.cusum.add(trial.time, trial.bad) && trial.counted) this.events++;
   }
 
   get ratio(): number | undefined {
-    return this.cusum?.ratio;
-  }
-
-  private redesign(time: number, bin: number): void {
-    this.designedBin = bin;
-    const level = this.baseline.level(time, { p: this.target!, weight: this.model.prior });
-    const design = this.model.designOf(level);
-    if (!design) this.cusum = undefined;
-    else if (!this.cusum) this.cusum = new BernoulliCusum(design);
-    else this.cusum.redesign(design);
+    return this.cusum.ratio;
   }
 }
 
@@ -150,7 +112,7 @@ class Subject {
   readonly flights = new Map<string, Flight>();
   labels: LabelSet | undefined;
 
-  constructor(models: (kind: CusumKind) => LevelModel) {
+  constructor(models: (kind: CusumKind) => OwnLevelModel) {
     this.charts = new Map(UNIT_CUSUM_KINDS.map((k) => [k, new Chart(models(k))]));
   }
 
@@ -361,7 +323,7 @@ export class UnitCusums {
   }
 
   /** How the charts of `kind` estimate their level. */
-  private modelOf(kind: CusumKind): LevelModel {
+  private modelOf(kind: CusumKind): OwnLevelModel {
     const { baseline } = this.opts.cusum;
     return {
       baseline: {
