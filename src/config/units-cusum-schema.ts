@@ -61,7 +61,7 @@ export const unitsCusumSchema = z
         "Window of the chart's own level p0 (its bad-trial share over this long, in hourly bins): a drop is judged against how the line or station normally runs, not against its target.",
       ),
     baseline_lag: duration()
-      .prefault('8h')
+      .prefault('1d')
       .describe(
         'Most recent hours left out of the own level, so that a change being found is not yet part of its own reference.',
       ),
