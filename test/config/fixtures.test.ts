@@ -124,7 +124,7 @@ describe('ok config fixtures', () => {
           arl0: 2_000_000,
           settleMs: 1_200_000,
           oddsRatios: { firstPassYield: 3, finalYield: 4.75, retryRate: 2.25 },
-          baseline: { windowMs: 7 * 86_400_000, lagMs: 86_400_000, prior: 500 },
+          baseline: { windowMs: 7 * 86_400_000, lagMs: 3 * 86_400_000, prior: 500 },
           stationKinds: ['retry_ratio'],
           lineKinds: ['first_pass_yield', 'final_yield', 'retry_ratio'],
           statistic: false,

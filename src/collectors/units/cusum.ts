@@ -11,7 +11,7 @@
  *     station) is not pass.
  * A unit's yields are decided `settle` after its latest output (a retest may still come), so the
  * state is the units in flight (a few per station, never the history) and each chart's hourly
- * counts of its baseline (two 16-bit counts an hour: under 0.8 KB for 8 days).
+ * counts of its baseline (two 16-bit counts an hour: under 1 KB for 10 days).
  *
  * Whether a line or station is below its target is a different claim, on a day of counts: the
  * ticket alerts of prometheus/rules read a Wilson bound of the 24h window, not these charts.
