@@ -35,7 +35,7 @@ import { AlertmanagerModel, type Notification } from './dispatch.ts';
 import { bernoulliKl, detectionBoundUnits } from './information-limit.ts';
 import { plantScale, START, UNITS_PER_HOUR } from './plant.ts';
 import { BackfilledPrometheus } from './prometheus.ts';
-import { type Keep, type RecordSpec, record, type TimedFault } from './record.ts';
+import { type Keep, plantOption, type RecordSpec, record, type TimedFault } from './record.ts';
 import { cachedRecording } from './record-cache.ts';
 import { parseAlertmanagerConfig } from './route.ts';
 import { defaultRuleFiles, evaluationIntervalMs, loadAlerts, type ShippedAlert } from './rules.ts';
@@ -326,7 +326,7 @@ async function main(): Promise<void> {
   }
   if (which !== 'none') {
     const model = plantModel(seed, faultScale);
-    const probe = createSimulator({ seed, scale: faultScale, now: () => START });
+    const probe = createSimulator({ seed, scale: faultScale, now: () => START, ...plantOption(plant) });
     const line0 = model.plant.stations
       .filter((st) => st.lineId === model.plant.sites[0]?.lines[0]?.id)
       .map((st) => st.id);

@@ -162,7 +162,7 @@ function exporterConfig(spec: RecordSpec, url: string) {
  * The simulator's `plant` option for `plant`: none for the textbook plant (the simulator's default
  * and only plant where it has no such option), else passed through as given.
  */
-function plantOption(plant: string | undefined): Record<string, unknown> {
+export function plantOption(plant: string | undefined): Record<string, unknown> {
   return plant === undefined || plant === 'textbook' ? {} : { plant };
 }
 
