@@ -38,6 +38,12 @@ export type TimedFault =
 export interface RecordSpec {
   readonly seed: number;
   readonly scale: PlantScale;
+  /**
+   * The simulator's healthy plant: 'textbook', or 'realistic' (autocorrelated and skewed
+   * measurements, several products a line, lines at their targets ± 1 point, stops; the
+   * simulator's `plant` option, docs/simulator.md). Absent: the simulator's default.
+   */
+  readonly plant?: string;
   /** Measurement names with control charts (and exported). */
   readonly names: readonly string[];
   readonly startMs: number;
@@ -152,6 +158,14 @@ function exporterConfig(spec: RecordSpec, url: string) {
   );
 }
 
+/**
+ * The simulator's `plant` option for `plant`: none for the textbook plant (the simulator's default
+ * and only plant where it has no such option), else passed through as given.
+ */
+export function plantOption(plant: string | undefined): Record<string, unknown> {
+  return plant === undefined || plant === 'textbook' ? {} : { plant };
+}
+
 /** What one recording produced. */
 export interface RecordResult {
   readonly scrapes: number;
@@ -180,7 +194,10 @@ export async function record(spec: RecordSpec): Promise<RecordResult> {
     process: spec.process,
     // The longest window asked is the 24h summary: its units and their walk time (about an hour).
     unitMemoHours: 26,
+    ...plantOption(spec.plant),
   });
+  if (spec.plant === 'realistic' && !('realistic' in sim) && !('realisticDesign' in sim))
+    throw new Error('this simulator has no realistic plant (its `plant` option)');
   // In-process: the simulator's app answers each request without a socket (direct-dispatcher.ts).
   const dispatcher = new DirectDispatcher((req) => sim.app.fetch(req), SIM_URL);
   const registry = new Registry();

@@ -55,6 +55,13 @@ function middleStation(model: PlantModel, lineIndex: number) {
   return { station: el?.stations[0], failRate: el?.failRate ?? 0 };
 }
 
+/** A station of a group of two parallel stations, not at the line's last step (its line runs on). */
+function pairedStation(model: PlantModel) {
+  for (const line of model.lines)
+    for (const el of line.elements.slice(0, -1)) if (el.stations.length === 2) return el.stations[0];
+  return undefined;
+}
+
 /** The station of a line measuring `name` (control chart), if any. */
 function measuring(model: PlantModel, name: string) {
   for (const line of model.lines)
@@ -76,6 +83,34 @@ export function faultCases(
   const midLine = lineLabels(model, 1);
   const chart = measuring(model, chartName);
   const stationLabels = (id: string | undefined) => ({ station_id: id ?? '' });
+  const paired = pairedStation(model);
+  const yieldDrop = (points: number): FaultCase => ({
+    name: `yield -${points} points`,
+    what: `line ${L.line}: final yield drops by ${points} points from its own level (${(y0 * 100).toFixed(1)} % -> ${((y0 - points / 100) * 100).toFixed(1)} %)`,
+    expected: ['*Yield*'],
+    afterMs: (points >= 10 ? 8 : 24) * HOUR,
+    events: [{ kind: 'yield_drop', lineId: L.lineId, fromMs: faultMs, failRatio: points / 100 / y0 }],
+    faults: [],
+    bernoulli: { p0: 1 - y0, p1: 1 - y0 + points / 100 },
+    target: { line: L.line },
+  });
+  const retry = (factor: number): FaultCase => ({
+    name: `retry ×${factor}`,
+    what: `station ${midStation?.name} on ${midLine.line}: retry ratio ×${factor} (${retryRatioOf(mid.failRate).toFixed(3)} -> ${retryRatioOf(factor * mid.failRate).toFixed(3)})`,
+    expected: ['*Retry*'],
+    afterMs: (factor >= 2 ? 16 : 24) * HOUR,
+    events: [
+      {
+        kind: 'fail_rate',
+        stationId: midStation?.id ?? '',
+        fromMs: faultMs,
+        failRate: factor * mid.failRate,
+      },
+    ],
+    faults: [],
+    bernoulli: { p0: retryRatioOf(mid.failRate), p1: retryRatioOf(factor * mid.failRate) },
+    target: stationLabels(midStation?.id),
+  });
   const shift = (sigmas: number): FaultCase => ({
     name: `shift ${sigmas}σ`,
     what: `a sustained ${sigmas}σ shift of ${chartName} at one station`,
@@ -88,16 +123,7 @@ export function faultCases(
     },
   });
   return [
-    {
-      name: 'yield -5 points',
-      what: `line ${L.line}: final yield drops by 5 points (${(y0 * 100).toFixed(1)} % -> ${((y0 - 0.05) * 100).toFixed(1)} %)`,
-      expected: ['*Yield*'],
-      afterMs: 16 * HOUR,
-      events: [{ kind: 'yield_drop', lineId: L.lineId, fromMs: faultMs, failRatio: 0.05 / y0 }],
-      faults: [],
-      bernoulli: { p0: 1 - y0, p1: 1 - y0 + 0.05 },
-      target: { line: L.line },
-    },
+    ...[2, 5, 10, 15].map(yieldDrop),
     {
       name: 'yield 0.95 -> 0.80',
       what: `line ${L.line}: final yield 0.95 -> 0.80`,
@@ -111,18 +137,7 @@ export function faultCases(
       bernoulli: { p0: 0.05, p1: 0.2 },
       target: { line: L.line },
     },
-    {
-      name: 'retry ×2',
-      what: `station ${midStation?.name} on ${midLine.line}: retry ratio doubles (${retryRatioOf(mid.failRate).toFixed(3)} -> ${retryRatioOf(2 * mid.failRate).toFixed(3)})`,
-      expected: ['*Retry*'],
-      afterMs: 16 * HOUR,
-      events: [
-        { kind: 'fail_rate', stationId: midStation?.id ?? '', fromMs: faultMs, failRate: 2 * mid.failRate },
-      ],
-      faults: [],
-      bernoulli: { p0: retryRatioOf(mid.failRate), p1: retryRatioOf(2 * mid.failRate) },
-      target: stationLabels(midStation?.id),
-    },
+    ...[1.5, 2, 3].map(retry),
     {
       name: 'retry 0.10 -> 0.20',
       what: `station ${midStation?.name} on ${midLine.line}: retry ratio 0.10 -> 0.20`,
@@ -139,6 +154,17 @@ export function faultCases(
     shift(1),
     shift(2),
     {
+      name: 'trend',
+      what: `a drift of ${chartName} at one station, growing by 0.5σ an hour`,
+      expected: ['MeasurementShiftDetected'],
+      afterMs: 4 * HOUR,
+      events: [
+        { kind: 'trend', stationId: chart?.id ?? '', name: chartName, fromMs: faultMs, sigmasPerHour: 0.5 },
+      ],
+      faults: [],
+      target: shift(1).target,
+    },
+    {
       name: 'silent station',
       what: `station ${midStation?.name} on ${midLine.line} falls silent while its line runs`,
       expected: ['StationSilent'],
@@ -147,6 +173,19 @@ export function faultCases(
       faults: [],
       target: stationLabels(midStation?.id),
     },
+    ...(paired
+      ? [
+          {
+            name: 'silent station in a pair',
+            what: `station ${paired.name} (one of two parallel stations) falls silent while its line runs`,
+            expected: ['StationSilent'],
+            afterMs: 2 * HOUR,
+            events: [{ kind: 'silence' as const, stationId: paired.id, fromMs: faultMs }],
+            faults: [],
+            target: stationLabels(paired.id),
+          },
+        ]
+      : []),
     {
       name: 'token refused',
       what: 'the upstream refuses the token (401)',

@@ -1,19 +1,22 @@
 /**
  * `units.cusum`: the Bernoulli CUSUMs of first-pass yield, final yield and retry ratio per line and
  * station (src/spc/bernoulli.ts, docs/measurements.md#bernoulli-cusum-of-yield-and-retries). The
- * in-control rates are the `targets` of each line and station; these fields say which rise to
- * detect fastest and how rare a chance signal must be.
+ * in-control rate of each chart is its own level over a long baseline, shrunk toward the `targets`
+ * of its line or station when its history is thin; these fields say which rise to detect fastest
+ * (an odds ratio of that level), how rare a chance signal must be and how the level is estimated.
  */
 import { z } from 'zod';
 import { always, duration, reportDuplicates } from './fields.ts';
 
-const shift = (what: string, d: number) =>
+const oddsRatio = (what: string, d: number, example: string) =>
   z
     .number()
-    .gt(0)
-    .lt(1)
+    .gt(1)
+    .max(100)
     .default(d)
-    .describe(`The ${what} the chart detects fastest, in points of the ratio (0-1), from the target.`);
+    .describe(
+      `The ${what} the chart detects fastest, as an odds ratio of a bad trial to the chart's own level (${example}).`,
+    );
 
 /** The kinds of trial a chart can count: the `kind` label of the CUSUM families. */
 export const UNIT_CUSUM_KINDS = ['first_pass_yield', 'final_yield', 'retry_ratio'] as const;
@@ -49,9 +52,27 @@ export const unitsCusumSchema = z
         "How long after a unit's latest output its results are final: first-pass and final yield trials are " +
           'decided then; a retest later than this counts as a new unit.',
       ),
-    first_pass_yield_shift: shift('drop of first-pass yield', 0.15),
-    final_yield_shift: shift('drop of final yield', 0.15),
-    retry_rate_shift: shift('rise of the retry ratio', 0.1),
+    first_pass_yield_odds_ratio: oddsRatio('drop of first-pass yield', 3, '3: 0.90 -> 0.75'),
+    final_yield_odds_ratio: oddsRatio('drop of final yield', 4.75, '4.75: 0.95 -> 0.80, 0.99 -> 0.954'),
+    retry_rate_odds_ratio: oddsRatio('rise of the retry ratio', 2.25, '2.25: 0.10 -> 0.20'),
+    baseline: duration()
+      .prefault('7d')
+      .describe(
+        "Window of the chart's own level p0 (its bad-trial share over this long, in hourly bins): a drop is judged against how the line or station normally runs, not against its target.",
+      ),
+    baseline_lag: duration()
+      .prefault('3d')
+      .describe(
+        'Most recent time left out of the own level, so that a change being found is not yet part of its own reference (a 5-point drop of a 0.95 line takes about 40 hours to find; with 1d it was found within a week 68 % of the time, with 3d 93 %: bench:yield). Until a chart has history older than this (after a start the exporter replays 24 hours) it judges against its target.',
+      ),
+    baseline_prior: z
+      .number()
+      .min(0)
+      .max(1e6)
+      .default(500)
+      .describe(
+        "Trials the target counts as in the own level: p0 = (bad + prior x target) / (trials + prior). A chart with little history (a new line, after a restart) judges against its target; one with a week's history mostly against its own level.",
+      ),
     station_kinds: kinds(
       'station',
       ['retry_ratio'],
@@ -70,16 +91,17 @@ export const unitsCusumSchema = z
     enabled: c.enabled,
     arl0: c.arl0,
     settleMs: c.settle,
-    shifts: {
-      firstPassYield: c.first_pass_yield_shift,
-      finalYield: c.final_yield_shift,
-      retryRate: c.retry_rate_shift,
+    oddsRatios: {
+      firstPassYield: c.first_pass_yield_odds_ratio,
+      finalYield: c.final_yield_odds_ratio,
+      retryRate: c.retry_rate_odds_ratio,
     },
+    baseline: { windowMs: c.baseline, lagMs: c.baseline_lag, prior: c.baseline_prior },
     stationKinds: c.station_kinds,
     lineKinds: c.line_kinds,
     statistic: c.statistic,
   }))
-  .describe('Bernoulli CUSUMs of yield and retries per line and station, against the targets.');
+  .describe("Bernoulli CUSUMs of yield and retries per line and station, against each one's own level.");
 
 /** The validated `units.cusum` section. */
 export type UnitsCusumConfig = z.output<typeof unitsCusumSchema>;

@@ -166,7 +166,7 @@ describe.skipIf(!enabled)('alerts through a real Prometheus and Alertmanager', (
     expect(annotations.summary).toBe(`Low final yield on line ${target.site} / ${target.line}`);
     expect(annotations.description).toMatch(
       new RegExp(
-        `^The final yield of line ${target.line} at ${target.site} fell below its target of 95%: its Bernoulli CUSUM`,
+        `^The final yield of line ${target.line} at ${target.site} fell below its own level \\(the line.s usual week, 3 days back\\): its Bernoulli CUSUM`,
       ),
     );
     expect(annotations.runbook_url).toBe(

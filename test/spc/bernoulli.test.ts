@@ -2,10 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { bernoulliArl, bernoulliKl, detectionBoundUnits } from '../../bench/pager/information-limit.ts';
 import { splitmix64 } from '../../bench/shared/random.ts';
 import {
+  BernoulliBaseline,
   BernoulliCusum,
   bernoulliWeights,
   designBernoulliCusum,
+  onLogitGrid,
   PASS_WEIGHT,
+  RESOLUTION,
+  shiftByOddsRatio,
 } from '../../src/spc/bernoulli.ts';
 
 describe('Bernoulli CUSUM weights', () => {
@@ -115,7 +119,12 @@ describe('designBernoulliCusum', () => {
     expect(designBernoulliCusum({ p0: 0.1, p1: 0.25 }, 2e6)).toMatchObject({ failWeight: 80, h: 993 });
     expect(designBernoulliCusum({ p0: 0.05, p1: 0.2 }, 2e6)).toMatchObject({ failWeight: 129, h: 1076 });
     expect(designBernoulliCusum({ p0: 0.1, p1: 0.2 }, 2e6)).toMatchObject({ failWeight: 94, h: 1475 });
-    expect(designBernoulliCusum({ p0: 0.001, p1: 0.151 }, 2e6)).toMatchObject({ failWeight: 493, h: 987 });
+    // A failure weighs 30.8 passes here: the pass weight shrinks to 4 (128 / 30.8), not 16.
+    expect(designBernoulliCusum({ p0: 0.001, p1: 0.151 }, 2e6)).toMatchObject({
+      failWeight: 123,
+      passWeight: 4,
+      h: 247,
+    });
   });
 
   it('takes the smallest H whose in-control ARL reaches the target', () => {
@@ -143,5 +152,78 @@ describe('BernoulliCusum', () => {
     expect(chart.count).toBe(1);
     expect(chart.add(false)).toBe(false);
     expect(chart.ratio).toBe(0);
+  });
+});
+
+describe('shiftByOddsRatio', () => {
+  it('multiplies the odds of a bad trial: 0.05 -> 0.20 at 4.75, 0.01 -> 0.0458, 0.10 -> 0.20 at 2.25', () => {
+    // By hand: 0.05/0.95 x 4.75 = 0.25, 0.25 / 1.25 = 0.2; 0.01/0.99 x 4.75 = 0.047980, / 1.047980.
+    expect(shiftByOddsRatio(0.05, 4.75).p1).toBeCloseTo(0.2, 12);
+    expect(shiftByOddsRatio(0.01, 4.75).p1).toBeCloseTo(0.045783, 6);
+    expect(shiftByOddsRatio(0.1, 2.25).p1).toBeCloseTo(0.2, 12);
+    expect(() => shiftByOddsRatio(0.1, 1)).toThrow(RangeError);
+  });
+});
+
+describe('bernoulliWeights at a low p0', () => {
+  it('shrinks the pass weight so the failure weight stays near the resolution (retry 0.01 -> 0.0222)', () => {
+    // ln(0.022222/0.01) = 0.798508; -ln(0.977778/0.99) = 0.012422; ratio 64.28: pass 2, fail 129.
+    const w = bernoulliWeights(shiftByOddsRatio(0.01, 2.25));
+    expect(w.passWeight).toBe(Math.round(RESOLUTION / 64.28));
+    expect(w.failWeight).toBe(129);
+  });
+});
+
+describe('onLogitGrid', () => {
+  it('puts nearby levels on one grid point, 0.05 log-odds apart', () => {
+    expect(onLogitGrid(0.05)).toBe(onLogitGrid(0.0505));
+    const a = onLogitGrid(0.05);
+    const b = onLogitGrid(0.06);
+    const logit = (p: number) => Math.log(p / (1 - p));
+    expect(Math.round((logit(b) - logit(a)) / 0.05)).toBe(4);
+    expect(Math.abs(logit(a) - logit(0.05))).toBeLessThanOrEqual(0.025);
+  });
+});
+
+describe('BernoulliBaseline', () => {
+  const HOUR = 3_600_000;
+  it('counts the bins of the window, leaving out the lag and the current hour', () => {
+    const b = new BernoulliBaseline({ binMs: HOUR, bins: 3, lagBins: 1 });
+    // Hours 0..5: hour h has 10 trials, h of them bad.
+    for (let h = 0; h < 6; h++) for (let i = 0; i < 10; i++) b.add(h * HOUR + i, i < h);
+    // At hour 5 (current, left out), lag 1 (hour 4 left out): hours 1, 2, 3.
+    expect(b.counts(5 * HOUR + 10)).toEqual({ n: 30, bad: 6 });
+    // Shrunk toward 0.5 by 30 trials: (6 + 15) / 60.
+    expect(b.level(5 * HOUR + 10, { p: 0.5, weight: 30 })).toBeCloseTo(21 / 60, 12);
+  });
+
+  it('forgets bins older than the window and judges a new chart against its prior', () => {
+    const b = new BernoulliBaseline({ binMs: HOUR, bins: 2, lagBins: 0 });
+    expect(b.level(0, { p: 0.05, weight: 500 })).toBe(0.05);
+    b.add(0, true);
+    b.add(10 * HOUR, false);
+    expect(b.counts(11 * HOUR)).toEqual({ n: 1, bad: 0 });
+    // A late trial older than what the ring holds is dropped.
+    b.add(HOUR, true);
+    expect(b.counts(11 * HOUR)).toEqual({ n: 1, bad: 0 });
+  });
+});
+
+describe('BernoulliCusum.redesign', () => {
+  it('keeps the evidence in nats on the new lattice, below the new H', () => {
+    const chart = new BernoulliCusum({ failWeight: 10, passWeight: 4, h: 25, llrPerStep: 0.1 });
+    chart.add(true); // 10 steps = 1 nat
+    chart.redesign({ failWeight: 20, passWeight: 8, h: 100, llrPerStep: 0.05 });
+    expect(chart.llr).toBeCloseTo(1, 12);
+    expect(chart.ratio).toBe(20 / 100);
+    chart.add(true); // 40
+    chart.add(true); // 60
+    chart.redesign({ failWeight: 2, passWeight: 1, h: 10, llrPerStep: 0.5 });
+    // 3 nats would be 6 steps: below H 10, kept.
+    expect(chart.ratio).toBe(6 / 10);
+    chart.redesign({ failWeight: 2, passWeight: 1, h: 4, llrPerStep: 0.5 });
+    // Not a signal by itself: held at H - 1.
+    expect(chart.ratio).toBe(3 / 4);
+    expect(chart.count).toBe(0);
   });
 });

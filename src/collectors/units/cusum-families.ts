@@ -7,7 +7,7 @@ import type { FamilyDesc } from '../../exposition/model.ts';
 const STATION = ['site', 'line', 'station', 'station_id', 'group', 'kind'];
 const LINE = ['site', 'line', 'kind'];
 const WHAT =
-  'Bernoulli CUSUM of kind (first_pass_yield, final_yield: each unit, decided units.cusum.settle after its latest output; retry_ratio: each output record) against the target of the targets config';
+  'Bernoulli CUSUM of kind (first_pass_yield, final_yield: each unit, decided units.cusum.settle after its latest output; retry_ratio: each output record) against its own level (its bad-trial share over units.cusum.baseline, shrunk toward its target while its history is thin)';
 const EVENTS =
   'signals, each an event counted once (the chart restarts at 0), from unit records dated from the exporter start on: history replayed at start warms the chart up but counts nothing; refreshed every units interval.';
 const RATIO =

@@ -1,7 +1,8 @@
 /**
  * The yield and retry CUSUMs: every output record with a result is a Bernoulli trial, evaluated by a
- * Bernoulli CUSUM (src/spc/bernoulli.ts) against the line's or station's target, per line and
- * station and for three kinds:
+ * Bernoulli CUSUM (src/spc/bernoulli.ts) against the line's or station's own level (its share of
+ * bad trials over `units.cusum.baseline`, shrunk toward its target while its history is thin), per
+ * line and station and for three kinds:
  *   - retry_ratio: each output record; bad when the station already put out that serial (a
  *     retest), as the upstream's retry rate counts them;
  *   - first_pass_yield: each unit; bad when its first output result at the station (on the line:
@@ -9,7 +10,11 @@
  *   - final_yield: each unit; bad when its latest result at the station (on the line: at any
  *     station) is not pass.
  * A unit's yields are decided `settle` after its latest output (a retest may still come), so the
- * state is the units in flight: a few per station, never the history.
+ * state is the units in flight (a few per station, never the history) and each chart's hourly
+ * counts of its baseline (two 16-bit counts an hour: under 1 KB for 10 days).
+ *
+ * Whether a line or station is below its target is a different claim, on a day of counts: the
+ * ticket alerts of prometheus/rules read a Wilson bound of the 24h window, not these charts.
  *
  * Signals are events counted once, like the control charts'. The first poll replays the history
  * of the longest window: its trials warm the charts up, but a signal found there is not counted
@@ -26,7 +31,14 @@ import type { Targets, TargetsConfig } from '../../config/targets-schema.ts';
 import { UNIT_CUSUM_KINDS, type UnitsCusumConfig } from '../../config/units-cusum-schema.ts';
 import type { Family, LabelSet, Sample } from '../../exposition/model.ts';
 import type { Entity, StationNode, Topology } from '../../model/topology.ts';
-import { BernoulliCusum, type BernoulliDesign, designBernoulliCusum } from '../../spc/bernoulli.ts';
+import {
+  type BernoulliDesign,
+  designBernoulliCusum,
+  OwnLevelCusum,
+  type OwnLevelModel,
+  onLogitGrid,
+  shiftByOddsRatio,
+} from '../../spc/bernoulli.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
 import type { LoopYielder } from '../../util/loop-yield.ts';
 import { sortInSlices } from '../../util/sliced-sort.ts';
@@ -40,6 +52,9 @@ type CusumKind = (typeof UNIT_CUSUM_KINDS)[number];
 const MIN_P = 0.001;
 const MAX_P = 0.999;
 
+/** Bins of a chart's own level: an hour each. */
+const HOUR = 3_600_000;
+
 /** Records evaluated between two yields to the event loop (a few microseconds each). */
 const RECORDS_PER_SLICE = 4_000;
 /**
@@ -52,21 +67,24 @@ const SUBJECTS_PER_SLICE = 25;
 /** One chart of one line or station and kind, with its events since the exporter started. */
 class Chart {
   events = 0;
-  private cusum: BernoulliCusum | undefined;
+  private readonly cusum: OwnLevelCusum;
 
-  /** Re-designs when the target changed (a reload); the events carry over. */
-  use(design: BernoulliDesign | undefined): void {
-    if (design === this.cusum?.design) return;
-    this.cusum = design ? new BernoulliCusum(design) : undefined;
+  constructor(model: OwnLevelModel) {
+    this.cusum = new OwnLevelCusum(model);
+  }
+
+  /** Sets the target's bad-trial rate (undefined: not charted). */
+  use(target: number | undefined): void {
+    this.cusum.use(target);
   }
 
   /** Evaluates one trial; a signal is an event when the trial's record is `counted` (not history). */
-  add(trial: { readonly bad: boolean; readonly counted: boolean }): void {
-    if (this.cusum?.add(trial.bad) && trial.counted) this.events++;
+  add(trial: { readonly bad: boolean; readonly counted: boolean; readonly time: number }): void {
+    if (this.cusum.add(trial.time, trial.bad) && trial.counted) this.events++;
   }
 
   get ratio(): number | undefined {
-    return this.cusum?.ratio;
+    return this.cusum.ratio;
   }
 }
 
@@ -90,9 +108,13 @@ interface Flight {
 
 /** The charts and units in flight of one line or station. */
 class Subject {
-  readonly charts = new Map<CusumKind, Chart>(UNIT_CUSUM_KINDS.map((k) => [k, new Chart()]));
+  readonly charts: Map<CusumKind, Chart>;
   readonly flights = new Map<string, Flight>();
   labels: LabelSet | undefined;
+
+  constructor(models: (kind: CusumKind) => OwnLevelModel) {
+    this.charts = new Map(UNIT_CUSUM_KINDS.map((k) => [k, new Chart(models(k))]));
+  }
 
   chart(kind: CusumKind): Chart {
     return this.charts.get(kind)!;
@@ -252,31 +274,72 @@ export class UnitCusums {
   }
 
   private async design(s: Subject, t: Targets): Promise<void> {
-    const { shifts } = this.opts.cusum;
-    s.chart('first_pass_yield').use(await this.designOf(1 - t.firstPassYield, shifts.firstPassYield));
-    s.chart('final_yield').use(await this.designOf(1 - t.finalYield, shifts.finalYield));
-    s.chart('retry_ratio').use(await this.designOf(t.retryRate, shifts.retryRate));
+    const targets: Record<CusumKind, number> = {
+      first_pass_yield: 1 - t.firstPassYield,
+      final_yield: 1 - t.finalYield,
+      retry_ratio: t.retryRate,
+    };
+    for (const kind of UNIT_CUSUM_KINDS) {
+      const p = Math.max(MIN_P, targets[kind]);
+      // A chart with no history judges against its target: that design is made here, in a slice
+      // of its own; the levels its history gives later are a few grid steps away.
+      if (p < MAX_P && !this.designs.has(this.keyOf(kind, onLogitGrid(p)))) {
+        await this.opts.yielder.yieldToLoop();
+        this.designOf(kind, p);
+      }
+      s.chart(kind).use(p < MAX_P ? p : undefined);
+    }
   }
 
-  /** The design for a bad-trial rate `p0` and a rise `shift`; a new one in a slice of its own. */
-  private async designOf(p0: number, shift: number): Promise<BernoulliDesign | undefined> {
-    const p = Math.max(MIN_P, p0);
-    if (p >= MAX_P) return undefined;
-    const rates = { p0: p, p1: Math.min(MAX_P, p + shift) };
-    const key = `${rates.p0}/${rates.p1}`;
+  private keyOf(kind: CusumKind, p0: number): string {
+    return `${kind}/${p0}`;
+  }
+
+  /**
+   * The design for an in-control rate `p0` of `kind` (on the log-odds grid, so that levels a few
+   * per cent apart share one) and the odds ratio of its kind. Memoised: the levels of a plant take
+   * few grid points, and a new one costs one Markov chain (a few milliseconds).
+   */
+  private designOf(kind: CusumKind, p0: number): BernoulliDesign | undefined {
+    const p = onLogitGrid(Math.min(MAX_P, Math.max(MIN_P, p0)));
+    if (!(p < MAX_P)) return undefined;
+    const key = this.keyOf(kind, p);
     let design = this.designs.get(key);
     if (!design) {
-      await this.opts.yielder.yieldToLoop();
-      design = designBernoulliCusum(rates, this.opts.cusum.arl0);
+      const shift = shiftByOddsRatio(p, this.ratioOf(kind));
+      design = designBernoulliCusum({ p0: p, p1: Math.min(MAX_P, shift.p1) }, this.opts.cusum.arl0);
       this.designs.set(key, design);
     }
     return design;
   }
 
+  private ratioOf(kind: CusumKind): number {
+    const r = this.opts.cusum.oddsRatios;
+    return kind === 'first_pass_yield'
+      ? r.firstPassYield
+      : kind === 'final_yield'
+        ? r.finalYield
+        : r.retryRate;
+  }
+
+  /** How the charts of `kind` estimate their level. */
+  private modelOf(kind: CusumKind): OwnLevelModel {
+    const { baseline } = this.opts.cusum;
+    return {
+      baseline: {
+        binMs: HOUR,
+        bins: Math.max(1, Math.round(baseline.windowMs / HOUR)),
+        lagBins: Math.round(baseline.lagMs / HOUR),
+      },
+      prior: baseline.prior,
+      designOf: (p0) => this.designOf(kind, p0),
+    };
+  }
+
   private subject(map: Map<string, Subject>, id: string): Subject {
     let s = map.get(id);
     if (!s) {
-      s = new Subject();
+      s = new Subject((kind) => this.modelOf(kind));
       map.set(id, s);
     }
     return s;
@@ -287,11 +350,11 @@ export class UnitCusums {
     const pass = r.pass;
     const station = this.subject(this.stations, node.id);
     const retest = station.flights.has(r.serial);
-    station.chart('retry_ratio').add({ bad: retest, counted });
+    station.chart('retry_ratio').add({ bad: retest, counted, time: r.time });
     this.fly(station, r, { pass, stationId: node.id });
     if (this.opts.lineCharts === 'off') return;
     const line = this.subject(this.lines, node.line.id);
-    line.chart('retry_ratio').add({ bad: retest, counted });
+    line.chart('retry_ratio').add({ bad: retest, counted, time: r.time });
     this.fly(line, r, { pass, stationId: node.id });
   }
 
@@ -332,8 +395,8 @@ export class UnitCusums {
   /** One unit's first-pass and final-yield trials. */
   private decide(s: Subject, f: Flight): void {
     const counted = f.lastTime >= this.opts.countFrom;
-    s.chart('first_pass_yield').add({ bad: f.firstBad, counted });
-    s.chart('final_yield').add({ bad: f.failing.size > 0, counted });
+    s.chart('first_pass_yield').add({ bad: f.firstBad, counted, time: f.lastTime });
+    s.chart('final_yield').add({ bad: f.failing.size > 0, counted, time: f.lastTime });
   }
 
   /** Decides the units with no output for `settle`: one first-pass and one final-yield trial each. */

@@ -4,6 +4,7 @@
  * start (history replayed at start warms up, never re-pages), per line and station.
  */
 import { describe, expect, it, vi } from 'vitest';
+import { splitmix64 } from '../../../bench/shared/random.ts';
 import { turnsDuring } from '../../helpers/loop-turns.ts';
 import { MIN, START, unitCusumsRig as setup } from '../../helpers/unit-cusums.ts';
 
@@ -19,6 +20,33 @@ describe('UnitCusums', () => {
     // Retry ratio: every serial is new, so not a single retest.
     expect(value('station_unit_cusum_events_total', 'retry_ratio', a.id)).toBe(0);
     expect(value('station_unit_cusum_ratio', 'retry_ratio', a.id)).toBe(0);
+  });
+
+  it('judges a line against its own level: days at 0.90 against a target of 0.95 are no standing alert', async () => {
+    const { topology, cusums, u, value } = setup();
+    const events = () => value('station_line_unit_cusum_events_total', 'final_yield')!;
+    // A unit every 2 minutes (30 an hour), each failing with probability 0.10 (seeded): final yield
+    // 0.90 for 10 days. Until it has history older than baseline_lag (3 days) the chart judges
+    // against its target; from then on against its own 0.90. Judged against the target 0.05 it
+    // signalled about every 1,200 units: 8 times in days 4 to 10 with this seed when a prior of 10^6
+    // trials pins p0 to the target.
+    const random = splitmix64(49);
+    const day = 720;
+    let fromDay4 = 0;
+    for (let d = 0; d < 10; d++) {
+      if (d === 4) fromDay4 = events();
+      for (let i = d * day; i < (d + 1) * day; i++)
+        cusums.offer(u(2 * i, { serial: `W${i}`, result: random.uniform() < 0.1 ? 'fail' : 'pass' }));
+      await cusums.update(topology, START + 2 * (d + 1) * day * MIN);
+    }
+    expect(events() - fromDay4).toBe(0);
+    const settled = events();
+    // Then a drop from its own 0.90 to 0.60: found within a few hours.
+    const from = 10 * day;
+    for (let i = from; i < from + 90; i++)
+      cusums.offer(u(2 * i, { serial: `D${i}`, result: i % 5 < 2 ? 'fail' : 'pass' }));
+    await cusums.update(topology, START + 2 * (from + 90) * MIN + 30 * MIN);
+    expect(events()).toBeGreaterThan(settled);
   });
 
   it('charts stations only when lines are off (a sharded replica sees part of each line)', async () => {
