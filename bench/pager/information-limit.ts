@@ -1,8 +1,9 @@
 /**
- * The information limit of detecting a shift in a Bernoulli stream (issue 30, item 6). A unit's
- * pass/fail (or retest/no retest) is a Bernoulli trial; when its probability moves from p0 to p1,
- * no procedure with one chance alarm in A trials on average can detect the change, on average,
- * in fewer than about ln(A) / KL(p1 || p0) trials (Lorden 1971; Wald's bound for the SPRT).
+ * The information limit of detecting a shift in a Bernoulli stream. A unit's pass/fail (or
+ * retest/no retest) is a Bernoulli trial; when its probability moves from p0 to p1, a procedure
+ * with one chance alarm in A trials on average needs about ln(A) / KL(p1 || p0) trials to detect
+ * the change as A grows (Lorden 1971: the first-order term of the least worst-case delay, an
+ * asymptotic figure, not a floor at finite A; Wald's SPRT approximation gives the same term).
  */
 
 import { ArlChain, type BernoulliDesign } from '../../src/spc/bernoulli.ts';

@@ -35,7 +35,7 @@ export function quantileBoundRanks(n: number, p: number, alpha: number): Quantil
   };
 }
 
-/** {@link quantileBoundRanks} by walking the binomial distribution function up from 0. */
+/** {@link quantileBoundRanks} by walking the binomial distribution function from 0 upward. */
 function ranksFromBelow(n: number, p: number, alpha: number): QuantileBoundRanks {
   const logP = Math.log(p);
   const logQ = Math.log1p(-p);
