@@ -19,7 +19,7 @@ import { Registry } from '../../src/exposition/client.ts';
 import { registryFamilies } from '../../src/exposition/registry-families.ts';
 import { createSimulator } from '../../src/simulator/create.ts';
 import type { ProcessScenario } from '../../src/simulator/process-events.ts';
-import type { PlantScale, Scenario } from '../../src/simulator/types.ts';
+import type { PlantScale, Scenario, SimulatorOptions } from '../../src/simulator/types.ts';
 import { DirectDispatcher } from './direct-dispatcher.ts';
 
 const MIN = 60_000;
@@ -162,8 +162,10 @@ function exporterConfig(spec: RecordSpec, url: string) {
  * The simulator's `plant` option for `plant`: none for the textbook plant (the simulator's default
  * and only plant where it has no such option), else passed through as given.
  */
-export function plantOption(plant: string | undefined): Record<string, unknown> {
-  return plant === undefined || plant === 'textbook' ? {} : { plant };
+export function plantOption(plant: string | undefined): Pick<SimulatorOptions, 'plant'> {
+  if (plant === undefined || plant === 'textbook') return {};
+  if (plant === 'realistic') return { plant };
+  throw new Error(`--plant: expected textbook or realistic, got "${plant}"`);
 }
 
 /** What one recording produced. */
