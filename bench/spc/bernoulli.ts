@@ -82,7 +82,7 @@ interface Stream {
 function warm(chart: OwnLevelCusum, s: Stream, random: Random, hours: number, t0 = 0): number {
   const n = Math.round(hours * s.perHour);
   const step = HOUR / s.perHour;
-  for (let i = 0; i < n; i++) chart.add(t0 + i * step, random.uniform() < s.p0);
+  for (let i = 0; i < n; i++) chart.add({ time: t0 + i * step, bad: random.uniform() < s.p0 });
   return t0 + n * step;
 }
 
@@ -92,7 +92,7 @@ function delayOnce(s: Stream, p1: number, random: Random): number | undefined {
   let t = warm(chart, s, random, WARM_HOURS + random.uniform());
   const step = HOUR / s.perHour;
   for (let n = 1; n <= MAX_TRIALS; n++) {
-    if (chart.add(t, random.uniform() < p1)) return n;
+    if (chart.add({ time: t, bad: random.uniform() < p1 })) return n;
     t += step;
   }
   return undefined;
@@ -151,7 +151,7 @@ function lotsSignals(rates: readonly number[], target: number, random: Random, d
       left = 60 + Math.floor(180 * random.uniform());
     }
     left--;
-    if (chart.add(i * step, random.uniform() < rates[product]!) && i >= warmTrials) signals++;
+    if (chart.add({ time: i * step, bad: random.uniform() < rates[product]! }) && i >= warmTrials) signals++;
   }
   return signals;
 }

@@ -259,6 +259,12 @@ export interface BernoulliBaselineOptions {
   readonly lagBins: number;
 }
 
+/** One pass/fail trial at epoch ms `time`; `bad` is a fail (or a retest). */
+export interface TimedTrial {
+  readonly time: number;
+  readonly bad: boolean;
+}
+
 /**
  * The own level of a stream of pass/fail trials: counts of trials and bad ones in time bins over a
  * long window, in bounded memory (two 16-bit counts a bin: a bin of an hour holds up to 65,535
@@ -276,8 +282,8 @@ export class BernoulliBaseline {
     this.bad = new Uint16Array(size);
   }
 
-  /** Adds one trial at epoch ms `time`. A trial older than the window is dropped. */
-  add(time: number, bad: boolean): void {
+  /** Adds one trial. A trial older than the window is dropped. */
+  add({ time, bad }: TimedTrial): void {
     const bin = Math.floor(time / this.opts.binMs);
     this.roll(bin);
     if (bin <= this.head - this.n.length) return;
@@ -373,13 +379,13 @@ export class OwnLevelCusum {
     else if (!this.cusum) this.cusum = new BernoulliCusum(design);
   }
 
-  /** Adds one trial at epoch ms `time`; true when it signals. */
-  add(time: number, bad: boolean): boolean {
+  /** Adds one trial; true when it signals. */
+  add({ time, bad }: TimedTrial): boolean {
     if (this.target === undefined) return false;
     const bin = Math.floor(time / this.model.baseline.binMs);
     if (bin !== this.designedBin) this.redesign(time, bin);
     const signal = this.cusum?.add(bad) ?? false;
-    this.baseline.add(time, bad);
+    this.baseline.add({ time, bad });
     return signal;
   }
 

@@ -190,7 +190,7 @@ describe('BernoulliBaseline', () => {
   it('counts the bins of the window, leaving out the lag and the current hour', () => {
     const b = new BernoulliBaseline({ binMs: HOUR, bins: 3, lagBins: 1 });
     // Hours 0..5: hour h has 10 trials, h of them bad.
-    for (let h = 0; h < 6; h++) for (let i = 0; i < 10; i++) b.add(h * HOUR + i, i < h);
+    for (let h = 0; h < 6; h++) for (let i = 0; i < 10; i++) b.add({ time: h * HOUR + i, bad: i < h });
     // At hour 5 (current, left out), lag 1 (hour 4 left out): hours 1, 2, 3.
     expect(b.counts(5 * HOUR + 10)).toEqual({ n: 30, bad: 6 });
     // Shrunk toward 0.5 by 30 trials: (6 + 15) / 60.
@@ -200,11 +200,11 @@ describe('BernoulliBaseline', () => {
   it('forgets bins older than the window and judges a new chart against its prior', () => {
     const b = new BernoulliBaseline({ binMs: HOUR, bins: 2, lagBins: 0 });
     expect(b.level(0, { p: 0.05, weight: 500 })).toBe(0.05);
-    b.add(0, true);
-    b.add(10 * HOUR, false);
+    b.add({ time: 0, bad: true });
+    b.add({ time: 10 * HOUR, bad: false });
     expect(b.counts(11 * HOUR)).toEqual({ n: 1, bad: 0 });
     // A late trial older than what the ring holds is dropped.
-    b.add(HOUR, true);
+    b.add({ time: HOUR, bad: true });
     expect(b.counts(11 * HOUR)).toEqual({ n: 1, bad: 0 });
   });
 });

@@ -80,7 +80,7 @@ class Chart {
 
   /** Evaluates one trial; a signal is an event when the trial's record is `counted` (not history). */
   add(trial: { readonly bad: boolean; readonly counted: boolean; readonly time: number }): void {
-    if (this.cusum.add(trial.time, trial.bad) && trial.counted) this.events++;
+    if (this.cusum.add(trial) && trial.counted) this.events++;
   }
 
   get ratio(): number | undefined {
