@@ -1,7 +1,8 @@
 /**
  * How long after the demo's shift its MeasurementShiftDetected notification comes, as a model:
- * points every 2 minutes at a random phase, the CUSUM with the shipped defaults (the exporter's
- * own step, from 0) on Gaussian points shifted by `sigmas`, then the exporter's poll, the scrape and the rule
+ * points every 2 minutes at a random phase, the CUSUM with the shipped defaults and the fast
+ * CUSUM beside it (the exporter's own step, from 0; either signal counts) on Gaussian points
+ * shifted by `sigmas`, then the exporter's poll, the scrape and the rule
  * evaluation (each 1m: a uniform wait of 0 to 1 minute) and Alertmanager's group_wait (30 s).
  * The README's demo paragraph quotes it.
  *
@@ -10,19 +11,9 @@
 
 import { configFromObject } from '../../src/config/load.ts';
 import { cusumAdd } from '../../src/spc/cusum.ts';
+import { FAST_CUSUM } from '../../src/spc/detector-state.ts';
 import { arg } from '../shared/args.ts';
-
-/** mulberry32: a small seeded uniform generator, so that the table repeats. */
-function uniform(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { splitmix64 } from '../shared/random.ts';
 
 /** The CUSUM settings a config without any gets. */
 const CUSUM = configFromObject(
@@ -40,15 +31,22 @@ export function demoDelays(opts: { readonly sigmas: number; readonly runs: numbe
   readonly minutes: number[];
   readonly meanPoints: number;
 } {
-  const u = uniform(opts.seed);
-  const normal = () => Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
+  const random = splitmix64(opts.seed);
+  const u = () => random.uniform();
   const minutes: number[] = [];
   let points = 0;
   for (let r = 0; r < opts.runs; r++) {
     const sums = { upper: 0, lower: 0 };
+    const fast = { upper: 0, lower: 0 };
     let n = 0;
-    do n++;
-    while (cusumAdd(sums, opts.sigmas + normal(), CUSUM) === undefined);
+    let signal: unknown;
+    do {
+      n++;
+      const x = opts.sigmas + random.normal();
+      // Both sums take every point, as the chart runs them; either signal is the event.
+      const slow = cusumAdd(sums, x, CUSUM);
+      signal = cusumAdd(fast, x, FAST_CUSUM) ?? slow;
+    } while (signal === undefined);
     points += n;
     minutes.push(u() * POINT_MIN + POINT_MIN * (n - 1) + u() + u() + u() + GROUP_WAIT_MIN);
   }
@@ -67,7 +65,7 @@ function main(): void {
   });
   process.stdout.write(
     [
-      `Demo shift to notification (model, ${runs} runs): a point every ${POINT_MIN} min, CUSUM k = ${CUSUM.k}, h = ${CUSUM.h}, cap ${CUSUM.cap}; poll, scrape, evaluation 1m each; group_wait 30 s.`,
+      `Demo shift to notification (model, ${runs} runs): a point every ${POINT_MIN} min, CUSUM k = ${CUSUM.k}, h = ${CUSUM.h}, cap ${CUSUM.cap} and the fast CUSUM k = ${FAST_CUSUM.k}, h = ${FAST_CUSUM.h}, cap ${FAST_CUSUM.cap}; poll, scrape, evaluation 1m each; group_wait 30 s.`,
       '',
       '| shift (sigma) | points to signal | mean (min) | 5 % | median | 95 % | over 10 min |',
       '|---:|---:|---:|---:|---:|---:|---:|',
