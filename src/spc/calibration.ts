@@ -21,7 +21,7 @@
  *   error sqrt(6 / n) and an allowance for heavy tails ({@link shrunkSkewness}): independent
  *   normal and symmetric heavy-tailed data keep γ = 0 about always.
  */
-import type { BaselineSums } from './limits.ts';
+import type { BaselineSums } from './sums.ts';
 
 /** φ below this is taken as this: strongly alternating data are rare, and h would shrink by 3×. */
 const MIN_PHI = -0.5;
