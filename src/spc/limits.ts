@@ -112,8 +112,11 @@ export function emptySums(): BaselineSums {
     sum: 0,
     squares: 0,
     cubes: 0,
+    quartics: 0,
     bucketSkewness: Number.NaN,
     skewBuckets: 0,
+    bucketKurtosis: Number.NaN,
+    bucketPoints: 0,
     pairs: 0,
     mrSum: 0,
     lagged: 0,
@@ -130,6 +133,7 @@ export function addPoint(s: BaselineSums, x: number, y: number): void {
   s.sum += y;
   s.squares += y * y;
   s.cubes += y * y * y;
+  s.quartics += y * y * y * y;
   const abs = Math.abs(x);
   if (abs > s.maxAbs) s.maxAbs = abs;
 }
