@@ -458,7 +458,7 @@ describe('stale keep-alive connections', () => {
 });
 
 describe('record answers in hand', () => {
-  /** A yielder whose yields wait for `open()`: answers over 256 kB wait there before parsing. */
+  /** A yielder whose yields wait for `open()`: an answer decoded in more than one step waits there. */
   function heldTurns() {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => {
