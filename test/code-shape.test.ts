@@ -177,8 +177,7 @@ describe('code shape', () => {
 
   it('the list of long functions left only shrinks', () => {
     const longest = new Map<string, number>();
-    for (const m of measureAll())
-      longest.set(m.key, Math.max(m.lines, longest.get(m.key) ?? 0));
+    for (const m of measureAll()) longest.set(m.key, Math.max(m.lines, longest.get(m.key) ?? 0));
     const notNeeded = [...LONG_FUNCTIONS_LEFT.keys()].filter(
       (key) => (longest.get(key) ?? 0) <= MAX_FUNCTION_LINES,
     );
