@@ -11,7 +11,6 @@ const E2E = 'test/**/*.e2e.test.ts';
 
 export default defineConfig({
   test: {
-    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 20_000,
@@ -41,7 +40,9 @@ export default defineConfig({
           isolate: false,
         },
       },
-      { extends: true, test: { name: 'e2e', include: [E2E] } },
+      // Only the e2e tests spawn dist/ (the unit ones start no process): the unit project does not
+      // wait for a rebuild after each change to src/.
+      { extends: true, test: { name: 'e2e', include: [E2E], globalSetup: ['test/global-setup.ts'] } },
     ],
   },
 });
