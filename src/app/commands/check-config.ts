@@ -1,6 +1,5 @@
 /** `check-config`: validates the config and web config files, and plans for a plant. */
 import { statSync } from 'node:fs';
-import { standaloneDependencies } from '../../collectors/collector.ts';
 import { DISCOVERY, describeCollectors } from '../../collectors/index.ts';
 import { describeConfig } from '../../config/describe.ts';
 import { formatDuration } from '../../config/duration.ts';
@@ -12,7 +11,6 @@ import { estimateSeries, renderSeries, type SeriesCounts } from '../../planning/
 import { loadWebConfig } from '../../server/web-config/load.ts';
 import type { Shard } from '../../sharding/shard.ts';
 import { UpstreamError } from '../../upstream/errors.ts';
-import { LoopYielder } from '../../util/loop-yield.ts';
 import type { Redactor } from '../../util/redact.ts';
 import { createLogger, wireExporter } from '../wire.ts';
 import { shardOf } from './options.ts';
@@ -115,9 +113,7 @@ async function discoveredCounts(config: Config, shard: Shard, redactor: Redactor
       config,
       client: exporter.client,
       logger: exporter.logger,
-      yielder: new LoopYielder(),
       redact: redactor.apply,
-      ...standaloneDependencies(),
       shard,
     });
     const { topology } = await job.poll({ now: new Date() });
