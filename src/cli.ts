@@ -180,9 +180,9 @@ async function runExporter(run: { args: string[]; once: boolean }): Promise<numb
   const { parseHttpLimits } = await import('./server/flags.ts');
   const limits = parseHttpLimits(values);
   if (typeof limits === 'string') return usageError(limits);
-  const { runOnce, runServe } = await import('./app/commands.ts');
   const opts = runOptions(values, limits);
-  return run.once ? runOnce(opts) : runServe(opts);
+  if (run.once) return (await import('./app/commands/once.ts')).runOnce(opts);
+  return (await import('./app/commands/serve.ts')).runServe(opts);
 }
 
 /** The options of `runServe` and `runOnce` from the flags. */
@@ -280,7 +280,7 @@ async function checkConfig(args: string[]): Promise<number> {
   if (values.shard !== undefined && 'error' in parseShard(values.shard)) {
     return usageError(`--shard must be index/total such as 0/4, got "${values.shard}"`, CHECK_CONFIG_USAGE);
   }
-  const { runCheckConfig } = await import('./app/commands.ts');
+  const { runCheckConfig } = await import('./app/commands/check-config.ts');
   return runCheckConfig(files[0], webConfig, { counts, discover: values.discover, shard: values.shard });
 }
 

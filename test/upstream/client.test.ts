@@ -3,8 +3,9 @@ import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { wireExporter } from '../../src/app/wire.ts';
 import { configFromObject } from '../../src/config/load.ts';
-import { type ClientOptions, createClient, type RequestEvent } from '../../src/upstream/client.ts';
+import { type ClientOptions, createClient } from '../../src/upstream/client.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
+import type { RequestEvent } from '../../src/upstream/observed.ts';
 import { LoopYielder } from '../../src/util/loop-yield.ts';
 
 const BASE = 'http://upstream.test';
@@ -23,8 +24,10 @@ function client(timeoutMs = 1000, more: Partial<ClientOptions> = {}) {
     token: () => TOKEN,
     timeoutMs,
     dispatcher: agent,
-    onRequest: (e) => events.push(e),
-    onSkipped: ({ endpoint, reason, count }) => skipped.push([endpoint, reason, count]),
+    observer: {
+      request: (e) => events.push(e),
+      skipped: ({ endpoint, reason, count }) => skipped.push([endpoint, reason, count]),
+    },
     ...more,
   });
 }

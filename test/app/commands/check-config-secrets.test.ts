@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { stringify } from 'yaml';
-import { runCheckConfig } from '../../src/app/commands.ts';
-import { configReferenceRows } from '../../src/config/reference.ts';
-import { maskCredentialLike } from '../../src/util/redact.ts';
+import { runCheckConfig } from '../../../src/app/commands/check-config.ts';
+import { configReferenceRows } from '../../../src/config/reference.ts';
+import { maskCredentialLike } from '../../../src/util/redact.ts';
 
 /** Tokens as real services issue them: a JWT, a random base64url key, a random hex key. */
 const TOKENS = [
