@@ -11,7 +11,8 @@ import { always, anchoredRegex, duration, isRecord } from './fields.ts';
 // An offset is required: a baseline period without one would depend on the exporter's zone.
 const TIMESTAMP_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
-function timestamp(what: string) {
+/** An RFC 3339 time with an offset, parsed to Unix milliseconds. */
+export function timestamp(what: string) {
   return z
     .string()
     .transform((text, ctx) => {
