@@ -23,7 +23,7 @@ import { readErrorText, yamlErrorText, yamlToValue } from './read-errors.ts';
  * Largest limits file read, in bytes. An entry takes about 500 bytes of YAML, so 16 MiB holds
  * some 30,000 charts; YAML's node tree costs many times the text, hence a cap at all.
  */
-const LIMITS_MAX_BYTES = 16 * 1024 * 1024;
+export const LIMITS_MAX_BYTES = 16 * 1024 * 1024;
 /** Alias uses allowed (yaml's `maxAliasCount`): a written file has none, a hand-edited one a few. */
 const LIMITS_MAX_ALIASES = 100;
 /** How long reading the file may take (a hung network mount, say). */
@@ -202,7 +202,11 @@ export interface ChartLimits extends ChartIdentity {
     readonly excludedPoints: number;
   } | null;
   /** Assignable causes left out of the study; a single point has `fromMs === toMs`. */
-  readonly excluded: ReadonlyArray<{ readonly fromMs: number; readonly toMs: number; readonly cause: string }>;
+  readonly excluded: ReadonlyArray<{
+    readonly fromMs: number;
+    readonly toMs: number;
+    readonly cause: string;
+  }>;
   /** Null until approved; only approved entries are charted against. */
   readonly approvedBy: string | null;
   readonly approvedAtMs: number | null;
@@ -310,7 +314,9 @@ function limitsIssues(issues: readonly z.core.$ZodIssue[]): PathIssue[] {
  */
 export function parseLimits(yamlText: string, source: string): LimitsFile {
   if (yamlText.length > LIMITS_MAX_BYTES)
-    throw new LimitsFileError(source, [`the file is larger than the limit of ${formatBytes(LIMITS_MAX_BYTES)}`]);
+    throw new LimitsFileError(source, [
+      `the file is larger than the limit of ${formatBytes(LIMITS_MAX_BYTES)}`,
+    ]);
   const doc = parseDocument(yamlText, { prettyErrors: true, uniqueKeys: true });
   if (doc.errors.length > 0) throw new LimitsFileError(source, doc.errors.map(yamlErrorText));
   if (doc.contents === null) throw new LimitsFileError(source, ['the file is empty']);
