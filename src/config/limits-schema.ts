@@ -90,7 +90,15 @@ const studySchema = z
 
 const chartSchema = z
   .strictObject({
-    station: hexId().transform((id) => id.toLowerCase()),
+    station: z
+      .string({
+        error: (iss) =>
+          typeof iss.input === 'number'
+            ? 'must be quoted ("..."): YAML reads an id of digits only as a number'
+            : undefined,
+      })
+      .pipe(hexId())
+      .transform((id) => id.toLowerCase()),
     metric: z.string().min(1).max(200),
     slot: nullableText(z.string().min(1).max(200)),
     product: nullableText(z.string().min(1).max(200)),
