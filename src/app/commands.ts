@@ -6,6 +6,7 @@ import { standaloneDependencies } from '../collectors/collector.ts';
 import { DISCOVERY, describeCollectors } from '../collectors/index.ts';
 import { describeConfig } from '../config/describe.ts';
 import { formatDuration } from '../config/duration.ts';
+import { LimitsFileError } from '../config/limits-schema.ts';
 import { ConfigError, configFromObject, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import { tokenFileModeWarning } from '../config/token.ts';
@@ -36,6 +37,7 @@ import { resolveShard, type Shard } from '../sharding/shard.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { LoopYielder } from '../util/loop-yield.ts';
 import { maskCredentialLike, Redactor } from '../util/redact.ts';
+import { limitsReport } from './limits-report.ts';
 import { Reloader } from './reload.ts';
 import { SHUTDOWN_DEADLINE_MS, Shutdown } from './shutdown.ts';
 import { createLogger, type Exporter, type LogSettings, wireExporter } from './wire.ts';
@@ -204,7 +206,7 @@ async function resolveConfig(
 }
 
 function reportConfigError(err: unknown, io: Output): number {
-  if (err instanceof ConfigError || err instanceof WebConfigError) {
+  if (err instanceof ConfigError || err instanceof WebConfigError || err instanceof LimitsFileError) {
     io.err(`${err.message}\n`);
     return 2;
   }
@@ -257,14 +259,14 @@ async function checkConfigFile(
     const warning =
       token.kind === 'file' ? tokenFileModeWarning(token.path, statSync(token.path).mode) : undefined;
     if (warning) io.err(`warning: ${warning}\n`);
-    const counts = opts.discover
-      ? await discoveredCounts(config, shard, io.redactor)
-      : givenCounts(opts.counts, shard);
+    const discovered = opts.discover ? await discoveredPlant(config, shard, io.redactor) : undefined;
+    const counts = discovered?.counts ?? givenCounts(opts.counts, shard);
     io.out(
       counts === undefined
         ? `${PLAN_HINT}\n`
         : `\n${planReport(config, counts, { shard, now: new Date() })}\n`,
     );
+    io.out(await limitsReport(config, { stationIds: discovered?.stationIds, stations: counts?.stations }));
     return 0;
   } catch (err) {
     if (!(err instanceof UpstreamError)) return reportConfigError(err, io);
@@ -301,8 +303,12 @@ function givenCounts(counts: Partial<SeriesCounts> | undefined, shard: Shard): S
   };
 }
 
-/** Counts of this replica's share of the plant the upstream reports. */
-async function discoveredCounts(config: Config, shard: Shard, redactor: Redactor): Promise<SeriesCounts> {
+/** Counts and station ids of this replica's share of the plant the upstream reports. */
+async function discoveredPlant(
+  config: Config,
+  shard: Shard,
+  redactor: Redactor,
+): Promise<{ readonly counts: SeriesCounts; readonly stationIds: readonly string[] }> {
   const exporter = wireExporter(config, {
     logger: createLogger({ level: 'error' }, redactor),
     shard,
@@ -319,7 +325,7 @@ async function discoveredCounts(config: Config, shard: Shard, redactor: Redactor
       shard,
     });
     const { topology } = await job.poll({ now: new Date() });
-    return plantOf(topology).counts;
+    return { counts: plantOf(topology).counts, stationIds: topology.stations.map((s) => s.id) };
   } finally {
     await exporter.close();
   }
