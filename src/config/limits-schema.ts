@@ -222,7 +222,7 @@ export interface ChartLimits extends ChartIdentity {
 }
 
 /** The key of a chart in a {@link LimitsFile}. */
-export function chartKey(c: ChartIdentity): string {
+function chartKey(c: ChartIdentity): string {
   return [c.station.toLowerCase(), c.metric, c.slot ?? '', c.product ?? ''].join('\u0000');
 }
 

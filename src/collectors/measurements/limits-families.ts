@@ -11,7 +11,7 @@ import type { FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
  * Exclusions exported per approved chart, the newest first: an annotation each on the dashboard.
  * A study of a week rarely has more assignable causes than this; the file keeps them all.
  */
-export const EXPORTED_EXCLUSIONS = 20;
+const EXPORTED_EXCLUSIONS = 20;
 
 /** A chart's limits source as exported. */
 export interface LimitsSource {
