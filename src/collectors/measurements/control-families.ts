@@ -186,6 +186,14 @@ export const CONTROL_FAMILIES: readonly FamilyDesc[] = Object.values(controlFami
 
 function baselineText(control: ControlConfig): string {
   if (control.names.length === 0) return GENERIC_BASELINE;
+  const names = namesBaselineText(control);
+  return control.limitsFile === undefined
+    ? names
+    : `${names}; or, for a chart with an approved entry in the approved-limits file (measurements.control.limits_file), ` +
+        'its approved limits, frozen (station_measurement_control_limits_info says which)';
+}
+
+function namesBaselineText(control: ControlConfig): string {
   const parts = control.names.map((n) => {
     const b = n.baseline;
     const what =

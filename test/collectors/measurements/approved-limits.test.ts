@@ -183,6 +183,15 @@ describe('charts against approved limits', () => {
     expect(keysOf(s, exclusions, B)).toEqual([]);
   });
 
+  it('says in HELP that approved limits may stand for the baseline', async () => {
+    write(limitsYaml([{ station: A, center: 10, sigma: 0.1 }]));
+    const { charts: c } = charts();
+    const families = await c.families(topology, { nowMs: NOW, complete: true });
+    const center = families.find((f) => f.desc.name === 'station_measurement_control_center');
+    expect(center?.desc.help).toContain('a rolling baseline of 2h');
+    expect(center?.desc.help).toContain('an approved entry in the approved-limits file');
+  });
+
   it('leaves an entry that is not approved unused', async () => {
     write(limitsYaml([{ station: A, center: 20, sigma: 0.1, approved: false }]));
     const { store, charts: c } = charts();
