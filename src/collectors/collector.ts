@@ -134,6 +134,8 @@ interface PollDiagnostics {
   readonly idle?: IdleSkipCounts;
   /** Upstream label values masked or cut, and elements left out for their id, by reason. */
   readonly labelValues?: readonly LabelValueCount[];
+  /** The approved-limits file was read again: true when it was good, false when the last good one stays. */
+  readonly limitsFileLoaded?: boolean;
 }
 
 /** One row of `station_exporter_refresh_achieved_seconds`. */

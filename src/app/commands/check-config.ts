@@ -12,6 +12,7 @@ import { loadWebConfig } from '../../server/web-config/load.ts';
 import type { Shard } from '../../sharding/shard.ts';
 import { UpstreamError } from '../../upstream/errors.ts';
 import type { Redactor } from '../../util/redact.ts';
+import { limitsReport } from '../limits-report.ts';
 import { createLogger, wireExporter } from '../wire.ts';
 import { shardOf } from './options.ts';
 import { Output, reportConfigError } from './output.ts';
@@ -57,14 +58,14 @@ async function checkConfigFile(
     const warning =
       token.kind === 'file' ? tokenFileModeWarning(token.path, statSync(token.path).mode) : undefined;
     if (warning) io.err(`warning: ${warning}\n`);
-    const counts = opts.discover
-      ? await discoveredCounts(config, shard, io.redactor)
-      : givenCounts(opts.counts, shard);
+    const discovered = opts.discover ? await discoveredPlant(config, shard, io.redactor) : undefined;
+    const counts = discovered?.counts ?? givenCounts(opts.counts, shard);
     io.out(
       counts === undefined
         ? `${PLAN_HINT}\n`
         : `\n${planReport(config, counts, { shard, now: new Date() })}\n`,
     );
+    io.out(await limitsReport(config, { stationIds: discovered?.stationIds, stations: counts?.stations }));
     return 0;
   } catch (err) {
     if (!(err instanceof UpstreamError)) return reportConfigError(err, io);
@@ -101,8 +102,12 @@ function givenCounts(counts: Partial<SeriesCounts> | undefined, shard: Shard): S
   };
 }
 
-/** Counts of this replica's share of the plant the upstream reports. */
-async function discoveredCounts(config: Config, shard: Shard, redactor: Redactor): Promise<SeriesCounts> {
+/** Counts and station ids of this replica's share of the plant the upstream reports. */
+async function discoveredPlant(
+  config: Config,
+  shard: Shard,
+  redactor: Redactor,
+): Promise<{ readonly counts: SeriesCounts; readonly stationIds: readonly string[] }> {
   const exporter = wireExporter(config, {
     logger: createLogger({ level: 'error' }, redactor),
     shard,
@@ -117,7 +122,7 @@ async function discoveredCounts(config: Config, shard: Shard, redactor: Redactor
       shard,
     });
     const { topology } = await job.poll({ now: new Date() });
-    return plantOf(topology).counts;
+    return { counts: plantOf(topology).counts, stationIds: topology.stations.map((s) => s.id) };
   } finally {
     await exporter.close();
   }

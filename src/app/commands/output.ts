@@ -1,4 +1,5 @@
 /** What every command shares: masked output, config errors as exit codes. */
+import { LimitsFileError } from '../../config/limits-schema.ts';
 import { ConfigError, loadConfig } from '../../config/load.ts';
 import type { Config } from '../../config/schema.ts';
 import { WebConfigError } from '../../server/web-config/load.ts';
@@ -36,7 +37,7 @@ export class Output {
 
 /** Reports a bad config or web config and returns exit code 2; rethrows anything else. */
 export function reportConfigError(err: unknown, io: Output): number {
-  if (err instanceof ConfigError || err instanceof WebConfigError) {
+  if (err instanceof ConfigError || err instanceof WebConfigError || err instanceof LimitsFileError) {
     io.err(`${err.message}\n`);
     return 2;
   }

@@ -109,6 +109,7 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
     const { config, yielder } = this.#ctx;
     const settings = this.#settings;
     this.#startHistograms(now);
+    const limitsFile = await this.#control.refreshLimits();
     const fetched = await this.#sync({
       stationIds: topology.stations.map((s) => s.id),
       now: now.getTime(),
@@ -150,7 +151,10 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
       ],
       requests: fetched.requests,
       failures: fetched.failures,
-      diagnostics: { labelValues: this.#labels.take() },
+      diagnostics: {
+        labelValues: this.#labels.take(),
+        ...(limitsFile === 'unchanged' ? {} : { limitsFileLoaded: limitsFile === 'loaded' }),
+      },
     };
   }
 
