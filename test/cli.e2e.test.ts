@@ -271,7 +271,7 @@ describe('station-exporter command line', () => {
   });
 
   it("prints each subcommand's own usage with --help and -h (exit 0), and with an unknown flag (exit 2)", async () => {
-    for (const command of ['check-config', 'once', 'simulate', 'record']) {
+    for (const command of ['check-config', 'once', 'simulate', 'record', 'limits']) {
       const usage = `Usage: station-exporter ${command}`;
       for (const flag of ['--help', '-h']) {
         const r = await run([command, flag]);
@@ -296,7 +296,7 @@ describe('station-exporter command line', () => {
       const r = await run([typed]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`unknown command "${typed}" (did you mean "${guess}"?)`);
-      expect(r.stderr).toContain('Commands: check-config, once, simulate, record, help');
+      expect(r.stderr).toContain('Commands: check-config, once, simulate, record, limits, help');
     }
     const far = await run(['frobnicate']);
     expect(far.code).toBe(2);

@@ -19,10 +19,9 @@ import { studyReport } from './report.ts';
 import { readStudyData } from './source.ts';
 import { periodOfFile, type StudyPeriod, studyAll } from './study.ts';
 
-export const LIMITS_USAGE = `Usage:
-  station-exporter limits study (--config FILE | --replay DIR [--config FILE]) [--from T1 --to T2]
-                                [--name NAME ...] [--station ID|NAME ...] [--line ID|NAME ...]
-                                [--limits FILE] [--out FILE]
+export const LIMITS_USAGE = `Usage: station-exporter limits study (--config FILE | --replay DIR [--config FILE])
+                                       [--from T1 --to T2] [--name NAME ...] [--station ID|NAME ...]
+                                       [--line ID|NAME ...] [--limits FILE] [--out FILE]
       Phase I study of each chart (station, measurement name, slot) over [T1, T2): centre,
       sigma (moving range), limits, the points each Nelson rule, the CUSUM and the EWMA flag,
       an Anderson-Darling normality test, the lag-1 autocorrelation and the stretches of
@@ -37,7 +36,7 @@ export const LIMITS_USAGE = `Usage:
                        approvals kept where the numbers stay the same (dropped where they
                        change), its period used when --from/--to are not given
       --out FILE       where to write the file (default: the --limits FILE, else limits.yaml)
-  station-exporter limits approve --by NAME [--reason TEXT] [--chart SELECTOR ...] FILE
+       station-exporter limits approve --by NAME [--reason TEXT] [--chart SELECTOR ...] FILE
       Set approved_by NAME and approved_at (now) on the chosen entries of FILE (default:
       all), and their reason when --reason is given. An entry left without a reason is
       refused, and then nothing is written.
@@ -226,6 +225,7 @@ async function dispatch(sub: string | undefined, rest: string[]): Promise<number
     process.stdout.write(LIMITS_USAGE);
     return sub === undefined ? 2 : 0;
   }
+  if (sub.startsWith('-')) throw new UsageError(`Unknown option '${sub}'`);
   throw new UsageError(`unknown limits command "${sub}": study or approve`);
 }
 
