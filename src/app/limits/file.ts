@@ -54,7 +54,7 @@ export function chartKey(e: Pick<LimitsEntry, 'station' | 'metric' | 'slot' | 'p
 const TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
 /** Unix ms of an RFC 3339 time, NaN when it is none. */
-export function timeOf(text: string): number {
+function timeOf(text: string): number {
   return TIME_RE.test(text) ? Date.parse(text) : Number.NaN;
 }
 

@@ -65,7 +65,7 @@ function episodeLines(e: StudyEpisode): string[] {
 }
 
 /** The report's block of one chart. */
-export function chartBlock(c: StudiedChart): string {
+function chartBlock(c: StudiedChart): string {
   const lines = [title(c)];
   const { study } = c;
   const excl = c.previous?.excluded.length ?? 0;

@@ -18,7 +18,7 @@ const DIGITS = 7;
 const rounded = (x: number) => Number(x.toPrecision(DIGITS));
 
 /** The exporter's settings for a measurement name: its `control.names` entry, or the section's defaults. */
-export function settingsOf(control: Config['measurements']['control'], name: string): StudySettings {
+function settingsOf(control: Config['measurements']['control'], name: string): StudySettings {
   const entry = control.names.find((n) => n.pattern.test(name));
   const detectors: DetectorParams = {
     cusum: entry?.cusum ?? control.cusum,
@@ -33,7 +33,7 @@ export function settingsOf(control: Config['measurements']['control'], name: str
 }
 
 /** What happened to a chart's approval in this study. */
-export type ApprovalChange = 'none' | 'kept' | 'dropped';
+type ApprovalChange = 'none' | 'kept' | 'dropped';
 
 /** One chart studied: its series, its study, the file entry it gives (none without limits). */
 export interface StudiedChart {
