@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { runLimits } from '../../../src/app/limits/command.ts';
 import { limitsFromObject } from '../../../src/app/limits/file.ts';
+import { recordUpstream } from '../../../src/app/record-upstream.ts';
+import { loadConfig } from '../../../src/config/load.ts';
 import { type RunningSimulator, startSimulatorServer } from '../../../src/simulator/index.ts';
 
 const NOW = Date.UTC(2026, 10, 22, 3, 0, 0);
@@ -164,6 +166,21 @@ describe('limits study and approve', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/refused, no reason: charts\[0\]\.reason/);
     expect(readFileSync(bare, 'utf8')).toBe(before);
+  }, 120_000);
+
+  it('studies a recording as it studies the upstream it was recorded from', async () => {
+    const recording = path.join(dir, 'recording');
+    await recordUpstream({ config: await loadConfig(config), fromMs: FROM, toMs: NOW, outDir: recording });
+    const live = path.join(dir, 'live.yaml');
+    const replayed = path.join(dir, 'replayed.yaml');
+    const span = ['--from', iso(FROM), '--to', iso(NOW), '--station', stationId];
+    expect((await limits('study', '--config', config, ...span, '--out', live)).code).toBe(0);
+    const r = await limits('study', '--replay', recording, '--name', NAME, ...span, '--out', replayed);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const charts = readYaml(live).charts;
+    expect(charts.length).toBeGreaterThan(0);
+    expect(readYaml(replayed).charts).toEqual(charts);
   }, 120_000);
 
   it('names bad arguments with the usage', async () => {
