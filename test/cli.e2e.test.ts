@@ -270,7 +270,9 @@ describe('station-exporter command line', () => {
     expect(stderr).not.toMatch(/bcrypt comparison failed|Error/);
   });
 
-  it("prints each subcommand's own usage with --help and -h (exit 0), and with an unknown flag (exit 2)", async () => {
+  it("prints each subcommand's own usage with --help and -h (exit 0), and with an unknown flag (exit 2)", {
+    timeout: 60_000,
+  }, async () => {
     for (const command of ['check-config', 'once', 'simulate', 'record', 'limits']) {
       const usage = `Usage: station-exporter ${command}`;
       for (const flag of ['--help', '-h']) {
