@@ -71,18 +71,22 @@ async function approve(args: string[]): Promise<number> {
     return 0;
   }
   if (positionals.length !== 1) throw new LimitsUsageError('limits approve takes one FILE');
-  if (!values.by?.trim()) throw new LimitsUsageError('--by NAME is required');
+  const by = values.by?.trim() ?? '';
+  // The exporter exports approved_by as a label value: short, plain text.
+  if (by === '') throw new LimitsUsageError('--by NAME is required');
+  if (by.length > 64 || /\p{Cc}/u.test(by))
+    throw new LimitsUsageError('--by NAME must be at most 64 characters, without control characters');
   const { approveLimits, parseSelector } = await import('./approve.ts');
   const selectors = (values.chart ?? []).map(parseSelector);
   const file = positionals[0]!;
   const done = await approveLimits({
     file,
-    by: values.by.trim(),
+    by,
     reason: values.reason,
     selectors,
     nowMs: Date.now(),
   });
-  process.stdout.write(`approved ${done.length} chart(s) in ${file} by ${values.by.trim()}\n`);
+  process.stdout.write(`approved ${done.length} chart(s) in ${file} by ${by}\n`);
   return 0;
 }
 
