@@ -110,10 +110,10 @@ function runOnce(c: NoiseCase, seed: number) {
 }
 
 /**
- * In control, the shipped CUSUM pair signals by chance once in about 1.2 million points with
- * baselines estimated from a week (src/config/control-schema.ts, measured by bench:spc).
+ * In control, the shipped CUSUM pair (configured and fast) signals by chance once in about 0.89
+ * million points with limits known (src/spc/detector-state.ts, by the Brook-Evans chain).
  */
-const ARL0_POINTS = 1.2e6;
+const ARL0_POINTS = 0.89e6;
 
 /**
  * The information limit: hours until the Kullback-Leibler information of the drift, summed
