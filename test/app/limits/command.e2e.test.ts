@@ -170,10 +170,12 @@ describe('limits study and approve', () => {
 
   it('studies a recording as it studies the upstream it was recorded from', async () => {
     const recording = path.join(dir, 'recording');
-    await recordUpstream({ config: await loadConfig(config), fromMs: FROM, toMs: NOW, outDir: recording });
+    // Six hours keep the recording (every station's units and summaries too) small.
+    const from = NOW - 6 * HOUR;
+    await recordUpstream({ config: await loadConfig(config), fromMs: from, toMs: NOW, outDir: recording });
     const live = path.join(dir, 'live.yaml');
     const replayed = path.join(dir, 'replayed.yaml');
-    const span = ['--from', iso(FROM), '--to', iso(NOW), '--station', stationId];
+    const span = ['--from', iso(from), '--to', iso(NOW), '--station', stationId];
     expect((await limits('study', '--config', config, ...span, '--out', live)).code).toBe(0);
     const r = await limits('study', '--replay', recording, '--name', NAME, ...span, '--out', replayed);
     expect(r.stderr).toBe('');
