@@ -5,7 +5,7 @@
  * on and names the path of what is wrong; the exporter's loader applies the full schema.
  */
 import { readFile } from 'node:fs/promises';
-import { parse, stringify } from 'yaml';
+import { Document, isPair, isScalar, parse, visit } from 'yaml';
 
 /** One exclusion: a time span `[from, to)` or one point `at`, with its assignable cause. */
 export type Exclusion =
@@ -22,7 +22,8 @@ export interface LimitsEntry {
   readonly sigma: number;
   readonly ucl: number;
   readonly lcl: number;
-  readonly study: {
+  /** The study the numbers came from; absent in an entry written by hand from a control plan. */
+  readonly study?: {
     readonly from: string;
     readonly to: string;
     readonly points: number;
@@ -120,16 +121,19 @@ function exclusionOf(v: unknown, at: string, problems: Problems): Exclusion | un
 }
 
 function studyOf(v: unknown, at: string, problems: Problems): LimitsEntry['study'] {
-  const s = isObject(v) ? v : {};
-  if (!isObject(v)) problems.push(`${at}: is required`);
-  const from = time(s.from, `${at}.from`, problems);
-  const to = time(s.to, `${at}.to`, problems);
+  if (v === undefined || v === null) return undefined;
+  if (!isObject(v)) {
+    problems.push(`${at}: must be { from, to, points, excluded_points }`);
+    return undefined;
+  }
+  const from = time(v.from, `${at}.from`, problems);
+  const to = time(v.to, `${at}.to`, problems);
   if (from !== '' && to !== '' && !(timeOf(from) < timeOf(to))) problems.push(`${at}.to: must be after from`);
   return {
     from,
     to,
-    points: num(s.points, `${at}.points`, problems),
-    excluded_points: num(s.excluded_points, `${at}.excluded_points`, problems),
+    points: num(v.points, `${at}.points`, problems),
+    excluded_points: num(v.excluded_points, `${at}.excluded_points`, problems),
   };
 }
 
@@ -142,6 +146,11 @@ function limitsOf(v: Record<string, unknown>, at: string, problems: Problems) {
   if (!(lcl < center && center < ucl) && ![center, ucl, lcl].some(Number.isNaN))
     problems.push(`${at}: must have lcl < center < ucl`);
   return { center, sigma, ucl, lcl };
+}
+
+/** `{ key: value }`, or nothing when the value is undefined (an absent optional field stays absent). */
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 }
 
 function entryOf(v: unknown, at: string, problems: Problems): LimitsEntry | undefined {
@@ -162,7 +171,7 @@ function entryOf(v: unknown, at: string, problems: Problems): LimitsEntry | unde
     slot: text(v.slot, `${at}.slot`, problems, { nullable: true }),
     product: text(v.product, `${at}.product`, problems, { nullable: true }),
     ...limitsOf(v, at, problems),
-    study: studyOf(v.study, `${at}.study`, problems),
+    ...optional('study', studyOf(v.study, `${at}.study`, problems)),
     excluded: (Array.isArray(excluded) ? excluded : []).flatMap(
       (e, i) => exclusionOf(e, `${at}.excluded[${i}]`, problems) ?? [],
     ),
@@ -203,12 +212,17 @@ export async function readLimitsFile(file: string): Promise<LimitsFile> {
   return limitsFromObject(doc, file);
 }
 
-/** The file as YAML, entries in the order given, short exclusions on one line each. */
+/**
+ * The file as YAML, entries in the order given, station ids quoted (an id of digits only would
+ * read back as a number).
+ */
 export function limitsYaml(file: LimitsFile): string {
-  return stringify(file, {
-    lineWidth: 0,
-    collectionStyle: 'any',
-    flowCollectionPadding: true,
-    nullStr: 'null',
+  const doc = new Document(file);
+  visit(doc, {
+    Pair(_, pair) {
+      if (isPair(pair) && isScalar(pair.key) && pair.key.value === 'station' && isScalar(pair.value))
+        pair.value.type = 'QUOTE_DOUBLE';
+    },
   });
+  return doc.toString({ lineWidth: 0, flowCollectionPadding: true, nullStr: 'null' });
 }

@@ -60,6 +60,8 @@ function sameNumbers(
     a.sigma === b.sigma &&
     a.ucl === b.ucl &&
     a.lcl === b.lcl &&
+    a.study !== undefined &&
+    b.study !== undefined &&
     a.study.points === b.study.points &&
     Date.parse(a.study.from) === Date.parse(b.study.from) &&
     Date.parse(a.study.to) === Date.parse(b.study.to)
@@ -136,7 +138,11 @@ export function studyAll(
 
 /** The study period the entries of a file share, when they share one. */
 export function periodOfFile(file: LimitsFile): StudyPeriod | undefined {
-  const periods = new Set(file.charts.map((e) => `${Date.parse(e.study.from)}/${Date.parse(e.study.to)}`));
+  const periods = new Set(
+    file.charts.flatMap((e) =>
+      e.study === undefined ? [] : [`${Date.parse(e.study.from)}/${Date.parse(e.study.to)}`],
+    ),
+  );
   if (periods.size !== 1) return undefined;
   const [from, to] = [...periods][0]!.split('/').map(Number);
   return { fromMs: from!, toMs: to! };

@@ -50,6 +50,16 @@ describe('limits file', () => {
     expect(limitsFromObject(parse(limitsYaml(file)), 'f.yaml')).toEqual(file);
   });
 
+  it('quotes station ids, and reads an entry without a study (one from a control plan)', () => {
+    const digits = '123456789012345678901234';
+    const { study: _, ...planned } = entry({ station: digits });
+    const text = limitsYaml({ version: 1, charts: [planned] });
+    expect(text).toContain(`station: "${digits}"`);
+    const back = limitsFromObject(parse(text), 'f.yaml').charts[0]!;
+    expect(back.station).toBe(digits);
+    expect(back.study).toBeUndefined();
+  });
+
   it('names every problem by its path, and a second entry of one chart', () => {
     const bad = {
       version: 1,
