@@ -108,15 +108,6 @@ export interface ClientOptions {
  */
 export const RECORD_ANSWERS_IN_HAND = 2;
 
-/**
- * Record answers one collector holds at once: two collectors fetching records (measurements and
- * units) get one each, so that one's large answer never holds back the other's, and a collector
- * alone never decodes two of its answers side by side. At 559 stations that took the first poll's
- * RSS readings from 189–196 MiB to 184–192 (`npm run bench:memory`); a collector fetching alone then waits
- * the upstream's latency once per request (docs/operations.md).
- */
-const RECORD_ANSWERS_PER_COLLECTOR = 1;
-
 /** The typed upstream client. */
 export interface UpstreamClient {
   listSites(signal?: AbortSignal): Promise<RecordList<Site>>;
@@ -355,7 +346,6 @@ export function createClient(opts: ClientOptions): SharedClient {
     }),
     inHand: new Limiter({
       concurrency: opts.recordAnswersInHand ?? RECORD_ANSWERS_IN_HAND,
-      maxPerKey: RECORD_ANSWERS_PER_COLLECTOR,
       ratePerSecond: Number.POSITIVE_INFINITY,
     }),
     yielder,

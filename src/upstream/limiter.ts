@@ -6,7 +6,7 @@
  * Fair share: each caller (a collector) has a queue of its own. Free slots go round robin to
  * the queues with work, and while others wait no caller holds more than its weighted share of
  * the concurrency, so a slow or failing endpoint cannot starve the others. Alone, a caller may
- * use every slot, or `maxPerKey` of them when that is set.
+ * use every slot.
  */
 
 /** Timer functions, injectable so tests need no real waiting. */
@@ -29,8 +29,6 @@ export interface LimiterOptions {
   readonly timers?: Timers;
   /** Relative weight of a key's share; 1 for keys not listed. */
   readonly weights?: Readonly<Record<string, number>>;
-  /** Most slots one key holds at once, even alone; default: the whole concurrency. */
-  readonly maxPerKey?: number;
 }
 
 /**
@@ -42,7 +40,6 @@ export class Limiter {
   readonly #timers: Timers;
   readonly #spacingMs: number;
   readonly #weights: Readonly<Record<string, number>> | undefined;
-  readonly #maxPerKey: number;
   readonly #lanes = new Map<string, Lane>();
   #order: string[] = [];
   #cursor = 0;
@@ -56,7 +53,6 @@ export class Limiter {
     this.#timers = opts.timers ?? realTimers;
     this.#spacingMs = 1000 / opts.ratePerSecond;
     this.#weights = opts.weights;
-    this.#maxPerKey = opts.maxPerKey ?? opts.concurrency;
   }
 
   /** Requests waiting for a slot. */
@@ -121,7 +117,7 @@ export class Limiter {
       const idx = (this.#cursor + i) % order.length;
       const key = order[idx]!;
       const l = this.#lanes.get(key)!;
-      if (l.queue.length === 0 || l.active >= this.#maxPerKey) continue;
+      if (l.queue.length === 0) continue;
       if (l.active < this.#share(key)) {
         this.#cursor = idx + 1;
         return l;

@@ -32,28 +32,6 @@ describe('limiter', () => {
     expect(peak).toBe(2);
   });
 
-  it('gives no key more than `maxPerKey` slots, even alone, and the others theirs', async () => {
-    const limiter = new Limiter({ concurrency: 2, maxPerKey: 1, ratePerSecond: Number.POSITIVE_INFINITY });
-    const gates = [deferred(), deferred(), deferred()];
-    const runs = gates.map((g) => limiter.run(() => g.promise, 'a'));
-    await new Promise((r) => setImmediate(r));
-    // One of a's three runs, the second slot left free.
-    expect(limiter.activeOf('a')).toBe(1);
-    expect(limiter.active).toBe(1);
-    const other = deferred();
-    const b = limiter.run(() => other.promise, 'b');
-    await new Promise((r) => setImmediate(r));
-    expect(limiter.activeOf('b')).toBe(1);
-    expect(limiter.active).toBe(2);
-    gates[0]!.resolve();
-    await runs[0];
-    await new Promise((r) => setImmediate(r));
-    expect(limiter.activeOf('a')).toBe(1);
-    for (const g of [...gates, other]) g.resolve();
-    await Promise.all([...runs, b]);
-    expect(limiter.active).toBe(0);
-  });
-
   it('spaces request starts to respect the rate ceiling', async () => {
     const { timers, advance } = manualTimers();
     const limiter = new Limiter({ concurrency: 10, ratePerSecond: 2, timers });
