@@ -224,11 +224,11 @@ const rulesSchema = z
  * The CUSUM's defaults: k = 0.625, h = 10, values capped at ±2.5 sigma, with a fast initial
  * response. By the Brook–Evans chain (test/spc/cusum-ewma.test.ts), an in-control chart signals
  * by chance once in about 1.44 million points (with limits known); with the fast CUSUM that runs
- * beside it (src/spc/detector-state.ts) and estimated 7-day baselines, once in 1.2 million
- * (`npm run bench:spc`): 0.6 chance signals a day per 1,000 charts at a point every 2 minutes.
+ * beside it (src/spc/detector-state.ts) and estimated 7-day baselines, once in 733,091
+ * (`npm run bench:spc`): 0.98 chance signals a day per 1,000 charts at a point every 2 minutes.
  * A sustained shift is found in 28.2 / 13.3 / 9.1 / 6.5 points on average at 1 / 1.5 / 2 / 3
- * sigma by this CUSUM alone, 27.2 / 12.8 / 8.3 / 4.6 with the fast one; Lorden's asymptotic
- * first-order term ln(ARL0)/KL at that rate is 28.0 points at 1 sigma (docs/measurements.md: the
+ * sigma by this CUSUM alone, 27.1 / 12.5 / 7.7 / 3.9 with the fast one; Lorden's asymptotic
+ * first-order term ln(ARL0)/KL at that rate is 27.0 points at 1 sigma (docs/measurements.md: the
  * table, the term, how to choose k, h and the cap).
  */
 const cusumSchema = z

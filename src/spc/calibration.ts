@@ -1,6 +1,6 @@
 /**
  * The calibration of the sequential detectors (the CUSUMs and the EWMA) on a chart's baseline:
- * how a value becomes the standardized z they add up. Three corrections, each applied always,
+ * how a value becomes the standardized z they add up. Four corrections, each applied always,
  * with no switch at a threshold, so that a noise-level estimate costs about nothing:
  *
  * - Scale: the baseline's standard deviation over all its points, not the moving range. The
