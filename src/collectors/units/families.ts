@@ -117,24 +117,7 @@ export async function unitFamilies(
   const last: Sample[] = [];
   await yielder.forEachSlice(results, STATIONS_PER_SLICE, (slice) => {
     for (const r of slice) {
-      const ordered = [...kindsOf(r)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-      const products = productsOf(r);
-      for (const { window, counts } of r.windows) {
-        for (const [key, kind] of ordered) {
-          records.push({
-            labels: kindLabels(r.station, kind, window),
-            value: counts.records.get(key)?.count ?? 0,
-          });
-        }
-        if (products === undefined)
-          serials.push({ labels: r.station.with('window', window), value: counts.serials });
-        else
-          for (const p of products)
-            serials.push({
-              labels: r.station.with(PRODUCT_LABEL, p).with('window', window),
-              value: counts.serialsByProduct?.get(p) ?? 0,
-            });
-      }
+      stationSamples(r, { records, serials });
       if (r.lastUnitTime !== undefined) last.push({ labels: r.station, value: r.lastUnitTime / 1000 });
     }
   });
@@ -153,6 +136,28 @@ export async function unitFamilies(
       countersFrom,
     ),
   ];
+}
+
+/** A station's record and serial samples, every kind and product in every window. */
+function stationSamples(r: UnitResult, into: { records: Sample[]; serials: Sample[] }): void {
+  const ordered = [...kindsOf(r)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const products = productsOf(r);
+  for (const { window, counts } of r.windows) {
+    for (const [key, kind] of ordered)
+      into.records.push({
+        labels: kindLabels(r.station, kind, window),
+        value: counts.records.get(key)?.count ?? 0,
+      });
+    if (products === undefined) {
+      into.serials.push({ labels: r.station.with('window', window), value: counts.serials });
+      continue;
+    }
+    for (const p of products)
+      into.serials.push({
+        labels: r.station.with(PRODUCT_LABEL, p).with('window', window),
+        value: counts.serialsByProduct?.get(p) ?? 0,
+      });
+  }
 }
 
 function counterFamily(desc: FamilyDesc, samples: Sample[], createdMs: number | undefined): Family {
