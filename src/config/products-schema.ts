@@ -54,3 +54,8 @@ export const productsSchema = z
 
 /** The validated `products` section. */
 export type ProductsConfig = z.output<typeof productsSchema>;
+
+/** The most `unit_type` (or `product`) label values a config exports: its list, `other` and `unknown`. */
+export function productValues(products: ProductsConfig): number {
+  return products.allow.length + 2;
+}

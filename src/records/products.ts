@@ -88,11 +88,17 @@ export interface SerialProductsOptions {
   readonly perGeneration?: number;
 }
 
+/** What a reader of the index needs: products by serial key, and how far the units job has read. */
+export interface ProductLookup {
+  getByKey(key: number): string | undefined;
+  readonly coverage: ProductCoverage | undefined;
+}
+
 /**
  * Each unit serial's product label value, and how far the units job has read. Shared: the units
  * job writes it, the measurements job reads it.
  */
-export class SerialProducts {
+export class SerialProducts implements ProductLookup {
   readonly #perGeneration: number;
   #current = new SerialTable();
   #previous: SerialTable | undefined;
@@ -126,13 +132,17 @@ export class SerialProducts {
       this.#previous = this.#current;
       this.#current = new SerialTable();
     }
-    this.#current.set(hashOf(serial), code);
+    this.#current.set(serialProductKey(serial), code);
   }
 
   /** A serial's product label value, undefined when none of its unit records was seen. */
   get(serial: string): string | undefined {
-    const hash = hashOf(serial);
-    const code = this.#current.get(hash) ?? this.#previous?.get(hash);
+    return this.getByKey(serialProductKey(serial));
+  }
+
+  /** The product label value of a serial by its {@link serialProductKey}. */
+  getByKey(key: number): string | undefined {
+    const code = this.#current.get(key) ?? this.#previous?.get(key);
     return code === undefined ? undefined : this.#labels[code];
   }
 
@@ -157,8 +167,8 @@ export class SerialProducts {
   }
 }
 
-/** The table key of a serial: its 53-bit hash, never 0 (0 marks an empty slot). */
-function hashOf(serial: string): number {
+/** The key of a serial in the index: its 53-bit hash, never 0 (0 marks an empty slot). */
+export function serialProductKey(serial: string): number {
   return serialHash53(serial) || 1;
 }
 

@@ -145,7 +145,10 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
       ],
       requests: fetched.requests,
       failures: fetched.failures,
-      diagnostics: { labelValues: this.#labels.take() },
+      diagnostics: {
+        labelValues: this.#labels.take(),
+        recordsSkipped: skippedOf(this.#control.takeSkipped()),
+      },
     };
   }
 
@@ -159,6 +162,11 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
       names: this.#histogramNames,
     });
   }
+}
+
+/** Points of the names charted per product that no chart took, as records skipped of GET /metrics. */
+function skippedOf(skipped: ReadonlyMap<string, number>) {
+  return [...skipped].map(([reason, count]) => ({ endpoint: 'metrics', reason, count }));
 }
 
 /** Stations whose statistics are computed between two yields to the event loop. */
