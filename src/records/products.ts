@@ -17,9 +17,9 @@ import { serialHash53 } from './serials.ts';
  * 500 lines at 30 units an hour; a measurement needs its unit's product only until its unit's
  * records have been read, minutes after it was made, or a day back at a start.
  */
-export const SERIALS_PER_GENERATION = 1 << 18;
+const SERIALS_PER_GENERATION = 1 << 18;
 /** Bytes per slot of a table: the hash (8) and the product code (1). */
-export const BYTES_PER_SLOT = 9;
+const BYTES_PER_SLOT = 9;
 const MIN_SLOTS = 1024;
 
 /** One generation: hashes (0: an empty slot) and product codes, linear probing. */

@@ -17,9 +17,9 @@ import type { ProductLookup } from '../../records/products.ts';
 import { serialProductKey } from '../../records/products.ts';
 
 /** Longest a point waits for its unit's records: beyond it, it could no longer enter its chart. */
-export const MAX_WAIT_MS = 60 * 60_000;
+const MAX_WAIT_MS = 60 * 60_000;
 /** Points waiting at most: a day of history of 1,000 charts at a point every 2 minutes is 720,000. */
-export const MAX_PENDING = 1_000_000;
+const MAX_PENDING = 1_000_000;
 
 /** The series a point belongs to, before its product is known. */
 export interface GateSeries {

@@ -12,7 +12,7 @@ const STATION = ['site', 'line', 'station', 'station_id', 'group'];
 const SOURCE = 'from the upstream GET /units records (both directions)';
 const REFRESH = 'refreshed every units interval';
 /** The label of a unit's product (products.label; absent without it). */
-export const PRODUCT_LABEL = 'unit_type';
+const PRODUCT_LABEL = 'unit_type';
 
 /** The unit families, in exposition order. */
 export const UNIT_FAMILIES = {
