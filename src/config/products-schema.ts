@@ -59,3 +59,12 @@ export type ProductsConfig = z.output<typeof productsSchema>;
 export function productValues(products: ProductsConfig): number {
   return products.allow.length + 2;
 }
+
+/**
+ * The label value of a unit's `unit_type`: itself when on `allow`, {@link OTHER_PRODUCT} for any
+ * other type, {@link UNKNOWN_PRODUCT} when null or empty.
+ */
+export function productLabeller(allow: readonly string[]): (unitType: string | null) => string {
+  const listed = new Set(allow);
+  return (t) => (t === null || t === '' ? UNKNOWN_PRODUCT : listed.has(t) ? t : OTHER_PRODUCT);
+}

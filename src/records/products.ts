@@ -9,7 +9,6 @@
  * the index holds the latest {@link SERIALS_PER_GENERATION} to twice that many serials, at 18 to
  * 36 bytes each: at most 2 × 2^19 slots × 9 bytes = 9.4 MB, whatever the plant.
  */
-import { OTHER_PRODUCT, UNKNOWN_PRODUCT } from '../config/products-schema.ts';
 import { serialHash53 } from './serials.ts';
 
 /**
@@ -170,13 +169,4 @@ export class SerialProducts implements ProductLookup {
 /** The key of a serial in the index: its 53-bit hash, never 0 (0 marks an empty slot). */
 export function serialProductKey(serial: string): number {
   return serialHash53(serial) || 1;
-}
-
-/**
- * The label value of a unit's `unit_type`: itself when on `allow`, `other` for any other type,
- * `unknown` when null or empty (config/products-schema.ts).
- */
-export function productLabeller(allow: readonly string[]): (unitType: string | null) => string {
-  const listed = new Set(allow);
-  return (t) => (t === null || t === '' ? UNKNOWN_PRODUCT : listed.has(t) ? t : OTHER_PRODUCT);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { productLabeller, SerialProducts } from '../../src/records/products.ts';
+import { productLabeller } from '../../src/config/products-schema.ts';
+import { SerialProducts } from '../../src/records/products.ts';
 
 describe('serial products', () => {
   it('maps unit types through the allow-list: others to other, none to unknown', () => {

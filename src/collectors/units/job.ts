@@ -2,11 +2,13 @@
  * The units collector's job: fetch new unit records of both directions incrementally, keep
  * the records of the longest window in memory, and publish per-window counts.
  */
+
+import { productLabeller } from '../../config/products-schema.ts';
 import type { WindowSpec } from '../../config/schema.ts';
 import type { LabelSet } from '../../exposition/model.ts';
 import { LabelValues } from '../../model/label-values.ts';
 import type { Topology } from '../../model/topology.ts';
-import { productLabeller, type SerialProducts } from '../../records/products.ts';
+import type { SerialProducts } from '../../records/products.ts';
 import { createRecordSync, type SyncRequest, type SyncResult } from '../../records/sync.ts';
 import { longestWindowMs, windowBounds } from '../../time/windows.ts';
 import type { UnitRecord } from '../../upstream/types.ts';

@@ -37,8 +37,8 @@ function rec(serial: string, time: number, value: number): MeasurementRecord {
     value,
     unit: 'V',
     type: 'float',
-    upper: null,
-    lower: null,
+    upper: undefined,
+    lower: undefined,
     mode: null,
   };
 }
