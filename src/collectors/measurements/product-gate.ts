@@ -6,12 +6,13 @@
  * units job has completed a poll at or after a point's time, its unit's product is known or never
  * will be. Every point waits here until then and is released in time order, so that a chart sees
  * its points in the order they were made: known, to its product's chart; unknown, skipped and
- * counted (`product_unknown`). A point that waits longer than {@link MAX_WAIT_MS} (the units
- * collector failing) is skipped and counted (`product_wait_exceeded`), and beyond
+ * counted (`product_unknown`). A point that waits longer than {@link MAX_WAIT_MS} from the first
+ * release after it came (the units collector failing) is skipped and counted
+ * (`product_wait_exceeded`), and beyond
  * {@link MAX_PENDING} waiting points the oldest are (`product_pending_full`).
  *
- * A waiting point costs 32 bytes of typed arrays (time, value, serial key, record key, series),
- * plus its series' identity, held once per series: at most 32 MB at the cap.
+ * A waiting point costs 40 bytes of typed arrays (time, value, serial key, first release, record
+ * key, series), plus its series' identity, held once per series: at most 40 MB at the cap.
  */
 import type { ProductLookup } from '../../records/products.ts';
 import { serialProductKey } from '../../records/products.ts';
@@ -48,6 +49,8 @@ export class ProductGate {
   #times = new Float64Array(1024);
   #values = new Float64Array(1024);
   #serials = new Float64Array(1024);
+  /** The time of the first release a point was waiting at (NaN until then). */
+  #since = new Float64Array(1024);
   #keys = new Uint32Array(1024);
   #series = new Uint32Array(1024);
   #size = 0;
@@ -67,7 +70,7 @@ export class ProductGate {
 
   /** Bytes of the waiting points' arrays. */
   get bytes(): number {
-    return 32 * this.#times.length;
+    return 40 * this.#times.length;
   }
 
   /** Takes a point of a series charted per product; it waits until {@link ProductGate.release}. */
@@ -81,13 +84,16 @@ export class ProductGate {
     this.#times[i] = point.time;
     this.#values[i] = point.value;
     this.#serials[i] = serialProductKey(point.serial);
+    this.#since[i] = Number.NaN;
     this.#keys[i] = point.key;
     this.#series[i] = this.#seriesId(series);
   }
 
   /**
    * Lets through, in time order, every waiting point whose unit's records have all been read, with
-   * its product (those without one are skipped); skips the points older than `nowMs - MAX_WAIT_MS`.
+   * its product (those without one are skipped); skips the points that have waited
+   * {@link MAX_WAIT_MS} since the first release they saw (history fetched at a start is old when
+   * it comes: its age is no wait).
    */
   release(nowMs: number, take: (p: ReleasedPoint) => void): void {
     const coveredTo = this.#lookup.coverage?.to ?? Number.NEGATIVE_INFINITY;
@@ -96,8 +102,9 @@ export class ProductGate {
     const keep: number[] = [];
     for (const i of order) {
       const time = this.#times[i] as number;
+      if (Number.isNaN(this.#since[i])) this.#since[i] = nowMs;
       if (time <= coveredTo) this.#resolve(i, take);
-      else if (time < nowMs - MAX_WAIT_MS) this.#skip('product_wait_exceeded');
+      else if ((this.#since[i] as number) < nowMs - MAX_WAIT_MS) this.#skip('product_wait_exceeded');
       else keep[kept++] = i;
     }
     this.#compact(keep);
@@ -142,7 +149,7 @@ export class ProductGate {
 
   /** Keeps the points `keep` (in that order), dropping the others. */
   #compact(keep: readonly number[]): void {
-    const arrays = [this.#times, this.#values, this.#serials, this.#keys, this.#series] as const;
+    const arrays = [this.#times, this.#values, this.#serials, this.#since, this.#keys, this.#series] as const;
     const copies = arrays.map((a) => a.slice(0, this.#size));
     keep.forEach((from, to) => {
       arrays.forEach((a, c) => {
@@ -170,6 +177,7 @@ export class ProductGate {
     this.#times = grow(this.#times, (k) => new Float64Array(k));
     this.#values = grow(this.#values, (k) => new Float64Array(k));
     this.#serials = grow(this.#serials, (k) => new Float64Array(k));
+    this.#since = grow(this.#since, (k) => new Float64Array(k));
     this.#keys = grow(this.#keys, (k) => new Uint32Array(k));
     this.#series = grow(this.#series, (k) => new Uint32Array(k));
   }

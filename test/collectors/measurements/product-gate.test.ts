@@ -38,9 +38,11 @@ describe('product gate', () => {
     index.cover({ from: 0, to: MIN });
     release(2 * MIN);
     expect(g.takeSkipped()).toEqual(new Map([['product_unknown', 1]]));
-    // Waiting past the longest wait (an hour): skipped.
+    // Old when it comes (history) is no wait; waiting past the longest wait (an hour) is.
     g.offer(series, { time: 2 * MIN, value: 1, serial: 'late', key: 1 });
     release(2 * MIN + 61 * MIN);
+    expect(g.takeSkipped()).toEqual(new Map());
+    release(2 * MIN + 122 * MIN);
     expect(g.takeSkipped()).toEqual(new Map([['product_wait_exceeded', 1]]));
     // 20 points into room for 16: the oldest eighth goes at the first overflow (2), then 2 more.
     for (let i = 0; i < 20; i++)
