@@ -8,9 +8,9 @@ import { z } from 'zod';
 import { always, reportDuplicates } from './fields.ts';
 
 /** Label value of a unit type not on the allow-list. */
-export const OTHER_PRODUCT = 'other';
+const OTHER_PRODUCT = 'other';
 /** Label value of a unit whose `unit_type` is null or empty. */
-export const UNKNOWN_PRODUCT = 'unknown';
+const UNKNOWN_PRODUCT = 'unknown';
 
 /** Products on the list at most: each is a series of every counted kind at every station. */
 const MAX_PRODUCTS = 50;
