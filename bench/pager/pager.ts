@@ -645,16 +645,21 @@ function healthyRows(seeds: readonly SeedResult[]): ResultRow[] {
 function resultRows(seeds: readonly SeedResult[]): ResultRow[] {
   const names = [...new Set(seeds.flatMap((r) => r.outcomes.map((o) => o.name)))];
   const faultRows = names.map((name) => {
-    const per = seeds.map((r) => r.outcomes.find((o) => o.name === name));
+    // Seeds whose run of this fault was not made (--only-cached) are left out, not counted as misses.
+    const per = seeds.flatMap((r) => r.outcomes.filter((o) => o.name === name));
     const silent = name.startsWith('silent station');
-    const trials = medianOrMissing(per.map((o) => o?.trials));
-    const bound = per.find((o) => o?.bound !== undefined)?.bound;
+    const trials = medianOrMissing(per.map((o) => o.trials));
+    const bound = per.find((o) => o.bound !== undefined)?.bound;
+    const ran = `seeds ${seeds
+      .filter((r) => r.outcomes.some((o) => o.name === name))
+      .map((r) => r.seed)
+      .join(', ')}`;
     const detail =
       bound === undefined
-        ? undefined
-        : `${trials === undefined ? 'not found in the run' : `${trials.toFixed(0)} trials`}, information limit ${bound.toFixed(0)}${trials === undefined ? '' : ` (${(trials / bound).toFixed(2)}×)`}`;
+        ? ran
+        : `${ran}; ${trials === undefined ? 'not found in the run' : `${trials.toFixed(0)} trials`}, information limit ${bound.toFixed(0)}${trials === undefined ? '' : ` (${(trials / bound).toFixed(2)}×)`}`;
     return medianRow(
-      per.map((o) => o?.delayMin),
+      per.map((o) => o.delayMin),
       {
         measure: `Fault ${name}: delay to the notification`,
         unit: 'min',
@@ -673,11 +678,11 @@ function resultRows(seeds: readonly SeedResult[]): ResultRow[] {
 /** The two faults the targets bound by the information limit: trials over the limit, target ≤ 2. */
 function limitRatioRows(seeds: readonly SeedResult[]): ResultRow[] {
   return ['yield 0.95 -> 0.80', 'retry 0.10 -> 0.20'].flatMap((name) => {
-    const per = seeds.map((r) => r.outcomes.find((o) => o.name === name));
-    if (per.every((o) => o === undefined)) return [];
+    const per = seeds.flatMap((r) => r.outcomes.filter((o) => o.name === name));
+    if (per.length === 0) return [];
     return [
       medianRow(
-        per.map((o) => (o?.trials === undefined || o.bound === undefined ? undefined : o.trials / o.bound)),
+        per.map((o) => (o.trials === undefined || o.bound === undefined ? undefined : o.trials / o.bound)),
         {
           measure: `Fault ${name}: trials to the notification over the information limit`,
           unit: '× the limit',
@@ -707,7 +712,7 @@ function faultCurves(seeds: readonly SeedResult[]): Curve[] {
     ];
   };
   const num = (name: string) => Number(/[\d.]+/.exec(name.replace(/^[^\d]*/, ''))?.[0] ?? Number.NaN);
-  return [
+  const curves: Curve[] = [
     {
       id: 'yield-delay',
       title: 'Yield drop: trials to the notification vs drop (points)',
@@ -723,6 +728,8 @@ function faultCurves(seeds: readonly SeedResult[]): Curve[] {
       series: series('retry ×', num),
     },
   ];
+  // A curve with no measured point (its faults not run) is left out rather than drawn empty.
+  return curves.filter((c) => c.series.some((x) => x.points.length > 0 && !x.dashed));
 }
 
 await main();

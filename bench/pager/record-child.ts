@@ -22,6 +22,8 @@ export interface RecordedMessage extends RecordResult {
 async function main(): Promise<void> {
   // A parent that ends (interrupted, killed) takes its recordings with it.
   process.once('disconnect', () => process.exit(1));
+  // Gone already while this module loaded: the event came before the listener.
+  if (!process.connected) process.exit(1);
   const raw = JSON.parse(process.argv[2] ?? '{}') as RecordChildSpec;
   const { label, keep, ...rest } = raw;
   const spec: RecordSpec = {
