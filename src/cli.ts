@@ -44,6 +44,9 @@ const USAGE = `Usage:
       --replay DIR [--shift-to-now] it serves a recording instead.
   station-exporter record --config FILE --from T1 --to T2 --out DIR
       Record sites, units, measurements and summaries from the upstream for replay.
+  station-exporter limits study|approve ...
+      Phase I study of control limits, written to a limits file for review; approve it
+      (see 'limits --help').
   station-exporter help [COMMAND] | COMMAND --help | --help | --version
 `;
 
@@ -68,7 +71,7 @@ const ONCE_USAGE = `Usage: station-exporter once [--config.file FILE] [--log.lev
 `;
 
 /** The subcommands, for help and for "did you mean". */
-const COMMANDS = ['check-config', 'once', 'simulate', 'record', 'help'] as const;
+const COMMANDS = ['check-config', 'once', 'simulate', 'record', 'limits', 'help'] as const;
 
 /** Usage of one subcommand; loaded lazily, as the simulator's and recorder's live with them. */
 async function usageOf(command: string): Promise<string | undefined> {
@@ -76,6 +79,7 @@ async function usageOf(command: string): Promise<string | undefined> {
   if (command === 'once') return ONCE_USAGE;
   if (command === 'simulate') return (await import('./simulator/main.ts')).simulatorUsage();
   if (command === 'record') return (await import('./app/record-upstream.ts')).RECORD_USAGE;
+  if (command === 'limits') return (await import('./app/limits/command.ts')).LIMITS_USAGE;
   if (command === 'help') return USAGE;
   return undefined;
 }
@@ -113,6 +117,8 @@ async function main(argv: string[]): Promise<number> {
       const { runRecord } = await import('./app/record-upstream.ts');
       return runRecord(rest);
     }
+    case 'limits':
+      return (await import('./app/limits/command.ts')).runLimits(rest);
     case 'check-config':
       return checkConfig(rest);
     case 'help':
@@ -180,9 +186,9 @@ async function runExporter(run: { args: string[]; once: boolean }): Promise<numb
   const { parseHttpLimits } = await import('./server/flags.ts');
   const limits = parseHttpLimits(values);
   if (typeof limits === 'string') return usageError(limits);
-  const { runOnce, runServe } = await import('./app/commands.ts');
   const opts = runOptions(values, limits);
-  return run.once ? runOnce(opts) : runServe(opts);
+  if (run.once) return (await import('./app/commands/once.ts')).runOnce(opts);
+  return (await import('./app/commands/serve.ts')).runServe(opts);
 }
 
 /** The options of `runServe` and `runOnce` from the flags. */
@@ -280,7 +286,7 @@ async function checkConfig(args: string[]): Promise<number> {
   if (values.shard !== undefined && 'error' in parseShard(values.shard)) {
     return usageError(`--shard must be index/total such as 0/4, got "${values.shard}"`, CHECK_CONFIG_USAGE);
   }
-  const { runCheckConfig } = await import('./app/commands.ts');
+  const { runCheckConfig } = await import('./app/commands/check-config.ts');
   return runCheckConfig(files[0], webConfig, { counts, discover: values.discover, shard: values.shard });
 }
 

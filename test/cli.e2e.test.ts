@@ -270,8 +270,10 @@ describe('station-exporter command line', () => {
     expect(stderr).not.toMatch(/bcrypt comparison failed|Error/);
   });
 
-  it("prints each subcommand's own usage with --help and -h (exit 0), and with an unknown flag (exit 2)", async () => {
-    for (const command of ['check-config', 'once', 'simulate', 'record']) {
+  it("prints each subcommand's own usage with --help and -h (exit 0), and with an unknown flag (exit 2)", {
+    timeout: 60_000,
+  }, async () => {
+    for (const command of ['check-config', 'once', 'simulate', 'record', 'limits']) {
       const usage = `Usage: station-exporter ${command}`;
       for (const flag of ['--help', '-h']) {
         const r = await run([command, flag]);
@@ -296,7 +298,7 @@ describe('station-exporter command line', () => {
       const r = await run([typed]);
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`unknown command "${typed}" (did you mean "${guess}"?)`);
-      expect(r.stderr).toContain('Commands: check-config, once, simulate, record, help');
+      expect(r.stderr).toContain('Commands: check-config, once, simulate, record, limits, help');
     }
     const far = await run(['frobnicate']);
     expect(far.code).toBe(2);

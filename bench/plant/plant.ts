@@ -12,7 +12,7 @@
  */
 import pino from 'pino';
 import { Agent } from 'undici';
-import { planReport } from '../../src/app/commands.ts';
+import { planReport } from '../../src/app/commands/check-config.ts';
 import { wireExporter } from '../../src/app/wire.ts';
 import { summaryRequestsPerLevel } from '../../src/collectors/summary/costs.ts';
 import { configFromObject } from '../../src/config/load.ts';

@@ -252,7 +252,10 @@ export async function runControlBench(stations = 1000, baselineHours = 24): Prom
   };
   const store = new MeasurementStore();
   const yielder = new LoopYielder();
-  const charts = new ControlCharts({ config, logger: pino({ level: 'silent' }), yielder }, store);
+  const charts = new ControlCharts(
+    { config, logger: pino({ level: 'silent' }), yielder, redact: (t: string) => t },
+    store,
+  );
   const value = values();
   const sync = (now: number) => {
     const from = charts.retainFrom(now, now - HOUR);

@@ -6,14 +6,13 @@
 import pino from 'pino';
 import { RecentErrors } from '../../src/app/recent-errors.ts';
 import { buildStatusModel } from '../../src/app/status-model.ts';
-import { standaloneDependencies } from '../../src/collectors/collector.ts';
 import { topologyCollector } from '../../src/collectors/topology/index.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import { statusPage } from '../../src/server/status-page.ts';
+import { UNSHARDED } from '../../src/sharding/shard.ts';
 import { startSimulatorServer } from '../../src/simulator/index.ts';
 import { createClient } from '../../src/upstream/client.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
-import { LoopYielder } from '../../src/util/loop-yield.ts';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 const sim = await startSimulatorServer({
@@ -30,9 +29,8 @@ const job = topologyCollector.createJob({
   config,
   client,
   logger: pino({ level: 'silent' }),
-  yielder: new LoopYielder(),
   redact: (text) => text,
-  ...standaloneDependencies(),
+  shard: UNSHARDED,
 });
 const { topology } = await job.poll({ now: new Date(NOW) });
 const errors = new RecentErrors(50, () => NOW);

@@ -192,6 +192,8 @@ export function controlPanels(station: string, chart: PanelItem): PanelItem[] {
  * panels, a mark at each CUSUM or EWMA signal: the last signal's time changes with every signal,
  * so over a time range ("use value as timestamp") every signal in it is marked at its record's
  * time. (No last time per Nelson rule is exported: ten series per chart once every rule had fired.)
+ * On the I chart also, for charts with approved limits, the approval (its time as the value) and
+ * the start of each period the approving study excluded, with its assignable cause.
  */
 export function controlAnnotations(
   station: string,
@@ -218,6 +220,28 @@ export function controlAnnotations(
       tags: 'metric,slot,rule',
       useValueForTime: true,
       panelIds: shiftPanels,
+    }),
+    promAnnotation({
+      name: 'Limits approved',
+      expr:
+        `station_measurement_control_limits_approved_timestamp_seconds{${M}} * 1000 ` +
+        `* on (station_id, metric, slot) group_left (approved_by) station_measurement_control_limits_info{${M}, source="approved"}`,
+      title: 'Limits approved: {{metric}} {{slot}}',
+      text: 'The control limits of {{metric}} {{slot}} at {{station}} in use since: approved by {{approved_by}} (measurements.control.limits_file); frozen from then on.',
+      color: 'green',
+      tags: 'metric,slot,approved_by',
+      useValueForTime: true,
+      panelIds,
+    }),
+    promAnnotation({
+      name: 'Excluded from the study',
+      expr: `station_measurement_control_limits_exclusion_timestamp_seconds{${M}} * 1000`,
+      title: 'Excluded: {{cause}}',
+      text: 'The Phase I study of the approved limits of {{metric}} {{slot}} at {{station}} left out the points from here: {{cause}}.',
+      color: 'orange',
+      tags: 'metric,slot,cause',
+      useValueForTime: true,
+      panelIds,
     }),
   ];
 }

@@ -1,6 +1,6 @@
 /**
  * The last upstream errors, for the status page: a fixed-size ring of the most recent ones and
- * a count per (endpoint, reason, status). Fed by the client's `onError`; messages come from
+ * a count per (endpoint, reason, status). Fed by the client's observer (`error`); messages come from
  * {@link UpstreamError}, which never holds the token. Each message is kept to
  * {@link MAX_ERROR_MESSAGE} characters, so the ring holds at most `capacity` times that.
  */

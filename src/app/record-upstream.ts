@@ -221,8 +221,8 @@ async function writeAll(file: string, values: Iterable<unknown>): Promise<FileDi
   return writer.close();
 }
 
-/** The exporter's own client, with the config's auth, connection, timeout and limits. */
-function recordingClient(config: Config, yielder: LoopYielder): SharedClient {
+/** The exporter's own client, with the config's auth, connection, timeout and limits (also the `limits study` client). */
+export function recordingClient(config: Config, yielder: LoopYielder): SharedClient {
   const source = config.upstream.token;
   const tokens = source.kind === 'inline' ? new InlineToken(source.value) : new TokenFile(source.path);
   return createClient({

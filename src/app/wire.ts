@@ -418,17 +418,19 @@ function wireUpstream(
       ratePerSecond: shardRequestRate(config, shard),
       timers: opts.limiterTimers,
     }),
-    // The event holds the status class, seconds and bytes the observation reads.
-    onRequest: (e) => self.observeRequest(e.endpoint, e),
-    onError: (e) => errors.record(e),
-    onRetry: (endpoint, err) => self.recordRetry(endpoint, statusClass(err.status, err.reason)),
-    onSkipped: ({ endpoint, reason, count: n, collector }) => {
-      self.recordSkipped(endpoint, reason, n);
-      digest.add(collector, {
-        kind: 'upstream records skipped at the edge',
-        fields: { endpoint, reason },
-        n,
-      });
+    observer: {
+      // The event holds the status class, seconds and bytes the observation reads.
+      request: (e) => self.observeRequest(e.endpoint, e),
+      error: (e) => errors.record(e),
+      retry: (endpoint, err) => self.recordRetry(endpoint, statusClass(err.status, err.reason)),
+      skipped: ({ endpoint, reason, count: n, collector }) => {
+        self.recordSkipped(endpoint, reason, n);
+        digest.add(collector, {
+          kind: 'upstream records skipped at the edge',
+          fields: { endpoint, reason },
+          n,
+        });
+      },
     },
   });
   return {

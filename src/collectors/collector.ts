@@ -68,7 +68,7 @@ export interface CollectorLinks {
   readonly offerSummaryWindows: (read: () => readonly SummaryWindowProgress[]) => void;
 }
 
-/** What every collector job gets: all of it, required. */
+/** What the exporter offers its collectors, all of it required; each job names the parts it uses ({@link Needs}). */
 export interface CollectorContext extends CollectorLinks {
   readonly config: Config;
   readonly client: UpstreamClient;
@@ -134,6 +134,8 @@ interface PollDiagnostics {
   readonly idle?: IdleSkipCounts;
   /** Upstream label values masked or cut, and elements left out for their id, by reason. */
   readonly labelValues?: readonly LabelValueCount[];
+  /** The approved-limits file was read again: true when it was good, false when the last good one stays. */
+  readonly limitsFileLoaded?: boolean;
 }
 
 /** One row of `station_exporter_refresh_achieved_seconds`. */
@@ -213,18 +215,23 @@ interface CollectorBase {
   readonly costs: CollectorCosts;
 }
 
+/**
+ * The parts of the {@link CollectorContext} a collector's job uses, by name: its job is
+ * constructed with those alone, and a caller outside the exporter passes no more.
+ */
+export type Needs<K extends keyof CollectorContext> = Pick<CollectorContext, K>;
+
 /** The collector that discovers the topology; it runs before the others. */
-export interface DiscoveryCollector extends CollectorBase {
+export interface DiscoveryCollector<D extends Partial<CollectorContext> = CollectorContext>
+  extends CollectorBase {
   readonly kind: 'discovery';
-  createJob(
-    ctx: CollectorContext,
-  ): Job<{ readonly now: Date; readonly signal?: AbortSignal }, DiscoveryOutcome>;
+  createJob(deps: D): Job<{ readonly now: Date; readonly signal?: AbortSignal }, DiscoveryOutcome>;
 }
 
 /** A collector that polls data for the discovered topology. */
-export interface DataCollector extends CollectorBase {
+export interface DataCollector<D extends Partial<CollectorContext> = CollectorContext> extends CollectorBase {
   readonly kind: 'data';
-  createJob(ctx: CollectorContext): Job<PollContext, PollOutcome>;
+  createJob(deps: D): Job<PollContext, PollOutcome>;
 }
 
 /** Any collector of the list. */

@@ -4,7 +4,7 @@
  * collector is a folder, one line here, and its config section.
  */
 import type { Config } from '../config/schema.ts';
-import type { Collector, DataCollector, DiscoveryCollector } from './collector.ts';
+import type { Collector, DataCollector } from './collector.ts';
 import { measurementsCollector } from './measurements/index.ts';
 import { summaryCollector } from './summary/index.ts';
 import { targetsCollector } from './targets/index.ts';
@@ -12,7 +12,7 @@ import { topologyCollector } from './topology/index.ts';
 import { unitsCollector } from './units/index.ts';
 
 /** The discovery collector: it runs first, and its topology feeds the others. */
-export const DISCOVERY: DiscoveryCollector = topologyCollector;
+export const DISCOVERY = topologyCollector;
 
 /** Every collector, discovery first. */
 export const COLLECTORS: readonly Collector[] = [

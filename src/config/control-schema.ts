@@ -11,7 +11,8 @@ import { always, anchoredRegex, duration, isRecord } from './fields.ts';
 // An offset is required: a baseline period without one would depend on the exporter's zone.
 const TIMESTAMP_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
 
-function timestamp(what: string) {
+/** An RFC 3339 time with an offset, parsed to Unix milliseconds. */
+export function timestamp(what: string) {
   return z
     .string()
     .transform((text, ctx) => {
@@ -301,6 +302,16 @@ export const controlSchema = z
           'their documented rate (docs/measurements.md). Either way a chart is flagged only when phi is ' +
           'significantly above 0.1 (one-sided test at 1 %).',
       ),
+    limits_file: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        'A file of approved control limits (YAML, docs/measurements.md "Approved limits"), relative to this ' +
+          'file: a chart with an approved entry uses its centre, sigma and limits, frozen; the others use their ' +
+          'baseline. Checked when the config loads; read again at a poll when it changed on disk (a bad file ' +
+          'is logged and counted, and the last good one stays in use).',
+      ),
     hold: z
       .union([z.literal(false), duration()])
       .prefault('1h')
@@ -325,6 +336,8 @@ export const controlSchema = z
     })),
     evaluationWindowMs: c.evaluation_window,
     rules: c.rules,
+    /** The approved-limits file as written; the loader resolves it against the config's directory. */
+    limitsFile: c.limits_file,
   }))
   .describe('Control charts (I-MR limits and Nelson rules) per station, measurement name and slot.');
 

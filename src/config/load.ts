@@ -5,6 +5,7 @@ import { maskCredentialLike, Redactor } from '../util/redact.ts';
 import { expandEnv, type PathIssue } from './env.ts';
 import { configErrorMap, flattenIssues, formatIssue, formatPath } from './issues.ts';
 import { labelSecretIssues } from './label-secrets.ts';
+import { checkLimitsFile, withLimitsFile } from './limits-file.ts';
 import { fileErrorText, readErrorText, yamlErrorText, yamlToValue } from './read-errors.ts';
 import { type Config, type ConfigData, configSchema } from './schema.ts';
 import { checkTlsFiles, resolveTlsFiles } from './tls-files.ts';
@@ -191,6 +192,7 @@ export function configFromObject(raw: unknown, opts: ParseOptions): Config {
   const tokenFile = tokenFilePath(expanded.value, opts.baseDir, unexpanded);
   const issues = [...expanded.issues, ...schemaIssues, ...checkTokenFile(tokenFile, learn)];
   issues.push(...checkTlsFiles(expanded.value, { baseDir: opts.baseDir, skip: unexpanded }));
+  issues.push(...checkLimitsFile(expanded.value, { baseDir: opts.baseDir, skip: unexpanded }));
   // After the token file is read: the redactor must know every token before the labels are checked.
   issues.push(...labelSecretIssues(expanded.value, secrets.apply));
   if (issues.length > 0 || !parsed.success) {
@@ -200,7 +202,11 @@ export function configFromObject(raw: unknown, opts: ParseOptions): Config {
     );
   }
   const connection = resolveTlsFiles(parsed.data.upstream.connection, opts.baseDir);
-  return brand({ ...parsed.data, upstream: { ...parsed.data.upstream, connection } }, tokenFile);
+  const measurements = withLimitsFile(parsed.data.measurements, opts.baseDir);
+  return brand(
+    { ...parsed.data, measurements, upstream: { ...parsed.data.upstream, connection } },
+    tokenFile,
+  );
 }
 
 /** Marks a config as the loader's own; {@link assertLoaded} checks the mark at run time too. */

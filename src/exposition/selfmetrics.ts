@@ -192,6 +192,12 @@ export class SelfMetrics {
     if (ok) this.#r.reloadTime.set(nowMs / 1000);
   }
 
+  /** Records one read of the approved-limits file: good (taken) or bad (the last good one stays). */
+  recordLimitsFile({ ok }: { readonly ok: boolean }): void {
+    this.#r.limitsFileOk.set(ok ? 1 : 0);
+    if (!ok) this.#r.limitsFileFailures.inc();
+  }
+
   /** Whether the token expires within the warning margin. */
   setTokenExpiring(expiring: boolean): void {
     this.#r.expiring.set(expiring ? 1 : 0);
@@ -411,6 +417,19 @@ function resilienceInstruments(registers: Registry[]) {
     help: 'Time of the last successful config load (start-up or reload), exporter clock.',
     registers,
   });
+  const limitsFileOk = new Gauge({
+    name: `${P}limits_file_last_reload_successful`,
+    help:
+      'Whether the last read of the approved-limits file (measurements.control.limits_file, read again when it ' +
+      'changes on disk) gave a valid file (1) or not (0: the last good one is still used); 1 before any read.',
+    registers,
+  });
+  limitsFileOk.set(1);
+  const limitsFileFailures = new Counter({
+    name: `${P}limits_file_reload_failures_total`,
+    help: 'Reads of the approved-limits file that found it missing or invalid (each state of the file counted once); the last good one stays in use.',
+    registers,
+  });
   const expiring = new Gauge({
     name: `${P}token_expiring`,
     help: 'Whether the bearer token (a JWT) expires within upstream.token_expiry_warning (1) or not (0).',
@@ -433,6 +452,8 @@ function resilienceInstruments(registers: Registry[]) {
     stale,
     reloadOk,
     reloadTime,
+    limitsFileOk,
+    limitsFileFailures,
     expiring,
     fileError,
   };

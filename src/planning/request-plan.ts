@@ -115,6 +115,11 @@ function checkInput(input: PlanInput, reserve: number): void {
   for (const [level, n] of Object.entries(input.summaryRequests)) {
     if (!(Number.isInteger(n) && n >= 0)) throw new RangeError(`summaryRequests.${level} must be a count`);
   }
+  checkNeeds(input);
+}
+
+/** The windows' refresh overrides and the record collectors' needs. */
+function checkNeeds(input: PlanInput): void {
   for (const w of input.windows) {
     if (w.refreshMs !== undefined && !(w.refreshMs > 0)) {
       throw new RangeError(`refresh of window ${w.name} must be positive`);
@@ -202,32 +207,44 @@ function costAt(list: readonly Candidate[], at: () => 'longest' | number): numbe
  */
 function solveStretch(list: readonly Candidate[], ceiling: number): number {
   if (costAt(list, () => 0) <= ceiling) return 0;
+  const sorted = breakpoints(list);
+  for (let i = 1; i < sorted.length; i++) {
+    const hi = sorted[i]!;
+    if (costAt(list, () => hi) <= ceiling) return solveSegment(list, ceiling, { lo: sorted[i - 1]!, hi });
+  }
+  // Only reached when nothing can stretch far enough, which the drop loop has ruled out.
+  return sorted.at(-1) ?? 0;
+}
+
+/** 0 and the stretches at which some window reaches its default or its longest refresh, ascending. */
+function breakpoints(list: readonly Candidate[]): number[] {
   const points = new Set<number>();
   for (const c of list) {
     if (c.lengthMs === undefined || c.lengthMs <= 0) continue;
     points.add(c.defaultMs / c.lengthMs);
     points.add(c.longestMs / c.lengthMs);
   }
-  const sorted = [0, ...[...points].sort((a, b) => a - b)];
-  for (let i = 1; i < sorted.length; i++) {
-    const hi = sorted[i]!;
-    if (costAt(list, () => hi) > ceiling) continue;
-    const lo = sorted[i - 1]!;
-    const mid = (lo + hi) / 2;
-    let fixed = 0;
-    let k = 0;
-    for (const c of list) {
-      const stretching =
-        c.lengthMs !== undefined && mid * c.lengthMs > c.defaultMs && mid * c.lengthMs < c.longestMs;
-      if (stretching) k += (c.requests * MINUTE) / c.lengthMs!;
-      else fixed += perMinute(c.requests, refreshAt(c, mid));
-    }
-    // A hair above the exact root, so that floating-point rounding never lands above the ceiling.
-    const f = k / (ceiling - fixed);
-    return Math.min(hi, Math.max(lo, f * (1 + 1e-9)));
+  return [0, ...[...points].sort((a, b) => a - b)];
+}
+
+/** The stretch in [lo, hi] at which the cost `A + K / f` meets the ceiling. */
+function solveSegment(
+  list: readonly Candidate[],
+  ceiling: number,
+  { lo, hi }: { readonly lo: number; readonly hi: number },
+): number {
+  const mid = (lo + hi) / 2;
+  let fixed = 0;
+  let k = 0;
+  for (const c of list) {
+    const stretching =
+      c.lengthMs !== undefined && mid * c.lengthMs > c.defaultMs && mid * c.lengthMs < c.longestMs;
+    if (stretching) k += (c.requests * MINUTE) / c.lengthMs!;
+    else fixed += perMinute(c.requests, refreshAt(c, mid));
   }
-  // Only reached when nothing can stretch far enough, which the drop loop has ruled out.
-  return sorted.at(-1) ?? 0;
+  // A hair above the exact root, so that floating-point rounding never lands above the ceiling.
+  const f = k / (ceiling - fixed);
+  return Math.min(hi, Math.max(lo, f * (1 + 1e-9)));
 }
 
 function entryAt(c: Candidate, f: number): PlanEntry {

@@ -348,6 +348,7 @@ export class Scheduler {
     for (const r of d?.recordsSkipped ?? []) selfMetrics.recordSkipped(r.endpoint, r.reason, r.count);
     for (const r of d?.labelValues ?? []) selfMetrics.labelValuesRedacted(name, r.reason, r.count);
     if (d?.summaryPartial !== undefined) selfMetrics.setSummaryPartial(d.summaryPartial);
+    if (d?.limitsFileLoaded !== undefined) selfMetrics.recordLimitsFile({ ok: d.limitsFileLoaded });
   }
 
   /**

@@ -144,9 +144,10 @@ function buildElements(ctx: Ctx, line: { id: string; siteId: string; path: strin
     const stations = Array.from({ length: size }, (_, i) => {
       const spath = size === 1 ? path : `${path}/station/${i}`;
       const id = size === 1 ? elementId : uniqueId(ctx, spath);
-      let name = stationName(step, i, size);
-      if (ctx.exotic && e === 0 && i === 0) name = EXOTIC.station;
-      if (ctx.hostile && e === 0 && i === 0) name = HOSTILE.station;
+      const name =
+        e === 0 && i === 0
+          ? firstName(ctx, 'station', stationName(step, i, size))
+          : stationName(step, i, size);
       const base: PlantStation = { id, name, siteId: line.siteId, lineId: line.id, position: e };
       if (size > 1) base.groupId = elementId;
       return buildStation(ctx, base, { path: spath, total: total });
@@ -231,57 +232,78 @@ function addRealism(
   });
 }
 
+/** The name of the plant's first site, line or station: hostile or exotic when the plant asks for it. */
+function firstName(ctx: Ctx, kind: 'site' | 'line' | 'station', plain: string): string {
+  if (ctx.hostile) return HOSTILE[kind];
+  return ctx.exotic ? EXOTIC[kind] : plain;
+}
+
 function buildSite(ctx: Ctx, s: number, lines: LineModel[]): SiteWire {
   const template = SITE_TEMPLATES[s % SITE_TEMPLATES.length]!;
   const round = Math.floor(s / SITE_TEMPLATES.length);
   const suffix = round ? ` ${round + 1}` : '';
   const path = `site/${s}`;
+  const plain = `Plant ${template.city}${suffix}`;
   const site: SiteWire = {
     id: uniqueId(ctx, path),
-    name:
-      ctx.hostile && s === 0
-        ? HOSTILE.site
-        : ctx.exotic && s === 0
-          ? EXOTIC.site
-          : `Plant ${template.city}${suffix}`,
+    name: s === 0 ? firstName(ctx, 'site', plain) : plain,
     description: `Electronics manufacturing site in ${template.city}${suffix}`,
     lines: [],
   };
   for (let l = 0; l < ctx.scale.linesPerSite; l++) {
-    const lpath = `${path}/line/${l}`;
-    const kind = pick(LINE_KINDS, uniform(ctx.seed, Purpose.plant, hashString(lpath)));
-    const line: LineWire = {
-      id: uniqueId(ctx, lpath),
-      name:
-        ctx.hostile && s === 0 && l === 0
-          ? HOSTILE.line
-          : ctx.exotic && s === 0 && l === 1
-            ? EXOTIC.line
-            : `${kind.name} ${l + 1}`,
-      description: `${kind.what}, ${template.city}${suffix}`,
-      elements: [],
-    };
-    const firstStation = ctx.stations.length;
-    const { wires, models } = buildElements(ctx, {
-      id: line.id,
-      siteId: site.id,
-      path: lpath,
-      name: line.name,
-    });
-    line.elements = wires;
-    for (const st of ctx.stations.slice(firstStation)) {
-      st.tz = uniform(ctx.seed, Purpose.plant, st.hash, 9) < 0.15 ? null : template.tz;
-    }
-    lines.push(
-      buildLineModel(ctx, lpath, {
-        serialPrefix: `${template.code}${round ? round + 1 : ''}${l + 1}`,
-        tz: template.tz,
-        models: models,
-      }),
-    );
-    site.lines.push(line);
+    site.lines.push(buildLine(ctx, { site, s, l, template, round }, lines));
   }
   return site;
+}
+
+/** The names of line `l` of site `s`: the hostile one first, the exotic one second. */
+function lineName(ctx: Ctx, at: { readonly s: number; readonly l: number }, plain: string): string {
+  if (at.s !== 0) return plain;
+  if (ctx.hostile && at.l === 0) return HOSTILE.line;
+  return ctx.exotic && at.l === 1 ? EXOTIC.line : plain;
+}
+
+/** Line `l` of site `s`, its stations' time zones, and its model appended to `lines`. */
+function buildLine(
+  ctx: Ctx,
+  at: {
+    readonly site: SiteWire;
+    readonly s: number;
+    readonly l: number;
+    readonly template: (typeof SITE_TEMPLATES)[number];
+    readonly round: number;
+  },
+  lines: LineModel[],
+): LineWire {
+  const { site, l, template, round } = at;
+  const suffix = round ? ` ${round + 1}` : '';
+  const lpath = `site/${at.s}/line/${l}`;
+  const kind = pick(LINE_KINDS, uniform(ctx.seed, Purpose.plant, hashString(lpath)));
+  const line: LineWire = {
+    id: uniqueId(ctx, lpath),
+    name: lineName(ctx, at, `${kind.name} ${l + 1}`),
+    description: `${kind.what}, ${template.city}${suffix}`,
+    elements: [],
+  };
+  const firstStation = ctx.stations.length;
+  const { wires, models } = buildElements(ctx, {
+    id: line.id,
+    siteId: site.id,
+    path: lpath,
+    name: line.name,
+  });
+  line.elements = wires;
+  for (const st of ctx.stations.slice(firstStation)) {
+    st.tz = uniform(ctx.seed, Purpose.plant, st.hash, 9) < 0.15 ? null : template.tz;
+  }
+  lines.push(
+    buildLineModel(ctx, lpath, {
+      serialPrefix: `${template.code}${round ? round + 1 : ''}${l + 1}`,
+      tz: template.tz,
+      models: models,
+    }),
+  );
+  return line;
 }
 
 /** Which kinds of names the plant uses besides the plain ones (default neither). */

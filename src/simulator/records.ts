@@ -289,42 +289,56 @@ export function metricRecords(
   const wantedNames = names && names.length > 0 ? new Set(names) : null;
   const out = timed<MetricRecordWire>();
   walkWindow(plant, { ids: ids, w: w }, (e) => {
-    const { visit, unit } = e;
-    const st = visit.station;
-    const t = visit.outMs;
-    const inserted = insertedAt(seed, st, { t: t, salt: 1 });
-    if (!visible(w, t, inserted)) return;
-    const slot = slotOf(seed, e);
-    const mode = modeOf(e);
-    const time_created = new Date(t).toISOString();
-    const time_inserted = inserted === null ? undefined : new Date(inserted).toISOString();
-    const failing = visit.result === 'pass' || st.explainers.length === 0 ? -1 : pickExplainer(seed, e);
-    const ctx = valueContext(seed, e, slot);
-    for (let i = 0; i < st.measures.length; i++) {
-      const spec = st.measures[i]!;
-      if (wantedNames && !wantedNames.has(spec.name)) continue;
-      ctx.failing = i === failing;
-      const rec: MetricRecordWire = {
-        station_id: st.id,
-        slot,
-        unit_serial: unit.serial,
-        time_created,
-        tz: st.tz,
-        mode,
-        tags: tagsOf(e),
-        name: spec.name,
-        value: measuredValue(spec, ctx),
-        unit: spec.unit,
-        type: spec.type,
-        limit_upper: spec.limitUpper,
-        limit_lower: spec.limitLower,
-      };
-      if (time_inserted !== undefined) rec.time_inserted = time_inserted;
-      out.times.push(t);
-      out.recs.push(rec);
-    }
+    const t = e.visit.outMs;
+    const inserted = insertedAt(seed, e.visit.station, { t: t, salt: 1 });
+    if (visible(w, t, inserted)) visitMetrics(seed, e, { inserted, wantedNames, out });
   });
   return sorted(out);
+}
+
+/** Appends the measurement records of one visible visit, one per wanted measured name. */
+function visitMetrics(
+  seed: number,
+  e: Emit,
+  into: {
+    readonly inserted: number | null;
+    readonly wantedNames: ReadonlySet<string> | null;
+    readonly out: Timed<MetricRecordWire>;
+  },
+): void {
+  const { visit, unit } = e;
+  const { inserted, wantedNames, out } = into;
+  const st = visit.station;
+  const t = visit.outMs;
+  const slot = slotOf(seed, e);
+  const mode = modeOf(e);
+  const time_created = new Date(t).toISOString();
+  const time_inserted = inserted === null ? undefined : new Date(inserted).toISOString();
+  const failing = visit.result === 'pass' || st.explainers.length === 0 ? -1 : pickExplainer(seed, e);
+  const ctx = valueContext(seed, e, slot);
+  for (let i = 0; i < st.measures.length; i++) {
+    const spec = st.measures[i]!;
+    if (wantedNames && !wantedNames.has(spec.name)) continue;
+    ctx.failing = i === failing;
+    const rec: MetricRecordWire = {
+      station_id: st.id,
+      slot,
+      unit_serial: unit.serial,
+      time_created,
+      tz: st.tz,
+      mode,
+      tags: tagsOf(e),
+      name: spec.name,
+      value: measuredValue(spec, ctx),
+      unit: spec.unit,
+      type: spec.type,
+      limit_upper: spec.limitUpper,
+      limit_lower: spec.limitLower,
+    };
+    if (time_inserted !== undefined) rec.time_inserted = time_inserted;
+    out.times.push(t);
+    out.recs.push(rec);
+  }
 }
 
 /** What the values of a visit depend on (the failing measurement is set per value). */

@@ -1,6 +1,6 @@
 /**
  * A baseline kept as time-bucketed sufficient statistics: per bucket of the time axis the
- * sums of {@link BaselineSums} (n, Σy, Σy², Σy³, the moving ranges, the lag-1 products, max |x|,
+ * sums of {@link BaselineSums} (n, Σy, Σy², Σy³, Σy⁴, the moving ranges, the lag-1 products, max |x|,
  * the finest step), plus its first and last value, so that the moving range between two
  * buckets (the pair at their boundary) is added when the buckets are summed. A bucket costs
  * {@link FIELDS} numbers whatever the points in it; the whole baseline a fixed ring of buckets.
@@ -29,8 +29,9 @@ const LAST = 12;
 /** 1 when the bucket's first point pairs with the point added before it (no gap between). */
 const JOINED = 13;
 const CUBES = 14;
+const QUARTICS = 15;
 /** Numbers per bucket. */
-const FIELDS = 15;
+const FIELDS = 16;
 /** Fewest points of a bucket whose skewness enters the baseline's median skewness. */
 const SKEW_BUCKET_POINTS = 20;
 
@@ -72,8 +73,11 @@ export class BaselineCollector {
     s.sum += sums.sum;
     s.squares += sums.squares;
     s.cubes += sums.cubes;
+    s.quartics += sums.quartics;
     s.bucketSkewness = sums.bucketSkewness;
     s.skewBuckets = sums.skewBuckets;
+    s.bucketKurtosis = sums.bucketKurtosis;
+    s.bucketPoints = sums.bucketPoints;
     s.pairs += sums.pairs;
     s.mrSum += sums.mrSum;
     s.lagged += sums.lagged;
@@ -98,6 +102,7 @@ export class BaselineCollector {
     s.sum += ring[at + SUM]!;
     s.squares += ring[at + SQUARES]!;
     s.cubes += ring[at + CUBES]!;
+    s.quartics += ring[at + QUARTICS]!;
     s.pairs += ring[at + PAIRS]!;
     s.mrSum += ring[at + MR]!;
     s.lagged += ring[at + LAGGED]!;
@@ -127,8 +132,11 @@ function clearSums(s: BaselineSums): void {
   s.sum = 0;
   s.squares = 0;
   s.cubes = 0;
+  s.quartics = 0;
   s.bucketSkewness = Number.NaN;
   s.skewBuckets = 0;
+  s.bucketKurtosis = Number.NaN;
+  s.bucketPoints = 0;
   s.pairs = 0;
   s.mrSum = 0;
   s.lagged = 0;
@@ -214,6 +222,7 @@ export class BaselineBuckets {
     r[at + SUM]! += y;
     r[at + SQUARES]! += y * y;
     r[at + CUBES]! += y * y * y;
+    r[at + QUARTICS]! += y * y * y * y;
     r[at + MAX_ABS] = Math.max(r[at + MAX_ABS]!, Math.abs(x));
     r[at + LAST] = x;
     this.prev = x;
@@ -254,34 +263,26 @@ export class BaselineBuckets {
   }
 
   /**
-   * Sets the median skewness of the whole buckets from `from` to before the newest (those with
-   * at least {@link SKEW_BUCKET_POINTS} points) into `sums`: computed when a bucket starts, not
-   * per poll.
+   * Sets the median skewness and excess kurtosis of the whole buckets from `from` to before the
+   * newest (those with at least {@link SKEW_BUCKET_POINTS} points) into `sums`, with their mean
+   * size: computed when a bucket starts, not per poll.
    */
   private skewnessOf(from: number, sums: BaselineSums): void {
     const cap = this.grid.capacity;
-    const values: number[] = [];
+    const skews: number[] = [];
+    const kurts: number[] = [];
+    let points = 0;
     for (let k = from; k < this.newest; k++) {
       const at = (((k % cap) + cap) % cap) * FIELDS;
-      const r = this.ring;
-      const n = r[at + N]!;
-      if (r[at + K] !== k || n < SKEW_BUCKET_POINTS) continue;
-      const m = r[at + SUM]! / n;
-      const m2 = r[at + SQUARES]! / n - m * m;
-      if (!(m2 > 0)) continue;
-      const m3 = r[at + CUBES]! / n - 3 * m * (r[at + SQUARES]! / n) + 2 * m * m * m;
-      const g = m3 / m2 ** 1.5;
-      if (Number.isFinite(g)) values.push(g);
+      if (this.ring[at + K] !== k || !bucketShape(this.ring, at, SHAPE)) continue;
+      skews.push(SHAPE.skewness);
+      kurts.push(SHAPE.kurtosis);
+      points += this.ring[at + N]!;
     }
-    values.sort((a, b) => a - b);
-    const mid = values.length >> 1;
-    sums.skewBuckets = values.length;
-    sums.bucketSkewness =
-      values.length === 0
-        ? Number.NaN
-        : values.length % 2 === 1
-          ? values[mid]!
-          : (values[mid - 1]! + values[mid]!) / 2;
+    sums.skewBuckets = skews.length;
+    sums.bucketSkewness = medianOf(skews);
+    sums.bucketKurtosis = medianOf(kurts);
+    sums.bucketPoints = skews.length === 0 ? 0 : points / skews.length;
   }
 
   private collectOne(k: number, into: BaselineCollector): void {
@@ -313,4 +314,34 @@ export class BaselineBuckets {
     r[at + AFTER]! += s.lagAfter;
     r[at + STEP] = Math.min(r[at + STEP]!, s.step);
   }
+}
+
+/** One bucket's shape, filled in place. */
+const SHAPE = { skewness: 0, kurtosis: 0 };
+
+/**
+ * The skewness and excess kurtosis of the bucket at `at` into `out`; false when it has fewer than
+ * {@link SKEW_BUCKET_POINTS} points or no spread.
+ */
+function bucketShape(ring: Float64Array, at: number, out: { skewness: number; kurtosis: number }): boolean {
+  const n = ring[at + N]!;
+  if (n < SKEW_BUCKET_POINTS) return false;
+  const m = ring[at + SUM]! / n;
+  const e2 = ring[at + SQUARES]! / n;
+  const e3 = ring[at + CUBES]! / n;
+  const m2 = e2 - m * m;
+  if (!(m2 > 0)) return false;
+  const m3 = e3 - 3 * m * e2 + 2 * m ** 3;
+  const m4 = ring[at + QUARTICS]! / n - 4 * m * e3 + 6 * m * m * e2 - 3 * m ** 4;
+  out.skewness = m3 / m2 ** 1.5;
+  out.kurtosis = m4 / (m2 * m2) - 3;
+  return Number.isFinite(out.skewness) && Number.isFinite(out.kurtosis);
+}
+
+/** The median of `values` (sorted in place); NaN when empty. */
+function medianOf(values: number[]): number {
+  if (values.length === 0) return Number.NaN;
+  values.sort((a, b) => a - b);
+  const mid = values.length >> 1;
+  return values.length % 2 === 1 ? values[mid]! : (values[mid - 1]! + values[mid]!) / 2;
 }

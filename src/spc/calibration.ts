@@ -20,6 +20,12 @@
  *   chance signals on that side), the sample skewness is shrunk towards 0 by twice its standard
  *   error sqrt(6 / n) and an allowance for heavy tails ({@link shrunkSkewness}): independent
  *   normal and symmetric heavy-tailed data keep γ = 0 about always.
+ * - Tails: the fast CUSUM (src/spc/detector-state.ts) signals on three or four values near or
+ *   beyond 3 sigma, so heavy tails multiply its chance rate far more than the configured
+ *   CUSUM's (Student's t with 5 degrees of freedom: 17 times its rate on normal data, by the
+ *   Brook–Evans chain; t30 already 2.3 times). Its decision interval is widened by
+ *   {@link tailWidening} of the baseline's excess kurtosis, as the median of its time buckets'
+ *   (robust to the one wild value), shrunk by its standard error under normality.
  */
 import type { BaselineSums } from './sums.ts';
 
@@ -46,6 +52,8 @@ export interface Calibration {
   readonly logS: number;
   readonly logM: number;
   readonly logSd: number;
+  /** What the fast CUSUM's decision interval is widened by for heavy tails (1: none). */
+  readonly tailWidening: number;
 }
 
 /** Options of {@link calibrationOf}. */
@@ -74,6 +82,7 @@ export function calibrationOf(
       ? shrunkMedianSkewness(s.bucketSkewness, n)
       : shrunkSkewness(m3 / m2 ** 1.5, n);
   const { logS, logM, logSd } = lognormalOfSkewness(Math.abs(skewness));
+  const m4 = s.quartics / n - 4 * m * (s.cubes / n) + 6 * m * m * (s.squares / n) - 3 * m ** 4;
   return {
     center: anchor + m,
     sigma: Math.sqrt((m2 * n) / (n - 1)),
@@ -82,7 +91,51 @@ export function calibrationOf(
     logS,
     logM,
     logSd,
+    tailWidening: tailWidening(heavyTails(s, m4 / (m2 * m2) - 3)),
   };
+}
+
+/**
+ * The baseline's excess kurtosis beyond what normal data show, shrunk by one standard error: the
+ * median of the buckets' (when there are {@link MIN_SKEW_BUCKETS}) less its median on normal
+ * data of the buckets' size, else the whole baseline's `g2` less twice sqrt(24 / n). 0 or more.
+ */
+function heavyTails(s: Readonly<BaselineSums>, g2: number): number {
+  if (s.skewBuckets >= MIN_SKEW_BUCKETS && s.bucketPoints > 3) {
+    const p = s.bucketPoints;
+    const se = (1.2533 * Math.sqrt(24 / p)) / Math.sqrt(s.skewBuckets);
+    const kept = s.bucketKurtosis - normalBucketKurtosis(p) - se;
+    return Number.isFinite(kept) ? Math.max(0, kept) : 0;
+  }
+  const kept = g2 - 2 * Math.sqrt(24 / s.n);
+  return Number.isFinite(kept) ? Math.max(0, kept) : 0;
+}
+
+/**
+ * The median excess kurtosis of `points` independent normal values: below 0 (its mean is
+ * −6 / (n + 1), and it is skewed to the right). Fitted to simulations of 20 to 240 points
+ * within 0.01 (60 points: −0.20).
+ */
+function normalBucketKurtosis(points: number): number {
+  return -6 / (points + 1) - 0.15 * Math.sqrt(24 / points);
+}
+
+/** The most {@link tailWidening} widens by. */
+const MAX_TAIL_WIDENING = 0.36;
+/** How fast it approaches that, per unit of excess kurtosis. */
+const TAIL_WIDENING_RATE = 2.2;
+
+/**
+ * The factor on the fast CUSUM's decision interval for an excess kurtosis `e` beyond normal
+ * (as {@link heavyTails} gives it): 1 + 0.36 (1 − e^(−2.2 e)). Fitted to the h that keeps the fast
+ * CUSUM's in-control run length under Student's t at its run length on normal data (Brook–Evans
+ * chain; t10, t5, t4 need 1.19, 1.32, 1.35 at their median bucket kurtosis, this gives 1.20,
+ * 1.33, 1.35; t20 and t30 get less than they need, 1.09 and 1.03 for 1.11 and 1.07). Checked in
+ * test/spc/calibration.test.ts.
+ */
+export function tailWidening(e: number): number {
+  if (!(e > 0)) return 1;
+  return 1 + MAX_TAIL_WIDENING * (1 - Math.exp(-TAIL_WIDENING_RATE * e));
 }
 
 /** φ from the sums (as src/spc/limits.ts computes it); 0 without neighbour pairs. */

@@ -45,16 +45,17 @@ export const EVENT_SLOTS = 10;
 
 /**
  * The fast CUSUM that runs beside the configured one whenever it is enabled: k 1.5 (the
- * allowance for a 3 sigma shift), h 4.5, values capped at ±3 sigma, no fast initial response.
- * Its increments are at most 1.5, so it needs at least four points near or beyond 3 sigma to
- * signal: one wild value (a failing unit's, a heavy tail's) cannot set it off, nor can two.
- * By the Brook–Evans chain, in control it signals once in 16.4 million points on independent
- * normal data (beside the configured CUSUM's 1.44 million, the pair: once in 1.32 million), and
- * finds a 3 sigma shift in 4.8 points on average by simulation (the chain says 4.6, counting a
- * sum of exactly h as a signal; the configured CUSUM alone: 6.5). The numbers are checked in
- * test/spc/fast-cusum.test.ts.
+ * allowance for a 3 sigma shift), h 4.25, values capped at ±3.5 sigma, no fast initial response.
+ * Its increments are at most 2, so one wild value (a failing unit's, a heavy tail's) cannot set
+ * it off, nor two from rest (4 < 4.25). By the Brook–Evans chain, in control it signals once in
+ * 2.30 million points on independent normal data (beside the configured CUSUM's 1.44 million,
+ * the pair: once in 0.89 million), and finds a 3 sigma shift in 3.92 points on average (the
+ * configured CUSUM alone: 6.5; Lorden's asymptotic term ln(ARL0)/KL at the pair's rate: 3.0).
+ * Heavy tails would multiply its chance rate (t5: 17 times); its h is widened for the
+ * baseline's kurtosis (src/spc/calibration.ts, {@link effectiveParams}). The numbers are
+ * checked in test/spc/fast-cusum.test.ts.
  */
-export const FAST_CUSUM: CusumParams = { k: 1.5, h: 4.5, cap: 3, fir: false };
+export const FAST_CUSUM: CusumParams = { k: 1.5, h: 4.25, cap: 3.5, fir: false };
 
 /** The detectors' settings of one charted name (plant-wide defaults with its overrides). */
 export interface DetectorParams {
@@ -190,12 +191,14 @@ export function finalUpTo(state: DetectorState): number {
  * The settings to use against `limits`: the decision intervals of both CUSUMs widened by the
  * long-run variance factor (1 + φ) / (1 − φ) of the baseline's autocorrelation φ, as estimated
  * (src/spc/calibration.ts), and the EWMA's L by sqrt((1 + φ(1 − λ)) / (1 − φ(1 − λ))), the
- * asymptotic variance factor of an EWMA of AR(1) data. φ = 0 (given limits, compensation off):
+ * asymptotic variance factor of an EWMA of AR(1) data; the fast CUSUM's h also by the
+ * calibration's tail widening. φ = 0 and no tail widening (given limits, compensation off):
  * the settings as given.
  */
 export function effectiveParams(params: DetectorParams, limits: ControlLimits): DetectorParams {
   const phi = limits.calibration?.phi ?? 0;
-  if (phi === 0) return params;
+  const tails = limits.calibration?.tailWidening ?? 1;
+  if (phi === 0 && tails === 1) return params;
   const { lambda } = params.ewma;
   const carried = phi * (1 - lambda);
   const widening = longRunFactor(phi);
@@ -203,7 +206,7 @@ export function effectiveParams(params: DetectorParams, limits: ControlLimits): 
   return {
     cusum: { ...params.cusum, h: params.cusum.h * widening },
     ewma: { ...params.ewma, L: params.ewma.L * Math.sqrt((1 + carried) / (1 - carried)) },
-    fast: { ...fast, h: fast.h * widening },
+    fast: { ...fast, h: fast.h * widening * tails },
   };
 }
 

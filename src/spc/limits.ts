@@ -112,8 +112,11 @@ export function emptySums(): BaselineSums {
     sum: 0,
     squares: 0,
     cubes: 0,
+    quartics: 0,
     bucketSkewness: Number.NaN,
     skewBuckets: 0,
+    bucketKurtosis: Number.NaN,
+    bucketPoints: 0,
     pairs: 0,
     mrSum: 0,
     lagged: 0,
@@ -130,6 +133,7 @@ export function addPoint(s: BaselineSums, x: number, y: number): void {
   s.sum += y;
   s.squares += y * y;
   s.cubes += y * y * y;
+  s.quartics += y * y * y * y;
   const abs = Math.abs(x);
   if (abs > s.maxAbs) s.maxAbs = abs;
 }
@@ -223,18 +227,23 @@ export interface GivenLimits {
   readonly center: number;
   readonly ucl: number;
   readonly lcl: number;
+  /** The sigma of the study that gave the limits (approved limits); default (ucl - lcl) / 6. */
+  readonly sigma?: number;
 }
 
 /**
- * Limits given in config. Sigma is (ucl - lcl) / 6, so the zones of the run rules follow the
- * plan's limits; the MR chart's limit is the one these limits imply (D4 × d2 × sigma).
+ * Limits given in config or approved. Sigma is the given one, else (ucl - lcl) / 6, so the zones
+ * of the run rules follow the plan's limits; the MR chart's limit is the one this sigma implies
+ * (D4 × d2 × sigma).
  */
 export function givenLimits(given: GivenLimits): LimitsResult {
   const { center, ucl, lcl } = given;
   if (!Number.isFinite(center) || !Number.isFinite(ucl) || !Number.isFinite(lcl))
     return { ok: false, reason: 'non_finite', samples: 0 };
   if (!(lcl <= center && center <= ucl)) return { ok: false, reason: 'invalid_limits', samples: 0 };
-  const sigma = (ucl - lcl) / 6;
+  const sigma = given.sigma ?? (ucl - lcl) / 6;
+  if (!(sigma >= 0 && sigma < Number.POSITIVE_INFINITY))
+    return { ok: false, reason: 'invalid_limits', samples: 0 };
   if (isNegligibleSigma(sigma, Math.max(Math.abs(ucl), Math.abs(lcl))))
     return { ok: false, reason: 'zero_sigma', samples: 0 };
   const mrBar = D2 * sigma;

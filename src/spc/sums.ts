@@ -14,12 +14,20 @@ export interface BaselineSums {
   squares: number;
   /** Σy³: the baseline's skewness, for the detectors' calibration. */
   cubes: number;
+  /** Σy⁴: the baseline's kurtosis, for the fast CUSUM's calibration to heavy tails. */
+  quartics: number;
   /**
    * The median of the skewnesses of the baseline's whole time buckets (src/spc/baseline.ts), and
    * how many buckets it is of (0: none, the median NaN): a skewness one wild value cannot make.
    */
   bucketSkewness: number;
   skewBuckets: number;
+  /**
+   * The median of the same buckets' excess kurtoses (NaN without buckets), and their mean
+   * number of points: how heavy the tails are, robust to the one wild value.
+   */
+  bucketKurtosis: number;
+  bucketPoints: number;
   /** Neighbour pairs (the first point of a segment has no neighbour before it). */
   pairs: number;
   mrSum: number;

@@ -3,7 +3,8 @@
  * encoded as the interface describes, responses mapped into domain types at the edge. A request
  * passes through layers (layers.ts) composed in {@link createClient}: retry with Retry-After,
  * the endpoint's circuit breaker, the collector's limiter lane, token renewal, the stale-socket
- * resend and the transport (transport.ts); its answer is decoded round robin between collectors (decode.ts).
+ * resend, the observer's (observed.ts) and the transport (transport.ts); its answer is decoded
+ * round robin between collectors (decode.ts).
  */
 import type { Dispatcher } from 'undici';
 import { LoopYielder } from '../util/loop-yield.ts';
@@ -33,6 +34,7 @@ import {
   type Step,
 } from './layers.ts';
 import { Limiter } from './limiter.ts';
+import { type ClientObserver, observing } from './observed.ts';
 import {
   isValidId,
   parseMeasurements,
@@ -42,18 +44,8 @@ import {
   type RecordParseOptions,
 } from './parse.ts';
 import { type RetryPolicy, type RetryTimers, realRetryTimers } from './retry.ts';
-import { HttpTransport, type RequestEvent } from './transport.ts';
+import { HttpTransport } from './transport.ts';
 import type { MeasurementRecord, RecordList, Site, StationSummary, UnitRecord } from './types.ts';
-
-export type { RequestEvent };
-
-/** Records of one answer skipped at the edge, for one reason. */
-interface SkippedRecords {
-  readonly endpoint: Endpoint;
-  readonly reason: string;
-  readonly count: number;
-  readonly collector: string;
-}
 
 /** Client construction options. Everything with side effects is injectable. */
 export interface ClientOptions {
@@ -79,8 +71,6 @@ export interface ClientOptions {
   readonly retryTimers?: RetryTimers;
   /** Circuit breakers per endpoint; default none. */
   readonly breakers?: Breakers;
-  /** Hears each retry, with the failure that caused it. */
-  readonly onRetry?: (endpoint: Endpoint, err: UpstreamError, delayMs: number) => void;
   /**
    * undici dispatcher (connection pool), kept open when the client closes; tests inject one.
    * Without it, `connection` is used.
@@ -93,11 +83,8 @@ export interface ClientOptions {
   readonly connection?: DispatcherSource;
   /** Shared concurrency and rate gate; defaults to no practical limit. */
   readonly limiter?: Limiter;
-  readonly onRequest?: (event: RequestEvent) => void;
-  /** Called with every failed request's typed error (the status page keeps the last few). */
-  readonly onError?: (error: UpstreamError) => void;
-  /** Called with the records skipped at the edge, by reason, after each list response. */
-  readonly onSkipped?: (skipped: SkippedRecords) => void;
+  /** Hears each attempt, failure, retry and skipped record (self-metrics, logs, the status page). */
+  readonly observer?: ClientObserver;
   /** Monotonic clock in milliseconds, for request durations. */
   readonly monotonic?: () => number;
   /** The exporter's yielder to the event loop, shared with the rest of it; default the client's own. */
@@ -181,7 +168,7 @@ interface ClientLayers {
   readonly inHand: Limiter;
   readonly yielder: LoopYielder;
   readonly records?: RecordParseOptions;
-  readonly onSkipped?: (skipped: SkippedRecords) => void;
+  readonly observer: ClientObserver;
   /** Closes the connections (not an injected dispatcher). */
   readonly close: () => Promise<void>;
 }
@@ -225,7 +212,7 @@ class StationDataClient {
 
   #reportSkipped(collector: string, endpoint: Endpoint, list: RecordList<unknown>): void {
     for (const [reason, count] of Object.entries(list.skipped))
-      this.#layers.onSkipped?.({ endpoint, reason, count, collector });
+      this.#layers.observer.skipped?.({ endpoint, reason, count, collector });
   }
 
   /** The operations, with every request queued in `collector`'s lane; closing a view does nothing. */
@@ -317,34 +304,36 @@ class StationDataClient {
       });
     }
     for (const [reason, count] of Object.entries(parsed.skipped))
-      this.#layers.onSkipped?.({ endpoint: 'station_summary', reason, count, collector });
+      this.#layers.observer.skipped?.({ endpoint: 'station_summary', reason, count, collector });
     return parsed.summary;
   }
 }
 
-/** The layers from the outside in: retry, breaker, limiter lane, token, stale resend, transport. */
+/**
+ * The layers from the outside in: retry, breaker, limiter lane, token, stale resend, the
+ * observer's, transport.
+ */
 function stackLayers(opts: ClientOptions, connection: DispatcherSource): Step {
   const retryTimers = opts.retryTimers ?? realRetryTimers;
   const transport = new HttpTransport({
     connection,
     timeoutMs: opts.timeoutMs,
     maxResponseBytes: opts.maxResponseBytes,
-    monotonic: opts.monotonic ?? (() => performance.now()),
     now: () => retryTimers.now(),
-    onRequest: opts.onRequest,
-    onError: opts.onError,
   });
   const limiter = opts.limiter ?? new Limiter({ concurrency: 1024, ratePerSecond: Number.POSITIVE_INFINITY });
-  let send: Step = renewingToken(
-    resendingStale((s) => transport.send(s)),
-    opts,
+  const observed = observing(
+    (s) => transport.send(s),
+    opts.observer ?? {},
+    opts.monotonic ?? (() => performance.now()),
   );
+  let send: Step = renewingToken(resendingStale(observed), opts);
   send = limited(send, limiter);
   if (opts.breakers) send = breaking(send, opts.breakers);
   return retrying(send, {
     policy: opts.retry ?? { maxAttempts: 1, baseMs: 0, maxDelayMs: 0 },
     timers: retryTimers,
-    onRetry: opts.onRetry,
+    onRetry: opts.observer?.retry,
   });
 }
 
@@ -363,7 +352,6 @@ export function createClient(opts: ClientOptions): SharedClient {
     decoder: new AnswerDecoder({
       yielder,
       maxItems: opts.maxItemsPerAnswer ?? MAX_ITEMS_PER_ANSWER,
-      onError: opts.onError,
     }),
     inHand: new Limiter({
       concurrency: opts.recordAnswersInHand ?? RECORD_ANSWERS_IN_HAND,
@@ -372,7 +360,7 @@ export function createClient(opts: ClientOptions): SharedClient {
     }),
     yielder,
     records: opts.records,
-    onSkipped: opts.onSkipped,
+    observer: opts.observer ?? {},
     close: () => connection.close(),
   }).shared();
 }

@@ -6,7 +6,7 @@
  * file does.
  */
 import { createSecureContext } from 'node:tls';
-import { Agent, type Dispatcher, EnvHttpProxyAgent, interceptors } from 'undici';
+import type { Dispatcher } from 'undici';
 import { FileReadError, RegularFileReader, statWithin } from '../util/read-file.ts';
 import { TLS_VERSIONS, type TlsVersionName } from '../util/tls-versions.ts';
 
@@ -53,6 +53,14 @@ export const DEFAULT_CONNECTION: ConnectionSettings = {
   proxyConnectHeader: {},
   followRedirects: true,
 };
+
+/**
+ * undici, imported with the first dispatcher: validating a config (check-config, reload, the
+ * config's tests) reads the TLS files through this module but never connects, and importing
+ * undici costs more than the whole check.
+ */
+const loadUndici = () => import('undici');
+type Undici = Awaited<ReturnType<typeof loadUndici>>;
 
 /** As Go's HTTP client, which Prometheus uses. */
 const MAX_REDIRECTS = 10;
@@ -182,8 +190,11 @@ export class UpstreamConnection implements DispatcherSource {
 
   dispatcher(): Promise<Dispatcher> {
     if (this.#files.length === 0) {
-      this.#current ??= { version: '', dispatcher: this.#build(NO_MATERIAL) };
-      return Promise.resolve(this.#current.dispatcher);
+      if (this.#current !== undefined) return Promise.resolve(this.#current.dispatcher);
+      return loadUndici().then((undici) => {
+        this.#current ??= { version: '', dispatcher: this.#build(undici, NO_MATERIAL) };
+        return this.#current.dispatcher;
+      });
     }
     // Requests arriving together share one check instead of each reading the files.
     this.#checking ??= this.#check().finally(() => {
@@ -221,8 +232,9 @@ export class UpstreamConnection implements DispatcherSource {
           .join('; '),
       );
     }
+    const undici = await loadUndici();
     const previous = this.#current;
-    this.#current = { version, dispatcher: this.#build(material) };
+    this.#current = { version, dispatcher: this.#build(undici, material) };
     this.#badVersion = undefined;
     // Requests already sent on the old dispatcher finish there: close() waits for them. A
     // request takes its dispatcher and dispatches in one step, so none picks up the old one now.
@@ -273,10 +285,10 @@ export class UpstreamConnection implements DispatcherSource {
     this.#onFileError?.(reason);
   }
 
-  #build(material: TlsMaterial): Dispatcher {
-    const base = buildDispatcher(this.#settings, { material, env: this.#env });
+  #build(undici: Undici, material: TlsMaterial): Dispatcher {
+    const base = buildDispatcher(undici, this.#settings, { material, env: this.#env });
     return this.#settings.followRedirects
-      ? base.compose(interceptors.redirect({ maxRedirections: MAX_REDIRECTS }))
+      ? base.compose(undici.interceptors.redirect({ maxRedirections: MAX_REDIRECTS }))
       : base;
   }
 }
@@ -328,6 +340,7 @@ function fromEnv(env: NodeJS.ProcessEnv, name: string): string {
 
 /** The dispatcher for the settings and the TLS material read for them, without redirects. */
 function buildDispatcher(
+  undici: Undici,
   settings: ConnectionSettings,
   from: { readonly material: TlsMaterial; readonly env: NodeJS.ProcessEnv },
 ): Dispatcher {
@@ -335,7 +348,7 @@ function buildDispatcher(
   const tls = tlsOptions(settings.tls, material);
   const agent = { keepAliveTimeout: 30_000, connections: 64, connect: tls } as const;
   const proxy = settings.proxy;
-  if (proxy.kind === 'none') return new Agent(agent);
+  if (proxy.kind === 'none') return new undici.Agent(agent);
   // Given explicitly, the values never fall back to process.env: with proxy_url the environment
   // is ignored, and proxy_from_environment reads the environment it was given.
   const target =
@@ -349,7 +362,7 @@ function buildDispatcher(
   const headers = Object.fromEntries(
     Object.entries(settings.proxyConnectHeader).map(([name, values]) => [name.toLowerCase(), [...values]]),
   );
-  return new EnvHttpProxyAgent({
+  return new undici.EnvHttpProxyAgent({
     ...agent,
     ...target,
     // The upstream's TLS, inside the CONNECT tunnel; the proxy's own TLS (an https:// proxy)

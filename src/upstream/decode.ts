@@ -8,7 +8,7 @@ import type { LoopYielder } from '../util/loop-yield.ts';
 import { DecodeLanes } from './decode-lanes.ts';
 import type { Endpoint } from './endpoints.ts';
 import { decodeEnvelope, type EnvelopeData, EnvelopeError } from './envelope.ts';
-import { statusClass, UpstreamError } from './errors.ts';
+import { UpstreamError } from './errors.ts';
 import type { Answer } from './layers.ts';
 
 /** Endpoints whose answers are record lists, often megabytes each. */
@@ -32,25 +32,21 @@ export interface DecoderOptions {
   readonly yielder: LoopYielder;
   /** Most elements of `data` one answer may hold. */
   readonly maxItems: number;
-  /** Called with the typed error of an answer that does not decode. */
-  readonly onError?: (error: UpstreamError) => void;
 }
 
 /** Decodes answers in bounded steps, round robin between collectors. */
 export class AnswerDecoder {
   readonly #lanes: DecodeLanes;
   readonly #maxItems: number;
-  readonly #onError: ((error: UpstreamError) => void) | undefined;
 
   constructor(opts: DecoderOptions) {
     this.#lanes = new DecodeLanes(opts.yielder);
     this.#maxItems = opts.maxItems;
-    this.#onError = opts.onError;
   }
 
   /**
-   * Decodes an answer's envelope in fair steps and maps its data; reports the request as done,
-   * or as an invalid or too large body (counted, never retried: the same answer would come again).
+   * Decodes an answer's envelope in fair steps and maps its data; settles the answer, or fails
+   * it as an invalid or too large body (never retried: the same answer would come again).
    */
   async decode<T>(answer: Answer, reading: DataReading<T>): Promise<T> {
     const { collector, endpoint, list, map } = reading;
@@ -64,12 +60,11 @@ export class AnswerDecoder {
     } catch (err) {
       if (!(err instanceof EnvelopeError)) throw err;
       const reason = err.kind === 'too_large' ? 'too_large' : 'invalid_body';
-      answer.report(reason);
       const e = new UpstreamError(endpoint, reason, { message: `${endpoint}: ${err.message}` });
-      this.#onError?.(e);
+      answer.settle?.(e);
       throw e;
     }
-    answer.report(statusClass(answer.status));
+    answer.settle?.();
     return result;
   }
 }

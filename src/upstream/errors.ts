@@ -67,6 +67,8 @@ export class UpstreamError extends Error {
   override readonly name = 'UpstreamError';
   /** The wait the upstream asked for with `Retry-After`, in milliseconds. */
   retryAfterMs?: number;
+  /** Bytes of the answer received on the wire before it failed, when one came. */
+  receivedBytes?: number;
 
   constructor(
     readonly endpoint: Endpoint,

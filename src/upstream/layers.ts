@@ -7,7 +7,6 @@
  */
 import type { Breakers } from './breaker.ts';
 import type { Endpoint } from './endpoints.ts';
-import type { StatusClass } from './errors.ts';
 import { UpstreamError } from './errors.ts';
 import { isStaleConnection } from './failures.ts';
 import type { Limiter } from './limiter.ts';
@@ -27,12 +26,18 @@ export interface Authorized extends Sending {
   readonly token: string;
 }
 
-/** An answer whose status and body were read; decoding it reports the request as done. */
+/** An answer whose status and body were read. */
 export interface Answer {
   readonly status: number;
   /** The body as received (decompressed): decoded from the bytes, never held as one string. */
   readonly bytes: Buffer;
-  readonly report: (statusClass: StatusClass) => void;
+  /** The body's size on the wire (compressed). */
+  readonly wireBytes: number;
+  /**
+   * Called once the answer is decoded, with the error when it did not decode: a layer that
+   * needs the request's outcome (such as {@link observing}) sets it.
+   */
+  readonly settle?: (failure?: UpstreamError) => void;
 }
 
 /** One step of the stack: sends `request` and resolves with its answer. */

@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { runCheckConfig } from '../../src/app/commands.ts';
+import { runCheckConfig } from '../../src/app/commands/check-config.ts';
 
 /** Runs check-config on a config whose token file has `mode`; returns exit code and output. */
 async function check(mode: number, token = 'tok-123\n') {

@@ -66,7 +66,7 @@ describe('systemd unit', () => {
 
   it('reloads with SIGHUP, the signal the command line reloads on', () => {
     expect(one('ExecReload')).toBe('/bin/kill -HUP $MAINPID');
-    expect(readFileSync('src/cli.ts', 'utf8') + readFileSync('src/app/commands.ts', 'utf8')).toMatch(
+    expect(readFileSync('src/cli.ts', 'utf8') + readFileSync('src/app/commands/signals.ts', 'utf8')).toMatch(
       /'SIGHUP'/,
     );
   });

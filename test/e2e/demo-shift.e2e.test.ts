@@ -9,7 +9,7 @@
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { demoConfig, demoProcess } from '../../src/app/commands.ts';
+import { demoConfig, demoProcess } from '../../src/app/commands/demo.ts';
 import { wireExporter } from '../../src/app/wire.ts';
 import { startSimulatorServer } from '../../src/simulator/server.ts';
 import { parseExposition } from '../helpers/exposition.ts';

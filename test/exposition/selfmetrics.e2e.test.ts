@@ -43,6 +43,9 @@ function exercise(m: ReturnType<typeof setup>['m']): void {
   m.recordReload({ ok: false, nowMs: 1_700_000_000_000 });
   m.setTokenExpiring(true);
   m.setTokenFileError(true);
+  m.recordLimitsFile({ ok: true });
+  m.recordLimitsFile({ ok: false });
+  m.recordLimitsFile({ ok: false });
 }
 
 async function text(registry: Registry): Promise<string> {
@@ -89,12 +92,14 @@ describe('SelfMetrics', () => {
       'station_exporter_config_last_reload_successful 0',
       'station_exporter_token_expiring 1',
       'station_exporter_token_file_error 1',
+      'station_exporter_limits_file_last_reload_successful 0',
+      'station_exporter_limits_file_reload_failures_total 2',
     ]) {
       expect(out.split('\n')).toContain(line);
     }
     expect(out).not.toContain('collector_data_age_seconds{collector="metrics"}');
     const helps = out.split('\n').filter((l) => l.startsWith('# HELP '));
-    expect(helps).toHaveLength(30);
+    expect(helps).toHaveLength(32);
     for (const h of helps) expect(h).toMatch(/^# HELP station_exporter_\w+ \S.{20,}/);
   });
 

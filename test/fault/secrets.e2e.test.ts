@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { runCheckConfig } from '../../src/app/commands.ts';
+import { runCheckConfig } from '../../src/app/commands/check-config.ts';
 import { Reloader } from '../../src/app/reload.ts';
 import { type Exporter, wireExporter } from '../../src/app/wire.ts';
 import { FIXED_NOW } from '../helpers/harness.ts';

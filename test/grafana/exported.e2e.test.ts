@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { demoConfig } from '../../src/app/commands.ts';
+import { demoConfig } from '../../src/app/commands/demo.ts';
 import { wireExporter } from '../../src/app/wire.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import type { Config } from '../../src/config/schema.ts';

@@ -178,6 +178,9 @@ describe.skipIf(!enabled)('dashboard and rule queries on a real Prometheus', () 
     expect(events).toEqual({
       'Station exporter / Station / Control violations': expect.any(Number),
       'Station exporter / Station / Shift signals': 0,
+      // No limits file in the example config: no chart is approved.
+      'Station exporter / Station / Limits approved': 0,
+      'Station exporter / Station / Excluded from the study': 0,
     });
     // The shift is in the history of the exporter's first poll: it shows in the window gauge,
     // but a signal replayed from history is dated nowhere (issue 30: nothing to mark again after

@@ -79,14 +79,15 @@ export function cusumStep(state: CusumState, z: number, p: CusumParams): CusumSi
  * Average run length of the one-sided upper CUSUM to a mean shift of `shift` sigma, by the
  * Markov chain of Brook and Evans (1972) with `states` states, from a start of `start` (sigma).
  * With a cap, the standardized value is capped at ±cap: the chain's continuous part is cut
- * there, and the two tails become point masses at ±cap.
+ * there, and the two tails become point masses at ±cap. `cdf` is the in-control distribution
+ * of the standardized value (default standard normal).
  */
 export function oneSidedCusumArl(
   p: Pick<CusumParams, 'k' | 'h' | 'cap'>,
   shift: number,
-  opts: { readonly start?: number; readonly states?: number } = {},
+  opts: { readonly start?: number; readonly states?: number; readonly cdf?: (x: number) => number } = {},
 ): number {
-  const { start = 0, states = 150 } = opts;
+  const { start = 0, states = 150, cdf: baseCdf = normalCdf } = opts;
   const cap = p.cap ?? Number.POSITIVE_INFINITY;
   // State 0 is a sum of 0; state i covers ((i - 0.5) w, (i + 0.5) w], up to h.
   const w = (2 * p.h) / (2 * states - 1);
@@ -95,7 +96,7 @@ export function oneSidedCusumArl(
   for (let i = 0; i < states; i++) {
     const from = i * w;
     // P(z <= x) for the value z ~ N(shift, 1) capped: the continuous part only, within ±cap.
-    const cdf = (x: number) => normalCdf(Math.min(Math.max(x, -cap), cap) - shift);
+    const cdf = (x: number) => baseCdf(Math.min(Math.max(x, -cap), cap) - shift);
     const row: number[] = [];
     for (let j = 0; j < states; j++) {
       // Next sum = from + z - k lands in state j when z lies in (lo, hi].
@@ -105,8 +106,8 @@ export function oneSidedCusumArl(
     }
     if (cap !== Number.POSITIVE_INFINITY) {
       const top = stateOf(from + cap - p.k);
-      if (top < states) row[top] = (row[top] ?? 0) + (1 - normalCdf(cap - shift));
-      row[stateOf(from - cap - p.k)]! += normalCdf(-cap - shift);
+      if (top < states) row[top] = (row[top] ?? 0) + (1 - baseCdf(cap - shift));
+      row[stateOf(from - cap - p.k)]! += baseCdf(-cap - shift);
     }
     q.push(row);
   }
@@ -118,11 +119,23 @@ export function oneSidedCusumArl(
  * Average run length of the two-sided CUSUM to a shift of `shift` sigma, from the two one-sided
  * ones: 1/ARL = 1/ARL+ + 1/ARL− (exact for a zero start when k is not small; Montgomery 9.1.6).
  */
-export function cusumArl(p: CusumParams, shift: number): number {
+export function cusumArl(p: CusumParams, shift: number, cdf: (x: number) => number = normalCdf): number {
   const start = p.fir ? p.h / 2 : 0;
-  const up = oneSidedCusumArl(p, shift, { start });
-  const down = oneSidedCusumArl(p, -shift, { start });
+  const up = oneSidedCusumArl(p, shift, { start, cdf });
+  const down = oneSidedCusumArl(p, -shift, { start, cdf });
   return 1 / (1 / up + 1 / down);
+}
+
+/**
+ * The CDF of Student's t with 5 degrees of freedom scaled to variance 1 (t √(3/5)), in closed
+ * form (Abramowitz and Stegun 26.7.4, odd degrees of freedom): with θ = atan(t / √5),
+ * P(T ≤ t) = 1/2 + (θ + sin θ cos θ (1 + (2/3) cos² θ)) / π. The lower sum's chain uses it for
+ * the upper tail by symmetry.
+ */
+export function t5UnitCdf(x: number): number {
+  const theta = Math.atan(x / Math.sqrt(3 / 5) / Math.sqrt(5));
+  const c = Math.cos(theta);
+  return 0.5 + (theta + Math.sin(theta) * c * (1 + (2 / 3) * c * c)) / Math.PI;
 }
 
 /** Adds one standardized value; returns the side that signals, and then restarts, as the detectors do. */

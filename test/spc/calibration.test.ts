@@ -14,6 +14,7 @@ import {
   lognormalOfSkewness,
   longRunFactor,
   shrunkSkewness,
+  tailWidening,
 } from '../../src/spc/calibration.ts';
 
 const WEEK_MS = 7 * 86_400_000;
@@ -98,6 +99,38 @@ describe('calibrationOf', () => {
     expect(calibrationOf(w.sums, w.anchor)!.skewness).toBe(0);
   });
 
+  it('widens the fast CUSUM for heavy tails: t5 baselines, not normal ones, not for one wild value', () => {
+    const r = splitmix64(14);
+    const widenings = (draw: () => number, charts: number) =>
+      Array.from({ length: charts }, () => {
+        const { sums, anchor } = weekSums(draws(5040, draw));
+        return calibrationOf(sums, anchor)!.tailWidening;
+      });
+    const normal = widenings(() => r.normal(), 40);
+    // Noise alone: one standard error of shrinkage leaves about 1 baseline in 6 a little
+    // widened, by at most a few percent.
+    expect(normal.filter((w) => w > 1).length).toBeLessThan(14);
+    expect(Math.max(...normal)).toBeLessThan(1.1);
+    const t5 = widenings(() => standardDraw({ kind: 't', df: 5 }, r), 40);
+    // What keeps the fast CUSUM's run length on t5 data (Brook–Evans: 1.32, test/spc/fast-cusum.test.ts).
+    for (const w of t5) {
+      expect(w).toBeGreaterThan(1.2);
+      expect(w).toBeLessThanOrEqual(1.36);
+    }
+    const wild = draws(5040, () => r.normal());
+    wild[2000] = 60;
+    const w = weekSums(wild);
+    expect(calibrationOf(w.sums, w.anchor)!.tailWidening).toBeLessThan(1.1);
+  });
+
+  it('widens by 1 + 0.36 (1 − e^(−2.2 e)), none without excess kurtosis', () => {
+    expect(tailWidening(0)).toBe(1);
+    expect(tailWidening(-1)).toBe(1);
+    expect(tailWidening(Number.NaN)).toBe(1);
+    expect(tailWidening(1)).toBeCloseTo(1 + 0.36 * (1 - Math.exp(-2.2)), 12);
+    expect(tailWidening(100)).toBeCloseTo(1.36, 12);
+  });
+
   it('shrinks a whole baseline’s skewness by its standard error and the heavy-tail allowance', () => {
     expect(shrunkSkewness(0.3, 5040)).toBe(0);
     expect(shrunkSkewness(1, 5040)).toBeCloseTo(1 - 2 * Math.sqrt(6 / 5040) - 0.4, 12);
@@ -120,7 +153,7 @@ describe('the transform', () => {
     const shape = { kind: 'lognormal', sigma: 0.5 } as const;
     const g = (Math.exp(0.25) + 2) * Math.sqrt(Math.exp(0.25) - 1);
     const base = lognormalOfSkewness(g);
-    const up: Calibration = { center: 10, sigma: 2, phi: 0, skewness: g, ...base };
+    const up: Calibration = { center: 10, sigma: 2, phi: 0, skewness: g, ...base, tailWidening: 1 };
     const down: Calibration = { ...up, skewness: -g };
     const n = 200_000;
     const ups: number[] = [];
@@ -142,7 +175,14 @@ describe('the transform', () => {
   });
 
   it('is the plain standardized value without skew', () => {
-    const c: Calibration = { center: 5, sigma: 2, phi: 0, skewness: 0, ...lognormalOfSkewness(0) };
+    const c: Calibration = {
+      center: 5,
+      sigma: 2,
+      phi: 0,
+      skewness: 0,
+      ...lognormalOfSkewness(0),
+      tailWidening: 1,
+    };
     expect(calibrated(c, 9)).toBe(2);
     expect(calibrated(c, 1)).toBe(-2);
   });

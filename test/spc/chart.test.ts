@@ -149,8 +149,8 @@ describe('a rolling baseline in buckets', () => {
       chart.evaluate({ nowMs: now, complete: true });
       if (now > T0 + DAY) most = Math.max(most, chart.historyBytes);
     }
-    // 87 buckets of 15 numbers, and the recent points' columns (a few dozen points).
-    expect(most).toBeLessThanOrEqual(87 * 15 * 8 + 2 * 64 * 8);
+    // 87 buckets of 16 numbers, and the recent points' columns (a few dozen points).
+    expect(most).toBeLessThanOrEqual(87 * 16 * 8 + 2 * 64 * 8);
   });
 });
 
@@ -231,7 +231,7 @@ describe('history folded as it loads', () => {
     // A week of points every 2 minutes is 16 bytes x 5,000 points; folded, the chart holds the
     // buckets and under 256 points of 20 bytes (time, value, key): the 4h it waits for history
     // out of order (120 points) and a batch of 64 between folds.
-    expect(folded.most).toBeLessThanOrEqual(87 * 15 * 8 + 256 * 20);
+    expect(folded.most).toBeLessThanOrEqual(87 * 16 * 8 + 256 * 20);
     expect(whole.most).toBeGreaterThan(5000 * 16);
     const a = folded.chart.evaluate({ nowMs: now, complete: true });
     const b = whole.chart.evaluate({ nowMs: now, complete: true });

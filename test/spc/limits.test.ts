@@ -174,6 +174,21 @@ describe('given limits', () => {
     expect(givenLimits({ center: 5, ucl: 4, lcl: 6 })).toMatchObject({ reason: 'invalid_limits' });
     expect(givenLimits({ center: 7, ucl: 6, lcl: 4 })).toMatchObject({ reason: 'invalid_limits' });
   });
+
+  it('keep the sigma of an approved study, with the MR limit from it', () => {
+    // Sigma 0.5 given, not (13 - 7) / 6 = 1: MR-bar 1.128 * 0.5 = 0.564, MR UCL 3.267 * 0.564.
+    const r = givenLimits({ center: 10, ucl: 13, lcl: 7, sigma: 0.5 });
+    expect(r.ok && r.limits.sigma).toBe(0.5);
+    expect(r.ok && r.limits.mrBar).toBeCloseTo(0.564, 12);
+    expect(r.ok && r.limits.mrUcl).toBeCloseTo(1.842588, 12);
+    expect(r.ok && [r.limits.ucl, r.limits.lcl]).toEqual([13, 7]);
+    expect(givenLimits({ center: 10, ucl: 13, lcl: 7, sigma: -1 })).toMatchObject({
+      reason: 'invalid_limits',
+    });
+    expect(givenLimits({ center: 10, ucl: 13, lcl: 7, sigma: Number.NaN })).toMatchObject({
+      reason: 'invalid_limits',
+    });
+  });
 });
 
 describe('a chart over time', () => {

@@ -83,7 +83,7 @@ describe('client against the simulator', () => {
       token: () => TOKEN,
       timeoutMs: 30_000,
       retry: { maxAttempts: 3, baseMs: 0, maxDelayMs: 0 },
-      onError: (e) => errors.push(e),
+      observer: { error: (e) => errors.push(e) },
     });
     // 1 MiB of `{}`: about 350,000 items, over the 200,000 an answer may hold.
     sim.sim.setScenario({ hostile: { kind: 'empty-objects', endpoints: ['units'], bytes: 1024 * 1024 } });
@@ -117,7 +117,7 @@ describe('client against the simulator', () => {
       baseUrl: sim.url,
       token: () => TOKEN,
       timeoutMs: 1000,
-      onSkipped: ({ endpoint, reason, count }) => skipped.push(`${endpoint}/${reason}:${count}`),
+      observer: { skipped: ({ endpoint, reason, count }) => skipped.push(`${endpoint}/${reason}:${count}`) },
     });
     const ids = sim.sim.plant.stations.slice(0, 2).map((s) => s.id);
     const truth = sim.sim.unitsBetween(ids, hour.from, hour.to).filter((u) => u.direction === 'output');

@@ -3,8 +3,9 @@ import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { wireExporter } from '../../src/app/wire.ts';
 import { configFromObject } from '../../src/config/load.ts';
-import { type ClientOptions, createClient, type RequestEvent } from '../../src/upstream/client.ts';
+import { type ClientOptions, createClient } from '../../src/upstream/client.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
+import type { RequestEvent } from '../../src/upstream/observed.ts';
 import { LoopYielder } from '../../src/util/loop-yield.ts';
 
 const BASE = 'http://upstream.test';
@@ -23,8 +24,10 @@ function client(timeoutMs = 1000, more: Partial<ClientOptions> = {}) {
     token: () => TOKEN,
     timeoutMs,
     dispatcher: agent,
-    onRequest: (e) => events.push(e),
-    onSkipped: ({ endpoint, reason, count }) => skipped.push([endpoint, reason, count]),
+    observer: {
+      request: (e) => events.push(e),
+      skipped: ({ endpoint, reason, count }) => skipped.push([endpoint, reason, count]),
+    },
     ...more,
   });
 }
@@ -458,7 +461,7 @@ describe('stale keep-alive connections', () => {
 });
 
 describe('record answers in hand', () => {
-  /** A yielder whose yields wait for `open()`: answers over 256 kB wait there before parsing. */
+  /** A yielder whose yields wait for `open()`: an answer decoded in more than one step waits there. */
   function heldTurns() {
     let open!: () => void;
     const gate = new Promise<void>((resolve) => {
@@ -472,9 +475,12 @@ describe('record answers in hand', () => {
     return { yielder, open };
   }
 
+  // 1,000 records of about 250 bytes: an answer of several decoding slices (96 KiB each), so
+  // that its decoding reaches a yield and waits there while the gate is shut.
+  const RECORDS = 1000;
   const bigRecords = () =>
     ok(
-      Array.from({ length: 3000 }, (_, i) => ({
+      Array.from({ length: RECORDS }, (_, i) => ({
         station_id: S1,
         slot: null,
         unit_serial: `SN-${i}`,
@@ -492,7 +498,7 @@ describe('record answers in hand', () => {
 
   const window = { from: new Date('2026-11-01T00:00:00Z'), to: new Date('2026-11-01T01:00:00Z') };
 
-  /** Answers every `/metrics` request with 3,000 records; counts the requests. */
+  /** Answers every `/metrics` request with {@link RECORDS} records; counts the requests. */
   function serveRecords(): { count: number } {
     const served = { count: 0 };
     agent
@@ -553,7 +559,7 @@ describe('record answers in hand', () => {
       const done = await Promise.all(lists);
       await expect(summary).resolves.toMatchObject({ uniqueUnits: 1 });
       expect(received.count).toBe(6);
-      expect(done.map((l) => l.records.length)).toEqual(Array(6).fill(3000));
+      expect(done.map((l) => l.records.length)).toEqual(Array(6).fill(RECORDS));
     },
   );
 
@@ -566,15 +572,16 @@ describe('record answers in hand', () => {
     await settle();
     expect(received.count).toBe(1);
     open();
-    expect((await Promise.all(lists)).map((l) => l.records.length)).toEqual([3000, 3000, 3000]);
+    expect((await Promise.all(lists)).map((l) => l.records.length)).toEqual([RECORDS, RECORDS, RECORDS]);
     expect(received.count).toBe(3);
   });
 });
 
 describe('one hostile answer cannot starve another collector', () => {
   it("decodes a small answer of one collector while another's huge answer is still being decoded", async () => {
-    // 150,000 empty objects: under the item limit, 75 slices of decoding.
-    const huge = `{"data":[${Array(150_000).fill('{}').join(',')}],"message":"ok"}`;
+    // 24,000 empty objects: under the item limit, 12 slices of decoding; the small answer takes
+    // about 4 turns of the loop, so it is done well before the huge one.
+    const huge = `{"data":[${Array(24_000).fill('{}').join(',')}],"message":"ok"}`;
     agent
       .get(BASE)
       .intercept({ path: (p) => p.startsWith('/units') })
@@ -625,8 +632,8 @@ describe('one hostile answer cannot starve another collector', () => {
     });
     expect(measurementsSent).toBe(1);
     expect(measurements.records).toHaveLength(1);
-    // Before: answers were decoded one whole answer at a time, so this waited for all 75 slices.
+    // Decoded one whole answer at a time, this would wait for all 12 slices.
     expect(unitsDone).toBe(false);
-    await expect(units).resolves.toMatchObject({ received: 150_000, records: [] });
+    await expect(units).resolves.toMatchObject({ received: 24_000, records: [] });
   });
 });

@@ -16,7 +16,7 @@ import { Limiter } from '../../src/upstream/limiter.ts';
 import type { RetryTimers } from '../../src/upstream/retry.ts';
 
 const sending: Sending = { collector: 'units', endpoint: 'units', url: 'http://fake/units' };
-const answer: Answer = { status: 200, bytes: Buffer.alloc(0), report: () => {} };
+const answer: Answer = { status: 200, bytes: Buffer.alloc(0), wireBytes: 0 };
 
 const failure = (status: number) =>
   new UpstreamError('units', 'status', { message: `units: ${status}`, status });

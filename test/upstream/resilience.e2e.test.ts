@@ -10,9 +10,10 @@ import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Breakers } from '../../src/upstream/breaker.ts';
-import { createClient, type RequestEvent } from '../../src/upstream/client.ts';
+import { createClient } from '../../src/upstream/client.ts';
 import { MAX_ERROR_MESSAGE, MAX_UPSTREAM_TEXT, UpstreamError } from '../../src/upstream/errors.ts';
 import { Limiter } from '../../src/upstream/limiter.ts';
+import type { RequestEvent } from '../../src/upstream/observed.ts';
 import { backoffMs, parseRetryAfter, type RetryTimers } from '../../src/upstream/retry.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, n: number) => void;
@@ -73,8 +74,8 @@ function client(url: string, extra: Partial<Parameters<typeof createClient>[0]> 
     timeoutMs: 2000,
     retry: { maxAttempts: 3, baseMs: 100, maxDelayMs: 5000 },
     retryTimers: timers,
-    onRequest: (e) => events.push(e),
     ...extra,
+    observer: { request: (e) => events.push(e), ...extra.observer },
   });
   closers.push(() => c.close());
   return { c, events, timers };
@@ -249,7 +250,7 @@ describe('hostile bodies', () => {
     const message = 'e'.repeat(20 * 1024 * 1024);
     const up = await hostile((_q, res) => json(res, 500, JSON.stringify({ error: { code: 'X', message } })));
     const errors: UpstreamError[] = [];
-    const { c } = client(up.url, { onError: (e) => errors.push(e), timeoutMs: 60_000 });
+    const { c } = client(up.url, { observer: { error: (e) => errors.push(e) }, timeoutMs: 60_000 });
     await expect(c.listSites()).rejects.toMatchObject({ reason: 'status', status: 500 });
     expect(errors).toHaveLength(1);
     expect(errors[0]!.upstreamMessage!.length).toBeLessThanOrEqual(MAX_UPSTREAM_TEXT);
@@ -313,7 +314,9 @@ describe('schema drift', () => {
       ),
     );
     const skipped: Array<[string, number]> = [];
-    const { c } = client(up.url, { onSkipped: ({ reason, count }) => skipped.push([reason, count]) });
+    const { c } = client(up.url, {
+      observer: { skipped: ({ reason, count }) => skipped.push([reason, count]) },
+    });
     const list = await c.units({ stationIds: [S] });
     expect(list.records).toHaveLength(1);
     expect(skipped.reduce((a, [, n]) => a + n, 0)).toBe(2);

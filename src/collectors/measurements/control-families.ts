@@ -10,6 +10,7 @@ import { type Family, type FamilyDesc, LabelSet, type Sample } from '../../expos
 import type { ControlLimits } from '../../spc/index.ts';
 import { CUSUM_EVENT, type DetectorView, EWMA_EVENT } from '../../spc/index.ts';
 import { RULE_NUMBERS } from '../../spc/rules.ts';
+import { addLimitsSource, LIMITS_SOURCE_FAMILIES, type LimitsSource } from './limits-families.ts';
 
 const SERIES = ['site', 'line', 'station', 'station_id', 'group', 'metric', 'slot'];
 const BY_RULE = [...SERIES, 'rule'];
@@ -44,6 +45,9 @@ const CONTROL_KEYS = [
   'cusumK',
   'ewmaLambda',
   'ewmaL',
+  'limitsInfo',
+  'approvedAt',
+  'exclusions',
 ] as const;
 type Key = (typeof CONTROL_KEYS)[number];
 
@@ -171,6 +175,9 @@ function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyDesc> {
       "Width L of the EWMA's limits, in standard deviations of the statistic (widened on a chart compensated for " +
         'autocorrelation)',
     ),
+    limitsInfo: LIMITS_SOURCE_FAMILIES.info,
+    approvedAt: LIMITS_SOURCE_FAMILIES.approvedAt,
+    exclusions: LIMITS_SOURCE_FAMILIES.exclusions,
   };
 }
 
@@ -179,6 +186,14 @@ export const CONTROL_FAMILIES: readonly FamilyDesc[] = Object.values(controlFami
 
 function baselineText(control: ControlConfig): string {
   if (control.names.length === 0) return GENERIC_BASELINE;
+  const names = namesBaselineText(control);
+  return control.limitsFile === undefined
+    ? names
+    : `${names}; or, for a chart with an approved entry in the approved-limits file (measurements.control.limits_file), ` +
+        'its approved limits, frozen (station_measurement_control_limits_info says which)';
+}
+
+function namesBaselineText(control: ControlConfig): string {
   const parts = control.names.map((n) => {
     const b = n.baseline;
     const what =
@@ -222,6 +237,8 @@ export interface ControlOutcome {
    * needed: a label set is two strings built, and charts out of control have them every poll.
    */
   readonly sparseLabels?: Array<LabelSet | undefined>;
+  /** Where the limits come from (an approved entry or the name's baseline), as series. */
+  readonly source: LimitsSource;
   /** Undefined when the series has no limits (then only the event counters are exported). */
   readonly limits: ControlLimits | undefined;
   /** Violations per rule (index rule - 1) in the evaluation window. */
@@ -278,6 +295,11 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
     addDetectors(out, o);
     addLastTimes(out.lastViolation, o);
     if (o.late > 0) out.late.push({ labels: o.labels, value: o.late });
+    addLimitsSource(
+      { info: out.limitsInfo, approvedAt: out.approvedAt, exclusions: out.exclusions },
+      o.source,
+      o.labels,
+    );
     if (o.limits !== undefined) addLimits(out, o, o.limits);
   }
   const add = (key: Key, labels: LabelSet, value: number) => out[key].push({ labels, value });
@@ -412,11 +434,12 @@ function addSettings(
 
 /**
  * Series one charted (station, name, slot) has in steady state, by family: always state, centre,
- * UCL and LCL; the event counters of rule 1 and of rules 2 to 8 (when any is enabled); and per
- * enabled detector its statistics and counter (CUSUM: two sums and the counter; EWMA: the
- * statistic, its half-width and the counter): 12 with every rule and detector on (28 at 0.3.0,
- * 21 after the first cut). The sparse series (a window violations series per rule while it has
- * one, the detectors' last signal times, raised flags, late points) are not counted: an
+ * UCL, LCL and the limits' source (info); the event counters of rule 1 and of rules 2 to 8 (when
+ * any is enabled); and per enabled detector its statistics and counter (CUSUM: two sums and the
+ * counter; EWMA: the statistic, its half-width and the counter): 13 with every rule and detector
+ * on. The sparse series (a window violations series per rule while it has one, the detectors'
+ * last signal times, raised flags, late points, an approved chart's approval time and
+ * exclusions) are not counted: an
  * in-control chart has about 0.4 window series on average, and the others are rare. Also the
  * series of one charted name's settings by family (CUSUM h and k, EWMA lambda and L), whatever
  * its charts. By family, so that the series budget's estimate can drop them one by one as it
@@ -431,7 +454,7 @@ export function controlSeriesByFamily(config: Config): {
   const d = controlFamilyDescs();
   const perChart = new Map<string, number>();
   const perName = new Map<string, number>();
-  for (const key of ['state', 'center', 'ucl', 'lcl'] as const) perChart.set(d[key].name, 1);
+  for (const key of ['state', 'center', 'ucl', 'lcl', 'limitsInfo'] as const) perChart.set(d[key].name, 1);
   const rule1 = control.rules[1].enabled ? 1 : 0;
   const later = RULE_NUMBERS.some((r) => r > 1 && control.rules[r].enabled) ? 1 : 0;
   const counters = rule1 + later + (control.cusum.enabled ? 1 : 0) + (control.ewma.enabled ? 1 : 0);

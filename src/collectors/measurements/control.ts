@@ -7,6 +7,7 @@
  * them (the charts' recent points only, not their baseline), the labels and the families.
  */
 import type { Logger } from 'pino';
+import type { ChartLimits } from '../../config/limits-schema.ts';
 import type { Config } from '../../config/schema.ts';
 import type { Family, LabelSet } from '../../exposition/model.ts';
 import type { StationNode, Topology } from '../../model/topology.ts';
@@ -22,7 +23,9 @@ import {
 import type { MeasurementRecord } from '../../upstream/types.ts';
 import type { LoopYielder } from '../../util/loop-yield.ts';
 import type { FlaggedChart } from '../collector.ts';
+import { ApprovedLimits, type LimitsRefresh } from './approved-limits.ts';
 import { type ControlOutcome, controlFamilies, EVENT_RULE_NAMES } from './control-families.ts';
+import { type LimitsSource, limitsSource } from './limits-families.ts';
 import { bySeriesOrder, type MeasurementStore, stationKey, VALUE } from './store.ts';
 
 /** Points charted between two yields to the event loop (a few milliseconds of work). */
@@ -55,6 +58,11 @@ interface Charted {
   readonly entry: Entry;
   readonly chart: ControlChart;
   /**
+   * The approved entry the chart's limits come from (frozen), or undefined: the name's baseline.
+   * Replaced in place when a new file only changes what is not a limit (the reason, the exclusions).
+   */
+  approved: ChartLimits | undefined;
+  /**
    * The series' label set and its event counters' ({@link EVENT_RULE_NAMES}), kept while the
    * station's labels are the same object (a discovery builds new ones): building them anew for
    * every chart on every poll was a good part of the charts' cost per poll.
@@ -62,6 +70,12 @@ interface Charted {
   labels?: SeriesLabels & { readonly base: LabelSet };
   /** The series' outcome, updated in place at every poll. */
   outcome?: ChartedOutcome;
+  /** The limits' source as last exported, and what it was made from ({@link ControlCharts.#sourceOf}). */
+  source?: {
+    readonly base: LabelSet;
+    readonly approved: ChartLimits | undefined;
+    readonly source: LimitsSource;
+  };
 }
 
 /** A series' outcome at a poll, and the points the poll went over (for slicing the work). */
@@ -213,6 +227,11 @@ export class ControlCharts {
   readonly #control: Config['measurements']['control'];
   readonly #names: ChartedNames;
   readonly #retaining: RetainingStore;
+  readonly #measurements: MeasurementStore;
+  readonly #redact: (text: string) => string;
+  readonly #limits: ApprovedLimits;
+  /** The version of the limits file the charts were last matched against. */
+  #limitsVersion = 0;
   readonly #stations = new Map<string, StationCharts>();
   /** Charts whose first limits came at this poll: counted, then logged once. */
   #established = 0;
@@ -220,14 +239,22 @@ export class ControlCharts {
 
   /** The charts over `store`: fed its records already held, then each new one. */
   constructor(
-    ctx: { readonly config: Config; readonly logger: Logger; readonly yielder: LoopYielder },
+    ctx: {
+      readonly config: Config;
+      readonly logger: Logger;
+      readonly yielder: LoopYielder;
+      readonly redact: (text: string) => string;
+    },
     store: MeasurementStore,
   ) {
     this.#config = ctx.config;
+    this.#measurements = store;
+    this.#redact = ctx.redact;
     this.#logger = ctx.logger;
     this.#yielder = ctx.yielder;
     this.#control = ctx.config.measurements.control;
     this.#names = new ChartedNames(this.#control);
+    this.#limits = new ApprovedLimits(this.#control.limitsFile, ctx.logger);
     this.#retaining = new RetainingStore(store, (r, keep) => this.#takeHistory(r, keep));
     this.store = this.#control.names.length === 0 ? store : this.#retaining;
     if (this.#control.names.length === 0) return;
@@ -237,6 +264,93 @@ export class ControlCharts {
       for (let i = 0; i < s.rows.length; i++)
         // The store holds serials as this same key (hash32).
         this.#takeNew({ ...s, time: s.rows.time(i) }, s.rows.value(VALUE, i), s.rows.serialKey(i) as number);
+  }
+
+  /**
+   * Reads the approved-limits file again when it changed on disk, and moves the charts whose
+   * approval changed to their new limits; call before the sync, every poll, so that the charts
+   * the sync creates start with them.
+   */
+  async refreshLimits(): Promise<LimitsRefresh> {
+    if (this.#control.names.length === 0) return 'unchanged';
+    const refreshed = await this.#limits.refresh();
+    if (this.#limits.version !== this.#limitsVersion) {
+      this.#limitsVersion = this.#limits.version;
+      this.#matchApprovals();
+    }
+    return refreshed;
+  }
+
+  /**
+   * Gives every chart its approved entry of the current file: a chart whose limits changed (an
+   * approval given, withdrawn or re-established) starts again from the store's recent points,
+   * which the rules need; its event counters start again at 0. A rolling chart started so learns
+   * its baseline from the points that come (the store keeps no older ones).
+   */
+  #matchApprovals(): void {
+    for (const station of this.#stations.values())
+      for (const [key, charted] of station.bySeries) {
+        const approved = this.#approvedOf(charted);
+        if (sameLimits(approved, charted.approved)) {
+          charted.approved = approved;
+          continue;
+        }
+        const fresh = this.#newCharted(charted, approved);
+        station.bySeries.set(key, fresh);
+        station.ordered = undefined;
+        this.#refill(fresh);
+        this.#logger.info(
+          {
+            station_id: charted.stationId,
+            name: charted.name,
+            slot: charted.slot,
+            source: approved === undefined ? charted.entry.spec.baseline.kind : 'approved',
+          },
+          'control limits changed with the limits file',
+        );
+      }
+  }
+
+  /** The approved entry of a series in the current limits file, if any. */
+  #approvedOf(s: Pick<Charted, 'stationId' | 'name' | 'slot'>): ChartLimits | undefined {
+    return this.#limits.current?.approved({
+      station: stationKey(s.stationId),
+      metric: s.name,
+      slot: s.slot,
+      product: null,
+    });
+  }
+
+  /** A new chart of a series: frozen at its approved limits, or on its name's baseline. */
+  #newCharted(
+    s: Pick<Charted, 'stationId' | 'name' | 'slot' | 'key' | 'entry'>,
+    approved: ChartLimits | undefined,
+  ): Charted {
+    const spec = approved === undefined ? s.entry.spec : approvedSpec(s.entry.spec, approved);
+    const chart = new ControlChart({
+      spec,
+      detectors: s.entry.params,
+      holdMs: this.#control.holdMs,
+      overlapMs: this.#config.measurements.overlapMs,
+    });
+    return {
+      stationId: s.stationId,
+      name: s.name,
+      slot: s.slot,
+      key: s.key,
+      entry: s.entry,
+      chart,
+      approved,
+    };
+  }
+
+  /** Feeds a new chart the points of its series that the store holds. */
+  #refill(charted: Charted): void {
+    for (const s of this.#measurements.seriesOf(stationKey(charted.stationId))) {
+      if (s.name !== charted.name || s.slot !== charted.slot) continue;
+      for (let i = 0; i < s.rows.length; i++)
+        charted.chart.add(s.rows.time(i), s.rows.value(VALUE, i), s.rows.serialKey(i) as number);
+    }
   }
 
   /**
@@ -324,13 +438,8 @@ export class ControlCharts {
     const key = r.slot === null ? r.name : `${r.name}\u0000${r.slot}`;
     let charted = station.bySeries.get(key);
     if (charted === undefined) {
-      const chart = new ControlChart({
-        spec: entry.spec,
-        detectors: entry.params,
-        holdMs: this.#control.holdMs,
-        overlapMs: this.#config.measurements.overlapMs,
-      });
-      charted = { stationId: r.stationId, name: r.name, slot: r.slot, key, entry, chart };
+      const series = { stationId: r.stationId, name: r.name, slot: r.slot, key, entry };
+      charted = this.#newCharted(series, this.#approvedOf(series));
       station.bySeries.set(key, charted);
       station.ordered = undefined;
     }
@@ -360,12 +469,14 @@ export class ControlCharts {
     const { labels, events: eventLabels, sparse: sparseLabels } = labelsOf(charted, station);
     const o = charted.chart.evaluate(poll);
     this.#logChange(charted, o);
+    const source = this.#sourceOf(charted, labels);
     if (charted.outcome === undefined)
       charted.outcome = {
         metric: charted.name,
         labels,
         eventLabels,
         sparseLabels,
+        source,
         limits: o.limits,
         counts: o.counts,
         lastTimes: o.lastTimes,
@@ -378,6 +489,7 @@ export class ControlCharts {
     out.labels = labels;
     out.eventLabels = eventLabels;
     out.sparseLabels = sparseLabels;
+    out.source = source;
     out.limits = o.limits;
     out.counts = o.counts;
     out.lastTimes = o.lastTimes;
@@ -386,6 +498,22 @@ export class ControlCharts {
     out.sequential = o.detectors;
     out.work = o.work;
     return out;
+  }
+
+  /**
+   * Where the chart's limits come from, with the label sets of its info series and approval
+   * annotations: kept on the chart while its labels and its approved entry stay the same objects.
+   */
+  #sourceOf(charted: Charted, labels: LabelSet): LimitsSource {
+    const hit = charted.source;
+    if (hit !== undefined && hit.base === labels && hit.approved === charted.approved) return hit.source;
+    const source = limitsSource(labels, {
+      kind: charted.entry.spec.baseline.kind,
+      approved: charted.approved,
+      redact: this.#redact,
+    });
+    charted.source = { base: labels, approved: charted.approved, source };
+    return source;
   }
 
   /** A new baseline resets the chart: logged per series (first limits are counted, then logged once). */
@@ -398,7 +526,7 @@ export class ControlCharts {
       this.#logger.info(
         {
           ...where,
-          baseline: charted.entry.spec.baseline.kind,
+          baseline: charted.approved === undefined ? charted.entry.spec.baseline.kind : 'approved',
           center: r.limits.center,
           sigma: r.limits.sigma,
           samples: r.limits.samples,
@@ -428,6 +556,17 @@ export class ControlCharts {
       }
     }
   }
+}
+
+/** The spec of a chart frozen at approved limits: the centre, sigma and limits of the entry. */
+function approvedSpec(spec: ChartSpec, a: ChartLimits): ChartSpec {
+  return { ...spec, baseline: { kind: 'given', center: a.center, ucl: a.ucl, lcl: a.lcl, sigma: a.sigma } };
+}
+
+/** Whether two approvals (or none) give a chart the same limits: then it keeps running. */
+function sameLimits(a: ChartLimits | undefined, b: ChartLimits | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.center === b.center && a.sigma === b.sigma && a.ucl === b.ucl && a.lcl === b.lcl;
 }
 
 /** The series' labels and its event counters', cached on the chart while the station's labels stay. */

@@ -56,6 +56,8 @@ const DROPS: readonly string[] = [
  */
 const CONTROL_DROPS: readonly string[] = [
   'station_measurement_control_last_violation_timestamp_seconds',
+  'station_measurement_control_limits_exclusion_timestamp_seconds',
+  'station_measurement_control_limits_approved_timestamp_seconds',
   'station_measurement_control_window_violations',
   'station_measurement_control_late_points_total',
   'station_measurement_control_ewma_half_width',
@@ -67,6 +69,7 @@ const CONTROL_DROPS: readonly string[] = [
   'station_measurement_control_cusum_lower',
   'station_measurement_control_cusum_upper',
   'station_measurement_control_baseline_flag',
+  'station_measurement_control_limits_info',
   'station_measurement_control_lcl',
   'station_measurement_control_ucl',
   'station_measurement_control_center',

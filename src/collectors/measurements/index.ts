@@ -4,9 +4,9 @@ import { CONTROL_FAMILIES } from './control-families.ts';
 import { measurementsCosts } from './costs.ts';
 import { MEASUREMENT_FAMILIES } from './families.ts';
 import { VALUE_HISTOGRAM } from './histograms.ts';
-import { MeasurementsJob } from './job.ts';
+import { MeasurementsJob, type MeasurementsNeeds } from './job.ts';
 
-export const measurementsCollector: DataCollector = {
+export const measurementsCollector: DataCollector<MeasurementsNeeds> = {
   kind: 'data',
   name: 'measurements',
   families: [...Object.values(MEASUREMENT_FAMILIES), VALUE_HISTOGRAM, ...CONTROL_FAMILIES],

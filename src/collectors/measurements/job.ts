@@ -11,7 +11,7 @@ import { createRecordSync, type SyncRequest, type SyncResult } from '../../recor
 import { longestWindowMs, windowBounds } from '../../time/windows.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
 import type { LoopYielder } from '../../util/loop-yield.ts';
-import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
+import type { Job, Needs, PollContext, PollOutcome } from '../collector.ts';
 import { RecordLabels } from '../record-labels.ts';
 import type { CapabilityMethod } from './capability.ts';
 import { windowCapability } from './capability-methods.ts';
@@ -27,9 +27,14 @@ import { attributeClassifier, type MeasurementSeries, MeasurementStore, VALUE } 
 /** One incremental fetch of the measurement records of some stations. */
 type RecordSync = (req: SyncRequest) => Promise<SyncResult>;
 
+/** What the measurements job uses of the collector context. */
+export type MeasurementsNeeds = Needs<
+  'config' | 'client' | 'logger' | 'yielder' | 'refused' | 'redact' | 'offerFlaggedCharts'
+>;
+
 /** The measurements job. */
 export class MeasurementsJob implements Job<PollContext, PollOutcome> {
-  readonly #ctx: CollectorContext;
+  readonly #ctx: MeasurementsNeeds;
   readonly #settings: Config['measurements'];
   readonly #minSamples: ReadonlyMap<string, number>;
   readonly #methods: ReadonlyMap<string, CapabilityMethod>;
@@ -46,7 +51,7 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
   readonly #labels: RecordLabels;
   readonly #sync: RecordSync;
 
-  constructor(ctx: CollectorContext) {
+  constructor(ctx: MeasurementsNeeds) {
     const settings = ctx.config.measurements;
     const names = settings.names.map((n) => n.name);
     this.#ctx = ctx;
@@ -104,6 +109,7 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
     const { config, yielder } = this.#ctx;
     const settings = this.#settings;
     this.#startHistograms(now);
+    const limitsFile = await this.#control.refreshLimits();
     const fetched = await this.#sync({
       stationIds: topology.stations.map((s) => s.id),
       now: now.getTime(),
@@ -145,7 +151,10 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
       ],
       requests: fetched.requests,
       failures: fetched.failures,
-      diagnostics: { labelValues: this.#labels.take() },
+      diagnostics: {
+        labelValues: this.#labels.take(),
+        ...(limitsFile === 'unchanged' ? {} : { limitsFileLoaded: limitsFile === 'loaded' }),
+      },
     };
   }
 

@@ -49,6 +49,35 @@ export function measurementWindow(
   to: number,
 ): MeasurementWindowStats {
   const [start, end] = rows.range(from, to);
+  const { n, shift, shifted, min, max, passed, failed } = firstPass(rows, start, end);
+  const nonNumeric = end - start - n;
+  const base = { nonNumeric, passed, failed };
+  if (n === 0) return { samples: 0, ...base };
+  // Equal values have exactly that mean and no spread; otherwise rounding can leave the mean outside [min, max].
+  const mean = min === max ? min : Math.min(max, Math.max(min, shift + shifted / n));
+  const { limited, outside, ...sigmas } = spreadOf(rows, {
+    start,
+    end,
+    shift,
+    meanDeviation: shifted / n,
+    magnitude: Math.max(Math.abs(min), Math.abs(max)),
+  });
+  return {
+    samples: n,
+    ...base,
+    mean,
+    min,
+    max,
+    ...(min === max && n >= 2 ? { stddev: 0, withinSigma: 0 } : sigmas),
+    ...(limited ? { outOfSpec: outside } : {}),
+  };
+}
+
+/**
+ * First pass: count, extremes and the sum of deviations from the first value of the numeric
+ * rows, and the verdicts of the others.
+ */
+function firstPass(rows: SortedColumns<SerialForm>, start: number, end: number) {
   let n = 0;
   let shift = Number.NaN;
   let shifted = 0;
@@ -71,27 +100,7 @@ export function measurementWindow(
     if (v < min) min = v;
     if (v > max) max = v;
   }
-  const nonNumeric = end - start - n;
-  const base = { nonNumeric, passed, failed };
-  if (n === 0) return { samples: 0, ...base };
-  // Equal values have exactly that mean and no spread; otherwise rounding can leave the mean outside [min, max].
-  const mean = min === max ? min : Math.min(max, Math.max(min, shift + shifted / n));
-  const { limited, outside, ...sigmas } = spreadOf(rows, {
-    start,
-    end,
-    shift,
-    meanDeviation: shifted / n,
-    magnitude: Math.max(Math.abs(min), Math.abs(max)),
-  });
-  return {
-    samples: n,
-    ...base,
-    mean,
-    min,
-    max,
-    ...(min === max && n >= 2 ? { stddev: 0, withinSigma: 0 } : sigmas),
-    ...(limited ? { outOfSpec: outside } : {}),
-  };
+  return { n, shift, shifted, min, max, passed, failed };
 }
 
 /** Where the second pass reads and what the first pass found. */
@@ -135,11 +144,12 @@ function spreadOf(rows: SortedColumns<SerialForm>, input: SpreadInput) {
     if (!Number.isNaN(upper) || !Number.isNaN(lower)) limited = true;
     if (v > upper || v < lower) outside++;
   }
-  const stddev = n >= 2 ? negligibleAsZero(scale * Math.sqrt(squares / (n - 1)), magnitude) : undefined;
-  const withinSigma = n >= 2 ? negligibleAsZero((scale * ranges) / (n - 1) / D2, magnitude) : undefined;
+  if (n < 2) return { limited, outside };
+  const stddev = negligibleAsZero(scale * Math.sqrt(squares / (n - 1)), magnitude);
+  const withinSigma = negligibleAsZero((scale * ranges) / (n - 1) / D2, magnitude);
   return {
-    ...(stddev !== undefined && Number.isFinite(stddev) ? { stddev } : {}),
-    ...(withinSigma !== undefined && Number.isFinite(withinSigma) ? { withinSigma } : {}),
+    ...(Number.isFinite(stddev) ? { stddev } : {}),
+    ...(Number.isFinite(withinSigma) ? { withinSigma } : {}),
     limited,
     outside,
   };

@@ -4,9 +4,9 @@ import { SUMMARY_LEVELS } from '../../config/schema.ts';
 import type { DataCollector } from '../collector.ts';
 import { summaryCosts } from './costs.ts';
 import { coverageDescs, summaryDescs } from './families.ts';
-import { SummaryJob } from './job.ts';
+import { SummaryJob, type SummaryNeeds } from './job.ts';
 
-export const summaryCollector: DataCollector = {
+export const summaryCollector: DataCollector<SummaryNeeds> = {
   kind: 'data',
   name: 'summary',
   families: SUMMARY_LEVELS.flatMap((level) => [...summaryDescs(level), ...coverageDescs(level)]),

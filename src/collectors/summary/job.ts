@@ -8,7 +8,7 @@ import type { Config } from '../../config/schema.ts';
 import { UpstreamError } from '../../upstream/errors.ts';
 import type { StationSummary } from '../../upstream/types.ts';
 import type { UnitActivity } from '../activity.ts';
-import type { CollectorContext, Job, PollContext, PollOutcome, RefreshAchieved } from '../collector.ts';
+import type { Job, Needs, PollContext, PollOutcome, RefreshAchieved } from '../collector.ts';
 import { coverageFamilies, type SummaryResult, summaryFamilies } from './families.ts';
 import {
   firstPollOrder,
@@ -62,12 +62,17 @@ interface Remembered {
   readonly to: number;
 }
 
+/** What the summary job uses of the collector context. */
+export type SummaryNeeds = Needs<
+  'config' | 'client' | 'logger' | 'yielder' | 'refused' | 'activity' | 'offerSummaryWindows'
+>;
+
 /**
  * The summary job: keeps each (entity, window) slot's last answer between polls, and the
  * warm-up and idle-skip state of the first polls.
  */
 export class SummaryJob implements Job<PollContext, PollOutcome> {
-  readonly #ctx: CollectorContext;
+  readonly #ctx: SummaryNeeds;
   readonly #settings: Config['summary'];
   readonly #pairs: readonly SummaryPair[];
   /** Unit activity, when idle skipping is on: it needs the units collector's records. */
@@ -79,7 +84,7 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
   #skippable = 0;
   #progress: WindowProgress[] = [];
 
-  constructor(ctx: CollectorContext) {
+  constructor(ctx: SummaryNeeds) {
     const { config, logger } = ctx;
     const settings = config.summary;
     this.#ctx = ctx;

@@ -2,9 +2,9 @@
 import type { DataCollector } from '../collector.ts';
 import { targetsCosts } from './costs.ts';
 import { TARGET_DESCS } from './families.ts';
-import { TargetsJob } from './job.ts';
+import { TargetsJob, type TargetsNeeds } from './job.ts';
 
-export const targetsCollector: DataCollector = {
+export const targetsCollector: DataCollector<TargetsNeeds> = {
   kind: 'data',
   name: 'targets',
   families: TARGET_DESCS,

@@ -2,15 +2,19 @@
  * The targets collector's job: maps the configured targets onto the current topology. It asks
  * the upstream nothing; it polls so that new lines and stations get their targets.
  */
-import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
+import type { Config } from '../../config/schema.ts';
+import type { Job, Needs, PollContext, PollOutcome } from '../collector.ts';
 import { type TargetRow, targetFamilies } from './families.ts';
 import { targetsOf } from './match.ts';
 
+/** What the targets job uses of the collector context. */
+export type TargetsNeeds = Needs<'config'>;
+
 /** The targets job. */
 export class TargetsJob implements Job<PollContext, PollOutcome> {
-  readonly #settings: CollectorContext['config']['targets'];
+  readonly #settings: Config['targets'];
 
-  constructor(ctx: CollectorContext) {
+  constructor(ctx: TargetsNeeds) {
     this.#settings = ctx.config.targets;
   }
 

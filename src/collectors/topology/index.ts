@@ -2,9 +2,9 @@
 import type { DiscoveryCollector } from '../collector.ts';
 import { topologyCosts } from './costs.ts';
 import { STATION_INFO, STATION_LINE_OUTPUT_INFO } from './families.ts';
-import { TopologyJob } from './job.ts';
+import { TopologyJob, type TopologyNeeds } from './job.ts';
 
-export const topologyCollector: DiscoveryCollector = {
+export const topologyCollector: DiscoveryCollector<TopologyNeeds> = {
   kind: 'discovery',
   name: 'topology',
   families: [STATION_INFO, STATION_LINE_OUTPUT_INFO],

@@ -6,19 +6,22 @@
 import { LabelValues } from '../../model/label-values.ts';
 import type { Topology } from '../../model/topology.ts';
 import { infoStations, shardTopology } from '../../sharding/shard-topology.ts';
-import type { CollectorContext, DiscoveryOutcome, Job } from '../collector.ts';
+import type { DiscoveryOutcome, Job, Needs } from '../collector.ts';
 import { buildTopology } from './build.ts';
 import { cleanSites } from './clean.ts';
 import { discoverSites } from './discover.ts';
 import { topologyFamilies } from './families.ts';
 
+/** What the topology job uses of the collector context. */
+export type TopologyNeeds = Needs<'config' | 'client' | 'logger' | 'redact' | 'shard'>;
+
 /** The discovery job. A failed discovery throws, so the previous topology stays in use. */
 export class TopologyJob implements Job<{ now: Date; signal?: AbortSignal }, DiscoveryOutcome> {
-  readonly #ctx: CollectorContext;
+  readonly #ctx: TopologyNeeds;
   // One per job: it logs each reason once for the job's life, not once per refresh.
   readonly #values: LabelValues;
 
-  constructor(ctx: CollectorContext) {
+  constructor(ctx: TopologyNeeds) {
     this.#ctx = ctx;
     this.#values = new LabelValues({ redact: ctx.redact, logger: ctx.logger, collector: 'topology' });
   }
@@ -46,7 +49,7 @@ export class TopologyJob implements Job<{ now: Date; signal?: AbortSignal }, Dis
   }
 }
 
-function logTopology({ logger }: CollectorContext, topology: Topology): void {
+function logTopology({ logger }: TopologyNeeds, topology: Topology): void {
   if (topology.missingStationIds.length + topology.missingSiteIds.length > 0) {
     logger.warn(
       { stations: topology.missingStationIds, sites: topology.missingSiteIds },

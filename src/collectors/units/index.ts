@@ -3,9 +3,9 @@ import type { DataCollector } from '../collector.ts';
 import { unitsCosts } from './costs.ts';
 import { UNIT_CUSUM_FAMILIES } from './cusum-families.ts';
 import { UNIT_FAMILIES } from './families.ts';
-import { UnitsJob } from './job.ts';
+import { UnitsJob, type UnitsNeeds } from './job.ts';
 
-export const unitsCollector: DataCollector = {
+export const unitsCollector: DataCollector<UnitsNeeds> = {
   kind: 'data',
   name: 'units',
   families: [...Object.values(UNIT_FAMILIES), ...Object.values(UNIT_CUSUM_FAMILIES)],

@@ -10,7 +10,7 @@ import { createRecordSync, type SyncRequest, type SyncResult } from '../../recor
 import { longestWindowMs, windowBounds } from '../../time/windows.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
 import type { LoopYielder } from '../../util/loop-yield.ts';
-import type { CollectorContext, Job, PollContext, PollOutcome } from '../collector.ts';
+import type { Job, Needs, PollContext, PollOutcome } from '../collector.ts';
 import { RecordCounters } from '../measurements/record-counters.ts';
 import { RecordLabels } from '../record-labels.ts';
 import { UnitCusums } from './cusum.ts';
@@ -25,9 +25,22 @@ const DIRECTIONS = ['input', 'output'] as const;
 /** One incremental fetch of the unit records of some stations. */
 type RecordSync = (req: SyncRequest) => Promise<SyncResult>;
 
+/** What the units job uses of the collector context. */
+export type UnitsNeeds = Needs<
+  | 'config'
+  | 'client'
+  | 'logger'
+  | 'yielder'
+  | 'refused'
+  | 'redact'
+  | 'activity'
+  | 'offerLastUnitTime'
+  | 'shard'
+>;
+
 /** The units job: its store, tally and CUSUM signals live as long as the job. */
 export class UnitsJob implements Job<PollContext, PollOutcome> {
-  readonly #ctx: CollectorContext;
+  readonly #ctx: UnitsNeeds;
   // Created at the first poll: records count from then on (see tally.ts).
   #tally: UnitTally | undefined;
   // Created with the tally: signals count from the first poll on, history only warms them up.
@@ -38,7 +51,7 @@ export class UnitsJob implements Job<PollContext, PollOutcome> {
   readonly #labels: RecordLabels;
   readonly #sync: RecordSync;
 
-  constructor(ctx: CollectorContext) {
+  constructor(ctx: UnitsNeeds) {
     this.#ctx = ctx;
     const store = new UnitStore({
       onNew: (record) => {

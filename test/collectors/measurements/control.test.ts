@@ -221,6 +221,7 @@ describe('control charts in the measurements collector', () => {
       'station_measurement_control_cusum_reference_value',
       'station_measurement_control_ewma_lambda',
       'station_measurement_control_ewma_limit_sigmas',
+      'station_measurement_control_limits_info',
     ]);
     // Rule 1, rules 2-8, the CUSUM and the EWMA.
     expect(present[0]?.samples.map((x) => x.value)).toEqual([0, 0, 0, 0]);
@@ -452,12 +453,12 @@ describe('control charts in the measurements collector', () => {
 
   it('bounds the series per charted series for the planner', () => {
     const { config } = charts({ names: ['vbat'], rules: { 4: { enabled: false }, 7: { enabled: false } } });
-    // 4 steady (state, centre, UCL, LCL) + the counters of rule 1 and of rules 2-8 (any enabled)
-    // + CUSUM (2 sums, counter) + EWMA (statistic, half-width, counter): 12 (issue 29).
-    expect(seriesPerChart(config)).toBe(4 + 2 + 3 + 3);
+    // 5 steady (state, centre, UCL, LCL, the limits' source) + the counters of rule 1 and of
+    // rules 2-8 (any enabled) + CUSUM (2 sums, counter) + EWMA (statistic, half-width, counter): 13.
+    expect(seriesPerChart(config)).toBe(5 + 2 + 3 + 3);
   });
 
-  it('has 12 series per chart in steady state with every detector on, as the estimate says', async () => {
+  it('has 13 series per chart in steady state with every detector on, as the estimate says', async () => {
     // A healthy chart (independent normal points every 2 minutes, sigma 0.1) polled every 10
     // minutes for 8 hours after a day of history, every rule, the CUSUM and the EWMA on.
     const { store, charts: c, config } = charts({ names: ['vbat'], baseline: { rolling: '24h' } });
@@ -497,16 +498,17 @@ describe('control charts in the measurements collector', () => {
       station_measurement_control_cusum_lower: 1,
       station_measurement_control_ewma: 1,
       station_measurement_control_ewma_half_width: 1,
+      station_measurement_control_limits_info: 1,
     });
-    expect(steady.size).toBe(12);
-    expect(seriesPerChart(config)).toBe(12);
-    // check-config's estimate for one station and this one charted name: the same 12 per chart,
+    expect(steady.size).toBe(13);
+    expect(seriesPerChart(config)).toBe(13);
+    // check-config's estimate for one station and this one charted name: the same 13 per chart,
     // family by family, and the name's 4 settings once.
     const { perChart, perName } = controlSeriesByFamily(config);
     const rows = measurementsCosts.series(config, { stations: 1, groups: 0, lines: 1, sites: 1 });
     const estimated = (families: ReadonlyMap<string, number>) =>
       rows.filter((r) => families.has(r.family)).reduce((n, r) => n + r.series, 0);
-    expect(estimated(perChart)).toBe(12);
+    expect(estimated(perChart)).toBe(13);
     expect(Object.fromEntries(perChart)).toEqual(Object.fromEntries(byFamily));
     expect(estimated(perName)).toBe(4);
   });

@@ -53,13 +53,13 @@ describe('measurements costs: the control charts', () => {
 
   it('counts the steady series per chart with every detector on, family by family', () => {
     // 1,000 stations, one charted name of two, every rule, the CUSUM and the EWMA on: state,
-    // centre, UCL, LCL, 4 event counters, 2 CUSUM sums, the EWMA and its half-width: 12 per
-    // chart (44 at most at 0.3.0, 21 after the first cut); and the name's 4 settings once.
+    // centre, UCL, LCL, the limits' source, 4 event counters, 2 CUSUM sums, the EWMA and its
+    // half-width: 13 per chart; and the name's 4 settings once.
     const rows = measurementsCosts
       .series(charted, { stations: 1000, groups: 0, lines: 100, sites: 5 })
       .filter((r) => r.family.startsWith('station_measurement_control_'));
     const total = rows.reduce((n, r) => n + r.series, 0);
-    expect(total).toBe(1000 * 12 + 4);
+    expect(total).toBe(1000 * 13 + 4);
     expect(rows.find((r) => r.family === 'station_measurement_control_violations_total')?.series).toBe(4000);
     // Every row is a family the series budget knows, so the estimate can drop it.
     const order = seriesDropOrder([measurementsCollector]);

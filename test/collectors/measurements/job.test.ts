@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MeasurementsJob } from '../../../src/collectors/measurements/job.ts';
 import { WINDOW_STATISTICS } from '../../../src/config/measurements-schema.ts';
@@ -39,6 +42,34 @@ function upstream(records: MeasurementRecord[]) {
 }
 
 describe('measurements job', () => {
+  it('reports the reads of the approved-limits file, good and bad, for the self-metrics', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'limits-job-'));
+    const file = join(dir, 'limits.yaml');
+    const write = (text: string, at: number) => {
+      writeFileSync(file, text);
+      utimesSync(file, at, at);
+    };
+    try {
+      write('version: 1\ncharts: []\n', 1);
+      const ctx = jobContext(
+        {
+          windows: ['1h'],
+          measurements: { enabled: true, names: ['vbat'], control: { names: ['vbat'], limits_file: file } },
+        },
+        { metrics: upstream([rec(10, 2)]) },
+      );
+      const job = new MeasurementsJob(ctx);
+      const diagnostics = async () => (await job.poll({ topology, now: new Date(T0) })).diagnostics;
+      expect((await diagnostics())?.limitsFileLoaded).toBe(true);
+      // Unchanged: not read again, nothing to report.
+      expect((await diagnostics())?.limitsFileLoaded).toBeUndefined();
+      write('version: 1\ncharts: {}\n', 2);
+      expect((await diagnostics())?.limitsFileLoaded).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('computes each window from the records the client returned', async () => {
     const held = [rec(50, 9), rec(10, 1), rec(8, 2), rec(6, 3), rec(4, 4)];
     const ctx = jobContext(

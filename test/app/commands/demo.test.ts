@@ -1,11 +1,11 @@
 /**
- * The demo (src/app/commands.ts) tells the truth: every station of its plant has a control chart,
+ * The demo (src/app/commands/demo.ts) tells the truth: every station of its plant has a control chart,
  * so the station dashboard's default station (the first listed) shows one, and its one shift is
  * on a chart that gets every unit of its line (no slots, no parallel group).
  */
 import { describe, expect, it } from 'vitest';
-import { demoConfig, demoProcess } from '../../src/app/commands.ts';
-import { buildPlant, DEFAULT_SCALE } from '../../src/simulator/plant.ts';
+import { demoConfig, demoProcess } from '../../../src/app/commands/demo.ts';
+import { buildPlant, DEFAULT_SCALE } from '../../../src/simulator/plant.ts';
 
 describe('the demo', () => {
   const plant = buildPlant(42, DEFAULT_SCALE);

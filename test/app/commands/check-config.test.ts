@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { planReport } from '../../src/app/commands.ts';
-import { configFromObject } from '../../src/config/load.ts';
+import { planReport } from '../../../src/app/commands/check-config.ts';
+import { configFromObject } from '../../../src/config/load.ts';
 
 const config = (extra: Record<string, unknown> = {}) =>
   configFromObject(

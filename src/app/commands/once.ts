@@ -1,0 +1,45 @@
+/** The `once` command. */
+import type { Shard } from '../../sharding/shard.ts';
+import { createLogger, wireExporter } from '../wire.ts';
+import { logSettings, type RunOptions, resolveOrReport, shardOf } from './options.ts';
+import { Output, reportConfigError } from './output.ts';
+
+/** `once`: one complete poll, exposition on stdout. */
+export async function runOnce(opts: RunOptions): Promise<number> {
+  const io = new Output();
+  const resolved = await resolveOrReport(opts, io);
+  if (typeof resolved === 'number') return resolved;
+  let shard: Shard;
+  try {
+    shard = shardOf(resolved.config, opts.shard);
+  } catch (err) {
+    await resolved.close();
+    return reportConfigError(err, io);
+  }
+  const exporter = wireExporter(resolved.config, {
+    logger: createLogger(logSettings(opts, resolved.config), io.redactor),
+    shard,
+    redactor: io.redactor,
+    processMetrics: !opts.disableExporterMetrics,
+    metricsPath: opts.telemetryPath,
+  });
+  try {
+    const ok = await exporter.scheduler.pollOnce();
+    const res = await exporter.app.request(opts.telemetryPath ?? '/metrics', {
+      headers: { accept: 'text/plain' },
+    });
+    // The exposition as is: it is data, not messages, and holds no error text.
+    process.stdout.write(await res.text());
+    // Each failed poll was logged as a warning; only a log level that hides warnings needs
+    // the summary, so that each error shows once.
+    if (!ok && !exporter.logger.isLevelEnabled('warn')) {
+      const failed = exporter.scheduler.status().filter((s) => !s.lastOk);
+      for (const s of failed)
+        io.err(`station-exporter: ${s.name}: ${s.lastError ?? 'poll had failed requests'}\n`);
+    }
+    return ok ? 0 : 1;
+  } finally {
+    await exporter.close();
+    await resolved.close();
+  }
+}

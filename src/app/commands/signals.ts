@@ -1,0 +1,33 @@
+/** The signals of a serving exporter. */
+import type { Logger } from 'pino';
+import type { ReloadResult } from '../../server/app.ts';
+import type { RunningHttpServer } from '../../server/http.ts';
+import type { Reloader } from '../reload.ts';
+import { SHUTDOWN_DEADLINE_MS, Shutdown } from '../shutdown.ts';
+
+/** SIGTERM and SIGINT shut down in steps within {@link SHUTDOWN_DEADLINE_MS}; SIGHUP reloads. */
+export function handleSignals(deps: {
+  readonly servers: readonly RunningHttpServer[];
+  readonly reloader: Reloader;
+  readonly reload: () => Promise<ReloadResult>;
+  readonly logger: Logger;
+  readonly closeDemo: () => Promise<void>;
+}): void {
+  const { servers, reloader, logger } = deps;
+  const shutdown = new Shutdown({
+    logger,
+    deadlineMs: SHUTDOWN_DEADLINE_MS,
+    timers: { setTimeout, clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) },
+    runningPolls: () => reloader.current().scheduler.runningPolls(),
+    exit: (code) => process.exit(code),
+  });
+  const stop = () =>
+    void shutdown.run([
+      { name: 'closing the listeners', run: () => Promise.all(servers.map((s) => s.close())).then(() => {}) },
+      { name: 'waiting for running polls', run: () => reloader.current().close() },
+      { name: 'closing the demo simulator', run: deps.closeDemo },
+    ]);
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  process.on('SIGHUP', () => void deps.reload());
+}

@@ -1,0 +1,349 @@
+/**
+ * The approved-limits file (`measurements.control.limits_file`): one entry per control chart
+ * (station, metric, slot, product) with the centre, sigma and limits of a Phase I study, what the
+ * study left out and why, and who approved them when. Written by `limits study` for review,
+ * approved by a quality engineer; the exporter charts against the approved entries (Phase II:
+ * frozen) and against the rolling baseline elsewhere. Validated like the config: strict, every
+ * problem reported at once as `file: charts[3].center: message`, and only {@link parseLimits} and
+ * {@link loadLimitsFile} make a {@link LimitsFile}. docs/measurements.md ("Approved limits") shows
+ * the format.
+ */
+import { isMap, parseDocument } from 'yaml';
+import { z } from 'zod';
+import { formatBytes, readRegularFile } from '../util/read-file.ts';
+import { maskCredentialLike } from '../util/redact.ts';
+import { nearest } from '../util/suggest.ts';
+import { timestamp } from './control-schema.ts';
+import type { Path, PathIssue } from './env.ts';
+import { always, hexId, isRecord } from './fields.ts';
+import { configErrorMap, flattenIssues, formatIssue } from './issues.ts';
+import { readErrorText, yamlErrorText, yamlToValue } from './read-errors.ts';
+
+/**
+ * Largest limits file read, in bytes. An entry takes about 500 bytes of YAML, so 16 MiB holds
+ * some 30,000 charts; YAML's node tree costs many times the text, hence a cap at all.
+ */
+export const LIMITS_MAX_BYTES = 16 * 1024 * 1024;
+/** Alias uses allowed (yaml's `maxAliasCount`): a written file has none, a hand-edited one a few. */
+const LIMITS_MAX_ALIASES = 100;
+/** How long reading the file may take (a hung network mount, say). */
+const LIMITS_READ_TIMEOUT_MS = 10_000;
+
+/**
+ * Text that becomes a label value (`approved_by`, an exclusion's `cause`): plain, bounded, and
+ * never credential-like, since /metrics is not masked.
+ */
+function labelText(max: number, what: string) {
+  return z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((v) => maskCredentialLike(v) === v, {
+      error: 'looks like a credential; it would be exported as a label value on /metrics',
+    })
+    .refine((v) => !/[\p{Cc}]/u.test(v), { error: 'must not contain control characters' })
+    .describe(what);
+}
+
+const nullableText = <T extends z.ZodType>(t: T) =>
+  z
+    .union([t, z.null()])
+    .optional()
+    .transform((v) => v ?? null);
+
+const exclusionSchema = z
+  .strictObject({
+    from: timestamp('Start of an excluded period (inclusive).').optional(),
+    to: timestamp('End of an excluded period (exclusive).').optional(),
+    at: timestamp('Time of one excluded point.').optional(),
+    cause: labelText(200, 'The assignable cause.'),
+  })
+  .superRefine((e, ctx) => {
+    if (!isRecord(e)) return;
+    const period = e.from !== undefined || e.to !== undefined;
+    if (period && e.at !== undefined)
+      ctx.addIssue({ code: 'custom', message: 'set either at (one point) or from and to, not both' });
+    else if (!period && e.at === undefined)
+      ctx.addIssue({ code: 'custom', message: 'set at (one point) or from and to (a period)' });
+    else if (period && (e.from === undefined || e.to === undefined))
+      ctx.addIssue({ code: 'custom', message: 'is required', path: [e.from === undefined ? 'from' : 'to'] });
+    else if (typeof e.from === 'number' && typeof e.to === 'number' && e.from >= e.to)
+      ctx.addIssue({ code: 'custom', message: 'must be after from', path: ['to'] });
+  }, always)
+  .transform((e) => {
+    const fromMs = e.at ?? e.from ?? 0;
+    return { fromMs, toMs: e.at ?? e.to ?? fromMs, cause: e.cause };
+  });
+
+const studySchema = z
+  .strictObject({
+    from: timestamp('Start of the study period (inclusive).'),
+    to: timestamp('End of the study period (exclusive).'),
+    points: z.int().min(0).describe('Points kept after the exclusions.'),
+    excluded_points: z.int().min(0).describe('Points left out.'),
+  })
+  .superRefine((s, ctx) => {
+    if (isRecord(s) && typeof s.from === 'number' && typeof s.to === 'number' && s.from >= s.to)
+      ctx.addIssue({ code: 'custom', message: 'must be after from', path: ['to'] });
+  }, always)
+  .transform((s) => ({ fromMs: s.from, toMs: s.to, points: s.points, excludedPoints: s.excluded_points }));
+
+const chartSchema = z
+  .strictObject({
+    station: z
+      .string({
+        error: (iss) =>
+          typeof iss.input === 'number'
+            ? 'must be quoted ("..."): YAML reads an id of digits only as a number'
+            : undefined,
+      })
+      .pipe(hexId())
+      .transform((id) => id.toLowerCase()),
+    metric: z.string().min(1).max(200),
+    slot: nullableText(z.string().min(1).max(200)),
+    product: nullableText(z.string().min(1).max(200)),
+    center: z.number(),
+    sigma: z.number().positive(),
+    ucl: z.number(),
+    lcl: z.number(),
+    study: studySchema.optional(),
+    excluded: z.array(exclusionSchema).max(1000).default([]),
+    approved_by: nullableText(labelText(64, 'Who approved the limits.')),
+    approved_at: nullableText(timestamp('When the limits were approved.')),
+    reason: nullableText(z.string().min(1).max(1000)),
+  })
+  .superRefine((c, ctx) => {
+    if (!isRecord(c)) return;
+    checkLimits(c, ctx);
+    checkApproval(c, ctx);
+  }, always)
+  .transform(
+    (c): ChartLimits => ({
+      station: c.station,
+      metric: c.metric,
+      slot: c.slot,
+      product: c.product,
+      center: c.center,
+      sigma: c.sigma,
+      ucl: c.ucl,
+      lcl: c.lcl,
+      study: c.study ?? null,
+      excluded: c.excluded,
+      approvedBy: c.approved_by,
+      approvedAtMs: c.approved_at,
+      reason: c.reason,
+    }),
+  );
+
+type Ctx = z.core.$RefinementCtx;
+
+/** lcl < center < ucl (each checked once the numbers parsed). */
+function checkLimits(c: Record<string, unknown>, ctx: Ctx): void {
+  const { center, ucl, lcl } = c;
+  if (typeof center !== 'number' || typeof ucl !== 'number' || typeof lcl !== 'number') return;
+  if (!(lcl < center)) ctx.addIssue({ code: 'custom', message: 'must be below center', path: ['lcl'] });
+  if (!(center < ucl)) ctx.addIssue({ code: 'custom', message: 'must be above center', path: ['ucl'] });
+}
+
+/** approved_by and approved_at together, and a reason with them. */
+function checkApproval(c: Record<string, unknown>, ctx: Ctx): void {
+  const by = c.approved_by !== undefined && c.approved_by !== null;
+  const at = c.approved_at !== undefined && c.approved_at !== null;
+  if (by && !at)
+    ctx.addIssue({ code: 'custom', message: 'is required with approved_by', path: ['approved_at'] });
+  if (at && !by)
+    ctx.addIssue({ code: 'custom', message: 'is required with approved_at', path: ['approved_by'] });
+  if ((by || at) && (c.reason === undefined || c.reason === null))
+    ctx.addIssue({ code: 'custom', message: 'is required to approve', path: ['reason'] });
+}
+
+const fileSchema = z
+  .strictObject({
+    version: z.literal(1, { error: 'must be 1 (the only version of this format)' }),
+    charts: z.array(chartSchema),
+  })
+  .superRefine((f, ctx) => {
+    if (isRecord(f) && Array.isArray(f.charts)) reportDuplicateCharts(f.charts, ctx);
+  }, always);
+
+/** Two entries of one chart: an error at the second, naming the first. */
+function reportDuplicateCharts(charts: readonly unknown[], ctx: Ctx): void {
+  const seen = new Map<string, number>();
+  charts.forEach((c, index) => {
+    if (!isRecord(c) || typeof c.station !== 'string' || typeof c.metric !== 'string') return;
+    const key = chartKey({
+      station: c.station,
+      metric: c.metric,
+      slot: typeof c.slot === 'string' ? c.slot : null,
+      product: typeof c.product === 'string' ? c.product : null,
+    });
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, index);
+    else
+      ctx.addIssue({
+        code: 'custom',
+        message: `the same chart as charts[${first}] (station, metric, slot and product)`,
+        path: ['charts', index],
+      });
+  });
+}
+
+/** Which chart an entry is for. The station id is lower case. */
+export interface ChartIdentity {
+  readonly station: string;
+  readonly metric: string;
+  readonly slot: string | null;
+  readonly product: string | null;
+}
+
+/** One entry of the file: a chart's limits, the study they came from, and their approval. */
+export interface ChartLimits extends ChartIdentity {
+  readonly center: number;
+  /** Within sigma of the study (the CUSUM and EWMA standardize by it). */
+  readonly sigma: number;
+  readonly ucl: number;
+  readonly lcl: number;
+  readonly study: {
+    readonly fromMs: number;
+    readonly toMs: number;
+    readonly points: number;
+    readonly excludedPoints: number;
+  } | null;
+  /** Assignable causes left out of the study; a single point has `fromMs === toMs`. */
+  readonly excluded: ReadonlyArray<{
+    readonly fromMs: number;
+    readonly toMs: number;
+    readonly cause: string;
+  }>;
+  /** Null until approved; only approved entries are charted against. */
+  readonly approvedBy: string | null;
+  readonly approvedAtMs: number | null;
+  readonly reason: string | null;
+}
+
+/** The key of a chart in a {@link LimitsFile}. */
+function chartKey(c: ChartIdentity): string {
+  return [c.station.toLowerCase(), c.metric, c.slot ?? '', c.product ?? ''].join('\u0000');
+}
+
+/** Only this module makes a {@link LimitsFile}. */
+const MADE_HERE = Symbol('limits file');
+
+/** A validated limits file: its entries, and the approved ones by chart. */
+export class LimitsFile {
+  /** The file the entries came from, for messages. */
+  readonly source: string;
+  /** Every entry, in file order (index i is `charts[i]`). */
+  readonly charts: readonly ChartLimits[];
+  readonly #approved = new Map<string, ChartLimits>();
+
+  constructor(made: typeof MADE_HERE, source: string, charts: readonly ChartLimits[]) {
+    if (made !== MADE_HERE) throw new TypeError('a LimitsFile comes from parseLimits or loadLimitsFile');
+    this.source = source;
+    this.charts = charts;
+    for (const c of charts) if (isApproved(c)) this.#approved.set(chartKey(c), c);
+  }
+
+  /** The approved entry of a chart, if any. */
+  approved(chart: ChartIdentity): ChartLimits | undefined {
+    return this.#approved.size === 0 ? undefined : this.#approved.get(chartKey(chart));
+  }
+}
+
+/** Whether an entry is approved (approved_by and approved_at set): only then is it charted against. */
+export function isApproved(c: ChartLimits): boolean {
+  return c.approvedBy !== null && c.approvedAtMs !== null;
+}
+
+/** A limits file that cannot be used; `issues` holds every problem, each as `path: message`. */
+export class LimitsFileError extends Error {
+  readonly issues: readonly string[];
+
+  constructor(source: string, issues: readonly string[]) {
+    const masked = issues.map(maskCredentialLike);
+    super(`invalid limits file ${maskCredentialLike(source)}:\n  ${masked.join('\n  ')}`);
+    this.name = 'LimitsFileError';
+    this.issues = masked.map((i) => `${source}: ${i}`);
+  }
+}
+
+/** The keys at each level of the file, for "did you mean". */
+const KEYS: Record<string, readonly string[]> = {
+  '': ['version', 'charts'],
+  chart: [
+    'station',
+    'metric',
+    'slot',
+    'product',
+    'center',
+    'sigma',
+    'ucl',
+    'lcl',
+    'study',
+    'excluded',
+    'approved_by',
+    'approved_at',
+    'reason',
+  ],
+  study: ['from', 'to', 'points', 'excluded_points'],
+  excluded: ['from', 'to', 'at', 'cause'],
+};
+
+/** The sibling keys of a path's last segment: which mapping of the format it is in. */
+function keysAt(path: Path): readonly string[] {
+  const named = path.filter((s): s is string => typeof s === 'string');
+  const last = named.at(-1);
+  if (last === undefined) return KEYS[''] ?? [];
+  if (last === 'charts') return KEYS.chart ?? [];
+  return KEYS[last] ?? [];
+}
+
+/** Zod issues as `path: message`, unknown keys checked against this format's keys (not the config's). */
+function limitsIssues(issues: readonly z.core.$ZodIssue[]): PathIssue[] {
+  const out: PathIssue[] = [];
+  for (const issue of issues) {
+    if (issue.code !== 'unrecognized_keys') {
+      out.push(...flattenIssues([issue]));
+      continue;
+    }
+    const path = issue.path as Array<string | number>;
+    for (const key of issue.keys) {
+      const best = nearest(key, keysAt(path));
+      const message = best === undefined ? 'unknown key' : `unknown key (did you mean "${best}"?)`;
+      out.push({ path: [...path, key], message });
+    }
+  }
+  return out;
+}
+
+/**
+ * Validates YAML text as a limits file; `source` names it in errors (the file's path). Throws
+ * {@link LimitsFileError} listing every problem found.
+ */
+export function parseLimits(yamlText: string, source: string): LimitsFile {
+  if (yamlText.length > LIMITS_MAX_BYTES)
+    throw new LimitsFileError(source, [
+      `the file is larger than the limit of ${formatBytes(LIMITS_MAX_BYTES)}`,
+    ]);
+  const doc = parseDocument(yamlText, { prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) throw new LimitsFileError(source, doc.errors.map(yamlErrorText));
+  if (doc.contents === null) throw new LimitsFileError(source, ['the file is empty']);
+  if (!isMap(doc.contents))
+    throw new LimitsFileError(source, ['the top level must be a mapping with version and charts']);
+  const tree = yamlToValue(doc, LIMITS_MAX_ALIASES);
+  if ('issue' in tree) throw new LimitsFileError(source, [tree.issue]);
+  const parsed = fileSchema.safeParse(tree.value, { error: configErrorMap });
+  if (!parsed.success) throw new LimitsFileError(source, limitsIssues(parsed.error.issues).map(formatIssue));
+  return new LimitsFile(MADE_HERE, source, parsed.data.charts);
+}
+
+/** Reads and validates the limits file at `path`. Throws {@link LimitsFileError}. */
+export async function loadLimitsFile(path: string): Promise<LimitsFile> {
+  let text: string;
+  try {
+    text = await readRegularFile(path, { maxBytes: LIMITS_MAX_BYTES, timeoutMs: LIMITS_READ_TIMEOUT_MS });
+  } catch (err) {
+    throw new LimitsFileError(path, [`cannot read the file: ${readErrorText(err)}`]);
+  }
+  return parseLimits(text, path);
+}
