@@ -59,8 +59,13 @@ export const DEFAULT_CONNECTION: ConnectionSettings = {
  * config's tests) reads the TLS files through this module but never connects, and importing
  * undici costs more than the whole check.
  */
-const loadUndici = () => import('undici');
-type Undici = Awaited<ReturnType<typeof loadUndici>>;
+type Undici = typeof import('undici');
+// A bundle splits undici (CommonJS) into a chunk whose namespace holds only `default`; Node's own
+// loader gives the named exports as well. `default` is the whole module either way.
+const loadUndici = async (): Promise<Undici> => {
+  const m: Undici & { readonly default?: Undici } = await import('undici');
+  return m.default ?? m;
+};
 
 /** As Go's HTTP client, which Prometheus uses. */
 const MAX_REDIRECTS = 10;
