@@ -5,6 +5,7 @@
 import {
   advanceDetectors,
   createDetectorState,
+  DetectorAdvance,
   type DetectorParams,
   type DetectorState,
   type DetectorView,
@@ -45,6 +46,7 @@ export class ChartDetectors {
     events: new Float64Array(EVENT_SLOTS),
   };
   private readonly state: DetectorState;
+  private readonly pass = new DetectorAdvance();
   private readonly results = createRuleResults();
   /** What the rules evaluated at the last poll: the same again gives the same window results. */
   private readonly rulesKey = {
@@ -113,6 +115,7 @@ export class ChartDetectors {
         keepFrom: at.nowMs - this.overlapMs,
       },
       this.tally,
+      this.pass,
     );
     return detectorView(this.state, params, span.limits);
   }
