@@ -2,6 +2,8 @@
  * What finds signals on a chart: the run rules over the evaluation window, and the CUSUM, the
  * fast CUSUM and the EWMA over the new points, with the events and last signal times of all.
  */
+
+import type { ChartBaseline } from './chart-baseline.ts';
 import {
   advanceDetectors,
   createDetectorState,
@@ -16,14 +18,8 @@ import {
   forgetCheckpoints,
 } from './detector-state.ts';
 import type { ControlLimits } from './limits.ts';
+import type { RecentPoints } from './points.ts';
 import { createRuleResults, evaluateWindowAndNew, type RulesConfig } from './rules.ts';
-
-/** The points, values and limits one poll evaluates. */
-export interface Evaluated {
-  readonly times: Float64Array;
-  readonly values: Float64Array;
-  readonly limits: ControlLimits;
-}
 
 /** Where one poll's evaluation lies, as indexes into the points. */
 export interface EvaluatedRange {
@@ -34,8 +30,6 @@ export interface EvaluatedRange {
   /** First point new since the last poll. */
   readonly newStart: number;
   readonly evalEnd: number;
-  /** Version of the points before their old end (see RecentPoints.prefixVersion). */
-  readonly prefix: number;
 }
 
 /** The rules and the detectors of one chart. */
@@ -61,6 +55,7 @@ export class ChartDetectors {
     private readonly params: DetectorParams,
     /** Points up to this late are put in their place for the detectors (the record sync's overlap). */
     private readonly overlapMs: number,
+    private readonly points: RecentPoints,
   ) {
     this.state = createDetectorState(params);
   }
@@ -70,54 +65,53 @@ export class ChartDetectors {
     return this.state.lastSignal;
   }
 
-  /** The estimated start of the shift the last signal found. */
-  get shiftFrom(): number {
-    return this.state.shiftFrom;
-  }
-
   /**
    * The rules' violations per rule over the window (for the gauges), counting the events of the
    * new points, in one pass; skipped when neither the limits nor the window's points changed.
    */
-  evaluateRules(span: Evaluated, at: EvaluatedRange): ArrayLike<number> {
-    const { limits } = span;
+  evaluateRules(limits: ControlLimits, at: EvaluatedRange): ArrayLike<number> {
     const key = this.rulesKey;
     const r = this.results;
-    const same = key.limits === limits && key.prefix === at.prefix && key.from === at.from;
+    const prefix = this.points.prefixVersion;
+    const same = key.limits === limits && key.prefix === prefix && key.from === at.from;
     if (at.newStart >= at.evalEnd && same && key.end === at.evalEnd) return r.count;
     key.limits = limits;
-    key.prefix = at.prefix;
+    key.prefix = prefix;
     key.from = at.from;
     key.end = at.evalEnd;
     evaluateWindowAndNew(
-      span.values,
+      this.points.valueColumn,
       { windowStart: at.from, newStart: at.newStart, end: at.evalEnd, contextStart: at.chartStart },
       { limits, rules: this.rules, window: r, events: this.tally.events },
     );
     const lastTimes = this.tally.lastTimes;
     for (let k = 0; k < 8; k++) {
       const i = r.lastIndex[k] ?? -1;
-      const t = i < 0 ? Number.NaN : (span.times[i] ?? Number.NaN);
+      const t = i < 0 ? Number.NaN : (this.points.timeColumn[i] ?? Number.NaN);
       if (!Number.isNaN(t) && !(lastTimes[k]! >= t)) lastTimes[k] = t;
     }
     return r.count;
   }
 
-  /** Steps the CUSUM and the EWMA over the new points (late ones inside the overlap in their place). */
-  advance(span: Evaluated, at: EvaluatedRange & { readonly nowMs: number }): DetectorView | undefined {
-    const params = effectiveParams(this.params, span.limits);
-    advanceDetectors(
-      this.state,
-      {
-        ...span,
-        params,
-        range: { replayFrom: at.from, newFrom: at.newStart, to: at.evalEnd },
-        keepFrom: at.nowMs - this.overlapMs,
-      },
-      this.tally,
-      this.pass,
-    );
-    return detectorView(this.state, params, span.limits);
+  /**
+   * Steps the CUSUM and the EWMA over the new points (late ones inside the overlap in their
+   * place); a signal holds the `baseline`.
+   */
+  advance(
+    limits: ControlLimits,
+    at: EvaluatedRange & { readonly nowMs: number },
+    baseline: ChartBaseline,
+  ): DetectorView | undefined {
+    const params = effectiveParams(this.params, limits);
+    const state = this.state;
+    const signalBefore = state.lastSignal;
+    const { timeColumn: times, valueColumn: values } = this.points;
+    const range = { replayFrom: at.from, newFrom: at.newStart, to: at.evalEnd };
+    const input = { times, values, limits, params, range, keepFrom: at.nowMs - this.overlapMs };
+    advanceDetectors(state, input, this.tally, this.pass);
+    // Object.is: before the first signal both are NaN, which `!==` would take for a new signal.
+    if (!Object.is(state.lastSignal, signalBefore)) baseline.signalled(state.shiftFrom, limits);
+    return detectorView(state, params, limits);
   }
 
   /** No limits: the points up to `time` count as evaluated, and cannot be gone back over. */
@@ -127,7 +121,8 @@ export class ChartDetectors {
   }
 
   /**
-   * The time up to which points are past evaluating, of those evaluated up to `evaluatedTo`:
+   * The time up to which points are past evaluating, of those evaluated up to `evaluatedTo` (all
+   * of them after {@link ChartDetectors.skip}):
    * with the detectors on, points inside the overlap are put in their place, not late.
    */
   finalTo(evaluatedTo: number): number {

@@ -8,7 +8,7 @@
  * needs them. docs/measurements.md ("Memory of a chart") gives the sizes and the exactness.
  */
 import { type BaselineSpec, ChartBaseline } from './chart-baseline.ts';
-import { ChartDetectors, type EvaluatedRange } from './chart-detectors.ts';
+import { ChartDetectors } from './chart-detectors.ts';
 import { ChartLimits, type LimitsChange, type LimitsSpec } from './chart-limits.ts';
 import type { DetectorParams, DetectorView } from './detector-state.ts';
 import type { ControlLimits, LimitsResult } from './limits.ts';
@@ -131,7 +131,7 @@ export class ControlChart {
     this.overlapMs = options.overlapMs;
     this.baseline = new ChartBaseline(spec.baseline, options.holdMs, this.points);
     this.limits = new ChartLimits(spec, this.baseline);
-    this.detectors = new ChartDetectors(spec.rules, options.detectors, options.overlapMs);
+    this.detectors = new ChartDetectors(spec.rules, options.detectors, options.overlapMs, this.points);
   }
 
   /** Time of the newest point ever added (-Infinity: none). */
@@ -246,12 +246,12 @@ export class ControlChart {
     const newStart = Math.max(chartStart, points.lowerBound(evaluatedTo + 1, evalEnd));
     const newest = evalEnd > 0 ? (points.timeColumn[evalEnd - 1] ?? evaluatedTo) : evaluatedTo;
     this.evaluatedTo = Math.max(evaluatedTo, newest);
-    const range = { from, chartStart, newStart, evalEnd, prefix: points.prefixVersion, nowMs };
-    const { counts, detectors } = this.evaluateWith(result, range);
-    this.rememberWindowCount(
-      evalFrom,
-      result.ok ? this.detectors.finalTo(this.evaluatedTo) : this.evaluatedTo,
-    );
+    const range = { from, chartStart, newStart, evalEnd, nowMs };
+    // Without limits nothing is evaluated, and these points will not be evaluated later either.
+    if (!result.ok) this.detectors.skip(this.evaluatedTo);
+    const counts = result.ok ? this.detectors.evaluateRules(result.limits, range) : NO_COUNTS;
+    const detectors = result.ok ? this.detectors.advance(result.limits, range, this.baseline) : undefined;
+    this.rememberWindowCount(evalFrom, this.detectors.finalTo(this.evaluatedTo));
     const work =
       CHART_WORK + (evalEnd - Math.min(from, newStart)) + merged + this.retireOldPoints(poll, evalStart);
     const { lastTimes, events } = this.detectors.tally;
@@ -267,28 +267,6 @@ export class ControlChart {
       change,
       work,
     };
-  }
-
-  /**
-   * The rules and the detectors against the limits, when there are some; a signal holds the
-   * baseline. Without limits nothing is evaluated, and these points will not be later either.
-   */
-  private evaluateWith(
-    result: LimitsResult,
-    range: EvaluatedRange & { readonly nowMs: number },
-  ): { counts: ArrayLike<number>; detectors: DetectorView | undefined } {
-    if (!result.ok) {
-      this.detectors.skip(this.evaluatedTo!);
-      return { counts: NO_COUNTS, detectors: undefined };
-    }
-    const span = { times: this.points.timeColumn, values: this.points.valueColumn, limits: result.limits };
-    const counts = this.detectors.evaluateRules(span, range);
-    const signalBefore = this.detectors.lastSignal;
-    const detectors = this.detectors.advance(span, range);
-    // Object.is: before the first signal both are NaN, which `!==` would take for a new signal.
-    if (!Object.is(this.detectors.lastSignal, signalBefore))
-      this.baseline.signalled(this.detectors.shiftFrom, result.limits);
-    return { counts, detectors };
   }
 
   /** Counts the points that appeared, since the last poll, among those already evaluated then. */
