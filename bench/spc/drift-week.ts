@@ -3,8 +3,9 @@
  * gets a point every 2 minutes: a week of healthy data (the Phase I study period), a day of
  * healthy data after it, then a drift of the mean that grows linearly to 1 sigma over a week and
  * stays there. The same series feeds two {@link ControlChart}s with the shipped settings (config
- * defaults): one frozen on the study week (the limits `limits study` computes for that week and
- * an engineer approves), one on a rolling 7-day baseline. Each is polled every 10 minutes; the
+ * defaults): one at the limits `limits study` computes for the study week, charted as the
+ * exporter charts an approved entry (given centre, sigma and limits: no calibration, no
+ * autocorrelation widening of the detectors), and one on a rolling 7-day baseline. Each is polled every 10 minutes; the
  * delay is from the drift's start to the first CUSUM signal (the shipped shift alert's detector),
  * and the EWMA's beside it. Noise: the textbook case (independent normal) and realistic shapes of
  * the realistic plant (src/simulator/realistic.ts: skewed, autocorrelated), drawn with
@@ -15,6 +16,7 @@
 import { controlSchema } from '../../src/config/control-schema.ts';
 import { Ar1, REALISTIC_BEHAVIOUR, type Shape, standardDraw } from '../../src/simulator/index.ts';
 import { type ChartSpec, ControlChart, CUSUM_EVENT, EWMA_EVENT } from '../../src/spc/index.ts';
+import { studyChart } from '../../src/spc/study.ts';
 import { arg } from '../shared/args.ts';
 import { splitmix64 } from '../shared/random.ts';
 import { median, type ResultRow, writeResults } from '../shared/results.ts';
@@ -70,30 +72,66 @@ const driftAt = (t: number) => Math.min(1, Math.max(0, (t - DRIFT_FROM) / WEEK))
 interface Found {
   cusum: number;
   ewma: number;
+  /** CUSUM and EWMA signals on the healthy day before the drift. */
+  healthy: number;
+}
+
+/**
+ * The limits `limits study` writes for the study week, charted as the exporter charts an
+ * approved entry: given centre, sigma and limits, frozen (src/collectors/measurements/control.ts).
+ */
+function approvedChart(times: Float64Array, values: Float64Array): ControlChart {
+  const week = times.findIndex((t) => t >= WEEK);
+  const study = studyChart(
+    { times: times.subarray(0, week), values: values.subarray(0, week) },
+    {
+      settings: {
+        rules: SHIPPED.rules,
+        detectors: { cusum: SHIPPED.cusum, ewma: SHIPPED.ewma },
+        compensate: SHIPPED.compensate,
+        minSamples: 25,
+      },
+      excluded: [],
+    },
+  );
+  if (!study.result.ok) throw new Error(`no limits from the study week: ${study.result.reason}`);
+  const { center, sigma, ucl, lcl } = study.result.limits;
+  return chartOf({ kind: 'given', center, sigma, ucl, lcl });
 }
 
 /** Runs one seed of one noise case; delays in hours from the drift's start. */
 function runOnce(c: NoiseCase, seed: number) {
   const rng = splitmix64(seed);
   const ar = new Ar1(c.phi);
+  const end = DRIFT_FROM + HORIZON_MS;
+  const n = Math.ceil(end / POINT_MS);
+  const times = new Float64Array(n);
+  const values = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    times[i] = i * POINT_MS;
+    values[i] = 10 + ar.next(standardDraw(c.shape, rng)) + driftAt(times[i]!);
+  }
   const charts = {
-    frozen: chartOf({ kind: 'frozen', fromMs: 0, toMs: WEEK }),
+    frozen: approvedChart(times, values),
     rolling: chartOf({ kind: 'rolling', durationMs: WEEK }),
   };
   const found: Record<keyof typeof charts, Found> = {
-    frozen: { cusum: Number.NaN, ewma: Number.NaN },
-    rolling: { cusum: Number.NaN, ewma: Number.NaN },
+    frozen: { cusum: Number.NaN, ewma: Number.NaN, healthy: 0 },
+    rolling: { cusum: Number.NaN, ewma: Number.NaN, healthy: 0 },
   };
-  const end = DRIFT_FROM + HORIZON_MS;
   let nextPoll = POLL_MS;
-  for (let t = 0; t < end; t += POINT_MS) {
-    const x = 10 + ar.next(standardDraw(c.shape, rng)) + driftAt(t);
+  for (let i = 0; i < n; i++) {
+    const t = times[i]!;
+    const x = values[i]!;
     charts.frozen.add(t, x);
     charts.rolling.add(t, x);
     if (t + POINT_MS < nextPoll) continue;
     for (const k of ['frozen', 'rolling'] as const) {
       const o = charts[k].evaluate({ nowMs: nextPoll, complete: true });
       const f = found[k];
+      // Signals on the healthy day between the study week and the drift: chance signals.
+      if (nextPoll === WEEK) f.healthy = -(o.events[CUSUM_EVENT]! + o.events[EWMA_EVENT]!);
+      if (nextPoll === DRIFT_FROM) f.healthy += o.events[CUSUM_EVENT]! + o.events[EWMA_EVENT]!;
       const cusumAt = o.lastTimes[CUSUM_EVENT]!;
       const ewmaAt = o.lastTimes[EWMA_EVENT]!;
       if (Number.isNaN(f.cusum) && cusumAt >= DRIFT_FROM) f.cusum = cusumAt;
@@ -104,8 +142,16 @@ function runOnce(c: NoiseCase, seed: number) {
   }
   const hours = (at: number) => (Number.isNaN(at) ? HORIZON_MS / HOUR : (at - DRIFT_FROM) / HOUR);
   return {
-    frozen: { cusum: hours(found.frozen.cusum), ewma: hours(found.frozen.ewma) },
-    rolling: { cusum: hours(found.rolling.cusum), ewma: hours(found.rolling.ewma) },
+    frozen: {
+      cusum: hours(found.frozen.cusum),
+      ewma: hours(found.frozen.ewma),
+      healthy: found.frozen.healthy,
+    },
+    rolling: {
+      cusum: hours(found.rolling.cusum),
+      ewma: hours(found.rolling.ewma),
+      healthy: found.rolling.healthy,
+    },
   };
 }
 
@@ -161,6 +207,15 @@ function main(): void {
           ),
         );
       }
+    for (const kind of ['frozen', 'rolling'] as const) {
+      const healthy = runs.map((r) => r[kind].healthy);
+      rows.push({
+        measure: `${c.label}: chance signals (CUSUM + EWMA) on the healthy day before the drift, ${kind === 'frozen' ? 'frozen approved limits' : 'rolling 7-day baseline'}`,
+        value: median(healthy),
+        unit: 'signals in 24 h',
+        runs: healthy,
+      });
+    }
     process.stderr.write(`drift-week: ${c.label} done\n`);
   }
   const limit = informationLimitHours();
@@ -179,7 +234,7 @@ function main(): void {
       rows,
       notes: [
         'Delay: hours from the drift’s start to the first signal at or after it; the drift then stands at delay / 168 h sigma. The figure is the median over the seeds.',
-        'The frozen chart’s limits are those of a frozen baseline over the study week: what `limits study` computes for that week and the exporter keeps once approved (never moved by new data).',
+        'The frozen chart’s limits are what `limits study` computes for the study week, charted as the exporter charts an approved entry: the given centre, sigma and limits, never moved by new data, with no calibration on a baseline and no autocorrelation widening of the CUSUM and EWMA.',
         'The rolling chart learns the drift: its baseline (the 7 days before the evaluation window) follows the mean, so the CUSUM sees only the part of the drift the baseline lags behind; after a signal the baseline is held for an hour (control.hold).',
         'In-control chance signals of these detectors with estimated baselines are in bench:spc (bench/results/spc.json); a chance signal after the drift’s start counts here as a detection.',
       ],

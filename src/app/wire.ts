@@ -19,6 +19,7 @@ import { SelfMetrics } from '../exposition/selfmetrics.ts';
 import { planFor, plantOf, shardRequestRate } from '../planning/budget.ts';
 import { PlanMetrics } from '../planning/plan-metrics.ts';
 import { SeriesBudget } from '../planning/series-budget.ts';
+import { SerialProducts } from '../records/products.ts';
 import { RefusedStations } from '../records/refused.ts';
 import type { LoopTimers } from '../scheduler/loop.ts';
 import { type ReusableJob, Scheduler } from '../scheduler/scheduler.ts';
@@ -106,6 +107,8 @@ interface Upstream {
   readonly summaryWindows: SummaryWindows;
   /** Unit activity: the units job writes it, the summary job reads it to skip idle stations. */
   readonly activity: ActivityBoard;
+  /** Each unit serial's product: the units job writes it, the measurements job's charts read it. */
+  readonly products: SerialProducts;
 }
 
 /** A wired exporter, not yet polling. */
@@ -222,8 +225,17 @@ function wireScheduler(
   },
 ): Scheduler {
   const { config, shard, logger, wallClock, self, redactor, upstream } = parts;
-  const { client, yielder, digest, refused, lastUnitTimes, flaggedCharts, activity, summaryWindows } =
-    upstream;
+  const {
+    client,
+    yielder,
+    digest,
+    refused,
+    lastUnitTimes,
+    flaggedCharts,
+    activity,
+    summaryWindows,
+    products,
+  } = upstream;
   const prev = more.opts.previous;
   const collectors = enabledDataCollectors(config);
   if (prev) forgetRemovedCollectors(prev, collectors);
@@ -239,6 +251,7 @@ function wireScheduler(
     offerSummaryWindows: summaryWindows.offer,
     shard,
     activity,
+    products,
   };
   return new Scheduler({
     discovery: DISCOVERY,
@@ -342,7 +355,8 @@ function newSelfMetrics(
 function reusableJobs(prev: Exporter, config: Config): Map<string, ReusableJob> {
   const reuse = new Map<string, ReusableJob>();
   for (const [name, job] of prev.scheduler.jobsByName) {
-    if (sameSettings(prev.config, config, ['discovery', 'windows', name])) reuse.set(name, job);
+    // Products shape both record jobs' series and keys.
+    if (sameSettings(prev.config, config, ['discovery', 'windows', 'products', name])) reuse.set(name, job);
   }
   return reuse;
 }
@@ -445,6 +459,7 @@ function wireUpstream(
     flaggedCharts: new OfferedView([]),
     summaryWindows: new OfferedView([]),
     activity: new ActivityBoard(),
+    products: new SerialProducts(),
   };
 }
 

@@ -15,6 +15,7 @@ import type { LevelsSkipped } from '../exposition/selfmetrics.ts';
 import type { LabelValueCount } from '../model/label-values.ts';
 import type { CollectorCosts, RequestPlan } from '../model/plan.ts';
 import type { Topology } from '../model/topology.ts';
+import { SerialProducts } from '../records/products.ts';
 import { RefusedStations } from '../records/refused.ts';
 import { type Shard, UNSHARDED } from '../sharding/shard.ts';
 import type { UpstreamClient } from '../upstream/client.ts';
@@ -51,6 +52,11 @@ export interface SummaryWindowProgress {
 export interface CollectorLinks {
   /** Unit activity: the units job writes it, the summary job reads it to skip idle stations. */
   readonly activity: ActivityBoard;
+  /**
+   * Each unit serial's product: the units job writes it when a control name is charted per
+   * product, the measurements job reads it to key those charts.
+   */
+  readonly products: SerialProducts;
   /**
    * Receives a read-only view of each station's latest unit time (epoch ms), for the status
    * page; the units job offers it once, when it creates its store.
@@ -104,6 +110,7 @@ export function standaloneDependencies(): CollectorLinks & Pick<CollectorContext
     refused: new RefusedStations(STANDALONE_REPROBE_MS),
     shard: UNSHARDED,
     activity: new ActivityBoard(),
+    products: new SerialProducts(),
     offerLastUnitTime: () => {},
     offerFlaggedCharts: () => {},
     offerSummaryWindows: () => {},

@@ -106,6 +106,7 @@ const nameEntry = z
       minSamples: undefined,
       cusum: undefined,
       ewma: undefined,
+      byProduct: undefined,
     })),
     z
       .strictObject({
@@ -121,6 +122,13 @@ const nameEntry = z
           .strictObject({ lambda: ewmaLambda.optional(), l: ewmaL.optional() })
           .optional()
           .describe('Overrides `control.ewma` lambda and l for these names.'),
+        by_product: z
+          .boolean()
+          .optional()
+          .describe(
+            "One chart per product (the unit's `unit_type`, through `products.allow`) instead of one for all, " +
+              'with a `product` label: for names whose nominal differs between products. Needs the units collector.',
+          ),
       })
       .superRefine((n, ctx) => {
         if (isRecord(n) && n.baseline !== undefined && n.limits !== undefined)
@@ -137,6 +145,7 @@ const nameEntry = z
         minSamples: n.min_samples,
         cusum: n.cusum,
         ewma: n.ewma,
+        byProduct: n.by_product,
       })),
   ])
   .meta({ 'x-type': 'regex or mapping' });
@@ -333,6 +342,7 @@ export const controlSchema = z
       minSamples: n.minSamples ?? c.min_samples,
       cusum: { ...c.cusum, ...definedOf(n.cusum) },
       ewma: { ...c.ewma, ...definedOf({ lambda: n.ewma?.lambda, L: n.ewma?.l }) },
+      byProduct: n.byProduct ?? false,
     })),
     evaluationWindowMs: c.evaluation_window,
     rules: c.rules,

@@ -26,10 +26,27 @@ export function describeConfig(config: Config): string {
         : 'disabled'
     }`,
     `units: ${units.enabled ? `every ${formatDuration(units.intervalMs)} (overlap ${formatDuration(units.overlapMs)})` : 'disabled'}`,
+    ...describeProducts(config),
     `listen: ${config.server.listenAddress}`,
     `log level: ${config.log.level}`,
   ];
   return lines.join('\n');
+}
+
+/** The products line, when products are configured (none otherwise). */
+function describeProducts({ products, measurements }: Config): string[] {
+  if (products.allow.length === 0) return [];
+  const charted = measurements.control.names
+    .filter((n) => n.byProduct)
+    .map((n) => n.pattern.source.replace(/^\^\(\?:(.*)\)\$$/, '$1'));
+  const uses = [
+    ...(products.label ? ['unit_type label on the unit counts'] : []),
+    ...(charted.length > 0 ? [`charts per product for ${charted.join(', ')}`] : []),
+  ];
+  return [
+    `products: ${products.allow.join(', ')} (any other type as "other", none as "unknown")` +
+      (uses.length > 0 ? `; ${uses.join('; ')}` : ''),
+  ];
 }
 
 /** The upstream URL for display (check-config, landing page): no credentials, query or fragment. */

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { always, anchoredRegex, hexId, interval, maxStaleness, period, reportDuplicates } from './fields.ts';
 import { measurementsSchema, unitsSchema } from './measurements-schema.ts';
 import { planningSchema, shardingSchema } from './planning-schema.ts';
+import { productsSchema } from './products-schema.ts';
 import { targetsSchema } from './targets-schema.ts';
 import { upstreamSchema } from './upstream-schema.ts';
 import { windowsSchema } from './windows-schema.ts';
@@ -181,6 +182,33 @@ function checkWindowKeys(
   check(c.measurements.statistics.windows.keys(), ['measurements', 'statistics', 'windows']);
 }
 
+/** Products as a label or a chart key need the allow-list, and charts per product the units collector. */
+function checkProducts(
+  c: {
+    products: { label: boolean; allow: readonly string[] };
+    units: { enabled: boolean };
+    measurements: { control: { names: readonly { byProduct: boolean }[] } };
+  },
+  ctx: z.core.$RefinementCtx,
+): void {
+  const charted = c.measurements.control.names.findIndex((n) => n.byProduct);
+  if ((c.products.label || charted >= 0) && c.products.allow.length === 0) {
+    const by = c.products.label ? 'products.label' : `measurements.control.names[${charted}].by_product`;
+    ctx.addIssue({
+      code: 'custom',
+      message: `must list at least one product for ${by}`,
+      path: ['products', 'allow'],
+    });
+  }
+  if (charted >= 0 && !c.units.enabled)
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        "needs the units collector (units.enabled): a measurement's product comes from its unit's records",
+      path: ['measurements', 'control', 'names', charted, 'by_product'],
+    });
+}
+
 /** The configuration file's schema: snake_case YAML in, camelCase {@link Config} data out. */
 export const configSchema = z
   .strictObject({
@@ -190,6 +218,7 @@ export const configSchema = z
     summary: summarySchema,
     measurements: measurementsSchema,
     units: unitsSchema,
+    products: productsSchema,
     targets: targetsSchema,
     planning: planningSchema,
     sharding: shardingSchema,
@@ -197,6 +226,7 @@ export const configSchema = z
     log: logSchema,
   })
   .superRefine(checkWindowKeys)
+  .superRefine(checkProducts)
   .describe('station-exporter configuration.');
 
 /** The validated configuration data, before it is branded by the loader. */

@@ -50,4 +50,23 @@ describe('describeConfig', () => {
     expect(text).toMatch(/token from file \S+\/secrets\/station-token/);
     expect(text).not.toContain('file-token-123');
   });
+
+  it('names the products and what they key, only when products are configured', () => {
+    const load = (raw: Record<string, unknown>) =>
+      configFromObject({ upstream: { base_url: 'http://h', token: 't' }, ...raw }, { baseDir: '/', env: {} });
+    expect(describeConfig(load({}))).not.toContain('products');
+    const text = describeConfig(
+      load({
+        products: { label: true, allow: ['A', 'B'] },
+        measurements: {
+          enabled: true,
+          names: ['vbat'],
+          control: { names: [{ name: 'vb.*', by_product: true }] },
+        },
+      }),
+    );
+    expect(text.split('\n')).toContain(
+      'products: A, B (any other type as "other", none as "unknown"); unit_type label on the unit counts; charts per product for vb.*',
+    );
+  });
 });

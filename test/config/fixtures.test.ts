@@ -136,6 +136,7 @@ describe('ok config fixtures', () => {
         default: { firstPassYield: 0.9, finalYield: 0.95, retryRate: 0.1 },
         rules: [],
       },
+      products: { label: false, allow: [] },
       planning: { refreshMs: new Map(), maxRefreshMs: 900_000, retryReserve: 0.05, maxSeries: undefined },
       sharding: { shard: undefined, maxRequestsPerSecond: undefined },
       server: { listenAddress: ':9732' },
@@ -222,6 +223,7 @@ describe('ok config fixtures', () => {
             minSamples: 10,
             cusum: { enabled: true, k: 0.5, h: 10, cap: 4, fir: false },
             ewma: { enabled: false, lambda: 0.2, L: 3 },
+            byProduct: false,
           },
           {
             pattern: /^(?:current_draw)$/,
@@ -229,6 +231,7 @@ describe('ok config fixtures', () => {
             minSamples: 10,
             cusum: { enabled: true, k: 0.5, h: 6, cap: 4, fir: false },
             ewma: { enabled: false, lambda: 0.2, L: 2.5 },
+            byProduct: false,
           },
         ],
         evaluationWindowMs: 1_800_000,

@@ -5,7 +5,8 @@
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
-import { type LimitsEntry, LimitsFileError, limitsFromObject, rfc3339 } from './file.ts';
+import { parseLimits } from '../../config/limits-schema.ts';
+import { type LimitsEntry, LimitsFileError, limitsFromText, rfc3339 } from './file.ts';
 
 /** One `--chart` selector: `key=value` pairs, comma-separated (keys station, metric, slot, product). */
 export type ChartSelector = Readonly<Partial<Record<'station' | 'metric' | 'slot' | 'product', string>>>;
@@ -53,7 +54,7 @@ export async function approveLimits(opts: ApproveOptions): Promise<number[]> {
   const text = await readFile(opts.file, 'utf8');
   const doc = parseDocument(text);
   if (doc.errors.length > 0) throw new LimitsFileError(`${opts.file}: ${doc.errors[0]!.message}`);
-  const file = limitsFromObject(doc.toJS(), opts.file);
+  const file = limitsFromText(text, opts.file);
   const chosen = file.charts.flatMap((e, i) =>
     opts.selectors.length === 0 || opts.selectors.some((s) => matches(e, s)) ? [i] : [],
   );
@@ -70,9 +71,12 @@ export async function approveLimits(opts: ApproveOptions): Promise<number[]> {
     doc.setIn(['charts', i, 'approved_by'], opts.by);
     doc.setIn(['charts', i, 'approved_at'], at);
   }
+  const edited = doc.toString({ lineWidth: 0 });
+  // What is written must load: the exporter's loader checks it first.
+  parseLimits(edited, opts.file);
   // Written aside and moved into place: a reader never sees half a file.
   const tmp = `${opts.file}.tmp-${process.pid}`;
-  await writeFile(tmp, doc.toString({ lineWidth: 0 }));
+  await writeFile(tmp, edited);
   await rename(tmp, opts.file);
   return chosen;
 }

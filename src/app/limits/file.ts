@@ -1,11 +1,13 @@
 /**
  * The approved-limits file as the `limits` commands read and write it (YAML, docs/measurements.md
  * "Phase I study"): one entry per chart with its limits, the study they came from, the excluded
- * points with their assignable cause, and the approval. Reading checks what these commands rely
- * on and names the path of what is wrong; the exporter's loader applies the full schema.
+ * points with their assignable cause, and the approval, in the file's own field names. What is
+ * read and what is written pass the exporter's loader first (src/config/limits-schema.ts), so
+ * these commands accept and write exactly what the exporter accepts.
  */
 import { readFile } from 'node:fs/promises';
 import { Document, isPair, isScalar, parse, visit } from 'yaml';
+import { parseLimits } from '../../config/limits-schema.ts';
 
 /** One exclusion: a time span `[from, to)` or one point `at`, with its assignable cause. */
 export type Exclusion =
@@ -201,22 +203,31 @@ export function limitsFromObject(doc: unknown, source: string): LimitsFile {
   return { version: 1, charts: entries };
 }
 
+/**
+ * Checks YAML text with the exporter's loader and reads it; throws the loader's error (every
+ * problem with its path) or a {@link LimitsFileError}.
+ */
+export function limitsFromText(text: string, source: string): LimitsFile {
+  parseLimits(text, source);
+  return limitsFromObject(parse(text), source);
+}
+
 /** Reads and checks a limits file. */
 export async function readLimitsFile(file: string): Promise<LimitsFile> {
-  let doc: unknown;
+  let text: string;
   try {
-    doc = parse(await readFile(file, 'utf8'));
+    text = await readFile(file, 'utf8');
   } catch (err) {
     throw new LimitsFileError(`${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  return limitsFromObject(doc, file);
+  return limitsFromText(text, file);
 }
 
 /**
  * The file as YAML, entries in the order given, station ids quoted (an id of digits only would
  * read back as a number).
  */
-export function limitsYaml(file: LimitsFile): string {
+export function limitsYaml(file: LimitsFile, source = 'limits file'): string {
   const doc = new Document(file);
   visit(doc, {
     Pair(_, pair) {
@@ -224,5 +235,8 @@ export function limitsYaml(file: LimitsFile): string {
         pair.value.type = 'QUOTE_DOUBLE';
     },
   });
-  return doc.toString({ lineWidth: 0, flowCollectionPadding: true, nullStr: 'null' });
+  const text = doc.toString({ lineWidth: 0, flowCollectionPadding: true, nullStr: 'null' });
+  // What is written must load: checked by the loader itself before it reaches a disk.
+  parseLimits(text, source);
+  return text;
 }

@@ -127,7 +127,7 @@ async function studyWith(
   const header = `Phase I study ${rfc3339(period.fromMs)} .. ${rfc3339(period.toMs)}: ${charts.length} chart(s) of ${names.join(', ')}; limits file: ${out}\n`;
   process.stdout.write(studyReport(charts, header));
   const tmp = `${out}.tmp-${process.pid}`;
-  await writeFile(tmp, limitsYaml(file));
+  await writeFile(tmp, limitsYaml(file, out));
   await rename(tmp, out);
   if (data.failures > 0) {
     process.stderr.write(

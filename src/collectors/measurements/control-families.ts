@@ -12,7 +12,7 @@ import { CUSUM_EVENT, type DetectorView, EWMA_EVENT } from '../../spc/index.ts';
 import { RULE_NUMBERS } from '../../spc/rules.ts';
 import { addLimitsSource, LIMITS_SOURCE_FAMILIES, type LimitsSource } from './limits-families.ts';
 
-const SERIES = ['site', 'line', 'station', 'station_id', 'group', 'metric', 'slot'];
+const SERIES = ['site', 'line', 'station', 'station_id', 'group', 'metric', 'slot', 'product'];
 const BY_RULE = [...SERIES, 'rule'];
 const BY_FLAG = [...SERIES, 'flag'];
 /** Families of a charted name's settings: the same for every chart of the name, so one series per name. */

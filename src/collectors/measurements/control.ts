@@ -11,6 +11,7 @@ import type { ChartLimits } from '../../config/limits-schema.ts';
 import type { Config } from '../../config/schema.ts';
 import type { Family, LabelSet } from '../../exposition/model.ts';
 import type { StationNode, Topology } from '../../model/topology.ts';
+import type { ProductLookup } from '../../records/products.ts';
 import { serialHash32 } from '../../records/serials.ts';
 import type { RecordStore } from '../../records/types.ts';
 import {
@@ -26,6 +27,7 @@ import type { FlaggedChart } from '../collector.ts';
 import { ApprovedLimits, type LimitsRefresh } from './approved-limits.ts';
 import { type ControlOutcome, controlFamilies, EVENT_RULE_NAMES } from './control-families.ts';
 import { type LimitsSource, limitsSource } from './limits-families.ts';
+import { type GateSeries, ProductGate, type ReleasedPoint, type SkippedPoints } from './product-gate.ts';
 import { bySeriesOrder, type MeasurementStore, stationKey, VALUE } from './store.ts';
 
 /** Points charted between two yields to the event loop (a few milliseconds of work). */
@@ -46,6 +48,8 @@ interface Entry {
   readonly index: number;
   readonly spec: ChartSpec;
   readonly params: DetectorParams;
+  /** A chart per product (measurements.control.names[].by_product). */
+  readonly byProduct: boolean;
 }
 
 /** One charted series: its identity, its chart and its label sets. */
@@ -53,6 +57,8 @@ interface Charted {
   readonly stationId: string;
   readonly name: string;
   readonly slot: string | null;
+  /** The product label value of a chart keyed per product, else null. */
+  readonly product: string | null;
   /** Its key in {@link StationCharts.bySeries}. */
   readonly key: string;
   readonly entry: Entry;
@@ -123,7 +129,7 @@ class ChartedNames {
       e =
         names === undefined || spec === undefined
           ? null
-          : { index, spec, params: { cusum: names.cusum, ewma: names.ewma } };
+          : { index, spec, params: { cusum: names.cusum, ewma: names.ewma }, byProduct: names.byProduct };
       this.#entries.set(name, e);
     }
     return e;
@@ -236,14 +242,21 @@ export class ControlCharts {
   /** Charts whose first limits came at this poll: counted, then logged once. */
   #established = 0;
   #flagged: FlaggedChart[] = [];
+  /** Points of the names charted per product, waiting for their unit's product; absent without such names. */
+  readonly #gate: ProductGate | undefined;
 
-  /** The charts over `store`: fed its records already held, then each new one. */
+  /**
+   * The charts over `store`: fed its records already held, then each new one. `products`: each
+   * serial's product, read by the charts keyed per product (absent: no product is ever known, and
+   * those charts get no points).
+   */
   constructor(
     ctx: {
       readonly config: Config;
       readonly logger: Logger;
       readonly yielder: LoopYielder;
       readonly redact: (text: string) => string;
+      readonly products?: ProductLookup;
     },
     store: MeasurementStore,
   ) {
@@ -257,8 +270,11 @@ export class ControlCharts {
     this.#limits = new ApprovedLimits(this.#control.limitsFile, ctx.logger);
     this.#retaining = new RetainingStore(store, (r, keep) => this.#takeHistory(r, keep));
     this.store = this.#control.names.length === 0 ? store : this.#retaining;
+    this.#gate = this.#control.names.some((n) => n.byProduct)
+      ? new ProductGate(ctx.products ?? NO_PRODUCTS)
+      : undefined;
     if (this.#control.names.length === 0) return;
-    store.watch((_series, r) => this.#takeNew(r, r.value ?? Number.NaN, recordKey(r.serial)));
+    store.watch((_series, r) => this.#takeNew(r, r.value ?? Number.NaN, recordKey(r.serial), r.serial));
     // Charts built over a store that holds records already start from them.
     for (const s of store.allSeries())
       for (let i = 0; i < s.rows.length; i++)
@@ -312,18 +328,18 @@ export class ControlCharts {
   }
 
   /** The approved entry of a series in the current limits file, if any. */
-  #approvedOf(s: Pick<Charted, 'stationId' | 'name' | 'slot'>): ChartLimits | undefined {
+  #approvedOf(s: Pick<Charted, 'stationId' | 'name' | 'slot' | 'product'>): ChartLimits | undefined {
     return this.#limits.current?.approved({
       station: stationKey(s.stationId),
       metric: s.name,
       slot: s.slot,
-      product: null,
+      product: s.product,
     });
   }
 
   /** A new chart of a series: frozen at its approved limits, or on its name's baseline. */
   #newCharted(
-    s: Pick<Charted, 'stationId' | 'name' | 'slot' | 'key' | 'entry'>,
+    s: Pick<Charted, 'stationId' | 'name' | 'slot' | 'product' | 'key' | 'entry'>,
     approved: ChartLimits | undefined,
   ): Charted {
     const spec = approved === undefined ? s.entry.spec : approvedSpec(s.entry.spec, approved);
@@ -337,6 +353,7 @@ export class ControlCharts {
       stationId: s.stationId,
       name: s.name,
       slot: s.slot,
+      product: s.product,
       key: s.key,
       entry: s.entry,
       chart,
@@ -344,8 +361,13 @@ export class ControlCharts {
     };
   }
 
-  /** Feeds a new chart the points of its series that the store holds. */
+  /**
+   * Feeds a new chart the points of its series that the store holds. A chart per product starts
+   * from the points that come: the store keeps a serial's 32-bit key, not the serial the product
+   * index is keyed by.
+   */
   #refill(charted: Charted): void {
+    if (charted.product !== null) return;
     for (const s of this.#measurements.seriesOf(stationKey(charted.stationId))) {
       if (s.name !== charted.name || s.slot !== charted.slot) continue;
       for (let i = 0; i < s.rows.length; i++)
@@ -368,10 +390,17 @@ export class ControlCharts {
       // older records reach a chart only while it loads its history (see RetainingStore.add).
       const recent = ControlChart.recentFrom({ spec: entry.spec, overlapMs, nowMs });
       next.set(name, Math.min(windowFromMs, recent));
-      oldest = Math.min(oldest, windowFromMs, recent, this.#names.chartFrom(entry, nowMs));
+      // A chart per product reaches back only as far as the units job holds unit records.
+      const from = this.#names.chartFrom(entry, nowMs);
+      oldest = Math.min(oldest, windowFromMs, recent, entry.byProduct ? Math.max(from, windowFromMs) : from);
     }
     this.#retaining.keep(next, windowFromMs);
     return oldest;
+  }
+
+  /** Points of the names charted per product skipped since the last call, by reason. */
+  takeSkipped(): SkippedPoints {
+    return this.#gate?.takeSkipped() ?? new Map();
   }
 
   /** The charts flagged at the last poll, for the status page. */
@@ -394,6 +423,7 @@ export class ControlCharts {
   /** Charts every charted series of the topology's stations at the poll. */
   async families(topology: Topology, poll: ControlPoll): Promise<Family[]> {
     if (this.#control.names.length === 0) return [];
+    this.#gate?.release(poll.nowMs, (p) => this.#takeReleased(p));
     const outcomes: ControlOutcome[] = [];
     const flags: FlaggedChart[] = [];
     const seen = new Set<string>();
@@ -425,31 +455,50 @@ export class ControlCharts {
     return controlFamilies(outcomes, this.#control);
   }
 
-  /** The chart of a record's series, created on its first record; undefined when not charted. */
-  #chartOf(r: Pick<MeasurementRecord, 'stationId' | 'name' | 'slot'>): Charted | undefined {
+  /**
+   * The chart of a record's series (and product, for a name charted per product), created on its
+   * first record; undefined when not charted.
+   */
+  #chartOf(r: GateSeries, product: string | null = null): Charted | undefined {
     const entry = this.#names.entryOf(r.name);
-    if (entry === null) return undefined;
+    if (entry === null || entry.byProduct !== (product !== null)) return undefined;
     const id = stationKey(r.stationId);
     let station = this.#stations.get(id);
     if (station === undefined) {
       station = { bySeries: new Map(), ordered: undefined };
       this.#stations.set(id, station);
     }
-    const key = r.slot === null ? r.name : `${r.name}\u0000${r.slot}`;
+    const series = r.slot === null ? r.name : `${r.name}\u0000${r.slot}`;
+    const key = product === null ? series : `${series}\u0001${product}`;
     let charted = station.bySeries.get(key);
     if (charted === undefined) {
-      const series = { stationId: r.stationId, name: r.name, slot: r.slot, key, entry };
-      charted = this.#newCharted(series, this.#approvedOf(series));
+      const identity = { stationId: r.stationId, name: r.name, slot: r.slot, product, key, entry };
+      charted = this.#newCharted(identity, this.#approvedOf(identity));
       station.bySeries.set(key, charted);
       station.ordered = undefined;
     }
     return charted;
   }
 
-  /** A record new to the store: a point of its chart (recognisable while the chart still loads history). */
-  #takeNew(r: Pick<MeasurementRecord, 'stationId' | 'name' | 'slot' | 'time'>, value: number, key: number) {
+  /**
+   * A record new to the store: a point of its chart (recognisable while the chart still loads
+   * history), or, for a name charted per product, a point waiting for its unit's product (without
+   * the serial, as when replayed from the store's hashes, it is no point).
+   */
+  #takeNew(r: GateSeries & { readonly time: number }, value: number, key: number, serial?: string) {
+    if (this.#gate !== undefined && this.#names.entryOf(r.name)?.byProduct === true) {
+      if (serial !== undefined && Number.isFinite(value))
+        this.#gate.offer(r, { time: r.time, value, serial, key });
+      return;
+    }
     const chart = this.#chartOf(r)?.chart;
     chart?.add(r.time, value, chart.isLoading ? key : 0);
+  }
+
+  /** A point let through the product gate: a point of its product's chart. */
+  #takeReleased(p: ReleasedPoint) {
+    const chart = this.#chartOf(p.series, p.product)?.chart;
+    chart?.add(p.time, p.value, chart.isLoading ? p.key : 0);
   }
 
   /** A record older than the store keeps: history of its chart, folded as it comes while the chart loads. */
@@ -520,7 +569,12 @@ export class ControlCharts {
   #logChange(charted: Charted, o: ChartOutcome) {
     if (o.change === 'established') this.#established++;
     if (o.change !== 'gained' && o.change !== 'lost') return;
-    const where = { station_id: charted.stationId, name: charted.name, slot: charted.slot };
+    const where = {
+      station_id: charted.stationId,
+      name: charted.name,
+      slot: charted.slot,
+      product: charted.product,
+    };
     const r = o.result;
     if (r.ok)
       this.#logger.info(
@@ -569,12 +623,16 @@ function sameLimits(a: ChartLimits | undefined, b: ChartLimits | undefined): boo
   return a.center === b.center && a.sigma === b.sigma && a.ucl === b.ucl && a.lcl === b.lcl;
 }
 
+/** The lookup of a context without the units job's index: nothing is ever covered or known. */
+const NO_PRODUCTS: ProductLookup = { getByKey: () => undefined, coverage: undefined };
+
 /** The series' labels and its event counters', cached on the chart while the station's labels stay. */
 function labelsOf(charted: Charted, station: LabelSet): SeriesLabels {
   const hit = charted.labels;
   if (hit !== undefined && hit.base === station) return hit;
   const withName = station.with('metric', charted.name);
-  const labels = charted.slot === null ? withName : withName.with('slot', charted.slot);
+  const withSlot = charted.slot === null ? withName : withName.with('slot', charted.slot);
+  const labels = charted.product === null ? withSlot : withSlot.with('product', charted.product);
   const entry = {
     base: station,
     labels,

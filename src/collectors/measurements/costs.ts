@@ -5,6 +5,7 @@
  * non-numeric counts, spec limits), then the statistics from the least to the most used by the
  * shipped alerts and dashboards. The info series is never dropped.
  */
+import { productValues } from '../../config/products-schema.ts';
 import type { Config } from '../../config/schema.ts';
 import type { CollectorCosts, DropRank, SeriesRow } from '../../model/plan.ts';
 import { requestUrl } from '../../upstream/endpoints.ts';
@@ -19,6 +20,19 @@ function emptyListUrl(config: Config, now: Date): string {
   const window = { from: now, to: now, stationIds: [] as string[] };
   const names = config.measurements.names.map((n) => n.name);
   return requestUrl(config.upstream.baseUrl, 'metrics', { ...window, names });
+}
+
+/**
+ * Charts per station and slot: one per charted name, or one per product label value for a name
+ * whose first matching entry is charted `by_product`.
+ */
+function chartsPerStation(config: Config): number {
+  const { names } = config.measurements.control;
+  const products = productValues(config.products);
+  return chartedNames(config).reduce((n, name) => {
+    const entry = names.find((e) => e.pattern.test(name));
+    return n + (entry?.byProduct === true ? products : 1);
+  }, 0);
 }
 
 /** Lowest priority first; the first family the series budget drops of all collectors. */
@@ -149,7 +163,8 @@ export const measurementsCosts: CollectorCosts = {
       // Every charted name on every station and slot, its steady series (controlSeriesByFamily).
       const charted = chartedNames(config).length;
       const share = (counts.names ?? config.measurements.names.length) / config.measurements.names.length;
-      const chartedSeries = counts.stations * Math.round(charted * share) * (counts.slots ?? 1);
+      const chartedSeries =
+        counts.stations * Math.round(chartsPerStation(config) * share) * (counts.slots ?? 1);
       // Family by family, so that the estimate drops them as the series budget does at run time.
       const { perChart, perName } = controlSeriesByFamily(config);
       for (const [family, n] of perChart) add(family, chartedSeries * n);

@@ -29,7 +29,7 @@ type RecordSync = (req: SyncRequest) => Promise<SyncResult>;
 
 /** What the measurements job uses of the collector context. */
 export type MeasurementsNeeds = Needs<
-  'config' | 'client' | 'logger' | 'yielder' | 'refused' | 'redact' | 'offerFlaggedCharts'
+  'config' | 'client' | 'logger' | 'yielder' | 'refused' | 'redact' | 'offerFlaggedCharts' | 'products'
 >;
 
 /** The measurements job. */
@@ -154,6 +154,7 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
       diagnostics: {
         labelValues: this.#labels.take(),
         ...(limitsFile === 'unchanged' ? {} : { limitsFileLoaded: limitsFile === 'loaded' }),
+        recordsSkipped: skippedOf(this.#control.takeSkipped()),
       },
     };
   }
@@ -168,6 +169,11 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
       names: this.#histogramNames,
     });
   }
+}
+
+/** Points of the names charted per product that no chart took, as records skipped of GET /metrics. */
+function skippedOf(skipped: ReadonlyMap<string, number>) {
+  return [...skipped].map(([reason, count]) => ({ endpoint: 'metrics', reason, count }));
 }
 
 /** Stations whose statistics are computed between two yields to the event loop. */

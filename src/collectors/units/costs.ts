@@ -3,6 +3,7 @@
  * direction and result, is counted as present in every window), its requests per poll, and the
  * two per-station families the series budget may drop (after the measurement families).
  */
+import { productValues } from '../../config/products-schema.ts';
 import type { Config } from '../../config/schema.ts';
 import type { CollectorCosts } from '../../model/plan.ts';
 import { requestUrl } from '../../upstream/endpoints.ts';
@@ -42,11 +43,14 @@ function cusumRows(config: Config, counts: { stations: number; lines: number }) 
 export const unitsCosts: CollectorCosts = {
   series(config, counts) {
     const perWindow = counts.stations * config.windows.length;
+    // With products as a label, each kind and the serials once per product label value.
+    const products = config.products.label ? productValues(config.products) : 1;
+    const kinds = (counts.unitKinds ?? 3) * products;
     const row = (family: string, series: number) => ({ collector: 'units', family, series });
     return [
-      row(UNIT_FAMILIES.records.name, perWindow * (counts.unitKinds ?? 3)),
-      row(UNIT_FAMILIES.serials.name, perWindow),
-      row(UNIT_FAMILIES.total.name, counts.stations * (counts.unitKinds ?? 3)),
+      row(UNIT_FAMILIES.records.name, perWindow * kinds),
+      row(UNIT_FAMILIES.serials.name, perWindow * products),
+      row(UNIT_FAMILIES.total.name, counts.stations * kinds),
       row(UNIT_FAMILIES.last.name, counts.stations),
       row(UNIT_FAMILIES.future.name, counts.stations),
       row(UNIT_FAMILIES.late.name, counts.stations),

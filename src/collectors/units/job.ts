@@ -2,10 +2,13 @@
  * The units collector's job: fetch new unit records of both directions incrementally, keep
  * the records of the longest window in memory, and publish per-window counts.
  */
+
+import { productLabeller } from '../../config/products-schema.ts';
 import type { WindowSpec } from '../../config/schema.ts';
 import type { LabelSet } from '../../exposition/model.ts';
 import { LabelValues } from '../../model/label-values.ts';
 import type { Topology } from '../../model/topology.ts';
+import type { SerialProducts } from '../../records/products.ts';
 import { createRecordSync, type SyncRequest, type SyncResult } from '../../records/sync.ts';
 import { longestWindowMs, windowBounds } from '../../time/windows.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
@@ -15,7 +18,7 @@ import { RecordCounters } from '../measurements/record-counters.ts';
 import { RecordLabels } from '../record-labels.ts';
 import { UnitCusums } from './cusum.ts';
 import { kindsOf, type UnitResult, unitFamilies } from './families.ts';
-import { unitWindow } from './stats.ts';
+import { type UnitKind, unitWindow } from './stats.ts';
 import { UnitStore } from './store.ts';
 import { UnitTally } from './tally.ts';
 
@@ -36,6 +39,7 @@ export type UnitsNeeds = Needs<
   | 'activity'
   | 'offerLastUnitTime'
   | 'shard'
+  | 'products'
 >;
 
 /** The units job: its store, tally and CUSUM signals live as long as the job. */
@@ -50,14 +54,29 @@ export class UnitsJob implements Job<PollContext, PollOutcome> {
   // Slots, units and results become labels: cleaned as they arrive, before a store keys on them.
   readonly #labels: RecordLabels;
   readonly #sync: RecordSync;
+  /** The `unit_type` label value of a unit type, when products are a label. */
+  readonly #productOf: ((unitType: string | null) => string) | undefined;
+  /** Each serial's product, for the charts keyed per product; absent when none is. */
+  readonly #serialProducts: SerialProducts | undefined;
 
   constructor(ctx: UnitsNeeds) {
     this.#ctx = ctx;
+    const { products } = ctx.config;
+    const labelOf = productLabeller(products.allow);
+    this.#productOf = products.label ? labelOf : undefined;
+    // Fed whenever products are configured, so that whether a job is reused after a reload
+    // depends on the products section alone (the charts keyed per product are the measurements').
+    const index = products.allow.length > 0 ? ctx.products : undefined;
+    // A new job reads every record again: the index starts over with this job's labels.
+    index?.restart();
+    this.#serialProducts = index;
     const store = new UnitStore({
       onNew: (record) => {
         this.#tally?.count(record);
         this.#cusums?.offer(record);
+        index?.set(record.serial, labelOf(record.unitType));
       },
+      ...(this.#productOf === undefined ? {} : { productOf: this.#productOf }),
     });
     this.#store = store;
     ctx.offerLastUnitTime((id) => store.lastUnitTime(id));
@@ -95,11 +114,19 @@ export class UnitsJob implements Job<PollContext, PollOutcome> {
     const stationIds = topology.stations.map((s) => s.id);
     const retainFrom = now.getTime() - longestWindowMs(config.windows, now);
     const fetched = await this.#sync({ stationIds, now: now.getTime(), retainFrom, signal });
-    if (fetched.failures === 0) this.#ctx.activity.update(store, stationIds, retainFrom);
-    else this.#ctx.activity.clear();
+    if (fetched.failures === 0) {
+      this.#ctx.activity.update(store, stationIds, retainFrom);
+      this.#serialProducts?.cover({ from: retainFrom, to: now.getTime() });
+    } else this.#ctx.activity.clear();
     this.#counters.add(fetched);
     await this.#cusums?.update(topology, now.getTime());
-    const results = await unitResults(topology, { store, windows: config.windows, now, yielder });
+    const results = await unitResults(topology, {
+      store,
+      windows: config.windows,
+      now,
+      yielder,
+      products: this.#productOf !== undefined,
+    });
     return {
       families: [
         // The skipped-record counters count from the first poll, as the tally does.
@@ -120,7 +147,10 @@ export class UnitsJob implements Job<PollContext, PollOutcome> {
   /** The tally, and the CUSUM signals when enabled: created at the first poll, kept after. */
   #startCounting(now: Date): UnitTally {
     const { config, yielder, shard } = this.#ctx;
-    this.#tally ??= new UnitTally({ countFrom: now.getTime() });
+    this.#tally ??= new UnitTally({
+      countFrom: now.getTime(),
+      ...(this.#productOf === undefined ? {} : { productOf: this.#productOf }),
+    });
     const tally = this.#tally;
     if (config.units.cusum.enabled) {
       this.#cusums ??= new UnitCusums({
@@ -139,9 +169,7 @@ export class UnitsJob implements Job<PollContext, PollOutcome> {
  * The kinds of unit record (direction, result) held for each station, by the station's labels:
  * the counter exports them at 0 before their first increment.
  */
-function knownKinds(
-  results: readonly UnitResult[],
-): (station: LabelSet) => Iterable<{ direction: string; result: string }> {
+function knownKinds(results: readonly UnitResult[]): (station: LabelSet) => Iterable<UnitKind> {
   const byLabels = new Map(results.map((r) => [r.station, r]));
   return (station) => {
     const r = byLabels.get(station);
@@ -159,19 +187,26 @@ interface ResultsOptions {
   /** The time of the poll: the windows end then. */
   readonly now: Date;
   readonly yielder: LoopYielder;
+  /** Products are a label: counts by product too. */
+  readonly products: boolean;
 }
 
 /** Every station of the topology with its counts per window (zero when nothing is held). */
 function unitResults(
   topology: Topology,
-  { store, windows, now, yielder }: ResultsOptions,
+  { store, windows, now, yielder, products }: ResultsOptions,
 ): Promise<UnitResult[]> {
   const resultOf = (code: number) => store.resultOf(code);
+  const productOf = (code: number) => store.productOfCode(code);
   // Each window's options for unitWindow, built once per poll.
   const bounds = windows.map((w) => {
     const { from, to } = windowBounds(w, now);
-    return { window: w.name, from: from.getTime(), to: to.getTime(), resultOf };
+    const b = { window: w.name, from: from.getTime(), to: to.getTime(), resultOf };
+    return products ? { ...b, productOf } : b;
   });
+  const none = products
+    ? { records: new Map(), serials: 0, serialsByProduct: new Map<string, number>() }
+    : { records: new Map(), serials: 0 };
   return yielder.map(topology.stations, STATIONS_PER_SLICE, (station) => {
     const rows = store.rowsOf(station.id);
     return {
@@ -179,7 +214,7 @@ function unitResults(
       lastUnitTime: store.lastUnitTime(station.id),
       windows: bounds.map((b) => ({
         window: b.window,
-        counts: rows ? unitWindow(rows, b) : { records: new Map(), serials: 0 },
+        counts: rows ? unitWindow(rows, b) : none,
       })),
     };
   });

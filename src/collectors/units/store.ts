@@ -3,8 +3,9 @@
  * records inside the longest window, plus each station's latest unit time, which outlives
  * eviction so that a station silent for longer than every window can still be alerted on.
  * A record costs about 13 bytes: its time (4), a 53-bit hash of its serial (8), enough to count
- * distinct serials (no family reads one back), and a one-byte code of its direction, slot and
- * result; docs/measurements.md, "Bytes per record".
+ * distinct serials (no family reads one back), and a one-byte code of its direction, slot, result
+ * and product (two bytes beyond 256 combinations at a station, which products can reach);
+ * docs/measurements.md, "Bytes per record".
  */
 
 import { stationKey } from '../../model/keys.ts';
@@ -13,13 +14,15 @@ import { RecordGroups } from '../../records/groups.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
 
 /**
- * Columns of a unit row: direction, slot (column 1, which nothing reads back) and result.
+ * Columns of a unit row: direction, slot (column 1, which nothing reads back), result and product.
  * Direction and slot, with station, time and serial, identify a record; the result is not part
  * of the key, so a record whose result is filled in later replaces the earlier version instead
- * of counting twice.
+ * of counting twice. The product is the `unit_type` label value, -1 when products are no label.
  */
 export const DIRECTION = 0;
 export const RESULT = 2;
+export const PRODUCT = 3;
+const COLUMNS = 4;
 
 /** Label value of a null result. */
 export const UNKNOWN_RESULT = 'unknown';
@@ -50,24 +53,29 @@ export interface UnitStoreOptions {
    * record once however often it is fetched again.
    */
   readonly onNew?: (record: UnitRecord) => void;
+  /** The `unit_type` label value of a record's unit type; absent: products are no label. */
+  readonly productOf?: (unitType: string | null) => string;
 }
 
 /** Unit records by station, deduplicated, sorted by time. */
 export class UnitStore {
   private readonly onNew: UnitStoreOptions['onNew'];
+  private readonly productOf: UnitStoreOptions['productOf'];
   private readonly stations = new Map<string, SortedColumns<'hash53'>>();
   private readonly lastSeen = new Map<string, number>();
   private readonly results = new Palette();
   private readonly slots = new Palette();
+  private readonly products = new Palette();
 
   constructor(opts: UnitStoreOptions = {}) {
     this.onNew = opts.onNew;
+    this.productOf = opts.productOf;
   }
 
   /** Adds records (records already held are recognised); returns the number of new records. */
   add(records: readonly UnitRecord[]): number {
-    // Direction, slot and result codes: three per record, in one array.
-    const codes = new Float64Array(3 * records.length);
+    // Direction, slot, result and product codes: four per record, in one array.
+    const codes = new Float64Array(COLUMNS * records.length);
     const groups = new RecordGroups(records, {
       target: (r, i) => {
         this.codeInto(codes, i, r);
@@ -75,27 +83,29 @@ export class UnitStore {
         if (r.time > (this.lastSeen.get(id) ?? Number.NEGATIVE_INFINITY)) this.lastSeen.set(id, r.time);
         return id;
       },
-      value: (i, c) => codes[3 * i + c] ?? Number.NaN,
+      value: (i, c) => codes[COLUMNS * i + c] ?? Number.NaN,
     });
     const onNew = this.onNew;
     // Direction and slot are the key columns, with time and serial.
     return groups.mergeInto((id) => this.columnsOf(id), onNew ? (_id, r) => onNew(r) : undefined);
   }
 
-  /** Writes record `i`'s direction, slot and result codes. */
+  /** Writes record `i`'s direction, slot, result and product codes. */
   private codeInto(codes: Float64Array, i: number, r: UnitRecord): void {
-    codes[3 * i] = r.direction === 'input' ? 0 : 1;
+    const at = COLUMNS * i;
+    codes[at] = r.direction === 'input' ? 0 : 1;
     // A null slot (an empty one is null too) gets its own code, distinct from every slot string.
-    codes[3 * i + 1] = r.slot === null ? -1 : this.slots.code(r.slot);
-    codes[3 * i + 2] = this.results.code(r.result ?? UNKNOWN_RESULT);
+    codes[at + 1] = r.slot === null ? -1 : this.slots.code(r.slot);
+    codes[at + RESULT] = this.results.code(r.result ?? UNKNOWN_RESULT);
+    codes[at + PRODUCT] = this.productOf === undefined ? -1 : this.products.code(this.productOf(r.unitType));
   }
 
   /** A station's columns, made on its first record. */
   private columnsOf(id: string): SortedColumns<'hash53'> {
     let cols = this.stations.get(id);
     if (!cols) {
-      // Direction, slot and result take a few combinations: held once each, a code per row.
-      cols = new SortedColumns(3, 2, { serials: 'hash53', repeated: 3 });
+      // Direction, slot, result and product take a few combinations: held once each, a code per row.
+      cols = new SortedColumns(COLUMNS, 2, { serials: 'hash53', repeated: COLUMNS });
       this.stations.set(id, cols);
     }
     return cols;
@@ -129,6 +139,11 @@ export class UnitStore {
   /** The result string of a result code. */
   resultOf(code: number): string {
     return this.results.values[code] ?? UNKNOWN_RESULT;
+  }
+
+  /** The `unit_type` label value of a product code; undefined when products are no label. */
+  productOfCode(code: number): string | undefined {
+    return this.products.values[code];
   }
 
   /** Bytes of the columns of every station (the typed arrays). */

@@ -19,13 +19,12 @@ import { stationKey } from '../../model/keys.ts';
 import type { Topology } from '../../model/topology.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
 import type { LoopYielder } from '../../util/loop-yield.ts';
-import { STATIONS_PER_SLICE, UNIT_FAMILIES } from './families.ts';
+import { kindLabels, STATIONS_PER_SLICE, UNIT_FAMILIES } from './families.ts';
+import { kindKey, type UnitKind } from './stats.ts';
 import { UNKNOWN_RESULT } from './store.ts';
 
 /** One counted kind of record at a station. */
-interface Count {
-  readonly direction: string;
-  readonly result: string;
+interface Count extends UnitKind {
   count: number;
   /** The newest record counted (by its time), for the exemplar. */
   newest?: { readonly serial: string; readonly time: number };
@@ -34,11 +33,22 @@ interface Count {
 /** Counts of unit records since the exporter started. */
 export class UnitTally {
   private readonly countFrom: number;
+  private readonly productOf: ((unitType: string | null) => string) | undefined;
   private readonly stations = new Map<string, Map<string, Count>>();
 
-  /** `countFrom`: epoch ms from which records count, the exporter's start. */
-  constructor({ countFrom }: { readonly countFrom: number }) {
+  /**
+   * `countFrom`: epoch ms from which records count, the exporter's start; `productOf`: the
+   * `unit_type` label value of a unit type, absent when products are no label.
+   */
+  constructor({
+    countFrom,
+    productOf,
+  }: {
+    readonly countFrom: number;
+    readonly productOf?: (unitType: string | null) => string;
+  }) {
     this.countFrom = countFrom;
+    this.productOf = productOf;
   }
 
   /** Epoch ms from which records count: every series' created time. */
@@ -56,10 +66,14 @@ export class UnitTally {
       kinds = new Map();
       this.stations.set(id, kinds);
     }
-    const key = `${r.direction}\u0000${result}`;
+    const kind: UnitKind =
+      this.productOf === undefined
+        ? { direction: r.direction, result }
+        : { direction: r.direction, result, product: this.productOf(r.unitType) };
+    const key = kindKey(kind);
     let c = kinds.get(key);
     if (!c) {
-      c = { direction: r.direction, result, count: 0 };
+      c = { ...kind, count: 0 };
       kinds.set(key, c);
     }
     c.count++;
@@ -74,7 +88,7 @@ export class UnitTally {
    */
   async family(
     topology: Topology,
-    known: (station: LabelSet) => Iterable<{ direction: string; result: string }>,
+    known: (station: LabelSet) => Iterable<UnitKind>,
     { yielder }: { readonly yielder: LoopYielder },
   ): Promise<Family> {
     const samples: Sample[] = [];
@@ -93,17 +107,17 @@ export class UnitTally {
   /** A station's samples: every kind counted there, and every kind `known` there at 0, in key order. */
   private stationSamples(
     station: Topology['stations'][number],
-    known: Iterable<{ direction: string; result: string }>,
+    known: Iterable<UnitKind>,
     into: Sample[],
   ): void {
     const kinds = new Map(this.stations.get(stationKey(station.id)) ?? []);
     for (const k of known) {
-      const key = `${k.direction}\u0000${k.result}`;
-      if (!kinds.has(key)) kinds.set(key, { direction: k.direction, result: k.result, count: 0 });
+      const key = kindKey(k);
+      if (!kinds.has(key)) kinds.set(key, { ...k, count: 0 });
     }
     const ordered = [...kinds].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     for (const [, c] of ordered) {
-      const labels = station.labels.with('direction', c.direction).with('result', c.result);
+      const labels = kindLabels(station.labels, c);
       const exemplar = exemplarFor(c);
       into.push(exemplar ? { labels, value: c.count, exemplar } : { labels, value: c.count });
     }

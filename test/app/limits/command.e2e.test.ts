@@ -10,8 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { runLimits } from '../../../src/app/limits/command.ts';
-import { limitsFromObject } from '../../../src/app/limits/file.ts';
 import { recordUpstream } from '../../../src/app/record-upstream.ts';
+import { isApproved, parseLimits } from '../../../src/config/limits-schema.ts';
 import { loadConfig } from '../../../src/config/load.ts';
 import { type RunningSimulator, startSimulatorServer } from '../../../src/simulator/index.ts';
 
@@ -138,8 +138,12 @@ describe('limits study and approve', () => {
     const done = await limits('approve', '--by', 'j.doe', '--chart', 'slot=1', file);
     expect(done.code).toBe(0);
     expect(done.stdout).toContain('approved 1 chart(s)');
-    const final = limitsFromObject(parse(readFileSync(file, 'utf8')), file);
-    expect(final.charts.every((c) => c.approved_by === 'j.doe' && c.approved_at !== null)).toBe(true);
+    // The exporter's own loader takes the file, and charts slot 1 against the approved entry.
+    const final = parseLimits(readFileSync(file, 'utf8'), file);
+    expect(final.charts.every(isApproved)).toBe(true);
+    const frozen = final.approved({ station: stationId, metric: NAME, slot: '1', product: null });
+    expect(frozen?.center).toBe(oneAgain.center);
+    expect(frozen?.excluded).toEqual([{ fromMs: FAULT.from, toMs: FAULT.to, cause: 'fixture 2 swapped' }]);
   }, 120_000);
 
   it('refuses to approve an entry without a reason, and writes nothing', async () => {
