@@ -4,10 +4,10 @@
  *
  * Memory is bounded: the points of the evaluation window and the overlap (and the rules' context) are
  * kept as typed columns ({@link RecentPoints}); older ones leave them, in time order, into the
- * time-bucketed sums of the baseline ({@link BaselineBuckets}), or are dropped when no baseline
+ * time-bucketed sums of the baseline ({@link ChartBaseline}), or are dropped when no baseline
  * needs them. docs/measurements.md ("Memory of a chart") gives the sizes and the exactness.
  */
-import { type BaselineSpec, ChartBaseline } from './chart-baseline.ts';
+import { ChartBaseline } from './chart-baseline.ts';
 import { ChartDetectors } from './chart-detectors.ts';
 import { ChartLimits, type LimitsChange, type LimitsSpec } from './chart-limits.ts';
 import type { DetectorParams, DetectorView } from './detector-state.ts';
@@ -15,7 +15,7 @@ import type { ControlLimits, LimitsResult } from './limits.ts';
 import { RecentPoints } from './points.ts';
 import { lookBack, type RulesConfig } from './rules.ts';
 
-export type { BaselineSpec };
+export type { BaselineSpec } from './chart-baseline.ts';
 
 /** Everything that decides one series' chart. */
 export interface ChartSpec extends LimitsSpec {
