@@ -272,11 +272,12 @@ export class BaselineBuckets {
     const skews: number[] = [];
     const kurts: number[] = [];
     let points = 0;
+    const shape = { skewness: 0, kurtosis: 0 };
     for (let k = from; k < this.newest; k++) {
       const at = (((k % cap) + cap) % cap) * FIELDS;
-      if (this.ring[at + K] !== k || !bucketShape(this.ring, at, SHAPE)) continue;
-      skews.push(SHAPE.skewness);
-      kurts.push(SHAPE.kurtosis);
+      if (this.ring[at + K] !== k || !bucketShape(this.ring, at, shape)) continue;
+      skews.push(shape.skewness);
+      kurts.push(shape.kurtosis);
       points += this.ring[at + N]!;
     }
     sums.skewBuckets = skews.length;
@@ -315,9 +316,6 @@ export class BaselineBuckets {
     r[at + STEP] = Math.min(r[at + STEP]!, s.step);
   }
 }
-
-/** One bucket's shape, filled in place. */
-const SHAPE = { skewness: 0, kurtosis: 0 };
 
 /**
  * The skewness and excess kurtosis of the bucket at `at` into `out`; false when it has fewer than

@@ -140,17 +140,12 @@ export class ArlChain {
   }
 }
 
-/** Memo of designs: targets take few distinct values, and a design costs one Markov chain. */
-const designs = new Map<string, BernoulliDesign>();
-
 /**
  * The design whose in-control average run length is at least `arl0` trials, with the smallest
- * such H (the fastest detection for that chance-alarm rate).
+ * such H (the fastest detection for that chance-alarm rate). A design costs one Markov chain (a
+ * few milliseconds): callers keep the ones they use.
  */
 export function designBernoulliCusum(shift: BernoulliShift, arl0: number): BernoulliDesign {
-  const key = `${shift.p0}/${shift.p1}/${arl0}`;
-  const known = designs.get(key);
-  if (known) return known;
   const weights = bernoulliWeights(shift);
   // One elimination for every H tried: each try is then a back substitution.
   const chain = new ArlChain(weights.failWeight, weights.passWeight, shift.p0);
@@ -166,9 +161,7 @@ export function designBernoulliCusum(shift: BernoulliShift, arl0: number): Berno
     if (arlAt(mid) >= arl0) hi = mid;
     else lo = mid;
   }
-  const design = { ...weights, h: hi };
-  designs.set(key, design);
-  return design;
+  return { ...weights, h: hi };
 }
 
 /** One Bernoulli CUSUM: an integer statistic, restarted at 0 after each signal. */

@@ -257,11 +257,11 @@ export interface AdvanceInput {
 type Before = Checkpoint | 'history' | undefined;
 
 /**
- * One advance of the detectors over a series' points: the state of a pass, held in fields. One
- * instance serves every chart (a poll advances one chart at a time): closures and arrays made
- * anew for every chart and poll were a good part of a poll's cost.
+ * One advance of the detectors over a series' points: the state of a pass, held in fields. A
+ * chart keeps one across polls: closures and arrays made anew for every chart and poll are a
+ * good part of a poll's cost.
  */
-class Advance {
+export class DetectorAdvance {
   private state!: DetectorState;
   private input!: AdvanceInput;
   private out!: { readonly events: Float64Array; readonly lastTimes: Float64Array };
@@ -316,10 +316,10 @@ class Advance {
     const ewmaEvents = this.freshEwma - this.lostEwma;
     if (ewmaEvents > 0) out.events[EWMA_EVENT] = (out.events[EWMA_EVENT] ?? 0) + ewmaEvents;
     prune(state, input.keepFrom);
-    // Nothing of this chart stays reachable from the shared instance.
+    // Nothing of this pass stays reachable between polls.
     this.state = undefined as unknown as DetectorState;
     this.input = undefined as unknown as AdvanceInput;
-    this.out = undefined as unknown as Advance['out'];
+    this.out = undefined as unknown as DetectorAdvance['out'];
     this.before = undefined;
   }
 
@@ -422,22 +422,22 @@ class Advance {
   }
 }
 
-const ADVANCE = new Advance();
-
 /**
  * Steps the detectors over the new points, counting signals into `events` (at
  * {@link CUSUM_EVENT} and {@link EWMA_EVENT}); first replays the history, uncounted, when the
  * state is not ready. Signals of both kinds set {@link DetectorState.lastSignal} and
- * {@link DetectorState.shiftFrom}; `lastTimes` gets each detector's last signal time.
+ * {@link DetectorState.shiftFrom}; `lastTimes` gets each detector's last signal time. `advance`
+ * is the pass's scratch state, kept by a caller that advances often.
  */
 export function advanceDetectors(
   state: DetectorState,
   input: AdvanceInput,
   out: { readonly events: Float64Array; readonly lastTimes: Float64Array },
+  advance = new DetectorAdvance(),
 ): void {
   const { cusum, ewma } = input.params;
   if (!cusum.enabled && !ewma.enabled) return;
-  ADVANCE.run(state, input, out);
+  advance.run(state, input, out);
 }
 
 /** Drops the checkpoints of points at or before `keepFrom`; the last one dropped becomes the base. */
