@@ -334,7 +334,7 @@ function delayCurve(h: Healthy, arl0: number, seedList: readonly number[], chart
 /** The rows of a delay curve, judged against the targets when `judged`. */
 function delayRows(curve: readonly DelayCurve[], label: string, arl0: number, judged: boolean): ResultRow[] {
   return curve.map((d) => {
-    const minutes = d.perSeed.map((p) => PHASE_MIN + (p - 1) * STEP_MIN + ALERT_PATH_MIN);
+    const minutes = d.perSeed.map(minutesOf);
     const target = judged ? DELAY_TARGET_MIN.get(d.size) : undefined;
     return {
       measure: `Delay from a sustained ${d.size} sigma shift to the notification (${label})`,
@@ -346,6 +346,35 @@ function delayRows(curve: readonly DelayCurve[], label: string, arl0: number, ju
         `Lorden's asymptotic first-order term ln(ARL0)/KL at the data's own ARL0 (${Math.round(arl0).toLocaleString('en-US')} points): ${d.limit.toFixed(1)} points`,
       ...(target === undefined ? {} : { target: { op: '<=', bound: target } as const }),
     };
+  });
+}
+
+/** Minutes to the notification of a detector that signals after `points` points. */
+const minutesOf = (points: number) => PHASE_MIN + (points - 1) * STEP_MIN + ALERT_PATH_MIN;
+
+/**
+ * Per targeted shift, the realistic plant's information limit in minutes, as the delays count
+ * them, and whether the target can be met on it at its chance-alarm rate: a target below the
+ * limit asks for a test faster than the information in the points allows (as ARL0 grows).
+ */
+function feasibilityRows(curve: readonly DelayCurve[]): ResultRow[] {
+  return curve.flatMap((d) => {
+    const target = DELAY_TARGET_MIN.get(d.size);
+    if (target === undefined) return [];
+    const limit = minutesOf(d.limit);
+    const delay = minutesOf(d.points);
+    return [
+      {
+        measure: `Information limit for a ${d.size} sigma shift on the realistic plant, as minutes to the notification`,
+        value: limit,
+        unit: 'min',
+        detail:
+          `${d.limit.toFixed(1)} points (Lorden's ln(ARL0)/KL); realistic delay ${delay.toFixed(1)} min; target ${target} min: ` +
+          (limit <= target
+            ? 'feasible'
+            : `not feasible at this chance-alarm rate (the limit is ${(limit - target).toFixed(1)} min above it)`),
+      },
+    ];
   });
 }
 
@@ -443,6 +472,7 @@ function main(): void {
   );
   const delays = delayCurve(HEALTHY.find((h) => h.id === 'normal')!, arl0, seedList, delayCharts);
   rows.push(...delayRows(realistic, 'realistic plant', realisticArl0, false));
+  rows.push(...feasibilityRows(realistic));
   rows.push(...delayRows(delays, 'independent normal data, textbook', arl0, true));
   const shapes = HEALTHY.filter((h) => h.judged);
   const curves: Curve[] = [
@@ -539,7 +569,7 @@ function main(): void {
       setup:
         `Per healthy scenario and seed, ${charts} charts (a chart per product for the keyed mixes: 2 or 3 each; the realistic plant's charts take its names' shapes and phi in turn), each with limits and ` +
         `calibration from a 7-day baseline of points every 2 minutes (5,040), then ${days} days of points through the ` +
-        `shift detectors (CUSUM k 0.625 h 10 cap 2.5 with fast initial response, and the fast CUSUM k 1.5 h 4.25 cap 3.5, its h widened for the baseline's kurtosis), ` +
+        `shift detectors (CUSUM k 0.625 h 10 cap 2.5 with fast initial response, and the fast CUSUM k 1.5 h 4.25 cap 3.5, its h widened by the long-run factor to the power 0.75 and for the baseline's kurtosis beyond what its skewness explains), ` +
         `seeds ${seedList.join(', ')}; delays over ${Math.max(200, charts)} charts per seed, shifts of the realistic plant's and of independent normal data ` +
         `started ${WARM_POINTS} points after a restart.`,
       rows,

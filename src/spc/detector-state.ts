@@ -26,13 +26,13 @@
  * The detectors see each value calibrated on the baseline (src/spc/calibration.ts: the
  * baseline's mean and standard deviation, a transform to a normal shape for skewed data), and
  * their limits are widened for the baseline's lag-1 autocorrelation φ as estimated, always:
- * h × (1 + φ) / (1 − φ) for both CUSUMs, L × sqrt((1 + φ(1 − λ)) / (1 − φ(1 − λ))) for the
+ * h × (1 + φ) / (1 − φ) for the configured CUSUM (the fast one's: to the power 0.75), L × sqrt((1 + φ(1 − λ)) / (1 − φ(1 − λ))) for the
  * EWMA (the asymptotic variance of an EWMA of AR(1) data). Beside the configured CUSUM runs
  * a fast one ({@link FAST_CUSUM}) for large shifts; a signal of either is a CUSUM event.
  */
 
 import { lowerBound } from '../util/sorted.ts';
-import { type Calibration, calibrated, longRunFactor } from './calibration.ts';
+import { type Calibration, calibrated, fastLongRunFactor, longRunFactor } from './calibration.ts';
 import { type CusumParams, type CusumSignal, type CusumState, cusumAdd, cusumStart } from './cusum.ts';
 import { type EwmaParams, type EwmaState, ewmaAdd, ewmaLimit, ewmaStart } from './ewma.ts';
 import type { ControlLimits } from './limits.ts';
@@ -188,11 +188,12 @@ export function finalUpTo(state: DetectorState): number {
 }
 
 /**
- * The settings to use against `limits`: the decision intervals of both CUSUMs widened by the
+ * The settings to use against `limits`: the configured CUSUM's decision interval widened by the
  * long-run variance factor (1 + φ) / (1 − φ) of the baseline's autocorrelation φ, as estimated
- * (src/spc/calibration.ts), and the EWMA's L by sqrt((1 + φ(1 − λ)) / (1 − φ(1 − λ))), the
- * asymptotic variance factor of an EWMA of AR(1) data; the fast CUSUM's h also by the
- * calibration's tail widening. φ = 0 and no tail widening (given limits, compensation off):
+ * (src/spc/calibration.ts), the fast CUSUM's by that factor to the power 0.75
+ * ({@link fastLongRunFactor}: it signals on a few values in a row, not on a long sum) and by the
+ * calibration's tail widening, and the EWMA's L by sqrt((1 + φ(1 − λ)) / (1 − φ(1 − λ))), the
+ * asymptotic variance factor of an EWMA of AR(1) data. φ = 0 and no tail widening (given limits, compensation off):
  * the settings as given.
  */
 export function effectiveParams(params: DetectorParams, limits: ControlLimits): DetectorParams {
@@ -206,7 +207,7 @@ export function effectiveParams(params: DetectorParams, limits: ControlLimits): 
   return {
     cusum: { ...params.cusum, h: params.cusum.h * widening },
     ewma: { ...params.ewma, L: params.ewma.L * Math.sqrt((1 + carried) / (1 - carried)) },
-    fast: { ...fast, h: fast.h * widening * tails },
+    fast: { ...fast, h: fast.h * fastLongRunFactor(phi) * tails },
   };
 }
 
