@@ -6,7 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { splitmix64 } from '../../bench/shared/random.ts';
-import { lognormalOfSkewness, tailWidening } from '../../src/spc/calibration.ts';
+import { splitmix64Fast } from '../../bench/spc/splitmix-fast.ts';
+import {
+  fastLongRunFactor,
+  lognormalOfSkewness,
+  longRunFactor,
+  tailWidening,
+} from '../../src/spc/calibration.ts';
 import { cusumAdd, cusumStart } from '../../src/spc/cusum.ts';
 import {
   type DetectorParams,
@@ -121,14 +127,53 @@ describe('the detectors against a calibrated baseline', () => {
       calibration,
     };
     const p = effectiveParams(PARAMS, limits);
-    // (1 + 0.2) / (1 − 0.2) = 1.5, computed by hand; the fast one's 4.25 × 1.5 × 1.2.
+    // (1 + 0.2) / (1 − 0.2) = 1.5, computed by hand; the fast one's 4.25 × 1.5^0.75 × 1.2.
     expect(p.cusum.h).toBeCloseTo(15, 12);
-    expect(p.fast?.h).toBeCloseTo(7.65, 12);
+    expect(p.fast?.h).toBeCloseTo(6.912555, 5);
     expect(p.cusum.k).toBe(0.625);
     // The value the detectors add is the calibration's, not the I chart's centre and sigma.
     expect(detectorValue(limits, 9)).toBe(2);
     const { calibration: _, ...given } = limits;
     expect(effectiveParams(PARAMS, given)).toBe(PARAMS);
     expect(detectorValue(given, 9)).toBeCloseTo(3.9 / 1.5, 12);
+  });
+});
+
+/**
+ * In-control run length of a fast CUSUM of decision interval `h` on Gaussian AR(1) data of
+ * marginal variance 1, by Monte Carlo over `points` points (restarting at 0 after a signal).
+ */
+function ar1RunLength(h: number, phi: number, points: number, seed: number): number {
+  const r = splitmix64Fast(seed);
+  const p = { ...FAST_CUSUM, h };
+  const gain = Math.sqrt(1 - phi * phi);
+  const s = cusumStart(p);
+  let x = r.normal();
+  let signals = 0;
+  for (let i = 0; i < points; i++) {
+    x = phi * x + gain * r.normal();
+    if (cusumAdd(s, x, p) !== undefined) {
+      signals++;
+      s.upper = 0;
+      s.lower = 0;
+    }
+  }
+  return points / Math.max(1, signals);
+}
+
+describe('the fast CUSUM on autocorrelated data', () => {
+  it('keeps about its run length on independent data with h × the long-run factor^0.75', () => {
+    // At h 3 (a run length of about 40,000 points, so that a test can count signals): AR(1)
+    // phi 0.3 unwidened signals about 16 times as often; widened by 1.86^0.75 = 1.59 it is back
+    // within a factor of 2 (about 1.4 times longer); by a power of 0.5 it would be 3 times as often.
+    const points = 2_000_000;
+    const independent = ar1RunLength(3, 0, points, 5);
+    expect(fastLongRunFactor(0.3)).toBeCloseTo(longRunFactor(0.3) ** 0.75, 12);
+    expect(fastLongRunFactor(0)).toBe(1);
+    const widened = ar1RunLength(3 * fastLongRunFactor(0.3), 0.3, points, 6);
+    expect(widened / independent).toBeGreaterThan(0.7);
+    expect(widened / independent).toBeLessThan(2.5);
+    const unwidened = ar1RunLength(3, 0.3, points, 7);
+    expect(unwidened / independent).toBeLessThan(0.2);
   });
 });
