@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { splitmix64 } from '../../bench/shared/random.ts';
 import { splitmix64Fast } from '../../bench/spc/splitmix-fast.ts';
 import {
+  cusumLongRunFactor,
   fastLongRunFactor,
   lognormalOfSkewness,
   longRunFactor,
@@ -127,8 +128,8 @@ describe('the detectors against a calibrated baseline', () => {
       calibration,
     };
     const p = effectiveParams(PARAMS, limits);
-    // (1 + 0.2) / (1 − 0.2) = 1.5, computed by hand; the fast one's 4.25 × 1.5^0.75 × 1.2.
-    expect(p.cusum.h).toBeCloseTo(15, 12);
+    // (1 + 0.2) / (1 − 0.2) = 1.5, computed by hand: 10 × 1.5^0.875; the fast one's 4.25 × 1.5^0.75 × 1.2.
+    expect(p.cusum.h).toBeCloseTo(14.258697, 5);
     expect(p.fast?.h).toBeCloseTo(6.912555, 5);
     expect(p.cusum.k).toBe(0.625);
     // The value the detectors add is the calibration's, not the I chart's centre and sigma.
@@ -143,9 +144,9 @@ describe('the detectors against a calibrated baseline', () => {
  * In-control run length of a fast CUSUM of decision interval `h` on Gaussian AR(1) data of
  * marginal variance 1, by Monte Carlo over `points` points (restarting at 0 after a signal).
  */
-function ar1RunLength(h: number, phi: number, points: number, seed: number): number {
+function ar1RunLength(h: number, phi: number, points: number, seed: number, base = FAST_CUSUM): number {
   const r = splitmix64Fast(seed);
-  const p = { ...FAST_CUSUM, h };
+  const p = { ...base, h };
   const gain = Math.sqrt(1 - phi * phi);
   const s = cusumStart(p);
   let x = r.normal();
@@ -154,8 +155,9 @@ function ar1RunLength(h: number, phi: number, points: number, seed: number): num
     x = phi * x + gain * r.normal();
     if (cusumAdd(s, x, p) !== undefined) {
       signals++;
-      s.upper = 0;
-      s.lower = 0;
+      const start = cusumStart(p);
+      s.upper = start.upper;
+      s.lower = start.lower;
     }
   }
   return points / Math.max(1, signals);
@@ -175,5 +177,22 @@ describe('the fast CUSUM on autocorrelated data', () => {
     expect(widened / independent).toBeLessThan(2.5);
     const unwidened = ar1RunLength(3, 0.3, points, 7);
     expect(unwidened / independent).toBeLessThan(0.2);
+  });
+
+  it('widens the configured CUSUM by the long-run factor^0.875, a little less than the factor', () => {
+    // Computed by hand: 1.5^0.875 = e^(0.875 × 0.405465) = 1.4259; 1.8571^0.875 = 1.7189.
+    expect(cusumLongRunFactor(0.2)).toBeCloseTo(1.4259, 4);
+    expect(cusumLongRunFactor(0.3)).toBeCloseTo(1.7189, 4);
+    expect(cusumLongRunFactor(0)).toBe(1);
+    // At h 6 (a run length of about 7,000 points): AR(1) phi 0.3 widened so is back within a
+    // factor of 2 of independent data (about 1.4 times longer); by the full factor 1.86, about
+    // 2.5 times longer, which costs delay for nothing.
+    const points = 2_000_000;
+    const independent = ar1RunLength(6, 0, points, 8, PARAMS.cusum);
+    const widened = ar1RunLength(6 * cusumLongRunFactor(0.3), 0.3, points, 9, PARAMS.cusum);
+    const full = ar1RunLength(6 * longRunFactor(0.3), 0.3, points, 10, PARAMS.cusum);
+    expect(widened / independent).toBeGreaterThan(0.8);
+    expect(widened / independent).toBeLessThan(1.9);
+    expect(full / widened).toBeGreaterThan(1.3);
   });
 });
