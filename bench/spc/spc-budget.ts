@@ -288,16 +288,16 @@ function delayRun(
   h: Healthy,
   seed: number,
   charts: number,
-): { delays: Map<number, number[]>; info: number[] } {
+): { delays: Map<number, number[]>; phis: number[] } {
   const out = new Map(SHIFTS.map((s) => [s, [] as number[]]));
-  const info: number[] = [];
+  const phis: number[] = [];
   for (let c = 0; c < charts; c++) {
     const rng = splitmix64Fast(BigInt(seed) * 1_000_003n + BigInt(c) * 7919n + 77n);
     const source = new Source(h, rng, c);
     const chart = new Chart();
     for (let i = 0; i < BASELINE_POINTS; i++) chart.baseline(source.next().value);
     if (!chart.establish()) continue;
-    info.push((1 - source.phi) / (1 + source.phi));
+    phis.push(source.phi);
     for (const size of SHIFTS) {
       for (let i = 0; i < WARM_POINTS; i++) chart.step(source.next().value);
       let n = 1;
@@ -306,7 +306,21 @@ function delayRun(
       chart.restart();
     }
   }
-  return { delays: out, info };
+  return { delays: out, phis };
+}
+
+/**
+ * Lorden's first-order term in points for a shift of `size` marginal sigmas of a Gaussian AR(1)
+ * chart of lag-1 autocorrelation `phi`: the n at which the shifted points' summed Kullback–Leibler
+ * information reaches ln(ARL0). The first shifted point's innovation carries the whole shift,
+ * size² / (2 (1 − φ²)); each later one (1 − φ) of it, size² (1 − φ) / (2 (1 + φ)), the
+ * asymptotic rate. Independent data (φ 0): ln(ARL0) / (size² / 2).
+ */
+function lordenPoints(size: number, phi: number, arl0: number): number {
+  const target = Math.log(arl0);
+  const first = (size * size) / (2 * (1 - phi * phi));
+  const later = ((size * size) / 2) * ((1 - phi) / (1 + phi));
+  return target <= first ? target / first : 1 + (target - first) / later;
 }
 
 /** A delay curve: per shift, the mean points of each seed, their median, and the information limit. */
@@ -318,15 +332,14 @@ interface DelayCurve {
 }
 
 /**
- * The delays of `h`'s charts to each shift, beside Lorden's term ln(ARL0)/KL at `arl0` with
- * KL = δ²/2 × (1 − φ)/(1 + φ) per chart (a Gaussian AR(1)'s information about its mean per point,
- * asymptotically), averaged over the charts.
+ * The delays of `h`'s charts to each shift, beside Lorden's term at `arl0` per chart
+ * ({@link lordenPoints}: a Gaussian AR(1)'s information about its mean), averaged over the charts.
  */
 function delayCurve(h: Healthy, arl0: number, seedList: readonly number[], charts: number): DelayCurve[] {
   const bySeed = seedList.map((seed) => delayRun(h, seed + 100, charts));
   return SHIFTS.map((size) => {
     const perSeed = bySeed.map((d) => mean(d.delays.get(size)!));
-    const limits = bySeed.flatMap((d) => d.info.map((f) => Math.log(arl0) / (((size * size) / 2) * f)));
+    const limits = bySeed.flatMap((d) => d.phis.map((phi) => lordenPoints(size, phi, arl0)));
     return { size, perSeed, points: median(perSeed), limit: mean(limits) };
   });
 }
@@ -334,7 +347,7 @@ function delayCurve(h: Healthy, arl0: number, seedList: readonly number[], chart
 /** The rows of a delay curve, judged against the targets when `judged`. */
 function delayRows(curve: readonly DelayCurve[], label: string, arl0: number, judged: boolean): ResultRow[] {
   return curve.map((d) => {
-    const minutes = d.perSeed.map((p) => PHASE_MIN + (p - 1) * STEP_MIN + ALERT_PATH_MIN);
+    const minutes = d.perSeed.map(minutesOf);
     const target = judged ? DELAY_TARGET_MIN.get(d.size) : undefined;
     return {
       measure: `Delay from a sustained ${d.size} sigma shift to the notification (${label})`,
@@ -346,6 +359,35 @@ function delayRows(curve: readonly DelayCurve[], label: string, arl0: number, ju
         `Lorden's asymptotic first-order term ln(ARL0)/KL at the data's own ARL0 (${Math.round(arl0).toLocaleString('en-US')} points): ${d.limit.toFixed(1)} points`,
       ...(target === undefined ? {} : { target: { op: '<=', bound: target } as const }),
     };
+  });
+}
+
+/** Minutes to the notification of a detector that signals after `points` points. */
+const minutesOf = (points: number) => PHASE_MIN + (points - 1) * STEP_MIN + ALERT_PATH_MIN;
+
+/**
+ * Per targeted shift, the realistic plant's information limit in minutes, as the delays count
+ * them, and whether the target can be met on it at its chance-alarm rate: a target below the
+ * limit asks for a test faster than the information in the points allows (as ARL0 grows).
+ */
+function feasibilityRows(curve: readonly DelayCurve[]): ResultRow[] {
+  return curve.flatMap((d) => {
+    const target = DELAY_TARGET_MIN.get(d.size);
+    if (target === undefined) return [];
+    const limit = minutesOf(d.limit);
+    const delay = minutesOf(d.points);
+    return [
+      {
+        measure: `Information limit for a ${d.size} sigma shift on the realistic plant, as minutes to the notification`,
+        value: limit,
+        unit: 'min',
+        detail:
+          `${d.limit.toFixed(1)} points (Lorden's ln(ARL0)/KL); realistic delay ${delay.toFixed(1)} min; target ${target} min: ` +
+          (limit <= target
+            ? 'feasible'
+            : `not feasible at this chance-alarm rate (the limit is ${(limit - target).toFixed(1)} min above it)`),
+      },
+    ];
   });
 }
 
@@ -443,6 +485,7 @@ function main(): void {
   );
   const delays = delayCurve(HEALTHY.find((h) => h.id === 'normal')!, arl0, seedList, delayCharts);
   rows.push(...delayRows(realistic, 'realistic plant', realisticArl0, false));
+  rows.push(...feasibilityRows(realistic));
   rows.push(...delayRows(delays, 'independent normal data, textbook', arl0, true));
   const shapes = HEALTHY.filter((h) => h.judged);
   const curves: Curve[] = [
@@ -539,7 +582,7 @@ function main(): void {
       setup:
         `Per healthy scenario and seed, ${charts} charts (a chart per product for the keyed mixes: 2 or 3 each; the realistic plant's charts take its names' shapes and phi in turn), each with limits and ` +
         `calibration from a 7-day baseline of points every 2 minutes (5,040), then ${days} days of points through the ` +
-        `shift detectors (CUSUM k 0.625 h 10 cap 2.5 with fast initial response, and the fast CUSUM k 1.5 h 4.25 cap 3.5, its h widened for the baseline's kurtosis), ` +
+        `shift detectors (CUSUM k 0.625 h 10 cap 2.5 with fast initial response, and the fast CUSUM k 1.5 h 4.25 cap 3.5, its h widened by the long-run factor to the power 0.75 and for the baseline's kurtosis beyond what its skewness explains), ` +
         `seeds ${seedList.join(', ')}; delays over ${Math.max(200, charts)} charts per seed, shifts of the realistic plant's and of independent normal data ` +
         `started ${WARM_POINTS} points after a restart.`,
       rows,
@@ -548,7 +591,7 @@ function main(): void {
         'A chance signal is a CUSUM event (either CUSUM) on healthy data; the shipped alert notifies per line, so notifications are at most the signals.',
         'The baseline is held fixed for the run: the rolling 7d baseline moves with time, but its estimates have the same noise, which is what moves the chance rate.',
         'Delay: n points from the first shifted point to the signalling one (both counted); minutes from the shift to the notification on average: 1 minute from the shift (at a random moment between points) to the first shifted point, 2 minutes for each of the n − 1 further points, 2 minutes of poll, scrape and rule evaluation (1m each, half a minute on average) and group_wait (30 s), as bench/pager/demo-delay.ts models them.',
-        "The information limit beside each delay is Lorden's asymptotic first-order term ln(ARL0)/KL with KL = δ²/2 for a normal mean shift of δ sigma (times (1 − φ)/(1 + φ) for a chart of AR(1) data, its information about the mean per point, averaged over the realistic plant's charts as for Gaussian innovations) and ARL0 the run length measured here on the same data: what an optimal test needs as ARL0 grows, not a floor at finite ARL0.",
+        "The information limit beside each delay is Lorden's asymptotic first-order term ln(ARL0)/KL with KL = δ²/2 for a normal mean shift of δ sigma and ARL0 the run length measured here on the same data: what an optimal test needs as ARL0 grows, not a floor at finite ARL0. On a chart of AR(1) data (the realistic plant's), the points to reach ln(ARL0) in summed information: the first shifted point's innovation carries the whole shift, δ²/(2(1 − φ²)), each later one δ²(1 − φ)/(2(1 + φ)) (the innovations' information, as for Gaussian innovations), averaged over the charts. The skewed and heavy-tailed names carry more information per point than a normal of their variance (Fisher information for location: gamma of skewness 1 twice, t5 1.25 times), so their Gaussian term overstates what an optimal test for their shape needs.",
         'The targets judge the delays on independent normal data (the textbook figures): on the realistic plant a shift of δ marginal sigmas carries less information per point on its autocorrelated names, and the detectors are widened for it and for heavy tails, so its delays are longer, each beside its own limit.',
         "Products mixed on one chart are reported, not judged: what happens when a high-mix line's products are not configured to be charted per product (unit_type). Each product's changeover is a level shift of the chart, which the detectors find, correctly, as shifts; products keyed per chart are the healthy case and are judged.",
         "Failing units' values (3.2 to 4.7 sigma out, 3 % of points) are reported, not judged: they are the defects the charts exist for, not a healthy process.",

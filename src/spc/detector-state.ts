@@ -26,13 +26,13 @@
  * The detectors see each value calibrated on the baseline (src/spc/calibration.ts: the
  * baseline's mean and standard deviation, a transform to a normal shape for skewed data), and
  * their limits are widened for the baseline's lag-1 autocorrelation φ as estimated, always:
- * h × (1 + φ) / (1 − φ) for both CUSUMs, L × sqrt((1 + φ(1 − λ)) / (1 − φ(1 − λ))) for the
+ * h × ((1 + φ) / (1 − φ))^0.875 for the configured CUSUM (the fast one's: to the power 0.75), L × sqrt((1 + φ(1 − λ)) / (1 − φ(1 − λ))) for the
  * EWMA (the asymptotic variance of an EWMA of AR(1) data). Beside the configured CUSUM runs
  * a fast one ({@link FAST_CUSUM}) for large shifts; a signal of either is a CUSUM event.
  */
 
 import { lowerBound } from '../util/sorted.ts';
-import { type Calibration, calibrated, longRunFactor } from './calibration.ts';
+import { type Calibration, calibrated, cusumLongRunFactor, fastLongRunFactor } from './calibration.ts';
 import { type CusumParams, type CusumSignal, type CusumState, cusumAdd, cusumStart } from './cusum.ts';
 import { type EwmaParams, type EwmaState, ewmaAdd, ewmaLimit, ewmaStart } from './ewma.ts';
 import type { ControlLimits } from './limits.ts';
@@ -188,11 +188,13 @@ export function finalUpTo(state: DetectorState): number {
 }
 
 /**
- * The settings to use against `limits`: the decision intervals of both CUSUMs widened by the
+ * The settings to use against `limits`: the configured CUSUM's decision interval widened by the
  * long-run variance factor (1 + φ) / (1 − φ) of the baseline's autocorrelation φ, as estimated
- * (src/spc/calibration.ts), and the EWMA's L by sqrt((1 + φ(1 − λ)) / (1 − φ(1 − λ))), the
- * asymptotic variance factor of an EWMA of AR(1) data; the fast CUSUM's h also by the
- * calibration's tail widening. φ = 0 and no tail widening (given limits, compensation off):
+ * (src/spc/calibration.ts), to the power 0.875 ({@link cusumLongRunFactor}), the fast CUSUM's by
+ * that factor to the power 0.75
+ * ({@link fastLongRunFactor}: it signals on a few values in a row, not on a long sum) and by the
+ * calibration's tail widening, and the EWMA's L by sqrt((1 + φ(1 − λ)) / (1 − φ(1 − λ))), the
+ * asymptotic variance factor of an EWMA of AR(1) data. φ = 0 and no tail widening (given limits, compensation off):
  * the settings as given.
  */
 export function effectiveParams(params: DetectorParams, limits: ControlLimits): DetectorParams {
@@ -201,12 +203,12 @@ export function effectiveParams(params: DetectorParams, limits: ControlLimits): 
   if (phi === 0 && tails === 1) return params;
   const { lambda } = params.ewma;
   const carried = phi * (1 - lambda);
-  const widening = longRunFactor(phi);
+  const widening = cusumLongRunFactor(phi);
   const fast = params.fast ?? FAST_CUSUM;
   return {
     cusum: { ...params.cusum, h: params.cusum.h * widening },
     ewma: { ...params.ewma, L: params.ewma.L * Math.sqrt((1 + carried) / (1 - carried)) },
-    fast: { ...fast, h: fast.h * widening * tails },
+    fast: { ...fast, h: fast.h * fastLongRunFactor(phi) * tails },
   };
 }
 
@@ -458,7 +460,7 @@ function prune(state: DetectorState, keepFrom: number): void {
 export interface DetectorView {
   /**
    * C+ and C−, in sigmas (at a signal, until the next point, the sums that crossed h); the
-   * decision interval h in force, in sigmas; `widening`, (1 + φ) / (1 − φ) on a chart
+   * decision interval h in force, in sigmas; `widening`, ((1 + φ) / (1 − φ))^0.875 on a chart
    * compensated for autocorrelation φ (else 1): h in force is the configured h times it.
    */
   readonly cusum?: {
@@ -490,7 +492,7 @@ export function detectorView(
   // Fields set in place, not spread in: a view is made for every chart at every poll.
   const view: { cusum?: DetectorView['cusum']; ewma?: DetectorView['ewma'] } = {};
   if (params.cusum.enabled)
-    view.cusum = { upper: c.upper, lower: c.lower, h: params.cusum.h, widening: (1 + phi) / (1 - phi) };
+    view.cusum = { upper: c.upper, lower: c.lower, h: params.cusum.h, widening: cusumLongRunFactor(phi) };
   if (params.ewma.enabled)
     view.ewma = { value: centre, upper: scale.center + half, lower: scale.center - half };
   return view;

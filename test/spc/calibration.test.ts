@@ -123,6 +123,25 @@ describe('calibrationOf', () => {
     expect(calibrationOf(w.sums, w.anchor)!.tailWidening).toBeLessThan(1.1);
   });
 
+  it('does not widen for the tails of skewed baselines, which the transform maps to a normal shape', () => {
+    const r = splitmix64(15);
+    const widenings = (draw: () => number) =>
+      Array.from({ length: 30 }, () => {
+        const { sums, anchor } = weekSums(draws(5040, draw));
+        return calibrationOf(sums, anchor)!;
+      });
+    // Raw kurtosis alone would widen these by 1.25 (gamma, skewness 1; lognormal s 0.3).
+    for (const shape of [
+      { kind: 'gamma', skewness: 1 },
+      { kind: 'lognormal', sigma: 0.3 },
+    ] as const) {
+      const cs = widenings(() => standardDraw(shape, r));
+      const sorted = cs.map((c) => c.tailWidening).sort((a, b) => a - b);
+      expect(sorted[15]!).toBeLessThan(1.08);
+      expect(cs.every((c) => c.skewness > 0)).toBe(true);
+    }
+  });
+
   it('widens by 1 + 0.36 (1 − e^(−2.2 e)), none without excess kurtosis', () => {
     expect(tailWidening(0)).toBe(1);
     expect(tailWidening(-1)).toBe(1);

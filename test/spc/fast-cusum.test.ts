@@ -6,7 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { splitmix64 } from '../../bench/shared/random.ts';
-import { lognormalOfSkewness, tailWidening } from '../../src/spc/calibration.ts';
+import { splitmix64Fast } from '../../bench/spc/splitmix-fast.ts';
+import {
+  cusumLongRunFactor,
+  fastLongRunFactor,
+  lognormalOfSkewness,
+  longRunFactor,
+  tailWidening,
+} from '../../src/spc/calibration.ts';
 import { cusumAdd, cusumStart } from '../../src/spc/cusum.ts';
 import {
   type DetectorParams,
@@ -121,14 +128,71 @@ describe('the detectors against a calibrated baseline', () => {
       calibration,
     };
     const p = effectiveParams(PARAMS, limits);
-    // (1 + 0.2) / (1 − 0.2) = 1.5, computed by hand; the fast one's 4.25 × 1.5 × 1.2.
-    expect(p.cusum.h).toBeCloseTo(15, 12);
-    expect(p.fast?.h).toBeCloseTo(7.65, 12);
+    // (1 + 0.2) / (1 − 0.2) = 1.5, computed by hand: 10 × 1.5^0.875; the fast one's 4.25 × 1.5^0.75 × 1.2.
+    expect(p.cusum.h).toBeCloseTo(14.258697, 5);
+    expect(p.fast?.h).toBeCloseTo(6.912555, 5);
     expect(p.cusum.k).toBe(0.625);
     // The value the detectors add is the calibration's, not the I chart's centre and sigma.
     expect(detectorValue(limits, 9)).toBe(2);
     const { calibration: _, ...given } = limits;
     expect(effectiveParams(PARAMS, given)).toBe(PARAMS);
     expect(detectorValue(given, 9)).toBeCloseTo(3.9 / 1.5, 12);
+  });
+});
+
+/**
+ * In-control run length of a fast CUSUM of decision interval `h` on Gaussian AR(1) data of
+ * marginal variance 1, by Monte Carlo over `points` points (restarting at 0 after a signal).
+ */
+function ar1RunLength(h: number, phi: number, points: number, seed: number, base = FAST_CUSUM): number {
+  const r = splitmix64Fast(seed);
+  const p = { ...base, h };
+  const gain = Math.sqrt(1 - phi * phi);
+  const s = cusumStart(p);
+  let x = r.normal();
+  let signals = 0;
+  for (let i = 0; i < points; i++) {
+    x = phi * x + gain * r.normal();
+    if (cusumAdd(s, x, p) !== undefined) {
+      signals++;
+      const start = cusumStart(p);
+      s.upper = start.upper;
+      s.lower = start.lower;
+    }
+  }
+  return points / Math.max(1, signals);
+}
+
+describe('the fast CUSUM on autocorrelated data', () => {
+  it('keeps about its run length on independent data with h × the long-run factor^0.75', () => {
+    // At h 3 (a run length of about 40,000 points, so that a test can count signals): AR(1)
+    // phi 0.3 unwidened signals about 16 times as often; widened by 1.86^0.75 = 1.59 it is back
+    // within a factor of 2 (about 1.4 times longer); by a power of 0.5 it would be 3 times as often.
+    const points = 2_000_000;
+    const independent = ar1RunLength(3, 0, points, 5);
+    expect(fastLongRunFactor(0.3)).toBeCloseTo(longRunFactor(0.3) ** 0.75, 12);
+    expect(fastLongRunFactor(0)).toBe(1);
+    const widened = ar1RunLength(3 * fastLongRunFactor(0.3), 0.3, points, 6);
+    expect(widened / independent).toBeGreaterThan(0.7);
+    expect(widened / independent).toBeLessThan(2.5);
+    const unwidened = ar1RunLength(3, 0.3, points, 7);
+    expect(unwidened / independent).toBeLessThan(0.2);
+  });
+
+  it('widens the configured CUSUM by the long-run factor^0.875, a little less than the factor', () => {
+    // Computed by hand: 1.5^0.875 = e^(0.875 × 0.405465) = 1.4259; 1.8571^0.875 = 1.7189.
+    expect(cusumLongRunFactor(0.2)).toBeCloseTo(1.4259, 4);
+    expect(cusumLongRunFactor(0.3)).toBeCloseTo(1.7189, 4);
+    expect(cusumLongRunFactor(0)).toBe(1);
+    // At h 6 (a run length of about 7,000 points): AR(1) phi 0.3 widened so is back within a
+    // factor of 2 of independent data (about 1.4 times longer); by the full factor 1.86, about
+    // 2.5 times longer, which costs delay for nothing.
+    const points = 2_000_000;
+    const independent = ar1RunLength(6, 0, points, 8, PARAMS.cusum);
+    const widened = ar1RunLength(6 * cusumLongRunFactor(0.3), 0.3, points, 9, PARAMS.cusum);
+    const full = ar1RunLength(6 * longRunFactor(0.3), 0.3, points, 10, PARAMS.cusum);
+    expect(widened / independent).toBeGreaterThan(0.8);
+    expect(widened / independent).toBeLessThan(1.9);
+    expect(full / widened).toBeGreaterThan(1.3);
   });
 });
