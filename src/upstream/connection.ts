@@ -59,8 +59,12 @@ export const DEFAULT_CONNECTION: ConnectionSettings = {
  * config's tests) reads the TLS files through this module but never connects, and importing
  * undici costs more than the whole check.
  */
-const loadUndici = () => import('undici');
-type Undici = Awaited<ReturnType<typeof loadUndici>>;
+const loadUndici = async (): Promise<Undici> => {
+  const m = await import('undici');
+  // undici is CommonJS: the bundle (dist/) gives its exports as the default export only.
+  return (m as Undici & { default?: Undici }).default ?? m;
+};
+type Undici = typeof import('undici');
 
 /** As Go's HTTP client, which Prometheus uses. */
 const MAX_REDIRECTS = 10;
