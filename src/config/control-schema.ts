@@ -305,7 +305,8 @@ export const controlSchema = z
       .boolean()
       .default(true)
       .describe(
-        "On a rolling or frozen baseline, widen the CUSUMs' h by (1 + phi) / (1 - phi) and the EWMA's L by its " +
+        "On a rolling or frozen baseline, widen the configured CUSUM's h by ((1 + phi) / (1 - phi))^0.875, the fast CUSUM's by that " +
+          "factor^0.75, and the EWMA's L by its " +
           "AR(1) variance factor for the baseline's lag-1 autocorrelation phi as estimated (every chart), and, " +
           "when phi is above 0.1, the I chart's sigma by 1 / sqrt(1 - phi), so that chance signals stay near " +
           'their documented rate (docs/measurements.md). Either way a chart is flagged only when phi is ' +

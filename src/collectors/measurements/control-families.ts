@@ -138,7 +138,7 @@ function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyDesc> {
         `measurements.control.cusum.cap sigmas either way); ` +
         `a signal (rule="cusum" event, also counted for the fast CUSUM beside it) when it exceeds ` +
         `station_measurement_control_cusum_decision_interval, and at a signal the sum that crossed it until the ` +
-        `next point. Divided by (1 + phi) / (1 - phi), the factor h is widened by for the baseline's ` +
+        `next point. Divided by ((1 + phi) / (1 - phi))^0.875, the factor h is widened by for the baseline's ` +
         `autocorrelation phi, so that every chart of a name signals where its sums cross the name's h; ${SOURCE}; ${REFRESH}.`,
     ),
     cusumLower: gauge(
@@ -166,7 +166,7 @@ function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyDesc> {
     cusumH: setting(
       'cusum_decision_interval',
       'Decision interval h of the CUSUM, in sigmas: either sum beyond it signals (a chart compensated for ' +
-        'autocorrelation phi uses h (1 + phi) / (1 - phi), and exports its sums divided by that factor)',
+        'autocorrelation phi uses h ((1 + phi) / (1 - phi))^0.875, and exports its sums divided by that factor)',
     ),
     cusumK: setting('cusum_reference_value', 'Reference value (allowance) k of the CUSUM, in sigmas'),
     ewmaLambda: setting('ewma_lambda', 'Weight lambda of the newest point in the EWMA'),
