@@ -175,16 +175,16 @@ describe('alert conventions', () => {
       expect(a.expr).toMatch(/increase\(station_measurement_control_violations_total\{[^}]*\}\[10m\]\)/);
   });
 
-  it('order every promtool test file\'s groups, since promtool otherwise evaluates them at random', () => {
+  it("order every promtool test file's groups, since promtool otherwise evaluates them at random", () => {
     for (const f of readdirSync(TESTS_DIR).filter((x) => x.endsWith('.yml'))) {
       const doc = parse(readFileSync(path.join(TESTS_DIR, f), 'utf8')) as {
         rule_files: string[];
         group_eval_order?: string[];
       };
       const groups = doc.rule_files.flatMap((r) =>
-        (parse(readFileSync(path.join(TESTS_DIR, r), 'utf8')) as { groups: Array<{ name: string }> }).groups.map(
-          (g) => g.name,
-        ),
+        (
+          parse(readFileSync(path.join(TESTS_DIR, r), 'utf8')) as { groups: Array<{ name: string }> }
+        ).groups.map((g) => g.name),
       );
       expect(doc.group_eval_order, f).toEqual(groups);
     }
