@@ -93,6 +93,7 @@ describe('limits study and approve', () => {
     expect(first.stdout).toContain(`(${stationId})  ${NAME} slot 1`);
     expect(first.stdout).toMatch(/normality: Anderson-Darling A² [\d.]+, p/);
     expect(first.stdout).toMatch(/lag-1 autocorrelation -?[\d.]+/);
+    expect(first.stdout).toMatch(/detectors calibrated on: sd [\d.e-]+, phi -?[\d.e-]+, skewness -?[\d.e-]+/);
     const studied = readYaml(file);
     expect(studied.charts.length).toBeGreaterThanOrEqual(2);
     expect(studied.charts.every((c) => c.approved_by === null && c.approved_at === null)).toBe(true);
