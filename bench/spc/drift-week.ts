@@ -4,8 +4,8 @@
  * healthy data after it, then a drift of the mean that grows linearly to 1 sigma over a week and
  * stays there. The same series feeds two {@link ControlChart}s with the shipped settings (config
  * defaults): one at the limits `limits study` computes for the study week, charted as the
- * exporter charts an approved entry (given centre, sigma and limits: no calibration, no
- * autocorrelation widening of the detectors), and one on a rolling 7-day baseline. Each is polled every 10 minutes; the
+ * exporter charts an approved entry (given centre, sigma and limits, the detectors calibrated on
+ * the shape the study measured), and one on a rolling 7-day baseline. Each is polled every 10 minutes; the
  * delay is from the drift's start to the first CUSUM signal (the shipped shift alert's detector),
  * and the EWMA's beside it. Noise: the textbook case (independent normal) and realistic shapes of
  * the realistic plant (src/simulator/realistic.ts: skewed, autocorrelated), drawn with
@@ -78,7 +78,8 @@ interface Found {
 
 /**
  * The limits `limits study` writes for the study week, charted as the exporter charts an
- * approved entry: given centre, sigma and limits, frozen (src/collectors/measurements/control.ts).
+ * approved entry: given centre, sigma and limits, frozen, and the shape the study measured
+ * (src/collectors/measurements/control.ts).
  */
 function approvedChart(times: Float64Array, values: Float64Array): ControlChart {
   const week = times.findIndex((t) => t >= WEEK);
@@ -92,11 +93,14 @@ function approvedChart(times: Float64Array, values: Float64Array): ControlChart 
         minSamples: 25,
       },
       excluded: [],
+      period: { fromMs: 0, toMs: WEEK },
     },
   );
   if (!study.result.ok) throw new Error(`no limits from the study week: ${study.result.reason}`);
-  const { center, sigma, ucl, lcl } = study.result.limits;
-  return chartOf({ kind: 'given', center, sigma, ucl, lcl });
+  const { center, sigma, ucl, lcl, calibration: c } = study.result.limits;
+  if (c === undefined) return chartOf({ kind: 'given', center, sigma, ucl, lcl });
+  const shape = { sigma: c.sigma, phi: c.phi, skewness: c.skewness, excessKurtosis: c.excessKurtosis ?? 0 };
+  return chartOf({ kind: 'given', center, sigma, ucl, lcl, shape });
 }
 
 /** Runs one seed of one noise case; delays in hours from the drift's start. */
@@ -234,7 +238,7 @@ function main(): void {
       rows,
       notes: [
         'Delay: hours from the drift’s start to the first signal at or after it; the drift then stands at delay / 168 h sigma. The figure is the median over the seeds.',
-        'The frozen chart’s limits are what `limits study` computes for the study week, charted as the exporter charts an approved entry: the given centre, sigma and limits, never moved by new data, with no calibration on a baseline and no autocorrelation widening of the CUSUM and EWMA.',
+        'The frozen chart’s limits are what `limits study` computes for the study week, charted as the exporter charts an approved entry: the given centre, sigma and limits, never moved by new data, the CUSUM and EWMA calibrated on the shape the study measured (standard deviation, phi, skewness, excess kurtosis) as on a rolling baseline of those statistics.',
         'The rolling chart learns the drift: its baseline (the 7 days before the evaluation window) follows the mean, so the CUSUM sees only the part of the drift the baseline lags behind; after a signal the baseline is held for an hour (control.hold).',
         'In-control chance signals of these detectors with estimated baselines are in bench:spc (bench/results/spc.json); a chance signal after the drift’s start counts here as a detection.',
       ],

@@ -10,6 +10,8 @@
  */
 import { isMap, parseDocument } from 'yaml';
 import { z } from 'zod';
+import { MAX_PHI, MAX_SKEWNESS, MIN_PHI } from '../spc/calibration.ts';
+import type { StudyShape } from '../spc/limits.ts';
 import { formatBytes, readRegularFile } from '../util/read-file.ts';
 import { maskCredentialLike } from '../util/redact.ts';
 import { nearest } from '../util/suggest.ts';
@@ -88,6 +90,28 @@ const studySchema = z
   }, always)
   .transform((s) => ({ fromMs: s.from, toMs: s.to, points: s.points, excludedPoints: s.excluded_points }));
 
+/**
+ * The data's shape the study measured on its kept points, with the rolling baseline's estimators:
+ * the detectors of an approved chart are calibrated on it as a rolling baseline's are
+ * (src/spc/calibration.ts). Each field absent means none; the ranges are those the calibration
+ * clamps to, so that a value is used as written.
+ */
+const calibrationSchema = z.strictObject({
+  sd: z.number().positive().optional().describe('Standard deviation of all kept points; default: sigma.'),
+  phi: z.number().min(MIN_PHI).max(MAX_PHI).optional().describe('Lag-1 autocorrelation (as estimated).'),
+  skewness: z
+    .number()
+    .min(-MAX_SKEWNESS)
+    .max(MAX_SKEWNESS)
+    .optional()
+    .describe('Skewness, shrunk towards 0, the transform follows.'),
+  excess_kurtosis: z
+    .number()
+    .min(0)
+    .optional()
+    .describe('Excess kurtosis beyond normal data and the skewness, shrunk; the fast CUSUM widens for it.'),
+});
+
 const chartSchema = z
   .strictObject({
     station: z
@@ -107,6 +131,7 @@ const chartSchema = z
     ucl: z.number(),
     lcl: z.number(),
     study: studySchema.optional(),
+    calibration: calibrationSchema.optional(),
     excluded: z.array(exclusionSchema).max(1000).default([]),
     approved_by: nullableText(labelText(64, 'Who approved the limits.')),
     approved_at: nullableText(timestamp('When the limits were approved.')),
@@ -128,6 +153,15 @@ const chartSchema = z
       ucl: c.ucl,
       lcl: c.lcl,
       study: c.study ?? null,
+      calibration:
+        c.calibration === undefined
+          ? null
+          : {
+              sigma: c.calibration.sd ?? c.sigma,
+              phi: c.calibration.phi ?? 0,
+              skewness: c.calibration.skewness ?? 0,
+              excessKurtosis: c.calibration.excess_kurtosis ?? 0,
+            },
       excluded: c.excluded,
       approvedBy: c.approved_by,
       approvedAtMs: c.approved_at,
@@ -209,6 +243,11 @@ export interface ChartLimits extends ChartIdentity {
     readonly points: number;
     readonly excludedPoints: number;
   } | null;
+  /**
+   * The shape the study measured (`sd` read as `sigma`; absent fields as none), which calibrates
+   * the detectors as on a rolling baseline; null: none (centre and sigma as given).
+   */
+  readonly calibration: StudyShape | null;
   /** Assignable causes left out of the study; a single point has `fromMs === toMs`. */
   readonly excluded: ReadonlyArray<{
     readonly fromMs: number;
@@ -280,12 +319,14 @@ const KEYS: Record<string, readonly string[]> = {
     'ucl',
     'lcl',
     'study',
+    'calibration',
     'excluded',
     'approved_by',
     'approved_at',
     'reason',
   ],
   study: ['from', 'to', 'points', 'excluded_points'],
+  calibration: ['sd', 'phi', 'skewness', 'excess_kurtosis'],
   excluded: ['from', 'to', 'at', 'cause'],
 };
 

@@ -30,11 +30,11 @@
 import type { BaselineSums } from './sums.ts';
 
 /** φ below this is taken as this: strongly alternating data are rare, and h would shrink by 3×. */
-const MIN_PHI = -0.5;
+export const MIN_PHI = -0.5;
 /** φ above this is taken as this: beyond it (1 + φ) / (1 − φ) runs away. */
-const MAX_PHI = 0.8;
+export const MAX_PHI = 0.8;
 /** The largest skewness the transform follows (a lognormal of s ≈ 0.9). */
-const MAX_SKEWNESS = 4;
+export const MAX_SKEWNESS = 4;
 /** A transformed value is kept within ±this: a value beyond a skewed baseline's bound is far out. */
 const TRANSFORM_BOUND = 8;
 
@@ -52,8 +52,47 @@ export interface Calibration {
   readonly logS: number;
   readonly logM: number;
   readonly logSd: number;
+  /**
+   * The excess kurtosis (beyond normal data's and the skewness', shrunk) {@link tailWidening} is
+   * of; 0 or absent: none. Kept so that a study can write what it measured.
+   */
+  readonly excessKurtosis?: number;
   /** What the fast CUSUM's decision interval is widened by for heavy tails (1: none). */
   readonly tailWidening: number;
+}
+
+/**
+ * What a calibration is made of, as measured on a baseline: its mean and standard deviation, φ,
+ * the shrunk skewness and the excess kurtosis beyond normal. Approved limits carry them from
+ * their study, so that their chart is calibrated as a rolling baseline of the same data would be.
+ */
+export interface CalibrationInputs {
+  readonly center: number;
+  readonly sigma: number;
+  readonly phi: number;
+  readonly skewness: number;
+  readonly excessKurtosis: number;
+}
+
+/**
+ * The calibration of measured inputs: φ clamped to [{@link MIN_PHI}, {@link MAX_PHI}], the
+ * transform of the skewness, the tail widening of the excess kurtosis. {@link calibrationOf}
+ * ends here, so a baseline's calibration and one carried by approved limits cannot differ.
+ */
+export function calibrationFrom(inputs: CalibrationInputs): Calibration {
+  const { center, sigma, phi, skewness, excessKurtosis } = inputs;
+  const { logS, logM, logSd } = lognormalOfSkewness(Math.abs(skewness));
+  return {
+    center,
+    sigma,
+    phi: Math.min(MAX_PHI, Math.max(MIN_PHI, phi)),
+    skewness,
+    logS,
+    logM,
+    logSd,
+    excessKurtosis,
+    tailWidening: tailWidening(excessKurtosis),
+  };
 }
 
 /** Options of {@link calibrationOf}. */
@@ -81,18 +120,14 @@ export function calibrationOf(
     s.skewBuckets >= MIN_SKEW_BUCKETS
       ? shrunkMedianSkewness(s.bucketSkewness, n)
       : shrunkSkewness(m3 / m2 ** 1.5, n);
-  const { logS, logM, logSd } = lognormalOfSkewness(Math.abs(skewness));
   const m4 = s.quartics / n - 4 * m * (s.cubes / n) + 6 * m * m * (s.squares / n) - 3 * m ** 4;
-  return {
+  return calibrationFrom({
     center: anchor + m,
     sigma: Math.sqrt((m2 * n) / (n - 1)),
-    phi: Math.min(MAX_PHI, Math.max(MIN_PHI, phi)),
+    phi,
     skewness,
-    logS,
-    logM,
-    logSd,
-    tailWidening: tailWidening(heavyTails(s, m4 / (m2 * m2) - 3, skewness)),
-  };
+    excessKurtosis: heavyTails(s, m4 / (m2 * m2) - 3, skewness),
+  });
 }
 
 /**

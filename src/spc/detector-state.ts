@@ -194,7 +194,8 @@ export function finalUpTo(state: DetectorState): number {
  * that factor to the power 0.75
  * ({@link fastLongRunFactor}: it signals on a few values in a row, not on a long sum) and by the
  * calibration's tail widening, and the EWMA's L by sqrt((1 + φ(1 − λ)) / (1 − φ(1 − λ))), the
- * asymptotic variance factor of an EWMA of AR(1) data. φ = 0 and no tail widening (given limits, compensation off):
+ * asymptotic variance factor of an EWMA of AR(1) data. Approved limits that carry their study's
+ * shape get the same. φ = 0 and no tail widening (other given limits, compensation off):
  * the settings as given.
  */
 export function effectiveParams(params: DetectorParams, limits: ControlLimits): DetectorParams {

@@ -5,7 +5,7 @@
  */
 import { isBelowResolution } from '../util/ulp.ts';
 import { AUTOCORRELATION_FLAG, autocorrelationFlagged } from './autocorrelation.ts';
-import { type Calibration, calibrationOf } from './calibration.ts';
+import { type Calibration, type CalibrationInputs, calibrationFrom, calibrationOf } from './calibration.ts';
 import type { BaselineSums } from './sums.ts';
 
 /** d2 for moving ranges of two points: the expected range of two normal values, in sigmas. */
@@ -55,7 +55,8 @@ export interface ControlLimits {
   readonly autocorrelated?: boolean;
   /**
    * How the sequential detectors (CUSUMs, EWMA) standardize a value, calibrated on the baseline
-   * (src/spc/calibration.ts); absent for given limits, where they use the centre and sigma.
+   * (src/spc/calibration.ts), or on the shape approved limits carry from their study; absent for
+   * other given limits, where they use the centre and sigma.
    */
   readonly calibration?: Calibration;
   /** Smallest non-zero difference of neighbouring baseline points: the data's resolution, or finer. */
@@ -229,12 +230,26 @@ export interface GivenLimits {
   readonly lcl: number;
   /** The sigma of the study that gave the limits (approved limits); default (ucl - lcl) / 6. */
   readonly sigma?: number;
+  /**
+   * The data's shape the study measured (approved limits): the detectors are calibrated on it
+   * around the given centre exactly as on a rolling baseline of the same statistics (AR(1)
+   * widening, skewness transform, tail widening). Absent: the centre and sigma as given, none of
+   * them.
+   */
+  readonly shape?: StudyShape;
 }
+
+/**
+ * A study's {@link CalibrationInputs} without the centre (the given one): `sigma` is the standard
+ * deviation over all its points, as a baseline's calibration has it, not the limits' sigma.
+ */
+export type StudyShape = Omit<CalibrationInputs, 'center'>;
 
 /**
  * Limits given in config or approved. Sigma is the given one, else (ucl - lcl) / 6, so the zones
  * of the run rules follow the plan's limits; the MR chart's limit is the one this sigma implies
- * (D4 × d2 × sigma).
+ * (D4 × d2 × sigma). With a study's shape, the detectors' calibration is built from it by the
+ * rolling baseline's own function ({@link calibrationFrom}).
  */
 export function givenLimits(given: GivenLimits): LimitsResult {
   const { center, ucl, lcl } = given;
@@ -247,8 +262,21 @@ export function givenLimits(given: GivenLimits): LimitsResult {
   if (isNegligibleSigma(sigma, Math.max(Math.abs(ucl), Math.abs(lcl))))
     return { ok: false, reason: 'zero_sigma', samples: 0 };
   const mrBar = D2 * sigma;
-  return {
-    ok: true,
-    limits: { kind: 'given', center, sigma, ucl, lcl, mrBar, mrUcl: D4 * mrBar, samples: 0 },
+  const limits: { -readonly [K in keyof ControlLimits]: ControlLimits[K] } = {
+    kind: 'given',
+    center,
+    sigma,
+    ucl,
+    lcl,
+    mrBar,
+    mrUcl: D4 * mrBar,
+    samples: 0,
   };
+  const shape = given.shape;
+  if (shape !== undefined) {
+    if (!(shape.sigma > 0 && shape.sigma < Number.POSITIVE_INFINITY))
+      return { ok: false, reason: 'invalid_limits', samples: 0 };
+    limits.calibration = calibrationFrom({ ...shape, center });
+  }
+  return { ok: true, limits };
 }

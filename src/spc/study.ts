@@ -5,7 +5,7 @@
  * assignable cause, and studies again. Pure: no I/O, no labels.
  */
 import { type AndersonDarling, andersonDarling } from '../util/stats/anderson-darling.ts';
-import { BaselineCollector } from './baseline.ts';
+import { BaselineBuckets, BaselineCollector, BUCKETS_PER_BASELINE, type BucketGrid } from './baseline.ts';
 import {
   advanceDetectors,
   CUSUM_EVENT,
@@ -81,31 +81,51 @@ function excludedAt(t: number, spans: readonly StudySpan[]): boolean {
   return false;
 }
 
+/**
+ * The bucket grid of a frozen baseline over the study's period (widened to the points' times when
+ * they lie outside it): its buckets' median skewness and kurtosis are what a rolling baseline's
+ * calibration reads, so the study measures the shape with the same estimators.
+ */
+function studyGrid(times: ArrayLike<number>, period: StudySpan | undefined): BucketGrid {
+  const first = times[0] ?? 0;
+  const last = times[times.length - 1] ?? first;
+  const originMs = Math.min(period?.fromMs ?? first, first);
+  const endMs = Math.max(period?.toMs ?? last + 1, last + 1);
+  return { originMs, widthMs: (endMs - originMs) / BUCKETS_PER_BASELINE, capacity: BUCKETS_PER_BASELINE + 1 };
+}
+
 /** The kept points, in time order, and the limits they give; an excluded point breaks the moving ranges. */
 function keptPoints(
   times: ArrayLike<number>,
   values: ArrayLike<number>,
-  opts: { readonly excluded: readonly StudySpan[]; readonly settings: StudySettings },
+  opts: {
+    readonly excluded: readonly StudySpan[];
+    readonly settings: StudySettings;
+    readonly period?: StudySpan;
+  },
 ) {
   const keptTimes: number[] = [];
   const keptValues: number[] = [];
-  const collector = new BaselineCollector(values[0] ?? 0);
+  const anchor = values[0] ?? 0;
+  const buckets = new BaselineBuckets(studyGrid(times, opts.period), anchor);
   for (let i = 0; i < times.length; i++) {
     const t = times[i]!;
     const x = values[i]!;
     if (excludedAt(t, opts.excluded)) {
-      collector.gap();
+      buckets.gap();
       continue;
     }
     keptTimes.push(t);
     keptValues.push(x);
-    collector.point(x);
+    buckets.push(t, x);
   }
+  const collector = new BaselineCollector(anchor);
+  buckets.collect(0, collector);
   const result = limitsFromSums(collector.sums, {
     minSamples: opts.settings.minSamples,
     kind: 'frozen',
     compensate: opts.settings.compensate,
-    anchor: values[0] ?? 0,
+    anchor,
   });
   return { keptTimes, keptValues, result };
 }
@@ -228,13 +248,18 @@ function indexAtOrAfter(times: readonly number[], t: number): number {
 /**
  * Studies one chart over a period: `times` ascending (Unix ms) with their `values`; points in
  * `excluded` are left out of the limits and of the evaluation. Limits are those of a frozen
- * baseline over the kept points ({@link limitsFromSums}); every kept point is then evaluated by
- * the rules and stepped through the CUSUMs and the EWMA against them, as the exporter would
- * evaluate it as a new point.
+ * baseline over the kept points ({@link limitsFromSums}), in time buckets over `period` (default:
+ * the points' span), with the calibration a rolling baseline of them would have; every kept
+ * point is then evaluated by the rules and stepped through the CUSUMs and the EWMA against them,
+ * as the exporter would evaluate it as a new point.
  */
 export function studyChart(
   series: { readonly times: ArrayLike<number>; readonly values: ArrayLike<number> },
-  opts: { readonly settings: StudySettings; readonly excluded: readonly StudySpan[] },
+  opts: {
+    readonly settings: StudySettings;
+    readonly excluded: readonly StudySpan[];
+    readonly period?: StudySpan;
+  },
 ): ChartStudy {
   const { keptTimes, keptValues, result } = keptPoints(series.times, series.values, opts);
   const sorted = Float64Array.from(keptValues).sort();

@@ -74,6 +74,7 @@ describe('the approved-limits file', () => {
         points: 5040,
         excludedPoints: 12,
       },
+      calibration: null,
       excluded: [
         {
           fromMs: Date.UTC(2026, 10, 3, 10),
@@ -95,6 +96,48 @@ describe('the approved-limits file', () => {
     expect(file.approved({ ...key, slot: null })).toBe(first);
     // Pending entries are not charted against.
     expect(file.approved({ ...key, slot: '2' })).toBeUndefined();
+  });
+
+  it('reads the calibration a study measured, an absent field as none and sd as sigma', () => {
+    const full = parseLimits(
+      chart(`${LIMITS}    calibration: { sd: 0.12, phi: 0.3, skewness: -1.25, excess_kurtosis: 0.4 }\n`),
+      'limits.yaml',
+    );
+    expect(full.charts[0]!.calibration).toEqual({
+      sigma: 0.12,
+      phi: 0.3,
+      skewness: -1.25,
+      excessKurtosis: 0.4,
+    });
+    const some = parseLimits(chart(`${LIMITS}    calibration: { phi: -0.5 }\n`), 'limits.yaml');
+    expect(some.charts[0]!.calibration).toEqual({ sigma: 0.1, phi: -0.5, skewness: 0, excessKurtosis: 0 });
+    expect(parseLimits(chart(LIMITS), 'limits.yaml').charts[0]!.calibration).toBeNull();
+  });
+
+  it.each([
+    [
+      chart(`${LIMITS}    calibration: { sd: 0, phi: 0.81, skewness: 4.5, excess_kurtosis: -0.1 }\n`),
+      [
+        'limits.yaml: charts[0].calibration.sd: must be greater than 0',
+        'limits.yaml: charts[0].calibration.phi: must be at most 0.8',
+        'limits.yaml: charts[0].calibration.skewness: must be at most 4',
+        'limits.yaml: charts[0].calibration.excess_kurtosis: must be at least 0',
+      ],
+    ],
+    [
+      chart(`${LIMITS}    calibration: { phi: -0.6, skewness: -4.01, excess_kurtosis: 1, skewnes: 1 }\n`),
+      [
+        'limits.yaml: charts[0].calibration.phi: must be at least -0.5',
+        'limits.yaml: charts[0].calibration.skewness: must be at least -4',
+        'limits.yaml: charts[0].calibration.skewnes: unknown key (did you mean "skewness"?)',
+      ],
+    ],
+    [
+      chart(`${LIMITS}    calibration: 0.3\n`),
+      ['limits.yaml: charts[0].calibration: expected a mapping, got number'],
+    ],
+  ])('refuses a calibration out of range, naming its path: %#', (text, expected) => {
+    expect(problems(text)).toEqual(expected);
   });
 
   it.each([

@@ -4,7 +4,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { splitmix64 } from '../../bench/shared/random.ts';
+import { Ar1, standardDraw } from '../../src/simulator/shapes.ts';
 import { AUTOCORRELATION_FLAG } from '../../src/spc/autocorrelation.ts';
+import { BaselineBuckets, BaselineCollector, BUCKETS_PER_BASELINE } from '../../src/spc/baseline.ts';
+import { fastLongRunFactor, tailWidening } from '../../src/spc/calibration.ts';
+import {
+  type DetectorParams,
+  detectorValue,
+  effectiveParams,
+  FAST_CUSUM,
+} from '../../src/spc/detector-state.ts';
 import {
   type ChartSpec,
   ControlChart,
@@ -13,6 +22,7 @@ import {
   NELSON_RULES,
   QUANTIZATION_FLAG,
 } from '../../src/spc/index.ts';
+import { type ControlLimits, limitsFromSums } from '../../src/spc/limits.ts';
 import { limitsFromBaseline } from '../helpers/limits.ts';
 
 describe('limits from a baseline', () => {
@@ -188,6 +198,78 @@ describe('given limits', () => {
     expect(givenLimits({ center: 10, ucl: 13, lcl: 7, sigma: Number.NaN })).toMatchObject({
       reason: 'invalid_limits',
     });
+  });
+});
+
+describe('given limits with the shape of their study', () => {
+  const PARAMS: DetectorParams = {
+    cusum: { enabled: true, k: 0.625, h: 10, cap: 2.5, fir: true },
+    ewma: { enabled: true, lambda: 0.1, L: 3 },
+  };
+
+  /** A rolling 7-day baseline of skewed AR(1) points every 2 minutes, through its buckets. */
+  function rollingLimits(seed: number): ControlLimits {
+    const r = splitmix64(seed);
+    const ar = new Ar1(0.3);
+    const buckets = new BaselineBuckets(
+      { originMs: 0, widthMs: (7 * 86_400_000) / BUCKETS_PER_BASELINE, capacity: BUCKETS_PER_BASELINE + 3 },
+      10,
+    );
+    for (let i = 0; i < 5040; i++)
+      buckets.push(i * 120_000, 10 + 0.5 * ar.next(standardDraw({ kind: 'lognormal', sigma: 0.5 }, r)));
+    const into = new BaselineCollector(10);
+    buckets.collect(0, into);
+    const result = limitsFromSums(into.sums, { minSamples: 25, kind: 'rolling', anchor: 10 });
+    if (!result.ok) throw new Error(result.reason);
+    return result.limits;
+  }
+
+  it('calibrate the detectors exactly as the rolling baseline whose statistics they carry', () => {
+    const rolling = rollingLimits(31);
+    const c = rolling.calibration!;
+    // The shape is there to carry: widening, transform and (maybe) tails all in play.
+    expect(c.phi).toBeGreaterThan(0.2);
+    expect(c.skewness).toBeGreaterThan(0.5);
+    const { center, ucl, lcl, sigma } = rolling;
+    const shape = { sigma: c.sigma, phi: c.phi, skewness: c.skewness, excessKurtosis: c.excessKurtosis ?? 0 };
+    const approved = givenLimits({ center, ucl, lcl, sigma, shape });
+    if (!approved.ok) throw new Error(approved.reason);
+    expect(approved.limits.calibration).toEqual(c);
+    expect(effectiveParams(PARAMS, approved.limits)).toEqual(effectiveParams(PARAMS, rolling));
+    for (const x of [8.5, 9.6, 10, 10.4, 11.2, 12.5])
+      expect(detectorValue(approved.limits, x)).toBe(detectorValue(rolling, x));
+    // Without the shape: the settings as given, values standardized by the limits' sigma.
+    const bare = givenLimits({ center, ucl, lcl, sigma });
+    expect(bare.ok && effectiveParams(PARAMS, bare.limits)).toBe(PARAMS);
+    expect(bare.ok && detectorValue(bare.limits, 11)).toBeCloseTo((11 - center) / sigma, 12);
+  });
+
+  it('widen by the long-run factor and map skewed values by the lognormal of their skewness', () => {
+    const shape = { sigma: 2, phi: 0.3, skewness: 1, excessKurtosis: 0.5 };
+    const r = givenLimits({ center: 10, ucl: 13, lcl: 7, sigma: 1, shape });
+    if (!r.ok) throw new Error(r.reason);
+    const p = effectiveParams(PARAMS, r.limits);
+    // (1 + 0.3) / (1 - 0.3) to the power 0.875 for the configured CUSUM; the EWMA's L by
+    // sqrt((1 + c) / (1 - c)), c = 0.3 (1 - 0.1) = 0.27.
+    expect(p.cusum.h).toBeCloseTo(10 * (1.3 / 0.7) ** 0.875, 12);
+    expect(p.ewma.L).toBeCloseTo(3 * Math.sqrt(1.27 / 0.73), 12);
+    // The fast CUSUM: its own power of the factor and the tail widening (src/spc/calibration.ts).
+    expect(p.fast?.h).toBeCloseTo(FAST_CUSUM.h * fastLongRunFactor(0.3) * tailWidening(0.5), 12);
+    expect(tailWidening(0.5)).toBeGreaterThan(1);
+    // Skewness 1: u = sqrt(ω - 1) solves u³ + 3u - 1 = 0 (Cardano), s² = ln ω; a value x is
+    // ln(sqrt(ω) + sqrt((ω - 1) ω) (x - 10) / 2) / s, the standard deviation the study's 2.
+    const u = Math.cbrt(0.5 + Math.sqrt(1.25)) + Math.cbrt(0.5 - Math.sqrt(1.25));
+    const w = 1 + u * u;
+    for (const x of [7, 9, 10, 12, 16]) {
+      const expected =
+        Math.log(Math.sqrt(w) + Math.sqrt((w - 1) * w) * ((x - 10) / 2)) / Math.sqrt(Math.log(w));
+      expect(detectorValue(r.limits, x)).toBeCloseTo(expected, 9);
+    }
+  });
+
+  it('refuse a shape without spread', () => {
+    const shape = { sigma: 0, phi: 0, skewness: 0, excessKurtosis: 0 };
+    expect(givenLimits({ center: 10, ucl: 13, lcl: 7, shape })).toMatchObject({ reason: 'invalid_limits' });
   });
 });
 

@@ -5,7 +5,8 @@
  * closer to those of the same day without the shift.
  */
 import { describe, expect, it } from 'vitest';
-import { createSimulator } from '../../src/simulator/index.ts';
+import { splitmix64 } from '../../bench/shared/random.ts';
+import { Ar1, createSimulator, standardDraw } from '../../src/simulator/index.ts';
 import type { SimulatorOptions } from '../../src/simulator/types.ts';
 import { createRuleResults, NELSON_RULES } from '../../src/spc/rules.ts';
 import { type StudySettings, type StudySpan, studyChart } from '../../src/spc/study.ts';
@@ -148,4 +149,70 @@ describe('studyChart', () => {
     expect(a.normality!.pValue).toBeGreaterThan(0.5);
     expect(b.normality!.pValue).toBeLessThan(0.001);
   });
+
+  it('measures the kept points’ shape with the rolling baseline’s estimators', () => {
+    // A week of skewed AR(1) points every 2 minutes, one afternoon excluded.
+    const week = 7 * 24 * HOUR;
+    const r = splitmix64(41);
+    const ar = new Ar1(0.3);
+    const times = Array.from({ length: 5040 }, (_, i) => i * 120_000);
+    const values = times.map(() => 5 + 0.2 * ar.next(standardDraw({ kind: 'lognormal', sigma: 0.5 }, r)));
+    const cut: StudySpan = { fromMs: 50 * HOUR, toMs: 56 * HOUR };
+    const study = studyChart(
+      { times, values },
+      { settings: SETTINGS, excluded: [cut], period: { fromMs: 0, toMs: week } },
+    );
+    if (!study.result.ok) throw new Error('no limits');
+    const c = study.result.limits.calibration!;
+    const shape = plainShape({ times, values }, { cut, bucketMs: week / 84 });
+    expect(c.center).toBeCloseTo(shape.mean, 10);
+    expect(c.sigma / shape.sd).toBeCloseTo(1, 10);
+    expect(c.phi).toBeCloseTo(shape.phi, 10);
+    expect(c.skewness).toBeCloseTo(shape.skewness, 10);
+    expect(c.skewness).toBeGreaterThan(0.5);
+  });
 });
+
+/**
+ * The calibration's inputs computed plainly from the kept points (docs/measurements.md,
+ * "Calibration of the detectors on the baseline"): mean, standard deviation (n - 1), lag-1
+ * autocorrelation over neighbour pairs not across the cut, and the median skewness of the time
+ * buckets of 20 points or more but the last, shrunk by 2 × 1.2533 sqrt(6 / n) and 0.15.
+ */
+function plainShape(s: { times: number[]; values: number[] }, at: { cut: StudySpan; bucketMs: number }) {
+  const kept: number[] = [];
+  const buckets = new Map<number, number[]>();
+  let lag = 0;
+  let prev: number | undefined;
+  const pairs: Array<[number, number]> = [];
+  s.times.forEach((t, i) => {
+    if (t >= at.cut.fromMs && t < at.cut.toMs) {
+      prev = undefined;
+      return;
+    }
+    const x = s.values[i]!;
+    kept.push(x);
+    const k = Math.floor(t / at.bucketMs);
+    buckets.set(k, [...(buckets.get(k) ?? []), x]);
+    if (prev !== undefined) pairs.push([prev, x]);
+    prev = x;
+  });
+  const n = kept.length;
+  const mean = kept.reduce((a, b) => a + b, 0) / n;
+  const ss = kept.reduce((a, x) => a + (x - mean) ** 2, 0);
+  for (const [x, y] of pairs) lag += (x - mean) * (y - mean);
+  const last = Math.max(...buckets.keys());
+  const skews = [...buckets]
+    .filter(([k, xs]) => k < last && xs.length >= 20)
+    .map(([, xs]) => {
+      const m = xs.reduce((a, b) => a + b, 0) / xs.length;
+      const m2 = xs.reduce((a, x) => a + (x - m) ** 2, 0) / xs.length;
+      const m3 = xs.reduce((a, x) => a + (x - m) ** 3, 0) / xs.length;
+      return m3 / m2 ** 1.5;
+    })
+    .sort((a, b) => a - b);
+  const mid = skews.length >> 1;
+  const median = skews.length % 2 === 1 ? skews[mid]! : (skews[mid - 1]! + skews[mid]!) / 2;
+  const kept2 = Math.max(0, Math.abs(median) - 2 * 1.2533 * Math.sqrt(6 / n) - 0.15);
+  return { mean, sd: Math.sqrt(ss / (n - 1)), phi: lag / ss, skewness: Math.sign(median) * kept2 };
+}

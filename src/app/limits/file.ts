@@ -31,10 +31,20 @@ export interface LimitsEntry {
     readonly points: number;
     readonly excluded_points: number;
   };
+  /** The data's shape the study measured, which calibrates the detectors (docs/measurements.md). */
+  readonly calibration?: StudyCalibration;
   readonly excluded: readonly Exclusion[];
   readonly approved_by: string | null;
   readonly approved_at: string | null;
   readonly reason: string | null;
+}
+
+/** An entry's `calibration`, in the file's field names; an absent field means none. */
+export interface StudyCalibration {
+  readonly sd?: number;
+  readonly phi?: number;
+  readonly skewness?: number;
+  readonly excess_kurtosis?: number;
 }
 
 /** The whole file. */
@@ -174,6 +184,8 @@ function entryOf(v: unknown, at: string, problems: Problems): LimitsEntry | unde
     product: text(v.product, `${at}.product`, problems, { nullable: true }),
     ...limitsOf(v, at, problems),
     ...optional('study', studyOf(v.study, `${at}.study`, problems)),
+    // Checked by the exporter's loader before this reads it.
+    ...optional('calibration', isObject(v.calibration) ? (v.calibration as StudyCalibration) : undefined),
     excluded: (Array.isArray(excluded) ? excluded : []).flatMap(
       (e, i) => exclusionOf(e, `${at}.excluded[${i}]`, problems) ?? [],
     ),

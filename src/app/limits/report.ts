@@ -1,5 +1,6 @@
 /** The plain-text report of `limits study`: one short block per chart. */
 import { AUTOCORRELATION_FLAG } from '../../spc/autocorrelation.ts';
+import { cusumLongRunFactor } from '../../spc/calibration.ts';
 import type { StudyEpisode } from '../../spc/study.ts';
 import { rfc3339 } from './file.ts';
 import type { StudiedChart } from './study.ts';
@@ -48,6 +49,14 @@ function autocorrelationLine(c: StudiedChart): string | undefined {
   return `  lag-1 autocorrelation ${fmt(l.autocorrelation)} (${flag}${comp})`;
 }
 
+/** The shape the entry carries for the detectors, and what it does to the configured CUSUM's h. */
+function calibrationLine(c: StudiedChart): string | undefined {
+  const k = c.study.result.ok ? c.study.result.limits.calibration : undefined;
+  if (k === undefined) return undefined;
+  const shape = `sd ${fmt(k.sigma)}, phi ${fmt(k.phi)}, skewness ${fmt(k.skewness)}, excess kurtosis ${fmt(k.excessKurtosis ?? 0)}`;
+  return `  detectors calibrated on: ${shape} (CUSUM h × ${fmt(cusumLongRunFactor(k.phi))})`;
+}
+
 function countsLine(c: StudiedChart): string {
   const rules = c.study.ruleHits.map((h, k) => `${k + 1}:${h.length}`).join(' ');
   const chance = fmt(c.study.points * RULE1_CHANCE);
@@ -83,6 +92,8 @@ function chartBlock(c: StudiedChart): string {
   lines.push(normalityLine(c));
   const ac = autocorrelationLine(c);
   if (ac !== undefined) lines.push(ac);
+  const cal = calibrationLine(c);
+  if (cal !== undefined) lines.push(cal);
   lines.push(countsLine(c));
   const episodes = study.episodes;
   if (episodes.length === 0) lines.push('  look at: nothing flagged');

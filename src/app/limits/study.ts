@@ -5,8 +5,16 @@
  */
 import type { Config } from '../../config/schema.ts';
 import type { DetectorParams } from '../../spc/detector-state.ts';
+import type { ControlLimits } from '../../spc/limits.ts';
 import { type ChartStudy, type StudySettings, studyChart } from '../../spc/study.ts';
-import { chartKey, exclusionSpan, type LimitsEntry, type LimitsFile, rfc3339 } from './file.ts';
+import {
+  chartKey,
+  exclusionSpan,
+  type LimitsEntry,
+  type LimitsFile,
+  rfc3339,
+  type StudyCalibration,
+} from './file.ts';
 import type { ChartSeries } from './source.ts';
 
 /** Fewest points for limits when a name has no entry of its own: the config's default `min_samples`. */
@@ -51,11 +59,35 @@ export interface StudyPeriod {
   readonly toMs: number;
 }
 
+/** The calibration the study measured, as the file writes it; none without one. */
+function calibrationEntry(l: ControlLimits): StudyCalibration | undefined {
+  const c = l.calibration;
+  if (c === undefined) return undefined;
+  return {
+    sd: rounded(c.sigma),
+    phi: rounded(c.phi),
+    skewness: rounded(c.skewness),
+    excess_kurtosis: rounded(c.excessKurtosis ?? 0),
+  };
+}
+
+/** Whether two entries' calibrations are the same (absent fields as none). */
+function sameCalibration(a: StudyCalibration | undefined, b: StudyCalibration | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return (
+    a.sd === b.sd &&
+    (a.phi ?? 0) === (b.phi ?? 0) &&
+    (a.skewness ?? 0) === (b.skewness ?? 0) &&
+    (a.excess_kurtosis ?? 0) === (b.excess_kurtosis ?? 0)
+  );
+}
+
 function sameNumbers(
   a: LimitsEntry,
   b: Omit<LimitsEntry, 'approved_by' | 'approved_at' | 'reason'>,
 ): boolean {
   return (
+    sameCalibration(a.calibration, b.calibration) &&
     a.center === b.center &&
     a.sigma === b.sigma &&
     a.ucl === b.ucl &&
@@ -76,6 +108,7 @@ function entryOf(
   const { previous, period } = opts;
   if (!study.result.ok) return { entry: undefined, approval: previous?.approved_by ? 'dropped' : 'none' };
   const l = study.result.limits;
+  const calibration = calibrationEntry(l);
   const numbers = {
     station: series.station.id,
     metric: series.name,
@@ -91,6 +124,7 @@ function entryOf(
       points: study.points,
       excluded_points: study.excludedPoints,
     },
+    ...(calibration === undefined ? {} : { calibration }),
     excluded: previous?.excluded ?? [],
   };
   const approved = previous?.approved_by != null && previous.approved_at != null;
@@ -126,7 +160,11 @@ export function studyAll(
     covered.add(key);
     const previous = before.get(key);
     const excluded = (previous?.excluded ?? []).map(exclusionSpan);
-    const study = studyChart(s, { settings: settingsOf(opts.control, s.name), excluded });
+    const study = studyChart(s, {
+      settings: settingsOf(opts.control, s.name),
+      excluded,
+      period: opts.period,
+    });
     return { series: s, study, previous, ...entryOf(s, study, { period: opts.period, previous }) };
   });
   const entries = [

@@ -134,12 +134,14 @@ function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyDesc> {
       'station_measurement_control_cusum_upper',
       SERIES,
       `Upper CUSUM sum C+ = max(0, C+ + z - k), in sigmas (z: the value calibrated on the chart's baseline, its ` +
-        `mean and standard deviation, skewed data mapped to a normal shape; counted at most ` +
+        `mean and standard deviation, skewed data mapped to a normal shape; for approved limits on the shape ` +
+        `their study measured, the same way; counted at most ` +
         `measurements.control.cusum.cap sigmas either way); ` +
         `a signal (rule="cusum" event, also counted for the fast CUSUM beside it) when it exceeds ` +
         `station_measurement_control_cusum_decision_interval, and at a signal the sum that crossed it until the ` +
-        `next point. Divided by ((1 + phi) / (1 - phi))^0.875, the factor h is widened by for the baseline's ` +
-        `autocorrelation phi, so that every chart of a name signals where its sums cross the name's h; ${SOURCE}; ${REFRESH}.`,
+        `next point. Divided by ((1 + phi) / (1 - phi))^0.875, the factor h is widened by for the lag-1 ` +
+        `autocorrelation phi of the baseline (approved limits: of their study), so that every chart of a name ` +
+        `signals where its sums cross the name's h; ${SOURCE}; ${REFRESH}.`,
     ),
     cusumLower: gauge(
       'station_measurement_control_cusum_lower',
@@ -166,7 +168,8 @@ function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyDesc> {
     cusumH: setting(
       'cusum_decision_interval',
       'Decision interval h of the CUSUM, in sigmas: either sum beyond it signals (a chart compensated for ' +
-        'autocorrelation phi uses h ((1 + phi) / (1 - phi))^0.875, and exports its sums divided by that factor)',
+        'autocorrelation phi, of its baseline or of the study of its approved limits, uses h ((1 + phi) / (1 - phi))^0.875, ' +
+        'and exports its sums divided by that factor)',
     ),
     cusumK: setting('cusum_reference_value', 'Reference value (allowance) k of the CUSUM, in sigmas'),
     ewmaLambda: setting('ewma_lambda', 'Weight lambda of the newest point in the EWMA'),

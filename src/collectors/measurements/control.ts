@@ -612,15 +612,29 @@ export class ControlCharts {
   }
 }
 
-/** The spec of a chart frozen at approved limits: the centre, sigma and limits of the entry. */
+/**
+ * The spec of a chart frozen at approved limits: the centre, sigma and limits of the entry, and
+ * the shape its study measured, which calibrates the detectors as a rolling baseline's would.
+ */
 function approvedSpec(spec: ChartSpec, a: ChartLimits): ChartSpec {
-  return { ...spec, baseline: { kind: 'given', center: a.center, ucl: a.ucl, lcl: a.lcl, sigma: a.sigma } };
+  const { center, ucl, lcl, sigma, calibration } = a;
+  const given = { kind: 'given' as const, center, ucl, lcl, sigma };
+  return { ...spec, baseline: calibration === null ? given : { ...given, shape: calibration } };
 }
 
-/** Whether two approvals (or none) give a chart the same limits: then it keeps running. */
+/** Whether two approvals (or none) give a chart the same limits and calibration: then it keeps running. */
 function sameLimits(a: ChartLimits | undefined, b: ChartLimits | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
-  return a.center === b.center && a.sigma === b.sigma && a.ucl === b.ucl && a.lcl === b.lcl;
+  const same = a.center === b.center && a.sigma === b.sigma && a.ucl === b.ucl && a.lcl === b.lcl;
+  const [p, q] = [a.calibration, b.calibration];
+  if (p === null || q === null) return same && p === q;
+  return (
+    same &&
+    p.sigma === q.sigma &&
+    p.phi === q.phi &&
+    p.skewness === q.skewness &&
+    p.excessKurtosis === q.excessKurtosis
+  );
 }
 
 /** The lookup of a context without the units job's index: nothing is ever covered or known. */

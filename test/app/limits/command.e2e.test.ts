@@ -93,10 +93,13 @@ describe('limits study and approve', () => {
     expect(first.stdout).toContain(`(${stationId})  ${NAME} slot 1`);
     expect(first.stdout).toMatch(/normality: Anderson-Darling A² [\d.]+, p/);
     expect(first.stdout).toMatch(/lag-1 autocorrelation -?[\d.]+/);
+    expect(first.stdout).toMatch(/detectors calibrated on: sd [\d.e-]+, phi -?[\d.e-]+, skewness -?[\d.e-]+/);
     const studied = readYaml(file);
     expect(studied.charts.length).toBeGreaterThanOrEqual(2);
     expect(studied.charts.every((c) => c.approved_by === null && c.approved_at === null)).toBe(true);
     const one = studied.charts.find((c) => c.slot === '1')!;
+    // Each entry carries the shape its study measured, for the detectors' calibration.
+    expect(studied.charts.every((c) => (c.calibration as { sd: number }).sd > 0)).toBe(true);
     // The shift is the first stretch the report lists for slot 1, with its exclusion to copy.
     const block = first.stdout.split(`${NAME} slot 1`)[1]!.split('\n').slice(0, 12).join('\n');
     const at = /look at \(\d+ stretch\(es\)[^\n]*\n {4}(\S+)/.exec(block)?.[1];
@@ -143,6 +146,7 @@ describe('limits study and approve', () => {
     expect(final.charts.every(isApproved)).toBe(true);
     const frozen = final.approved({ station: stationId, metric: NAME, slot: '1', product: null });
     expect(frozen?.center).toBe(oneAgain.center);
+    expect(frozen?.calibration?.sigma).toBe((oneAgain.calibration as { sd: number }).sd);
     expect(frozen?.excluded).toEqual([{ fromMs: FAULT.from, toMs: FAULT.to, cause: 'fixture 2 swapped' }]);
   }, 120_000);
 

@@ -51,6 +51,8 @@ interface Entry {
   readonly center: number;
   readonly sigma: number;
   readonly approved?: boolean;
+  /** The entry's `calibration` mapping, as YAML flow. */
+  readonly calibration?: string;
 }
 
 /** A limits file with `entries`, ucl and lcl at centre ± 0.3. */
@@ -63,6 +65,7 @@ function limitsYaml(entries: readonly Entry[]): string {
       `    sigma: ${e.sigma}`,
       `    ucl: ${e.center + 0.3}`,
       `    lcl: ${e.center - 0.3}`,
+      ...(e.calibration === undefined ? [] : [`    calibration: ${e.calibration}`]),
       '    excluded:',
       '      - { from: 2026-02-27T10:00:00Z, to: 2026-02-27T11:00:00Z, cause: "fixture swapped" }',
       '      - { at: 2026-02-28T08:00:00Z, cause: "unit re-seated" }',
@@ -159,6 +162,38 @@ describe('charts against approved limits', () => {
     const s = await poll(c, NOW);
     const half = (id: string) => of(s, 'station_measurement_control_ewma_half_width', id) ?? Number.NaN;
     expect(half(A) / half(B)).toBeCloseTo(0.5, 12);
+  });
+
+  it('calibrates the CUSUM and EWMA on the shape the entry carries, as a rolling baseline’s', async () => {
+    // A: the study's standard deviation 0.2 and phi 0.3; B: none (sigma 0.1). Points at the
+    // centre: the EWMA's half-width is L sd sqrt(...), L widened by sqrt((1 + c) / (1 - c)),
+    // c = phi (1 - lambda), lambda 0.1 by default.
+    write(
+      limitsYaml([
+        { station: A, center: 10, sigma: 0.1, calibration: '{ sd: 0.2, phi: 0.3 }' },
+        { station: B, center: 10, sigma: 0.1 },
+      ]),
+    );
+    const { store, charts: c } = charts();
+    await c.refreshLimits();
+    store.add([...records(A, NOW - HOUR, NOW, 10, true), ...records(B, NOW - HOUR, NOW, 10, true)]);
+    const s = await poll(c, NOW);
+    const half = (m: Map<string, number>, id: string) =>
+      of(m, 'station_measurement_control_ewma_half_width', id) ?? Number.NaN;
+    const carried = 0.3 * 0.9;
+    expect(half(s, A) / half(s, B)).toBeCloseTo(2 * Math.sqrt((1 + carried) / (1 - carried)), 12);
+    // The calibration alone changed: the chart starts again with the new one (its EWMA from the
+    // points the store holds, so t, and the half-width's start-up factor, differ a little from B's).
+    write(
+      limitsYaml([
+        { station: A, center: 10, sigma: 0.1, calibration: '{ sd: 0.1 }' },
+        { station: B, center: 10, sigma: 0.1 },
+      ]),
+    );
+    expect(await c.refreshLimits()).toBe('loaded');
+    store.add([...records(A, NOW, NOW + 10 * MIN, 10, true), ...records(B, NOW, NOW + 10 * MIN, 10, true)]);
+    const later = await poll(c, NOW + 10 * MIN);
+    expect(half(later, A) / half(later, B)).toBeCloseTo(1, 4);
   });
 
   it('exports where each chart’s limits come from', async () => {
