@@ -101,10 +101,10 @@ describe('the optimal CUSUM', () => {
       let hi = (2 * Math.log(arl0)) / d;
       for (let i = 0; i < 40; i++) {
         const h = (lo + hi) / 2;
-        if (oneSidedCusumArl({ k, h }, 0, { states: 300 }) < arl0) lo = h;
+        if (oneSidedCusumArl({ k, h }, 0, { states: 200 }) < arl0) lo = h;
         else hi = h;
       }
-      const expected = oneSidedCusumArl({ k, h: lo }, d, { states: 300 });
+      const expected = oneSidedCusumArl({ k, h: lo }, d, { states: 200 });
       expect(Math.abs(optimalCusumPoints(NORMAL, d, 0, arl0) / expected - 1)).toBeLessThan(0.01);
     }
   });
