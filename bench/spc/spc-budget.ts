@@ -27,6 +27,7 @@ import { type ControlLimits, limitsFromSums } from '../../src/spc/limits.ts';
 import type { Random } from '../shared/random.ts';
 import { median, type ResultRow, writeResults } from '../shared/results.ts';
 import type { Curve } from '../shared/svg.ts';
+import { lordenPoints, optimalCusumPoints } from './information.ts';
 import { splitmix64Fast } from './splitmix-fast.ts';
 
 const POINTS_PER_DAY = 720;
@@ -65,7 +66,7 @@ interface Healthy {
   readonly shape: Shape;
   readonly phi: number;
   /** Chart c takes the shape and phi of the c-th of these (round robin) instead. */
-  readonly plant?: readonly { readonly shape: Shape; readonly phi: number }[];
+  readonly plant?: readonly { readonly name: string; readonly shape: Shape; readonly phi: number }[];
   /** Products' nominals (sigmas); a product runs for a geometric number of units, mean 30. */
   readonly products?: readonly number[];
   /** One chart per product instead of the mix on one chart. */
@@ -81,7 +82,7 @@ const PRODUCTS = [0, 2, -1.5];
 /** Two products whose nominals differ by one sigma: a small spread, as the realistic plant's. */
 const CLOSE_PRODUCTS = [-0.5, 0.5];
 /** The realistic plant's measurement names (src/simulator/realistic.ts), one chart each in turn. */
-const PLANT = Object.values(REALISTIC_BEHAVIOUR).map((b) => ({ shape: b.shape, phi: b.phi }));
+const PLANT = Object.entries(REALISTIC_BEHAVIOUR).map(([name, b]) => ({ name, shape: b.shape, phi: b.phi }));
 
 const HEALTHY: readonly Healthy[] = [
   {
@@ -164,8 +165,8 @@ class Source {
   private started = false;
   private product = 0;
   private readonly gain: number;
-  private readonly shape: Shape;
-  /** The chart's AR(1) phi. */
+  /** The chart's noise shape (of its innovations) and AR(1) phi. */
+  readonly shape: Shape;
   readonly phi: number;
 
   /** @param chart The chart's index: which of a plant's names it charts. */
@@ -280,67 +281,106 @@ function healthyRun(
   return { signals, points };
 }
 
+/** One chart of a delay run: which plant name it charts (its index), its shape and phi. */
+interface DelayChart {
+  readonly index: number;
+  readonly shape: Shape;
+  readonly phi: number;
+}
+
+/** Per shift, the points from its start to the first signal of each chart, and the charts. */
+interface DelayRun {
+  readonly delays: Map<number, number[]>;
+  readonly charts: DelayChart[];
+}
+
 /**
- * Points from the start of a shift of `size` sigma to the first signal, per chart, and each
- * chart's information per point relative to independent data ((1 − phi) / (1 + phi)).
+ * Points from the start of a shift of `size` sigma (times `sign`: +1 up, −1 down) to the first
+ * signal, per chart.
  */
-function delayRun(
-  h: Healthy,
-  seed: number,
-  charts: number,
-): { delays: Map<number, number[]>; phis: number[] } {
+function delayRun(h: Healthy, seed: number, charts: number, sign: 1 | -1): DelayRun {
   const out = new Map(SHIFTS.map((s) => [s, [] as number[]]));
-  const phis: number[] = [];
+  const kept: DelayChart[] = [];
   for (let c = 0; c < charts; c++) {
-    const rng = splitmix64Fast(BigInt(seed) * 1_000_003n + BigInt(c) * 7919n + 77n);
+    const rng = splitmix64Fast(BigInt(seed) * 1_000_003n + BigInt(c) * 7919n + (sign > 0 ? 77n : 78n));
     const source = new Source(h, rng, c);
     const chart = new Chart();
     for (let i = 0; i < BASELINE_POINTS; i++) chart.baseline(source.next().value);
     if (!chart.establish()) continue;
-    phis.push(source.phi);
+    kept.push({ index: c % (h.plant?.length ?? 1), shape: source.shape, phi: source.phi });
     for (const size of SHIFTS) {
       for (let i = 0; i < WARM_POINTS; i++) chart.step(source.next().value);
       let n = 1;
-      while (n < MAX_DELAY && !chart.step(source.next().value + size)) n++;
+      while (n < MAX_DELAY && !chart.step(source.next().value + sign * size)) n++;
       out.get(size)!.push(n);
       chart.restart();
     }
   }
-  return { delays: out, phis };
+  return { delays: out, charts: kept };
+}
+
+/** The information references of one chart for an upward shift, cached by shape, phi and size. */
+const references = new Map<string, { lorden: number; optimal: number; twoSided: number; gaussian: number }>();
+
+/**
+ * Lorden's first-order term ln(ARL0)/KL with the shape's own information (bench/spc/
+ * information.ts), the same with the Gaussian δ²/2, and the optimal one-sided CUSUM's delay at
+ * `arl0` and at twice it (one side of a two-sided pair of them whose run length is `arl0`), for
+ * an upward shift of `size` sigma of a chart of innovations of `shape` at `phi`.
+ */
+function referenceOf(shape: Shape, phi: number, size: number, arl0: number) {
+  const key = `${JSON.stringify(shape)} ${phi} ${size} ${Math.round(arl0)}`;
+  let r = references.get(key);
+  if (r === undefined) {
+    r = {
+      lorden: lordenPoints(shape, size, phi, arl0),
+      optimal: optimalCusumPoints(shape, size, phi, arl0),
+      twoSided: optimalCusumPoints(shape, size, phi, 2 * arl0),
+      gaussian: lordenPoints(NORMAL, size, phi, arl0),
+    };
+    references.set(key, r);
+  }
+  return r;
 }
 
 /**
- * Lorden's first-order term in points for a shift of `size` marginal sigmas of a Gaussian AR(1)
- * chart of lag-1 autocorrelation `phi`: the n at which the shifted points' summed Kullback–Leibler
- * information reaches ln(ARL0). The first shifted point's innovation carries the whole shift,
- * size² / (2 (1 − φ²)); each later one (1 − φ) of it, size² (1 − φ) / (2 (1 + φ)), the
- * asymptotic rate. Independent data (φ 0): ln(ARL0) / (size² / 2).
+ * A delay curve: per shift, the mean points of each seed, their median, Lorden's term (the
+ * shape's KL; and with the Gaussian KL) and the optimal CUSUM's delay, averaged over the charts.
  */
-function lordenPoints(size: number, phi: number, arl0: number): number {
-  const target = Math.log(arl0);
-  const first = (size * size) / (2 * (1 - phi * phi));
-  const later = ((size * size) / 2) * ((1 - phi) / (1 + phi));
-  return target <= first ? target / first : 1 + (target - first) / later;
-}
-
-/** A delay curve: per shift, the mean points of each seed, their median, and the information limit. */
 interface DelayCurve {
   readonly size: number;
   readonly perSeed: number[];
   readonly points: number;
   readonly limit: number;
+  readonly gaussianLimit: number;
+  readonly optimal: number;
+  readonly twoSided: number;
 }
 
 /**
- * The delays of `h`'s charts to each shift, beside Lorden's term at `arl0` per chart
- * ({@link lordenPoints}: a Gaussian AR(1)'s information about its mean), averaged over the charts.
+ * The delay curve of the charts of `runs` that `keep` keeps, beside each chart's references at
+ * `arl0` (for upward shifts; undefined for downward ones, see the notes).
  */
-function delayCurve(h: Healthy, arl0: number, seedList: readonly number[], charts: number): DelayCurve[] {
-  const bySeed = seedList.map((seed) => delayRun(h, seed + 100, charts));
+function delayCurve(
+  runs: readonly DelayRun[],
+  arl0: number,
+  keep: (c: DelayChart) => boolean = () => true,
+  references = true,
+): DelayCurve[] {
   return SHIFTS.map((size) => {
-    const perSeed = bySeed.map((d) => mean(d.delays.get(size)!));
-    const limits = bySeed.flatMap((d) => d.phis.map((phi) => lordenPoints(size, phi, arl0)));
-    return { size, perSeed, points: median(perSeed), limit: mean(limits) };
+    const perSeed = runs.map((r) => mean(r.delays.get(size)!.filter((_, i) => keep(r.charts[i]!))));
+    const refs = references
+      ? runs.flatMap((r) => r.charts.filter(keep).map((c) => referenceOf(c.shape, c.phi, size, arl0)))
+      : [];
+    return {
+      size,
+      perSeed,
+      points: median(perSeed),
+      limit: refs.length > 0 ? mean(refs.map((x) => x.lorden)) : Number.NaN,
+      gaussianLimit: refs.length > 0 ? mean(refs.map((x) => x.gaussian)) : Number.NaN,
+      optimal: refs.length > 0 ? mean(refs.map((x) => x.optimal)) : Number.NaN,
+      twoSided: refs.length > 0 ? mean(refs.map((x) => x.twoSided)) : Number.NaN,
+    };
   });
 }
 
@@ -355,8 +395,11 @@ function delayRows(curve: readonly DelayCurve[], label: string, arl0: number, ju
       unit: 'min',
       runs: minutes,
       detail:
-        `${d.points.toFixed(2)} points of ${STEP_MIN} min (mean over charts): ${PHASE_MIN} min to the first + ${STEP_MIN} min per further point + ${ALERT_PATH_MIN} min alert path; ` +
-        `Lorden's asymptotic first-order term ln(ARL0)/KL at the data's own ARL0 (${Math.round(arl0).toLocaleString('en-US')} points): ${d.limit.toFixed(1)} points`,
+        `${d.points.toFixed(2)} points of ${STEP_MIN} min (mean over charts): ${PHASE_MIN} min to the first + ${STEP_MIN} min per further point + ${ALERT_PATH_MIN} min alert path` +
+        (Number.isNaN(d.optimal)
+          ? ''
+          : `; at the data's own ARL0 (${Math.round(arl0).toLocaleString('en-US')} points), the optimal CUSUM for the shift and shape: ${d.twoSided.toFixed(2)} points as one side of a two-sided pair, ${d.optimal.toFixed(2)} one-sided; ` +
+            `Lorden's asymptotic first-order term ln(ARL0)/KL: ${d.limit.toFixed(2)} points (with the Gaussian KL: ${d.gaussianLimit.toFixed(2)})`),
       ...(target === undefined ? {} : { target: { op: '<=', bound: target } as const }),
     };
   });
@@ -366,29 +409,98 @@ function delayRows(curve: readonly DelayCurve[], label: string, arl0: number, ju
 const minutesOf = (points: number) => PHASE_MIN + (points - 1) * STEP_MIN + ALERT_PATH_MIN;
 
 /**
- * Per targeted shift, the realistic plant's information limit in minutes, as the delays count
- * them, and whether the target can be met on it at its chance-alarm rate: a target below the
- * limit asks for a test faster than the information in the points allows (as ARL0 grows).
+ * Per targeted shift, what the realistic plant's points allow at its chance-alarm rate, in
+ * minutes as the delays count them: the delay of the optimal CUSUM for that shift (knowing its
+ * size and each name's shape and phi) as one side of a two-sided pair of them with the plant's
+ * run length, which is the limit judged (a shift detector must find shifts either way); the
+ * same test spending the whole run length on the one side; Lorden's first-order term with each
+ * shape's information and with the Gaussian's. A target below the limit asks for more than the
+ * points hold at that chance-alarm rate.
  */
 function feasibilityRows(curve: readonly DelayCurve[]): ResultRow[] {
   return curve.flatMap((d) => {
     const target = DELAY_TARGET_MIN.get(d.size);
     if (target === undefined) return [];
-    const limit = minutesOf(d.limit);
-    const delay = minutesOf(d.points);
+    const limit = minutesOf(d.twoSided);
     return [
       {
-        measure: `Information limit for a ${d.size} sigma shift on the realistic plant, as minutes to the notification`,
+        measure: `Information limit for a ${d.size} sigma shift on the realistic plant (optimal CUSUMs, two-sided, at its chance-alarm rate), as minutes to the notification`,
         value: limit,
         unit: 'min',
         detail:
-          `${d.limit.toFixed(1)} points (Lorden's ln(ARL0)/KL); realistic delay ${delay.toFixed(1)} min; target ${target} min: ` +
+          `${d.twoSided.toFixed(2)} points; one-sided ${d.optimal.toFixed(2)} points (${minutesOf(d.optimal).toFixed(1)} min); Lorden's ln(ARL0)/KL with each shape's KL ${d.limit.toFixed(2)} points (${minutesOf(d.limit).toFixed(1)} min), with the Gaussian KL ${d.gaussianLimit.toFixed(2)} (${minutesOf(d.gaussianLimit).toFixed(1)} min); ` +
+          `realistic delay ${minutesOf(d.points).toFixed(1)} min; target ${target} min: ` +
           (limit <= target
-            ? 'feasible'
+            ? `feasible for tests that know the shift's size and the names' shapes (${(target - limit).toFixed(1)} min below the limit's)`
             : `not feasible at this chance-alarm rate (the limit is ${(limit - target).toFixed(1)} min above it)`),
       },
     ];
   });
+}
+
+/** Rows per plant name: its delays to upward 1, 2 and 3 sigma shifts beside its references, and to downward ones. */
+function nameRows(up: readonly DelayRun[], down: readonly DelayRun[], arl0: number): ResultRow[] {
+  return PLANT.flatMap((p, index) => {
+    const keep = (c: DelayChart) => c.index === index;
+    const upCurve = delayCurve(up, arl0, keep);
+    const downCurve = delayCurve(down, arl0, keep, false);
+    return upCurve.flatMap((d, i) => {
+      if (!DELAY_TARGET_MIN.has(d.size)) return [];
+      const minutes = d.perSeed.map(minutesOf);
+      const downMinutes = minutesOf(downCurve[i]!.points);
+      return [
+        {
+          measure: `Delay from a sustained ${d.size} sigma upward shift, realistic plant's ${p.name} (${shapeLabel(p.shape)}, phi ${p.phi})`,
+          value: median(minutes),
+          unit: 'min',
+          runs: minutes,
+          detail:
+            `${d.points.toFixed(2)} points; optimal CUSUM ${d.twoSided.toFixed(2)} points two-sided (${minutesOf(d.twoSided).toFixed(1)} min), ${d.optimal.toFixed(2)} one-sided, ` +
+            `Lorden's term ${d.limit.toFixed(2)} (Gaussian KL ${d.gaussianLimit.toFixed(2)}); downward shift ${downCurve[i]!.points.toFixed(2)} points (${downMinutes.toFixed(1)} min)`,
+        },
+      ];
+    });
+  });
+}
+
+/**
+ * Rows per AR(1) phi of the plant's names: the delay to a 1 sigma upward shift beside what the
+ * points allow there, and whether the 60-minute target is feasible for those names.
+ */
+function phiRows(up: readonly DelayRun[], arl0: number): ResultRow[] {
+  const phis = [...new Set(PLANT.map((p) => p.phi))].sort((a, b) => a - b);
+  const target = DELAY_TARGET_MIN.get(1)!;
+  return phis.map((phi) => {
+    const names = PLANT.filter((p) => p.phi === phi).map((p) => p.name);
+    const curve = delayCurve(up, arl0, (c) => c.phi === phi).find((d) => d.size === 1)!;
+    const minutes = curve.perSeed.map(minutesOf);
+    const optimal = minutesOf(curve.twoSided);
+    const lorden = minutesOf(curve.limit);
+    return {
+      measure: `Delay from a sustained 1 sigma shift to the notification, realistic plant's names of phi ${phi} (${names.join(', ')})`,
+      value: median(minutes),
+      unit: 'min',
+      runs: minutes,
+      detail:
+        `${curve.points.toFixed(2)} points; optimal CUSUM ${optimal.toFixed(1)} min two-sided, ${minutesOf(curve.optimal).toFixed(1)} one-sided, Lorden's term ${lorden.toFixed(1)} min (Gaussian KL ${minutesOf(curve.gaussianLimit).toFixed(1)}); ` +
+        `target ${target} min: ${optimal <= target ? 'feasible for the optimal test' : "not feasible at the plant's chance-alarm rate"}` +
+        `${lorden > target ? ", Lorden's term above it" : ''}`,
+    };
+  });
+}
+
+/** A shape in words. */
+function shapeLabel(shape: Shape): string {
+  switch (shape.kind) {
+    case 'normal':
+      return 'normal';
+    case 'gamma':
+      return `gamma, skewness ${shape.skewness}`;
+    case 'lognormal':
+      return `lognormal, s ${shape.sigma}`;
+    case 't':
+      return `t, ${shape.df} degrees of freedom`;
+  }
 }
 
 function hash(text: string): number {
@@ -477,15 +589,22 @@ function main(): void {
   const delayCharts = Math.max(200, charts);
   const arl0 = arl0Of('normal');
   const realisticArl0 = arl0Of('realistic');
-  const realistic = delayCurve(
-    HEALTHY.find((h) => h.id === 'realistic')!,
-    realisticArl0,
-    seedList,
-    delayCharts,
+  const plantScenario = HEALTHY.find((h) => h.id === 'realistic')!;
+  // Twice the charts, a whole number of each name, for the per-name rows.
+  const plantCharts = PLANT.length * Math.ceil((2 * delayCharts) / PLANT.length);
+  const up = seedList.map((seed) => delayRun(plantScenario, seed + 100, plantCharts, 1));
+  const down = seedList.map((seed) => delayRun(plantScenario, seed + 100, plantCharts, -1));
+  const textbook = seedList.map((seed) =>
+    delayRun(HEALTHY.find((h) => h.id === 'normal')!, seed + 100, delayCharts, 1),
   );
-  const delays = delayCurve(HEALTHY.find((h) => h.id === 'normal')!, arl0, seedList, delayCharts);
+  const realistic = delayCurve(up, realisticArl0);
+  const realisticDown = delayCurve(down, realisticArl0, undefined, false);
+  const delays = delayCurve(textbook, arl0);
   rows.push(...delayRows(realistic, 'realistic plant', realisticArl0, true));
   rows.push(...feasibilityRows(realistic));
+  rows.push(...delayRows(realisticDown, 'realistic plant, downward', realisticArl0, false));
+  rows.push(...phiRows(up, realisticArl0));
+  rows.push(...nameRows(up, down, realisticArl0));
   rows.push(...delayRows(delays, 'independent normal data, textbook', arl0, true));
   const shapes = HEALTHY.filter((h) => h.judged);
   const curves: Curve[] = [
@@ -552,13 +671,27 @@ function main(): void {
       x: { label: 'shift (sigma)' },
       y: { label: 'points (2 min each)', scale: 'log' },
       series: [
-        { name: 'realistic plant (mean)', points: realistic.map((d) => [d.size, d.points] as const) },
+        { name: 'realistic plant, upward (mean)', points: realistic.map((d) => [d.size, d.points] as const) },
         {
-          name: "realistic plant: Lorden's ln(ARL0)/KL",
+          name: 'realistic plant, downward (mean)',
+          points: realisticDown.map((d) => [d.size, d.points] as const),
+        },
+        {
+          name: 'realistic plant: optimal CUSUMs, two-sided',
+          points: realistic.map((d) => [d.size, d.twoSided] as const),
+          dashed: true,
+        },
+        {
+          name: "realistic plant: Lorden's ln(ARL0)/KL (each shape's KL)",
           points: realistic.map((d) => [d.size, d.limit] as const),
           dashed: true,
         },
         { name: 'independent normal (mean)', points: delays.map((d) => [d.size, d.points] as const) },
+        {
+          name: 'independent normal: optimal CUSUMs, two-sided',
+          points: delays.map((d) => [d.size, d.twoSided] as const),
+          dashed: true,
+        },
         {
           name: "independent normal: Lorden's ln(ARL0)/KL",
           points: delays.map((d) => [d.size, d.limit] as const),
@@ -583,16 +716,18 @@ function main(): void {
         `Per healthy scenario and seed, ${charts} charts (a chart per product for the keyed mixes: 2 or 3 each; the realistic plant's charts take its names' shapes and phi in turn), each with limits and ` +
         `calibration from a 7-day baseline of points every 2 minutes (5,040), then ${days} days of points through the ` +
         `shift detectors (CUSUM k 0.625 h 10 cap 2.5 with fast initial response, and the fast CUSUM k 1.5 h 4.25 cap 3.5, its h widened by the long-run factor to the power 0.75 and for the baseline's kurtosis beyond what its skewness explains), ` +
-        `seeds ${seedList.join(', ')}; delays over ${Math.max(200, charts)} charts per seed, shifts of the realistic plant's and of independent normal data ` +
-        `started ${WARM_POINTS} points after a restart.`,
+        `seeds ${seedList.join(', ')}; delays over ${PLANT.length * Math.ceil((2 * Math.max(200, charts)) / PLANT.length)} charts of the realistic plant (upward and downward shifts) and ${Math.max(200, charts)} of independent normal data per seed, ` +
+        `shifts started ${WARM_POINTS} points after a restart.`,
       rows,
       curves,
       notes: [
         'A chance signal is a CUSUM event (either CUSUM) on healthy data; the shipped alert notifies per line, so notifications are at most the signals.',
         'The baseline is held fixed for the run: the rolling 7d baseline moves with time, but its estimates have the same noise, which is what moves the chance rate.',
         'Delay: n points from the first shifted point to the signalling one (both counted); minutes from the shift to the notification on average: 1 minute from the shift (at a random moment between points) to the first shifted point, 2 minutes for each of the n − 1 further points, 2 minutes of poll, scrape and rule evaluation (1m each, half a minute on average) and group_wait (30 s), as bench/pager/demo-delay.ts models them.',
-        "The information limit beside each delay is Lorden's asymptotic first-order term ln(ARL0)/KL with KL = δ²/2 for a normal mean shift of δ sigma and ARL0 the run length measured here on the same data: what an optimal test needs as ARL0 grows, not a floor at finite ARL0. On a chart of AR(1) data (the realistic plant's), the points to reach ln(ARL0) in summed information: the first shifted point's innovation carries the whole shift, δ²/(2(1 − φ²)), each later one δ²(1 − φ)/(2(1 + φ)) (the innovations' information, as for Gaussian innovations), averaged over the charts. The skewed and heavy-tailed names carry more information per point than a normal of their variance (Fisher information for location: gamma of skewness 1 twice, t5 1.25 times), so their Gaussian term overstates what an optimal test for their shape needs.",
-        'The delay targets judge both the realistic plant and independent normal data (the textbook figures): on the realistic plant a shift of δ marginal sigmas carries less information per point on its autocorrelated names, and the detectors are widened for it and for heavy tails, so its delays are longer; a target below the realistic plant’s own information limit cannot be met at its chance-alarm rate (the feasibility notes).',
+        "Beside each delay, for upward shifts, what the points allow at the data's own measured ARL0 (bench/spc/information.ts): (1) the optimal CUSUM for that shift, its exact log-likelihood ratio for the name's noise shape and phi, as one side of a two-sided pair with run length ARL0 (each side 2 × ARL0), and spending the whole ARL0 on the one side; by Moustakides (1986) no test with that run length has a shorter worst-case delay, so the two-sided figure is the information limit the targets are judged against (the bench's delays start from steady operation, where a test can be a little faster than its worst case: a reference, not a strict floor); it knows the shift's size and the shape exactly, which a detector for every shift size and estimated baselines does not. (2) Lorden's first-order term ln(ARL0)/KL, asymptotic as ARL0 grows, below the optimal CUSUM at 3 sigma and above it at 1 sigma. On an AR(1) chart a shift of δ marginal sigmas shifts the first point's innovation by δ/sqrt(1 − φ²) and every later one's by δ(1 − φ)/sqrt(1 − φ²) innovation sigmas, and the information is the innovations'.",
+        "The KL of a shifted point is the shape's own, not the normal's δ²/2: for small shifts a skewed or heavy-tailed shape carries more (Fisher information for location, in units of its variance: gamma of skewness 1 twice a normal's, t5 1.25 times), for the 2 and 3 sigma shifts less (gamma of skewness 1 at 3 sigma: 2.92 against 4.5; its exponential upper tail makes a large upward value weak evidence). The Gaussian term (given beside) understates the skewed names' limits at 2 and 3 sigma.",
+        'Downward shifts of the realistic plant are reported, not judged, without a limit: for a shape bounded below (gamma, lognormal) a value below the healthy bound proves the shift, so the limit of a test that knows the bound is about one point, which says nothing about detectors that estimate the shape.',
+        'The delay targets judge both the realistic plant and independent normal data (the textbook figures): on the realistic plant a shift of δ marginal sigmas carries less information per point on its autocorrelated and skewed names, and the detectors are widened for autocorrelation and heavy tails, so its delays are longer; a target below the realistic plant’s own information limit cannot be met at its chance-alarm rate (the feasibility rows). The per-name and per-phi rows are over the charts of that name (about one chart in 19).',
         "Products mixed on one chart are reported, not judged: what happens when a high-mix line's products are not configured to be charted per product (unit_type). Each product's changeover is a level shift of the chart, which the detectors find, correctly, as shifts; products keyed per chart are the healthy case and are judged.",
         "Failing units' values (3.2 to 4.7 sigma out, 3 % of points) are reported, not judged: they are the defects the charts exist for, not a healthy process.",
       ],
