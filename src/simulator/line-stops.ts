@@ -7,7 +7,6 @@
  * and no test starts on it; a test under way finishes, then every station of the line is silent
  * until the line runs again. Everything is a pure function of the seed, the line and the instant.
  */
-import { offsetAt } from '../time/zones.ts';
 import { hashInts, Purpose, uniform } from './random.ts';
 
 const MIN = 60_000;
@@ -179,11 +178,19 @@ const MAX_CACHED_OFFSETS = 17_520;
  * on the hour or half hour, and a line asks for the same half hours again and again.
  */
 export class ZoneOffsets {
-  readonly #tz: string;
+  readonly #format: Intl.DateTimeFormat;
   readonly #cache = new Map<number, number>();
 
   constructor(tz: string) {
-    this.#tz = tz;
+    this.#format = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+    });
   }
 
   /** The offset at `t`. */
@@ -191,7 +198,10 @@ export class ZoneOffsets {
     const slot = Math.floor(t / HALF_HOUR);
     const hit = this.#cache.get(slot);
     if (hit !== undefined) return hit;
-    const offset = offsetAt(slot * HALF_HOUR, this.#tz);
+    const at = slot * HALF_HOUR;
+    const p: Record<string, number> = {};
+    for (const part of this.#format.formatToParts(at)) p[part.type] = Number(part.value);
+    const offset = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour! % 24, p.minute!) - at;
     if (this.#cache.size >= MAX_CACHED_OFFSETS) this.#cache.clear();
     this.#cache.set(slot, offset);
     return offset;

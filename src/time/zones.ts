@@ -56,7 +56,7 @@ function wallAsUtc(wall: WallTime): number {
 }
 
 /** Offset of `timeZone` from UTC at `epochMs`, in milliseconds (positive east of Greenwich). */
-export function offsetAt(epochMs: number, timeZone: string): number {
+function offsetAt(epochMs: number, timeZone: string): number {
   const wholeSecond = Math.floor(epochMs / 1000) * 1000;
   return wallAsUtc(wallTimeAt(wholeSecond, timeZone)) - wholeSecond;
 }
