@@ -213,8 +213,6 @@ function coreInstruments(
   registers: Registry[],
   opts: SelfMetricsOptions & { readonly lastSuccessMs: ReadonlyMap<string, number> },
 ) {
-  const now = opts.wallClock ?? Date.now;
-  const lastSuccessMs = opts.lastSuccessMs;
   const { gauge, counter } = selfMetricMakers(registers);
   const m = {
     upstreamUp: gauge(
@@ -242,17 +240,7 @@ function coreInstruments(
       "Configured polling interval of the collector, from the exporter's config (topology: the discovery refresh interval).",
       ['collector'],
     ),
-    dataAge: new Gauge({
-      name: `${P}collector_data_age_seconds`,
-      help: 'Age of the cached data of the collector at scrape time: exporter clock minus the end of its last poll whose due requests were all answered (a poll with nothing due does not count).',
-      labelNames: ['collector'],
-      registers,
-      collect() {
-        const t = now();
-        this.reset();
-        for (const [collector, ms] of lastSuccessMs) this.set({ collector }, (t - ms) / 1000);
-      },
-    }),
+    dataAge: dataAgeGauge(registers, opts.wallClock ?? Date.now, opts.lastSuccessMs),
     requests: counter(
       'upstream_requests_total',
       'Requests made to the upstream API, by endpoint and outcome class (HTTP status class, timeout, network error or invalid body).',
@@ -317,6 +305,21 @@ function coreInstruments(
   const node_version = opts.nodeVersion ?? process.version;
   m.buildInfo.set({ version: opts.version, commit: opts.commit ?? 'unknown', node_version }, 1);
   return m;
+}
+
+/** `collector_data_age_seconds`, computed at scrape time from each collector's last fresh poll. */
+function dataAgeGauge(registers: Registry[], now: () => number, lastSuccessMs: ReadonlyMap<string, number>) {
+  return new Gauge({
+    name: `${P}collector_data_age_seconds`,
+    help: 'Age of the cached data of the collector at scrape time: exporter clock minus the end of its last poll whose due requests were all answered (a poll with nothing due does not count).',
+    labelNames: ['collector'],
+    registers,
+    collect() {
+      const t = now();
+      this.reset();
+      for (const [collector, ms] of lastSuccessMs) this.set({ collector }, (t - ms) / 1000);
+    },
+  });
 }
 
 /** Registers the families of retries, breakers, refused stations, staleness, reloads and the token. */
