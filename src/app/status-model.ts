@@ -7,6 +7,7 @@ import type { FlaggedChart, SummaryWindowProgress } from '../collectors/collecto
 import type { Topology } from '../model/topology.ts';
 import type { CollectorStatus } from '../scheduler/status.ts';
 import type { StatusLine, StatusModel, StatusSite, StatusStep } from '../server/status-page.ts';
+import { getOrCreate } from '../util/maps.ts';
 import type { RecentErrors } from './recent-errors.ts';
 
 /** What the status model reads. Every member is read-only. */
@@ -76,11 +77,7 @@ function tree(
   const lines = new Map<string, Mutable<StatusLine>>();
   const steps = new Map<string, Mutable<StatusStep>>();
   for (const s of topology.stations) {
-    let site = sites.get(s.site.id);
-    if (!site) {
-      site = { id: s.site.id, name: s.site.name, lines: [] };
-      sites.set(s.site.id, site);
-    }
+    const site = getOrCreate(sites, s.site.id, () => ({ id: s.site.id, name: s.site.name, lines: [] }));
     let line = lines.get(s.line.id);
     if (!line) {
       line = { id: s.line.id, name: s.line.name, steps: [] };

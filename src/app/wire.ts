@@ -169,8 +169,8 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
     : wireUpstream(config, { ...opts, redactor }, { self, logger, wallClock, shard });
   const parts: Parts = { config, shard, logger, wallClock, self, redactor, upstream };
   // Protobuf only while a scraper asks for it: most Prometheus servers never do (it needs native
-  // histograms on), and rendering it on every poll cost about 20 MiB of RSS at 100k series.
-  // The first protobuf scrape waits for one render from the parts' families.
+  // histograms on), and rendering it on every poll costs RSS (docs/scaling.md, "Mechanisms and
+  // what each one buys"). The first protobuf scrape waits for one render from the parts' families.
   const cache = new ExpositionCache({ yielder: upstream.yielder, protobuf: 'when-asked' });
   const scheduler = wireScheduler(parts, {
     cache,

@@ -11,9 +11,9 @@ const CLOCK_RE = /^(?:[01]\d|2[0-3]):[0-5]\d$/;
 type Ctx = z.core.$RefinementCtx;
 
 /**
- * Shortest polling period or timeout accepted. `interval: 1ms` used to pass: a poll every few
- * milliseconds, 270 log lines a second and data that went stale in 5 ms. Nothing the upstream
- * serves changes that fast, and no request completes in less.
+ * Shortest polling period or timeout accepted: a poll every few milliseconds floods the log and
+ * the data goes stale at once. Nothing the upstream serves changes that fast, and no request
+ * completes in less.
  */
 export const MIN_PERIOD_MS = 1_000;
 

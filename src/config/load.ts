@@ -13,8 +13,8 @@ import { TOKEN_FILE_MAX_BYTES } from './token.ts';
 import { tokenProblem } from './token-text.ts';
 
 /**
- * Largest config file read, in bytes. A real config is a few KiB; without a cap an 88 MB file
- * took a 1 GiB heap, as YAML's node tree costs many times the text.
+ * Largest config file read, in bytes. A real config is a few KiB; YAML's node tree costs many
+ * times the text, so an uncapped file can take the heap.
  */
 export const CONFIG_MAX_BYTES = 1024 * 1024;
 

@@ -6,7 +6,7 @@
 
 import { CIRCUIT_STATES, type CircuitState } from '../upstream/breaker.ts';
 import { STATUS_CLASSES, type StatusClass } from '../upstream/errors.ts';
-import { Counter, Gauge, Histogram, type Registry } from './client.ts';
+import { Gauge, Histogram, type Registry, selfMetricMakers } from './client.ts';
 
 /** One row of `station_exporter_levels_skipped`: summary levels a poll could not ask for, and why. */
 export interface LevelsSkipped {
@@ -18,7 +18,6 @@ export interface LevelsSkipped {
 export { registryFamilies } from './registry-families.ts';
 
 const P = 'station_exporter_';
-/** Outcome class of one upstream request; `status_class` label values. */
 
 /** Upstream request duration buckets, in seconds: from a fast cache hit to a 30 s timeout. */
 const REQUEST_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -214,39 +213,103 @@ function coreInstruments(
   registers: Registry[],
   opts: SelfMetricsOptions & { readonly lastSuccessMs: ReadonlyMap<string, number> },
 ) {
-  const now = opts.wallClock ?? Date.now;
-  const lastSuccessMs = opts.lastSuccessMs;
-  const upstreamUp = new Gauge({
-    name: `${P}upstream_up`,
-    help: 'Whether the last request round to the upstream Station Data Query Service succeeded (1) or not (0).',
-    registers,
-  });
-  const success = new Gauge({
-    name: `${P}collector_success`,
-    help: 'Whether the last poll of the collector succeeded (1) or not (0), as seen by the scheduler.',
-    labelNames: ['collector'],
-    registers,
-  });
-  const duration = new Gauge({
-    name: `${P}collector_duration_seconds`,
-    help: 'Wall-clock duration of the last poll of the collector, measured by the scheduler.',
-    labelNames: ['collector'],
-    registers,
-  });
-  const lastSuccess = new Gauge({
-    name: `${P}collector_last_success_timestamp_seconds`,
-    help: 'Time of the last successful poll of the collector (exporter clock); its data is served from cache.',
-    labelNames: ['collector'],
-    registers,
-  });
-  // Exported so that alerts on data age need no copy of the config kept by hand in Prometheus.
-  const interval = new Gauge({
-    name: `${P}collector_interval_seconds`,
-    help: "Configured polling interval of the collector, from the exporter's config (topology: the discovery refresh interval).",
-    labelNames: ['collector'],
-    registers,
-  });
-  new Gauge({
+  const { gauge, counter } = selfMetricMakers(registers);
+  const m = {
+    upstreamUp: gauge(
+      'upstream_up',
+      'Whether the last request round to the upstream Station Data Query Service succeeded (1) or not (0).',
+    ),
+    success: gauge(
+      'collector_success',
+      'Whether the last poll of the collector succeeded (1) or not (0), as seen by the scheduler.',
+      ['collector'],
+    ),
+    duration: gauge(
+      'collector_duration_seconds',
+      'Wall-clock duration of the last poll of the collector, measured by the scheduler.',
+      ['collector'],
+    ),
+    lastSuccess: gauge(
+      'collector_last_success_timestamp_seconds',
+      'Time of the last successful poll of the collector (exporter clock); its data is served from cache.',
+      ['collector'],
+    ),
+    // Exported so that alerts on data age need no copy of the config kept by hand in Prometheus.
+    interval: gauge(
+      'collector_interval_seconds',
+      "Configured polling interval of the collector, from the exporter's config (topology: the discovery refresh interval).",
+      ['collector'],
+    ),
+    dataAge: dataAgeGauge(registers, opts.wallClock ?? Date.now, opts.lastSuccessMs),
+    requests: counter(
+      'upstream_requests_total',
+      'Requests made to the upstream API, by endpoint and outcome class (HTTP status class, timeout, network error or invalid body).',
+      ['endpoint', 'status_class'],
+    ),
+    requestDuration: new Histogram({
+      name: `${P}upstream_request_duration_seconds`,
+      help: 'Duration of upstream API requests including reading the body, measured by the exporter.',
+      labelNames: ['endpoint'],
+      buckets: REQUEST_DURATION_BUCKETS,
+      registers,
+    }),
+    responseBytes: counter(
+      'upstream_response_bytes_total',
+      'Bytes of upstream API response bodies received, by endpoint.',
+      ['endpoint'],
+    ),
+    skipped: counter(
+      'records_skipped_total',
+      'Upstream records dropped at the edge because they did not match the expected shape, by endpoint and reason.',
+      ['endpoint', 'reason'],
+    ),
+    labelValues: counter(
+      'label_values_redacted_total',
+      'Label values from the upstream that were not exported as sent, by collector and reason: secret (carried a known token or a Bearer credential: masked as [REDACTED]), too_long (longer than 256 characters: cut, ending in an ellipsis) or ill_formed (held a lone UTF-16 surrogate, which UTF-8 cannot carry: exported as U+FFFD); an element whose id would need masking or cutting is left out and counted here. Names and descriptions count at every topology refresh; record fields (slot, unit, result) once per distinct value.',
+      ['collector', 'reason'],
+    ),
+    tokenExpiry: gauge(
+      'token_expiry_timestamp_seconds',
+      'Expiry time (exp claim) of the configured bearer token; absent when the token has no readable exp.',
+    ),
+    buildInfo: gauge(
+      'build_info',
+      'Build information of the exporter, constant 1; version, commit and Node.js version as labels.',
+      ['version', 'commit', 'node_version'],
+    ),
+    scrapes: counter(
+      'scrapes_total',
+      'Scrapes of /metrics served by the exporter, by exposition format and content encoding.',
+      ['format', 'encoding'],
+    ),
+    series: gauge(
+      'series',
+      'Series in the last published snapshot of collector data (self-metrics excluded).',
+    ),
+    renderDuration: gauge(
+      'render_duration_seconds',
+      'Time spent rendering the last published snapshot into every exposition format (text, OpenMetrics, protobuf).',
+    ),
+    levelsSkipped: gauge(
+      'levels_skipped',
+      'Level entities (sites, lines, groups) whose /station/summary query was skipped in the last poll, by level and reason.',
+      ['level', 'reason'],
+    ),
+    inaccessible: gauge(
+      'stations_inaccessible',
+      'Configured stations that the bearer token cannot see, from the last topology refresh.',
+    ),
+  };
+  // An unlabelled prom-client gauge starts at 0; an expiry of 1970 would page someone.
+  m.tokenExpiry.remove();
+  const node_version = opts.nodeVersion ?? process.version;
+  m.buildInfo.set({ version: opts.version, commit: opts.commit ?? 'unknown', node_version }, 1);
+  return m;
+}
+
+/** `collector_data_age_seconds`, computed at scrape time from each collector's last fresh poll. */
+function dataAgeGauge(registers: Registry[], now: () => number, lastSuccessMs: ReadonlyMap<string, number>) {
+  return new Gauge({
     name: `${P}collector_data_age_seconds`,
     help: 'Age of the cached data of the collector at scrape time: exporter clock minus the end of its last poll whose due requests were all answered (a poll with nothing due does not count).',
     labelNames: ['collector'],
@@ -257,204 +320,78 @@ function coreInstruments(
       for (const [collector, ms] of lastSuccessMs) this.set({ collector }, (t - ms) / 1000);
     },
   });
-  const requests = new Counter({
-    name: `${P}upstream_requests_total`,
-    help: 'Requests made to the upstream API, by endpoint and outcome class (HTTP status class, timeout, network error or invalid body).',
-    labelNames: ['endpoint', 'status_class'],
-    registers,
-  });
-  const requestDuration = new Histogram({
-    name: `${P}upstream_request_duration_seconds`,
-    help: 'Duration of upstream API requests including reading the body, measured by the exporter.',
-    labelNames: ['endpoint'],
-    buckets: REQUEST_DURATION_BUCKETS,
-    registers,
-  });
-  const responseBytes = new Counter({
-    name: `${P}upstream_response_bytes_total`,
-    help: 'Bytes of upstream API response bodies received, by endpoint.',
-    labelNames: ['endpoint'],
-    registers,
-  });
-  const skipped = new Counter({
-    name: `${P}records_skipped_total`,
-    help: 'Upstream records dropped at the edge because they did not match the expected shape, by endpoint and reason.',
-    labelNames: ['endpoint', 'reason'],
-    registers,
-  });
-  const labelValues = new Counter({
-    name: `${P}label_values_redacted_total`,
-    help: 'Label values from the upstream that were not exported as sent, by collector and reason: secret (carried a known token or a Bearer credential: masked as [REDACTED]), too_long (longer than 256 characters: cut, ending in an ellipsis) or ill_formed (held a lone UTF-16 surrogate, which UTF-8 cannot carry: exported as U+FFFD); an element whose id would need masking or cutting is left out and counted here. Names and descriptions count at every topology refresh; record fields (slot, unit, result) once per distinct value.',
-    labelNames: ['collector', 'reason'],
-    registers,
-  });
-  const tokenExpiry = new Gauge({
-    name: `${P}token_expiry_timestamp_seconds`,
-    help: 'Expiry time (exp claim) of the configured bearer token; absent when the token has no readable exp.',
-    registers,
-  });
-  // An unlabelled prom-client gauge starts at 0; an expiry of 1970 would page someone.
-  tokenExpiry.remove();
-  const buildInfo = new Gauge({
-    name: `${P}build_info`,
-    help: 'Build information of the exporter, constant 1; version, commit and Node.js version as labels.',
-    labelNames: ['version', 'commit', 'node_version'],
-    registers,
-  });
-  buildInfo.set(
-    {
-      version: opts.version,
-      commit: opts.commit ?? 'unknown',
-      node_version: opts.nodeVersion ?? process.version,
-    },
-    1,
-  );
-  const scrapes = new Counter({
-    name: `${P}scrapes_total`,
-    help: 'Scrapes of /metrics served by the exporter, by exposition format and content encoding.',
-    labelNames: ['format', 'encoding'],
-    registers,
-  });
-  const series = new Gauge({
-    name: `${P}series`,
-    help: 'Series in the last published snapshot of collector data (self-metrics excluded).',
-    registers,
-  });
-  const renderDuration = new Gauge({
-    name: `${P}render_duration_seconds`,
-    help: 'Time spent rendering the last published snapshot into every exposition format (text, OpenMetrics, protobuf).',
-    registers,
-  });
-  const levelsSkipped = new Gauge({
-    name: `${P}levels_skipped`,
-    help: 'Level entities (sites, lines, groups) whose /station/summary query was skipped in the last poll, by level and reason.',
-    labelNames: ['level', 'reason'],
-    registers,
-  });
-  const inaccessible = new Gauge({
-    name: `${P}stations_inaccessible`,
-    help: 'Configured stations that the bearer token cannot see, from the last topology refresh.',
-    registers,
-  });
-
-  return {
-    upstreamUp,
-    success,
-    duration,
-    lastSuccess,
-    interval,
-    requests,
-    requestDuration,
-    responseBytes,
-    skipped,
-    labelValues,
-    tokenExpiry,
-    buildInfo,
-    scrapes,
-    series,
-    renderDuration,
-    levelsSkipped,
-    inaccessible,
-  };
 }
 
 /** Registers the families of retries, breakers, refused stations, staleness, reloads and the token. */
 function resilienceInstruments(registers: Registry[]) {
-  const circuit = new Gauge({
-    name: `${P}upstream_circuit_state`,
-    help: 'Circuit breaker state of each upstream endpoint, from the exporter: 0 closed (normal), 1 half-open (probing), 2 open (requests not sent).',
-    labelNames: ['endpoint'],
-    registers,
-  });
-  const retries = new Counter({
-    name: `${P}upstream_retries_total`,
-    help: 'Upstream requests sent again after a transient failure, by endpoint and the status class of the failure.',
-    labelNames: ['endpoint', 'status_class'],
-    registers,
-  });
-  const refused = new Gauge({
-    name: `${P}stations_refused`,
-    help: 'Stations whose records the upstream refuses to this token (403), found by splitting batched requests; left out of polls and re-probed slowly.',
-    registers,
-  });
-  const summaryPartial = new Gauge({
-    name: `${P}aggregate_requests_partial`,
-    help: 'Summary requests (one per level entity and window) of the last poll sent for the accessible stations only, because the entity holds stations the upstream refuses (403).',
-    registers,
-  });
-  const collectorRequests = new Counter({
-    name: `${P}collector_requests_total`,
-    help: 'Upstream requests due in the polls of the collector, sent or not (circuit open), as counted by the collector (retries excluded).',
-    labelNames: ['collector'],
-    registers,
-  });
-  const collectorFailures = new Counter({
-    name: `${P}collector_request_failures_total`,
-    help: 'Upstream requests of the collector that brought no answer: failed for good (after retries) or not sent (circuit open); their data kept its last values.',
-    labelNames: ['collector'],
-    registers,
-  });
-  const failedRatio = new Gauge({
-    name: `${P}collector_failed_requests_ratio`,
-    help: "Share of the upstream requests of the collector's last poll with requests due that brought no answer (0 before any).",
-    labelNames: ['collector'],
-    registers,
-  });
-  const stale = new Gauge({
-    name: `${P}collector_stale`,
-    help: "1 while the collector's series are dropped because its data is older than its max_staleness, else 0.",
-    labelNames: ['collector'],
-    registers,
-  });
-  const reloadOk = new Gauge({
-    name: `${P}config_last_reload_successful`,
-    help: 'Whether the last config reload attempt succeeded (1) or not (0); 1 before any reload.',
-    registers,
-  });
-  reloadOk.set(1);
-  const reloadTime = new Gauge({
-    name: `${P}config_last_reload_success_timestamp_seconds`,
-    help: 'Time of the last successful config load (start-up or reload), exporter clock.',
-    registers,
-  });
-  const limitsFileOk = new Gauge({
-    name: `${P}limits_file_last_reload_successful`,
-    help:
+  const { gauge, counter } = selfMetricMakers(registers);
+  const m = {
+    circuit: gauge(
+      'upstream_circuit_state',
+      'Circuit breaker state of each upstream endpoint, from the exporter: 0 closed (normal), 1 half-open (probing), 2 open (requests not sent).',
+      ['endpoint'],
+    ),
+    retries: counter(
+      'upstream_retries_total',
+      'Upstream requests sent again after a transient failure, by endpoint and the status class of the failure.',
+      ['endpoint', 'status_class'],
+    ),
+    refused: gauge(
+      'stations_refused',
+      'Stations whose records the upstream refuses to this token (403), found by splitting batched requests; left out of polls and re-probed slowly.',
+    ),
+    summaryPartial: gauge(
+      'aggregate_requests_partial',
+      'Summary requests (one per level entity and window) of the last poll sent for the accessible stations only, because the entity holds stations the upstream refuses (403).',
+    ),
+    collectorRequests: counter(
+      'collector_requests_total',
+      'Upstream requests due in the polls of the collector, sent or not (circuit open), as counted by the collector (retries excluded).',
+      ['collector'],
+    ),
+    collectorFailures: counter(
+      'collector_request_failures_total',
+      'Upstream requests of the collector that brought no answer: failed for good (after retries) or not sent (circuit open); their data kept its last values.',
+      ['collector'],
+    ),
+    failedRatio: gauge(
+      'collector_failed_requests_ratio',
+      "Share of the upstream requests of the collector's last poll with requests due that brought no answer (0 before any).",
+      ['collector'],
+    ),
+    stale: gauge(
+      'collector_stale',
+      "1 while the collector's series are dropped because its data is older than its max_staleness, else 0.",
+      ['collector'],
+    ),
+    reloadOk: gauge(
+      'config_last_reload_successful',
+      'Whether the last config reload attempt succeeded (1) or not (0); 1 before any reload.',
+    ),
+    reloadTime: gauge(
+      'config_last_reload_success_timestamp_seconds',
+      'Time of the last successful config load (start-up or reload), exporter clock.',
+    ),
+    limitsFileOk: gauge(
+      'limits_file_last_reload_successful',
       'Whether the last read of the approved-limits file (measurements.control.limits_file, read again when it ' +
-      'changes on disk) gave a valid file (1) or not (0: the last good one is still used); 1 before any read.',
-    registers,
-  });
-  limitsFileOk.set(1);
-  const limitsFileFailures = new Counter({
-    name: `${P}limits_file_reload_failures_total`,
-    help: 'Reads of the approved-limits file that found it missing or invalid (each state of the file counted once); the last good one stays in use.',
-    registers,
-  });
-  const expiring = new Gauge({
-    name: `${P}token_expiring`,
-    help: 'Whether the bearer token (a JWT) expires within upstream.token_expiry_warning (1) or not (0).',
-    registers,
-  });
-  const fileError = new Gauge({
-    name: `${P}token_file_error`,
-    help: 'Whether the token file cannot be read now (1); the last token read is still used.',
-    registers,
-  });
-  fileError.set(0);
-  return {
-    circuit,
-    retries,
-    refused,
-    summaryPartial,
-    collectorRequests,
-    collectorFailures,
-    failedRatio,
-    stale,
-    reloadOk,
-    reloadTime,
-    limitsFileOk,
-    limitsFileFailures,
-    expiring,
-    fileError,
+        'changes on disk) gave a valid file (1) or not (0: the last good one is still used); 1 before any read.',
+    ),
+    limitsFileFailures: counter(
+      'limits_file_reload_failures_total',
+      'Reads of the approved-limits file that found it missing or invalid (each state of the file counted once); the last good one stays in use.',
+    ),
+    expiring: gauge(
+      'token_expiring',
+      'Whether the bearer token (a JWT) expires within upstream.token_expiry_warning (1) or not (0).',
+    ),
+    fileError: gauge(
+      'token_file_error',
+      'Whether the token file cannot be read now (1); the last token read is still used.',
+    ),
   };
+  m.reloadOk.set(1);
+  m.limitsFileOk.set(1);
+  m.fileError.set(0);
+  return m;
 }

@@ -5,10 +5,8 @@
  */
 
 import type { IdleSkipCounts, RefreshAchieved } from '../collectors/collector.ts';
-import { Counter, Gauge, type Registry } from '../exposition/client.ts';
+import { type Registry, selfMetricMakers } from '../exposition/client.ts';
 import type { RequestPlan } from './request-plan.ts';
-
-const P = 'station_exporter_';
 
 /** The labels of one `refresh_achieved_seconds` series. */
 interface AchievedLabels {
@@ -94,64 +92,47 @@ const achievedKey = (r: AchievedLabels) => `${r.collector}\u0000${r.window}\u000
 
 /** Registers the plan's families on `registry`, in exposition order. */
 function instruments(registry: Registry) {
+  const { gauge, counter } = selfMetricMakers([registry]);
   const labelNames = ['collector', 'window', 'level'] as const;
-  const planned = new Gauge({
-    name: `${P}refresh_planned_seconds`,
-    help: 'Refresh the request plan gives each (collector, window, level), from the planner; records collectors refresh every window on each poll (level "station").',
-    labelNames,
-    registers: [registry],
-  });
-  const achieved = new Gauge({
-    name: `${P}refresh_achieved_seconds`,
-    help: "Longest time between two answers of one entity of the (collector, window, level), measured by the exporter's clock (records collectors: between two successful polls).",
-    labelNames,
-    registers: [registry],
-  });
-  const plannedRate = new Gauge({
-    name: `${P}requests_planned_per_second`,
-    help: "Upstream requests per second the request plan makes, of this replica's budget (station_exporter_request_budget_per_second).",
-    registers: [registry],
-  });
-  const budget = new Gauge({
-    name: `${P}request_budget_per_second`,
-    help: "This replica's upstream request budget: upstream.max_requests_per_second over the shard count, or sharding.max_requests_per_second.",
-    registers: [registry],
-  });
-  const droppedEntries = new Gauge({
-    name: `${P}plan_dropped_entries`,
-    help: 'Summary (window, level) pairs the request plan drops because the budget cannot carry them even at their longest refresh.',
-    registers: [registry],
-  });
-  const skipped = new Counter({
-    name: `${P}idle_skipped_requests_total`,
-    help: 'Summary requests not sent because no unit record of their stations entered or left the window since the previous answer (summary.skip_idle).',
-    registers: [registry],
-  });
-  const verified = new Counter({
-    name: `${P}idle_skip_verified_total`,
-    help: 'Summary requests that idle skipping would have skipped, sent anyway (a 2 % sample) to verify that the answer had not changed.',
-    registers: [registry],
-  });
-  const disagreements = new Counter({
-    name: `${P}idle_skip_disagreements_total`,
-    help: 'Verified idle-skipped summary requests whose answer had changed: the idle assumption failed for them.',
-    registers: [registry],
-  });
-  const dropped = new Gauge({
-    name: `${P}series_dropped`,
-    help: 'Series left out of /metrics by planning.max_series, by family (whole families, lowest priority first).',
-    labelNames: ['family'],
-    registers: [registry],
-  });
   return {
-    planned,
-    achieved,
-    plannedRate,
-    budget,
-    droppedEntries,
-    skipped,
-    verified,
-    disagreements,
-    dropped,
+    planned: gauge(
+      'refresh_planned_seconds',
+      'Refresh the request plan gives each (collector, window, level), from the planner; records collectors refresh every window on each poll (level "station").',
+      labelNames,
+    ),
+    achieved: gauge(
+      'refresh_achieved_seconds',
+      "Longest time between two answers of one entity of the (collector, window, level), measured by the exporter's clock (records collectors: between two successful polls).",
+      labelNames,
+    ),
+    plannedRate: gauge(
+      'requests_planned_per_second',
+      "Upstream requests per second the request plan makes, of this replica's budget (station_exporter_request_budget_per_second).",
+    ),
+    budget: gauge(
+      'request_budget_per_second',
+      "This replica's upstream request budget: upstream.max_requests_per_second over the shard count, or sharding.max_requests_per_second.",
+    ),
+    droppedEntries: gauge(
+      'plan_dropped_entries',
+      'Summary (window, level) pairs the request plan drops because the budget cannot carry them even at their longest refresh.',
+    ),
+    skipped: counter(
+      'idle_skipped_requests_total',
+      'Summary requests not sent because no unit record of their stations entered or left the window since the previous answer (summary.skip_idle).',
+    ),
+    verified: counter(
+      'idle_skip_verified_total',
+      'Summary requests that idle skipping would have skipped, sent anyway (a 2 % sample) to verify that the answer had not changed.',
+    ),
+    disagreements: counter(
+      'idle_skip_disagreements_total',
+      'Verified idle-skipped summary requests whose answer had changed: the idle assumption failed for them.',
+    ),
+    dropped: gauge(
+      'series_dropped',
+      'Series left out of /metrics by planning.max_series, by family (whole families, lowest priority first).',
+      ['family'],
+    ),
   };
 }

@@ -28,9 +28,8 @@ export interface Row {
 
 /**
  * Records to merge, read by index: a store hands over the records it was given as they are,
- * instead of building a {@link Row} (an object and an array) for each. On a first poll of
- * 650,000 measurement records, the store's rows and the arrays it encoded them into were 560 MiB
- * of the 1.3 GiB the old generation's collections freed (a sampling heap profile).
+ * instead of building a {@link Row} (an object and an array) for each, which on a first poll
+ * made up much of what the old generation's collections had to free.
  */
 export interface RowBatch {
   readonly length: number;

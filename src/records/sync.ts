@@ -8,6 +8,7 @@
  */
 import type { Logger } from 'pino';
 import type { LoopYielder } from '../util/loop-yield.ts';
+import { getOrCreate } from '../util/maps.ts';
 import { DEFAULT_MAX_SPAN_MS, fetchIncremental, type IncrementalFetchResult, reportFetch } from './fetch.ts';
 import type { RefusedStations } from './refused.ts';
 import { RereadSweep, type SweepRange } from './sweep.ts';
@@ -72,16 +73,6 @@ const STORE_SLICE = 1000;
 
 const bump = (m: Map<string, number>, k: string, n = 1) => m.set(k, (m.get(k) ?? 0) + n);
 
-/** The list under `k`, made empty the first time. */
-function group<R>(m: Map<string, R[]>, k: string): R[] {
-  let list = m.get(k);
-  if (!list) {
-    list = [];
-    m.set(k, list);
-  }
-  return list;
-}
-
 /**
  * One poll's records as they arrive, into the store: those dated more than the skew after the
  * poll are counted and left out, the others added; the late ones (see {@link SyncResult.late})
@@ -116,7 +107,7 @@ class Arrivals<R extends SyncedRecord> {
       const station = r.stationId.toLowerCase();
       if (r.time > this.#now + maxFutureSkewMs) bump(this.future, station);
       else if (!this.#isLate(r, station)) onTime.push(r);
-      else group(lateByStation, station).push(r);
+      else getOrCreate(lateByStation, station, () => []).push(r);
     }
     store.add(onTime);
     // Only records new to the store are late: a late record seen again is not counted again.

@@ -19,7 +19,7 @@ export function parseHttpLimits(flags: HttpLimitFlags): HttpLimits | string {
     if (text === undefined) return fallback;
     const ms = parseDuration(text);
     if (ms === undefined) return `--${flag} must be a duration such as 10s or 2m, got "${text}"`;
-    // The config's floor for periods and timeouts: 1ms used to pass, and no client sends that fast.
+    // The config's floor for periods and timeouts: no client sends that fast.
     return ms >= MIN_PERIOD_MS
       ? ms
       : `--${flag} must be at least ${formatDuration(MIN_PERIOD_MS)}, got ${text}`;

@@ -22,9 +22,8 @@ export const TLS_PIECE_BYTES = 64 * 1024;
  * buffers, no copy, so larger pieces cost no memory, only the time a client takes to finish
  * one (the kernel takes more only once half of its send buffer has drained, so progress shows
  * in steps of up to 2 MiB whatever the piece; see connections.ts). Each finished piece costs
- * the event loop a callback into JavaScript: with 256 KiB pieces, gzip scrapes (a 2 MB body at 1,000 stations) ran at 0.90 to
- * 0.94 of a bare server's rate on loopback, with 512 KiB at 1.01 to 1.02 (the gzip scrape row
- * of `npm run bench`, 20 alternating rounds).
+ * the event loop a callback into JavaScript: 512 KiB is the size that holds the gzip scrape row
+ * of `npm run bench` (docs/scaling.md, "Mechanisms and what each one buys").
  */
 export const PLAIN_PIECE_BYTES = 512 * 1024;
 

@@ -50,8 +50,8 @@ export interface SiteWire {
   lines: LineWire[];
 }
 
-/** One element of /units `data`. */
-export interface UnitRecordWire {
+/** The fields every record starts with, measurement or unit. */
+interface RecordHeadWire {
   station_id: string;
   slot: string | null;
   unit_serial: string;
@@ -59,29 +59,25 @@ export interface UnitRecordWire {
   tz: string | null;
   mode: string | null;
   tags: string[];
+  time_inserted?: string;
+}
+
+/** One element of /units `data`. */
+export interface UnitRecordWire extends RecordHeadWire {
   unit_type: string | null;
   direction: 'input' | 'output';
   result: string | null;
   metadata: null;
-  time_inserted?: string;
 }
 
 /** One element of /metrics `data`. */
-export interface MetricRecordWire {
-  station_id: string;
-  slot: string | null;
-  unit_serial: string;
-  time_created: string;
-  tz: string | null;
-  mode: string | null;
-  tags: string[];
+export interface MetricRecordWire extends RecordHeadWire {
   name: string;
   value: string;
   unit: string;
   type: string | null;
   limit_upper: string | null;
   limit_lower: string | null;
-  time_inserted?: string;
 }
 
 /** The single `data` object of /station/summary. */

@@ -41,11 +41,10 @@ const FIRST_BYTES = 64 * 1024;
  * which V8 maps from the system page by page (not from malloc's heap) and unmaps when it is
  * collected. With the length announced, the buffer has that size from the start.
  *
- * Why: a body kept as the connection's 64 KiB chunks until it ends, then joined into one malloc
- * block, spreads megabytes through malloc's heap between small blocks that live on. glibc cannot
- * give such memory back, so every burst of large answers (a hostile upstream padding each answer
- * past the cap: 4 MiB read and refused per request, 80 requests a poll in the soak) raised the
- * RSS for good, in steps, with the V8 heap flat. Pages of its own go back to the system whole.
+ * Why: a body kept as the connection's chunks until it ends, then joined into one malloc block,
+ * spreads megabytes through malloc's heap between small blocks that live on. glibc cannot give
+ * such memory back, so every burst of large answers (a hostile upstream padding each answer past
+ * the cap) raises the RSS for good. Pages of its own go back to the system whole.
  */
 class BodySink {
   #store: ResizableBuffer;

@@ -6,6 +6,7 @@
  * than 429) say nothing about the service's health and leave the breaker as it is.
  */
 
+import { getOrCreate } from '../util/maps.ts';
 import type { Endpoint } from './endpoints.ts';
 import { isTransient, UpstreamError } from './errors.ts';
 
@@ -83,12 +84,7 @@ export class Breakers {
   }
 
   #circuit(e: Endpoint): Circuit {
-    let c = this.#circuits.get(e);
-    if (!c) {
-      c = { state: 'closed', failures: 0, openedAt: 0 };
-      this.#circuits.set(e, c);
-    }
-    return c;
+    return getOrCreate(this.#circuits, e, () => ({ state: 'closed', failures: 0, openedAt: 0 }));
   }
 
   #move(e: Endpoint, c: Circuit, state: CircuitState): void {

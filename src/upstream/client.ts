@@ -102,9 +102,8 @@ export interface ClientOptions {
  * Record answers held at once by default, whatever the upstream concurrency. Each costs about
  * 4.5 times its body while it is decoded (docs/operations.md), and decoding runs on the one
  * thread anyway: with two, one collector's answer is decoded while another's arrives, and more
- * only pile up bodies. At 539 stations with concurrency 8, 8 in hand set the exporter's highest
- * RSS at 228–234 MiB, 4 at 217 MiB and 2 at 193–204 MiB (`npm run bench:memory`,
- * bench/exporter/sized-only.ts). Requests to other endpoints still use the whole concurrency.
+ * only pile up bodies (the gain: docs/scaling.md, "Mechanisms and what each one buys";
+ * `npm run bench:memory`). Requests to other endpoints still use the whole concurrency.
  */
 export const RECORD_ANSWERS_IN_HAND = 2;
 
@@ -187,8 +186,8 @@ class StationDataClient {
   /**
    * Sends a GET and maps its data. A record answer holds a slot of the `inHand` limit from
    * sending to mapping: without that bound the network keeps fetching while answers wait to be
-   * decoded, and a first poll piled up dozens of answers of several MB each (the heap grew past
-   * 400 MB for 100 MB of live data). A decoder that falls behind thus slows the fetching down.
+   * decoded, and a first poll piles up dozens of answers. A decoder that falls behind thus slows
+   * the fetching down.
    * Lanes per collector keep the fair share, and the item limit keeps the time one answer holds
    * a slot bounded.
    */

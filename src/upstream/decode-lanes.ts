@@ -3,11 +3,10 @@
  * of their decoding (indexing a body, parsing and mapping a slice of records) run one at a time,
  * each after a yield to the event loop, round robin between the lanes with work.
  *
- * Why: answers used to be decoded one whole answer at a time. A hostile or just very large
- * answer on one collector's endpoint (16 MB of `{}` items from /units) then held every other
- * collector's answers, and with them the slots (of the client's limit on record answers in
- * hand) their next requests wait for, for minutes. In steps taken round robin, a collector waits
- * at most one step of each other busy lane.
+ * Why: decoded a whole answer at a time, one hostile or very large answer holds every other
+ * collector's answers, and the slots (of the client's limit on record answers in hand) their
+ * next requests wait for. In steps taken round robin, a collector waits at most one step of each
+ * other busy lane.
  */
 import type { LoopYielder } from '../util/loop-yield.ts';
 import type { StepRunner } from './envelope.ts';

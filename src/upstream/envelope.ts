@@ -3,8 +3,8 @@
  * bounded steps, without ever parsing the whole body at once.
  *
  * Why: `JSON.parse` of a whole answer blocks the event loop for the whole body and builds every
- * object at once. 62 MB of `{"data":[{},{},...]}` is 20 million objects (over a gigabyte of
- * heap) and about a second of blocking, before a single record is looked at. Here a first pass
+ * object at once, before a single record is looked at (docs/scaling.md, "Mechanisms and what each
+ * one buys"). Here a first pass
  * only finds where each element of `data` starts and ends (a byte loop, no objects), a step of
  * at most {@link INDEX_STEP_BYTES} at a time, and refuses an answer with more than `maxItems`
  * elements, or an element with more than {@link MAX_VALUES_PER_ITEM} values, before any object
@@ -34,12 +34,10 @@ export const MAX_ITEM_BYTES = 4 * 1024 * 1024;
  * byte loop as its objects and arrays and the commas between their members: a larger one is
  * refused as `too_large` before it is parsed.
  *
- * Why: the byte cap bounds an item's text, not what it unpacks to. One site item of 4 MiB of
- * `{}` elements is 1.4 million objects: its parse blocked the event loop for over a second and
- * the check of its elements for 5 to 8 s more. A real site costs about 6 values a station (the
- * simulator's site of 1,000 stations: 5,916), so 100,000 holds a site of over 16,000 stations,
- * more than the largest plant the scaling guide plans for (10,000) in one site; a measurement or
- * unit record holds about 15.
+ * Why: the byte cap bounds an item's text, not what it unpacks to: one site item of 4 MiB of
+ * `{}` elements is 1.4 million objects. A real site costs about 6 values a station, so 100,000
+ * holds a site of over 16,000 stations, more than the largest plant the scaling guide plans for
+ * (10,000) in one site; a measurement or unit record holds about 15.
  */
 export const MAX_VALUES_PER_ITEM = 100_000;
 
@@ -57,8 +55,7 @@ export const SLICE_ITEMS = 2000;
  * slice's text and the bracketed copy `JSON.parse` flattens stay under V8's largest ordinary
  * object (128 KiB): larger strings get memory pages of their own, mapped fresh for each slice and
  * unmapped after it, and on a virtual machine every first touch of such a page is a fault the
- * hypervisor handles (perf on the 1,000-station first poll: the slice copies were the main
- * thread's largest share of page faults, in turns the profiler could not see).
+ * hypervisor handles.
  */
 export const SLICE_BYTES = 96 * 1024;
 

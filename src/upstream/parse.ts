@@ -359,9 +359,8 @@ export const SITES_SLICE = 500;
  *
  * Why: a site is one item of the answer and is parsed in one step (bounded by
  * `MAX_VALUES_PER_ITEM`), but its contents are checked one by one, and a malformed element costs
- * several microseconds (the schema's error). A site of 50,000 `{}` elements, under the limit,
- * took 180 to 700 ms of checks in one block; a count per tree, not per list, also bounds many
- * short lines.
+ * several microseconds (the schema's error): tens of thousands of them under the limit would
+ * block the loop. A count per tree, not per list, also bounds many short lines.
  */
 class SitesMapper {
   readonly skip = new SkipCounter();

@@ -49,9 +49,10 @@ export const siteSchema = z.looseObject({
   lines: z.array(z.unknown()),
 });
 
-// Record schemas strip unknown keys instead of copying them (z.looseObject): the mapping reads
-// only the keys listed here, and copying the rest cost an object's worth per record.
-export const metricRecordSchema = z.object({
+// The fields every record starts with. Record schemas strip unknown keys instead of copying them
+// (z.looseObject): the mapping reads only the keys listed here, and copying the rest cost an
+// object's worth per record.
+const recordHead = {
   station_id: z.string(),
   slot: nullableString,
   unit_serial: z.string(),
@@ -59,6 +60,10 @@ export const metricRecordSchema = z.object({
   time_inserted: z.unknown().optional(),
   tz: z.unknown().optional(),
   mode: nullableString,
+};
+
+export const metricRecordSchema = z.object({
+  ...recordHead,
   name: z.string(),
   value: z.union([z.string(), z.number()]).nullable(),
   unit: nullableString,
@@ -68,13 +73,7 @@ export const metricRecordSchema = z.object({
 });
 
 export const unitRecordSchema = z.object({
-  station_id: z.string(),
-  slot: nullableString,
-  unit_serial: z.string(),
-  time_created: z.union([z.string(), z.number()]),
-  time_inserted: z.unknown().optional(),
-  tz: z.unknown().optional(),
-  mode: nullableString,
+  ...recordHead,
   unit_type: nullableString,
   direction: z.string(),
   result: nullableString,

@@ -4,6 +4,7 @@
  * the log with thousands of identical lines).
  */
 import type { Logger } from 'pino';
+import { getOrCreate } from './maps.ts';
 
 /** Counts events by collector and kind, and logs them once per poll. */
 export class LogDigest {
@@ -17,11 +18,7 @@ export class LogDigest {
     event: { readonly kind: string; readonly fields: Record<string, unknown>; readonly n?: number },
   ): void {
     const { kind, fields, n = 1 } = event;
-    let byKind = this.counts.get(collector);
-    if (!byKind) {
-      byKind = new Map();
-      this.counts.set(collector, byKind);
-    }
+    const byKind = getOrCreate(this.counts, collector, () => new Map());
     const key = `${kind}\u0000${JSON.stringify(fields)}`;
     const entry = byKind.get(key);
     if (entry) entry.n += n;

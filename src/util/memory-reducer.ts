@@ -8,9 +8,9 @@
  * allocates nothing on that heap, counts as the fastest: `--trace-memory-reducer` then reports
  * "high alloc" at every check, for ever, and the exporter keeps its first poll's peak.
  * Compiling a `vm.Script` allocates on that heap, so the rate is above zero and decays; the next
- * check of an idle exporter passes and the reducer collects, incrementally. At ~100k series
- * under a 512 MiB limit the RSS 30 s after a poll read 130 to 136 MiB with this, against 181 to
- * 197 without (docs/scaling.md, "Memory"). The highest RSS, the first poll's, it does not lower.
+ * check of an idle exporter passes and the reducer collects, incrementally. The gain between
+ * polls: docs/scaling.md, "Mechanisms and what each one buys". The highest RSS, the first poll's,
+ * it does not lower.
  */
 import { Script } from 'node:vm';
 

@@ -5,6 +5,7 @@
  * from the records of the upstream GET /metrics. Formulas: docs/measurements.md.
  */
 import { type Family, type FamilyDesc, LabelSet, type Sample } from '../../exposition/model.ts';
+import { getOrCreate } from '../../util/maps.ts';
 import {
   type Capability,
   type CapabilityMethod,
@@ -285,11 +286,7 @@ class Omissions {
   private readonly byStation = new Map<string, Map<string, OmissionRow[]>>();
 
   count(station: LabelSet, window: string, omitted: { ppk?: OmitReason; cpk?: OmitReason }): void {
-    let byWindow = this.byStation.get(station.text);
-    if (byWindow === undefined) {
-      byWindow = new Map();
-      this.byStation.set(station.text, byWindow);
-    }
+    const byWindow = getOrCreate(this.byStation, station.text, () => new Map());
     let rows = byWindow.get(window);
     if (rows === undefined) {
       rows = [];

@@ -41,6 +41,7 @@ import {
 } from '../../spc/bernoulli.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
 import type { LoopYielder } from '../../util/loop-yield.ts';
+import { getOrCreate } from '../../util/maps.ts';
 import { sortInSlices } from '../../util/sliced-sort.ts';
 import { targetsOf } from '../targets/match.ts';
 import { UNIT_CUSUM_FAMILIES } from './cusum-families.ts';
@@ -304,13 +305,10 @@ export class UnitCusums {
     const p = onLogitGrid(Math.min(MAX_P, Math.max(MIN_P, p0)));
     if (!(p < MAX_P)) return undefined;
     const key = this.keyOf(kind, p);
-    let design = this.designs.get(key);
-    if (!design) {
+    return getOrCreate(this.designs, key, () => {
       const shift = shiftByOddsRatio(p, this.ratioOf(kind));
-      design = designBernoulliCusum({ p0: p, p1: Math.min(MAX_P, shift.p1) }, this.opts.cusum.arl0);
-      this.designs.set(key, design);
-    }
-    return design;
+      return designBernoulliCusum({ p0: p, p1: Math.min(MAX_P, shift.p1) }, this.opts.cusum.arl0);
+    });
   }
 
   private ratioOf(kind: CusumKind): number {
@@ -337,12 +335,7 @@ export class UnitCusums {
   }
 
   private subject(map: Map<string, Subject>, id: string): Subject {
-    let s = map.get(id);
-    if (!s) {
-      s = new Subject((kind) => this.modelOf(kind));
-      map.set(id, s);
-    }
-    return s;
+    return getOrCreate(map, id, () => new Subject((kind) => this.modelOf(kind)));
   }
 
   private evaluate(r: Result, node: StationNode): void {

@@ -1,5 +1,6 @@
 /** Counts over a window of a station's unit rows (sorted columns). */
 import type { SerialForm, SerialKey, SortedColumns } from '../../records/columns.ts';
+import { getOrCreate } from '../../util/maps.ts';
 import { DIRECTION, PRODUCT, RESULT } from './store.ts';
 
 /** One kind of unit record: its labels, and with the counts, how many of them a window holds. */
@@ -70,10 +71,5 @@ export function unitWindow(rows: SortedColumns<SerialForm>, opts: UnitWindowOpti
 }
 
 function addTo(map: Map<string, Set<SerialKey>>, key: string, serial: SerialKey): void {
-  let set = map.get(key);
-  if (set === undefined) {
-    set = new Set();
-    map.set(key, set);
-  }
-  set.add(serial);
+  getOrCreate(map, key, () => new Set()).add(serial);
 }

@@ -1,7 +1,7 @@
 /**
  * bcrypt in worker threads. bcryptjs is plain JavaScript: on the event loop, a flood of wrong
- * passwords at cost 12 kept it busy in 100 ms slices, and an honest scraper's TLS handshake
- * waited 6.3 s behind them. In threads, the event loop only passes messages.
+ * passwords keeps it busy and an honest scraper waits behind them (docs/scaling.md,
+ * "Mechanisms and what each one buys"). In threads, the event loop only passes messages.
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
