@@ -62,7 +62,16 @@ export const configErrorMap: z.core.$ZodErrorMap = (iss) => {
 function wrongType(iss: RawIssue<'invalid_type'>): string {
   if (iss.input === undefined) return 'is required';
   if (iss.expected === 'int' && typeof iss.input === 'number') return 'must be an integer';
+  // YAML's .nan and .inf are numbers that zod refuses as such.
+  if (iss.expected === 'number' && typeof iss.input === 'number')
+    return `must be a finite number, got ${yamlNumber(iss.input)}`;
   return `expected ${EXPECTED[iss.expected] ?? iss.expected}, got ${typeName(iss.input)}`;
+}
+
+/** A non-finite number as YAML spells it. */
+function yamlNumber(value: number): string {
+  if (Number.isNaN(value)) return '.nan';
+  return value > 0 ? '.inf' : '-.inf';
 }
 
 function tooSmall(iss: RawIssue<'too_small'>): string {

@@ -132,6 +132,22 @@ describe('parseConfig', () => {
     for (const issue of [...yamlIssues, ...schemaIssues]) expect(issue).not.toContain('secret');
   });
 
+  it('names a non-finite number as YAML spells it, not as a number of the wrong type', async () => {
+    const config = (k: string) =>
+      `upstream: { base_url: "http://a", token: t }\nmeasurements:\n  control:\n    cusum: { k: ${k} }\n`;
+    for (const [k, shown] of [
+      ['.nan', '.nan'],
+      ['.inf', '.inf'],
+      ['-.inf', '-.inf'],
+    ])
+      expect(await issuesOf(() => parseConfig(config(k), { baseDir: '/' }))).toEqual([
+        `measurements.control.cusum.k: must be a finite number, got ${shown}`,
+      ]);
+    expect(await issuesOf(() => parseConfig(config('"x"'), { baseDir: '/' }))).toEqual([
+      'measurements.control.cusum.k: expected a number, got string',
+    ]);
+  });
+
   it('refuses a YAML alias bomb with a config error, not a crash', async () => {
     const text = `upstream: { base_url: "http://a", token: t }\nbomb:\n  ${ALIAS_BOMB_LINES.join('\n  ')}\n`;
     expect(await issuesOf(() => parseConfig(text, { baseDir: '/' }))).toEqual([
