@@ -8,6 +8,7 @@
  * {@link loadLimitsFile} make a {@link LimitsFile}. docs/measurements.md ("Approved limits") shows
  * the format.
  */
+import { Worker } from 'node:worker_threads';
 import { isMap, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { formatBytes, readRegularFile } from '../util/read-file.ts';
@@ -17,6 +18,7 @@ import { timestamp } from './control-schema.ts';
 import type { Path, PathIssue } from './env.ts';
 import { always, hexId, isRecord } from './fields.ts';
 import { configErrorMap, flattenIssues, formatIssue } from './issues.ts';
+import type { LimitsAnswer } from './limits-worker.ts';
 import { readErrorText, yamlErrorText, yamlToValue } from './read-errors.ts';
 
 /**
@@ -346,4 +348,39 @@ export async function loadLimitsFile(path: string): Promise<LimitsFile> {
     throw new LimitsFileError(path, [`cannot read the file: ${readErrorText(err)}`]);
   }
   return parseLimits(text, path);
+}
+
+// Under tsx and vitest this module is src/config/limits-schema.ts, beside the worker's source,
+// which node runs with its types stripped. Bundled, every chunk sits at the root of the output
+// folder beside limits-worker.js, an entry point of every bundle (scripts/bundle.mjs).
+const WORKER_URL = new URL(
+  import.meta.url.endsWith('.ts') ? './limits-worker.ts' : './limits-worker.js',
+  import.meta.url,
+);
+
+/**
+ * {@link loadLimitsFile} in a worker thread, for a process that serves while it reads: the
+ * event loop only receives the entries. Throws {@link LimitsFileError} as loadLimitsFile does.
+ */
+export async function loadLimitsFileInThread(path: string): Promise<LimitsFile> {
+  // No inherited flags: a loader such as tsx's would transform the thread's modules through the
+  // event loop (60 ms of its CPU per read, bench:limits-file), and node runs them as they are.
+  const worker = new Worker(WORKER_URL, { workerData: { path }, execArgv: [] });
+  try {
+    const answer = await new Promise<LimitsAnswer>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`limits file thread exited with code ${code}`)));
+    });
+    if ('chartsJson' in answer)
+      return new LimitsFile(MADE_HERE, path, JSON.parse(answer.chartsJson) as ChartLimits[]);
+    if ('issues' in answer)
+      throw new LimitsFileError(
+        path,
+        answer.issues.map((i) => (i.startsWith(`${path}: `) ? i.slice(path.length + 2) : i)),
+      );
+    throw new Error(`reading the limits file ${path} failed: ${answer.failed}`);
+  } finally {
+    void worker.terminate();
+  }
 }
