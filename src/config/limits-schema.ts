@@ -380,8 +380,15 @@ export async function loadLimitsFileInThread(path: string): Promise<LimitsFile> 
   } finally {
     void worker.terminate();
   }
-  if ('chartsJson' in answer)
-    return new LimitsFile(MADE_HERE, path, JSON.parse(answer.chartsJson) as ChartLimits[]);
+  if ('chartsJson' in answer) {
+    const charts: ChartLimits[] = [];
+    for (const batch of answer.chartsJson) {
+      for (const c of JSON.parse(batch) as ChartLimits[]) charts.push(c);
+      // A turn of the event loop between batches: a scrape waits for one batch, not the file.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return new LimitsFile(MADE_HERE, path, charts);
+  }
   if ('issues' in answer)
     throw new LimitsFileError(
       path,
