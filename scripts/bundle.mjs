@@ -28,10 +28,11 @@ const REQUIRE_BANNER =
  * Modules that run in worker threads, loaded by URL rather than imported, so that no import
  * brings them into a bundle: each is an entry point of every bundle, written at the root of the
  * output folder beside the chunks whose `import.meta.url` looks for it there
- * (src/server/web-config/bcrypt-pool.ts).
+ * (src/server/web-config/bcrypt-pool.ts, src/config/limits-schema.ts).
  */
 const WORKER_ENTRY_POINTS = {
   'bcrypt-worker': path.join(import.meta.dirname, '../src/server/web-config/bcrypt-worker.ts'),
+  'limits-worker': path.join(import.meta.dirname, '../src/config/limits-worker.ts'),
 };
 
 /**

@@ -76,11 +76,15 @@ function yamlNumber(value: number): string {
 
 function tooSmall(iss: RawIssue<'too_small'>): string {
   if (iss.origin === 'array') return `must have at least ${iss.minimum} item${iss.minimum === 1 ? '' : 's'}`;
+  // A text's length, not its value: "must be at least 1" reads as a number.
+  if (iss.origin === 'string')
+    return iss.minimum === 1 ? 'must not be empty' : `must have at least ${iss.minimum} characters`;
   return iss.inclusive === false ? `must be greater than ${iss.minimum}` : `must be at least ${iss.minimum}`;
 }
 
 function tooBig(iss: RawIssue<'too_big'>): string {
   if (iss.origin === 'array') return `must have at most ${iss.maximum} items`;
+  if (iss.origin === 'string') return `must have at most ${iss.maximum} characters`;
   return iss.inclusive === false ? `must be less than ${iss.maximum}` : `must be at most ${iss.maximum}`;
 }
 

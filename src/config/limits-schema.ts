@@ -8,6 +8,7 @@
  * {@link loadLimitsFile} make a {@link LimitsFile}. docs/measurements.md ("Approved limits") shows
  * the format.
  */
+import { Worker } from 'node:worker_threads';
 import { isMap, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { MAX_PHI, MAX_SKEWNESS, MIN_PHI } from '../spc/calibration.ts';
@@ -19,6 +20,7 @@ import { timestamp } from './control-schema.ts';
 import type { Path, PathIssue } from './env.ts';
 import { always, hexId, isRecord } from './fields.ts';
 import { configErrorMap, flattenIssues, formatIssue } from './issues.ts';
+import type { LimitsAnswer } from './limits-worker.ts';
 import { readErrorText, yamlErrorText, yamlToValue } from './read-errors.ts';
 
 /**
@@ -387,4 +389,51 @@ export async function loadLimitsFile(path: string): Promise<LimitsFile> {
     throw new LimitsFileError(path, [`cannot read the file: ${readErrorText(err)}`]);
   }
   return parseLimits(text, path);
+}
+
+// Under tsx and vitest this module is src/config/limits-schema.ts, beside the worker's source,
+// which node runs with its types stripped. Bundled, every chunk sits at the root of the output
+// folder beside limits-worker.js, an entry point of every bundle (scripts/bundle.mjs).
+const WORKER_URL = new URL(
+  import.meta.url.endsWith('.ts') ? './limits-worker.ts' : './limits-worker.js',
+  import.meta.url,
+);
+
+/**
+ * {@link loadLimitsFile} in a worker thread, for a process that serves while it reads: the
+ * event loop only receives the entries. Throws {@link LimitsFileError} as loadLimitsFile does,
+ * also when the thread fails (out of memory, say), so that the caller keeps its last good file.
+ */
+export async function loadLimitsFileInThread(path: string): Promise<LimitsFile> {
+  // No inherited flags: a loader such as tsx's would transform the thread's modules on the event
+  // loop (measured under tsx: half of the event loop's 100 ms per read of 10,000 entries), and
+  // node runs them as they are.
+  const worker = new Worker(WORKER_URL, { workerData: { path }, execArgv: [] });
+  let answer: LimitsAnswer;
+  try {
+    answer = await new Promise<LimitsAnswer>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`the thread exited with code ${code}`)));
+    });
+  } catch (err) {
+    answer = { failed: err instanceof Error ? err.message : String(err) };
+  } finally {
+    void worker.terminate();
+  }
+  if ('chartsJson' in answer) {
+    const charts: ChartLimits[] = [];
+    for (const batch of answer.chartsJson) {
+      for (const c of JSON.parse(batch) as ChartLimits[]) charts.push(c);
+      // A turn of the event loop between batches: a scrape waits for one batch, not the file.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return new LimitsFile(MADE_HERE, path, charts);
+  }
+  if ('issues' in answer)
+    throw new LimitsFileError(
+      path,
+      answer.issues.map((i) => (i.startsWith(`${path}: `) ? i.slice(path.length + 2) : i)),
+    );
+  throw new LimitsFileError(path, [`cannot read the file: ${answer.failed}`]);
 }

@@ -144,6 +144,14 @@ export class ControlChart {
     return this.tooLate;
   }
 
+  /**
+   * Calls `take` with each point the chart holds, with its key: its recent points (the evaluation
+   * window, the rules' context and the overlap), not the older ones the baseline keeps as sums.
+   */
+  forEachRecentPoint(take: (time: number, value: number, key: number) => void): void {
+    this.points.forEach(take);
+  }
+
   /** Bytes of the chart's history: the recent points' columns and the baseline's buckets. */
   get historyBytes(): number {
     return this.points.bytes + this.baseline.bytes;

@@ -134,6 +134,16 @@ export class RecentPoints {
     this.views = undefined;
   }
 
+  /**
+   * Calls `take` with every point held, with its key (0 once keys are dropped): the merged ones
+   * in time order, then the queued ones. Merges nothing: the next merge still counts the new ones.
+   */
+  forEach(take: (time: number, value: number, key: number) => void): void {
+    for (let i = 0; i < this.n; i++) take(this.t[i]!, this.v[i]!, this.k?.[i] ?? 0);
+    for (let i = 0; i < this.pendingT.length; i++)
+      take(this.pendingT[i]!, this.pendingV[i]!, this.pendingK[i]!);
+  }
+
   /** Stops recognising duplicates: the keys are dropped. */
   forgetKeys(): void {
     this.k = undefined;

@@ -6,7 +6,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isApproved, LimitsFileError, loadLimitsFile, parseLimits } from '../../src/config/limits-schema.ts';
+import {
+  isApproved,
+  LimitsFileError,
+  loadLimitsFile,
+  loadLimitsFileInThread,
+  parseLimits,
+} from '../../src/config/limits-schema.ts';
 import { ConfigError, configFromObject } from '../../src/config/load.ts';
 
 const STATION = '65a1f0c2e4b0a1b2c3d4e5f6';
@@ -242,6 +248,32 @@ describe('measurements.control.limits_file in the config', () => {
     const file = await loadLimitsFile(join(dir, 'limits.yaml'));
     expect(file.charts).toHaveLength(2);
     await expect(loadLimitsFile(join(dir, 'nope.yaml'))).rejects.toThrow(
+      'cannot read the file: no such file',
+    );
+  });
+
+  it('loads the same file in a worker thread, problems and all', async () => {
+    const good = join(dir, 'limits.yaml');
+    writeFileSync(good, GOOD);
+    const inThread = await loadLimitsFileInThread(good);
+    expect(inThread.charts).toEqual((await loadLimitsFile(good)).charts);
+    expect(inThread.source).toBe(good);
+    expect(inThread.approved({ station: STATION, metric: 'vcc_3v3', slot: null, product: null })).toBe(
+      inThread.charts[0],
+    );
+    const bad = join(dir, 'bad.yaml');
+    writeFileSync(bad, chart('    center: 1\n    sigma: 0\n    ucl: 0.9\n    lcl: 1.1\n'));
+    const failure = (p: Promise<unknown>) =>
+      p.then(
+        () => undefined,
+        (err: unknown) => err as LimitsFileError,
+      );
+    const direct = (await failure(loadLimitsFile(bad))) as LimitsFileError;
+    const threaded = (await failure(loadLimitsFileInThread(bad))) as LimitsFileError;
+    expect(threaded).toBeInstanceOf(LimitsFileError);
+    expect(threaded.issues).toEqual(direct.issues);
+    expect(threaded.message).toBe(direct.message);
+    await expect(loadLimitsFileInThread(join(dir, 'nope.yaml'))).rejects.toThrow(
       'cannot read the file: no such file',
     );
   });

@@ -139,7 +139,7 @@ describe('parseConfig', () => {
       ['.nan', '.nan'],
       ['.inf', '.inf'],
       ['-.inf', '-.inf'],
-    ])
+    ] as const)
       expect(await issuesOf(() => parseConfig(config(k), { baseDir: '/' }))).toEqual([
         `measurements.control.cusum.k: must be a finite number, got ${shown}`,
       ]);

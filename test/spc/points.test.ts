@@ -27,6 +27,30 @@ describe('RecentPoints', () => {
     expect(p.prefixVersion).toBe(1);
   });
 
+  it('passes every point held with its key, queued ones too, and leaves the merge count alone', () => {
+    const p = new RecentPoints();
+    p.add(10, 1, 101);
+    p.add(20, 2, 102);
+    // Older than a held point: queued for the next merge.
+    p.add(15, 3, 103);
+    const seen: number[][] = [];
+    p.forEach((t, v, k) => seen.push([t, v, k]));
+    expect(seen).toEqual([
+      [10, 1, 101],
+      [20, 2, 102],
+      [15, 3, 103],
+    ]);
+    expect(p.merge()).toBe(3);
+    p.forgetKeys();
+    const after: number[][] = [];
+    p.forEach((t, v, k) => after.push([t, v, k]));
+    expect(after).toEqual([
+      [10, 1, 0],
+      [15, 3, 0],
+      [20, 2, 0],
+    ]);
+  });
+
   it('recognises a keyed point passed again, also after points appended without keys', () => {
     const p = new RecentPoints();
     p.add(10, 1);

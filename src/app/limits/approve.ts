@@ -5,8 +5,9 @@
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
-import { parseLimits } from '../../config/limits-schema.ts';
-import { type LimitsEntry, LimitsFileError, limitsFromText, rfc3339 } from './file.ts';
+import { type ChartIdentity, LimitsFileError, parseLimits } from '../../config/limits-schema.ts';
+import { LimitsUsageError } from './errors.ts';
+import { rfc3339 } from './file.ts';
 
 /** One `--chart` selector: `key=value` pairs, comma-separated (keys station, metric, slot, product). */
 export type ChartSelector = Readonly<Partial<Record<'station' | 'metric' | 'slot' | 'product', string>>>;
@@ -28,7 +29,7 @@ export function parseSelector(text: string): ChartSelector {
   return out;
 }
 
-function matches(e: LimitsEntry, sel: ChartSelector): boolean {
+function matches(e: ChartIdentity, sel: ChartSelector): boolean {
   const same = (want: string | undefined, have: string | null) => want === undefined || want === (have ?? '');
   return (
     (sel.station === undefined || sel.station.toLowerCase() === e.station.toLowerCase()) &&
@@ -49,22 +50,25 @@ export interface ApproveOptions {
   readonly nowMs: number;
 }
 
-/** The entries approved (their indexes), or a {@link LimitsFileError} naming the refused ones. */
+/**
+ * The entries approved (their indexes), or a {@link LimitsFileError}: the loader's problems, or
+ * the entries refused for want of a reason.
+ */
 export async function approveLimits(opts: ApproveOptions): Promise<number[]> {
   const text = await readFile(opts.file, 'utf8');
-  const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw new LimitsFileError(`${opts.file}: ${doc.errors[0]!.message}`);
-  const file = limitsFromText(text, opts.file);
+  const file = parseLimits(text, opts.file);
   const chosen = file.charts.flatMap((e, i) =>
     opts.selectors.length === 0 || opts.selectors.some((s) => matches(e, s)) ? [i] : [],
   );
-  if (chosen.length === 0) throw new LimitsFileError(`${opts.file}: no entry matches the --chart selectors`);
+  if (chosen.length === 0) throw new LimitsUsageError(`${opts.file}: no entry matches the --chart selectors`);
   const reason = opts.reason?.trim();
   const refused = chosen.filter((i) => !reason && !file.charts[i]!.reason);
   if (refused.length > 0)
-    throw new LimitsFileError(
-      `${opts.file}: refused, no reason: ${refused.map((i) => `charts[${i}].reason`).join(', ')} (give --reason or write one)`,
-    );
+    throw new LimitsFileError(opts.file, [
+      `refused, no reason: ${refused.map((i) => `charts[${i}].reason`).join(', ')} (give --reason or write one)`,
+    ]);
+  // The loader accepted the text, so it parses; edited as a document to keep comments and layout.
+  const doc = parseDocument(text);
   const at = rfc3339(opts.nowMs);
   for (const i of chosen) {
     if (reason) doc.setIn(['charts', i, 'reason'], reason);

@@ -314,7 +314,7 @@ export class ControlCharts {
         const fresh = this.#newCharted(charted, approved);
         station.bySeries.set(key, fresh);
         station.ordered = undefined;
-        this.#refill(fresh);
+        this.#refill(fresh, charted);
         this.#logger.info(
           {
             station_id: charted.stationId,
@@ -362,12 +362,16 @@ export class ControlCharts {
   }
 
   /**
-   * Feeds a new chart the points of its series that the store holds. A chart per product starts
-   * from the points that come: the store keeps a serial's 32-bit key, not the serial the product
-   * index is keyed by.
+   * Feeds a new chart that replaces `old` the points of its series that the store holds. A chart
+   * per product takes the recent points of the chart it replaces instead: the store keeps a
+   * serial's 32-bit key, not the serial the product index is keyed by, so it cannot tell which of
+   * its points are the product's.
    */
-  #refill(charted: Charted): void {
-    if (charted.product !== null) return;
+  #refill(charted: Charted, old: Charted): void {
+    if (charted.product !== null) {
+      old.chart.forEachRecentPoint((time, value, key) => charted.chart.add(time, value, key));
+      return;
+    }
     for (const s of this.#measurements.seriesOf(stationKey(charted.stationId))) {
       if (s.name !== charted.name || s.slot !== charted.slot) continue;
       for (let i = 0; i < s.rows.length; i++)

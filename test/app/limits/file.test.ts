@@ -7,15 +7,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { stringify } from 'yaml';
 import { approveLimits, parseSelector } from '../../../src/app/limits/approve.ts';
 import {
   exclusionSpan,
   type LimitsEntry,
-  LimitsFileError,
-  limitsFromObject,
+  limitsFromText,
   limitsYaml,
+  readLimitsFile,
 } from '../../../src/app/limits/file.ts';
+import { LimitsFileError } from '../../../src/config/limits-schema.ts';
 
 const STATION = '65a1f0c2e4b0a1b2c3d4e5f6';
 
@@ -47,7 +48,7 @@ describe('limits file', () => {
 
   it('reads back what it writes', () => {
     const file = { version: 1 as const, charts: [entry(), entry({ slot: '2', reason: 'initial' })] };
-    expect(limitsFromObject(parse(limitsYaml(file)), 'f.yaml')).toEqual(file);
+    expect(limitsFromText(limitsYaml(file), 'f.yaml')).toEqual(file);
   });
 
   it('quotes station ids, and reads an entry without a study (one from a control plan)', () => {
@@ -55,12 +56,12 @@ describe('limits file', () => {
     const { study: _, ...planned } = entry({ station: digits });
     const text = limitsYaml({ version: 1, charts: [planned] });
     expect(text).toContain(`station: "${digits}"`);
-    const back = limitsFromObject(parse(text), 'f.yaml').charts[0]!;
+    const back = limitsFromText(text, 'f.yaml').charts[0]!;
     expect(back.station).toBe(digits);
     expect(back.study).toBeUndefined();
   });
 
-  it('names every problem by its path, and a second entry of one chart', () => {
+  it('reads with the exporter’s loader: its problems, each by its path', async () => {
     const bad = {
       version: 1,
       charts: [
@@ -69,20 +70,28 @@ describe('limits file', () => {
         entry({ station: STATION.toUpperCase() }),
       ],
     };
-    let message = '';
-    try {
-      limitsFromObject(bad, 'limits.yaml');
-    } catch (err) {
-      expect(err).toBeInstanceOf(LimitsFileError);
-      message = (err as Error).message;
-    }
-    expect(message).toContain('limits.yaml:');
-    expect(message).toContain('charts[0]: must have lcl < center < ucl');
-    expect(message).toContain('charts[0].study.to: must be after from');
-    expect(message).toContain('charts[1].station: must be 24 hex digits');
-    expect(message).toContain('charts[1].excluded[0].at: must be an RFC 3339 time');
-    expect(message).toContain('charts[1].excluded[0].cause: must be a non-empty string');
-    expect(message).toContain('charts[2]: the same chart as charts[0]');
+    const file = path.join(dir, 'bad.yaml');
+    writeFileSync(file, stringify(bad));
+    const error = await readLimitsFile(file).catch((err: unknown) => err);
+    expect(error).toBeInstanceOf(LimitsFileError);
+    expect((error as LimitsFileError).issues).toEqual([
+      `${file}: charts[0].study.to: must be after from`,
+      `${file}: charts[0].lcl: must be below center`,
+      `${file}: charts[1].station: must be a 24-character hexadecimal id, got "nothex"`,
+      `${file}: charts[1].excluded[0].at: must be an RFC 3339 time with an offset, such as 2025-03-01T00:00:00Z, got "2026-11-05 08:14"`,
+      `${file}: charts[1].excluded[0].cause: must not be empty`,
+      `${file}: charts[2]: the same chart as charts[0] (station, metric, slot and product)`,
+    ]);
+    await expect(readLimitsFile(path.join(dir, 'none.yaml'))).rejects.toThrow(/cannot read the file/);
+  });
+
+  it('writes the loaded times in UTC, a point exclusion as at', () => {
+    const text = limitsYaml({ version: 1, charts: [entry()] }).replace(
+      'from: 2026-11-03T10:00:00Z',
+      'from: 2026-11-03T11:00:00+01:00',
+    );
+    const back = limitsFromText(text, 'f.yaml').charts[0]!;
+    expect(back.excluded).toEqual(entry().excluded);
   });
 
   it('excludes [from, to) of a span, and the one millisecond of a point', () => {
@@ -108,7 +117,7 @@ describe('limits file', () => {
     expect(chosen).toEqual([1]);
     const after = readFileSync(file, 'utf8');
     expect(after.startsWith('# reviewed in the weekly quality meeting\n')).toBe(true);
-    const charts = limitsFromObject(parse(after), file).charts;
+    const charts = limitsFromText(after, file).charts;
     expect(charts[0]!.approved_by).toBeNull();
     expect(charts[1]).toMatchObject({
       approved_by: 'j.doe',

@@ -4,6 +4,7 @@ import type { CapabilityMethod } from '../../../src/collectors/measurements/capa
 import { windowCapability } from '../../../src/collectors/measurements/capability-methods.ts';
 import type { Limits } from '../../../src/collectors/measurements/store.ts';
 import { boxCox } from '../../../src/util/stats/box-cox.ts';
+import { normalCdf } from '../../../src/util/stats/normal.ts';
 import { OVEN_RADIATION } from '../../util/stats/fixtures.ts';
 
 /** Window statistics of values, as stats.ts computes them (mean, sd with n − 1). */
@@ -99,6 +100,82 @@ describe('percentile capability (ISO 22514-2)', () => {
     expect(run('percentile', new Float64Array(50).fill(2), EXP_LIMITS).omitted).toEqual({
       ppk: 'zero_spread',
     });
+  });
+});
+
+/** Φ⁻¹(p) by bisection on Φ, to the last bit: slow and independent of any quantile code. */
+function normalQuantile(p: number): number {
+  let low = -40;
+  let high = 40;
+  for (let i = 0; i < 200 && high - low > 1e-15 * Math.max(1, Math.abs(low)); i++) {
+    const mid = (low + high) / 2;
+    if (normalCdf(mid) < p) low = mid;
+    else high = mid;
+  }
+  return (low + high) / 2;
+}
+
+/**
+ * A lognormal distribution (threshold 0) as a sample: its quantiles at i/20,000. Definition 7
+ * reads the p-quantile of 20,001 values at index 20,000·p, an integer for p = 0.00135, 0.5 and
+ * 0.99865, so the sample's three ISO points are the distribution's own. (The ends, at p = 0 and 1,
+ * are infinite and moved half a step inwards; no point reads them.)
+ */
+function lognormalGrid(zeta: number, sigma: number): Float64Array {
+  const steps = 20_000;
+  return Float64Array.from({ length: steps + 1 }, (_, i) => {
+    const p = Math.min(Math.max(i, 0.5), steps - 0.5) / steps;
+    return Math.exp(zeta + sigma * normalQuantile(p));
+  });
+}
+
+describe('percentile capability against a published fitted-distribution example', () => {
+  // SAS/QC User's Guide, The CAPABILITY Procedure, HISTOGRAM statement, "Printed Output",
+  // Output 5.7.10 (data set Hang, LSL 13.95, USL 14.05, `lognormal(indices)`):
+  // https://support.sas.com/documentation/cdl/en/qcug/63922/HTML/default/qcug_capability_a0000001512.htm
+  // The fitted lognormal has θ = 0, ζ = 2.638966, σ = 0.001497, and SAS prints its indices from
+  // the fitted 0.135 %, 50 % and 99.865 % points (the ISO 22514-2 quantile method):
+  // Cp 0.795463, CPL 0.776822, CPU 0.814021, Cpk 0.776822. The exporter reads those points from
+  // the window's values instead (docs/capability.md), so the data set itself (50 widths, whose
+  // 0.135 % point definition 7 puts at the smallest value) cannot be matched; what can is the
+  // rest of the method, given the fitted distribution's points as a sample.
+  const LIMITS = { time: 0, lower: 13.95, upper: 14.05 };
+  const PUBLISHED = { pp: 0.795463, ppl: 0.776822, ppu: 0.814021, ppk: 0.776822 };
+
+  it('reproduces SAS Output 5.7.10 from the fitted lognormal points', () => {
+    const c = run('percentile', lognormalGrid(2.638966, 0.001497), LIMITS);
+    // ζ and σ are printed to 7 and 4 significant digits; σ's rounding alone moves each index
+    // by up to 3.3e-4 relative, so three decimals is what the printed parameters carry.
+    expect(c.pp).toBeCloseTo(PUBLISHED.pp, 3);
+    expect(c.ppk).toBeCloseTo(PUBLISHED.ppk, 3);
+    expect(c.cpk).toBeUndefined();
+  });
+
+  it('lies within the rounding of the published parameters', () => {
+    // The printed ζ and σ stand for ζ ± 5e-7 and σ ± 5e-7. Each index is monotone in both, so
+    // over that box it ranges between its values at the four corners: the published index must
+    // fall in that range (the lower side, CPL, is Ppk here as in SAS's table).
+    const corners = [-5e-7, 5e-7].flatMap((dz) =>
+      [-5e-7, 5e-7].map((ds) => run('percentile', lognormalGrid(2.638966 + dz, 0.001497 + ds), LIMITS)),
+    );
+    const pps = corners.map((c) => c.pp as number);
+    const ppks = corners.map((c) => c.ppk as number);
+    expect(PUBLISHED.pp).toBeGreaterThanOrEqual(Math.min(...pps));
+    expect(PUBLISHED.pp).toBeLessThanOrEqual(Math.max(...pps));
+    expect(PUBLISHED.ppk).toBeGreaterThanOrEqual(Math.min(...ppks));
+    expect(PUBLISHED.ppk).toBeLessThanOrEqual(Math.max(...ppks));
+    // The upper side alone, with the lower limit dropped: SAS's CPU.
+    const ppus = [-5e-7, 5e-7].flatMap((dz) =>
+      [-5e-7, 5e-7].map(
+        (ds) =>
+          run('percentile', lognormalGrid(2.638966 + dz, 0.001497 + ds), { time: 0, upper: 14.05 })
+            .ppk as number,
+      ),
+    );
+    expect(PUBLISHED.ppu).toBeGreaterThanOrEqual(Math.min(...ppus));
+    expect(PUBLISHED.ppu).toBeLessThanOrEqual(Math.max(...ppus));
+    // And the range is narrow: the check is not vacuous.
+    expect(Math.max(...ppks) - Math.min(...ppks)).toBeLessThan(1e-3);
   });
 });
 

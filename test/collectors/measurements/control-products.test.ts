@@ -4,6 +4,9 @@
  * its own points, not the mixture's; points wait for their unit's product and are skipped (and
  * counted) when the units job has read every unit record up to their time and none names them.
  */
+import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ControlCharts } from '../../../src/collectors/measurements/control.ts';
 import { MeasurementStore } from '../../../src/collectors/measurements/store.ts';
@@ -64,7 +67,7 @@ function records(): { list: MeasurementRecord[]; products: Map<string, string> }
   return { list, products };
 }
 
-function setUp(byProduct: boolean) {
+function setUp(byProduct: boolean, limitsFile?: string) {
   const ctx = jobContext({
     windows: ['1d'],
     products: { allow: ['P1', 'P2'] },
@@ -76,6 +79,7 @@ function setUp(byProduct: boolean) {
         names: [{ name: 'vbat', by_product: byProduct }],
         baseline: { rolling: '2h' },
         min_samples: 20,
+        ...(limitsFile === undefined ? {} : { limits_file: limitsFile }),
       },
     },
   });
@@ -150,5 +154,54 @@ describe('control charts keyed per product', () => {
     expect(charts.takeSkipped()).toEqual(new Map([['product_unknown', 2]]));
     expect(charts.history().charts).toBe(2);
     expect(held).toBeGreaterThan(0);
+  });
+
+  it('refills a product’s chart with its own points when its approved limits change', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'product-limits-'));
+    try {
+      const file = join(dir, 'limits.yaml');
+      // An approved entry for P1's chart at `center`, limits ± 0.3; a new modification time each write.
+      const approve = (center: number, second: number) => {
+        writeFileSync(
+          file,
+          `version: 1\ncharts:\n  - { station: "${A}", metric: vbat, product: P1, center: ${center}, sigma: 0.1, ucl: ${center + 0.3}, lcl: ${center - 0.3}, approved_by: j.doe, approved_at: 2026-03-01T09:00:00Z, reason: study }\n`,
+        );
+        utimesSync(file, NOW / 1000 + second, NOW / 1000 + second);
+      };
+      approve(10, 1);
+      const { ctx, store, charts } = setUp(true, file);
+      const { list, products } = records();
+      for (const [serial, p] of products) ctx.products.set(serial, p);
+      ctx.products.cover({ from: NOW - 24 * HOUR, to: NOW });
+      expect(await charts.refreshLimits()).toBe('loaded');
+      store.add(list);
+      charts.retainFrom(NOW, NOW - 24 * HOUR);
+      const before = samplesOf(await charts.families(topology, { nowMs: NOW, complete: true }));
+      expect(sample(before, 'station_measurement_control_center', 'P1')).toBe(10);
+      // Every P1 point lies in 10 ± 0.2, inside 10 ± 0.3: no rule 1 point in the window.
+      const rule1 = (s: Map<string, number>) =>
+        [...s].find(
+          ([k]) =>
+            k.startsWith('station_measurement_control_window_violations{') &&
+            k.includes('product="P1"') &&
+            k.includes('rule="1"'),
+        )?.[1];
+      expect(rule1(before)).toBeUndefined();
+      // Re-established at 9.4: every P1 point lies above 9.7 now. The new chart must be fed the
+      // points it needs again, as a chart without products is from the store: then each P1 point
+      // of its evaluation window (the last hour) is a rule 1 point at once.
+      approve(9.4, 2);
+      expect(await charts.refreshLimits()).toBe('loaded');
+      charts.retainFrom(NOW + MIN, NOW + MIN - 24 * HOUR);
+      const after = samplesOf(await charts.families(topology, { nowMs: NOW + MIN, complete: true }));
+      expect(sample(after, 'station_measurement_control_center', 'P1')).toBe(9.4);
+      const inWindow = list.filter((r) => r.serial.startsWith('P1-') && r.time > NOW + MIN - HOUR).length;
+      expect(inWindow).toBe(8);
+      expect(rule1(after)).toBe(inWindow);
+      // P2's chart, not in the file, kept its rolling limits and its points.
+      expect(sample(after, 'station_measurement_control_center', 'P2')).toBeCloseTo(12, 12);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
