@@ -34,7 +34,9 @@ describe('RecentPoints', () => {
     // Older than a held point: queued for the next merge.
     p.add(15, 3, 103);
     const seen: number[][] = [];
-    p.forEach((t, v, k) => seen.push([t, v, k]));
+    p.forEach((t, v, k) => {
+      seen.push([t, v, k]);
+    });
     expect(seen).toEqual([
       [10, 1, 101],
       [20, 2, 102],
@@ -43,7 +45,9 @@ describe('RecentPoints', () => {
     expect(p.merge()).toBe(3);
     p.forgetKeys();
     const after: number[][] = [];
-    p.forEach((t, v, k) => after.push([t, v, k]));
+    p.forEach((t, v, k) => {
+      after.push([t, v, k]);
+    });
     expect(after).toEqual([
       [10, 1, 0],
       [15, 3, 0],
