@@ -75,7 +75,7 @@ export function exclusionSpan(e: Exclusion): { fromMs: number; toMs: number } {
 }
 
 /** A loaded entry in the file's own field names, times in UTC. The loader marks a point by `fromMs === toMs`. */
-export function writtenEntry(c: ChartLimits): LimitsEntry {
+function writtenEntry(c: ChartLimits): LimitsEntry {
   const { study } = c;
   return {
     station: c.station,
