@@ -117,11 +117,6 @@ function writtenEntry(c: ChartLimits): LimitsEntry {
   };
 }
 
-/** Reads YAML text with the exporter's loader; throws its error (every problem with its path). */
-export function limitsFromText(text: string, source: string): LimitsFile {
-  return { version: 1, charts: parseLimits(text, source).charts.map(writtenEntry) };
-}
-
 /** Reads a limits file with the exporter's loader. */
 export async function readLimitsFile(file: string): Promise<LimitsFile> {
   return { version: 1, charts: (await loadLimitsFile(file)).charts.map(writtenEntry) };

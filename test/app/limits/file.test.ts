@@ -9,13 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { approveLimits, parseSelector } from '../../../src/app/limits/approve.ts';
-import {
-  exclusionSpan,
-  type LimitsEntry,
-  limitsFromText,
-  limitsYaml,
-  readLimitsFile,
-} from '../../../src/app/limits/file.ts';
+import { exclusionSpan, type LimitsEntry, limitsYaml, readLimitsFile } from '../../../src/app/limits/file.ts';
 import { LimitsFileError } from '../../../src/config/limits-schema.ts';
 
 const STATION = '65a1f0c2e4b0a1b2c3d4e5f6';
@@ -45,18 +39,25 @@ function entry(over: Partial<LimitsEntry> = {}): LimitsEntry {
 describe('limits file', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'limits-file-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  let files = 0;
+  /** Reads YAML text as the commands read a file: through the exporter's loader. */
+  async function limitsFromText(text: string) {
+    const file = path.join(dir, `read-${++files}.yaml`);
+    writeFileSync(file, text);
+    return readLimitsFile(file);
+  }
 
-  it('reads back what it writes', () => {
+  it('reads back what it writes', async () => {
     const file = { version: 1 as const, charts: [entry(), entry({ slot: '2', reason: 'initial' })] };
-    expect(limitsFromText(limitsYaml(file), 'f.yaml')).toEqual(file);
+    expect(await limitsFromText(limitsYaml(file))).toEqual(file);
   });
 
-  it('quotes station ids, and reads an entry without a study (one from a control plan)', () => {
+  it('quotes station ids, and reads an entry without a study (one from a control plan)', async () => {
     const digits = '123456789012345678901234';
     const { study: _, ...planned } = entry({ station: digits });
     const text = limitsYaml({ version: 1, charts: [planned] });
     expect(text).toContain(`station: "${digits}"`);
-    const back = limitsFromText(text, 'f.yaml').charts[0]!;
+    const back = (await limitsFromText(text)).charts[0]!;
     expect(back.station).toBe(digits);
     expect(back.study).toBeUndefined();
   });
@@ -85,12 +86,12 @@ describe('limits file', () => {
     await expect(readLimitsFile(path.join(dir, 'none.yaml'))).rejects.toThrow(/cannot read the file/);
   });
 
-  it('writes the loaded times in UTC, a point exclusion as at', () => {
+  it('writes the loaded times in UTC, a point exclusion as at', async () => {
     const text = limitsYaml({ version: 1, charts: [entry()] }).replace(
       'from: 2026-11-03T10:00:00Z',
       'from: 2026-11-03T11:00:00+01:00',
     );
-    const back = limitsFromText(text, 'f.yaml').charts[0]!;
+    const back = (await limitsFromText(text)).charts[0]!;
     expect(back.excluded).toEqual(entry().excluded);
   });
 
@@ -117,7 +118,7 @@ describe('limits file', () => {
     expect(chosen).toEqual([1]);
     const after = readFileSync(file, 'utf8');
     expect(after.startsWith('# reviewed in the weekly quality meeting\n')).toBe(true);
-    const charts = limitsFromText(after, file).charts;
+    const charts = (await limitsFromText(after)).charts;
     expect(charts[0]!.approved_by).toBeNull();
     expect(charts[1]).toMatchObject({
       approved_by: 'j.doe',
