@@ -21,8 +21,8 @@
  * exporter's own work per 1-minute poll (decoding the answers, the unit statistics of every window,
  * the control charts, rendering and compressing the exposition) and its garbage collection are
  * most of it; the simulator's answers about a sixth, writing the scrapes about a tenth. That is
- * about 0.15 CPU seconds per station and simulated hour on a quiet machine, linear in stations: a
- * 200-station week is about 1.4 CPU hours, so the recordings of several seeds and faults run side
+ * about 0.16 CPU seconds per station and simulated hour (31 to 35 a simulated hour at 200
+ * stations), linear in stations: a 200-station week is about 1.5 CPU hours, so the recordings of several seeds and faults run side
  * by side (`--jobs`, one process each), are evaluated as each one ends, and are cached. Nothing
  * the alerts read is simplified to save time: the exporter runs its shipped code path at the
  * shipped 1-minute intervals and its own request plan; only the re-read sweep is set to a week
