@@ -100,12 +100,16 @@ function labelValue(sample: string, k: string): string | undefined {
 
 /**
  * One exposition's sample lines with target labels and a timestamp, for the families kept.
- * Exemplars are dropped (they would sit before the timestamp).
+ * Exemplars are dropped (they would sit before the timestamp). `seen` (optional) keeps each
+ * series' decision and labelled name between calls: the same series come at every scrape.
  */
-export function stampExposition(text: string, opts: { readonly keep: Keep; readonly atMs: number }): string {
+export function stampExposition(
+  text: string,
+  opts: { readonly keep: Keep; readonly atMs: number; readonly seen?: Map<string, string | null> },
+): string {
   const out: string[] = [];
   const ts = (opts.atMs / 1000).toFixed(3);
-  const target = `job="${TARGET.job}",instance="${TARGET.instance}"`;
+  const seen = opts.seen ?? new Map<string, string | null>();
   let keepFamily = false;
   for (const line of text.split('\n')) {
     if (line === '' || line === '# EOF') continue;
@@ -115,17 +119,28 @@ export function stampExposition(text: string, opts: { readonly keep: Keep; reado
       if (keepFamily) out.push(line);
       continue;
     }
-    if (!keepFamily || !keptSample(opts.keep, line)) continue;
-    const sample = line.replace(/ # \{[^}]*\} \S+(?: \S+)?$/, '');
-    const brace = sample.indexOf('{');
-    const space = sample.indexOf(' ');
-    const labelled =
-      brace >= 0 && brace < space
-        ? `${sample.slice(0, brace + 1)}${target}${sample[brace + 1] === '}' ? '' : ','}${sample.slice(brace + 1)}`
-        : `${sample.slice(0, space)}{${target}}${sample.slice(space)}`;
-    out.push(`${labelled} ${ts}`);
+    if (!keepFamily) continue;
+    const sample = line.includes(' # {') ? line.replace(/ # \{[^}]*\} \S+(?: \S+)?$/, '') : line;
+    // The series is everything before the value: the last space of the sample.
+    const cut = sample.lastIndexOf(' ');
+    const series = sample.slice(0, cut);
+    let labelled = seen.get(series);
+    if (labelled === undefined) {
+      labelled = keptSample(opts.keep, sample) ? withTarget(series) : null;
+      if (seen.size > 1_000_000) seen.clear();
+      seen.set(series, labelled);
+    }
+    if (labelled !== null) out.push(`${labelled}${sample.slice(cut)} ${ts}`);
   }
   return out.length > 0 ? `${out.join('\n')}\n` : '';
+}
+
+/** A series (name and labels) with the target labels added. */
+function withTarget(series: string): string {
+  const target = `job="${TARGET.job}",instance="${TARGET.instance}"`;
+  const brace = series.indexOf('{');
+  if (brace < 0) return `${series}{${target}}`;
+  return `${series.slice(0, brace + 1)}${target}${series[brace + 1] === '}' ? '' : ','}${series.slice(brace + 1)}`;
 }
 
 function upLines(atMs: number, up: 0 | 1): string {
@@ -217,6 +232,7 @@ export async function record(spec: RecordSpec): Promise<RecordResult> {
   let bytes = 0;
   let lastPoll = Number.NEGATIVE_INFINITY;
   let hourCpu = 0;
+  const seen = new Map<string, string | null>();
   try {
     for (; now <= spec.endMs; now += spec.scrapeMs) {
       while (faults.length > 0 && (faults[0]?.atMs ?? 0) <= now) {
@@ -233,7 +249,8 @@ export async function record(spec: RecordSpec): Promise<RecordResult> {
           polls++;
         }
         const res = await exporter.cache.respond('openmetrics', await registryFamilies(registry));
-        text = upLines(now, 1) + stampExposition(res.body.toString('utf8'), { keep: spec.keep, atMs: now });
+        text =
+          upLines(now, 1) + stampExposition(res.body.toString('utf8'), { keep: spec.keep, atMs: now, seen });
       }
       // The simulator keeps every request it answered (for tests): a week of polls would hold
       // millions of them, for nothing here.

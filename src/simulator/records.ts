@@ -5,7 +5,7 @@ import { silentAt } from './process-events.ts';
 import { Purpose, uniform } from './random.ts';
 import type { SummaryCounts } from './summarize.ts';
 import type { MetricRecordWire, TimedUnitRecord, UnitRecordWire } from './types.ts';
-import type { UnitWalks, VisitMemo } from './unit-walks.ts';
+import type { UnitTallyMemo, UnitWalks, VisitMemo } from './unit-walks.ts';
 
 /** A time window [fromMs, toMs) seen at clock value nowMs: nothing after nowMs exists yet. */
 export interface Window {
@@ -251,12 +251,65 @@ class UnitTally {
  * instead of by serial over sorted records (no sort, no sets of strings). The same counts: a
  * unit's records come in its walk's order, which is their time order, and a serial is one unit
  * while the lines asked have distinct serial prefixes; undefined when they do not (the caller
- * then summarizes the records).
+ * then summarizes the records). With the memo of walks, each unit's whole tally at the stations
+ * asked is kept too (UnitWalks.talliesOf): a window that sees all of a unit's records there adds
+ * it in one step, and only the units cut by its edges (or not yet fully visible) are tallied
+ * record by record, so a 24 h summary costs about one step a unit instead of a walk of its visits.
  */
 export function unitCounts(plant: PlantSource, ids: readonly string[], w: Window): SummaryCounts | undefined {
-  const lines = [...linesOf(plant.model, ids).keys()];
+  const byLine = linesOf(plant.model, ids);
+  const lines = [...byLine.keys()];
   if (new Set(lines.map((l) => l.serialPrefix)).size !== lines.length) return undefined;
-  const counts: SummaryCounts = {
+  const counts = zeroCounts();
+  const tally = new UnitTally();
+  const until = Math.min(w.toMs, w.nowMs + 1);
+  for (const [line, wanted] of byLine) {
+    const memo = plant.walks?.talliesOf(line, [...wanted].sort().join(','));
+    const [first, last] = unitIndexRange(line, w.fromMs, until);
+    for (let k = first; k <= last; k++) {
+      const m = memo === undefined ? undefined : memoOf(plant, line, { memo, k, wanted });
+      if (m?.counts === null) continue;
+      // Every record of the unit there is in the window and visible: its whole tally counts.
+      if (m !== undefined && seesAll(w, m)) {
+        addCounts(counts, m.counts);
+        continue;
+      }
+      eachWantedVisit(plant, line, { k, untilMs: until, wanted }, (e) => {
+        if (e.visit.outMs < w.fromMs) return;
+        for (const r of visitRecords(plant.seed, e)) if (visible(w, r.t, r.inserted)) tally.add(r.rec);
+      });
+      tally.flushInto(counts);
+    }
+  }
+  return counts;
+}
+
+/** Unit `k`'s tally from the memo, made now if missing. */
+function memoOf(
+  plant: PlantSource,
+  line: LineModel,
+  at: { readonly memo: Map<number, UnitTallyMemo>; readonly k: number; readonly wanted: ReadonlySet<string> },
+): UnitTallyMemo {
+  let m = at.memo.get(at.k);
+  if (m === undefined) {
+    m = unitTallyMemo(plant, line, at);
+    at.memo.set(at.k, m);
+  }
+  return m;
+}
+
+function seesAll(w: Window, m: UnitTallyMemo): m is UnitTallyMemo & { counts: SummaryCounts } {
+  return (
+    m.counts !== null &&
+    m.firstMs >= w.fromMs &&
+    m.lastMs < w.toMs &&
+    m.lastMs <= w.nowMs &&
+    m.visibleMs <= w.nowMs
+  );
+}
+
+function zeroCounts(): SummaryCounts {
+  return {
     uniqueUnits: 0,
     totalInput: 0,
     uniqueInput: 0,
@@ -266,16 +319,58 @@ export function unitCounts(plant: PlantSource, ids: readonly string[], w: Window
     finalPass: 0,
     stationSerials: 0,
   };
-  const tally = new UnitTally();
-  let current: UnitInfo | undefined;
-  walkWindow(plant, { ids, w }, (e) => {
-    if (e.unit !== current) tally.flushInto(counts);
-    current = e.unit;
-    if (e.visit.outMs < w.fromMs) return;
-    for (const r of visitRecords(plant.seed, e)) if (visible(w, r.t, r.inserted)) tally.add(r.rec);
+}
+
+function addCounts(into: SummaryCounts, c: SummaryCounts): void {
+  into.uniqueUnits += c.uniqueUnits;
+  into.totalInput += c.totalInput;
+  into.uniqueInput += c.uniqueInput;
+  into.totalOutput += c.totalOutput;
+  into.uniqueOutput += c.uniqueOutput;
+  into.firstPass += c.firstPass;
+  into.finalPass += c.finalPass;
+  into.stationSerials += c.stationSerials;
+}
+
+/** The visits of unit `k` at the `wanted` stations that start before `untilMs`, as walkWindow gives them. */
+function eachWantedVisit(
+  plant: PlantSource,
+  line: LineModel,
+  walk: { readonly k: number; readonly untilMs: number; readonly wanted: ReadonlySet<string> },
+  emit: (e: Emit) => void,
+): void {
+  eachVisit(plant, line, {
+    k: walk.k,
+    untilMs: walk.untilMs,
+    onVisit: (unit, visit, memo) => {
+      if (walk.wanted.has(visit.station.id) && !silentAt(visit.station.stationEvents, visit.inMs))
+        emit({ unit, visit, line, memo });
+    },
   });
+}
+
+/** The whole tally of unit `k` at the `wanted` stations, and the span of its records there. */
+function unitTallyMemo(
+  plant: PlantSource,
+  line: LineModel,
+  at: { readonly k: number; readonly wanted: ReadonlySet<string> },
+): UnitTallyMemo {
+  const tally = new UnitTally();
+  let firstMs = Number.POSITIVE_INFINITY;
+  let lastMs = Number.NEGATIVE_INFINITY;
+  let visibleMs = Number.NEGATIVE_INFINITY;
+  eachWantedVisit(plant, line, { k: at.k, untilMs: Number.POSITIVE_INFINITY, wanted: at.wanted }, (e) => {
+    for (const r of visitRecords(plant.seed, e)) {
+      tally.add(r.rec);
+      firstMs = Math.min(firstMs, r.t);
+      lastMs = Math.max(lastMs, r.t);
+      visibleMs = Math.max(visibleMs, r.inserted ?? r.t);
+    }
+  });
+  if (!Number.isFinite(firstMs)) return { counts: null, firstMs, lastMs, visibleMs };
+  const counts = zeroCounts();
   tally.flushInto(counts);
-  return counts;
+  return { counts, firstMs, lastMs, visibleMs };
 }
 
 /** Measurement records of the given stations in the window (optionally only `names`), sorted by time_created. */

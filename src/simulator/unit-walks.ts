@@ -9,11 +9,24 @@
  */
 import { type UnitInfo, unitAt, type Visit, walkUnit } from './flow.ts';
 import type { LineModel } from './plant.ts';
+import type { SummaryCounts } from './summarize.ts';
 import type { TimedUnitRecord } from './types.ts';
 
 /** What is kept of one visit: its unit records, once built (they do not depend on the window). */
 export interface VisitMemo {
   unitRecords?: readonly TimedUnitRecord[];
+}
+
+/**
+ * What one unit adds to a summary of a station set when every record it has there is visible:
+ * the counts, and the span of those records (the earliest and latest time, the latest instant one
+ * becomes visible) that decides whether a window sees them all. Null counts: no record there.
+ */
+export interface UnitTallyMemo {
+  readonly counts: SummaryCounts | null;
+  readonly firstMs: number;
+  readonly lastMs: number;
+  readonly visibleMs: number;
 }
 
 /** One unit and every visit of its walk, in time order (no time limit), each with its memo. */
@@ -29,6 +42,8 @@ export class UnitWalks {
   readonly #seed: number;
   readonly #hours: number;
   readonly #lines = new Map<LineModel, { byIndex: Map<number, WalkedUnit>; newest: number }>();
+  /** Per line and station set, what each unit adds to a summary that sees all of its records. */
+  readonly #tallies = new Map<LineModel, Map<string, Map<number, UnitTallyMemo>>>();
 
   constructor(seed: number, opts: { readonly hours: number }) {
     this.#seed = seed;
@@ -49,6 +64,30 @@ export class UnitWalks {
     if (k > memo.newest) memo.newest = k;
     this.#evict(line, memo);
     return walked;
+  }
+
+  /**
+   * The memo of unit tallies of `line` for the station set `key` (its stations of that line):
+   * what each unit adds to a summary when its records there are all visible, kept as long as the
+   * unit's walk is.
+   */
+  talliesOf(line: LineModel, key: string): Map<number, UnitTallyMemo> {
+    let byKey = this.#tallies.get(line);
+    if (byKey === undefined) {
+      byKey = new Map();
+      this.#tallies.set(line, byKey);
+    }
+    let tallies = byKey.get(key);
+    if (tallies === undefined) {
+      tallies = new Map();
+      byKey.set(key, tallies);
+    }
+    const memo = this.#lines.get(line);
+    if (memo !== undefined && tallies.size > Math.ceil((this.#hours * 3_600_000) / line.periodMs) * 1.25) {
+      const keep = Math.ceil((this.#hours * 3_600_000) / line.periodMs);
+      for (const k of tallies.keys()) if (k < memo.newest - keep) tallies.delete(k);
+    }
+    return tallies;
   }
 
   #walk(line: LineModel, k: number): WalkedUnit {

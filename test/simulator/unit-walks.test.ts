@@ -73,35 +73,45 @@ describe('unitMemoHours', () => {
     }
   });
 
-  it('answers summaries of any station set and window as without it (the memo summarizes by counts)', async () => {
-    const p = pair(events);
-    const ids = p.stations.map((s) => s.id);
-    const lineOf = (i: number) =>
-      p.stations.filter((s) => s.lineId === p.stations[i]?.lineId).map((s) => s.id);
-    const sets = [ids, lineOf(0), lineOf(ids.length - 1), [ids[0], ids[ids.length - 1]], [ids[2]], [ids[5]]];
-    // Windows that cut units' walks at both ends, reach past now, or lie wholly in the past.
-    const windows = [
-      [-24 * HOUR, 0],
-      [-HOUR, 0],
-      [-HOUR - 7 * 60_000, -13 * 60_000],
-      [-30 * 60_000, 20 * 60_000],
-      [-6 * HOUR, -5 * HOUR],
-    ];
-    let nonEmpty = 0;
-    for (let step = 0; step < 3; step++) {
-      const now = NOW + step * 53 * 60_000 + 1234;
-      p.at(now);
-      for (const set of sets)
-        for (const [from, to] of windows) {
-          const path = `/station/summary?station_ids=${set.join(',')}&from=${iso(now + (from ?? 0))}&to=${iso(now + (to ?? 0))}`;
-          const [a, b] = [await get(p.plain.sim, path), await get(p.memo.sim, path)];
-          expect(a.status, path).toBe(200);
-          expect(JSON.stringify(b.body.data), path).toBe(JSON.stringify(a.body.data));
-          if (a.body.data.unique_output > 0) nonEmpty++;
-        }
-    }
-    expect(nonEmpty).toBeGreaterThan(60);
-  });
+  it.each(['textbook', 'realistic'] as const)(
+    'answers summaries of any station set and window as without it (the memo summarizes by counts, %s plant)',
+    async (plant) => {
+      const p = pair(events, plant);
+      const ids = p.stations.map((s) => s.id);
+      const lineOf = (i: number) =>
+        p.stations.filter((s) => s.lineId === p.stations[i]?.lineId).map((s) => s.id);
+      const sets = [
+        ids,
+        lineOf(0),
+        lineOf(ids.length - 1),
+        [ids[0], ids[ids.length - 1]],
+        [ids[2]],
+        [ids[5]],
+      ];
+      // Windows that cut units' walks at both ends, reach past now, or lie wholly in the past.
+      const windows = [
+        [-24 * HOUR, 0],
+        [-HOUR, 0],
+        [-HOUR - 7 * 60_000, -13 * 60_000],
+        [-30 * 60_000, 20 * 60_000],
+        [-6 * HOUR, -5 * HOUR],
+      ];
+      let nonEmpty = 0;
+      for (let step = 0; step < 3; step++) {
+        const now = NOW + step * 53 * 60_000 + 1234;
+        p.at(now);
+        for (const set of sets)
+          for (const [from, to] of windows) {
+            const path = `/station/summary?station_ids=${set.join(',')}&from=${iso(now + (from ?? 0))}&to=${iso(now + (to ?? 0))}`;
+            const [a, b] = [await get(p.plain.sim, path), await get(p.memo.sim, path)];
+            expect(a.status, path).toBe(200);
+            expect(JSON.stringify(b.body.data), path).toBe(JSON.stringify(a.body.data));
+            if (a.body.data.unique_output > 0) nonEmpty++;
+          }
+      }
+      expect(nonEmpty).toBeGreaterThan(60);
+    },
+  );
 
   it('summarizes the records when a yield drop is in force', async () => {
     const p = pair(events);

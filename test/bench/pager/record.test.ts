@@ -49,4 +49,28 @@ describe('recording what the alerts read', () => {
       '',
     ]);
   });
+
+  it('stamps the same lines when it keeps each series between scrapes (label values with spaces too)', () => {
+    const scrape = (v: number) =>
+      [
+        '# TYPE g gauge',
+        `g{window="1h",line="SMT 1 } x"} ${v}`,
+        `g{window="24h",line="SMT 1"} ${v}`,
+        '# TYPE h gauge',
+        `h ${v}`,
+        '# EOF',
+      ].join('\n');
+    const seen = new Map<string, string | null>();
+    for (const [v, atMs] of [
+      [1, 60_000],
+      [2, 120_000],
+    ] as const) {
+      const fresh = stampExposition(scrape(v), { keep, atMs });
+      expect(stampExposition(scrape(v), { keep, atMs, seen })).toBe(fresh);
+      expect(fresh).toContain(
+        `g{job="station-exporter",instance="bench:9732",window="1h",line="SMT 1 } x"} ${v} `,
+      );
+    }
+    expect(seen.size).toBe(3);
+  });
 });
