@@ -21,6 +21,8 @@ const config: KnipConfig = {
     'src/util/heap-ceiling.ts!',
     // Run in a worker thread, loaded by URL (src/server/web-config/bcrypt-pool.ts).
     'src/server/web-config/bcrypt-worker.ts!',
+    // Run in a worker thread, loaded by URL (src/config/limits-schema.ts).
+    'src/config/limits-worker.ts!',
     'scripts/*.{ts,mjs}!',
     'grafana/build.ts!',
     // The simulator's programmatic API (docs/simulator.md, "Programmatic use"): `simulate` runs its

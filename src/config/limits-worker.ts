@@ -6,23 +6,13 @@
  * point of the bundle (scripts/bundle.mjs).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { type ChartLimits, LimitsFileError, loadLimitsFile } from './limits-schema.ts';
+import { type ChartLimits, type LimitsAnswer, LimitsFileError, loadLimitsFile } from './limits-schema.ts';
 
 /**
- * Entries per JSON text of an answer: the event loop parses one text at a time and lets other
+ * Entries per JSON text of an answer ({@link LimitsAnswer}): the event loop parses one text at a time and lets other
  * work run in between, so a scrape waits for at most one (about 3 ms of parsing for 1,000).
  */
 const BATCH = 1000;
-
-/**
- * The thread's one answer: the validated entries as JSON texts of {@link BATCH} each (the event
- * loop parses JSON in about half the time a structured clone takes, into objects it then reads
- * faster), or every problem of the file.
- */
-export type LimitsAnswer =
-  | { readonly chartsJson: readonly string[] }
-  | { readonly issues: readonly string[] }
-  | { readonly failed: string };
 
 async function answer(path: string): Promise<LimitsAnswer> {
   try {
