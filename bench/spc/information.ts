@@ -16,6 +16,7 @@
  * information.test.ts checks against closed forms.
  */
 import type { Shape } from '../../src/simulator/shapes.ts';
+import { expectedSteps } from '../../test/helpers/run-length.ts';
 
 /** Cells of the density's grid. */
 const CELLS = 6000;
@@ -182,31 +183,6 @@ function transitions(llr: Float64Array, mass: Float64Array, b: number): Float64A
   return q;
 }
 
-/** Expected steps to absorption from each state: (I − Q) t = 1 by Gaussian elimination. */
-function stepsToAbsorption(q: readonly Float64Array[]): Float64Array {
-  const n = q.length;
-  const a = q.map((row, i) => {
-    const r = new Float64Array(n + 1);
-    for (let j = 0; j < n; j++) r[j] = (i === j ? 1 : 0) - row[j]!;
-    r[n] = 1;
-    return r;
-  });
-  for (let col = 0; col < n; col++) {
-    let pivot = col;
-    for (let r = col + 1; r < n; r++) if (Math.abs(a[r]![col]!) > Math.abs(a[pivot]![col]!)) pivot = r;
-    [a[col], a[pivot]] = [a[pivot]!, a[col]!];
-    const p = a[col]!;
-    for (let r = 0; r < n; r++) {
-      if (r === col) continue;
-      const row = a[r]!;
-      const f = row[col]! / p[col]!;
-      if (f === 0) continue;
-      for (let c = col; c <= n; c++) row[c] = row[c]! - f * p[c]!;
-    }
-  }
-  return Float64Array.from(a, (row, i) => row[n]! / row[i]!);
-}
-
 /**
  * The delay in points (the first shifted point counted) of the one-sided CUSUM of the exact
  * log-likelihood ratio of a `later`-sigma innovation shift of `shape`, its threshold set so that
@@ -227,7 +203,7 @@ export function optimalCusumPoints(shape: Shape, size: number, phi: number, arl0
   });
   const postLater = masses(shifted);
   const postFirst = masses(shiftedLogs(shape, grid, first));
-  const arlFrom0 = (b: number, mass: Float64Array) => stepsToAbsorption(transitions(llr, mass, b))[0]!;
+  const arlFrom0 = (b: number, mass: Float64Array) => expectedSteps(transitions(llr, mass, b))[0]!;
   // The in-control run length rises with b (about e^b): bisection on b.
   let lo = 0.1;
   let hi = 1;
@@ -238,7 +214,7 @@ export function optimalCusumPoints(shape: Shape, size: number, phi: number, arl0
     else hi = b;
   }
   const b = (lo + hi) / 2;
-  const after = stepsToAbsorption(transitions(llr, postLater, b));
+  const after = expectedSteps(transitions(llr, postLater, b));
   // The first point moves the statistic from 0 with its own (larger) shift's masses.
   const firstRow = transitions(llr, postFirst, b)[0]!;
   let delay = 1;

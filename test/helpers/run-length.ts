@@ -46,9 +46,9 @@ export function normalCdf(x: number): number {
  * (I - Q) arl = 1 by Gaussian elimination with partial pivoting. `q[i][j]` is the probability
  * of going from transient state i to transient state j.
  */
-function expectedSteps(q: readonly (readonly number[])[]): number[] {
+export function expectedSteps(q: readonly ArrayLike<number>[]): number[] {
   const n = q.length;
-  const a = q.map((row, i) => [...row.map((v, j) => (i === j ? 1 : 0) - v), 1]);
+  const a = q.map((row, i) => [...Array.from(row, (v, j) => (i === j ? 1 : 0) - v), 1]);
   for (let col = 0; col < n; col++) {
     let pivot = col;
     for (let r = col + 1; r < n; r++) if (Math.abs(a[r]![col]!) > Math.abs(a[pivot]![col]!)) pivot = r;
