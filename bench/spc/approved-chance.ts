@@ -28,6 +28,7 @@ import { type ControlLimits, givenLimits, NELSON_RULES } from '../../src/spc/ind
 import { studyChart } from '../../src/spc/study.ts';
 import { arg } from '../shared/args.ts';
 import { median, type ResultRow, writeResults } from '../shared/results.ts';
+import { SHIPPED_CUSUM_PAIR } from './shipped-detectors.ts';
 import { splitmix64Fast } from './splitmix-fast.ts';
 
 const POINT_MS = 120_000;
@@ -37,12 +38,7 @@ const CHARTS = Number(arg('charts', '400'));
 const DAYS = Number(arg('days', '28'));
 const SEEDS = Number(arg('seeds', '3'));
 
-/** The shipped CUSUM pair (config defaults), as bench:spc runs it; the EWMA is not stepped. */
-const PARAMS: DetectorParams = {
-  cusum: { enabled: true, k: 0.625, h: 10, cap: 2.5, fir: true },
-  ewma: { enabled: false, lambda: 0.1, L: 4.5 },
-  fast: FAST_CUSUM,
-};
+const PARAMS = SHIPPED_CUSUM_PAIR;
 
 interface HealthyShape {
   readonly label: string;

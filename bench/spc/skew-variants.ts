@@ -21,14 +21,10 @@ import { REALISTIC_BEHAVIOUR } from '../../src/simulator/realistic.ts';
 import { standardDraw } from '../../src/simulator/shapes.ts';
 import { BaselineBuckets, BaselineCollector, BUCKETS_PER_BASELINE } from '../../src/spc/baseline.ts';
 import { type Calibration, calibrated, lognormalOfSkewness } from '../../src/spc/calibration.ts';
-import {
-  type DetectorParams,
-  detectorValue,
-  effectiveParams,
-  FAST_CUSUM,
-} from '../../src/spc/detector-state.ts';
+import { detectorValue, effectiveParams, FAST_CUSUM } from '../../src/spc/detector-state.ts';
 import { type ControlLimits, limitsFromSums } from '../../src/spc/limits.ts';
 import { oneSidedCusumArl } from '../../test/helpers/run-length.ts';
+import { SHIPPED_CUSUM_PAIR } from './shipped-detectors.ts';
 import { splitmix64Fast } from './splitmix-fast.ts';
 
 const BUCKET_MS = (7 * 86_400_000) / BUCKETS_PER_BASELINE;
@@ -36,11 +32,7 @@ const BASELINE_POINTS = 5040;
 const WARM_POINTS = 60;
 const MAX_DELAY = 3000;
 const SHIFTS = [1, 2, 3, -2, -3];
-const PARAMS: DetectorParams = {
-  cusum: { enabled: true, k: 0.625, h: 10, cap: 2.5, fir: true },
-  ewma: { enabled: false, lambda: 0.1, L: 4.5 },
-  fast: FAST_CUSUM,
-};
+const PARAMS = SHIPPED_CUSUM_PAIR;
 const VARIANTS = ['shipped', 'box-cox', 'k-per-side', 'more-skew', 'residuals', 'raw'] as const;
 type Variant = (typeof VARIANTS)[number];
 

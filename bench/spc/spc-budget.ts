@@ -28,6 +28,7 @@ import type { Random } from '../shared/random.ts';
 import { median, type ResultRow, writeResults } from '../shared/results.ts';
 import type { Curve } from '../shared/svg.ts';
 import { lordenPoints, optimalCusumPoints } from './information.ts';
+import { SHIPPED_CUSUM_PAIR } from './shipped-detectors.ts';
 import { splitmix64Fast } from './splitmix-fast.ts';
 
 const POINTS_PER_DAY = 720;
@@ -52,12 +53,7 @@ const WARM_POINTS = 60;
 /** A shift not found within this many points counts as found here (none was, in the runs). */
 const MAX_DELAY = 3000;
 
-/** The shipped defaults (src/config/control-schema.ts) with the fast CUSUM. */
-const PARAMS: DetectorParams = {
-  cusum: { enabled: true, k: 0.625, h: 10, cap: 2.5, fir: true },
-  ewma: { enabled: false, lambda: 0.1, L: 4.5 },
-  fast: FAST_CUSUM,
-};
+const PARAMS = SHIPPED_CUSUM_PAIR;
 
 /** A healthy process: a shape, an AR(1) phi, and optionally a product mix or failing units. */
 interface Healthy {
