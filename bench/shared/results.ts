@@ -73,6 +73,28 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/**
+ * The rows of several runs of one bench as one list: each row's value is the median of its runs'
+ * values, and `runs` lists them. The runs must list the same measures in the same order; the words
+ * and detail are those of the run that holds the median (the first run's for an even count).
+ */
+export function medianRows(runs: readonly (readonly ResultRow[])[]): ResultRow[] {
+  const [first, ...rest] = runs;
+  if (first === undefined) throw new Error('median rows of no runs');
+  if (rest.length === 0) return [...first];
+  for (const other of rest) {
+    if (other.length !== first.length) throw new Error('runs with different rows cannot be combined');
+  }
+  return first.map((row, i) => {
+    const values = runs.map((r) => r[i]!.value);
+    const measured = values.filter((v): v is number => v !== undefined && Number.isFinite(v));
+    if (measured.length < values.length) return { ...row, value: undefined };
+    const value = median(measured);
+    const holder = runs[measured.indexOf(value)]?.[i] ?? row;
+    return { ...holder, value, runs: measured };
+  });
+}
+
 /** Where results go; tests point these at a temporary folder. */
 export interface ResultsPlace {
   readonly dir: URL;

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   type BenchResults,
   median,
+  medianRows,
   readResultsFiles,
   renderResultsMarkdown,
   rowPasses,
@@ -85,6 +86,20 @@ describe('bench results', () => {
     expect(median([3, 1, 2])).toBe(2);
     expect(median([4, 1, 3, 2])).toBe(2.5);
     expect(() => median([])).toThrow();
+  });
+
+  it('combines runs row by row, with the words of the run that holds the median', () => {
+    const run = (value: number | undefined, detail: string) => [
+      { measure: 'poll', value, unit: 'ms', detail },
+      { measure: 'rss', value: 100, unit: 'MiB' },
+    ];
+    const rows = medianRows([run(30, 'a'), run(10, 'b'), run(20, 'c')]);
+    expect(rows[0]).toMatchObject({ value: 20, runs: [30, 10, 20], detail: 'c' });
+    expect(rows[1]).toMatchObject({ value: 100, runs: [100, 100, 100] });
+    expect(medianRows([run(30, 'a'), run(undefined, 'b')])[0]!.value).toBeUndefined();
+    expect(medianRows([run(5, 'a')])).toEqual(run(5, 'a'));
+    expect(() => medianRows([run(1, 'a'), run(2, 'b').slice(1)])).toThrow();
+    expect(() => medianRows([])).toThrow();
   });
 
   it('writes the file and its curves, and generates the markdown from every file', () => {
