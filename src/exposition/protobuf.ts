@@ -15,49 +15,33 @@ import { BlockPool, parseValue, seriesOf, streamSteps } from './render.ts';
 export const PROTOBUF_CONTENT_TYPE =
   'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited';
 
-enum Wire {
-  Varint = 0,
-  Fixed64 = 1,
-  Len = 2,
-}
+const len = (field: number): number => (field << 3) | 2;
+const varint = (field: number): number => field << 3;
+const fixed64 = (field: number): number => (field << 3) | 1;
 
-const tag = (field: number, wire: Wire): number => (field << 3) | wire;
-
-const FAMILY_NAME = tag(1, Wire.Len);
-const FAMILY_HELP = tag(2, Wire.Len);
-const FAMILY_TYPE = tag(3, Wire.Varint);
-const FAMILY_METRIC = tag(4, Wire.Len);
-const METRIC_LABEL = tag(1, Wire.Len);
-const METRIC_GAUGE = tag(2, Wire.Len);
-const METRIC_COUNTER = tag(3, Wire.Len);
-const METRIC_HISTOGRAM = tag(7, Wire.Len);
-const PAIR_NAME = tag(1, Wire.Len);
-const PAIR_VALUE = tag(2, Wire.Len);
-const VALUE = tag(1, Wire.Fixed64);
-const COUNTER_EXEMPLAR = tag(2, Wire.Len);
-const COUNTER_CREATED = tag(3, Wire.Len);
-const H_COUNT = tag(1, Wire.Varint);
-const H_SUM = tag(2, Wire.Fixed64);
-const H_BUCKET = tag(3, Wire.Len);
-const H_SCHEMA = tag(5, Wire.Varint);
-const H_ZERO_THRESHOLD = tag(6, Wire.Fixed64);
-const H_ZERO_COUNT = tag(7, Wire.Varint);
-const H_NEGATIVE_SPAN = tag(9, Wire.Len);
-const H_NEGATIVE_DELTA = tag(10, Wire.Len);
-const H_POSITIVE_SPAN = tag(12, Wire.Len);
-const H_POSITIVE_DELTA = tag(13, Wire.Len);
-const H_CREATED = tag(15, Wire.Len);
-const H_EXEMPLARS = tag(16, Wire.Len);
-const BUCKET_COUNT = tag(1, Wire.Varint);
-const BUCKET_BOUND = tag(2, Wire.Fixed64);
-const BUCKET_EXEMPLAR = tag(3, Wire.Len);
-const SPAN_OFFSET = tag(1, Wire.Varint);
-const SPAN_LENGTH = tag(2, Wire.Varint);
-const EXEMPLAR_LABEL = tag(1, Wire.Len);
-const EXEMPLAR_VALUE = tag(2, Wire.Fixed64);
-const EXEMPLAR_TIMESTAMP = tag(3, Wire.Len);
-const TS_SECONDS = tag(1, Wire.Varint);
-const TS_NANOS = tag(2, Wire.Varint);
+// Field tags of metrics.proto's messages; a gauge's value has the counter's tag.
+const FAMILY = { name: len(1), help: len(2), type: varint(3), metric: len(4) };
+const METRIC = { label: len(1), gauge: len(2), counter: len(3), histogram: len(7) };
+const PAIR = { name: len(1), value: len(2) };
+const COUNTER = { value: fixed64(1), exemplar: len(2), created: len(3) };
+const HISTOGRAM = {
+  count: varint(1),
+  sum: fixed64(2),
+  bucket: len(3),
+  schema: varint(5),
+  zeroThreshold: fixed64(6),
+  zeroCount: varint(7),
+  negativeSpan: len(9),
+  negativeDelta: len(10),
+  positiveSpan: len(12),
+  positiveDelta: len(13),
+  created: len(15),
+  exemplars: len(16),
+};
+const BUCKET = { count: varint(1), bound: fixed64(2), exemplar: len(3) };
+const SPAN = { offset: varint(1), length: varint(2) };
+const EXEMPLAR = { label: len(1), value: fixed64(2), timestamp: len(3) };
+const TIMESTAMP = { seconds: varint(1), nanos: varint(2) };
 
 /** MetricType of metrics.proto. */
 const TYPES: Readonly<Record<FamilyDesc['kind'], number>> = {
@@ -131,13 +115,13 @@ function headerOf(desc: FamilyDesc): Buffer {
   const help = Buffer.from(desc.help, 'utf8');
   const out = Buffer.alloc(3 + 2 * 5 + name.length + help.length + 1);
   let off = 0;
-  out[off++] = FAMILY_NAME;
+  out[off++] = FAMILY.name;
   off = writeVarint(out, off, name.length);
   off += name.copy(out, off);
-  out[off++] = FAMILY_HELP;
+  out[off++] = FAMILY.help;
   off = writeVarint(out, off, help.length);
   off += help.copy(out, off);
-  out[off++] = FAMILY_TYPE;
+  out[off++] = FAMILY.type;
   off = writeVarint(out, off, TYPES[desc.kind]);
   header = Buffer.from(out.subarray(0, off));
   HEADERS.set(desc, header);
@@ -281,24 +265,24 @@ class ProtoRenderer {
     if (h !== undefined) bound += 160 + 16 * (h.positive.length + h.negative.length);
     if (s.exemplar !== undefined) bound += 96 + 6 * s.exemplar.labels.text.length;
     this.room(bound);
-    this.byte(FAMILY_METRIC);
+    this.byte(FAMILY.metric);
     const metricAt = this.open();
-    this.labels(labels, METRIC_LABEL);
+    this.labels(labels, METRIC.label);
     if (h !== undefined) {
-      this.byte(METRIC_HISTOGRAM);
+      this.byte(METRIC.histogram);
       const at = this.open();
       this.nativeHistogram(h, s.exemplar);
       this.close(at);
     } else {
-      this.byte(type === TYPES.counter ? METRIC_COUNTER : METRIC_GAUGE);
+      this.byte(type === TYPES.counter ? METRIC.counter : METRIC.gauge);
       const at = this.open();
-      this.doubleField(VALUE, s.value);
+      this.doubleField(COUNTER.value, s.value);
       if (type === TYPES.counter && s.exemplar !== undefined) {
-        this.byte(COUNTER_EXEMPLAR);
+        this.byte(COUNTER.exemplar);
         this.exemplar(s.exemplar);
       }
       if (type === TYPES.counter && this.createdMs !== undefined) {
-        this.byte(COUNTER_CREATED);
+        this.byte(COUNTER.created);
         this.timestamp(this.createdMs);
       }
       this.close(at);
@@ -310,51 +294,58 @@ class ProtoRenderer {
     let bound = 120 + 6 * h.labels.text.length + 24 * h.buckets.length;
     for (const b of h.buckets) if (b.exemplar) bound += 96 + 6 * b.exemplar.labels.text.length;
     this.room(bound);
-    this.byte(FAMILY_METRIC);
+    this.byte(FAMILY.metric);
     const metricAt = this.open();
-    this.labels(h.labels, METRIC_LABEL);
-    this.byte(METRIC_HISTOGRAM);
+    this.labels(h.labels, METRIC.label);
+    this.byte(METRIC.histogram);
     const at = this.open();
-    this.varintField(H_COUNT, h.count);
-    this.doubleField(H_SUM, h.sum);
+    this.varintField(HISTOGRAM.count, h.count);
+    this.doubleField(HISTOGRAM.sum, h.sum);
     for (const b of h.buckets) this.bucket(b.count, b.bound, b.exemplar);
-    this.created(H_CREATED);
+    this.created(HISTOGRAM.created);
     this.close(at);
     this.close(metricAt);
   }
 
   private bucket(count: number, upperBound: number, exemplar: Exemplar | undefined): void {
-    this.byte(H_BUCKET);
+    this.byte(HISTOGRAM.bucket);
     const at = this.open();
-    this.varintField(BUCKET_COUNT, count);
-    this.doubleField(BUCKET_BOUND, upperBound);
+    this.varintField(BUCKET.count, count);
+    this.doubleField(BUCKET.bound, upperBound);
     if (exemplar !== undefined) {
-      this.byte(BUCKET_EXEMPLAR);
+      this.byte(BUCKET.exemplar);
       this.exemplar(exemplar);
     }
     this.close(at);
   }
 
   private nativeHistogram(h: NativeHistogramSnapshot, exemplar: Exemplar | undefined): void {
-    this.varintField(H_COUNT, h.count);
-    this.doubleField(H_SUM, h.sum);
+    this.varintField(HISTOGRAM.count, h.count);
+    this.doubleField(HISTOGRAM.sum, h.sum);
     // Prometheus 2.42 reads a native histogram's exemplars from its classic buckets only: one
     // +Inf bucket (holding every observation, so it is true as a classic bucket too) carries it.
     if (exemplar !== undefined) this.bucket(h.count, Number.POSITIVE_INFINITY, exemplar);
-    this.varintField(H_SCHEMA, zigzag(h.schema));
-    this.doubleField(H_ZERO_THRESHOLD, h.zeroThreshold);
-    this.varintField(H_ZERO_COUNT, h.zeroCount);
-    this.buckets(h.negativeOffset, h.negative, { span: H_NEGATIVE_SPAN, delta: H_NEGATIVE_DELTA });
+    this.varintField(HISTOGRAM.schema, zigzag(h.schema));
+    this.doubleField(HISTOGRAM.zeroThreshold, h.zeroThreshold);
+    this.varintField(HISTOGRAM.zeroCount, h.zeroCount);
+    this.buckets(h.negativeOffset, h.negative, {
+      span: HISTOGRAM.negativeSpan,
+      delta: HISTOGRAM.negativeDelta,
+    });
     const empty = h.zeroCount === 0 && !h.positive.some((c) => c > 0) && !h.negative.some((c) => c > 0);
     if (empty) {
       // A span of length 0, as client_golang writes: newer scrapers then see a native
       // histogram even without observations and a zero threshold of 0.
-      this.span(H_POSITIVE_SPAN, 0, 0);
-    } else this.buckets(h.positiveOffset, h.positive, { span: H_POSITIVE_SPAN, delta: H_POSITIVE_DELTA });
-    this.created(H_CREATED);
+      this.span(HISTOGRAM.positiveSpan, 0, 0);
+    } else
+      this.buckets(h.positiveOffset, h.positive, {
+        span: HISTOGRAM.positiveSpan,
+        delta: HISTOGRAM.positiveDelta,
+      });
+    this.created(HISTOGRAM.created);
     // Newer Prometheus versions read native histograms' exemplars here (2.42 skips the field).
     if (exemplar !== undefined && exemplar.timestampMs !== undefined) {
-      this.varint(H_EXEMPLARS);
+      this.varint(HISTOGRAM.exemplars);
       this.exemplar(exemplar);
     }
   }
@@ -385,17 +376,17 @@ class ProtoRenderer {
   private span(field: number, offset: number, length: number): void {
     this.byte(field);
     const at = this.open();
-    this.varintField(SPAN_OFFSET, offset);
-    this.varintField(SPAN_LENGTH, length);
+    this.varintField(SPAN.offset, offset);
+    this.varintField(SPAN.length, length);
     this.close(at);
   }
 
   private exemplar(e: Exemplar): void {
     const at = this.open();
-    this.labels(e.labels, EXEMPLAR_LABEL);
-    this.doubleField(EXEMPLAR_VALUE, e.value);
+    this.labels(e.labels, EXEMPLAR.label);
+    this.doubleField(EXEMPLAR.value, e.value);
     if (e.timestampMs !== undefined) {
-      this.byte(EXEMPLAR_TIMESTAMP);
+      this.byte(EXEMPLAR.timestamp);
       this.timestamp(e.timestampMs);
     }
     this.close(at);
@@ -412,8 +403,8 @@ class ProtoRenderer {
     const seconds = Math.floor(ms / 1000);
     const nanos = Math.round((ms - seconds * 1000) * 1e6);
     const ts = this.open();
-    if (seconds !== 0) this.varintField(TS_SECONDS, seconds);
-    if (nanos !== 0) this.varintField(TS_NANOS, nanos);
+    if (seconds !== 0) this.varintField(TIMESTAMP.seconds, seconds);
+    if (nanos !== 0) this.varintField(TIMESTAMP.nanos, nanos);
     this.close(ts);
   }
 
@@ -451,11 +442,11 @@ class ProtoRenderer {
       const eq = text.indexOf('="', pos);
       this.byte(field);
       const pairAt = this.open();
-      this.byte(PAIR_NAME);
+      this.byte(PAIR.name);
       const nameAt = this.open();
       this.ascii(text, pos, eq);
       this.close(nameAt);
-      this.byte(PAIR_VALUE);
+      this.byte(PAIR.value);
       const valueAt = this.open();
       let end: number;
       if (!escaped) {
