@@ -162,11 +162,6 @@ export class NativeHistogram {
     return this.schemaNow;
   }
 
-  /** Observations so far. */
-  get observations(): number {
-    return this.count;
-  }
-
   /** Adds one value; false for a value that is not finite (not observed). */
   observe(v: number): boolean {
     if (!Number.isFinite(v)) return false;
