@@ -369,18 +369,11 @@ export class ExpositionCache {
   heldBytes(): Readonly<Record<ExpositionFormat, HeldBytes | undefined>> {
     const held = {} as Record<ExpositionFormat, HeldBytes | undefined>;
     for (const format of FORMATS) {
-      const body = this.state.bodies[format];
-      if (body === undefined) {
-        held[format] = undefined;
-        continue;
-      }
-      let plain = 0;
-      let deflated = 0;
-      for (const p of body.parts) {
-        deflated += p.deflated.length;
-        if (p.plain || p.inflated) plain += p.length;
-      }
-      held[format] = { plain, deflated };
+      const parts = this.state.bodies[format]?.parts;
+      held[format] = parts && {
+        plain: parts.reduce((n, p) => n + (p.plain || p.inflated ? p.length : 0), 0),
+        deflated: parts.reduce((n, p) => n + p.deflated.length, 0),
+      };
     }
     return held;
   }
