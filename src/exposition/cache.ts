@@ -1,22 +1,10 @@
 /**
- * A per-snapshot cache of rendered exposition bytes.
- *
- * Each collector publishes a whole part (its families for one snapshot). A publish renders
- * the part in the text formats and deflates it; a scrape only renders and deflates the
- * small dynamic tail (self-metrics) and splices it after the cached static bytes. The gzip
- * body is one gzip member: header + each part's raw deflate (ended by a sync flush, so the
- * next stream can follow at a byte boundary) + tail raw deflate (final block) + CRC32/ISIZE
- * trailer of the whole uncompressed body.
- *
- * Only what scrapers ask for is kept (see {@link Demand}): the deflated bytes always, since
- * Prometheus asks for gzip; the plain bytes of a format only while plain scrapes of it come
- * (otherwise a plain scrape inflates the deflated bytes once per snapshot). In `when-asked`
- * mode (the exporter's), protobuf is rendered on first ask: a part keeps what it needs to render
- * it (its OpenMetrics bytes, which it keeps anyway, read back by openmetrics-read.ts, and its
- * native-histogram families), a protobuf scrape that finds no protobuf body waits for one
- * render of the parts that lack it,
- * publishes render protobuf while a protobuf scrape came within the last few scrape intervals
- * (see {@link RecentAsks}), and the first publish after that drops every protobuf body.
+ * Rendered exposition bytes per part, so that a scrape renders only the small self-metrics tail.
+ * The gzip body is one member: header, each part's raw deflate ended by a sync flush (so the next
+ * stream follows at a byte boundary), the tail's final block, and the CRC32/ISIZE trailer.
+ * Deflated bytes are always kept (Prometheus asks for gzip); plain bytes only while plain scrapes
+ * come ({@link Demand}); protobuf in `when-asked` mode only while protobuf scrapes come
+ * ({@link RecentAsks}), read back from the OpenMetrics bytes on a late ask.
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
@@ -34,9 +22,9 @@ import {
   type TextFormat,
 } from './render.ts';
 
-/** Content type of the Prometheus text format 0.0.4. */
+/** Prometheus text format 0.0.4. */
 export const TEXT_CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
-/** Content type of OpenMetrics 1.0. */
+/** OpenMetrics 1.0. */
 export const OPENMETRICS_CONTENT_TYPE = 'application/openmetrics-text; version=1.0.0; charset=utf-8';
 
 const CONTENT_TYPES: Record<ExpositionFormat, string> = {
@@ -55,9 +43,8 @@ const inflateRaw = promisify(zlib.inflateRaw);
 /** A scrape response: the body as chunks, so the cached bytes are written without a copy. */
 export interface ExpositionResponse {
   readonly chunks: readonly Buffer[];
-  /** Total length of the chunks in bytes. */
   readonly length: number;
-  /** The body as one buffer (a copy; for tests and small bodies). */
+  /** The body as one buffer (a copy). */
   readonly body: Buffer;
   readonly contentType: string;
   readonly contentEncoding?: 'gzip';
@@ -67,9 +54,9 @@ export interface ExpositionResponse {
 export interface Tail {
   readonly format: ExpositionFormat;
   readonly plain: Buffer;
-  /** Raw deflate of `plain`, ending the gzip stream (computed once, on first use). */
+  /** Raw deflate of `plain`, ending the gzip stream (computed on first use). */
   deflated(): Buffer;
-  /** The gzip trailer (CRC32 and length) of `body` followed by this tail; kept for the last body asked. */
+  /** The gzip trailer of `body` followed by this tail (kept for the last body asked). */
   trailer(body: { readonly crc: number; readonly length: number }): Buffer;
 }
 
@@ -79,35 +66,21 @@ function isTail(x: readonly Family[] | Tail): x is Tail {
 
 /** Options of {@link ExpositionCache}. */
 export interface ExpositionCacheOptions {
-  /** zlib level (1 fastest .. 9 smallest) for both the static part and the tail; default 6. */
+  /** zlib level; default 6. */
   readonly gzipLevel?: number;
-  /** The exporter's yielder to the event loop, shared with the client and collectors; default the cache's own. */
+  /** The exporter's shared yielder to the event loop; default the cache's own. */
   readonly yielder?: LoopYielder;
-  /**
-   * Publishes of a part that keep a format's plain bytes after the last plain scrape of it;
-   * default {@link DEFAULT_DEMAND_PUBLISHES}.
-   */
+  /** Publishes that keep a format's plain bytes after its last plain scrape; default {@link DEFAULT_DEMAND_PUBLISHES}. */
   readonly demandPublishes?: number;
-  /**
-   * `when-asked`: render protobuf on the first protobuf scrape, then on publishes while
-   * protobuf scrapes come (the exporter's choice: most Prometheus servers never ask for it);
-   * `always` (default): on every publish.
-   */
+  /** `when-asked` (the exporter's: most Prometheus servers never ask for protobuf) or `always` (default). */
   readonly protobuf?: 'always' | 'when-asked';
-  /**
-   * `when-asked`: how long after the last protobuf scrape publishes keep rendering protobuf;
-   * default three times the observed scrape interval (see {@link RecentAsks}).
-   */
+  /** `when-asked`: how long publishes keep rendering protobuf after its last scrape (see {@link RecentAsks}). */
   readonly protobufIdleMs?: number;
-  /** Monotonic clock in milliseconds, for the protobuf idle period; default performance.now. */
+  /** Monotonic clock in milliseconds; default performance.now. */
   readonly clock?: () => number;
 }
 
-/**
- * One format of a published part: its raw deflate (one stream up to a sync flush), CRC32 and
- * length, and the plain bytes while plain scrapes of the format come. `inflated` holds the
- * plain bytes recovered for a plain scrape, until the part is published again.
- */
+/** One format of a part: raw deflate up to a sync flush; `inflated` serves plain scrapes until the next publish. */
 interface PartBody {
   readonly deflated: Buffer;
   readonly crc: number;
@@ -117,10 +90,8 @@ interface PartBody {
 }
 
 /**
- * A published part: its series, its text bodies, and its protobuf body (on every publish, or in
- * `when-asked` mode only while asked for: then `shapes` is kept, to read the families back from
- * the OpenMetrics body on an ask). Keeping the families themselves cost about 20 MiB of heap
- * per 100k series; the shapes hold only the native histograms, which no text format carries.
+ * A published part. In `when-asked` mode `shapes` lets an ask read the families back from the
+ * OpenMetrics body: keeping the families cost about 20 MiB of heap per 100k series.
  */
 interface Part {
   readonly series: number;
@@ -129,7 +100,6 @@ interface Part {
   protobuf?: PartBody;
 }
 
-/** The static body of one format: the parts' bodies in order, with their combined CRC. */
 interface StaticBody {
   readonly parts: readonly PartBody[];
   readonly length: number;
@@ -139,7 +109,7 @@ interface StaticBody {
 /** Everything a scrape reads, swapped as one reference so a scrape never sees a mix. */
 interface State {
   readonly series: number;
-  /** A format is missing while a part lacks it (protobuf before it is asked for). */
+  /** A format is missing while a part lacks it. */
   readonly bodies: Readonly<Partial<Record<ExpositionFormat, StaticBody>>>;
 }
 
@@ -149,7 +119,7 @@ const EMPTY_STATE: State = {
   bodies: { text: EMPTY_BODY, openmetrics: EMPTY_BODY, protobuf: EMPTY_BODY },
 };
 
-/** Bytes a format of the cache holds (for the bench and tests). */
+/** Bytes a format of the cache holds. */
 export interface HeldBytes {
   readonly plain: number;
   readonly deflated: number;
@@ -169,10 +139,7 @@ function response(chunks: Buffer[], contentType: string, contentEncoding?: 'gzip
   };
 }
 
-/**
- * Splits families, in order, into runs that render the same in both text formats (the Prometheus
- * text format and OpenMetrics) or not; protobuf, the third format, is rendered apart.
- */
+/** Splits families into runs that render the same in both text formats or not. */
 function runsOf(families: readonly Family[]): Array<{ shared: boolean; families: Family[] }> {
   const runs: Array<{ shared: boolean; families: Family[] }> = [];
   for (const f of families) {
@@ -184,9 +151,8 @@ function runsOf(families: readonly Family[]): Array<{ shared: boolean; families:
   return runs;
 }
 
-/** One rendered chunk: plain bytes, raw deflate up to a sync flush, CRC32. */
+/** One rendered chunk: plain bytes when kept, raw deflate up to a sync flush, CRC32. */
 interface Encoded {
-  /** The plain bytes, when they are kept (in memory of their own). */
   readonly plain?: Buffer;
   readonly length: number;
   readonly deflated: Buffer;
@@ -200,14 +166,19 @@ function ownCopy(b: Buffer): Buffer {
   return copy;
 }
 
-/** A format of a part from its encoded chunks, keeping the plain bytes or not. */
-function partBody(encoded: readonly Encoded[], opts: { readonly keepPlain: boolean }): PartBody {
+/** The CRC32 and length of pieces laid end to end. */
+function joined(pieces: readonly { readonly crc: number; readonly length: number }[]) {
   let crc = 0;
   let length = 0;
-  for (const e of encoded) {
-    crc = crc32Combine(crc, e.crc, e.length);
-    length += e.length;
+  for (const p of pieces) {
+    crc = crc32Combine(crc, p.crc, p.length);
+    length += p.length;
   }
+  return { crc, length };
+}
+
+function partBody(encoded: readonly Encoded[], opts: { readonly keepPlain: boolean }): PartBody {
+  const { crc, length } = joined(encoded);
   const deflated = Buffer.concat(encoded.map((e) => e.deflated));
   const plain = encoded.map((e) => e.plain);
   return opts.keepPlain && plain.every((p) => p !== undefined)
@@ -223,10 +194,7 @@ function plainOf(body: PartBody): readonly Buffer[] | Promise<Buffer> {
   return body.inflated;
 }
 
-/**
- * The plain text of a part body, inflated now if only its deflate is kept, and not remembered
- * (unlike {@link plainOf}: the protobuf render needs it once).
- */
+/** Like {@link plainOf}, not remembered: the protobuf render needs it once. */
 async function wholePlain(body: PartBody): Promise<string> {
   if (body.plain) return Buffer.concat(body.plain).toString('utf8');
   if (body.inflated) return (await body.inflated).toString('utf8');
@@ -239,18 +207,17 @@ export class ExpositionCache {
   private readonly level: number;
   private parts = new Map<string, Part>();
   private state: State = EMPTY_STATE;
-  /** Sequence number of the last publish/remove call, to let the latest call per part win. */
+  /** Lets the latest publish or remove of a part win. */
   private seq = 0;
   private readonly applied = new Map<string, number>();
   private renderMs: Record<ExpositionFormat, number> = { text: 0, openmetrics: 0, protobuf: 0 };
   private readonly yielder: LoopYielder;
-  /** Protobuf scrapes, plain or gzipped, in `when-asked` mode: whether publishes render protobuf. */
+  /** `when-asked` mode: whether publishes render protobuf. */
   private readonly protobufAsks: RecentAsks | undefined;
-  /** The render of the parts' missing protobuf bodies a protobuf scrape waits for, if any. */
   private protobufRender: Promise<void> | undefined;
-  /** Plain (not gzipped) scrapes per format: whether publishes keep that format's plain bytes. */
+  /** Whether publishes keep a format's plain bytes. */
   private readonly plainDemand: Record<ExpositionFormat, Demand>;
-  /** The families of each tail, to render it in the text format when protobuf is not ready. */
+  /** A protobuf tail's families, for the text answer when protobuf is not ready. */
   private readonly tailFamilies = new WeakMap<Tail, { families: readonly Family[]; text?: Tail }>();
 
   constructor(opts: ExpositionCacheOptions = {}) {
@@ -265,13 +232,9 @@ export class ExpositionCache {
   }
 
   /**
-   * Renders a part and compresses it, without blocking the event loop for long, then
-   * swaps in the new bodies. Families that look the same in both text formats (gauges without
-   * a UNIT line: nearly all collector data) are rendered and compressed once. In `when-asked`
-   * mode protobuf is rendered only while protobuf scrapes come, and once they have stopped for
-   * the idle period this publish drops every part's protobuf body. When calls for the same
-   * part overlap, the one made last wins whatever order they finish in; parts published
-   * concurrently are all kept.
+   * Renders and compresses a part in steps, then swaps it in. Families the same in both text
+   * formats (nearly all collector data) are rendered once. Of overlapping calls for a part, the
+   * last made wins.
    */
   async publish(partName: string, families: readonly Family[]): Promise<void> {
     const seq = ++this.seq;
@@ -315,7 +278,6 @@ export class ExpositionCache {
     if ((this.applied.get(partName) ?? 0) > seq) return;
     this.applied.set(partName, seq);
     this.renderMs = { text: textMs, openmetrics: omMs, protobuf: pbMs };
-    // Nobody asked for protobuf for the idle period: the other parts' protobuf bodies go too.
     if (asks !== undefined && !asks.active()) for (const p of this.parts.values()) p.protobuf = undefined;
     const part: Part =
       asks === undefined ? { series, bodies } : { series, bodies, shapes: shapesOf(families) };
@@ -324,23 +286,19 @@ export class ExpositionCache {
     this.rebuild();
   }
 
-  /** True while the cache holds a part of that name (published and not removed). */
+  /** True while the cache holds a part of that name. */
   has(partName: string): boolean {
     return this.parts.has(partName);
   }
 
-  /** Drops a part; the next scrape no longer contains it. An in-flight publish of it is discarded. */
+  /** Drops a part and discards an in-flight publish of it. */
   remove(partName: string): void {
     this.applied.set(partName, ++this.seq);
     for (const d of Object.values(this.plainDemand)) d.forget(partName);
     if (this.parts.delete(partName)) this.rebuild();
   }
 
-  /**
-   * Renders the dynamic tail of a scrape: `dynamicFamilies` and, for OpenMetrics, `# EOF`.
-   * A tail can serve several scrapes (see the server's self-metrics memo); its deflated
-   * form is computed on first use.
-   */
+  /** Renders a scrape's dynamic tail (and OpenMetrics' `# EOF`); a tail can serve several scrapes. */
   tail(format: ExpositionFormat, dynamicFamilies: readonly Family[]): Tail {
     const rendered =
       format === 'protobuf'
@@ -368,15 +326,9 @@ export class ExpositionCache {
   }
 
   /**
-   * Builds a scrape response: the cached static parts followed by the dynamic tail (families
-   * rendered now, or a tail from {@link tail}). Never re-renders or re-compresses the static
-   * parts. `gzip`: the body as one gzip member (default plain).
-   *
-   * A protobuf scrape that finds a part without its protobuf body (`when-asked` mode, after a
-   * time without protobuf scrapes) waits for one render of the parts that lack it, from their
-   * families; concurrent scrapes wait for the same render. Only if publishes keep replacing
-   * parts with ones rendered before the ask does it get the text format, with its content
-   * type, which Prometheus parses as it would after falling back in content negotiation.
+   * The cached parts followed by the dynamic tail. A protobuf scrape that finds a part without
+   * protobuf waits for one shared render of the missing ones; only if publishes keep replacing
+   * parts meanwhile does it get the text format, as after a content-negotiation fallback.
    */
   async respond(
     format: ExpositionFormat,
@@ -400,11 +352,7 @@ export class ExpositionCache {
     if (!opts.gzip) {
       this.plainDemand[answered].ask();
       const chunks: Buffer[] = [];
-      for (const p of body.parts) {
-        const plain = await plainOf(p);
-        if (Array.isArray(plain)) chunks.push(...plain);
-        else chunks.push(plain as Buffer);
-      }
+      for (const p of body.parts) chunks.push(...[await plainOf(p)].flat());
       chunks.push(tail.plain);
       return response(chunks, contentType);
     }
@@ -412,30 +360,20 @@ export class ExpositionCache {
     return response(chunks, contentType, 'gzip');
   }
 
-  /** Series (samples) in the parts currently served. */
+  /** Samples in the parts currently served. */
   seriesCount(): number {
     return this.state.series;
   }
 
-  /**
-   * Bytes held per format: plain (kept or inflated for a plain scrape) and deflated;
-   * undefined for a format not rendered (protobuf while nobody asks for it).
-   */
+  /** Bytes held per format; undefined for a format not rendered. */
   heldBytes(): Readonly<Record<ExpositionFormat, HeldBytes | undefined>> {
     const held = {} as Record<ExpositionFormat, HeldBytes | undefined>;
     for (const format of FORMATS) {
-      const body = this.state.bodies[format];
-      if (body === undefined) {
-        held[format] = undefined;
-        continue;
-      }
-      let plain = 0;
-      let deflated = 0;
-      for (const p of body.parts) {
-        deflated += p.deflated.length;
-        if (p.plain || p.inflated) plain += p.length;
-      }
-      held[format] = { plain, deflated };
+      const parts = this.state.bodies[format]?.parts;
+      held[format] = parts && {
+        plain: parts.reduce((n, p) => n + (p.plain || p.inflated ? p.length : 0), 0),
+        deflated: parts.reduce((n, p) => n + p.deflated.length, 0),
+      };
     }
     return held;
   }
@@ -450,10 +388,7 @@ export class ExpositionCache {
     return this.renderMs;
   }
 
-  /**
-   * Renders the protobuf bodies the parts lack, from their families, and swaps them in; a few
-   * rounds, in case a publish begun before the ask replaced a part meanwhile.
-   */
+  /** A few rounds, in case a publish begun before the ask replaced a part meanwhile. */
   private async protobufOnAsk(opts: { readonly keepPlain: boolean }): Promise<void> {
     for (let round = 0; round < 3 && this.state.bodies.protobuf === undefined; round++) {
       this.protobufRender ??= this.renderMissingProtobuf(opts).finally(() => {
@@ -480,11 +415,7 @@ export class ExpositionCache {
     this.rebuild();
   }
 
-  /**
-   * Renders families in a text format step by step, compressing each step's bytes before the
-   * next step writes over them: only the compressed bytes (and the plain ones when kept, as
-   * copies) outlive the render.
-   */
+  /** Each step is compressed before the next writes over its block; plain bytes are kept as copies. */
   private renderInto(
     families: readonly Family[],
     opts: { readonly format: TextFormat; readonly into: Encoded[]; readonly keepPlain: boolean },
@@ -495,7 +426,6 @@ export class ExpositionCache {
     });
   }
 
-  /** What a streaming render hands its steps to: compressed, the plain bytes copied when kept. */
   private consumer(opts: { readonly into: Encoded[]; readonly keepPlain: boolean }) {
     return async (chunks: Buffer[]) => {
       for (const e of await this.encode(chunks)) {
@@ -505,7 +435,6 @@ export class ExpositionCache {
     };
   }
 
-  /** A part's protobuf body from its families, streamed like the text formats'. */
   private async renderProtobuf(
     families: readonly Family[],
     opts: { readonly keepPlain: boolean },
@@ -518,7 +447,6 @@ export class ExpositionCache {
     return { body: partBody(into, opts), busyMs: pb.busyMs };
   }
 
-  /** The text-format tail with the same families as a protobuf tail, rendered once per tail. */
   private textTailOf(tail: Tail): Tail {
     const held = this.tailFamilies.get(tail);
     if (held === undefined) throw new Error('a protobuf tail not made by this cache');
@@ -527,15 +455,12 @@ export class ExpositionCache {
   }
 
   /**
-   * Keeps each rendered chunk as it is, deflated on its own. Copying the chunks into one
-   * buffer cost a transient copy of the whole part every publish (17 MB at 100k series),
-   * and the allocator kept that churn as RSS. Raw deflate streams ended by a sync flush
-   * are byte-aligned, so the chunks' streams follow one another like the tail's does.
+   * Deflates each chunk on its own: joining them cost a copy of the whole part per publish
+   * (17 MB at 100k series) that the allocator kept as RSS. Sync-flushed streams are byte-aligned.
    */
   private async encode(chunks: readonly Buffer[]): Promise<Encoded[]> {
     const encoded: Encoded[] = [];
     for (const plain of chunks) {
-      // Sync flush, not finish: the stream stays open and byte-aligned so more can follow.
       const deflated = await deflateRaw(plain, {
         level: this.level,
         finishFlush: zlib.constants.Z_SYNC_FLUSH,
@@ -545,31 +470,14 @@ export class ExpositionCache {
     return encoded;
   }
 
-  /**
-   * Orders the parts by name into the static bodies and swaps them in. Synchronous, so no
-   * scrape and no other publish can interleave with it; it copies no body bytes (the CRCs
-   * are combined arithmetically). A format some part lacks is left out.
-   */
+  /** Synchronous, so nothing interleaves; copies no bytes (CRCs combine arithmetically). */
   private rebuild(): void {
     const ordered = [...this.parts.keys()].sort().map((n) => this.parts.get(n)!);
     const bodies: Partial<Record<ExpositionFormat, StaticBody>> = {};
     for (const format of FORMATS) {
-      const parts: PartBody[] = [];
-      for (const p of ordered) {
-        const b = format === 'protobuf' ? p.protobuf : p.bodies[format];
-        if (b) parts.push(b);
-      }
-      if (parts.length < ordered.length) continue;
-      let crc = 0;
-      let length = 0;
-      for (const b of parts) {
-        crc = crc32Combine(crc, b.crc, b.length);
-        length += b.length;
-      }
-      bodies[format] = { parts, length, crc };
+      const parts = ordered.flatMap((p) => (format === 'protobuf' ? p.protobuf : p.bodies[format]) ?? []);
+      if (parts.length === ordered.length) bodies[format] = { parts, ...joined(parts) };
     }
-    let series = 0;
-    for (const p of ordered) series += p.series;
-    this.state = { series, bodies };
+    this.state = { series: ordered.reduce((n, p) => n + p.series, 0), bodies };
   }
 }

@@ -1,17 +1,12 @@
 /**
- * The Prometheus client library, imported in this one place: the self-metrics, the plan and
- * web-config metrics and the process collectors use its registry and metric types, and the
- * exposition reads them back (registry-families.ts). test/exposition/self-families.e2e.test.ts pins
- * the families it produces, so that a change of library shows up there.
+ * The Prometheus client library, imported in this one place; self-families.e2e.test.ts pins the
+ * families it produces, so that a change of library shows up there.
  */
 import { Counter, Gauge, type Registry } from '@prometheus-io/client';
 
 export { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from '@prometheus-io/client';
 
-/**
- * Makers of the exporter's own gauges and counters on `registers`: each takes the name after the
- * `station_exporter_` prefix, the HELP text and the label names (none by default).
- */
+/** Makers of the exporter's own gauges and counters, named after the `station_exporter_` prefix. */
 export function selfMetricMakers(registers: Registry[]) {
   return {
     gauge: <L extends string = never>(name: string, help: string, labelNames: readonly L[] = []) =>

@@ -1,8 +1,4 @@
-/**
- * CRC-32 helpers for splicing gzip bodies. `crc32Combine` is zlib's `crc32_combine`
- * (GF(2) matrix method), which Node does not expose: it gives the CRC of A+B from the CRCs
- * of A and B and the length of B, so a publish never re-reads the bytes of other parts.
- */
+/** CRC-32 for splicing gzip bodies; `crc32Combine` is zlib's `crc32_combine`, which Node does not expose. */
 import zlib from 'node:zlib';
 
 /** CRC32 of `buf` continued from `crc`, unsigned. */

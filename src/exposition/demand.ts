@@ -1,17 +1,11 @@
-/**
- * Which forms of the exposition scrapers ask for, so that the cache keeps only those: a body
- * nobody scrapes (protobuf when no Prometheus has native histograms on, the plain bytes when
- * every scraper asks for gzip) is not worth its megabytes at 100k series.
- */
+/** Which forms scrapers ask for: a body nobody scrapes is not worth its megabytes at 100k series. */
 
 /** Publishes of a part that keep a form after the last scrape that asked for it. */
 export const DEFAULT_DEMAND_PUBLISHES = 5;
 
 /**
- * Demand for one form of the exposition, counted in each part's own publishes: after an ask,
- * the next `publishes` publishes of every part (also of a part first published later) keep
- * the form. A scraper that asks at least once every few poll intervals keeps it for good;
- * counting publishes instead of time needs no clock and follows each collector's interval.
+ * Demand counted in each part's own publishes: after an ask, the next `publishes` of every part
+ * keep the form. Counting publishes needs no clock and follows each collector's interval.
  */
 export class Demand {
   private asks = 0;
@@ -24,12 +18,7 @@ export class Demand {
     this.asks++;
   }
 
-  /** True once any scrape has asked for the form. */
-  get asked(): boolean {
-    return this.asks > 0;
-  }
-
-  /** Whether this publish of `part` keeps the form; counts the publish. */
+  /** Whether this publish of `part` keeps the form. */
   takePublish(part: string): boolean {
     const seen = this.parts.get(part) ?? { asksSeen: 0, left: 0 };
     if (seen.asksSeen !== this.asks) {
@@ -57,17 +46,15 @@ const GAPS_KEPT = 8;
 
 /** Options of {@link RecentAsks}. */
 export interface RecentAsksOptions {
-  /** Monotonic clock in milliseconds. */
+  /** Monotonic, in milliseconds. */
   readonly clock: () => number;
-  /** A stated idle period; default {@link PROTOBUF_IDLE_INTERVALS} times the observed scrape interval. */
+  /** Default {@link PROTOBUF_IDLE_INTERVALS} times the observed scrape interval. */
   readonly idleMs?: number;
 }
 
 /**
- * Demand for a form counted in time: active while the last ask is no older than the idle
- * period, a few scrape intervals. The interval is observed: the longest of the last gaps between
- * asks, so that two Prometheus servers scraping a few seconds apart do not look like one
- * scraping every few seconds.
+ * Demand counted in time: active for a few scrape intervals after an ask. The interval is the
+ * longest recent gap, so two servers scraping seconds apart do not look like one scraping often.
  */
 export class RecentAsks {
   private last: number | undefined;

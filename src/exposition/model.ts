@@ -1,9 +1,6 @@
 /**
- * The exposition model shared by collectors and renderers.
- *
- * Collectors describe metric families once and emit samples whose label sets are
- * pre-escaped {@link LabelSet}s, so that a topology's label text is escaped once and
- * reused by every sample and every render.
+ * The exposition model shared by collectors and renderers: label sets are escaped once per
+ * topology and reused by every sample and render.
  */
 
 import type { NativeHistogramSnapshot } from './native-histogram.ts';
@@ -13,63 +10,46 @@ export type MetricKind = 'gauge' | 'counter' | 'histogram' | 'info';
 
 /** A metric family's description: everything but its samples. */
 export interface FamilyDesc {
-  /**
-   * Full name as it appears on samples in the Prometheus text format: counters end in
-   * `_total`, info metrics in `_info`, histograms carry the base name (samples add
-   * `_bucket`, `_sum`, `_count`).
-   */
+  /** Name on samples in the text format: counters end in `_total`, histograms carry the base name. */
   readonly name: string;
   readonly kind: MetricKind;
-  /** HELP text: says where the value comes from. */
+  /** Says where the value comes from. */
   readonly help: string;
   /** Base unit (e.g. `seconds`) for the OpenMetrics `# UNIT` line; the name must end with it. */
   readonly unit?: string;
   /** Label names its samples carry, for the generated metrics reference. */
   readonly labels?: readonly string[];
-  /**
-   * A native histogram family (its samples carry `histogram`): only the protobuf format carries
-   * it; the text formats, which cannot, leave the whole family out.
-   */
+  /** A native histogram family: protobuf only, the text formats leave it out. */
   readonly native?: boolean;
 }
 
 /** Escapes a label value for the Prometheus text and OpenMetrics formats. */
 export function escapeLabelValue(value: string): string {
-  // Fast path: most values need no escaping, and this runs once per label, not per scrape.
   if (!/[\\"\n]/.test(value)) return value;
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
-/**
- * An immutable, already-escaped label set. `text` is the inside of the braces
- * (`a="1",b="2"`), empty for no labels. Build once per topology, extend with {@link LabelSet.with}.
- */
+/** An immutable, escaped label set, built once per topology and extended with {@link LabelSet.with}. */
 export class LabelSet {
   static readonly EMPTY = new LabelSet('', undefined, []);
 
   private constructor(
     /** Escaped `name="value"` pairs joined by commas, without braces. */
     readonly text: string,
-    /** The set this one extends, if any. */
-    private readonly base: LabelSet | undefined,
-    /** The name (or names, for a concatenation) this set adds to `base`. */
+    /** The set this one extends (undefined for the empty set). */
+    readonly parent: LabelSet | undefined,
+    /** The name (or names, for a concatenation) this set adds to `parent`. */
     private readonly added: string | readonly string[],
   ) {}
 
-  /**
-   * Label names in order, for tests and tooling. Computed on demand: a poll builds a label
-   * set per series and window, and copying the names into each cost an array apiece.
-   */
+  /** Label names in order; computed on demand, as an array per set would cost a poll's worth. */
   get names(): readonly string[] {
     const parts: Array<string | readonly string[]> = [];
-    for (let set: LabelSet | undefined = this; set !== undefined; set = set.base) parts.push(set.added);
+    for (let set: LabelSet | undefined = this; set !== undefined; set = set.parent) parts.push(set.added);
     return parts.reverse().flat();
   }
 
-  /**
-   * A label set from text already escaped as in {@link text} (read back from a rendered body),
-   * with its label names; it extends no other set.
-   */
+  /** A label set from escaped text read back from a rendered body, with its label names. */
   static fromText(text: string, names: readonly string[]): LabelSet {
     return text === '' ? LabelSet.EMPTY : new LabelSet(text, undefined, names);
   }
@@ -81,11 +61,6 @@ export class LabelSet {
     return set;
   }
 
-  /** The set this one extends (undefined for the empty set). */
-  get parent(): LabelSet | undefined {
-    return this.base;
-  }
-
   /** The escaped pairs this set adds to its {@link parent}, as in {@link text}. */
   get addedText(): string {
     return this.text.slice(this.addedFrom);
@@ -93,7 +68,7 @@ export class LabelSet {
 
   /** Where in {@link text} the pairs this set adds to its {@link parent} start. */
   get addedFrom(): number {
-    const baseLength = this.base?.text.length ?? 0;
+    const baseLength = this.parent?.text.length ?? 0;
     return baseLength === 0 ? 0 : baseLength + 1;
   }
 
@@ -111,10 +86,7 @@ export class LabelSet {
   }
 }
 
-/**
- * An exemplar: a reference from a sample to one event behind it (for a unit counter, the newest
- * unit's serial). Rendered in OpenMetrics and protobuf only, on counters and histograms.
- */
+/** A reference from a sample to one event behind it; OpenMetrics and protobuf only. */
 export interface Exemplar {
   readonly labels: LabelSet;
   readonly value: number;
@@ -125,10 +97,7 @@ export interface Exemplar {
 /** OpenMetrics: an exemplar's label names and values together hold at most 128 UTF-8 characters. */
 const EXEMPLAR_MAX_RUNES = 128;
 
-/**
- * An exemplar with these labels, or undefined when they are longer than OpenMetrics allows (an
- * exemplar is left out rather than cut: a shortened serial would point at another unit).
- */
+/** Undefined when the labels are longer than OpenMetrics allows: a cut serial names another unit. */
 export function exemplarOf(
   pairs: Readonly<Record<string, string>>,
   event: { readonly value: number; readonly timestampMs?: number },
@@ -139,10 +108,7 @@ export function exemplarOf(
   return { labels: LabelSet.of(pairs), ...event };
 }
 
-/**
- * One sample. `suffix` is for classic histogram parts (`_bucket`, `_sum`, `_count`). A native
- * histogram's sample carries `histogram` (and `value` is its count).
- */
+/** One sample; `suffix` for classic histogram parts; a native histogram's `value` is its count. */
 export interface Sample {
   readonly labels: LabelSet;
   readonly value: number;
@@ -156,10 +122,8 @@ export interface Family {
   readonly desc: FamilyDesc;
   readonly samples: readonly Sample[];
   /**
-   * For a counter or histogram family: when every one of its series started counting (epoch
-   * ms), the same for all of them (the exporter's start). Rendered as `created_timestamp` in
-   * protobuf and as `_created` lines of counters in OpenMetrics, so that a scraper that reads
-   * it knows a series seen first at 1 counted that 1 after this time.
+   * When a counter or histogram family's series started counting (epoch ms), so that a scraper
+   * knows a series seen first at 1 counted that 1 after this time.
    */
   readonly createdMs?: number;
 }

@@ -1,13 +1,8 @@
 /**
- * The boundaries of a native histogram's buckets, as Prometheus draws them: for schemas 1 to 8,
- * the fractions 2^(j/2^s - 1), j = 0 .. 2^s - 1, in [0.5, 1); a boundary is such a fraction times
- * a power of two. Schema s starts at offset 2^s - 2 and has 2^s entries.
- *
- * These are the exact doubles of Prometheus's `exponentialBounds` table
- * (model/histogram/generic.go, the same in client_golang's histogram.go; Apache License 2.0,
- * The Prometheus Authors), not recomputed: a third of them differ in the last bit from
- * `Math.pow(2, j / 2^s - 1)`, and a value on a boundary must fall in the bucket Prometheus
- * expects. test/exposition/native-histogram.test.ts checks each one against the exact value.
+ * Native histogram bucket boundaries for schemas 1 to 8: the fractions 2^(j/2^s - 1) in [0.5, 1);
+ * schema s starts at offset 2^s - 2. The exact doubles of Prometheus's `exponentialBounds`
+ * (model/histogram/generic.go; Apache License 2.0, The Prometheus Authors), not recomputed: a
+ * third differ in the last bit from `Math.pow`, and a value on a boundary must land where Prometheus expects.
  */
 const SCHEMA_8: readonly number[] = [
   0.5, 0.5013556375251013, 0.5027149505564014, 0.5040779490592088, 0.5054446430258502, 0.5068150424757447,

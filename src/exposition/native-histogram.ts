@@ -1,14 +1,8 @@
 /**
- * A native (exponential, sparse) histogram of observed values, as Prometheus defines it: bucket
- * `k` of schema `s` holds the values in (2^((k-1)/2^s), 2^(k/2^s)], negative values mirror that
- * in buckets of their own, and values within the zero threshold of 0 go to the zero bucket.
- * Counts are cumulative for the histogram's life; nothing is ever reset or forgotten.
- *
- * Buckets are kept dense (one count per key between the lowest and highest key seen) because a
- * measurement's values sit close together: a station's 3.3 V rail spans a few dozen buckets at
- * schema 8. When the buckets of both signs together would span more than `maxBuckets` keys, the
- * resolution is halved (schema − 1, neighbouring buckets merged), as client_golang does, so a
- * series never holds more than `maxBuckets` counts.
+ * A cumulative native histogram as Prometheus defines it: bucket `k` of schema `s` holds
+ * (2^((k-1)/2^s), 2^(k/2^s)]. Buckets are kept dense, as a measurement's values sit close together
+ * (a 3.3 V rail spans a few dozen buckets at schema 8); beyond `maxBuckets` keys the resolution is
+ * halved, as client_golang does.
  */
 import { NATIVE_BOUNDS } from './native-bounds.ts';
 
@@ -23,15 +17,12 @@ export const DEFAULT_ZERO_THRESHOLD = 2.938735877055719e-39;
 export interface NativeHistogramSnapshot {
   readonly schema: number;
   readonly zeroThreshold: number;
-  /** Observations in the zero bucket. */
   readonly zeroCount: number;
-  /** All observations. */
   readonly count: number;
-  /** Sum of all observations. */
   readonly sum: number;
   /** Key of `positive[0]`. */
   readonly positiveOffset: number;
-  /** Counts of consecutive positive bucket keys (zeros inside the range included). */
+  /** Counts of consecutive bucket keys, zeros inside the range included. */
   readonly positive: readonly number[];
   readonly negativeOffset: number;
   readonly negative: readonly number[];
@@ -52,10 +43,7 @@ const words = new Uint32Array(scratch.buffer);
 // Little-endian on every platform Node runs on: the high word holds sign and exponent.
 const HIGH = 1;
 
-/**
- * `frac` in [0.5, 1) and `exp` with x = frac · 2^exp, for a finite positive x (as Go's
- * math.Frexp). Written into `out` to allocate nothing per observation.
- */
+/** Go's math.Frexp for a finite positive x, into `out` to allocate nothing per observation. */
 function frexp(x: number, out: { frac: number; exp: number }): void {
   let shift = 0;
   if (x < 2.2250738585072014e-308) {
@@ -84,10 +72,7 @@ function searchBounds(from: number, n: number, frac: number): number {
   return lo;
 }
 
-/**
- * The bucket key of a finite |v| > 0 at a schema, exactly as client_golang computes it, so that
- * a value on a boundary falls where Prometheus expects it.
- */
+/** The bucket key of a finite |v| > 0, exactly as client_golang computes it (boundaries included). */
 export function bucketKey(abs: number, schema: number): number {
   frexp(abs, parts);
   if (schema > 0) {
@@ -99,15 +84,13 @@ export function bucketKey(abs: number, schema: number): number {
   return (key + offset) >> -schema;
 }
 
-/** `n` zeros. */
 function zeros(n: number): number[] {
   return new Array<number>(n).fill(0);
 }
 
 /**
- * Counts of a run of consecutive keys, growable at both ends. Plain arrays, not typed ones: each
- * typed array carries an ArrayBuffer that every young-generation collection must sweep, and the
- * exporter grows and copies tens of thousands of these per poll (one snapshot per series).
+ * Counts of consecutive keys. Plain arrays: a typed array's ArrayBuffer is swept by every young
+ * collection, and a poll copies tens of thousands of these.
  */
 class Range {
   offset = 0;
@@ -117,7 +100,6 @@ class Range {
     return this.counts.length;
   }
 
-  /** The span the range would have with `key` added. */
   spanWith(key: number): number {
     if (this.counts.length === 0) return 1;
     const last = this.offset + this.counts.length - 1;
@@ -175,17 +157,12 @@ export class NativeHistogram {
     this.zeroThreshold = opts.zeroThreshold ?? DEFAULT_ZERO_THRESHOLD;
   }
 
-  /** The current schema (lower than the starting one once the bucket bound was reached). */
+  /** The current schema, lowered once the bucket bound was reached. */
   get schema(): number {
     return this.schemaNow;
   }
 
-  /** Observations so far. */
-  get observations(): number {
-    return this.count;
-  }
-
-  /** Adds one value. Values that are not finite numbers are not observed; returns false for them. */
+  /** Adds one value; false for a value that is not finite (not observed). */
   observe(v: number): boolean {
     if (!Number.isFinite(v)) return false;
     this.count++;

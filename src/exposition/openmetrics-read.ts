@@ -1,25 +1,18 @@
 /**
- * Reads the exporter's own OpenMetrics rendering back into families, so that a part can be
- * rendered in protobuf long after its families are gone: the cache keeps every part's OpenMetrics
- * bytes gzipped anyway (about 1 MB per 100k series), while keeping the families themselves cost
- * about 20 MiB of heap per 100k series, mostly label text.
- *
- * Only what the renderer writes is read, and with the part's {@link FamilyShape}s at hand: the
- * descriptions and created times come from there, not from the HELP and TYPE lines; the text gives
- * the samples (label text as escaped, value, exemplar). A native histogram, which no text format
- * carries, is kept as a family in the shape. Values are written shortest round-trip and exemplar
- * times in whole milliseconds, so what is read renders to the same protobuf bytes.
+ * Reads the exporter's own OpenMetrics rendering back into families, for a late protobuf render:
+ * the cache keeps those bytes gzipped anyway (about 1 MB per 100k series), while the families cost
+ * about 20 MiB of heap. Descriptions, created times and native histograms come from the part's
+ * {@link FamilyShape}s; values are shortest round-trip, so the protobuf bytes come out the same.
  */
 import type { LoopYielder } from '../util/loop-yield.ts';
 import { type Exemplar, type Family, type FamilyDesc, LabelSet, type Sample } from './model.ts';
-import { sampleName } from './render.ts';
+import { parseValue, sampleName } from './render.ts';
 
-/** What a part keeps of a family besides its OpenMetrics text: the family itself when native. */
+/** What a part keeps of a family besides its OpenMetrics text. */
 export type FamilyShape =
   | { readonly desc: FamilyDesc; readonly createdMs?: number; readonly native?: undefined }
   | { readonly native: Family };
 
-/** The shapes of a part's families: descriptions and created times, native families whole. */
 export function shapesOf(families: readonly Family[]): FamilyShape[] {
   return families.map((f) => {
     if (f.desc.native) return { native: f };
@@ -40,17 +33,10 @@ export async function readOpenMetrics(
   return reader.families;
 }
 
-/** A value as {@link formatValue} writes it. */
-function parseValue(text: string): number {
-  if (text === '+Inf') return Number.POSITIVE_INFINITY;
-  if (text === '-Inf') return Number.NEGATIVE_INFINITY;
-  return Number(text);
-}
-
 class Reader {
   readonly families: Family[] = [];
   private pos = 0;
-  /** Index of the next shape; the current family's samples and sample name. */
+  /** Index of the next shape. */
   private next = 0;
   private samples: Sample[] = [];
   private name = '';
@@ -134,10 +120,7 @@ function readLabels(text: string, from: number): { labels: LabelSet; end: number
   return { labels: LabelSet.fromText(text.slice(from, i), names), end: i };
 }
 
-/**
- * A classic histogram bucket's labels as the collectors build them: the series' labels extended
- * by `le`, which the protobuf renderer takes off to group the buckets.
- */
+/** The series' labels extended by `le`, as the protobuf renderer groups buckets by them. */
 function bucketLabels(labels: LabelSet): LabelSet {
   const names = labels.names;
   if (names.at(-1) !== 'le') return labels;

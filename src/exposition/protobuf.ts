@@ -1,74 +1,47 @@
 /**
- * Renders metric families in the Prometheus protobuf exposition format: length-delimited
- * `io.prometheus.client.MetricFamily` messages (metrics.proto of prometheus/client_model), the
- * one format that carries native histograms. Prometheus asks for it first when it has
- * native histograms switched on (docs/metrics.md#prometheus-versions).
+ * The Prometheus protobuf exposition: delimited `io.prometheus.client.MetricFamily` messages
+ * (prometheus/client_model metrics.proto), the one format with native histograms.
  *
- * A hand encoder for the few messages the exporter writes, in the text renderer's way: bytes
- * go straight into blocks of memory, label text is escaped once per topology and a label set's
- * parents are encoded once per render. A message's length precedes it, so each is written after
- * one reserved byte and moved by the few bytes a longer length needs; a family's length has five
- * bytes reserved and is written when the family ends.
- *
- * Field numbers (metrics.proto): MetricFamily name 1, help 2, type 3, metric 4. Metric label 1,
- * gauge 2, counter 3, histogram 7. LabelPair name 1, value 2. Gauge/Counter value 1, Counter
- * exemplar 2, Counter created_timestamp 3. Histogram sample_count 1, sample_sum 2, bucket 3, schema 5, zero_threshold 6,
- * zero_count 7, negative_span 9, negative_delta 10, positive_span 12, positive_delta 13,
- * created_timestamp 15, exemplars 16. Bucket cumulative_count 1, upper_bound 2, exemplar 3. BucketSpan offset 1,
- * length 2. Exemplar label 1, value 2, timestamp 3. Timestamp seconds 1, nanos 2.
+ * A hand encoder in the text renderer's way: bytes go straight into blocks, and a label set's
+ * parents are encoded once per render. A message is written after one byte reserved for its
+ * length and moved when the length needs more; a family reserves five.
  */
 import type { Exemplar, Family, FamilyDesc, LabelSet, Sample } from './model.ts';
 import type { NativeHistogramSnapshot } from './native-histogram.ts';
 import type { StreamOptions } from './render.ts';
-import { BlockPool, seriesOf, streamSteps } from './render.ts';
+import { BlockPool, parseValue, seriesOf, streamSteps } from './render.ts';
 
-/** Content type of the delimited protobuf format. */
+/** The delimited protobuf format. */
 export const PROTOBUF_CONTENT_TYPE =
   'application/vnd.google.protobuf; proto=io.prometheus.client.MetricFamily; encoding=delimited';
 
-enum Wire {
-  Varint = 0,
-  Fixed64 = 1,
-  Len = 2,
-}
+const len = (field: number): number => (field << 3) | 2;
+const varint = (field: number): number => field << 3;
+const fixed64 = (field: number): number => (field << 3) | 1;
 
-const tag = (field: number, wire: Wire): number => (field << 3) | wire;
-
-const FAMILY_NAME = tag(1, Wire.Len);
-const FAMILY_HELP = tag(2, Wire.Len);
-const FAMILY_TYPE = tag(3, Wire.Varint);
-const FAMILY_METRIC = tag(4, Wire.Len);
-const METRIC_LABEL = tag(1, Wire.Len);
-const METRIC_GAUGE = tag(2, Wire.Len);
-const METRIC_COUNTER = tag(3, Wire.Len);
-const METRIC_HISTOGRAM = tag(7, Wire.Len);
-const PAIR_NAME = tag(1, Wire.Len);
-const PAIR_VALUE = tag(2, Wire.Len);
-const VALUE = tag(1, Wire.Fixed64);
-const COUNTER_EXEMPLAR = tag(2, Wire.Len);
-const COUNTER_CREATED = tag(3, Wire.Len);
-const H_COUNT = tag(1, Wire.Varint);
-const H_SUM = tag(2, Wire.Fixed64);
-const H_BUCKET = tag(3, Wire.Len);
-const H_SCHEMA = tag(5, Wire.Varint);
-const H_ZERO_THRESHOLD = tag(6, Wire.Fixed64);
-const H_ZERO_COUNT = tag(7, Wire.Varint);
-const H_NEGATIVE_SPAN = tag(9, Wire.Len);
-const H_NEGATIVE_DELTA = tag(10, Wire.Len);
-const H_POSITIVE_SPAN = tag(12, Wire.Len);
-const H_POSITIVE_DELTA = tag(13, Wire.Len);
-const H_CREATED = tag(15, Wire.Len);
-const H_EXEMPLARS = tag(16, Wire.Len);
-const BUCKET_COUNT = tag(1, Wire.Varint);
-const BUCKET_BOUND = tag(2, Wire.Fixed64);
-const BUCKET_EXEMPLAR = tag(3, Wire.Len);
-const SPAN_OFFSET = tag(1, Wire.Varint);
-const SPAN_LENGTH = tag(2, Wire.Varint);
-const EXEMPLAR_LABEL = tag(1, Wire.Len);
-const EXEMPLAR_VALUE = tag(2, Wire.Fixed64);
-const EXEMPLAR_TIMESTAMP = tag(3, Wire.Len);
-const TS_SECONDS = tag(1, Wire.Varint);
-const TS_NANOS = tag(2, Wire.Varint);
+// Field tags of metrics.proto's messages; a gauge's value has the counter's tag.
+const FAMILY = { name: len(1), help: len(2), type: varint(3), metric: len(4) };
+const METRIC = { label: len(1), gauge: len(2), counter: len(3), histogram: len(7) };
+const PAIR = { name: len(1), value: len(2) };
+const COUNTER = { value: fixed64(1), exemplar: len(2), created: len(3) };
+const HISTOGRAM = {
+  count: varint(1),
+  sum: fixed64(2),
+  bucket: len(3),
+  schema: varint(5),
+  zeroThreshold: fixed64(6),
+  zeroCount: varint(7),
+  negativeSpan: len(9),
+  negativeDelta: len(10),
+  positiveSpan: len(12),
+  positiveDelta: len(13),
+  created: len(15),
+  exemplars: len(16),
+};
+const BUCKET = { count: varint(1), bound: fixed64(2), exemplar: len(3) };
+const SPAN = { offset: varint(1), length: varint(2) };
+const EXEMPLAR = { label: len(1), value: fixed64(2), timestamp: len(3) };
+const TIMESTAMP = { seconds: varint(1), nanos: varint(2) };
 
 /** MetricType of metrics.proto. */
 const TYPES: Readonly<Record<FamilyDesc['kind'], number>> = {
@@ -105,13 +78,6 @@ interface ClassicHistogram {
   count: number;
 }
 
-/** Parses a `le` label's value as the text formats write it. */
-function parseBound(text: string): number {
-  if (text === '+Inf') return Number.POSITIVE_INFINITY;
-  if (text === '-Inf') return Number.NEGATIVE_INFINITY;
-  return Number(text);
-}
-
 /**
  * Groups a classic histogram family's samples (`_bucket` with `le` as the last label, `_sum`,
  * `_count`) per label set, in the order first seen.
@@ -131,7 +97,7 @@ function classicHistograms(samples: readonly Sample[]): ClassicHistogram[] {
       const base = s.labels.parent ?? s.labels;
       const m = /^le="(.*)"$/.exec(s.labels.addedText);
       if (m === null) continue;
-      const bucket = { bound: parseBound(m[1]!), count: s.value };
+      const bucket = { bound: parseValue(m[1]!), count: s.value };
       get(base).buckets.push(s.exemplar ? { ...bucket, exemplar: s.exemplar } : bucket);
     } else if (s.suffix === '_sum') get(s.labels).sum = s.value;
     else if (s.suffix === '_count') get(s.labels).count = s.value;
@@ -139,11 +105,7 @@ function classicHistograms(samples: readonly Sample[]): ClassicHistogram[] {
   return [...byLabels.values()];
 }
 
-/**
- * A family's name, help and type fields, encoded once per description: descriptions are
- * constants, and a poll renders dozens of small families whose header would cost more than their
- * samples.
- */
+/** Encoded once per description: a poll renders dozens of small families. */
 const HEADERS = new WeakMap<FamilyDesc, Buffer>();
 
 function headerOf(desc: FamilyDesc): Buffer {
@@ -153,30 +115,25 @@ function headerOf(desc: FamilyDesc): Buffer {
   const help = Buffer.from(desc.help, 'utf8');
   const out = Buffer.alloc(3 + 2 * 5 + name.length + help.length + 1);
   let off = 0;
-  out[off++] = FAMILY_NAME;
+  out[off++] = FAMILY.name;
   off = writeVarint(out, off, name.length);
   off += name.copy(out, off);
-  out[off++] = FAMILY_HELP;
+  out[off++] = FAMILY.help;
   off = writeVarint(out, off, help.length);
   off += help.copy(out, off);
-  out[off++] = FAMILY_TYPE;
+  out[off++] = FAMILY.type;
   off = writeVarint(out, off, TYPES[desc.kind]);
   header = Buffer.from(out.subarray(0, off));
   HEADERS.set(desc, header);
   return header;
 }
 
-/**
- * Incremental protobuf renderer: {@link step} renders up to a budget of samples, {@link take}
- * returns the bytes of the families finished so far.
- */
+/** {@link step} renders up to a budget of samples, {@link take} returns the finished families' bytes. */
 class ProtoRenderer {
   private family = 0;
   private sample = 0;
   private inFamily = false;
-  /** Classic histograms of the current family, when it has `_bucket` samples. */
   private classic: ClassicHistogram[] | undefined;
-  /** The current family's created time (epoch ms), for its counters and histograms. */
   private createdMs: number | undefined;
   private readonly blocks = new BlockPool();
   private block: Buffer = this.blocks.first();
@@ -193,7 +150,7 @@ class ProtoRenderer {
   private pending: Buffer[] = [];
   /** Finished slices not yet taken, before `block`'s. */
   private out: Buffer[] = [];
-  /** Label sets that other sets extend, seen in this render: true once, their pairs from the second use on. */
+  /** Parent label sets seen in this render: true once, their pairs from the second use on. */
   private readonly parents = new Map<LabelSet, Buffer | true>();
 
   constructor(private readonly families: readonly Family[]) {}
@@ -214,10 +171,7 @@ class ProtoRenderer {
     return true;
   }
 
-  /**
-   * Renders up to `budget` more metrics of the current family (a classic histogram's are whole
-   * histograms, gathered from its samples); returns how many.
-   */
+  /** Renders up to `budget` more metrics (whole classic histograms); returns how many. */
   private renderSamples(fam: Family, budget: number): number {
     const from = this.sample;
     const classic = this.classic;
@@ -257,11 +211,7 @@ class ProtoRenderer {
     return out;
   }
 
-  /**
-   * Where the finished bytes of the current block end: all of it between families; before the
-   * current family's reserved length while that family started in this block; nowhere new
-   * while it started in an earlier one (every byte here is then still the family's).
-   */
+  /** Where the finished bytes of the current block end: an open family's bytes are not. */
   private finishedEnd(): number {
     if (!this.inFamily) return this.off;
     return this.pending.length === 0 ? this.familyStart : this.doneStart;
@@ -315,25 +265,24 @@ class ProtoRenderer {
     if (h !== undefined) bound += 160 + 16 * (h.positive.length + h.negative.length);
     if (s.exemplar !== undefined) bound += 96 + 6 * s.exemplar.labels.text.length;
     this.room(bound);
-    this.byte(FAMILY_METRIC);
+    this.byte(FAMILY.metric);
     const metricAt = this.open();
-    this.labels(labels, METRIC_LABEL);
+    this.labels(labels, METRIC.label);
     if (h !== undefined) {
-      this.byte(METRIC_HISTOGRAM);
+      this.byte(METRIC.histogram);
       const at = this.open();
       this.nativeHistogram(h, s.exemplar);
       this.close(at);
     } else {
-      this.byte(type === TYPES.counter ? METRIC_COUNTER : METRIC_GAUGE);
+      this.byte(type === TYPES.counter ? METRIC.counter : METRIC.gauge);
       const at = this.open();
-      this.byte(VALUE);
-      this.double(s.value);
+      this.doubleField(COUNTER.value, s.value);
       if (type === TYPES.counter && s.exemplar !== undefined) {
-        this.byte(COUNTER_EXEMPLAR);
+        this.byte(COUNTER.exemplar);
         this.exemplar(s.exemplar);
       }
       if (type === TYPES.counter && this.createdMs !== undefined) {
-        this.byte(COUNTER_CREATED);
+        this.byte(COUNTER.created);
         this.timestamp(this.createdMs);
       }
       this.close(at);
@@ -345,66 +294,58 @@ class ProtoRenderer {
     let bound = 120 + 6 * h.labels.text.length + 24 * h.buckets.length;
     for (const b of h.buckets) if (b.exemplar) bound += 96 + 6 * b.exemplar.labels.text.length;
     this.room(bound);
-    this.byte(FAMILY_METRIC);
+    this.byte(FAMILY.metric);
     const metricAt = this.open();
-    this.labels(h.labels, METRIC_LABEL);
-    this.byte(METRIC_HISTOGRAM);
+    this.labels(h.labels, METRIC.label);
+    this.byte(METRIC.histogram);
     const at = this.open();
-    this.byte(H_COUNT);
-    this.varint(h.count);
-    this.byte(H_SUM);
-    this.double(h.sum);
+    this.varintField(HISTOGRAM.count, h.count);
+    this.doubleField(HISTOGRAM.sum, h.sum);
     for (const b of h.buckets) this.bucket(b.count, b.bound, b.exemplar);
-    this.created(H_CREATED);
+    this.created(HISTOGRAM.created);
     this.close(at);
     this.close(metricAt);
   }
 
   private bucket(count: number, upperBound: number, exemplar: Exemplar | undefined): void {
-    this.byte(H_BUCKET);
+    this.byte(HISTOGRAM.bucket);
     const at = this.open();
-    this.byte(BUCKET_COUNT);
-    this.varint(count);
-    this.byte(BUCKET_BOUND);
-    this.double(upperBound);
+    this.varintField(BUCKET.count, count);
+    this.doubleField(BUCKET.bound, upperBound);
     if (exemplar !== undefined) {
-      this.byte(BUCKET_EXEMPLAR);
+      this.byte(BUCKET.exemplar);
       this.exemplar(exemplar);
     }
     this.close(at);
   }
 
   private nativeHistogram(h: NativeHistogramSnapshot, exemplar: Exemplar | undefined): void {
-    this.byte(H_COUNT);
-    this.varint(h.count);
-    this.byte(H_SUM);
-    this.double(h.sum);
+    this.varintField(HISTOGRAM.count, h.count);
+    this.doubleField(HISTOGRAM.sum, h.sum);
     // Prometheus 2.42 reads a native histogram's exemplars from its classic buckets only: one
     // +Inf bucket (holding every observation, so it is true as a classic bucket too) carries it.
     if (exemplar !== undefined) this.bucket(h.count, Number.POSITIVE_INFINITY, exemplar);
-    this.byte(H_SCHEMA);
-    this.varint(zigzag(h.schema));
-    this.byte(H_ZERO_THRESHOLD);
-    this.double(h.zeroThreshold);
-    this.byte(H_ZERO_COUNT);
-    this.varint(h.zeroCount);
-    this.buckets(h.negativeOffset, h.negative, { span: H_NEGATIVE_SPAN, delta: H_NEGATIVE_DELTA });
+    this.varintField(HISTOGRAM.schema, zigzag(h.schema));
+    this.doubleField(HISTOGRAM.zeroThreshold, h.zeroThreshold);
+    this.varintField(HISTOGRAM.zeroCount, h.zeroCount);
+    this.buckets(h.negativeOffset, h.negative, {
+      span: HISTOGRAM.negativeSpan,
+      delta: HISTOGRAM.negativeDelta,
+    });
     const empty = h.zeroCount === 0 && !h.positive.some((c) => c > 0) && !h.negative.some((c) => c > 0);
     if (empty) {
       // A span of length 0, as client_golang writes: newer scrapers then see a native
       // histogram even without observations and a zero threshold of 0.
-      this.byte(H_POSITIVE_SPAN);
-      const at = this.open();
-      this.byte(SPAN_OFFSET);
-      this.varint(0);
-      this.byte(SPAN_LENGTH);
-      this.varint(0);
-      this.close(at);
-    } else this.buckets(h.positiveOffset, h.positive, { span: H_POSITIVE_SPAN, delta: H_POSITIVE_DELTA });
-    this.created(H_CREATED);
+      this.span(HISTOGRAM.positiveSpan, 0, 0);
+    } else
+      this.buckets(h.positiveOffset, h.positive, {
+        span: HISTOGRAM.positiveSpan,
+        delta: HISTOGRAM.positiveDelta,
+      });
+    this.created(HISTOGRAM.created);
     // Newer Prometheus versions read native histograms' exemplars here (2.42 skips the field).
     if (exemplar !== undefined && exemplar.timestampMs !== undefined) {
-      this.varint(H_EXEMPLARS);
+      this.varint(HISTOGRAM.exemplars);
       this.exemplar(exemplar);
     }
   }
@@ -417,13 +358,7 @@ class ProtoRenderer {
     for (let k = 0; k < starts.length; k++) {
       const spanOffset = k === 0 ? offset + starts[k]! : starts[k]! - lastEnd;
       lastEnd = starts[k]! + lengths[k]!;
-      this.byte(tags.span);
-      const at = this.open();
-      this.byte(SPAN_OFFSET);
-      this.varint(zigzag(spanOffset));
-      this.byte(SPAN_LENGTH);
-      this.varint(lengths[k]!);
-      this.close(at);
+      this.span(tags.span, zigzag(spanOffset), lengths[k]!);
     }
     this.byte(tags.delta);
     const at = this.open();
@@ -438,55 +373,48 @@ class ProtoRenderer {
     this.close(at);
   }
 
-  /** An Exemplar message, with its length. */
+  private span(field: number, offset: number, length: number): void {
+    this.byte(field);
+    const at = this.open();
+    this.varintField(SPAN.offset, offset);
+    this.varintField(SPAN.length, length);
+    this.close(at);
+  }
+
   private exemplar(e: Exemplar): void {
     const at = this.open();
-    this.labels(e.labels, EXEMPLAR_LABEL);
-    this.byte(EXEMPLAR_VALUE);
-    this.double(e.value);
+    this.labels(e.labels, EXEMPLAR.label);
+    this.doubleField(EXEMPLAR.value, e.value);
     if (e.timestampMs !== undefined) {
-      this.byte(EXEMPLAR_TIMESTAMP);
+      this.byte(EXEMPLAR.timestamp);
       this.timestamp(e.timestampMs);
     }
     this.close(at);
   }
 
-  /** The family's created time as the field `field` (a Timestamp), when it has one. */
   private created(field: number): void {
     if (this.createdMs === undefined) return;
     this.byte(field);
     this.timestamp(this.createdMs);
   }
 
-  /** A google.protobuf.Timestamp message, with its length, after its field's tag. */
+  /** A google.protobuf.Timestamp message, after its field's tag. */
   private timestamp(ms: number): void {
     const seconds = Math.floor(ms / 1000);
     const nanos = Math.round((ms - seconds * 1000) * 1e6);
     const ts = this.open();
-    if (seconds !== 0) {
-      this.byte(TS_SECONDS);
-      this.varint(seconds);
-    }
-    if (nanos !== 0) {
-      this.byte(TS_NANOS);
-      this.varint(nanos);
-    }
+    if (seconds !== 0) this.varintField(TIMESTAMP.seconds, seconds);
+    if (nanos !== 0) this.varintField(TIMESTAMP.nanos, nanos);
     this.close(ts);
   }
 
-  /** A label set's pairs as repeated LabelPair fields; a parent's pairs are encoded once. */
+  /**
+   * A set's pairs as LabelPair fields. Collectors extend one set per station by a label or two
+   * per sample, so a parent's encoding is kept from its second use on and copied; a set whose
+   * parent is new (built per sample) is parsed whole, with no copy kept.
+   */
   private labels(set: LabelSet, field: number): void {
     if (set.text === '') return;
-    this.encodeLabels(set, field);
-  }
-
-  /**
-   * A set's pairs. Collectors extend one set per station (or per series) by a label or two per
-   * sample, so a parent seen before in this render is copied from its encoding, kept from its
-   * second use on, and only the added pairs are parsed; a set whose parent is new (built per
-   * sample) is parsed whole in one pass, with no copy kept.
-   */
-  private encodeLabels(set: LabelSet, field: number): void {
     const parent = set.parent;
     if (parent === undefined || parent.text === '') {
       this.pairs(set.text, field, 0);
@@ -514,11 +442,11 @@ class ProtoRenderer {
       const eq = text.indexOf('="', pos);
       this.byte(field);
       const pairAt = this.open();
-      this.byte(PAIR_NAME);
+      this.byte(PAIR.name);
       const nameAt = this.open();
       this.ascii(text, pos, eq);
       this.close(nameAt);
-      this.byte(PAIR_VALUE);
+      this.byte(PAIR.value);
       const valueAt = this.open();
       let end: number;
       if (!escaped) {
@@ -566,6 +494,16 @@ class ProtoRenderer {
     this.block.copyWithin(at + size, at + 1, this.off);
     this.off += size - 1;
     writeVarint(this.block, at, length);
+  }
+
+  private varintField(field: number, n: number): void {
+    this.byte(field);
+    this.varint(n);
+  }
+
+  private doubleField(field: number, v: number): void {
+    this.byte(field);
+    this.double(v);
   }
 
   private byte(b: number): void {
@@ -645,10 +583,7 @@ export function renderProtobufToBuffer(families: readonly Family[]): Buffer {
   return Buffer.concat(r.take());
 }
 
-/**
- * Families with samples: a MetricFamily without metrics says nothing, and Prometheus skips it
- * (client_golang does not write one either).
- */
+/** A MetricFamily without metrics says nothing (client_golang does not write one either). */
 function withSamples(families: readonly Family[]): readonly Family[] {
   return families.every((f) => f.samples.length > 0)
     ? families
@@ -656,10 +591,8 @@ function withSamples(families: readonly Family[]): readonly Family[] {
 }
 
 /**
- * {@link renderProtobufToBuffer} step by step, like the text formats' `renderFamiliesInto`:
- * each step's bytes go to `consume` and are written over after it settles, so that a publish
- * goes through a few blocks instead of leaving the whole body (13.5 MB at 100k series) to the
- * garbage collector.
+ * {@link renderProtobufToBuffer} step by step into reused blocks, like `renderFamiliesInto`
+ * (rendered whole, 13.5 MB at 100k series).
  */
 export async function renderProtobufInto(
   families: readonly Family[],
@@ -669,10 +602,7 @@ export async function renderProtobufInto(
   return { samples: seriesOf(families), busyMs };
 }
 
-/**
- * The spans of one sign's dense counts, as start indexes and lengths. Runs of up to two empty
- * buckets stay inside a span (an offset costs as much as they do); longer runs start a new span.
- */
+/** Spans of dense counts; up to two empty buckets stay inside a span (an offset costs as much). */
 function denseSpans(counts: readonly number[]): { starts: number[]; lengths: number[] } {
   const starts: number[] = [];
   const lengths: number[] = [];

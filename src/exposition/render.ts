@@ -1,9 +1,6 @@
 /**
- * Renders metric families into the Prometheus text format 0.0.4 and OpenMetrics 1.0.
- *
- * Label text is escaped once per topology (see {@link LabelSet}), so rendering is copying:
- * per family the `name{` prefix is encoded once, per sample the label text is written as
- * UTF-8 and only the value is formatted.
+ * The Prometheus text format 0.0.4 and OpenMetrics 1.0. Label text is escaped once per topology,
+ * so a sample costs a copy of its labels and the formatting of its value.
  */
 import { LoopYielder } from '../util/loop-yield.ts';
 import type { Exemplar, Family, FamilyDesc, Sample } from './model.ts';
@@ -14,11 +11,7 @@ export type TextFormat = 'text' | 'openmetrics';
 /** An exposition format: a text one, or delimited protobuf (see protobuf.ts). */
 export type ExpositionFormat = TextFormat | 'protobuf';
 
-/**
- * Samples rendered between two yields to the event loop by a stepped render: a few
- * milliseconds of work. A step also allocates its bytes, and a step of 20,000 samples (3 MB) ran
- * into a collection often enough to block the loop for over 100 ms under load.
- */
+/** A few milliseconds of work: steps of 20,000 samples (3 MB) often blocked the loop over 100 ms in a collection. */
 const DEFAULT_YIELD_EVERY = 5_000;
 
 /** Formats a sample value: integers plainly, floats shortest round-trip, `NaN`, `+Inf`, `-Inf`. */
@@ -27,6 +20,13 @@ export function formatValue(value: number): string {
   if (value === Number.POSITIVE_INFINITY) return '+Inf';
   if (value === Number.NEGATIVE_INFINITY) return '-Inf';
   return 'NaN';
+}
+
+/** A value as {@link formatValue} writes it. */
+export function parseValue(text: string): number {
+  if (text === '+Inf') return Number.POSITIVE_INFINITY;
+  if (text === '-Inf') return Number.NEGATIVE_INFINITY;
+  return Number(text);
 }
 
 function escapeHelp(help: string, format: TextFormat): string {
@@ -55,14 +55,11 @@ export function sampleName(desc: FamilyDesc, format: TextFormat): string {
   return desc.name;
 }
 
-/**
- * True when a family renders to the same bytes in both formats: not a counter (OpenMetrics
- * renames them), no double quote in HELP (OpenMetrics escapes it), no UNIT line, no histogram
- * with exemplars.
- */
+/** True when a family renders to the same bytes in both text formats. */
 export function sameInBothFormats(family: Family): boolean {
   const desc = family.desc;
   const unitLine = desc.unit !== undefined && desc.name.endsWith(`_${desc.unit}`);
+  // OpenMetrics renames counters, escapes quotes in HELP and writes UNIT lines.
   if (desc.kind === 'counter' || desc.help.includes('"') || unitLine) return false;
   // Exemplars are OpenMetrics only.
   return desc.kind !== 'histogram' || !family.samples.some((s) => s.exemplar !== undefined);
@@ -88,10 +85,8 @@ function header(desc: FamilyDesc, format: TextFormat): string {
 }
 
 /**
- * The `_created` sample of an OpenMetrics counter family with a created time: it follows each
- * `_total` sample, as the OpenMetrics counter MetricPoint has it. Counters only: a classic
- * histogram's `_created` would have to follow each of its groups, and the exporter's only
- * histogram with a created time is native, which no text format carries.
+ * The `_created` sample that follows each `_total` of an OpenMetrics counter. Counters only: the
+ * exporter's one histogram with a created time is native, which no text format carries.
  */
 function createdLine(fam: Family, format: TextFormat): { name: string; value: string } | undefined {
   if (format !== 'openmetrics' || fam.desc.kind !== 'counter' || fam.createdMs === undefined)
@@ -99,16 +94,13 @@ function createdLine(fam: Family, format: TextFormat): { name: string; value: st
   return { name: `${familyName(fam.desc, format)}_created`, value: formatValue(fam.createdMs / 1000) };
 }
 
-/** First output block; each next block doubles, up to {@link MAX_BLOCK}. */
 const FIRST_BLOCK = 16 * 1024;
 const MAX_BLOCK = 1024 * 1024;
 
 /**
- * The output blocks of a stepped render (text or protobuf): the first of {@link FIRST_BLOCK},
- * each next one twice the last, up to {@link MAX_BLOCK}. A full block is retired; once the
- * caller has consumed every slice taken from it ({@link release}), it is written again, so that
- * a streaming render goes through a few blocks instead of leaving the whole body to the garbage
- * collector (14 MB per 100k series and poll, which stayed resident until a full collection).
+ * The output blocks of a stepped render, each twice the last up to {@link MAX_BLOCK}, written again
+ * once consumed ({@link release}): the whole body left to the garbage collector (14 MB per 100k
+ * series) stayed resident until a full collection.
  */
 export class BlockPool {
   private retired: Buffer[] = [];
@@ -139,11 +131,8 @@ const SPACE = 0x20;
 const NEWLINE = 0x0a;
 
 /**
- * Incremental renderer writing UTF-8 bytes straight into blocks of memory: {@link step}
- * renders up to a budget of samples so that the async variant can yield between chunks and
- * the sync variant shares the exact code. No string is built per line: under a container's
- * memory limit V8 keeps a small young generation, and a body assembled from strings (about
- * 150 bytes a line) spent most of its time in the garbage collector.
+ * Writes UTF-8 straight into blocks, no string per line: under a container's memory limit V8
+ * keeps a small young generation, and a body built from strings spent most of its time in GC.
  */
 class Renderer {
   private family = 0;
@@ -152,17 +141,15 @@ class Renderer {
   private name = '';
   private suffix: string | undefined = undefined;
   private kind: FamilyDesc['kind'] = 'gauge';
-  /** `name ` and `name{` of the current family and suffix, as bytes. */
+  /** `name ` and `name{` of the current family and suffix. */
   private bare: Buffer = Buffer.alloc(0);
   private braced: Buffer = Buffer.alloc(0);
   private readonly blocks = new BlockPool();
   private block: Buffer = this.blocks.first();
-  /** Where the bytes not yet taken start in `block`, and where the next byte goes. */
+  /** Where the untaken bytes start in `block`, and where the next byte goes. */
   private start = 0;
   private off = 0;
-  /** Slices of full blocks not yet taken. */
   private full: Buffer[] = [];
-  /** `name_created` and the created time's text, for the samples of an OpenMetrics counter. */
   private created: { readonly name: string; readonly value: string } | undefined;
 
   constructor(
@@ -170,7 +157,6 @@ class Renderer {
     private readonly format: TextFormat,
   ) {}
 
-  /** Renders up to `budget` samples; returns true when everything is rendered. */
   step(budget: number): boolean {
     let left = budget;
     const families = this.families;
@@ -199,7 +185,6 @@ class Renderer {
     return true;
   }
 
-  /** Returns the bytes rendered since the last call, as one or more slices, and forgets them. */
   take(): Buffer[] {
     const out = this.full;
     this.full = [];
@@ -250,7 +235,6 @@ class Renderer {
     this.off += this.block.write(text, this.off);
   }
 
-  /** Makes room for `bytes` more; a full block's untaken bytes are kept as a slice of it. */
   private room(bytes: number): void {
     if (this.off + bytes <= this.block.length) return;
     if (this.off > this.start) this.full.push(this.block.subarray(this.start, this.off));
@@ -259,7 +243,6 @@ class Renderer {
     this.off = 0;
   }
 
-  /** The caller is done with every slice taken so far: their blocks may be written again. */
   recycle(): void {
     if (this.off === this.start && this.full.length === 0) {
       this.start = 0;
@@ -285,11 +268,7 @@ class Renderer {
   }
 }
 
-/**
- * Renders families synchronously into UTF-8 bytes. Every line ends with `\n`; no `# EOF` is
- * appended (the caller decides where the OpenMetrics terminator goes). Families without
- * samples still get their HELP and TYPE lines.
- */
+/** Renders families synchronously, without `# EOF`; families without samples keep HELP and TYPE. */
 export function renderFamiliesToBuffer(families: readonly Family[], format: TextFormat): Buffer {
   const r = new Renderer(families, format);
   r.step(Number.POSITIVE_INFINITY);
@@ -298,7 +277,7 @@ export function renderFamiliesToBuffer(families: readonly Family[], format: Text
 
 /** Options of the stepped renders ({@link renderFamiliesInto}, {@link streamSteps}). */
 export interface RenderAsyncOptions {
-  /** Samples to render between yields to the event loop (default {@link DEFAULT_YIELD_EVERY}). */
+  /** Samples between yields to the event loop (default {@link DEFAULT_YIELD_EVERY}). */
   readonly yieldEvery?: number;
   /** The exporter's shared yielder to the event loop; default one of this render's own. */
   readonly yielder?: LoopYielder;
@@ -306,21 +285,14 @@ export interface RenderAsyncOptions {
   readonly monotonic?: () => number;
 }
 
-/**
- * Series the families put in Prometheus: one per sample, a native histogram included (one
- * series with its buckets inside, from a protobuf scrape; none from a text scrape).
- */
+/** Series the families put in Prometheus: one per sample, a native histogram included. */
 export function seriesOf(families: readonly Family[]): number {
   let series = 0;
   for (const f of families) series += f.samples.length;
   return series;
 }
 
-/**
- * Renders families step by step and hands each step's bytes to `consume`, awaited before the next
- * step, after which they are overwritten: `consume` must copy what it keeps. For the cache, which
- * compresses each step's bytes and keeps only the compressed ones.
- */
+/** Renders families step by step into `consume`, which must copy what it keeps. */
 export async function renderFamiliesInto(
   families: readonly Family[],
   format: TextFormat,
@@ -330,7 +302,7 @@ export async function renderFamiliesInto(
   return { samples: seriesOf(families), busyMs };
 }
 
-/** An incremental renderer: renders up to a budget of samples per step, hands over its bytes. */
+/** An incremental renderer, text or protobuf. */
 export interface SteppedRenderer {
   /** Renders up to `budget` samples; true when everything is rendered. */
   step(budget: number): boolean;
@@ -340,17 +312,13 @@ export interface SteppedRenderer {
   recycle(): void;
 }
 
-/** Options of a streaming render: where each step's bytes go. */
+/** Options of a streaming render. */
 export type StreamOptions = RenderAsyncOptions & {
   /** Takes a step's bytes; they are written over once the returned promise settles. */
   readonly consume: (chunks: Buffer[]) => Promise<void>;
 };
 
-/**
- * Runs a renderer to the end, handing each step's bytes to `consume` and recycling its blocks
- * once consumed, yielding to the event loop every `yieldEvery` samples; returns the time spent
- * rendering, without the yields and the consumer's time.
- */
+/** Runs a renderer to the end; returns its time rendering, without the yields and `consume`. */
 export async function streamSteps(r: SteppedRenderer, opts: StreamOptions): Promise<number> {
   const every = Math.max(1, opts.yieldEvery ?? DEFAULT_YIELD_EVERY);
   const yielder = opts.yielder ?? new LoopYielder();

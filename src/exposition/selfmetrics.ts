@@ -1,9 +1,4 @@
-/**
- * The exporter's own metrics (`station_exporter_*`), kept on an injected prom-client
- * registry. They change on every scrape, so they are rendered per scrape as the cache's
- * dynamic tail (see {@link registryFamilies}) rather than published with a snapshot.
- */
-
+/** The exporter's own metrics, rendered per scrape as the cache's dynamic tail ({@link registryFamilies}). */
 import { CIRCUIT_STATES, type CircuitState } from '../upstream/breaker.ts';
 import { STATUS_CLASSES, type StatusClass } from '../upstream/errors.ts';
 import { Gauge, Histogram, type Registry, selfMetricMakers } from './client.ts';
@@ -28,7 +23,7 @@ interface CollectorPollResult {
   readonly seconds: number;
   /** When it ended (epoch ms). */
   readonly nowMs: number;
-  /** Whether it brought fresh data (default: `ok`); the data's age is computed from the last fresh one. */
+  /** Whether it brought fresh data (default: `ok`), from which the data's age is computed. */
   readonly fresh?: boolean;
 }
 
@@ -50,10 +45,7 @@ export interface SelfMetricsOptions {
   readonly wallClock?: () => number;
 }
 
-/**
- * Typed handle on the exporter's self-metrics: registers them on `registry` (never the global
- * one) when constructed, in a fixed order (the exposition's order).
- */
+/** Typed handle on the self-metrics, registered on `registry` (never the global one) in exposition order. */
 export class SelfMetrics {
   readonly #m: ReturnType<typeof coreInstruments>;
   readonly #r: ReturnType<typeof resilienceInstruments>;
@@ -71,10 +63,7 @@ export class SelfMetrics {
     this.#m.upstreamUp.set(up ? 1 : 0);
   }
 
-  /**
-   * Records one collector poll: success, duration and, when its data is fresh (by default: on
-   * success), its time (epoch ms), from which the data's age is computed.
-   */
+  /** Records one collector poll: success, duration and, when its data is fresh, its time. */
   collectorResult(collector: string, { ok, seconds, nowMs, fresh = ok }: CollectorPollResult): void {
     this.#m.success.set({ collector }, ok ? 1 : 0);
     this.#m.duration.set({ collector }, seconds);
@@ -83,10 +72,7 @@ export class SelfMetrics {
     this.#lastSuccessMs.set(collector, nowMs);
   }
 
-  /**
-   * Records the configured polling interval of a collector (for topology, the discovery refresh
-   * interval), so that the stale-data alert can compare the data's age with it.
-   */
+  /** Records a collector's polling interval, for the stale-data alert to compare the data's age with. */
   setCollectorInterval(collector: string, seconds: number): void {
     this.#m.interval.set({ collector }, seconds);
   }

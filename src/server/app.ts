@@ -1,7 +1,4 @@
-/**
- * The HTTP face of the exporter. It knows nothing of the upstream: it serves the cached
- * exposition, the self-metrics, and the scheduler's status.
- */
+/** The HTTP face of the exporter; it knows nothing of the upstream. */
 import type { HttpBindings } from '@hono/node-server';
 import { RESPONSE_ALREADY_SENT } from '@hono/node-server/utils/response';
 import { Hono, type MiddlewareHandler } from 'hono';
@@ -20,7 +17,7 @@ import { writeBody } from './write-body.ts';
 /** The outcome of a reload, safe to show (config errors never contain the token). */
 export type ReloadResult =
   | { readonly ok: true }
-  /** `noConfig`: there is no config file to reload (demo mode), a client error rather than a failure. */
+  /** `noConfig`: no config file to reload (demo mode), a client error. */
   | { readonly ok: false; readonly error: string; readonly noConfig?: true };
 
 /** What the server needs from the rest of the exporter. */
@@ -31,27 +28,21 @@ export interface AppDeps {
   readonly version: string;
   readonly status: () => readonly CollectorStatus[];
   readonly ready: () => boolean;
-  /**
-   * Each summary window's progress, shortest first, told by `/-/ready` in a second line. It does
-   * not decide readiness: see {@link readinessText}.
-   */
+  /** Each summary window's progress, shortest first, for `/-/ready`'s second line. */
   readonly windows?: () => readonly SummaryWindowProgress[];
-  /** Where the upstream is, shown on the landing page (no credentials). */
+  /** Shown on the landing page (no credentials). */
   readonly upstream: string;
-  /** Wall clock, epoch ms, for the landing page's ages. */
+  /** Epoch ms, for the landing page's ages. */
   readonly wallClock?: () => number;
-  /** How long rendered self-metrics may be reused by later scrapes; default 1000 ms, 0 for never. */
+  /** How long rendered self-metrics may be reused; default 1000 ms, 0 for never. */
   readonly selfMetricsMaxAgeMs?: number;
-  /** Reloads the config (POST /-/reload); absent: the lifecycle API is off and the route answers 403. */
+  /** POST /-/reload; absent: the lifecycle API is off (403). */
   readonly reload?: () => Promise<ReloadResult>;
-  /** The status page's model (GET /status); absent: the route does not exist. */
+  /** GET /status; absent: no such route. */
   readonly statusModel?: () => StatusModel;
-  /**
-   * Masks secrets in every page and answer but `/metrics` (landing and status pages, reload
-   * and readiness answers): they show upstream errors, whose bodies may echo a token.
-   */
+  /** Masks secrets in every answer but `/metrics`: upstream errors shown may echo a token. */
   readonly redact?: (text: string) => string;
-  /** Where the metrics are served (`--web.telemetry-path`); default `/metrics`. */
+  /** `--web.telemetry-path`; default `/metrics`. */
   readonly metricsPath?: string;
 }
 
@@ -64,10 +55,7 @@ const ROUTES: Readonly<Record<string, string>> = {
   '/-/reload': 'POST, PUT',
 };
 
-/**
- * Why the exporter is not ready: waiting, or the errors of the collectors that have never
- * completed a good poll (a wrong token shows as "authentication failed (HTTP 401)").
- */
+/** Waiting, or the errors of the collectors that never completed a good poll. */
 function notReadyReason(status: readonly CollectorStatus[]): string {
   const failing = status.filter((s) => s.lastSuccessMs === undefined && s.lastError !== undefined);
   if (failing.length === 0) return 'waiting for the first complete poll';
@@ -76,12 +64,9 @@ function notReadyReason(status: readonly CollectorStatus[]): string {
 }
 
 /**
- * The answer of `/-/ready`. Ready (200) once every collector has completed a poll: the summary's
- * first poll at the request ceiling brings the shortest window first (collectors/summary/first-poll.ts),
- * so the exporter is ready as soon as that window's station summaries are published, and the second
- * line says which windows are complete and which are still pending ("windows complete: 15m;
- * pending: 1h, 24h"). Waiting for every window would keep a large plant unready for minutes while
- * its shortest window is already served.
+ * The answer of `/-/ready`: ready once every collector completed a poll, the summary's with its
+ * shortest window only (waiting for all would keep a large plant unready for minutes); a second
+ * line says which windows are pending.
  */
 export function readinessText(deps: Pick<AppDeps, 'ready' | 'status' | 'windows'>): string {
   const first = deps.ready() ? 'Ready' : `Not ready: ${notReadyReason(deps.status())}`;
@@ -89,10 +74,7 @@ export function readinessText(deps: Pick<AppDeps, 'ready' | 'status' | 'windows'
   return windows === '' ? `${first}\n` : `${first}\n${windows}\n`;
 }
 
-/**
- * Middleware that masks secrets in the text and JSON pages. The metrics path is left alone: it
- * serves pre-rendered bytes, and holds no error text.
- */
+/** Masks secrets in the text and JSON pages; the metrics path holds no error text. */
 function maskPages(opts: {
   readonly redact: (text: string) => string;
   readonly metricsPath: string;
@@ -131,13 +113,11 @@ export function createApp(deps: AppDeps): Hono {
       'cache-control': 'no-store',
     };
     if (res.contentEncoding) headers['content-encoding'] = res.contentEncoding;
-    // Under @hono/node-server, write the cached chunks straight to the socket: going through
-    // a web Response would copy a body of tens of megabytes on every scrape.
+    // Straight to the socket: a web Response would copy tens of megabytes per scrape. Not for
+    // HEAD: Hono answers it with a copy of the GET response, losing the already-sent mark.
     const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
-    // Not for HEAD: Hono answers it with a copy of the GET response, which would lose the already-sent mark.
     if (outgoing && c.req.method === 'GET') {
       outgoing.writeHead(200, { ...headers, 'content-length': String(res.length) });
-      // Piece by piece, as the client reads: see writeBody. It goes on after the handler returns.
       void writeBody(outgoing, res.chunks);
       return RESPONSE_ALREADY_SENT;
     }
@@ -159,7 +139,6 @@ export function createApp(deps: AppDeps): Hono {
       return c.text(`${LIFECYCLE_DISABLED} Start with --web.enable-lifecycle to use /-/reload.\n`, 403);
     const result = await reload();
     if (result.ok) return c.text('Reloaded\n');
-    // Nothing to reload is the client's mistake, not a server failure.
     if (result.noConfig) return c.text(`Cannot reload: ${result.error}\n`, 409);
     return c.text(`Reload failed: ${result.error}\n`, 500);
   });

@@ -1,16 +1,9 @@
 /**
- * Bounds the server's open connections and what each may hold.
- *
- * - A connection must bring its first complete request within the header timeout (Node's own
- *   timeout only starts once bytes arrive, so a silent socket would otherwise stay forever).
- * - Every response must be written out, handed to the operating system, within the write
- *   deadline after its request arrived; a client that does not read its answer cannot hold a
- *   slot, or the body, for longer (Go's `http.Server.WriteTimeout`).
- * - At the cap, a new connection makes room: first the oldest connection with no request in
- *   flight, else the one whose response has waited longest for its client to read, once that
- *   wait passes the stall limit. Only when every connection is busy and reading is the new one
- *   refused. So neither idle, slow-header nor non-reading sockets can lock a scrape out, and a
- *   client that keeps reading is closed only when no idle connection is left.
+ * Bounds the server's open connections, so that neither idle, slow-header nor non-reading
+ * sockets can lock a scrape out. A first request must come within its timeout (Node's starts only
+ * once bytes arrive); a response must be handed to the OS within the write deadline (Go's
+ * `WriteTimeout`); at the cap a new connection evicts the oldest idle one, else the longest
+ * stalled one, and only when every one is busy and reading is it refused.
  */
 import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -24,7 +17,7 @@ export type CloseReason =
   | 'write_timeout'
   /** Closed at the cap to make room: no request in flight. */
   | 'evicted_idle'
-  /** Closed at the cap to make room: its client had stopped reading its response. */
+  /** Closed at the cap to make room: its client had stopped reading. */
   | 'evicted_stalled'
   /** A new connection refused at the cap: every open one was busy and reading. */
   | 'refused';
@@ -38,16 +31,15 @@ export const CLOSE_REASONS: readonly CloseReason[] = [
   'refused',
 ];
 
-/** Live counts, for the self-metrics, tests and logs. */
+/** Live counts, for the self-metrics and logs. */
 export interface ConnectionStats {
   open(): number;
-  /** Connections closed to make room at the cap (idle and stalled). */
+  /** Closed to make room at the cap (idle and stalled). */
   evicted(): number;
-  /** Connections refused because every open one was busy. */
   refused(): number;
-  /** Connections the server closed for `reason` since it started. */
+  /** Closed for `reason` since the server started. */
   closed(reason: CloseReason): number;
-  /** Open connections whose response has waited for the client to read for longer than the stall limit. */
+  /** Open connections whose response has waited longer than the stall limit. */
   stalled(): number;
 }
 
@@ -55,11 +47,11 @@ export interface ConnectionStats {
 export interface ConnectionLimits {
   readonly maxConnections: number;
   readonly firstRequestTimeoutMs: number;
-  /** Time from a request's arrival to the last byte of its response handed to the operating system. */
+  /** From a request's arrival to the last byte of its response handed to the OS. */
   readonly writeTimeoutMs: number;
-  /** How long a response may wait for the client to read before the connection counts as stalled. */
+  /** How long a response may wait for the client to read before it counts as stalled. */
   readonly stalledWriteMs: number;
-  /** Evaluates stalls (`now`) and runs the deadlines; default the real, monotonic ones ({@link REAL_CONNECTION_TIMERS}). */
+  /** Default {@link REAL_CONNECTION_TIMERS}. */
   readonly timers?: LoopTimers;
 }
 
@@ -78,15 +70,14 @@ interface Entry {
   writer: Socket | undefined;
   inFlight: number;
   served: number;
-  /** The first-request deadline, until the first request arrives. */
+  /** The first-request deadline. */
   timer: unknown;
-  /** Bytes of responses written out to the operating system so far, when last looked at. */
+  /** Bytes handed to the OS so far, when last looked at. */
   flushed: number;
-  /** When the client last showed it reads: its request, or bytes written out since the look before. */
+  /** When the client last showed it reads. */
   progressMs: number;
 }
 
-/** Bytes the socket has written out to the operating system: dispatched, minus those still in flight. */
 const flushedBytes = (socket: Socket) => (socket.bytesWritten ?? 0) - socket.writableLength;
 
 // A connection is known by its peer address: the TLS socket of a request and the TCP socket
@@ -183,11 +174,9 @@ export class ConnectionTracker implements ConnectionStats {
   }
 
   /**
-   * Notes whether the connection wrote anything out since the last look. Looked at on every new
-   * connection (a scan of at most the cap), so that at the cap a write is known to within the
-   * arrival before. The kernel takes more of a body only once half of the send buffer has
-   * drained, so a reading client shows progress in steps of up to 2 MiB (every 4 s at 512 KiB a
-   * second): the stall limit's default (http.ts) is set above that.
+   * Looked at on every new connection. The kernel takes more of a body only once half the send
+   * buffer drained: a reading client progresses in steps of up to 2 MiB (every 4 s at 512 KiB/s),
+   * and the stall limit's default (http.ts) is set above that.
    */
   #look(entry: Entry, now: number): void {
     if (entry.writer === undefined) return;
@@ -197,7 +186,6 @@ export class ConnectionTracker implements ConnectionStats {
     entry.progressMs = now;
   }
 
-  /** Stalled: bytes of a response wait in the writer's buffer and none was written out for the stall limit. */
   #isStalled(entry: Entry, now: number): boolean {
     const writer = entry.writer;
     if (entry.inFlight === 0 || writer === undefined) return false;
@@ -206,17 +194,11 @@ export class ConnectionTracker implements ConnectionStats {
   }
 
   /**
-   * Closes one connection to make room: the oldest idle one, else the one stalled longest.
-   * Idle ones go first because a busy connection's progress is seen only coarsely: the kernel
-   * wakes a writer once half of the socket's send buffer (up to 4 MiB by default on Linux,
-   * `net.ipv4.tcp_wmem`) has drained, so a client reading 1 MiB a second showed no progress
-   * for 2 s and was closed as stalled at 5.6 s of its 9.3 s scrape, beside idle connections
-   * that cost nothing to close. An idle connection that has just connected is the newest: it
-   * goes only after every older idle one, and Prometheus opens a new connection for the next
-   * scrape when its kept-alive one was closed.
+   * Idle connections go first: a busy one's progress is seen only coarsely (a client reading
+   * 1 MiB/s showed none for 2 s and was closed as stalled mid-scrape), and Prometheus reconnects
+   * for the next scrape. The table is in order of arrival.
    */
   #makeRoom(): boolean {
-    // The table is in order of arrival: the first idle connection is the oldest.
     for (const entry of this.#open.values())
       if (entry.inFlight === 0) return this.#close(entry, 'evicted_idle');
     const now = this.#timers.now();

@@ -1,7 +1,4 @@
-/**
- * The Node HTTP(S) server around the exporter's fetch handler: timeouts, the connection cap,
- * and the web config (TLS, basic auth, rate limit, headers) when one is given.
- */
+/** The Node HTTP(S) server around the fetch handler: timeouts, the connection cap, the web config. */
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -20,25 +17,18 @@ export interface HttpLimits {
   readonly requestTimeoutMs: number;
   /** How long a kept-alive connection may sit idle between requests. */
   readonly idleTimeoutMs: number;
-  /**
-   * Time from a request's arrival to the last byte of its response handed to the operating
-   * system; past it the connection is closed (Go's `http.Server.WriteTimeout`).
-   */
+  /** From a request's arrival to its response handed to the OS (Go's `WriteTimeout`). */
   readonly writeTimeoutMs: number;
-  /** Open connections at most; at the cap the oldest idle one, else the longest stalled one, is closed to make room. */
+  /** Open connections at most (see connections.ts). */
   readonly maxConnections: number;
-  /** How long a response may wait for its client to read before the connection can be closed to make room. */
+  /** How long a response may wait for its client to read before its connection may be evicted. */
   readonly stalledWriteMs: number;
 }
 
 /**
- * Defaults: a scrape sends its head at once, Prometheus reuses connections within its scrape
- * interval, and gives up on a scrape after its scrape_timeout, which cannot exceed the scrape
- * interval (usually at most a minute). A reading client's progress is seen only each time the
- * kernel takes more of the body, once half of the socket's send buffer (up to 4 MiB on Linux,
- * `net.ipv4.tcp_wmem`) has drained: every 4 s for a client reading 512 KiB a second, which a
- * stall limit of 1 s took for a stalled one (a 1 MiB/s reader was closed at the cap among
- * clients that do not read). 5 s leaves that client a second to spare.
+ * Defaults: a scrape sends its head at once and gives up within its interval (usually a minute at
+ * most). A reader shows progress when half the send buffer (up to 4 MiB, `net.ipv4.tcp_wmem`) has
+ * drained: every 4 s at 512 KiB/s, so the stall limit is 5 s (1 s evicted a 1 MiB/s reader).
  */
 export const DEFAULT_HTTP_LIMITS: HttpLimits = {
   headerTimeoutMs: 10_000,
@@ -59,14 +49,14 @@ export interface HttpServerOptions {
   readonly limits?: HttpLimits;
   readonly webConfig?: WebConfigSource;
   readonly logger?: Logger;
-  /** Milliseconds, for the rate limit and for evaluating stalled responses; default the real clock. */
+  /** Milliseconds, for the rate limit and stalled responses; default the real clock. */
   readonly clock?: () => number;
 }
 
 /** A listening server. */
 export interface RunningHttpServer {
   readonly server: HttpServer | HttpsServer;
-  /** The host it listens on as given (undefined: every address), for its URL. */
+  /** As given (undefined: every address), for its URL. */
   readonly hostname: string | undefined;
   readonly port: number;
   /** The inherited socket it serves on, when it was given one. */
@@ -144,8 +134,7 @@ function watchTls(server: HttpsServer, source: WebConfigSource, logger: Logger |
     else
       logger?.warn('tls_server_config was removed: restart the exporter to serve plain HTTP; TLS stays on');
   });
-  // Checked before TLS sees the connection, so that the first handshake after a renewal
-  // already uses the new certificate. The check reads a few small files at most once a second.
+  // Before TLS sees the connection, so the first handshake after a renewal uses the new certificate.
   server.prependListener('connection', () => {
     source.current();
   });

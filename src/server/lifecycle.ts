@@ -1,10 +1,6 @@
 /** Helpers for the lifecycle API (`/-/reload`). */
 
-/**
- * Runs `fn` at most once at a time: a call made while a run is in progress gets that run's
- * promise and result instead of starting another. A loop of reload requests thus costs one
- * reload, not one each.
- */
+/** Runs `fn` at most once at a time: a loop of reload requests costs one reload, not one each. */
 export function singleFlight<T>(fn: () => Promise<T>): () => Promise<T> {
   let running: Promise<T> | undefined;
   return () => {

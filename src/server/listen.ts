@@ -1,16 +1,6 @@
 import type { ConnectionStats } from './connections.ts';
 
-/** Parses `host:port`, `:port` or `[v6]:port` (the config validates the shape). */
-function parseListenAddress(address: string): { hostname: string | undefined; port: number } {
-  const i = address.lastIndexOf(':');
-  const host = address.slice(0, i).replace(/^\[(.*)\]$/, '$1');
-  return { hostname: host === '' ? undefined : host, port: Number(address.slice(i + 1)) };
-}
-
-/**
- * Why the server cannot listen on `address`, in words a user can act on: which address, what
- * is wrong, and the flag that changes it.
- */
+/** Why the server cannot listen on `address`, and the flag that changes it. */
 function listenErrorText(address: string, err: unknown): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   const fix = 'choose another with --web.listen-address (or server.listen_address in the config)';
@@ -35,18 +25,18 @@ export interface ListenTarget {
   readonly fd?: number;
 }
 
-/** A target for `host:port`, `:port` or `[v6]:port`. */
+/** A target for `host:port`, `:port` or `[v6]:port` (the config validates the shape). */
 export function addressTarget(address: string): ListenTarget {
-  return { address, ...parseListenAddress(address) };
+  const i = address.lastIndexOf(':');
+  const host = address.slice(0, i).replace(/^\[(.*)\]$/, '$1');
+  return { address, hostname: host === '' ? undefined : host, port: Number(address.slice(i + 1)) };
 }
 
-/** The first file descriptor systemd passes (SD_LISTEN_FDS_START). */
 const SD_LISTEN_FDS_START = 3;
 
 /**
- * The sockets systemd passed to this process (`LISTEN_FDS` from fd 3 on, for the process named
- * by `LISTEN_PID`), as sd_listen_fds(3) reads them. Throws a {@link ListenFailure} when there
- * are none, so that `--web.systemd-socket` outside socket activation fails at start.
+ * The sockets systemd passed to this process, as sd_listen_fds(3) reads them; throws a
+ * {@link ListenFailure} when there are none (`--web.systemd-socket` outside socket activation).
  */
 export function systemdTargets(
   env: NodeJS.ProcessEnv = process.env,
@@ -54,12 +44,8 @@ export function systemdTargets(
 ): ListenTarget[] {
   const count = Number(env.LISTEN_FDS);
   const none = (why: string): never => {
-    throw Object.assign(
-      new Error(`--web.systemd-socket: ${why}; start the exporter from a systemd .socket unit`),
-      {
-        address: 'systemd socket',
-      },
-    );
+    const message = `--web.systemd-socket: ${why}; start the exporter from a systemd .socket unit`;
+    throw Object.assign(new Error(message), { address: 'systemd socket' });
   };
   if (env.LISTEN_PID === undefined || env.LISTEN_FDS === undefined)
     none('no sockets were passed (LISTEN_FDS is not set)');
@@ -79,10 +65,7 @@ export interface ListenFailure extends Error {
   readonly code?: string;
 }
 
-/**
- * Starts one server per target, in order. When one cannot listen, the ones already started are
- * closed and a {@link ListenFailure} says which address failed and why.
- */
+/** Starts one server per target; when one cannot listen, closes the others: {@link ListenFailure}. */
 export async function startServers<S extends { close(): Promise<void> }>(
   targets: readonly ListenTarget[],
   start: (target: ListenTarget) => Promise<S>,

@@ -1,7 +1,6 @@
 /**
- * Self-metrics are rendered at most once per `maxAgeMs` per format: under a burst of scrapes
- * (several Prometheus replicas, a dashboard hammering /metrics) each scrape then costs only
- * writing cached bytes. The values can lag by up to `maxAgeMs`, far below any scrape interval.
+ * Self-metrics rendered at most once per `maxAgeMs` per format, so a burst of scrapes costs only
+ * writing cached bytes; values lag by `maxAgeMs` at most, far below any scrape interval.
  */
 
 import type { ExpositionCache, Tail } from '../exposition/cache.ts';

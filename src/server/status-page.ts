@@ -1,9 +1,6 @@
 /**
- * The status page (`/status`): the plant as the exporter sees it, the stations it may not
- * read, the last upstream errors, and how each collector keeps up. Plain server-rendered HTML
- * with no script; every string from the upstream or the config is escaped, since site, line
- * and station names are data from someone else. Lines are collapsible (`<details>`), so a
- * plant of thousands of stations stays readable.
+ * The status page (`/status`): plain HTML with no script; every string from the upstream or the
+ * config is escaped (names are someone else's data); lines collapse, for plants of thousands.
  */
 import type { FlaggedChart, SummaryWindowProgress } from '../collectors/collector.ts';
 import { escapeHtml } from './html.ts';
@@ -58,10 +55,7 @@ interface StatusErrorKind {
 interface StatusCollector {
   readonly name: string;
   readonly intervalMs: number;
-  /**
-   * The planner's shortest and longest refresh for this collector (a summary collector has
-   * one per window and level); absent for collectors outside the request plan (discovery).
-   */
+  /** The planner's shortest and longest refresh; absent outside the request plan (discovery). */
   readonly plannedRefresh?: { readonly minMs: number; readonly maxMs: number };
   readonly polls: number;
   readonly lastOk?: boolean;
@@ -83,16 +77,12 @@ export interface StatusModel {
   readonly recentErrors: readonly { at: number; endpoint: string; reason: string; message: string }[];
   readonly collectors: readonly StatusCollector[];
   /** Control charts whose baseline breaks an assumption of the documented false-alarm rates. */
-  readonly flaggedCharts?: readonly StatusFlaggedChart[];
+  readonly flaggedCharts?: readonly FlaggedChart[];
   /** Each summary window's progress towards a first complete answer, shortest first; empty before the first summary poll. */
   readonly windows?: readonly SummaryWindowProgress[];
 }
 
-/**
- * Which summary windows have a complete answer, for `/-/ready` and the status page:
- * "windows complete: 15m; pending: 1h, 24h". A pending window names its levels already complete,
- * as in "15m (station complete)". Empty when there is nothing to say (no summary poll yet).
- */
+/** "windows complete: 15m; pending: 1h (station complete), 24h", or empty before a summary poll. */
 export function windowProgressText(windows: readonly SummaryWindowProgress[]): string {
   if (windows.length === 0) return '';
   const complete = windows.filter((w) => w.complete).map((w) => w.window);
@@ -104,9 +94,6 @@ export function windowProgressText(windows: readonly SummaryWindowProgress[]): s
   const done = `windows complete: ${complete.length > 0 ? complete.join(', ') : 'none'}`;
   return pending.length > 0 ? `${done}; pending: ${pending.join(', ')}` : done;
 }
-
-/** A flagged control chart, as the measurements collector describes it (docs/measurements.md, "Guards for real data"). */
-type StatusFlaggedChart = FlaggedChart;
 
 /** Rows of the flagged charts' table at most; the rest is counted. */
 const MAX_FLAGGED_ROWS = 200;
@@ -230,13 +217,13 @@ export function formatDurationMs(ms: number | undefined): string {
   return `${(ms / 3_600_000).toFixed(1)} h`;
 }
 
-const seconds = formatDurationMs;
-
 function plannedCell(c: StatusCollector): string {
   const r = c.plannedRefresh;
   // Discovery and targets make no planned requests (or none yet): they run on their interval.
   if (r === undefined) return '<span class="none" title="not in the request plan">each poll</span>';
-  return r.minMs === r.maxMs ? seconds(r.minMs) : `${seconds(r.minMs)} – ${seconds(r.maxMs)}`;
+  return r.minMs === r.maxMs
+    ? formatDurationMs(r.minMs)
+    : `${formatDurationMs(r.minMs)} – ${formatDurationMs(r.maxMs)}`;
 }
 
 function collectorsSection(m: StatusModel): string {
@@ -247,10 +234,10 @@ function collectorsSection(m: StatusModel): string {
     const cells = [
       escapeHtml(c.name),
       `<span class="${state}">${state}</span>`,
-      seconds(c.intervalMs),
+      formatDurationMs(c.intervalMs),
       plannedCell(c),
-      seconds(achieved),
-      seconds(c.lastDurationMs),
+      formatDurationMs(achieved),
+      formatDurationMs(c.lastDurationMs),
       when(c.lastSuccessMs, m.now),
       String(c.polls),
       escapeHtml(c.lastError ?? ''),

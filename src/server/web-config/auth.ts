@@ -1,39 +1,26 @@
 /**
- * HTTP basic authentication against bcrypt hashes. bcrypt is slow on purpose, and a client can
- * send as many wrong passwords as it likes, so the work is bounded and kept off the event loop:
- * checks run in a small pool of threads (bcrypt-pool.ts) from a short queue with a share per
- * client address, and a check that finds the queue (or its client's share) full is answered at
- * once, without bcrypt. Successful checks are cached (keyed by a hash of user, stored hash and
- * password, never the password itself) in a bounded LRU that only successes enter, so that
- * Prometheus pays the cost once and a flood of wrong passwords can neither evict its entry nor
- * make it wait.
- *
- * Users may have hashes of different costs (an operator moving users to a higher cost one at a
- * time). Every check then takes as long as one of the highest cost: unknown users are checked
- * against a dummy hash of that cost, and a check of a cheaper hash is padded, after it, by its
- * own time scaled to the difference in cost (bcrypt's work doubles with each step). Otherwise
- * the time a wrong password takes tells which users exist and at what cost.
+ * HTTP basic authentication against bcrypt hashes. A client can send wrong passwords at will, so
+ * checks run in a thread pool from a short queue with a share per client address, and a full queue
+ * is answered at once. Successes alone enter a bounded LRU (keyed by a hash, never the password),
+ * so a flood can neither evict Prometheus's entry nor make it wait. Every check takes as long as
+ * one of the costliest hash, or timing would tell which users exist and at what cost.
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BcryptPool, type Comparison } from './bcrypt-pool.ts';
 
-/** Checks waiting or running at most, over all clients. */
+/** Checks waiting or running at most, over all clients and per client address. */
 const BCRYPT_QUEUE_LIMIT = 16;
-/** Checks waiting or running at most for one client address. */
 const BCRYPT_PER_CLIENT_LIMIT = 2;
-/** Successful credentials remembered at most. */
 const SUCCESS_CACHE_LIMIT = 256;
 
-// Salt and hash of a random string; compared for unknown users so that timing does not tell
-// whether a user exists. Any well-formed hash costs the same as the real ones with its cost.
+// Salt and hash of a random string: any well-formed hash costs what real ones of its cost do.
 const DUMMY_TAIL = 'CwTycUXWue0Thq9StjUM0uJ8.pnmFTyjx4ZP7hGYeiSHz7wnMbYFW';
 const DEFAULT_COST = 10;
 
 /**
- * A dummy hash with the cost of the costliest of `hashes` (10 when there are none). Unknown
- * users are checked against it, so a wrong user name takes as long as a wrong password of the
- * slowest user; with a cost-10 dummy a cost-12 user was told apart by a 4x faster answer.
+ * A dummy hash with the cost of the costliest of `hashes` (10 when none), for unknown users: with
+ * a cost-10 dummy a cost-12 user was told apart by a 4x faster answer.
  */
 export function dummyHashFor(hashes: Iterable<string>): string {
   let cost = 0;
@@ -58,9 +45,8 @@ export function parseBasic(header: string | undefined): { user: string; password
 
 /** What a request brings to the check. */
 export interface Credentials {
-  /** The `Authorization` header, if any. */
   readonly authorization: string | undefined;
-  /** The client's address: its share of the queue is counted by it. */
+  /** The client's address, by which its share of the queue is counted. */
   readonly client: string;
 }
 
@@ -73,10 +59,7 @@ export interface UserTable {
 /** `ok`: let it in; `denied`: 401; `busy`: the queue or the client's share is full, 429 without bcrypt. */
 export type AuthOutcome = 'ok' | 'denied' | 'busy';
 
-/**
- * Compares a password with a bcrypt hash, and says how long the hash itself took (without any
- * wait for its turn); a {@link BcryptPool} unless a test injects one.
- */
+/** Compares a password with a bcrypt hash; says how long the hash itself took, without the wait. */
 export type Hasher = (password: string, hash: string) => Promise<Comparison>;
 
 /** Options of {@link BasicAuth}. */
@@ -85,9 +68,9 @@ export interface BasicAuthOptions {
   readonly queueLimit?: number;
   readonly perClientLimit?: number;
   readonly cacheLimit?: number;
-  /** Waits `ms` milliseconds: the padding of a check of a cheaper hash; default a timer. */
+  /** Pads a check of a cheaper hash; default a timer. */
   readonly sleep?: (ms: number) => Promise<unknown>;
-  /** Told when a comparison failed (a bcrypt thread died or could not start); the check is refused. */
+  /** Told when a comparison failed (a bcrypt thread died); the check is refused. */
   readonly onFailure?: (err: unknown) => void;
 }
 
@@ -99,9 +82,8 @@ export class BasicAuth {
   readonly #cacheLimit: number;
   readonly #sleep: (ms: number) => Promise<unknown>;
   readonly #onFailure: (err: unknown) => void;
-  /** Key of a successful check; Map order is the LRU order (oldest first). */
+  /** Map order is the LRU order (oldest first). */
   readonly #successes = new Map<string, true>();
-  /** Checks waiting or running, by client address. */
   readonly #perClient = new Map<string, number>();
   #pending = 0;
 
@@ -143,11 +125,9 @@ export class BasicAuth {
   }
 
   /**
-   * Compares, then waits until the check has taken as long as one against `costliest` would:
-   * the hash's own time times 2^(difference in cost). Scaled from this very hash, the padding
-   * follows the host's speed and load; counted without the queue, it adds nothing for the
-   * checks waiting behind. The check keeps its place in the queue while it waits, so a cheaper
-   * user is not answered 429 any less often either.
+   * Pads the check to what one against `costliest` takes: the hash's own time times 2^(cost
+   * difference), which follows the host's load. It keeps its place in the queue while it waits,
+   * so a cheaper user is not answered 429 less often either.
    */
   async #compareEvenly(password: string, hash: string, costliest: string): Promise<boolean> {
     const result = await this.#compare(password, hash).catch((err: unknown) => {

@@ -1,7 +1,6 @@
 /**
- * bcrypt in worker threads. bcryptjs is plain JavaScript: on the event loop, a flood of wrong
- * passwords keeps it busy and an honest scraper waits behind them (docs/scaling.md,
- * "Mechanisms and what each one buys"). In threads, the event loop only passes messages.
+ * bcrypt in worker threads: bcryptjs on the event loop makes an honest scraper wait behind a flood
+ * of wrong passwords (docs/scaling.md, "Mechanisms and what each one buys").
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -13,16 +12,11 @@ export interface Comparison {
   readonly ms: number;
 }
 
-/**
- * Threads at most: one core stays with the event loop, and bcrypt gets at most two, so that
- * a flood of wrong passwords cannot take every core of a larger host either. Callers bound
- * the queue (auth.ts admits 16 checks at most).
- */
+/** One core stays with the event loop, and at most two go to bcrypt, whatever the host. */
 const BCRYPT_THREADS = Math.max(1, Math.min(2, availableParallelism() - 1));
 
-// Under tsx and vitest this module is src/server/web-config/bcrypt-pool.ts, beside the worker's
-// source, which node runs with its types stripped. Bundled, every chunk sits at the root of the
-// output folder beside bcrypt-worker.js, an entry point of every bundle (scripts/bundle.mjs).
+// Under tsx and vitest beside the worker's source; bundled, beside bcrypt-worker.js, an entry
+// point of every bundle (scripts/bundle.mjs).
 const WORKER_URL = new URL(
   import.meta.url.endsWith('.ts') ? './bcrypt-worker.ts' : './bcrypt-worker.js',
   import.meta.url,
@@ -77,8 +71,7 @@ export class BcryptPool {
       pending?.resolve({ ok: answer.ok, ms: answer.ms });
       this.#dispatch();
     });
-    // A thread that fails (out of memory, a missing file) fails its comparison, and the next
-    // comparison starts a new one.
+    // A failed thread fails its comparison; the next comparison starts a new one.
     const fail = (err: Error) => {
       const pending = this.#busy.get(worker);
       this.#busy.delete(worker);

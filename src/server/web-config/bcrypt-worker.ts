@@ -1,8 +1,6 @@
 /**
- * The thread that runs bcrypt for {@link BcryptPool} (bcrypt-pool.ts): one comparison at a time,
- * answered with its result and how long the hash itself took, so that the caller can pad a
- * cheaper hash to the time of the costliest one without counting the time spent in the queue.
- * Loaded by URL, not imported: its own entry point of the bundle (scripts/bundle.mjs).
+ * The bcrypt thread of bcrypt-pool.ts; it times the hash itself, without the queue, for auth.ts's
+ * padding. Loaded by URL: its own entry point of the bundle (scripts/bundle.mjs).
  */
 import { parentPort } from 'node:worker_threads';
 import bcrypt from 'bcryptjs';

@@ -1,7 +1,6 @@
 /**
- * Puts the web config in front of the exporter's routes, for every path: rate limit, security
- * headers, client-certificate policy, basic authentication, in that order (as exporter-toolkit:
- * a rejected request costs no bcrypt time once it is over the rate).
+ * The web config in front of every route: rate limit, headers, client certificate, basic auth, in
+ * that order (as exporter-toolkit: a request over the rate costs no bcrypt time).
  */
 
 import type { TLSSocket } from 'node:tls';
@@ -78,11 +77,7 @@ function clientOf(env: HttpBindings): string {
   return env.incoming.socket.remoteAddress ?? '';
 }
 
-/**
- * Logs a failed comparison at most once a minute: without its thread (a bundle missing
- * bcrypt-worker.js, memory exhausted) every check is refused, and a flood of them must not
- * flood the log.
- */
+/** At most once a minute: without its thread every check fails, and a flood must not flood the log. */
 function failureLog(logger: Logger | undefined, clock: () => number): (err: unknown) => void {
   let last = Number.NEGATIVE_INFINITY;
   return (err) => {

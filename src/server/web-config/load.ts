@@ -1,8 +1,4 @@
-/**
- * Reads and validates a web config file and the files it names. Everything the server needs
- * is read here, once per change, so that a bad certificate is an error with a path at load
- * time instead of a failed handshake later.
- */
+/** Reads a web config and its files: a bad certificate is an error with a path, not a failed handshake. */
 
 import { createHash } from 'node:crypto';
 import { dirname, isAbsolute, resolve } from 'node:path';
@@ -19,17 +15,13 @@ import { type ClientAuthType, type TlsSection, webConfigSchema } from './schema.
 
 /** 1 MiB: a web config, a certificate chain or a CA bundle is a few kilobytes. */
 const WEB_CONFIG_FILE_MAX_BYTES = 1024 * 1024;
-/** How long the open and read of one file may take before it counts as unreadable. */
+/** How long reading one file may take before it counts as unreadable. */
 const WEB_CONFIG_FILE_TIMEOUT_MS = 5000;
 
 /** Reads a whole file; injected in tests. */
 export type FileReader = (path: string) => Promise<Buffer>;
 
-/**
- * The reader of the web config and the files it names: regular files only, 1 MiB at most each,
- * never blocking the event loop. One per watcher, so that a path whose open hangs on a stuck
- * mount is not opened again at every re-read (see {@link RegularFileReader}).
- */
+/** Regular files only, 1 MiB at most; one per watcher, so a hung open is not retried per re-read. */
 export function webConfigFileReader(): FileReader {
   const reader = new RegularFileReader({
     maxBytes: WEB_CONFIG_FILE_MAX_BYTES,
@@ -53,14 +45,10 @@ export interface WebConfig {
   readonly tls: TlsSettings | undefined;
   /** User name to bcrypt hash. Empty: no authentication. */
   readonly users: ReadonlyMap<string, string>;
-  /**
-   * The hash an unknown user is checked against: the cost of the costliest user, so that a
-   * wrong user name takes as long as a wrong password.
-   */
+  /** The hash an unknown user is checked against (see {@link dummyHashFor}). */
   readonly dummyHash: string;
   /** Token bucket: one token per `intervalMs`, at most `burst`; undefined: no limit. */
   readonly rateLimit: { readonly intervalMs: number; readonly burst: number } | undefined;
-  /** Extra response headers. */
   readonly headers: Readonly<Record<string, string>>;
   /** Hash of the file and of every file it names: equal hashes mean nothing changed. */
   readonly fingerprint: string;
@@ -71,7 +59,7 @@ export class WebConfigError extends Error {
   readonly issues: readonly string[];
 
   constructor(source: string, issues: readonly string[]) {
-    // As config errors: a value that looks like a credential (a password in the wrong place) is masked.
+    // A password in the wrong place is masked, as in config errors.
     const masked = issues.map(maskCredentialLike);
     super(`invalid web config in ${maskCredentialLike(source)}:\n  ${masked.join('\n  ')}`);
     this.name = 'WebConfigError';
@@ -79,10 +67,7 @@ export class WebConfigError extends Error {
   }
 }
 
-/**
- * Reads `path` and every file it names, and validates them. Rejects with {@link WebConfigError},
- * also for an empty file and for anything that is not a regular file.
- */
+/** Reads and validates `path` and every file it names; rejects with {@link WebConfigError}. */
 export async function loadWebConfig(
   path: string,
   read: FileReader = webConfigFileReader(),
@@ -115,10 +100,8 @@ function parseWebConfig(text: string, source: string) {
   if (doc.errors.length > 0) {
     throw new WebConfigError(source, doc.errors.map(yamlErrorText));
   }
-  // exporter-toolkit takes an empty file as a valid one that turns TLS and auth off. Here it is
-  // an error: the operator named a file to configure something, and an empty read is far more
-  // often a file caught mid-write, a truncated mount or a pipe already drained by an earlier
-  // read; taken as valid, it would switch basic auth off with no one noticing.
+  // Unlike exporter-toolkit: an empty read is more often a file caught mid-write or a truncated
+  // mount, and taken as valid it would switch basic auth off with no one noticing.
   if (doc.contents === null) {
     throw new WebConfigError(source, [
       'the file is empty (or only comments); an empty web config would turn TLS and basic auth off. ' +

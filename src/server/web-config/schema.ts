@@ -1,8 +1,6 @@
 /**
- * The web config file (`--web.config.file`) in the exporter-toolkit format that operators know
- * from Go exporters: `tls_server_config`, `http_server_config`, `basic_auth_users`, `rate_limit`.
- * Unknown keys are errors; keys of that format this exporter does not implement are errors that
- * say so, rather than settings silently ignored.
+ * The web config file (`--web.config.file`) in the exporter-toolkit format of Go exporters.
+ * Unknown keys, and keys of that format this exporter does not implement, are errors that say so.
  */
 import { z } from 'zod';
 import { parseDuration } from '../../config/duration.ts';
@@ -19,10 +17,7 @@ const CLIENT_AUTH_TYPES = [
 /** A client certificate policy. */
 export type ClientAuthType = (typeof CLIENT_AUTH_TYPES)[number];
 
-/**
- * Headers that may be set, with their allowed values (empty: any value). The same list as
- * exporter-toolkit, kept closed on purpose so that the file means the same in every exporter.
- */
+/** Allowed headers and values (empty: any): exporter-toolkit's list, so a file means the same everywhere. */
 const ALLOWED_HEADERS: Readonly<Record<string, readonly string[]>> = {
   'Strict-Transport-Security': [],
   'X-Content-Type-Options': ['nosniff'],

@@ -18,10 +18,7 @@ export function tlsServerOptions(tls: TlsSettings) {
   };
 }
 
-/**
- * Swaps certificate, key, CA and policy for connections made from now on; open connections
- * keep theirs, as with exporter-toolkit.
- */
+/** Swaps certificate, key, CA and policy for new connections, as exporter-toolkit does. */
 export function applyTls(server: HttpsServer, tls: TlsSettings): void {
   const opts = tlsServerOptions(tls);
   server.setSecureContext(opts);

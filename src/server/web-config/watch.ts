@@ -1,11 +1,7 @@
 /**
- * Keeps the web config current: the file and the files it names are re-read when a connection
- * or request comes in and the last check is at least `checkIntervalMs` old, so that a renewed
- * certificate or a new user takes effect without a restart. The re-read runs in the background
- * (the request that starts it is served with the config in force) and one at a time. A re-read
- * that fails, including an empty file or one that is not a regular file, leaves the last good
- * config in place: basic auth never switches off because of a bad read. The failure is logged
- * once per distinct problem and exported.
+ * Keeps the web config current: re-read in the background on traffic at most every
+ * `checkIntervalMs`, so a renewed certificate or new user needs no restart. A failed re-read keeps
+ * the last good config (basic auth never switches off on a bad read) and is logged once per problem.
  */
 import type { Logger } from 'pino';
 import {
@@ -19,7 +15,7 @@ import {
 /** The outcome of the last re-read, for the self-metrics. */
 export interface WebConfigStatus {
   readonly lastReloadOk: boolean;
-  /** Epoch ms of the last load that succeeded (the first one at start-up). */
+  /** Epoch ms of the last load that succeeded. */
   readonly lastSuccessMs: number;
 }
 
@@ -45,10 +41,7 @@ export interface WatchOptions {
   readonly checkIntervalMs?: number;
 }
 
-/**
- * Loads the file (rejecting with {@link WebConfigError} when the first load fails, so that a bad,
- * empty or non-regular file stops the start-up) and returns a source that re-reads it.
- */
+/** Loads the file (a first load that fails stops the start-up) and returns a source that re-reads it. */
 export async function watchWebConfig(opts: WatchOptions): Promise<WebConfigSource> {
   const clock = opts.clock ?? Date.now;
   const withReader = { ...opts, read: opts.read ?? webConfigFileReader() };
@@ -77,10 +70,8 @@ class WebConfigWatcher implements WebConfigSource {
   }
 
   current(): WebConfig {
-    if (this.#running === undefined && this.#clock() - this.#lastCheck >= this.#interval) {
-      // Failures are handled inside; nothing is left to reject.
-      void this.refresh();
-    }
+    // Failures are handled inside; nothing is left to reject.
+    if (this.#running === undefined && this.#clock() - this.#lastCheck >= this.#interval) void this.refresh();
     return this.#config;
   }
 
