@@ -33,6 +33,7 @@ export interface RowBatch {
   value(j: number, c: number): number;
 }
 
+/** Options of {@link SortedColumns.merge}. */
 export interface MergeOptions {
   /** Called after the merge with the index of each new row, in batch order (a repeat: its first). */
   readonly onNew?: (index: number) => void;
@@ -132,6 +133,7 @@ export class SortedColumns<S extends SerialForm = 'text'> {
     this.repeated = new RepeatedColumns(repeated);
   }
 
+  /** Rows held. */
   get length(): number {
     return this.size;
   }
@@ -150,6 +152,7 @@ export class SortedColumns<S extends SerialForm = 'text'> {
     return this.serials.get(i);
   }
 
+  /** What the column set would hold for `serial`. */
   keyOf(serial: string): SerialKey {
     return this.serials.keyOf(serial);
   }

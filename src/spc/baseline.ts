@@ -47,12 +47,14 @@ export class BaselineCollector {
     return this;
   }
 
+  /** Adds one point after the ones collected so far. */
   point(x: number): void {
     const y = x - this.anchor;
     addPoint(this.sums, x, y);
     this.join(x, y);
   }
 
+  /** Ends the segment: the next point has no neighbour before it. */
   gap(): void {
     this.pair.prev = Number.NaN;
   }
@@ -79,10 +81,12 @@ export class BaselineCollector {
     this.pair.prev = last;
   }
 
+  /** The last point collected, NaN after a gap or before any. */
   get last(): number {
     return this.pair.prev;
   }
 
+  /** Adds the bucket of `ring` at `at`. */
   bucket(ring: Float64Array, at: number): void {
     const first = ring[at + FIRST]!;
     if (ring[at + JOINED] === 1) this.join(first, first - this.anchor);
@@ -134,6 +138,7 @@ function clearSums(s: BaselineSums): void {
   s.step = Number.POSITIVE_INFINITY;
 }
 
+/** Where a bucket grid starts and how wide its buckets are. */
 export interface Grid {
   /** Start of bucket 0, Unix ms. */
   readonly originMs: number;
@@ -177,10 +182,12 @@ export class BaselineBuckets {
     this.ring = new Float64Array(grid.capacity * FIELDS).fill(Number.NaN);
   }
 
+  /** Bytes of the ring. */
   get bytes(): number {
     return this.ring.byteLength;
   }
 
+  /** Changes with every point or gap pushed. */
   get version(): number {
     return this.changes;
   }
@@ -212,6 +219,7 @@ export class BaselineBuckets {
     this.prev = x;
   }
 
+  /** Ends the segment (a gap). */
   gap(): void {
     this.changes++;
     this.prev = Number.NaN;

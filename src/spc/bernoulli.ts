@@ -148,6 +148,7 @@ export class BernoulliCusum {
 
   constructor(private current: BernoulliDesign) {}
 
+  /** The design in use. */
   get design(): BernoulliDesign {
     return this.current;
   }
@@ -182,6 +183,7 @@ export class BernoulliCusum {
     return this.shown * this.current.llrPerStep;
   }
 
+  /** Signals since the chart was created. */
   get count(): number {
     return this.signals;
   }
@@ -207,6 +209,7 @@ export function onLogitGrid(p: number, step = 0.05): number {
   return 1 / (1 + Math.exp(-logit));
 }
 
+/** Options of {@link BernoulliBaseline}; `binMs` is the width of a bin of counts. */
 export interface BernoulliBaselineOptions {
   readonly binMs: number;
   /** Bins the level is estimated from. */
@@ -348,6 +351,7 @@ export class OwnLevelCusum {
     return this.estimate;
   }
 
+  /** The design in use, undefined when not charted. */
   get design(): BernoulliDesign | undefined {
     return this.cusum?.design;
   }

@@ -71,6 +71,7 @@ export function calibrationFrom(inputs: CalibrationInputs): Calibration {
   };
 }
 
+/** Options of {@link calibrationOf}. */
 export interface CalibrationOptions {
   /** Use this φ instead of the baseline's (0: no widening). */
   readonly phi?: number;

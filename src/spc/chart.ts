@@ -22,6 +22,7 @@ export interface ChartSpec extends LimitsSpec {
   readonly rules: RulesConfig;
 }
 
+/** Settings of one chart. */
 export interface ChartOptions {
   readonly spec: ChartSpec;
   readonly detectors: DetectorParams;
@@ -31,6 +32,7 @@ export interface ChartOptions {
   readonly overlapMs: number;
 }
 
+/** One poll of a chart; `nowMs` is its time, Unix ms. */
 export interface ChartPoll {
   readonly nowMs: number;
   /** Every point up to now has arrived (the poll fetched without failures). */

@@ -61,6 +61,7 @@ export type LimitsResult =
   | { readonly ok: true; readonly limits: ControlLimits }
   | { readonly ok: false; readonly reason: NoLimitsReason; readonly samples: number };
 
+/** Options of {@link limitsFromSums}. */
 export interface BaselineOptions {
   /** Fewest points (at least 2) for limits. */
   readonly minSamples: number;
@@ -71,6 +72,7 @@ export interface BaselineOptions {
 
 export type { BaselineSums } from './sums.ts';
 
+/** Empty sums. */
 export function emptySums(): BaselineSums {
   return {
     n: 0,

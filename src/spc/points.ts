@@ -25,6 +25,7 @@ export class RecentPoints {
   /** Points appended straight to the columns since the last merge. */
   private appended = 0;
 
+  /** Points held (merged ones). */
   get length(): number {
     return this.n;
   }
@@ -53,6 +54,7 @@ export class RecentPoints {
     return this.v;
   }
 
+  /** Changes when a held point moved or one was inserted among them, not on append. */
   get prefixVersion(): number {
     return this.moves;
   }
@@ -72,6 +74,7 @@ export class RecentPoints {
     return base + +(times[base]! < t);
   }
 
+  /** Bytes of the columns. */
   get bytes(): number {
     return this.t.byteLength + this.v.byteLength + (this.k?.byteLength ?? 0);
   }
@@ -196,6 +199,7 @@ export class RecentPoints {
     return true;
   }
 
+  /** Drops the first `count` points. */
   dropFirst(count: number): void {
     if (count <= 0) return;
     this.views = undefined;

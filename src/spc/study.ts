@@ -53,6 +53,7 @@ export interface StudyEpisode {
   readonly extreme: number;
 }
 
+/** The result of {@link studyChart}. */
 export interface ChartStudy {
   readonly result: LimitsResult;
   /** Points kept, and points left out by the exclusions. */
