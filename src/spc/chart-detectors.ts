@@ -14,7 +14,6 @@ import {
   detectorView,
   EVENT_SLOTS,
   effectiveParams,
-  finalUpTo,
   forgetCheckpoints,
 } from './detector-state.ts';
 import type { ControlLimits } from './limits.ts';
@@ -114,6 +113,6 @@ export class ChartDetectors {
   /** The time up to which points are past evaluating: with detectors on, the overlap's are not. */
   finalTo(evaluatedTo: number): number {
     const { cusum, ewma } = this.params;
-    return cusum.enabled || ewma.enabled ? Math.min(evaluatedTo, finalUpTo(this.state)) : evaluatedTo;
+    return cusum.enabled || ewma.enabled ? Math.min(evaluatedTo, this.state.baseTime) : evaluatedTo;
   }
 }

@@ -82,7 +82,8 @@ export interface DetectorState {
   /** The state after each point evaluated within the overlap, in time order. */
   checkpoints: Checkpoint[];
   /**
-   * The state before the first of them; points up to `baseTime` cannot be put in place any more.
+   * The state before the first of them; points up to `baseTime` cannot be put in place any more
+   * (one that arrives this old was not evaluated and will not be).
    * Undefined: no going back (after a gap in evaluating, e.g. while the chart had no limits).
    */
   base: Checkpoint | undefined;
@@ -140,11 +141,6 @@ export function forgetCheckpoints(state: DetectorState, time: number): void {
   state.checkpoints = [];
   state.base = undefined;
   state.baseTime = Math.max(state.baseTime, time);
-}
-
-/** A point that arrives this old was not evaluated and will not be. */
-export function finalUpTo(state: DetectorState): number {
-  return state.baseTime;
 }
 
 /**
