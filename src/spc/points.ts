@@ -17,8 +17,6 @@ export class RecentPoints {
   private n = 0;
   /** Bumped when a held point moves or one is inserted among them (not on append). */
   private moves = 0;
-  /** Views of the merged points, made once per change (several reads a poll). */
-  private views: { readonly t: Float64Array; readonly v: Float64Array } | undefined;
   private pendingT: number[] = [];
   private pendingV: number[] = [];
   private pendingK: number[] = [];
@@ -28,20 +26,6 @@ export class RecentPoints {
   /** Points held (merged ones). */
   get length(): number {
     return this.n;
-  }
-
-  /** Times of the merged points (a view, valid until the next change). */
-  times(): Float64Array {
-    if (this.views === undefined)
-      this.views = { t: this.t.subarray(0, this.n), v: this.v.subarray(0, this.n) };
-    return this.views.t;
-  }
-
-  /** Values of the merged points (a view, valid until the next change). */
-  values(): Float64Array {
-    if (this.views === undefined)
-      this.views = { t: this.t.subarray(0, this.n), v: this.v.subarray(0, this.n) };
-    return this.views.v;
   }
 
   /** The time column itself, valid below `length` until the next change (no view per poll). */
@@ -112,7 +96,6 @@ export class RecentPoints {
     if (this.k !== undefined) this.k[this.n] = key;
     this.n++;
     this.appended++;
-    this.views = undefined;
   }
 
   /** Calls `take` with every point and key, merged ones in order, then queued ones; merges nothing. */
@@ -137,7 +120,6 @@ export class RecentPoints {
   private mergeQueued(): number {
     const count = this.pendingT.length;
     if (count === 0) return 0;
-    this.views = undefined;
     if (this.appendable()) {
       // The usual poll: a few new points, in order, all newer than the held ones.
       this.reserve(this.n + count);
@@ -202,7 +184,6 @@ export class RecentPoints {
   /** Drops the first `count` points. */
   dropFirst(count: number): void {
     if (count <= 0) return;
-    this.views = undefined;
     this.moves++;
     this.t.copyWithin(0, count, this.n);
     this.v.copyWithin(0, count, this.n);
