@@ -1,10 +1,8 @@
 /**
- * A compact, time-sorted record column set: a record costs a few bytes of typed arrays instead of a
- * JavaScript object. Times are 32-bit offsets ({@link TimeColumn}); serials are text or a hash
- * ({@link SerialForm}); the first columns are doubles, held exactly; the last `repeated` columns
- * are held once per distinct combination ({@link RepeatedColumns}). Windows are found by binary
- * search; eviction and merging move typed-array slices. Capacity grows by a sixteenth and shrinks
- * back on eviction, so that it stays within about an eighth of the rows held.
+ * A time-sorted record column set: a record costs a few bytes of typed arrays, not an object.
+ * Times are 32-bit offsets ({@link TimeColumn}), serials text or a hash ({@link SerialForm}), the
+ * first columns exact doubles, the last `repeated` held once per distinct combination
+ * ({@link RepeatedColumns}). Capacity grows by a sixteenth and shrinks back on eviction.
  */
 import { RepeatedColumns } from './repeated.ts';
 import {
@@ -26,11 +24,7 @@ export interface Row {
   readonly values: readonly number[];
 }
 
-/**
- * Records to merge, read by index: a store hands over the records it was given as they are,
- * instead of building a {@link Row} (an object and an array) for each, which on a first poll
- * made up much of what the old generation's collections had to free.
- */
+/** Records to merge, read by index: no {@link Row} object per record (first-poll garbage). */
 export interface RowBatch {
   readonly length: number;
   time(j: number): number;
@@ -41,10 +35,7 @@ export interface RowBatch {
 
 /** Options of {@link SortedColumns.merge}. */
 export interface MergeOptions {
-  /**
-   * Called after the merge with the index of each row that was not held yet, in batch order;
-   * a record the batch holds twice is new once, at its first index.
-   */
+  /** Called after the merge with the index of each new row, in batch order (a repeat: its first). */
   readonly onNew?: (index: number) => void;
 }
 
@@ -72,7 +63,6 @@ const MIN_CAPACITY = 4;
 
 /** Rows in their stored form: the held tail being merged, or an encoded batch. */
 interface Stored {
-  /** Rows held (the arrays may be longer). */
   readonly length: number;
   readonly times: ArrayLike<number>;
   readonly keys: ArrayLike<SerialKey>;
@@ -85,12 +75,9 @@ interface Stored {
 const NO_ROWS: Stored = { length: 0, times: [], keys: [], exact: [], codes: undefined };
 
 /**
- * Room for the encoded batch of the merge under way, reused by every merge of every column set.
- * Most merges are of one to three records (a series' share of one answer), and a first poll
- * makes hundreds of thousands: five typed arrays and two arrays each were much of what a store
- * allocated, and the collections they caused moved the objects that live through a whole add
- * to the old generation. One set serves all: a merge runs to its end without yielding, and reads
- * its batch only before it calls anyone back.
+ * Room for the encoded batch of the merge under way, shared by every column set: a first poll
+ * makes hundreds of thousands of tiny merges, and arrays per merge were much of a store's
+ * garbage. Safe because a merge never yields and reads its batch before calling anyone back.
  */
 class BatchRoom {
   #rows = 0;
@@ -98,10 +85,8 @@ class BatchRoom {
   #keys: SerialKey[] = [];
   #exact: Float64Array[] = [];
   #codes = new Uint32Array(0);
-  /** One row's columns, as {@link RepeatedColumns.intern} reads them. */
   #row = new Float64Array(0);
 
-  /** Arrays for `n` rows of `exactWidth` exact columns, and a row of `width` columns. */
   take(n: number, widths: { readonly exact: number; readonly all: number }) {
     if (n > this.#rows) {
       this.#rows = Math.max(n, 2 * this.#rows, 64);
@@ -122,7 +107,6 @@ const batchRoom = new BatchRoom();
 export class SortedColumns<S extends SerialForm = 'text'> {
   /** How serials are held: `serial(i)` reads them back only as `text`. */
   readonly serialForm: S;
-  /** The 32-bit lanes: time offsets, and serial hashes when they are 32-bit. */
   private readonly words: Words;
   private readonly times: TimeColumn;
   private readonly serials: SerialColumn;
@@ -149,7 +133,7 @@ export class SortedColumns<S extends SerialForm = 'text'> {
     this.repeated = new RepeatedColumns(repeated);
   }
 
-  /** Number of rows held. */
+  /** Rows held. */
   get length(): number {
     return this.size;
   }
@@ -206,17 +190,15 @@ export class SortedColumns<S extends SerialForm = 'text'> {
   }
 
   /**
-   * Merges rows in, keeping the order. A row whose time, serial and key columns equal a
-   * held row's is the same record seen again: its other columns are updated, it is not
-   * added twice. Returns the number of rows added.
+   * Merges rows in order; a row equal to a held one on time, serial and key columns updates it.
+   * Returns the number of rows added.
    */
   merge(rows: RowBatch | readonly Row[], opts: MergeOptions = {}): number {
     if (rows.length === 0) return 0;
     const { batch, min } = this.encode(asBatch(rows));
     // Only the tail from the batch's first time on can interleave; everything before stays put.
     const start = this.lowerBound(min);
-    // The tail is copied out as columns (no object per held row), then merged back in place.
-    // Most batches only append (new records are the newest): then there is no tail to copy.
+    // Most batches only append: then there is no tail to copy out.
     const tail = start === this.size ? NO_ROWS : this.storedSlice(start, this.size);
     this.reserve(this.size + rows.length);
     const placedNew: number[] = [];
@@ -233,10 +215,8 @@ export class SortedColumns<S extends SerialForm = 'text'> {
   }
 
   /**
-   * Writes the held `tail` and the batch's rows, in order, from `start` on; returns the next free
-   * index. Batch rows placed as rows of their own (the new records) go to `placedNew`: rows of
-   * equal time and serial come in batch order, so a record the batch repeats is new at its
-   * first index.
+   * Writes the held `tail` and the batch's rows in order from `start`; returns the next free index.
+   * New records go to `placedNew` (equal keys in batch order: a repeat is new at its first index).
    */
   private interleave(
     start: number,
@@ -307,9 +287,8 @@ export class SortedColumns<S extends SerialForm = 'text'> {
   }
 
   /**
-   * Writes row `j` of `src` at `out` unless a row of the same time already written from the
-   * merge's start on is the same record, which it then overwrites: later answers win for the
-   * columns outside the key (e.g. corrected limits). Returns the next free index.
+   * Writes row `j` of `src` at `out`, or over the same record already written (later answers win,
+   * e.g. corrected limits). Returns the next free index.
    */
   private place(out: number, src: Stored, j: number): number {
     const time = src.times[j] as number;
@@ -329,7 +308,6 @@ export class SortedColumns<S extends SerialForm = 'text'> {
     return at === out ? out + 1 : out;
   }
 
-  /** Whether held row `i` and row `j` of `rows` agree on the key columns. */
   private sameKey(i: number, { rows, j }: { readonly rows: Stored; readonly j: number }): boolean {
     const held = this.repeated.code(i);
     const code = rows.codes?.[j] ?? 0;
@@ -382,10 +360,7 @@ function compareStored(
   return compareSerialKeys(x.keys[i] as SerialKey, y.keys[j] as SerialKey);
 }
 
-/**
- * The batch's row indexes in order, or undefined when it is in order already (most are: checking
- * is cheaper than sorting, and costs no array).
- */
+/** The batch's row indexes in order, or undefined when already in order (most are). */
 function orderOf(batch: Stored): number[] | undefined {
   let sorted = true;
   for (let j = 1; j < batch.length && sorted; j++)

@@ -1,8 +1,7 @@
 /**
- * Incremental fetching of record lists (`GET /metrics`, `GET /units`) for many stations:
- * each station is read from where its last complete fetch ended (minus an overlap for late
- * records), stations sharing a start are batched into one `station_ids` list per request
- * within the URL length limit, and spans whose answer looks truncated are split.
+ * Incremental fetching of record lists for many stations: each is read from where its last
+ * complete fetch ended (less an overlap for late records), stations sharing a start are batched
+ * into one `station_ids` list per request within the URL limit, and truncated spans are split.
  */
 import type { Logger } from 'pino';
 import type { RefusedStations } from './refused.ts';
@@ -17,7 +16,7 @@ export interface IncrementalFetchOptions<R extends Timed> {
   readonly watermarks: ReadonlyMap<string, number>;
   /** End of every span (exclusive), epoch ms. */
   readonly now: number;
-  /** Time of the poll, for refused stations' probe times, when spans end earlier (a re-read); default `now`. */
+  /** Time of the poll for refused stations' probes when spans end earlier (a re-read). */
   readonly pollTime?: number;
   /** Oldest time still needed: the start of the longest window. */
   readonly retainFrom: number;
@@ -25,23 +24,19 @@ export interface IncrementalFetchOptions<R extends Timed> {
   readonly maxUrlLength: number;
   /** Answers with at least this many records are taken as truncated. */
   readonly maxRecords: number;
-  /** Longest span one request asks for; default half an hour. */
+  /** Longest span one request asks for, and shortest a split makes; default 30 and 1 minutes. */
   readonly maxSpanMs?: number;
-  /** Spans are never split into parts shorter than this; default one minute. */
   readonly minSpanMs?: number;
   /** Receives each answer's records as soon as it arrives (awaited, so it may yield). */
   readonly onRecords: (records: readonly R[]) => void | Promise<void>;
   readonly signal?: AbortSignal;
-  /**
-   * Stations refused with 403, remembered across polls: they are left out, except one probe
-   * each when due, sent alone so that a still-refused station never fails a batch again.
-   */
+  /** Stations refused with 403: left out but for one probe each when due, sent alone. */
   readonly refused?: RefusedStations;
 }
 
 /** What one incremental fetch did. */
 export interface IncrementalFetchResult extends SpanStats {
-  /** Watermarks after this fetch: advanced to `now` for every station whose chunk succeeded. */
+  /** Advanced to `now` for every station whose chunk succeeded. */
   readonly watermarks: Map<string, number>;
   /** Stations whose watermark did not advance. */
   readonly failedStations: number;
@@ -50,10 +45,7 @@ export interface IncrementalFetchResult extends SpanStats {
 
 const MINUTE = 60_000;
 
-/**
- * The first poll reads the whole longest window: asking for it in spans of at most half an
- * hour keeps each answer, and the JSON.parse that blocks the event loop for it, small.
- */
+/** Spans of half an hour keep each answer, and the JSON.parse blocking the event loop, small. */
 export const DEFAULT_MAX_SPAN_MS = 30 * MINUTE;
 
 /** `[from, to)` cut into consecutive spans of at most `max`. */
@@ -83,9 +75,8 @@ function plan<R extends Timed>(opts: IncrementalFetchOptions<R>) {
 }
 
 /**
- * Fetches every station's new records. A chunk that fails keeps its stations' watermarks,
- * so the next fetch asks for their span again; records it did receive are delivered anyway
- * (the store recognises them when they come again).
+ * Fetches every station's new records. A failed chunk keeps its stations' watermarks, so the next
+ * fetch asks again; records it did receive are delivered anyway (the store recognises repeats).
  */
 export async function fetchIncremental<R extends Timed>(
   opts: IncrementalFetchOptions<R>,
@@ -97,7 +88,6 @@ export async function fetchIncremental<R extends Timed>(
   }
   const stats = { requests: 0, splits: 0, truncated: 0, failures: 0, notSent: 0, failedStations: 0 };
   let firstError: Error | undefined;
-  // The chunk's failed requests are counted where they failed (spans.ts), one by one.
   const fail = (ids: readonly string[], err: unknown) => {
     stats.failedStations += ids.length;
     firstError ??= err instanceof Error ? err : new Error(String(err));
@@ -154,7 +144,6 @@ export async function fetchIncremental<R extends Timed>(
 
 /** One record fetch, as {@link reportFetch} logs it. */
 export interface FetchReport {
-  /** The collector that fetched. */
   readonly collector: string;
   readonly result: IncrementalFetchResult;
   /** Records held in the store after the fetch. */
@@ -216,10 +205,8 @@ function chunkByUrl<R extends Timed>(
 }
 
 /**
- * The largest `count` in [0, most] for which `fits(count)` holds, where `fits` holds up to some
- * count and not beyond (a URL only grows with more stations). Doubling, then halving: each try
- * builds a whole URL, and trying every count in turn built about n²/2 station ids for one
- * chunk of n (90 ms of a first poll at 1,000 stations).
+ * The largest `count` in [0, most] that `fits` (monotone: a URL only grows). Doubling, then
+ * halving: each try builds a whole URL, and trying every count was n²/2 ids per chunk.
  */
 function longestFitting(most: number, fits: (count: number) => boolean): number {
   let good = 0;

@@ -1,11 +1,9 @@
 /**
- * One add's records grouped by where they go (a series, a station), read group by group as the
- * row batch of that group's merge: one index array for the whole add, not an array (or an
- * object per record) for each group. Most groups of a first poll hold one to three records.
+ * One add's records grouped by where they go (a series, a station), read group by group as each
+ * merge's row batch: one index array for the whole add, not an array per group.
  */
 import type { RowBatch, SerialForm, SortedColumns } from './columns.ts';
 
-/** What a grouped record has: the time and serial every row batch reads. */
 interface GroupedRecord {
   readonly time: number;
   readonly serial: string;
@@ -23,13 +21,12 @@ export interface GroupingOptions<R, G> {
 export class RecordGroups<R extends GroupedRecord, G> implements RowBatch {
   readonly #records: readonly R[];
   readonly #value: (i: number, c: number) => number;
-  /** The targets, in order of their first record. */
+  /** In order of their first record. */
   readonly targets: readonly G[];
   /** Record indexes, group after group. */
   readonly #order: Int32Array;
-  /** Where each group starts in {@link #order}; one more entry: the end. */
+  /** Where each group starts in the order, and the end. */
   readonly #starts: Int32Array;
-  /** The group read (see {@link select}). */
   #group = 0;
   #from = 0;
   #to = 0;
@@ -73,15 +70,11 @@ export class RecordGroups<R extends GroupedRecord, G> implements RowBatch {
     this.#to = this.#starts[g + 1] as number;
   }
 
-  /**
-   * Merges each group into its target's columns, in the order of {@link targets}; `onNew` hears
-   * each record those columns did not hold yet, with its target. Returns the records added.
-   */
+  /** Merges each group into its target's columns; `onNew` hears each new record. Returns the added. */
   mergeInto(
     columnsOf: (target: G) => SortedColumns<SerialForm>,
     onNew?: (target: G, record: R) => void,
   ): number {
-    // One callback for every group (a group is one to three records, mostly).
     const opts = onNew ? { onNew: (j: number) => onNew(this.targets[this.#group] as G, this.record(j)) } : {};
     let added = 0;
     this.targets.forEach((target, g) => {

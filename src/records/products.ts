@@ -1,23 +1,17 @@
 /**
- * Products of units, for the records that do not carry one. A measurement record names its unit's
- * serial but not its `unit_type`; the unit records do. The units job writes each serial's product
- * here as its records arrive, and the time up to which it has read every unit record; the control
- * charts keyed per product read both (docs/measurements.md, "Products").
- *
- * Memory is bounded: serials live in two generations of an open-addressing table (a 53-bit hash
- * of the serial, 8 bytes, and a one-byte product code per slot, at a load of at most one half), so
- * the index holds the latest {@link SERIALS_PER_GENERATION} to twice that many serials, at 18 to
- * 36 bytes each: at most 2 × 2^19 slots × 9 bytes = 9.4 MB, whatever the plant.
+ * Products of units, for the measurement records that name a serial but not its `unit_type`. The
+ * units job writes each serial's product and how far it has read; the per-product control charts
+ * read both (docs/measurements.md, "Products"). Memory is bounded: two generations of an
+ * open-addressing table (a 53-bit hash and a one-byte code, load at most one half), at most
+ * 2 × 2^19 slots × 9 bytes = 9.4 MB, whatever the plant.
  */
 import { serialHash53 } from './serials.ts';
 
 /**
- * Serials per generation: the newest 262,144 to 524,288 units are known, some 15 to 30 hours of
- * 500 lines at 30 units an hour; a measurement needs its unit's product only until its unit's
- * records have been read, minutes after it was made, or a day back at a start.
+ * The newest 2^18 to 2^19 units are known, 15 to 30 hours of 500 lines: a measurement needs its
+ * unit's product only until the unit's records are read, minutes later, or a day back at a start.
  */
 const SERIALS_PER_GENERATION = 1 << 18;
-/** Bytes per slot of a table: the hash (8) and the product code (1). */
 const BYTES_PER_SLOT = 9;
 const MIN_SLOTS = 1024;
 
@@ -81,9 +75,8 @@ export interface ProductCoverage {
   readonly to: number;
 }
 
-/** Options of {@link SerialProducts}. */
+/** Options of {@link SerialProducts}: serials per generation. */
 export interface SerialProductsOptions {
-  /** Serials per generation; default {@link SERIALS_PER_GENERATION}. */
   readonly perGeneration?: number;
 }
 
@@ -93,10 +86,7 @@ export interface ProductLookup {
   readonly coverage: ProductCoverage | undefined;
 }
 
-/**
- * Each unit serial's product label value, and how far the units job has read. Shared: the units
- * job writes it, the measurements job reads it.
- */
+/** Each serial's product label value and how far the units job has read; the measurements job reads it. */
 export class SerialProducts implements ProductLookup {
   readonly #perGeneration: number;
   #current = new SerialTable();

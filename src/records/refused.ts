@@ -1,27 +1,17 @@
 /**
- * Stations the upstream refuses to this token (403 for a request of that station alone).
- * Found once by splitting a refused batch, they are left out of later polls instead of
- * splitting again every time, and each is re-probed alone at a slow pace, since access can be
- * granted later. Shared by every record collector and readable by the summary collector, so
- * that aggregates over a station set can say which part of it they cover.
+ * Stations the upstream refuses to this token (403 for the station alone): found once by
+ * splitting a batch, left out of later polls and re-probed alone at a slow pace. Shared by the
+ * record collectors and read by the summary collector (which part of a station set it covers).
  */
-
-/** The read-only view collectors get. */
-interface RefusedView {
-  has(stationId: string): boolean;
-  readonly size: number;
-  ids(): string[];
-}
 
 /** Hears when the refused set changes: its new size, and the stations added or cleared. */
 export type RefusedListener = (size: number, added: readonly string[], cleared: readonly string[]) => void;
 
 /** The refused stations, with the time each may be probed again. */
-export class RefusedStations implements RefusedView {
+export class RefusedStations {
   private readonly nextProbeAt = new Map<string, number>();
 
   constructor(
-    /** Time between two probes of one refused station. */
     private readonly reprobeMs: number,
     private readonly onChange?: RefusedListener,
   ) {}

@@ -1,22 +1,18 @@
 /**
- * The repeated columns of a {@link SortedColumns}: columns whose values a series repeats from
- * record to record (a measurement's limits and attribute outcome, a unit's direction, slot and
- * result). Each distinct combination is held once in a table; a row holds its combination's code,
- * one byte while there are at most 256 (two or four beyond), and nothing at all while there is
- * only one, which is the usual case of a measurement whose limits do not change. The table is
- * compacted when rows are evicted, so that it holds about what the rows use.
+ * The repeated columns of a {@link SortedColumns}: values a series repeats from record to record
+ * (limits, outcome, direction, slot). Each distinct combination is held once; a row holds its
+ * code, one byte up to 256 combinations, nothing at all while there is only one (the usual case).
  */
 
 /** Combinations beyond which lookups go through a map instead of a scan. */
 const SCAN_LIMIT = 16;
-/** The table is compacted on eviction once it holds this many combinations and twice as many as the last time. */
+/** Compacted on eviction from this many combinations, and twice as many as the last time. */
 const COMPACT_FROM = 16;
 
 type Codes = Uint8Array | Uint16Array | Uint32Array;
 
 /** Distinct combinations of `width` columns, and the code of each row's. */
 export class RepeatedColumns {
-  /** Combinations, `width` values each, in code order. */
   private table: number[] = [];
   private count = 0;
   private index: Map<string, number> | undefined;
@@ -79,10 +75,7 @@ export class RepeatedColumns {
     this.codes = next;
   }
 
-  /**
-   * After an eviction: forgets every combination when no row is left, and otherwise, once the
-   * table has grown, keeps only the combinations the `size` rows use.
-   */
+  /** After an eviction, once the table has grown, keeps only the combinations the rows use. */
   compact(size: number): void {
     if (size === 0) {
       this.clear();
@@ -139,7 +132,7 @@ export class RepeatedColumns {
 
   private add(values: ArrayLike<number>, from: number): number {
     if (this.count < SCAN_LIMIT) {
-      // A few combinations: a new array of the exact length, where push would leave room for a dozen more.
+      // An array of the exact length: push would leave room for a dozen more.
       this.table = this.table.concat(
         Array.from({ length: this.width }, (_, c) => values[from + c] as number),
       );

@@ -1,19 +1,14 @@
 /**
- * The serial column of a {@link SortedColumns}. A serial identifies a record (with its time and
- * key columns) and may be counted (distinct units in a window); no family reads one back from the
- * held records, so a store may keep a hash of it instead of the string: 4 or 8 bytes a row instead
- * of a reference (8 bytes) and the string itself (about 32 bytes, shared only within one answer).
+ * The serial column of a {@link SortedColumns}. No family reads a serial back, so a store may
+ * keep a hash instead of the string (4 or 8 bytes a row instead of a reference and ~32 bytes):
  *
- * - `text`: the serials themselves; rows with equal times are ordered by serial.
- * - `hash32`: 32-bit FNV-1a (never 0), the key the control charts already tell records apart
- *   by. Two records are only taken as one when they also share station, series, millisecond and
- *   value, and then with a chance of 2^-32.
- * - `hash53`: a 53-bit hash (cyrb53), exact in a double, for counting distinct serials: with n
- *   distinct serials in a window, the chance that two of them share a hash is about n² / 2^54
- *   (1e-10 for 1,000 units).
+ * - `text`: the serials themselves.
+ * - `hash32`: 32-bit FNV-1a (never 0), the key the control charts tell records apart by; two
+ *   records sharing station, series, millisecond and value collide with a chance of 2^-32.
+ * - `hash53`: cyrb53, exact in a double, for counting distinct serials (collision about
+ *   n² / 2^54: 1e-10 for 1,000 units).
  *
- * With hashes, rows with equal times are ordered by hash: the order is the same in every process,
- * which is what the order by serial was for.
+ * Equal times are ordered by key, the same in every process.
  */
 
 import type { Words } from './words.ts';
@@ -54,7 +49,6 @@ export function compareSerialKeys(a: SerialKey, b: SerialKey): number {
 
 /** One serial key per row. */
 export interface SerialColumn {
-  /** The key a serial is held as. */
   keyOf(serial: string): SerialKey;
   get(i: number): SerialKey;
   set(i: number, key: SerialKey): void;
@@ -63,9 +57,8 @@ export interface SerialColumn {
   slice(start: number, end: number): ArrayLike<SerialKey>;
   /** Moves the first `size` rows to a column of `capacity` rows. */
   resize(capacity: number, size: number): void;
-  /** Forgets rows from `size` on. */
   truncate(size: number): void;
-  /** Bytes of the column's own array (for text, the references, not the strings; a lane counts with its words). */
+  /** Bytes of its own array (text: the references; a lane counts with its words). */
   bytes(): number;
 }
 

@@ -9,9 +9,8 @@ import type { RefusedStations } from './refused.ts';
 import type { RecordSource, Timed } from './types.ts';
 
 /**
- * Counters of one fetch, per request: `requests` counts each request whose outcome is final
- * (answered, denied, failed for good or not sent), so `requests - failures` is the answers; a
- * request whose answer was replaced by smaller requests is counted in `splits` instead.
+ * Counters of one fetch: `requests` counts each request with a final outcome, so
+ * `requests - failures` is the answers; one replaced by smaller requests counts in `splits`.
  */
 export interface SpanStats {
   requests: number;
@@ -33,7 +32,6 @@ export interface SpanContext<R extends Timed> {
   readonly onRecords: (records: readonly R[]) => void | Promise<void>;
   readonly signal?: AbortSignal;
   readonly stats: SpanStats;
-  /** Stations refused with 403: a station refused alone is added, one that answers is cleared. */
   readonly refused?: RefusedStations;
   /** Epoch ms of the poll, for the refused stations' probe times. */
   readonly now?: number;
@@ -45,16 +43,13 @@ export interface TimeSpan {
   readonly to: number;
 }
 
-/** One request of {@link fetchSpan}: its span, and how deep in timeout halvings it is. */
+/** One request of {@link fetchSpan}. */
 export interface SpanRequest extends TimeSpan {
-  /** How many times the span was halved after a timeout to get here (0 for a first request). */
+  /** How many times the span was halved after a timeout to get here. */
   readonly timeoutSplits: number;
 }
 
-/**
- * A timed-out (or too large) span is halved at most this many times: a dead or hostile upstream
- * must not cost 2^n requests.
- */
+/** Timeout halvings at most: a dead or hostile upstream must not cost 2^n requests. */
 const MAX_TIMEOUT_SPLITS = 3;
 
 /** Fetches one span for one station list, splitting it while answers look truncated. */
@@ -76,7 +71,6 @@ export async function fetchSpan<R extends Timed>(
   }
   if (list.received >= ctx.maxRecords && (canHalve(ctx, span) || ids.length > 1)) {
     ctx.stats.splits++;
-    // The span and the context hold the window and the limits: no object to build.
     return canHalve(ctx, span)
       ? inParts(ctx, ids, span, splitCount(list.records, span, ctx))
       : byStations(ctx, ids, span);
@@ -87,15 +81,11 @@ export async function fetchSpan<R extends Timed>(
   await ctx.onRecords(list.records);
 }
 
-/** Whether a span can be halved: halves never get shorter than the minimum span. */
 function canHalve(ctx: { readonly minSpanMs: number }, span: TimeSpan): boolean {
   return span.to - span.from >= 2 * ctx.minSpanMs;
 }
 
-/**
- * What a failed request becomes: requests for fewer stations or a shorter span, a refused
- * station, or the failure, thrown.
- */
+/** A failed request becomes requests for fewer stations or a shorter span, a refusal, or a throw. */
 function afterFailure<R extends Timed>(
   ctx: SpanContext<R>,
   ids: readonly string[],
@@ -122,7 +112,6 @@ function afterFailure<R extends Timed>(
   throw err;
 }
 
-/** The span in two halves, one timeout halving deeper. */
 function halves<R extends Timed>(
   ctx: SpanContext<R>,
   ids: readonly string[],
@@ -137,7 +126,6 @@ function halves<R extends Timed>(
   ]);
 }
 
-/** The span in `k` parts of about the same length. */
 function inParts<R extends Timed>(
   ctx: SpanContext<R>,
   ids: readonly string[],
@@ -152,7 +140,6 @@ function inParts<R extends Timed>(
   );
 }
 
-/** The span for each half of the station list. */
 function byStations<R extends Timed>(
   ctx: SpanContext<R>,
   ids: readonly string[],
@@ -163,13 +150,9 @@ function byStations<R extends Timed>(
 }
 
 /**
- * How many parts to split a span into when its answer reached the record limit. Two
- * estimates, the larger wins, each with a 25 % margin: the received records' time extent
- * shows how much of the span one answer holds whatever order the upstream truncated in (a
- * quarter of the span: about four answers' worth), and an answer larger than the limit
- * holds at least that many records. Splitting once into enough parts, instead of halving
- * over and over, downloads the span about twice instead of once per halving. The parts are
- * sized by the smallest span and the records one answer holds.
+ * How many parts to split a span whose answer reached the limit into: the larger of two
+ * estimates with a 25 % margin, the records' time extent and their count over the limit.
+ * Splitting once downloads the span about twice, instead of once per halving.
  */
 export function splitCount(
   records: readonly Timed[],

@@ -1,23 +1,17 @@
 /**
- * The re-read sweep. Records that reach the upstream later than the overlap are only found by
- * reading the retained range again. Reading all of it on one poll every `reread_interval` is a
- * burst (spans × station batches, ~190 requests for 1,000 stations and a 24h window) that delays
- * that poll and every collector sharing the request budget. Instead, each poll reads the part of
- * the range the sweep has passed since the last poll, oldest first, in whole spans, so that one
- * sweep takes `reread_interval` and costs the same requests, spread evenly.
- *
- * The sweep's position moves from the start of the retained range towards `now` as the interval
- * elapses. Since it moves faster than time, it passes every retained instant once per sweep: a late
- * record is found within one `reread_interval` of its arrival, while it is still retained.
- * A range that failed is read again; a sweep that fell behind catches up at most at twice its
- * even pace per poll, so an upstream outage is not followed by a burst.
+ * The re-read sweep: records later than the overlap are found only by reading the retained range
+ * again. Reading it all on one poll is a burst (~190 requests for 1,000 stations and 24h) that
+ * delays every collector sharing the budget, so each poll reads, oldest first in whole spans, the
+ * part the sweep passed since the last poll. The sweep moves faster than time, so it passes every
+ * retained instant once per `reread_interval`. A failed range is read again; a sweep that fell
+ * behind catches up at most at twice its even pace, so an outage is not followed by a burst.
  */
 
 /** A range to read again on this poll, `[from, to)` in epoch ms. */
 export interface SweepRange {
   readonly from: number;
   readonly to: number;
-  /** True when this range ends the sweep: the next sweep starts when it was read. */
+  /** This range ends the sweep. */
   readonly last: boolean;
 }
 
@@ -51,8 +45,7 @@ export class RereadSweep {
     const elapsed = Math.min(1, (now - this.start!) / this.intervalMs);
     const from = Math.max(this.cursor, retainFrom);
     const due = elapsed >= 1 ? end : Math.min(end, retainFrom + elapsed * (now - retainFrom));
-    // At most twice a poll's even share, in whole spans: after failed polls the sweep catches up
-    // over several polls instead of in one burst.
+    // At most twice a poll's even share, in whole spans.
     const share = ((now - retainFrom + this.intervalMs) * gap) / this.intervalMs;
     const cap = from + Math.max(1, 2 * Math.ceil(share / this.spanMs)) * this.spanMs;
     const reach = Math.min(due, cap);
@@ -76,11 +69,7 @@ export class RereadSweep {
   }
 }
 
-/**
- * Requests one sweep makes per station batch: the absolute time it passes (the retained length
- * plus the interval, since the range moves on while it is swept) in whole spans, plus the last
- * range's remainder.
- */
+/** Requests one sweep makes per station batch: retained length plus interval, in spans, plus one. */
 export function sweepSpans(retainedMs: number, intervalMs: number, spanMs: number): number {
   return Math.ceil((retainedMs + intervalMs) / spanMs) + 1;
 }

@@ -1,10 +1,7 @@
 /**
- * Keeps an in-memory record store in step with the upstream, for the collectors that read
- * record lists (`measurements`, `units`): one incremental fetch per poll, plus the part of the
- * re-read sweep due on this poll (the whole longest window is read again once per
- * `rereadIntervalMs`, spread over the polls; see {@link RereadSweep}), then the records that
- * left the longest window are dropped. Records dated in the future are counted and left out; records that
- * arrived later than the overlap are counted (see {@link SyncResult}).
+ * Keeps an in-memory record store in step with the upstream: one incremental fetch per poll, plus
+ * the part of the re-read sweep due ({@link RereadSweep}), then records that left the longest
+ * window are dropped. Future-dated records are skipped and late ones counted ({@link SyncResult}).
  */
 import type { Logger } from 'pino';
 import type { LoopYielder } from '../util/loop-yield.ts';
@@ -22,12 +19,11 @@ export interface SyncedRecord extends Timed {
 }
 
 export interface RecordSyncOptions<R extends SyncedRecord> {
-  /** The collector's name, for log lines. */
   readonly collector: string;
   readonly source: RecordSource<R>;
   readonly store: RecordStore<R>;
   readonly overlapMs: number;
-  /** How long one sweep that reads the whole longest window again takes. */
+  /** How long one sweep re-reading the whole longest window takes. */
   readonly rereadIntervalMs: number;
   /** Records dated more than this after `now` are counted and skipped. */
   readonly maxFutureSkewMs: number;
@@ -35,7 +31,7 @@ export interface RecordSyncOptions<R extends SyncedRecord> {
   readonly maxUrlLength: number;
   readonly logger: Logger;
   readonly yielder: LoopYielder;
-  /** Stations refused with 403, shared by the record collectors; see {@link RefusedStations}. */
+  /** Stations refused with 403, shared by the record collectors. */
   readonly refused?: RefusedStations;
   /** Records to keep; default all. */
   readonly accept?: (record: R) => boolean;
@@ -44,7 +40,6 @@ export interface RecordSyncOptions<R extends SyncedRecord> {
 /** One sync's inputs: which stations to hold, the end of every span and the oldest time kept. */
 export interface SyncRequest {
   readonly stationIds: readonly string[];
-  /** Epoch ms. */
   readonly now: number;
   /** Epoch ms: the start of the longest window. */
   readonly retainFrom: number;
@@ -53,35 +48,24 @@ export interface SyncRequest {
 
 /** What one sync did, besides the fetch's own counts. Station keys are lower-case ids. */
 export interface SyncResult extends IncrementalFetchResult {
-  /** The part of the retained range this poll read again, if any. */
   readonly swept?: SweepRange;
   /** Records skipped because they were dated more than the skew after `now`, by station. */
   readonly future: ReadonlyMap<string, number>;
   /**
-   * New records that arrived later than the overlap, by station: their `time_inserted` is more
-   * than the overlap after their `time_created`, or (without `time_inserted`) they were found
-   * older than the start of the station's incremental read, i.e. only by the re-read sweep.
+   * New records later than the overlap, by station: `time_inserted` more than the overlap after
+   * `time_created`, or (without it) older than the station's incremental read (found by the sweep).
    */
   readonly late: ReadonlyMap<string, number>;
 }
 
-/**
- * Records added to the store between two yields to the event loop: a record costs the store
- * about 5 to 10 µs (its series, histograms and columns), so a slice stays near 10 ms.
- */
+/** Records between two yields to the event loop: at 5 to 10 µs each, a slice stays near 10 ms. */
 const STORE_SLICE = 1000;
 
 const bump = (m: Map<string, number>, k: string, n = 1) => m.set(k, (m.get(k) ?? 0) + n);
 
-/**
- * One poll's records as they arrive, into the store: those dated more than the skew after the
- * poll are counted and left out, the others added; the late ones (see {@link SyncResult.late})
- * are counted when new to the store.
- */
+/** One poll's records into the store: future-dated ones counted and left out, late new ones counted. */
 class Arrivals<R extends SyncedRecord> {
-  /** Records left out for their future date, by station. */
   readonly future = new Map<string, number>();
-  /** Late records new to the store, by station. */
   readonly late = new Map<string, number>();
   readonly #opts: RecordSyncOptions<R>;
   readonly #now: number;
@@ -97,7 +81,6 @@ class Arrivals<R extends SyncedRecord> {
     for (const [id, mark] of poll.watermarks) this.#cutoffs.set(id.toLowerCase(), mark - opts.overlapMs);
   }
 
-  /** Adds a slice of an answer's records. */
   take(slice: readonly R[]): void {
     const { store, accept, maxFutureSkewMs } = this.#opts;
     const onTime: R[] = [];
@@ -142,8 +125,7 @@ export function createRecordSync<R extends SyncedRecord>(
       signal,
       refused: opts.refused,
     };
-    // Stations read before: only their older records can have been missed. A station without a
-    // watermark reads its whole window incrementally anyway.
+    // Only stations read before can have missed older records; the others read their whole window.
     const known = stationIds.filter((id) => watermarks.has(id) && !opts.refused?.has(id));
     let end = known.length > 0 ? now : Number.NEGATIVE_INFINITY;
     for (const id of known) end = Math.min(end, watermarks.get(id)! - opts.overlapMs);

@@ -1,12 +1,8 @@
 /**
- * The time column of a {@link SortedColumns}: epoch milliseconds held as 32-bit offsets from a
- * base time (a lane of the column set's {@link Words}), 4 bytes a row instead of 8. The offsets
- * cover 49 days; the base moves to the oldest time held when a time would not fit, which works
- * while the rows span less. Times that cannot be offsets (a span of 49 days or more, fractions
- * of a millisecond) switch the column to its own doubles, so that every time reads back exactly
- * as it was written.
- *
- * The merge works on the stored form (offset or time), which orders and compares like the time.
+ * The time column of a {@link SortedColumns}: epoch ms as 32-bit offsets from a base (a lane of
+ * the column set's {@link Words}), 4 bytes a row instead of 8. The base moves to the oldest time
+ * when a time does not fit; a span of 49 days or more, or fractions of a millisecond, switch the
+ * column to doubles, so every time reads back exactly. Stored forms order like the times.
  */
 import { lowerBound } from '../util/sorted.ts';
 import type { Words } from './words.ts';
@@ -16,7 +12,6 @@ const SPAN = 2 ** 32;
 /** Sorted times, held as offsets while they fit. */
 export class TimeColumn {
   private base = 0;
-  /** The times themselves, once they do not fit in offsets. */
   private exact: Float64Array | undefined;
 
   constructor(
@@ -24,7 +19,6 @@ export class TimeColumn {
     private readonly lane: number,
   ) {}
 
-  /** The time of row `i`. */
   get(i: number): number {
     return this.exact === undefined ? this.base + this.words.get(this.lane, i) : (this.exact[i] as number);
   }
@@ -51,11 +45,7 @@ export class TimeColumn {
     return lowerBound(this.words.array, t - this.base, { lo: start, hi: start + size }) - start;
   }
 
-  /**
-   * Makes the column able to hold times from `min` to `max` beside its `size` sorted rows: moves
-   * the base to the oldest time, or switches to doubles when the span or a fraction of a
-   * millisecond does not fit in an offset.
-   */
+  /** Makes room for times from `min` to `max` beside the `size` rows: a new base, or doubles. */
   admit(min: number, max: number, opts: { readonly size: number; readonly capacity: number }): void {
     const { size, capacity } = opts;
     // An empty column starts again with offsets.
@@ -79,7 +69,7 @@ export class TimeColumn {
     return this.exact === undefined ? this.words.slice(this.lane, start, end) : this.exact.slice(start, end);
   }
 
-  /** Moves the first `size` rows to a column of `capacity` rows (the lane moves with its {@link Words}). */
+  /** Moves the first `size` rows to a column of `capacity` rows (a lane moves with its words). */
   resize(capacity: number, size: number): void {
     if (this.exact === undefined) return;
     const next = new Float64Array(capacity);

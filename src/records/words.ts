@@ -1,8 +1,6 @@
 /**
- * Several 32-bit columns of a {@link SortedColumns} in one Uint32Array, one lane of `capacity`
- * words each. A typed array costs about 200 bytes of heap beside its data: a series of 200
- * records would pay a byte a record for each array, so its time offsets and serial hashes share
- * one.
+ * Several 32-bit columns of a {@link SortedColumns} in one Uint32Array, a lane of `capacity` each:
+ * a typed array costs ~200 bytes of heap, a byte a record for a series of 200.
  */
 export class Words {
   private words: Uint32Array;

@@ -1,11 +1,8 @@
 /**
- * A baseline kept as time-bucketed sufficient statistics: per bucket of the time axis the
- * sums of {@link BaselineSums} (n, Σy, Σy², Σy³, Σy⁴, the moving ranges, the lag-1 products, max |x|,
- * the finest step), plus its first and last value, so that the moving range between two
- * buckets (the pair at their boundary) is added when the buckets are summed. A bucket costs
- * {@link FIELDS} numbers whatever the points in it; the whole baseline a fixed ring of buckets.
- * Points enter in time order (see src/spc/chart.ts); summing the buckets of a baseline gives
- * exactly the sums of its points, and docs/measurements.md states what the bucket edge moves.
+ * A baseline as time-bucketed sufficient statistics ({@link BaselineSums}) plus each bucket's
+ * first and last value, so the moving range across a bucket boundary is added when buckets are
+ * summed: summing a baseline's buckets gives exactly the sums of its points. A bucket costs
+ * {@link FIELDS} numbers; docs/measurements.md states what the bucket edge moves.
  */
 import { addPair, addPoint, type BaselineSums, emptySums, type Pair } from './limits.ts';
 
@@ -30,15 +27,11 @@ const LAST = 12;
 const JOINED = 13;
 const CUBES = 14;
 const QUARTICS = 15;
-/** Numbers per bucket. */
 const FIELDS = 16;
 /** Fewest points of a bucket whose skewness enters the baseline's median skewness. */
 const SKEW_BUCKET_POINTS = 20;
 
-/**
- * Sums of a baseline collected in time order: whole buckets, then single points. A gap ends a
- * segment: no moving range spans it.
- */
+/** Sums of a baseline collected in time order; a gap ends a segment (no moving range spans it). */
 export class BaselineCollector {
   readonly sums: BaselineSums = emptySums();
   private readonly pair: Pair = { x: 0, y: 0, prev: Number.NaN, py: 0 };
@@ -46,7 +39,7 @@ export class BaselineCollector {
   /** @param anchor The value the deviations are taken from (the chart's first point). */
   constructor(private anchor: number) {}
 
-  /** Empties the sums for a new baseline, with deviations from `anchor` (one collector serves many charts). */
+  /** Empties the sums for a new baseline (one collector serves many charts). */
   reset(anchor: number): this {
     clearSums(this.sums);
     this.pair.prev = Number.NaN;
@@ -66,7 +59,7 @@ export class BaselineCollector {
     this.pair.prev = Number.NaN;
   }
 
-  /** Adds the sums of earlier buckets, collected before, whose last point was `last` (NaN: none, or a gap). */
+  /** Adds sums collected before, whose last point was `last` (NaN: none, or a gap). */
   merge(sums: Readonly<BaselineSums>, last: number): void {
     const s = this.sums;
     s.n += sums.n;
@@ -88,12 +81,12 @@ export class BaselineCollector {
     this.pair.prev = last;
   }
 
-  /** The value of the last point collected, NaN after a gap or before any. */
+  /** The last point collected, NaN after a gap or before any. */
   get last(): number {
     return this.pair.prev;
   }
 
-  /** Adds a bucket of `ring` at `at` (its first field). */
+  /** Adds the bucket of `ring` at `at`. */
   bucket(ring: Float64Array, at: number): void {
     const first = ring[at + FIRST]!;
     if (ring[at + JOINED] === 1) this.join(first, first - this.anchor);
@@ -113,7 +106,6 @@ export class BaselineCollector {
     this.pair.prev = ring[at + LAST]!;
   }
 
-  /** The pair of `x` and the point before it, when there is one in the segment. */
   private join(x: number, y: number): void {
     const p = this.pair;
     if (!Number.isNaN(p.prev)) {
@@ -158,7 +150,6 @@ export interface BucketGrid extends Grid {
   readonly capacity: number;
 }
 
-/** The bucket of time `t`. */
 function bucketOf(grid: Grid, t: number): number {
   return Math.floor((t - grid.originMs) / grid.widthMs);
 }
@@ -201,7 +192,7 @@ export class BaselineBuckets {
     return this.changes;
   }
 
-  /** Adds the point `x` at `t`, no older than the points pushed before. */
+  /** Adds `x` at `t`, no older than the points pushed before. */
   push(t: number, x: number): void {
     this.changes++;
     const k = bucketOf(this.grid, t);
@@ -228,31 +219,26 @@ export class BaselineBuckets {
     this.prev = x;
   }
 
-  /** Ends the segment (a gap): the next point pushed pairs with none before it. */
+  /** Ends the segment (a gap). */
   gap(): void {
     this.changes++;
     this.prev = Number.NaN;
   }
 
   /**
-   * Collects the buckets from `fromBucket` on into `into`, oldest first, and ends the segment
-   * there when a gap followed the last point pushed. The buckets before the newest change only
-   * when a new bucket starts or the baseline's start passes one: their sums are kept between
-   * calls, so that a poll adds two buckets' worth, not the whole ring's.
+   * Collects the buckets from `fromBucket` on into `into`, oldest first. The sums of the buckets
+   * before the newest are kept between calls: a poll adds two buckets' worth, not the ring's.
    */
   collect(fromBucket: number, into: BaselineCollector): void {
     const from = Math.max(fromBucket, this.newest - this.grid.capacity + 1);
     const cached = this.cache;
-    if (cached !== undefined && cached.from === from && cached.to < this.newest && cached.to >= from) {
-      // New buckets started: the ones from the newest then on join the kept sums.
+    if (cached === undefined || cached.from !== from || cached.to !== this.newest) {
+      // New buckets started since: they join the kept sums.
+      const resume =
+        cached !== undefined && cached.from === from && cached.to < this.newest && cached.to >= from;
       const older = new BaselineCollector(this.anchor);
-      older.merge(cached.sums, cached.last);
-      for (let k = cached.to; k < this.newest; k++) this.collectOne(k, older);
-      this.skewnessOf(from, older.sums);
-      this.cache = { from, to: this.newest, sums: older.sums, last: older.last };
-    } else if (cached === undefined || cached.from !== from || cached.to !== this.newest) {
-      const older = new BaselineCollector(this.anchor);
-      for (let k = from; k < this.newest; k++) this.collectOne(k, older);
+      if (resume) older.merge(cached.sums, cached.last);
+      for (let k = resume ? cached.to : from; k < this.newest; k++) this.collectOne(k, older);
       this.skewnessOf(from, older.sums);
       this.cache = { from, to: this.newest, sums: older.sums, last: older.last };
     }
@@ -262,11 +248,7 @@ export class BaselineBuckets {
     if (Number.isNaN(this.prev)) into.gap();
   }
 
-  /**
-   * Sets the median skewness and excess kurtosis of the whole buckets from `from` to before the
-   * newest (those with at least {@link SKEW_BUCKET_POINTS} points) into `sums`, with their mean
-   * size: computed when a bucket starts, not per poll.
-   */
+  /** Median skewness and excess kurtosis of the whole buckets before the newest, set into `sums`. */
   private skewnessOf(from: number, sums: BaselineSums): void {
     const cap = this.grid.capacity;
     const skews: number[] = [];
@@ -317,10 +299,7 @@ export class BaselineBuckets {
   }
 }
 
-/**
- * The skewness and excess kurtosis of the bucket at `at` into `out`; false when it has fewer than
- * {@link SKEW_BUCKET_POINTS} points or no spread.
- */
+/** The skewness and excess kurtosis of the bucket at `at`; false when too few points or no spread. */
 function bucketShape(ring: Float64Array, at: number, out: { skewness: number; kurtosis: number }): boolean {
   const n = ring[at + N]!;
   if (n < SKEW_BUCKET_POINTS) return false;

@@ -1,25 +1,17 @@
 /**
- * Bernoulli CUSUM (Reynolds and Stoumbos 1999) for a stream of pass/fail trials: each unit is a
- * failure (or a retest) with probability p0 while in control; the chart looks for a rise to p1.
- * The statistic is the log-likelihood ratio CUSUM of Page (1954),
- *   S = max(0, S + ln(p1/p0))        after a failure,
+ * Bernoulli CUSUM (Reynolds and Stoumbos 1999) for pass/fail trials: bad with probability p0 in
+ * control, looking for a rise to p1. Page's (1954) log-likelihood ratio CUSUM,
+ *   S = max(0, S + ln(p1/p0))         after a failure,
  *   S = max(0, S + ln((1−p1)/(1−p0))) after a pass,
- * which, among all tests with the same chance-alarm rate, finds the shift p1 in the fewest units in
- * Lorden's worst case (Moustakides 1986). Its delay grows as ln(ARL0) / KL(p1‖p0) (Lorden 1971):
- * that is the first-order term as ARL0 grows, an asymptotic value, not a floor at a finite ARL0
- * (the exact zero-start delay is computed by the chain below). p0 is the process's own level
- * ({@link BernoulliBaseline}), and the shift an odds ratio of it ({@link shiftByOddsRatio}).
+ * finds p1 in the fewest units for its chance-alarm rate in Lorden's worst case (Moustakides 1986);
+ * its delay grows as ln(ARL0) / KL(p1‖p0) (Lorden 1971), an asymptotic term, not a finite-ARL0 floor.
  *
- * The two increments are kept as integers (a pass subtracts at most {@link PASS_WEIGHT}, a
- * failure adds the rounded ratio of the two log-likelihood ratios times it), so that the statistic lives on a
- * lattice and its average run length is computed exactly by a Markov chain with one state per
- * lattice point (Brook and Evans 1972), not approximated: the decision interval H is the smallest
- * whose in-control ARL reaches the target. The rounding changes the ratio of the weights by at
- * most 1/(2 × the failure weight), under 1 % for the defaults, so the chart is the optimal one for
- * a p1 within that of the one asked for. Where a failure weighs far more than a pass (a low p0:
- * a station that retests 1 % of its units), the pass weight shrinks so that the failure weight
- * stays near {@link RESOLUTION}: the lattice, and so the chain's states and memory, stay a few
- * thousand wide. Pure and incremental: the state is one integer.
+ * The increments are integers (a pass subtracts at most {@link PASS_WEIGHT}, a failure adds the
+ * rounded ratio of the log-likelihood ratios times it), so the ARL is computed exactly by a Markov
+ * chain on the lattice (Brook and Evans 1972): H is the smallest whose in-control ARL reaches the
+ * target. Rounding moves the weights' ratio by at most 1/(2 × failure weight), under 1 % for the
+ * defaults. At a low p0 the pass weight shrinks so the failure weight stays near
+ * {@link RESOLUTION}: the chain stays a few thousand states wide.
  */
 
 /** Largest integer weight of a pass (subtracted): the lattice's resolution. */
@@ -28,21 +20,17 @@ export const PASS_WEIGHT = 16;
 /** The failure weight a lattice aims at when the pass weight must shrink below {@link PASS_WEIGHT}. */
 export const RESOLUTION = 128;
 
-/** The in-control and shifted probabilities of a bad trial (failure, retest). */
+/** The in-control and shifted probabilities of a bad trial (failure, retest), 0 < p0 < p1 < 1. */
 export interface BernoulliShift {
-  /** Probability of a bad trial in control, 0 < p0 < p1. */
   readonly p0: number;
-  /** Probability of a bad trial after the shift to detect, p0 < p1 < 1. */
   readonly p1: number;
 }
 
 /** A Bernoulli CUSUM's integer weights and decision interval. */
 export interface BernoulliDesign {
-  /** Added at a bad trial. */
   readonly failWeight: number;
-  /** Subtracted at a good trial (at most {@link PASS_WEIGHT}). */
   readonly passWeight: number;
-  /** Decision interval: the statistic signals when it reaches H. */
+  /** The statistic signals when it reaches H. */
   readonly h: number;
   /** Log-likelihood ratio of one lattice step (ln(p1/p0) / failWeight, about). */
   readonly llrPerStep: number;
@@ -60,25 +48,18 @@ export function bernoulliWeights({ p0, p1 }: BernoulliShift): Omit<BernoulliDesi
 }
 
 /**
- * The linear system (I − Q)·L = 1 of the integer CUSUM whose bad trials have probability `p`, on
- * the states 0, 1, 2, … (Brook and Evans 1972): row i has 1 on the diagonal, −p at i + fail and
- * −(1 − p) at max(0, i − pass). The chain of a decision interval H is its first H rows and
- * columns (a state ≥ H has absorbed: L = 0 there).
- *
- * I − Q is banded (pass below the diagonal, fail above) and an M-matrix, so Gaussian elimination
- * without pivoting is stable and keeps the band. Eliminating row i only reads rows above it and,
- * column by column, the same columns of theirs: the eliminated rows of H' < H are the first H'
- * rows of H's. So the rows are eliminated once, in order, as far as the largest H asked (H × pass
- * × fail operations), and each H then costs one back substitution (H × fail), where solving each
- * H from scratch repeated the elimination for every H a design tries. The arithmetic is the same,
- * in the same order, as that of one chain of H: each ARL is the same number to the last bit.
+ * The system (I − Q)·L = 1 of the integer CUSUM with bad-trial probability `p` (Brook and Evans
+ * 1972): row i has 1 on the diagonal, −p at i + fail, −(1 − p) at max(0, i − pass); the chain of
+ * H is its first H rows and columns. I − Q is a banded M-matrix, so elimination without pivoting
+ * is stable and keeps the band; the eliminated rows of H' < H are the first H' rows of H's. Rows
+ * are eliminated once, and each H costs one back substitution, with the same arithmetic in the
+ * same order as one chain of H: each ARL is the same number to the last bit.
  */
 export class ArlChain {
   private readonly width: number;
   /** band[i × width + (j − i + pass)] holds row i, column j, for i − pass ≤ j ≤ i + fail. */
   private band = new Float64Array(0);
   private rhs = new Float64Array(0);
-  /** Rows eliminated so far. */
   private rows = 0;
 
   constructor(
@@ -140,14 +121,9 @@ export class ArlChain {
   }
 }
 
-/**
- * The design whose in-control average run length is at least `arl0` trials, with the smallest
- * such H (the fastest detection for that chance-alarm rate). A design costs one Markov chain (a
- * few milliseconds): callers keep the ones they use.
- */
+/** The design with the smallest H whose in-control ARL is at least `arl0` (callers keep it). */
 export function designBernoulliCusum(shift: BernoulliShift, arl0: number): BernoulliDesign {
   const weights = bernoulliWeights(shift);
-  // One elimination for every H tried: each try is then a back substitution.
   const chain = new ArlChain(weights.failWeight, weights.passWeight, shift.p0);
   const arlAt = (h: number) => chain.arl(h);
   // Start near Wald's h = ln(ARL0), in lattice steps: the bisection then takes a few chains.
@@ -177,10 +153,7 @@ export class BernoulliCusum {
     return this.current;
   }
 
-  /**
-   * Changes the design (a new own level), keeping the evidence gathered: the statistic in nats,
-   * put on the new lattice and kept below its H, so a re-design never signals by itself.
-   */
+  /** Changes the design keeping the evidence (in nats, below the new H): never signals by itself. */
   redesign(design: BernoulliDesign): void {
     if (design === this.current) return;
     const nats = this.s * this.current.llrPerStep;
@@ -200,30 +173,25 @@ export class BernoulliCusum {
     return true;
   }
 
-  /**
-   * The statistic as a fraction of H, 0 to 1 and at least 1 at a signal: after a signal it shows
-   * the sum that crossed H until the next trial, so that a dashboard sees the crossing.
-   */
+  /** The statistic as a fraction of H; after a signal, the sum that crossed until the next trial. */
   get ratio(): number {
     return this.shown / this.current.h;
   }
 
-  /** The statistic in nats of log-likelihood ratio. */
+  /** In nats of log-likelihood ratio. */
   get llr(): number {
     return this.shown * this.current.llrPerStep;
   }
 
-  /** Signals since this chart was created. */
+  /** Signals since the chart was created. */
   get count(): number {
     return this.signals;
   }
 }
 
 /**
- * The shift a chart detects, as an odds ratio of a bad trial: p1 = R·o / (1 + R·o), o = p0 / (1 − p0).
- * An odds ratio keeps the same meaning at every level, where a difference of points does not: R = 4.75
- * is 0.95 → 0.80 for a line that yields 0.95 and 0.99 → 0.954 for one that yields 0.99, each a drop
- * its own history makes plain.
+ * The shift as an odds ratio R of a bad trial: p1 = R·o / (1 + R·o), o = p0 / (1 − p0). It means
+ * the same at every level, where a difference of points does not.
  */
 export function shiftByOddsRatio(p0: number, ratio: number): BernoulliShift {
   if (!(p0 > 0 && p0 < 1) || !(ratio > 1))
@@ -233,22 +201,20 @@ export function shiftByOddsRatio(p0: number, ratio: number): BernoulliShift {
 }
 
 /**
- * Rounds a bad-trial probability to a grid of steps of `step` in its log-odds: charts whose levels
- * differ by less share one design (a Markov chain each), and a level that wobbles within a step
- * keeps its chart. A step of 0.05 moves the odds by 5 %, well inside the error of a week's estimate.
+ * Rounds a probability to steps of `step` in log-odds: close levels share one design, and a level
+ * that wobbles keeps its chart. 0.05 moves the odds 5 %, inside a week's estimation error.
  */
 export function onLogitGrid(p: number, step = 0.05): number {
   const logit = Math.round(Math.log(p / (1 - p)) / step) * step;
   return 1 / (1 + Math.exp(-logit));
 }
 
-/** Options of {@link BernoulliBaseline}. */
+/** Options of {@link BernoulliBaseline}; `binMs` is the width of a bin of counts. */
 export interface BernoulliBaselineOptions {
-  /** Width of a bin of counts, ms (an hour). */
   readonly binMs: number;
-  /** Bins the level is estimated from (7 days: 168 of an hour). */
+  /** Bins the level is estimated from. */
   readonly bins: number;
-  /** Most recent bins left out, so that a change being found is not yet part of its own reference. */
+  /** Most recent bins left out, so a change being found is not part of its own reference. */
   readonly lagBins: number;
 }
 
@@ -259,9 +225,8 @@ export interface TimedTrial {
 }
 
 /**
- * The own level of a stream of pass/fail trials: counts of trials and bad ones in time bins over a
- * long window, in bounded memory (two 16-bit counts a bin: a bin of an hour holds up to 65,535
- * trials, far above a station's pace). Pure: the caller gives every trial its time.
+ * The own level of pass/fail trials: trials and bad ones per time bin over a long window, two
+ * 16-bit counts a bin (65,535 an hour is far above a station's pace).
  */
 export class BernoulliBaseline {
   private readonly n: Uint16Array;
@@ -304,11 +269,7 @@ export class BernoulliBaseline {
     return { n, bad };
   }
 
-  /**
-   * The level as of `now`, shrunk toward `prior.p` by `prior.weight` trials:
-   * (bad + weight·p) / (n + weight). A chart with little history judges against its target; one
-   * with a week of its own judges mostly against that.
-   */
+  /** The level as of `now`, shrunk toward `prior.p` by `prior.weight` trials. */
   level(now: number, prior: { readonly p: number; readonly weight: number }): number {
     const { n, bad } = this.counts(now);
     return (bad + prior.weight * prior.p) / (n + prior.weight);
@@ -338,15 +299,13 @@ export interface OwnLevelModel {
   readonly baseline: BernoulliBaselineOptions;
   /** Trials the target counts as in the level. */
   readonly prior: number;
-  /** The design for an in-control rate; undefined when the rate cannot be charted (memoised by the caller). */
+  /** Undefined when the rate cannot be charted (memoised by the caller). */
   readonly designOf: (p0: number) => BernoulliDesign | undefined;
 }
 
 /**
- * A Bernoulli CUSUM against the stream's own level: p0 is the share of bad trials over its
- * baseline (the last days, the most recent hours left out), shrunk toward its target; it is
- * re-estimated at each new bin of the trials' times, and a new level re-designs the chart keeping
- * the evidence gathered ({@link BernoulliCusum.redesign}).
+ * A Bernoulli CUSUM against the stream's own level (its baseline shrunk toward its target),
+ * re-estimated at each new bin; a new level re-designs keeping the evidence.
  */
 export class OwnLevelCusum {
   private cusum: BernoulliCusum | undefined;
@@ -382,7 +341,7 @@ export class OwnLevelCusum {
     return signal;
   }
 
-  /** The statistic as a fraction of H (see {@link BernoulliCusum.ratio}); undefined when not charted. */
+  /** Undefined when not charted. */
   get ratio(): number | undefined {
     return this.cusum?.ratio;
   }

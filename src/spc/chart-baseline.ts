@@ -1,7 +1,6 @@
 /**
- * The baseline side of a chart: the points that left its recent ones, as time buckets of sums
- * ({@link BaselineBuckets}), the shifts held out of a rolling baseline after a detector's signal,
- * and whether the baseline's inputs changed since its limits were computed.
+ * The baseline side of a chart: the points that left its recent ones as bucketed sums, the shifts
+ * held out of a rolling baseline after a detector's signal, and whether its inputs changed.
  */
 import {
   BaselineBuckets,
@@ -20,17 +19,16 @@ export type BaselineSpec =
   | ({ readonly kind: 'given' } & GivenLimits);
 
 /**
- * A rolling baseline held after a CUSUM or EWMA signal: the limits in force at the signal stay
- * until no signal came for `hold`, so that the baseline does not learn the shift it has just
- * found; then the shift's points stay out of the baseline (a gap).
+ * After a detector's signal the limits in force stay until no signal came for `hold`, so the
+ * baseline does not learn the shift it has just found; then the shift's points become a gap.
  */
 interface Hold {
-  /** Estimated start of the shift (the CUSUM's climb), Unix ms. */
+  /** Estimated start of the shift, Unix ms. */
   readonly from: number;
   readonly limits: ControlLimits;
 }
 
-/** A span of times left out of a rolling baseline (both ends included): a shift that was held. */
+/** A held shift left out of a rolling baseline (both ends included). */
 interface TimeGap {
   readonly from: number;
   readonly to: number;
@@ -40,7 +38,6 @@ interface TimeGap {
 export interface BaselineSpan {
   /** Start of the evaluation window (exclusive), Unix ms. */
   readonly evalFrom: number;
-  /** Index of the window's first point, and the end of the points up to the poll. */
   readonly evalStart: number;
   readonly evalEnd: number;
 }
@@ -49,20 +46,15 @@ export interface BaselineSpan {
 export class ChartBaseline {
   /** The chart's first value: the baseline's sums are deviations from it. */
   anchor = Number.NaN;
-  /** The rolling baseline's hold, while one lasts. */
   hold: Hold | undefined;
   private buckets: BaselineBuckets | undefined;
-  /** The bucket grid: a rolling baseline's from the epoch, a frozen one's from its `from`. */
+  /** A rolling baseline's grid starts at the epoch, a frozen one's at its `from`. */
   private readonly grid: Grid;
   /** Held shifts still inside the baseline's reach, oldest first. */
   private gaps: TimeGap[] = [];
   /** No baseline needs more points: given limits, or a frozen baseline's computed. */
   private closed: boolean;
-  /**
-   * What the rolling baseline's sums were last computed from: the buckets (their version and the
-   * first one taken), the recent points (unchanged before their old end while `prefix` stays)
-   * from `first` to `end`, and the gaps. The same inputs give the same limits.
-   */
+  /** What the rolling sums were last computed from: the same inputs give the same limits. */
   private readonly key = {
     buckets: -2,
     fromBucket: Number.NaN,
@@ -75,7 +67,6 @@ export class ChartBaseline {
 
   constructor(
     private readonly spec: BaselineSpec,
-    /** How long a rolling baseline is held after a signal; 0: never. */
     private readonly holdMs: number,
     private readonly points: RecentPoints,
   ) {
@@ -95,10 +86,7 @@ export class ChartBaseline {
     return this.hold?.from ?? Number.POSITIVE_INFINITY;
   }
 
-  /**
-   * Whether the rolling baseline's sums at this poll come from the same inputs as at the last
-   * computation; when not, the key becomes this poll's (which {@link ChartBaseline.sums} reads).
-   */
+  /** Whether the rolling sums' inputs are the last computation's; the key becomes this poll's. */
   unchanged(at: BaselineSpan): boolean {
     const start = at.evalFrom - (this.spec.kind === 'rolling' ? this.spec.durationMs : 0);
     const points = this.points;
@@ -125,10 +113,8 @@ export class ChartBaseline {
   }
 
   /**
-   * The baseline's sums: the buckets' (whole buckets whose midpoint lies inside a rolling
-   * baseline; a frozen one's grid starts at its `from`), then the recent points in it, in time
-   * order, leaving out the held shifts. A rolling baseline's key must be this poll's
-   * ({@link ChartBaseline.unchanged}).
+   * The baseline's sums: the buckets', then the recent points in it in time order, without the
+   * held shifts. A rolling baseline's key must be this poll's ({@link ChartBaseline.unchanged}).
    */
   sums(at: BaselineSpan): BaselineSums {
     const b = this.spec;
@@ -148,8 +134,7 @@ export class ChartBaseline {
     const into = this.collector;
     const times = this.points.timeColumn;
     const values = this.points.valueColumn;
-    // The start is exact among the recent points; older than them, it falls on a bucket's
-    // edge (whole buckets whose midpoint is after it).
+    // The start is exact among the recent points; older, it falls on a bucket's edge.
     if (this.points.length === 0 || start < times[0]!)
       this.buckets?.collect(firstBucketAfter(this.grid, start), into);
     const inGap = gapTest(this.gaps);
@@ -166,10 +151,7 @@ export class ChartBaseline {
     this.buckets = undefined;
   }
 
-  /**
-   * Takes the first `limit` recent points, about to leave them, into the buckets (in time
-   * order, the held shifts as gaps) when a baseline still needs them.
-   */
+  /** Takes the first `limit` recent points into the buckets when a baseline still needs them. */
   retire(limit: number): void {
     if (this.closed) return;
     const times = this.points.timeColumn;
@@ -194,9 +176,8 @@ export class ChartBaseline {
   }
 
   /**
-   * Ends a hold when no signal came for `hold` (the shift's points become a gap of the baseline),
-   * or when the shift has lasted a whole baseline: then it is the process's new level, and the
-   * baseline learns it. Gaps older than the baseline are dropped.
+   * Ends a hold when no signal came for `holdMs` (the shift becomes a gap), or when the shift has
+   * lasted a whole baseline: then it is the process's new level, and the baseline learns it.
    */
   release(nowMs: number, evalFrom: number, lastSignal: number): void {
     if (this.spec.kind !== 'rolling') return;

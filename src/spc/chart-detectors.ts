@@ -14,7 +14,6 @@ import {
   detectorView,
   EVENT_SLOTS,
   effectiveParams,
-  finalUpTo,
   forgetCheckpoints,
 } from './detector-state.ts';
 import type { ControlLimits } from './limits.ts';
@@ -23,11 +22,9 @@ import { createRuleResults, evaluateWindowAndNew, type RulesConfig } from './rul
 
 /** Where one poll's evaluation lies, as indexes into the points. */
 export interface EvaluatedRange {
-  /** First point of the window (after a frozen baseline's period). */
+  /** First point of the window, of the chart (after a frozen period), and new since the last poll. */
   readonly from: number;
-  /** First point of the chart (points of a frozen baseline's period are no context). */
   readonly chartStart: number;
-  /** First point new since the last poll. */
   readonly newStart: number;
   readonly evalEnd: number;
 }
@@ -42,7 +39,7 @@ export class ChartDetectors {
   private readonly state: DetectorState;
   private readonly pass = new DetectorAdvance();
   private readonly results = createRuleResults();
-  /** What the rules evaluated at the last poll: the same again gives the same window results. */
+  /** What the rules evaluated last: the same inputs give the same window results. */
   private readonly rulesKey = {
     limits: undefined as ControlLimits | undefined,
     prefix: -1,
@@ -53,7 +50,6 @@ export class ChartDetectors {
   constructor(
     private readonly rules: RulesConfig,
     private readonly params: DetectorParams,
-    /** Points up to this late are put in their place for the detectors (the record sync's overlap). */
     private readonly overlapMs: number,
     private readonly points: RecentPoints,
   ) {
@@ -65,10 +61,7 @@ export class ChartDetectors {
     return this.state.lastSignal;
   }
 
-  /**
-   * The rules' violations per rule over the window (for the gauges), counting the events of the
-   * new points, in one pass; skipped when neither the limits nor the window's points changed.
-   */
+  /** Violations per rule over the window, counting the new points' events; skipped when unchanged. */
   evaluateRules(limits: ControlLimits, at: EvaluatedRange): ArrayLike<number> {
     const key = this.rulesKey;
     const r = this.results;
@@ -93,10 +86,7 @@ export class ChartDetectors {
     return r.count;
   }
 
-  /**
-   * Steps the CUSUM and the EWMA over the new points (late ones inside the overlap in their
-   * place); a signal holds the `baseline`.
-   */
+  /** Steps the detectors over the new points (late ones in place); a signal holds the `baseline`. */
   advance(
     limits: ControlLimits,
     at: EvaluatedRange & { readonly nowMs: number },
@@ -120,13 +110,9 @@ export class ChartDetectors {
     forgetCheckpoints(this.state, time);
   }
 
-  /**
-   * The time up to which points are past evaluating, of those evaluated up to `evaluatedTo` (all
-   * of them after {@link ChartDetectors.skip}):
-   * with the detectors on, points inside the overlap are put in their place, not late.
-   */
+  /** The time up to which points are past evaluating: with detectors on, the overlap's are not. */
   finalTo(evaluatedTo: number): number {
     const { cusum, ewma } = this.params;
-    return cusum.enabled || ewma.enabled ? Math.min(evaluatedTo, finalUpTo(this.state)) : evaluatedTo;
+    return cusum.enabled || ewma.enabled ? Math.min(evaluatedTo, this.state.baseTime) : evaluatedTo;
   }
 }

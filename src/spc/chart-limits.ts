@@ -1,7 +1,6 @@
 /**
- * The limits a chart is in force with, by their source: given (in config, or approved), a frozen
- * baseline's once computed from complete data, a hold's, or the rolling baseline's, computed
- * again only when its inputs changed.
+ * The limits a chart is in force with: given, a frozen baseline's once computed from complete
+ * data, a hold's, or the rolling baseline's, computed again only when its inputs changed.
  */
 import type { BaselineSpan, BaselineSpec, ChartBaseline } from './chart-baseline.ts';
 import { givenLimits, type LimitsResult, limitsFromSums } from './limits.ts';
@@ -19,11 +18,9 @@ export type LimitsChange = 'established' | 'gained' | 'lost' | undefined;
 
 /** The limits of one chart across polls. */
 export class ChartLimits {
-  /** A frozen baseline's limits, once computed from complete data. */
   private frozen: LimitsResult | undefined;
-  /** The rolling baseline's last limits. */
   private memo: LimitsResult | undefined;
-  /** The limits of a hold, as a result (the same object every poll of the hold). */
+  /** The same object every poll of a hold. */
   private held: LimitsResult | undefined;
   private hadLimits: boolean | undefined;
 

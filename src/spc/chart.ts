@@ -1,11 +1,9 @@
 /**
- * One charted series: points in; limits, the rules' results, the CUSUM and EWMA and the events
- * out. Pure: the caller passes the points as they arrive and the time of each poll.
- *
- * Memory is bounded: the points of the evaluation window and the overlap (and the rules' context) are
- * kept as typed columns ({@link RecentPoints}); older ones leave them, in time order, into the
- * time-bucketed sums of the baseline ({@link ChartBaseline}), or are dropped when no baseline
- * needs them. docs/measurements.md ("Memory of a chart") gives the sizes and the exactness.
+ * One charted series: points in; limits, rule results, CUSUM, EWMA and events out. Pure: the
+ * caller passes points as they arrive and each poll's time. Memory is bounded: the evaluation
+ * window and overlap are typed columns ({@link RecentPoints}); older points leave, in time order,
+ * into the baseline's bucketed sums ({@link ChartBaseline}) or are dropped. docs/measurements.md
+ * ("Memory of a chart") gives the sizes.
  */
 import { ChartBaseline } from './chart-baseline.ts';
 import { ChartDetectors } from './chart-detectors.ts';
@@ -27,7 +25,6 @@ export interface ChartSpec extends LimitsSpec {
 /** Settings of one chart. */
 export interface ChartOptions {
   readonly spec: ChartSpec;
-  /** The CUSUM's and the EWMA's settings. */
   readonly detectors: DetectorParams;
   /** How long a rolling baseline is held after a CUSUM or EWMA signal; 0: never. */
   readonly holdMs: number;
@@ -35,9 +32,8 @@ export interface ChartOptions {
   readonly overlapMs: number;
 }
 
-/** One poll of a chart. */
+/** One poll of a chart; `nowMs` is its time, Unix ms. */
 export interface ChartPoll {
-  /** Time of the poll, Unix ms: the chart is computed as of then. */
   readonly nowMs: number;
   /** Every point up to now has arrived (the poll fetched without failures). */
   readonly complete: boolean;
@@ -45,44 +41,28 @@ export interface ChartPoll {
 
 /** A chart as of one poll. */
 export interface ChartOutcome {
-  /** Limits, or the reason there are none. */
   readonly result: LimitsResult;
-  /** The limits when there are some: then the rules and the detectors evaluated. */
   readonly limits: ControlLimits | undefined;
   /** Points in the evaluation window. */
   readonly evaluated: number;
   /** Violations per rule (index rule - 1) in the evaluation window; all 0 without limits. */
   readonly counts: ArrayLike<number>;
-  /**
-   * Last violation time per event slot, NaN when none since the chart started: of the rules, the
-   * newest violation in the window at any poll; of the CUSUM and EWMA, the newest signal counted
-   * as an event (none from the replayed history).
-   */
+  /** Last violation time per event slot, NaN when none (replayed history sets none). */
   readonly lastTimes: Float64Array;
   /** Violation events per event slot since the chart started. */
   readonly events: Float64Array;
-  /** Points that arrived late, after newer ones were evaluated, since the chart started. */
+  /** Points that arrived after newer ones were evaluated. */
   readonly late: number;
-  /** The CUSUM and the EWMA, once rebuilt. */
   readonly detectors: DetectorView | undefined;
   readonly change: LimitsChange;
   /** Points this poll went over, for slicing the work. */
   readonly work: number;
 }
 
-/**
- * While a chart loads, history this much older than its newest history point is folded into the
- * baseline's buckets: arriving in half-hour spans, a few at a time, history is much less out of
- * order than this (see {@link ControlChart.foldHistoryBefore}).
- */
+/** While loading, history this much older than the newest is folded (it arrives far less out of order). */
 const HISTORY_REORDER_MS = 4 * 3_600_000;
-/**
- * History points taken between two folds: a loading chart holds at most these and the reorder
- * span (120 points at one every 2 minutes), under 256 points. With 256 it held up to 376, in
- * columns of 512: 5,000 loading charts peaked at 146 MiB of history instead of 106 (bench/spc/control.ts).
- */
+/** History points between folds: a loading chart stays under 256 points (bench/spc/control.ts). */
 const FOLD_EVERY = 64;
-/** The rules' counts without limits. */
 const NO_COUNTS: ArrayLike<number> = Object.freeze([0, 0, 0, 0, 0, 0, 0, 0]);
 /** A chart's fixed cost per poll (rules, detectors, limits), in points: slices then hold fewer charts. */
 const CHART_WORK = 200;
@@ -98,29 +78,20 @@ export class ControlChart {
   private loading = true;
   /** Points older than this left the recent points: one arriving now is too late for the chart. */
   private retiredBefore = Number.NEGATIVE_INFINITY;
-  /**
-   * Time of the newest point evaluated for events; undefined before the first poll, which sets
-   * it to its `now`: the history a (re)started exporter replays is context, never events.
-   */
+  /** Undefined before the first poll, which sets its `now`: replayed history is never events. */
   private evaluatedTo: number | undefined;
-  /**
-   * How many of the points lay in `[evaluatedFrom, lateCheckTo]` when they were evaluated (-1: none
-   * evaluated yet): more there later came late.
-   */
+  /** Points in `[evaluatedFrom, lateCheckTo]` when evaluated (-1: none yet): more later came late. */
   private evaluatedFrom = 0;
   private lateCheckTo = 0;
   private evaluatedCount = -1;
   private late = 0;
-  /** Time of the newest point ever added. */
   private newest = Number.NEGATIVE_INFINITY;
   /** Points that arrived after older ones had left the recent points: in no baseline. */
   private tooLate = 0;
-  /** History older than this may be folded while loading (see {@link ControlChart.foldHistoryBefore}). */
   private foldBefore = Number.NEGATIVE_INFINITY;
-  /** Time of the newest history point folded while loading: history up to it is not taken again. */
+  /** History up to the newest folded point is not taken again. */
   private foldedTo = Number.NEGATIVE_INFINITY;
   private newestHistory = Number.NEGATIVE_INFINITY;
-  /** History points taken since the last fold. */
   private sinceFold = 0;
   /** History came far out of order before any was folded: none is folded (see addHistory). */
   private unordered = false;
@@ -144,10 +115,7 @@ export class ControlChart {
     return this.tooLate;
   }
 
-  /**
-   * Calls `take` with each point the chart holds, with its key: its recent points (the evaluation
-   * window, the rules' context and the overlap), not the older ones the baseline keeps as sums.
-   */
+  /** Calls `take` with each recent point and its key (not those the baseline keeps as sums). */
   forEachRecentPoint(take: (time: number, value: number, key: number) => void): void {
     this.points.forEach(take);
   }
@@ -158,10 +126,8 @@ export class ControlChart {
   }
 
   /**
-   * Adds a point new to the caller, in any order; a non-finite value is no point of the chart.
-   * A non-zero `key` (e.g. a hash of the record's identity) lets the chart recognise the same
-   * point passed again by {@link ControlChart.addHistory} while it loads. A point older than the
-   * recent points is too late: it is not taken (false).
+   * Adds a point in any order (non-finite values are none). A non-zero `key` recognises the same
+   * point passed again by {@link ControlChart.addHistory}. Older than the recent points: false.
    */
   add(time: number, value: number, key = 0): boolean {
     if (!Number.isFinite(value)) return false;
@@ -176,9 +142,8 @@ export class ControlChart {
   }
 
   /**
-   * Adds a point of the history the caller fetches for a new chart, which it may fetch again
-   * until a poll completes: taken only while {@link ControlChart.isLoading}, and a second copy
-   * (same time, value and non-zero `key`) is left out.
+   * Adds a point of a new chart's history, which may be fetched again until a poll completes:
+   * taken only while loading, a second copy (same time, value and `key`) left out.
    */
   addHistory(time: number, value: number, key: number): boolean {
     if (!this.loading) {
@@ -187,8 +152,7 @@ export class ControlChart {
     }
     // Folded already (see foldHistoryBefore): this record came again.
     if (time <= this.foldedTo) return false;
-    // History arriving far out of order before anything was folded (newest first, say): the
-    // chart does not fold, and holds it all until the first complete poll, as it is exact then.
+    // History far out of order before any fold: hold it all until the first complete poll.
     if (this.foldedTo === Number.NEGATIVE_INFINITY && time < this.newestHistory - HISTORY_REORDER_MS)
       this.unordered = true;
     if (this.unordered) this.foldBefore = Number.NEGATIVE_INFINITY;
@@ -199,29 +163,24 @@ export class ControlChart {
   }
 
   /**
-   * Lets the history older than `t` leave the recent points into the baseline's buckets while
-   * the chart loads, as it arrives, instead of all at the first complete poll: then a chart never
-   * holds its whole history (a week at a point every 2 minutes is 5,000 points). `t` must be no
-   * later than {@link ControlChart.recentFrom} at the coming poll. A record older than the
-   * history folded so far is taken for one fetched again and left out, so history must arrive
-   * less than {@link HISTORY_REORDER_MS} out of order (the record sync reads it in half-hour
-   * spans, a few at a time, in time order). Without a call, nothing leaves before the first
-   * complete poll.
+   * Lets history older than `t` fold into the baseline's buckets while loading, so a chart never
+   * holds its whole history. `t` must be no later than {@link ControlChart.recentFrom} at the
+   * coming poll; history must arrive less than {@link HISTORY_REORDER_MS} out of order (older
+   * than the folded part counts as fetched again). Without a call nothing folds before the
+   * first complete poll.
    */
   foldHistoryBefore(t: number): void {
     if (!this.unordered) this.foldBefore = t;
   }
 
-  /** True until a complete poll: history may still arrive (see {@link ControlChart.addHistory}). */
+  /** True until a complete poll: history may still arrive. */
   get isLoading(): boolean {
     return this.loading;
   }
 
   /**
-   * Where the recent points begin at `nowMs`: the evaluation window and the record sync's overlap
-   * back (the rules' context before the window is kept too, however old). The chart takes no
-   * point older than that once loaded, so the caller need keep nothing older to recognise the
-   * points it passed on already.
+   * Where the recent points begin at `nowMs` (window plus overlap; the rules' context is kept too).
+   * Once loaded the chart takes nothing older, so the caller need remember nothing older.
    */
   static recentFrom(at: {
     readonly spec: ChartSpec;
@@ -244,18 +203,15 @@ export class ControlChart {
     const result = this.limits.at({ nowMs, evalFrom, evalStart, evalEnd, complete: poll.complete });
     const change = this.limits.change(result);
     const evaluatedTo = this.evaluatedTo ?? nowMs;
-    // A point belongs to the chart of the limits current when it was recorded: points of a
-    // frozen baseline period are phase I, evaluated by no rule (not even as context).
+    // Points of a frozen baseline period are phase I: evaluated by no rule, not even as context.
     const chartStart = b.kind === 'frozen' ? points.lowerBound(b.toMs) : 0;
     const from = Math.max(evalStart, chartStart);
     this.countLate();
-    // Points newer than the last evaluated one, up to now; older ones that arrive late were
-    // context for runs already evaluated, and are not evaluated again.
+    // Late points older than the last evaluated one were context, and are not evaluated again.
     const newStart = Math.max(chartStart, points.lowerBound(evaluatedTo + 1, evalEnd));
     const newest = evalEnd > 0 ? (points.timeColumn[evalEnd - 1] ?? evaluatedTo) : evaluatedTo;
     this.evaluatedTo = Math.max(evaluatedTo, newest);
     const range = { from, chartStart, newStart, evalEnd, nowMs };
-    // Without limits nothing is evaluated, and these points will not be evaluated later either.
     if (!result.ok) this.detectors.skip(this.evaluatedTo);
     const counts = result.ok ? this.detectors.evaluateRules(result.limits, range) : NO_COUNTS;
     const detectors = result.ok ? this.detectors.advance(result.limits, range, this.baseline) : undefined;
@@ -284,21 +240,14 @@ export class ControlChart {
     if (now > this.evaluatedCount) this.late += now - this.evaluatedCount;
   }
 
-  /**
-   * Remembers how many points of the evaluation window, from `fromMs` up to `to` (the points past
-   * going back over), there are at this poll: more there later arrived late and are never evaluated.
-   */
+  /** Remembers the window's count up to `to`: more there later arrived late. */
   private rememberWindowCount(fromMs: number, to: number): void {
     this.evaluatedFrom = fromMs;
     this.lateCheckTo = to;
     this.evaluatedCount = this.points.lowerBound(to + 1) - this.points.lowerBound(fromMs);
   }
 
-  /**
-   * After a complete poll (or once loaded), moves the points older than the window and the overlap,
-   * beyond the rules' context and before any held shift, out of the recent points: into the
-   * baseline's buckets when a baseline still needs them, else nowhere. Returns how many left.
-   */
+  /** Once loaded, moves points older than window, overlap, rules' context and held shift out. */
   private retireOldPoints(poll: ChartPoll, evalStart: number): number {
     if (poll.complete && this.loading) {
       this.loading = false;
@@ -317,10 +266,7 @@ export class ControlChart {
     return this.moveOut(limit);
   }
 
-  /**
-   * Moves the first `limit` recent points out: into the baseline's buckets (in time order, the
-   * held shifts as gaps) when a baseline still needs them, else nowhere. Returns how many left.
-   */
+  /** Moves the first `limit` recent points into the baseline's buckets (or nowhere). */
   private moveOut(limit: number): number {
     if (limit <= 0) return 0;
     this.baseline.retire(limit);
@@ -330,11 +276,8 @@ export class ControlChart {
   }
 
   /**
-   * While loading, moves the history older than {@link HISTORY_REORDER_MS} before the newest one
-   * (and than the fold limit, the rules' context and a held shift) out of the recent points into
-   * the buckets, as {@link ControlChart.retireOldPoints} does after the poll: the whole history is then
-   * never held at once. The cut never parts points of equal time, so that a record fetched again
-   * is recognised by its time alone once folded.
+   * While loading, moves history older than the fold limits out, as retireOldPoints does after a
+   * poll. The cut never parts equal times, so a record fetched again is recognised by time alone.
    */
   private fold(): void {
     this.sinceFold = 0;

@@ -1,34 +1,19 @@
 /**
- * The sequential detectors of a charted series: a CUSUM and an EWMA (src/spc) fed point by point
- * in time order, on values standardized by the chart's current centre and sigma. Their state
- * lives with the series across polls. A series first seen replays its evaluation window to
- * rebuild the state without counting any signal (history is not news, and a restart must not
- * notify again); after that, each point newer than the last evaluated one steps both detectors
- * once, and a signal is an event counted under `rule="cusum"` or `rule="ewma"`.
+ * The sequential detectors of a charted series: a CUSUM and an EWMA fed point by point in time
+ * order, on values calibrated on the baseline (src/spc/calibration.ts). A series first seen replays
+ * its evaluation window without counting signals (history is not news; a restart must not notify
+ * again); after that each new point steps both once, and a signal is an event under `rule="cusum"`
+ * or `rule="ewma"`.
  *
- * Points are evaluated in time order. A point that arrives late, older than points already evaluated
- * but inside the record sync's overlap (`measurements.overlap`, the span the next poll reads
- * again), is put in its place: the detectors go back to their state before it (a checkpoint is
- * kept after every point evaluated within the overlap) and run again over it and the points after
- * it. Over one such pass, each detector's events are the signals at points that did not give
- * them when evaluated before, less the signals that points evaluated before no longer give: a signal
- * that a late point moves to another point is one event, not two; a signal that disappears
- * stays counted (a counter never goes down). A point older than the overlap is not evaluated at all
- * (the collector counts it as late).
+ * A late point inside the record sync's overlap is put in its place: the detectors go back to the
+ * checkpoint before it and run again. Over one such pass the events are the new signals less those
+ * no longer given: a moved signal is one event, a vanished one stays counted (counters never go
+ * down). A point older than the overlap is not evaluated (the collector counts it as late).
  *
- * Both detectors restart after a signal (the CUSUM at 0 or h/2, the EWMA at the centre), so that
- * a shift that persists gives a new signal only on new evidence, about one average run length
- * later, rather than one at every point. Until the next point, the gauges show what crossed: the
- * sums beyond h, the EWMA beyond the limits it had then, not the restarted state. Signals found
- * in the replayed history set no last signal time (nothing an alert could read again after a
- * restart); they do start a hold of the baseline.
- *
- * The detectors see each value calibrated on the baseline (src/spc/calibration.ts: the
- * baseline's mean and standard deviation, a transform to a normal shape for skewed data), and
- * their limits are widened for the baseline's lag-1 autocorrelation φ as estimated, always:
- * h × ((1 + φ) / (1 − φ))^0.875 for the configured CUSUM (the fast one's: to the power 0.75), L × sqrt((1 + φ(1 − λ)) / (1 − φ(1 − λ))) for the
- * EWMA (the asymptotic variance of an EWMA of AR(1) data). Beside the configured CUSUM runs
- * a fast one ({@link FAST_CUSUM}) for large shifts; a signal of either is a CUSUM event.
+ * Both restart after a signal, so a persisting shift signals again only on new evidence, about one
+ * average run length later. Until the next point the gauges show what crossed, not the restart.
+ * Limits are widened for the baseline's lag-1 autocorrelation ({@link effectiveParams}); beside the
+ * configured CUSUM runs a fast one ({@link FAST_CUSUM}) for large shifts.
  */
 
 import { lowerBound } from '../util/sorted.ts';
@@ -44,16 +29,12 @@ export const EWMA_EVENT = 9;
 export const EVENT_SLOTS = 10;
 
 /**
- * The fast CUSUM that runs beside the configured one whenever it is enabled: k 1.5 (the
- * allowance for a 3 sigma shift), h 4.25, values capped at ±3.5 sigma, no fast initial response.
- * Its increments are at most 2, so one wild value (a failing unit's, a heavy tail's) cannot set
- * it off, nor two from rest (4 < 4.25). By the Brook–Evans chain, in control it signals once in
- * 2.30 million points on independent normal data (beside the configured CUSUM's 1.44 million,
- * the pair: once in 0.89 million), and finds a 3 sigma shift in 3.92 points on average (the
- * configured CUSUM alone: 6.5; Lorden's asymptotic term ln(ARL0)/KL at the pair's rate: 3.0).
- * Heavy tails would multiply its chance rate (t5: 17 times); its h is widened for the
- * baseline's kurtosis (src/spc/calibration.ts, {@link effectiveParams}). The numbers are
- * checked in test/spc/fast-cusum.test.ts.
+ * The fast CUSUM beside the configured one: k 1.5 (a 3 sigma shift), h 4.25, values capped at
+ * ±3.5 sigma, no FIR. Increments are at most 2, so one wild value cannot set it off, nor two from
+ * rest. Brook–Evans chain: in-control ARL 2.30 million on normal data (the pair: 0.89 million), a
+ * 3 sigma shift found in 3.92 points (the configured CUSUM alone: 6.5). Its h is widened for the
+ * baseline's kurtosis (t5 tails would multiply its chance rate 17 times). Checked in
+ * test/spc/fast-cusum.test.ts.
  */
 export const FAST_CUSUM: CusumParams = { k: 1.5, h: 4.25, cap: 3.5, fir: false };
 
@@ -61,10 +42,7 @@ export const FAST_CUSUM: CusumParams = { k: 1.5, h: 4.25, cap: 3.5, fir: false }
 export interface DetectorParams {
   readonly cusum: CusumParams & { readonly enabled: boolean };
   readonly ewma: EwmaParams & { readonly enabled: boolean };
-  /**
-   * The fast CUSUM's settings (default {@link FAST_CUSUM}), run whenever the CUSUM is enabled;
-   * its signals are the CUSUM's events too, and either signal restarts both.
-   */
+  /** Default {@link FAST_CUSUM}; its signals are CUSUM events, and either signal restarts both. */
   readonly fast?: CusumParams;
 }
 
@@ -81,7 +59,6 @@ interface Checkpoint {
   readonly lowerFrom: number;
   /** Which detectors signalled at the point: 1 the CUSUM, 2 the EWMA. */
   readonly signals: number;
-  /** What the gauges show after the point: the sums and statistic that crossed, at a signal. */
   readonly shownCusum: CusumState | undefined;
   readonly shownEwma: EwmaState | undefined;
 }
@@ -89,35 +66,25 @@ interface Checkpoint {
 /** The detectors of one series. */
 export interface DetectorState {
   cusum: CusumState;
-  /** The fast CUSUM's sums (see {@link FAST_CUSUM}). */
   fast: CusumState;
   ewma: EwmaState;
-  /**
-   * The CUSUM's sums that crossed h at the last point stepped, when it signalled (the state
-   * itself has restarted): what the gauges show until the next point, so that a dashboard sees
-   * the crossing. Undefined when the last point gave no CUSUM signal.
-   */
+  /** What crossed at the last point when it signalled (the state restarted): shown until the next. */
   shownCusum: CusumState | undefined;
-  /** The same for the EWMA: the statistic beyond its limit, and its point count, before the restart. */
   shownEwma: EwmaState | undefined;
   /** False until the state was rebuilt from the series' history (the first poll with limits). */
   ready: boolean;
-  /**
-   * Time of the first point of the upper and the lower sum's current climb (the point that
-   * lifted it from 0, or the (re)start): at a signal, where the shift most likely began.
-   */
+  /** Start of each sum's current climb: at a signal, where the shift most likely began. */
   upperFrom: number;
   lowerFrom: number;
   /** Time of the last signal (either detector), NaN when none. */
   lastSignal: number;
-  /** The estimated start of the shift the last signal found. */
   shiftFrom: number;
   /** The state after each point evaluated within the overlap, in time order. */
   checkpoints: Checkpoint[];
   /**
-   * The state before the first of them, and the time of the point it follows: points up to
-   * that time cannot be put in their place any more. Undefined: no going back (after a gap in
-   * evaluating, e.g. while the chart had no limits).
+   * The state before the first of them; points up to `baseTime` cannot be put in place any more
+   * (one that arrives this old was not evaluated and will not be).
+   * Undefined: no going back (after a gap in evaluating, e.g. while the chart had no limits).
    */
   base: Checkpoint | undefined;
   baseTime: number;
@@ -169,10 +136,7 @@ function restore(s: DetectorState, from: Checkpoint): void {
   s.shownEwma = from.shownEwma;
 }
 
-/**
- * Forgets the checkpoints: points evaluated so far can no longer be gone back over (the chart
- * skipped points, e.g. without limits). Points up to `time` count as evaluated.
- */
+/** Forgets the checkpoints (the chart skipped points); points up to `time` count as evaluated. */
 export function forgetCheckpoints(state: DetectorState, time: number): void {
   state.checkpoints = [];
   state.base = undefined;
@@ -180,23 +144,11 @@ export function forgetCheckpoints(state: DetectorState, time: number): void {
 }
 
 /**
- * The time up to which points are past going back over: a point that arrives this old was not
- * evaluated and will not be.
- */
-export function finalUpTo(state: DetectorState): number {
-  return state.baseTime;
-}
-
-/**
- * The settings to use against `limits`: the configured CUSUM's decision interval widened by the
- * long-run variance factor (1 + φ) / (1 − φ) of the baseline's autocorrelation φ, as estimated
- * (src/spc/calibration.ts), to the power 0.875 ({@link cusumLongRunFactor}), the fast CUSUM's by
- * that factor to the power 0.75
- * ({@link fastLongRunFactor}: it signals on a few values in a row, not on a long sum) and by the
- * calibration's tail widening, and the EWMA's L by sqrt((1 + φ(1 − λ)) / (1 − φ(1 − λ))), the
- * asymptotic variance factor of an EWMA of AR(1) data. Approved limits that carry their study's
- * shape get the same. φ = 0 and no tail widening (other given limits, compensation off):
- * the settings as given.
+ * The settings against `limits`, for the baseline's lag-1 autocorrelation φ: the CUSUM's h times
+ * ((1 + φ) / (1 − φ))^0.875 ({@link cusumLongRunFactor}), the fast CUSUM's times that to the 0.75
+ * ({@link fastLongRunFactor}: it signals on a few values, not a long sum) and the tail widening,
+ * the EWMA's L times sqrt((1 + φ(1 − λ)) / (1 − φ(1 − λ))), the asymptotic variance factor of an
+ * EWMA of AR(1) data. φ = 0 and no tail widening: the settings as given.
  */
 export function effectiveParams(params: DetectorParams, limits: ControlLimits): DetectorParams {
   const phi = limits.calibration?.phi ?? 0;
@@ -213,10 +165,7 @@ export function effectiveParams(params: DetectorParams, limits: ControlLimits): 
   };
 }
 
-/**
- * Steps the configured CUSUM (`main`) and the fast one with the value `z`; returns the side of
- * a signal of either (the main one's first), without the restart (the caller restarts both).
- */
+/** Steps the configured and the fast CUSUM; the side of either's signal (no restart). */
 export function stepCusums(
   main: CusumState,
   fast: CusumState,
@@ -240,7 +189,6 @@ interface AdvanceRange {
   readonly replayFrom: number;
   /** First point not evaluated before. */
   readonly newFrom: number;
-  /** End (exclusive). */
   readonly to: number;
 }
 
@@ -259,22 +207,14 @@ export interface AdvanceInput {
 /** What the point being stepped did when evaluated before; `history`: count nothing. */
 type Before = Checkpoint | 'history' | undefined;
 
-/**
- * One advance of the detectors over a series' points: the state of a pass, held in fields. A
- * chart keeps one across polls: closures and arrays made anew for every chart and poll are a
- * good part of a poll's cost.
- */
+/** One pass's state in fields; a chart keeps one across polls (fresh closures per poll cost). */
 export class DetectorAdvance {
   private state!: DetectorState;
   private input!: AdvanceInput;
   private out!: { readonly events: Float64Array; readonly lastTimes: Float64Array };
   private signals = 0;
   private before: Before;
-  /**
-   * Per detector over this advance: signals at points that did not give them when evaluated before,
-   * and signals that points evaluated before no longer give. A late point that moves a signal does
-   * both: one event in all, counted at the end.
-   */
+  /** Per detector: new signals and signals no longer given; a moved signal nets one event. */
   private freshCusum = 0;
   private freshEwma = 0;
   private lostCusum = 0;
@@ -365,8 +305,6 @@ export class DetectorAdvance {
     const side = stepCusums(c, state.fast, z, params);
     if (side === undefined) return;
     this.signalled(CUSUM_EVENT, t, side);
-    // The gauges show the sums that crossed until the next point; the state restarts, and
-    // the next climbs start at the next point.
     state.shownCusum = { upper: c.upper, lower: c.lower };
     state.cusum = cusumStart(params.cusum);
     state.fast = cusumStart(params.fast ?? FAST_CUSUM);
@@ -394,11 +332,7 @@ export class DetectorAdvance {
     state.shiftFrom = Number.isNaN(from) ? t : Math.min(from, t);
   }
 
-  /**
-   * Puts points that arrived late, inside the checkpoints' span, in their place: back to the state
-   * before the first of them, then every point from there in time order, counting a signal unless
-   * its point gave the same one when evaluated before.
-   */
+  /** Puts late points within the checkpoints' span in place: restore, then step again in order. */
   private reevaluateLate(): void {
     const state = this.state;
     if (state.base === undefined) return;
@@ -426,11 +360,8 @@ export class DetectorAdvance {
 }
 
 /**
- * Steps the detectors over the new points, counting signals into `events` (at
- * {@link CUSUM_EVENT} and {@link EWMA_EVENT}); first replays the history, uncounted, when the
- * state is not ready. Signals of both kinds set {@link DetectorState.lastSignal} and
- * {@link DetectorState.shiftFrom}; `lastTimes` gets each detector's last signal time. `advance`
- * is the pass's scratch state, kept by a caller that advances often.
+ * Steps the detectors over the new points, counting signals into `events` and their times into
+ * `lastTimes`; replays the history uncounted first when the state is not ready.
  */
 export function advanceDetectors(
   state: DetectorState,
@@ -459,11 +390,7 @@ function prune(state: DetectorState, keepFrom: number): void {
 
 /** What the gauges show of the detectors, against the current limits. */
 export interface DetectorView {
-  /**
-   * C+ and C−, in sigmas (at a signal, until the next point, the sums that crossed h); the
-   * decision interval h in force, in sigmas; `widening`, ((1 + φ) / (1 − φ))^0.875 on a chart
-   * compensated for autocorrelation φ (else 1): h in force is the configured h times it.
-   */
+  /** C+ and C− in sigmas; h in force is the configured `h` times `widening` (1 without φ). */
   readonly cusum?: {
     readonly upper: number;
     readonly lower: number;
@@ -481,8 +408,7 @@ export function detectorView(
   limits: ControlLimits,
 ): DetectorView | undefined {
   if (!state.ready) return undefined;
-  // At a signal, the statistic and the limits it crossed (t before the restart), not the
-  // restarted ones (t = 0: limits of zero width) until the next point.
+  // At a signal, the limits it crossed, not the restarted ones (t = 0: zero width).
   const e = state.shownEwma ?? state.ewma;
   // On the calibrated scale: the EWMA of skewed data is shown as if its values were normal.
   const scale = limits.calibration ?? limits;

@@ -1,7 +1,6 @@
 /**
- * Phase I of an individuals (I-MR) control chart: control limits from a baseline of
- * time-ordered values, or limits given in config. Pure functions over typed arrays;
- * docs/measurements.md gives the formulas.
+ * Phase I of an individuals (I-MR) control chart: limits from a baseline of time-ordered values,
+ * or given in config. docs/measurements.md gives the formulas.
  */
 import { isBelowResolution } from '../util/ulp.ts';
 import { AUTOCORRELATION_FLAG, autocorrelationFlagged } from './autocorrelation.ts';
@@ -19,45 +18,28 @@ type BaselineKind = 'rolling' | 'frozen' | 'given';
 /** Limits of an I chart and an MR chart. */
 export interface ControlLimits {
   readonly kind: BaselineKind;
-  /** Centre line: the baseline mean, or the given centre. */
   readonly center: number;
   /** Within sigma: MR̄ / d2, or (ucl - lcl) / 6 for given limits. */
   readonly sigma: number;
-  /** I chart upper control limit: center + 3 sigma, or the given one. */
   readonly ucl: number;
-  /** I chart lower control limit: center - 3 sigma, or the given one. */
   readonly lcl: number;
-  /** Mean moving range; for given limits the one implied by their sigma (d2 × sigma). */
+  /** Mean moving range; for given limits d2 × sigma. */
   readonly mrBar: number;
-  /** MR chart upper control limit: D4 × MR̄. */
   readonly mrUcl: number;
-  /** Baseline points the limits were computed from; 0 for given limits. */
+  /** Baseline points; 0 for given limits. */
   readonly samples: number;
-  /**
-   * Lag-1 autocorrelation φ of the baseline points (undefined for given limits): the guard for
-   * the independence every false-alarm rate assumes. See {@link AUTOCORRELATION_FLAG}.
-   */
+  /** Lag-1 autocorrelation φ of the baseline: the guard for the independence every rate assumes. */
   readonly autocorrelation?: number;
   /**
-   * The φ the limits and the sequential detectors are compensated for, when the baseline's
-   * autocorrelation is above {@link AUTOCORRELATION_FLAG} (capped at {@link MAX_COMPENSATED_PHI});
-   * absent otherwise. It follows the estimate, not the flag's test: widening by an estimated φ
-   * is what keeps the chance signals of AR(1) data near the documented rates (a chart left
-   * uncompensated until φ is significant costs hundreds of chance signals a day per 1,000 charts
-   * at φ = 0.2), and widening by a φ a little above 0.1 costs little. Negative φ is not
-   * compensated: the moving range then overstates sigma, which errs towards fewer signals.
+   * The φ limits and detectors are compensated for, when above {@link AUTOCORRELATION_FLAG}
+   * (capped at {@link MAX_COMPENSATED_PHI}). It follows the estimate, not the flag's test: waiting
+   * for significance costs hundreds of chance signals a day per 1,000 charts at φ = 0.2. Negative
+   * φ is not compensated: the moving range then overstates sigma (fewer signals).
    */
   readonly compensatedPhi?: number;
-  /**
-   * φ is significantly above {@link AUTOCORRELATION_FLAG} for the baseline's size (a one-sided
-   * test, src/spc/autocorrelation.ts): the documented rates do not hold as they are.
-   */
+  /** φ is significantly above the flag for the baseline's size: the documented rates do not hold. */
   readonly autocorrelated?: boolean;
-  /**
-   * How the sequential detectors (CUSUMs, EWMA) standardize a value, calibrated on the baseline
-   * (src/spc/calibration.ts), or on the shape approved limits carry from their study; absent for
-   * other given limits, where they use the centre and sigma.
-   */
+  /** How the detectors standardize a value; absent for given limits without a study's shape. */
   readonly calibration?: Calibration;
   /** Smallest non-zero difference of neighbouring baseline points: the data's resolution, or finer. */
   readonly resolution?: number;
@@ -65,17 +47,10 @@ export interface ControlLimits {
   readonly quantized?: boolean;
 }
 
-/**
- * The largest φ compensation uses: beyond it the factors (1 + φ) / (1 − φ) run away, and a chart
- * of so slow a process says little point by point anyway.
- */
+/** Beyond this φ the factors run away, and so slow a process says little point by point anyway. */
 export const MAX_COMPENSATED_PHI = 0.8;
 
-/**
- * A baseline whose finest step between neighbours is above this share of sigma is flagged as
- * quantized: the zones of the run rules (1 sigma wide) and the CUSUM's allowance k then hold two
- * or fewer levels, and ties decide runs and trends.
- */
+/** A finest step above this share of sigma is quantized: zones hold two levels, ties decide runs. */
 export const QUANTIZATION_FLAG = 0.5;
 
 /** Why no limits exist, so that the caller can count it. */
@@ -85,15 +60,6 @@ type NoLimitsReason = 'too_few_samples' | 'zero_sigma' | 'non_finite' | 'invalid
 export type LimitsResult =
   | { readonly ok: true; readonly limits: ControlLimits }
   | { readonly ok: false; readonly reason: NoLimitsReason; readonly samples: number };
-
-/**
- * True when `sigma` is zero for data of magnitude `scale`: no more than the few ulps of
- * rounding that the mean and the moving ranges leave on constant data. Decided from the data's
- * resolution, not a fixed share of it, so that a sigma of 0.001 at an offset of 1e12 is kept.
- */
-function isNegligibleSigma(sigma: number, scale: number): boolean {
-  return isBelowResolution(sigma, scale);
-}
 
 /** Options of {@link limitsFromSums}. */
 export interface BaselineOptions {
@@ -159,11 +125,9 @@ export function addPair(s: BaselineSums, pair: Readonly<Pair>): void {
 }
 
 /**
- * I-MR limits from a baseline's sums; `anchor` is the value the deviations are taken from. Needs
- * at least `minSamples` (and at least 2) points, all finite, and a sigma that is not negligible.
- * A baseline with lag-1 autocorrelation φ above {@link AUTOCORRELATION_FLAG} gets
- * sigma = MR̄ / d2 / sqrt(1 − φ) unless `compensate` is false: the moving range of an AR(1)
- * process understates its sigma by that factor.
+ * I-MR limits from a baseline's sums (deviations from `anchor`). φ above
+ * {@link AUTOCORRELATION_FLAG} gives sigma = MR̄ / d2 / sqrt(1 − φ) unless `compensate` is false:
+ * the moving range of an AR(1) process understates its sigma by that factor.
  */
 export function limitsFromSums(
   s: Readonly<BaselineSums>,
@@ -179,7 +143,8 @@ export function limitsFromSums(
   const center = anchor + s.sum / n;
   const mrBar = s.mrSum / s.pairs;
   const within = mrBar / D2;
-  if (isNegligibleSigma(within, s.maxAbs)) return { ok: false, reason: 'zero_sigma', samples: n };
+  // Zero is a few ulps of the data's magnitude, not a share of it: 0.001 at 1e12 is kept.
+  if (isBelowResolution(within, s.maxAbs)) return { ok: false, reason: 'zero_sigma', samples: n };
   const autocorrelation = lag1(s);
   const phi =
     compensate && autocorrelation !== undefined && autocorrelation > AUTOCORRELATION_FLAG
@@ -211,10 +176,7 @@ export function limitsFromSums(
   return { ok: true, limits };
 }
 
-/**
- * φ = Σ (y_i − m)(y_{i−1} − m) / Σ (y_i − m)² over the neighbour pairs, from running sums of the
- * deviations y from the first point. Undefined without spread.
- */
+/** φ = Σ (y_i − m)(y_{i−1} − m) / Σ (y_i − m)² over the neighbour pairs; undefined without spread. */
 function lag1(s: Readonly<BaselineSums>): number | undefined {
   const m = s.sum / s.n;
   const denominator = s.squares - s.n * m * m;
@@ -230,26 +192,16 @@ export interface GivenLimits {
   readonly lcl: number;
   /** The sigma of the study that gave the limits (approved limits); default (ucl - lcl) / 6. */
   readonly sigma?: number;
-  /**
-   * The data's shape the study measured (approved limits): the detectors are calibrated on it
-   * around the given centre exactly as on a rolling baseline of the same statistics (AR(1)
-   * widening, skewness transform, tail widening). Absent: the centre and sigma as given, none of
-   * them.
-   */
+  /** The shape the study measured: the detectors are calibrated on it as on a rolling baseline. */
   readonly shape?: StudyShape;
 }
 
-/**
- * A study's {@link CalibrationInputs} without the centre (the given one): `sigma` is the standard
- * deviation over all its points, as a baseline's calibration has it, not the limits' sigma.
- */
+/** A study's {@link CalibrationInputs} without the centre; `sigma` of all points, not the limits'. */
 export type StudyShape = Omit<CalibrationInputs, 'center'>;
 
 /**
- * Limits given in config or approved. Sigma is the given one, else (ucl - lcl) / 6, so the zones
- * of the run rules follow the plan's limits; the MR chart's limit is the one this sigma implies
- * (D4 × d2 × sigma). With a study's shape, the detectors' calibration is built from it by the
- * rolling baseline's own function ({@link calibrationFrom}).
+ * Limits given in config or approved. Sigma is the given one, else (ucl - lcl) / 6, so the rules'
+ * zones follow the plan's limits; the MR limit is D4 × d2 × sigma.
  */
 export function givenLimits(given: GivenLimits): LimitsResult {
   const { center, ucl, lcl } = given;
@@ -259,7 +211,7 @@ export function givenLimits(given: GivenLimits): LimitsResult {
   const sigma = given.sigma ?? (ucl - lcl) / 6;
   if (!(sigma >= 0 && sigma < Number.POSITIVE_INFINITY))
     return { ok: false, reason: 'invalid_limits', samples: 0 };
-  if (isNegligibleSigma(sigma, Math.max(Math.abs(ucl), Math.abs(lcl))))
+  if (isBelowResolution(sigma, Math.max(Math.abs(ucl), Math.abs(lcl))))
     return { ok: false, reason: 'zero_sigma', samples: 0 };
   const mrBar = D2 * sigma;
   const limits: { -readonly [K in keyof ControlLimits]: ControlLimits[K] } = {

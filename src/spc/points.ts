@@ -1,8 +1,7 @@
 /**
- * The recent points of one chart in time order, as typed columns (16 bytes a point): the ones
- * the evaluation window, the rules' context, the detectors' late-point replay and a held shift
- * need. Points arrive in any order and are merged in once per poll ({@link RecentPoints.merge});
- * the oldest leave from the front ({@link RecentPoints.dropFirst}).
+ * The recent points of one chart in time order, as typed columns (16 bytes a point): those the
+ * evaluation window, the rules' context, late-point replay and a held shift need. Points arrive
+ * in any order and are merged once per poll; the oldest leave from the front.
  */
 
 const MIN_CAPACITY = 16;
@@ -13,20 +12,15 @@ const PENDING_BATCH = 2048;
 export class RecentPoints {
   private t = new Float64Array(MIN_CAPACITY);
   private v = new Float64Array(MIN_CAPACITY);
-  /** A key per point while duplicates must be recognised (see {@link RecentPoints.add}); else undefined. */
+  /** A key per point while duplicates must be recognised; else undefined. */
   private k: Uint32Array | undefined;
   private n = 0;
-  /**
-   * Bumped whenever a held point moves or one is inserted before held ones (not when points are
-   * appended after them): the points before the old end are the same while it stays.
-   */
+  /** Bumped when a held point moves or one is inserted among them (not on append). */
   private moves = 0;
-  /** Views of the merged points, made once per change (several reads a poll). */
-  private views: { readonly t: Float64Array; readonly v: Float64Array } | undefined;
   private pendingT: number[] = [];
   private pendingV: number[] = [];
   private pendingK: number[] = [];
-  /** Points appended straight to the columns since the last merge (in order, no key). */
+  /** Points appended straight to the columns since the last merge. */
   private appended = 0;
 
   /** Points held (merged ones). */
@@ -34,24 +28,7 @@ export class RecentPoints {
     return this.n;
   }
 
-  /** Times of the merged points (a view, valid until the next change). */
-  times(): Float64Array {
-    if (this.views === undefined)
-      this.views = { t: this.t.subarray(0, this.n), v: this.v.subarray(0, this.n) };
-    return this.views.t;
-  }
-
-  /** Values of the merged points (a view, valid until the next change). */
-  values(): Float64Array {
-    if (this.views === undefined)
-      this.views = { t: this.t.subarray(0, this.n), v: this.v.subarray(0, this.n) };
-    return this.views.v;
-  }
-
-  /**
-   * The time column itself, valid at indexes below {@link RecentPoints.length} until the next
-   * change: the chart reads it every poll, and a view per poll would be an allocation per chart.
-   */
+  /** The time column itself, valid below `length` until the next change (no view per poll). */
   get timeColumn(): Float64Array {
     return this.t;
   }
@@ -61,7 +38,7 @@ export class RecentPoints {
     return this.v;
   }
 
-  /** Changes when a held point moved or one was inserted among them, not when one is appended. */
+  /** Changes when a held point moved or one was inserted among them, not on append. */
   get prefixVersion(): number {
     return this.moves;
   }
@@ -70,8 +47,7 @@ export class RecentPoints {
   lowerBound(t: number, hi = this.n): number {
     if (hi <= 0) return 0;
     const times = this.t;
-    // The answer lies in [base, base + n]; the step is added as a product, not taken in a branch:
-    // a chart searches its points about ten times a poll, and the branches are unpredictable.
+    // Branch-free: the step is added as a product (unpredictable branches, ten searches a poll).
     let base = 0;
     let n = hi;
     while (n > 1) {
@@ -88,10 +64,8 @@ export class RecentPoints {
   }
 
   /**
-   * Adds a point: appended to the columns at once when nothing is queued and it goes after every
-   * held point (see {@link RecentPoints.isNewest}); else queued for the next merge. With a `key`
-   * (non-zero), a point whose time, value and key equal a held or queued one is the same record
-   * fetched again, and is left out.
+   * Adds a point: appended at once when nothing is queued and it goes last, else queued for the
+   * next merge. With a non-zero `key`, a point equal to a held or queued one is left out.
    */
   add(time: number, value: number, key = 0): void {
     if (this.pendingT.length === 0 && this.isNewest(time, key)) {
@@ -106,23 +80,14 @@ export class RecentPoints {
     if (this.pendingT.length >= PENDING_BATCH) this.merge();
   }
 
-  /**
-   * Whether a point goes after every held one, where the merge would put it: newer than the
-   * last, or as new without a key (equal times keep their arrival order). A keyed point of the
-   * last time may be that point fetched again, so it waits for the merge's check.
-   */
+  /** Whether the merge would put the point last (a keyed one of the last time may be a repeat). */
   private isNewest(time: number, key: number): boolean {
     if (this.n === 0) return true;
     const last = this.t[this.n - 1]!;
     return time > last || (time === last && key === 0);
   }
 
-  /**
-   * Appends a point straight to the columns. The usual poll brings a few points newer than the
-   * held ones, and a loading chart its history mostly in time order: neither then fills a queue
-   * to empty it again (a queue of plain arrays that outlived a young-generation collection was
-   * most of the garbage of 5,000 charts loading a week of history).
-   */
+  /** Appends straight to the columns: the usual in-order points never fill a queue (its garbage). */
   private append(time: number, value: number, key: number): void {
     this.reserve(this.n + 1);
     if (key !== 0 && this.k === undefined) this.k = new Uint32Array(this.t.length);
@@ -131,39 +96,30 @@ export class RecentPoints {
     if (this.k !== undefined) this.k[this.n] = key;
     this.n++;
     this.appended++;
-    this.views = undefined;
   }
 
-  /**
-   * Calls `take` with every point held, with its key (0 once keys are dropped): the merged ones
-   * in time order, then the queued ones. Merges nothing: the next merge still counts the new ones.
-   */
+  /** Calls `take` with every point and key, merged ones in order, then queued ones; merges nothing. */
   forEach(take: (time: number, value: number, key: number) => void): void {
     for (let i = 0; i < this.n; i++) take(this.t[i]!, this.v[i]!, this.k?.[i] ?? 0);
     for (let i = 0; i < this.pendingT.length; i++)
       take(this.pendingT[i]!, this.pendingV[i]!, this.pendingK[i]!);
   }
 
-  /** Stops recognising duplicates: the keys are dropped. */
+  /** Stops recognising duplicates. */
   forgetKeys(): void {
     this.k = undefined;
   }
 
-  /**
-   * Merges the queued points in; returns how many were new since the last merge (the ones
-   * appended straight to the columns too).
-   */
+  /** Merges the queued points in; returns how many were new since the last merge. */
   merge(): number {
     const appended = this.appended;
     this.appended = 0;
     return appended + this.mergeQueued();
   }
 
-  /** Merges the queued points in; returns how many were new. */
   private mergeQueued(): number {
     const count = this.pendingT.length;
     if (count === 0) return 0;
-    this.views = undefined;
     if (this.appendable()) {
       // The usual poll: a few new points, in order, all newer than the held ones.
       this.reserve(this.n + count);
@@ -228,7 +184,6 @@ export class RecentPoints {
   /** Drops the first `count` points. */
   dropFirst(count: number): void {
     if (count <= 0) return;
-    this.views = undefined;
     this.moves++;
     this.t.copyWithin(0, count, this.n);
     this.v.copyWithin(0, count, this.n);
@@ -237,7 +192,7 @@ export class RecentPoints {
     if (this.n < this.t.length / 4 && this.t.length > MIN_CAPACITY) this.resize(this.n * 2);
   }
 
-  /** Whether a point of this time, value and key is among the first `end` (merged so far, in order). */
+  /** Whether the point is among the first `end` (merged so far). */
   private holds(p: Point, end: number): boolean {
     const k = this.k;
     if (k === undefined) return false;

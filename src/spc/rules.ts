@@ -1,13 +1,8 @@
 /**
- * Phase II: the eight Nelson rules over the newest points of a series, against its limits.
- * One pass over the points evaluates all eight with a few counters: O(n), nothing allocated
- * per point.
- *
- * Counting: a rule's violation count is the number of evaluation points at which its
- * condition completes, i.e. holds for the points ending at (and including) that point.
- * A run of 11 points on one side with a run length of 9 therefore counts 3 (at its 9th, 10th
- * and 11th point). Points before the evaluation range may complete a run (as context), but
- * only points inside it are counted. docs/measurements.md defines each rule.
+ * Phase II: the eight Nelson rules over the newest points of a series, in one O(n) pass with a few
+ * counters. A rule's count is the number of evaluated points at which its condition completes: a
+ * run of 11 on one side with run length 9 counts 3. Points before the range may complete a run
+ * (as context) but are not counted. docs/measurements.md defines each rule.
  */
 import type { ControlLimits } from './limits.ts';
 
@@ -68,13 +63,11 @@ export interface RuleResults {
   readonly count: Int32Array;
   /** Index (into the values) of the last violation of rule r at `lastIndex[r - 1]`; -1 when none. */
   readonly lastIndex: Int32Array;
-  /** True when no enabled rule has a violation in the evaluation range. */
   inControl: boolean;
-  /** Points in the evaluation range. */
   evaluated: number;
 }
 
-/** Fresh result storage; pass it to {@link evaluateWindowAndNew} again for the next series. */
+/** Result storage, reusable for the next series. */
 export function createRuleResults(): RuleResults {
   return { count: new Int32Array(8), lastIndex: new Int32Array(8).fill(-1), inControl: true, evaluated: 0 };
 }
@@ -110,36 +103,26 @@ function lower(l: ZoneLimits, k: number): number {
   return k === 3 ? l.lcl : l.center - k * l.sigma;
 }
 
-/** The points one call of {@link evaluateWindowAndNew} reads: the window, and the points new since the last poll. */
+/** The window `[windowStart, end)`, the new points `[newStart, end)`, the first context index. */
 export interface WindowAndNewSpan {
-  /** First point of the evaluation window: the window's counts are over `[windowStart, end)`. */
   readonly windowStart: number;
-  /** First point not evaluated before: its events are over `[newStart, end)`. */
   readonly newStart: number;
   readonly end: number;
-  /** The first index that may serve as context for runs. */
   readonly contextStart: number;
 }
 
-/** Where {@link evaluateWindowAndNew} writes: the window's results, and the events of the new points. */
+/** `window` is overwritten; the new points' violations are added to `events`. */
 export interface WindowAndNewResults {
-  /** Overwritten with the window's results. */
   readonly window: RuleResults;
-  /** Violations of the new points per rule: added to. */
   readonly events: Float64Array;
 }
 
 /**
- * Evaluates the enabled rules over the window `values[windowStart..end)` into `window`, and
- * adds the violations of the new points `values[newStart..end)` to `events`, in one pass. A
- * rule's outcome at a point depends only on the `lookBack(rules)` points ending there (and none
- * before `contextStart`), so one pass from the earlier of the two starts gives both; up to
- * `lookBack(rules) - 1` points before it serve as context for runs. A point exactly on the
- * centre line is on neither side (it breaks a rule 2 run), an equal step breaks a trend and an
- * alternation (rules 3 and 4), and a rule 5 or 6 hit is counted at a point that is itself beyond
- * the zone boundary, so each such point counts once. Values must be finite and the limits must
- * have a positive sigma (the limits functions produce nothing else). test/spc/rules.test.ts
- * checks it against an independent rule-by-rule evaluation (test/helpers/nelson-rules.ts).
+ * Evaluates the enabled rules over the window into `window` and adds the new points' violations
+ * to `events`, in one pass: a rule's outcome at a point depends only on the `lookBack(rules)`
+ * points ending there. A point on the centre line is on neither side (it breaks a rule 2 run), an
+ * equal step breaks rules 3 and 4, and a rule 5 or 6 hit counts only at a point itself beyond the
+ * zone. Checked against an independent evaluation (test/helpers/nelson-rules.ts).
  */
 export function evaluateWindowAndNew(
   values: ArrayLike<number>,
@@ -174,8 +157,7 @@ export function evaluateWindowAndNew(
   let outside = 0;
   // NaN before the first point: no step up or down there, as rules 3 and 4 count steps.
   let prev = Number.NaN;
-  // Comparisons as 0 or 1 and runs as products, not branches: on real data the branches are
-  // unpredictable, and this loop runs for every point of every window at every poll.
+  // Comparisons as 0 or 1 and runs as products: the branches would be unpredictable, in a hot loop.
   for (let i = from; i < end; i++) {
     const x = values[i]!;
     let hits = +(x > hi1) | +(x < lo1);
@@ -222,7 +204,6 @@ export function evaluateWindowAndNew(
   for (let k = 0; k < 8; k++) if (count[k]! > 0) window.inControl = false;
 }
 
-/** Counts a point's rule hits: in the window's counts (and last index), and as events when new. */
 function addHits(
   hits: number,
   at: { readonly i: number; readonly windowStart: number; readonly newStart: number },
@@ -239,14 +220,12 @@ function addHits(
   }
 }
 
-/** Bit r - 1 set for each enabled rule r. */
 function enabledMask(rules: RulesConfig): number {
   let mask = 0;
   for (const r of RULE_NUMBERS) if (rules[r].enabled) mask |= 1 << (r - 1);
   return mask;
 }
 
-/** The boundaries and lengths of the eight rules. */
 function zonesOf(l: ZoneLimits, rules: RulesConfig) {
   return {
     center: l.center,

@@ -1,9 +1,9 @@
 /**
- * Phase I study of one chart: the limits a stable period gives (the same I-MR limits, rules and
- * detectors the exporter charts with), evaluated over that same period point by point, so that a
- * quality engineer sees which points each rule and detector flags, excludes those with an
- * assignable cause, and studies again. Pure: no I/O, no labels.
+ * Phase I study of one chart: the limits a stable period gives (the exporter's I-MR limits, rules
+ * and detectors), evaluated over that period point by point, so a quality engineer sees what each
+ * rule and detector flags, excludes points with an assignable cause, and studies again.
  */
+import { lowerBound } from '../util/sorted.ts';
 import { type AndersonDarling, andersonDarling } from '../util/stats/anderson-darling.ts';
 import { BaselineBuckets, BaselineCollector, BUCKETS_PER_BASELINE, type BucketGrid } from './baseline.ts';
 import {
@@ -30,7 +30,7 @@ export interface StudySpan {
   readonly toMs: number;
 }
 
-/** How one chart is studied: the exporter's settings for its name. */
+/** The exporter's settings for the chart's name. */
 export interface StudySettings {
   readonly rules: RulesConfig;
   readonly detectors: DetectorParams;
@@ -45,17 +45,16 @@ export interface StudyEpisode {
   readonly lastMs: number;
   /** Time of the first kept point after it (the end of an exclusion that covers it); NaN at the end. */
   readonly nextMs: number;
-  /** Flags in it: rule hits and detector signals, counted per point and source. */
+  /** Rule hits and detector signals, counted per point and source. */
   readonly flags: number;
-  /** The sources that flagged in it: `rule 1` .. `rule 8`, `cusum`, `ewma`. */
+  /** `rule 1` .. `rule 8`, `cusum`, `ewma`. */
   readonly sources: readonly string[];
-  /** The largest distance of a point from the centre, in sigmas (signed). */
+  /** The largest signed distance of a point from the centre, in sigmas. */
   readonly extreme: number;
 }
 
 /** The result of {@link studyChart}. */
 export interface ChartStudy {
-  /** Limits from the kept points, or why there are none. */
   readonly result: LimitsResult;
   /** Points kept, and points left out by the exclusions. */
   readonly points: number;
@@ -71,21 +70,12 @@ export interface ChartStudy {
   readonly episodes: readonly StudyEpisode[];
 }
 
-/** Flagged points this many points apart or closer belong to one episode: the longest run a rule looks back. */
-function episodeGap(rules: RulesConfig): number {
-  return lookBack(rules);
-}
-
 function excludedAt(t: number, spans: readonly StudySpan[]): boolean {
   for (const s of spans) if (t >= s.fromMs && t < s.toMs) return true;
   return false;
 }
 
-/**
- * The bucket grid of a frozen baseline over the study's period (widened to the points' times when
- * they lie outside it): its buckets' median skewness and kurtosis are what a rolling baseline's
- * calibration reads, so the study measures the shape with the same estimators.
- */
+/** A frozen baseline's grid over the period: the shape is measured as a rolling baseline's would be. */
 function studyGrid(times: ArrayLike<number>, period: StudySpan | undefined): BucketGrid {
   const first = times[0] ?? 0;
   const last = times[times.length - 1] ?? first;
@@ -147,39 +137,42 @@ function ruleFlags(values: readonly number[], limits: ControlLimits, rules: Rule
 }
 
 /**
- * The points at which the CUSUMs and the EWMA signal, stepped one point at a time as the exporter
- * steps new points, with their restarts; for each CUSUM signal also the index where its climb began.
+ * The points at which the detectors signal, stepped one at a time as the exporter steps new
+ * points; for each CUSUM signal also where its climb began.
  */
-function detectorFlags(times: readonly number[], values: readonly number[], limits: ControlLimits) {
-  return (params: DetectorParams) => {
-    const effective = effectiveParams(params, limits);
-    const state = createDetectorState(effective);
-    // Every point is new: nothing is replayed as history, so every signal is counted.
-    state.ready = true;
-    const out = {
-      events: new Float64Array(EVENT_SLOTS),
-      lastTimes: new Float64Array(EVENT_SLOTS).fill(Number.NaN),
-    };
-    const cusum: number[] = [];
-    const ewma: number[] = [];
-    const cusumFrom: number[] = [];
-    let seenCusum = 0;
-    let seenEwma = 0;
-    for (let i = 0; i < values.length; i++) {
-      const input = { times, values, limits, params: effective, keepFrom: times[i]! };
-      advanceDetectors(state, { ...input, range: { replayFrom: i, newFrom: i, to: i + 1 } }, out);
-      if (out.events[CUSUM_EVENT]! > seenCusum) {
-        seenCusum = out.events[CUSUM_EVENT]!;
-        cusum.push(i);
-        cusumFrom.push(state.shiftFrom);
-      }
-      if (out.events[EWMA_EVENT]! > seenEwma) {
-        seenEwma = out.events[EWMA_EVENT]!;
-        ewma.push(i);
-      }
-    }
-    return { cusum, ewma, cusumFrom };
+function detectorFlags(
+  points: { readonly times: readonly number[]; readonly values: readonly number[] },
+  limits: ControlLimits,
+  params: DetectorParams,
+) {
+  const { times, values } = points;
+  const effective = effectiveParams(params, limits);
+  const state = createDetectorState(effective);
+  // Every point is new: nothing is replayed as history, so every signal is counted.
+  state.ready = true;
+  const out = {
+    events: new Float64Array(EVENT_SLOTS),
+    lastTimes: new Float64Array(EVENT_SLOTS).fill(Number.NaN),
   };
+  const cusum: number[] = [];
+  const ewma: number[] = [];
+  const cusumFrom: number[] = [];
+  let seenCusum = 0;
+  let seenEwma = 0;
+  for (let i = 0; i < values.length; i++) {
+    const input = { times, values, limits, params: effective, keepFrom: times[i]! };
+    advanceDetectors(state, { ...input, range: { replayFrom: i, newFrom: i, to: i + 1 } }, out);
+    if (out.events[CUSUM_EVENT]! > seenCusum) {
+      seenCusum = out.events[CUSUM_EVENT]!;
+      cusum.push(i);
+      cusumFrom.push(state.shiftFrom);
+    }
+    if (out.events[EWMA_EVENT]! > seenEwma) {
+      seenEwma = out.events[EWMA_EVENT]!;
+      ewma.push(i);
+    }
+  }
+  return { cusum, ewma, cusumFrom };
 }
 
 /** One flag: the index of its point, its source, and where its evidence starts (a CUSUM's climb). */
@@ -189,7 +182,7 @@ interface Flag {
   readonly source: string;
 }
 
-/** Groups flags whose points are at most `gap` apart into episodes, strongest first. */
+/** Groups flags at most `gap` points apart (the longest run a rule looks back) into episodes. */
 function episodesOf(
   flags: Flag[],
   points: {
@@ -233,25 +226,10 @@ function episodesOf(
   return out.sort((a, b) => b.flags - a.flags || a.fromMs - b.fromMs);
 }
 
-/** The index of the first time at or after `t` (times ascending). */
-function indexAtOrAfter(times: readonly number[], t: number): number {
-  let lo = 0;
-  let hi = times.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (times[mid]! < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
- * Studies one chart over a period: `times` ascending (Unix ms) with their `values`; points in
- * `excluded` are left out of the limits and of the evaluation. Limits are those of a frozen
- * baseline over the kept points ({@link limitsFromSums}), in time buckets over `period` (default:
- * the points' span), with the calibration a rolling baseline of them would have; every kept
- * point is then evaluated by the rules and stepped through the CUSUMs and the EWMA against them,
- * as the exporter would evaluate it as a new point.
+ * Studies one chart: `times` ascending with their `values`, points in `excluded` left out. Limits
+ * are a frozen baseline's over the kept points (buckets over `period`, default the points' span);
+ * every kept point is then evaluated against them as the exporter would a new point.
  */
 export function studyChart(
   series: { readonly times: ArrayLike<number>; readonly values: ArrayLike<number> },
@@ -274,13 +252,13 @@ export function studyChart(
   const limits = result.limits;
   const { rules, detectors } = opts.settings;
   const ruleHits = ruleFlags(keptValues, limits, rules);
-  const det = detectorFlags(keptTimes, keptValues, limits)(detectors);
+  const det = detectorFlags({ times: keptTimes, values: keptValues }, limits, detectors);
   const flags: Flag[] = [];
   ruleHits.forEach((hits, k) => {
     for (const at of hits) flags.push({ at, from: at, source: `rule ${k + 1}` });
   });
   det.cusum.forEach((at, j) => {
-    const from = Math.min(at, indexAtOrAfter(keptTimes, det.cusumFrom[j]!));
+    const from = Math.min(at, lowerBound(keptTimes, det.cusumFrom[j]!));
     flags.push({ at, from, source: 'cusum' });
   });
   for (const at of det.ewma) flags.push({ at, from: at, source: 'ewma' });
@@ -290,6 +268,6 @@ export function studyChart(
     ruleHits: ruleHits.map(toTimes),
     cusumHits: toTimes(det.cusum),
     ewmaHits: toTimes(det.ewma),
-    episodes: episodesOf(flags, { times: keptTimes, values: keptValues, limits }, episodeGap(rules)),
+    episodes: episodesOf(flags, { times: keptTimes, values: keptValues, limits }, lookBack(rules)),
   };
 }

@@ -1,12 +1,7 @@
 /**
- * The sufficient statistics of a baseline, in their own module so that the limits and the
- * detectors' calibration can both read them without importing each other.
- */
-
-/**
- * Sufficient statistics of a baseline, as deviations y = x − anchor from a reference value (the
- * first point of the baseline, or a chart's first point): every limit, φ and the guards follow
- * from them, so that a chart can keep them per time bucket instead of the points themselves.
+ * Sufficient statistics of a baseline as deviations y = x − anchor (in their own module so the
+ * limits and the calibration need not import each other): every limit, φ and guard follows from
+ * them, so a chart can keep them per time bucket instead of the points.
  */
 export interface BaselineSums {
   n: number;
@@ -16,16 +11,10 @@ export interface BaselineSums {
   cubes: number;
   /** Σy⁴: the baseline's kurtosis, for the fast CUSUM's calibration to heavy tails. */
   quartics: number;
-  /**
-   * The median of the skewnesses of the baseline's whole time buckets (src/spc/baseline.ts), and
-   * how many buckets it is of (0: none, the median NaN): a skewness one wild value cannot make.
-   */
+  /** Median skewness of the whole time buckets, and their count: robust to one wild value. */
   bucketSkewness: number;
   skewBuckets: number;
-  /**
-   * The median of the same buckets' excess kurtoses (NaN without buckets), and their mean
-   * number of points: how heavy the tails are, robust to the one wild value.
-   */
+  /** Median excess kurtosis of the same buckets, and their mean number of points. */
   bucketKurtosis: number;
   bucketPoints: number;
   /** Neighbour pairs (the first point of a segment has no neighbour before it). */

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { splitmix64 } from '../../bench/shared/random.ts';
 import { RecentPoints } from '../../src/spc/points.ts';
 
-const held = (p: RecentPoints) => ({ times: [...p.times()], values: [...p.values()] });
+const held = (p: RecentPoints) => ({
+  times: [...p.timeColumn.subarray(0, p.length)],
+  values: [...p.valueColumn.subarray(0, p.length)],
+});
 
 describe('RecentPoints', () => {
   it('appends points in time order at once and counts them at the next merge', () => {
