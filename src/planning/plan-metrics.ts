@@ -1,9 +1,4 @@
-/**
- * Self-metrics of the request plan and the series budget, written by the scheduler only: the
- * planned and achieved refresh per (collector, window, level), idle skipping, and the series
- * dropped by `planning.max_series`.
- */
-
+/** Self-metrics of the request plan and the series budget, written by the scheduler only. */
 import type { IdleSkipCounts, RefreshAchieved } from '../collectors/collector.ts';
 import { type Registry, selfMetricMakers } from '../exposition/client.ts';
 import type { RequestPlan } from './request-plan.ts';

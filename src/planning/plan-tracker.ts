@@ -1,8 +1,6 @@
 /**
- * The scheduler's bookkeeping of the two budgets: the request plan in force (re-planned at
- * every poll, as calendar windows grow), its planned and achieved refresh, idle skipping, and
- * the families the series budget leaves out. Metrics and log lines only; it never sends a
- * request or decides what a collector polls.
+ * The scheduler's bookkeeping of the request plan (re-planned at every poll, as calendar windows
+ * grow) and the series budget: metrics and log lines only, never what a collector polls.
  */
 import type { Logger } from 'pino';
 import type { PollOutcome } from '../collectors/collector.ts';
@@ -68,10 +66,7 @@ export class PlanTracker {
     return plan;
   }
 
-  /**
-   * The shortest and longest planned refresh of each collector in the plan last made (a
-   * summary collector has one per window and level); empty before the first plan.
-   */
+  /** Each collector's shortest and longest refresh in the last plan; empty before the first. */
   refreshRanges(): Map<string, { minMs: number; maxMs: number }> {
     const ranges = new Map<string, { minMs: number; maxMs: number }>();
     for (const e of this.lastPlan?.entries ?? []) {
