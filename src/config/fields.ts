@@ -5,9 +5,6 @@ import { formatDuration, parseDuration } from './duration.ts';
 /** Longest duration accepted anywhere: windows beyond a week are out of scope, and longer timers overflow. */
 const MAX_DURATION_MS = 7 * 86_400_000;
 
-const ID_RE = /^[0-9a-fA-F]{24}$/;
-const CLOCK_RE = /^(?:[01]\d|2[0-3]):[0-5]\d$/;
-
 type Ctx = z.core.$RefinementCtx;
 
 /**
@@ -74,14 +71,17 @@ export function anchoredRegex() {
     .meta({ 'x-type': 'regex' });
 }
 
-/** A 24-character hexadecimal identifier as used by the upstream for sites and stations. */
-export function hexId() {
+/** A string that `re` matches, else `must be ${what}, got "..."`. */
+function matching(re: RegExp, what: string, xType: string) {
   return z
     .string()
-    .refine((v) => ID_RE.test(v), {
-      error: (iss) => `must be a 24-character hexadecimal id, got "${String(iss.input)}"`,
-    })
-    .meta({ 'x-type': 'id' });
+    .refine((v) => re.test(v), { error: (iss) => `must be ${what}, got "${String(iss.input)}"` })
+    .meta({ 'x-type': xType });
+}
+
+/** A 24-character hexadecimal identifier as used by the upstream for sites and stations. */
+export function hexId() {
+  return matching(/^[0-9a-fA-F]{24}$/, 'a 24-character hexadecimal id', 'id');
 }
 
 /** An IANA time zone name known to the runtime's ICU data. */
@@ -94,12 +94,7 @@ export function timeZone() {
 
 /** A 24-hour `HH:MM` wall-clock time. */
 export function clockTime() {
-  return z
-    .string()
-    .refine((v) => CLOCK_RE.test(v), {
-      error: (iss) => `must be a 24-hour time HH:MM, got "${String(iss.input)}"`,
-    })
-    .meta({ 'x-type': 'HH:MM' });
+  return matching(/^(?:[01]\d|2[0-3]):[0-5]\d$/, 'a 24-hour time HH:MM', 'HH:MM');
 }
 
 /**

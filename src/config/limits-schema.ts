@@ -219,23 +219,14 @@ export interface ChartLimits extends ChartIdentity {
   readonly sigma: number;
   readonly ucl: number;
   readonly lcl: number;
-  readonly study: {
-    readonly fromMs: number;
-    readonly toMs: number;
-    readonly points: number;
-    readonly excludedPoints: number;
-  } | null;
+  readonly study: Readonly<z.output<typeof studySchema>> | null;
   /**
    * The shape the study measured (`sd` read as `sigma`; absent fields as none), which calibrates
    * the detectors as on a rolling baseline; null: none (centre and sigma as given).
    */
   readonly calibration: StudyShape | null;
   /** Assignable causes left out of the study; a single point has `fromMs === toMs`. */
-  readonly excluded: ReadonlyArray<{
-    readonly fromMs: number;
-    readonly toMs: number;
-    readonly cause: string;
-  }>;
+  readonly excluded: ReadonlyArray<Readonly<z.output<typeof exclusionSchema>>>;
   /** Null until approved; only approved entries are charted against. */
   readonly approvedBy: string | null;
   readonly approvedAtMs: number | null;

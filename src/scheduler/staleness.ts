@@ -68,10 +68,6 @@ export class Staleness {
     const at = this.reachedAt.get(name);
     return maxMs !== undefined && at !== undefined && now - at > maxMs;
   }
-  /** Whether the collector's series are dropped now. */
-  isDropped(name: string): boolean {
-    return this.dropped.has(name);
-  }
   markDropped(name: string): void {
     this.dropped.add(name);
   }
