@@ -36,9 +36,7 @@ export function describeConfig(config: Config): string {
 /** The products line, when products are configured (none otherwise). */
 function describeProducts({ products, measurements }: Config): string[] {
   if (products.allow.length === 0) return [];
-  const charted = measurements.control.names
-    .filter((n) => n.byProduct)
-    .map((n) => n.pattern.source.replace(/^\^\(\?:(.*)\)\$$/, '$1'));
+  const charted = measurements.control.names.filter((n) => n.byProduct).map((n) => unanchored(n.pattern));
   const uses = [
     ...(products.label ? ['unit_type label on the unit counts'] : []),
     ...(charted.length > 0 ? [`charts per product for ${charted.join(', ')}`] : []),

@@ -7,11 +7,7 @@ const MAX_DURATION_MS = 7 * 86_400_000;
 
 type Ctx = z.core.$RefinementCtx;
 
-/**
- * Shortest polling period or timeout accepted: a poll every few milliseconds floods the log and
- * the data goes stale at once. Nothing the upstream serves changes that fast, and no request
- * completes in less.
- */
+/** Shortest polling period or timeout: nothing upstream changes faster, and no request completes in less. */
 export const MIN_PERIOD_MS = 1_000;
 
 /** Validates a duration string, reporting on `ctx`; returns milliseconds or `undefined`. */

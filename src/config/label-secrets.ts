@@ -4,14 +4,12 @@
  * Checked on the expanded input, so that the paths are the file's own; the value is never quoted.
  */
 import type { Path, PathIssue } from './env.ts';
+import { isRecord } from './fields.ts';
 
 const MESSAGE =
   'contains a secret (a token the config uses, or a Bearer credential); it would be exported as a label value on /metrics';
 
 type Node = unknown;
-
-const isRecord = (x: Node): x is Record<string, Node> =>
-  x !== null && typeof x === 'object' && !Array.isArray(x);
 
 /** The value at `key` of a mapping, if any. */
 const at = (node: Node, key: string): Node => (isRecord(node) ? node[key] : undefined);
