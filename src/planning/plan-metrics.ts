@@ -49,18 +49,12 @@ export class PlanMetrics {
     this.#removeAchieved((row) => row.collector === collector && !fresh.has(achievedKey(row)));
   }
 
-  /**
-   * Keeps the achieved refresh of these collectors and windows only: a reload that removes a
-   * window or disables a collector takes its series with it at once.
-   */
-  retainAchieved({
-    collectors,
-    windows,
-  }: {
+  /** Keeps only these collectors' and windows' achieved refresh: a reload's removals take their series. */
+  retainAchieved(keep: {
     readonly collectors: readonly string[];
     readonly windows: readonly string[];
   }): void {
-    this.#removeAchieved((row) => !collectors.includes(row.collector) || !windows.includes(row.window));
+    this.#removeAchieved((r) => !keep.collectors.includes(r.collector) || !keep.windows.includes(r.window));
   }
 
   addIdle(counts: IdleSkipCounts): void {

@@ -17,12 +17,13 @@ export interface PlanTrackerDeps {
   readonly wallClock: () => number;
   /** The configured windows' names, in config order. */
   readonly windows: readonly string[];
-  /** The enabled data collectors' names. */
   readonly collectors: readonly string[];
   /** `planning.max_series`, for the log line of a dropped family. */
   readonly maxSeries?: number;
+  /** The request planner for a topology (this replica's share) at a time; without it, no plan. */
   readonly planner?: (topology: Topology) => (now: Date) => RequestPlan;
   readonly planMetrics?: PlanMetrics;
+  /** The series budget (`planning.max_series`), applied to every part before it is published. */
   readonly seriesBudget?: SeriesBudget;
 }
 

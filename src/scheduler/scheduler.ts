@@ -3,7 +3,6 @@
  * families to the exposition cache whole. It times every poll and writes all self-metrics, so
  * that no collector knows they exist; a scrape serves whatever was last published.
  */
-import type { Logger } from 'pino';
 import type {
   CollectorContext,
   DataCollector,
@@ -14,10 +13,7 @@ import type {
 import type { ExpositionCache } from '../exposition/cache.ts';
 import type { SelfMetrics } from '../exposition/selfmetrics.ts';
 import type { Topology } from '../model/topology.ts';
-import type { PlanMetrics } from '../planning/plan-metrics.ts';
-import { PlanTracker } from '../planning/plan-tracker.ts';
-import type { RequestPlan } from '../planning/request-plan.ts';
-import type { SeriesBudget } from '../planning/series-budget.ts';
+import { PlanTracker, type PlanTrackerDeps } from '../planning/plan-tracker.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { abortableSleep, type Loop, type LoopTimers, realLoopTimers, startLoop } from './loop.ts';
 import { classifyPoll, type PollClass, Staleness } from './staleness.ts';
@@ -26,14 +22,13 @@ import { type CollectorStatus, recordRun } from './status.ts';
 export { Staleness } from './staleness.ts';
 export type { CollectorStatus } from './status.ts';
 
-export interface SchedulerDeps {
+export interface SchedulerDeps
+  extends Pick<PlanTrackerDeps, 'logger' | 'planner' | 'planMetrics' | 'seriesBudget'> {
   readonly discovery: DiscoveryCollector;
   readonly collectors: readonly DataCollector[];
   readonly context: CollectorContext;
   readonly cache: ExpositionCache;
-  /** The exporter's own metrics: every poll's outcome is written there. */
   readonly selfMetrics: SelfMetrics;
-  readonly logger: Logger;
   /** Wall clock, epoch ms: window ends and data ages. */
   readonly wallClock?: () => number;
   readonly timers?: LoopTimers;
@@ -46,11 +41,6 @@ export interface SchedulerDeps {
   readonly reuseJobs?: ReadonlyMap<string, ReusableJob>;
   /** From the scheduler this one replaces: dropped collectors stay dropped, data keeps its age. */
   readonly reuseFreshness?: Staleness;
-  /** The request planner for a topology (this replica's share) at a time; without it, no plan. */
-  readonly planner?: (topology: Topology) => (now: Date) => RequestPlan;
-  readonly planMetrics?: PlanMetrics;
-  /** The series budget (`planning.max_series`), applied to every part before it is published. */
-  readonly seriesBudget?: SeriesBudget;
 }
 
 /** A data collector's job, kept across a reload when its settings did not change. */
