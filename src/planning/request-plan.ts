@@ -47,11 +47,7 @@ export interface PlanInput {
   readonly maxRefreshMs?: number;
 }
 
-interface Candidate {
-  readonly collector: string;
-  readonly window?: string;
-  readonly level?: Level;
-  readonly requests: number;
+interface Candidate extends Pick<PlanEntry, 'collector' | 'window' | 'level' | 'requests'> {
   /** Length used for stretching; undefined for fixed entries. */
   readonly lengthMs?: number;
   readonly defaultMs: number;
