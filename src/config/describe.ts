@@ -1,10 +1,7 @@
 import { formatDuration } from './duration.ts';
 import type { Config, WindowSpec } from './schema.ts';
 
-/**
- * A short human-readable summary of `config` for `station-exporter check-config`.
- * Shows where the token comes from but never the token itself.
- */
+/** A short summary of `config` for `check-config`: where the token comes from, never the token. */
 export function describeConfig(config: Config): string {
   const { upstream, discovery, summary, measurements, units } = config;
   const token = upstream.token.kind === 'file' ? `token from file ${upstream.token.path}` : 'inline token';

@@ -27,10 +27,7 @@ export function checkDuration(text: string, ctx: Ctx): number | undefined {
   return ms;
 }
 
-/**
- * A Prometheus-style duration string, parsed to milliseconds, optionally with a minimum `minMs`
- * (e.g. {@link MIN_PERIOD_MS} for a polling period or a timeout).
- */
+/** A Prometheus-style duration string, parsed to milliseconds, at least `minMs` if given. */
 export function duration({ minMs }: { readonly minMs?: number } = {}) {
   return z
     .string({ error: 'must be a duration with a unit, such as 30s, 5m or 1h30m' })
@@ -94,9 +91,8 @@ export function clockTime() {
 }
 
 /**
- * Reports every item of `items` whose `key` was already seen, at that item's index, as
- * `duplicate ${what} "..."`. Runs even when items failed (see {@link always}), so `items` may be
- * half-parsed or not even a list: anything without a string key is never a duplicate.
+ * Reports every item whose `key` was seen before as `duplicate ${what} "..."`. Runs {@link always},
+ * so `items` may be half-parsed or not a list: an item without a string key is never a duplicate.
  */
 export function reportDuplicates<T>(
   items: readonly T[],

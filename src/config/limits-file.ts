@@ -22,10 +22,7 @@ export function withLimitsFile(m: MeasurementsConfig, baseDir: string): Measurem
   return { ...m, control: { ...m.control, limitsFile: absolute(file, baseDir) } };
 }
 
-/**
- * Reads the limits file the raw (expanded) config names and reports every problem of it, each as
- * `measurements.control.limits_file: FILE: charts[3].sigma: message`.
- */
+/** Every problem of the limits file the expanded config names, as `…: FILE: charts[3].sigma: …`. */
 export function checkLimitsFile(
   raw: unknown,
   at: { readonly baseDir: string; readonly skip: Set<string> },

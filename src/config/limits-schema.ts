@@ -294,10 +294,7 @@ function keysAt(path: Path): string[] {
   return Object.keys(MAPPINGS[last]?.shape ?? {});
 }
 
-/**
- * Validates YAML text as a limits file; `source` names it in errors (the file's path). Throws
- * {@link LimitsFileError} listing every problem found.
- */
+/** Validates YAML text as a limits file named `source`; throws {@link LimitsFileError} with every problem. */
 export function parseLimits(yamlText: string, source: string): LimitsFile {
   if (yamlText.length > LIMITS_MAX_BYTES)
     throw new LimitsFileError(source, [

@@ -55,10 +55,7 @@ export class ConfigError extends Error {
   }
 }
 
-/**
- * Reads, expands, validates and resolves the YAML config file at `path`. Throws {@link ConfigError}.
- * `onSecret` hears every token the loader sees (see {@link ParseOptions.onSecret}).
- */
+/** Reads, expands, validates and resolves the config file at `path`; throws {@link ConfigError}. */
 export async function loadConfig(
   path: string,
   env: NodeJS.ProcessEnv = process.env,
@@ -146,10 +143,7 @@ function headerValues(headers: unknown): string[] {
   );
 }
 
-/**
- * Validates an already-parsed config object, e.g. built-in defaults, exactly like a config file:
- * `${VAR}` expansion, schema, and a readable token file. Throws {@link ConfigError}.
- */
+/** Validates a parsed config object (built-in defaults) exactly like a file; throws {@link ConfigError}. */
 export function configFromObject(raw: unknown, opts: ParseOptions): Config {
   const source = opts.source ?? 'config';
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {

@@ -27,10 +27,7 @@ export class SeriesBudget {
     private readonly order: readonly string[] = SERIES_DROP_ORDER,
   ) {}
 
-  /**
-   * The families of `part` that fit, given the other parts' last counts. Other parts are filtered
-   * the same way on their next publish.
-   */
+  /** The families of `part` that fit, given the other parts' last counts (filtered at their next publish). */
   filter(part: string, families: readonly Family[]): readonly Family[] {
     if (this.maxSeries === undefined) return families;
     const own = new Map<string, number>();
