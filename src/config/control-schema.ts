@@ -1,8 +1,4 @@
-/**
- * The `control` section of the config (control charts per measurement), ready to be plugged
- * into configSchema. Snake_case YAML in, the engine's camelCase chart spec pieces out.
- * Every key carries a description, for the generated docs/config.md.
- */
+/** The `measurements.control` section: control charts per measurement name, as the engine's chart specs. */
 import { z } from 'zod';
 import type { BaselineSpec } from '../spc/index.ts';
 import { NELSON_RULES, type RulesConfig } from '../spc/rules.ts';
@@ -176,69 +172,62 @@ function countOf(rule: 5 | 6) {
     .prefault({});
 }
 
+/** A rule's settings: whether it is evaluated, and its own `fields`. */
+function rule<S extends Record<string, z.ZodDefault>>(n: number, fields: S, what: string) {
+  const settings = z.strictObject({ enabled: enabled(n), ...fields });
+  // Every field has a default, so `{}` stands for an absent rule.
+  return settings.prefault({} as z.input<typeof settings>).describe(what);
+}
+
 const rulesSchema = z
   .strictObject({
-    1: z
-      .strictObject({
-        enabled: enabled(1),
-        sigmas: sigmas(3, 'A point beyond this many sigmas violates rule 1.'),
-      })
-      .prefault({})
-      .describe('Rule 1: one point beyond 3 sigma.'),
-    2: z
-      .strictObject({
-        enabled: enabled(2),
-        points: points(9, 2, 'Points in a row on one side of the centre.'),
-      })
-      .prefault({})
-      .describe('Rule 2: nine points in a row on one side of the centre (Western Electric: 8).'),
-    3: z
-      .strictObject({
-        enabled: enabled(3),
-        points: points(6, 3, 'Points in a row steadily rising or falling.'),
-      })
-      .prefault({})
-      .describe('Rule 3: six points in a row steadily increasing or decreasing.'),
-    4: z
-      .strictObject({
-        enabled: enabled(4),
-        points: points(14, 3, 'Points in a row alternating up and down.'),
-      })
-      .prefault({})
-      .describe('Rule 4: fourteen points in a row alternating up and down.'),
+    1: rule(
+      1,
+      { sigmas: sigmas(3, 'A point beyond this many sigmas violates rule 1.') },
+      'Rule 1: one point beyond 3 sigma.',
+    ),
+    2: rule(
+      2,
+      { points: points(9, 2, 'Points in a row on one side of the centre.') },
+      'Rule 2: nine points in a row on one side of the centre (Western Electric: 8).',
+    ),
+    3: rule(
+      3,
+      { points: points(6, 3, 'Points in a row steadily rising or falling.') },
+      'Rule 3: six points in a row steadily increasing or decreasing.',
+    ),
+    4: rule(
+      4,
+      { points: points(14, 3, 'Points in a row alternating up and down.') },
+      'Rule 4: fourteen points in a row alternating up and down.',
+    ),
     5: countOf(5).describe('Rule 5: two of three points beyond 2 sigma on the same side.'),
     6: countOf(6).describe('Rule 6: four of five points beyond 1 sigma on the same side.'),
-    7: z
-      .strictObject({
-        enabled: enabled(7),
+    7: rule(
+      7,
+      {
         points: points(15, 2, 'Points in a row within `sigmas` of the centre.'),
         sigmas: sigmas(1, 'Half-width of the zone around the centre, in sigmas.'),
-      })
-      .prefault({})
-      .describe('Rule 7: fifteen points in a row within 1 sigma.'),
-    8: z
-      .strictObject({
-        enabled: enabled(8),
+      },
+      'Rule 7: fifteen points in a row within 1 sigma.',
+    ),
+    8: rule(
+      8,
+      {
         points: points(8, 2, 'Points in a row beyond `sigmas`, on either side.'),
         sigmas: sigmas(1, 'Distance from the centre line, in sigmas.'),
-      })
-      .prefault({})
-      .describe('Rule 8: eight points in a row beyond 1 sigma, on either side.'),
+      },
+      'Rule 8: eight points in a row beyond 1 sigma, on either side.',
+    ),
   })
   .prefault({})
   .transform((r): RulesConfig => r)
   .describe('The Nelson rules, keyed by number; each can be switched off and its run lengths changed.');
 
 /**
- * The CUSUM's defaults: k = 0.625, h = 10, values capped at ±2.5 sigma, with a fast initial
- * response. By the Brook–Evans chain (test/spc/cusum-ewma.test.ts), an in-control chart signals
- * by chance once in about 1.44 million points (with limits known); with the fast CUSUM that runs
- * beside it (src/spc/detector-state.ts) and estimated 7-day baselines, once in 733,091
- * (`npm run bench:spc`): 0.98 chance signals a day per 1,000 charts at a point every 2 minutes.
- * A sustained shift is found in 28.2 / 13.3 / 9.1 / 6.5 points on average at 1 / 1.5 / 2 / 3
- * sigma by this CUSUM alone, 27.1 / 12.5 / 7.7 / 3.9 with the fast one; Lorden's asymptotic
- * first-order term ln(ARL0)/KL at that rate is 27.0 points at 1 sigma (docs/measurements.md: the
- * table, the term, how to choose k, h and the cap).
+ * The CUSUM's defaults (k = 0.625, h = 10, cap 2.5, fast initial response): a chance signal once in
+ * about 733,000 points with the fast CUSUM beside it, and a 1-sigma shift found in about 27 points
+ * (`npm run bench:spc`; docs/measurements.md has the table and how to choose k, h and the cap).
  */
 const cusumSchema = z
   .strictObject({
@@ -264,11 +253,7 @@ const cusumSchema = z
   .transform((c) => ({ enabled: c.enabled, k: c.k, h: c.h, cap: c.cap, fir: c.fast_initial_response }))
   .describe("CUSUM for small sustained shifts, on values standardized by the chart's centre and sigma.");
 
-/**
- * The EWMA's defaults: λ = 0.1, L = 4.5, exact time-varying limits. In control, a chance signal
- * once in about 218,000 points (asymptotic limits, known parameters); a shift is found in
- * 26.3 / 11.7 / 4.6 points at 1 / 1.5 / 3 sigma.
- */
+/** The EWMA's defaults (λ = 0.1, L = 4.5): a chance signal once in about 218,000 points. */
 const ewmaSchema = z
   .strictObject({
     enabled: z.boolean().default(true).describe('Run an EWMA chart on every charted series.'),

@@ -1,10 +1,7 @@
 import { formatDuration } from './duration.ts';
 import type { Config, WindowSpec } from './schema.ts';
 
-/**
- * A short human-readable summary of `config` for `station-exporter check-config`.
- * Shows where the token comes from but never the token itself.
- */
+/** A short summary of `config` for `check-config`: where the token comes from, never the token. */
 export function describeConfig(config: Config): string {
   const { upstream, discovery, summary, measurements, units } = config;
   const token = upstream.token.kind === 'file' ? `token from file ${upstream.token.path}` : 'inline token';
@@ -36,9 +33,7 @@ export function describeConfig(config: Config): string {
 /** The products line, when products are configured (none otherwise). */
 function describeProducts({ products, measurements }: Config): string[] {
   if (products.allow.length === 0) return [];
-  const charted = measurements.control.names
-    .filter((n) => n.byProduct)
-    .map((n) => n.pattern.source.replace(/^\^\(\?:(.*)\)\$$/, '$1'));
+  const charted = measurements.control.names.filter((n) => n.byProduct).map((n) => unanchored(n.pattern));
   const uses = [
     ...(products.label ? ['unit_type label on the unit counts'] : []),
     ...(charted.length > 0 ? [`charts per product for ${charted.join(', ')}`] : []),

@@ -13,9 +13,8 @@ const UNITS: ReadonlyArray<readonly [string, number]> = [
 const DURATION_RE = /^(?:(\d+)y)?(?:(\d+)w)?(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?(?:(\d+)ms)?$/;
 
 /**
- * Parses a Prometheus-style duration such as `500ms`, `30s`, `1h30m` or `2d`.
- * Returns milliseconds, or `undefined` for anything else: bare numbers, negative or zero durations,
- * units out of order, or values too large to be exact.
+ * Parses a Prometheus-style duration such as `500ms` or `1h30m` to milliseconds; `undefined` for bare
+ * numbers, zero, units out of order, or values too large to be exact.
  */
 export function parseDuration(text: string): number | undefined {
   const match = DURATION_RE.exec(text);

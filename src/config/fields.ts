@@ -5,16 +5,9 @@ import { formatDuration, parseDuration } from './duration.ts';
 /** Longest duration accepted anywhere: windows beyond a week are out of scope, and longer timers overflow. */
 const MAX_DURATION_MS = 7 * 86_400_000;
 
-const ID_RE = /^[0-9a-fA-F]{24}$/;
-const CLOCK_RE = /^(?:[01]\d|2[0-3]):[0-5]\d$/;
-
 type Ctx = z.core.$RefinementCtx;
 
-/**
- * Shortest polling period or timeout accepted: a poll every few milliseconds floods the log and
- * the data goes stale at once. Nothing the upstream serves changes that fast, and no request
- * completes in less.
- */
+/** Shortest polling period or timeout: nothing upstream changes faster, and no request completes in less. */
 export const MIN_PERIOD_MS = 1_000;
 
 /** Validates a duration string, reporting on `ctx`; returns milliseconds or `undefined`. */
@@ -34,10 +27,7 @@ export function checkDuration(text: string, ctx: Ctx): number | undefined {
   return ms;
 }
 
-/**
- * A Prometheus-style duration string, parsed to milliseconds, optionally with a minimum `minMs`
- * (e.g. {@link MIN_PERIOD_MS} for a polling period or a timeout).
- */
+/** A Prometheus-style duration string, parsed to milliseconds, at least `minMs` if given. */
 export function duration({ minMs }: { readonly minMs?: number } = {}) {
   return z
     .string({ error: 'must be a duration with a unit, such as 30s, 5m or 1h30m' })
@@ -74,14 +64,17 @@ export function anchoredRegex() {
     .meta({ 'x-type': 'regex' });
 }
 
-/** A 24-character hexadecimal identifier as used by the upstream for sites and stations. */
-export function hexId() {
+/** A string that `re` matches, else `must be ${what}, got "..."`. */
+function matching(re: RegExp, what: string, xType: string) {
   return z
     .string()
-    .refine((v) => ID_RE.test(v), {
-      error: (iss) => `must be a 24-character hexadecimal id, got "${String(iss.input)}"`,
-    })
-    .meta({ 'x-type': 'id' });
+    .refine((v) => re.test(v), { error: (iss) => `must be ${what}, got "${String(iss.input)}"` })
+    .meta({ 'x-type': xType });
+}
+
+/** A 24-character hexadecimal identifier as used by the upstream for sites and stations. */
+export function hexId() {
+  return matching(/^[0-9a-fA-F]{24}$/, 'a 24-character hexadecimal id', 'id');
 }
 
 /** An IANA time zone name known to the runtime's ICU data. */
@@ -94,18 +87,12 @@ export function timeZone() {
 
 /** A 24-hour `HH:MM` wall-clock time. */
 export function clockTime() {
-  return z
-    .string()
-    .refine((v) => CLOCK_RE.test(v), {
-      error: (iss) => `must be a 24-hour time HH:MM, got "${String(iss.input)}"`,
-    })
-    .meta({ 'x-type': 'HH:MM' });
+  return matching(/^(?:[01]\d|2[0-3]):[0-5]\d$/, 'a 24-hour time HH:MM', 'HH:MM');
 }
 
 /**
- * Reports every item of `items` whose `key` was already seen, at that item's index, as
- * `duplicate ${what} "..."`. Runs even when items failed (see {@link always}), so `items` may be
- * half-parsed or not even a list: anything without a string key is never a duplicate.
+ * Reports every item whose `key` was seen before as `duplicate ${what} "..."`. Runs {@link always},
+ * so `items` may be half-parsed or not a list: an item without a string key is never a duplicate.
  */
 export function reportDuplicates<T>(
   items: readonly T[],

@@ -91,17 +91,27 @@ function tooBig(iss: RawIssue<'too_big'>): string {
 const isWrongShape = (branch: Issue[]): boolean =>
   branch.length > 0 && branch.every((i) => i.code === 'invalid_type' && i.path.length === 0);
 
-/** Flattens zod issues into `path: message` items, one per unknown key and per failing union branch. */
-export function flattenIssues(issues: readonly Issue[], prefix: Path = []): PathIssue[] {
+/**
+ * Flattens zod issues into `path: message` items, one per unknown key and per failing union branch;
+ * `keysAt` gives the keys allowed in the mapping at a path (default: the config's).
+ */
+export function flattenIssues(
+  issues: readonly Issue[],
+  prefix: Path = [],
+  keysAt: (parent: Path) => readonly string[] = configKeysAt,
+): PathIssue[] {
   return issues.flatMap((issue): PathIssue[] => {
     const path = [...prefix, ...(issue.path as Array<string | number>)];
     if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({ path: [...path, key], message: unknownKeyMessage(path, key) }));
+      return issue.keys.map((key) => ({
+        path: [...path, key],
+        message: unknownKeyMessage(keysAt(path), key),
+      }));
     }
     if (issue.code === 'invalid_union' && issue.errors.length > 0) {
       // A value that is "a string or a mapping" fails both branches; report the branch it was meant for.
       const meant = issue.errors.filter((branch) => !isWrongShape(branch));
-      if (meant.length === 1 && meant[0] !== undefined) return flattenIssues(meant[0], path);
+      if (meant.length === 1 && meant[0] !== undefined) return flattenIssues(meant[0], path, keysAt);
       if (meant.length === 0) {
         const expected = issue.errors.flatMap((b) =>
           b.map((i) => (i.code === 'invalid_type' ? i.expected : '')),
@@ -114,17 +124,21 @@ export function flattenIssues(issues: readonly Issue[], prefix: Path = []): Path
   });
 }
 
-/** `unknown key`, with the closest key allowed at that place when the unknown one looks like a typo. */
-function unknownKeyMessage(parent: Path, key: string): string {
+/** The config's keys in the mapping at `parent`, in any of its variants. */
+function configKeysAt(parent: Path): string[] {
   const prefix = parent
     .map((s) => (typeof s === 'number' ? '[]' : `.${s}`))
     .join('')
     .replace(/^\./, '');
-  const siblings = configReferenceRows()
+  return configReferenceRows()
     .map((row) => row.path)
     .filter((path) => path.startsWith(prefix === '' ? '' : `${prefix}.`))
     .map((path) => path.slice(prefix === '' ? 0 : prefix.length + 1))
     .filter((rest) => /^[a-z_]+$/.test(rest));
+}
+
+/** `unknown key`, with the closest allowed key when the unknown one looks like a typo. */
+function unknownKeyMessage(siblings: readonly string[], key: string): string {
   // A key of the same list under another `type` (week_starts on a today window) is a sibling too:
   // suggesting the key itself would read as a typo where the type is what is wrong.
   if (siblings.includes(key)) return 'not a key of this type';

@@ -1,31 +1,20 @@
 /**
- * Known secrets refused in every config field that becomes a label value. The logs and pages are
- * masked, /metrics is not: `windows: [{name: "w-${STATION_TOKEN}"}]` would put the token on every
- * summary series for every scraper. So a config whose label fields carry a token the loader saw
- * (inline, from the environment, the token file) or a `Bearer <credential>` is invalid, with an
- * error naming the path and never the value.
- *
- * The fields, checked on the expanded input so that the paths are the file's own:
- * - `windows[i]` (shorthand) and `windows[i].name`: the `window` label;
- * - `measurements.names[i]` and `measurements.names[i].name`: the `metric` label;
- * - `discovery.site_ids[i]` and `discovery.station_ids[i]`: the `site_id` and `station_id` labels;
- * - the keys of `planning.refresh` and `measurements.statistics.windows` (window names, also checked
- *   against the windows, but a misspelt one is reported by its key).
+ * Known secrets refused in every config field that becomes a label value: logs and pages are
+ * masked, /metrics is not, and `windows: [{name: "w-${STATION_TOKEN}"}]` would export the token.
+ * Checked on the expanded input, so that the paths are the file's own; the value is never quoted.
  */
 import type { Path, PathIssue } from './env.ts';
+import { isRecord } from './fields.ts';
 
 const MESSAGE =
   'contains a secret (a token the config uses, or a Bearer credential); it would be exported as a label value on /metrics';
 
 type Node = unknown;
 
-const isRecord = (x: Node): x is Record<string, Node> =>
-  x !== null && typeof x === 'object' && !Array.isArray(x);
-
 /** The value at `key` of a mapping, if any. */
 const at = (node: Node, key: string): Node => (isRecord(node) ? node[key] : undefined);
 
-/** Every (path, text) a label can be made of. */
+/** Every (path, text) a label can be made of: window, metric, site and station ids, window-name keys. */
 function* labelFields(raw: Node): Generator<{ path: Path; text: string }> {
   const strings = function* (list: Node, path: Path, nameKey?: string) {
     if (!Array.isArray(list)) return;

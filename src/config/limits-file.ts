@@ -1,8 +1,6 @@
 /**
- * `measurements.control.limits_file` at load time: the path resolves against the config file's
- * directory (as `token_file` does), and the file is read and validated once, so that a mistake in
- * it is a config error naming both paths (check-config, start, reload) instead of a chart that
- * silently rolls. The collector reads it again when it changes (collectors/measurements/approved-limits.ts).
+ * `measurements.control.limits_file` at load time: resolved like `token_file` and validated, so that
+ * a mistake is a config error naming both paths instead of a chart that silently rolls.
  */
 import { isAbsolute, resolve } from 'node:path';
 import { readRegularFileSync } from '../util/read-file.ts';
@@ -24,10 +22,7 @@ export function withLimitsFile(m: MeasurementsConfig, baseDir: string): Measurem
   return { ...m, control: { ...m.control, limitsFile: absolute(file, baseDir) } };
 }
 
-/**
- * Reads the limits file the raw (expanded) config names and reports every problem of it, each as
- * `measurements.control.limits_file: FILE: charts[3].sigma: message`.
- */
+/** Every problem of the limits file the expanded config names, as `…: FILE: charts[3].sigma: …`. */
 export function checkLimitsFile(
   raw: unknown,
   at: { readonly baseDir: string; readonly skip: Set<string> },

@@ -1,12 +1,8 @@
 /**
- * The approved-limits file (`measurements.control.limits_file`): one entry per control chart
- * (station, metric, slot, product) with the centre, sigma and limits of a Phase I study, what the
- * study left out and why, and who approved them when. Written by `limits study` for review,
- * approved by a quality engineer; the exporter charts against the approved entries (Phase II:
- * frozen) and against the rolling baseline elsewhere. Validated like the config: strict, every
- * problem reported at once as `file: charts[3].center: message`, and only {@link parseLimits} and
- * {@link loadLimitsFile} make a {@link LimitsFile}. docs/measurements.md ("Approved limits") shows
- * the format.
+ * The approved-limits file (`measurements.control.limits_file`, docs/measurements.md "Approved
+ * limits"): per chart the limits of a Phase I study, its exclusions and their approval. Written by
+ * `limits study`, approved by a quality engineer; approved entries are charted frozen (Phase II).
+ * Validated like the config: strict, every problem at once as `file: charts[3].center: message`.
  */
 import { Worker } from 'node:worker_threads';
 import { isMap, parseDocument } from 'yaml';
@@ -15,17 +11,13 @@ import { MAX_PHI, MAX_SKEWNESS, MIN_PHI } from '../spc/calibration.ts';
 import type { StudyShape } from '../spc/limits.ts';
 import { formatBytes, readRegularFile } from '../util/read-file.ts';
 import { maskCredentialLike } from '../util/redact.ts';
-import { nearest } from '../util/suggest.ts';
 import { timestamp } from './control-schema.ts';
-import type { Path, PathIssue } from './env.ts';
+import type { Path } from './env.ts';
 import { always, hexId, isRecord } from './fields.ts';
 import { configErrorMap, flattenIssues, formatIssue } from './issues.ts';
 import { readErrorText, yamlErrorText, yamlToValue } from './read-errors.ts';
 
-/**
- * Largest limits file read, in bytes. An entry takes about 500 bytes of YAML, so 16 MiB holds
- * some 30,000 charts; YAML's node tree costs many times the text, hence a cap at all.
- */
+/** Largest limits file read: some 30,000 entries of 500 bytes; YAML's node tree costs many times that. */
 export const LIMITS_MAX_BYTES = 16 * 1024 * 1024;
 /** Alias uses allowed (yaml's `maxAliasCount`): a written file has none, a hand-edited one a few. */
 const LIMITS_MAX_ALIASES = 100;
@@ -92,10 +84,8 @@ const studySchema = z
   .transform((s) => ({ fromMs: s.from, toMs: s.to, points: s.points, excludedPoints: s.excluded_points }));
 
 /**
- * The data's shape the study measured on its kept points, with the rolling baseline's estimators:
- * the detectors of an approved chart are calibrated on it as a rolling baseline's are
- * (src/spc/calibration.ts). Each field absent means none; the ranges are those the calibration
- * clamps to, so that a value is used as written.
+ * The shape the study measured, which calibrates an approved chart's detectors as a rolling
+ * baseline's (src/spc/calibration.ts); the ranges are its clamps, so a value is used as written.
  */
 const calibrationSchema = z.strictObject({
   sd: z.number().positive().optional().describe('Standard deviation of all kept points; default: sigma.'),
@@ -144,29 +134,20 @@ const chartSchema = z
     checkApproval(c, ctx);
   }, always)
   .transform(
-    (c): ChartLimits => ({
-      station: c.station,
-      metric: c.metric,
-      slot: c.slot,
-      product: c.product,
-      center: c.center,
-      sigma: c.sigma,
-      ucl: c.ucl,
-      lcl: c.lcl,
-      study: c.study ?? null,
+    ({ study, calibration: shape, approved_by, approved_at, ...c }): ChartLimits => ({
+      ...c,
+      study: study ?? null,
       calibration:
-        c.calibration === undefined
+        shape === undefined
           ? null
           : {
-              sigma: c.calibration.sd ?? c.sigma,
-              phi: c.calibration.phi ?? 0,
-              skewness: c.calibration.skewness ?? 0,
-              excessKurtosis: c.calibration.excess_kurtosis ?? 0,
+              sigma: shape.sd ?? c.sigma,
+              phi: shape.phi ?? 0,
+              skewness: shape.skewness ?? 0,
+              excessKurtosis: shape.excess_kurtosis ?? 0,
             },
-      excluded: c.excluded,
-      approvedBy: c.approved_by,
-      approvedAtMs: c.approved_at,
-      reason: c.reason,
+      approvedBy: approved_by,
+      approvedAtMs: approved_at,
     }),
   );
 
@@ -238,23 +219,14 @@ export interface ChartLimits extends ChartIdentity {
   readonly sigma: number;
   readonly ucl: number;
   readonly lcl: number;
-  readonly study: {
-    readonly fromMs: number;
-    readonly toMs: number;
-    readonly points: number;
-    readonly excludedPoints: number;
-  } | null;
+  readonly study: Readonly<z.output<typeof studySchema>> | null;
   /**
    * The shape the study measured (`sd` read as `sigma`; absent fields as none), which calibrates
    * the detectors as on a rolling baseline; null: none (centre and sigma as given).
    */
   readonly calibration: StudyShape | null;
   /** Assignable causes left out of the study; a single point has `fromMs === toMs`. */
-  readonly excluded: ReadonlyArray<{
-    readonly fromMs: number;
-    readonly toMs: number;
-    readonly cause: string;
-  }>;
+  readonly excluded: ReadonlyArray<Readonly<z.output<typeof exclusionSchema>>>;
   /** Null until approved; only approved entries are charted against. */
   readonly approvedBy: string | null;
   readonly approvedAtMs: number | null;
@@ -307,61 +279,22 @@ export class LimitsFileError extends Error {
   }
 }
 
-/** The keys at each level of the file, for "did you mean". */
-const KEYS: Record<string, readonly string[]> = {
-  '': ['version', 'charts'],
-  chart: [
-    'station',
-    'metric',
-    'slot',
-    'product',
-    'center',
-    'sigma',
-    'ucl',
-    'lcl',
-    'study',
-    'calibration',
-    'excluded',
-    'approved_by',
-    'approved_at',
-    'reason',
-  ],
-  study: ['from', 'to', 'points', 'excluded_points'],
-  calibration: ['sd', 'phi', 'skewness', 'excess_kurtosis'],
-  excluded: ['from', 'to', 'at', 'cause'],
+/** The mapping each key of the format holds (the root under ''), for "did you mean". */
+const MAPPINGS: Record<string, { readonly shape: object }> = {
+  '': fileSchema,
+  charts: chartSchema.in,
+  study: studySchema.in,
+  calibration: calibrationSchema,
+  excluded: exclusionSchema.in,
 };
 
-/** The sibling keys of a path's last segment: which mapping of the format it is in. */
-function keysAt(path: Path): readonly string[] {
-  const named = path.filter((s): s is string => typeof s === 'string');
-  const last = named.at(-1);
-  if (last === undefined) return KEYS[''] ?? [];
-  if (last === 'charts') return KEYS.chart ?? [];
-  return KEYS[last] ?? [];
+/** The keys of the mapping a path is in (this format's, not the config's). */
+function keysAt(path: Path): string[] {
+  const last = path.filter((s) => typeof s === 'string').at(-1) ?? '';
+  return Object.keys(MAPPINGS[last]?.shape ?? {});
 }
 
-/** Zod issues as `path: message`, unknown keys checked against this format's keys (not the config's). */
-function limitsIssues(issues: readonly z.core.$ZodIssue[]): PathIssue[] {
-  const out: PathIssue[] = [];
-  for (const issue of issues) {
-    if (issue.code !== 'unrecognized_keys') {
-      out.push(...flattenIssues([issue]));
-      continue;
-    }
-    const path = issue.path as Array<string | number>;
-    for (const key of issue.keys) {
-      const best = nearest(key, keysAt(path));
-      const message = best === undefined ? 'unknown key' : `unknown key (did you mean "${best}"?)`;
-      out.push({ path: [...path, key], message });
-    }
-  }
-  return out;
-}
-
-/**
- * Validates YAML text as a limits file; `source` names it in errors (the file's path). Throws
- * {@link LimitsFileError} listing every problem found.
- */
+/** Validates YAML text as a limits file named `source`; throws {@link LimitsFileError} with every problem. */
 export function parseLimits(yamlText: string, source: string): LimitsFile {
   if (yamlText.length > LIMITS_MAX_BYTES)
     throw new LimitsFileError(source, [
@@ -375,7 +308,8 @@ export function parseLimits(yamlText: string, source: string): LimitsFile {
   const tree = yamlToValue(doc, LIMITS_MAX_ALIASES);
   if ('issue' in tree) throw new LimitsFileError(source, [tree.issue]);
   const parsed = fileSchema.safeParse(tree.value, { error: configErrorMap });
-  if (!parsed.success) throw new LimitsFileError(source, limitsIssues(parsed.error.issues).map(formatIssue));
+  if (!parsed.success)
+    throw new LimitsFileError(source, flattenIssues(parsed.error.issues, [], keysAt).map(formatIssue));
   return new LimitsFile(MADE_HERE, source, parsed.data.charts);
 }
 
@@ -391,18 +325,16 @@ export async function loadLimitsFile(path: string): Promise<LimitsFile> {
 }
 
 /**
- * The worker thread's one answer (limits-worker.ts): the validated entries as JSON texts of 1,000
- * each (the event loop parses JSON in about half the time a structured clone takes, into objects
- * it then reads faster), or every problem of the file.
+ * The worker thread's one answer (limits-worker.ts): the entries as JSON texts of 1,000 each (JSON
+ * parses in half the time of a structured clone), or every problem of the file.
  */
 export type LimitsAnswer =
   | { readonly chartsJson: readonly string[] }
   | { readonly issues: readonly string[] }
   | { readonly failed: string };
 
-// Under tsx and vitest this module is src/config/limits-schema.ts, beside the worker's source,
-// which node runs with its types stripped. Bundled, every chunk sits at the root of the output
-// folder beside limits-worker.js, an entry point of every bundle (scripts/bundle.mjs).
+// Under tsx and vitest the worker's source runs with its types stripped; bundled, limits-worker.js
+// is an entry point beside every chunk (scripts/bundle.mjs).
 const WORKER_URL = new URL(
   import.meta.url.endsWith('.ts') ? './limits-worker.ts' : './limits-worker.js',
   import.meta.url,
@@ -415,8 +347,7 @@ const WORKER_URL = new URL(
  */
 export async function loadLimitsFileInThread(path: string): Promise<LimitsFile> {
   // No inherited flags: a loader such as tsx's would transform the thread's modules on the event
-  // loop (measured under tsx: half of the event loop's 100 ms per read of 10,000 entries), and
-  // node runs them as they are.
+  // loop (half of its 100 ms per read of 10,000 entries under tsx).
   const worker = new Worker(WORKER_URL, { workerData: { path }, execArgv: [] });
   let answer: LimitsAnswer;
   try {

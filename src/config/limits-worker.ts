@@ -1,17 +1,11 @@
 /**
- * The thread that reads and validates a limits file for {@link loadLimitsFileInThread}
- * (limits-schema.ts): parsing YAML is the whole cost of a large file (about 3 s of CPU for
- * 10,000 entries, bench/limits/limits-file.ts), and on the event loop it would stall scrapes for
- * that long. One file per thread, which then ends. Loaded by URL, not imported: its own entry
- * point of the bundle (scripts/bundle.mjs).
+ * The thread that reads a limits file for loadLimitsFileInThread: parsing YAML (3 s of CPU for
+ * 10,000 entries, bench/limits/limits-file.ts) would stall scrapes on the event loop. Loaded by URL.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { type ChartLimits, type LimitsAnswer, LimitsFileError, loadLimitsFile } from './limits-schema.ts';
 
-/**
- * Entries per JSON text of an answer ({@link LimitsAnswer}): the event loop parses one text at a time and lets other
- * work run in between, so a scrape waits for at most one (about 3 ms of parsing for 1,000).
- */
+/** Entries per JSON text of an answer: a scrape waits for the parsing of one (about 3 ms). */
 const BATCH = 1000;
 
 async function answer(path: string): Promise<LimitsAnswer> {

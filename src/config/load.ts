@@ -12,23 +12,15 @@ import { checkTlsFiles, resolveTlsFiles } from './tls-files.ts';
 import { TOKEN_FILE_MAX_BYTES } from './token.ts';
 import { tokenProblem } from './token-text.ts';
 
-/**
- * Largest config file read, in bytes. A real config is a few KiB; YAML's node tree costs many
- * times the text, so an uncapped file can take the heap.
- */
+/** Largest config file read: a real one is a few KiB, and YAML's node tree costs many times the text. */
 export const CONFIG_MAX_BYTES = 1024 * 1024;
 
-/**
- * Most uses of YAML aliases (`*name`), weighted by the aliases inside what each one repeats, as
- * yaml's `maxAliasCount` counts them. A few dozen cover any real reuse; a "billion laughs"
- * document needs thousands.
- */
+/** Most YAML alias uses (`maxAliasCount`): real reuse needs a few dozen, a "billion laughs" thousands. */
 export const CONFIG_MAX_ALIASES = 100;
 
 /**
- * Largest config after alias expansion, in an estimate of its bytes (each string's length, 8
- * per other value and per key). Aliases that each repeat a large mapping would otherwise grow
- * a 1 MiB file into gigabytes once `${VAR}` expansion copies every repeat.
+ * Largest config after alias expansion, in estimated bytes: aliases repeating a large mapping would
+ * grow a 1 MiB file into gigabytes once `${VAR}` expansion copies every repeat.
  */
 const CONFIG_MAX_EXPANDED_BYTES = 4 * CONFIG_MAX_BYTES;
 
@@ -44,9 +36,8 @@ export interface ParseOptions {
   /** Where the config came from, for error messages (a file name, or e.g. "built-in defaults"). */
   source?: string;
   /**
-   * Hears every token the loader sees (`upstream.token` after `${VAR}` expansion, the content
-   * of `upstream.token_file`), even in a config that is rejected, so that the process's
-   * redactor masks it wherever it turns up (a token pasted into the wrong field, say).
+   * Hears every token the loader sees (inline after `${VAR}` expansion, the token file's content),
+   * even in a rejected config, so that the process's redactor masks it wherever it turns up.
    */
   onSecret?: (secret: string) => void;
 }
@@ -56,9 +47,7 @@ export class ConfigError extends Error {
   readonly issues: string[];
 
   constructor(source: string, issues: string[]) {
-    // Issues may quote the value a user typed, which may be a token in the wrong field: values
-    // that look like credentials are masked here, so no output (check-config, serve, a reload's
-    // log line, the status page) can show them.
+    // Issues may quote a value typed in, maybe a token in the wrong field: masked here for every output.
     const masked = issues.map(maskCredentialLike);
     super(`invalid configuration in ${maskCredentialLike(source)}:\n  ${masked.join('\n  ')}`);
     this.name = 'ConfigError';
@@ -66,10 +55,7 @@ export class ConfigError extends Error {
   }
 }
 
-/**
- * Reads, expands, validates and resolves the YAML config file at `path`. Throws {@link ConfigError}.
- * `onSecret` hears every token the loader sees (see {@link ParseOptions.onSecret}).
- */
+/** Reads, expands, validates and resolves the config file at `path`; throws {@link ConfigError}. */
 export async function loadConfig(
   path: string,
   env: NodeJS.ProcessEnv = process.env,
@@ -112,10 +98,7 @@ export function parseConfig(yamlText: string, opts: ParseOptions): Config {
   return configFromObject(raw, { ...opts, source });
 }
 
-/**
- * Whether the tree, with every alias repeat counted again, is larger than `limit` (see
- * {@link CONFIG_MAX_EXPANDED_BYTES}). Stops as soon as it is, so the walk itself stays bounded.
- */
+/** Whether the tree, alias repeats counted again, exceeds `limit`; stops as soon as it does. */
 function expandsBeyond(value: unknown, limit: number): boolean {
   let size = 0;
   const stack: unknown[] = [value];
@@ -135,11 +118,7 @@ function expandsBeyond(value: unknown, limit: number): boolean {
   return size > limit;
 }
 
-/**
- * The proxy's credentials in the upstream settings: the password of `proxy_url`
- * (`http://user:password@proxy:3128`) and the values of `proxy_connect_header`
- * (`Proxy-Authorization: [Basic …]`). Masked in all output like the token.
- */
+/** The proxy's credentials (`proxy_url`'s password, `proxy_connect_header` values), masked like the token. */
 function proxySecrets(upstream: Record<string, unknown> | undefined): string[] {
   return [...urlPassword(upstream?.proxy_url), ...headerValues(upstream?.proxy_connect_header)];
 }
@@ -164,10 +143,7 @@ function headerValues(headers: unknown): string[] {
   );
 }
 
-/**
- * Validates an already-parsed config object, e.g. built-in defaults, exactly like a config file:
- * `${VAR}` expansion, schema, and a readable token file. Throws {@link ConfigError}.
- */
+/** Validates a parsed config object (built-in defaults) exactly like a file; throws {@link ConfigError}. */
 export function configFromObject(raw: unknown, opts: ParseOptions): Config {
   const source = opts.source ?? 'config';
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -195,12 +171,11 @@ export function configFromObject(raw: unknown, opts: ParseOptions): Config {
   issues.push(...checkLimitsFile(expanded.value, { baseDir: opts.baseDir, skip: unexpanded }));
   // After the token file is read: the redactor must know every token before the labels are checked.
   issues.push(...labelSecretIssues(expanded.value, secrets.apply));
-  if (issues.length > 0 || !parsed.success) {
+  if (issues.length > 0 || !parsed.success)
     throw new ConfigError(
       source,
       issues.map((i) => secrets.redact(formatIssue(i))),
     );
-  }
   const connection = resolveTlsFiles(parsed.data.upstream.connection, opts.baseDir);
   const measurements = withLimitsFile(parsed.data.measurements, opts.baseDir);
   return brand(
@@ -244,10 +219,7 @@ function tokenFilePath(raw: unknown, baseDir: string, unexpanded: Set<string>): 
   return isAbsolute(file) ? file : resolve(baseDir, file);
 }
 
-/**
- * Checks at load time what the token provider will need later, without keeping the secret
- * around; `learn` hears the token so that it can be masked in output.
- */
+/** Checks at load time what the token provider will need; `learn` hears the token, to mask it. */
 function checkTokenFile(path: string | undefined, learn: (secret: string) => void): PathIssue[] {
   if (path === undefined) return [];
   let text: string;

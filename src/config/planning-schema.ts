@@ -2,10 +2,6 @@
 import { z } from 'zod';
 import { always, isRecord, period } from './fields.ts';
 
-/*
- * Plant scale: the request planner's and the series budget's settings, and sharding.
- */
-
 export const planningSchema = z
   .strictObject({
     refresh: z

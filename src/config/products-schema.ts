@@ -1,8 +1,6 @@
 /**
- * The `products` section: which upstream `unit_type` values become the `unit_type` label of the
- * unit counts and the `product` label of the control charts keyed per product. An allow-list keeps
- * the number of series bounded however many types the upstream sends: a type not on the list is
- * exported as {@link OTHER_PRODUCT}, a unit without a type as {@link UNKNOWN_PRODUCT}.
+ * The `products` section: which `unit_type` values become label values. An allow-list bounds the
+ * series however many types the upstream sends; any other is {@link OTHER_PRODUCT}.
  */
 import { z } from 'zod';
 import { always, reportDuplicates } from './fields.ts';

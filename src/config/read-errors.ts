@@ -1,7 +1,6 @@
 /**
- * Error texts for reading a config file (the exporter's config or the web config), and the steps
- * both loaders share. They give a position and a reason only: YAML's own messages quote the
- * source, and a config file can hold a token, a password hash or a key.
+ * Error texts and steps shared by the config and web-config loaders: a position and a reason only,
+ * since YAML's own messages quote the source, which may hold a token or a key.
  */
 import type { Document } from 'yaml';
 import { FileReadError } from '../util/read-file.ts';
@@ -20,11 +19,7 @@ export function readErrorText(err: unknown): string {
   return err instanceof FileReadError ? err.problem : fileErrorText(err);
 }
 
-/**
- * The document as plain values, with at most `maxAliases` alias uses (yaml's `maxAliasCount`).
- * yaml throws a ReferenceError for an alias bomb; it comes back here as an issue, so that each
- * loader makes it a config error (exit 2) instead of a crash.
- */
+/** The document as plain values; an alias bomb (over `maxAliases` uses) is an issue, not a crash. */
 export function yamlToValue(
   doc: Document,
   maxAliases: number,

@@ -76,10 +76,7 @@ function defaultLabel(nodes: JsonNode[], key: { readonly required: boolean }): s
 
 /** Every mapping among `nodes`, looking through unions and list items. */
 function childObjects(nodes: JsonNode[]): JsonNode[] {
-  return nodes.flatMap(variants).flatMap((n) => {
-    if (n.type === 'object' && n.properties !== undefined) return [n];
-    return [];
-  });
+  return nodes.flatMap(variants).filter((n) => n.type === 'object' && n.properties !== undefined);
 }
 
 function listItems(nodes: JsonNode[]): JsonNode[] {

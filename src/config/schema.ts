@@ -11,10 +11,8 @@ export type { WindowStatistic } from './measurements-schema.ts';
 export type { WindowSpec } from './windows-schema.ts';
 
 /*
- * The one definition of the configuration file. Input keys are the snake_case YAML keys; each section
- * transforms into the camelCase shape the rest of the exporter uses, with durations in milliseconds
- * and regular expressions compiled. Every key carries a description: docs/config.md is generated from them.
- * The `windows` section lives in windows-schema.ts.
+ * The one definition of the configuration file: snake_case YAML keys in, camelCase out, durations in
+ * milliseconds and regular expressions compiled. docs/config.md is generated from the descriptions.
  */
 
 /** The summary levels, finest first. */
@@ -158,14 +156,7 @@ const logSchema = z
 /** What group, line and site summaries cover. */
 export type SummaryAggregateOver = z.output<typeof summarySchema>['aggregateOver'];
 /** Keys by window name (planning.refresh, measurements.statistics.windows) must name a configured window. */
-function checkWindowKeys(
-  c: {
-    windows: readonly { name: string }[];
-    planning: { refreshMs: ReadonlyMap<string, number> };
-    measurements: { statistics: { windows: ReadonlyMap<string, unknown> } };
-  },
-  ctx: z.core.$RefinementCtx,
-): void {
+function checkWindowKeys(c: Sections, ctx: z.core.$RefinementCtx): void {
   const names = new Set(c.windows.map((w) => w.name));
   const check = (keys: Iterable<string>, path: (string | number)[]) => {
     for (const k of keys) {
@@ -183,14 +174,7 @@ function checkWindowKeys(
 }
 
 /** Products as a label or a chart key need the allow-list, and charts per product the units collector. */
-function checkProducts(
-  c: {
-    products: { label: boolean; allow: readonly string[] };
-    units: { enabled: boolean };
-    measurements: { control: { names: readonly { byProduct: boolean }[] } };
-  },
-  ctx: z.core.$RefinementCtx,
-): void {
+function checkProducts(c: Sections, ctx: z.core.$RefinementCtx): void {
   const charted = c.measurements.control.names.findIndex((n) => n.byProduct);
   if ((c.products.label || charted >= 0) && c.products.allow.length === 0) {
     const by = c.products.label ? 'products.label' : `measurements.control.names[${charted}].by_product`;
@@ -209,22 +193,24 @@ function checkProducts(
     });
 }
 
+const sections = z.strictObject({
+  upstream: upstreamSchema,
+  discovery: discoverySchema,
+  windows: windowsSchema,
+  summary: summarySchema,
+  measurements: measurementsSchema,
+  units: unitsSchema,
+  products: productsSchema,
+  targets: targetsSchema,
+  planning: planningSchema,
+  sharding: shardingSchema,
+  server: serverSchema,
+  log: logSchema,
+});
+type Sections = z.output<typeof sections>;
+
 /** The configuration file's schema: snake_case YAML in, camelCase {@link Config} data out. */
-export const configSchema = z
-  .strictObject({
-    upstream: upstreamSchema,
-    discovery: discoverySchema,
-    windows: windowsSchema,
-    summary: summarySchema,
-    measurements: measurementsSchema,
-    units: unitsSchema,
-    products: productsSchema,
-    targets: targetsSchema,
-    planning: planningSchema,
-    sharding: shardingSchema,
-    server: serverSchema,
-    log: logSchema,
-  })
+export const configSchema = sections
   .superRefine(checkWindowKeys)
   .superRefine(checkProducts)
   .describe('station-exporter configuration.');

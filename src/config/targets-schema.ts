@@ -1,8 +1,4 @@
-/**
- * The `targets` section of the config schema (see schema.ts, which assembles the sections): the
- * yield and retry targets of each line and station, exported as gauges by the `targets`
- * collector so that alerts and dashboards compare each line with its own target.
- */
+/** The `targets` section: yield and retry targets per line and station, exported as gauges for the alerts. */
 import { z } from 'zod';
 import { anchoredRegex, isRecord, period } from './fields.ts';
 

@@ -1,8 +1,6 @@
 /**
- * The files of `upstream.tls_config` at load time: relative paths resolve against the config
- * file's directory (as `token_file` does), and each file is read once, so that a missing CA or a
- * key that does not match its certificate is a config error with a path (check-config, start,
- * reload) instead of a failed handshake at the first poll.
+ * `upstream.tls_config`'s files at load time, resolved like `token_file` and read once, so that a
+ * missing CA or a mismatched key is a config error with a path, not a failed handshake later.
  */
 import { isAbsolute, resolve } from 'node:path';
 import {
@@ -28,10 +26,7 @@ export function resolveTlsFiles(connection: ConnectionSettings, baseDir: string)
   };
 }
 
-/**
- * Reads the TLS files the raw (expanded) config names and reports what keeps them from being
- * used; files whose key failed validation or `${VAR}` expansion are left to those messages.
- */
+/** Reads the TLS files the expanded config names and reports what keeps them from being used. */
 export function checkTlsFiles(
   raw: unknown,
   at: { readonly baseDir: string; readonly skip: Set<string> },

@@ -14,10 +14,7 @@ export interface TokenProvider {
   get(): Promise<string>;
   /** Reads the file again even if it looks unchanged (after a 401); an inline token stays as it is. */
   renew(): Promise<string>;
-  /**
-   * Why the token file could not be read at the last attempt, while an older token is still
-   * used; undefined when the file is fine (or the token is inline).
-   */
+  /** Why the token file failed at the last read while an older token is used; else undefined. */
   readonly fileError: string | undefined;
 }
 
@@ -29,10 +26,7 @@ export const TOKEN_FILE_TIMEOUT_MS = 5_000;
 
 /** File access used by {@link TokenFile}; injectable for tests. */
 export interface TokenFileDeps {
-  /**
-   * Default: a {@link RegularFileReader} with {@link TOKEN_FILE_MAX_BYTES} and
-   * {@link TOKEN_FILE_TIMEOUT_MS}.
-   */
+  /** Default: a {@link RegularFileReader} with the token file's size and time limits. */
   readFile?: (path: string) => Promise<string>;
   /** Default: the same reader's `stat`, with the same deadline and guard. */
   stat?: (path: string) => Promise<{ mtimeMs: number; size: number; mode?: number }>;
@@ -47,7 +41,6 @@ export interface TokenFileDeps {
 /** An inline token from the config: returned as is, renewed to itself. */
 export class InlineToken implements TokenProvider {
   readonly #value: string;
-  /** An inline token has no file to fail. */
   readonly fileError = undefined;
 
   constructor(value: string) {
@@ -66,12 +59,9 @@ export class InlineToken implements TokenProvider {
 }
 
 /**
- * A token read from a file on first use and read again whenever the file's modification time
- * or size changes, so a rotated secret (e.g. a Kubernetes secret volume) takes effect on the
- * next request without a restart. A file that later disappears or turns unreadable keeps the
- * last token in use and sets {@link TokenFile.fileError}; so does one that turns empty or is
- * replaced by what is not a regular file (a FIFO, a device, a directory), is too large, or does
- * not answer within the deadline. A good file put back is used at the next read.
+ * A token read from a file, again whenever its modification time or size changes, so a rotated
+ * secret takes effect without a restart. A file that turns unreadable, empty, too large, slow or
+ * not a regular file keeps the last token in use and sets {@link TokenFile.fileError}.
  */
 export class TokenFile implements TokenProvider {
   readonly #path: string;
@@ -83,9 +73,8 @@ export class TokenFile implements TokenProvider {
 
   constructor(path: string, deps: TokenFileDeps = {}) {
     this.#path = path;
-    // Never a plain readFile: a FIFO put in the file's place would block its open() for good. And
-    // one reader for every request: a stat or read that passed its deadline (a hung mount) is not
-    // started again until it returns, or each request would hold another libuv thread.
+    // Never a plain readFile: a FIFO in the file's place would block open() for good. One reader
+    // for all requests: a read past its deadline is not restarted, or each would hold a libuv thread.
     const reader = new RegularFileReader({
       maxBytes: TOKEN_FILE_MAX_BYTES,
       timeoutMs: TOKEN_FILE_TIMEOUT_MS,
@@ -119,8 +108,7 @@ export class TokenFile implements TokenProvider {
   }
 
   /** The token: the cached one while the file looks unchanged (unless `force`), else read anew. */
-  async #read(how: { readonly force: boolean }): Promise<string> {
-    const { force } = how;
+  async #read({ force }: { readonly force: boolean }): Promise<string> {
     const path = this.#path;
     let version: string;
     let text: string | undefined;

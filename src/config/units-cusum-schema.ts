@@ -1,9 +1,6 @@
 /**
- * `units.cusum`: the Bernoulli CUSUMs of first-pass yield, final yield and retry ratio per line and
- * station (src/spc/bernoulli.ts, docs/measurements.md#bernoulli-cusum-of-yield-and-retries). The
- * in-control rate of each chart is its own level over a long baseline, shrunk toward the `targets`
- * of its line or station when its history is thin; these fields say which rise to detect fastest
- * (an odds ratio of that level), how rare a chance signal must be and how the level is estimated.
+ * `units.cusum`: Bernoulli CUSUMs of yield and retry ratio per line and station (src/spc/bernoulli.ts,
+ * docs/measurements.md#bernoulli-cusum-of-yield-and-retries), each against its own level.
  */
 import { z } from 'zod';
 import { always, duration, reportDuplicates } from './fields.ts';

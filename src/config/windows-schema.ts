@@ -1,7 +1,4 @@
-/**
- * The `windows` section of the config schema (see schema.ts, which assembles the sections):
- * rolling windows, the current shift, today and this week, each exported as a `window` label value.
- */
+/** The `windows` section: rolling windows, the current shift, today and this week (`window` label values). */
 import { z } from 'zod';
 import { WEEKDAYS, type WindowSpec } from '../time/windows.ts';
 import { always, checkDuration, clockTime, duration, reportDuplicates, timeZone } from './fields.ts';
@@ -93,17 +90,10 @@ const windowSchema = z
       error: 'must be one of rolling, shift, today, week',
     }),
   ])
-  .meta({ 'x-type': 'duration or mapping' });
+  .meta({ 'x-type': 'duration or mapping' }) satisfies z.ZodType<WindowSpec>;
 
 /** A time window over which upstream statistics are requested (the type lives with the time arithmetic). */
 export type { WindowSpec };
-
-/** The validated window: checked against {@link WindowSpec} below. */
-type ParsedWindow = z.output<typeof windowSchema>;
-/** Fails to compile when the schema's output no longer fits the time module's type. */
-type Fits<A, B> = [A] extends [B] ? true : false;
-const WINDOW_TYPES_FIT: Fits<ParsedWindow, WindowSpec> = true;
-void WINDOW_TYPES_FIT;
 
 /** The `windows` list, with its default. */
 export const windowsSchema = z

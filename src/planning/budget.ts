@@ -1,9 +1,4 @@
-/**
- * The request plan of a running (or checked) exporter: the planner's inputs taken from the config,
- * this replica's shard, and what each enabled collector says it costs for the plant it polls
- * (a discovered topology, or counts given on the command line). No collector is named here.
- */
-
+/** The request plan from the config, this replica's shard and each enabled collector's declared costs. */
 import type { Collector } from '../collectors/collector.ts';
 import { COLLECTORS } from '../collectors/index.ts';
 import type { Config } from '../config/schema.ts';

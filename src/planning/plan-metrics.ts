@@ -1,9 +1,4 @@
-/**
- * Self-metrics of the request plan and the series budget, written by the scheduler only: the
- * planned and achieved refresh per (collector, window, level), idle skipping, and the series
- * dropped by `planning.max_series`.
- */
-
+/** Self-metrics of the request plan and the series budget, written by the scheduler only. */
 import type { IdleSkipCounts, RefreshAchieved } from '../collectors/collector.ts';
 import { type Registry, selfMetricMakers } from '../exposition/client.ts';
 import type { RequestPlan } from './request-plan.ts';
@@ -54,18 +49,12 @@ export class PlanMetrics {
     this.#removeAchieved((row) => row.collector === collector && !fresh.has(achievedKey(row)));
   }
 
-  /**
-   * Keeps the achieved refresh of these collectors and windows only: a reload that removes a
-   * window or disables a collector takes its series with it at once.
-   */
-  retainAchieved({
-    collectors,
-    windows,
-  }: {
+  /** Keeps only these collectors' and windows' achieved refresh: a reload's removals take their series. */
+  retainAchieved(keep: {
     readonly collectors: readonly string[];
     readonly windows: readonly string[];
   }): void {
-    this.#removeAchieved((row) => !collectors.includes(row.collector) || !windows.includes(row.window));
+    this.#removeAchieved((r) => !keep.collectors.includes(r.collector) || !keep.windows.includes(r.window));
   }
 
   addIdle(counts: IdleSkipCounts): void {

@@ -1,8 +1,4 @@
-/**
- * The request plan as text for `check-config`: one row per (collector, window, level) with its
- * requests per refresh, its refresh and its requests per minute, the total against the budget,
- * and what was dropped. Further sections (a series estimate) are appended by the caller.
- */
+/** The request plan as text for `check-config`: a row per entry, the total, and what was dropped. */
 import { formatDuration } from '../config/duration.ts';
 import type { PlanEntry, RequestPlan } from './request-plan.ts';
 

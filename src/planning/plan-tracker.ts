@@ -1,8 +1,6 @@
 /**
- * The scheduler's bookkeeping of the two budgets: the request plan in force (re-planned at
- * every poll, as calendar windows grow), its planned and achieved refresh, idle skipping, and
- * the families the series budget leaves out. Metrics and log lines only; it never sends a
- * request or decides what a collector polls.
+ * The scheduler's bookkeeping of the request plan (re-planned at every poll, as calendar windows
+ * grow) and the series budget: metrics and log lines only, never what a collector polls.
  */
 import type { Logger } from 'pino';
 import type { PollOutcome } from '../collectors/collector.ts';
@@ -19,12 +17,13 @@ export interface PlanTrackerDeps {
   readonly wallClock: () => number;
   /** The configured windows' names, in config order. */
   readonly windows: readonly string[];
-  /** The enabled data collectors' names. */
   readonly collectors: readonly string[];
   /** `planning.max_series`, for the log line of a dropped family. */
   readonly maxSeries?: number;
+  /** The request planner for a topology (this replica's share) at a time; without it, no plan. */
   readonly planner?: (topology: Topology) => (now: Date) => RequestPlan;
   readonly planMetrics?: PlanMetrics;
+  /** The series budget (`planning.max_series`), applied to every part before it is published. */
   readonly seriesBudget?: SeriesBudget;
 }
 
@@ -68,10 +67,7 @@ export class PlanTracker {
     return plan;
   }
 
-  /**
-   * The shortest and longest planned refresh of each collector in the plan last made (a
-   * summary collector has one per window and level); empty before the first plan.
-   */
+  /** Each collector's shortest and longest refresh in the last plan; empty before the first. */
   refreshRanges(): Map<string, { minMs: number; maxMs: number }> {
     const ranges = new Map<string, { minMs: number; maxMs: number }>();
     for (const e of this.lastPlan?.entries ?? []) {

@@ -1,16 +1,10 @@
 /**
  * How often each window is refreshed by default, and how far the planner may stretch it.
- *
- * - Default: `clamp(nice(√(L × 4 s)), interval, 15m)`. The square root makes a 15m window 1m,
- *   a 1h window 2m and a 24h window ~10m: a longer window moves less per minute (a refresh
- *   changes about `refresh / L` of it), but it is still watched, so its refresh grows slower than
- *   its length.
- * - Longest allowed: `clamp(L / 5, default, 15m)`: the data of a window is never planned older than
- *   a fifth of the window (15m -> 3m, 1h -> 12m), and nothing waits more than 15 minutes.
- *
- * A calendar window (`today`, `week`, `shift`) takes its default from its elapsed length, so it starts at
- * the base interval and slows down as it grows, and its longest refresh from its full length
- * (a day, a week, the longest shift), so a window that has just begun never forces the plan to drop anything.
+ * - Default `clamp(nice(√(L × 4 s)), interval, 15m)`: 15m -> 1m, 1h -> 2m, 24h -> ~10m; a longer
+ *   window moves less per minute but is still watched, so its refresh grows slower than its length.
+ * - Longest `clamp(L / 5, default, 15m)`: data never planned older than a fifth of the window.
+ * A calendar window takes its default from its elapsed length and its longest from its full length,
+ * so one that has just begun never forces the plan to drop anything.
  */
 import type { WindowSpec } from '../config/schema.ts';
 import { windowBounds } from '../time/windows.ts';
@@ -109,11 +103,7 @@ function fullLengthOf(spec: WindowSpec): number {
   }
 }
 
-/**
- * The configured windows as the planner sees them at `now`, with per-window refresh overrides
- * by window name. A day is taken as 24 hours and a week as 7 days; a DST change's extra hour changes
- * nothing that matters here.
- */
+/** The windows as the planner sees them at `now`, with refresh overrides by name (a day is 24 h here). */
 export function planWindows(
   specs: readonly WindowSpec[],
   now: Date,

@@ -1,28 +1,15 @@
 /**
- * The request planner: given what the plant costs per refresh and the upstream's request budget,
- * it picks a refresh for every (collector, window, level) so that the planned rate fits the budget,
- * or says what to drop when even the longest allowed refreshes do not fit. Pure: no I/O, no clock.
- *
- * How it fits (see refresh.ts for the default and longest refresh of a window):
- * 1. Every summary (window, level) starts at its window's default refresh. Records collectors
- *    (measurements, units) keep their configured interval; per-window overrides are kept as given.
- * 2. If the total is above the budget less the retry reserve, windows are stretched together:
- *    each gets `clamp(f × L, default, longest)` for the smallest common fraction `f` that fits,
- *    so every stretched window's data is the same fraction of its length old, and long windows,
- *    which move least per minute, reach their longest refresh first.
- * 3. If the longest refreshes still do not fit, entries are dropped one by one in DROP ORDER
- *    until they do, and step 2 runs on what is left.
- *
- * DROP ORDER: finest level first (station, group, line, site), and within a level the shortest
- * window first (ties: config order); records collectors last. Station level goes first because it
- * costs one request per station set per window, and the units collector still counts each station's
- * units from records; short windows go first because they cost the most per minute. The headline
- * numbers, the longest windows at site level, go last.
- *
- * Costs are counted per distinct request: entities of one level with the same station set share a
- * request (as the summary poll does). A one-station line shares with its station only when both are
- * polled at once, which a plan with different refreshes per level cannot promise, so the planner
- * counts each level on its own: the plan is an upper bound.
+ * The request planner: picks a refresh for every (collector, window, level) so that the planned
+ * rate fits the upstream's budget, or says what to drop. Pure: no I/O, no clock.
+ * 1. Summary (window, level) entries start at their window's default refresh (refresh.ts); records
+ *    collectors keep their interval, per-window overrides stay as given.
+ * 2. Over the budget less the retry reserve, windows stretch together to `clamp(f × L, default,
+ *    longest)` for the smallest common `f`: every window's data is the same fraction of it old.
+ * 3. If the longest refreshes do not fit either, entries are dropped until they do: finest level
+ *    first (station costs most and the units collector still counts per station), within a level
+ *    the shortest window (costliest per minute; ties: config order), records collectors last.
+ * Entities of a level with the same station set share a request; levels are counted apart (a
+ * plan cannot promise they are polled together), so the plan is an upper bound.
  */
 import type { DroppedEntry, PlanEntry, RecordsNeed, RefreshBasis, RequestPlan } from '../model/plan.ts';
 import type { Level } from '../model/topology.ts';
@@ -60,11 +47,7 @@ export interface PlanInput {
   readonly maxRefreshMs?: number;
 }
 
-interface Candidate {
-  readonly collector: string;
-  readonly window?: string;
-  readonly level?: Level;
-  readonly requests: number;
+interface Candidate extends Pick<PlanEntry, 'collector' | 'window' | 'level' | 'requests'> {
   /** Length used for stretching; undefined for fixed entries. */
   readonly lengthMs?: number;
   readonly defaultMs: number;

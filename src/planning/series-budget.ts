@@ -1,24 +1,14 @@
 /**
  * The series budget (`planning.max_series`): past it, whole families are left out of /metrics,
- * lowest priority first, so that one target never outgrows what Prometheus will take. A family is
- * kept or dropped whole, never truncated, and the exporter never refuses to start over it.
- *
- * DROP ORDER (lowest priority first): the value histogram, the control-chart families (context
- * first, their event counters last), the measurement extremes, non-numeric counts and spec limits
- * (context a dashboard can do without), the measurement statistics from the least to the most used
- * by the shipped alerts and dashboards, the per-station unit counts, and then the station-level and
- * group-level summaries. Line and site summaries, `station_info`, the measurement info series and
- * the last unit time are never dropped: they are few, and the alerts need them.
+ * lowest priority first (each collector declares its own), so that one target never outgrows what
+ * Prometheus will take; the exporter never refuses to start over it.
  */
 import type { Collector } from '../collectors/collector.ts';
 import { COLLECTORS } from '../collectors/index.ts';
 import type { Family } from '../exposition/model.ts';
 import { seriesOf } from '../exposition/render.ts';
 
-/**
- * The families `collectors` let the budget drop, lowest priority first (each collector declares
- * its own in `costs.drops`; ties keep the list's order).
- */
+/** The families `collectors` let the budget drop (`costs.drops`), lowest priority first. */
 export function seriesDropOrder(collectors: readonly Collector[] = COLLECTORS): string[] {
   const ranks = collectors.flatMap((c) => c.costs.drops ?? []);
   return [...ranks].sort((a, b) => a.priority - b.priority).map((r) => r.family);
@@ -37,10 +27,7 @@ export class SeriesBudget {
     private readonly order: readonly string[] = SERIES_DROP_ORDER,
   ) {}
 
-  /**
-   * The families of `part` that fit, given the other parts' last counts. Other parts are filtered
-   * the same way on their next publish.
-   */
+  /** The families of `part` that fit, given the other parts' last counts (filtered at their next publish). */
   filter(part: string, families: readonly Family[]): readonly Family[] {
     if (this.maxSeries === undefined) return families;
     const own = new Map<string, number>();

@@ -1,8 +1,4 @@
-/**
- * The series a config exports for a plant of given counts, per collector and family, before it
- * runs (`check-config`): the sum of what every enabled collector declares (its `costs.series`), with
- * what `planning.max_series` would drop. An upper bound where the plant decides.
- */
+/** The series a config exports for given plant counts (`check-config`): an upper bound, with the drops. */
 import type { Collector } from '../collectors/collector.ts';
 import { COLLECTORS } from '../collectors/index.ts';
 import type { Config } from '../config/schema.ts';

@@ -1,7 +1,6 @@
 /**
- * Runs one job repeatedly: immediately at start, then every interval (with a little jitter so
- * that collectors do not hit the upstream in lock-step). A run never overlaps the previous
- * one: when a run takes longer than the interval, the next starts right after it.
+ * Runs one job every interval, with a little jitter so that collectors do not poll in lock-step.
+ * Runs never overlap: one that overruns is followed right away by the next.
  */
 
 /** Timer functions, injectable so tests control time. */

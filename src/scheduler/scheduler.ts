@@ -1,11 +1,8 @@
 /**
- * The scheduler: runs the discovery collector, then every enabled data collector on its own
- * interval in the background, and publishes each poll's families to the exposition cache as
- * a whole. It times every poll and writes the self-metrics for all of them (success,
- * duration, data age, upstream health, diagnostics), so that no collector knows they exist.
- * A scrape never waits for any of this; it serves whatever was last published.
+ * Runs discovery, then every data collector on its own interval, and publishes each poll's
+ * families to the exposition cache whole. It times every poll and writes all self-metrics, so
+ * that no collector knows they exist; a scrape serves whatever was last published.
  */
-import type { Logger } from 'pino';
 import type {
   CollectorContext,
   DataCollector,
@@ -16,10 +13,7 @@ import type {
 import type { ExpositionCache } from '../exposition/cache.ts';
 import type { SelfMetrics } from '../exposition/selfmetrics.ts';
 import type { Topology } from '../model/topology.ts';
-import type { PlanMetrics } from '../planning/plan-metrics.ts';
-import { PlanTracker } from '../planning/plan-tracker.ts';
-import type { RequestPlan } from '../planning/request-plan.ts';
-import type { SeriesBudget } from '../planning/series-budget.ts';
+import { PlanTracker, type PlanTrackerDeps } from '../planning/plan-tracker.ts';
 import { UpstreamError } from '../upstream/errors.ts';
 import { abortableSleep, type Loop, type LoopTimers, realLoopTimers, startLoop } from './loop.ts';
 import { classifyPoll, type PollClass, Staleness } from './staleness.ts';
@@ -28,34 +22,25 @@ import { type CollectorStatus, recordRun } from './status.ts';
 export { Staleness } from './staleness.ts';
 export type { CollectorStatus } from './status.ts';
 
-export interface SchedulerDeps {
+export interface SchedulerDeps
+  extends Pick<PlanTrackerDeps, 'logger' | 'planner' | 'planMetrics' | 'seriesBudget'> {
   readonly discovery: DiscoveryCollector;
   readonly collectors: readonly DataCollector[];
   readonly context: CollectorContext;
   readonly cache: ExpositionCache;
-  /** The exporter's own metrics: every poll's outcome is written there. */
   readonly selfMetrics: SelfMetrics;
-  readonly logger: Logger;
   /** Wall clock, epoch ms: window ends and data ages. */
   readonly wallClock?: () => number;
   readonly timers?: LoopTimers;
   readonly random?: () => number;
-  /** Each collector's own context (e.g. a client view in its own limiter lane); default `context`. */
+  /** Each collector's own context (a client in its own limiter lane); default `context`. */
   readonly contextFor?: (collector: string) => CollectorContext;
-  /** Called after every poll of a collector (e.g. to flush the log lines aggregated during it). */
+  /** Called after every poll of a collector (to flush the log lines aggregated during it). */
   readonly onPollEnd?: (collector: string) => void;
-  /** Jobs kept from the scheduler this one replaces (config reload), by collector name: their stores survive. */
+  /** From the scheduler this one replaces (config reload): kept jobs by name, whose stores survive. */
   readonly reuseJobs?: ReadonlyMap<string, ReusableJob>;
-  /**
-   * The freshness of the scheduler this one replaces (config reload): a collector dropped as
-   * stale stays dropped, and its data keeps its age, until a poll brings new data.
-   */
+  /** From the scheduler this one replaces: dropped collectors stay dropped, data keeps its age. */
   readonly reuseFreshness?: Staleness;
-  /** The request planner for a topology (this replica's share) at a time; without it, no plan. */
-  readonly planner?: (topology: Topology) => (now: Date) => RequestPlan;
-  readonly planMetrics?: PlanMetrics;
-  /** The series budget (`planning.max_series`), applied to every part before it is published. */
-  readonly seriesBudget?: SeriesBudget;
 }
 
 /** A data collector's job, kept across a reload when its settings did not change. */
@@ -89,7 +74,6 @@ export class Scheduler {
   readonly jobsByName = new Map<string, ReusableJob>();
   /** When each collector last got new data and whether it is dropped; a reload keeps it. */
   readonly staleness: Staleness;
-  /** The request plan and the series budget: their metrics and log lines. */
   readonly #plans: PlanTracker;
   readonly #deps: SchedulerDeps;
 
@@ -150,10 +134,7 @@ export class Scheduler {
     return [...this.#statuses.values()];
   }
 
-  /**
-   * True once the topology is known and every collector has completed a poll. A poll with
-   * some failed requests still counts: its data is served, and its failures are metrics.
-   */
+  /** True once the topology is known and every collector has completed a poll (failed requests or not). */
   ready(): boolean {
     return this.#topology !== undefined && this.status().every((s) => s.polls > 0);
   }
@@ -165,10 +146,7 @@ export class Scheduler {
     return ok;
   }
 
-  /**
-   * Starts the background loops: discovery first; data collectors start once a topology
-   * exists, each on its own interval.
-   */
+  /** Starts the loops: discovery first; data collectors once a topology exists, each on its interval. */
   start(opts: { alreadyPolled?: boolean } = {}): void {
     const timers = this.#deps.timers ?? realLoopTimers;
     const random = this.#deps.random;
@@ -195,8 +173,7 @@ export class Scheduler {
         random,
         run: async (s) => {
           await this.#runJob(discovery, s);
-          // Nothing can be polled without a topology: until the first discovery succeeds,
-          // retry it every few seconds rather than once per refresh interval.
+          // Nothing can be polled without a topology: retry discovery every few seconds until then.
           while (!this.#topology && !s.aborted) {
             await abortableSleep(timers, retryMs, s);
             if (!s.aborted) await this.#runJob(discovery, s);
@@ -218,10 +195,7 @@ export class Scheduler {
     );
   }
 
-  /**
-   * Runs between polls, so that a poll that hangs cannot hide its collector's state: a poll
-   * running past its interval is not a success, and data older than its bound is dropped.
-   */
+  /** Between polls, so that a hung poll cannot hide its state: not a success, and old data is dropped. */
   watch(): void {
     const now = this.#wallClock();
     for (const job of this.#dataJobs) {
@@ -254,10 +228,7 @@ export class Scheduler {
     );
   }
 
-  /**
-   * Stops every loop without aborting the polls that run: they finish (and publish) first.
-   * A reload uses it, so that a collector whose job is kept is never polled twice at once.
-   */
+  /** Stops every loop, letting running polls finish: a reload's kept job never runs twice at once. */
   async drain(): Promise<void> {
     const [loops, abortable] = [this.#loops, this.#abortable];
     this.#loops = [];
@@ -326,10 +297,8 @@ export class Scheduler {
   }
 
   /**
-   * Entities whose own requests failed keep their last answer for a bounded time inside the
-   * collector; the whole collector is dropped as stale only when no new data at all arrived for
-   * max_staleness (parts the plan deferred are not failing), so one broken station cannot take
-   * every series with it. Once dropped, only a poll that brings new data serves it again.
+   * A collector is dropped as stale only when no new data at all arrived for max_staleness (deferred
+   * parts are not failing), so one broken station cannot take every series with it.
    */
   #recordFreshness(job: ScheduledJob, poll: { readonly verdict: PollClass; readonly now: number }) {
     if (this.staleness.finish(job.name, poll) && job.maxStalenessMs !== undefined)
@@ -351,11 +320,7 @@ export class Scheduler {
     if (d?.limitsFileLoaded !== undefined) selfMetrics.recordLimitsFile({ ok: d.limitsFileLoaded });
   }
 
-  /**
-   * `upstream_up` has one owner: it is 1 while no collector's last poll lost more than
-   * {@link UP_MAX_FAILED_SHARE} of its requests, so the order in which collectors finish
-   * cannot change it and a mostly failing upstream is not reported as up.
-   */
+  /** `upstream_up`: 1 while no collector's last poll lost over {@link UP_MAX_FAILED_SHARE} of requests. */
   #recordUpstream(name: string, outcome: PollOutcome | undefined, error: unknown): void {
     // A poll that asked for nothing says nothing about the upstream: the last verdict stands.
     if (outcome && outcome.requests > 0) {
@@ -369,8 +334,7 @@ export class Scheduler {
     const { seconds, error } = run;
     if (error !== undefined) {
       const err = error instanceof Error ? error.message : String(error);
-      // "Keeping the last good data" only when there is some: before the first good poll
-      // there is nothing to keep, and saying so would hide a setup error such as a bad token.
+      // Before the first good poll there is nothing to keep; saying so would hide a bad token.
       const msg = run.hadData
         ? 'poll failed; keeping the last good data'
         : 'poll failed; no data yet: nothing is exported for this collector until a poll succeeds';

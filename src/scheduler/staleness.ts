@@ -1,17 +1,9 @@
-/**
- * The scheduler's view of each collector's freshness: what a poll brought (classified from its
- * outcome alone), when data last arrived, and which collectors' series are dropped for being
- * older than their max_staleness.
- */
+/** Each collector's freshness: what a poll brought, when data last arrived, and which are dropped. */
 import type { PollOutcome } from '../collectors/collector.ts';
 
 /** What one poll brought, as the scheduler classifies it. */
 export interface PollClass {
-  /**
-   * The poll asked for nothing: every part was deferred by the request plan. It brought no data
-   * and no failure: the collector's success and data age stay as they were, and for the
-   * staleness bound it counts as its last poll that asked for something did.
-   */
+  /** The plan deferred every part: success, data age and staleness stay as the last real poll left them. */
   readonly idle: boolean;
   /** Every due part got new data: the data age counts from this poll. */
   readonly fresh: boolean;
@@ -20,10 +12,8 @@ export interface PollClass {
 }
 
 /**
- * Evaluates a poll from its outcome; `undefined` is a poll that threw. A part is due when it was
- * asked for (a request, sent or not) or confirmed current without one (`confirmed`); it got new
- * data when its request was answered. A poll that neither asked nor deferred anything has
- * nothing to serve and is trivially fresh (a replica whose shard holds no station).
+ * Evaluates a poll from its outcome (`undefined`: it threw). A part is due when asked for or
+ * `confirmed` current; a poll with nothing due or deferred is fresh (a shard without stations).
  */
 export function classifyPoll(outcome: PollOutcome | undefined): PollClass {
   if (outcome === undefined) return { idle: false, fresh: false, reached: false };
@@ -51,11 +41,7 @@ export class Staleness {
   start(name: string, now: number): void {
     this.running.set(name, now);
   }
-  /**
-   * Whether a poll keeps the collector from being dropped as stale: it brought new data, or it
-   * asked for nothing (its parts were deferred by the plan, not failing) after a poll that did.
-   * An idle poll after a failing one carries the failure, so it can never serve stale data again.
-   */
+  /** Whether a poll keeps the collector from going stale: new data, or idle after a poll that had some. */
   reached(name: string, verdict: PollClass): boolean {
     return verdict.idle ? (this.lastReached.get(name) ?? true) : verdict.reached;
   }
@@ -82,18 +68,10 @@ export class Staleness {
     const at = this.reachedAt.get(name);
     return maxMs !== undefined && at !== undefined && now - at > maxMs;
   }
-  /** Whether the collector's series are dropped now. */
-  isDropped(name: string): boolean {
-    return this.dropped.has(name);
-  }
   markDropped(name: string): void {
     this.dropped.add(name);
   }
-  /**
-   * The success of a poll: an idle one repeats the last poll that asked for something (true
-   * before any), so that a collector failing in an outage does not flash back to success
-   * between its due polls.
-   */
+  /** A poll's success: an idle one repeats the last real poll's, so an outage never flashes success. */
   success(name: string, poll: { readonly verdict: PollClass; readonly inTime: boolean }): boolean {
     const ok = poll.verdict.idle ? (this.lastOk.get(name) ?? true) : poll.verdict.fresh;
     if (!poll.verdict.idle) this.lastOk.set(name, ok);
