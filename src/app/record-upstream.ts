@@ -172,16 +172,8 @@ async function recordList<R extends Timed>(
   // A truncated answer is delivered and then asked again in smaller spans: keep each record once.
   const seen = new Set<string>();
   let lastReport = 0;
-  const result = await fetchIncremental<R>({
-    source,
-    stationIds: opts.stationIds,
-    watermarks: new Map(),
-    now: opts.toMs,
-    retainFrom: opts.fromMs,
-    overlapMs: 0,
-    maxUrlLength: opts.config.upstream.maxUrlLength,
-    maxRecords: opts.config.measurements.maxRecordsPerRequest,
-    signal: opts.signal,
+  const result = await fetchWindow<R>(opts.config, source, {
+    ...opts,
     onRecords: async (records) => {
       for (const r of records) {
         const k = key(r);
@@ -202,6 +194,55 @@ async function recordList<R extends Timed>(
     `${what}: ${seen.size} records in ${result.requests} requests${result.failures ? `, ${result.failures} failed` : ''}`,
   );
   return { records: seen.size, failures: result.failures, digest };
+}
+
+/** One endpoint's records of some stations over [fromMs, toMs), fetched once in spans. */
+export function fetchWindow<R extends Timed>(
+  config: Config,
+  source: RecordSource<R>,
+  w: Pick<RecordWindow, 'stationIds' | 'fromMs' | 'toMs' | 'signal'> & {
+    readonly onRecords: (records: readonly R[]) => void | Promise<void>;
+  },
+) {
+  return fetchIncremental<R>({
+    source,
+    stationIds: w.stationIds,
+    watermarks: new Map(),
+    now: w.toMs,
+    retainFrom: w.fromMs,
+    overlapMs: 0,
+    maxUrlLength: config.upstream.maxUrlLength,
+    maxRecords: config.measurements.maxRecordsPerRequest,
+    signal: w.signal,
+    onRecords: w.onRecords,
+  });
+}
+
+/** The metrics endpoint as a record source: only `names`, or every name when undefined. */
+export function metricsSource(
+  client: UpstreamClient,
+  names: string[] | undefined,
+): RecordSource<MeasurementRecord> {
+  return {
+    urlLength: (q) => client.urlLength('metrics', { ...q, names }),
+    fetch: (q) => client.metrics({ ...q, names }),
+  };
+}
+
+/** The collector context of a one-off command: no scheduler, silent unless given a logger. */
+export function commandContext(
+  config: Config,
+  client: UpstreamClient,
+  opts: { readonly yielder: LoopYielder; readonly logger?: Logger | undefined },
+): CollectorContext {
+  return {
+    config,
+    client,
+    logger: opts.logger ?? pino({ level: 'silent' }),
+    yielder: opts.yielder,
+    redact: new Redactor().apply,
+    ...standaloneDependencies(),
+  };
 }
 
 /** Writes values to a gzip NDJSON file, one a line. */
@@ -258,14 +299,7 @@ async function recordInto(
   const progress = opts.progress ?? (() => {});
   const sites = new Map<string, Site>();
   const summaries: RecordedSummary[] = [];
-  const ctx: CollectorContext = {
-    config,
-    client: teeClient(client, sites, summaries),
-    logger: opts.logger ?? pino({ level: 'silent' }),
-    yielder: opts.yielder,
-    redact: new Redactor().apply,
-    ...standaloneDependencies(),
-  };
+  const ctx = commandContext(config, teeClient(client, sites, summaries), opts);
   const { topology } = await topologyCollector.createJob(ctx).poll({ now: new Date(toMs), signal });
   signal?.throwIfAborted();
   const stationIds = topology.stations.map((s) => s.id);
@@ -288,19 +322,12 @@ async function recordInto(
   );
   // The configured measurement names, or every name when measurements are off.
   const names = config.measurements.enabled ? config.measurements.names.map((n) => n.name) : undefined;
-  const metrics = await recordList<MeasurementRecord>(
-    'metrics',
-    {
-      urlLength: (q) => client.urlLength('metrics', { ...q, names }),
-      fetch: (q) => client.metrics({ ...q, names }),
-    },
-    {
-      ...window,
-      file: staged.file('metrics'),
-      wire: metricWire,
-      key: (r) => `${r.stationId}|${r.time}|${r.serial}|${r.name}|${r.slot}`,
-    },
-  );
+  const metrics = await recordList('metrics', metricsSource(client, names), {
+    ...window,
+    file: staged.file('metrics'),
+    wire: metricWire,
+    key: (r) => `${r.stationId}|${r.time}|${r.serial}|${r.name}|${r.slot}`,
+  });
 
   // The summary job's own plan at `to`: exactly the requests an exporter sends at that time.
   const summaryFailures = config.summary.enabled
