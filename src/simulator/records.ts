@@ -3,7 +3,7 @@ import { measuredValue, type ValueContext } from './measurements.ts';
 import type { LineModel, PlantModel, StationModel } from './plant.ts';
 import { silentAt } from './process-events.ts';
 import { Purpose, uniform } from './random.ts';
-import type { SummaryCounts } from './summarize.ts';
+import { type SummaryCounts, UnitTally, zeroCounts } from './summarize.ts';
 import type { MetricRecordWire, TimedUnitRecord, UnitRecordWire } from './types.ts';
 import type { UnitTallyMemo, UnitWalks, VisitMemo } from './unit-walks.ts';
 
@@ -181,51 +181,6 @@ export function unitRecords(plant: PlantSource, ids: readonly string[], w: Windo
   return sorted(out);
 }
 
-/** What one unit's visible records add to a summary's counts. */
-class UnitTally {
-  #any = false;
-  #inputs = 0;
-  #outputs = 0;
-  /** Per station with an output record: the results of its first and last one. */
-  readonly #byStation = new Map<string, { first: string | null; last: string | null }>();
-
-  add(rec: UnitRecordWire): void {
-    this.#any = true;
-    if (rec.direction === 'input') {
-      this.#inputs++;
-      return;
-    }
-    this.#outputs++;
-    const seen = this.#byStation.get(rec.station_id);
-    if (seen) seen.last = rec.result;
-    else this.#byStation.set(rec.station_id, { first: rec.result, last: rec.result });
-  }
-
-  /** Adds this unit to `c` and starts over for the next one. */
-  flushInto(c: SummaryCounts): void {
-    if (this.#any) c.uniqueUnits++;
-    c.totalInput += this.#inputs;
-    if (this.#inputs > 0) c.uniqueInput++;
-    c.totalOutput += this.#outputs;
-    if (this.#outputs > 0) {
-      c.uniqueOutput++;
-      c.stationSerials += this.#byStation.size;
-      let first = true;
-      let last = true;
-      for (const v of this.#byStation.values()) {
-        first &&= v.first === 'pass';
-        last &&= v.last === 'pass';
-      }
-      if (first) c.firstPass++;
-      if (last) c.finalPass++;
-    }
-    this.#any = false;
-    this.#inputs = 0;
-    this.#outputs = 0;
-    this.#byStation.clear();
-  }
-}
-
 /**
  * The summary counts of what {@link unitRecords} returns, tallied unit by unit (no sort, no sets
  * of strings): the same counts while the lines asked have distinct serial prefixes, undefined
@@ -283,19 +238,6 @@ function seesAll(w: Window, m: UnitTallyMemo): m is UnitTallyMemo & { counts: Su
     m.lastMs <= w.nowMs &&
     m.visibleMs <= w.nowMs
   );
-}
-
-function zeroCounts(): SummaryCounts {
-  return {
-    uniqueUnits: 0,
-    totalInput: 0,
-    uniqueInput: 0,
-    totalOutput: 0,
-    uniqueOutput: 0,
-    firstPass: 0,
-    finalPass: 0,
-    stationSerials: 0,
-  };
 }
 
 function addCounts(into: SummaryCounts, c: SummaryCounts): void {
