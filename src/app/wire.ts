@@ -148,18 +148,25 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   const upstream = keepUpstream
     ? prev.upstream
     : wireUpstream(config, { ...opts, redactor }, { self, logger, wallClock, shard });
-  const parts: Parts = { config, shard, logger, wallClock, self, redactor, upstream };
   // Protobuf only while a scraper asks for it: most Prometheus servers never do (it needs native
   // histograms on), and rendering it on every poll costs RSS (docs/scaling.md, "Mechanisms and
   // what each one buys"). The first protobuf scrape waits for one render from the parts' families.
   const cache = new ExpositionCache({ yielder: upstream.yielder, protobuf: 'when-asked' });
-  const scheduler = wireScheduler(parts, {
+  const parts = {
+    config,
+    shard,
+    logger,
+    wallClock,
+    self,
+    redactor,
+    upstream,
     cache,
+    registry,
     planMetrics,
-    reuseJobs: keepUpstream ? reusableJobs(prev, config) : new Map<string, ReusableJob>(),
     opts,
-  });
-  const app = wireApp(parts, { scheduler, cache, registry, opts });
+  };
+  const scheduler = wireScheduler(parts, keepUpstream ? reusableJobs(prev, config) : new Map());
+  const app = wireApp(parts, scheduler);
   const { client } = upstream;
   return {
     config,
@@ -190,24 +197,20 @@ interface Parts {
   readonly self: SelfMetrics;
   readonly redactor: Redactor;
   readonly upstream: Upstream;
+  readonly cache: ExpositionCache;
+  readonly registry: Registry;
+  readonly planMetrics: PlanMetrics;
+  readonly opts: WireOptions;
 }
 
 /**
  * The scheduler of the enabled collectors, each given what it needs (and what one offers
  * another: last unit times, flagged charts, summary windows, unit activity).
  */
-function wireScheduler(
-  parts: Parts,
-  more: {
-    readonly cache: ExpositionCache;
-    readonly planMetrics: PlanMetrics;
-    readonly reuseJobs: Map<string, ReusableJob>;
-    readonly opts: WireOptions;
-  },
-): Scheduler {
-  const { config, shard, logger, wallClock, self, redactor, upstream: up } = parts;
+function wireScheduler(parts: Parts, reuseJobs: Map<string, ReusableJob>): Scheduler {
+  const { config, shard, logger, wallClock, self, redactor, upstream: up, opts } = parts;
   const { client } = up;
-  const prev = more.opts.previous;
+  const prev = opts.previous;
   const collectors = enabledDataCollectors(config);
   if (prev) forgetRemovedCollectors(prev, collectors);
   const context = {
@@ -229,46 +232,37 @@ function wireScheduler(
     collectors,
     context,
     contextFor: (name) => ({ ...context, client: client.forCollector(name) }),
-    reuseJobs: more.reuseJobs,
+    reuseJobs,
     reuseFreshness: prev?.scheduler.staleness,
     onPollEnd: (name) => {
       up.digest.flush(name);
       nudgeMemoryReducer();
     },
-    cache: more.cache,
+    cache: parts.cache,
     selfMetrics: self,
     logger,
     wallClock,
-    timers: more.opts.timers,
-    random: more.opts.random,
+    timers: opts.timers,
+    random: opts.random,
     planner: (topology) => {
       const plant = plantOf(topology);
       return (now) => planFor(config, { plant, shard, now });
     },
-    planMetrics: more.planMetrics,
+    planMetrics: parts.planMetrics,
     seriesBudget: new SeriesBudget(config.planning.maxSeries),
   });
 }
 
 /** The HTTP app: /metrics from the cache, the status page and the probes from the scheduler. */
-function wireApp(
-  parts: Parts,
-  more: {
-    readonly scheduler: Scheduler;
-    readonly cache: ExpositionCache;
-    readonly registry: Registry;
-    readonly opts: WireOptions;
-  },
-): ReturnType<typeof createApp> {
+function wireApp(parts: Parts, scheduler: Scheduler): ReturnType<typeof createApp> {
   const { config, wallClock, self, redactor } = parts;
   const { errors, refused, lastUnitTimes, flaggedCharts, summaryWindows } = parts.upstream;
-  const { scheduler } = more;
   const status = () => scheduler.status();
   const ready = () => scheduler.ready();
   const upstream = displayUrl(config.upstream.baseUrl);
   return createApp({
-    cache: more.cache,
-    registry: more.registry,
+    cache: parts.cache,
+    registry: parts.registry,
     self,
     version: VERSION,
     status,
@@ -276,9 +270,9 @@ function wireApp(
     windows: summaryWindows.read,
     upstream,
     wallClock,
-    reload: more.opts.reload,
+    reload: parts.opts.reload,
     redact: redactor.apply,
-    metricsPath: more.opts.metricsPath,
+    metricsPath: parts.opts.metricsPath,
     statusModel: () =>
       buildStatusModel({
         version: VERSION,
