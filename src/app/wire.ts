@@ -148,9 +148,8 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   const upstream = keepUpstream
     ? prev.upstream
     : wireUpstream(config, { ...opts, redactor }, { self, logger, wallClock, shard });
-  // Protobuf only while a scraper asks for it: most Prometheus servers never do (it needs native
-  // histograms on), and rendering it on every poll costs RSS (docs/scaling.md, "Mechanisms and
-  // what each one buys"). The first protobuf scrape waits for one render from the parts' families.
+  // Protobuf only while a scraper asks for it: few do (native histograms), and rendering it on
+  // every poll costs RSS (docs/scaling.md, "Mechanisms and what each one buys").
   const cache = new ExpositionCache({ yielder: upstream.yielder, protobuf: 'when-asked' });
   const parts = {
     config,

@@ -188,7 +188,8 @@ export function parseSimulatorCommand(argv: string[], env: NodeJS.ProcessEnv = {
   if (v.help) return 'help';
   if (v['issue-token']) return { kind: 'issue-token', request: issueTokenOf(v, env) };
   if (v['shift-to-now'] && !v.replay) throw new Error('--shift-to-now needs --replay DIR');
-  const opts = serverOptionsOf(v);
+  const opts = parseSimulatorArgs(argv);
+  if (opts === 'help') return 'help';
   const secret = v['jwt-secret'] ?? env[JWT_ENV];
   if (secret) opts.jwtSecret = secret;
   return { kind: 'serve', opts, replayDir: v.replay, shiftToNow: v['shift-to-now'] ?? false };
@@ -197,10 +198,7 @@ export function parseSimulatorCommand(argv: string[], env: NodeJS.ProcessEnv = {
 /** Turns command-line arguments into server options; throws with a readable message on bad input. */
 export function parseSimulatorArgs(argv: string[]): SimulatorServerOptions | 'help' {
   const v = parse(argv);
-  return v.help ? 'help' : serverOptionsOf(v);
-}
-
-function serverOptionsOf(v: Values): SimulatorServerOptions {
+  if (v.help) return 'help';
   const yieldScale = v['yield-scale'];
   if (yieldScale !== undefined && yieldScale !== 'ratio' && yieldScale !== 'percent') {
     throw new Error(`--yield-scale: expected ratio or percent, got "${yieldScale}"`);
