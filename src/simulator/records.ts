@@ -1,3 +1,4 @@
+import { getOrCreate } from '../util/maps.ts';
 import { type UnitInfo, unitAt, unitIndexRange, type Visit, walkUnit } from './flow.ts';
 import { measuredValue, type ValueContext } from './measurements.ts';
 import type { LineModel, PlantModel, StationModel } from './plant.ts';
@@ -199,7 +200,7 @@ export function unitCounts(plant: PlantSource, ids: readonly string[], w: Window
     const memo = plant.walks?.talliesOf(line, [...wanted].sort().join(','));
     const [first, last] = unitIndexRange(line, w.fromMs, until);
     for (let k = first; k <= last; k++) {
-      const m = memo === undefined ? undefined : memoOf(plant, line, { memo, k, wanted });
+      const m = memo && getOrCreate(memo, k, () => unitTallyMemo(plant, line, { k, wanted }));
       if (m?.counts === null) continue;
       // Every record of the unit there is in the window and visible: its whole tally counts.
       if (m !== undefined && seesAll(w, m)) {
@@ -214,20 +215,6 @@ export function unitCounts(plant: PlantSource, ids: readonly string[], w: Window
     }
   }
   return counts;
-}
-
-/** Unit `k`'s tally from the memo, made now if missing. */
-function memoOf(
-  plant: PlantSource,
-  line: LineModel,
-  at: { readonly memo: Map<number, UnitTallyMemo>; readonly k: number; readonly wanted: ReadonlySet<string> },
-): UnitTallyMemo {
-  let m = at.memo.get(at.k);
-  if (m === undefined) {
-    m = unitTallyMemo(plant, line, at);
-    at.memo.set(at.k, m);
-  }
-  return m;
 }
 
 function seesAll(w: Window, m: UnitTallyMemo): m is UnitTallyMemo & { counts: SummaryCounts } {

@@ -3,6 +3,8 @@
  * again every unit its window may hold. The records served are the same, in the same order, but
  * shared between answers: nothing may change one in place (data scenarios copy what they change).
  */
+
+import { getOrCreate } from '../util/maps.ts';
 import { type UnitInfo, unitAt, type Visit, walkUnit } from './flow.ts';
 import type { LineModel } from './plant.ts';
 import type { SummaryCounts } from './summarize.ts';
@@ -46,11 +48,7 @@ export class UnitWalks {
 
   /** Unit `k` of `line` and its whole walk, from the memo or walked now. */
   of(line: LineModel, k: number): WalkedUnit {
-    let memo = this.#lines.get(line);
-    if (memo === undefined) {
-      memo = { byIndex: new Map(), newest: k };
-      this.#lines.set(line, memo);
-    }
+    const memo = getOrCreate(this.#lines, line, () => ({ byIndex: new Map(), newest: k }));
     const hit = memo.byIndex.get(k);
     if (hit !== undefined) return hit;
     const walked = this.#walk(line, k);
@@ -62,19 +60,14 @@ export class UnitWalks {
 
   /** The unit tallies of `line` for the station set `key`, kept as long as the units' walks. */
   talliesOf(line: LineModel, key: string): Map<number, UnitTallyMemo> {
-    let byKey = this.#tallies.get(line);
-    if (byKey === undefined) {
-      byKey = new Map();
-      this.#tallies.set(line, byKey);
-    }
-    let tallies = byKey.get(key);
-    if (tallies === undefined) {
-      tallies = new Map();
-      byKey.set(key, tallies);
-    }
+    const tallies = getOrCreate(
+      getOrCreate(this.#tallies, line, () => new Map()),
+      key,
+      () => new Map(),
+    );
     const memo = this.#lines.get(line);
-    if (memo !== undefined && tallies.size > Math.ceil((this.#hours * 3_600_000) / line.periodMs) * 1.25) {
-      const keep = Math.ceil((this.#hours * 3_600_000) / line.periodMs);
+    const keep = Math.ceil((this.#hours * 3_600_000) / line.periodMs);
+    if (memo !== undefined && tallies.size > keep * 1.25) {
       for (const k of tallies.keys()) if (k < memo.newest - keep) tallies.delete(k);
     }
     return tallies;
