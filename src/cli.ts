@@ -1,12 +1,5 @@
 #!/usr/bin/env node
-/**
- * Command line: arguments -> config -> wire up -> serve. Commands:
- *   station-exporter [--config.file FILE] [--web.listen-address ADDR ...]   run (no config: the built-in simulator)
- *   station-exporter check-config [[--config] FILE] [--web.config.file FILE]   validate configs
- *   station-exporter once [--config FILE]                           one poll, exposition on stdout
- *   station-exporter simulate [...]                                 run the simulator (or replay)
- *   station-exporter record --config FILE --from T1 --to T2 --out DIR record the upstream for replay
- */
+/** Command line: arguments -> config -> wire up -> serve; the subcommands are in USAGE. */
 import { parseArgs } from 'node:util';
 import type { HttpLimits } from './server/http.ts';
 import { nearest } from './util/suggest.ts';
@@ -113,10 +106,8 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'simulate':
       return simulate(rest);
-    case 'record': {
-      const { runRecord } = await import('./app/record-upstream.ts');
-      return runRecord(rest);
-    }
+    case 'record':
+      return (await import('./app/record-upstream.ts')).runRecord(rest);
     case 'limits':
       return (await import('./app/limits/command.ts')).runLimits(rest);
     case 'check-config':
@@ -255,11 +246,7 @@ function telemetryPathProblem(path: string): string | undefined {
 
 const COUNT_FLAGS = ['stations', 'groups', 'lines', 'sites', 'names', 'slots'] as const;
 
-/**
- * `check-config [FILE | --config FILE] [--web.config.file FILE] [counts] [--discover] [--shard i/n]`:
- * a config, a web config, or both. Users type the config either as a plain argument or with
- * --config, as for `run`.
- */
+/** `check-config`: a config (a plain argument or --config, as for `run`), a web config, or both. */
 async function checkConfig(args: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseCheckArgs>;
   try {

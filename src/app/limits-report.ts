@@ -1,9 +1,7 @@
 /**
- * What `check-config` says about the approved-limits file (measurements.control.limits_file):
- * the entries approved (charted against, frozen) and pending approval, the approved entries
- * that match no chart, and, with the stations known (`--discover`) or counted (`--stations N`),
- * which charts are frozen and which use their name's baseline. Slots come with the data, so a
- * station's charts are counted per station and name here, each slot of an approved entry apart.
+ * What `check-config` says about the approved-limits file: entries approved and pending, approved
+ * ones that match no chart, and which charts are frozen. Slots come with the data, so charts are
+ * counted per station and name here.
  */
 import { chartedNames } from '../collectors/measurements/control-families.ts';
 import { type ChartLimits, isApproved, loadLimitsFile } from '../config/limits-schema.ts';

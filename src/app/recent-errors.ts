@@ -1,12 +1,9 @@
 /**
- * The last upstream errors, for the status page: a fixed-size ring of the most recent ones and
- * a count per (endpoint, reason, status). Fed by the client's observer (`error`); messages come from
- * {@link UpstreamError}, which never holds the token. Each message is kept to
- * {@link MAX_ERROR_MESSAGE} characters, so the ring holds at most `capacity` times that.
+ * The last upstream errors, for the status page: a ring of the most recent ones and a count per
+ * (endpoint, reason, status). Messages come from {@link UpstreamError}, which never holds the token.
  */
 import { boundText, MAX_ERROR_MESSAGE, type UpstreamError } from '../upstream/errors.ts';
 
-/** One remembered error. */
 interface RecentError {
   readonly at: number;
   readonly endpoint: string;
@@ -15,7 +12,6 @@ interface RecentError {
   readonly message: string;
 }
 
-/** Errors of one kind: how many, and the latest. */
 interface ErrorKind {
   readonly endpoint: string;
   readonly reason: string;
@@ -33,13 +29,11 @@ export class RecentErrors {
   #next = 0;
   readonly #kinds = new Map<string, { count: number; last: RecentError }>();
 
-  /** Keeps the last `capacity` errors; `now` stamps them (wall clock, epoch ms). */
   constructor(capacity: number, now: () => number) {
     this.#capacity = capacity;
     this.#now = now;
   }
 
-  /** Remembers one error and counts it under its kind. */
   record(error: UpstreamError): void {
     const e: RecentError = {
       at: this.#now(),

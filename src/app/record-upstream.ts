@@ -1,8 +1,6 @@
 /**
- * `station-exporter record`: reads sites, unit records, measurement records and the summaries
- * the exporter would ask for, through the exporter's own client (auth, limits, timeouts), and
- * stores them as gzip NDJSON for `simulate --replay`. Records are stored in the contract's
- * wire shape with the fields the exporter reads; fields it never reads (`tz`, `tags`,
+ * `station-exporter record`: what the exporter would read, through its own client, stored as gzip
+ * NDJSON for `simulate --replay`, in the wire shape; fields it never reads (`tz`, `tags`,
  * `metadata`, `time_inserted`) are stored empty.
  */
 import { constants } from 'node:os';
@@ -42,10 +40,7 @@ export interface RecordOptions {
   /** One line of progress at a time (the command writes them to stderr). */
   readonly progress?: (line: string) => void;
   readonly logger?: Logger;
-  /**
-   * Stops the recording: requests in flight are cancelled, nothing is written to `outDir`, and
-   * the promise rejects with the signal's reason.
-   */
+  /** Stops the recording: requests in flight are cancelled, `outDir` is left as it was. */
   readonly signal?: AbortSignal;
 }
 
@@ -162,18 +157,13 @@ interface RecordWindow {
   readonly signal: AbortSignal | undefined;
 }
 
-/**
- * Fetches one record endpoint for every station over the window into a gzip NDJSON file,
- * writing each new record once.
- */
+/** Fetches one record endpoint for every station over the window into a gzip NDJSON file. */
 async function recordList<R extends Timed>(
   what: string,
   source: RecordSource<R>,
   opts: RecordWindow & {
     readonly file: string;
-    /** A record in the wire shape it is stored in. */
     readonly wire: (r: R) => unknown;
-    /** A record's identity, to write each once. */
     readonly key: (r: R) => string;
   },
 ): Promise<{ records: number; failures: number; digest: FileDigest }> {
@@ -182,16 +172,8 @@ async function recordList<R extends Timed>(
   // A truncated answer is delivered and then asked again in smaller spans: keep each record once.
   const seen = new Set<string>();
   let lastReport = 0;
-  const result = await fetchIncremental<R>({
-    source,
-    stationIds: opts.stationIds,
-    watermarks: new Map(),
-    now: opts.toMs,
-    retainFrom: opts.fromMs,
-    overlapMs: 0,
-    maxUrlLength: opts.config.upstream.maxUrlLength,
-    maxRecords: opts.config.measurements.maxRecordsPerRequest,
-    signal: opts.signal,
+  const result = await fetchWindow<R>(opts.config, source, {
+    ...opts,
     onRecords: async (records) => {
       for (const r of records) {
         const k = key(r);
@@ -214,6 +196,55 @@ async function recordList<R extends Timed>(
   return { records: seen.size, failures: result.failures, digest };
 }
 
+/** One endpoint's records of some stations over [fromMs, toMs), fetched once in spans. */
+export function fetchWindow<R extends Timed>(
+  config: Config,
+  source: RecordSource<R>,
+  w: Pick<RecordWindow, 'stationIds' | 'fromMs' | 'toMs' | 'signal'> & {
+    readonly onRecords: (records: readonly R[]) => void | Promise<void>;
+  },
+) {
+  return fetchIncremental<R>({
+    source,
+    stationIds: w.stationIds,
+    watermarks: new Map(),
+    now: w.toMs,
+    retainFrom: w.fromMs,
+    overlapMs: 0,
+    maxUrlLength: config.upstream.maxUrlLength,
+    maxRecords: config.measurements.maxRecordsPerRequest,
+    signal: w.signal,
+    onRecords: w.onRecords,
+  });
+}
+
+/** The metrics endpoint as a record source: only `names`, or every name when undefined. */
+export function metricsSource(
+  client: UpstreamClient,
+  names: string[] | undefined,
+): RecordSource<MeasurementRecord> {
+  return {
+    urlLength: (q) => client.urlLength('metrics', { ...q, names }),
+    fetch: (q) => client.metrics({ ...q, names }),
+  };
+}
+
+/** The collector context of a one-off command: no scheduler, silent unless given a logger. */
+export function commandContext(
+  config: Config,
+  client: UpstreamClient,
+  opts: { readonly yielder: LoopYielder; readonly logger?: Logger | undefined },
+): CollectorContext {
+  return {
+    config,
+    client,
+    logger: opts.logger ?? pino({ level: 'silent' }),
+    yielder: opts.yielder,
+    redact: new Redactor().apply,
+    ...standaloneDependencies(),
+  };
+}
+
 /** Writes values to a gzip NDJSON file, one a line. */
 async function writeAll(file: string, values: Iterable<unknown>): Promise<FileDigest> {
   const writer = ndjsonWriter(file);
@@ -221,7 +252,7 @@ async function writeAll(file: string, values: Iterable<unknown>): Promise<FileDi
   return writer.close();
 }
 
-/** The exporter's own client, with the config's auth, connection, timeout and limits (also the `limits study` client). */
+/** The exporter's own client with the config's auth, connection, timeout and limits (`limits study` too). */
 export function recordingClient(config: Config, yielder: LoopYielder): SharedClient {
   const source = config.upstream.token;
   const tokens = source.kind === 'inline' ? new InlineToken(source.value) : new TokenFile(source.path);
@@ -268,14 +299,7 @@ async function recordInto(
   const progress = opts.progress ?? (() => {});
   const sites = new Map<string, Site>();
   const summaries: RecordedSummary[] = [];
-  const ctx: CollectorContext = {
-    config,
-    client: teeClient(client, sites, summaries),
-    logger: opts.logger ?? pino({ level: 'silent' }),
-    yielder: opts.yielder,
-    redact: new Redactor().apply,
-    ...standaloneDependencies(),
-  };
+  const ctx = commandContext(config, teeClient(client, sites, summaries), opts);
   const { topology } = await topologyCollector.createJob(ctx).poll({ now: new Date(toMs), signal });
   signal?.throwIfAborted();
   const stationIds = topology.stations.map((s) => s.id);
@@ -298,19 +322,12 @@ async function recordInto(
   );
   // The configured measurement names, or every name when measurements are off.
   const names = config.measurements.enabled ? config.measurements.names.map((n) => n.name) : undefined;
-  const metrics = await recordList<MeasurementRecord>(
-    'metrics',
-    {
-      urlLength: (q) => client.urlLength('metrics', { ...q, names }),
-      fetch: (q) => client.metrics({ ...q, names }),
-    },
-    {
-      ...window,
-      file: staged.file('metrics'),
-      wire: metricWire,
-      key: (r) => `${r.stationId}|${r.time}|${r.serial}|${r.name}|${r.slot}`,
-    },
-  );
+  const metrics = await recordList('metrics', metricsSource(client, names), {
+    ...window,
+    file: staged.file('metrics'),
+    wire: metricWire,
+    key: (r) => `${r.stationId}|${r.time}|${r.serial}|${r.name}|${r.slot}`,
+  });
 
   // The summary job's own plan at `to`: exactly the requests an exporter sends at that time.
   const summaryFailures = config.summary.enabled
@@ -413,9 +430,16 @@ export async function runRecord(argv: string[]): Promise<number> {
 async function recordUntilStopped(opts: Omit<RecordOptions, 'progress' | 'signal'>): Promise<number> {
   const progress = (line: string) => process.stderr.write(`record: ${line}\n`);
   progress(`${iso(opts.fromMs)} .. ${iso(opts.toMs)} into ${opts.outDir}`);
-  const stop = new SignalStop(['SIGTERM', 'SIGINT'], (sig) =>
-    progress(`${sig}: stopping; ${opts.outDir} keeps what it held (again to exit at once)`),
-  );
+  const stop = new AbortController();
+  let received = undefined as NodeJS.Signals | undefined;
+  // A second signal exits at once, for when stopping cleanly hangs.
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (received !== undefined) process.exit(signalExitCode(sig));
+    received = sig;
+    progress(`${sig}: stopping; ${opts.outDir} keeps what it held (again to exit at once)`);
+    stop.abort(new Error(`stopped by ${sig}`));
+  };
+  process.on('SIGTERM', onSignal).on('SIGINT', onSignal);
   try {
     const r = await recordUpstream({ ...opts, progress, signal: stop.signal });
     progress(
@@ -424,50 +448,15 @@ async function recordUntilStopped(opts: Omit<RecordOptions, 'progress' | 'signal
     if (r.failures > 0) progress(`${r.failures} requests failed for good: the recording is incomplete`);
     return r.failures > 0 ? 1 : 0;
   } catch (err) {
-    if (stop.received === undefined) throw err;
-    progress(`stopped by ${stop.received}: nothing written, ${opts.outDir} is as it was`);
-    return signalExitCode(stop.received);
+    if (received === undefined) throw err;
+    progress(`stopped by ${received}: nothing written, ${opts.outDir} is as it was`);
+    return signalExitCode(received);
   } finally {
-    stop.dispose();
+    process.off('SIGTERM', onSignal).off('SIGINT', onSignal);
   }
 }
 
 /** 128 + the signal's number: what a shell reports for a process that the signal ended. */
 function signalExitCode(sig: NodeJS.Signals): number {
   return 128 + constants.signals[sig];
-}
-
-/**
- * Turns the first of some signals into an abort, so that a command can stop cleanly; a second
- * one exits at once, for when stopping cleanly hangs.
- */
-class SignalStop {
-  readonly #controller = new AbortController();
-  readonly #signals: readonly NodeJS.Signals[];
-  readonly #onSignal: (sig: NodeJS.Signals) => void;
-  #received: NodeJS.Signals | undefined;
-
-  constructor(signals: readonly NodeJS.Signals[], onFirst: (sig: NodeJS.Signals) => void) {
-    this.#signals = signals;
-    this.#onSignal = (sig) => {
-      if (this.#received !== undefined) process.exit(signalExitCode(sig));
-      this.#received = sig;
-      onFirst(sig);
-      this.#controller.abort(new Error(`stopped by ${sig}`));
-    };
-    for (const sig of signals) process.on(sig, this.#onSignal);
-  }
-
-  get signal(): AbortSignal {
-    return this.#controller.signal;
-  }
-
-  /** The first signal received, if any. */
-  get received(): NodeJS.Signals | undefined {
-    return this.#received;
-  }
-
-  dispose(): void {
-    for (const sig of this.#signals) process.off(sig, this.#onSignal);
-  }
 }

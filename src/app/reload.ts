@@ -1,12 +1,7 @@
 /**
- * Config reload (SIGHUP or POST /-/reload): the new config is validated and polled once
- * before it replaces the running exporter, so a bad file or an unreachable upstream never
- * leaves /metrics empty. A reload keeps what it can: the self-metrics always (counters never
- * start again from 0), the upstream client when its settings are unchanged, and each
- * collector's job and store when that collector's settings are unchanged too, so the poll a
- * reload runs is incremental instead of a download of the whole history. Running polls are
- * let finish, not aborted. The listen address is fixed for the process: changing it needs a
- * restart.
+ * Config reload (SIGHUP or POST /-/reload): the new config is validated and polled once before it
+ * replaces the running exporter, so a bad file or an unreachable upstream never leaves /metrics
+ * empty. What is kept (wire.ts) makes that poll incremental. The listen address needs a restart.
  */
 import type { Logger } from 'pino';
 import { ConfigError, loadConfig } from '../config/load.ts';
@@ -23,14 +18,12 @@ export interface ReloaderOptions {
   readonly wire: (config: Config, previous: Exporter) => Exporter;
   readonly logger: Logger;
   readonly load?: (path: string) => Promise<Config>;
-  /** Wall clock, epoch ms, for the reload timestamp. */
   readonly wallClock?: () => number;
 }
 
 /**
- * Holds the running exporter and replaces it on reload. One reload runs at a time: a reload
- * asked for while one runs joins it and gets its result, so a loop of requests cannot multiply
- * the upstream load.
+ * Holds the running exporter and replaces it on reload. A reload asked for while one runs joins
+ * it, so a loop of requests cannot multiply the upstream load.
  */
 export class Reloader {
   readonly #opts: ReloaderOptions;
@@ -46,7 +39,6 @@ export class Reloader {
     this.#wallClock = opts.wallClock ?? Date.now;
   }
 
-  /** The exporter that serves now. */
   current(): Exporter {
     return this.#current;
   }

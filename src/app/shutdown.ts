@@ -1,15 +1,10 @@
 /**
- * Shutdown on SIGTERM or SIGINT, with a deadline. Closing waits for running polls, so that they
- * finish and publish; but a poll stuck for good (a token file that blocked `open()` did that)
- * would keep the process alive after the listener closed, and an orchestrator would have to
- * SIGKILL it. Past the deadline the process exits anyway, and says what was still running.
+ * Shutdown on SIGTERM or SIGINT, with a deadline: running polls may finish and publish, but one
+ * stuck for good (a token file that blocked `open()`) must not keep the process alive until SIGKILL.
  */
 import type { Logger } from 'pino';
 
-/**
- * How long a shutdown waits for the listener to close and running polls to end. Below
- * Kubernetes' default grace period of 30 s, so the exporter exits on its own before SIGKILL.
- */
+/** Below Kubernetes' default grace period of 30 s, so the exporter exits on its own before SIGKILL. */
 export const SHUTDOWN_DEADLINE_MS = 10_000;
 
 /** One step of a shutdown, named for the log line when it does not end in time. */
@@ -22,14 +17,12 @@ export interface ShutdownStep {
 export interface ShutdownDeps {
   readonly logger: Pick<Logger, 'info' | 'error'>;
   readonly deadlineMs: number;
-  /** Timer functions of the deadline, injectable so that tests control time. */
   readonly timers: {
     setTimeout(fn: () => void, ms: number): unknown;
     clearTimeout(handle: unknown): void;
   };
-  /** The polls running now, named when the deadline passes. */
+  /** Named in the log when the deadline passes. */
   readonly runningPolls: () => readonly string[];
-  /** Ends the process with an exit code (`process.exit`). */
   readonly exit: (code: number) => void;
 }
 
@@ -37,9 +30,8 @@ export interface ShutdownDeps {
 export type ShutdownOutcome = 'done' | 'deadline';
 
 /**
- * Runs the shutdown steps in order, once, and ends the process: exit 0 when every step ended,
- * 1 when one failed or the deadline passed first (logged with the step and the polls still
- * running). A second signal during a shutdown joins the first.
+ * Runs the steps in order, once, and ends the process: exit 0 when every step ended, 1 when one
+ * failed or the deadline passed first. A second signal joins the first.
  */
 export class Shutdown {
   private running: Promise<ShutdownOutcome> | undefined;

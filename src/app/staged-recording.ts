@@ -1,7 +1,6 @@
 /**
- * Where `station-exporter record` writes: a staging directory inside the output directory, moved
- * into place only once the recording is complete, so that the output directory holds the previous
- * complete recording or none, never a mix of two, whenever the recorder stops.
+ * Where `station-exporter record` writes: a staging directory moved into place once complete, so
+ * that the output directory never holds a mix of two recordings, whenever the recorder stops.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
@@ -18,7 +17,6 @@ const STAGING_SUFFIX = '.partial';
 
 /** One record run's files, written aside until {@link StagedRecording.commit}. */
 export class StagedRecording {
-  /** Random, one per run; `meta.json` carries it. */
   readonly id: string;
   readonly #outDir: string;
   readonly #staging: string;
@@ -29,10 +27,7 @@ export class StagedRecording {
     this.#staging = path.join(outDir, `${STAGING_PREFIX}${id}${STAGING_SUFFIX}`);
   }
 
-  /**
-   * Creates the output directory if needed and a fresh staging directory in it. Staging
-   * directories left by a recorder that was killed (SIGKILL, power loss) are removed first.
-   */
+  /** A fresh staging directory in `outDir`; those a killed recorder left are removed first. */
   static async open(outDir: string): Promise<StagedRecording> {
     await mkdir(outDir, { recursive: true });
     for (const name of await readdir(outDir)) {
@@ -44,7 +39,6 @@ export class StagedRecording {
     return staged;
   }
 
-  /** Where to write a data file until the commit. */
   file(part: RecordingPart): string {
     return path.join(this.#staging, RECORDING_FILES[part]);
   }

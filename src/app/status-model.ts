@@ -1,8 +1,4 @@
-/**
- * Builds the status page's model from what the exporter already holds: the scheduler's
- * per-collector status and topology, the units store's latest unit times (a read-only view
- * the units job offers through its context), and the ring of recent upstream errors.
- */
+/** Builds the status page's model from what the exporter already holds. */
 import type { FlaggedChart, SummaryWindowProgress } from '../collectors/collector.ts';
 import type { Topology } from '../model/topology.ts';
 import type { CollectorStatus } from '../scheduler/status.ts';
@@ -10,7 +6,7 @@ import type { StatusLine, StatusModel, StatusSite, StatusStep } from '../server/
 import { getOrCreate } from '../util/maps.ts';
 import type { RecentErrors } from './recent-errors.ts';
 
-/** What the status model reads. Every member is read-only. */
+/** What the status model reads. */
 export interface StatusSources {
   readonly version: string;
   readonly upstream: string;
@@ -39,20 +35,15 @@ export class OfferedView<Args extends unknown[], Result> {
   readonly #empty: Result;
   #view: ((...args: Args) => Result) | undefined;
 
-  /**
-   * An empty slot: reads give `empty` until a view is offered. The slot's types come from where
-   * it is kept (say a {@link LastUnitTimes}), not from `empty`, which is narrower.
-   */
+  /** The slot's types come from where it is kept (a {@link LastUnitTimes}), not from `empty`. */
   constructor(empty: NoInfer<Result>) {
     this.#empty = empty;
   }
 
-  /** Takes the view later reads go to (a later offer replaces it). */
   readonly offer = (view: (...args: Args) => Result): void => {
     this.#view = view;
   };
 
-  /** What the offered view gives, or `empty` before an offer. */
   readonly read = (...args: Args): Result => this.#view?.(...args) ?? this.#empty;
 }
 

@@ -7,7 +7,6 @@ import type { SelfMetrics } from '../exposition/selfmetrics.ts';
 import { jwtExpiry } from '../upstream/jwt.ts';
 import type { Redactor } from '../util/redact.ts';
 
-/** What {@link TrackedToken} reports to. */
 interface TrackedTokenDeps {
   readonly self: SelfMetrics;
   readonly logger: Logger;
@@ -15,10 +14,7 @@ interface TrackedTokenDeps {
   readonly redactor: Redactor;
 }
 
-/**
- * The token provider, reporting each new token's expiry, an expiry within the warning margin,
- * and a token file that became unreadable. Never logs the token itself.
- */
+/** The token provider, reporting each new token's expiry, an expiry near, a file unreadable; never the token. */
 export class TrackedToken implements TokenProvider {
   readonly #tokens: TokenProvider;
   readonly #deps: TrackedTokenDeps;

@@ -1,8 +1,4 @@
-/**
- * Assembles an exporter from a validated config: client, limiter, self-metrics, cache,
- * scheduler and HTTP app. Shared by the command line and the end-to-end tests, so that both
- * run exactly the same wiring.
- */
+/** Assembles an exporter from a validated config; the command line and the e2e tests share it. */
 
 import pino, { type Logger } from 'pino';
 import type { Dispatcher } from 'undici';
@@ -51,7 +47,6 @@ import { TrackedToken } from './tracked-token.ts';
 
 /** Upstream errors the status page remembers. */
 const RECENT_ERRORS = 50;
-
 /** Optional injections, mostly for tests. */
 export interface WireOptions {
   readonly logger?: Logger;
@@ -59,31 +54,23 @@ export interface WireOptions {
   readonly wallClock?: () => number;
   readonly dispatcher?: Dispatcher;
   readonly timers?: LoopTimers;
-  /** Timers and randomness of retry backoff; default real ones. */
   readonly retryTimers?: RetryTimers;
   readonly random?: () => number;
   readonly registry?: Registry;
   /** Handler of POST /-/reload; without it the route answers 403 (the lifecycle API is off). */
   readonly reload?: () => Promise<ReloadResult>;
   /**
-   * The exporter this one replaces (config reload): its registry and self-metrics are kept,
-   * its client when the upstream settings are unchanged, and each collector's job (with its
-   * store) when that collector's settings are unchanged too.
+   * The exporter this one replaces (config reload): its registry and self-metrics are kept, its
+   * client while the upstream settings hold, each collector's job while its settings hold.
    */
   readonly previous?: Exporter;
-  /** This replica's shard, resolved from `--shard`, the config or the pod name; default the config's. */
+  /** This replica's shard (from `--shard`, the config or the pod name); default the config's. */
   readonly shard?: Shard;
   /** Timers of the request limiter (the benchmark runs it on a simulated clock). */
   readonly limiterTimers?: LimiterTimers;
-  /**
-   * The process's redactor: it learns every token the exporter uses (each re-read of a token
-   * file too) and masks them in the HTTP pages; default a new one (a reload keeps the previous).
-   */
+  /** Learns every token used (each token file re-read too) to mask it; a reload keeps it. */
   readonly redactor?: Redactor;
-  /**
-   * Export the standard `process_*` and `nodejs_*` metrics (the command line does); off by
-   * default, because they describe the process, and tests wire many exporters in one.
-   */
+  /** Export `process_*` and `nodejs_*` (the command line does; tests wire many exporters in one). */
   readonly processMetrics?: boolean;
   /** Where the metrics are served (`--web.telemetry-path`); default `/metrics`. */
   readonly metricsPath?: string;
@@ -97,17 +84,14 @@ interface Upstream {
   readonly tokens: TokenProvider;
   readonly yielder: LoopYielder;
   readonly digest: LogDigest;
-  /** The last upstream errors, for the status page. */
   readonly errors: RecentErrors;
-  /** Each station's latest unit time, offered by the units job (which lives as long as this). */
+  // Offered by one job to the status page or to another job: they live as long as the client.
   readonly lastUnitTimes: LastUnitTimes;
-  /** The control charts flagged at the measurements job's last poll. */
   readonly flaggedCharts: FlaggedCharts;
-  /** The summary windows' progress towards a first complete answer, offered by the summary job. */
   readonly summaryWindows: SummaryWindows;
-  /** Unit activity: the units job writes it, the summary job reads it to skip idle stations. */
+  /** The units job writes it, the summary job reads it to skip idle stations. */
   readonly activity: ActivityBoard;
-  /** Each unit serial's product: the units job writes it, the measurements job's charts read it. */
+  /** Each serial's product: the units job writes it, the measurements job's charts read it. */
   readonly products: SerialProducts;
 }
 
@@ -124,7 +108,6 @@ export interface Exporter {
   readonly upstream: Upstream;
   readonly planMetrics: PlanMetrics;
   readonly shard: Shard;
-  /** Masks every token seen, in whatever this exporter writes. */
   readonly redactor: Redactor;
   /** Stops polling and closes upstream connections (unless `keepClient`: a successor uses them). */
   close(opts?: { keepClient?: boolean }): Promise<void>;
@@ -140,10 +123,8 @@ export interface LogSettings {
 }
 
 /**
- * Creates a logger writing to stderr, so that stdout stays free for `once`: logfmt lines by
- * default, JSON lines with `format: 'json'`. Every line passes through `redactor` on its way
- * out, whatever field or error message carries a token (an upstream error body that echoes the
- * Authorization header, say).
+ * A logger on stderr (stdout stays free for `once`), logfmt or JSON lines. Every line passes
+ * through `redactor`, whatever field carries a token (an error body echoing the Authorization header).
  */
 export function createLogger(settings: LogSettings, redactor: Redactor = new Redactor()): Logger {
   const stderr = pino.destination(2);
@@ -167,18 +148,24 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   const upstream = keepUpstream
     ? prev.upstream
     : wireUpstream(config, { ...opts, redactor }, { self, logger, wallClock, shard });
-  const parts: Parts = { config, shard, logger, wallClock, self, redactor, upstream };
-  // Protobuf only while a scraper asks for it: most Prometheus servers never do (it needs native
-  // histograms on), and rendering it on every poll costs RSS (docs/scaling.md, "Mechanisms and
-  // what each one buys"). The first protobuf scrape waits for one render from the parts' families.
+  // Protobuf only while a scraper asks for it: few do (native histograms), and rendering it on
+  // every poll costs RSS (docs/scaling.md, "Mechanisms and what each one buys").
   const cache = new ExpositionCache({ yielder: upstream.yielder, protobuf: 'when-asked' });
-  const scheduler = wireScheduler(parts, {
+  const parts = {
+    config,
+    shard,
+    logger,
+    wallClock,
+    self,
+    redactor,
+    upstream,
     cache,
+    registry,
     planMetrics,
-    reuseJobs: keepUpstream ? reusableJobs(prev, config) : new Map<string, ReusableJob>(),
     opts,
-  });
-  const app = wireApp(parts, { scheduler, cache, registry, opts });
+  };
+  const scheduler = wireScheduler(parts, keepUpstream ? reusableJobs(prev, config) : new Map());
+  const app = wireApp(parts, scheduler);
   const { client } = upstream;
   return {
     config,
@@ -209,110 +196,90 @@ interface Parts {
   readonly self: SelfMetrics;
   readonly redactor: Redactor;
   readonly upstream: Upstream;
+  readonly cache: ExpositionCache;
+  readonly registry: Registry;
+  readonly planMetrics: PlanMetrics;
+  readonly opts: WireOptions;
 }
 
 /**
  * The scheduler of the enabled collectors, each given what it needs (and what one offers
  * another: last unit times, flagged charts, summary windows, unit activity).
  */
-function wireScheduler(
-  parts: Parts,
-  more: {
-    readonly cache: ExpositionCache;
-    readonly planMetrics: PlanMetrics;
-    readonly reuseJobs: Map<string, ReusableJob>;
-    readonly opts: WireOptions;
-  },
-): Scheduler {
-  const { config, shard, logger, wallClock, self, redactor, upstream } = parts;
-  const {
-    client,
-    yielder,
-    digest,
-    refused,
-    lastUnitTimes,
-    flaggedCharts,
-    activity,
-    summaryWindows,
-    products,
-  } = upstream;
-  const prev = more.opts.previous;
+function wireScheduler(parts: Parts, reuseJobs: Map<string, ReusableJob>): Scheduler {
+  const { config, shard, logger, wallClock, self, redactor, upstream: up, opts } = parts;
+  const { client } = up;
+  const prev = opts.previous;
   const collectors = enabledDataCollectors(config);
   if (prev) forgetRemovedCollectors(prev, collectors);
   const context = {
     config,
     client,
     logger,
-    yielder,
+    yielder: up.yielder,
     redact: redactor.apply,
-    refused,
-    offerLastUnitTime: lastUnitTimes.offer,
-    offerFlaggedCharts: flaggedCharts.offer,
-    offerSummaryWindows: summaryWindows.offer,
+    refused: up.refused,
+    offerLastUnitTime: up.lastUnitTimes.offer,
+    offerFlaggedCharts: up.flaggedCharts.offer,
+    offerSummaryWindows: up.summaryWindows.offer,
     shard,
-    activity,
-    products,
+    activity: up.activity,
+    products: up.products,
   };
   return new Scheduler({
     discovery: DISCOVERY,
     collectors,
     context,
     contextFor: (name) => ({ ...context, client: client.forCollector(name) }),
-    reuseJobs: more.reuseJobs,
+    reuseJobs,
     reuseFreshness: prev?.scheduler.staleness,
     onPollEnd: (name) => {
-      digest.flush(name);
+      up.digest.flush(name);
       nudgeMemoryReducer();
     },
-    cache: more.cache,
+    cache: parts.cache,
     selfMetrics: self,
     logger,
     wallClock,
-    timers: more.opts.timers,
-    random: more.opts.random,
+    timers: opts.timers,
+    random: opts.random,
     planner: (topology) => {
       const plant = plantOf(topology);
       return (now) => planFor(config, { plant, shard, now });
     },
-    planMetrics: more.planMetrics,
+    planMetrics: parts.planMetrics,
     seriesBudget: new SeriesBudget(config.planning.maxSeries),
   });
 }
 
 /** The HTTP app: /metrics from the cache, the status page and the probes from the scheduler. */
-function wireApp(
-  parts: Parts,
-  more: {
-    readonly scheduler: Scheduler;
-    readonly cache: ExpositionCache;
-    readonly registry: Registry;
-    readonly opts: WireOptions;
-  },
-): ReturnType<typeof createApp> {
+function wireApp(parts: Parts, scheduler: Scheduler): ReturnType<typeof createApp> {
   const { config, wallClock, self, redactor } = parts;
   const { errors, refused, lastUnitTimes, flaggedCharts, summaryWindows } = parts.upstream;
-  const { scheduler } = more;
+  const status = () => scheduler.status();
+  const ready = () => scheduler.ready();
+  const upstream = displayUrl(config.upstream.baseUrl);
   return createApp({
-    cache: more.cache,
-    registry: more.registry,
+    cache: parts.cache,
+    registry: parts.registry,
     self,
     version: VERSION,
-    status: () => scheduler.status(),
-    ready: () => scheduler.ready(),
+    status,
+    ready,
     windows: summaryWindows.read,
-    upstream: displayUrl(config.upstream.baseUrl),
+    upstream,
     wallClock,
-    reload: more.opts.reload,
+    reload: parts.opts.reload,
     redact: redactor.apply,
-    metricsPath: more.opts.metricsPath,
+    metricsPath: parts.opts.metricsPath,
     statusModel: () =>
       buildStatusModel({
         version: VERSION,
-        upstream: displayUrl(config.upstream.baseUrl),
+        upstream,
         wallClock,
-        status: () => scheduler.status(),
+        status,
         topology: () => scheduler.currentTopology(),
-        ready: () => scheduler.ready(),
+        ready,
         lastUnitTime: lastUnitTimes.read,
         errors,
         refused: () => refused.ids(),
@@ -369,6 +336,12 @@ function forgetRemovedCollectors(prev: Exporter, collectors: readonly { readonly
   }
 }
 
+const CIRCUIT_LOG = {
+  closed: ['info', 'closed: full load resumes'],
+  open: ['warn', 'open: requests paused, probing slowly'],
+  half_open: ['info', 'half-open: sending a probe'],
+} as const;
+
 /** The client and what shares its life: breakers, refused stations, token, log digest. */
 function wireUpstream(
   config: Config,
@@ -391,11 +364,8 @@ function wireUpstream(
     now: opts.retryTimers?.now ?? Date.now,
     onChange: (endpoint, state, failures) => {
       self.setCircuitState(endpoint, state);
-      const fields = { endpoint, state, failures_in_a_row: failures };
-      if (state === 'closed') logger.info(fields, 'upstream circuit closed: full load resumes');
-      else if (state === 'open')
-        logger.warn(fields, 'upstream circuit open: requests paused, probing slowly');
-      else logger.info(fields, 'upstream circuit half-open: sending a probe');
+      const [level, msg] = CIRCUIT_LOG[state];
+      logger[level]({ endpoint, state, failures_in_a_row: failures }, `upstream circuit ${msg}`);
     },
   });
   for (const endpoint of ENDPOINT_NAMES) self.setCircuitState(endpoint, 'closed');

@@ -26,19 +26,13 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 function record(state: SimState, c: Context): RecordedRequest {
   const url = new URL(c.req.url);
   const query: Record<string, string[]> = {};
-  for (const [k, v] of url.searchParams) {
-    query[k] = [...(query[k] ?? []), v];
-  }
-  const headers: Record<string, string> = {};
-  c.req.raw.headers.forEach((v, k) => {
-    headers[k] = v;
-  });
+  for (const [k, v] of url.searchParams) query[k] = [...(query[k] ?? []), v];
   const rec: RecordedRequest = {
     method: c.req.method,
     path: url.pathname,
     rawQuery: url.search.replace(/^\?/, ''),
     query,
-    headers,
+    headers: Object.fromEntries(c.req.raw.headers),
     status: 0,
     receivedAt: state.now(),
   };

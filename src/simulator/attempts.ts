@@ -1,7 +1,4 @@
-/**
- * How the attempts of a visit go, shared by the flow (flow.ts) and the realistic plant's rate
- * design (realistic-line.ts), which must agree on them for its yields to come out as designed.
- */
+/** How the attempts of a visit go: flow.ts and realistic-line.ts must agree for yields to come out as designed. */
 
 /** A failed visit is tested at most this many times in total before the unit is scrapped. */
 export const MAX_ATTEMPTS = 3;

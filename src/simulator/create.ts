@@ -32,7 +32,10 @@ export interface Simulator {
   setScenario(patch: Partial<Scenario>): void;
   scenario(): Scenario;
   clearRequests(): void;
-  /** Ground truth of the synthetic plant (not of a replay, nor with the run-time scenario; with the process scenario's yield drops): unit records of both directions, as /units would return them before filters and caps. */
+  /**
+   * Ground truth of the synthetic plant with the process scenario's yield drops (not a replay's, not
+   * the run-time scenario's): unit records as /units would return them before filters and caps.
+   */
   unitsBetween(stationIds: string[], from: Date, to: Date): UnitRecordWire[];
   /** Ground truth: measurement records, as /metrics would return them before the record cap. */
   metricsBetween(
@@ -94,7 +97,7 @@ export function createSimulator(opts: SimulatorOptions = {}): Simulator {
       applyYieldDrops(unitRecords({ seed, model }, lower(ids), window(from, to)), {
         sites: model.plant.sites,
         drops: processDrops,
-        seed: seed,
+        seed,
       }),
     metricsBetween: (ids, { from, to, names }) =>
       metricRecords({ seed, model }, lower(ids), { w: window(from, to), names }),

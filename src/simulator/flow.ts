@@ -46,29 +46,20 @@ const LONGEST_STOP_CHAIN_MS = 3 * 3_600_000;
 
 /** The unit with index `k`, or null when no unit entered in that slot (idle time, or the line stood). */
 export function unitAt(seed: number, line: LineModel, k: number): UnitInfo | null {
-  if (line.realistic !== undefined) return realisticUnitAt(seed, line, k);
+  const { realistic } = line;
   if (uniform(seed, Purpose.exists, line.hash, k) >= EXIST_RATE) return null;
+  if (realistic?.stops?.stopped(line.epochMs + k * line.periodMs)) return null;
   const typeU = uniform(seed, Purpose.unitType, line.hash, k);
-  return {
+  const unit: UnitInfo = {
     index: k,
     serial: `${line.serialPrefix}-${String(k).padStart(8, '0')}`,
     unitType: typeU < 0.02 ? null : pick(line.products, typeU),
     engineering: uniform(seed, Purpose.mode, line.hash, k) < 0.03,
   };
-}
-
-function realisticUnitAt(seed: number, line: LineModel, k: number): UnitInfo | null {
-  const realistic = line.realistic!;
-  if (uniform(seed, Purpose.exists, line.hash, k) >= EXIST_RATE) return null;
-  if (realistic.stops?.stopped(line.epochMs + k * line.periodMs)) return null;
+  if (realistic === undefined) return unit;
+  // The realistic plant's product follows its mix, and is known even when the type is not reported.
   const product = line.products[productIndexOf(seed, { lineHash: line.hash, k, line: realistic })]!;
-  return {
-    index: k,
-    serial: `${line.serialPrefix}-${String(k).padStart(8, '0')}`,
-    unitType: uniform(seed, Purpose.unitType, line.hash, k) < 0.02 ? null : product,
-    engineering: uniform(seed, Purpose.mode, line.hash, k) < 0.03,
-    productHash: hashString(product),
-  };
+  return { ...unit, unitType: unit.unitType === null ? null : product, productHash: hashString(product) };
 }
 
 function resultOf(

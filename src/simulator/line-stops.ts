@@ -1,11 +1,8 @@
 /**
- * When a line of the realistic plant stands still while healthy: at every shift change (three
- * 8-hour shifts starting 06:00, 14:00 and 22:00 local time, the handover and line clearance take
- * 10-20 minutes), at the meal break in the middle of each shift (20-30 minutes), and now and then
- * for about an hour (a material shortage, a changeover gone long, a maintenance call: on about
- * one day in four, 40-80 minutes at a random time of day). While a line stands, no unit enters it
- * and no test starts on it; a test under way finishes, then every station of the line is silent
- * until the line runs again. Everything is a pure function of the seed, the line and the instant.
+ * When a healthy line of the realistic plant stands still: shift changes, meal breaks and, about
+ * one day in four, an unplanned stop of about an hour (a material shortage, a long changeover).
+ * While it stands no unit enters and no test starts; a test under way finishes. A pure function
+ * of the seed, the line and the instant.
  */
 import { hashInts, Purpose, uniform } from './random.ts';
 
@@ -40,7 +37,7 @@ export interface LineStop {
   readonly kind: 'shift_change' | 'break' | 'line_stop';
 }
 
-/** A line's stop schedule: its time zone and the lengths of its planned stops. */
+/** A line's stop schedule. */
 export class StopSchedule {
   readonly #seed: number;
   readonly #lineHash: number;
@@ -102,9 +99,8 @@ export class StopSchedule {
     return total;
   }
 
-  // The planned stops of the local day holding `t`, and the unplanned ones of its UTC day and
-  // the day before (a stop may run past midnight). This runs for every attempt of every unit,
-  // so it allocates nothing.
+  // Runs for every attempt of every unit, so it allocates nothing. An unplanned stop of the day
+  // before may run past midnight.
   #endOfStopAt(t: number): number {
     let end = t;
     const offset = this.#offsets.at(t);
@@ -151,7 +147,6 @@ export class StopSchedule {
     return stop;
   }
 
-  /** The stops starting on one UTC day. */
   #stopsOfDay(day: number): LineStop[] {
     const out: LineStop[] = [];
     const guess = this.#offsets.at(day * DAY + DAY / 2);
@@ -170,7 +165,7 @@ export class StopSchedule {
   }
 }
 
-/** Cached offsets kept before the cache is cleared: a year of half hours. */
+/** A year of half hours. */
 const MAX_CACHED_OFFSETS = 17_520;
 
 /**

@@ -81,15 +81,10 @@ const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
+type Values = ReturnType<typeof parse>;
 
 /** Reads a non-negative number from the option `name`; `integer` (default true) also requires a whole one. */
-function num(
-  values: Values,
-  name: keyof Values,
-  opts: { readonly integer?: boolean } = {},
-): number | undefined {
-  const { integer = true } = opts;
+function num(values: Values, name: keyof Values, { integer = true }: { readonly integer?: boolean } = {}) {
   const raw = values[name];
   if (typeof raw !== 'string') return undefined;
   const n = Number(raw);
@@ -184,9 +179,12 @@ function issueTokenOf(v: Values, env: NodeJS.ProcessEnv): IssueTokenRequest {
   return { sites, expiresSeconds: parseExpiry(v.expires), secret: v['jwt-secret'] ?? env[JWT_ENV] };
 }
 
+const parse = (argv: string[]) =>
+  parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false }).values;
+
 /** Turns command-line arguments into a command; throws with a readable message on bad input. */
 export function parseSimulatorCommand(argv: string[], env: NodeJS.ProcessEnv = {}): SimulatorCommand {
-  const { values: v } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
+  const v = parse(argv);
   if (v.help) return 'help';
   if (v['issue-token']) return { kind: 'issue-token', request: issueTokenOf(v, env) };
   if (v['shift-to-now'] && !v.replay) throw new Error('--shift-to-now needs --replay DIR');
@@ -199,7 +197,7 @@ export function parseSimulatorCommand(argv: string[], env: NodeJS.ProcessEnv = {
 
 /** Turns command-line arguments into server options; throws with a readable message on bad input. */
 export function parseSimulatorArgs(argv: string[]): SimulatorServerOptions | 'help' {
-  const { values: v } = parseArgs({ args: argv, options: OPTIONS, strict: true, allowPositionals: false });
+  const v = parse(argv);
   if (v.help) return 'help';
   const yieldScale = v['yield-scale'];
   if (yieldScale !== undefined && yieldScale !== 'ratio' && yieldScale !== 'percent') {
@@ -237,11 +235,8 @@ function issueToken(request: IssueTokenRequest, nowMs: number): void {
     );
   }
   const iat = Math.floor(nowMs / 1000);
-  const token = issueJwt(
-    { sites: request.sites, iatSeconds: iat, expSeconds: iat + request.expiresSeconds },
-    secret,
-  );
-  process.stdout.write(`${token}\n`);
+  const claims = { sites: request.sites, iatSeconds: iat, expSeconds: iat + request.expiresSeconds };
+  process.stdout.write(`${issueJwt(claims, secret)}\n`);
 }
 
 /** The recording `--replay` names; undefined (exit code 2) after saying why it is refused. */
@@ -265,10 +260,7 @@ function banner(
   const { plant } = running.sim;
   const tokens = Object.keys(opts.tokens ?? {});
   // Only the built-in demo token is printed; a token chosen by the user is treated as a secret.
-  const hint =
-    tokens.length === 1 && tokens[0] === 'demo-token'
-      ? 'demo-token'
-      : `${tokens.length} token(s) from --token`;
+  const hint = tokens.join() === 'demo-token' ? 'demo-token' : `${tokens.length} token(s) from --token`;
   const plantKind = typeof opts.plant === 'object' ? 'realistic' : (opts.plant ?? 'textbook');
   return (
     `Station Data Query Service simulator listening on ${running.url}\n` +

@@ -24,7 +24,7 @@ export interface MeasurementSpec {
   upper: number | null;
   limitLower: string | null;
   limitUpper: string | null;
-  /** Slow sinusoidal drift: amplitude in standard deviations, period in ms, phase in radians. */
+  /** Slow sinusoidal drift: amplitude in sd, period in ms, phase in radians. */
   driftAmp: number;
   driftPeriodMs: number;
   driftPhase: number;
@@ -252,10 +252,9 @@ function canExplainFailure(spec: MeasurementSpec): boolean {
 }
 
 /**
- * Indexes of the measurements a failing visit of a station points at: its pass/fail tests and
- * incapable characteristics, else any limited one. A station fails 1-8 % of visits; blaming a
- * capable characteristic for them would put that share of its values out of spec, which no
- * capable process does (Ppk 1.33 is 63 ppm), so only stations with nothing else blame one.
+ * Indexes of the measurements a failing visit points at: pass/fail tests and incapable ones, else
+ * any limited one. Blaming a capable one for 1-8 % of visits would put that share out of spec,
+ * which no capable process does (Ppk 1.33 is 63 ppm).
  */
 export function failureExplainers(measures: readonly MeasurementSpec[]): number[] {
   const all = measures.flatMap((m, i) => (canExplainFailure(m) ? [i] : []));

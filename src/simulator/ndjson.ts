@@ -15,8 +15,6 @@ export interface FileDigest {
 /** A writer of one `.ndjson.gz` file; `write` respects back-pressure. */
 export interface NdjsonWriter {
   write(value: unknown): Promise<void>;
-  /** Values written so far. */
-  readonly count: number;
   /** Ends the gzip stream and closes the file; resolves to the digest of what was written. */
   close(): Promise<FileDigest>;
 }
@@ -33,21 +31,16 @@ export function ndjsonWriter(path: string): NdjsonWriter {
     bytes += chunk.length;
   });
   gzip.pipe(file);
-  let count = 0;
   // Concurrent writers share one wait for 'drain' instead of each adding listeners.
   let drained: Promise<unknown> | undefined;
   return {
     async write(value) {
-      count++;
       if (!gzip.write(`${JSON.stringify(value)}\n`) && !drained) {
         drained = once(gzip, 'drain').finally(() => {
           drained = undefined;
         });
       }
       if (drained) await drained;
-    },
-    get count() {
-      return count;
     },
     async close() {
       const done = once(file, 'close');
@@ -59,9 +52,8 @@ export function ndjsonWriter(path: string): NdjsonWriter {
 }
 
 /**
- * Reads every value of an `.ndjson.gz` file, in order. With `expected`, the file must have
- * exactly that size and SHA-256, checked before anything is parsed: a file cut short or taken
- * from another recording is refused as such, not as whatever parse error its bytes cause.
+ * Reads every value of an `.ndjson.gz` file, in order. With `expected`, its size and SHA-256 are
+ * checked first: a file cut short or from another recording is refused as such, not as a parse error.
  */
 export async function readNdjson<T>(path: string, expected?: FileDigest): Promise<T[]> {
   if (expected) await checkDigest(path, expected);

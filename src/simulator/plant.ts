@@ -226,9 +226,7 @@ function addRealism(
   });
   model.realistic = line;
   model.elements.forEach((el, e) => {
-    el.stations.forEach((st, i) => {
-      st.rates = rates[e]![i]!;
-    });
+    for (const [i, st] of el.stations.entries()) st.rates = rates[e]![i]!;
   });
 }
 
@@ -250,9 +248,8 @@ function buildSite(ctx: Ctx, s: number, lines: LineModel[]): SiteWire {
     description: `Electronics manufacturing site in ${template.city}${suffix}`,
     lines: [],
   };
-  for (let l = 0; l < ctx.scale.linesPerSite; l++) {
+  for (let l = 0; l < ctx.scale.linesPerSite; l++)
     site.lines.push(buildLine(ctx, { site, s, l, template, round }, lines));
-  }
   return site;
 }
 
@@ -293,24 +290,16 @@ function buildLine(
     name: line.name,
   });
   line.elements = wires;
-  for (const st of ctx.stations.slice(firstStation)) {
+  for (const st of ctx.stations.slice(firstStation))
     st.tz = uniform(ctx.seed, Purpose.plant, st.hash, 9) < 0.15 ? null : template.tz;
-  }
-  lines.push(
-    buildLineModel(ctx, lpath, {
-      serialPrefix: `${template.code}${round ? round + 1 : ''}${l + 1}`,
-      tz: template.tz,
-      models: models,
-    }),
-  );
+  const serialPrefix = `${template.code}${round ? round + 1 : ''}${l + 1}`;
+  lines.push(buildLineModel(ctx, lpath, { serialPrefix, tz: template.tz, models }));
   return line;
 }
 
-/** Which kinds of names the plant uses besides the plain ones (default neither). */
+/** Which kinds of names (names.ts) the plant uses besides the plain ones (default neither). */
 export interface PlantNames {
-  /** Unicode, spaces and punctuation in names. */
   readonly exotic?: boolean;
-  /** Markup, quotes and control characters in names. */
   readonly hostile?: boolean;
 }
 
@@ -338,11 +327,9 @@ export function buildPlant(
   const lines: LineModel[] = [];
   const sites = Array.from({ length: scale.sites }, (_, s) => buildSite(ctx, s, lines));
   const stationsById = new Map<string, StationModel & { line: LineModel }>();
-  for (const line of lines) {
-    for (const el of line.elements) {
+  for (const line of lines)
+    for (const el of line.elements)
       for (const st of el.stations) stationsById.set(st.id, Object.assign(st, { line }));
-    }
-  }
   const stations: PlantStation[] = ctx.stations.map(({ id, name, siteId, lineId, groupId, position }) =>
     groupId === undefined
       ? { id, name, siteId, lineId, position }

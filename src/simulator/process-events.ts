@@ -1,21 +1,15 @@
 /**
  * Process scenarios: changes of the synthetic process injected as data, so that tests and demos
- * can show control charts and p-charts catching them. A measurement event changes the values of
- * one measurement name at one station from `fromMs` (until `toMs`, if given); a yield drop makes
- * a share of one line's units fail its last step, by the same mechanism as the run-time
- * `yieldDrop` scenario (src/simulator/scenarios.ts). Everything stays a pure function of the
- * seed, the clock and these events.
+ * can show control charts and p-charts catching them; each in force over [fromMs, toMs), open-ended
+ * without `toMs`. Everything stays a pure function of the seed, the clock and these events.
  */
 export interface Span {
-  /** Epoch ms at which the change starts. */
   readonly fromMs: number;
-  /** Epoch ms at which it ends (exclusive); open-ended when left out. */
   readonly toMs?: number;
 }
 
 interface MeasurementTarget extends Span {
   readonly stationId: string;
-  /** Measurement name, as listed by `plant.measurementNames`. */
   readonly name: string;
 }
 
@@ -36,10 +30,8 @@ interface VarianceEvent extends MeasurementTarget {
 }
 /**
  * A yield drop on one line: a seeded share `failRatio` (0..1) of its units, chosen by serial, fail
- * every attempt at the line's last step, so its first-pass and final yields both drop by about
- * that share. Output records at that step from `fromMs` (until `toMs`) are affected; without
- * `fromMs`, all of them. The run-time scenario field `yieldDrop` and the process event
- * `yield_drop` are this one type, applied by one function (`applyYieldDrops`).
+ * at the line's last step, so both yields drop by about that share; without `fromMs`, always. The
+ * scenario field `yieldDrop` and the process event `yield_drop` share this type and `applyYieldDrops`.
  */
 export interface YieldDrop {
   readonly lineId: string;
@@ -54,20 +46,15 @@ interface YieldDropEvent extends YieldDrop {
   readonly fromMs: number;
 }
 
-/**
- * A station falls silent: from `fromMs` (until `toMs`) it reports no unit and no measurement
- * record, while units still pass through it and the rest of its line runs on.
- */
+/** A station reports no record, while units still pass through it and its line runs on. */
 interface SilenceEvent extends Span {
   readonly kind: 'silence';
   readonly stationId: string;
 }
 
 /**
- * The first-attempt failure rate of one station becomes `failRate` (0..1) from `fromMs` (until
- * `toMs`): its retests follow, so its retry ratio moves with it (about 1.3 x failRate / (1 + 1.3
- * x failRate), retests failing 30 % of the time). Events of one station do not add: the last one
- * in force wins.
+ * The first-attempt failure rate of one station becomes `failRate` (0..1); its retry ratio follows
+ * (about 1.3 x failRate / (1 + 1.3 x failRate)). Events of one station do not add: the last one wins.
  */
 interface FailRateEvent extends Span {
   readonly kind: 'fail_rate';
@@ -84,11 +71,7 @@ export type ProcessEvent = MeasurementEvent | YieldDropEvent | StationEvent;
 
 /** The process scenario of a simulator. */
 export interface ProcessScenario {
-  /**
-   * The slow sinusoidal drift every numeric measurement has by default (0.5-1.5 standard
-   * deviations, periods of hours). Off, a station's values are stationary, so that a control
-   * chart flags only the injected events.
-   */
+  /** The default slow sinusoidal drift; off, values are stationary and charts flag only the events. */
   readonly drift?: boolean;
   readonly events?: readonly ProcessEvent[];
 }

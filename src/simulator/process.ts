@@ -3,9 +3,8 @@ import type { PlantModel } from './plant.ts';
 import type { MeasurementEvent, ProcessScenario, StationEvent, YieldDrop } from './process-events.ts';
 
 /**
- * Applies a scenario to a freshly built plant model: drift and measurement events change the
- * model; yield drops are returned, to be applied to the unit records as served (like the
- * run-time `yieldDrop` scenario). An event naming a station or line the plant lacks throws.
+ * Applies a scenario to a freshly built plant model; yield drops are returned, to be applied to
+ * the records as served. An event naming a station or line the plant lacks throws.
  */
 export function applyProcess(model: PlantModel, scenario: ProcessScenario | undefined): YieldDrop[] {
   if (scenario === undefined) return [];
@@ -33,6 +32,5 @@ function addStationEvent(model: PlantModel, e: MeasurementEvent | StationEvent):
 }
 
 function hasLine(model: PlantModel, lineId: string): boolean {
-  for (const st of model.stationsById.values()) if (st.lineId === lineId.toLowerCase()) return true;
-  return false;
+  return [...model.stationsById.values()].some((st) => st.lineId === lineId.toLowerCase());
 }

@@ -1,7 +1,6 @@
 /**
- * Counter-based pseudo-randomness: every random quantity is a hash of the coordinates it belongs
- * to (seed, line, unit index, step, attempt, purpose). Nothing carries state, so any time window
- * can be generated on its own and the same coordinates always give the same value.
+ * Counter-based pseudo-randomness: every random quantity is a hash of its coordinates, so any
+ * time window can be generated on its own and the same coordinates always give the same value.
  */
 
 const TWO_POW_32 = 4294967296;
@@ -57,9 +56,7 @@ export function hashString(text: string): number {
 export function hexId(seed: number, path: string, salt = 0): string {
   const base = hashString(path);
   let out = '';
-  for (let i = 0; i < 3; i++) {
-    out += hashInts(seed, base, salt, i).toString(16).padStart(8, '0');
-  }
+  for (let i = 0; i < 3; i++) out += hashInts(seed, base, salt, i).toString(16).padStart(8, '0');
   return out;
 }
 
@@ -99,9 +96,8 @@ export const Purpose = {
 } as const;
 
 /**
- * Uniform and standard-normal variates derived one after another from one hash, for draws that
- * need several (a gamma's rejection loop, a Box–Muller pair). The normal is an exact Box–Muller
- * normal, not the bounded Irwin-Hall {@link gaussian}: a realistic shape's tails must be its own.
+ * Variates drawn one after another from one hash, for draws that need several. The normal is an
+ * exact Box–Muller one, not the bounded {@link gaussian}: a realistic shape's tails must be its own.
  */
 export class HashVariates {
   #h: number;

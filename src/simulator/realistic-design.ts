@@ -1,8 +1,4 @@
-/**
- * What the realistic plant was designed to be, for benches and tests that judge detectors on it:
- * each line's products and their shares, the final yield its rates give, its stops; each
- * station's failure rates and the retry ratio they give. Ground truth, not measurements.
- */
+/** What the realistic plant was designed to be: ground truth for benches and tests that judge detectors. */
 import type { LineStop } from './line-stops.ts';
 import type { PlantModel } from './plant.ts';
 import type { RealisticRates } from './realistic-line.ts';

@@ -1,10 +1,8 @@
 /**
- * The realistic plant's lines: 2-4 products in a weighted mix, first-attempt and retest failure
- * rates chosen so that each line's final yield sits at its target ± 1 point and each station's
- * retry ratio near its target, and the line's stop schedule (line-stops.ts). The rates follow
- * from how the flow treats a visit (flow.ts): a first attempt is not a pass with probability
- * p0 (fail or null result), a retest with probability r, and after three attempts the unit is
- * scrapped, so a station's scrap share is p0·r² and its retry ratio p0(1 + r) / (1 + p0(1 + r)).
+ * The realistic plant's lines: a weighted product mix, failure rates that put each line's final
+ * yield at its target ± 1 point, and stops. A first attempt is not a pass with probability p0, a
+ * retest with r, and three attempts scrap the unit (flow.ts): scrap is p0·r², retry ratio
+ * p0(1 + r) / (1 + p0(1 + r)).
  */
 import { MAX_ATTEMPTS, NULL_RESULT_RATE } from './attempts.ts';
 import { type StopKinds, StopSchedule } from './line-stops.ts';
@@ -14,10 +12,7 @@ import { hashString, Purpose, uniform } from './random.ts';
 export const FINAL_YIELD_TARGET = 0.95;
 /** A line's final yield is drawn uniformly from its target ± this. */
 export const FINAL_YIELD_BAND = 0.01;
-/**
- * A station's retry ratio is drawn uniformly from this range: near the default config's retry
- * target of 0.1, about a quarter of the stations above it.
- */
+/** A station's retry ratio is drawn from this range: about a quarter above the default target 0.1. */
 export const RETRY_RATIO_RANGE = [0.07, 0.11] as const;
 /** A retest fails at most this often: beyond it a retest would be pointless. */
 const MAX_RETEST_FAIL = 0.9;
@@ -27,13 +22,11 @@ export type ProductMix = 'interleaved' | 'lots';
 
 /** What a realistic line adds to the textbook line model. */
 export interface RealisticLine {
-  /** The line's stop schedule; null when stops are off. */
   readonly stops: StopSchedule | null;
   /** Cumulative weights of the line's products (the last is 1). */
   readonly cumulativeWeights: readonly number[];
   /** Units per lot when products run in lots; null when each unit's product is drawn alone. */
   readonly lotUnits: number | null;
-  /** The final yield the line's rates were designed for. */
   readonly designFinalYield: number;
 }
 
@@ -41,9 +34,7 @@ export interface RealisticLine {
 export interface RealisticRates {
   /** Probability that a first attempt fails (a null result comes on top). */
   readonly firstFailRate: number;
-  /** Probability that a retest fails (a null result comes on top). */
   readonly retestFailRate: number;
-  /** The retry ratio the rates give. */
   readonly designRetryRatio: number;
   /** The share of units reaching this station it scraps. */
   readonly designScrap: number;

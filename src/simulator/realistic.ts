@@ -1,11 +1,8 @@
 /**
- * The realistic plant's measurement model: per measurement name, the distribution its physics
- * implies and a stationary AR(1) autocorrelation (docs/simulator.md, "The realistic plant", gives
- * the reason or source of each choice); per product, a nominal of its own for the characteristics
- * that depend on the design; per fixture slot, a small offset. Values stay counter-based: the
- * AR(1) value of a reading is computed from the innovations of the line's earlier unit slots,
- * each a hash of (seed, station, name, unit index), so any window is generated on its own (the
- * sum of `ar1At` in src/simulator/shapes.ts, truncated sooner).
+ * The realistic plant's measurement model: per name a distribution and a stationary AR(1)
+ * (docs/simulator.md, "The realistic plant", gives each choice's source), per product a nominal,
+ * per slot an offset. Values stay counter-based: a reading's AR(1) value sums hashed innovations
+ * of the earlier unit slots, so any window is generated on its own.
  */
 import { HashVariates, hashInts, hashString, Purpose, uniform } from './random.ts';
 import { type Shape, standardDraw } from './shapes.ts';
@@ -22,10 +19,7 @@ export interface RealisticBehaviour {
 
 const NORMAL: Shape = { kind: 'normal' };
 
-/**
- * Per base measurement name (a repeated name, `idle_current_2`, behaves as its base). Names not
- * listed (cycle times, pass/fail tests) have no noise of this kind.
- */
+/** Per base name (`idle_current_2` behaves as its base); cycle times and pass/fail tests have none. */
 export const REALISTIC_BEHAVIOUR: Readonly<Record<string, RealisticBehaviour>> = {
   vcc_3v3: { shape: NORMAL, phi: 0.05, productSpread: 0 },
   idle_current: { shape: { kind: 'gamma', skewness: 0.6 }, phi: 0.15, productSpread: 1.5 },
@@ -58,23 +52,18 @@ export interface Reading {
   readonly seed: number;
   readonly stationHash: number;
   readonly nameHash: number;
-  /** The unit's index on its line: consecutive units are consecutive steps of the AR(1). */
+  /** Consecutive units are consecutive steps of the AR(1). */
   readonly unitIndex: number;
   /** A retest reads the same fixture state with a fresh current innovation. */
   readonly attempt: number;
   /** 1-based slot, or 0 for a station without slots. */
   readonly slot: number;
-  /** Hash of the unit's product name (its nominal). */
   readonly productHash: number;
 }
 
 const variates = new HashVariates(0);
 
-/**
- * Innovations further back than this weight (φ^k) are left out: what they would add to the
- * variance is below φ^(2k) = 1e-8 of it, and leaving them out halves the work of a value at
- * φ 0.3 (8 innovations instead of the 18 of ar1At's 1e-9).
- */
+/** Innovations weighing less (φ^k) add under 1e-8 of the variance; cutting them halves the work. */
 const LEAST_WEIGHT = 1e-4;
 
 /** The standardised noise of a reading: AR(1) of its name's phi over innovations of its shape. */

@@ -1,9 +1,10 @@
+import { getOrCreate } from '../util/maps.ts';
 import { type UnitInfo, unitAt, unitIndexRange, type Visit, walkUnit } from './flow.ts';
 import { measuredValue, type ValueContext } from './measurements.ts';
 import type { LineModel, PlantModel, StationModel } from './plant.ts';
 import { silentAt } from './process-events.ts';
 import { Purpose, uniform } from './random.ts';
-import type { SummaryCounts } from './summarize.ts';
+import { type SummaryCounts, UnitTally, zeroCounts } from './summarize.ts';
 import type { MetricRecordWire, TimedUnitRecord, UnitRecordWire } from './types.ts';
 import type { UnitTallyMemo, UnitWalks, VisitMemo } from './unit-walks.ts';
 
@@ -23,7 +24,6 @@ interface Emit {
   unit: UnitInfo;
   visit: Visit;
   line: LineModel;
-  /** What is kept of the visit between windows, with the memo of walks. */
   memo?: VisitMemo;
 }
 
@@ -94,22 +94,11 @@ function walkWindow(
   query: { readonly ids: readonly string[]; readonly w: Window },
   emit: (e: Emit) => void,
 ) {
-  const { model } = plant;
   const { ids, w } = query;
   const until = Math.min(w.toMs, w.nowMs + 1);
-  for (const [line, wanted] of linesOf(model, ids)) {
+  for (const [line, wanted] of linesOf(plant.model, ids)) {
     const [first, last] = unitIndexRange(line, w.fromMs, until);
-    for (let k = first; k <= last; k++) {
-      eachVisit(plant, line, {
-        k: k,
-        untilMs: until,
-        onVisit: (unit, visit, memo) => {
-          // A silent station's unit passes on down the line, unrecorded.
-          if (wanted.has(visit.station.id) && !silentAt(visit.station.stationEvents, visit.inMs))
-            emit({ unit, visit, line, memo });
-        },
-      });
-    }
+    for (let k = first; k <= last; k++) eachWantedVisit(plant, line, { k, untilMs: until, wanted }, emit);
   }
 }
 
@@ -122,18 +111,13 @@ function sorted<T>(items: Timed<T>): T[] {
   return order.map((i) => items.recs[i]!);
 }
 
-function timed<T>(): Timed<T> {
-  return { times: [], recs: [] };
-}
+const timed = <T>(): Timed<T> => ({ times: [], recs: [] });
 
 function slotOf(seed: number, e: Emit): string | null {
-  const st = e.visit.station;
+  const { station: st, step, attempt } = e.visit;
   if (st.slots === 0) return null;
   return String(
-    1 +
-      Math.floor(
-        st.slots * uniform(seed, Purpose.slot, e.line.hash, e.unit.index, e.visit.step, e.visit.attempt),
-      ),
+    1 + Math.floor(st.slots * uniform(seed, Purpose.slot, e.line.hash, e.unit.index, step, attempt)),
   );
 }
 
@@ -154,7 +138,7 @@ function unitRecordsOf(seed: number, e: Emit): TimedUnitRecord[] {
   const slot = slotOf(seed, e);
   const mode = modeOf(e);
   const build = (t: number, direction: 'input' | 'output', result: string | null): TimedUnitRecord => {
-    const inserted = insertedAt(seed, st, { t: t, salt: direction === 'input' ? 0 : 1 });
+    const inserted = insertedAt(seed, st, { t, salt: direction === 'input' ? 0 : 1 });
     // Plain literals in contract field order: object spread is several times slower here.
     const rec: UnitRecordWire = {
       station_id: st.id,
@@ -175,10 +159,7 @@ function unitRecordsOf(seed: number, e: Emit): TimedUnitRecord[] {
   return [build(e.visit.inMs, 'input', null), build(e.visit.outMs, 'output', e.visit.result)];
 }
 
-/**
- * The visit's unit records: from its memo when there is one (built once, served to every window),
- * else built now.
- */
+/** The visit's unit records: from its memo when there is one (built once for every window). */
 function visitRecords(seed: number, e: Emit): readonly TimedUnitRecord[] {
   if (e.memo === undefined) return unitRecordsOf(seed, e);
   e.memo.unitRecords ??= unitRecordsOf(seed, e);
@@ -189,7 +170,7 @@ function visitRecords(seed: number, e: Emit): readonly TimedUnitRecord[] {
 export function unitRecords(plant: PlantSource, ids: readonly string[], w: Window): UnitRecordWire[] {
   const { seed } = plant;
   const out = timed<UnitRecordWire>();
-  walkWindow(plant, { ids: ids, w: w }, (e) => {
+  walkWindow(plant, { ids, w }, (e) => {
     // Both records before the window: nothing to build (the output is the later one).
     if (e.visit.outMs < w.fromMs) return;
     for (const r of visitRecords(seed, e)) {
@@ -201,60 +182,12 @@ export function unitRecords(plant: PlantSource, ids: readonly string[], w: Windo
   return sorted(out);
 }
 
-/** What one unit's visible records add to a summary's counts. */
-class UnitTally {
-  #any = false;
-  #inputs = 0;
-  #outputs = 0;
-  /** Per station with an output record: the results of its first and last one. */
-  readonly #byStation = new Map<string, { first: string | null; last: string | null }>();
-
-  add(rec: UnitRecordWire): void {
-    this.#any = true;
-    if (rec.direction === 'input') {
-      this.#inputs++;
-      return;
-    }
-    this.#outputs++;
-    const seen = this.#byStation.get(rec.station_id);
-    if (seen) seen.last = rec.result;
-    else this.#byStation.set(rec.station_id, { first: rec.result, last: rec.result });
-  }
-
-  /** Adds this unit to `c` and starts over for the next one. */
-  flushInto(c: SummaryCounts): void {
-    if (this.#any) c.uniqueUnits++;
-    c.totalInput += this.#inputs;
-    if (this.#inputs > 0) c.uniqueInput++;
-    c.totalOutput += this.#outputs;
-    if (this.#outputs > 0) {
-      c.uniqueOutput++;
-      c.stationSerials += this.#byStation.size;
-      let first = true;
-      let last = true;
-      for (const v of this.#byStation.values()) {
-        first &&= v.first === 'pass';
-        last &&= v.last === 'pass';
-      }
-      if (first) c.firstPass++;
-      if (last) c.finalPass++;
-    }
-    this.#any = false;
-    this.#inputs = 0;
-    this.#outputs = 0;
-    this.#byStation.clear();
-  }
-}
-
 /**
- * The counts of a summary of the unit records {@link unitRecords} returns, tallied unit by unit
- * instead of by serial over sorted records (no sort, no sets of strings). The same counts: a
- * unit's records come in its walk's order, which is their time order, and a serial is one unit
- * while the lines asked have distinct serial prefixes; undefined when they do not (the caller
- * then summarizes the records). With the memo of walks, each unit's whole tally at the stations
- * asked is kept too (UnitWalks.talliesOf): a window that sees all of a unit's records there adds
- * it in one step, and only the units cut by its edges (or not yet fully visible) are tallied
- * record by record, so a 24 h summary costs about one step a unit instead of a walk of its visits.
+ * The summary counts of what {@link unitRecords} returns, tallied unit by unit (no sort, no sets
+ * of strings): the same counts while the lines asked have distinct serial prefixes, undefined
+ * otherwise (the caller then summarizes the records). With the memo of walks, a unit whose records
+ * the window sees in full adds its kept tally in one step; only units cut by the window's edges are
+ * tallied record by record.
  */
 export function unitCounts(plant: PlantSource, ids: readonly string[], w: Window): SummaryCounts | undefined {
   const byLine = linesOf(plant.model, ids);
@@ -267,7 +200,7 @@ export function unitCounts(plant: PlantSource, ids: readonly string[], w: Window
     const memo = plant.walks?.talliesOf(line, [...wanted].sort().join(','));
     const [first, last] = unitIndexRange(line, w.fromMs, until);
     for (let k = first; k <= last; k++) {
-      const m = memo === undefined ? undefined : memoOf(plant, line, { memo, k, wanted });
+      const m = memo && getOrCreate(memo, k, () => unitTallyMemo(plant, line, { k, wanted }));
       if (m?.counts === null) continue;
       // Every record of the unit there is in the window and visible: its whole tally counts.
       if (m !== undefined && seesAll(w, m)) {
@@ -284,20 +217,6 @@ export function unitCounts(plant: PlantSource, ids: readonly string[], w: Window
   return counts;
 }
 
-/** Unit `k`'s tally from the memo, made now if missing. */
-function memoOf(
-  plant: PlantSource,
-  line: LineModel,
-  at: { readonly memo: Map<number, UnitTallyMemo>; readonly k: number; readonly wanted: ReadonlySet<string> },
-): UnitTallyMemo {
-  let m = at.memo.get(at.k);
-  if (m === undefined) {
-    m = unitTallyMemo(plant, line, at);
-    at.memo.set(at.k, m);
-  }
-  return m;
-}
-
 function seesAll(w: Window, m: UnitTallyMemo): m is UnitTallyMemo & { counts: SummaryCounts } {
   return (
     m.counts !== null &&
@@ -308,31 +227,11 @@ function seesAll(w: Window, m: UnitTallyMemo): m is UnitTallyMemo & { counts: Su
   );
 }
 
-function zeroCounts(): SummaryCounts {
-  return {
-    uniqueUnits: 0,
-    totalInput: 0,
-    uniqueInput: 0,
-    totalOutput: 0,
-    uniqueOutput: 0,
-    firstPass: 0,
-    finalPass: 0,
-    stationSerials: 0,
-  };
-}
-
 function addCounts(into: SummaryCounts, c: SummaryCounts): void {
-  into.uniqueUnits += c.uniqueUnits;
-  into.totalInput += c.totalInput;
-  into.uniqueInput += c.uniqueInput;
-  into.totalOutput += c.totalOutput;
-  into.uniqueOutput += c.uniqueOutput;
-  into.firstPass += c.firstPass;
-  into.finalPass += c.finalPass;
-  into.stationSerials += c.stationSerials;
+  for (const key of Object.keys(c) as (keyof SummaryCounts)[]) into[key] += c[key];
 }
 
-/** The visits of unit `k` at the `wanted` stations that start before `untilMs`, as walkWindow gives them. */
+/** The visits of unit `k` at the `wanted` stations that start before `untilMs`. */
 function eachWantedVisit(
   plant: PlantSource,
   line: LineModel,
@@ -343,6 +242,7 @@ function eachWantedVisit(
     k: walk.k,
     untilMs: walk.untilMs,
     onVisit: (unit, visit, memo) => {
+      // A silent station's unit passes on down the line, unrecorded.
       if (walk.wanted.has(visit.station.id) && !silentAt(visit.station.stationEvents, visit.inMs))
         emit({ unit, visit, line, memo });
     },
@@ -383,9 +283,9 @@ export function metricRecords(
   const { w, names } = query;
   const wantedNames = names && names.length > 0 ? new Set(names) : null;
   const out = timed<MetricRecordWire>();
-  walkWindow(plant, { ids: ids, w: w }, (e) => {
+  walkWindow(plant, { ids, w }, (e) => {
     const t = e.visit.outMs;
-    const inserted = insertedAt(seed, e.visit.station, { t: t, salt: 1 });
+    const inserted = insertedAt(seed, e.visit.station, { t, salt: 1 });
     if (visible(w, t, inserted)) visitMetrics(seed, e, { inserted, wantedNames, out });
   });
   return sorted(out);

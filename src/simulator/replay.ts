@@ -82,11 +82,7 @@ async function readMeta(dir: string): Promise<RecordingMeta> {
   return meta.data;
 }
 
-/**
- * Loads a recording directory. Each data file must have the size and SHA-256 that `meta.json`
- * records: a recording cut short, or files of another recording, are refused with a
- * {@link RecordingError} instead of being served in part.
- */
+/** Loads a recording directory; a file whose size or SHA-256 differs from `meta.json`'s is refused. */
 export async function loadRecording(dir: string): Promise<Recording> {
   const meta = await readMeta(dir);
   const read = async <T>(part: RecordingPart): Promise<T[]> => {
@@ -152,10 +148,7 @@ function shifted<T extends { time_created: string; time_inserted?: string }>(r: 
   return out;
 }
 
-/**
- * Records of `ids` inside the window, moved by `offsetMs`. A recorded record is visible from
- * its (moved) time on, as a live one would be.
- */
+/** Records of `ids` inside the window, moved by `offsetMs`: visible from their moved time on. */
 function select<T extends { time_created: string; time_inserted?: string }>(
   index: Map<string, Series<T>>,
   query: { readonly ids: readonly string[]; readonly w: Window },
@@ -178,39 +171,29 @@ function select<T extends { time_created: string; time_inserted?: string }>(
 }
 
 function summaryKey(ids: readonly string[], fromMs: number, toMs: number): string {
-  return `${[...ids]
-    .map((id) => id.toLowerCase())
-    .sort()
-    .join(',')}|${fromMs}|${toMs}`;
+  const sorted = ids.map((id) => id.toLowerCase()).sort();
+  return `${sorted.join(',')}|${fromMs}|${toMs}`;
 }
 
 /** A recording as a data source; `offsetMs` is added to every recorded time. */
 export function replaySource(rec: Recording, offsetMs: number): DataSource {
   const stations = new Map<string, SourceStation>();
   for (const s of plantOfRecording(rec).stations) {
-    stations.set(s.id.toLowerCase(), {
-      id: s.id.toLowerCase(),
-      siteId: s.siteId.toLowerCase(),
-      lineId: s.lineId,
-    });
+    const id = s.id.toLowerCase();
+    stations.set(id, { id, siteId: s.siteId.toLowerCase(), lineId: s.lineId });
   }
   const units = byStation(rec.units);
   const metrics = byStation(rec.metrics);
   const summaries = new Map<string, SummaryWire>();
-  for (const s of rec.summaries) {
+  for (const s of rec.summaries)
     summaries.set(summaryKey(s.station_ids, Date.parse(s.from), Date.parse(s.to)), s.summary as SummaryWire);
-  }
   return {
     sites: rec.sites,
     stations,
-    units: (ids, w) => select(units, { ids: ids, w: w }, { offsetMs: offsetMs }),
+    units: (ids, w) => select(units, { ids, w }, { offsetMs }),
     metrics: (ids, w, names) => {
       const wanted = names && names.length > 0 ? new Set(names) : undefined;
-      return select(
-        metrics,
-        { ids: ids, w: w },
-        { offsetMs: offsetMs, keep: wanted ? (r) => wanted.has(r.name) : undefined },
-      );
+      return select(metrics, { ids, w }, { offsetMs, keep: wanted ? (r) => wanted.has(r.name) : undefined });
     },
     recordedSummary: (ids, w) => summaries.get(summaryKey(ids, w.fromMs - offsetMs, w.toMs - offsetMs)),
   };

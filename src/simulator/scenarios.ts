@@ -1,11 +1,7 @@
 /**
- * Data scenarios: faults in what the plant reports, rather than in how the service answers.
- * They rewrite records as served, so the units, the summaries and everything computed from
- * them agree, and ending a scenario restores the original records at once.
- *
- * Yield drops are the one mechanism behind both the run-time scenario field `yieldDrop`
- * (`--yield-drop`, `POST /_sim/scenario`) and the process event `yield_drop`: they work on the
- * synthetic plant and on a replay alike.
+ * Data scenarios: faults in what the plant reports, not in how the service answers. They rewrite
+ * records as served, so units and summaries agree, and ending one restores the records at once;
+ * they work on the synthetic plant and on a replay alike.
  */
 import { active, type YieldDrop } from './process-events.ts';
 import { hashString, uniform } from './random.ts';
@@ -35,10 +31,8 @@ function dropsByStation(sites: readonly SiteWire[], drops: readonly YieldDrop[])
 }
 
 /**
- * Applies yield drops: at a line's last step, an output record in force of drops whose ratios
- * add up to `r` fails when its unit's seeded draw (by serial) is below `r`. A unit is chosen by
- * its serial, so all of its records in a drop's span agree, and a drop lowers both the first-pass
- * and the final yield by about its ratio. Records outside every drop's span are untouched.
+ * Applies yield drops: at a line's last step, an output record under drops whose ratios add up to
+ * `r` fails when its serial's seeded draw is below `r`, so all of a unit's records agree.
  */
 export function applyYieldDrops(
   records: UnitRecordWire[],

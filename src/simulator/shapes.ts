@@ -1,10 +1,7 @@
 /**
- * The shapes of healthy measurement noise a real test station shows, as standardised draws (mean
- * 0, variance 1) so a characteristic's nominal and sigma stay its own: normal (most electrical
- * readings), gamma (a skewed, bounded-below quantity such as leakage current), lognormal
- * (insulation resistance, a product of many factors), Student's t (heavy tails: occasional wild
- * readings of a good unit). Autocorrelation is added on top by {@link Ar1}. The benches draw the
- * same shapes, so the simulator's plant and the detectors' Monte Carlo agree on what "healthy" is.
+ * Shapes of healthy measurement noise as standardised draws (mean 0, variance 1): normal, gamma
+ * (skewed, bounded below: leakage current), lognormal (insulation resistance), Student's t (heavy
+ * tails). The benches draw the same shapes, so plant and Monte Carlo agree on what "healthy" is.
  */
 
 /** A noise shape with its parameter. */
@@ -79,9 +76,8 @@ function gammaDraw(a: number, v: Variates): number {
 }
 
 /**
- * A stationary AR(1) sequence x[n] = phi · x[n-1] + sqrt(1 - phi²) · e[n] of variance 1 when the
- * innovations e have variance 1 (a fixture that warms and cools carries part of each reading into
- * the next). The first value is drawn from the stationary distribution.
+ * A stationary AR(1) x[n] = phi · x[n-1] + sqrt(1 - phi²) · e[n] of variance 1 (a fixture that
+ * warms and cools carries part of each reading into the next).
  */
 export class Ar1 {
   readonly #phi: number;
@@ -102,9 +98,8 @@ export class Ar1 {
 }
 
 /**
- * The same AR(1) value computed without state from the innovations before it, for a generator
- * that must produce any window on its own (the simulator): the sum over k of phi^k · e[n-k],
- * truncated where phi^k falls below 1e-9, scaled to variance 1. `innovation(k)` is e[n-k].
+ * The same AR(1) value without state: the sum of phi^k · e[n-k] (`innovation(k)`), truncated
+ * where phi^k falls below 1e-9, scaled to variance 1.
  */
 export function ar1At(phi: number, innovation: (lag: number) => number): number {
   if (phi === 0) return innovation(0);

@@ -27,17 +27,11 @@ export interface DataSource {
   metrics(ids: readonly string[], w: Window, names?: readonly string[]): MetricRecordWire[];
   /** A summary answered as recorded, when the source has one for exactly this request. */
   recordedSummary?(ids: readonly string[], w: Window): SummaryWire | undefined;
-  /**
-   * The counts of the summary of `units(ids, w)`, computed without listing the records; undefined
-   * when the source cannot (the caller then summarizes the records). A speed-up, same answers.
-   */
+  /** The counts of the summary of `units(ids, w)` without listing them; undefined when it cannot. */
   unitCounts?(ids: readonly string[], w: Window): SummaryCounts | undefined;
 }
 
-/**
- * The synthetic plant as a data source; `walks`, a memo of its units' walks, makes no difference
- * to the answers (nor does the summary by counts that comes with it).
- */
+/** The synthetic plant as a data source; `walks` (and the summary by counts with it) changes no answer. */
 export function plantSource(seed: number, model: PlantModel, walks?: UnitWalks): DataSource {
   const stations = new Map<string, SourceStation>();
   for (const s of model.plant.stations) stations.set(s.id, { id: s.id, siteId: s.siteId, lineId: s.lineId });
@@ -45,7 +39,7 @@ export function plantSource(seed: number, model: PlantModel, walks?: UnitWalks):
     sites: model.plant.sites,
     stations,
     units: (ids, w) => unitRecords({ seed, model, walks }, ids, w),
-    metrics: (ids, w, names) => metricRecords({ seed, model, walks }, ids, { w: w, names: names }),
+    metrics: (ids, w, names) => metricRecords({ seed, model, walks }, ids, { w, names }),
     // With the memo of walks only: that is the opt-in of long simulated runs.
     ...(walks === undefined ? {} : { unitCounts: (ids, w) => unitCounts({ seed, model, walks }, ids, w) }),
   };

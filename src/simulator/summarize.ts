@@ -1,9 +1,5 @@
+import { getOrCreate } from '../util/maps.ts';
 import type { SummaryWire, UnitRecordWire } from './types.ts';
-
-interface SerialOutputs {
-  /** Per station: result of the earliest and of the latest output in the window. */
-  byStation: Map<string, { first: string | null; last: string | null }>;
-}
 
 function ratio(num: number, den: number, scale: number): number {
   return den === 0 ? 0 : (num / den) * scale;
@@ -14,47 +10,11 @@ function ratio(num: number, den: number, scale: number): number {
  * stations), with the formulas documented in docs/simulator.md. Records must be sorted by time.
  */
 export function summarize(records: readonly UnitRecordWire[], yieldScale: 'ratio' | 'percent'): SummaryWire {
-  const all = new Set<string>();
-  const inputs = new Set<string>();
-  const outputs = new Map<string, SerialOutputs>();
-  const stationSerials = new Set<string>();
-  let totalInput = 0;
-  let totalOutput = 0;
-  for (const r of records) {
-    all.add(r.unit_serial);
-    if (r.direction === 'input') {
-      totalInput++;
-      inputs.add(r.unit_serial);
-      continue;
-    }
-    totalOutput++;
-    stationSerials.add(`${r.station_id}\u0000${r.unit_serial}`);
-    const entry = outputs.get(r.unit_serial) ?? { byStation: new Map() };
-    const seen = entry.byStation.get(r.station_id);
-    if (seen) seen.last = r.result;
-    else entry.byStation.set(r.station_id, { first: r.result, last: r.result });
-    outputs.set(r.unit_serial, entry);
-  }
-  let firstPass = 0;
-  let finalPass = 0;
-  for (const { byStation } of outputs.values()) {
-    const visits = [...byStation.values()];
-    if (visits.every((v) => v.first === 'pass')) firstPass++;
-    if (visits.every((v) => v.last === 'pass')) finalPass++;
-  }
-  return summaryOfCounts(
-    {
-      uniqueUnits: all.size,
-      totalInput,
-      uniqueInput: inputs.size,
-      totalOutput,
-      uniqueOutput: outputs.size,
-      firstPass,
-      finalPass,
-      stationSerials: stationSerials.size,
-    },
-    yieldScale,
-  );
+  const bySerial = new Map<string, UnitTally>();
+  for (const r of records) getOrCreate(bySerial, r.unit_serial, () => new UnitTally()).add(r);
+  const counts = zeroCounts();
+  for (const tally of bySerial.values()) tally.flushInto(counts);
+  return summaryOfCounts(counts, yieldScale);
 }
 
 /** The counts behind a summary: serials, records and (station, serial) pairs of output. */
@@ -85,4 +45,62 @@ export function summaryOfCounts(c: SummaryCounts, yieldScale: 'ratio' | 'percent
     final_yield: ratio(c.finalPass, c.uniqueOutput, scale),
     retry_rate: ratio(c.totalOutput - c.stationSerials, c.totalOutput, scale),
   };
+}
+
+export function zeroCounts(): SummaryCounts {
+  return {
+    uniqueUnits: 0,
+    totalInput: 0,
+    uniqueInput: 0,
+    totalOutput: 0,
+    uniqueOutput: 0,
+    firstPass: 0,
+    finalPass: 0,
+    stationSerials: 0,
+  };
+}
+
+/** What one unit's records (in time order) add to a summary's counts. */
+export class UnitTally {
+  #any = false;
+  #inputs = 0;
+  #outputs = 0;
+  /** Per station with an output record: the results of its first and last one. */
+  readonly #byStation = new Map<string, { first: string | null; last: string | null }>();
+
+  add(rec: UnitRecordWire): void {
+    this.#any = true;
+    if (rec.direction === 'input') {
+      this.#inputs++;
+      return;
+    }
+    this.#outputs++;
+    const seen = this.#byStation.get(rec.station_id);
+    if (seen) seen.last = rec.result;
+    else this.#byStation.set(rec.station_id, { first: rec.result, last: rec.result });
+  }
+
+  /** Adds this unit to `c` and starts over for the next one. */
+  flushInto(c: SummaryCounts): void {
+    if (this.#any) c.uniqueUnits++;
+    c.totalInput += this.#inputs;
+    if (this.#inputs > 0) c.uniqueInput++;
+    c.totalOutput += this.#outputs;
+    if (this.#outputs > 0) {
+      c.uniqueOutput++;
+      c.stationSerials += this.#byStation.size;
+      let first = true;
+      let last = true;
+      for (const v of this.#byStation.values()) {
+        first &&= v.first === 'pass';
+        last &&= v.last === 'pass';
+      }
+      if (first) c.firstPass++;
+      if (last) c.finalPass++;
+    }
+    this.#any = false;
+    this.#inputs = 0;
+    this.#outputs = 0;
+    this.#byStation.clear();
+  }
 }

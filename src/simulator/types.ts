@@ -7,46 +7,25 @@ import type { StopKinds } from './line-stops.ts';
 import type { ProcessScenario, YieldDrop } from './process-events.ts';
 import type { ProductMix } from './realistic-line.ts';
 
-/** A station element of a line, as returned by /sites. */
-interface StationElementWire {
-  id: string;
-  name: string;
-  description: string;
-  type: 'station';
-}
-
-/** A station inside a group element. */
-interface GroupStationWire {
+/** What every level of the /sites hierarchy has; a station inside a group has nothing more. */
+interface NamedWire {
   id: string;
   name: string;
   description: string;
 }
 
-/** A group element: parallel stations doing the same step. */
-interface GroupElementWire {
-  id: string;
-  name: string;
-  description: string;
-  stations: GroupStationWire[];
-  type: 'group';
-}
-
-/** An element of a line. */
-export type ElementWire = StationElementWire | GroupElementWire;
+/** An element of a line: one station, or a group of parallel stations doing the same step. */
+export type ElementWire =
+  | (NamedWire & { type: 'station' })
+  | (NamedWire & { stations: NamedWire[]; type: 'group' });
 
 /** A production line. */
-export interface LineWire {
-  id: string;
-  name: string;
-  description: string;
+export interface LineWire extends NamedWire {
   elements: ElementWire[];
 }
 
 /** A site, exactly as one element of the /sites `data` array. */
-export interface SiteWire {
-  id: string;
-  name: string;
-  description: string;
+export interface SiteWire extends NamedWire {
   lines: LineWire[];
 }
 
@@ -125,12 +104,9 @@ export interface Scenario {
   forbiddenStations: string[];
   /** Pad every API response to several MiB. */
   large: boolean;
-  /**
-   * Drive one line's yield down (see {@link YieldDrop}, the type of the process event
-   * `yield_drop` too); null: every line as generated (or as the process scenario has it).
-   */
+  /** Drive one line's yield down; null: every line as generated (or as the process scenario has it). */
   yieldDrop: YieldDrop | null;
-  /** Answer every request of some endpoints with a hostile body (see {@link HostileAnswer}); null: none. */
+  /** Answer every request of some endpoints with a hostile body; null: none. */
   hostile: HostileAnswer | null;
   /** Refuse every bearer token with 401, as an upstream that revoked the exporter's token. */
   refuseTokens: boolean;
@@ -138,12 +114,11 @@ export interface Scenario {
 
 /**
  * A hostile answer, for the exporter's limits: `empty-objects` is a 200 whose `data` is
- * `{},{},...` of about `bytes` (millions of items, each a few bytes); `huge-error` a 500 whose
- * `error.message` is `bytes` long; `corrupt-gzip` a 200 marked gzip whose body does not decompress.
+ * `{},{},...` of about `bytes`; `huge-error` a 500 whose `error.message` is `bytes` long;
+ * `corrupt-gzip` a 200 marked gzip whose body does not decompress.
  */
 export interface HostileAnswer {
   kind: 'empty-objects' | 'huge-error' | 'corrupt-gzip';
-  /** The endpoint families that answer so: `metrics`, `units`, `summary`, `sites`. */
   endpoints: Array<'metrics' | 'units' | 'summary' | 'sites'>;
   /** Size of the hostile part in bytes; default 16 MiB. */
   bytes?: number;
@@ -152,10 +127,7 @@ export interface HostileAnswer {
 /** The realistic plant and its settings (docs/simulator.md, "The realistic plant"). */
 export interface RealisticPlantOptions {
   readonly kind: 'realistic';
-  /**
-   * Which healthy stops the lines make: shift changes, meal breaks, unplanned stops of about an
-   * hour (all by default); false: none, the lines run around the clock.
-   */
+  /** Which healthy stops the lines make (all by default); false: none, around the clock. */
   readonly stops?: StopKinds | false;
   /** Products drawn unit by unit ('interleaved', default) or run in lots of 2-8 hours ('lots'). */
   readonly productMix?: ProductMix;
@@ -186,10 +158,7 @@ export interface SimulatorOptions {
   maxRecords?: number;
   /** Put quotes, a backslash, a newline and non-ASCII characters into some names, for escaping tests. */
   exoticNames?: boolean;
-  /**
-   * Names for markup-escaping tests: a station named with `<script>`, quotes, an ampersand and
-   * non-ASCII text (implies nothing about `exoticNames`).
-   */
+  /** Names with markup (`<script>`, quotes, `&`) and non-ASCII text, for markup-escaping tests. */
   hostileNames?: boolean;
   /** Also accept HS256 JWTs signed with this secret (`exp` and a `sites` claim are checked). */
   jwtSecret?: string;
@@ -198,9 +167,8 @@ export interface SimulatorOptions {
   /** Process scenario: drift off, mean shifts, trends, variance increases, timed yield drops (docs/simulator.md). */
   process?: ProcessScenario;
   /**
-   * Keep the walks of each line's units of about the last this many hours in memory, so that
-   * windows asked again and again (a day's summary every few minutes) do not walk their units
-   * anew: for long runs on a simulated clock. The answers are the same with or without it.
+   * Keep about this many hours of each line's unit walks in memory, so that windows asked again
+   * and again are not walked anew (long runs on a simulated clock); the answers are the same.
    */
   unitMemoHours?: number;
 }
@@ -218,7 +186,7 @@ export interface PlantStation {
 
 /** The synthetic plant. */
 export interface Plant {
-  /** Exactly the /sites `data` array (for a token that may read every site). */
+  /** The /sites `data` array for a token that may read every site. */
   sites: SiteWire[];
   stations: PlantStation[];
   measurementNames: string[];
@@ -244,13 +212,11 @@ export interface RecordedRequest {
 export type RecordingPart = 'sites' | 'units' | 'metrics' | 'summaries';
 
 /**
- * `meta.json` of a recording, written last: it names the recording and holds the size and
- * SHA-256 of each data file, so that replay can tell a complete recording from a truncated one or
- * from files of two recordings.
+ * `meta.json` of a recording, written last: the size and SHA-256 of each data file tell a complete
+ * recording from a truncated one or from files of two recordings.
  */
 export interface RecordingMeta {
   format: 2;
-  /** Random, one per record run. */
   id: string;
   files: Record<RecordingPart, { bytes: number; sha256: string }>;
   /** The recorded window [from, to), ISO 8601. */

@@ -1,12 +1,10 @@
 /**
- * A memo of the units' walks along their lines. A unit's visits are a pure function of the seed,
- * its line and its index (and of the process scenario's station events, fixed at creation), yet
- * every request walks again every unit whose records may fall in its window: a 24h summary walks a
- * day of its line's units, and a plant's stations ask for it every few minutes. A long simulated
- * run (bench:pager) keeps each unit's whole walk once instead, and each visit's unit records once
- * built; the records served are the same as without the memo, in the same order. They are shared
- * between answers, so nothing may change a record in place (data scenarios copy the ones they change).
+ * A memo of the units' walks, for long simulated runs (bench:pager): without it every request walks
+ * again every unit its window may hold. The records served are the same, in the same order, but
+ * shared between answers: nothing may change one in place (data scenarios copy what they change).
  */
+
+import { getOrCreate } from '../util/maps.ts';
 import { type UnitInfo, unitAt, type Visit, walkUnit } from './flow.ts';
 import type { LineModel } from './plant.ts';
 import type { SummaryCounts } from './summarize.ts';
@@ -18,9 +16,8 @@ export interface VisitMemo {
 }
 
 /**
- * What one unit adds to a summary of a station set when every record it has there is visible:
- * the counts, and the span of those records (the earliest and latest time, the latest instant one
- * becomes visible) that decides whether a window sees them all. Null counts: no record there.
+ * What one unit adds to a summary of a station set when a window sees all its records there, and
+ * the span that decides whether it does. Null counts: no record there.
  */
 export interface UnitTallyMemo {
   readonly counts: SummaryCounts | null;
@@ -42,7 +39,6 @@ export class UnitWalks {
   readonly #seed: number;
   readonly #hours: number;
   readonly #lines = new Map<LineModel, { byIndex: Map<number, WalkedUnit>; newest: number }>();
-  /** Per line and station set, what each unit adds to a summary that sees all of its records. */
   readonly #tallies = new Map<LineModel, Map<string, Map<number, UnitTallyMemo>>>();
 
   constructor(seed: number, opts: { readonly hours: number }) {
@@ -52,11 +48,7 @@ export class UnitWalks {
 
   /** Unit `k` of `line` and its whole walk, from the memo or walked now. */
   of(line: LineModel, k: number): WalkedUnit {
-    let memo = this.#lines.get(line);
-    if (memo === undefined) {
-      memo = { byIndex: new Map(), newest: k };
-      this.#lines.set(line, memo);
-    }
+    const memo = getOrCreate(this.#lines, line, () => ({ byIndex: new Map(), newest: k }));
     const hit = memo.byIndex.get(k);
     if (hit !== undefined) return hit;
     const walked = this.#walk(line, k);
@@ -66,25 +58,16 @@ export class UnitWalks {
     return walked;
   }
 
-  /**
-   * The memo of unit tallies of `line` for the station set `key` (its stations of that line):
-   * what each unit adds to a summary when its records there are all visible, kept as long as the
-   * unit's walk is.
-   */
+  /** The unit tallies of `line` for the station set `key`, kept as long as the units' walks. */
   talliesOf(line: LineModel, key: string): Map<number, UnitTallyMemo> {
-    let byKey = this.#tallies.get(line);
-    if (byKey === undefined) {
-      byKey = new Map();
-      this.#tallies.set(line, byKey);
-    }
-    let tallies = byKey.get(key);
-    if (tallies === undefined) {
-      tallies = new Map();
-      byKey.set(key, tallies);
-    }
+    const tallies = getOrCreate(
+      getOrCreate(this.#tallies, line, () => new Map()),
+      key,
+      () => new Map(),
+    );
     const memo = this.#lines.get(line);
-    if (memo !== undefined && tallies.size > Math.ceil((this.#hours * 3_600_000) / line.periodMs) * 1.25) {
-      const keep = Math.ceil((this.#hours * 3_600_000) / line.periodMs);
+    const keep = Math.ceil((this.#hours * 3_600_000) / line.periodMs);
+    if (memo !== undefined && tallies.size > keep * 1.25) {
       for (const k of tallies.keys()) if (k < memo.newest - keep) tallies.delete(k);
     }
     return tallies;

@@ -37,10 +37,7 @@ export async function runCheckConfig(
   return webCode !== 0 ? webCode : configCode;
 }
 
-/**
- * What check-config says without plant counts: the plan depends on the plant's size, so that a
- * reader who expected it learns how to get it.
- */
+/** Without plant counts there is no plan: the reader who expected one learns how to get it. */
 const PLAN_HINT =
   'request plan and series estimate: give the plant counts (--stations N [--groups N --lines N --sites N ' +
   '--names N --slots N]) or --discover (docs/scaling.md)';
@@ -128,10 +125,7 @@ async function discoveredPlant(
   }
 }
 
-/**
- * The request plan and the series estimate, as check-config prints them: for this replica's
- * shard, at `now`.
- */
+/** The request plan and the series estimate for this replica's shard at `now`, as check-config prints them. */
 export function planReport(
   config: Config,
   counts: SeriesCounts,

@@ -6,10 +6,8 @@ import type { Config } from '../../config/schema.ts';
 const DEMO = { token: 'demo-token', seed: 42 } as const;
 
 /**
- * The embedded default: a config for the built-in simulator. It goes through the same
- * validation as a file, so the demo cannot drift from what a user could write. It exercises
- * what the shipped rules and dashboards read: the 1h and 24h windows (yield, retry, Ppk), and
- * control charts on three numeric measurements, with a rolling baseline of a day. solder_height
+ * The config for the built-in simulator, validated as a file is, so the demo cannot drift from
+ * what a user could write; it exercises what the shipped rules and dashboards read. solder_height
  * is the simulator's one deliberately incapable characteristic (docs/simulator.md).
  */
 export function demoConfig(baseUrl: string): Config {
@@ -36,12 +34,9 @@ export function demoConfig(baseUrl: string): Config {
 const DEMO_SHIFT = { name: 'vcc_3v3', sigmas: 3, afterMs: 5 * 60_000 } as const;
 
 /**
- * The demo plant's process: no slow drift (so that the control charts are quiet), and one
- * sustained 3 sigma shift of vcc_3v3 on one station five minutes after start, so that a
- * newcomer sees the CUSUM catch it (one MeasurementShiftDetected notification) while every
- * other chart stays quiet. The station is one without slots and outside any group, so that
- * the chart gets every unit of its line (a point every 2 minutes): slots or a parallel group
- * would split those points and delay the signal by the same factor.
+ * The demo plant's process: no drift, and one 3 sigma shift of vcc_3v3 on one station five
+ * minutes after start, so that a newcomer sees the CUSUM catch it while every other chart stays
+ * quiet. A station without slots or group gets every unit of its line: no split delays the signal.
  */
 export async function demoProcess(seed: number, startMs: number) {
   // The plant model says which stations measure the name; no records need generating.

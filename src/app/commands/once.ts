@@ -30,8 +30,7 @@ export async function runOnce(opts: RunOptions): Promise<number> {
     });
     // The exposition as is: it is data, not messages, and holds no error text.
     process.stdout.write(await res.text());
-    // Each failed poll was logged as a warning; only a log level that hides warnings needs
-    // the summary, so that each error shows once.
+    // Each failed poll was logged as a warning: only a level that hides them needs the summary.
     if (!ok && !exporter.logger.isLevelEnabled('warn')) {
       const failed = exporter.scheduler.status().filter((s) => !s.lastOk);
       for (const s of failed)

@@ -11,23 +11,16 @@ import { type Output, reportConfigError } from './output.ts';
 /** The flags of `serve` and `once`; absent ones take the config's value or the default. */
 export interface RunOptions {
   readonly configPath?: string;
-  /** `--web.listen-address`, repeatable: one server on each; none: the config's `server.listen_address`. */
+  /** One server on each; none: the config's `server.listen_address`. */
   readonly listenAddresses?: readonly string[];
-  /** `--web.systemd-socket`: serve on the sockets systemd handed over instead of listen addresses. */
   readonly systemdSocket?: boolean;
-  /** `--web.telemetry-path`: where the metrics are served; default `/metrics`. */
   readonly telemetryPath?: string;
-  /** `--web.disable-exporter-metrics`: leave out the `process_*` and `nodejs_*` families. */
   readonly disableExporterMetrics?: boolean;
   readonly logLevel?: string;
-  /** `--log.format`: logfmt (default) or json. */
   readonly logFormat?: LogSettings['format'];
-  /** `--web.config.file`: TLS, basic auth, rate limit, headers. */
   readonly webConfigFile?: string;
-  /** `--web.enable-lifecycle`: POST /-/reload is allowed. */
   readonly enableLifecycle?: boolean;
   readonly limits?: HttpLimits;
-  /** `--shard i/n`. */
   readonly shard?: string;
 }
 
@@ -53,12 +46,9 @@ async function resolveConfig(
   opts: RunOptions,
   io: Output,
 ): Promise<{ config: Config; close: () => Promise<void>; demoUrl?: string }> {
-  if (opts.configPath) {
-    return { config: await io.load(opts.configPath), close: async () => {} };
-  }
+  if (opts.configPath) return { config: await io.load(opts.configPath), close: async () => {} };
   const sim = await startDemoSimulator();
-  const config = demoConfig(sim.url);
-  return { config, close: () => sim.close(), demoUrl: sim.url };
+  return { config: demoConfig(sim.url), close: () => sim.close(), demoUrl: sim.url };
 }
 
 /** The resolved config, or the exit code after reporting why there is none. */

@@ -6,20 +6,17 @@ import { WebConfigError } from '../../server/web-config/load.ts';
 import { maskCredentialLike, Redactor } from '../../util/redact.ts';
 
 /**
- * Everything a command writes to stdout and stderr, passed through the process's redactor:
- * error messages may quote a value from the config or an upstream answer, and either may hold
- * the token.
+ * What a command writes to stdout and stderr, masked: a message may quote a value from the config
+ * or an upstream answer, and either may hold the token.
  */
 export class Output {
   /** Masks every token the loader saw. */
   readonly redactor = new Redactor();
 
-  /** Writes to stderr, masked. */
   err(text: string): void {
     process.stderr.write(this.#masked(text));
   }
 
-  /** Writes to stdout, masked. */
   out(text: string): void {
     process.stdout.write(this.#masked(text));
   }

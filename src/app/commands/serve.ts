@@ -23,10 +23,7 @@ import { logSettings, type RunOptions, resolveOrReport, shardOf } from './option
 import { Output, reportConfigError } from './output.ts';
 import { handleSignals } from './signals.ts';
 
-/**
- * Default command: serve until SIGTERM/SIGINT, then shut down within {@link SHUTDOWN_DEADLINE_MS};
- * SIGHUP reloads the config.
- */
+/** Serves until SIGTERM/SIGINT, then shuts down within {@link SHUTDOWN_DEADLINE_MS}; SIGHUP reloads. */
 export async function runServe(opts: RunOptions): Promise<number> {
   const io = new Output();
   const resolved = await resolveOrReport(opts, io);
@@ -87,8 +84,7 @@ function serveReloader(
   const { shard, webConfig } = deps.setup;
   // One reload at a time; SIGHUP and POST /-/reload asked for during one get its result.
   const reload = singleFlight(() => reloader.reload());
-  // A reload hands the previous exporter over: its registry, and with it the web config
-  // metrics registered once on the first one, lives on.
+  // The web config metrics are registered once: the registry lives on through every reload.
   const wire = (c: Config, previous?: Exporter) => {
     const exporter = wireExporter(c, {
       logger,

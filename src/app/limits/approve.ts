@@ -1,7 +1,6 @@
 /**
- * `limits approve`: sets `approved_by` and `approved_at` on the chosen entries of a limits file,
- * editing the YAML in place so that an engineer's comments and layout stay. An entry without a
- * reason (in the file or given) is refused, and then nothing is written.
+ * `limits approve`: sets `approved_by` and `approved_at` on the chosen entries, editing the YAML in
+ * place so that an engineer's comments and layout stay. An entry without a reason is refused.
  */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import { parseDocument } from 'yaml';
@@ -50,10 +49,7 @@ export interface ApproveOptions {
   readonly nowMs: number;
 }
 
-/**
- * The entries approved (their indexes), or a {@link LimitsFileError}: the loader's problems, or
- * the entries refused for want of a reason.
- */
+/** The indexes of the entries approved, or a {@link LimitsFileError}. */
 export async function approveLimits(opts: ApproveOptions): Promise<number[]> {
   const text = await readFile(opts.file, 'utf8');
   const file = parseLimits(text, opts.file);

@@ -1,9 +1,6 @@
 /**
- * `station-exporter limits study|approve`: the Phase I loop of a quality engineer. `study` reads
- * a period from the upstream (or a recording), prints each chart's Phase I result and writes a
- * limits file for review; excluded points with their cause are added to that file and the study
- * run again on it; `approve` then records who approved which charts, when and why. The work is
- * loaded only when a command runs: the usage stays fast.
+ * `station-exporter limits study|approve`: the Phase I loop of a quality engineer (study, exclude,
+ * study again, approve). The work is loaded only when a command runs: the usage stays fast.
  */
 import { parseArgs } from 'node:util';
 import { LimitsUsageError } from './errors.ts';
@@ -79,13 +76,7 @@ async function approve(args: string[]): Promise<number> {
   const { approveLimits, parseSelector } = await import('./approve.ts');
   const selectors = (values.chart ?? []).map(parseSelector);
   const file = positionals[0]!;
-  const done = await approveLimits({
-    file,
-    by,
-    reason: values.reason,
-    selectors,
-    nowMs: Date.now(),
-  });
+  const done = await approveLimits({ file, by, reason: values.reason, selectors, nowMs: Date.now() });
   process.stdout.write(`approved ${done.length} chart(s) in ${file} by ${by}\n`);
   return 0;
 }

@@ -1,9 +1,7 @@
 /**
- * The approved-limits file as the `limits` commands read and write it (YAML, docs/measurements.md
- * "Phase I study"): one entry per chart with its limits, the study they came from, the excluded
- * points with their assignable cause, and the approval, in the file's own field names. What is
- * read is read by the exporter's loader (src/config/limits-schema.ts) and what is written passes
- * it, so these commands accept and write exactly what the exporter accepts.
+ * The approved-limits file as the `limits` commands read and write it (docs/measurements.md
+ * "Phase I study"), in its own field names. Reading goes through the exporter's loader and what is
+ * written passes it, so these commands accept and write exactly what the exporter accepts.
  */
 import { Document, isPair, isScalar, visit } from 'yaml';
 import { type ChartLimits, loadLimitsFile, parseLimits } from '../../config/limits-schema.ts';
@@ -46,7 +44,6 @@ export interface StudyCalibration {
   readonly excess_kurtosis?: number;
 }
 
-/** The whole file. */
 export interface LimitsFile {
   readonly version: 1;
   readonly charts: readonly LimitsEntry[];
@@ -62,10 +59,7 @@ export function rfc3339(ms: number): string {
   return new Date(ms).toISOString().replace('.000Z', 'Z');
 }
 
-/**
- * The span `[fromMs, toMs)` an exclusion leaves out (one point: its millisecond). Its times were
- * checked by the loader or written by {@link rfc3339}.
- */
+/** The span `[fromMs, toMs)` an exclusion leaves out (one point: its millisecond). */
 export function exclusionSpan(e: Exclusion): { fromMs: number; toMs: number } {
   if ('at' in e) {
     const at = Date.parse(e.at);
@@ -122,10 +116,7 @@ export async function readLimitsFile(file: string): Promise<LimitsFile> {
   return { version: 1, charts: (await loadLimitsFile(file)).charts.map(writtenEntry) };
 }
 
-/**
- * The file as YAML, entries in the order given, station ids quoted (an id of digits only would
- * read back as a number).
- */
+/** The file as YAML, station ids quoted (an id of digits only would read back as a number). */
 export function limitsYaml(file: LimitsFile, source = 'limits file'): string {
   const doc = new Document(file);
   visit(doc, {

@@ -1,8 +1,4 @@
-/**
- * `limits study` once its flags are parsed: the config (or a recording served on a loopback
- * port), the records of the period, the study of each chart, the report and the limits file.
- * Loaded only when a study runs, so that `limits --help` stays fast.
- */
+/** `limits study` once its flags are parsed; loaded only when a study runs, so `--help` stays fast. */
 import { readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parse } from 'yaml';
@@ -18,17 +14,10 @@ import { readStudyData } from './source.ts';
 import { periodOfFile, type StudyPeriod, studyAll } from './study.ts';
 
 /** The flags of `limits study`, parsed. */
-export interface StudyValues {
-  readonly config?: string | undefined;
-  readonly replay?: string | undefined;
-  readonly from?: string | undefined;
-  readonly to?: string | undefined;
-  readonly name?: string[] | undefined;
-  readonly station?: string[] | undefined;
-  readonly line?: string[] | undefined;
-  readonly limits?: string | undefined;
-  readonly out?: string | undefined;
-}
+export type StudyValues = Readonly<
+  Partial<Record<'config' | 'replay' | 'from' | 'to' | 'limits' | 'out', string>> &
+    Partial<Record<'name' | 'station' | 'line', string[]>>
+>;
 
 /** The names a study reads: the ones asked for, else the configured names that are charted. */
 function studyNames(config: Config, asked: readonly string[] | undefined): string[] {

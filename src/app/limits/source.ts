@@ -1,20 +1,15 @@
 /**
- * The points a study reads: the measurement records of the chosen stations and names over the
- * study period, fetched through the exporter's own client and record fetch (auth, limits, URL
- * lengths, truncated answers split), grouped into one time-ordered series per chart as the
- * exporter keys its charts (station, name, slot).
+ * The points a study reads: the chosen stations' records of the chosen names over the period,
+ * fetched through the exporter's own client and record fetch, in one time-ordered series per
+ * chart as the exporter keys its charts (station, name, slot).
  */
-import pino from 'pino';
-import { type CollectorContext, standaloneDependencies } from '../../collectors/collector.ts';
 import { topologyCollector } from '../../collectors/topology/index.ts';
 import type { Config } from '../../config/schema.ts';
 import { stationKey } from '../../model/keys.ts';
 import type { StationNode } from '../../model/topology.ts';
-import { fetchIncremental } from '../../records/fetch.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
 import { LoopYielder } from '../../util/loop-yield.ts';
-import { Redactor } from '../../util/redact.ts';
-import { recordingClient } from '../record-upstream.ts';
+import { commandContext, fetchWindow, metricsSource, recordingClient } from '../record-upstream.ts';
 
 /** Which charts a study reads. Empty lists choose everything. */
 export interface StudySelection {
@@ -111,30 +106,13 @@ export async function readStudyData(
   const yielder = new LoopYielder();
   const client = recordingClient(config, yielder);
   try {
-    const ctx: CollectorContext = {
-      config,
-      client,
-      logger: pino({ level: 'silent' }),
-      yielder,
-      redact: new Redactor().apply,
-      ...standaloneDependencies(),
-    };
+    const ctx = commandContext(config, client, { yielder });
     const { topology } = await topologyCollector.createJob(ctx).poll({ now: new Date(sel.toMs), signal });
     const stations = topology.stations.filter((s) => chosen(s, sel));
     const builder = new SeriesBuilder(stations);
-    const names = [...sel.names];
-    const result = await fetchIncremental<MeasurementRecord>({
-      source: {
-        urlLength: (q) => client.urlLength('metrics', { ...q, names }),
-        fetch: (q) => client.metrics({ ...q, names }),
-      },
+    const result = await fetchWindow(config, metricsSource(client, [...sel.names]), {
+      ...sel,
       stationIds: stations.map((s) => s.id),
-      watermarks: new Map(),
-      now: sel.toMs,
-      retainFrom: sel.fromMs,
-      overlapMs: 0,
-      maxUrlLength: config.upstream.maxUrlLength,
-      maxRecords: config.measurements.maxRecordsPerRequest,
       signal,
       onRecords: (records) => {
         for (const r of records) if (r.time >= sel.fromMs && r.time < sel.toMs) builder.add(r);

@@ -1,7 +1,6 @@
 /**
- * `limits study` without I/O: each chart's series studied with the exporter's settings for its
- * name (src/spc/study.ts), and the limits file for review built from the results and the file
- * passed back in (its exclusions applied, its approvals kept where the numbers stayed the same).
+ * `limits study` without I/O: each chart studied with the exporter's settings for its name, and
+ * the file for review, keeping the approvals of the file passed in where the numbers stayed.
  */
 import type { Config } from '../../config/schema.ts';
 import type { DetectorParams } from '../../spc/detector-state.ts';
@@ -141,9 +140,8 @@ function entryOf(
 }
 
 /**
- * Studies every series, with the exclusions of `previous` (the file passed back in) for its
- * chart, and builds the file: the studied charts in order, then the entries of `previous` this
- * study did not cover, as they were.
+ * Studies every series with its chart's exclusions from `previous`, and builds the file: the
+ * studied charts in order, then the entries of `previous` this study did not cover, as they were.
  */
 export function studyAll(
   series: readonly ChartSeries[],
