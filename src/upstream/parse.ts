@@ -392,10 +392,7 @@ class SitesMapper {
   }
 }
 
-/**
- * Maps the sites hierarchy (an array of sites), yielding to the event loop between slices of its
- * lines, elements and stations. Malformed sites, lines, elements or stations are skipped and counted.
- */
+/** Maps the sites hierarchy (an array of sites); malformed nodes are skipped and counted. */
 export async function parseSites(data: unknown, yielder: LoopYielder): Promise<RecordList<Site>> {
   const mapper = new SitesMapper(yielder);
   const items = Array.isArray(data) ? data : [];
