@@ -1,24 +1,15 @@
 /**
- * Label values that come from the upstream, made safe to export. /metrics is an output like the
- * logs, but the logger's redactor never sees it: a gateway that reflects the Authorization header
- * into a station description, or a site named after a token, would publish the token to every
- * scraper. And a 1 MB station name, repeated on every series of the station, makes a 43 MB body.
- *
- * So every upstream value that becomes a label passes here once per topology: a lone UTF-16
- * surrogate (which UTF-8 cannot carry) becomes U+FFFD, a value carrying a known secret (or
- * `Bearer <credential>`) is masked the way the logs mask it, and a value longer than
- * {@link MAX_LABEL_VALUE_LENGTH} is cut and marked. An id cannot be changed without merging
- * two elements into one series (and it is sent back to the upstream in requests), so an element
- * whose id would need either is left out instead. Each case is counted by reason and logged once,
- * without the value.
+ * Upstream label values made safe to export: /metrics is an output the logger's redactor never
+ * sees (a gateway reflecting the Authorization header into a description would publish the token),
+ * and a 1 MB station name on every series of the station makes a 43 MB body. So each value is made
+ * well-formed, masked as the logs are and capped; an id cannot change without merging series, so
+ * an element whose id would need it is left out. Each case is counted and logged once, no value.
  */
 import type { Logger } from 'pino';
 
 /**
- * Longest label value exported from the upstream, in UTF-16 code units. Real names and ids are
- * short (the simulator's and the API examples' are under 40; a UUID is 36), and a dashboard legend
- * shows far less; 256 keeps room for long descriptive names while bounding what one hostile value
- * costs: about 1 KiB per series for its four name labels, where a 1 MB name cost 1 MB per series.
+ * Longest label value from the upstream, in UTF-16 code units: real names are under 40, and 256
+ * bounds a hostile value to about 1 KiB per series for its four name labels.
  */
 export const MAX_LABEL_VALUE_LENGTH = 256;
 
@@ -34,12 +25,10 @@ export interface LabelValueCount {
   readonly count: number;
 }
 
-/** What {@link LabelValues} needs. */
+/** What {@link LabelValues} needs: the process's redactor, and the collector for the log line. */
 export interface LabelValuesDeps {
-  /** The process's redactor (the logs' masking): masks known secrets and `Bearer <credential>`. */
   readonly redact: (text: string) => string;
   readonly logger: Logger;
-  /** The collector whose labels these are, for the log line. */
   readonly collector: string;
 }
 
@@ -53,10 +42,7 @@ export function truncateLabelValue(text: string, max: number = MAX_LABEL_VALUE_L
   return text.slice(0, end) + TRUNCATION_MARKER;
 }
 
-/**
- * `text` with every lone surrogate replaced by U+FFFD (`String.prototype.toWellFormed`, ES2024;
- * the project's TypeScript lib is ES2023): what UTF-8 encoding writes for it anyway.
- */
+/** `text` with lone surrogates as U+FFFD, as UTF-8 writes them (ES2024; our lib is ES2023). */
 function wellFormed(text: string): string {
   return (text as string & { toWellFormed(): string }).toWellFormed();
 }
@@ -72,10 +58,8 @@ export class LabelValues {
   }
 
   /**
-   * A name or description as exported: made well-formed, secrets masked, then cut to the cap.
-   * `field` names it in the log. Lone surrogates are replaced here, before names are compared
-   * for clashes: the exposition's UTF-8 writes each of them as U+FFFD, so `P\ud800`, `P\udbff`
-   * and `P\ufffd`, three names to the clash check, were three sites with one label.
+   * A name or description as exported: well-formed, masked, then cut; `field` names it in the log.
+   * Surrogates are replaced before the clash check, as `P\ud800` and `P\udbff` export alike.
    */
   value(text: string, field: string): string {
     const formed = wellFormed(text);
@@ -125,21 +109,17 @@ export class LabelValues {
     this.#logged.add(reason);
     const { logger, collector } = this.#deps;
     // Logged once per reason: a hostile upstream repeats itself on every refresh. Never the value.
-    if (reason === 'secret') {
-      logger.warn(
-        { collector, field },
-        'an upstream label value carried a secret (a known token or a Bearer credential): names and descriptions are exported masked, an element with such an id is left out; counted in station_exporter_label_values_redacted_total',
-      );
-    } else if (reason === 'ill_formed') {
-      logger.warn(
-        { collector, field },
-        'an upstream label value held a lone UTF-16 surrogate, which UTF-8 cannot carry: it is exported as U+FFFD (a clash with a sibling then gets an id suffix); counted in station_exporter_label_values_redacted_total',
-      );
-    } else {
-      logger.warn(
-        { collector, field, maxLength: MAX_LABEL_VALUE_LENGTH },
-        'an upstream label value was longer than the cap: names and descriptions are cut and end in "…", an element with such an id is left out; counted in station_exporter_label_values_redacted_total',
-      );
-    }
+    const extra = reason === 'too_long' ? { maxLength: MAX_LABEL_VALUE_LENGTH } : {};
+    logger.warn({ collector, field, ...extra }, `${NOTES[reason]}; counted in ${COUNTER}`);
   }
 }
+
+const COUNTER = 'station_exporter_label_values_redacted_total';
+const NOTES: Readonly<Record<LabelValueReason, string>> = {
+  secret:
+    'an upstream label value carried a secret (a known token or a Bearer credential): names and descriptions are exported masked, an element with such an id is left out',
+  ill_formed:
+    'an upstream label value held a lone UTF-16 surrogate, which UTF-8 cannot carry: it is exported as U+FFFD (a clash with a sibling then gets an id suffix)',
+  too_long:
+    'an upstream label value was longer than the cap: names and descriptions are cut and end in "…", an element with such an id is left out',
+};

@@ -1,18 +1,17 @@
 /**
- * The contract between the planner and the collectors: what a collector declares it costs
- * (series, requests, what the series budget may drop) and the plan it is given (which windows
- * and levels to refresh, and how often). The planner (src/planning/) iterates the collector list,
- * so it sits above the collectors; the types both use sit below both, here.
+ * The contract between the planner and the collectors: what a collector declares it costs and the
+ * plan it is given. The planner iterates the collector list, so the types both use sit here, below.
  */
 import type { Config } from '../config/schema.ts';
 import type { Level, Topology } from './topology.ts';
 
-/** A records collector's polls: stations batched into `station_ids` lists within the URL limit. */
+/**
+ * A records collector's polls: stations batched into `station_ids` lists within the URL limit;
+ * `requestsPerPoll` once caught up (a span per batch, and its share of the re-read sweep).
+ */
 export interface RecordsNeed {
   readonly collector: string;
-  /** Requests one poll makes once caught up: one span per batch of stations, and its share of the re-read sweep. */
   readonly requestsPerPoll: number;
-  /** The collector's configured interval, ms. */
   readonly intervalMs: number;
 }
 
@@ -32,15 +31,11 @@ export interface PlanEntry {
   readonly basis: RefreshBasis;
 }
 
-/** An entry left out because the budget cannot carry it even at its longest refresh. */
-export interface DroppedEntry {
-  readonly collector: string;
-  readonly window?: string;
-  readonly level?: Level;
-  readonly requests: number;
-  /** What it would cost per minute at its longest refresh. */
-  readonly requestsPerMinute: number;
-}
+/** An entry the budget cannot carry even at its longest refresh (its cost per minute there). */
+export type DroppedEntry = Pick<
+  PlanEntry,
+  'collector' | 'window' | 'level' | 'requests' | 'requestsPerMinute'
+>;
 
 /** The planner's answer. */
 export interface RequestPlan {
@@ -59,17 +54,18 @@ export interface RequestPlan {
   readonly stretch: number;
 }
 
-/** The plant as counted for one replica: from `check-config` counts or a discovered topology. */
+/**
+ * The plant as counted for one replica (from `check-config` counts or a discovered topology), with
+ * measurement names per station (default every configured name), slots per name (default 1) and
+ * unit record kinds per station (default 3: input, output pass, output fail).
+ */
 export interface PlantCounts {
   readonly stations: number;
   readonly groups: number;
   readonly lines: number;
   readonly sites: number;
-  /** Measurement names per station (default: every configured name). */
   readonly names?: number;
-  /** Slots per station and name (default 1). */
   readonly slots?: number;
-  /** Unit record kinds (direction, result) per station; default 3: input, output pass, output fail. */
   readonly unitKinds?: number;
 }
 

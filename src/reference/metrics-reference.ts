@@ -21,23 +21,10 @@ interface Row {
   readonly help: string;
 }
 
-function selfRows(): Row[] {
+/** The rows of the families `register` puts in a registry of their own. */
+function rowsOf(collector: string, register: (registry: Registry) => void): Row[] {
   const registry = new Registry();
-  new SelfMetrics(registry, { version: 'reference', commit: 'reference', nodeVersion: 'reference' });
-  registerWebConfigMetrics(registry);
-  registerConnectionMetrics(registry);
-  new PlanMetrics(registry);
-  return rowsOf(registry, 'self');
-}
-
-/** The standard process and Node runtime metrics (the client library's default collectors). */
-function processRows(): Row[] {
-  const registry = new Registry();
-  registerProcessMetrics(registry);
-  return rowsOf(registry, 'process');
-}
-
-function rowsOf(registry: Registry, collector: string): Row[] {
+  register(registry);
   return registry.getMetricsAsArray().map((m: object) => {
     const metric = m as unknown as { name: string; help: string; type: string; labelNames?: string[] };
     const name =
@@ -58,8 +45,14 @@ export function renderMetricsReference(): string {
         help: f.help,
       })),
     ),
-    ...selfRows(),
-    ...processRows(),
+    ...rowsOf('self', (registry) => {
+      new SelfMetrics(registry, { version: 'reference', commit: 'reference', nodeVersion: 'reference' });
+      registerWebConfigMetrics(registry);
+      registerConnectionMetrics(registry);
+      new PlanMetrics(registry);
+    }),
+    // The standard process and Node runtime metrics (the client library's default collectors).
+    ...rowsOf('process', registerProcessMetrics),
   ];
   const lines = [
     '| Metric | Type | Labels | Collector | Description |',

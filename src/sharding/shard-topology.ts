@@ -1,9 +1,6 @@
 /**
- * A replica's share of the topology. It reads the whole plant, then keeps the stations it owns
- * (by station id) and the groups, lines and sites it owns (by their own id, with all of their
- * stations, wherever those are owned), so that every summary is asked for by exactly one replica.
- * `station_info` goes with the site: a replica exports the info series of every station of the
- * sites it owns.
+ * A replica's share of the topology: the stations, groups, lines and sites it owns (each by its
+ * own id), so that every summary is asked for by one replica; `station_info` goes with the site.
  */
 import type { StationNode, Topology } from '../model/topology.ts';
 import { ownedBy, type Shard } from './shard.ts';

@@ -1,13 +1,8 @@
 /**
- * Sharding across replicas by rendezvous (highest random weight) hashing: every id goes to the shard
- * whose weight `hash(shard, id)` is highest. Each replica decides on its own with no coordination,
- * and going from n to n + 1 shards moves only the ids the new shard wins, about 1/(n + 1) of them.
- *
- * Stations are assigned by station id; group, line and site summaries (and a site's info series) by
- * the group's, line's or site's own id, so that each goes to exactly one shard.
- *
- * The weight is the first 48 bits of SHA-1 over `"<shard>:<id>"`. It must never change: a different
- * hash would reassign every id at once. Shards are numbered from 0, like StatefulSet pod ordinals.
+ * Sharding across replicas by rendezvous hashing: every id (a station's, group's, line's or
+ * site's own) goes to the shard of highest weight, the first 48 bits of SHA-1 over
+ * `"<shard>:<id>"`. Replicas decide alone, and n to n + 1 shards moves about 1/(n + 1) of the ids.
+ * The hash must never change: another would reassign every id at once. Shards count from 0.
  */
 import { createHash } from 'node:crypto';
 
@@ -49,10 +44,7 @@ function owns(shard: Shard, id: string): boolean {
   return shard.total === 1 || owner(id, shard.total) === shard.index;
 }
 
-/**
- * The items `shard` owns, by their own `id`, in their original order: stations by station id,
- * groups, lines and sites by theirs.
- */
+/** The items `shard` owns, by their own `id`, in their original order. */
 export function ownedBy<T extends { readonly id: string }>(shard: Shard, items: readonly T[]): T[] {
   return shard.total === 1 ? [...items] : items.filter((item) => owns(shard, item.id));
 }
@@ -84,13 +76,13 @@ export function podOrdinal(hostname: string): number | undefined {
   return m === null ? undefined : Number(m[2]);
 }
 
-/** Where a replica may learn its shard, strongest first. */
+/**
+ * Where a replica may learn its shard, strongest first: `--shard i/n`, the config's `sharding`,
+ * and a StatefulSet pod's host name with the shard total from the environment.
+ */
 export interface ShardSources {
-  /** The `--shard i/n` flag. */
   readonly flag?: string;
-  /** The config's `sharding: {index, total}`. */
   readonly config?: Shard;
-  /** The host name (a StatefulSet pod's name) and the shard total from the environment. */
   readonly hostname?: string;
   readonly totalFromEnv?: string;
 }

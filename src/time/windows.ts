@@ -1,23 +1,13 @@
 /**
- * A time window over which upstream statistics are requested, as the config's `windows` entries
- * come out of validation (src/config/windows-schema.ts produces them; defined here, below the
- * config, so that time arithmetic needs nothing above it).
+ * A time window over which upstream statistics are requested, as config validation produces it
+ * (src/config/windows-schema.ts; defined here so that time arithmetic needs nothing above it).
  */
-export type WindowSpec =
-  | { readonly name: string; readonly kind: 'rolling'; readonly durationMs: number }
-  | {
-      readonly name: string;
-      readonly kind: 'shift';
-      readonly timezone: string;
-      readonly shiftStarts: readonly string[];
-    }
-  | { readonly name: string; readonly kind: 'today'; readonly timezone: string }
-  | {
-      readonly name: string;
-      readonly kind: 'week';
-      readonly timezone: string;
-      readonly weekStarts: Weekday;
-    };
+export type WindowSpec = { readonly name: string } & (
+  | { readonly kind: 'rolling'; readonly durationMs: number }
+  | { readonly kind: 'shift'; readonly timezone: string; readonly shiftStarts: readonly string[] }
+  | { readonly kind: 'today'; readonly timezone: string }
+  | { readonly kind: 'week'; readonly timezone: string; readonly weekStarts: Weekday }
+);
 
 import { addDays, isoWeekday, type WallTime, wallTimeAt, zonedTimeToEpoch } from './zones.ts';
 
@@ -42,24 +32,24 @@ export interface WindowBounds {
 }
 
 /**
- * The span `spec` covers at `now`: a rolling window is the last `durationMs`; `today` starts at the
- * last local midnight in its time zone; `week` at local midnight of the latest `weekStarts` day
- * (today if it is that day); `shift` starts at the latest shift start at or before `now`,
- * which may be yesterday's last shift. Local times are converted with the zone's offset at that
- * moment, so days, weeks and shifts that span a DST change are shorter or longer by the change, as on
- * the clock.
+ * The span `spec` covers at `now`: the last `durationMs`; since the last local midnight (`today`),
+ * the latest `weekStarts` day's midnight (`week`), or the latest shift start, maybe yesterday's.
+ * Local times use the zone's offset at that moment, so a span over a DST change is as on the clock.
  */
 export function windowBounds(spec: WindowSpec, now: Date): WindowBounds {
-  const nowMs = now.getTime();
+  return { from: new Date(windowStart(spec, now.getTime())), to: new Date(now.getTime()) };
+}
+
+function windowStart(spec: WindowSpec, nowMs: number): number {
   switch (spec.kind) {
     case 'rolling':
-      return { from: new Date(nowMs - spec.durationMs), to: new Date(nowMs) };
+      return nowMs - spec.durationMs;
     case 'today':
-      return { from: new Date(startOfDay(nowMs, spec.timezone)), to: new Date(nowMs) };
+      return midnightOf(wallTimeAt(nowMs, spec.timezone), spec.timezone, nowMs);
     case 'week':
-      return { from: new Date(startOfWeek(nowMs, spec.timezone, spec.weekStarts)), to: new Date(nowMs) };
+      return startOfWeek(nowMs, spec.timezone, spec.weekStarts);
     case 'shift':
-      return { from: new Date(shiftStart(nowMs, spec.timezone, spec.shiftStarts)), to: new Date(nowMs) };
+      return shiftStart(nowMs, spec.timezone, spec.shiftStarts);
   }
 }
 
@@ -73,10 +63,6 @@ export function longestWindowMs(windows: readonly WindowSpec[], now: Date): numb
   return longest;
 }
 
-function startOfDay(nowMs: number, timeZone: string): number {
-  return midnightOf(addDays(wallTimeAt(nowMs, timeZone), 0), timeZone, nowMs);
-}
-
 function startOfWeek(nowMs: number, timeZone: string, weekStarts: Weekday): number {
   const today = wallTimeAt(nowMs, timeZone);
   // Days since the week began, counted on the local calendar so that DST never shifts the day.
@@ -87,7 +73,7 @@ function startOfWeek(nowMs: number, timeZone: string, weekStarts: Weekday): numb
 /** The instant local midnight of `date` began, never after `nowMs`. */
 function midnightOf(date: WallTime, timeZone: string, nowMs: number): number {
   // A zone whose clocks jump over midnight starts that day when the jump ends.
-  return Math.min(zonedTimeToEpoch(date, timeZone), nowMs);
+  return Math.min(zonedTimeToEpoch({ ...date, hour: 0, minute: 0, second: 0 }, timeZone), nowMs);
 }
 
 function shiftStart(nowMs: number, timeZone: string, starts: readonly string[]): number {

@@ -1,6 +1,4 @@
-/**
- * Reading an upstream answer's body: decompression, the size ceiling, and lenient JSON.
- */
+/** Reading an upstream answer's body: decompression, the size ceiling, and lenient JSON. */
 import { pipeline, Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
@@ -36,15 +34,10 @@ const MAX_RESERVE_BYTES = 256 * 1024 * 1024;
 const FIRST_BYTES = 64 * 1024;
 
 /**
- * Collects a body's bytes into one buffer of its own, copying each chunk as it comes: the
- * connection's chunks are dropped at once, and the body lives in a resizable `ArrayBuffer`,
- * which V8 maps from the system page by page (not from malloc's heap) and unmaps when it is
- * collected. With the length announced, the buffer has that size from the start.
- *
- * Why: a body kept as the connection's chunks until it ends, then joined into one malloc block,
- * spreads megabytes through malloc's heap between small blocks that live on. glibc cannot give
- * such memory back, so every burst of large answers (a hostile upstream padding each answer past
- * the cap) raises the RSS for good. Pages of its own go back to the system whole.
+ * Collects a body into a resizable `ArrayBuffer` of its own (sized from an announced length),
+ * copying each chunk as it comes. Why: chunks joined into one malloc block at the end spread
+ * megabytes through glibc's heap between blocks that live on, and every burst of large answers
+ * would raise the RSS for good; V8 maps such a buffer page by page and unmaps it whole.
  */
 class BodySink {
   #store: ResizableBuffer;
@@ -102,12 +95,10 @@ function reserve(length: number, max: number): ResizableBuffer {
 }
 
 /**
- * Reads a body, stopping as soon as it passes `limit` bytes, on the wire or once
- * decompressed (a small gzip answer can unpack to gigabytes). An unknown `encoding` is read
- * as is. Returns the bytes (kept as bytes: the decoder indexes them without a copy as text;
- * in pages of their own, see {@link BodySink})
- * and the bytes received, `tooLarge` when over the limit, or `corrupt` when the body came whole
- * but does not decompress. A failure of the connection itself is thrown, as before.
+ * Reads a body, stopping as soon as it passes `limit` bytes on the wire or decompressed (a small
+ * gzip answer can unpack to gigabytes); an unknown `encoding` is read as is. Returns the bytes,
+ * `tooLarge`, or `corrupt` when the body came whole but does not decompress; a failure of the
+ * connection itself is thrown.
  */
 export async function readBody(
   body: AsyncIterable<Buffer> & { destroy(err?: Error): unknown },

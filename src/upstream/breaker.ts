@@ -1,8 +1,7 @@
 /**
- * A circuit breaker per endpoint. After `threshold` transient failures in a row the circuit
- * opens: requests fail at once without reaching the upstream, so a struggling service is not
- * kept under full load. Every `probeIntervalMs` one request is let through (half-open); its
- * success closes the circuit, its failure opens it for another interval. Refusals (4xx other
+ * A circuit breaker per endpoint: after `threshold` service failures in a row requests fail at
+ * once, so a struggling service is not kept under full load. Every `probeIntervalMs` one request
+ * is let through (half-open) and its outcome closes or reopens the circuit. Refusals (4xx other
  * than 429) say nothing about the service's health and leave the breaker as it is.
  */
 
@@ -19,13 +18,11 @@ function isServiceFailure(err: unknown): boolean {
 export const CIRCUIT_STATES = { closed: 0, half_open: 1, open: 2 } as const;
 export type CircuitState = keyof typeof CIRCUIT_STATES;
 
+/** The breaker's settings; `onChange` hears every state change (a log line, the gauge). */
 export interface BreakerOptions {
-  /** Consecutive transient failures that open the circuit. */
   readonly threshold: number;
-  /** Time between probes while open. */
   readonly probeIntervalMs: number;
   readonly now: () => number;
-  /** Hears every state change (one log line each, and the gauge). */
   readonly onChange?: (endpoint: Endpoint, state: CircuitState, failures: number) => void;
 }
 
@@ -33,10 +30,7 @@ interface Circuit {
   state: CircuitState;
   failures: number;
   openedAt: number;
-  /**
-   * What the first failure of the current run said (`connect ECONNREFUSED …`): an open circuit's
-   * refusals name it, so that the collector table shows why, not only that, requests stop.
-   */
+  /** The first failure of the run: an open circuit's refusals name it, to show why requests stop. */
   firstCause?: string;
   /** The probe in flight; requests arriving meanwhile wait for its outcome. */
   probe?: Promise<unknown>;
@@ -101,9 +95,7 @@ export class Breakers {
     const { task, probe } = run;
     try {
       const result = await task();
-      c.failures = 0;
-      c.firstCause = undefined;
-      this.#move(endpoint, c, 'closed');
+      this.#close(endpoint, c);
       return result;
     } catch (err) {
       if (isServiceFailure(err)) {
@@ -113,13 +105,14 @@ export class Breakers {
           c.openedAt = this.#opts.now();
           this.#move(endpoint, c, 'open');
         }
-      } else if (probe) {
-        // A refusal or a bad body still proves the service answers.
-        c.failures = 0;
-        c.firstCause = undefined;
-        this.#move(endpoint, c, 'closed');
-      }
+      } else if (probe) this.#close(endpoint, c); // a refusal or a bad body: the service answers
       throw err;
     }
+  }
+
+  #close(endpoint: Endpoint, c: Circuit): void {
+    c.failures = 0;
+    c.firstCause = undefined;
+    this.#move(endpoint, c, 'closed');
   }
 }

@@ -1,10 +1,7 @@
 /**
- * Typed client of the Station Data Query Service: one function per operation, parameters
- * encoded as the interface describes, responses mapped into domain types at the edge. A request
- * passes through layers (layers.ts) composed in {@link createClient}: retry with Retry-After,
- * the endpoint's circuit breaker, the collector's limiter lane, token renewal, the stale-socket
- * resend, the observer's (observed.ts) and the transport (transport.ts); its answer is decoded
- * round robin between collectors (decode.ts).
+ * Typed client of the Station Data Query Service: one function per operation, answers mapped into
+ * domain types at the edge. A request passes through the layers (layers.ts) composed in
+ * {@link createClient}; its answer is decoded round robin between collectors (decode.ts).
  */
 import type { Dispatcher } from 'undici';
 import { LoopYielder } from '../util/loop-yield.ts';
@@ -32,6 +29,7 @@ import {
   retrying,
   type Sending,
   type Step,
+  type TokenSource,
 } from './layers.ts';
 import { Limiter } from './limiter.ts';
 import { type ClientObserver, observing } from './observed.ts';
@@ -48,38 +46,22 @@ import { HttpTransport } from './transport.ts';
 import type { MeasurementRecord, RecordList, Site, StationSummary, UnitRecord } from './types.ts';
 
 /** Client construction options. Everything with side effects is injectable. */
-export interface ClientOptions {
+export interface ClientOptions extends TokenSource {
   readonly baseUrl: string;
-  /** Returns the bearer token; called for every request so a rotated token file takes effect. */
-  readonly token: () => string | Promise<string>;
-  /**
-   * Reads the token afresh (ignoring any cache); called once after a 401, whose request is
-   * sent again when the token changed.
-   */
-  readonly renewToken?: () => Promise<string>;
   /** Total deadline of one attempt, body included: a slow-drip answer cannot hold a slot longer. */
   readonly timeoutMs: number;
   /** Largest response body accepted per endpoint, after decompression; default unlimited. */
   readonly maxResponseBytes?: (endpoint: Endpoint) => number;
-  /**
-   * Most elements of `data` one answer may hold; a larger answer fails as `too_large` before
-   * any of it is parsed. Default {@link MAX_ITEMS_PER_ANSWER}.
-   */
+  /** Most elements of `data` in one answer, else `too_large`; default {@link MAX_ITEMS_PER_ANSWER}. */
   readonly maxItemsPerAnswer?: number;
   /** Retries of transient failures; default none. */
   readonly retry?: RetryPolicy;
   readonly retryTimers?: RetryTimers;
   /** Circuit breakers per endpoint; default none. */
   readonly breakers?: Breakers;
-  /**
-   * undici dispatcher (connection pool), kept open when the client closes; tests inject one.
-   * Without it, `connection` is used.
-   */
+  /** undici dispatcher, left open when the client closes; tests inject one instead of `connection`. */
   readonly dispatcher?: Dispatcher;
-  /**
-   * Where each request takes its dispatcher (TLS, proxy, redirects; see {@link UpstreamConnection}),
-   * closed with the client. Default: a direct connection that follows redirects.
-   */
+  /** Where each request takes its dispatcher, closed with the client; default a direct connection. */
   readonly connection?: DispatcherSource;
   /** Shared concurrency and rate gate; defaults to no practical limit. */
   readonly limiter?: Limiter;
@@ -91,19 +73,14 @@ export interface ClientOptions {
   readonly yielder?: LoopYielder;
   /** How measurement and unit records are mapped (the zone of times without an offset). */
   readonly records?: RecordParseOptions;
-  /**
-   * Record answers (`/metrics`, `/units`) held at once, from the request's send until its
-   * records are mapped; default {@link RECORD_ANSWERS_IN_HAND}.
-   */
+  /** Record answers held at once, from send until mapped; default {@link RECORD_ANSWERS_IN_HAND}. */
   readonly recordAnswersInHand?: number;
 }
 
 /**
- * Record answers held at once by default, whatever the upstream concurrency. Each costs about
- * 4.5 times its body while it is decoded (docs/operations.md), and decoding runs on the one
- * thread anyway: with two, one collector's answer is decoded while another's arrives, and more
- * only pile up bodies (the gain: docs/scaling.md, "Mechanisms and what each one buys";
- * `npm run bench:memory`). Requests to other endpoints still use the whole concurrency.
+ * Record answers held at once, whatever the upstream concurrency: each costs about 4.5 times its
+ * body while decoded, and decoding runs on one thread, so with two one is decoded while another
+ * arrives and more only pile up bodies (docs/scaling.md, "Mechanisms and what each one buys").
  */
 export const RECORD_ANSWERS_IN_HAND = 2;
 
@@ -114,20 +91,14 @@ export interface UpstreamClient {
   stationSummary(query: WindowQuery & { stationIds: readonly string[] }): Promise<StationSummary>;
   metrics(query: MetricsQuery): Promise<RecordList<MeasurementRecord>>;
   units(query: UnitsQuery): Promise<RecordList<UnitRecord>>;
-  /**
-   * Length of the URL the client would send for this query, from the same encoding it sends,
-   * so that callers can keep requests under a URL-length limit before sending them.
-   */
+  /** Length of the URL this query would be sent as, to keep requests under a URL-length limit. */
   urlLength<E extends 'station_summary' | 'metrics' | 'units'>(endpoint: E, query: QueryOf<E>): number;
   close(): Promise<void>;
 }
 
 /** The client the exporter holds: one per upstream, with a view of it per collector. */
 export interface SharedClient extends UpstreamClient {
-  /**
-   * The same client with requests queued in `collector`'s own lane of the limiter (fair
-   * share); closing a view does nothing, the shared client owns the connections.
-   */
+  /** The client with requests in `collector`'s limiter lane; closing a view does nothing. */
   forCollector(collector: string): UpstreamClient;
 }
 
@@ -154,7 +125,7 @@ interface ClientLayers {
   /** The stacked layers, retry outermost, the transport innermost. */
   readonly send: Step;
   readonly decoder: AnswerDecoder;
-  /** Record answers held at once, from the request's send until its records are mapped. */
+  /** Record answers held at once. */
   readonly inHand: Limiter;
   readonly yielder: LoopYielder;
   readonly records?: RecordParseOptions;
@@ -163,10 +134,7 @@ interface ClientLayers {
   readonly close: () => Promise<void>;
 }
 
-/**
- * The typed operations over a stack of layers: parameters encoded as the interface describes,
- * answers decoded and mapped into domain types, each request in its collector's lane.
- */
+/** The typed operations over a stack of layers, each request in its collector's lane. */
 class StationDataClient {
   readonly #layers: ClientLayers;
 
@@ -184,12 +152,8 @@ class StationDataClient {
   }
 
   /**
-   * Sends a GET and maps its data. A record answer holds a slot of the `inHand` limit from
-   * sending to mapping: without that bound the network keeps fetching while answers wait to be
-   * decoded, and a first poll piles up dozens of answers. A decoder that falls behind thus slows
-   * the fetching down.
-   * Lanes per collector keep the fair share, and the item limit keeps the time one answer holds
-   * a slot bounded.
+   * Sends a GET and maps its data. A record answer holds an `inHand` slot from sending to mapping,
+   * so that a decoder falling behind slows the fetching instead of piling up answers.
    */
   async get<T>(req: GetRequest<T>): Promise<T> {
     const { send, decoder, inHand, baseUrl } = this.#layers;
@@ -200,74 +164,49 @@ class StationDataClient {
     return RECORD_ENDPOINTS.has(endpoint) ? inHand.run(fetchAndMap, collector) : fetchAndMap();
   }
 
-  #reportSkipped(collector: string, endpoint: Endpoint, list: RecordList<unknown>): void {
-    for (const [reason, count] of Object.entries(list.skipped))
+  #reportSkipped(collector: string, endpoint: Endpoint, skipped: Readonly<Record<string, number>>): void {
+    for (const [reason, count] of Object.entries(skipped))
       this.#layers.observer.skipped?.({ endpoint, reason, count, collector });
   }
 
   /** The operations, with every request queued in `collector`'s lane; closing a view does nothing. */
   view(collector: string): UpstreamClient {
     const { yielder, records, baseUrl } = this.#layers;
-    const reported = <L extends RecordList<unknown>>(endpoint: Endpoint, list: L) => {
-      this.#reportSkipped(collector, endpoint, list);
-      return list;
+    const list = async <T>(
+      endpoint: Endpoint,
+      ids: readonly string[],
+      req: Omit<GetRequest<RecordList<T>>, 'collector' | 'endpoint'>,
+    ) => {
+      checkIds(endpoint, ids);
+      const got = await this.get({ ...req, collector, endpoint });
+      this.#reportSkipped(collector, endpoint, got.skipped);
+      return got;
     };
     // The interface documents an array for both, but a single site object is a reasonable reading too.
     const sites = (data: unknown) => parseSites(Array.isArray(data) ? data : [data], yielder);
+    const { metrics, units } = ENDPOINTS;
     return {
-      listSites: async (signal) =>
-        reported(
-          'sites',
-          await this.get({
-            collector,
-            endpoint: 'sites',
-            path: ENDPOINTS.sites.path(),
-            signal,
-            list: true,
-            map: sites,
-          }),
-        ),
-      getSite: async (id, signal) => {
-        checkIds('site', [id]);
-        const list = await this.get({
-          collector,
-          endpoint: 'site',
-          path: ENDPOINTS.site.path(id),
-          signal,
-          list: false,
-          map: sites,
-        });
-        return reported('site', list);
-      },
+      listSites: (signal) =>
+        list('sites', [], { path: ENDPOINTS.sites.path(), signal, list: true, map: sites }),
+      getSite: (id, signal) =>
+        list('site', [id], { path: ENDPOINTS.site.path(id), signal, list: false, map: sites }),
       stationSummary: (q) => this.#stationSummary(collector, q),
-      metrics: async (q) => {
-        checkIds('metrics', q.stationIds ?? []);
-        const { path, params } = ENDPOINTS.metrics;
-        const list = await this.get({
-          collector,
-          endpoint: 'metrics',
-          path: path(),
-          params: params(q),
+      metrics: (q) =>
+        list('metrics', q.stationIds ?? [], {
+          path: metrics.path(),
+          params: metrics.params(q),
           signal: q.signal,
           list: true,
           map: (d) => parseMeasurements(d, yielder, records),
-        });
-        return reported('metrics', list);
-      },
-      units: async (q) => {
-        checkIds('units', q.stationIds ?? []);
-        const { path, params } = ENDPOINTS.units;
-        const list = await this.get({
-          collector,
-          endpoint: 'units',
-          path: path(),
-          params: params(q),
+        }),
+      units: (q) =>
+        list('units', q.stationIds ?? [], {
+          path: units.path(),
+          params: units.params(q),
           signal: q.signal,
           list: true,
           map: (d) => parseUnits(d, yielder, records),
-        });
-        return reported('units', list);
-      },
+        }),
       urlLength: (endpoint, query) => requestUrl(baseUrl, endpoint, query).length,
       close: async () => {},
     };
@@ -293,16 +232,12 @@ class StationDataClient {
         message: 'station_summary: data is not a summary object',
       });
     }
-    for (const [reason, count] of Object.entries(parsed.skipped))
-      this.#layers.observer.skipped?.({ endpoint: 'station_summary', reason, count, collector });
+    this.#reportSkipped(collector, 'station_summary', parsed.skipped);
     return parsed.summary;
   }
 }
 
-/**
- * The layers from the outside in: retry, breaker, limiter lane, token, stale resend, the
- * observer's, transport.
- */
+/** The layers from the outside in: retry, breaker, limiter lane, token, stale resend, observer, transport. */
 function stackLayers(opts: ClientOptions, connection: DispatcherSource): Step {
   const retryTimers = opts.retryTimers ?? realRetryTimers;
   const transport = new HttpTransport({

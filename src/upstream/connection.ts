@@ -1,9 +1,7 @@
 /**
- * How the exporter reaches the upstream: the undici dispatcher with Prometheus's HTTP client
- * settings (`tls_config`, `proxy_url`, `proxy_from_environment`, `no_proxy`,
- * `proxy_connect_header`, `follow_redirects`). The CA, certificate and key files are read again
- * when they change, so that a renewed certificate takes effect without a restart, as the token
- * file does.
+ * The undici dispatcher with Prometheus's HTTP client settings (`tls_config`, proxies,
+ * `follow_redirects`). TLS files are read again when they change, so that a renewed certificate
+ * takes effect without a restart, as the token file does.
  */
 import { createSecureContext } from 'node:tls';
 import type { Dispatcher } from 'undici';
@@ -55,13 +53,11 @@ export const DEFAULT_CONNECTION: ConnectionSettings = {
 };
 
 /**
- * undici, imported with the first dispatcher: validating a config (check-config, reload, the
- * config's tests) reads the TLS files through this module but never connects, and importing
- * undici costs more than the whole check.
+ * undici, imported with the first dispatcher: checking a config reads TLS files through this module
+ * but never connects, and importing undici costs more than the check.
  */
 type Undici = typeof import('undici');
-// A bundle splits undici (CommonJS) into a chunk whose namespace holds only `default`; Node's own
-// loader gives the named exports as well. `default` is the whole module either way.
+// A bundle's chunk of undici (CommonJS) holds only `default`, the whole module; Node's loader both.
 const loadUndici = async (): Promise<Undici> => {
   const m: Undici & { readonly default?: Undici } = await import('undici');
   return m.default ?? m;
@@ -89,9 +85,8 @@ export interface TlsProblem {
 }
 
 /**
- * What keeps the material from making a TLS context: a CA file without a certificate, a
- * certificate without its key, a key that does not match. Never quotes the files (a key must
- * never reach a log line).
+ * What keeps the material from making a TLS context (a CA file without a certificate, a key that
+ * does not match). Never quotes the files: a key must never reach a log line.
  */
 export function tlsMaterialProblems(material: TlsMaterial): TlsProblem[] {
   const problems: TlsProblem[] = [];
@@ -131,10 +126,7 @@ export interface ConnectionDeps {
   readonly stat?: (path: string) => Promise<{ mtimeMs: number; size: number; ino?: number }>;
   /** Where `proxy_from_environment` reads HTTPS_PROXY, HTTP_PROXY and NO_PROXY. Default `process.env`. */
   readonly env?: NodeJS.ProcessEnv;
-  /**
-   * Hears when a TLS file becomes unusable while the last good files stay in use (with the
-   * reason), and when the files are usable again (undefined).
-   */
+  /** Hears why TLS files became unusable (the last good ones stay in use), undefined once fixed. */
   readonly onFileError?: (reason: string | undefined) => void;
 }
 
@@ -152,11 +144,9 @@ interface Built {
 }
 
 /**
- * The connection to the upstream. Without TLS files the dispatcher is made once. With them,
- * each request first checks (`stat`) whether a file changed; a change makes a new dispatcher
- * for new requests while requests in flight finish on the old one. A file that turns
- * unreadable or invalid keeps the last good dispatcher in use and is reported
- * ({@link ConnectionDeps.onFileError}, {@link fileError}) until it is fixed.
+ * The connection to the upstream. With TLS files, each request first checks (`stat`) whether one
+ * changed; a change makes a new dispatcher while requests in flight finish on the old one. A file
+ * that turns unreadable or invalid keeps the last good dispatcher and is reported until fixed.
  */
 export class UpstreamConnection implements DispatcherSource {
   readonly #settings: ConnectionSettings;
@@ -215,26 +205,32 @@ export class UpstreamConnection implements DispatcherSource {
   async #check(): Promise<Dispatcher> {
     let version: string;
     try {
-      version = await this.#version();
+      version = (
+        await this.#eachFile(async (path) => {
+          const info = await this.#stat(path);
+          return `${info.mtimeMs}:${info.size}:${info.ino ?? 0}`;
+        })
+      ).join('|');
     } catch (err) {
-      return this.#keep(fsReason(err));
+      return this.#keep((err as Error).message);
     }
     if (version === this.#current?.version) return this.#fine(this.#current.dispatcher);
     if (version === this.#badVersion && this.#current) return this.#current.dispatcher;
     let material: TlsMaterial;
     try {
-      material = await this.#readAll();
+      const got = await this.#eachFile((path) => this.#read(path));
+      const at = (field: TlsProblem['field']) => got[this.#files.findIndex((f) => f.field === field)];
+      material = { ca: at('ca_file'), cert: at('cert_file'), key: at('key_file') };
     } catch (err) {
       this.#badVersion = version;
-      return this.#keep(fsReason(err));
+      return this.#keep((err as Error).message);
     }
     const problems = tlsMaterialProblems(material);
     if (problems.length > 0) {
       this.#badVersion = version;
+      const pathOf = (p: TlsProblem) => this.#files.find((f) => f.field === p.field)?.path ?? '';
       return this.#keep(
-        problems
-          .map((p) => `upstream.tls_config.${p.field} ${pathOf(this.#files, p)}: ${p.problem}`)
-          .join('; '),
+        problems.map((p) => `upstream.tls_config.${p.field} ${pathOf(p)}: ${p.problem}`).join('; '),
       );
     }
     const undici = await loadUndici();
@@ -247,29 +243,19 @@ export class UpstreamConnection implements DispatcherSource {
     return this.#fine(this.#current.dispatcher);
   }
 
-  async #version(): Promise<string> {
-    const parts: string[] = [];
+  /** `fn` of each TLS file in turn; a failure names the file's key and path. */
+  async #eachFile<T>(fn: (path: string) => Promise<T>): Promise<T[]> {
+    const out: T[] = [];
     for (const f of this.#files) {
       try {
-        const info = await this.#stat(f.path);
-        parts.push(`${info.mtimeMs}:${info.size}:${info.ino ?? 0}`);
+        out.push(await fn(f.path));
       } catch (err) {
-        throw new TlsFileError(f, err);
+        // Only the code: an injected reader's message might quote the content.
+        const problem = err instanceof FileReadError ? err.problem : (err as NodeJS.ErrnoException)?.code;
+        throw new Error(`upstream.tls_config.${f.field}: cannot read ${f.path}: ${problem ?? 'read failed'}`);
       }
     }
-    return parts.join('|');
-  }
-
-  async #readAll(): Promise<TlsMaterial> {
-    const got: Partial<Record<TlsProblem['field'], Buffer>> = {};
-    for (const f of this.#files) {
-      try {
-        got[f.field] = await this.#read(f.path);
-      } catch (err) {
-        throw new TlsFileError(f, err);
-      }
-    }
-    return { ca: got.ca_file, cert: got.cert_file, key: got.key_file };
+    return out;
   }
 
   /** The last good dispatcher, with the reason reported; without one, the reason is the failure. */
@@ -300,31 +286,6 @@ export class UpstreamConnection implements DispatcherSource {
 
 const NO_MATERIAL: TlsMaterial = { ca: undefined, cert: undefined, key: undefined };
 
-/** A TLS file that could not be read, naming its key and path. */
-class TlsFileError extends Error {
-  constructor(file: { readonly field: string; readonly path: string }, cause: unknown) {
-    super(`upstream.tls_config.${file.field}: cannot read ${file.path}: ${fileProblem(cause)}`);
-    this.name = 'TlsFileError';
-  }
-}
-
-function fileProblem(err: unknown): string {
-  if (err instanceof FileReadError) return err.problem;
-  // Only the code: an injected reader's message might quote the content.
-  return (err as NodeJS.ErrnoException | undefined)?.code ?? 'read failed';
-}
-
-function fsReason(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
-
-function pathOf(
-  files: ReadonlyArray<{ readonly field: string; readonly path: string }>,
-  problem: TlsProblem,
-): string {
-  return files.find((f) => f.field === problem.field)?.path ?? '';
-}
-
 /** The options of `tls.connect` for the upstream (and an HTTPS proxy). */
 function tlsOptions(tls: UpstreamTlsSettings, material: TlsMaterial) {
   return {
@@ -354,8 +315,7 @@ function buildDispatcher(
   const agent = { keepAliveTimeout: 30_000, connections: 64, connect: tls } as const;
   const proxy = settings.proxy;
   if (proxy.kind === 'none') return new undici.Agent(agent);
-  // Given explicitly, the values never fall back to process.env: with proxy_url the environment
-  // is ignored, and proxy_from_environment reads the environment it was given.
+  // Given explicitly, the values never fall back to process.env.
   const target =
     proxy.kind === 'url'
       ? { httpProxy: proxy.url, httpsProxy: proxy.url, noProxy: proxy.noProxy ?? '' }
@@ -370,8 +330,7 @@ function buildDispatcher(
   return new undici.EnvHttpProxyAgent({
     ...agent,
     ...target,
-    // The upstream's TLS, inside the CONNECT tunnel; the proxy's own TLS (an https:// proxy)
-    // trusts the same CA, as Go's transport does.
+    // The upstream's TLS inside the CONNECT tunnel; an https:// proxy trusts the same CA, as in Go.
     requestTls: tls,
     proxyTls: material.ca ? { ca: material.ca } : {},
     headers,

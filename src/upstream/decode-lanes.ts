@@ -1,12 +1,7 @@
 /**
- * Decoding answers fairly between collectors: every collector has a lane, and the bounded steps
- * of their decoding (indexing a body, parsing and mapping a slice of records) run one at a time,
- * each after a yield to the event loop, round robin between the lanes with work.
- *
- * Why: decoded a whole answer at a time, one hostile or very large answer holds every other
- * collector's answers, and the slots (of the client's limit on record answers in hand) their
- * next requests wait for. In steps taken round robin, a collector waits at most one step of each
- * other busy lane.
+ * Decoding answers fairly: each collector has a lane, and the bounded steps of decoding run one at
+ * a time after a yield, round robin between lanes. Decoded whole, one huge answer would hold every
+ * other collector's answers and the answers-in-hand slots their requests wait for.
  */
 import type { LoopYielder } from '../util/loop-yield.ts';
 import type { StepRunner } from './envelope.ts';
@@ -21,11 +16,7 @@ export class DecodeLanes {
     this.#yielder = yielder;
   }
 
-  /**
-   * The steps of one answer of `lane` (a collector): the first at once (it is bounded, and most
-   * answers, a station summary, need no other), each later one after a yield to the event loop,
-   * when its lane is next.
-   */
+  /** The steps of one answer of `lane`: the first at once (most answers need no other), then by lane. */
   answer(lane: string): StepRunner {
     const later = this.lane(lane);
     let first = true;

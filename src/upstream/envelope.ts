@@ -1,21 +1,12 @@
 /**
- * Decoding an answer's envelope (`{"data": ..., "message": ..., "meta": ...}`) from its bytes in
- * bounded steps, without ever parsing the whole body at once.
- *
- * Why: `JSON.parse` of a whole answer blocks the event loop for the whole body and builds every
- * object at once, before a single record is looked at (docs/scaling.md, "Mechanisms and what each
- * one buys"). Here a first pass
- * only finds where each element of `data` starts and ends (a byte loop, no objects), a step of
- * at most {@link INDEX_STEP_BYTES} at a time, and refuses an answer with more than `maxItems`
- * elements, or an element with more than {@link MAX_VALUES_PER_ITEM} values, before any object
- * is built; a second pass parses the elements a slice at a time
- * (at most {@link SLICE_ITEMS} elements or {@link SLICE_BYTES} bytes), so that only one slice's
- * objects exist at once. Every step runs through {@link DecodeTurns}: one collector's answer
- * cannot hold the event loop, or another collector's decoding, for more than one step.
- *
- * What is checked where: the glue between values (braces, keys, colons, commas, whitespace) by
- * the byte loop here; every value by `JSON.parse`, on its own bytes. Together they accept
- * exactly the JSON documents `JSON.parse` of the whole body would, with the limits below.
+ * Decodes an answer's envelope (`{"data": ..., "message": ..., "meta": ...}`) from its bytes in
+ * bounded steps, never parsing the whole body at once (why: docs/scaling.md, "Mechanisms and what
+ * each one buys"). A byte loop first finds where each element of `data` starts and ends, refusing
+ * too many elements or values before any object exists; then `JSON.parse` reads a slice of
+ * elements at a time. Each step runs through {@link DecodeLanes}, so one answer cannot hold the
+ * event loop or another collector's decoding for more than a step. The byte loop checks the glue
+ * between values, `JSON.parse` every value: together they accept exactly what `JSON.parse` of
+ * the whole body would, within the limits below.
  */
 import { envelopeSchema } from './schemas.ts';
 
@@ -23,21 +14,15 @@ import { envelopeSchema } from './schemas.ts';
 export const MAX_ITEMS_PER_ANSWER = 200_000;
 
 /**
- * Bytes of one element of `data`, or of a `data` that is a single object (the station summary):
- * a larger one is refused as `too_large`. One element is parsed whole, so this bounds the work
- * and memory of a step; a site with thousands of stations is a few hundred kB.
+ * Bytes of one element of `data`, or of a `data` that is one object; more is `too_large`. An
+ * element is parsed whole, so this bounds a step; a site of thousands of stations is a few 100 kB.
  */
 export const MAX_ITEM_BYTES = 4 * 1024 * 1024;
 
 /**
- * Values inside one element of `data` (or inside a `data` that is one object), counted by the
- * byte loop as its objects and arrays and the commas between their members: a larger one is
- * refused as `too_large` before it is parsed.
- *
- * Why: the byte cap bounds an item's text, not what it unpacks to: one site item of 4 MiB of
- * `{}` elements is 1.4 million objects. A real site costs about 6 values a station, so 100,000
- * holds a site of over 16,000 stations, more than the largest plant the scaling guide plans for
- * (10,000) in one site; a measurement or unit record holds about 15.
+ * Objects, arrays and commas inside one element of `data` (or a one-object `data`); more is
+ * `too_large` before parsing. The byte cap alone lets 4 MiB of `{}` unpack to 1.4 million
+ * objects; a station costs about 6 values, so this holds a site of 16,000 stations.
  */
 export const MAX_VALUES_PER_ITEM = 100_000;
 
@@ -51,11 +36,8 @@ export const INDEX_STEP_BYTES = 1024 * 1024;
 export const SLICE_ITEMS = 2000;
 
 /**
- * Bytes of elements parsed in one step at most (one element more when it alone is larger). The
- * slice's text and the bracketed copy `JSON.parse` flattens stay under V8's largest ordinary
- * object (128 KiB): larger strings get memory pages of their own, mapped fresh for each slice and
- * unmapped after it, and on a virtual machine every first touch of such a page is a fault the
- * hypervisor handles.
+ * Bytes of elements parsed in one step at most (or one larger element). Below V8's largest
+ * ordinary object (128 KiB): larger strings get pages of their own, mapped fresh for each slice.
  */
 export const SLICE_BYTES = 96 * 1024;
 
@@ -69,12 +51,11 @@ export class EnvelopeError extends Error {
   }
 }
 
-/** Runs one bounded step of decoding; {@link DecodeTurns} in the client, anything in tests. */
+/** Runs one bounded step of decoding; {@link DecodeLanes} in the client, anything in tests. */
 export type StepRunner = <T>(step: () => T) => Promise<T>;
 
-/** Limits of one answer. */
+/** Limits of one answer: `maxItems` defaults to {@link MAX_ITEMS_PER_ANSWER}. */
 export interface EnvelopeLimits {
-  /** Default {@link MAX_ITEMS_PER_ANSWER}. */
   readonly maxItems?: number;
 }
 
@@ -99,13 +80,8 @@ class Scanner {
 
   /** The first position at or after `i` that is not JSON whitespace. */
   skipSpace(i: number): number {
-    const b = this.bytes;
     let j = i;
-    while (j < b.length) {
-      const c = b[j]!;
-      if (c !== SPACE && c !== LF && c !== CR && c !== TAB) break;
-      j++;
-    }
+    while (j < this.bytes.length && isSpace(this.bytes[j]!)) j++;
     return j;
   }
 
@@ -115,10 +91,8 @@ class Scanner {
   }
 
   /**
-   * The position just after the value that starts at `i`, scanning at most `limit.bytes` bytes
-   * and counting at most `limit.values` values in it; `too_large` (with `what`) past either.
-   * Strings and nesting are followed (brackets inside strings do not count); the value's own
-   * syntax is left to `JSON.parse`.
+   * The position just after the value that starts at `i`; `too_large` past `limit`. Strings and
+   * nesting are followed; the value's own syntax is left to `JSON.parse`.
    */
   valueEnd(i: number, limit: ValueLimit): number {
     const b = this.bytes;
@@ -137,11 +111,7 @@ class Scanner {
     return j;
   }
 
-  /**
-   * End of a string, object or array starting at `i`; `stop` when it does not end before.
-   * Counts the objects, arrays and commas in it (each is a value the parse builds and a mapping
-   * walks) and refuses more than `limit.values`.
-   */
+  /** End of a string, object or array starting at `i` (`stop` if later), counting its values. */
   #nestedEnd(i: number, stop: number, limit: ValueLimit): number {
     const b = this.bytes;
     const maxValues = limit.values ?? Number.POSITIVE_INFINITY;
@@ -175,12 +145,10 @@ class Scanner {
   }
 }
 
-/** How far {@link Scanner.valueEnd} may read one value. */
+/** How far {@link Scanner.valueEnd} may read one value; `what` names it in a refusal. */
 interface ValueLimit {
   readonly bytes: number;
-  /** Objects, arrays and commas inside the value at most; default no limit. */
   readonly values?: number;
-  /** The value, in the message of a refusal. */
   readonly what: string;
 }
 
@@ -190,33 +158,17 @@ function nesting(c: number): number {
   return c === CLOSE_BRACE || c === CLOSE_BRACKET ? -1 : 0;
 }
 
-function isDelimiter(c: number): boolean {
-  return (
-    c === COMMA ||
-    c === CLOSE_BRACKET ||
-    c === CLOSE_BRACE ||
-    c === SPACE ||
-    c === LF ||
-    c === CR ||
-    c === TAB
-  );
-}
-
-/** Where each element of a list starts and ends in the body's bytes. */
-export interface ItemSpans {
-  readonly bytes: Uint8Array;
-  readonly starts: readonly number[];
-  readonly ends: readonly number[];
-}
+const isSpace = (c: number) => c === SPACE || c === LF || c === CR || c === TAB;
+const isDelimiter = (c: number) => isSpace(c) || c === COMMA || c === CLOSE_BRACKET || c === CLOSE_BRACE;
 
 /** Where the first pass is: which part of the envelope comes next. */
 type Place = 'start' | 'key' | 'item' | 'after_item' | 'after_value' | 'done';
 
 /** The first pass: positions of `data`'s elements and of everything else, in bounded steps. */
-class EnvelopeIndex implements ItemSpans {
+class EnvelopeIndex {
   readonly starts: number[] = [];
   readonly ends: number[] = [];
-  /** Spans of the other members (`"key": value`), for the envelope check. */
+  /** Spans of the members other than `data`, for the envelope check. */
   readonly others: Array<readonly [number, number]> = [];
   /** `data` as one value (not an array): its span. */
   single: readonly [number, number] | undefined;
@@ -261,14 +213,9 @@ class EnvelopeIndex implements ItemSpans {
         this.#item(i);
         return;
       case 'after_item':
-        if (this.bytes[i] === COMMA) {
-          this.#pos = i + 1;
-          this.#place = 'item';
-        } else {
-          s.expect(i, CLOSE_BRACKET, "',' or ']'");
-          this.#pos = i + 1;
-          this.#place = 'after_value';
-        }
+        if (this.bytes[i] !== COMMA) s.expect(i, CLOSE_BRACKET, "',' or ']'");
+        this.#pos = i + 1;
+        this.#place = this.bytes[i] === COMMA ? 'item' : 'after_value';
         return;
       case 'after_value':
         this.#afterValue(i);
@@ -354,21 +301,19 @@ function parseValue(bytes: Uint8Array, from: number, to: number): unknown {
 }
 
 /**
- * The elements of a list `data`, parsed a slice at a time: one step parses a slice and hands it
- * to the caller's function, so that only one slice's objects exist at once and one step's work
- * (parse and map) is bounded.
+ * The elements of a list `data`, parsed and handed on a slice per step, so that only one slice's
+ * objects exist at once.
  */
 export class ItemSlices {
-  readonly #index: ItemSpans;
+  readonly #index: EnvelopeIndex;
   readonly #run: StepRunner;
 
   /** Built by {@link decodeEnvelope}; `run` runs each step. */
-  constructor(index: ItemSpans, run: StepRunner) {
+  constructor(index: EnvelopeIndex, run: StepRunner) {
     this.#index = index;
     this.#run = run;
   }
 
-  /** Elements in the list. */
   get count(): number {
     return this.#index.starts.length;
   }
@@ -403,11 +348,9 @@ export type EnvelopeData =
   | { readonly kind: 'value'; readonly value: unknown };
 
 /**
- * Decodes an answer's envelope from its bytes, each step through `run`. Resolves once the
- * whole body is indexed and the envelope checked (limits included): `data` is then either a
- * list whose elements are parsed a slice at a time when read ({@link ItemSlices}), or a single
- * value (`undefined` when there is no `data`). Rejects with an {@link EnvelopeError}; a slice
- * that turns out not to be JSON rejects the reading of the slices the same way.
+ * Decodes an answer's envelope, each step through `run`, once the whole body is indexed and
+ * checked: `data` is a list parsed a slice at a time when read, or one value (`undefined` when
+ * absent). Rejects, as does reading a slice that is not JSON, with an {@link EnvelopeError}.
  */
 export async function decodeEnvelope(
   bytes: Uint8Array,

@@ -13,9 +13,8 @@ export type UpstreamFailure =
   | 'circuit_open';
 
 /**
- * Longest upstream-supplied text (an error envelope's message or code) an {@link UpstreamError}
- * keeps, in characters: a 500 can carry a message of megabytes, and the status page keeps the
- * last errors whole.
+ * Longest upstream-supplied text (an error envelope's message or code) kept, in characters: a 500
+ * can carry megabytes, and the status page keeps the last errors whole.
  */
 export const MAX_UPSTREAM_TEXT = 512;
 
@@ -23,9 +22,8 @@ export const MAX_UPSTREAM_TEXT = 512;
 export const MAX_ERROR_MESSAGE = 2 * MAX_UPSTREAM_TEXT;
 
 /**
- * `text` cut to at most `max` characters (about 40 or more), ending with a marker saying how
- * much was cut; a text that fits is returned as is, so cutting twice changes nothing. The kept
- * part is a fresh copy: a slice of a string can keep the whole original alive in V8.
+ * `text` cut to at most `max` characters (about 40 or more), ending with a marker saying how much
+ * was cut; idempotent. The kept part is a fresh copy: a V8 slice can keep the original alive.
  */
 export function boundText(text: string, max: number): string {
   if (text.length <= max) return text;
@@ -38,31 +36,27 @@ export function boundText(text: string, max: number): string {
   return `${kept}${marker(text.length - end)}`;
 }
 
-/** What an {@link UpstreamError} says beside its endpoint and reason. */
+/**
+ * What an {@link UpstreamError} says beside its endpoint and reason: the message (naming the
+ * endpoint, never the token), the HTTP status when an answer came, and an error envelope's code
+ * and message.
+ */
 export interface UpstreamErrorDetails {
-  /** The error message: it names the endpoint and never contains the token. */
   readonly message: string;
-  /** The HTTP status, when an answer came. */
   readonly status?: number | undefined;
-  /** The upstream's error code, from an error envelope. */
   readonly code?: string | undefined;
-  /** The upstream's error message, from an error envelope. */
   readonly upstreamMessage?: string | undefined;
 }
 
 /**
- * A failed upstream request. The message names the endpoint and reason and, for an
- * error status, the upstream's error code and message. It never contains the token. Every text
- * is bounded ({@link MAX_ERROR_MESSAGE}, {@link MAX_UPSTREAM_TEXT}), whatever the upstream sent.
+ * A failed upstream request. The message names the endpoint and reason and, for an error status,
+ * the upstream's code and message, never the token; every text is bounded whatever was sent.
  */
 export class UpstreamError extends Error {
   // Declared before `name`, and always assigned, so that an error has the own properties, in
   // the order, that logs and JSON show: endpoint, reason, status, code, upstreamMessage, name.
-  /** The HTTP status, when an answer came. */
   readonly status?: number;
-  /** The upstream's error code, from an error envelope. */
   readonly code?: string;
-  /** The upstream's error message, from an error envelope. */
   readonly upstreamMessage?: string;
   override readonly name = 'UpstreamError';
   /** The wait the upstream asked for with `Retry-After`, in milliseconds. */
@@ -86,32 +80,16 @@ export class UpstreamError extends Error {
 }
 
 /**
- * The `status_class` label of a request outcome. 429 is a class of its own: being rate
- * limited is the upstream asking for less, not a client mistake like other 4xx.
+ * Every `status_class` label value, so that counters can start at 0 for each. 429 is a class of
+ * its own: being rate limited is the upstream asking for less, not a client mistake.
  */
-export type StatusClass =
-  | '2xx'
-  | '3xx'
-  | '4xx'
-  | '429'
-  | '5xx'
-  | 'timeout'
-  | 'network'
-  | 'invalid_body'
-  | 'too_large';
+export const STATUS_CLASSES = [
+  ...['2xx', '3xx', '4xx', '429', '5xx'],
+  ...['timeout', 'network', 'invalid_body', 'too_large'],
+] as const;
 
-/** Every status class, so that counters can start at 0 for each. */
-export const STATUS_CLASSES: readonly StatusClass[] = [
-  '2xx',
-  '3xx',
-  '4xx',
-  '429',
-  '5xx',
-  'timeout',
-  'network',
-  'invalid_body',
-  'too_large',
-];
+/** The `status_class` label of a request outcome. */
+export type StatusClass = (typeof STATUS_CLASSES)[number];
 
 /**
  * The `status_class` label for a request outcome: `2xx`..`5xx`, `429`, or the failure reason. A

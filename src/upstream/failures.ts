@@ -1,6 +1,4 @@
-/**
- * Turning what went wrong on the wire into typed `UpstreamError`s.
- */
+/** Turning what went wrong on the wire into typed `UpstreamError`s. */
 import { parseJson } from './body.ts';
 import type { Endpoint } from './endpoints.ts';
 import { boundText, MAX_UPSTREAM_TEXT, UpstreamError } from './errors.ts';

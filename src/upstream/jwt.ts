@@ -1,9 +1,8 @@
 import { parseJson } from './body.ts';
 
 /**
- * Reads the `exp` claim of a JWT without verifying it: the exporter only wants to warn
- * before the token expires, and verification would need the issuer's key.
- * Returns epoch seconds, or `undefined` when the token is not a JWT or has no numeric `exp`.
+ * The `exp` claim of a JWT in epoch seconds, unverified (only to warn before expiry; verifying
+ * needs the issuer's key); `undefined` when not a JWT or without a numeric `exp`.
  */
 export function jwtExpiry(token: string): number | undefined {
   const parts = token.split('.');

@@ -1,9 +1,7 @@
 /**
- * The layers one upstream GET passes through, each doing one thing, stacked in one place
- * ({@link createClient}), as undici stacks dispatchers and interceptors. A layer takes the next
- * step (`next`) and returns a step of the same shape, so that each can be tested alone with a
- * fake `next`. From the outside in: retry, circuit breaker, the collector's limiter lane, token
- * renewal, the stale-socket resend, then the transport ({@link HttpTransport}).
+ * The layers one upstream GET passes through, each doing one thing, stacked in {@link createClient}
+ * as undici stacks interceptors. A layer wraps the next step in a step of the same shape, so that
+ * each can be tested alone with a fake `next`.
  */
 import type { Breakers } from './breaker.ts';
 import type { Endpoint } from './endpoints.ts';
@@ -12,9 +10,8 @@ import { isStaleConnection } from './failures.ts';
 import type { Limiter } from './limiter.ts';
 import { type RetryPolicy, type RetryTimers, withRetries } from './retry.ts';
 
-/** What one GET sends, whatever token it carries. */
+/** What one GET sends, whatever token it carries; `collector` names its limiter lane. */
 export interface Sending {
-  /** The limiter lane the request waits in (the collector that asks). */
   readonly collector: string;
   readonly endpoint: Endpoint;
   readonly url: string;
@@ -29,14 +26,10 @@ export interface Authorized extends Sending {
 /** An answer whose status and body were read. */
 export interface Answer {
   readonly status: number;
-  /** The body as received (decompressed): decoded from the bytes, never held as one string. */
+  /** The body decompressed: decoded from the bytes, never held as one string. */
   readonly bytes: Buffer;
-  /** The body's size on the wire (compressed). */
   readonly wireBytes: number;
-  /**
-   * Called once the answer is decoded, with the error when it did not decode: a layer that
-   * needs the request's outcome (such as {@link observing}) sets it.
-   */
+  /** Called once the answer is decoded (with the error when it did not); set by {@link observing}. */
   readonly settle?: (failure?: UpstreamError) => void;
 }
 
@@ -95,8 +88,8 @@ export function renewingToken(next: Step<Authorized>, source: TokenSource): Step
 }
 
 /**
- * Sends once more when a keep-alive connection the server closed just as it was reused failed:
- * the GET never reached the service, so sending it again on a fresh connection is safe.
+ * Sends once more when a keep-alive connection failed as the server closed it on reuse: the GET
+ * never reached the service, so sending it again is safe.
  */
 export function resendingStale(next: Step<Authorized>): Step<Authorized> {
   return async (sending) => {

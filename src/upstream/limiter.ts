@@ -1,12 +1,8 @@
 /**
- * One shared gate for every upstream call: at most `concurrency` requests in flight and
- * request starts spaced so that no more than `ratePerSecond` begin in any second. The
- * upstream publishes no rate limit, so this is a polite ceiling, not a negotiated one.
- *
- * Fair share: each caller (a collector) has a queue of its own. Free slots go round robin to
- * the queues with work, and while others wait no caller holds more than its weighted share of
- * the concurrency, so a slow or failing endpoint cannot starve the others. Alone, a caller may
- * use every slot.
+ * One shared gate for every upstream call: at most `concurrency` in flight, starts spaced to
+ * `ratePerSecond` (a polite ceiling: the upstream publishes no rate limit). Each caller (a
+ * collector) has a queue; free slots go round robin, and while others wait no caller holds more
+ * than its share, so a slow endpoint cannot starve the others. Alone, a caller may use every slot.
  */
 
 /** Timer functions, injectable so tests need no real waiting. */
@@ -27,19 +23,13 @@ export interface LimiterOptions {
   readonly concurrency: number;
   readonly ratePerSecond: number;
   readonly timers?: Timers;
-  /** Relative weight of a key's share; 1 for keys not listed. */
-  readonly weights?: Readonly<Record<string, number>>;
 }
 
-/**
- * Runs tasks under the shared concurrency limit and rate ceiling. Within one key, FIFO:
- * requests start in the order they were queued.
- */
+/** Runs tasks under the shared concurrency limit and rate ceiling; FIFO within one key. */
 export class Limiter {
   readonly #concurrency: number;
   readonly #timers: Timers;
   readonly #spacingMs: number;
-  readonly #weights: Readonly<Record<string, number>> | undefined;
   readonly #lanes = new Map<string, Lane>();
   #order: string[] = [];
   #cursor = 0;
@@ -52,7 +42,6 @@ export class Limiter {
     this.#concurrency = opts.concurrency;
     this.#timers = opts.timers ?? realTimers;
     this.#spacingMs = 1000 / opts.ratePerSecond;
-    this.#weights = opts.weights;
   }
 
   /** Requests waiting for a slot. */
@@ -88,10 +77,6 @@ export class Limiter {
     });
   }
 
-  #weight(key: string): number {
-    return this.#weights?.[key] ?? 1;
-  }
-
   #lane(key: string): Lane {
     let l = this.#lanes.get(key);
     if (!l) {
@@ -103,10 +88,10 @@ export class Limiter {
   }
 
   /** A key's share of the slots among the keys that have work now. */
-  #share(key: string): number {
-    let total = 0;
-    for (const [k, l] of this.#lanes) if (l.active > 0 || l.queue.length > 0) total += this.#weight(k);
-    return Math.max(1, Math.floor((this.#concurrency * this.#weight(key)) / total));
+  #share(): number {
+    let busy = 0;
+    for (const l of this.#lanes.values()) if (l.active > 0 || l.queue.length > 0) busy++;
+    return Math.max(1, Math.floor(this.#concurrency / busy));
   }
 
   /** The next key in round-robin order with work, preferring keys under their share. */
@@ -115,10 +100,9 @@ export class Limiter {
     let fallback: number | undefined;
     for (let i = 0; i < order.length; i++) {
       const idx = (this.#cursor + i) % order.length;
-      const key = order[idx]!;
-      const l = this.#lanes.get(key)!;
+      const l = this.#lanes.get(order[idx]!)!;
       if (l.queue.length === 0) continue;
-      if (l.active < this.#share(key)) {
+      if (l.active < this.#share()) {
         this.#cursor = idx + 1;
         return l;
       }

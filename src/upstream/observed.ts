@@ -1,9 +1,6 @@
 /**
- * Observability as a layer of the client: what the exporter hears of each attempt, failure,
- * retry and skipped record, for its self-metrics, logs and status page. The client's core
- * (transport, decoder, operations) knows nothing of it; {@link createClient} stacks
- * {@link observing} right above the transport and hands the rest to the retry layer and the
- * record mapping.
+ * Observability as a layer of the client: each attempt, failure, retry and skipped record, for
+ * self-metrics, logs and the status page; the transport, decoder and operations know nothing of it.
  */
 import type { Endpoint } from './endpoints.ts';
 import { type StatusClass, statusClass, UpstreamError } from './errors.ts';
@@ -12,9 +9,8 @@ import type { Answer, Authorized, Step } from './layers.ts';
 /** One attempt on the wire, as the observer hears of it. */
 export interface RequestEvent {
   readonly endpoint: Endpoint;
-  /** `2xx`, `4xx`, `429`, `5xx`, or the failure reason (`timeout`, `network`, `invalid_body`, `too_large`). */
   readonly statusClass: StatusClass;
-  /** The collector whose request it was (`shared` for calls outside any collector). */
+  /** The collector whose request it was (`shared` outside any collector). */
   readonly collector: string;
   /** From sending to the last byte of the body. */
   readonly seconds: number;
@@ -30,15 +26,14 @@ interface SkippedRecords {
   readonly collector: string;
 }
 
-/** Who hears what the client does; every part is optional. */
+/**
+ * Who hears what the client does: each attempt once (when decoded or failed), every failure and
+ * answer that does not decode, each retry, and the records an answer's mapping skipped.
+ */
 export interface ClientObserver {
-  /** Each attempt, once: when its answer is decoded, or when it failed. */
   readonly request?: (event: RequestEvent) => void;
-  /** Every failed attempt's typed error, and every answer that does not decode. */
   readonly error?: (error: UpstreamError) => void;
-  /** Each retry, with the failure that caused it. */
   readonly retry?: (endpoint: Endpoint, err: UpstreamError, delayMs: number) => void;
-  /** The records an answer's mapping skipped, by reason. */
   readonly skipped?: (skipped: SkippedRecords) => void;
 }
 

@@ -44,9 +44,8 @@ export function isValidId(id: string): boolean {
  */
 type NaiveTimeZone = 'record' | 'UTC' | (string & {});
 
-/** How record lists are mapped. */
+/** How record lists are mapped; `naiveTimeZone` defaults to `record`. */
 export interface RecordParseOptions {
-  /** Default `record`. */
   readonly naiveTimeZone?: NaiveTimeZone;
 }
 
@@ -78,10 +77,9 @@ function zoneOf(tz: unknown, naive: NaiveTimeZone): number | string {
 }
 
 /**
- * Parses `time_created`. The interface does not state its format, so this accepts
- * ISO 8601 with or without an offset, a space instead of the `T`, and epoch seconds or
- * milliseconds as a number or numeric string. A time without an offset is wall-clock time in
- * `zone`: a fixed offset in ms (default 0, UTC) or an IANA zone name.
+ * Parses `time_created`, whose format the interface does not state: ISO 8601 with or without an
+ * offset (or a space for the `T`), or epoch seconds or milliseconds. A time without an offset is
+ * wall-clock time in `zone`: an offset in ms (default 0) or an IANA zone name.
  */
 export function parseTime(value: string | number, zone: number | string = 0): number | undefined {
   if (typeof value === 'number') return epoch(value);
@@ -113,18 +111,15 @@ function epoch(n: number): number | undefined {
 }
 
 /**
- * Plain decimal notation with an optional exponent, nothing else: no hexadecimal, binary or
- * octal prefixes, no `Infinity`, no decimal comma, no blanks inside. ASCII whitespace around it
- * is allowed: station software writes fixed-width and padded fields, and spreadsheets,
- * `float()` and SQL casts read `" 125 "` as 125. Non-ASCII spaces (no-break, em) are not
- * padding a numeral is expected to carry, and stay non-numeric.
+ * Plain decimal with an optional exponent: no prefixes, `Infinity`, decimal comma or inner blanks.
+ * ASCII padding is allowed, as station software writes fixed-width fields (and spreadsheets read
+ * `" 125 "` as 125); non-ASCII spaces are not padding and stay non-numeric.
  */
 const DECIMAL = /^[ \t\n\v\f\r]*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?[ \t\n\v\f\r]*$/;
 
 /**
- * Parses a number: a finite JSON number, or a string in plain decimal (or exponent) notation.
- * ASCII whitespace around a numeral is trimmed (`" 125 "` is 125). `undefined` for everything
- * else (`PASS`, empty, `0x10`, `1,5`, `Infinity`, `1 000`).
+ * A finite JSON number, or a string in {@link DECIMAL} notation (`" 125 "` is 125); `undefined`
+ * for anything else (`PASS`, empty, `0x10`, `1,5`, `Infinity`, `1 000`).
  */
 export function parseNumber(value: string | number | null | undefined): number | undefined {
   if (value === null || value === undefined) return undefined;
@@ -135,10 +130,7 @@ export function parseNumber(value: string | number | null | undefined): number |
   return Number.isFinite(n) ? n : undefined;
 }
 
-/**
- * Optional label values: an empty string and null are one value, because Prometheus cannot
- * tell an empty label from an absent one; both become null.
- */
+/** Empty and null are one label value (Prometheus cannot tell them apart): both become null. */
 function optionalLabel(value: string | null | undefined): string | null {
   return value === undefined || value === null || value === '' ? null : value;
 }
@@ -151,30 +143,22 @@ interface RecordParser<S extends z.ZodType, T> {
 
 function parseSlice<S extends z.ZodType, T>(
   items: readonly unknown[],
-  parser: RecordParser<S, T>,
-  into: { readonly skip: SkipCounter; readonly out?: T[] },
-): T[] {
-  const { schema, map } = parser;
-  const { skip, out = [] } = into;
+  { schema, map }: RecordParser<S, T>,
+  { skip, out }: { readonly skip: SkipCounter; readonly out: T[] },
+): void {
   for (const item of items) {
     const parsed = schema.safeParse(item);
-    if (!parsed.success) {
-      skip.add('schema');
-      continue;
-    }
-    const mapped = map(parsed.data, skip);
+    const mapped = parsed.success ? map(parsed.data, skip) : void skip.add('schema');
     if (mapped !== undefined) out.push(mapped);
   }
-  return out;
 }
 
 /** Record lists can hold tens of thousands of records: validate them a slice at a time. */
 const PARSE_SLICE = 2000;
 
 /**
- * Maps a record list: an answer's {@link ItemSlices} (each slice parsed and mapped in one step of
- * the client's round-robin decoding), or an array, validated a slice at a time between yields to
- * the event loop.
+ * Maps a record list: an answer's {@link ItemSlices} (a slice per decoding step), or an array
+ * validated a slice at a time between yields to the event loop.
  */
 async function parseEachCooperatively<S extends z.ZodType, T>(
   data: unknown,
@@ -194,6 +178,20 @@ async function parseEachCooperatively<S extends z.ZodType, T>(
   return { records, skipped: skip.counts, received: items.length };
 }
 
+/** A record's `time_created` and `time_inserted` read in its zone; undefined (skipped) when unreadable. */
+function timesOf(
+  r: { readonly tz?: unknown; readonly time_created: string | number; readonly time_inserted?: unknown },
+  naive: NaiveTimeZone,
+  skip: SkipCounter,
+): { time: number; inserted?: number } | undefined {
+  const zone = zoneOf(r.tz, naive);
+  const time = parseTime(r.time_created, zone);
+  if (time === undefined) return void skip.add('bad_time');
+  const v = r.time_inserted;
+  const inserted = typeof v === 'string' || typeof v === 'number' ? parseTime(v, zone) : undefined;
+  return inserted === undefined ? { time } : { time, inserted };
+}
+
 /** Maps `GET /metrics` data (an array or an answer's slices), yielding between slices of records. */
 export function parseMeasurements(
   data: unknown,
@@ -206,36 +204,27 @@ export function parseMeasurements(
     {
       schema: metricRecordSchema,
       map: (r, skip) => {
-        const zone = zoneOf(r.tz, naive);
-        const time = parseTime(r.time_created, zone);
-        if (time === undefined) return void skip.add('bad_time');
-        const raw = r.value === null ? '' : String(r.value);
+        const times = timesOf(r, naive, skip);
+        if (!times) return undefined;
         return {
           stationId: r.station_id,
           slot: optionalLabel(r.slot),
           serial: r.unit_serial,
-          time,
+          time: times.time,
           name: r.name,
-          raw,
+          raw: r.value === null ? '' : String(r.value),
           value: parseNumber(r.value),
           unit: r.unit ?? '',
           type: r.type ?? null,
           upper: parseNumber(r.limit_upper),
           lower: parseNumber(r.limit_lower),
           mode: r.mode ?? null,
-          ...inserted(r.time_inserted, zone),
+          ...(times.inserted === undefined ? {} : { inserted: times.inserted }),
         };
       },
     },
     yielder,
   );
-}
-
-/** `time_inserted` when the record carries a readable one (it is not in the formal schema). */
-function inserted(value: unknown, zone: number | string): { inserted?: number } {
-  if (typeof value !== 'string' && typeof value !== 'number') return {};
-  const t = parseTime(value, zone);
-  return t === undefined ? {} : { inserted: t };
 }
 
 /** Maps `GET /units` data (an array or an answer's slices), yielding between slices of records. */
@@ -250,21 +239,20 @@ export function parseUnits(
     {
       schema: unitRecordSchema,
       map: (r, skip) => {
-        const zone = zoneOf(r.tz, naive);
-        const time = parseTime(r.time_created, zone);
-        if (time === undefined) return void skip.add('bad_time');
+        const times = timesOf(r, naive, skip);
+        if (!times) return undefined;
         const direction = r.direction.toLowerCase();
         if (direction !== 'input' && direction !== 'output') return void skip.add('bad_direction');
         return {
           stationId: r.station_id,
           slot: optionalLabel(r.slot),
           serial: r.unit_serial,
-          time,
+          time: times.time,
           direction,
           result: optionalLabel(r.result),
           unitType: r.unit_type ?? null,
           mode: r.mode ?? null,
-          ...inserted(r.time_inserted, zone),
+          ...(times.inserted === undefined ? {} : { inserted: times.inserted }),
         };
       },
     },
@@ -285,28 +273,20 @@ const SUMMARY_FIELDS = {
   retryRate: 'retry_rate',
 } as const satisfies Record<keyof StationSummary, string>;
 
-/**
- * Built once: zod compiles a schema's fast path on its first parse, so a schema derived per
- * answer cost a compiled function (and its garbage) for every summary request.
- */
+/** Built once: zod compiles a schema on its first parse, which per answer would cost each time. */
 const partialSummarySchema = summarySchema.partial();
 
-/** The summary fields that count units; the other three are ratios. */
-const COUNT_FIELDS: ReadonlySet<keyof StationSummary> = new Set<keyof StationSummary>([
-  'uniqueUnits',
-  'totalInput',
-  'uniqueInput',
-  'totalOutput',
-  'uniqueOutput',
-  'firstPass',
-  'finalPass',
+/** The summary fields that are ratios; the others count units. */
+const RATIO_FIELDS: ReadonlySet<keyof StationSummary> = new Set([
+  'firstPassYield',
+  'finalYield',
+  'retryRate',
 ]);
 
 /**
- * Largest ratio in either scale the upstream may use (0-1 or 0-100). Which one an answer is in
- * is decided later, with the whole answer (collectors/summary/scale.ts), and a value outside 0-1
- * after that is dropped there (`out_of_range`); here only values no scale allows are refused, so
- * that an absurd one cannot tip an answer's scale.
+ * Largest ratio in either scale (0-1 or 0-100). The answer's scale is decided later with the whole
+ * answer (collectors/summary/scale.ts); here only values no scale allows are refused, so that an
+ * absurd one cannot tip it.
  */
 const MAX_RATIO_ANY_SCALE = 100;
 
@@ -315,17 +295,14 @@ const MAX_RATIO_ANY_SCALE = 100;
  * a non-negative integer a double holds exactly (at most 2^53 - 1), a ratio within 0..100.
  */
 function impossibleValue(key: keyof StationSummary, n: number): string | undefined {
-  if (COUNT_FIELDS.has(key)) return Number.isSafeInteger(n) && n >= 0 ? undefined : 'bad_count';
+  if (!RATIO_FIELDS.has(key)) return Number.isSafeInteger(n) && n >= 0 ? undefined : 'bad_count';
   return n >= 0 && n <= MAX_RATIO_ANY_SCALE ? undefined : 'out_of_range';
 }
 
 /**
- * Maps `GET /station/summary` data. Returns `undefined` when `data` is not an object. A field
- * that is not a finite number (or numeric string) is left `undefined` (`missing_field`), and so is
- * one whose value its field cannot hold: a count that is negative, fractional or past 2^53
- * (`bad_count`), a ratio outside 0..100 (`out_of_range`). The other fields are kept: a summary's
- * fields are separate figures, and a value left out only leaves its own series out. `skipped`
- * counts the fields left out, by reason.
+ * Maps `GET /station/summary` data; `undefined` when it is not an object. A field that is not a
+ * number (`missing_field`) or that its field cannot hold (`bad_count`, `out_of_range`) is left
+ * out alone, counted in `skipped` by reason: a summary's fields are separate figures.
  */
 export function parseSummary(
   data: unknown,
@@ -345,22 +322,15 @@ export function parseSummary(
 }
 
 /**
- * Lines, elements and stations of the sites hierarchy checked between two yields to the event
- * loop. Fewer than the 2,000 records of a record slice: a malformed element costs about 4 µs (its
- * schema error; 8 to 14 µs on a loaded 2-core host), so 500 keep a slice near the few
- * milliseconds of a record slice.
+ * Lines, elements and stations of the sites hierarchy checked between two yields: a malformed
+ * element costs about 4 µs (its schema error), so 500 keep a slice near a record slice's time.
  */
 export const SITES_SLICE = 500;
 
 /**
- * Maps the sites hierarchy, yielding to the event loop every {@link SITES_SLICE} lines, elements
- * and stations, counted across the whole tree. Malformed sites, lines, elements or stations are
- * skipped and counted.
- *
- * Why: a site is one item of the answer and is parsed in one step (bounded by
- * `MAX_VALUES_PER_ITEM`), but its contents are checked one by one, and a malformed element costs
- * several microseconds (the schema's error): tens of thousands of them under the limit would
- * block the loop. A count per tree, not per list, also bounds many short lines.
+ * Maps the sites hierarchy, yielding every {@link SITES_SLICE} nodes counted across the tree (so
+ * many short lines are bounded too): a site is parsed in one step, but tens of thousands of
+ * malformed elements under `MAX_VALUES_PER_ITEM` would otherwise block the loop.
  */
 class SitesMapper {
   readonly skip = new SkipCounter();
@@ -389,43 +359,40 @@ class SitesMapper {
   }
 
   async site(raw: unknown): Promise<Site | undefined> {
-    const s = siteSchema.safeParse(raw);
-    if (!s.success) return void this.skip.add('schema');
-    if (!isValidId(s.data.id)) return void this.skip.add('bad_id');
-    const lines = await this.each(s.data.lines, (l) => this.#line(l));
-    return { id: s.data.id, name: s.data.name, description: s.data.description ?? '', lines };
+    const s = this.#checked(siteSchema, raw);
+    return s && { ...s.ref, lines: await this.each(s.data.lines, (l) => this.#line(l)) };
   }
 
   async #line(raw: unknown): Promise<Line | undefined> {
-    const l = lineSchema.safeParse(raw);
-    if (!l.success) return void this.skip.add('schema');
-    if (!isValidId(l.data.id)) return void this.skip.add('bad_id');
-    const elements = await this.each(l.data.elements, (e) => this.#element(e));
-    return { id: l.data.id, name: l.data.name, description: l.data.description ?? '', elements };
+    const l = this.#checked(lineSchema, raw);
+    return l && { ...l.ref, elements: await this.each(l.data.elements, (e) => this.#element(e)) };
   }
 
   async #element(raw: unknown): Promise<LineElement | undefined> {
-    const e = elementSchema.safeParse(raw);
-    if (!e.success) return void this.skip.add('schema');
-    if (!isValidId(e.data.id)) return void this.skip.add('bad_id');
-    const base = { id: e.data.id, name: e.data.name, description: e.data.description ?? '' };
-    if (e.data.type === 'station') return { kind: 'station', ...base };
-    const stations = await this.each(e.data.stations, (s) => this.#station(s));
-    return { kind: 'group', ...base, stations };
+    const e = this.#checked(elementSchema, raw);
+    if (!e) return undefined;
+    if (e.data.type === 'station') return { kind: 'station', ...e.ref };
+    return { kind: 'group', ...e.ref, stations: await this.each(e.data.stations, (s) => this.#station(s)) };
   }
 
   #station(raw: unknown): StationRef | undefined {
-    const s = stationRefSchema.safeParse(raw);
-    if (!s.success) return void this.skip.add('schema');
-    if (!isValidId(s.data.id)) return void this.skip.add('bad_id');
-    return { id: s.data.id, name: s.data.name, description: s.data.description ?? '' };
+    return this.#checked(stationRefSchema, raw)?.ref;
+  }
+
+  /** `raw` validated, with its id, name and description; undefined (counted) when malformed. */
+  #checked<S extends z.ZodType<{ id: string; name: string; description?: string | null }>>(
+    schema: S,
+    raw: unknown,
+  ): { data: z.output<S>; ref: StationRef } | undefined {
+    const r = schema.safeParse(raw);
+    if (!r.success) return void this.skip.add('schema');
+    const { id, name, description } = r.data;
+    if (!isValidId(id)) return void this.skip.add('bad_id');
+    return { data: r.data, ref: { id, name, description: description ?? '' } };
   }
 }
 
-/**
- * Maps the sites hierarchy (an array of sites), yielding to the event loop between slices of its
- * lines, elements and stations. Malformed sites, lines, elements or stations are skipped and counted.
- */
+/** Maps the sites hierarchy (an array of sites); malformed nodes are skipped and counted. */
 export async function parseSites(data: unknown, yielder: LoopYielder): Promise<RecordList<Site>> {
   const mapper = new SitesMapper(yielder);
   const items = Array.isArray(data) ? data : [];

@@ -5,13 +5,14 @@
  */
 import { isTransient, type UpstreamError } from './errors.ts';
 
-/** How often and how patiently a request is retried. */
+/**
+ * How often and how patiently a request is retried: `maxAttempts` in all (1: no retries), the
+ * first backoff ceiling `baseMs` doubling per retry up to `maxDelayMs`; a longer `Retry-After`
+ * is not waited for (the request fails).
+ */
 export interface RetryPolicy {
-  /** Attempts in all, the first included; 1 disables retries. */
   readonly maxAttempts: number;
-  /** First backoff ceiling; doubles per attempt. */
   readonly baseMs: number;
-  /** Longest single wait; a `Retry-After` longer than this is not waited for (the attempt fails). */
   readonly maxDelayMs: number;
 }
 
@@ -49,16 +50,8 @@ export function backoffMs(retry: number, policy: RetryPolicy, random: () => numb
   return Math.floor(random() * ceiling);
 }
 
-/**
- * The wait before retry number `retry` (0 = the first retry) after `err`, or undefined when
- * the failure must not be retried or the attempts are used up (`policy`); `random`, uniform in
- * [0, 1), for the jitter.
- */
-function retryDelay(
-  err: unknown,
-  retry: number,
-  { policy, random }: { readonly policy: RetryPolicy; readonly random: () => number },
-) {
+/** The wait before retry `retry` (0: the first) after `err`; undefined: not retried. */
+function retryDelay(err: unknown, retry: number, policy: RetryPolicy, random: () => number) {
   if (!isTransient(err) || retry + 1 >= policy.maxAttempts) return undefined;
   const asked = err.retryAfterMs;
   if (asked !== undefined) return asked <= policy.maxDelayMs ? asked : undefined;
@@ -82,9 +75,8 @@ function wait(ms: number, timers: RetryTimers, signal?: AbortSignal): Promise<vo
 }
 
 /**
- * Runs `attempt` until it succeeds, fails for good, or the signal aborts. Each attempt goes
- * through the caller's limiter, so every retry counts against the request rate and budget.
- * `onRetry` hears of each retry (for a counter), never of the first attempt.
+ * Runs `attempt` until it succeeds, fails for good, or the signal aborts (ending a wait at once).
+ * Each attempt goes through the limiter, so retries count against the rate; `onRetry` hears each.
  */
 export async function withRetries<T>(
   attempt: () => Promise<T>,
@@ -100,7 +92,7 @@ export async function withRetries<T>(
       return await attempt();
     } catch (err) {
       if (opts.signal?.aborted) throw err;
-      const delay = retryDelay(err, retry, { policy: opts.policy, random: opts.timers.random });
+      const delay = retryDelay(err, retry, opts.policy, opts.timers.random);
       if (delay === undefined) throw err;
       opts.onRetry?.(err as UpstreamError, delay);
       await wait(delay, opts.timers, opts.signal).catch(() => {

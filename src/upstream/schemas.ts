@@ -1,7 +1,6 @@
 /**
- * Loose schemas of the upstream's JSON. Loose on purpose: extra fields (`time_inserted`,
- * future fields) pass, and each record is parsed on its own so that one bad record is
- * skipped and counted instead of failing the whole response.
+ * Loose schemas of the upstream's JSON: extra fields pass, and each record is parsed on its own so
+ * that one bad record is skipped and counted instead of failing the whole response.
  */
 import { z } from 'zod';
 
@@ -35,19 +34,9 @@ export const elementSchema = z.discriminatedUnion('type', [
 
 export { stationRefSchema };
 
-export const lineSchema = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  description: z.string().nullable().optional(),
-  elements: z.array(z.unknown()),
-});
+export const lineSchema = stationRefSchema.extend({ elements: z.array(z.unknown()) });
 
-export const siteSchema = z.looseObject({
-  id: z.string(),
-  name: z.string(),
-  description: z.string().nullable().optional(),
-  lines: z.array(z.unknown()),
-});
+export const siteSchema = stationRefSchema.extend({ lines: z.array(z.unknown()) });
 
 // The fields every record starts with. Record schemas strip unknown keys instead of copying them
 // (z.looseObject): the mapping reads only the keys listed here, and copying the rest cost an

@@ -12,15 +12,13 @@ import { classifyFailure, statusError } from './failures.ts';
 import type { Answer, Authorized } from './layers.ts';
 import { parseRetryAfter } from './retry.ts';
 
-/** What {@link HttpTransport} needs. */
+/** What {@link HttpTransport} needs; `now` reads a `Retry-After` date. */
 export interface TransportOptions {
-  /** Where each request takes its dispatcher; taken per request (a renewed certificate makes a new one). */
   readonly connection: DispatcherSource;
   /** Total deadline of one attempt, body included. */
   readonly timeoutMs: number;
   /** Largest response body accepted per endpoint, after decompression; default unlimited. */
   readonly maxResponseBytes?: (endpoint: Endpoint) => number;
-  /** Wall clock in milliseconds, for a `Retry-After` given as a date. */
   readonly now: () => number;
 }
 

@@ -3,7 +3,7 @@
  * Raw envelopes never leave `src/upstream`: records are mapped here at the edge.
  */
 
-/** A station as a single element of a line, or as one of the parallel stations of a group. */
+/** A station, alone in a line or in a group; sites, lines and elements carry the same three fields. */
 export interface StationRef {
   readonly id: string;
   readonly name: string;
@@ -13,34 +13,19 @@ export interface StationRef {
 /** An element of a line: a single station, or a group of parallel stations. */
 export type LineElement =
   | ({ readonly kind: 'station' } & StationRef)
-  | {
-      readonly kind: 'group';
-      readonly id: string;
-      readonly name: string;
-      readonly description: string;
-      readonly stations: readonly StationRef[];
-    };
+  | ({ readonly kind: 'group'; readonly stations: readonly StationRef[] } & StationRef);
 
 /** A production line: ordered elements. */
-export interface Line {
-  readonly id: string;
-  readonly name: string;
-  readonly description: string;
+export interface Line extends StationRef {
   readonly elements: readonly LineElement[];
 }
 
 /** A site with its lines. */
-export interface Site {
-  readonly id: string;
-  readonly name: string;
-  readonly description: string;
+export interface Site extends StationRef {
   readonly lines: readonly Line[];
 }
 
-/**
- * Summary statistics over a set of stations and a window. A field the upstream did not
- * send as a finite number is `undefined`, so that its series is left out, never exported as 0.
- */
+/** Summary statistics of stations over a window; a field not sent as a number is left out, never 0. */
 export interface StationSummary {
   readonly uniqueUnits?: number;
   readonly totalInput?: number;
@@ -60,7 +45,7 @@ export interface MeasurementRecord {
   /** Null for no slot; an empty upstream slot is null too (Prometheus cannot tell them apart). */
   readonly slot: string | null;
   readonly serial: string;
-  /** `time_created` as epoch milliseconds. */
+  /** `time_created`, epoch ms; `inserted` is `time_inserted` when sent (not in the formal schema). */
   readonly time: number;
   readonly name: string;
   /** The value as the upstream sent it. */
@@ -72,7 +57,6 @@ export interface MeasurementRecord {
   readonly upper: number | undefined;
   readonly lower: number | undefined;
   readonly mode: string | null;
-  /** `time_inserted` as epoch ms, when the upstream sent one (it is not in the formal schema). */
   readonly inserted?: number;
 }
 
@@ -81,13 +65,11 @@ export interface UnitRecord {
   readonly stationId: string;
   readonly slot: string | null;
   readonly serial: string;
-  /** `time_created` as epoch milliseconds. */
   readonly time: number;
   readonly direction: 'input' | 'output';
   readonly result: string | null;
   readonly unitType: string | null;
   readonly mode: string | null;
-  /** `time_inserted` as epoch ms, when the upstream sent one (it is not in the formal schema). */
   readonly inserted?: number;
 }
 

@@ -1,7 +1,6 @@
 /**
- * Repeated warnings of one kind, aggregated: instead of one log line per answer, one line per
- * reason per poll with a count (a drift in a field every answer lacks would otherwise flood
- * the log with thousands of identical lines).
+ * Repeated warnings aggregated into one line per reason per poll with a count: a field every
+ * answer lacks would otherwise flood the log with thousands of identical lines.
  */
 import type { Logger } from 'pino';
 import { getOrCreate } from './maps.ts';

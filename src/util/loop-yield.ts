@@ -1,8 +1,7 @@
 /**
- * Cooperative scheduling for CPU-heavy loops: a scrape must never wait behind a poll's
- * parsing or statistics for long, so such loops yield to the event loop every few
- * thousand items. One {@link LoopYielder} is shared by everything an exporter runs (client,
- * collectors, renderer), so that their slices alternate instead of running back to back.
+ * Cooperative scheduling: CPU-heavy loops yield every few thousand items, so a scrape never waits
+ * long behind a poll. One {@link LoopYielder} is shared by the client, the collectors and the
+ * renderer, so that their slices alternate instead of running back to back.
  */
 
 /** Yields to the event loop, in order: one per exporter, shared by everything it runs. */
@@ -11,9 +10,8 @@ export class LoopYielder {
   #lastYield: Promise<void> = Promise.resolve();
 
   /**
-   * Resolves on a later iteration of the event loop, after pending I/O callbacks and timers.
-   * The yields resolve one per loop iteration, in order: when several answers arrive together,
-   * their parsing runs one slice per iteration instead of back to back in one long block.
+   * Resolves on a later event-loop iteration, after pending I/O and timers; yields resolve one per
+   * iteration, in order, so several answers' parsing alternates instead of forming one block.
    */
   yieldToLoop(): Promise<void> {
     const next = this.#lastYield.then(() => new Promise<void>((resolve) => setImmediate(resolve)));

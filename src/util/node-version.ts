@@ -1,8 +1,7 @@
 /**
- * The Node.js versions the exporter runs on, checked before anything else is loaded: undici 8
- * needs 22.19 or later, and `@prometheus-io/client` declares 22, 24 and 26 or later (odd
- * majors are never long-term releases). An older Node would otherwise fail deep inside undici
- * with a `TypeError` that names no version. Keep it in step with `engines` in package.json.
+ * The Node.js versions the exporter runs on (undici 8 needs 22.19; `@prometheus-io/client` declares
+ * 22, 24, 26+), checked before anything else loads: an older Node would fail deep inside undici
+ * with a `TypeError` naming no version. Keep it in step with `engines` in package.json.
  */
 
 /** The supported range, as `engines` in package.json states it. */

@@ -1,11 +1,7 @@
 /**
- * Pacing: each planned entry sends its requests spread evenly over its refresh interval instead of
- * in a burst at the start, so the upstream sees a steady rate close to the plan's total. Pure
- * functions of the plan and of time; the scheduler turns offsets into timers with its injected clock.
- *
- * Over any span, an entry sends at most one request more than its planned rate allows, so the sum
- * can exceed the plan by one request per entry; the retry reserve leaves room for that, and the shared
- * limiter (upstream/limiter.ts) still enforces the hard ceiling on every request.
+ * Pacing: each planned entry spreads its requests evenly over its refresh interval, so the upstream
+ * sees a steady rate. Over any span an entry sends at most one request more than its rate allows;
+ * the retry reserve leaves room for that, and the shared limiter still enforces the ceiling.
  */
 
 /**
@@ -18,10 +14,7 @@ export interface Cadence {
   readonly phase?: number;
 }
 
-/**
- * Offset (ms from the start of an interval) at which request `k` is sent: the interval is cut
- * into `requests` equal slots and each request starts its slot, shifted by the phase.
- */
+/** Offset (ms into the interval) of request `k`: the start of its equal slot, shifted by the phase. */
 export function sendOffsetMs(k: number, cadence: Cadence): number {
   const { requests: n, intervalMs, phase = 0 } = cadence;
   if (!(Number.isInteger(k) && Number.isInteger(n) && k >= 0 && k < n)) {

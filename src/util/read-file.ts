@@ -1,18 +1,15 @@
 /**
- * Reading a small file that an operator points the exporter at (a token file, the config) without
- * trusting what sits at that path. A plain `readFile` opens a FIFO with a blocking `open()`: with
- * no writer it never returns, and a few of those hold every libuv thread, so that no other file
- * or DNS work runs again. Here the file is opened non-blocking, anything that is not a regular
- * file is refused before a byte is read, the size is capped, and the caller stops waiting after a
- * deadline. The one implementation for every such file: the config, the token file, the web
- * config and the certificates it names.
+ * Reading a small file an operator points the exporter at (config, token, web config, certificates)
+ * without trusting what sits there. A plain `readFile` opens a FIFO with a blocking `open()` that
+ * never returns without a writer, and a few of those hold every libuv thread (no file or DNS work
+ * runs again). Here the file is opened non-blocking, anything but a regular file is refused before
+ * a byte is read, the size is capped, and the caller stops waiting after a deadline.
  */
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats, statSync } from 'node:fs';
 import { type FileHandle, open, stat } from 'node:fs/promises';
 
-/** How much a read may cost. */
+/** Largest file accepted, in bytes; a larger one is refused (`too_large`). */
 export interface ReadLimits {
-  /** Largest file accepted, in bytes; a larger one is refused (`too_large`). */
   readonly maxBytes: number;
 }
 
@@ -31,17 +28,13 @@ const realTimers: DeadlineTimers = {
 export interface AsyncReadLimits extends ReadLimits {
   /** The read fails (`timeout`) when it has not finished after this long, e.g. on a hung mount. */
   readonly timeoutMs: number;
-  /** Default: the real timers. */
   readonly timers?: DeadlineTimers;
 }
 
 /** Why a file was refused: not a regular file, too large, or too slow. */
 export type FileRefusal = 'not_regular' | 'too_large' | 'timeout';
 
-/**
- * A file the reader refused. `problem` says why without the path (`is a FIFO (named pipe), not a
- * regular file`), the message with it; neither ever quotes the content.
- */
+/** A refused file: `problem` says why without the path, the message with it; neither quotes the content. */
 export class FileReadError extends Error {
   readonly path: string;
   readonly reason: FileRefusal;
@@ -73,52 +66,32 @@ export function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-function notRegular(path: string, info: Stats): FileReadError {
-  return new FileReadError(path, {
-    reason: 'not_regular',
-    problem: `is ${fileKind(info)}, not a regular file`,
-  });
-}
+const notRegular = (path: string, info: Stats) =>
+  new FileReadError(path, { reason: 'not_regular', problem: `is ${fileKind(info)}, not a regular file` });
 
-function tooLarge(path: string, maxBytes: number): FileReadError {
-  return new FileReadError(path, {
+const tooLarge = (path: string, maxBytes: number) =>
+  new FileReadError(path, {
     reason: 'too_large',
     problem: `is larger than the limit of ${formatBytes(maxBytes)}`,
   });
-}
 
-// O_NONBLOCK: opening a FIFO returns at once instead of waiting for a writer; O_NOCTTY: a
-// terminal device never becomes the process's controlling terminal. Reads of a regular file
-// are not affected by either.
+// O_NONBLOCK: opening a FIFO returns at once; O_NOCTTY: a terminal never becomes the controlling
+// one. Neither affects reading a regular file.
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0);
 
 /**
- * Reads a regular file as UTF-8 text. Refuses ({@link FileReadError}) a FIFO, a device, a
- * directory or a socket, a file larger than `maxBytes`, and a read still running after
- * `timeoutMs`; fs errors (ENOENT, EACCES, ...) pass through as they are. The kind is checked
- * before the open and again on the open descriptor, so a file swapped in between is caught.
- * A read abandoned at its deadline closes its descriptor whenever its `open()` comes back.
+ * Reads a regular file as UTF-8 text. Refuses ({@link FileReadError}) anything but a regular file,
+ * a file over `maxBytes` and a read past `timeoutMs`; fs errors (ENOENT, ...) pass through. The
+ * kind is checked before the open and on the descriptor, so a file swapped in between is caught.
  * For a path read again and again, use a {@link RegularFileReader}.
  */
 export async function readRegularFile(path: string, limits: AsyncReadLimits): Promise<string> {
-  const bytes = await withDeadline(readChecked(path, limits), {
-    path,
-    timeoutMs: limits.timeoutMs,
-    timers: limits.timers ?? realTimers,
-  });
-  return bytes.toString('utf8');
+  return (await withDeadline(readChecked(path, limits), { path, ...limits })).toString('utf8');
 }
 
-/**
- * `stat` with a deadline: on a hung network mount a plain stat never returns, and the caller
- * (a token provider asked for every request) must not wait with it.
- */
+/** `stat` with a deadline: on a hung network mount a plain stat never returns. */
 export function statWithin(path: string, limits: Omit<AsyncReadLimits, 'maxBytes'>): Promise<Stats> {
-  return withDeadline(stat(path), {
-    path,
-    timeoutMs: limits.timeoutMs,
-    timers: limits.timers ?? realTimers,
-  });
+  return withDeadline(stat(path), { path, ...limits });
 }
 
 /** Opens a file; `fs.promises.open` unless a test injects one. */
@@ -129,19 +102,14 @@ export type StatFile = (path: string) => Promise<Stats>;
 
 /** Options of {@link RegularFileReader}: the limits of every read, and how files are opened. */
 export interface RegularFileReaderOptions extends AsyncReadLimits {
-  /** Default: `fs.promises.open`. */
   readonly open?: OpenFile;
-  /** Default: `fs.promises.stat`. */
   readonly stat?: StatFile;
 }
 
 /**
- * Reads the files of one owner that are read again and again (the web config and the files it
- * names, at every change check), as bytes, with fixed limits. On top of {@link readRegularFile}:
- * a path whose read outlived its deadline is refused until that read returns. An abandoned read
- * still holds a libuv thread in `stat()` or `open()` for as long as a hung mount keeps it, and a
- * new attempt every second would soon hold all of them (4 by default), and with them every file
- * and DNS operation of the process.
+ * Reads files that are read again and again, as bytes, with fixed limits. Beyond
+ * {@link readRegularFile}, a path whose read outlived its deadline is refused until that read
+ * returns: an abandoned read holds a libuv thread (4 by default) while a hung mount keeps it.
  */
 export class RegularFileReader {
   readonly #opts: RegularFileReaderOptions;
@@ -160,11 +128,7 @@ export class RegularFileReader {
     return this.#guarded(path, () => readChecked(path, this.#opts));
   }
 
-  /**
-   * `stat` with the same deadline and guard: on a hung mount a stat hangs as an open does, and a
-   * caller that checks the file before every use (the token provider) must not start a new one
-   * each time.
-   */
+  /** `stat` with the same deadline and guard: on a hung mount a stat hangs as an open does. */
   stat(path: string): Promise<Stats> {
     return this.#guarded(path, () => (this.#opts.stat ?? stat)(path));
   }
@@ -175,7 +139,7 @@ export class RegularFileReader {
     return withDeadline(work, {
       path,
       timeoutMs: this.#opts.timeoutMs,
-      timers: this.#opts.timers ?? realTimers,
+      timers: this.#opts.timers,
       onTimeout: () => {
         this.#hanging.add(path);
         const release = () => void this.#hanging.delete(path);
@@ -218,9 +182,8 @@ async function readChecked(
 }
 
 /**
- * The bytes of a file read so far, never more than the cap + 1: the file may grow while it is
- * read, and a size of 0 proves nothing (/proc). The buffer starts at the size `fstat` gave and
- * grows when that was short, so a 1 MiB cap does not cost 1 MiB for a 200-byte file.
+ * The bytes read so far, at most the cap + 1: a file may grow while read, and a size of 0 proves
+ * nothing (/proc). The buffer starts at the `fstat` size, so a small file does not cost the cap.
  */
 class CappedBytes {
   readonly #limit: number;
@@ -260,39 +223,25 @@ class CappedBytes {
 interface Deadline {
   readonly path: string;
   readonly timeoutMs: number;
-  readonly timers: DeadlineTimers;
+  readonly timers?: DeadlineTimers | undefined;
   readonly onTimeout?: () => void;
 }
 
 function withDeadline<T>(work: Promise<T>, at: Deadline): Promise<T> {
-  const { path, timeoutMs, timers } = at;
+  const { path, timeoutMs, timers = realTimers } = at;
   return new Promise<T>((resolve, reject) => {
     const handle = timers.setTimeout(() => {
       at.onTimeout?.();
-      reject(
-        new FileReadError(path, {
-          reason: 'timeout',
-          problem: `did not answer within ${timeoutMs} ms (a hung mount?)`,
-        }),
-      );
+      const problem = `did not answer within ${timeoutMs} ms (a hung mount?)`;
+      reject(new FileReadError(path, { reason: 'timeout', problem }));
     }, timeoutMs);
-    work.then(
-      (value) => {
-        timers.clearTimeout(handle);
-        resolve(value);
-      },
-      (err: unknown) => {
-        timers.clearTimeout(handle);
-        reject(err);
-      },
-    );
+    work.then(resolve, reject).finally(() => timers.clearTimeout(handle));
   });
 }
 
 /**
- * The synchronous twin of {@link readRegularFile}, for the config loader's checks: the same
- * refusals except the deadline (a synchronous read cannot be left behind). Opening non-blocking
- * is what matters here: a FIFO would otherwise block the main thread itself.
+ * The synchronous twin of {@link readRegularFile} for the config loader: the same refusals but no
+ * deadline. Opening non-blocking matters most here: a FIFO would block the main thread itself.
  */
 export function readRegularFileSync(path: string, limits: ReadLimits): string {
   const { maxBytes } = limits;

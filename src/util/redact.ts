@@ -1,37 +1,25 @@
 /**
- * Keeps secrets out of everything the process writes. One redactor per process knows every
- * token it has seen (inline, expanded from the environment, read from a token file, and each
- * re-read), and masks them in log lines, error messages, command output and the HTTP pages.
- * A gateway that echoes the request's Authorization header into an error body, or a token
- * pasted into the wrong config field, must not carry the token into a log or a page.
+ * Keeps secrets out of everything the process writes: one redactor per process knows every token
+ * it has seen and masks them in logs, error messages, command output and pages, so that a gateway
+ * echoing the Authorization header cannot carry a token there.
  */
 
 /** What a masked secret reads as: plain text that is safe in JSON, HTML and log lines. */
 export const REDACTED = '[REDACTED]';
 
-/**
- * Secrets shorter than this are not masked: masking every "ab" in every log line would make
- * the output unreadable, and a token that short protects nothing.
- */
+/** Shorter secrets are not masked: masking every "ab" would ruin the output, and protect nothing. */
 export const MIN_SECRET_LENGTH = 4;
 
 /**
- * `Bearer <credential>` in any text, whoever's token it is: the backstop for a token the
- * process never read itself (an upstream echoing another client's header). The credential is
- * the run of characters up to a blank, quote, backslash or bracket (RFC 6750's token68 and more).
+ * `Bearer <credential>` in any text, whoever's token it is (an upstream echoing another client's
+ * header); the credential runs up to a blank, quote, backslash or bracket (RFC 6750's token68).
  */
 const BEARER = /\b(Bearer)(\s+)([^\s"'`\\<>()[\]{},;]+)/gi;
 
-/**
- * A plain short word after "Bearer" is prose ("Bearer token has expired"), not a credential:
- * credentials carry digits or punctuation, or are long.
- */
+/** A plain short word after "Bearer" is prose ("Bearer token has expired"), not a credential. */
 const PROSE_WORD = /^[A-Za-z]{1,12}$/;
 
-/**
- * `text` with the credential of every `Bearer <credential>` replaced by `mask(credential)`;
- * prose ("Bearer token has expired") and an already masked credential stay.
- */
+/** `text` with every `Bearer <credential>` masked by `mask`; prose and masked ones stay. */
 function maskBearer(text: string, mask: (credential: string) => string): string {
   return text.replace(BEARER, (whole, word: string, blank: string, credential: string) =>
     credential === REDACTED || PROSE_WORD.test(credential) ? whole : `${word}${blank}${mask(credential)}`,
@@ -82,16 +70,10 @@ export class Redactor {
   readonly apply = (text: string): string => this.redact(text);
 }
 
-/**
- * A JSON Web Token: three base64url parts, the first an encoded JSON object (`eyJ` is `{"`).
- * The signature may be empty (an unsigned token).
- */
+/** A JSON Web Token: three base64url parts (the last may be empty), the first JSON (`eyJ` is `{"`). */
 const JWT = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{2,}\.[A-Za-z0-9_-]*/g;
 
-/**
- * Runs of the characters API keys and base64 are made of. `/` and `:` end a run, so that a path
- * or a URL is checked part by part.
- */
+/** Runs of the characters API keys and base64 are made of; `/` and `:` end one (paths, URLs). */
 const KEY_LIKE_RUN = /[A-Za-z0-9_\-+=.~]{28,}/g;
 
 /** Shannon entropy of a string, in bits per character. */
@@ -107,10 +89,8 @@ function entropyBits(text: string): number {
 }
 
 /**
- * True for a run that reads as a generated credential: at least 28 characters mixing letters
- * and digits, with at least 3.5 bits of entropy a character. Words joined by underscores have no
- * digits; dates and durations are short or repetitive; a 24-digit hexadecimal id is too short. A
- * random 32-digit hex key has about 3.8 bits a character, random base64 about 4.5 at this length.
+ * A run that reads as a generated credential: letters and digits, at least 3.5 bits of entropy a
+ * character (a random hex key has about 3.8, base64 about 4.5; joined words have no digits).
  */
 function isKeyLike(run: string): boolean {
   return /\d/.test(run) && /[A-Za-z]/.test(run) && entropyBits(run) >= 3.5;
@@ -122,10 +102,8 @@ function maskedText(value: string): string {
 }
 
 /**
- * Masks what looks like a credential in `text`, known or not: JWTs, `Bearer <credential>`, and
- * long high-entropy runs. For config errors and command output, where the value a user typed is
- * shown back: a token pasted into the wrong field (or whose file path is the token) must not be
- * printed, although the process has never read it as a token.
+ * Masks what looks like a credential, known or not (JWTs, `Bearer <credential>`, long high-entropy
+ * runs), where a typed value is shown back: a token pasted into the wrong field must not print.
  */
 export function maskCredentialLike(text: string): string {
   return maskBearer(text, maskedText)

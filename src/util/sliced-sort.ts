@@ -1,16 +1,14 @@
 /**
- * A stable sort that yields to the event loop between slices of its work: sorting a few
- * hundred thousand records at once blocks the loop for a hundred milliseconds or more, longer
- * than a scrape may wait. Runs of `size` items are sorted by the engine's own (stable) sort,
- * then merged pairwise, bottom-up, `size` items per slice. The order is exactly the one
- * `Array.prototype.sort` gives with the same comparator: equal items keep their input order.
+ * A stable sort that yields to the event loop between slices: sorting a few hundred thousand
+ * records at once blocks the loop longer than a scrape may wait. Runs of `size` items are sorted
+ * by the engine, then merged bottom-up, `size` items per slice: the order `Array.prototype.sort`
+ * gives with the same comparator.
  */
 import type { LoopYielder } from './loop-yield.ts';
 
-/** How {@link sortInSlices} slices its work. */
+/** How {@link sortInSlices} slices its work: `size` items (at least 1) between two yields. */
 export interface SliceOptions {
   readonly yielder: LoopYielder;
-  /** Items sorted or merged between two yields to the event loop; at least 1. */
   readonly size: number;
 }
 
@@ -72,10 +70,7 @@ interface Merge {
   readonly hi: number;
 }
 
-/**
- * Merges up to `limit` items, the left run first on ties, and returns how many it merged.
- * Synchronous, so that the engine optimises the loop that does all the work.
- */
+/** Merges up to `limit` items, left run first on ties; synchronous, so the engine optimises it. */
 function mergeSome<T>(
   from: readonly T[],
   to: T[],

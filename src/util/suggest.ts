@@ -14,10 +14,7 @@ export function editDistance(a: string, b: string): number {
   return previous[b.length] ?? 0;
 }
 
-/**
- * The candidate nearest to `typed` (case-insensitive) when it is within `maxDistance` edits,
- * the way a typo looks; undefined when nothing is that close.
- */
+/** The candidate nearest to `typed` (case-insensitive) within `maxDistance` edits, as a typo is. */
 export function nearest(typed: string, candidates: readonly string[], maxDistance = 2): string | undefined {
   const best = candidates
     .map((name) => ({ name, distance: editDistance(typed.toLowerCase(), name.toLowerCase()) }))

@@ -1,7 +1,6 @@
 /**
- * The resolution of doubles: whether a spread is a real one or only what rounding leaves on
- * equal values. Decided from the data's own magnitude, so that a small spread at a large
- * offset (a 1 GHz clock in Hz, a serial-like counter) is kept.
+ * Whether a spread is real or only rounding left on equal values, decided from the data's own
+ * magnitude, so that a small spread at a large offset (a 1 GHz clock in Hz) is kept.
  */
 
 const view = new DataView(new ArrayBuffer(8));
@@ -19,17 +18,12 @@ export function ulp(x: number): number {
 }
 
 /**
- * How many ulps of the data's magnitude a spread may be and still count as rounding noise.
- * The mean, the deviations and the moving ranges of equal values each carry at most a few
- * ulps of rounding error; two distinct doubles are at least one ulp apart, so a spread this
- * small cannot be told from none by the numerals themselves.
+ * Ulps of the data's magnitude a spread may be and still count as rounding noise: the mean,
+ * deviations and moving ranges of equal values each carry at most a few ulps of error.
  */
 export const NOISE_ULPS = 4;
 
-/**
- * True when `spread` is no more than rounding noise of values of magnitude `magnitude`
- * (at most {@link NOISE_ULPS} ulps of it), or not a positive number at all.
- */
+/** True when `spread` is at most {@link NOISE_ULPS} ulps of `magnitude`, or not positive. */
 export function isBelowResolution(spread: number, magnitude: number): boolean {
   return !(spread > NOISE_ULPS * ulp(magnitude));
 }

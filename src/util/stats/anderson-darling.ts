@@ -11,13 +11,10 @@ import { logNormalCdf } from './normal.ts';
 /** Fewest values the test is defined for (as in nortest: the p-value fit needs n > 7). */
 const AD_MIN_SAMPLES = 8;
 
-/** The result of {@link andersonDarling}. */
+/** A², A*² (with Stephens' small-sample modification), and the p-value of A*² (small: not normal). */
 export interface AndersonDarling {
-  /** A², the unmodified statistic. */
   readonly statistic: number;
-  /** A*², the statistic with Stephens' small-sample modification. */
   readonly modified: number;
-  /** Probability of an A*² at least this large from normal data (small: not normal). */
   readonly pValue: number;
 }
 

@@ -1,18 +1,11 @@
 /**
- * The Box–Cox power transformation (Box & Cox 1964, J. R. Stat. Soc. B 26, 211–252):
- * y(λ) = (x^λ − 1)/λ, ln x at λ = 0, for positive x, with λ chosen by maximum likelihood over
- * the sample alone: the profile log-likelihood ℓ(λ) = −(n/2)·ln σ̂²(λ) + (λ − 1)·Σ ln x, σ̂² the
- * variance (divided by n) of the transformed values. Searched over [−5, 5], the range Minitab
- * allows: a coarse grid, then golden-section search around its best point. Written here: no
- * maintained npm package has it.
+ * The Box–Cox power transformation (Box & Cox 1964): y(λ) = (x^λ − 1)/λ, ln x at λ = 0, with λ of
+ * maximum profile likelihood ℓ(λ) = −(n/2)·ln σ̂²(λ) + (λ − 1)·Σ ln x, searched over Minitab's
+ * range [−5, 5] on a coarse grid, then by golden section. No maintained npm package has it.
  */
 
-/** The range λ is searched over. */
 const LAMBDA_RANGE = [-5, 5] as const;
-
-/** Grid points of the first, coarse search. */
 const GRID = 41;
-/** Golden-section stops when the bracket is this narrow. */
 const TOLERANCE = 1e-7;
 
 /** y(λ) of a positive x; expm1 keeps λ near 0 exact. */
@@ -40,11 +33,7 @@ function profileLogLikelihood(centredLogs: Float64Array, lambda: number): number
   return -(n / 2) * Math.log(squares / n);
 }
 
-/**
- * The maximum-likelihood λ of positive values (at least three, not all equal); undefined
- * otherwise. The estimate carries its own sampling error, which bounds computed on the
- * transformed values ignore.
- */
+/** The maximum-likelihood λ of positive values (at least three, not all equal); undefined otherwise. */
 export function boxCoxLambda(values: ArrayLike<number>): number | undefined {
   const n = values.length;
   if (n < 3) return undefined;

@@ -1,17 +1,12 @@
 /**
- * The standard normal distribution function Φ and its logarithm, accurate to a few ulps relative
- * in both tails (the Anderson–Darling statistic takes logs of Φ at the sample's extremes).
- * Written here because no dependency of the project has it; `@stdlib/stats-base-dists-normal-cdf`
- * would do the same job behind this interface.
+ * The standard normal distribution function Φ and its logarithm, a few ulps relative in both tails
+ * (Anderson–Darling takes logs of Φ at the extremes); no dependency of the project has it.
  */
 
 /** ln(sqrt(2π)). */
 const LN_SQRT_2PI = 0.9189385332046728;
 
-/**
- * Beyond this |x| the series loses relative accuracy in the tail (1e-9 at 5, from cancelling
- * against 1/2) and the continued fraction takes over.
- */
+/** Beyond this |x| the series loses relative accuracy (cancelling against 1/2): the fraction takes over. */
 const TAIL = 2.5;
 
 /** Terms of the continued fraction: from x = 2.5 on, 200 give full double precision. */

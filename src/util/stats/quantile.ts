@@ -5,11 +5,9 @@
  * value, so an extreme quantile of a small sample is the sample's minimum or maximum.
  */
 
-/** Where definition 7 reads the p-quantile of n sorted values: x[index] + weight·(x[index + 1] − x[index]). */
+/** Where definition 7 reads a quantile: x[index] + weight·(x[index + 1] − x[index]), weight in [0, 1). */
 export interface QuantilePosition {
-  /** 0-based index of the lower order statistic. */
   readonly index: number;
-  /** Share of the step to the next order statistic, in [0, 1). */
   readonly weight: number;
 }
 
