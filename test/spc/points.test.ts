@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitmix64 } from '../../bench/shared/random.ts';
+import { splitmix64Fast } from '../../bench/spc/splitmix-fast.ts';
 import { RecentPoints } from '../../src/spc/points.ts';
 
 const held = (p: RecentPoints) => ({ times: [...p.times()], values: [...p.values()] });
@@ -71,7 +71,7 @@ describe('RecentPoints', () => {
   });
 
   it('finds the first point at or after a time below any bound, as a plain binary search does', () => {
-    const rng = splitmix64(7);
+    const rng = splitmix64Fast(7);
     for (let trial = 0; trial < 300; trial++) {
       const p = new RecentPoints();
       const times: number[] = [];
@@ -95,7 +95,7 @@ describe('RecentPoints', () => {
   });
 
   it('holds what a stable sort of the points passed holds, keyed copies left out, in any arrival order', () => {
-    const rng = splitmix64(11);
+    const rng = splitmix64Fast(11);
     const pick = (n: number) => Math.floor(rng.uniform() * n);
     for (let trial = 0; trial < 300; trial++) {
       const p = new RecentPoints();

@@ -5,13 +5,13 @@
  * Carlo of the lognormal's KL, and the normal CUSUM's Brook–Evans chain of test/helpers.
  */
 import { describe, expect, it } from 'vitest';
-import { splitmix64 } from '../../../bench/shared/random.ts';
 import {
   innovationShifts,
   lordenPoints,
   optimalCusumPoints,
   shiftInformation,
 } from '../../../bench/spc/information.ts';
+import { splitmix64Fast } from '../../../bench/spc/splitmix-fast.ts';
 import type { Shape } from '../../../src/simulator/shapes.ts';
 import { oneSidedCusumArl } from '../../helpers/run-length.ts';
 
@@ -61,7 +61,7 @@ describe('the information of a shifted point', () => {
       const y = m + sd * x;
       return -Math.log(y) - Math.log(y) ** 2 / (2 * s * s);
     };
-    const rng = splitmix64(11);
+    const rng = splitmix64Fast(11);
     const n = 200_000;
     let sum = 0;
     for (let i = 0; i < n; i++) {
