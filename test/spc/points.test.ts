@@ -72,7 +72,7 @@ describe('RecentPoints', () => {
 
   it('finds the first point at or after a time below any bound, as a plain binary search does', () => {
     const rng = splitmix64Fast(7);
-    // Differences collected and compared once: an expect per query was most of the file's time.
+    // Differences collected and compared once: an expect per query costs more than the search.
     const wrong: string[] = [];
     for (let trial = 0; trial < 300; trial++) {
       const p = new RecentPoints();
