@@ -43,26 +43,38 @@ export function normalCdf(x: number): number {
 
 /**
  * Expected steps to absorption of a Markov chain from each transient state: solves
- * (I - Q) arl = 1 by Gaussian elimination with partial pivoting. `q[i][j]` is the probability
- * of going from transient state i to transient state j.
+ * (I - Q) arl = 1 by Gaussian elimination with partial pivoting and back substitution. `q[i][j]`
+ * is the probability of going from transient state i to transient state j.
  */
 export function expectedSteps(q: readonly ArrayLike<number>[]): number[] {
   const n = q.length;
-  const a = q.map((row, i) => [...Array.from(row, (v, j) => (i === j ? 1 : 0) - v), 1]);
+  // Rows of [I - Q | 1], as typed arrays: the elimination is n³/3 multiply-adds on them.
+  const a = q.map((row, i) => {
+    const out = new Float64Array(n + 1);
+    for (let j = 0; j < n; j++) out[j] = (i === j ? 1 : 0) - row[j]!;
+    out[n] = 1;
+    return out;
+  });
   for (let col = 0; col < n; col++) {
     let pivot = col;
     for (let r = col + 1; r < n; r++) if (Math.abs(a[r]![col]!) > Math.abs(a[pivot]![col]!)) pivot = r;
     [a[col], a[pivot]] = [a[pivot]!, a[col]!];
     const p = a[col]!;
-    for (let r = 0; r < n; r++) {
-      if (r === col) continue;
+    for (let r = col + 1; r < n; r++) {
       const row = a[r]!;
       const f = row[col]! / p[col]!;
       if (f === 0) continue;
       for (let c = col; c <= n; c++) row[c] = row[c]! - f * p[c]!;
     }
   }
-  return a.map((row, i) => row[n]! / row[i]!);
+  const x = new Array<number>(n);
+  for (let i = n - 1; i >= 0; i--) {
+    const row = a[i]!;
+    let sum = row[n]!;
+    for (let j = i + 1; j < n; j++) sum -= row[j]! * x[j]!;
+    x[i] = sum / row[i]!;
+  }
+  return x;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitmix64 } from '../../bench/shared/random.ts';
+import { splitmix64Fast } from '../../bench/spc/splitmix-fast.ts';
 import { Ar1, ar1At, type Shape, shapeSkewness, standardDraw } from '../../src/simulator/shapes.ts';
 
 const N = 200_000;
@@ -29,7 +29,7 @@ describe('standardised shapes', () => {
   ];
   for (const shape of shapes) {
     it(`${JSON.stringify(shape)} has mean 0, variance 1 and its skewness`, () => {
-      const r = splitmix64(11);
+      const r = splitmix64Fast(11);
       const xs = Float64Array.from({ length: N }, () => standardDraw(shape, r));
       const m = moments(xs);
       // 5 standard errors of the mean (1/sqrt(N)); variance and skewness looser, as their
@@ -45,7 +45,7 @@ describe('standardised shapes', () => {
   });
 
   it('refuses a t without a finite variance', () => {
-    expect(() => standardDraw({ kind: 't', df: 2 }, splitmix64(1))).toThrow();
+    expect(() => standardDraw({ kind: 't', df: 2 }, splitmix64Fast(1))).toThrow();
   });
 });
 
@@ -59,7 +59,7 @@ describe('AR(1)', () => {
 
   it('has variance 1 and lag-1 correlation phi', () => {
     for (const phi of [0.1, 0.3]) {
-      const r = splitmix64(5);
+      const r = splitmix64Fast(5);
       const ar = new Ar1(phi);
       const xs = Float64Array.from({ length: N }, () => ar.next(r.normal()));
       expect(Math.abs(moments(xs).variance - 1)).toBeLessThan(0.03);
@@ -68,7 +68,7 @@ describe('AR(1)', () => {
   });
 
   it('computes the same value without state from the innovations before it', () => {
-    const r = splitmix64(9);
+    const r = splitmix64Fast(9);
     const e = Float64Array.from({ length: 200 }, () => r.normal());
     const ar = new Ar1(0.3);
     // Start the stateful filter 100 steps early so its start is forgotten.

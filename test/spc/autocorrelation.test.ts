@@ -4,14 +4,14 @@
  * noise (standard error about 1/sqrt(n), 0.037 at n = 720) flags no healthy chart.
  */
 import { describe, expect, it } from 'vitest';
-import { splitmix64 } from '../../bench/shared/random.ts';
+import { splitmix64Fast } from '../../bench/spc/splitmix-fast.ts';
 import { AUTOCORRELATION_FLAG, autocorrelationFlagged } from '../../src/spc/autocorrelation.ts';
 import { limitsFromBaseline } from '../helpers/limits.ts';
 import { normalCdf } from '../helpers/run-length.ts';
 
 /** `n` points of an AR(1) process with lag-1 coefficient `phi` and unit variance. */
 function ar1(phi: number, n: number, seed: number): number[] {
-  const r = splitmix64(seed);
+  const r = splitmix64Fast(seed);
   let e = 0;
   return Array.from({ length: n }, () => {
     e = phi * e + Math.sqrt(1 - phi * phi) * r.normal();

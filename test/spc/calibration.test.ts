@@ -4,7 +4,7 @@
  * of a sum of AR(1) values, and the transform against the shape it maps.
  */
 import { describe, expect, it } from 'vitest';
-import { splitmix64 } from '../../bench/shared/random.ts';
+import { splitmix64Fast } from '../../bench/spc/splitmix-fast.ts';
 import { Ar1, standardDraw } from '../../src/simulator/shapes.ts';
 import { BaselineBuckets, BaselineCollector, BUCKETS_PER_BASELINE } from '../../src/spc/baseline.ts';
 import {
@@ -66,7 +66,7 @@ describe('the long-run factor', () => {
 
 describe('calibrationOf', () => {
   it('takes the mean, standard deviation and lag-1 autocorrelation of all the points', () => {
-    const r = splitmix64(11);
+    const r = splitmix64Fast(11);
     const ar = new Ar1(0.2);
     const xs = draws(5040, () => 1000 + 3 * ar.next(r.normal()));
     const { sums, anchor } = weekSums(xs);
@@ -82,7 +82,7 @@ describe('calibrationOf', () => {
   });
 
   it('finds the skew of gamma data, none in normal data, and none from one wild value', () => {
-    const r = splitmix64(12);
+    const r = splitmix64Fast(12);
     const gamma = weekSums(draws(5040, () => standardDraw({ kind: 'gamma', skewness: 1 }, r)));
     const g = calibrationOf(gamma.sums, gamma.anchor)!;
     // The median of 2-hour buckets' skewnesses, shrunk: below 1, well above 0.
@@ -100,7 +100,7 @@ describe('calibrationOf', () => {
   });
 
   it('widens the fast CUSUM for heavy tails: t5 baselines, not normal ones, not for one wild value', () => {
-    const r = splitmix64(14);
+    const r = splitmix64Fast(14);
     const widenings = (draw: () => number, charts: number) =>
       Array.from({ length: charts }, () => {
         const { sums, anchor } = weekSums(draws(5040, draw));
@@ -124,7 +124,7 @@ describe('calibrationOf', () => {
   });
 
   it('does not widen for the tails of skewed baselines, which the transform maps to a normal shape', () => {
-    const r = splitmix64(15);
+    const r = splitmix64Fast(15);
     const widenings = (draw: () => number) =>
       Array.from({ length: 30 }, () => {
         const { sums, anchor } = weekSums(draws(5040, draw));
@@ -168,7 +168,7 @@ describe('the transform', () => {
   });
 
   it('maps lognormal data of that skewness to standard normal values, either way round', () => {
-    const r = splitmix64(13);
+    const r = splitmix64Fast(13);
     const shape = { kind: 'lognormal', sigma: 0.5 } as const;
     const g = (Math.exp(0.25) + 2) * Math.sqrt(Math.exp(0.25) - 1);
     const base = lognormalOfSkewness(g);

@@ -3,7 +3,7 @@
  * recompute from every point, its memory, and how it takes history and late points.
  */
 import { describe, expect, it } from 'vitest';
-import { splitmix64 } from '../../bench/shared/random.ts';
+import { splitmix64Fast } from '../../bench/spc/splitmix-fast.ts';
 import { type ChartSpec, ControlChart, NELSON_RULES } from '../../src/spc/index.ts';
 import { limitsFromBaseline } from '../helpers/limits.ts';
 
@@ -30,7 +30,7 @@ const chartOf = (spec: ChartSpec) =>
 
 /** Points every 2 minutes from T0: AR(1) noise with phi 0.3 around 100, and a slow drift. */
 function points(seed: number, days: number) {
-  const rng = splitmix64(seed);
+  const rng = splitmix64Fast(seed);
   const n = Math.floor((days * DAY) / STEP);
   const times = new Float64Array(n);
   const values = new Float64Array(n);

@@ -4,7 +4,7 @@
  * restart after a signal, fast initial response).
  */
 import { describe, expect, it } from 'vitest';
-import { splitmix64 } from '../../bench/shared/random.ts';
+import { splitmix64Fast } from '../../bench/spc/splitmix-fast.ts';
 import { cusumStart } from '../../src/spc/cusum.ts';
 import { ewmaLimit, ewmaStart } from '../../src/spc/ewma.ts';
 import {
@@ -45,7 +45,7 @@ describe('CUSUM run lengths (Brook and Evans chain)', () => {
   });
 
   it('step as the chain says: simulated in-control run length of k = 0.5, h = 4', () => {
-    const r = splitmix64(2024);
+    const r = splitmix64Fast(2024);
     const p = { k: 0.5, h: 4, fir: false };
     const runs = 3000;
     let total = 0;
@@ -63,7 +63,7 @@ describe('CUSUM run lengths (Brook and Evans chain)', () => {
 
   /** Mean simulated run length of `p` at `shift` sigma over `runs` runs. */
   const simulated = (p: Parameters<typeof cusumStep>[2], shift: number, runs: number, seed: number) => {
-    const r = splitmix64(seed);
+    const r = splitmix64Fast(seed);
     let total = 0;
     for (let i = 0; i < runs; i++) {
       const s = cusumStart(p);
@@ -163,7 +163,7 @@ describe('EWMA', () => {
   });
 
   it('steps like the chain: simulated run lengths, narrower early limits signalling a little sooner', () => {
-    const r = splitmix64(99);
+    const r = splitmix64Fast(99);
     const p = { lambda: 0.1, L: 2.814 };
     const runs = 2000;
     let total = 0;

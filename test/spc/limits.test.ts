@@ -3,7 +3,7 @@
  * must give no limits at all.
  */
 import { describe, expect, it } from 'vitest';
-import { splitmix64 } from '../../bench/shared/random.ts';
+import { splitmix64Fast } from '../../bench/spc/splitmix-fast.ts';
 import { Ar1, standardDraw } from '../../src/simulator/shapes.ts';
 import { AUTOCORRELATION_FLAG } from '../../src/spc/autocorrelation.ts';
 import { BaselineBuckets, BaselineCollector, BUCKETS_PER_BASELINE } from '../../src/spc/baseline.ts';
@@ -209,7 +209,7 @@ describe('given limits with the shape of their study', () => {
 
   /** A rolling 7-day baseline of skewed AR(1) points every 2 minutes, through its buckets. */
   function rollingLimits(seed: number): ControlLimits {
-    const r = splitmix64(seed);
+    const r = splitmix64Fast(seed);
     const ar = new Ar1(0.3);
     const buckets = new BaselineBuckets(
       { originMs: 0, widthMs: (7 * 86_400_000) / BUCKETS_PER_BASELINE, capacity: BUCKETS_PER_BASELINE + 3 },
@@ -367,7 +367,7 @@ describe('baseline autocorrelation', () => {
   /** `n` points of an AR(1) process with lag-1 coefficient `phi` and unit variance, around `offset`. */
   const ar1 = (phi: number, n: number, opts: { readonly seed: number; readonly offset?: number }) => {
     const { seed, offset = 0 } = opts;
-    const r = splitmix64(seed);
+    const r = splitmix64Fast(seed);
     let e = 0;
     return Array.from({ length: n }, () => {
       e = phi * e + Math.sqrt(1 - phi * phi) * r.normal();
@@ -449,7 +449,7 @@ describe('baseline autocorrelation', () => {
 
 describe('baseline resolution', () => {
   const normal = (n: number, seed: number, step: number) => {
-    const r = splitmix64(seed);
+    const r = splitmix64Fast(seed);
     return Array.from({ length: n }, () => 50 + Math.round(r.normal() / step) * step);
   };
 

@@ -4,7 +4,7 @@
  * the sequence by hand (the comments say how), never taken from the code's output.
  */
 import { describe, expect, it } from 'vitest';
-import { splitmix64 } from '../../bench/shared/random.ts';
+import { splitmix64Fast } from '../../bench/spc/splitmix-fast.ts';
 import {
   createRuleResults,
   evaluateWindowAndNew,
@@ -224,7 +224,7 @@ describe('configuration', () => {
 
 describe('the window and the new points in one pass (evaluateWindowAndNew)', () => {
   it('gives what a rule-by-rule evaluation gives over the window, and over the new points as events', () => {
-    const rng = splitmix64(29);
+    const rng = splitmix64Fast(29);
     const variants: RulesConfig[] = [
       NELSON_RULES,
       withRule(4, { enabled: false }),

@@ -5,7 +5,7 @@
  * closer to those of the same day without the shift.
  */
 import { describe, expect, it } from 'vitest';
-import { splitmix64 } from '../../bench/shared/random.ts';
+import { splitmix64Fast } from '../../bench/spc/splitmix-fast.ts';
 import { Ar1, createSimulator, standardDraw } from '../../src/simulator/index.ts';
 import type { SimulatorOptions } from '../../src/simulator/types.ts';
 import { createRuleResults, NELSON_RULES } from '../../src/spc/rules.ts';
@@ -153,7 +153,7 @@ describe('studyChart', () => {
   it('measures the kept points’ shape with the rolling baseline’s estimators', () => {
     // A week of skewed AR(1) points every 2 minutes, one afternoon excluded.
     const week = 7 * 24 * HOUR;
-    const r = splitmix64(41);
+    const r = splitmix64Fast(41);
     const ar = new Ar1(0.3);
     const times = Array.from({ length: 5040 }, (_, i) => i * 120_000);
     const values = times.map(() => 5 + 0.2 * ar.next(standardDraw({ kind: 'lognormal', sigma: 0.5 }, r)));

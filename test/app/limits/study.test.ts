@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { splitmix64 } from '../../../bench/shared/random.ts';
+import { splitmix64Fast } from '../../../bench/spc/splitmix-fast.ts';
 import { approveLimits } from '../../../src/app/limits/approve.ts';
 import { limitsYaml } from '../../../src/app/limits/file.ts';
 import type { ChartSeries } from '../../../src/app/limits/source.ts';
@@ -24,7 +24,7 @@ const PERIOD = { fromMs: Date.UTC(2026, 10, 1), toMs: Date.UTC(2026, 10, 8) };
 
 /** A week of skewed AR(1) points every 2 minutes over the period. */
 function series(seed: number): ChartSeries {
-  const r = splitmix64(seed);
+  const r = splitmix64Fast(seed);
   const ar = new Ar1(0.3);
   const times = Array.from({ length: 5040 }, (_, i) => PERIOD.fromMs + i * 120_000);
   const values = times.map(() => 3.3 + 0.01 * ar.next(standardDraw({ kind: 'lognormal', sigma: 0.5 }, r)));

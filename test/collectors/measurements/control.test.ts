@@ -4,7 +4,7 @@
  * naive loops), not with the engine.
  */
 import { describe, expect, it } from 'vitest';
-import { splitmix64 } from '../../../bench/shared/random.ts';
+import { splitmix64Fast } from '../../../bench/spc/splitmix-fast.ts';
 import { ControlCharts } from '../../../src/collectors/measurements/control.ts';
 import { controlSeriesByFamily } from '../../../src/collectors/measurements/control-families.ts';
 import { measurementsCosts } from '../../../src/collectors/measurements/costs.ts';
@@ -463,7 +463,7 @@ describe('control charts in the measurements collector', () => {
     // minutes for 8 hours after a day of history, every rule, the CUSUM and the EWMA on.
     const { store, charts: c, config } = charts({ names: ['vbat'], baseline: { rolling: '24h' } });
     const step = 2 * MIN;
-    const rng = splitmix64(29);
+    const rng = splitmix64Fast(29);
     const all = Array.from({ length: (33 * HOUR) / step }, () => 10 + 0.1 * rng.normal());
     store.add(series(A, all, { stepMs: step, endAgoMs: -(8 * HOUR - step) }).filter((r) => r.time < NOW));
     const steady = new Map<string, number>();

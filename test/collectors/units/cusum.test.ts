@@ -4,7 +4,7 @@
  * start (history replayed at start warms up, never re-pages), per line and station.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { splitmix64 } from '../../../bench/shared/random.ts';
+import { splitmix64Fast } from '../../../bench/spc/splitmix-fast.ts';
 import { turnsDuring } from '../../helpers/loop-turns.ts';
 import { MIN, START, unitCusumsRig as setup } from '../../helpers/unit-cusums.ts';
 
@@ -30,7 +30,7 @@ describe('UnitCusums', () => {
     // against its target; from then on against its own 0.90. Judged against the target 0.05 it
     // signalled about every 1,200 units: 8 times in days 4 to 10 with this seed when a prior of 10^6
     // trials pins p0 to the target.
-    const random = splitmix64(49);
+    const random = splitmix64Fast(49);
     const day = 720;
     let fromDay4 = 0;
     for (let d = 0; d < 10; d++) {
