@@ -59,7 +59,7 @@ export class WarmUp {
     let taken = 0;
     let full = false;
     for (const pair of order) {
-      const key = scheduleKey(pair.window, pair.level);
+      const key = scheduleKey(pair);
       if (this.started.has(key)) {
         admitted.add(key);
         continue;

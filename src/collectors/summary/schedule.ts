@@ -25,7 +25,8 @@ export interface SlotSchedule {
 export type SummarySchedule = ReadonlyMap<string, SlotSchedule>;
 
 /** Map key of a (window, level). */
-export const scheduleKey = (window: string, level: string): string => `${window}\u0000${level}`;
+export const scheduleKey = (p: { readonly window: string; readonly level: string }): string =>
+  `${p.window}\u0000${p.level}`;
 
 /** The schedule from a plan; without a plan every pair is refreshed on every poll. */
 export function summarySchedule(
@@ -36,7 +37,7 @@ export function summarySchedule(
   const out = new Map<string, SlotSchedule>();
   if (plan === undefined) {
     for (const p of pairs) {
-      out.set(scheduleKey(p.window, p.level), {
+      out.set(scheduleKey(p), {
         rounds: 1,
         refreshMs: baseIntervalMs,
         plannedMs: baseIntervalMs,
@@ -51,7 +52,7 @@ export function summarySchedule(
   );
   entries.forEach((e, i) => {
     const rounds = Math.max(1, Math.ceil(e.refreshMs / baseIntervalMs - 1e-9));
-    out.set(scheduleKey(e.window, e.level), {
+    out.set(scheduleKey(e), {
       rounds,
       refreshMs: rounds * baseIntervalMs,
       plannedMs: e.refreshMs,
