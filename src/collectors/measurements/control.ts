@@ -1,6 +1,6 @@
 /**
  * Control charts of the measurements collector. The chart itself is src/spc's; the collector keeps
- * which names are charted, how long its store keeps them (recent points, not the baseline), labels and families.
+ * which names are charted, how long the store keeps them (recent points only), labels and families.
  */
 import type { Logger } from 'pino';
 import type { ChartLimits } from '../../config/limits-schema.ts';
