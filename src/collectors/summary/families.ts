@@ -1,8 +1,4 @@
-/**
- * Summary collector: the upstream's station summary for every level entity and window,
- * as gauges. One family per field and level, so that no sum() ever mixes a line with its
- * own stations.
- */
+/** Summary gauges: one family per field and level, so that no sum() mixes a line with its stations. */
 import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
 import type { Entity, Level } from '../../model/topology.ts';
 import type { StationSummary } from '../../upstream/types.ts';
@@ -106,11 +102,7 @@ export interface SummaryResult {
 /** Results of one slice of {@link summaryFamilies}: ten fields each, 4,000 samples a slice at most. */
 const RESULTS_PER_SLICE = 400;
 
-/**
- * Turns summary results into families; a field the upstream did not send is left out. Built in
- * slices of results with yields to the event loop between them: 3,300 results (1,000 stations,
- * three windows) took 50 ms in one piece, collections included.
- */
+/** A field the upstream did not send is left out. In slices: 3,300 results took 50 ms in one piece. */
 export async function summaryFamilies(
   levels: readonly Level[],
   results: readonly SummaryResult[],

@@ -1,9 +1,7 @@
 /**
- * Which summary slots a poll refreshes. The summary job runs every `summary.interval` (the base
- * interval); each (window, level) of the request plan is refreshed every `k` polls, `k` being its
- * planned refresh over the base interval, rounded up (so a poll never costs more than planned).
- * Its entities are spread over the `k` polls with the pacing of pace.ts, each entry shifted by its
- * own phase, so every poll sends about the same number of requests instead of a burst every `k`.
+ * Which summary slots a poll refreshes: each (window, level) every `k` polls (its planned refresh
+ * over `summary.interval`, rounded up), its entities spread over them with pace.ts, so every
+ * poll sends about the same number of requests instead of a burst every `k`.
  */
 
 import type { PlanEntry, RequestPlan } from '../../model/plan.ts';

@@ -1,8 +1,4 @@
-/**
- * Units collector: per station and window, unit records by direction and result and the
- * distinct serials, plus the time of the station's latest unit, from the records of the
- * upstream GET /units (both directions).
- */
+/** Units families: per station and window, records by direction and result, serials, latest unit time. */
 import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
 import type { LoopYielder } from '../../util/loop-yield.ts';
 import type { StationRecordCounts } from '../measurements/families.ts';
@@ -103,11 +99,7 @@ export interface UnitFamiliesOptions {
   readonly yielder: LoopYielder;
 }
 
-/**
- * Turns unit results into families, in slices of stations. A direction and result seen in any
- * window of a station is exported in every window, as 0 where absent, so that its series do not
- * come and go.
- */
+/** A kind seen in any window of a station is exported in every window, 0 where absent: no flapping series. */
 export async function unitFamilies(
   results: readonly UnitResult[],
   { stations = [], countersFrom, yielder }: UnitFamiliesOptions,
