@@ -1,17 +1,9 @@
 /**
- * Unit activity, shared read-only between the units collector (which holds the unit records) and
- * the summary collector (which skips requests whose answer cannot have changed).
- *
- * A station summary over a window counts the unit records inside it, so it can only change when a
- * unit record enters the window (at its end) or leaves it (at its start). Between a previous answer
- * for `[prevFrom, prevTo]` and a new one for `[newFrom, newTo]`, the answer is the same when no unit
- * record of its stations lies in `[prevFrom, newFrom] ∪ [prevTo, newTo]`. Spans are closed, which
- * errs on the side of asking.
- *
- * What the units collector has not fetched yet (records after its last poll, records later than its
- * overlap) it cannot report; a change there is picked up at the first refresh after it has been
- * fetched, because the spans are always measured from the previous real answer. The summary
- * collector re-asks a sample of skipped requests to measure how often that assumption fails.
+ * Unit activity, from the units collector to the summary collector, which skips requests whose
+ * answer cannot have changed: a summary changes only when a unit record enters or leaves its window,
+ * so it is the same when none of its stations has one in `[prevFrom, newFrom] ∪ [prevTo, newTo]`
+ * (closed spans: errs on the side of asking). Records not fetched yet are caught at the first
+ * refresh after, as spans are measured from the last real answer; a sample is re-asked to check.
  */
 import { stationKey } from '../model/keys.ts';
 import type { SerialForm, SortedColumns } from '../records/columns.ts';
@@ -24,16 +16,15 @@ export interface Span {
 
 /** The read-only question the summary collector asks. */
 export interface UnitActivity {
-  /** True when every station is held by the units collector and none has a unit record in any span. */
+  /** Every station is held by the units collector and none has a unit record in any span. */
   quiet(stationIds: readonly string[], spans: readonly Span[]): boolean;
 }
 
-/** Where the units collector keeps its records: one sorted column set per station. */
+/** The units collector's records: one sorted column set per station. */
 export interface UnitRows {
   rowsOf(stationId: string): SortedColumns<SerialForm> | undefined;
 }
 
-/** What the units collector held after its last complete poll. */
 interface Coverage {
   readonly rows: UnitRows;
   readonly stations: ReadonlySet<string>;
@@ -50,7 +41,7 @@ export class ActivityBoard implements UnitActivity {
     this.coverage = { rows, stations: new Set(stationIds.map(stationKey)), from };
   }
 
-  /** Forgets the coverage (after an incomplete poll), so that nothing is skipped until the next one. */
+  /** After an incomplete poll: nothing is skipped until the next one. */
   clear(): void {
     this.coverage = undefined;
   }
@@ -64,7 +55,7 @@ export class ActivityBoard implements UnitActivity {
   }
 }
 
-/** Whether a station's rows hold a record in one of the spans (both ends included; empty spans hold none). */
+/** Both ends included; empty spans hold none. */
 function hasRecordIn(rows: SortedColumns<SerialForm> | undefined, spans: readonly Span[]): boolean {
   if (rows === undefined) return false;
   return spans.some((span) => {

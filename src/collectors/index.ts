@@ -1,7 +1,6 @@
 /**
- * The one list of collectors, in exposition order (no registration by import side effect).
- * The runtime, the generated metrics reference and check-config all read it. A new
- * collector is a folder, one line here, and its config section.
+ * The one list of collectors, in exposition order (no registration by import side effect); the
+ * runtime, the metrics reference and check-config read it.
  */
 import type { Config } from '../config/schema.ts';
 import type { Collector, DataCollector } from './collector.ts';

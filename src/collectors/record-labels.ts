@@ -1,9 +1,7 @@
 /**
- * The record fields that become labels (a measurement's `slot` and `unit`, a unit record's
- * `slot` and `result`, and both kinds' unit serial, an exemplar's label), made safe as they arrive, before a store keys anything on them: masked
- * and capped like the topology's names (model/label-values.ts). A slot or result cut to the cap
- * or masked may meet another one that reads the same: their records then share a series, which
- * is what a hostile value deserves. A record's identity (station, serial, time) is never changed.
+ * Record fields that become labels, masked and capped as they arrive, before a store keys on them
+ * (model/label-values.ts). Two values that read the same after it share a series, which is what a
+ * hostile value deserves; a record's identity (station, serial, time) is never changed.
  */
 import type { LabelValues } from '../model/label-values.ts';
 import type { MeasurementRecord, RecordList, UnitRecord } from '../upstream/types.ts';

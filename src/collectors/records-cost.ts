@@ -1,8 +1,4 @@
-/**
- * What a records collector (measurements, units) costs per poll, shared by both: stations are
- * batched into `station_ids` lists within the URL limit, one request per batch, plus each
- * batch's share of the re-read sweep.
- */
+/** What a records collector (measurements, units) costs per poll. */
 import type { Config } from '../config/schema.ts';
 import type { RecordsNeed } from '../model/plan.ts';
 import { DEFAULT_MAX_SPAN_MS } from '../records/fetch.ts';
@@ -12,10 +8,7 @@ import { longestWindowMs } from '../time/windows.ts';
 /** Length of one station id in a `station_ids` list: 24 hex characters. */
 const ID_LENGTH = 24;
 
-/**
- * Stations that fit in one request's `station_ids` list: a URL of `fixedUrlLength` characters with an
- * empty list grows by 24 characters for the first id and 25 (a comma and an id) for each further one.
- */
+/** Stations that fit in one `station_ids` list: 24 characters for the first id, 25 for each further. */
 export function stationsPerRequest(maxUrlLength: number, fixedUrlLength: number): number {
   return Math.max(0, Math.floor((maxUrlLength - fixedUrlLength + 1) / (ID_LENGTH + 1)));
 }
@@ -28,11 +21,8 @@ export function recordRequestsPerPoll(stations: number, perRequest: number): num
 }
 
 /**
- * A records collector's cost per poll once caught up, for `stations` stations: one request per
- * batch of stations, plus its share of the re-read sweep (every batch reads the longest window
- * again in spans once per `reread_interval`), rounded up. `emptyListUrl` is the longest URL of one
- * of its requests with an empty station list. With control charts, the
- * measurements collector retains more than the longest window; the sweep then costs more than this.
+ * Cost per poll once caught up: a request per batch of stations plus its share of the re-read
+ * sweep, rounded up (control charts retain more than the longest window: their sweep costs more).
  */
 export function recordsNeed(
   config: Config,

@@ -1,10 +1,7 @@
 /**
- * The approved-limits file as the charts see it: loaded at the first poll and read again at a
- * poll when it changed on disk (its size, modification time or inode), so that an approval
- * reaches the charts within a poll, without a restart or a reload. A file that turns bad is
- * logged once with every problem and its path, counted, and the last good one stays in use, as a
- * config reload keeps the running config. It is read in a worker thread: a file of 10,000
- * entries costs seconds of YAML parsing, which on the event loop would stall every scrape.
+ * The approved-limits file, read again when it changed on disk, so that an approval reaches the
+ * charts within a poll; a bad file is logged and the last good one stays. Read in a worker
+ * thread: 10,000 entries cost seconds of YAML parsing, which would stall every scrape.
  */
 import type { Stats } from 'node:fs';
 import type { Logger } from 'pino';

@@ -1,10 +1,7 @@
 /**
- * Capability of a window by each method (docs/capability.md): `normal` from the window's
- * statistics alone, `percentile` and `box-cox` from the window's values, which the store holds
- * anyway (no copy is kept between polls). The percentile method's bounds come from order
- * statistics, distribution-free (a bootstrap of the same points was measured optimistic: its
- * lower bound lay above the true Ppk in a third of 720-value windows); Box–Cox's from Bissell's
- * formula on the transformed values, which ignores the uncertainty of λ.
+ * Capability of a window by each method (docs/capability.md). Percentile bounds come from order
+ * statistics, distribution-free (a bootstrap was measured optimistic: its lower bound lay above the
+ * true Ppk in a third of 720-value windows); Box–Cox's from Bissell's, ignoring λ's uncertainty.
  */
 import { andersonDarling } from '../../util/stats/anderson-darling.ts';
 import { boxCox, boxCoxLambda } from '../../util/stats/box-cox.ts';
@@ -32,12 +29,10 @@ const P_HIGH = 0.99865;
 export interface WindowCapabilityInput {
   readonly method: CapabilityMethod;
   readonly stats: MeasurementWindowStats;
-  /** The series' current limits. */
   readonly limits: Limits | undefined;
   readonly minSamples: number;
-  /** The window's numeric values in time order; read only when a method or the test needs them. */
+  /** In time order; read only when a method or the test needs them. */
   readonly values: () => Float64Array;
-  /** Also test the modelled values for normality (Anderson–Darling). */
   readonly normality: boolean;
 }
 
@@ -49,18 +44,16 @@ export function windowCapability(input: WindowCapabilityInput): Capability {
   return input.normality ? { ...normal, ...normalityOf(input.values()) } : normal;
 }
 
-/** The Anderson–Darling test of values (sorted in place), when it is defined. */
+/** Sorts `values` in place. */
 function normalityOf(values: Float64Array): Pick<Capability, 'normality'> {
   const normality = andersonDarling(values.sort());
   return normality ? { normality } : {};
 }
 
-/** Ppk and Cpk both left out for one reason. */
 function omittedBoth(reason: OmitReason, values?: Float64Array): Capability {
   return { omitted: { ppk: reason, cpk: reason }, ...(values ? normalityOf(values) : {}) };
 }
 
-/** The three ISO 22514-2 points. */
 interface Points {
   readonly low: number;
   readonly mid: number;
@@ -86,16 +79,15 @@ function percentileIndices({ low, mid, high }: Points, limits: Limits): { ppk: n
 function percentileCapability(input: WindowCapabilityInput): Capability {
   const { stats, limits, minSamples } = input;
   const wanted = input.normality;
-  if (hasNoLimits(limits))
-    return { omitted: { ppk: 'no_limits' }, ...(wanted ? normalityOf(input.values()) : {}) };
-  if (stats.samples < minSamples) {
-    return { omitted: { ppk: 'too_few_samples' }, ...(wanted ? normalityOf(input.values()) : {}) };
-  }
+  const omit = (ppk: OmitReason, values = input.values) => ({
+    omitted: { ppk },
+    ...(wanted ? normalityOf(values()) : {}),
+  });
+  if (hasNoLimits(limits)) return omit('no_limits');
+  if (stats.samples < minSamples) return omit('too_few_samples');
   const sorted = input.values().sort();
   const point = percentileIndices(pointsOf(sorted), limits);
-  if (stats.stddev === 0 || !Number.isFinite(point.ppk)) {
-    return { omitted: { ppk: 'zero_spread' }, ...(wanted ? normalityOf(sorted) : {}) };
-  }
+  if (stats.stddev === 0 || !Number.isFinite(point.ppk)) return omit('zero_spread', () => sorted);
   const bounds = orderStatisticBounds(sorted, limits);
   return {
     ppk: point.ppk,
@@ -121,7 +113,7 @@ function pointsOf(sorted: Float64Array): Points {
  */
 const QUANTILE_ALPHA = 0.05 / 6;
 
-/** One-sided bounds of a quantile as values of the sample; absent when n is too small. */
+/** Absent when n is too small. */
 function quantileBounds(sorted: Float64Array, p: number): { lower?: number; upper?: number } {
   const ranks = quantileBoundRanks(sorted.length, p, QUANTILE_ALPHA);
   return {
@@ -160,8 +152,8 @@ function orderStatisticBounds(sorted: Float64Array, limits: Limits): PpkBounds |
   const mid = quantileBounds(sorted, 0.5);
   const mids = [mid.lower, mid.upper];
   const sides: Array<{ lower: number; upper: number } | undefined> = [];
-  if (limits.upper !== undefined) {
-    const usl = limits.upper;
+  const { upper: usl, lower: lsl } = limits;
+  if (usl !== undefined) {
     const high = quantileBounds(sorted, P_HIGH);
     sides.push(
       sideRange(
@@ -172,8 +164,7 @@ function orderStatisticBounds(sorted: Float64Array, limits: Limits): PpkBounds |
       ),
     );
   }
-  if (limits.lower !== undefined) {
-    const lsl = limits.lower;
+  if (lsl !== undefined) {
     const low = quantileBounds(sorted, P_LOW);
     sides.push(
       sideRange(
@@ -218,7 +209,7 @@ function boxCoxCapability(input: WindowCapabilityInput): Capability {
   };
 }
 
-/** Limits on the transformed scale; undefined when none is left (or the upper one is not positive). */
+/** Undefined when none is left or the upper one is not positive. */
 function transformedLimits(limits: Limits, lambda: number): Limits | undefined {
   if (limits.upper !== undefined && limits.upper <= 0) return undefined;
   const lower = limits.lower !== undefined && limits.lower > 0 ? boxCox(limits.lower, lambda) : undefined;

@@ -1,10 +1,4 @@
-/**
- * Process capability of a window against the current spec limits, by the name's method:
- * `normal` (Ppk and Pp from the overall sample standard deviation, Cpk and Cp from the within
- * sigma MR-bar / 1.128), `percentile` (ISO 22514-2 from the 0.135 %, 50 % and 99.865 % points)
- * or `box-cox` (the normal method on Box–Cox transformed values and limits). Formulas, bounds
- * and the reasons an index is left out are in docs/capability.md.
- */
+/** Process capability of a window against the current spec limits (docs/capability.md). */
 import type { AndersonDarling } from '../../util/stats/anderson-darling.ts';
 import type { MeasurementWindowStats } from './stats.ts';
 import type { Limits } from './store.ts';
@@ -56,7 +50,6 @@ export function bissellBounds(ppk: number, n: number): PpkBounds {
   return { lower: ppk - half, upper: ppk + half };
 }
 
-/** True when no limit is set. */
 export function hasNoLimits(limits: Limits | undefined): limits is undefined {
   return limits === undefined || (limits.upper === undefined && limits.lower === undefined);
 }
@@ -83,11 +76,7 @@ export function indices(
   };
 }
 
-/**
- * Ppk, Pp, Cpk and Cp of a window by the normal method against `limits` (the series' current
- * limits), with at least `minSamples` numeric values. With one limit, Ppk / Cpk are one-sided
- * and Pp / Cp absent.
- */
+/** By the normal method; with one limit, Ppk / Cpk are one-sided and Pp / Cp absent. */
 export function capability(
   stats: MeasurementWindowStats,
   limits: Limits | undefined,

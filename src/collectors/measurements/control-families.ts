@@ -1,8 +1,4 @@
-/**
- * Control-chart families of the measurements collector: per station, measurement
- * name (`metric`) and slot, the I-MR limits of its baseline and the Nelson rules' results over
- * the evaluation window. docs/measurements.md#control-charts defines every value.
- */
+/** Control-chart families of the measurements collector; docs/measurements.md#control-charts defines them. */
 
 import type { ControlConfig } from '../../config/control-schema.ts';
 import type { Config } from '../../config/schema.ts';
@@ -15,47 +11,21 @@ import { addLimitsSource, LIMITS_SOURCE_FAMILIES, type LimitsSource } from './li
 const SERIES = ['site', 'line', 'station', 'station_id', 'group', 'metric', 'slot', 'product'];
 const BY_RULE = [...SERIES, 'rule'];
 const BY_FLAG = [...SERIES, 'flag'];
-/** Families of a charted name's settings: the same for every chart of the name, so one series per name. */
+/** A charted name's settings are the same for all its charts: one series per name. */
 const BY_NAME = ['metric'];
 const SOURCE = 'computed by the exporter from the upstream GET /metrics records it holds';
 const REFRESH = 'refreshed every measurements interval';
 const GENERIC_BASELINE = 'the baseline configured for the name in measurements.control';
 
-/** A gauge without a unit; a family with one adds it: `{ ...gauge(…), unit: 'seconds' }`. */
 function gauge(name: string, labels: readonly string[], help: string): FamilyDesc {
   return { name, kind: 'gauge', labels, help };
 }
 
-/** Keys of the control families, in exposition order. */
-const CONTROL_KEYS = [
-  'state',
-  'events',
-  'violations',
-  'lastViolation',
-  'center',
-  'ucl',
-  'lcl',
-  'flag',
-  'late',
-  'cusumUpper',
-  'cusumLower',
-  'ewma',
-  'ewmaHalfWidth',
-  'cusumH',
-  'cusumK',
-  'ewmaLambda',
-  'ewmaL',
-  'limitsInfo',
-  'approvedAt',
-  'exclusions',
-] as const;
-type Key = (typeof CONTROL_KEYS)[number];
-
 /**
- * The control families. HELP says which baseline produced the limits: with a config, the
- * baseline of every `control.names` entry; without one (the generated reference), generically.
+ * The control families, in exposition order. HELP names the baseline of every `control.names`
+ * entry; without a config (the generated reference), generically.
  */
-function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyDesc> {
+function controlFamilyDescs(control?: ControlConfig) {
   const base = control ? baselineText(control) : GENERIC_BASELINE;
   const limit = (suffix: string, what: string) =>
     gauge(
@@ -181,8 +151,11 @@ function controlFamilyDescs(control?: ControlConfig): Record<Key, FamilyDesc> {
     limitsInfo: LIMITS_SOURCE_FAMILIES.info,
     approvedAt: LIMITS_SOURCE_FAMILIES.approvedAt,
     exclusions: LIMITS_SOURCE_FAMILIES.exclusions,
-  };
+  } satisfies Record<string, FamilyDesc>;
 }
+
+type Key = keyof ReturnType<typeof controlFamilyDescs>;
+const CONTROL_KEYS = Object.keys(controlFamilyDescs()) as Key[];
 
 /** The control families with generic HELP, for the collector's list and the metrics reference. */
 export const CONTROL_FAMILIES: readonly FamilyDesc[] = Object.values(controlFamilyDescs());
@@ -228,59 +201,46 @@ function formatDuration(ms: number): string {
 
 /** One charted series' outcome at a poll. */
 export interface ControlOutcome {
-  /** The measurement name: its per-name settings are exported once per name. */
   readonly metric: string;
-  /** Station labels plus `metric` and (when set) `slot`. */
+  /** Station labels plus `metric`, `slot` and `product` when set. */
   readonly labels: LabelSet;
   /** `labels` with `rule` for each event counter ({@link EVENT_RULE_NAMES}), when the caller keeps them. */
   readonly eventLabels?: readonly LabelSet[];
   /**
-   * Where the caller keeps `labels` with `rule` for each window violations series (index rule - 1)
-   * and with `flag` for each flag (autocorrelated, quantized), filled here as they are first
-   * needed: a label set is two strings built, and charts out of control have them every poll.
+   * The caller's cache of `labels` with `rule` per window violations series (index rule - 1), then
+   * with each `flag`, filled as first needed: charts out of control need them every poll.
    */
   readonly sparseLabels?: Array<LabelSet | undefined>;
-  /** Where the limits come from (an approved entry or the name's baseline), as series. */
   readonly source: LimitsSource;
   /** Undefined when the series has no limits (then only the event counters are exported). */
   readonly limits: ControlLimits | undefined;
-  /** Violations per rule (index rule - 1) in the evaluation window. */
+  /** Window violations per rule (index rule - 1). */
   readonly counts: ArrayLike<number>;
-  /** Last violation time per event slot (Unix ms), NaN when none yet; the CUSUM's and EWMA's are exported. */
+  /** Last signal time per event slot (Unix ms), NaN when none yet. */
   readonly lastTimes: ArrayLike<number>;
-  /** Violation events per rule since the job started (index rule - 1), then CUSUM and EWMA signals. */
+  /** Events since the job started per rule (index rule - 1), then CUSUM and EWMA signals. */
   readonly events: ArrayLike<number>;
-  /** Late points since the job started; the series' counter is exported once it is above 0. */
   readonly late: number;
   /** The CUSUM and EWMA, once rebuilt. */
   readonly sequential?: DetectorView;
 }
 
 /**
- * The `rule` label of each event counter: Nelson rule 1, the enabled rules 2 to 8 together, the
- * CUSUM and the EWMA. One counter per rule was eight series per chart; the window gauge keeps
- * which of rules 2 to 8 completed.
+ * The `rule` label of each event counter. Rules 2 to 8 share one: a counter per rule was eight
+ * series per chart; the window gauge keeps which completed.
  */
 export const EVENT_RULE_NAMES = ['1', '2-8', 'cusum', 'ewma'] as const;
-/** Index of each counter in {@link EVENT_RULE_NAMES}. */
 const RULE_1 = 0;
 const RULES_2_TO_8 = 1;
 const CUSUM_COUNTER = 2;
 const EWMA_COUNTER = 3;
-/** Nelson rules 1 to 8: index rule - 1 of the window counts. */
 const RULE_COUNT = 8;
 
-/** The label set of an event counter: the caller's kept one, else built here. */
 function ruleLabels(o: ControlOutcome, kept: readonly LabelSet[] | undefined, counter: number): LabelSet {
   return kept?.[counter] ?? o.labels.with('rule', EVENT_RULE_NAMES[counter] as string);
 }
 
-/**
- * Turns the outcomes into families. Per chart, always: state and limits (with limits), the event
- * counters of the enabled rules and detectors, the detectors' statistics; sparse: window
- * violations, last signal times, raised flags, late points once there are some; per charted name:
- * the detectors' settings.
- */
+/** Turns the outcomes into families: per chart, then the detectors' settings per charted name. */
 export function controlFamilies(outcomes: readonly ControlOutcome[], control?: ControlConfig): Family[] {
   const descs = controlFamilyDescs(control);
   // An object of arrays, not a map: a lookup per sample, some 100,000 a poll at 5,000 charts.
@@ -310,7 +270,6 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
   return CONTROL_KEYS.map((k) => ({ desc: descs[k], samples: out[k] }));
 }
 
-/** Which event counters a chart has: rule 1's, the enabled later rules' (summed), the detectors'. */
 interface Counters {
   readonly rule1: boolean;
   readonly later: readonly number[];
@@ -330,9 +289,8 @@ function countersOf(control: ControlConfig | undefined): Counters {
 }
 
 /**
- * The event counters of a chart. Every counter exists from the series' first poll, at 0:
- * increase() then sees the first event as a rise, and a restart's 0 as a counter reset, never as
- * an event. The caller's kept label sets when it has them, else built here.
+ * Every counter exists from the series' first poll, at 0: increase() then sees the first event as a
+ * rise, and a restart's 0 as a counter reset, never as an event.
  */
 function addCounters(events: Sample[], o: ControlOutcome, on: Counters): void {
   const kept = o.eventLabels;
@@ -348,7 +306,6 @@ function addCounters(events: Sample[], o: ControlOutcome, on: Counters): void {
   if (on.ewma) events.push({ labels: ruleLabels(o, kept, EWMA_COUNTER), value: o.events[EWMA_EVENT] ?? 0 });
 }
 
-/** The CUSUM's sums and the EWMA's statistic and half-width, once the detectors run. */
 function addDetectors(out: Record<Key, Sample[]>, o: ControlOutcome): void {
   const seq = o.sequential;
   const l = o.limits;
@@ -362,17 +319,18 @@ function addDetectors(out: Record<Key, Sample[]>, o: ControlOutcome): void {
   }
 }
 
-/** The detectors' last signal times, once they have signalled. */
 function addLastTimes(into: Sample[], o: ControlOutcome): void {
-  const cusumAt = o.lastTimes[CUSUM_EVENT] ?? Number.NaN;
-  if (!Number.isNaN(cusumAt))
-    into.push({ labels: ruleLabels(o, o.eventLabels, CUSUM_COUNTER), value: cusumAt / 1000 });
-  const ewmaAt = o.lastTimes[EWMA_EVENT] ?? Number.NaN;
-  if (!Number.isNaN(ewmaAt))
-    into.push({ labels: ruleLabels(o, o.eventLabels, EWMA_COUNTER), value: ewmaAt / 1000 });
+  for (const [event, counter] of DETECTOR_SLOTS) {
+    const at = o.lastTimes[event] ?? Number.NaN;
+    if (!Number.isNaN(at)) into.push({ labels: ruleLabels(o, o.eventLabels, counter), value: at / 1000 });
+  }
 }
 
-/** State, the window's violations per rule, the limits and the raised flags of a chart with limits. */
+const DETECTOR_SLOTS = [
+  [CUSUM_EVENT, CUSUM_COUNTER],
+  [EWMA_EVENT, EWMA_COUNTER],
+] as const;
+
 function addLimits(out: Record<Key, Sample[]>, o: ControlOutcome, l: ControlLimits): void {
   let violated = false;
   for (let k = 0; k < RULE_COUNT; k++) if ((o.counts[k] ?? 0) > 0) violated = true;
@@ -381,8 +339,7 @@ function addLimits(out: Record<Key, Sample[]>, o: ControlOutcome, l: ControlLimi
   out.center.push({ labels: o.labels, value: l.center });
   out.ucl.push({ labels: o.labels, value: l.ucl });
   out.lcl.push({ labels: o.labels, value: l.lcl });
-  // Sigma is (ucl - lcl) / 6; the baseline's size, phi and resolution are on the status page
-  // for the flagged charts: per chart they were five series that no dashboard or alert read.
+  // Sigma, size, phi and resolution are on the status page: five series per chart nothing read.
   if (l.autocorrelated === true) out.flag.push({ labels: sparseLabels(o, AUTOCORRELATED), value: 1 });
   if (l.quantized === true) out.flag.push({ labels: sparseLabels(o, QUANTIZED), value: 1 });
 }
@@ -391,7 +348,7 @@ function addLimits(out: Record<Key, Sample[]>, o: ControlOutcome, l: ControlLimi
 const AUTOCORRELATED = RULE_COUNT;
 const QUANTIZED = RULE_COUNT + 1;
 
-/** The label set of a window violations series (`at` rule - 1) or a flag: the caller's kept one, else built (and kept). */
+/** A window violations series' (`at` rule - 1) or a flag's labels, cached in the caller's array. */
 function sparseLabels(o: ControlOutcome, at: number): LabelSet {
   const kept = o.sparseLabels;
   const hit = kept?.[at];
@@ -404,7 +361,6 @@ function sparseLabels(o: ControlOutcome, at: number): LabelSet {
   return labels;
 }
 
-/** The window's violations, one series per rule that has some. */
 function addViolations(into: Sample[], o: ControlOutcome): void {
   for (let k = 0; k < RULE_COUNT; k++) {
     const n = o.counts[k] ?? 0;
@@ -412,7 +368,7 @@ function addViolations(into: Sample[], o: ControlOutcome): void {
   }
 }
 
-/** The detectors' settings of each charted name seen, one series per name (the first matching entry's). */
+/** The first matching entry's settings, per charted name seen. */
 function addSettings(
   control: ControlConfig,
   to: {
@@ -436,18 +392,10 @@ function addSettings(
 }
 
 /**
- * Series one charted (station, name, slot) has in steady state, by family: always state, centre,
- * UCL, LCL and the limits' source (info); the event counters of rule 1 and of rules 2 to 8 (when
- * any is enabled); and per enabled detector its statistics and counter (CUSUM: two sums and the
- * counter; EWMA: the statistic, its half-width and the counter): 13 with every rule and detector
- * on. The sparse series (a window violations series per rule while it has one, the detectors'
- * last signal times, raised flags, late points, an approved chart's approval time and
- * exclusions) are not counted: an
- * in-control chart has about 0.4 window series on average, and the others are rare. Also the
- * series of one charted name's settings by family (CUSUM h and k, EWMA lambda and L), whatever
- * its charts. By family, so that the series budget's estimate can drop them one by one as it
- * does at run time; for the estimate, multiply the per-chart ones by the series of the charted
- * names ({@link chartedNames}).
+ * Steady-state series by family of one chart (13 with everything on) and of one charted name's
+ * settings, so that the budget's estimate can drop families as the run time does. Sparse series
+ * are not counted: an in-control chart has about 0.4 window series on average, the rest are rare.
+ * Multiply the per-chart ones by the series of the charted names ({@link chartedNames}).
  */
 export function controlSeriesByFamily(config: Config): {
   readonly perChart: ReadonlyMap<string, number>;

@@ -1,10 +1,6 @@
 /**
- * Control charts of the measurements collector: for every series whose name matches
- * `measurements.control.names`, one {@link ControlChart} (src/spc: limits, rules, CUSUM, EWMA,
- * holds, late points, a baseline in bounded memory), fed each record once, when it is new, and
- * computed at every poll in slices between yields to the event loop, so that scrapes do not
- * wait. The collector keeps what is its own: which names are charted, how long its store keeps
- * them (the charts' recent points only, not their baseline), the labels and the families.
+ * Control charts of the measurements collector. The chart itself is src/spc's; the collector keeps
+ * which names are charted, how long the store keeps them (recent points only), labels and families.
  */
 import type { Logger } from 'pino';
 import type { ChartLimits } from '../../config/limits-schema.ts';
@@ -33,14 +29,9 @@ import { bySeriesOrder, type MeasurementStore, stationKey, VALUE } from './store
 /** Points charted between two yields to the event loop (a few milliseconds of work). */
 const POINTS_PER_TURN = 50_000;
 
-/** One poll of the charts. */
 interface ControlPoll {
-  /** Time of the poll, Unix ms: the charts are computed as of then. */
   readonly nowMs: number;
-  /**
-   * The poll fetched without failures: a frozen baseline's limits are computed once, from
-   * complete data, and a chart's history is complete.
-   */
+  /** Fetched without failures: a frozen baseline's limits are computed once, from complete data. */
   readonly complete: boolean;
 }
 
@@ -48,35 +39,22 @@ interface Entry {
   readonly index: number;
   readonly spec: ChartSpec;
   readonly params: DetectorParams;
-  /** A chart per product (measurements.control.names[].by_product). */
   readonly byProduct: boolean;
 }
 
-/** One charted series: its identity, its chart and its label sets. */
 interface Charted {
   readonly stationId: string;
   readonly name: string;
   readonly slot: string | null;
-  /** The product label value of a chart keyed per product, else null. */
   readonly product: string | null;
-  /** Its key in {@link StationCharts.bySeries}. */
   readonly key: string;
   readonly entry: Entry;
   readonly chart: ControlChart;
-  /**
-   * The approved entry the chart's limits come from (frozen), or undefined: the name's baseline.
-   * Replaced in place when a new file only changes what is not a limit (the reason, the exclusions).
-   */
+  /** Undefined: the name's baseline. Replaced in place when a new file changes no limit. */
   approved: ChartLimits | undefined;
-  /**
-   * The series' label set and its event counters' ({@link EVENT_RULE_NAMES}), kept while the
-   * station's labels are the same object (a discovery builds new ones): building them anew for
-   * every chart on every poll was a good part of the charts' cost per poll.
-   */
+  /** Kept while the station's labels are the same object: rebuilding them was much of a poll's cost. */
   labels?: SeriesLabels & { readonly base: LabelSet };
-  /** The series' outcome, updated in place at every poll. */
   outcome?: ChartedOutcome;
-  /** The limits' source as last exported, and what it was made from ({@link ControlCharts.#sourceOf}). */
   source?: {
     readonly base: LabelSet;
     readonly approved: ChartLimits | undefined;
@@ -90,17 +68,13 @@ type ChartedOutcome = { -readonly [K in keyof ControlOutcome]: ControlOutcome[K]
   work: number;
 };
 
-/** The charts of one station, by series. */
 interface StationCharts {
   readonly bySeries: Map<string, Charted>;
-  /** The charts in exposition order, rebuilt when one is added. */
+  /** Exposition order, rebuilt when a chart is added. */
   ordered: Charted[] | undefined;
 }
 
-/**
- * The charted names of `measurements.control`: which entry a name matches (the first), its
- * spec and detector settings, and how far back its chart needs records.
- */
+/** Which `measurements.control` entry a name matches (the first), and how far back its chart reads. */
 class ChartedNames {
   readonly #control: Config['measurements']['control'];
   readonly #specs: readonly ChartSpec[];
@@ -119,7 +93,7 @@ class ChartedNames {
     }));
   }
 
-  /** The entry of a measurement name, null when the name is not charted. */
+  /** Null when the name is not charted. */
   entryOf(name: string): Entry | null {
     let e = this.#entries.get(name);
     if (e === undefined) {
@@ -135,7 +109,6 @@ class ChartedNames {
     return e;
   }
 
-  /** The oldest time a charted name must be fetched from: its baseline, or one extra window of context. */
   chartFrom(entry: Entry, nowMs: number): number {
     const b = entry.spec.baseline;
     const evalFrom = nowMs - entry.spec.evaluationWindowMs;
@@ -145,7 +118,6 @@ class ChartedNames {
     return evalFrom - entry.spec.evaluationWindowMs;
   }
 
-  /** After a complete poll, notes (and logs) the frozen baselines computed at it. */
   markFrozenDone({ nowMs, complete }: ControlPoll, logger: Logger): void {
     if (!complete) return;
     this.#specs.forEach((spec, index) => {
@@ -165,15 +137,12 @@ class ChartedNames {
 }
 
 /**
- * The store the record sync uses while names are charted. Records older than a name keeps are
- * not held: a chart still loading its history takes them (each once: it recognises a record
- * fetched again) and folds them into its baseline as they come, older than what the store
- * keeps; the others are dropped here.
+ * The store the record sync uses while names are charted: records older than a name keeps go to a
+ * chart still loading its history (folded into its baseline), or are dropped.
  */
 class RetainingStore implements RecordStore<MeasurementRecord> {
   readonly #store: MeasurementStore;
   readonly #takeHistory: (r: MeasurementRecord, keep: number) => void;
-  /** How far back each charted name is kept, and the longest window's start for the others. */
   #keeps = new Map<string, number>();
   #windowFrom = Number.NEGATIVE_INFINITY;
   #stationIds: ReadonlySet<string> = new Set();
@@ -183,7 +152,6 @@ class RetainingStore implements RecordStore<MeasurementRecord> {
     this.#takeHistory = takeHistory;
   }
 
-  /** Sets how far back each charted name is kept (the others: `windowFrom`). */
   keep(keeps: Map<string, number>, windowFrom: number): void {
     this.#keeps = keeps;
     this.#windowFrom = windowFrom;
@@ -220,9 +188,8 @@ class RetainingStore implements RecordStore<MeasurementRecord> {
 }
 
 /**
- * The charts of one measurements job: one {@link ControlChart} per charted series, fed each
- * record once, when it is new, and computed at every poll in slices between yields to the event
- * loop, so that scrapes do not wait.
+ * One {@link ControlChart} per charted series, fed each record once, when new, and computed at every
+ * poll in slices between yields to the event loop, so that scrapes do not wait.
  */
 export class ControlCharts {
   /** The store the record sync must use: it keeps each name as long as its chart needs. */
@@ -236,20 +203,15 @@ export class ControlCharts {
   readonly #measurements: MeasurementStore;
   readonly #redact: (text: string) => string;
   readonly #limits: ApprovedLimits;
-  /** The version of the limits file the charts were last matched against. */
   #limitsVersion = 0;
   readonly #stations = new Map<string, StationCharts>();
   /** Charts whose first limits came at this poll: counted, then logged once. */
   #established = 0;
   #flagged: FlaggedChart[] = [];
-  /** Points of the names charted per product, waiting for their unit's product; absent without such names. */
+  /** Points waiting for their unit's product; absent when no name is charted per product. */
   readonly #gate: ProductGate | undefined;
 
-  /**
-   * The charts over `store`: fed its records already held, then each new one. `products`: each
-   * serial's product, read by the charts keyed per product (absent: no product is ever known, and
-   * those charts get no points).
-   */
+  /** `products` absent: no product is ever known, and the charts per product get no points. */
   constructor(
     ctx: {
       readonly config: Config;
@@ -275,17 +237,15 @@ export class ControlCharts {
       : undefined;
     if (this.#control.names.length === 0) return;
     store.watch((_series, r) => this.#takeNew(r, r.value ?? Number.NaN, recordKey(r.serial), r.serial));
-    // Charts built over a store that holds records already start from them.
+    // Charts built over a store that holds records already start from them (serials kept as hash32).
     for (const s of store.allSeries())
       for (let i = 0; i < s.rows.length; i++)
-        // The store holds serials as this same key (hash32).
         this.#takeNew({ ...s, time: s.rows.time(i) }, s.rows.value(VALUE, i), s.rows.serialKey(i) as number);
   }
 
   /**
-   * Reads the approved-limits file again when it changed on disk, and moves the charts whose
-   * approval changed to their new limits; call before the sync, every poll, so that the charts
-   * the sync creates start with them.
+   * Rereads the approved-limits file when it changed and moves charts to their new limits; call
+   * before the sync, every poll, so that the charts the sync creates start with them.
    */
   async refreshLimits(): Promise<LimitsRefresh> {
     if (this.#control.names.length === 0) return 'unchanged';
@@ -298,10 +258,8 @@ export class ControlCharts {
   }
 
   /**
-   * Gives every chart its approved entry of the current file: a chart whose limits changed (an
-   * approval given, withdrawn or re-established) starts again from the store's recent points,
-   * which the rules need; its event counters start again at 0. A rolling chart started so learns
-   * its baseline from the points that come (the store keeps no older ones).
+   * A chart whose limits changed starts again (event counters at 0) from the store's recent points,
+   * which the rules need; a rolling one learns its baseline from the points that come.
    */
   #matchApprovals(): void {
     for (const station of this.#stations.values())
@@ -327,7 +285,6 @@ export class ControlCharts {
       }
   }
 
-  /** The approved entry of a series in the current limits file, if any. */
   #approvedOf(s: Pick<Charted, 'stationId' | 'name' | 'slot' | 'product'>): ChartLimits | undefined {
     return this.#limits.current?.approved({
       station: stationKey(s.stationId),
@@ -337,7 +294,6 @@ export class ControlCharts {
     });
   }
 
-  /** A new chart of a series: frozen at its approved limits, or on its name's baseline. */
   #newCharted(
     s: Pick<Charted, 'stationId' | 'name' | 'slot' | 'product' | 'key' | 'entry'>,
     approved: ChartLimits | undefined,
@@ -362,10 +318,8 @@ export class ControlCharts {
   }
 
   /**
-   * Feeds a new chart that replaces `old` the points of its series that the store holds. A chart
-   * per product takes the recent points of the chart it replaces instead: the store keeps a
-   * serial's 32-bit key, not the serial the product index is keyed by, so it cannot tell which of
-   * its points are the product's.
+   * Feeds a replacing chart the store's points of its series. A chart per product takes `old`'s
+   * recent points: the store keeps a serial's hash, so it cannot tell which points are the product's.
    */
   #refill(charted: Charted, old: Charted): void {
     if (charted.product !== null) {
@@ -390,8 +344,7 @@ export class ControlCharts {
     for (const { name } of this.#config.measurements.names) {
       const entry = this.#names.entryOf(name);
       if (entry === null) continue;
-      // The store holds the longest window for the statistics, and the charts' recent points:
-      // older records reach a chart only while it loads its history (see RetainingStore.add).
+      // Older records reach a chart only while it loads its history (RetainingStore.add).
       const recent = ControlChart.recentFrom({ spec: entry.spec, overlapMs, nowMs });
       next.set(name, Math.min(windowFromMs, recent));
       // A chart per product reaches back only as far as the units job holds unit records.
@@ -402,12 +355,12 @@ export class ControlCharts {
     return oldest;
   }
 
-  /** Points of the names charted per product skipped since the last call, by reason. */
+  /** Points charted per product skipped since the last call, by reason. */
   takeSkipped(): SkippedPoints {
     return this.#gate?.takeSkipped() ?? new Map();
   }
 
-  /** The charts flagged at the last poll, for the status page. */
+  /** For the status page. */
   flagged(): readonly FlaggedChart[] {
     return this.#flagged;
   }
@@ -459,10 +412,7 @@ export class ControlCharts {
     return controlFamilies(outcomes, this.#control);
   }
 
-  /**
-   * The chart of a record's series (and product, for a name charted per product), created on its
-   * first record; undefined when not charted.
-   */
+  /** Created on the series' first record; undefined when not charted. */
   #chartOf(r: GateSeries, product: string | null = null): Charted | undefined {
     const entry = this.#names.entryOf(r.name);
     if (entry === null || entry.byProduct !== (product !== null)) return undefined;
@@ -485,9 +435,8 @@ export class ControlCharts {
   }
 
   /**
-   * A record new to the store: a point of its chart (recognisable while the chart still loads
-   * history), or, for a name charted per product, a point waiting for its unit's product (without
-   * the serial, as when replayed from the store's hashes, it is no point).
+   * A record new to the store; charted per product, it waits for its unit's product (without the
+   * serial, as when replayed from the store's hashes, it is no point).
    */
   #takeNew(r: GateSeries & { readonly time: number }, value: number, key: number, serial?: string) {
     if (this.#gate !== undefined && this.#names.entryOf(r.name)?.byProduct === true) {
@@ -499,13 +448,11 @@ export class ControlCharts {
     chart?.add(r.time, value, chart.isLoading ? key : 0);
   }
 
-  /** A point let through the product gate: a point of its product's chart. */
   #takeReleased(p: ReleasedPoint) {
     const chart = this.#chartOf(p.series, p.product)?.chart;
     chart?.add(p.time, p.value, chart.isLoading ? p.key : 0);
   }
 
-  /** A record older than the store keeps: history of its chart, folded as it comes while the chart loads. */
   #takeHistory(r: MeasurementRecord, keep: number) {
     const chart = r.value === undefined ? undefined : this.#chartOf(r)?.chart;
     if (chart === undefined || r.value === undefined) return;
@@ -513,11 +460,7 @@ export class ControlCharts {
     chart.addHistory(r.time, r.value, recordKey(r.serial));
   }
 
-  /**
-   * Charts one series of `station` at the poll. The outcome is the series' own object, updated
-   * in place: the families read it before the next poll, and an object per chart and poll was
-   * garbage for every poll.
-   */
+  /** The outcome is updated in place: an object per chart and poll was garbage at every poll. */
   #chart(charted: Charted, station: LabelSet, poll: ControlPoll): ChartedOutcome {
     const { labels, events: eventLabels, sparse: sparseLabels } = labelsOf(charted, station);
     const o = charted.chart.evaluate(poll);
@@ -553,10 +496,7 @@ export class ControlCharts {
     return out;
   }
 
-  /**
-   * Where the chart's limits come from, with the label sets of its info series and approval
-   * annotations: kept on the chart while its labels and its approved entry stay the same objects.
-   */
+  /** Cached on the chart while its labels and its approved entry stay the same objects. */
   #sourceOf(charted: Charted, labels: LabelSet): LimitsSource {
     const hit = charted.source;
     if (hit !== undefined && hit.base === labels && hit.approved === charted.approved) return hit.source;
@@ -569,7 +509,7 @@ export class ControlCharts {
     return source;
   }
 
-  /** A new baseline resets the chart: logged per series (first limits are counted, then logged once). */
+  /** First limits are counted, then logged once; later changes per series. */
   #logChange(charted: Charted, o: ChartOutcome) {
     if (o.change === 'established') this.#established++;
     if (o.change !== 'gained' && o.change !== 'lost') return;
@@ -594,10 +534,7 @@ export class ControlCharts {
     else this.#logger.info({ ...where, reason: r.reason }, 'control limits lost');
   }
 
-  /**
-   * Forgets the charts of stations that left the topology, and charts whose newest point left
-   * both their baseline's reach and `measurements.retention` (as the store forgets a series).
-   */
+  /** Forgets charts of departed stations and those whose newest point is past reach and retention. */
   #forget(seen: ReadonlySet<string>, nowMs: number) {
     const retentionMs = this.#config.measurements.retentionMs;
     for (const [id, charts] of this.#stations) {
@@ -605,7 +542,7 @@ export class ControlCharts {
         this.#stations.delete(id);
         continue;
       }
-      // The ordered array, not the map: iterating a map's entries made an array per chart.
+      // Not the map's entries: they made an array per chart.
       for (const c of charts.ordered ?? [...charts.bySeries.values()]) {
         const reach = Math.max(retentionMs, nowMs - this.#names.chartFrom(c.entry, nowMs));
         if (c.chart.lastTime >= nowMs - reach) continue;
@@ -616,17 +553,14 @@ export class ControlCharts {
   }
 }
 
-/**
- * The spec of a chart frozen at approved limits: the centre, sigma and limits of the entry, and
- * the shape its study measured, which calibrates the detectors as a rolling baseline's would.
- */
+/** The study's measured shape calibrates the detectors as a rolling baseline's would. */
 function approvedSpec(spec: ChartSpec, a: ChartLimits): ChartSpec {
   const { center, ucl, lcl, sigma, calibration } = a;
   const given = { kind: 'given' as const, center, ucl, lcl, sigma };
   return { ...spec, baseline: calibration === null ? given : { ...given, shape: calibration } };
 }
 
-/** Whether two approvals (or none) give a chart the same limits and calibration: then it keeps running. */
+/** Same limits and calibration: the chart keeps running. */
 function sameLimits(a: ChartLimits | undefined, b: ChartLimits | undefined): boolean {
   if (a === undefined || b === undefined) return a === b;
   const same = a.center === b.center && a.sigma === b.sigma && a.ucl === b.ucl && a.lcl === b.lcl;
@@ -641,10 +575,9 @@ function sameLimits(a: ChartLimits | undefined, b: ChartLimits | undefined): boo
   );
 }
 
-/** The lookup of a context without the units job's index: nothing is ever covered or known. */
+/** Without the units job's index nothing is ever covered or known. */
 const NO_PRODUCTS: ProductLookup = { getByKey: () => undefined, coverage: undefined };
 
-/** The series' labels and its event counters', cached on the chart while the station's labels stay. */
 function labelsOf(charted: Charted, station: LabelSet): SeriesLabels {
   const hit = charted.labels;
   if (hit !== undefined && hit.base === station) return hit;
@@ -661,23 +594,17 @@ function labelsOf(charted: Charted, station: LabelSet): SeriesLabels {
   return entry;
 }
 
-/**
- * A number that tells a record's serial apart (32-bit FNV-1a, never 0): with its time and value, how a
- * chart recognises history fetched again while it loads; the key the measurement store holds.
- */
+/** With time and value, how a loading chart recognises history fetched again; the store holds it too. */
 const recordKey = serialHash32;
 
-/**
- * A series' labels, its event counters' (one per {@link EVENT_RULE_NAMES} entry), and its sparse
- * series' as the families first need them ({@link ControlOutcome.sparseLabels}).
- */
+/** Event counters: one per {@link EVENT_RULE_NAMES}; sparse: {@link ControlOutcome.sparseLabels}. */
 interface SeriesLabels {
   readonly labels: LabelSet;
   readonly events: readonly LabelSet[];
   readonly sparse: Array<LabelSet | undefined>;
 }
 
-/** The series' flags, when its baseline breaks an assumption of the documented rates. */
+/** Flagged when its baseline breaks an assumption of the documented rates. */
 function flagOf(
   station: Pick<StationNode, 'name' | 'site' | 'line'>,
   series: Pick<Charted, 'stationId' | 'name' | 'slot'>,

@@ -1,9 +1,6 @@
 /**
- * What the measurements collector costs: its series (an upper bound: every station measures every
- * configured name, and a charted name adds its control families), its requests per poll, and its
- * families the series budget may drop first: context a dashboard can do without (extremes,
- * non-numeric counts, spec limits), then the statistics from the least to the most used by the
- * shipped alerts and dashboards. The info series is never dropped.
+ * What the measurements collector costs: series (an upper bound: every station measures every
+ * name), requests, and drops from the least to the most used by the shipped alerts and dashboards.
  */
 import { productValues } from '../../config/products-schema.ts';
 import type { Config } from '../../config/schema.ts';
@@ -15,17 +12,13 @@ import { MEASUREMENT_FAMILIES, OMISSION_ROWS_PER_WINDOW } from './families.ts';
 import { VALUE_HISTOGRAM } from './histograms.ts';
 import { windowsPerFamily } from './selection.ts';
 
-/** The longest URL of a metrics request with an empty station list. */
 function emptyListUrl(config: Config, now: Date): string {
   const window = { from: now, to: now, stationIds: [] as string[] };
   const names = config.measurements.names.map((n) => n.name);
   return requestUrl(config.upstream.baseUrl, 'metrics', { ...window, names });
 }
 
-/**
- * Charts per station and slot: one per charted name, or one per product label value for a name
- * whose first matching entry is charted `by_product`.
- */
+/** Per station and slot: one per charted name, or per product value for a name charted `by_product`. */
 function chartsPerStation(config: Config): number {
   const { names } = config.measurements.control;
   const products = productValues(config.products);
@@ -64,9 +57,8 @@ const DROPS: readonly string[] = [
 ];
 
 /**
- * The control-chart families, lowest priority first: they go after the value histogram and
- * before every measurement statistic, as 5,000 charts are the most series of a plant; within
- * them the context first, the event counters (what the alerts read) last.
+ * Lowest priority first, after the value histogram and before every statistic (5,000 charts are
+ * a plant's most series); the event counters, which the alerts read, last.
  */
 const CONTROL_DROPS: readonly string[] = [
   'station_measurement_control_last_violation_timestamp_seconds',
@@ -92,10 +84,8 @@ const CONTROL_DROPS: readonly string[] = [
 ];
 
 /**
- * Series of the value histogram: one per station, name and slot in a Prometheus with native
- * histograms (a text scrape gets none). Their buckets (up to max_buckets each) cost protobuf
- * bytes, not series. The first max_names configured names have one; a station measuring `names`
- * of them has its share. Undefined when no name has one.
+ * One per station, name and slot for the first max_names names (buckets cost protobuf bytes, not
+ * series); undefined when no name has one.
  */
 function histogramSeries(
   config: Config,
@@ -108,7 +98,7 @@ function histogramSeries(
   return counts.stations * withHistogram * (counts.slots ?? 1);
 }
 
-/** The families that only some capability methods export, with their series. */
+/** Families only some capability methods export. */
 function methodShares(
   config: Config,
   series: number,
@@ -148,9 +138,7 @@ export const measurementsCosts: CollectorCosts = {
       [MEASUREMENT_FAMILIES.future.name, counts.stations],
       [MEASUREMENT_FAMILIES.late.name, counts.stations],
       [MEASUREMENT_FAMILIES.attributes.name, 0],
-      // One per configured name, whatever the stations.
       [MEASUREMENT_FAMILIES.capabilityInfo.name, config.measurements.names.length],
-      // Bounds and λ only for the names of the methods that export them.
       ...methodShares(config, series, perFamily),
     ]);
     for (const d of Object.values(MEASUREMENT_FAMILIES)) {
@@ -160,7 +148,6 @@ export const measurementsCosts: CollectorCosts = {
     const histograms = histogramSeries(config, { ...counts, names });
     if (histograms !== undefined) add(VALUE_HISTOGRAM.name, histograms);
     if (config.measurements.control.names.length > 0) {
-      // Every charted name on every station and slot, its steady series (controlSeriesByFamily).
       const charted = chartedNames(config).length;
       const share = (counts.names ?? config.measurements.names.length) / config.measurements.names.length;
       const chartedSeries =
@@ -168,7 +155,6 @@ export const measurementsCosts: CollectorCosts = {
       // Family by family, so that the estimate drops them as the series budget does at run time.
       const { perChart, perName } = controlSeriesByFamily(config);
       for (const [family, n] of perChart) add(family, chartedSeries * n);
-      // The detectors' settings: one series per charted name and setting, whatever the stations.
       for (const [family, n] of perName) add(family, charted * n);
     }
     return rows;

@@ -1,9 +1,4 @@
-/**
- * Measurements collector: per station, measurement name and slot, the latest value with its
- * current spec limits, and per window the sample count, mean, extremes, standard deviation,
- * out-of-spec count, attribute outcomes and capability indices (Ppk, Pp, Cpk, Cp), computed
- * from the records of the upstream GET /metrics. Formulas: docs/measurements.md.
- */
+/** Measurement families: latest values, limits and per-window statistics (docs/measurements.md). */
 import { type Family, type FamilyDesc, LabelSet, type Sample } from '../../exposition/model.ts';
 import { getOrCreate } from '../../util/maps.ts';
 import {
@@ -24,7 +19,6 @@ const REFRESH = 'refreshed every measurements interval';
 const CURRENT =
   'against the current limits (those of the newest numeric record that has limits), with at least min_samples values';
 
-/** A gauge without a unit; a family with one adds it: `{ ...gauge(…), unit: 'seconds' }`. */
 function gauge(name: string, labels: readonly string[], help: string): FamilyDesc {
   return { name, kind: 'gauge', labels, help };
 }
@@ -153,17 +147,14 @@ export const MEASUREMENT_FAMILIES = {
 
 /** One measurement series of one station, with its statistics per window. */
 export interface MeasurementResult {
-  /** The station's labels (site, line, station, station_id[, group]). */
   readonly station: LabelSet;
   readonly name: string;
   readonly slot: string | null;
   readonly unit: string;
   readonly minSamples: number;
-  /** The newest numeric value. */
   readonly latest?: { readonly time: number; readonly value: number };
-  /** The current limits: those of the newest numeric record that has limits. */
   readonly limits?: Limits;
-  /** Export attribute counts (an attribute value was seen). */
+  /** An attribute value was seen: export attribute counts. */
   readonly attributes: boolean;
   readonly windows: ReadonlyArray<{
     readonly window: string;
@@ -183,9 +174,8 @@ export interface StationRecordCounts {
 type Key = keyof typeof MEASUREMENT_FAMILIES;
 
 /**
- * Turns measurement results into families (a statistic that does not exist is left out), from
- * results added in parts, in order, so that a caller can yield to the event loop between parts:
- * a plant's results make 100k series and more.
+ * Turns results added in parts into families, so that a caller can yield between parts (a plant
+ * makes 100k series and more); a statistic that does not exist is left out.
  */
 export class MeasurementFamilyBuilder {
   private readonly out = new Map<Key, Sample[]>(
@@ -243,17 +233,12 @@ export class MeasurementFamilyBuilder {
     }
   }
 
-  /**
-   * The families of every result added, with the stations' record counts and the configured
-   * names' capability methods; call it once, last.
-   */
+  /** The families of every result added; call it once, last. */
   families(
     stations: readonly StationRecordCounts[] = [],
     methods: ReadonlyMap<string, CapabilityMethod> = new Map(),
   ): Family[] {
-    for (const [metric, method] of methods) {
-      this.put('capabilityInfo', LabelSet.of({ metric, method }), 1);
-    }
+    for (const [metric, method] of methods) this.put('capabilityInfo', LabelSet.of({ metric, method }), 1);
     for (const [labels, n] of this.omitted.rows()) this.put('omitted', labels, n);
     for (const s of stations) {
       this.put('future', s.station, s.future);
@@ -277,12 +262,9 @@ export const OMISSION_ROWS_PER_WINDOW = OMIT_INDEXES.length * OMIT_REASONS.lengt
 
 /** Counts of series without Ppk / Cpk per station, window and reason; every reason is exported, 0 included. */
 class Omissions {
-  /** Every row, in the order first counted (the order of the exported samples). */
+  /** In the order first counted: the exported order. */
   private readonly all: OmissionRow[] = [];
-  /**
-   * Station label text, then window, to that pair's six rows. Looked up by the station's
-   * existing text: a key built per series cost ~40 MB of strings per poll at 100k series.
-   */
+  /** By the station's existing label text: a key built per series cost ~40 MB per poll at 100k series. */
   private readonly byStation = new Map<string, Map<string, OmissionRow[]>>();
 
   count(station: LabelSet, window: string, omitted: { ppk?: OmitReason; cpk?: OmitReason }): void {

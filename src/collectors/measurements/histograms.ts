@@ -1,12 +1,7 @@
 /**
- * The native histogram `station_measurement_value`: every numeric value received, per station,
- * measurement name and slot, cumulative since the exporter started, so that Prometheus can
- * answer histogram_quantile, histogram_fraction (the in-spec share) and histogram_count over any
- * range and summed over stations, lines or sites.
- *
- * A value counts once, when the store first holds its record, and only when the record is dated
- * from the exporter's start on: counting the first poll's history would make every restart look,
- * to increase() and rate(), like a reset followed by a day of values.
+ * The native histogram `station_measurement_value`, cumulative since the exporter started. A value
+ * counts once, when the store first holds it, and only when dated from the start on: counting the
+ * first poll's history would make every restart look like a reset followed by a day of values.
  */
 import {
   exemplarOf,
@@ -19,9 +14,10 @@ import { NativeHistogram } from '../../exposition/native-histogram.ts';
 import type { Topology } from '../../model/topology.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
 import type { LoopYielder } from '../../util/loop-yield.ts';
+import { getOrCreate } from '../../util/maps.ts';
 import { bySeriesOrder, type MeasurementSeries, stationKey } from './store.ts';
 
-/** The histogram family (not among MEASUREMENT_FAMILIES, whose builder emits every one of them). */
+/** Not among MEASUREMENT_FAMILIES, whose builder emits every one of them. */
 export const VALUE_HISTOGRAM: FamilyDesc = {
   name: 'station_measurement_value',
   kind: 'histogram',
@@ -34,11 +30,10 @@ export const VALUE_HISTOGRAM: FamilyDesc = {
 export interface ValueHistogramsOptions {
   /** Epoch ms from which values count: the exporter's start. */
   readonly countFrom: number;
-  /** Starting resolution (2^schema buckets per doubling), -4 to 8. */
+  /** Starting resolution (2^schema buckets per doubling). */
   readonly schema: number;
-  /** Most buckets per series; beyond it the resolution halves. */
+  /** Beyond it the resolution halves. */
   readonly maxBuckets: number;
-  /** Names that get a histogram. */
   readonly names: ReadonlySet<string>;
 }
 
@@ -46,7 +41,6 @@ interface Entry {
   readonly name: string;
   readonly slot: string | null;
   readonly histogram: NativeHistogram;
-  /** The newest value counted, for the exemplar. */
   newest?: { readonly value: number; readonly serial: string; readonly time: number };
 }
 
@@ -68,28 +62,17 @@ export class ValueHistograms {
   }
 
   private entryOf(series: MeasurementSeries): Entry {
-    const id = stationKey(series.stationId);
-    let entries = this.stations.get(id);
-    if (!entries) {
-      entries = new Map();
-      this.stations.set(id, entries);
-    }
+    const entries = getOrCreate(this.stations, stationKey(series.stationId), () => new Map<string, Entry>());
     const key = series.slot === null ? series.name : `${series.name}\u0000${series.slot}`;
-    let e = entries.get(key);
-    if (!e) {
+    return getOrCreate(entries, key, () => {
       const histogram = new NativeHistogram({ schema: this.opts.schema, maxBuckets: this.opts.maxBuckets });
-      e = { name: series.name, slot: series.slot, histogram };
-      entries.set(key, e);
-    }
-    return e;
+      return { name: series.name, slot: series.slot, histogram };
+    });
   }
 
   /**
-   * The family for the topology's stations, a sample per histogram, labelled like the other
-   * measurement families (`bySlot` false leaves out the slot of a name measured in one slot
-   * only). Stations that left the topology are forgotten. Built in slices of stations with
-   * yields to the event loop between them: a snapshot of every histogram of 1,000 stations took
-   * 25 ms in one piece.
+   * Labelled like the other measurement families; forgets stations that left the topology. Built in
+   * slices: every histogram of 1,000 stations took 25 ms in one piece.
    */
   async family(
     topology: Topology,
@@ -109,7 +92,6 @@ export class ValueHistograms {
     return { desc: VALUE_HISTOGRAM, samples, createdMs: this.opts.countFrom };
   }
 
-  /** One station's samples, in series order, added to `into`. */
   private stationSamples(
     station: LabelSet,
     entries: ReadonlyMap<string, Entry>,
@@ -125,10 +107,9 @@ export class ValueHistograms {
   }
 }
 
-/** Stations whose histograms one slice of {@link ValueHistograms.family} snapshots (20 names each at most, in the bench). */
+/** Stations per slice of {@link ValueHistograms.family} (20 names each at most, in the bench). */
 const STATIONS_PER_SLICE = 100;
 
-/** The series' labels: the station's, `metric`, and `slot` unless it is null (no slot, or left out). */
 function labelsOf(station: LabelSet, name: string, slot: string | null): LabelSet {
   const named = station.with('metric', name);
   return slot === null ? named : named.with('slot', slot);

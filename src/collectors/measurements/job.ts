@@ -1,8 +1,7 @@
 /**
- * The measurements collector's job: fetch new measurement records incrementally (re-reading
- * the whole longest window every reread_interval), keep the records of the longest window in
- * memory, and publish per-window statistics. A series stays known for `retention` after its
- * last record, so that it is exported with 0 samples instead of vanishing.
+ * The measurements job: fetches records incrementally, keeps the longest window in memory and
+ * publishes per-window statistics. A series stays known for `retention` after its last record,
+ * so that it is exported with 0 samples instead of vanishing.
  */
 import type { Config, WindowSpec } from '../../config/schema.ts';
 import { LabelValues } from '../../model/label-values.ts';
@@ -24,7 +23,6 @@ import { selectedFamiliesInTurns, windowsPerFamily } from './selection.ts';
 import { measurementWindow } from './stats.ts';
 import { attributeClassifier, type MeasurementSeries, MeasurementStore, VALUE } from './store.ts';
 
-/** One incremental fetch of the measurement records of some stations. */
 type RecordSync = (req: SyncRequest) => Promise<SyncResult>;
 
 /** What the measurements job uses of the collector context. */
@@ -38,7 +36,6 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
   readonly #settings: Config['measurements'];
   readonly #minSamples: ReadonlyMap<string, number>;
   readonly #methods: ReadonlyMap<string, CapabilityMethod>;
-  /** Windows whose capability is exported, and those whose normality test is. */
   readonly #capabilityWindows: ReadonlySet<string>;
   readonly #normalityWindows: ReadonlySet<string>;
   readonly #histogramNames: ReadonlySet<string>;
@@ -171,7 +168,7 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
   }
 }
 
-/** Points of the names charted per product that no chart took, as records skipped of GET /metrics. */
+/** Points charted per product that no chart took, as records skipped of GET /metrics. */
 function skippedOf(skipped: ReadonlyMap<string, number>) {
   return [...skipped].map(([reason, count]) => ({ endpoint: 'metrics', reason, count }));
 }
@@ -179,40 +176,29 @@ function skippedOf(skipped: ReadonlyMap<string, number>) {
 /** Stations whose statistics are computed between two yields to the event loop. */
 const STATIONS_PER_SLICE = 25;
 
-/** What {@link measurementResults} computes the statistics from. */
 interface ResultsOptions {
   readonly store: MeasurementStore;
   readonly windows: readonly WindowSpec[];
-  /** The time of the poll: the windows end then. */
   readonly now: Date;
-  /** The min_samples of a name. */
   readonly minSamples: (name: string) => number;
   readonly capability: CapabilityOptions;
   readonly yielder: LoopYielder;
 }
 
-/** How capability is computed, and where it is worth computing. */
 interface CapabilityOptions {
-  /** The capability method of a name. */
   readonly method: (name: string) => CapabilityMethod;
   /** Windows that export an index: a method other than `normal` reads values only there. */
   readonly exported: ReadonlySet<string>;
-  /** Windows that export the normality test. */
   readonly normality: ReadonlySet<string>;
 }
 
-/**
- * Work of the methods that read a window's values, in values read, after which the results
- * yield to the event loop even within a slice of stations: a window costs about 1 µs per value
- * plus about 1 ms of fixed work (docs/capability.md), so 20,000 is some 20 ms.
- */
+/** Values read by the capability methods between yields: about 1 µs each (docs/capability.md). */
 const CAPABILITY_WORK_PER_SLICE = 20_000;
 /** A window's fixed share of that work (copies, set-up, the search for λ). */
 const CAPABILITY_WORK_PER_WINDOW = 1000;
 
 type WindowBounds = ReadonlyArray<{ readonly window: string; readonly from: Date; readonly to: Date }>;
 
-/** Every held series of every station in the topology, with its statistics per window. */
 async function measurementResults(
   topology: Topology,
   { store, windows, now, minSamples, capability, yielder }: ResultsOptions,
@@ -243,7 +229,7 @@ async function measurementResults(
   return out;
 }
 
-/** The statistics and capability of one series per window, adding the values read to `work`. */
+/** Adds the values read to `work`. */
 function seriesWindows(
   series: MeasurementSeries,
   bounds: WindowBounds,
@@ -267,7 +253,7 @@ function seriesWindows(
   });
 }
 
-/** The numeric values of the rows with `from <= time < to`, in time order. */
+/** Numeric values with `from <= time < to`, in time order. */
 function numericValues(rows: MeasurementSeries['rows'], from: number, to: number): Float64Array {
   const [start, end] = rows.range(from, to);
   const out = new Float64Array(end - start);

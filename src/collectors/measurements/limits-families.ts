@@ -1,16 +1,11 @@
 /**
- * Where each control chart's limits come from, as series: one info series per chart (`source`
- * approved, rolling, frozen or given; who approved), and for an approved chart its approval time
- * and the starts of the periods its study excluded, as values a Grafana annotation can place
- * (`useValueForTime`). An alert on `source!="approved"` finds the charts never approved.
+ * Where each chart's limits come from: an info series per chart, and for an approved one its
+ * approval time and excluded periods, as values a Grafana annotation can place.
  */
 import type { ChartLimits } from '../../config/limits-schema.ts';
 import type { FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
 
-/**
- * Exclusions exported per approved chart, the newest first: an annotation each on the dashboard.
- * A study of a week rarely has more assignable causes than this; the file keeps them all.
- */
+/** Newest first; a week's study rarely has more assignable causes (the file keeps them all). */
 const EXPORTED_EXCLUSIONS = 20;
 
 /** A chart's limits source as exported. */
@@ -26,11 +21,7 @@ export interface LimitsSource {
 /** Where a chart's limits come from: an approved entry, or the name's baseline kind. */
 type Source = 'approved' | 'rolling' | 'frozen' | 'given';
 
-/**
- * The source series of a chart with `labels`: `kind` is the name's baseline (rolling, a frozen
- * period, or limits given in config), used unless an approved entry exists. Text from the file
- * passes through `redact`, as upstream label values do, since /metrics is not masked.
- */
+/** `kind`: the name's baseline, unless approved. File text passes `redact`: /metrics is not masked. */
 export function limitsSource(
   labels: LabelSet,
   at: {

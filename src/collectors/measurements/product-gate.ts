@@ -1,28 +1,21 @@
 /**
- * The gate between the measurement records of names charted per product and their charts. A
- * measurement record carries its unit's serial, not its product: the product comes from the unit
- * records the units job has read (records/products.ts). A unit's records are dated at or before
- * its measurements (input when it enters the station, output with the test's time), so once the
- * units job has completed a poll at or after a point's time, its unit's product is known or never
- * will be. Every point waits here until then and is released in time order, so that a chart sees
- * its points in the order they were made: known, to its product's chart; unknown, skipped and
- * counted (`product_unknown`). A point that waits longer than {@link MAX_WAIT_MS} from the first
- * release after it came (the units collector failing) is skipped and counted
- * (`product_wait_exceeded`), and beyond
- * {@link MAX_PENDING} waiting points the oldest are (`product_pending_full`).
- *
- * A waiting point costs 40 bytes of typed arrays (time, value, serial key, first release, record
- * key, series), plus its series' identity, held once per series: at most 40 MB at the cap.
+ * The gate between the records of names charted per product and their charts. A record carries its
+ * unit's serial, not its product, which comes from the unit records (records/products.ts); those
+ * are dated at or before its measurements, so once the units job has completed a poll at or after a
+ * point's time, the product is known or never will be. Points wait here until then and are released
+ * in time order; unknown, too long waiting ({@link MAX_WAIT_MS}) or beyond {@link MAX_PENDING}, they
+ * are skipped and counted. A waiting point costs 40 bytes: at most 40 MB at the cap.
  */
 import type { ProductLookup } from '../../records/products.ts';
 import { serialProductKey } from '../../records/products.ts';
+import { getOrCreate } from '../../util/maps.ts';
 
 /** Longest a point waits for its unit's records: beyond it, it could no longer enter its chart. */
 const MAX_WAIT_MS = 60 * 60_000;
 /** Points waiting at most: a day of history of 1,000 charts at a point every 2 minutes is 720,000. */
 const MAX_PENDING = 1_000_000;
 
-/** The series a point belongs to, before its product is known. */
+/** A point's series, before its product is known. */
 export interface GateSeries {
   readonly stationId: string;
   readonly name: string;
@@ -35,7 +28,7 @@ export interface ReleasedPoint {
   readonly product: string;
   readonly time: number;
   readonly value: number;
-  /** The record's key (a hash of its serial), for a chart still loading its history. */
+  /** A hash of its serial, for a chart still loading its history. */
   readonly key: number;
 }
 
@@ -49,7 +42,7 @@ export class ProductGate {
   #times = new Float64Array(1024);
   #values = new Float64Array(1024);
   #serials = new Float64Array(1024);
-  /** The time of the first release a point was waiting at (NaN until then). */
+  /** The first release a point waited at (NaN until then). */
   #since = new Float64Array(1024);
   #keys = new Uint32Array(1024);
   #series = new Uint32Array(1024);
@@ -63,12 +56,10 @@ export class ProductGate {
     this.#maxPending = opts.maxPending ?? MAX_PENDING;
   }
 
-  /** Points waiting. */
   get size(): number {
     return this.#size;
   }
 
-  /** Bytes of the waiting points' arrays. */
   get bytes(): number {
     return 40 * this.#times.length;
   }
@@ -90,10 +81,8 @@ export class ProductGate {
   }
 
   /**
-   * Lets through, in time order, every waiting point whose unit's records have all been read, with
-   * its product (those without one are skipped); skips the points that have waited
-   * {@link MAX_WAIT_MS} since the first release they saw (history fetched at a start is old when
-   * it comes: its age is no wait).
+   * Lets through, in time order, the points whose unit's records have all been read. The wait counts
+   * from the first release a point saw: history fetched at a start is old when it comes.
    */
   release(nowMs: number, take: (p: ReleasedPoint) => void): void {
     const coveredTo = this.#lookup.coverage?.to ?? Number.NEGATIVE_INFINITY;
@@ -114,7 +103,7 @@ export class ProductGate {
     }
   }
 
-  /** The points skipped since the last call, by reason; the counts start again at 0. */
+  /** Skipped since the last call, by reason. */
   takeSkipped(): SkippedPoints {
     const out = new Map(this.#skipped);
     this.#skipped.clear();
@@ -140,14 +129,12 @@ export class ProductGate {
     this.#skipped.set(reason, (this.#skipped.get(reason) ?? 0) + 1);
   }
 
-  /** Indexes of the waiting points by time (stable). */
   #order(): number[] {
     const order = Array.from({ length: this.#size }, (_, i) => i);
     const times = this.#times;
     return order.sort((a, b) => (times[a] as number) - (times[b] as number) || a - b);
   }
 
-  /** Keeps the points `keep` (in that order), dropping the others. */
   #compact(keep: readonly number[]): void {
     const arrays = [this.#times, this.#values, this.#serials, this.#since, this.#keys, this.#series] as const;
     const copies = arrays.map((a) => a.slice(0, this.#size));
@@ -184,11 +171,6 @@ export class ProductGate {
 
   #seriesId(s: GateSeries): number {
     const id = `${s.stationId}\u0000${s.name}\u0000${s.slot ?? ''}\u0001${s.slot === null ? 0 : 1}`;
-    let n = this.#seriesIds.get(id);
-    if (n === undefined) {
-      n = this.#seriesList.push(s) - 1;
-      this.#seriesIds.set(id, n);
-    }
-    return n;
+    return getOrCreate(this.#seriesIds, id, () => this.#seriesList.push(s) - 1);
   }
 }

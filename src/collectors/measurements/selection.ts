@@ -1,8 +1,6 @@
 /**
- * The measurement collector's share of the series budget: which windowed statistics each window
- * exports (`measurements.statistics`), and whether single-slot stations carry a `slot` label
- * (`measurements.by_slot`). A filter between the statistics and the families, so that the
- * statistics themselves stay whole.
+ * Which windowed statistics each window exports (`measurements.statistics`) and whether single-slot
+ * stations carry a `slot` label (`measurements.by_slot`): a filter after the statistics.
  */
 import type { WindowStatistic } from '../../config/schema.ts';
 import { escapeLabelValue, type Family } from '../../exposition/model.ts';
@@ -18,7 +16,6 @@ import {
 /** Results turned into series between two yields to the event loop (each makes some 30 series). */
 const RESULTS_PER_SLICE = 200;
 
-/** The windowed families by the statistic that selects them. */
 const WINDOWED: Readonly<Record<WindowStatistic, readonly string[]>> = {
   samples: [MEASUREMENT_FAMILIES.samples.name],
   non_numeric: [MEASUREMENT_FAMILIES.nonNumeric.name],
@@ -42,7 +39,7 @@ const WINDOWED: Readonly<Record<WindowStatistic, readonly string[]>> = {
   normality: [MEASUREMENT_FAMILIES.adStatistic.name, MEASUREMENT_FAMILIES.adPValue.name],
 };
 
-/** The selection settings, as the config gives them. */
+/** `measurements.statistics` and `measurements.by_slot`. */
 export interface MeasurementSelection {
   readonly statistics: {
     readonly default: readonly WindowStatistic[];
@@ -80,20 +77,15 @@ function mergeSingleSlots(results: readonly MeasurementResult[]): MeasurementRes
 
 /** How {@link selectedFamiliesInTurns} selects the series, and what it adds to them. */
 export interface SelectionOptions {
-  /** The selection settings (`measurements.statistics`, `measurements.by_slot`). */
   readonly selection: MeasurementSelection;
-  /** Names of the configured windows, in config order. */
+  /** In config order. */
   readonly windows: readonly string[];
-  /** The stations' cumulative record counts; default none. */
   readonly stations?: readonly StationRecordCounts[];
-  /** The configured names' capability methods (the info series); default none. */
+  /** For the capability info series. */
   readonly methods?: ReadonlyMap<string, CapabilityMethod>;
 }
 
-/**
- * The measurement families with the selection applied, built in slices of
- * {@link RESULTS_PER_SLICE} results with a yield to the event loop between slices.
- */
+/** The measurement families with the selection applied, built in slices between yields. */
 export async function selectedFamiliesInTurns(
   results: readonly MeasurementResult[],
   { selection, windows, stations = [], methods = new Map() }: SelectionOptions,
@@ -117,8 +109,7 @@ function selectWindows(
   windows: readonly string[],
 ): Family {
   const kept = perFamily.get(f.desc.name);
-  if (kept === undefined) return f;
-  if (kept.size === windows.length) return f;
+  if (kept === undefined || kept.size === windows.length) return f;
   // A windowed series holds exactly one `window="…"` pair; label values are escaped, so an
   // unescaped quote after `window=` can only start that pair.
   const pairs = [...kept].map((w) => `window="${escapeLabelValue(w)}"`);
@@ -130,8 +121,5 @@ function selectWindows(
       (i + pair.length === text.length || text[i + pair.length] === ',')
     );
   };
-  return {
-    desc: f.desc,
-    samples: f.samples.filter((s) => pairs.some((p) => has(s.labels.text, p))),
-  };
+  return { desc: f.desc, samples: f.samples.filter((s) => pairs.some((p) => has(s.labels.text, p))) };
 }

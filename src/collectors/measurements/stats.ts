@@ -1,16 +1,11 @@
-/**
- * Statistics over a window of a sorted column set. The window's rows are found by binary
- * search; only those rows are read. Formulas are in docs/measurements.md.
- */
+/** Statistics over a window of a sorted column set (formulas: docs/measurements.md). */
 import type { SerialForm, SortedColumns } from '../../records/columns.ts';
 import { isBelowResolution } from '../../util/ulp.ts';
 import { ATTRIBUTE, LOWER, PASS, UPPER, VALUE } from './store.ts';
 
 /** Statistics of one measurement series over one window. */
 export interface MeasurementWindowStats {
-  /** Records with a numeric value. */
   readonly samples: number;
-  /** Records whose value is not a number (`PASS`, empty). */
   readonly nonNumeric: number;
   /** Non-numeric records that are attribute outcomes. */
   readonly passed: number;
@@ -18,11 +13,11 @@ export interface MeasurementWindowStats {
   readonly mean?: number;
   readonly min?: number;
   readonly max?: number;
-  /** Sample standard deviation (n - 1), with at least two samples; 0 when negligible. */
+  /** n - 1, with at least two samples; 0 when negligible. */
   readonly stddev?: number;
-  /** Within sigma MR-bar / d2 (d2 = 1.128) over time-ordered values, two samples or more; 0 when negligible. */
+  /** MR-bar / d2 over time-ordered values, two samples or more; 0 when negligible. */
   readonly withinSigma?: number;
-  /** Numeric samples outside their own record's limits; only when a record in the window has a limit. */
+  /** Outside their own record's limits; only when a record in the window has a limit. */
   readonly outOfSpec?: number;
 }
 
@@ -30,10 +25,8 @@ export interface MeasurementWindowStats {
 const D2 = 1.128;
 
 /**
- * The spread with rounding noise taken as zero: a spread of at most a few ulps of the data's
- * magnitude is what rounding leaves on equal values (e.g. the mean of ten 0.1 is not exactly
- * 0.1), not a process spread. Decided from the data, not by a fixed share of the mean, so that
- * 1e9 + {0.1, 0.2, 0.3} keeps its sd of 0.1.
+ * A spread of a few ulps of the data's magnitude is rounding on equal values, not a process spread;
+ * decided from the data, not a share of the mean, so that 1e9 + {0.1, 0.2, 0.3} keeps its sd.
  */
 function negligibleAsZero(spread: number, magnitude: number): number {
   return isBelowResolution(spread, magnitude) ? 0 : spread;
@@ -73,10 +66,6 @@ export function measurementWindow(
   };
 }
 
-/**
- * First pass: count, extremes and the sum of deviations from the first value of the numeric
- * rows, and the verdicts of the others.
- */
 function firstPass(rows: SortedColumns<SerialForm>, start: number, end: number) {
   let n = 0;
   let shift = Number.NaN;
@@ -103,24 +92,19 @@ function firstPass(rows: SortedColumns<SerialForm>, start: number, end: number) 
   return { n, shift, shifted, min, max, passed, failed };
 }
 
-/** Where the second pass reads and what the first pass found. */
 interface SpreadInput {
   readonly start: number;
   readonly end: number;
   /** The first value, which the deviations are taken from. */
   readonly shift: number;
-  /** The mean's deviation from `shift`, kept apart because a double near a large offset
-   *  cannot hold the mean to better than half an ulp of that offset. */
+  /** Kept apart: a double near a large offset holds the mean only to half an ulp of it. */
   readonly meanDeviation: number;
-  /** Largest magnitude of the values. */
   readonly magnitude: number;
 }
 
 /**
- * Second pass: deviations from the mean (no cancellation), moving ranges and out-of-spec counts.
- * A deviation is `(v - shift) - meanDeviation`: both terms are exact or nearly so, where
- * `v - mean` would carry the rounding of the mean itself (up to 6e-5 at an offset of 1e12,
- * which would bias a spread of 0.001 by 0.05 %).
+ * Second pass. A deviation is `(v - shift) - meanDeviation`, both nearly exact, where `v - mean`
+ * would carry the mean's rounding (6e-5 at an offset of 1e12: 0.05 % of a spread of 0.001).
  */
 function spreadOf(rows: SortedColumns<SerialForm>, input: SpreadInput) {
   const { start, end, shift, meanDeviation, magnitude } = input;

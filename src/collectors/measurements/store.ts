@@ -1,15 +1,14 @@
 /**
- * Rolling store of measurement records: one {@link SortedColumns} per station, measurement
- * name and slot, holding only the records inside the longest window. A record costs about 17
- * bytes: its time (4), value (8, exact), a 32-bit hash of its serial, which only tells records
- * apart (no family reads a serial back), and a code of its limits and attribute outcome (none
- * while they do not change); docs/measurements.md, "Bytes per record".
+ * Rolling store of measurement records: one {@link SortedColumns} per station, name and slot, for
+ * the longest window. About 17 bytes a record (docs/measurements.md, "Bytes per record"): the
+ * serial only as a 32-bit hash, since no family reads it back.
  */
 
 import { stationKey } from '../../model/keys.ts';
 import { SortedColumns } from '../../records/columns.ts';
 import { RecordGroups } from '../../records/groups.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
+import { getOrCreate } from '../../util/maps.ts';
 
 /** Columns of a measurement series; the value is the record's key column. */
 export const VALUE = 0;
@@ -21,7 +20,7 @@ export const ATTRIBUTE = 3;
 export const PASS = 1;
 const FAIL = 0;
 
-/** Classifies a raw value as an attribute outcome ({@link PASS}, {@link FAIL}) or NaN. */
+/** Classifies a raw value as {@link PASS}, {@link FAIL} or NaN. */
 export type AttributeOf = (raw: string) => number;
 
 /** Classifier for `measurements.attributes` (values compared upper-cased, as the config stores them). */
@@ -45,16 +44,14 @@ export interface MeasurementSeries {
   readonly stationId: string;
   readonly name: string;
   readonly slot: string | null;
-  /** Unit of measure of the newest record. */
   unit: string;
   unitTime: number;
   /** Time of the newest record ever seen (outlives eviction, for `retention`). */
   lastTime: number;
-  /** The newest numeric value ever seen (outlives eviction). */
   latest?: { readonly time: number; readonly value: number };
-  /** Limits of the newest numeric record that has at least one: the current limits. */
+  /** The current limits: those of the newest numeric record that has one. */
   limits?: Limits;
-  /** True once an attribute (pass/fail) value was seen: its counts are then exported, 0 included. */
+  /** Once an attribute value was seen, its counts are exported, 0 included. */
   attributes: boolean;
   readonly rows: SortedColumns<'hash32'>;
 }
@@ -67,13 +64,8 @@ export { stationKey };
 
 /** Options of {@link MeasurementStore}. */
 export interface MeasurementStoreOptions {
-  /** Classifies non-numeric values as pass/fail; default: none are attributes. */
   readonly attributeOf?: AttributeOf;
-  /**
-   * Called once for each record the store did not hold yet, when its series' share of the add is
-   * merged (in the order given): the hook of the cumulative families, which must count a record
-   * once however often it is fetched again.
-   */
+  /** Called once per record the store did not hold: cumulative families count a record once. */
   readonly onNew?: (series: MeasurementSeries, record: MeasurementRecord) => void;
 }
 
@@ -89,20 +81,16 @@ export class MeasurementStore {
     this.onNew = opts.onNew;
   }
 
-  /**
-   * Calls `watcher` once for each record the store did not hold yet, like the `onNew` option:
-   * how the control charts take each point exactly once, however often it is fetched again.
-   */
+  /** Like the `onNew` option: how the control charts take each point exactly once. */
   watch(watcher: NonNullable<MeasurementStoreOptions['onNew']>): void {
     this.watchers.push(watcher);
   }
 
-  /** Every series held, of every station. */
   *allSeries(): IterableIterator<MeasurementSeries> {
     for (const bySeries of this.stations.values()) yield* bySeries.values();
   }
 
-  /** Adds records (records already held are recognised); returns the number of new records. */
+  /** Adds records, recognising those held; returns the number of new ones. */
   add(records: readonly MeasurementRecord[]): number {
     // Attribute outcomes, classified once: the series' flag and the rows both need them.
     const attributes = new Float64Array(records.length);
@@ -114,7 +102,6 @@ export class MeasurementStore {
       },
       value: (i, c) => (c === ATTRIBUTE ? (attributes[i] as number) : columnOf(records[i]!, c)),
     });
-    // The value is the key column: a record is its time, serial and value.
     return groups.mergeInto(
       (series) => series.rows,
       this.notifies() ? (series, r) => this.notify(series, r) : undefined,
@@ -146,7 +133,7 @@ export class MeasurementStore {
     }
   }
 
-  /** Forgets every station not in `ids` (stations that left the topology). */
+  /** Forgets every station not in `ids`. */
   retainStations(ids: ReadonlySet<string>): void {
     const keep = new Set([...ids].map(stationKey));
     for (const id of this.stations.keys()) if (!keep.has(id)) this.stations.delete(id);
@@ -159,14 +146,13 @@ export class MeasurementStore {
     return [...bySeries.values()].sort(bySeriesOrder);
   }
 
-  /** Total records held. */
   size(): number {
     let n = 0;
     for (const bySeries of this.stations.values()) for (const s of bySeries.values()) n += s.rows.length;
     return n;
   }
 
-  /** Bytes of the columns of every series (the typed arrays; not the series' own objects). */
+  /** Bytes of the typed columns (not the series' own objects). */
   bytes(): number {
     let n = 0;
     for (const bySeries of this.stations.values()) for (const s of bySeries.values()) n += s.rows.bytes();
@@ -175,11 +161,7 @@ export class MeasurementStore {
 
   private seriesFor(r: MeasurementRecord): MeasurementSeries {
     const station = stationKey(r.stationId);
-    let bySeries = this.stations.get(station);
-    if (!bySeries) {
-      bySeries = new Map();
-      this.stations.set(station, bySeries);
-    }
+    const bySeries = getOrCreate(this.stations, station, () => new Map<string, MeasurementSeries>());
     const key = seriesKey(r.name, r.slot);
     let series = bySeries.get(key);
     if (!series) {
@@ -200,13 +182,12 @@ export class MeasurementStore {
   }
 }
 
-/** Column `c` (VALUE, UPPER or LOWER) of a record. */
 function columnOf(r: MeasurementRecord, c: number): number {
   if (c === VALUE) return num(r.value);
   return num(c === UPPER ? r.upper : r.lower);
 }
 
-/** Notes a record in its series (unit, newest time and value, limits); returns its attribute outcome. */
+/** Notes a record in its series; returns its attribute outcome. */
 function note(series: MeasurementSeries, r: MeasurementRecord, attributeOf: AttributeOf): number {
   if (r.time >= series.unitTime) {
     series.unit = r.unit;
@@ -218,7 +199,6 @@ function note(series: MeasurementSeries, r: MeasurementRecord, attributeOf: Attr
   return attribute;
 }
 
-/** Keeps the series' newest time, newest numeric value and current limits up to date. */
 function track(series: MeasurementSeries, r: MeasurementRecord): void {
   if (r.time > series.lastTime) series.lastTime = r.time;
   if (r.value === undefined) return;
@@ -235,7 +215,7 @@ function track(series: MeasurementSeries, r: MeasurementRecord): void {
   }
 }
 
-/** The order of a station's series: by name, then slot, the slot-less one first. */
+/** By name, then slot, the slot-less one first. */
 export function bySeriesOrder(
   a: { readonly name: string; readonly slot: string | null },
   b: { readonly name: string; readonly slot: string | null },

@@ -1,9 +1,6 @@
 /**
- * What the summary collector costs: every summary field per entity of each enabled level and per
- * window (an upper bound), plus the coverage series of groups, lines and sites; its requests, one
- * per distinct station set of a level per window refresh (the planner picks each window's
- * refresh); and its families the series budget may drop, after the measurement and unit families:
- * the group-level summaries, then the station-level ones. Line and site summaries are never dropped.
+ * What the summary collector costs: every field per entity, level and window (an upper bound),
+ * requests per distinct station set, and drops: group, then station summaries, never line or site.
  */
 
 import type { CollectorCosts, DropRank, PlantCounts, PlantView, SeriesRow } from '../../model/plan.ts';

@@ -1,8 +1,4 @@
-/**
- * Summary collector: the upstream's station summary for every level entity and window,
- * as gauges. One family per field and level, so that no sum() ever mixes a line with its
- * own stations.
- */
+/** Summary gauges: one family per field and level, so that no sum() mixes a line with its stations. */
 import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
 import type { Entity, Level } from '../../model/topology.ts';
 import type { StationSummary } from '../../upstream/types.ts';
@@ -15,53 +11,25 @@ interface FieldDesc {
   readonly what: string;
 }
 
+const field = (key: keyof StationSummary, wire: string, suffix: string, what: string): FieldDesc => ({
+  key,
+  wire,
+  suffix,
+  what,
+});
+
 /** The ten summary fields: seven counts in units, three ratios 0-1. */
 export const SUMMARY_FIELDS: readonly FieldDesc[] = [
-  { key: 'uniqueUnits', wire: 'unique_units', suffix: 'unique_units', what: 'Distinct units seen' },
-  {
-    key: 'totalInput',
-    wire: 'total_input',
-    suffix: 'input_units',
-    what: 'Unit input records (arrivals, retries included)',
-  },
-  {
-    key: 'uniqueInput',
-    wire: 'unique_input',
-    suffix: 'unique_input_units',
-    what: 'Distinct units with an input record',
-  },
-  {
-    key: 'totalOutput',
-    wire: 'total_output',
-    suffix: 'output_units',
-    what: 'Unit output records (results, retries included)',
-  },
-  {
-    key: 'uniqueOutput',
-    wire: 'unique_output',
-    suffix: 'unique_output_units',
-    what: 'Distinct units with an output record',
-  },
-  {
-    key: 'firstPass',
-    wire: 'first_pass',
-    suffix: 'first_pass_units',
-    what: 'Units that passed on the first attempt',
-  },
-  {
-    key: 'finalPass',
-    wire: 'final_pass',
-    suffix: 'final_pass_units',
-    what: 'Units whose final result is pass',
-  },
-  {
-    key: 'firstPassYield',
-    wire: 'first_pass_yield',
-    suffix: 'first_pass_yield_ratio',
-    what: 'First-pass yield (0-1)',
-  },
-  { key: 'finalYield', wire: 'final_yield', suffix: 'final_yield_ratio', what: 'Final yield (0-1)' },
-  { key: 'retryRate', wire: 'retry_rate', suffix: 'retry_ratio', what: 'Retry rate (0-1)' },
+  field('uniqueUnits', 'unique_units', 'unique_units', 'Distinct units seen'),
+  field('totalInput', 'total_input', 'input_units', 'Unit input records (arrivals, retries included)'),
+  field('uniqueInput', 'unique_input', 'unique_input_units', 'Distinct units with an input record'),
+  field('totalOutput', 'total_output', 'output_units', 'Unit output records (results, retries included)'),
+  field('uniqueOutput', 'unique_output', 'unique_output_units', 'Distinct units with an output record'),
+  field('firstPass', 'first_pass', 'first_pass_units', 'Units that passed on the first attempt'),
+  field('finalPass', 'final_pass', 'final_pass_units', 'Units whose final result is pass'),
+  field('firstPassYield', 'first_pass_yield', 'first_pass_yield_ratio', 'First-pass yield (0-1)'),
+  field('finalYield', 'final_yield', 'final_yield_ratio', 'Final yield (0-1)'),
+  field('retryRate', 'retry_rate', 'retry_ratio', 'Retry rate (0-1)'),
 ];
 
 const LEVEL_PREFIX: Record<Level, string> = {
@@ -106,11 +74,7 @@ export interface SummaryResult {
 /** Results of one slice of {@link summaryFamilies}: ten fields each, 4,000 samples a slice at most. */
 const RESULTS_PER_SLICE = 400;
 
-/**
- * Turns summary results into families; a field the upstream did not send is left out. Built in
- * slices of results with yields to the event loop between them: 3,300 results (1,000 stations,
- * three windows) took 50 ms in one piece, collections included.
- */
+/** A field the upstream did not send is left out. In slices: 3,300 results took 50 ms in one piece. */
 export async function summaryFamilies(
   levels: readonly Level[],
   results: readonly SummaryResult[],
@@ -140,13 +104,11 @@ export async function summaryFamilies(
 type GroupLevel = Exclude<Level, 'station'>;
 const GROUP_LEVELS: readonly GroupLevel[] = ['group', 'line', 'site'];
 
-const LEVEL_NAME: Record<GroupLevel, string> = { group: 'group', line: 'line', site: 'site' };
-
 /** The coverage families of one level: total stations, and stations its summaries cover. */
 export function coverageDescs(level: Level): FamilyDesc[] {
   if (level === 'station') return [];
   const labels = LEVEL_LABELS[level].filter((l) => l !== 'window');
-  const what = LEVEL_NAME[level];
+  const what = level;
   return [
     {
       name: `${LEVEL_PREFIX[level]}stations`,

@@ -1,11 +1,8 @@
 /**
- * The order of a first poll, and how much of it goes into one poll. A first poll at the request
- * ceiling is long (1,000 stations × 3 windows at 10 requests/s is over five minutes), and a
- * poll's families are published only when it ends. So the (window, level) pairs never asked yet
- * are sent shortest window first, station level first within a window, and only as many pairs as
- * fit one summary interval at the ceiling go into a poll (always at least one): the shortest
- * window's station summaries are published after its own requests alone, and longer windows
- * follow in the next polls. A small plant fits whole into its first poll, as before.
+ * The order of a first poll, and how much goes into one poll. At the request ceiling a first poll
+ * is long (minutes at 1,000 stations), and families are published only when it ends; so the pairs
+ * never asked yet go shortest window first, station level first, only as many as fit one summary
+ * interval (at least one): the shortest window is published first, longer ones in the next polls.
  */
 import type { WindowSpec } from '../../config/schema.ts';
 import type { Level } from '../../model/topology.ts';
@@ -22,10 +19,7 @@ export interface SummaryPair {
 /** One window's progress towards a first complete answer (data, or the upstream's "no data"). */
 export type WindowProgress = SummaryWindowProgress;
 
-/**
- * The pairs in first-poll order: shortest window first (by its length at `now`; ties keep the
- * config order), and within a window the station level first, then the others in config order.
- */
+/** Shortest window first (ties in config order), and within a window the station level first. */
 export function firstPollOrder(
   windows: readonly WindowSpec[],
   levels: readonly Level[],
@@ -50,16 +44,15 @@ export class WarmUp {
   ) {}
 
   /**
-   * The pairs whose never-answered entities this poll asks for: every pair already started (so
-   * a failed first answer is asked again), and, in order, the pairs not started yet while their
-   * new requests fit the budget (the first always does). Admitted pairs count as started.
+   * Every pair already started (a failed first answer is asked again), and, in order, new pairs
+   * while their requests fit the budget (the first always does).
    */
   admit(order: readonly SummaryPair[], newRequests: (pair: SummaryPair) => number): Set<string> {
     const admitted = new Set<string>();
     let taken = 0;
     let full = false;
     for (const pair of order) {
-      const key = scheduleKey(pair.window, pair.level);
+      const key = scheduleKey(pair);
       if (this.started.has(key)) {
         admitted.add(key);
         continue;
@@ -78,10 +71,7 @@ export class WarmUp {
   }
 }
 
-/**
- * Each window's progress, in first-poll order, from which pairs are planned and which have an
- * answer for every entity. Windows the plan dropped entirely are left out.
- */
+/** Each window's progress, in first-poll order; windows the plan dropped are left out. */
 export function windowProgress(
   order: readonly SummaryPair[],
   pairs: { planned: (pair: SummaryPair) => boolean; answered: (pair: SummaryPair) => boolean },

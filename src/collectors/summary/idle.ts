@@ -25,10 +25,7 @@ export interface AskedBounds {
   readonly to: number;
 }
 
-/**
- * True when the last answer is still the answer for `request`: no unit record of its stations
- * entered or left the window since the bounds the answer was asked for.
- */
+/** No unit record of the request's stations entered or left the window since the last answer. */
 export function quietSince(
   activity: UnitActivity,
   last: AskedBounds | undefined,

@@ -1,7 +1,6 @@
 /**
- * The summary collector's job: send the summary requests that are due under the request plan
- * (each (window, level) on its own refresh, spread over the polls), skip those whose stations were
- * idle, keep every other entity's last answer, and turn the answers into gauges.
+ * The summary job: sends the requests due under the request plan, skips those whose stations were
+ * idle, keeps every other entity's last answer, and turns the answers into gauges.
  */
 import type { Logger } from 'pino';
 import type { Config } from '../../config/schema.ts';
@@ -45,19 +44,16 @@ function send(answer: Promise<StationSummary | undefined>) {
 }
 
 /**
- * A slot's last answer, with when it was last known to be current and the bounds it was asked for.
- * Only the numbers are kept, never labels: a kept answer is exported under the labels of the
- * current topology (its slot is found by entity id), so that a renamed site shows its new name on
- * the next poll even when its stations are idle and nothing is asked again for a long time.
+ * A slot's last answer. No labels: it is exported under the current topology's, so that a renamed
+ * site shows its new name on the next poll even while its stations are idle.
  */
 interface Remembered {
   /** Undefined when the upstream had no data for the set (403/404). */
   readonly summary: StationSummary | undefined;
-  /** When the answer was last received or confirmed (idle skip), epoch ms. */
+  /** Last received or confirmed (idle skip), epoch ms. */
   readonly at: number;
-  /** The `at` before that, for the achieved refresh. */
   readonly prevAt?: number;
-  /** Window bounds of the last real answer, epoch ms: idle checks measure from them. */
+  /** Window bounds of the last real answer: idle checks measure from them. */
   readonly from: number;
   readonly to: number;
 }
@@ -67,15 +63,12 @@ export type SummaryNeeds = Needs<
   'config' | 'client' | 'logger' | 'yielder' | 'refused' | 'activity' | 'offerSummaryWindows'
 >;
 
-/**
- * The summary job: keeps each (entity, window) slot's last answer between polls, and the
- * warm-up and idle-skip state of the first polls.
- */
+/** Keeps each (entity, window) slot's last answer, and the first polls' warm-up and idle-skip state. */
 export class SummaryJob implements Job<PollContext, PollOutcome> {
   readonly #ctx: SummaryNeeds;
   readonly #settings: Config['summary'];
   readonly #pairs: readonly SummaryPair[];
-  /** Unit activity, when idle skipping is on: it needs the units collector's records. */
+  /** Set when idle skipping is on: it needs the units collector's records. */
   readonly #idle: UnitActivity | undefined;
   readonly #scaler: Scaler;
   readonly #warmUp: WarmUp;
@@ -99,7 +92,7 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
     ctx.offerSummaryWindows(() => this.#progress);
   }
 
-  /** Phase 1: every (entity, window) slot of the plant and the requests they need, and their schedule. */
+  /** Phase 1: every (entity, window) slot, the requests they need, and their schedule. */
   async #planPoll(discovered: PollContext['topology'], now: Date, plan: PollContext['plan']) {
     const { config, client } = this.#ctx;
     const settings = this.#settings;
@@ -118,7 +111,7 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
     // Planning a plant's thousands of requests and deciding which are due are two long loops.
     await this.#ctx.yielder.yieldToLoop();
     const schedule = summarySchedule(plan, settings.intervalMs, this.#pairs);
-    const scheduleOf = (slot: SummarySlot) => schedule.get(scheduleKey(slot.window, slot.level));
+    const scheduleOf = (slot: SummarySlot) => schedule.get(scheduleKey(slot));
     const order = firstPollOrder(config.windows, settings.levels, now);
     return { topology, all, scheduleOf, order };
   }
@@ -129,22 +122,20 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
    */
   #dueSlots(poll: PollState): Map<string, SummarySlot[]> {
     const memory = this.#memory;
-    const rank = new Map(poll.order.map((p, i) => [scheduleKey(p.window, p.level), i]));
-    const pairOf = (slot: SummarySlot) => scheduleKey(slot.window, slot.level);
+    const rank = new Map(poll.order.map((p, i) => [scheduleKey(p), i]));
     const slots = poll.all.slots
       .filter((slot) => poll.scheduleOf(slot) !== undefined)
-      .sort((a, b) => (rank.get(pairOf(a)) ?? 0) - (rank.get(pairOf(b)) ?? 0));
+      .sort((a, b) => (rank.get(scheduleKey(a)) ?? 0) - (rank.get(scheduleKey(b)) ?? 0));
     const fresh = new Map<string, number>();
-    for (const slot of slots) {
-      if (!memory.has(slot.key)) fresh.set(pairOf(slot), (fresh.get(pairOf(slot)) ?? 0) + 1);
-    }
-    const admitted = this.#warmUp.admit(poll.order, (p) => fresh.get(scheduleKey(p.window, p.level)) ?? 0);
+    for (const slot of slots)
+      if (!memory.has(slot.key)) fresh.set(scheduleKey(slot), (fresh.get(scheduleKey(slot)) ?? 0) + 1);
+    const admitted = this.#warmUp.admit(poll.order, (p) => fresh.get(scheduleKey(p)) ?? 0);
     const due = new Map<string, SummarySlot[]>();
     for (const slot of slots) {
       const s = poll.scheduleOf(slot);
       if (s === undefined) continue;
       const known = memory.has(slot.key);
-      if (known ? !isDue(slot, s, this.#pollNumber) : !admitted.has(pairOf(slot))) {
+      if (known ? !isDue(slot, s, this.#pollNumber) : !admitted.has(scheduleKey(slot))) {
         poll.deferred++;
         continue;
       }
@@ -155,11 +146,7 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
     return due;
   }
 
-  /**
-   * Phase 3: what to send. Stations the upstream refuses are left out of aggregate requests
-   * (counted as partial); a request whose stations were idle is skipped, its kept answers
-   * confirmed current, except a sample that is sent to verify the assumption.
-   */
+  /** Phase 3: what to send; refused stations are left out of aggregate requests (counted as partial). */
   #chooseSends(poll: PollState, due: Map<string, SummarySlot[]>) {
     const sends: Array<{ key: string; request: SummaryRequest }> = [];
     for (const [key, slots] of due) {
@@ -173,8 +160,8 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
   }
 
   /**
-   * Whether a request whose stations were idle since their kept answers is skipped, those answers
-   * confirmed current; one in {@link VERIFY_EVERY} such requests is sent anyway, to verify it.
+   * A request whose stations were idle since their kept answers is skipped, those answers confirmed
+   * current; one in {@link VERIFY_EVERY} is sent anyway, to verify it.
    */
   #skippedAsIdle(
     poll: PollState,
@@ -190,7 +177,6 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
       return false;
     }
     poll.counts.skipped++;
-    // The kept answer is confirmed current: fresh, not failed, with the bounds it was asked for.
     for (const slot of slots) {
       const last = memory.get(slot.key);
       if (last) poll.next.set(slot.key, { ...last, at: poll.t, prevAt: last.at });
@@ -219,9 +205,8 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
   }
 
   /**
-   * Phase 5: each slot's result, in plan order (so the exposition order does not depend on answer
-   * timing): a new answer, scaled; a confirmed or not-yet-due last answer; or, after a failure, the
-   * last one while it is not stale.
+   * Phase 5: each slot's result, in plan order (the exposition order must not depend on answer
+   * timing); after a failure, the last answer while it is not stale.
    */
   async #slotResults(poll: PollState, answers: Map<string, Promise<StationSummary | undefined>>) {
     const results = await Promise.all(
@@ -230,7 +215,6 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
     return results.filter((r) => r !== undefined);
   }
 
-  /** One slot's result (phase 5). */
   async #slotResult(
     poll: PollState,
     of: { readonly slot: SummarySlot; readonly answers: Map<string, Promise<StationSummary | undefined>> },
@@ -363,14 +347,13 @@ function progressOf(poll: PollState, memory: ReadonlyMap<string, Remembered>): W
   const unanswered = new Set<string>();
   for (const slot of poll.all.slots) {
     if (poll.scheduleOf(slot) === undefined) continue;
-    const key = scheduleKey(slot.window, slot.level);
+    const key = scheduleKey(slot);
     planned.add(key);
     if (!memory.has(slot.key)) unanswered.add(key);
   }
-  const keyOf = (p: SummaryPair) => scheduleKey(p.window, p.level);
   return windowProgress(poll.order, {
-    planned: (p) => planned.has(keyOf(p)),
-    answered: (p) => !unanswered.has(keyOf(p)),
+    planned: (p) => planned.has(scheduleKey(p)),
+    answered: (p) => !unanswered.has(scheduleKey(p)),
   });
 }
 
@@ -379,14 +362,11 @@ function resultOf(slot: SummarySlot, summary: StationSummary | undefined): Summa
   return summary && { level: slot.level, labels: slot.labels, summary };
 }
 
-/** What one summary poll carries from phase to phase. */
 interface PollState {
   readonly topology: ReturnType<typeof summaryScope>;
   readonly all: SummaryPlan;
   readonly scheduleOf: (slot: SummarySlot) => ReturnType<ReturnType<typeof summarySchedule>['get']>;
-  /** The (window, level) pairs in first-poll order. */
   readonly order: readonly SummaryPair[];
-  /** The poll's time, epoch ms. */
   readonly t: number;
   /** Each slot's remembered answer after this poll. */
   readonly next: Map<string, Remembered>;
@@ -411,7 +391,7 @@ function achievedRefresh(
   for (const slot of slots) {
     const m = memory.get(slot.key);
     if (m?.prevAt === undefined || scheduleOf(slot) === undefined) continue;
-    const key = scheduleKey(slot.window, slot.level);
+    const key = scheduleKey(slot);
     const row = longest.get(key) ?? { window: slot.window, level: slot.level, ms: 0 };
     row.ms = Math.max(row.ms, m.at - m.prevAt);
     longest.set(key, row);
@@ -434,17 +414,15 @@ async function countFailures(answers: Iterable<Promise<unknown>>) {
   return counts;
 }
 
-/** What {@link report} logs of one poll. */
-interface PollReport {
-  readonly skipped: ReadonlyMap<string, number>;
-  readonly requests: number;
-  readonly failures: number;
-  readonly notSent: number;
-  readonly firstError: unknown;
-}
-
-/** Logs the poll's skipped levels and failed requests. */
-function report(logger: Logger, config: Config, poll: PollReport): void {
+function report(
+  logger: Logger,
+  config: Config,
+  poll: Awaited<ReturnType<typeof countFailures>> & {
+    readonly skipped: ReadonlyMap<string, number>;
+    readonly requests: number;
+    readonly firstError: unknown;
+  },
+): void {
   for (const [level, count] of poll.skipped) {
     logger.warn(
       { level, count, maxUrlLength: config.upstream.maxUrlLength },

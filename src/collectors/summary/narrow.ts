@@ -1,8 +1,6 @@
 /**
- * Summary requests around stations the upstream refuses (403): a request for a station set
- * holding a refused station is sent for its accessible stations only, so the line, group or
- * site is still summarised (over a subset, which `partial` counts) instead of vanishing; a
- * request for one station is how a refusal is found, and how it is re-probed when due.
+ * Requests around refused stations (403): a set is sent for its accessible stations only (counted
+ * as `partial`) instead of vanishing; a one-station request finds a refusal and re-probes it.
  */
 import type { RefusedStations } from '../../records/refused.ts';
 import { UpstreamError } from '../../upstream/errors.ts';

@@ -1,8 +1,7 @@
 /**
- * Which summary requests a poll sends: one per level entity and window, with all of the
- * entity's station ids, so that unique counts and yields across stations come from the
- * upstream and are never combined locally. Entities with the same station set (a
- * one-station line, a one-line site) share one request.
+ * Which summary requests a poll sends: one per level entity and window with all its station ids,
+ * so that unique counts and yields come from the upstream, never combined locally. Entities with
+ * the same station set share one request.
  */
 import type { WindowSpec } from '../../config/schema.ts';
 import type { LabelSet } from '../../exposition/model.ts';
@@ -12,15 +11,14 @@ import type { LoopYielder } from '../../util/loop-yield.ts';
 
 /** One exported (level, entity, window): the series it fills and the request that answers it. */
 export interface SummarySlot {
-  /** Identity across polls, for keeping the last good answer. */
+  /** Identity across polls. */
   readonly key: string;
   readonly level: Level;
-  /** The entity's labels with `window`. */
   readonly labels: LabelSet;
   /** Key of the request in {@link SummaryPlan.requests}. */
   readonly request: string;
   readonly window: string;
-  /** Position of the entity among its level's entities, and their count, for spreading refreshes. */
+  /** Position among its level's entities, and their count, for spreading refreshes. */
   readonly index: number;
   readonly count: number;
 }
@@ -44,16 +42,11 @@ export interface SummaryPlanOptions {
   readonly levels: readonly Level[];
   readonly windows: readonly WindowSpec[];
   readonly maxUrlLength: number;
-  /** Length of the URL the client would send for a request. */
   readonly urlLength: (request: SummaryRequest) => number;
-  /** The exporter's yielder: a plant's thousands of slots are planned in slices. */
   readonly yielder: LoopYielder;
 }
 
-/**
- * Slots planned between two yields to the event loop: each builds the request's URL to measure
- * it, and 4,000 of them (1,000 stations, 3 windows) took some 50 ms in one go.
- */
+/** Slots planned per slice: each measures its URL, and 4,000 took some 50 ms in one go. */
 const SLOTS_PER_SLICE = 500;
 
 /** The level's entities. */
@@ -73,7 +66,6 @@ export function entitiesOf(
   }
 }
 
-/** A plan being built: what {@link planSlot} adds to. */
 interface PlanInProgress {
   readonly slots: SummarySlot[];
   readonly requests: Map<string, SummaryRequest>;

@@ -1,21 +1,8 @@
 /**
- * The scale of the summary's yields and retry rate. The interface leaves it open whether they
- * are 0-1 or 0-100, so every answer is checked against the configured scale, and `auto`
- * decides per answer. The rule (also in the README, "Yield scale"):
- *
- * 1. An answer with a ratio field above 1 is in percent.
- * 2. Otherwise its unit counts decide: with `unique_output` > 0, the pairs
- *    (`first_pass_yield`, `first_pass`) and (`final_yield`, `final_pass`) fit `ratio` when
- *    |yield - pass/unique_output| <= 0.005 and `percent` when |yield/100 - pass/unique_output|
- *    <= 0.005. The answer is in the scale that some pair fits and no pair fits only the other.
- * 3. Otherwise (no output units, counts missing, or a pass share of at most 0.5 % that both
- *    scales fit) the answer is undecided.
- *
- * With `ratio` or `percent`, an answer decided for the other scale contradicts the config: all
- * its ratio fields are dropped (`scale_mismatch`), since one of them proves the whole answer's
- * scale. With `auto`, an undecided answer takes the scale last decided for this upstream (it
- * does not change scale between answers), or `ratio` before any answer was decided. After
- * scaling, a value outside 0..1 is dropped on its own (`out_of_range`).
+ * The scale of the summary's yields and retry rate: the interface leaves 0-1 or 0-100 open, so
+ * every answer is checked (the rule: README, "Yield scale"). An answer proven in the other scale
+ * than configured loses all its ratio fields (`scale_mismatch`); with `auto`, an undecided answer
+ * takes the scale last decided, else `ratio`. A scaled value outside 0..1 is dropped (`out_of_range`).
  */
 import type { Logger } from 'pino';
 import type { StationSummary } from '../../upstream/types.ts';
@@ -36,7 +23,10 @@ const COUNT_PAIRS = [
 /** Half a percentage point: the rounding an upstream may apply to a yield. */
 const TOLERANCE = 0.005;
 
-/** The scale an answer's own values show (rules 1 and 2), or undefined when undecided. */
+/**
+ * A ratio field above 1 is percent; else the yields against pass/unique_output decide (within
+ * half a point) when some pair fits one scale only. Undefined when undecided.
+ */
 export function evidentScale(summary: StationSummary): Scale | undefined {
   if (RATIO_KEYS.some((k) => (summary[k] ?? 0) > 1)) return 'percent';
   const out = summary.uniqueOutput;
@@ -57,13 +47,11 @@ export function evidentScale(summary: StationSummary): Scale | undefined {
   return ratio ? 'ratio' : 'percent';
 }
 
-/** The summary with its ratio fields scaled to 0-1, and the values dropped by reason. */
 interface Scaled {
   readonly summary: StationSummary;
   readonly dropped: ReadonlyMap<DropReason, number>;
 }
 
-/** Scales one answer given the scale it is taken to be in. */
 function apply(summary: StationSummary, scale: Scale | 'mismatch'): Scaled {
   const out: Record<string, number | undefined> = { ...summary };
   const dropped = new Map<DropReason, number>();
@@ -87,7 +75,6 @@ function apply(summary: StationSummary, scale: Scale | 'mismatch'): Scaled {
 export class Scaler {
   readonly #setting: YieldScaleSetting;
   readonly #logger: Logger;
-  /** The scale `auto` decided last. */
   #learned: Scale | undefined;
   readonly #warned = new Set<DropReason | Scale>();
 

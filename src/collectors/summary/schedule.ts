@@ -1,9 +1,7 @@
 /**
- * Which summary slots a poll refreshes. The summary job runs every `summary.interval` (the base
- * interval); each (window, level) of the request plan is refreshed every `k` polls, `k` being its
- * planned refresh over the base interval, rounded up (so a poll never costs more than planned).
- * Its entities are spread over the `k` polls with the pacing of pace.ts, each entry shifted by its
- * own phase, so every poll sends about the same number of requests instead of a burst every `k`.
+ * Which summary slots a poll refreshes: each (window, level) every `k` polls (its planned refresh
+ * over `summary.interval`, rounded up), its entities spread over them with pace.ts, so every
+ * poll sends about the same number of requests instead of a burst every `k`.
  */
 
 import type { PlanEntry, RequestPlan } from '../../model/plan.ts';
@@ -25,7 +23,8 @@ export interface SlotSchedule {
 export type SummarySchedule = ReadonlyMap<string, SlotSchedule>;
 
 /** Map key of a (window, level). */
-export const scheduleKey = (window: string, level: string): string => `${window}\u0000${level}`;
+export const scheduleKey = (p: { readonly window: string; readonly level: string }): string =>
+  `${p.window}\u0000${p.level}`;
 
 /** The schedule from a plan; without a plan every pair is refreshed on every poll. */
 export function summarySchedule(
@@ -36,7 +35,7 @@ export function summarySchedule(
   const out = new Map<string, SlotSchedule>();
   if (plan === undefined) {
     for (const p of pairs) {
-      out.set(scheduleKey(p.window, p.level), {
+      out.set(scheduleKey(p), {
         rounds: 1,
         refreshMs: baseIntervalMs,
         plannedMs: baseIntervalMs,
@@ -51,7 +50,7 @@ export function summarySchedule(
   );
   entries.forEach((e, i) => {
     const rounds = Math.max(1, Math.ceil(e.refreshMs / baseIntervalMs - 1e-9));
-    out.set(scheduleKey(e.window, e.level), {
+    out.set(scheduleKey(e), {
       rounds,
       refreshMs: rounds * baseIntervalMs,
       plannedMs: e.refreshMs,

@@ -1,8 +1,6 @@
 /**
- * Which stations a group, line or site summary covers (`summary.aggregate_over`). By default
- * the element's full station set from the /sites hierarchy, so that a series labelled with a
- * line describes the whole line; the discovery filters then only choose which station series
- * are exported. `exported_stations` restricts the summaries to the exported stations.
+ * Which stations an aggregate summary covers (`summary.aggregate_over`): by default the full set
+ * from /sites, so that a line's series describes the whole line, whatever the filters export.
  */
 import type { SummaryAggregateOver } from '../../config/schema.ts';
 import type { Entity, Topology } from '../../model/topology.ts';

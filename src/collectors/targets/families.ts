@@ -1,7 +1,4 @@
-/**
- * Targets collector: the configured yield and retry targets of every exported line and
- * station, as gauges, so that alerts and dashboards compare each with its own target.
- */
+/** The configured targets of every line and station, so that alerts compare each with its own. */
 import type { Targets } from '../../config/targets-schema.ts';
 import type { Family, FamilyDesc, LabelSet } from '../../exposition/model.ts';
 

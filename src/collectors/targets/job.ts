@@ -1,7 +1,4 @@
-/**
- * The targets collector's job: maps the configured targets onto the current topology. It asks
- * the upstream nothing; it polls so that new lines and stations get their targets.
- */
+/** Maps the configured targets onto the topology; asks the upstream nothing. */
 import type { Config } from '../../config/schema.ts';
 import type { Job, Needs, PollContext, PollOutcome } from '../collector.ts';
 import { type TargetRow, targetFamilies } from './families.ts';

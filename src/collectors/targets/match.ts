@@ -1,7 +1,6 @@
 /**
- * Which targets apply to a line or a station: for each target, the first rule that matches
- * and sets it, else the default. A rule's patterns match a name or an id, like the discovery
- * filters; a rule with a `station` pattern applies to stations only.
+ * Per target, the first matching rule that sets it, else the default; patterns match a name or an
+ * id, and a rule with a `station` pattern applies to stations only.
  */
 import type { TargetRule, Targets, TargetsConfig } from '../../config/targets-schema.ts';
 

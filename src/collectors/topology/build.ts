@@ -1,11 +1,7 @@
 /**
- * Turns the sites hierarchy into label sets. Pure: no I/O.
- *
- * Label uniqueness: stations carry `station_id`, so their label sets are always unique.
- * Sites, lines and groups are labelled by name only; when two siblings share a name, each
- * of them gets ` (<last 6 id characters>)` appended, or, when that name is taken too (ids
- * that end alike, a sibling literally named so), ` (<whole id>)`, then ` (<whole id> <n>)`:
- * unique by construction, and stable across polls and restarts while the siblings stay the same.
+ * Turns the sites hierarchy into label sets. Stations carry `station_id`; sites, lines and groups
+ * only a name, so clashing siblings get a suffix from their id ({@link suffixed}): unique by
+ * construction, and stable across polls and restarts while the siblings stay the same.
  */
 import { LabelSet } from '../../exposition/model.ts';
 import type { Entity, NameFilter, Selection, StationNode, Topology } from '../../model/topology.ts';
@@ -111,28 +107,16 @@ export function buildTopology(
     if (entity) siteEntities.push(entity);
   }
   const missingStationIds = selection.stationIds.filter((id) => !f.seen.has(id));
-  return {
-    stations: out.stations,
-    groups: out.groups,
-    lines: out.lines,
-    sites: siteEntities,
-    missingStationIds,
-    missingSiteIds,
-    renamed: stats.renamed,
-  };
+  return { ...out, sites: siteEntities, missingStationIds, missingSiteIds, renamed: stats.renamed };
 }
 
-/** What the sites' lines add up to, in plant order. */
 interface Built {
   readonly stations: StationNode[];
   readonly groups: Entity[];
   readonly lines: Entity[];
 }
 
-/**
- * Adds a site's kept lines, with their stations and groups, to `out`; returns the site's entity,
- * or undefined when none of its stations is kept.
- */
+/** Adds a site's kept lines to `out`; undefined when none of its stations is kept. */
 function buildSite(
   site: Site,
   { siteName, f, out }: { readonly siteName: string; readonly f: FilterContext; readonly out: Built },
@@ -237,11 +221,11 @@ function taken(station: StationRef, f: FilterContext): boolean {
   return true;
 }
 
-/** Where a station sits: its line, its place on it (1-based), and its group, if any. */
 interface StationPlace {
   readonly line: Line;
+  /** 1-based. */
   readonly position: number;
-  /** The station is at the line's output (see {@link outputIndex}). */
+  /** See {@link outputIndex}. */
   readonly lineOutput: boolean;
   readonly group: { id: string; name: string } | undefined;
 }

@@ -1,8 +1,6 @@
 /**
- * The sites hierarchy with every value that becomes a label made safe (see model/label-values.ts):
- * names and descriptions masked and capped, elements whose id would need either left out. Runs
- * before the topology is built, so that name clashes are resolved on the exported names (two long
- * names cut to the same text are told apart like any other clash).
+ * The sites hierarchy with every label value made safe (model/label-values.ts). Runs before the
+ * topology is built, so that clashes are resolved on the exported names.
  */
 import type { LabelValues } from '../../model/label-values.ts';
 import type { Line, LineElement, Site, StationRef } from '../../upstream/types.ts';
@@ -36,10 +34,7 @@ function cleanLines(lines: readonly Line[], values: LabelValues): Line[] {
   return out;
 }
 
-/**
- * Stands for a left-out element, so that the elements after it keep their position along the
- * line: a group without stations, which exports nothing.
- */
+/** A left-out element's placeholder, so later elements keep their position: exports nothing. */
 const PLACEHOLDER: LineElement = { kind: 'group', id: '', name: '', description: '', stations: [] };
 
 function cleanElements(elements: readonly LineElement[], values: LabelValues): LineElement[] {

@@ -1,7 +1,6 @@
 /**
- * Fetches the sites hierarchy: every site the token may see, or only the configured sites.
- * A configured site the upstream answers 403 or 404 for is reported as missing rather than
- * failing discovery; any other failure fails it, so the previous topology stays in use.
+ * Fetches the sites hierarchy. A configured site answered 403 or 404 is reported missing; any
+ * other failure fails discovery, so the previous topology stays in use.
  */
 import type { UpstreamClient } from '../../upstream/client.ts';
 import { UpstreamError } from '../../upstream/errors.ts';

@@ -1,7 +1,4 @@
-/**
- * The topology collector's job: discover site -> line -> station from the upstream, build
- * the labelled topology every other collector reads, and export `station_info`.
- */
+/** The topology job: discovers the hierarchy, builds the labelled topology, exports `station_info`. */
 
 import { LabelValues } from '../../model/label-values.ts';
 import type { Topology } from '../../model/topology.ts';

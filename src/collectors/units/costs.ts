@@ -1,8 +1,4 @@
-/**
- * What the units collector costs: its series per station and window (a unit record kind,
- * direction and result, is counted as present in every window), its requests per poll, and the
- * two per-station families the series budget may drop (after the measurement families).
- */
+/** What the units collector costs: series (every kind in every window), requests, and drops. */
 import { productValues } from '../../config/products-schema.ts';
 import type { Config } from '../../config/schema.ts';
 import type { CollectorCosts } from '../../model/plan.ts';

@@ -1,7 +1,4 @@
-/**
- * The families of the yield and retry CUSUMs (cusum.ts): an event counter and the statistic per
- * line and station and kind (first_pass_yield, final_yield, retry_ratio).
- */
+/** The yield and retry CUSUMs' families (cusum.ts). */
 import type { FamilyDesc } from '../../exposition/model.ts';
 
 const STATION = ['site', 'line', 'station', 'station_id', 'group', 'kind'];

@@ -1,30 +1,14 @@
 /**
- * The yield and retry CUSUMs: every output record with a result is a Bernoulli trial, evaluated by a
- * Bernoulli CUSUM (src/spc/bernoulli.ts) against the line's or station's own level (its share of
- * bad trials over `units.cusum.baseline`, shrunk toward its target while its history is thin), per
- * line and station and for three kinds:
- *   - retry_ratio: each output record; bad when the station already put out that serial (a
- *     retest), as the upstream's retry rate counts them;
- *   - first_pass_yield: each unit; bad when its first output result at the station (on the line:
- *     at any station) is not pass;
- *   - final_yield: each unit; bad when its latest result at the station (on the line: at any
- *     station) is not pass.
- * A unit's yields are decided `settle` after its latest output (a retest may still come), so the
- * state is the units in flight (a few per station, never the history) and each chart's hourly
- * counts of its baseline (two 16-bit counts an hour: under 1 KB for 10 days).
+ * The yield and retry CUSUMs: per line and station, a Bernoulli CUSUM (src/spc/bernoulli.ts) per
+ * kind against its own level (shrunk toward its target while its history is thin). Trials:
+ * retry_ratio, each output record (bad: a retest); first_pass_yield and final_yield, each unit
+ * (bad: its first / latest result at the station, on the line at any station, is not pass).
+ * A unit is decided `settle` after its latest output, so the state is the units in flight and
+ * each chart's hourly baseline counts (under 1 KB for 10 days).
  *
- * Whether a line or station is below its target is a different claim, on a day of counts: the
- * ticket alerts of prometheus/rules read a Wilson bound of the 24h window, not these charts.
- *
- * Signals are events counted once, like the control charts'. The first poll replays the history
- * of the longest window: its trials warm the charts up, but a signal found there is not counted
- * (the counters start at 0 at the exporter's start, with that created time), so a restart never
- * notifies an old event again.
- *
- * That replay is every output record of the longest window (about 240,000 at 1,000 stations and
- * an 8h window), so the work of a poll is done in slices between yields to the event loop, as is
- * each design of a new target (a Markov chain of a few milliseconds): a scrape never waits
- * behind it for long.
+ * Signals are events counted once; the first poll's replay of the longest window warms the charts
+ * up without counting, so a restart never notifies an old event again. The replay (about 240,000
+ * records at 1,000 stations) and each new design are sliced between yields to the event loop.
  */
 
 import type { Targets, TargetsConfig } from '../../config/targets-schema.ts';
@@ -46,26 +30,19 @@ import { sortInSlices } from '../../util/sliced-sort.ts';
 import { targetsOf } from '../targets/match.ts';
 import { UNIT_CUSUM_FAMILIES } from './cusum-families.ts';
 
-/** One kind of trial: the `kind` label of the CUSUM families. */
 type CusumKind = (typeof UNIT_CUSUM_KINDS)[number];
 
 /** Bounds of a bad-trial probability: a target of 100 % yield still leaves the chart a rate. */
 const MIN_P = 0.001;
 const MAX_P = 0.999;
 
-/** Bins of a chart's own level: an hour each. */
 const HOUR = 3_600_000;
 
 /** Records evaluated between two yields to the event loop (a few microseconds each). */
 const RECORDS_PER_SLICE = 4_000;
-/**
- * Lines and stations whose units in flight are decided (their `settle` delay passed) between two
- * yields to the event loop: after the replay at start a station holds a few hundred, a line ten
- * times as many.
- */
+/** Lines and stations settled per slice: after the replay a station holds hundreds of units. */
 const SUBJECTS_PER_SLICE = 25;
 
-/** One chart of one line or station and kind, with its events since the exporter started. */
 class Chart {
   events = 0;
   private readonly cusum: OwnLevelCusum;
@@ -74,12 +51,11 @@ class Chart {
     this.cusum = new OwnLevelCusum(model);
   }
 
-  /** Sets the target's bad-trial rate (undefined: not charted). */
+  /** Undefined: not charted. */
   use(target: number | undefined): void {
     this.cusum.use(target);
   }
 
-  /** Evaluates one trial; a signal is an event when the trial's record is `counted` (not history). */
   add(trial: { readonly bad: boolean; readonly counted: boolean; readonly time: number }): void {
     if (this.cusum.add(trial) && trial.counted) this.events++;
   }
@@ -89,7 +65,6 @@ class Chart {
   }
 }
 
-/** An output result offered for the next poll's trials. */
 interface Result {
   readonly stationId: string;
   readonly serial: string;
@@ -97,7 +72,6 @@ interface Result {
   readonly pass: boolean;
 }
 
-/** A unit in flight at a station or on a line. */
 interface Flight {
   lastTime: number;
   firstBad: boolean;
@@ -107,7 +81,6 @@ interface Flight {
   readonly failing: Set<string>;
 }
 
-/** The charts and units in flight of one line or station. */
 class Subject {
   readonly charts: Map<CusumKind, Chart>;
   readonly flights = new Map<string, Flight>();
@@ -128,13 +101,8 @@ export interface UnitCusumsOptions {
   readonly targets: Pick<TargetsConfig, 'default' | 'rules'>;
   /** Epoch ms from which signals count: the exporter's start. */
   readonly countFrom: number;
-  /** The exporter's yielder: a poll's work is sliced between yields to the event loop. */
   readonly yielder: LoopYielder;
-  /**
-   * Whether lines are charted. A sharded replica holds the units of its own stations only, and a
-   * line's stations are spread over the replicas, so no replica sees a whole line: its line charts
-   * would evaluate part of the line's units. Sharded replicas chart stations only.
-   */
+  /** Off on sharded replicas: none sees a whole line's units. */
   readonly lineCharts: 'on' | 'off';
 }
 
@@ -149,10 +117,7 @@ const isPass = (result: string) => result.trim().toLowerCase() === 'pass';
 /** Records evaluated between two looks for settled units during one poll. */
 const SETTLE_EVERY = 2048;
 
-/**
- * How many of `records` each serial has: a unit is open while some are still to be evaluated.
- * Counted in slices: a first poll's replay holds about 240,000 records (100 ms in one go).
- */
+/** How many of `records` each serial has: a unit is open while some are still to be evaluated. */
 async function resultsLeft(records: readonly Result[], yielder: LoopYielder): Promise<Map<string, number>> {
   const left = new Map<string, number>();
   await yielder.forEachSlice(records, RECORDS_PER_SLICE, (slice) => {
@@ -161,7 +126,6 @@ async function resultsLeft(records: readonly Result[], yielder: LoopYielder): Pr
   return left;
 }
 
-/** Counts one result of `serial` as evaluated. */
 function take(left: Map<string, number>, serial: string): void {
   const n = (left.get(serial) ?? 1) - 1;
   if (n > 0) left.set(serial, n);
@@ -199,7 +163,6 @@ export class UnitCusums {
     // Records offered while this poll yields wait for the next one.
     const offered = this.pending;
     this.pending = [];
-    // A first poll replays hours of records: sorted in slices, a few thousand per slice.
     const records = await sortInSlices(offered, byTime, { yielder, size: RECORDS_PER_SLICE });
     const settled = now - this.opts.cusum.settleMs;
     const left = await resultsLeft(records, yielder);
@@ -209,8 +172,7 @@ export class UnitCusums {
         const node = byId.get(r.stationId);
         if (node) this.evaluate(r, node);
         take(left, r.serial);
-        // A first poll evaluates hours of units: deciding the settled ones as it goes keeps the
-        // units in flight few (held all at once, they were the poll's peak of memory).
+        // Deciding settled units as it goes keeps the units in flight few (the poll's memory peak).
         if (++evaluated % SETTLE_EVERY === 0) this.settleFronts(settled, left);
       }
     });
@@ -220,10 +182,7 @@ export class UnitCusums {
     });
   }
 
-  /**
-   * The event counters of every labelled line and station, for the kinds `units.cusum` exports at
-   * each level, and their statistics as gauges when `units.cusum.statistic` is on.
-   */
+  /** Event counters of every labelled line and station, and the statistics when configured. */
   families(): Family[] {
     const { stationKinds, lineKinds, statistic } = this.opts.cusum;
     const rows = (subjects: Iterable<Subject>, kinds: readonly CusumKind[]) => {
@@ -251,9 +210,7 @@ export class UnitCusums {
     ];
   }
 
-  /** Gives every line and station of the topology its labels and its charts' designs. */
   private async label(topology: Pick<Topology, 'stations' | 'lines'>): Promise<void> {
-    // A station or line gone from the topology takes its charts and units in flight with it.
     prune(this.stations, new Set(topology.stations.map((s) => s.id)));
     prune(this.lines, new Set(topology.lines.map((l) => l.id)));
     for (const node of topology.stations) {
@@ -282,8 +239,7 @@ export class UnitCusums {
     };
     for (const kind of UNIT_CUSUM_KINDS) {
       const p = Math.max(MIN_P, targets[kind]);
-      // A chart with no history judges against its target: that design is made here, in a slice
-      // of its own; the levels its history gives later are a few grid steps away.
+      // A chart with no history judges against its target: that design gets a slice of its own.
       if (p < MAX_P && !this.designs.has(this.keyOf(kind, onLogitGrid(p)))) {
         await this.opts.yielder.yieldToLoop();
         this.designOf(kind, p);
@@ -296,11 +252,7 @@ export class UnitCusums {
     return `${kind}/${p0}`;
   }
 
-  /**
-   * The design for an in-control rate `p0` of `kind` (on the log-odds grid, so that levels a few
-   * per cent apart share one) and the odds ratio of its kind. Memoised: the levels of a plant take
-   * few grid points, and a new one costs one Markov chain (a few milliseconds).
-   */
+  /** On the log-odds grid, so that levels a few per cent apart share a memoised design (a Markov chain). */
   private designOf(kind: CusumKind, p0: number): BernoulliDesign | undefined {
     const p = onLogitGrid(Math.min(MAX_P, Math.max(MIN_P, p0)));
     if (!(p < MAX_P)) return undefined;
@@ -313,14 +265,9 @@ export class UnitCusums {
 
   private ratioOf(kind: CusumKind): number {
     const r = this.opts.cusum.oddsRatios;
-    return kind === 'first_pass_yield'
-      ? r.firstPassYield
-      : kind === 'final_yield'
-        ? r.finalYield
-        : r.retryRate;
+    return { first_pass_yield: r.firstPassYield, final_yield: r.finalYield, retry_ratio: r.retryRate }[kind];
   }
 
-  /** How the charts of `kind` estimate their level. */
   private modelOf(kind: CusumKind): OwnLevelModel {
     const { baseline } = this.opts.cusum;
     return {
@@ -368,10 +315,8 @@ export class UnitCusums {
   }
 
   /**
-   * Decides, in the order {@link settle} would, the units at the front of each line's and
-   * station's flights that {@link settle} will decide at the end of this poll: nothing more to
-   * evaluate of them (`left`) and no output for `settle`. Stops at the first unit still open, so
-   * every chart takes its trials in the same order as when all are decided at the end.
+   * Decides the front units of each flight list that {@link settle} would decide at the poll's end,
+   * stopping at the first still open, so every chart takes its trials in the same order.
    */
   private settleFronts(before: number, left: ReadonlyMap<string, number>): void {
     const front = (s: Subject) => {
@@ -385,14 +330,13 @@ export class UnitCusums {
     for (const l of this.lines.values()) front(l);
   }
 
-  /** One unit's first-pass and final-yield trials. */
   private decide(s: Subject, f: Flight): void {
     const counted = f.lastTime >= this.opts.countFrom;
     s.chart('first_pass_yield').add({ bad: f.firstBad, counted, time: f.lastTime });
     s.chart('final_yield').add({ bad: f.failing.size > 0, counted, time: f.lastTime });
   }
 
-  /** Decides the units with no output for `settle`: one first-pass and one final-yield trial each. */
+  /** Decides the units with no output for `settle`. */
   private settle(s: Subject, before: number): void {
     for (const [serial, f] of s.flights) {
       if (f.lastTime > before) continue;

@@ -1,8 +1,4 @@
-/**
- * Units collector: per station and window, unit records by direction and result and the
- * distinct serials, plus the time of the station's latest unit, from the records of the
- * upstream GET /units (both directions).
- */
+/** Units families: per station and window, records by direction and result, serials, latest unit time. */
 import type { Family, FamilyDesc, LabelSet, Sample } from '../../exposition/model.ts';
 import type { LoopYielder } from '../../util/loop-yield.ts';
 import type { StationRecordCounts } from '../measurements/families.ts';
@@ -57,7 +53,6 @@ export const UNIT_FAMILIES = {
 
 /** One station's unit statistics. */
 export interface UnitResult {
-  /** The station's labels (site, line, station, station_id[, group]). */
   readonly station: LabelSet;
   /** Epoch ms of the latest unit record seen; undefined when none was ever seen. */
   readonly lastUnitTime?: number;
@@ -95,19 +90,14 @@ export const STATIONS_PER_SLICE = 50;
 
 /** What {@link unitFamilies} adds to the results, and how it yields. */
 export interface UnitFamiliesOptions {
-  /** The stations' skipped-record counts; default none. */
   readonly stations?: readonly StationRecordCounts[];
-  /** When the skipped-record counters started counting (their created time). */
+  /** The skipped-record counters' created time. */
   readonly countersFrom?: number;
-  /** The exporter's yielder: 1,000 stations make some 20,000 series, over 50 ms in one go. */
+  /** 1,000 stations make some 20,000 series, over 50 ms in one go. */
   readonly yielder: LoopYielder;
 }
 
-/**
- * Turns unit results into families, in slices of stations. A direction and result seen in any
- * window of a station is exported in every window, as 0 where absent, so that its series do not
- * come and go.
- */
+/** A kind seen in any window of a station is exported in every window, 0 where absent: no flapping series. */
 export async function unitFamilies(
   results: readonly UnitResult[],
   { stations = [], countersFrom, yielder }: UnitFamiliesOptions,
@@ -125,15 +115,12 @@ export async function unitFamilies(
     { desc: UNIT_FAMILIES.records, samples: records },
     { desc: UNIT_FAMILIES.serials, samples: serials },
     { desc: UNIT_FAMILIES.last, samples: last },
-    counterFamily(
-      UNIT_FAMILIES.future,
-      stations.map((s) => ({ labels: s.station, value: s.future })),
-      countersFrom,
-    ),
-    counterFamily(
-      UNIT_FAMILIES.late,
-      stations.map((s) => ({ labels: s.station, value: s.late })),
-      countersFrom,
+    ...(['future', 'late'] as const).map((k) =>
+      counterFamily(
+        UNIT_FAMILIES[k],
+        stations.map((s) => ({ labels: s.station, value: s[k] })),
+        countersFrom,
+      ),
     ),
   ];
 }

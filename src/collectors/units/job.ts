@@ -1,7 +1,4 @@
-/**
- * The units collector's job: fetch new unit records of both directions incrementally, keep
- * the records of the longest window in memory, and publish per-window counts.
- */
+/** The units job: fetches unit records incrementally and publishes per-window counts. */
 
 import { productLabeller } from '../../config/products-schema.ts';
 import type { WindowSpec } from '../../config/schema.ts';
@@ -25,7 +22,6 @@ import { UnitTally } from './tally.ts';
 // The upstream returns only output records unless asked; inputs are needed too.
 const DIRECTIONS = ['input', 'output'] as const;
 
-/** One incremental fetch of the unit records of some stations. */
 type RecordSync = (req: SyncRequest) => Promise<SyncResult>;
 
 /** What the units job uses of the collector context. */
@@ -54,9 +50,7 @@ export class UnitsJob implements Job<PollContext, PollOutcome> {
   // Slots, units and results become labels: cleaned as they arrive, before a store keys on them.
   readonly #labels: RecordLabels;
   readonly #sync: RecordSync;
-  /** The `unit_type` label value of a unit type, when products are a label. */
   readonly #productOf: ((unitType: string | null) => string) | undefined;
-  /** Each serial's product, for the charts keyed per product; absent when none is. */
   readonly #serialProducts: SerialProducts | undefined;
 
   constructor(ctx: UnitsNeeds) {
@@ -64,8 +58,8 @@ export class UnitsJob implements Job<PollContext, PollOutcome> {
     const { products } = ctx.config;
     const labelOf = productLabeller(products.allow);
     this.#productOf = products.label ? labelOf : undefined;
-    // Fed whenever products are configured, so that whether a job is reused after a reload
-    // depends on the products section alone (the charts keyed per product are the measurements').
+    // Fed whenever products are configured, so that a job's reuse after a reload depends on the
+    // products section alone.
     const index = products.allow.length > 0 ? ctx.products : undefined;
     // A new job reads every record again: the index starts over with this job's labels.
     index?.restart();
@@ -144,7 +138,7 @@ export class UnitsJob implements Job<PollContext, PollOutcome> {
     };
   }
 
-  /** The tally, and the CUSUM signals when enabled: created at the first poll, kept after. */
+  /** Created at the first poll, kept after. */
   #startCounting(now: Date): UnitTally {
     const { config, yielder, shard } = this.#ctx;
     this.#tally ??= new UnitTally({
@@ -165,10 +159,7 @@ export class UnitsJob implements Job<PollContext, PollOutcome> {
   }
 }
 
-/**
- * The kinds of unit record (direction, result) held for each station, by the station's labels:
- * the counter exports them at 0 before their first increment.
- */
+/** The kinds held per station: the counter exports them at 0 before their first increment. */
 function knownKinds(results: readonly UnitResult[]): (station: LabelSet) => Iterable<UnitKind> {
   const byLabels = new Map(results.map((r) => [r.station, r]));
   return (station) => {
@@ -180,18 +171,15 @@ function knownKinds(results: readonly UnitResult[]): (station: LabelSet) => Iter
 /** Stations whose counts are computed between two yields to the event loop. */
 const STATIONS_PER_SLICE = 50;
 
-/** What {@link unitResults} counts from. */
 interface ResultsOptions {
   readonly store: UnitStore;
   readonly windows: readonly WindowSpec[];
-  /** The time of the poll: the windows end then. */
   readonly now: Date;
   readonly yielder: LoopYielder;
-  /** Products are a label: counts by product too. */
+  /** Counts by product too. */
   readonly products: boolean;
 }
 
-/** Every station of the topology with its counts per window (zero when nothing is held). */
 function unitResults(
   topology: Topology,
   { store, windows, now, yielder, products }: ResultsOptions,
@@ -212,10 +200,7 @@ function unitResults(
     return {
       station: station.labels,
       lastUnitTime: store.lastUnitTime(station.id),
-      windows: bounds.map((b) => ({
-        window: b.window,
-        counts: rows ? unitWindow(rows, b) : none,
-      })),
+      windows: bounds.map((b) => ({ window: b.window, counts: rows ? unitWindow(rows, b) : none })),
     };
   });
 }

@@ -1,23 +1,20 @@
 /**
- * Rolling store of unit records: one {@link SortedColumns} per station, holding only the
- * records inside the longest window, plus each station's latest unit time, which outlives
- * eviction so that a station silent for longer than every window can still be alerted on.
- * A record costs about 13 bytes: its time (4), a 53-bit hash of its serial (8), enough to count
- * distinct serials (no family reads one back), and a one-byte code of its direction, slot, result
- * and product (two bytes beyond 256 combinations at a station, which products can reach);
- * docs/measurements.md, "Bytes per record".
+ * Rolling store of unit records: one {@link SortedColumns} per station for the longest window, plus
+ * each station's latest unit time, which outlives eviction so that a silent station can be alerted
+ * on. About 13 bytes a record (docs/measurements.md, "Bytes per record"): the serial as a 53-bit
+ * hash, enough to count distinct serials.
  */
 
 import { stationKey } from '../../model/keys.ts';
 import { SortedColumns } from '../../records/columns.ts';
 import { RecordGroups } from '../../records/groups.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
+import { getOrCreate } from '../../util/maps.ts';
 
 /**
- * Columns of a unit row: direction, slot (column 1, which nothing reads back), result and product.
- * Direction and slot, with station, time and serial, identify a record; the result is not part
- * of the key, so a record whose result is filled in later replaces the earlier version instead
- * of counting twice. The product is the `unit_type` label value, -1 when products are no label.
+ * Columns of a unit row: direction, slot (column 1, never read back), result and product (-1 when
+ * products are no label). The result is not part of the key, so a record whose result is filled
+ * in later replaces the earlier version instead of counting twice.
  */
 export const DIRECTION = 0;
 export const RESULT = 2;
@@ -27,31 +24,19 @@ const COLUMNS = 4;
 /** Label value of a null result. */
 export const UNKNOWN_RESULT = 'unknown';
 
-/**
- * Small integers for the few distinct result and slot strings, so that they fit in a
- * numeric column. Never shrinks: it holds one entry per distinct value ever seen.
- */
+/** Small integers for the few distinct strings of a column; never shrinks. */
 class Palette {
   private readonly codes = new Map<string, number>();
   readonly values: string[] = [];
 
   code(value: string): number {
-    let c = this.codes.get(value);
-    if (c === undefined) {
-      c = this.values.push(value) - 1;
-      this.codes.set(value, c);
-    }
-    return c;
+    return getOrCreate(this.codes, value, () => this.values.push(value) - 1);
   }
 }
 
 /** Options of {@link UnitStore}. */
 export interface UnitStoreOptions {
-  /**
-   * Called once for each record the store did not hold yet, when its station's share of the add
-   * is merged (in the order given): the hook of the cumulative unit counter, which must count a
-   * record once however often it is fetched again.
-   */
+  /** Called once per record the store did not hold: the cumulative counter counts a record once. */
   readonly onNew?: (record: UnitRecord) => void;
   /** The `unit_type` label value of a record's unit type; absent: products are no label. */
   readonly productOf?: (unitType: string | null) => string;
@@ -72,9 +57,8 @@ export class UnitStore {
     this.productOf = opts.productOf;
   }
 
-  /** Adds records (records already held are recognised); returns the number of new records. */
+  /** Adds records, recognising those held; returns the number of new ones. */
   add(records: readonly UnitRecord[]): number {
-    // Direction, slot, result and product codes: four per record, in one array.
     const codes = new Float64Array(COLUMNS * records.length);
     const groups = new RecordGroups(records, {
       target: (r, i) => {
@@ -86,11 +70,9 @@ export class UnitStore {
       value: (i, c) => codes[COLUMNS * i + c] ?? Number.NaN,
     });
     const onNew = this.onNew;
-    // Direction and slot are the key columns, with time and serial.
     return groups.mergeInto((id) => this.columnsOf(id), onNew ? (_id, r) => onNew(r) : undefined);
   }
 
-  /** Writes record `i`'s direction, slot, result and product codes. */
   private codeInto(codes: Float64Array, i: number, r: UnitRecord): void {
     const at = COLUMNS * i;
     codes[at] = r.direction === 'input' ? 0 : 1;
@@ -100,15 +82,13 @@ export class UnitStore {
     codes[at + PRODUCT] = this.productOf === undefined ? -1 : this.products.code(this.productOf(r.unitType));
   }
 
-  /** A station's columns, made on its first record. */
   private columnsOf(id: string): SortedColumns<'hash53'> {
-    let cols = this.stations.get(id);
-    if (!cols) {
-      // Direction, slot, result and product take a few combinations: held once each, a code per row.
-      cols = new SortedColumns(COLUMNS, 2, { serials: 'hash53', repeated: COLUMNS });
-      this.stations.set(id, cols);
-    }
-    return cols;
+    // The code columns take a few combinations: held once each, a code per row.
+    return getOrCreate(
+      this.stations,
+      id,
+      () => new SortedColumns(COLUMNS, 2, { serials: 'hash53', repeated: COLUMNS }),
+    );
   }
 
   /** Drops records older than `t`; latest unit times are kept. */
@@ -126,7 +106,6 @@ export class UnitStore {
     for (const id of this.lastSeen.keys()) if (!keep.has(id)) this.lastSeen.delete(id);
   }
 
-  /** A station's records (undefined when none are held). */
   rowsOf(stationId: string): SortedColumns<'hash53'> | undefined {
     return this.stations.get(stationKey(stationId));
   }
@@ -136,7 +115,6 @@ export class UnitStore {
     return this.lastSeen.get(stationKey(stationId));
   }
 
-  /** The result string of a result code. */
   resultOf(code: number): string {
     return this.results.values[code] ?? UNKNOWN_RESULT;
   }
@@ -146,14 +124,13 @@ export class UnitStore {
     return this.products.values[code];
   }
 
-  /** Bytes of the columns of every station (the typed arrays). */
+  /** Bytes of the typed columns. */
   bytes(): number {
     let n = 0;
     for (const cols of this.stations.values()) n += cols.bytes();
     return n;
   }
 
-  /** Total records held. */
   size(): number {
     let n = 0;
     for (const cols of this.stations.values()) n += cols.length;

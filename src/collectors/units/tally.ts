@@ -1,12 +1,7 @@
 /**
- * The cumulative unit counter `station_units_total`: every unit record counted once, when the
- * exporter first sees it, by station, direction and result, so that `increase()` over any range
- * gives a shift's counts whatever the exporter's windows are.
- *
- * Only records dated from the exporter's start on are counted. The first poll reads the history
- * of the longest window; counting it would make every restart look, to `increase()`, like a
- * counter reset followed by a day of units. A record whose result is filled in later counts once,
- * with the result it had when first seen.
+ * The cumulative counter `station_units_total`: each record counted once, when first seen, and only
+ * when dated from the exporter's start on (counting the first poll's history would make a restart
+ * look like a reset followed by a day of units). A result filled in later keeps its first count.
  */
 import {
   type Exemplar,
@@ -19,14 +14,13 @@ import { stationKey } from '../../model/keys.ts';
 import type { Topology } from '../../model/topology.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
 import type { LoopYielder } from '../../util/loop-yield.ts';
+import { getOrCreate } from '../../util/maps.ts';
 import { kindLabels, STATIONS_PER_SLICE, UNIT_FAMILIES } from './families.ts';
 import { kindKey, type UnitKind } from './stats.ts';
 import { UNKNOWN_RESULT } from './store.ts';
 
-/** One counted kind of record at a station. */
 interface Count extends UnitKind {
   count: number;
-  /** The newest record counted (by its time), for the exemplar. */
   newest?: { readonly serial: string; readonly time: number };
 }
 
@@ -36,10 +30,7 @@ export class UnitTally {
   private readonly productOf: ((unitType: string | null) => string) | undefined;
   private readonly stations = new Map<string, Map<string, Count>>();
 
-  /**
-   * `countFrom`: epoch ms from which records count, the exporter's start; `productOf`: the
-   * `unit_type` label value of a unit type, absent when products are no label.
-   */
+  /** `productOf` absent: products are no label. */
   constructor({
     countFrom,
     productOf,
@@ -61,30 +52,20 @@ export class UnitTally {
     if (r.time < this.countFrom) return;
     const result = r.result ?? UNKNOWN_RESULT;
     const id = stationKey(r.stationId);
-    let kinds = this.stations.get(id);
-    if (!kinds) {
-      kinds = new Map();
-      this.stations.set(id, kinds);
-    }
+    const kinds = getOrCreate(this.stations, id, () => new Map<string, Count>());
     const kind: UnitKind =
       this.productOf === undefined
         ? { direction: r.direction, result }
         : { direction: r.direction, result, product: this.productOf(r.unitType) };
     const key = kindKey(kind);
-    let c = kinds.get(key);
-    if (!c) {
-      c = { ...kind, count: 0 };
-      kinds.set(key, c);
-    }
+    const c = getOrCreate(kinds, key, () => ({ ...kind, count: 0 }));
     c.count++;
     if (c.newest === undefined || r.time >= c.newest.time) c.newest = { serial: r.serial, time: r.time };
   }
 
   /**
-   * The counter family for the topology's stations: every kind counted at a station, and, at 0,
-   * every kind `known` there (seen in the records held, by the station's labels), so that a series exists before its first
-   * increment and `increase()` sees that one too. Stations that left the topology are forgotten.
-   * Built in slices of stations, yielding to the event loop between them.
+   * Every kind counted at a station, and every kind `known` there at 0, so that a series exists
+   * before its first increment. Stations that left the topology are forgotten.
    */
   async family(
     topology: Topology,
@@ -104,7 +85,6 @@ export class UnitTally {
     return { desc: UNIT_FAMILIES.total, samples, createdMs: this.countFrom };
   }
 
-  /** A station's samples: every kind counted there, and every kind `known` there at 0, in key order. */
   private stationSamples(
     station: Topology['stations'][number],
     known: Iterable<UnitKind>,
