@@ -13,6 +13,7 @@ export type FamilyShape =
   | { readonly desc: FamilyDesc; readonly createdMs?: number; readonly native?: undefined }
   | { readonly native: Family };
 
+/** The shapes of a part's families: descriptions and created times, native families whole. */
 export function shapesOf(families: readonly Family[]): FamilyShape[] {
   return families.map((f) => {
     if (f.desc.native) return { native: f };

@@ -22,6 +22,7 @@ import { type CollectorStatus, recordRun } from './status.ts';
 export { Staleness } from './staleness.ts';
 export type { CollectorStatus } from './status.ts';
 
+/** What the scheduler runs, and the plan tracker's parts it shares. */
 export interface SchedulerDeps
   extends Pick<PlanTrackerDeps, 'logger' | 'planner' | 'planMetrics' | 'seriesBudget'> {
   readonly discovery: DiscoveryCollector;

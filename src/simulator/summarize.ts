@@ -47,6 +47,7 @@ export function summaryOfCounts(c: SummaryCounts, yieldScale: 'ratio' | 'percent
   };
 }
 
+/** Counts of no units: what a summary starts from. */
 export function zeroCounts(): SummaryCounts {
   return {
     uniqueUnits: 0,

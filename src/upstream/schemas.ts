@@ -34,8 +34,10 @@ export const elementSchema = z.discriminatedUnion('type', [
 
 export { stationRefSchema };
 
+/** A line of `/sites/{id}`: its elements are checked one by one, later. */
 export const lineSchema = stationRefSchema.extend({ elements: z.array(z.unknown()) });
 
+/** A site of `/sites/{id}`: its lines are checked one by one, later. */
 export const siteSchema = stationRefSchema.extend({ lines: z.array(z.unknown()) });
 
 // The fields every record starts with. Record schemas strip unknown keys instead of copying them

@@ -44,6 +44,7 @@ export interface StudyCalibration {
   readonly excess_kurtosis?: number;
 }
 
+/** The whole file. */
 export interface LimitsFile {
   readonly version: 1;
   readonly charts: readonly LimitsEntry[];

@@ -50,6 +50,7 @@ export function bissellBounds(ppk: number, n: number): PpkBounds {
   return { lower: ppk - half, upper: ppk + half };
 }
 
+/** True when no limit is set. */
 export function hasNoLimits(limits: Limits | undefined): limits is undefined {
   return limits === undefined || (limits.upper === undefined && limits.lower === undefined);
 }
