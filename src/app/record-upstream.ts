@@ -431,7 +431,7 @@ async function recordUntilStopped(opts: Omit<RecordOptions, 'progress' | 'signal
   const progress = (line: string) => process.stderr.write(`record: ${line}\n`);
   progress(`${iso(opts.fromMs)} .. ${iso(opts.toMs)} into ${opts.outDir}`);
   const stop = new AbortController();
-  let received = undefined as NodeJS.Signals | undefined;
+  let received: NodeJS.Signals | undefined;
   // A second signal exits at once, for when stopping cleanly hangs.
   const onSignal = (sig: NodeJS.Signals) => {
     if (received !== undefined) process.exit(signalExitCode(sig));

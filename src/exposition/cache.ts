@@ -352,7 +352,11 @@ export class ExpositionCache {
     if (!opts.gzip) {
       this.plainDemand[answered].ask();
       const chunks: Buffer[] = [];
-      for (const p of body.parts) chunks.push(...[await plainOf(p)].flat());
+      for (const p of body.parts) {
+        const plain = await plainOf(p);
+        if (Array.isArray(plain)) chunks.push(...plain);
+        else chunks.push(plain as Buffer);
+      }
       chunks.push(tail.plain);
       return response(chunks, contentType);
     }

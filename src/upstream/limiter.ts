@@ -97,12 +97,13 @@ export class Limiter {
   /** The next key in round-robin order with work, preferring keys under their share. */
   #pick(): Lane | undefined {
     const order = this.#order;
+    const share = this.#share();
     let fallback: number | undefined;
     for (let i = 0; i < order.length; i++) {
       const idx = (this.#cursor + i) % order.length;
       const l = this.#lanes.get(order[idx]!)!;
       if (l.queue.length === 0) continue;
-      if (l.active < this.#share()) {
+      if (l.active < share) {
         this.#cursor = idx + 1;
         return l;
       }
