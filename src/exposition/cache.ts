@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { LoopYielder } from '../util/loop-yield.ts';
 import { crc32, crc32Combine } from './crc32.ts';
-import { DEFAULT_DEMAND_PUBLISHES, Demand, RecentAsks } from './demand.ts';
+import { Demand, RecentAsks } from './demand.ts';
 import type { Family } from './model.ts';
 import { type FamilyShape, readOpenMetrics, shapesOf } from './openmetrics-read.ts';
 import { PROTOBUF_CONTENT_TYPE, renderProtobufInto, renderProtobufToBuffer } from './protobuf.ts';
@@ -66,18 +66,10 @@ function isTail(x: readonly Family[] | Tail): x is Tail {
 
 /** Options of {@link ExpositionCache}. */
 export interface ExpositionCacheOptions {
-  /** zlib level; default 6. */
-  readonly gzipLevel?: number;
   /** The exporter's shared yielder to the event loop; default the cache's own. */
   readonly yielder?: LoopYielder;
-  /** Publishes that keep a format's plain bytes after its last plain scrape; default {@link DEFAULT_DEMAND_PUBLISHES}. */
-  readonly demandPublishes?: number;
   /** `when-asked` (the exporter's: most Prometheus servers never ask for protobuf) or `always` (default). */
   readonly protobuf?: 'always' | 'when-asked';
-  /** `when-asked`: how long publishes keep rendering protobuf after its last scrape (see {@link RecentAsks}). */
-  readonly protobufIdleMs?: number;
-  /** Monotonic clock in milliseconds; default performance.now. */
-  readonly clock?: () => number;
 }
 
 /** One format of a part: raw deflate up to a sync flush; `inflated` serves plain scrapes until the next publish. */
@@ -204,7 +196,6 @@ async function wholePlain(body: PartBody): Promise<string> {
 
 /** Cache of the rendered exposition: publish parts per snapshot, respond per scrape. */
 export class ExpositionCache {
-  private readonly level: number;
   private parts = new Map<string, Part>();
   private state: State = EMPTY_STATE;
   /** Lets the latest publish or remove of a part win. */
@@ -216,19 +207,17 @@ export class ExpositionCache {
   private readonly protobufAsks: RecentAsks | undefined;
   private protobufRender: Promise<void> | undefined;
   /** Whether publishes keep a format's plain bytes. */
-  private readonly plainDemand: Record<ExpositionFormat, Demand>;
+  private readonly plainDemand: Record<ExpositionFormat, Demand> = {
+    text: new Demand(),
+    openmetrics: new Demand(),
+    protobuf: new Demand(),
+  };
   /** A protobuf tail's families, for the text answer when protobuf is not ready. */
   private readonly tailFamilies = new WeakMap<Tail, { families: readonly Family[]; text?: Tail }>();
 
   constructor(opts: ExpositionCacheOptions = {}) {
-    this.level = opts.gzipLevel ?? 6;
     this.yielder = opts.yielder ?? new LoopYielder();
-    const n = opts.demandPublishes ?? DEFAULT_DEMAND_PUBLISHES;
-    this.protobufAsks =
-      opts.protobuf === 'when-asked'
-        ? new RecentAsks({ clock: opts.clock ?? (() => performance.now()), idleMs: opts.protobufIdleMs })
-        : undefined;
-    this.plainDemand = { text: new Demand(n), openmetrics: new Demand(n), protobuf: new Demand(n) };
+    this.protobufAsks = opts.protobuf === 'when-asked' ? new RecentAsks() : undefined;
   }
 
   /**
@@ -311,7 +300,7 @@ export class ExpositionCache {
     const tail: Tail = {
       format,
       plain,
-      deflated: () => (deflated ??= zlib.deflateRawSync(plain, { level: this.level })),
+      deflated: () => (deflated ??= zlib.deflateRawSync(plain)),
       trailer: (body) => {
         if (last?.body === body) return last.trailer;
         const trailer = Buffer.allocUnsafe(8);
@@ -465,10 +454,7 @@ export class ExpositionCache {
   private async encode(chunks: readonly Buffer[]): Promise<Encoded[]> {
     const encoded: Encoded[] = [];
     for (const plain of chunks) {
-      const deflated = await deflateRaw(plain, {
-        level: this.level,
-        finishFlush: zlib.constants.Z_SYNC_FLUSH,
-      });
+      const deflated = await deflateRaw(plain, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
       encoded.push({ plain, length: plain.length, deflated, crc: crc32(plain) });
     }
     return encoded;

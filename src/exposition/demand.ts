@@ -1,17 +1,15 @@
 /** Which forms scrapers ask for: a body nobody scrapes is not worth its megabytes at 100k series. */
 
 /** Publishes of a part that keep a form after the last scrape that asked for it. */
-export const DEFAULT_DEMAND_PUBLISHES = 5;
+const DEMAND_PUBLISHES = 5;
 
 /**
- * Demand counted in each part's own publishes: after an ask, the next `publishes` of every part
- * keep the form. Counting publishes needs no clock and follows each collector's interval.
+ * Demand counted in each part's own publishes: after an ask, the next {@link DEMAND_PUBLISHES}
+ * of every part keep the form. Counting publishes needs no clock and follows each collector's interval.
  */
 export class Demand {
   private asks = 0;
   private readonly parts = new Map<string, { asksSeen: number; left: number }>();
-
-  constructor(private readonly publishes: number = DEFAULT_DEMAND_PUBLISHES) {}
 
   /** A scrape asked for the form. */
   ask(): void {
@@ -23,7 +21,7 @@ export class Demand {
     const seen = this.parts.get(part) ?? { asksSeen: 0, left: 0 };
     if (seen.asksSeen !== this.asks) {
       seen.asksSeen = this.asks;
-      seen.left = this.publishes;
+      seen.left = DEMAND_PUBLISHES;
     }
     const keep = seen.left > 0;
     if (keep) seen.left--;
@@ -44,14 +42,6 @@ const ASSUMED_SCRAPE_INTERVAL_MS = 60_000;
 /** Gaps between asks remembered to estimate the scrape interval. */
 const GAPS_KEPT = 8;
 
-/** Options of {@link RecentAsks}. */
-export interface RecentAsksOptions {
-  /** Monotonic, in milliseconds. */
-  readonly clock: () => number;
-  /** Default {@link PROTOBUF_IDLE_INTERVALS} times the observed scrape interval. */
-  readonly idleMs?: number;
-}
-
 /**
  * Demand counted in time: active for a few scrape intervals after an ask. The interval is the
  * longest recent gap, so two servers scraping seconds apart do not look like one scraping often.
@@ -60,11 +50,9 @@ export class RecentAsks {
   private last: number | undefined;
   private readonly gaps: number[] = [];
 
-  constructor(private readonly opts: RecentAsksOptions) {}
-
   /** A scrape asked for the form now. */
   ask(): void {
-    const now = this.opts.clock();
+    const now = performance.now();
     if (this.last !== undefined) {
       this.gaps.push(now - this.last);
       if (this.gaps.length > GAPS_KEPT) this.gaps.shift();
@@ -74,12 +62,11 @@ export class RecentAsks {
 
   /** True while a scrape asked within the idle period. */
   active(): boolean {
-    return this.last !== undefined && this.opts.clock() - this.last <= this.idleMs();
+    return this.last !== undefined && performance.now() - this.last <= this.idleMs();
   }
 
-  /** The idle period after which the form is dropped. */
+  /** The idle period after which the form is dropped: {@link PROTOBUF_IDLE_INTERVALS} scrape intervals. */
   idleMs(): number {
-    if (this.opts.idleMs !== undefined) return this.opts.idleMs;
     const interval = this.gaps.length === 0 ? ASSUMED_SCRAPE_INTERVAL_MS : Math.max(...this.gaps);
     return PROTOBUF_IDLE_INTERVALS * interval;
   }

@@ -87,7 +87,7 @@ describe('ExpositionCache', () => {
   it.each(['text', 'openmetrics'] as const)(
     'gzips %s as a single member that decodes to the plain body',
     async (format) => {
-      const cache = new ExpositionCache({ gzipLevel: 1 });
+      const cache = new ExpositionCache();
       await cache.publish('a', largeFamilies(300, 3));
       await cache.publish('b', representative);
       const plain = await cache.respond(format, scrapes(1));
@@ -158,7 +158,7 @@ describe('ExpositionCache', () => {
   });
 
   it('serves either the old or the new body while a large publish is in progress', async () => {
-    const cache = new ExpositionCache({ gzipLevel: 1 });
+    const cache = new ExpositionCache();
     const oldFams = largeFamilies(500, 2);
     // 20,000 series: each format's render spans 4 yields of the renderer (one per 5,000 samples),
     // so that scrapes land mid-publish; each such scrape decodes and compares the whole body.
