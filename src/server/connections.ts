@@ -34,9 +34,6 @@ export const CLOSE_REASONS: readonly CloseReason[] = [
 /** Live counts, for the self-metrics and logs. */
 export interface ConnectionStats {
   open(): number;
-  /** Closed to make room at the cap (idle and stalled). */
-  evicted(): number;
-  refused(): number;
   /** Closed for `reason` since the server started. */
   closed(reason: CloseReason): number;
   /** Open connections whose response has waited longer than the stall limit. */
@@ -101,14 +98,6 @@ export class ConnectionTracker implements ConnectionStats {
 
   open(): number {
     return this.#open.size;
-  }
-
-  evicted(): number {
-    return this.closed('evicted_idle') + this.closed('evicted_stalled');
-  }
-
-  refused(): number {
-    return this.closed('refused');
   }
 
   closed(reason: CloseReason): number {

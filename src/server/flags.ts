@@ -12,37 +12,32 @@ export interface HttpLimitFlags {
   readonly 'web.max-connections'?: string;
 }
 
+/** Each duration limit and the flag that sets it, in the order their errors are reported. */
+const DURATION_FLAGS = {
+  headerTimeoutMs: 'web.read-header-timeout',
+  requestTimeoutMs: 'web.request-timeout',
+  idleTimeoutMs: 'web.idle-timeout',
+  writeTimeoutMs: 'web.write-timeout',
+} as const;
+
 /** The limits, defaults filled in, or the message for the first bad flag. */
 export function parseHttpLimits(flags: HttpLimitFlags): HttpLimits | string {
-  const duration = (flag: keyof HttpLimitFlags, fallback: number): number | string => {
-    const text = flags[flag];
-    if (text === undefined) return fallback;
+  const limits = { ...DEFAULT_HTTP_LIMITS };
+  for (const [key, flag] of Object.entries(DURATION_FLAGS) as [keyof typeof DURATION_FLAGS, string][]) {
+    const text = flags[flag as keyof HttpLimitFlags];
+    if (text === undefined) continue;
     const ms = parseDuration(text);
     if (ms === undefined) return `--${flag} must be a duration such as 10s or 2m, got "${text}"`;
     // The config's floor for periods and timeouts: no client sends that fast.
-    return ms >= MIN_PERIOD_MS
-      ? ms
-      : `--${flag} must be at least ${formatDuration(MIN_PERIOD_MS)}, got ${text}`;
-  };
-  const headerTimeoutMs = duration('web.read-header-timeout', DEFAULT_HTTP_LIMITS.headerTimeoutMs);
-  const requestTimeoutMs = duration('web.request-timeout', DEFAULT_HTTP_LIMITS.requestTimeoutMs);
-  const idleTimeoutMs = duration('web.idle-timeout', DEFAULT_HTTP_LIMITS.idleTimeoutMs);
-  const writeTimeoutMs = duration('web.write-timeout', DEFAULT_HTTP_LIMITS.writeTimeoutMs);
-  const max = flags['web.max-connections'];
-  const maxConnections = max === undefined ? DEFAULT_HTTP_LIMITS.maxConnections : Number(max);
-  for (const v of [headerTimeoutMs, requestTimeoutMs, idleTimeoutMs, writeTimeoutMs])
-    if (typeof v === 'string') return v;
-  if (!/^\d+$/.test(max ?? '1') || !Number.isSafeInteger(maxConnections) || maxConnections < 1) {
-    return `--web.max-connections must be a whole number of at least 1, got "${max}"`;
+    if (ms < MIN_PERIOD_MS) return `--${flag} must be at least ${formatDuration(MIN_PERIOD_MS)}, got ${text}`;
+    limits[key] = ms;
   }
-  const limits = {
-    headerTimeoutMs: headerTimeoutMs as number,
-    requestTimeoutMs: requestTimeoutMs as number,
-    idleTimeoutMs: idleTimeoutMs as number,
-    writeTimeoutMs: writeTimeoutMs as number,
-    maxConnections,
-    stalledWriteMs: DEFAULT_HTTP_LIMITS.stalledWriteMs,
-  };
+  const max = flags['web.max-connections'];
+  if (max !== undefined) {
+    limits.maxConnections = Number(max);
+    if (!/^\d+$/.test(max) || !Number.isSafeInteger(limits.maxConnections) || limits.maxConnections < 1)
+      return `--web.max-connections must be a whole number of at least 1, got "${max}"`;
+  }
   // Node requires it: a request cannot take less time than its head.
   if (limits.requestTimeoutMs < limits.headerTimeoutMs) {
     return '--web.request-timeout must not be shorter than --web.read-header-timeout';

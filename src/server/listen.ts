@@ -95,8 +95,6 @@ export function sumConnectionStats(list: readonly ConnectionStats[]): Connection
   const sum = (read: (s: ConnectionStats) => number) => list.reduce((n, s) => n + read(s), 0);
   return {
     open: () => sum((s) => s.open()),
-    evicted: () => sum((s) => s.evicted()),
-    refused: () => sum((s) => s.refused()),
     closed: (reason) => sum((s) => s.closed(reason)),
     stalled: () => sum((s) => s.stalled()),
   };

@@ -8,8 +8,6 @@ describe('registerConnectionMetrics', () => {
     const closed: Partial<Record<CloseReason, number>> = { write_timeout: 2, evicted_stalled: 5 };
     const stats: ConnectionStats = {
       open: () => 7,
-      evicted: () => 5,
-      refused: () => 0,
       closed: (reason) => closed[reason] ?? 0,
       stalled: () => 0,
     };

@@ -140,7 +140,7 @@ describe('clients that do not read', () => {
     expect(answer.bytes).toBe(answer.announced);
     expect(answer.bytes).toBeGreaterThan(bodyBytes);
     expect(s.connections.closed('evicted_stalled')).toBe(9);
-    expect(s.connections.refused()).toBe(0);
+    expect(s.connections.closed('refused')).toBe(0);
   });
 
   it('closes a response not written out within the write deadline, and counts it', async () => {

@@ -130,11 +130,11 @@ describe('ConnectionTracker at the cap', () => {
     ]);
     expect([first.destroyed, second.destroyed]).toEqual([false, false]);
     expect(tracker.closed('evicted_stalled')).toBe(2);
-    expect(tracker.evicted()).toBe(2);
+    expect(tracker.closed('evicted_idle') + tracker.closed('evicted_stalled')).toBe(2);
     // Every connection busy and none stalled long enough: the next one is refused.
     const third = connect();
     expect(third.destroyed).toBe(true);
-    expect(tracker.refused()).toBe(1);
+    expect(tracker.closed('refused')).toBe(1);
     expect(tracker.open()).toBe(4);
   });
 });
