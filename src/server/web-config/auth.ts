@@ -65,9 +65,6 @@ export type Hasher = (password: string, hash: string) => Promise<Comparison>;
 /** Options of {@link BasicAuth}. */
 export interface BasicAuthOptions {
   readonly compare?: Hasher;
-  readonly queueLimit?: number;
-  readonly perClientLimit?: number;
-  readonly cacheLimit?: number;
   /** Pads a check of a cheaper hash; default a timer. */
   readonly sleep?: (ms: number) => Promise<unknown>;
   /** Told when a comparison failed (a bcrypt thread died); the check is refused. */
@@ -77,9 +74,6 @@ export interface BasicAuthOptions {
 /** Checks `Authorization` headers against a user table, with bounded bcrypt work. */
 export class BasicAuth {
   readonly #compare: Hasher;
-  readonly #queueLimit: number;
-  readonly #perClientLimit: number;
-  readonly #cacheLimit: number;
   readonly #sleep: (ms: number) => Promise<unknown>;
   readonly #onFailure: (err: unknown) => void;
   /** Map order is the LRU order (oldest first). */
@@ -91,9 +85,6 @@ export class BasicAuth {
     // The pool starts its threads at the first comparison: none without basic auth users.
     const pool = new BcryptPool();
     this.#compare = opts.compare ?? ((password, hash) => pool.compare(password, hash));
-    this.#queueLimit = opts.queueLimit ?? BCRYPT_QUEUE_LIMIT;
-    this.#perClientLimit = opts.perClientLimit ?? BCRYPT_PER_CLIENT_LIMIT;
-    this.#cacheLimit = opts.cacheLimit ?? SUCCESS_CACHE_LIMIT;
     this.#sleep = opts.sleep ?? sleep;
     this.#onFailure = opts.onFailure ?? (() => {});
   }
@@ -141,7 +132,7 @@ export class BasicAuth {
 
   #admit(client: string): boolean {
     const mine = this.#perClient.get(client) ?? 0;
-    if (this.#pending >= this.#queueLimit || mine >= this.#perClientLimit) return false;
+    if (this.#pending >= BCRYPT_QUEUE_LIMIT || mine >= BCRYPT_PER_CLIENT_LIMIT) return false;
     this.#pending++;
     this.#perClient.set(client, mine + 1);
     return true;
@@ -156,7 +147,7 @@ export class BasicAuth {
 
   #remember(key: string): void {
     this.#successes.set(key, true);
-    if (this.#successes.size > this.#cacheLimit) {
+    if (this.#successes.size > SUCCESS_CACHE_LIMIT) {
       const oldest = this.#successes.keys().next().value;
       if (oldest !== undefined) this.#successes.delete(oldest);
     }

@@ -1,6 +1,5 @@
 /**
- * Keeps the web config current: re-read in the background on traffic at most every
- * `checkIntervalMs`, so a renewed certificate or new user needs no restart. A failed re-read keeps
+ * Keeps the web config current: re-read in the background on traffic at most once a second, so a renewed certificate or new user needs no restart. A failed re-read keeps
  * the last good config (basic auth never switches off on a bad read) and is logged once per problem.
  */
 import type { Logger } from 'pino';
@@ -37,22 +36,20 @@ export interface WatchOptions {
   readonly clock?: () => number;
   /** Default: {@link webConfigFileReader}, one for the life of the watcher. */
   readonly read?: FileReader;
-  /** Minimum time between two re-reads; default 1000 ms. */
-  readonly checkIntervalMs?: number;
 }
+
+/** Minimum time between two re-reads. */
+const CHECK_INTERVAL_MS = 1000;
 
 /** Loads the file (a first load that fails stops the start-up) and returns a source that re-reads it. */
 export async function watchWebConfig(opts: WatchOptions): Promise<WebConfigSource> {
-  const clock = opts.clock ?? Date.now;
-  const withReader = { ...opts, read: opts.read ?? webConfigFileReader() };
-  const first = await loadWebConfig(opts.path, withReader.read);
-  return new WebConfigWatcher(withReader, { config: first, now: clock() });
+  const read = opts.read ?? webConfigFileReader();
+  return new WebConfigWatcher({ ...opts, read }, await loadWebConfig(opts.path, read));
 }
 
 class WebConfigWatcher implements WebConfigSource {
   readonly #opts: WatchOptions;
   readonly #clock: () => number;
-  readonly #interval: number;
   readonly #listeners: Array<(c: WebConfig) => void> = [];
   #config: WebConfig;
   #lastCheck: number;
@@ -60,18 +57,18 @@ class WebConfigWatcher implements WebConfigSource {
   #lastError: string | undefined;
   #running: Promise<WebConfig> | undefined;
 
-  constructor(opts: WatchOptions, loaded: { readonly config: WebConfig; readonly now: number }) {
+  constructor(opts: WatchOptions, config: WebConfig) {
     this.#opts = opts;
     this.#clock = opts.clock ?? Date.now;
-    this.#interval = opts.checkIntervalMs ?? 1000;
-    this.#config = loaded.config;
-    this.#lastCheck = loaded.now;
-    this.#status = { lastReloadOk: true, lastSuccessMs: loaded.now };
+    this.#config = config;
+    this.#lastCheck = this.#clock();
+    this.#status = { lastReloadOk: true, lastSuccessMs: this.#lastCheck };
   }
 
   current(): WebConfig {
     // Failures are handled inside; nothing is left to reject.
-    if (this.#running === undefined && this.#clock() - this.#lastCheck >= this.#interval) void this.refresh();
+    if (this.#running === undefined && this.#clock() - this.#lastCheck >= CHECK_INTERVAL_MS)
+      void this.refresh();
     return this.#config;
   }
 

@@ -216,7 +216,7 @@ describe('bounded bcrypt work', () => {
   });
 
   it('keeps valid credentials cached whatever wrong ones come, and forgets them only for other valid ones', async () => {
-    const { auth, table, hasher } = setup({ cacheLimit: 2 });
+    const { auth, table, hasher } = setup();
     const good = { authorization: basic('prometheus', 'right'), client: 'p' };
     const first = auth.check(good, table);
     await hasher.drain();

@@ -24,7 +24,6 @@ async function setup(initial: string) {
     path: '/web.yml',
     logger,
     clock: () => now,
-    checkIntervalMs: 1000,
     read: async (p) => {
       reads++;
       const c = files[p];
