@@ -47,15 +47,12 @@ export interface SelfMetricsOptions {
 
 /** Typed handle on the self-metrics, registered on `registry` (never the global one) in exposition order. */
 export class SelfMetrics {
-  readonly #m: ReturnType<typeof coreInstruments>;
-  readonly #r: ReturnType<typeof resilienceInstruments>;
+  readonly #m: ReturnType<typeof instruments>;
   /** Each collector's last fresh poll (epoch ms), for `collector_data_age_seconds` at scrape time. */
   readonly #lastSuccessMs = new Map<string, number>();
 
   constructor(registry: Registry, opts: SelfMetricsOptions) {
-    const registers = [registry];
-    this.#m = coreInstruments(registers, { ...opts, lastSuccessMs: this.#lastSuccessMs });
-    this.#r = resilienceInstruments(registers);
+    this.#m = instruments([registry], { ...opts, lastSuccessMs: this.#lastSuccessMs });
   }
 
   /** Records whether the last request round to the upstream succeeded. */
@@ -80,8 +77,8 @@ export class SelfMetrics {
   /** Drops a collector's series, e.g. after a reload disabled it. */
   forgetCollector(collector: string): void {
     const m = this.#m;
-    for (const g of [m.success, m.duration, m.lastSuccess, m.interval]) g.remove({ collector });
-    for (const g of [this.#r.failedRatio, this.#r.stale]) g.remove({ collector });
+    for (const g of [m.success, m.duration, m.lastSuccess, m.interval, m.failedRatio, m.stale])
+      g.remove({ collector });
     this.#lastSuccessMs.delete(collector);
   }
 
@@ -141,61 +138,64 @@ export class SelfMetrics {
 
   /** Records an endpoint's circuit breaker state. */
   setCircuitState(endpoint: string, state: CircuitState): void {
-    this.#r.circuit.set({ endpoint }, CIRCUIT_STATES[state]);
+    this.#m.circuit.set({ endpoint }, CIRCUIT_STATES[state]);
   }
 
   /** Counts one retry of a failed request, by the failure's status class. */
   recordRetry(endpoint: string, statusClass: StatusClass): void {
-    this.#r.retries.inc({ endpoint, status_class: statusClass });
+    this.#m.retries.inc({ endpoint, status_class: statusClass });
   }
 
   /** Sets how many summary requests were narrowed to their accessible stations in the last poll. */
   setSummaryPartial(n: number): void {
-    this.#r.summaryPartial.set(n);
+    this.#m.summaryPartial.set(n);
   }
 
   /** Sets how many stations the upstream refused (403) in record requests. */
   setStationsRefused(n: number): void {
-    this.#r.refused.set(n);
+    this.#m.refused.set(n);
   }
 
   /** Counts one poll's requests and failures for the collector, and sets its failed share. */
   collectorRequests(collector: string, requests: number, failures: number): void {
-    this.#r.collectorRequests.inc({ collector }, requests);
-    this.#r.collectorFailures.inc({ collector }, failures);
-    this.#r.failedRatio.set({ collector }, requests > 0 ? failures / requests : 0);
+    this.#m.collectorRequests.inc({ collector }, requests);
+    this.#m.collectorFailures.inc({ collector }, failures);
+    this.#m.failedRatio.set({ collector }, requests > 0 ? failures / requests : 0);
   }
 
   /** Marks a collector's series as dropped (1) for exceeding max_staleness, or served again (0). */
   setCollectorStale(collector: string, { stale }: { readonly stale: boolean }): void {
-    this.#r.stale.set({ collector }, stale ? 1 : 0);
+    this.#m.stale.set({ collector }, stale ? 1 : 0);
   }
 
   /** Records one config reload attempt: whether the new config took effect, and when (epoch ms). */
   recordReload({ ok, nowMs }: { readonly ok: boolean; readonly nowMs: number }): void {
-    this.#r.reloadOk.set(ok ? 1 : 0);
-    if (ok) this.#r.reloadTime.set(nowMs / 1000);
+    this.#m.reloadOk.set(ok ? 1 : 0);
+    if (ok) this.#m.reloadTime.set(nowMs / 1000);
   }
 
   /** Records one read of the approved-limits file: good (taken) or bad (the last good one stays). */
   recordLimitsFile({ ok }: { readonly ok: boolean }): void {
-    this.#r.limitsFileOk.set(ok ? 1 : 0);
-    if (!ok) this.#r.limitsFileFailures.inc();
+    this.#m.limitsFileOk.set(ok ? 1 : 0);
+    if (!ok) this.#m.limitsFileFailures.inc();
   }
 
   /** Whether the token expires within the warning margin. */
   setTokenExpiring(expiring: boolean): void {
-    this.#r.expiring.set(expiring ? 1 : 0);
+    this.#m.expiring.set(expiring ? 1 : 0);
   }
 
   /** Whether the token file is unreadable (the last token read is still used). */
   setTokenFileError(failing: boolean): void {
-    this.#r.fileError.set(failing ? 1 : 0);
+    this.#m.fileError.set(failing ? 1 : 0);
   }
 }
 
-/** Registers the collector, request and scrape families, in exposition order. */
-function coreInstruments(
+/**
+ * Registers the families in exposition order: collectors, requests and scrapes, then retries,
+ * breakers, refused stations, staleness, reloads and the token.
+ */
+function instruments(
   registers: Registry[],
   opts: SelfMetricsOptions & { readonly lastSuccessMs: ReadonlyMap<string, number> },
 ) {
@@ -285,33 +285,6 @@ function coreInstruments(
       'stations_inaccessible',
       'Configured stations that the bearer token cannot see, from the last topology refresh.',
     ),
-  };
-  // An unlabelled prom-client gauge starts at 0; an expiry of 1970 would page someone.
-  m.tokenExpiry.remove();
-  const node_version = opts.nodeVersion ?? process.version;
-  m.buildInfo.set({ version: opts.version, commit: opts.commit ?? 'unknown', node_version }, 1);
-  return m;
-}
-
-/** `collector_data_age_seconds`, computed at scrape time from each collector's last fresh poll. */
-function dataAgeGauge(registers: Registry[], now: () => number, lastSuccessMs: ReadonlyMap<string, number>) {
-  return new Gauge({
-    name: `${P}collector_data_age_seconds`,
-    help: 'Age of the cached data of the collector at scrape time: exporter clock minus the end of its last poll whose due requests were all answered (a poll with nothing due does not count).',
-    labelNames: ['collector'],
-    registers,
-    collect() {
-      const t = now();
-      this.reset();
-      for (const [collector, ms] of lastSuccessMs) this.set({ collector }, (t - ms) / 1000);
-    },
-  });
-}
-
-/** Registers the families of retries, breakers, refused stations, staleness, reloads and the token. */
-function resilienceInstruments(registers: Registry[]) {
-  const { gauge, counter } = selfMetricMakers(registers);
-  const m = {
     circuit: gauge(
       'upstream_circuit_state',
       'Circuit breaker state of each upstream endpoint, from the exporter: 0 closed (normal), 1 half-open (probing), 2 open (requests not sent).',
@@ -376,8 +349,27 @@ function resilienceInstruments(registers: Registry[]) {
       'Whether the token file cannot be read now (1); the last token read is still used.',
     ),
   };
+  // An unlabelled prom-client gauge starts at 0; an expiry of 1970 would page someone.
+  m.tokenExpiry.remove();
+  const node_version = opts.nodeVersion ?? process.version;
+  m.buildInfo.set({ version: opts.version, commit: opts.commit ?? 'unknown', node_version }, 1);
   m.reloadOk.set(1);
   m.limitsFileOk.set(1);
   m.fileError.set(0);
   return m;
+}
+
+/** `collector_data_age_seconds`, computed at scrape time from each collector's last fresh poll. */
+function dataAgeGauge(registers: Registry[], now: () => number, lastSuccessMs: ReadonlyMap<string, number>) {
+  return new Gauge({
+    name: `${P}collector_data_age_seconds`,
+    help: 'Age of the cached data of the collector at scrape time: exporter clock minus the end of its last poll whose due requests were all answered (a poll with nothing due does not count).',
+    labelNames: ['collector'],
+    registers,
+    collect() {
+      const t = now();
+      this.reset();
+      for (const [collector, ms] of lastSuccessMs) this.set({ collector }, (t - ms) / 1000);
+    },
+  });
 }

@@ -9,27 +9,22 @@ import type { Server as HttpServer, IncomingMessage, ServerResponse } from 'node
 import type { Socket } from 'node:net';
 import type { LoopTimers } from '../scheduler/loop.ts';
 
-/** Why the server closed a connection (the `reason` label of the self-metric). */
-export type CloseReason =
+/** Every reason the server closes a connection for, in the order the self-metric lists them. */
+export const CLOSE_REASONS = [
   /** No complete first request within the header timeout. */
-  | 'first_request_timeout'
-  /** A response not written out within the write deadline. */
-  | 'write_timeout'
-  /** Closed at the cap to make room: no request in flight. */
-  | 'evicted_idle'
-  /** Closed at the cap to make room: its client had stopped reading. */
-  | 'evicted_stalled'
-  /** A new connection refused at the cap: every open one was busy and reading. */
-  | 'refused';
-
-/** Every {@link CloseReason}, in the order the self-metric lists them. */
-export const CLOSE_REASONS: readonly CloseReason[] = [
   'first_request_timeout',
+  /** A response not written out within the write deadline. */
   'write_timeout',
+  /** Closed at the cap to make room: no request in flight. */
   'evicted_idle',
+  /** Closed at the cap to make room: its client had stopped reading. */
   'evicted_stalled',
+  /** A new connection refused at the cap: every open one was busy and reading. */
   'refused',
-];
+] as const;
+
+/** Why the server closed a connection (the `reason` label of the self-metric). */
+export type CloseReason = (typeof CLOSE_REASONS)[number];
 
 /** Live counts, for the self-metrics and logs. */
 export interface ConnectionStats {
@@ -48,8 +43,7 @@ export interface ConnectionLimits {
   readonly writeTimeoutMs: number;
   /** How long a response may wait for the client to read before it counts as stalled. */
   readonly stalledWriteMs: number;
-  /** Default {@link REAL_CONNECTION_TIMERS}. */
-  readonly timers?: LoopTimers;
+  readonly timers: LoopTimers;
 }
 
 /** Real timers that do not keep the process alive, and a monotonic clock. */
@@ -90,7 +84,7 @@ export class ConnectionTracker implements ConnectionStats {
 
   constructor(server: HttpServer, limits: ConnectionLimits) {
     this.#limits = limits;
-    this.#timers = limits.timers ?? REAL_CONNECTION_TIMERS;
+    this.#timers = limits.timers;
     // Prepended, so that a refused socket is gone before TLS or HTTP sets anything up on it.
     server.prependListener('connection', (socket: Socket) => this.#onConnection(socket));
     server.on('request', (req: IncomingMessage, res: ServerResponse) => this.#onRequest(req, res));

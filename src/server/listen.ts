@@ -1,17 +1,20 @@
 import type { ConnectionStats } from './connections.ts';
 
+/** What a listen error's code means for the user. */
+const LISTEN_ERRORS = new Map([
+  ['EADDRINUSE', 'the address is already in use (another exporter or program listens there)'],
+  ['EACCES', 'permission denied (ports below 1024 need privileges)'],
+  ['EADDRNOTAVAIL', 'the host is not an address of this machine'],
+  ['ENOTFOUND', 'the host name does not resolve'],
+  ['EAI_AGAIN', 'the host name does not resolve'],
+]);
+
 /** Why the server cannot listen on `address`, and the flag that changes it. */
 function listenErrorText(address: string, err: unknown): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  const fix = 'choose another with --web.listen-address (or server.listen_address in the config)';
-  if (code === 'EADDRINUSE')
-    return `cannot listen on ${address}: the address is already in use (another exporter or program listens there); ${fix}`;
-  if (code === 'EACCES')
-    return `cannot listen on ${address}: permission denied (ports below 1024 need privileges); ${fix}`;
-  if (code === 'EADDRNOTAVAIL')
-    return `cannot listen on ${address}: the host is not an address of this machine; ${fix}`;
-  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
-    return `cannot listen on ${address}: the host name does not resolve; ${fix}`;
+  const known = code === undefined ? undefined : LISTEN_ERRORS.get(code);
+  if (known !== undefined)
+    return `cannot listen on ${address}: ${known}; choose another with --web.listen-address (or server.listen_address in the config)`;
   const reason = code ?? (err instanceof Error ? err.message : String(err));
   return `cannot listen on ${address}: ${reason}`;
 }

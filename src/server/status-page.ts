@@ -3,6 +3,7 @@
  * config is escaped (names are someone else's data); lines collapse, for plants of thousands.
  */
 import type { FlaggedChart, SummaryWindowProgress } from '../collectors/collector.ts';
+import type { CollectorStatus } from '../scheduler/status.ts';
 import { escapeHtml } from './html.ts';
 
 /** A station of the tree. */
@@ -52,17 +53,10 @@ interface StatusErrorKind {
 }
 
 /** One collector's plan and what it achieved. */
-interface StatusCollector {
-  readonly name: string;
-  readonly intervalMs: number;
+type StatusCollector = CollectorStatus & {
   /** The planner's shortest and longest refresh; absent outside the request plan (discovery). */
   readonly plannedRefresh?: { readonly minMs: number; readonly maxMs: number };
-  readonly polls: number;
-  readonly lastOk?: boolean;
-  readonly lastSuccessMs?: number;
-  readonly lastDurationMs?: number;
-  readonly lastError?: string;
-}
+};
 
 /** Everything the page shows. */
 export interface StatusModel {
