@@ -39,6 +39,8 @@ const GZIP_HEADER = Buffer.from([0x1f, 0x8b, 0x08, 0, 0, 0, 0, 0, 0, 0xff]);
 
 const deflateRaw = promisify(zlib.deflateRaw);
 const inflateRaw = promisify(zlib.inflateRaw);
+/** A part's deflate ends on a sync flush, with no final block. */
+const SYNC_FLUSH = { finishFlush: zlib.constants.Z_SYNC_FLUSH };
 
 /** A scrape response: the body as chunks, so the cached bytes are written without a copy. */
 export interface ExpositionResponse {
@@ -181,16 +183,15 @@ function partBody(encoded: readonly Encoded[], opts: { readonly keepPlain: boole
 /** The plain bytes of a part body: kept, or inflated once from its deflate. */
 function plainOf(body: PartBody): readonly Buffer[] | Promise<Buffer> {
   if (body.plain) return body.plain;
-  // Sync flush: the stream has no final block, which is what a part's deflate is.
-  body.inflated ??= inflateRaw(body.deflated, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  body.inflated ??= inflateRaw(body.deflated, SYNC_FLUSH);
   return body.inflated;
 }
 
 /** Like {@link plainOf}, not remembered: the protobuf render needs it once. */
 async function wholePlain(body: PartBody): Promise<string> {
-  if (body.plain) return Buffer.concat(body.plain).toString('utf8');
-  if (body.inflated) return (await body.inflated).toString('utf8');
-  const plain = await inflateRaw(body.deflated, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  const plain = body.plain
+    ? Buffer.concat(body.plain)
+    : await (body.inflated ?? inflateRaw(body.deflated, SYNC_FLUSH));
   return plain.toString('utf8');
 }
 
@@ -454,7 +455,7 @@ export class ExpositionCache {
   private async encode(chunks: readonly Buffer[]): Promise<Encoded[]> {
     const encoded: Encoded[] = [];
     for (const plain of chunks) {
-      const deflated = await deflateRaw(plain, { finishFlush: zlib.constants.Z_SYNC_FLUSH });
+      const deflated = await deflateRaw(plain, SYNC_FLUSH);
       encoded.push({ plain, length: plain.length, deflated, crc: crc32(plain) });
     }
     return encoded;

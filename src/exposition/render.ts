@@ -276,13 +276,15 @@ export function renderFamiliesToBuffer(families: readonly Family[], format: Text
 }
 
 /** Options of the stepped renders ({@link renderFamiliesInto}, {@link streamSteps}). */
-export interface RenderAsyncOptions {
+export interface StreamOptions {
   /** Samples between yields to the event loop (default {@link DEFAULT_YIELD_EVERY}). */
   readonly yieldEvery?: number;
   /** The exporter's shared yielder to the event loop; default one of this render's own. */
   readonly yielder?: LoopYielder;
   /** Monotonic clock in milliseconds, for `busyMs`. */
   readonly monotonic?: () => number;
+  /** Takes a step's bytes; they are written over once the returned promise settles. */
+  readonly consume: (chunks: Buffer[]) => Promise<void>;
 }
 
 /** Series the families put in Prometheus: one per sample, a native histogram included. */
@@ -311,12 +313,6 @@ export interface SteppedRenderer {
   /** The caller is done with every slice taken so far: their blocks may be written again. */
   recycle(): void;
 }
-
-/** Options of a streaming render. */
-export type StreamOptions = RenderAsyncOptions & {
-  /** Takes a step's bytes; they are written over once the returned promise settles. */
-  readonly consume: (chunks: Buffer[]) => Promise<void>;
-};
 
 /** Runs a renderer to the end; returns its time rendering, without the yields and `consume`. */
 export async function streamSteps(r: SteppedRenderer, opts: StreamOptions): Promise<number> {

@@ -34,8 +34,6 @@ export interface AppDeps {
   readonly upstream: string;
   /** Epoch ms, for the landing page's ages. */
   readonly wallClock?: () => number;
-  /** How long rendered self-metrics may be reused; default 1000 ms, 0 for never. */
-  readonly selfMetricsMaxAgeMs?: number;
   /** POST /-/reload; absent: the lifecycle API is off (403). */
   readonly reload?: () => Promise<ReloadResult>;
   /** GET /status; absent: no such route. */
@@ -93,11 +91,7 @@ function maskPages(opts: {
 /** Creates the Hono app: `/metrics`, `/`, `/status`, `/-/healthy`, `/-/ready`, `/-/reload`. */
 export function createApp(deps: AppDeps): Hono {
   const app = new Hono();
-  const tailOf = createTailMemo({
-    cache: deps.cache,
-    registry: deps.registry,
-    maxAgeMs: deps.selfMetricsMaxAgeMs ?? 1000,
-  });
+  const tailOf = createTailMemo({ cache: deps.cache, registry: deps.registry, maxAgeMs: 1000 });
 
   const metricsPath = deps.metricsPath ?? '/metrics';
   const routes: Readonly<Record<string, string>> = { [metricsPath]: 'GET, HEAD', ...ROUTES };

@@ -27,11 +27,11 @@ export function landingPage(p: {
   status: readonly CollectorStatus[];
   ready: boolean;
   now: number;
-  /** Where the metrics are served; default `/metrics`. */
-  metricsPath?: string;
+  /** Where the metrics are served. */
+  metricsPath: string;
 }): string {
   // Relative, as the other links: the exporter may sit behind a proxy under a path prefix.
-  const metricsHref = escapeHtml((p.metricsPath ?? '/metrics').replace(/^\/+/, ''));
+  const metricsHref = escapeHtml(p.metricsPath.replace(/^\/+/, ''));
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>station-exporter</title><link rel="icon" href="data:,">
 <style>body{font-family:system-ui,sans-serif;margin:2em;max-width:60em}table{border-collapse:collapse}

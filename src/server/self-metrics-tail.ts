@@ -13,19 +13,16 @@ export interface TailMemoOptions {
   readonly registry: Registry;
   /** 0 renders them on every scrape. */
   readonly maxAgeMs: number;
-  /** Monotonic clock in milliseconds. */
-  readonly monotonic?: () => number;
 }
 
 /** Returns the self-metrics tail for a format, re-rendered when older than `maxAgeMs`. */
 export function createTailMemo(opts: TailMemoOptions): (format: ExpositionFormat) => Promise<Tail> {
-  const now = opts.monotonic ?? (() => performance.now());
   const memo = new Map<ExpositionFormat, { at: number; tail: Tail }>();
   return async (format) => {
     const held = memo.get(format);
-    if (held && now() - held.at < opts.maxAgeMs) return held.tail;
+    if (held && performance.now() - held.at < opts.maxAgeMs) return held.tail;
     const tail = opts.cache.tail(format, await registryFamilies(opts.registry));
-    memo.set(format, { at: now(), tail });
+    memo.set(format, { at: performance.now(), tail });
     return tail;
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type Family, LabelSet } from '../../src/exposition/model.ts';
-import { formatValue, type RenderAsyncOptions, type TextFormat } from '../../src/exposition/render.ts';
+import { formatValue, type StreamOptions, type TextFormat } from '../../src/exposition/render.ts';
 import { checkMetrics, promtoolPath } from '../helpers/promtool.ts';
 import { renderFamilies, renderFamiliesInSteps } from '../helpers/render.ts';
 import { largeFamilies, representative } from './families.ts';
@@ -107,7 +107,7 @@ describe('formatValue', () => {
 async function renderFamiliesAsync(
   families: Parameters<typeof renderFamilies>[0],
   format: TextFormat,
-  opts: RenderAsyncOptions = {},
+  opts: Omit<StreamOptions, 'consume'> = {},
 ): Promise<string> {
   return Buffer.concat((await renderFamiliesInSteps(families, format, opts)).chunks).toString('utf8');
 }

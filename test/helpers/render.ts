@@ -5,9 +5,9 @@
  */
 import type { Family } from '../../src/exposition/model.ts';
 import {
-  type RenderAsyncOptions,
   renderFamiliesInto,
   renderFamiliesToBuffer,
+  type StreamOptions,
   type TextFormat,
 } from '../../src/exposition/render.ts';
 
@@ -20,7 +20,7 @@ export function renderFamilies(families: readonly Family[], format: TextFormat):
 export async function renderFamiliesInSteps(
   families: readonly Family[],
   format: TextFormat,
-  opts: RenderAsyncOptions = {},
+  opts: Omit<StreamOptions, 'consume'> = {},
 ): Promise<{ readonly chunks: Buffer[]; readonly samples: number; readonly busyMs: number }> {
   const chunks: Buffer[] = [];
   const consume = async (step: Buffer[]) => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ExpositionCache } from '../../src/exposition/cache.ts';
 import { Counter, Registry } from '../../src/exposition/client.ts';
 import { createTailMemo } from '../../src/server/self-metrics-tail.ts';
@@ -7,9 +7,14 @@ function setup(maxAgeMs: number) {
   const registry = new Registry();
   const counter = new Counter({ name: 'scrapes_total', help: 'h', registers: [registry] });
   let now = 0;
-  const tailOf = createTailMemo({ cache: new ExpositionCache(), registry, maxAgeMs, monotonic: () => now });
+  vi.spyOn(performance, 'now').mockImplementation(() => now);
+  const tailOf = createTailMemo({ cache: new ExpositionCache(), registry, maxAgeMs });
   return { counter, tailOf, advance: (ms: number) => (now += ms) };
 }
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 describe('self-metrics tail memo', () => {
   it('reuses the rendered tail within maxAgeMs, per format, then renders it again', async () => {
