@@ -144,7 +144,6 @@ export function designBernoulliCusum(shift: BernoulliShift, arl0: number): Berno
 export class BernoulliCusum {
   private s = 0;
   private shown = 0;
-  private signals = 0;
 
   constructor(private current: BernoulliDesign) {}
 
@@ -168,7 +167,6 @@ export class BernoulliCusum {
     this.s = bad ? this.s + failWeight : Math.max(0, this.s - passWeight);
     this.shown = this.s;
     if (this.s < h) return false;
-    this.signals++;
     this.s = 0;
     return true;
   }
@@ -176,16 +174,6 @@ export class BernoulliCusum {
   /** The statistic as a fraction of H; after a signal, the sum that crossed until the next trial. */
   get ratio(): number {
     return this.shown / this.current.h;
-  }
-
-  /** In nats of log-likelihood ratio. */
-  get llr(): number {
-    return this.shown * this.current.llrPerStep;
-  }
-
-  /** Signals since the chart was created. */
-  get count(): number {
-    return this.signals;
   }
 }
 

@@ -86,8 +86,6 @@ export class ControlChart {
   private evaluatedCount = -1;
   private late = 0;
   private newest = Number.NEGATIVE_INFINITY;
-  /** Points that arrived after older ones had left the recent points: in no baseline. */
-  private tooLate = 0;
   private foldBefore = Number.NEGATIVE_INFINITY;
   /** History up to the newest folded point is not taken again. */
   private foldedTo = Number.NEGATIVE_INFINITY;
@@ -110,11 +108,6 @@ export class ControlChart {
     return this.newest;
   }
 
-  /** Points that came too late to enter the chart at all (older than the recent points). */
-  get tooLatePoints(): number {
-    return this.tooLate;
-  }
-
   /** Calls `take` with each recent point and its key (not those the baseline keeps as sums). */
   forEachRecentPoint(take: (time: number, value: number, key: number) => void): void {
     this.points.forEach(take);
@@ -131,10 +124,7 @@ export class ControlChart {
    */
   add(time: number, value: number, key = 0): boolean {
     if (!Number.isFinite(value)) return false;
-    if (time < this.retiredBefore) {
-      this.tooLate++;
-      return false;
-    }
+    if (time < this.retiredBefore) return false;
     if (Number.isNaN(this.baseline.anchor)) this.baseline.anchor = value;
     if (time > this.newest) this.newest = time;
     this.points.add(time, value, key);
@@ -146,10 +136,7 @@ export class ControlChart {
    * taken only while loading, a second copy (same time, value and `key`) left out.
    */
   addHistory(time: number, value: number, key: number): boolean {
-    if (!this.loading) {
-      if (Number.isFinite(value)) this.tooLate++;
-      return false;
-    }
+    if (!this.loading) return false;
     // Folded already (see foldHistoryBefore): this record came again.
     if (time <= this.foldedTo) return false;
     // History far out of order before any fold: hold it all until the first complete poll.
