@@ -158,16 +158,10 @@ export function createRecordSync<R extends SyncedRecord>(
 /** One poll's fetch counts: the incremental read's, plus the sweep's requests and failures. */
 function merge(fetched: IncrementalFetchResult, swept?: IncrementalFetchResult): IncrementalFetchResult {
   if (!swept) return fetched;
-  return {
-    ...fetched,
-    requests: fetched.requests + swept.requests,
-    splits: fetched.splits + swept.splits,
-    truncated: fetched.truncated + swept.truncated,
-    failures: fetched.failures + swept.failures,
-    notSent: fetched.notSent + swept.notSent,
-    // A failed sweep range moves no watermark: it is read again next poll.
-    firstError: fetched.firstError ?? swept.firstError,
-  };
+  // A failed sweep range moves no watermark: it is read again next poll.
+  const sum = { ...fetched, firstError: fetched.firstError ?? swept.firstError };
+  for (const k of ['requests', 'splits', 'truncated', 'failures', 'notSent'] as const) sum[k] += swept[k];
+  return sum;
 }
 
 const total = (m: ReadonlyMap<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
