@@ -46,23 +46,6 @@ export interface DetectorParams {
   readonly fast?: CusumParams;
 }
 
-/** Everything the detectors carry from one point to the next, after the point at `time`. */
-interface Checkpoint {
-  readonly time: number;
-  readonly upper: number;
-  readonly lower: number;
-  readonly fastUpper: number;
-  readonly fastLower: number;
-  readonly z: number;
-  readonly t: number;
-  readonly upperFrom: number;
-  readonly lowerFrom: number;
-  /** Which detectors signalled at the point: 1 the CUSUM, 2 the EWMA. */
-  readonly signals: number;
-  readonly shownCusum: CusumState | undefined;
-  readonly shownEwma: EwmaState | undefined;
-}
-
 /**
  * The settings against `limits`, for the baseline's lag-1 autocorrelation φ: the CUSUM's h times
  * ((1 + φ) / (1 − φ))^0.875 ({@link cusumLongRunFactor}), the fast CUSUM's times that to the 0.75
@@ -202,7 +185,7 @@ export class Detectors {
         range.replayFrom > 0
           ? (times[range.replayFrom - 1] ?? Number.NEGATIVE_INFINITY)
           : Number.NEGATIVE_INFINITY;
-      this.base = this.checkpoint(this.baseTime);
+      this.base = checkpoint(this, this.baseTime);
       for (let i = range.replayFrom; i < range.newFrom; i++) this.step(i, 'history');
       this.ready = true;
     } else {
@@ -248,23 +231,6 @@ export class Detectors {
     return view;
   }
 
-  private checkpoint(time: number, signals = 0): Checkpoint {
-    return {
-      time,
-      signals,
-      upper: this.cusum.upper,
-      lower: this.cusum.lower,
-      fastUpper: this.fast.upper,
-      fastLower: this.fast.lower,
-      z: this.ewma.z,
-      t: this.ewma.t,
-      upperFrom: this.upperFrom,
-      lowerFrom: this.lowerFrom,
-      shownCusum: this.shownCusum,
-      shownEwma: this.shownEwma,
-    };
-  }
-
   private restore(from: Checkpoint): void {
     this.cusum = { upper: from.upper, lower: from.lower };
     this.fast = { upper: from.fastUpper, lower: from.fastLower };
@@ -300,7 +266,7 @@ export class Detectors {
       if (before.signals & 1 && !(this.signals & 1)) this.lostCusum++;
       if (before.signals & 2 && !(this.signals & 2)) this.lostEwma++;
     }
-    this.checkpoints.push(this.checkpoint(t, this.signals));
+    this.checkpoints.push(checkpoint(this, t, this.signals));
   }
 
   /** Steps both CUSUMs with the point at `t` (calibrated value `z`); a signal restarts both. */
@@ -390,3 +356,26 @@ export interface DetectorView {
   /** The EWMA statistic and its current limits, in the measurement's unit. */
   readonly ewma?: { readonly value: number; readonly upper: number; readonly lower: number };
 }
+
+/**
+ * Everything the detectors carry from one point to the next, after the point at `time`;
+ * `signals` says which detectors signalled at the point: 1 the CUSUM, 2 the EWMA.
+ */
+function checkpoint(d: Detectors, time: number, signals = 0) {
+  return {
+    time,
+    signals,
+    upper: d.cusum.upper,
+    lower: d.cusum.lower,
+    fastUpper: d.fast.upper,
+    fastLower: d.fast.lower,
+    z: d.ewma.z,
+    t: d.ewma.t,
+    upperFrom: d.upperFrom,
+    lowerFrom: d.lowerFrom,
+    shownCusum: d.shownCusum,
+    shownEwma: d.shownEwma,
+  } as const;
+}
+
+type Checkpoint = ReturnType<typeof checkpoint>;
