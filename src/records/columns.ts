@@ -1,17 +1,11 @@
 /**
  * A time-sorted record column set: a record costs a few bytes of typed arrays, not an object.
- * Times are 32-bit offsets ({@link TimeColumn}), serials text or a hash ({@link SerialForm}), the
+ * Times are 32-bit offsets ({@link TimeColumn}), serials a hash ({@link SerialForm}), the
  * first columns exact doubles, the last `repeated` held once per distinct combination
  * ({@link RepeatedColumns}). Capacity grows by a sixteenth and shrinks back on eviction.
  */
 import { RepeatedColumns } from './repeated.ts';
-import {
-  compareSerialKeys,
-  type SerialColumn,
-  type SerialForm,
-  type SerialKey,
-  serialColumn,
-} from './serials.ts';
+import { type SerialColumn, type SerialForm, type SerialKey, serialColumn } from './serials.ts';
 import { TimeColumn } from './time-column.ts';
 import { Words } from './words.ts';
 
@@ -53,7 +47,7 @@ function asBatch(rows: RowBatch | readonly Row[]): RowBatch {
 
 /** How a {@link SortedColumns} holds what is not a double. */
 export interface ColumnOptions<S extends SerialForm> {
-  /** Serials as text (the default) or as a hash, when nothing reads them back. */
+  /** How serials are hashed (default `hash53`). */
   readonly serials?: S;
   /** How many of the last columns repeat from row to row: held once per distinct combination. */
   readonly repeated?: number;
@@ -104,8 +98,8 @@ class BatchRoom {
 const batchRoom = new BatchRoom();
 
 /** Rows sorted by (time, serial). The first `keyWidth` columns, time and serial identify a record. */
-export class SortedColumns<S extends SerialForm = 'text'> {
-  /** How serials are held: `serial(i)` reads them back only as `text`. */
+export class SortedColumns<S extends SerialForm = 'hash53'> {
+  /** How serials are held. */
   readonly serialForm: S;
   private readonly words: Words;
   private readonly times: TimeColumn;
@@ -124,7 +118,7 @@ export class SortedColumns<S extends SerialForm = 'text'> {
     const repeated = opts.repeated ?? 0;
     if (!(repeated >= 0 && repeated <= width))
       throw new RangeError('repeated columns must be within the width');
-    this.serialForm = opts.serials ?? ('text' as S);
+    this.serialForm = opts.serials ?? ('hash53' as S);
     this.exactWidth = width - repeated;
     this.words = new Words(this.serialForm === 'hash32' ? 2 : 1, MIN_CAPACITY);
     this.times = new TimeColumn(this.words, 0);
@@ -142,19 +136,9 @@ export class SortedColumns<S extends SerialForm = 'text'> {
     return this.times.get(i);
   }
 
-  /** The serial of row `i`, for column sets that hold serials as text. */
-  serial(this: SortedColumns<'text'>, i: number): string {
-    return this.serials.get(i) as string;
-  }
-
   /** What row `i` holds for its serial: equal for equal serials (see {@link SerialForm}). */
   serialKey(i: number): SerialKey {
     return this.serials.get(i);
-  }
-
-  /** What the column set would hold for `serial`. */
-  keyOf(serial: string): SerialKey {
-    return this.serials.keyOf(serial);
   }
 
   value(col: number, i: number): number {
@@ -247,7 +231,7 @@ export class SortedColumns<S extends SerialForm = 'text'> {
     return out;
   }
 
-  /** Bytes of the typed arrays (for text serials, their references but not the strings). */
+  /** Bytes of the typed arrays. */
   bytes(): number {
     let n = this.words.bytes() + this.times.bytes() + this.serials.bytes() + this.repeated.bytes();
     for (const c of this.exact) n += c.byteLength;
@@ -357,7 +341,7 @@ function compareStored(
 ): number {
   const dt = (x.times[i] as number) - (y.times[j] as number);
   if (dt !== 0) return dt;
-  return compareSerialKeys(x.keys[i] as SerialKey, y.keys[j] as SerialKey);
+  return (x.keys[i] as SerialKey) - (y.keys[j] as SerialKey);
 }
 
 /** The batch's row indexes in order, or undefined when already in order (most are). */

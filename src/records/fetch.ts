@@ -3,7 +3,6 @@
  * complete fetch ended (less an overlap for late records), stations sharing a start are batched
  * into one `station_ids` list per request within the URL limit, and truncated spans are split.
  */
-import type { Logger } from 'pino';
 import type { RefusedStations } from './refused.ts';
 import { countFailure, fetchSpan, type SpanStats, settleAll } from './spans.ts';
 import type { RecordSource, Timed } from './types.ts';
@@ -140,39 +139,6 @@ export async function fetchIncremental<R extends Timed>(
     fetchChunk([id], Math.max(opts.retainFrom, opts.now - MINUTE), { probe: true });
   await Promise.all(tasks);
   return { ...stats, watermarks, firstError };
-}
-
-/** One record fetch, as {@link reportFetch} logs it. */
-export interface FetchReport {
-  readonly collector: string;
-  readonly result: IncrementalFetchResult;
-  /** Records held in the store after the fetch. */
-  readonly held: number;
-}
-
-/** Logs what a record fetch did; failures keep the stations' spans for the next poll. */
-export function reportFetch(logger: Logger, fetch: FetchReport): void {
-  const { collector, result: f, held } = fetch;
-  const fields = { collector, requests: f.requests, splits: f.splits, records_held: held };
-  logger.debug(fields, 'records fetched');
-  if (f.truncated > 0) {
-    logger.warn(
-      { ...fields, truncated: f.truncated },
-      'answers still reached max_records_per_request for one station and the smallest span; some records may be missing',
-    );
-  }
-  if (f.failures > 0) {
-    logger.warn(
-      {
-        ...fields,
-        failures: f.failures,
-        not_sent: f.notSent,
-        stations: f.failedStations,
-        err: f.firstError?.message,
-      },
-      'some record requests failed; their stations keep their data and are fetched again next poll',
-    );
-  }
 }
 
 /** Splits `ids` into station lists whose request URL stays within `maxUrlLength`. */

@@ -1,8 +1,7 @@
 /**
- * The serial column of a {@link SortedColumns}. No family reads a serial back, so a store may
- * keep a hash instead of the string (4 or 8 bytes a row instead of a reference and ~32 bytes):
+ * The serial column of a {@link SortedColumns}. No family reads a serial back, so a store keeps a
+ * hash instead of the string (4 or 8 bytes a row instead of a reference and ~32 bytes):
  *
- * - `text`: the serials themselves.
  * - `hash32`: 32-bit FNV-1a (never 0), the key the control charts tell records apart by; two
  *   records sharing station, series, millisecond and value collide with a chance of 2^-32.
  * - `hash53`: cyrb53, exact in a double, for counting distinct serials (collision about
@@ -14,10 +13,10 @@
 import type { Words } from './words.ts';
 
 /** How a column set holds serials. */
-export type SerialForm = 'text' | 'hash32' | 'hash53';
+export type SerialForm = 'hash32' | 'hash53';
 
-/** What a column set holds for a serial: the serial itself (`text`) or its hash. */
-export type SerialKey = string | number;
+/** What a column set holds for a serial: its hash. */
+export type SerialKey = number;
 
 /** 32-bit FNV-1a of the serial's UTF-16 code units, 0 taken as 1 (0 means "no key" to the charts). */
 export function serialHash32(serial: string): number {
@@ -42,11 +41,6 @@ export function serialHash53(serial: string): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
-/** Orders serial keys of one column (all strings or all numbers). */
-export function compareSerialKeys(a: SerialKey, b: SerialKey): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /** One serial key per row. */
 export interface SerialColumn {
   keyOf(serial: string): SerialKey;
@@ -58,7 +52,7 @@ export interface SerialColumn {
   /** Moves the first `size` rows to a column of `capacity` rows. */
   resize(capacity: number, size: number): void;
   truncate(size: number): void;
-  /** Bytes of its own array (text: the references; a lane counts with its words). */
+  /** Bytes of its own array (a lane counts with its words). */
   bytes(): number;
 }
 
@@ -71,43 +65,8 @@ export interface SerialPlace {
 
 /** The column for `form`. */
 export function serialColumn(form: SerialForm, place: SerialPlace): SerialColumn {
-  if (form === 'text') return new TextSerials();
   if (form === 'hash32') return new LaneSerials(place);
   return new WideSerials(place.capacity);
-}
-
-class TextSerials implements SerialColumn {
-  private serials: string[] = [];
-
-  keyOf(serial: string): string {
-    return serial;
-  }
-
-  get(i: number): string {
-    return this.serials[i] ?? '';
-  }
-
-  set(i: number, key: SerialKey): void {
-    this.serials[i] = key as string;
-  }
-
-  copyWithin(target: number, start: number, end: number): void {
-    this.serials.copyWithin(target, start, end);
-  }
-
-  slice(start: number, end: number): string[] {
-    return this.serials.slice(start, end);
-  }
-
-  resize(_capacity: number, _size: number): void {}
-
-  truncate(size: number): void {
-    this.serials.length = size;
-  }
-
-  bytes(): number {
-    return this.serials.length * 8;
-  }
 }
 
 /** 32-bit hashes in a lane of the column set's {@link Words}, which moves and counts them. */
@@ -129,7 +88,7 @@ class LaneSerials implements SerialColumn {
   }
 
   set(i: number, key: SerialKey): void {
-    this.words.set(this.lane, i, key as number);
+    this.words.set(this.lane, i, key);
   }
 
   copyWithin(_target: number, _start: number, _end: number): void {}
@@ -164,7 +123,7 @@ class WideSerials implements SerialColumn {
   }
 
   set(i: number, key: SerialKey): void {
-    this.keys[i] = key as number;
+    this.keys[i] = key;
   }
 
   copyWithin(target: number, start: number, end: number): void {

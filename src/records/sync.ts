@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { LoopYielder } from '../util/loop-yield.ts';
 import { getOrCreate } from '../util/maps.ts';
-import { DEFAULT_MAX_SPAN_MS, fetchIncremental, type IncrementalFetchResult, reportFetch } from './fetch.ts';
+import { DEFAULT_MAX_SPAN_MS, fetchIncremental, type IncrementalFetchResult } from './fetch.ts';
 import type { RefusedStations } from './refused.ts';
 import { RereadSweep, type SweepRange } from './sweep.ts';
 import type { RecordSource, RecordStore, Timed } from './types.ts';
@@ -149,8 +149,7 @@ export function createRecordSync<R extends SyncedRecord>(
     store.evictBefore(retainFrom);
     const { future, late } = arrivals;
     const result = { ...merge(fetched, swept), ...(range ? { swept: range } : {}), future, late };
-    reportFetch(opts.logger, { collector: opts.collector, result, held: store.size() });
-    reportSync(opts, result);
+    report(opts, result, store.size());
     return result;
   };
 }
@@ -158,26 +157,40 @@ export function createRecordSync<R extends SyncedRecord>(
 /** One poll's fetch counts: the incremental read's, plus the sweep's requests and failures. */
 function merge(fetched: IncrementalFetchResult, swept?: IncrementalFetchResult): IncrementalFetchResult {
   if (!swept) return fetched;
-  return {
-    ...fetched,
-    requests: fetched.requests + swept.requests,
-    splits: fetched.splits + swept.splits,
-    truncated: fetched.truncated + swept.truncated,
-    failures: fetched.failures + swept.failures,
-    notSent: fetched.notSent + swept.notSent,
-    // A failed sweep range moves no watermark: it is read again next poll.
-    firstError: fetched.firstError ?? swept.firstError,
-  };
+  // A failed sweep range moves no watermark: it is read again next poll.
+  const sum = { ...fetched, firstError: fetched.firstError ?? swept.firstError };
+  for (const k of ['requests', 'splits', 'truncated', 'failures', 'notSent'] as const) sum[k] += swept[k];
+  return sum;
 }
 
 const total = (m: ReadonlyMap<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 
-/** One log line per poll for each kind of suspicious record, not one per record. */
-function reportSync<R extends SyncedRecord>(
-  opts: RecordSyncOptions<R>,
-  s: Pick<SyncResult, 'future' | 'late' | 'swept'>,
-): void {
+/**
+ * What a sync did, `held` records in the store after it: failures keep the stations' spans for
+ * the next poll; one log line per poll for each kind of suspicious record, not one per record.
+ */
+function report<R extends SyncedRecord>(opts: RecordSyncOptions<R>, s: SyncResult, held: number): void {
   const collector = opts.collector;
+  const fields = { collector, requests: s.requests, splits: s.splits, records_held: held };
+  opts.logger.debug(fields, 'records fetched');
+  if (s.truncated > 0) {
+    opts.logger.warn(
+      { ...fields, truncated: s.truncated },
+      'answers still reached max_records_per_request for one station and the smallest span; some records may be missing',
+    );
+  }
+  if (s.failures > 0) {
+    opts.logger.warn(
+      {
+        ...fields,
+        failures: s.failures,
+        not_sent: s.notSent,
+        stations: s.failedStations,
+        err: s.firstError?.message,
+      },
+      'some record requests failed; their stations keep their data and are fetched again next poll',
+    );
+  }
   if (s.future.size > 0) {
     opts.logger.warn(
       {

@@ -125,16 +125,15 @@ export class ArlChain {
 export function designBernoulliCusum(shift: BernoulliShift, arl0: number): BernoulliDesign {
   const weights = bernoulliWeights(shift);
   const chain = new ArlChain(weights.failWeight, weights.passWeight, shift.p0);
-  const arlAt = (h: number) => chain.arl(h);
   // Start near Wald's h = ln(ARL0), in lattice steps: the bisection then takes a few chains.
   let hi = Math.max(1, Math.ceil(Math.log(arl0) / weights.llrPerStep));
-  while (arlAt(hi) < arl0) hi *= 2;
+  while (chain.arl(hi) < arl0) hi *= 2;
   let lo = Math.floor(hi / 2);
-  while (lo > 0 && arlAt(lo) >= arl0) lo = Math.floor(lo / 2);
-  // Invariant: arlAt(lo) < arl0 <= arlAt(hi); the ARL grows with H.
+  while (lo > 0 && chain.arl(lo) >= arl0) lo = Math.floor(lo / 2);
+  // Invariant: chain.arl(lo) < arl0 <= chain.arl(hi); the ARL grows with H.
   while (hi - lo > 1) {
     const mid = (lo + hi) >> 1;
-    if (arlAt(mid) >= arl0) hi = mid;
+    if (chain.arl(mid) >= arl0) hi = mid;
     else lo = mid;
   }
   return { ...weights, h: hi };
@@ -144,7 +143,6 @@ export function designBernoulliCusum(shift: BernoulliShift, arl0: number): Berno
 export class BernoulliCusum {
   private s = 0;
   private shown = 0;
-  private signals = 0;
 
   constructor(private current: BernoulliDesign) {}
 
@@ -168,7 +166,6 @@ export class BernoulliCusum {
     this.s = bad ? this.s + failWeight : Math.max(0, this.s - passWeight);
     this.shown = this.s;
     if (this.s < h) return false;
-    this.signals++;
     this.s = 0;
     return true;
   }
@@ -176,16 +173,6 @@ export class BernoulliCusum {
   /** The statistic as a fraction of H; after a signal, the sum that crossed until the next trial. */
   get ratio(): number {
     return this.shown / this.current.h;
-  }
-
-  /** In nats of log-likelihood ratio. */
-  get llr(): number {
-    return this.shown * this.current.llrPerStep;
-  }
-
-  /** Signals since the chart was created. */
-  get count(): number {
-    return this.signals;
   }
 }
 
@@ -313,7 +300,6 @@ export class OwnLevelCusum {
   private target: number | undefined;
   /** Bin of the trial the design was last chosen at. */
   private designedBin = Number.NaN;
-  private estimate = Number.NaN;
 
   constructor(private readonly model: OwnLevelModel) {
     this.baseline = new BernoulliBaseline(model.baseline);
@@ -326,7 +312,6 @@ export class OwnLevelCusum {
     this.designedBin = Number.NaN;
     // Until its first trial a chart shows 0 on the design of its target (no history yet).
     const design = target === undefined ? undefined : this.model.designOf(target);
-    this.estimate = target ?? Number.NaN;
     if (!design) this.cusum = undefined;
     else if (!this.cusum) this.cusum = new BernoulliCusum(design);
   }
@@ -346,11 +331,6 @@ export class OwnLevelCusum {
     return this.cusum?.ratio;
   }
 
-  /** The level of the current design, before its rounding to the grid (NaN when not charted). */
-  get level(): number {
-    return this.estimate;
-  }
-
   /** The design in use, undefined when not charted. */
   get design(): BernoulliDesign | undefined {
     return this.cusum?.design;
@@ -358,8 +338,8 @@ export class OwnLevelCusum {
 
   private redesign(time: number, bin: number): void {
     this.designedBin = bin;
-    this.estimate = this.baseline.level(time, { p: this.target!, weight: this.model.prior });
-    const design = this.model.designOf(this.estimate);
+    const level = this.baseline.level(time, { p: this.target!, weight: this.model.prior });
+    const design = this.model.designOf(level);
     if (!design) this.cusum = undefined;
     else if (!this.cusum) this.cusum = new BernoulliCusum(design);
     else this.cusum.redesign(design);

@@ -164,8 +164,13 @@ const SKEW_ALLOWANCE = 0.4;
 
 /** The sample skewness shrunk towards 0 by 2 sqrt(6 / n) and {@link SKEW_ALLOWANCE}, capped. */
 export function shrunkSkewness(g: number, n: number): number {
-  if (!Number.isFinite(g) || n < 3) return 0;
-  const kept = Math.max(0, Math.abs(g) - 2 * Math.sqrt(6 / n) - SKEW_ALLOWANCE);
+  return n < 3 ? 0 : shrunk(g, Math.sqrt(6 / n), SKEW_ALLOWANCE);
+}
+
+/** `g` shrunk towards 0 by twice its standard error `se` and `allowance`, capped; 0 when not finite. */
+function shrunk(g: number, se: number, allowance: number): number {
+  if (!Number.isFinite(g)) return 0;
+  const kept = Math.max(0, Math.abs(g) - 2 * se - allowance);
   return kept === 0 ? 0 : Math.sign(g) * Math.min(MAX_SKEWNESS, kept);
 }
 
@@ -180,9 +185,7 @@ const MEDIAN_SKEW_ALLOWANCE = 0.15;
  * skewness anything; biased low for skewed data, which errs towards fewer chance signals.
  */
 function shrunkMedianSkewness(g: number, n: number): number {
-  if (!Number.isFinite(g)) return 0;
-  const kept = Math.max(0, Math.abs(g) - 2 * 1.2533 * Math.sqrt(6 / n) - MEDIAN_SKEW_ALLOWANCE);
-  return kept === 0 ? 0 : Math.sign(g) * Math.min(MAX_SKEWNESS, kept);
+  return shrunk(g, 1.2533 * Math.sqrt(6 / n), MEDIAN_SKEW_ALLOWANCE);
 }
 
 /** The lognormal exp(s N) whose skewness is `g` ≥ 0: s, its mean and sd (s = 0 for g = 0). */

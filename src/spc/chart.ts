@@ -5,18 +5,26 @@
  * into the baseline's bucketed sums ({@link ChartBaseline}) or are dropped. docs/measurements.md
  * ("Memory of a chart") gives the sizes.
  */
-import { ChartBaseline } from './chart-baseline.ts';
-import { ChartDetectors } from './chart-detectors.ts';
-import { ChartLimits, type LimitsChange, type LimitsSpec } from './chart-limits.ts';
-import type { DetectorParams, DetectorView } from './detector-state.ts';
-import type { ControlLimits, LimitsResult } from './limits.ts';
+import { type BaselineSpan, type BaselineSpec, ChartBaseline } from './chart-baseline.ts';
+import {
+  type DetectorParams,
+  Detectors,
+  type DetectorView,
+  EVENT_SLOTS,
+  effectiveParams,
+} from './detector-state.ts';
+import { type ControlLimits, givenLimits, type LimitsResult, limitsFromSums } from './limits.ts';
 import { RecentPoints } from './points.ts';
-import { lookBack, type RulesConfig } from './rules.ts';
+import { createRuleResults, evaluateWindowAndNew, lookBack, type RulesConfig } from './rules.ts';
 
 export type { BaselineSpec } from './chart-baseline.ts';
 
 /** Everything that decides one series' chart. */
-export interface ChartSpec extends LimitsSpec {
+export interface ChartSpec {
+  readonly baseline: BaselineSpec;
+  readonly minSamples: number;
+  /** Compensate a baseline's positive lag-1 autocorrelation beyond 0.1 (src/spc/limits.ts). */
+  readonly compensate: boolean;
   /** The newest points, `(now - evaluationWindowMs, now]`, are evaluated by the rules. */
   readonly evaluationWindowMs: number;
   readonly rules: RulesConfig;
@@ -37,6 +45,19 @@ export interface ChartPoll {
   readonly nowMs: number;
   /** Every point up to now has arrived (the poll fetched without failures). */
   readonly complete: boolean;
+}
+
+/** What a poll changed about the chart's limits, for a log line. */
+export type LimitsChange = 'established' | 'gained' | 'lost' | undefined;
+
+/** Where one poll's evaluation lies, as indexes into the points. */
+interface EvaluatedRange {
+  /** First point of the window, of the chart (after a frozen period), and new since the last poll. */
+  readonly from: number;
+  readonly chartStart: number;
+  readonly newStart: number;
+  readonly evalEnd: number;
+  readonly nowMs: number;
 }
 
 /** A chart as of one poll. */
@@ -72,8 +93,26 @@ export class ControlChart {
   private readonly overlapMs: number;
   private readonly points = new RecentPoints();
   private readonly baseline: ChartBaseline;
-  private readonly limits: ChartLimits;
-  private readonly detectors: ChartDetectors;
+  private readonly params: DetectorParams;
+  private readonly detectors: Detectors;
+  /** Last violation time and events per event slot (rules 1..8, CUSUM, EWMA) since the chart started. */
+  private readonly tally = {
+    lastTimes: new Float64Array(EVENT_SLOTS).fill(Number.NaN),
+    events: new Float64Array(EVENT_SLOTS),
+  };
+  private readonly results = createRuleResults();
+  /** What the rules evaluated last: the same inputs give the same window results. */
+  private readonly rulesKey = {
+    limits: undefined as ControlLimits | undefined,
+    prefix: -1,
+    from: -1,
+    end: -1,
+  };
+  private frozen: LimitsResult | undefined;
+  private memo: LimitsResult | undefined;
+  /** The same object every poll of a hold. */
+  private held: LimitsResult | undefined;
+  private hadLimits: boolean | undefined;
   /** Until a complete poll, the history may come again: points are recognised by key, none leaves. */
   private loading = true;
   /** Points older than this left the recent points: one arriving now is too late for the chart. */
@@ -86,8 +125,6 @@ export class ControlChart {
   private evaluatedCount = -1;
   private late = 0;
   private newest = Number.NEGATIVE_INFINITY;
-  /** Points that arrived after older ones had left the recent points: in no baseline. */
-  private tooLate = 0;
   private foldBefore = Number.NEGATIVE_INFINITY;
   /** History up to the newest folded point is not taken again. */
   private foldedTo = Number.NEGATIVE_INFINITY;
@@ -101,18 +138,13 @@ export class ControlChart {
     this.spec = spec;
     this.overlapMs = options.overlapMs;
     this.baseline = new ChartBaseline(spec.baseline, options.holdMs, this.points);
-    this.limits = new ChartLimits(spec, this.baseline);
-    this.detectors = new ChartDetectors(spec.rules, options.detectors, options.overlapMs, this.points);
+    this.params = options.detectors;
+    this.detectors = new Detectors(options.detectors);
   }
 
   /** Time of the newest point ever added (-Infinity: none). */
   get lastTime(): number {
     return this.newest;
-  }
-
-  /** Points that came too late to enter the chart at all (older than the recent points). */
-  get tooLatePoints(): number {
-    return this.tooLate;
   }
 
   /** Calls `take` with each recent point and its key (not those the baseline keeps as sums). */
@@ -131,10 +163,7 @@ export class ControlChart {
    */
   add(time: number, value: number, key = 0): boolean {
     if (!Number.isFinite(value)) return false;
-    if (time < this.retiredBefore) {
-      this.tooLate++;
-      return false;
-    }
+    if (time < this.retiredBefore) return false;
     if (Number.isNaN(this.baseline.anchor)) this.baseline.anchor = value;
     if (time > this.newest) this.newest = time;
     this.points.add(time, value, key);
@@ -146,10 +175,7 @@ export class ControlChart {
    * taken only while loading, a second copy (same time, value and `key`) left out.
    */
   addHistory(time: number, value: number, key: number): boolean {
-    if (!this.loading) {
-      if (Number.isFinite(value)) this.tooLate++;
-      return false;
-    }
+    if (!this.loading) return false;
     // Folded already (see foldHistoryBefore): this record came again.
     if (time <= this.foldedTo) return false;
     // History far out of order before any fold: hold it all until the first complete poll.
@@ -200,8 +226,8 @@ export class ControlChart {
     const evalEnd = points.lowerBound(nowMs + 1);
     const evalStart = points.lowerBound(evalFrom + 1, evalEnd);
     this.baseline.release(nowMs, evalFrom, this.detectors.lastSignal);
-    const result = this.limits.at({ nowMs, evalFrom, evalStart, evalEnd, complete: poll.complete });
-    const change = this.limits.change(result);
+    const result = this.limitsAt({ evalFrom, evalStart, evalEnd }, poll);
+    const change = this.limitsChange(result);
     const evaluatedTo = this.evaluatedTo ?? nowMs;
     // Points of a frozen baseline period are phase I: evaluated by no rule, not even as context.
     const chartStart = b.kind === 'frozen' ? points.lowerBound(b.toMs) : 0;
@@ -212,13 +238,21 @@ export class ControlChart {
     const newest = evalEnd > 0 ? (points.timeColumn[evalEnd - 1] ?? evaluatedTo) : evaluatedTo;
     this.evaluatedTo = Math.max(evaluatedTo, newest);
     const range = { from, chartStart, newStart, evalEnd, nowMs };
-    if (!result.ok) this.detectors.skip(this.evaluatedTo);
-    const counts = result.ok ? this.detectors.evaluateRules(result.limits, range) : NO_COUNTS;
-    const detectors = result.ok ? this.detectors.advance(result.limits, range, this.baseline) : undefined;
-    this.rememberWindowCount(evalFrom, this.detectors.finalTo(this.evaluatedTo));
+    if (!result.ok) {
+      // No limits: the points up to now count as evaluated, and cannot be gone back over.
+      this.rulesKey.limits = undefined;
+      this.detectors.forgetCheckpoints(this.evaluatedTo);
+    }
+    const counts = result.ok ? this.evaluateRules(result.limits, range) : NO_COUNTS;
+    const detectors = result.ok ? this.advanceDetectors(result.limits, range) : undefined;
+    // With detectors on, the points of the overlap are not past evaluating yet.
+    const { cusum, ewma } = this.params;
+    const finalTo =
+      cusum.enabled || ewma.enabled ? Math.min(this.evaluatedTo, this.detectors.baseTime) : this.evaluatedTo;
+    this.rememberWindowCount(evalFrom, finalTo);
     const work =
       CHART_WORK + (evalEnd - Math.min(from, newStart)) + merged + this.retireOldPoints(poll, evalStart);
-    const { lastTimes, events } = this.detectors.tally;
+    const { lastTimes, events } = this.tally;
     return {
       result,
       limits: result.ok ? result.limits : undefined,
@@ -231,6 +265,85 @@ export class ControlChart {
       change,
       work,
     };
+  }
+
+  /**
+   * The limits in force at the poll: given, a frozen baseline's once computed from complete
+   * data, a hold's, or the rolling baseline's, computed again only when its inputs changed.
+   */
+  private limitsAt(at: BaselineSpan, poll: ChartPoll): LimitsResult {
+    const b = this.spec.baseline;
+    if (b.kind === 'given') return givenLimits(b);
+    if (this.frozen !== undefined) return this.frozen;
+    const hold = this.baseline.hold;
+    if (hold !== undefined) {
+      if (this.held === undefined || (this.held.ok && this.held.limits !== hold.limits))
+        this.held = { ok: true, limits: hold.limits };
+      return this.held;
+    }
+    const rolling = b.kind === 'rolling';
+    const same = rolling && this.baseline.unchanged(at);
+    if (same && this.memo !== undefined) return this.memo;
+    const limits = limitsFromSums(this.baseline.sums(at), {
+      minSamples: this.spec.minSamples,
+      kind: b.kind,
+      compensate: this.spec.compensate,
+      anchor: this.baseline.anchor,
+    });
+    if (b.kind === 'frozen' && poll.complete && poll.nowMs >= b.toMs) {
+      this.frozen = limits;
+      this.baseline.close();
+    }
+    this.memo = rolling ? limits : undefined;
+    return limits;
+  }
+
+  /** How `result` changes the limits of the last poll. */
+  private limitsChange(result: LimitsResult): LimitsChange {
+    const had = this.hadLimits;
+    this.hadLimits = result.ok;
+    if (had === undefined) return result.ok ? 'established' : undefined;
+    if (had === result.ok) return undefined;
+    return result.ok ? 'gained' : 'lost';
+  }
+
+  /** Violations per rule over the window, counting the new points' events; skipped when unchanged. */
+  private evaluateRules(limits: ControlLimits, at: EvaluatedRange): ArrayLike<number> {
+    const key = this.rulesKey;
+    const r = this.results;
+    const prefix = this.points.prefixVersion;
+    const same = key.limits === limits && key.prefix === prefix && key.from === at.from;
+    if (at.newStart >= at.evalEnd && same && key.end === at.evalEnd) return r.count;
+    key.limits = limits;
+    key.prefix = prefix;
+    key.from = at.from;
+    key.end = at.evalEnd;
+    evaluateWindowAndNew(
+      this.points.valueColumn,
+      { windowStart: at.from, newStart: at.newStart, end: at.evalEnd, contextStart: at.chartStart },
+      { limits, rules: this.spec.rules, window: r, events: this.tally.events },
+    );
+    const lastTimes = this.tally.lastTimes;
+    for (let k = 0; k < 8; k++) {
+      const i = r.lastIndex[k] ?? -1;
+      const t = i < 0 ? Number.NaN : (this.points.timeColumn[i] ?? Number.NaN);
+      if (!Number.isNaN(t) && !(lastTimes[k]! >= t)) lastTimes[k] = t;
+    }
+    return r.count;
+  }
+
+  /** Steps the detectors over the new points (late ones in place); a signal holds the baseline. */
+  private advanceDetectors(limits: ControlLimits, at: EvaluatedRange): DetectorView | undefined {
+    const params = effectiveParams(this.params, limits);
+    const detectors = this.detectors;
+    const signalBefore = detectors.lastSignal;
+    const { timeColumn: times, valueColumn: values } = this.points;
+    const range = { replayFrom: at.from, newFrom: at.newStart, to: at.evalEnd };
+    const input = { times, values, limits, params, range, keepFrom: at.nowMs - this.overlapMs };
+    detectors.advance(input, this.tally);
+    // Object.is: before the first signal both are NaN, which `!==` would take for a new signal.
+    if (!Object.is(detectors.lastSignal, signalBefore)) this.baseline.signalled(detectors.shiftFrom, limits);
+    return detectors.view(params, limits);
   }
 
   /** Counts the points that appeared, since the last poll, among those already evaluated then. */

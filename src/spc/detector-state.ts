@@ -46,103 +46,6 @@ export interface DetectorParams {
   readonly fast?: CusumParams;
 }
 
-/** Everything the detectors carry from one point to the next, after the point at `time`. */
-interface Checkpoint {
-  readonly time: number;
-  readonly upper: number;
-  readonly lower: number;
-  readonly fastUpper: number;
-  readonly fastLower: number;
-  readonly z: number;
-  readonly t: number;
-  readonly upperFrom: number;
-  readonly lowerFrom: number;
-  /** Which detectors signalled at the point: 1 the CUSUM, 2 the EWMA. */
-  readonly signals: number;
-  readonly shownCusum: CusumState | undefined;
-  readonly shownEwma: EwmaState | undefined;
-}
-
-/** The detectors of one series. */
-export interface DetectorState {
-  cusum: CusumState;
-  fast: CusumState;
-  ewma: EwmaState;
-  /** What crossed at the last point when it signalled (the state restarted): shown until the next. */
-  shownCusum: CusumState | undefined;
-  shownEwma: EwmaState | undefined;
-  /** False until the state was rebuilt from the series' history (the first poll with limits). */
-  ready: boolean;
-  /** Start of each sum's current climb: at a signal, where the shift most likely began. */
-  upperFrom: number;
-  lowerFrom: number;
-  /** Time of the last signal (either detector), NaN when none. */
-  lastSignal: number;
-  shiftFrom: number;
-  /** The state after each point evaluated within the overlap, in time order. */
-  checkpoints: Checkpoint[];
-  /**
-   * The state before the first of them; points up to `baseTime` cannot be put in place any more
-   * (one that arrives this old was not evaluated and will not be).
-   * Undefined: no going back (after a gap in evaluating, e.g. while the chart had no limits).
-   */
-  base: Checkpoint | undefined;
-  baseTime: number;
-}
-
-/** Fresh detectors. */
-export function createDetectorState(params: DetectorParams): DetectorState {
-  return {
-    cusum: cusumStart(params.cusum),
-    fast: cusumStart(params.fast ?? FAST_CUSUM),
-    ewma: ewmaStart(),
-    shownCusum: undefined,
-    shownEwma: undefined,
-    ready: false,
-    upperFrom: Number.NaN,
-    lowerFrom: Number.NaN,
-    lastSignal: Number.NaN,
-    shiftFrom: Number.NaN,
-    checkpoints: [],
-    base: undefined,
-    baseTime: Number.NEGATIVE_INFINITY,
-  };
-}
-
-function checkpoint(s: DetectorState, time: number, signals = 0): Checkpoint {
-  return {
-    time,
-    signals,
-    upper: s.cusum.upper,
-    lower: s.cusum.lower,
-    fastUpper: s.fast.upper,
-    fastLower: s.fast.lower,
-    z: s.ewma.z,
-    t: s.ewma.t,
-    upperFrom: s.upperFrom,
-    lowerFrom: s.lowerFrom,
-    shownCusum: s.shownCusum,
-    shownEwma: s.shownEwma,
-  };
-}
-
-function restore(s: DetectorState, from: Checkpoint): void {
-  s.cusum = { upper: from.upper, lower: from.lower };
-  s.fast = { upper: from.fastUpper, lower: from.fastLower };
-  s.ewma = { z: from.z, t: from.t };
-  s.upperFrom = from.upperFrom;
-  s.lowerFrom = from.lowerFrom;
-  s.shownCusum = from.shownCusum;
-  s.shownEwma = from.shownEwma;
-}
-
-/** Forgets the checkpoints (the chart skipped points); points up to `time` count as evaluated. */
-export function forgetCheckpoints(state: DetectorState, time: number): void {
-  state.checkpoints = [];
-  state.base = undefined;
-  state.baseTime = Math.max(state.baseTime, time);
-}
-
 /**
  * The settings against `limits`, for the baseline's lag-1 autocorrelation φ: the CUSUM's h times
  * ((1 + φ) / (1 − φ))^0.875 ({@link cusumLongRunFactor}), the fast CUSUM's times that to the 0.75
@@ -207,11 +110,42 @@ export interface AdvanceInput {
 /** What the point being stepped did when evaluated before; `history`: count nothing. */
 type Before = Checkpoint | 'history' | undefined;
 
-/** One pass's state in fields; a chart keeps one across polls (fresh closures per poll cost). */
-export class DetectorAdvance {
-  private state!: DetectorState;
+/** Where an advance counts signals: events and last signal times per event slot. */
+interface Tally {
+  readonly events: Float64Array;
+  readonly lastTimes: Float64Array;
+}
+
+/**
+ * The detectors of one series. One pass's state is kept in fields too: a chart keeps one object
+ * across polls (fresh closures per poll cost).
+ */
+export class Detectors {
+  cusum: CusumState;
+  fast: CusumState;
+  ewma: EwmaState = ewmaStart();
+  /** What crossed at the last point when it signalled (the state restarted): shown until the next. */
+  shownCusum: CusumState | undefined;
+  shownEwma: EwmaState | undefined;
+  /** False until the state was rebuilt from the series' history (the first poll with limits). */
+  ready = false;
+  /** Start of each sum's current climb: at a signal, where the shift most likely began. */
+  upperFrom = Number.NaN;
+  lowerFrom = Number.NaN;
+  /** Time of the last signal (either detector), NaN when none. */
+  lastSignal = Number.NaN;
+  shiftFrom = Number.NaN;
+  /** The state after each point evaluated within the overlap, in time order. */
+  checkpoints: Checkpoint[] = [];
+  /**
+   * The state before the first of them; points up to `baseTime` cannot be put in place any more
+   * (one that arrives this old was not evaluated and will not be).
+   * Undefined: no going back (after a gap in evaluating, e.g. while the chart had no limits).
+   */
+  base: Checkpoint | undefined;
+  baseTime = Number.NEGATIVE_INFINITY;
   private input!: AdvanceInput;
-  private out!: { readonly events: Float64Array; readonly lastTimes: Float64Array };
+  private out!: Tally;
   private signals = 0;
   private before: Before;
   /** Per detector: new signals and signals no longer given; a moved signal nets one event. */
@@ -220,35 +154,40 @@ export class DetectorAdvance {
   private lostCusum = 0;
   private lostEwma = 0;
 
-  run(
-    state: DetectorState,
-    input: AdvanceInput,
-    out: { readonly events: Float64Array; readonly lastTimes: Float64Array },
-  ): void {
+  constructor(params: DetectorParams) {
+    this.cusum = cusumStart(params.cusum);
+    this.fast = cusumStart(params.fast ?? FAST_CUSUM);
+  }
+
+  /**
+   * Steps the detectors over the new points, counting signals into `out.events` and their times
+   * into `out.lastTimes`; replays the history uncounted first when the state is not ready.
+   */
+  advance(input: AdvanceInput, out: Tally): void {
+    const { cusum, ewma } = input.params;
+    if (!cusum.enabled && !ewma.enabled) return;
     const { times, range } = input;
-    this.state = state;
     this.input = input;
     this.out = out;
     this.freshCusum = 0;
     this.freshEwma = 0;
     this.lostCusum = 0;
     this.lostEwma = 0;
-    const { cusum } = input.params;
-    if (!state.ready) {
+    if (!this.ready) {
       // Rebuilt with the settings in force (a compensated h starts the sums at its half).
-      state.cusum = cusumStart(cusum);
-      state.fast = cusumStart(input.params.fast ?? FAST_CUSUM);
-      state.ewma = ewmaStart();
-      state.shownCusum = undefined;
-      state.shownEwma = undefined;
-      state.checkpoints = [];
-      state.baseTime =
+      this.cusum = cusumStart(cusum);
+      this.fast = cusumStart(input.params.fast ?? FAST_CUSUM);
+      this.ewma = ewmaStart();
+      this.shownCusum = undefined;
+      this.shownEwma = undefined;
+      this.checkpoints = [];
+      this.baseTime =
         range.replayFrom > 0
           ? (times[range.replayFrom - 1] ?? Number.NEGATIVE_INFINITY)
           : Number.NEGATIVE_INFINITY;
-      state.base = checkpoint(state, state.baseTime);
+      this.base = checkpoint(this, this.baseTime);
       for (let i = range.replayFrom; i < range.newFrom; i++) this.step(i, 'history');
-      state.ready = true;
+      this.ready = true;
     } else {
       this.reevaluateLate();
     }
@@ -258,33 +197,68 @@ export class DetectorAdvance {
     if (cusumEvents > 0) out.events[CUSUM_EVENT] = (out.events[CUSUM_EVENT] ?? 0) + cusumEvents;
     const ewmaEvents = this.freshEwma - this.lostEwma;
     if (ewmaEvents > 0) out.events[EWMA_EVENT] = (out.events[EWMA_EVENT] ?? 0) + ewmaEvents;
-    prune(state, input.keepFrom);
+    this.prune(input.keepFrom);
     // Nothing of this pass stays reachable between polls.
-    this.state = undefined as unknown as DetectorState;
     this.input = undefined as unknown as AdvanceInput;
-    this.out = undefined as unknown as DetectorAdvance['out'];
+    this.out = undefined as unknown as Tally;
     this.before = undefined;
+  }
+
+  /** Forgets the checkpoints (the chart skipped points); points up to `time` count as evaluated. */
+  forgetCheckpoints(time: number): void {
+    this.checkpoints = [];
+    this.base = undefined;
+    this.baseTime = Math.max(this.baseTime, time);
+  }
+
+  /** The detectors' values to export (with the settings in force), or nothing before they were rebuilt. */
+  view(params: DetectorParams, limits: ControlLimits): DetectorView | undefined {
+    if (!this.ready) return undefined;
+    // At a signal, the limits it crossed, not the restarted ones (t = 0: zero width).
+    const e = this.shownEwma ?? this.ewma;
+    // On the calibrated scale: the EWMA of skewed data is shown as if its values were normal.
+    const scale = limits.calibration ?? limits;
+    const half = ewmaLimit(params.ewma, e.t) * scale.sigma;
+    const centre = scale.center + e.z * scale.sigma;
+    const c = this.shownCusum ?? this.cusum;
+    const phi = limits.calibration?.phi ?? 0;
+    // Fields set in place, not spread in: a view is made for every chart at every poll.
+    const view: { cusum?: DetectorView['cusum']; ewma?: DetectorView['ewma'] } = {};
+    if (params.cusum.enabled)
+      view.cusum = { upper: c.upper, lower: c.lower, h: params.cusum.h, widening: cusumLongRunFactor(phi) };
+    if (params.ewma.enabled)
+      view.ewma = { value: centre, upper: scale.center + half, lower: scale.center - half };
+    return view;
+  }
+
+  private restore(from: Checkpoint): void {
+    this.cusum = { upper: from.upper, lower: from.lower };
+    this.fast = { upper: from.fastUpper, lower: from.fastLower };
+    this.ewma = { z: from.z, t: from.t };
+    this.upperFrom = from.upperFrom;
+    this.lowerFrom = from.lowerFrom;
+    this.shownCusum = from.shownCusum;
+    this.shownEwma = from.shownEwma;
   }
 
   /** Steps one point; `earlier` is what it did when evaluated before (`history`: counts nothing). */
   private step(i: number, earlier: Before): void {
     const { times, values, limits, params } = this.input;
     const { cusum, ewma } = params;
-    const state = this.state;
     const t = times[i] ?? Number.NaN;
     this.signals = 0;
     this.before = earlier;
     const z = detectorValue(limits, values[i] ?? 0);
-    state.shownCusum = undefined;
-    state.shownEwma = undefined;
+    this.shownCusum = undefined;
+    this.shownEwma = undefined;
     if (cusum.enabled) this.stepCusum(t, z);
     if (ewma.enabled) {
-      const e = state.ewma;
+      const e = this.ewma;
       const side = ewmaAdd(e, z, ewma);
       if (side !== undefined) {
         this.signalled(EWMA_EVENT, t, side);
-        state.shownEwma = { z: e.z, t: e.t };
-        state.ewma = ewmaStart();
+        this.shownEwma = { z: e.z, t: e.t };
+        this.ewma = ewmaStart();
       }
     }
     const before = this.before;
@@ -292,29 +266,27 @@ export class DetectorAdvance {
       if (before.signals & 1 && !(this.signals & 1)) this.lostCusum++;
       if (before.signals & 2 && !(this.signals & 2)) this.lostEwma++;
     }
-    state.checkpoints.push(checkpoint(state, t, this.signals));
+    this.checkpoints.push(checkpoint(this, t, this.signals));
   }
 
   /** Steps both CUSUMs with the point at `t` (calibrated value `z`); a signal restarts both. */
   private stepCusum(t: number, z: number): void {
-    const state = this.state;
     const params = this.input.params;
-    const c = state.cusum;
-    if (c.upper === 0 || Number.isNaN(state.upperFrom)) state.upperFrom = t;
-    if (c.lower === 0 || Number.isNaN(state.lowerFrom)) state.lowerFrom = t;
-    const side = stepCusums(c, state.fast, z, params);
+    const c = this.cusum;
+    if (c.upper === 0 || Number.isNaN(this.upperFrom)) this.upperFrom = t;
+    if (c.lower === 0 || Number.isNaN(this.lowerFrom)) this.lowerFrom = t;
+    const side = stepCusums(c, this.fast, z, params);
     if (side === undefined) return;
     this.signalled(CUSUM_EVENT, t, side);
-    state.shownCusum = { upper: c.upper, lower: c.lower };
-    state.cusum = cusumStart(params.cusum);
-    state.fast = cusumStart(params.fast ?? FAST_CUSUM);
-    state.upperFrom = Number.NaN;
-    state.lowerFrom = Number.NaN;
+    this.shownCusum = { upper: c.upper, lower: c.lower };
+    this.cusum = cusumStart(params.cusum);
+    this.fast = cusumStart(params.fast ?? FAST_CUSUM);
+    this.upperFrom = Number.NaN;
+    this.lowerFrom = Number.NaN;
   }
 
   /** A signal at the point being stepped: an event unless history or a signal it gave before. */
   private signalled(slot: number, t: number, side: 'up' | 'down'): void {
-    const state = this.state;
     const bit = slot === CUSUM_EVENT ? 1 : 2;
     this.signals |= bit;
     const before = this.before;
@@ -326,21 +298,20 @@ export class DetectorAdvance {
       }
       if (!(this.out.lastTimes[slot]! >= t)) this.out.lastTimes[slot] = t;
     }
-    if (!(state.lastSignal >= t)) state.lastSignal = t;
+    if (!(this.lastSignal >= t)) this.lastSignal = t;
     // The CUSUM's climb on the signal's side dates the shift; an EWMA alone dates it at its signal.
-    const from = this.input.params.cusum.enabled ? (side === 'up' ? state.upperFrom : state.lowerFrom) : t;
-    state.shiftFrom = Number.isNaN(from) ? t : Math.min(from, t);
+    const from = this.input.params.cusum.enabled ? (side === 'up' ? this.upperFrom : this.lowerFrom) : t;
+    this.shiftFrom = Number.isNaN(from) ? t : Math.min(from, t);
   }
 
   /** Puts late points within the checkpoints' span in place: restore, then step again in order. */
   private reevaluateLate(): void {
-    const state = this.state;
-    if (state.base === undefined) return;
+    if (this.base === undefined) return;
     const { times } = this.input;
     const { newFrom } = this.input.range;
-    const old = state.checkpoints;
+    const old = this.checkpoints;
     // Times are whole milliseconds: the first point after the base's.
-    const from = lowerBound(times, state.baseTime + 1, { hi: newFrom });
+    const from = lowerBound(times, this.baseTime + 1, { hi: newFrom });
     if (newFrom - from <= old.length) return;
     // The first point that is not the next evaluated one (times ascending, equal times in order).
     let k = from;
@@ -350,42 +321,27 @@ export class DetectorAdvance {
       j++;
     }
     if (k === newFrom) return;
-    restore(state, j === 0 ? state.base : old[j - 1]!);
-    state.checkpoints = old.slice(0, j);
+    this.restore(j === 0 ? this.base : old[j - 1]!);
+    this.checkpoints = old.slice(0, j);
     for (let i = k; i < newFrom; i++) {
       const before = j < old.length && times[i] === old[j]?.time ? old[j++] : undefined;
       this.step(i, before);
     }
   }
-}
 
-/**
- * Steps the detectors over the new points, counting signals into `events` and their times into
- * `lastTimes`; replays the history uncounted first when the state is not ready.
- */
-export function advanceDetectors(
-  state: DetectorState,
-  input: AdvanceInput,
-  out: { readonly events: Float64Array; readonly lastTimes: Float64Array },
-  advance = new DetectorAdvance(),
-): void {
-  const { cusum, ewma } = input.params;
-  if (!cusum.enabled && !ewma.enabled) return;
-  advance.run(state, input, out);
-}
-
-/** Drops the checkpoints of points at or before `keepFrom`; the last one dropped becomes the base. */
-function prune(state: DetectorState, keepFrom: number): void {
-  const checkpoints = state.checkpoints;
-  let n = 0;
-  while (n < checkpoints.length && checkpoints[n]!.time <= keepFrom) n++;
-  if (n === 0) return;
-  const last = checkpoints[n - 1]!;
-  if (state.base !== undefined) state.base = last;
-  state.baseTime = last.time;
-  // In place: a new array per chart and poll was garbage for every poll.
-  for (let i = n; i < checkpoints.length; i++) checkpoints[i - n] = checkpoints[i]!;
-  checkpoints.length -= n;
+  /** Drops the checkpoints of points at or before `keepFrom`; the last one dropped becomes the base. */
+  private prune(keepFrom: number): void {
+    const checkpoints = this.checkpoints;
+    let n = 0;
+    while (n < checkpoints.length && checkpoints[n]!.time <= keepFrom) n++;
+    if (n === 0) return;
+    const last = checkpoints[n - 1]!;
+    if (this.base !== undefined) this.base = last;
+    this.baseTime = last.time;
+    // In place: a new array per chart and poll was garbage for every poll.
+    for (let i = n; i < checkpoints.length; i++) checkpoints[i - n] = checkpoints[i]!;
+    checkpoints.length -= n;
+  }
 }
 
 /** What the gauges show of the detectors, against the current limits. */
@@ -401,26 +357,25 @@ export interface DetectorView {
   readonly ewma?: { readonly value: number; readonly upper: number; readonly lower: number };
 }
 
-/** The detectors' values to export (with the settings in force), or nothing before they were rebuilt. */
-export function detectorView(
-  state: DetectorState,
-  params: DetectorParams,
-  limits: ControlLimits,
-): DetectorView | undefined {
-  if (!state.ready) return undefined;
-  // At a signal, the limits it crossed, not the restarted ones (t = 0: zero width).
-  const e = state.shownEwma ?? state.ewma;
-  // On the calibrated scale: the EWMA of skewed data is shown as if its values were normal.
-  const scale = limits.calibration ?? limits;
-  const half = ewmaLimit(params.ewma, e.t) * scale.sigma;
-  const centre = scale.center + e.z * scale.sigma;
-  const c = state.shownCusum ?? state.cusum;
-  const phi = limits.calibration?.phi ?? 0;
-  // Fields set in place, not spread in: a view is made for every chart at every poll.
-  const view: { cusum?: DetectorView['cusum']; ewma?: DetectorView['ewma'] } = {};
-  if (params.cusum.enabled)
-    view.cusum = { upper: c.upper, lower: c.lower, h: params.cusum.h, widening: cusumLongRunFactor(phi) };
-  if (params.ewma.enabled)
-    view.ewma = { value: centre, upper: scale.center + half, lower: scale.center - half };
-  return view;
+/**
+ * Everything the detectors carry from one point to the next, after the point at `time`;
+ * `signals` says which detectors signalled at the point: 1 the CUSUM, 2 the EWMA.
+ */
+function checkpoint(d: Detectors, time: number, signals = 0) {
+  return {
+    time,
+    signals,
+    upper: d.cusum.upper,
+    lower: d.cusum.lower,
+    fastUpper: d.fast.upper,
+    fastLower: d.fast.lower,
+    z: d.ewma.z,
+    t: d.ewma.t,
+    upperFrom: d.upperFrom,
+    lowerFrom: d.lowerFrom,
+    shownCusum: d.shownCusum,
+    shownEwma: d.shownEwma,
+  } as const;
 }
+
+type Checkpoint = ReturnType<typeof checkpoint>;

@@ -155,14 +155,14 @@ export class RecentPoints {
     while (a < tailT.length || b < count) {
       const i = order[b];
       if (a < tailT.length && (i === undefined || tailT[a]! <= pt[i]!)) {
-        out = this.write(out, { time: tailT[a]!, value: tailV[a]!, key: tailK?.[a] ?? 0 });
+        out = this.write(out, tailT[a]!, tailV[a]!, tailK?.[a] ?? 0);
         a++;
         continue;
       }
       b++;
-      const point = { time: pt[i!]!, value: pv[i!]!, key: pk[i!]! };
-      if (point.key !== 0 && this.holds(point, out)) continue;
-      out = this.write(out, point);
+      const key = pk[i!]!;
+      if (key !== 0 && this.holds(pt[i!]!, pv[i!]!, key, out)) continue;
+      out = this.write(out, pt[i!]!, pv[i!]!, key);
       added++;
     }
     this.n = out;
@@ -193,18 +193,18 @@ export class RecentPoints {
   }
 
   /** Whether the point is among the first `end` (merged so far). */
-  private holds(p: Point, end: number): boolean {
+  private holds(time: number, value: number, key: number, end: number): boolean {
     const k = this.k;
     if (k === undefined) return false;
-    for (let j = end - 1; j >= 0 && this.t[j] === p.time; j--)
-      if (this.v[j] === p.value && k[j] === p.key) return true;
+    for (let j = end - 1; j >= 0 && this.t[j] === time; j--)
+      if (this.v[j] === value && k[j] === key) return true;
     return false;
   }
 
-  private write(at: number, p: Point): number {
-    this.t[at] = p.time;
-    this.v[at] = p.value;
-    if (this.k) this.k[at] = p.key;
+  private write(at: number, time: number, value: number, key: number): number {
+    this.t[at] = time;
+    this.v[at] = value;
+    if (this.k) this.k[at] = key;
     return at + 1;
   }
 
@@ -227,12 +227,6 @@ export class RecentPoints {
       this.k = k;
     }
   }
-}
-
-interface Point {
-  readonly time: number;
-  readonly value: number;
-  readonly key: number;
 }
 
 /** First index in `xs[0..n)` whose value is > `x`. */

@@ -63,13 +63,11 @@ export interface RuleResults {
   readonly count: Int32Array;
   /** Index (into the values) of the last violation of rule r at `lastIndex[r - 1]`; -1 when none. */
   readonly lastIndex: Int32Array;
-  inControl: boolean;
-  evaluated: number;
 }
 
 /** Result storage, reusable for the next series. */
 export function createRuleResults(): RuleResults {
-  return { count: new Int32Array(8), lastIndex: new Int32Array(8).fill(-1), inControl: true, evaluated: 0 };
+  return { count: new Int32Array(8), lastIndex: new Int32Array(8).fill(-1) };
 }
 
 /** The centre and sigma the zones are built from, plus the I chart limits for rule 1 at 3 sigma. */
@@ -135,7 +133,6 @@ export function evaluateWindowAndNew(
   const from = Math.max(span.contextStart, first - (lookBack(rules) - 1), 0);
   window.count.fill(0);
   window.lastIndex.fill(-1);
-  window.evaluated = Math.max(0, end - windowStart);
   const mask = enabledMask(rules);
   const z = zonesOf(opts.limits, rules);
   // Locals, not the zones' fields: the loop then reads no object.
@@ -200,8 +197,6 @@ export function evaluateWindowAndNew(
     hits &= mask;
     if (hits !== 0) addHits(hits, { i, windowStart, newStart }, { count, lastIndex, events });
   }
-  window.inControl = true;
-  for (let k = 0; k < 8; k++) if (count[k]! > 0) window.inControl = false;
 }
 
 function addHits(

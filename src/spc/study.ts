@@ -7,10 +7,9 @@ import { lowerBound } from '../util/sorted.ts';
 import { type AndersonDarling, andersonDarling } from '../util/stats/anderson-darling.ts';
 import { BaselineBuckets, BaselineCollector, BUCKETS_PER_BASELINE, type BucketGrid } from './baseline.ts';
 import {
-  advanceDetectors,
   CUSUM_EVENT,
-  createDetectorState,
   type DetectorParams,
+  Detectors,
   EVENT_SLOTS,
   EWMA_EVENT,
   effectiveParams,
@@ -147,7 +146,7 @@ function detectorFlags(
 ) {
   const { times, values } = points;
   const effective = effectiveParams(params, limits);
-  const state = createDetectorState(effective);
+  const state = new Detectors(effective);
   // Every point is new: nothing is replayed as history, so every signal is counted.
   state.ready = true;
   const out = {
@@ -161,7 +160,7 @@ function detectorFlags(
   let seenEwma = 0;
   for (let i = 0; i < values.length; i++) {
     const input = { times, values, limits, params: effective, keepFrom: times[i]! };
-    advanceDetectors(state, { ...input, range: { replayFrom: i, newFrom: i, to: i + 1 } }, out);
+    state.advance({ ...input, range: { replayFrom: i, newFrom: i, to: i + 1 } }, out);
     if (out.events[CUSUM_EVENT]! > seenCusum) {
       seenCusum = out.events[CUSUM_EVENT]!;
       cusum.push(i);

@@ -68,15 +68,12 @@ export function evaluateRules(values: ArrayLike<number>, span: RuleSpan, opts: R
   const pass: Pass = { v: values, from, evalStart, end };
   const sink: Sink = { count: 0, last: -1 };
   const ctx = { limits: opts.limits, rules, sink };
-  out.inControl = true;
-  out.evaluated = Math.max(0, end - evalStart);
   for (const r of RULE_NUMBERS) {
     sink.count = 0;
     sink.last = -1;
     if (rules[r].enabled) runRule(r, pass, ctx);
     out.count[r - 1] = sink.count;
     out.lastIndex[r - 1] = sink.last;
-    if (sink.count > 0) out.inControl = false;
   }
   return out;
 }

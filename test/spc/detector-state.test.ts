@@ -5,12 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  advanceDetectors,
   CUSUM_EVENT,
-  createDetectorState,
   type DetectorParams,
-  type DetectorState,
-  detectorView,
+  Detectors,
   EVENT_SLOTS,
   EWMA_EVENT,
 } from '../../src/spc/detector-state.ts';
@@ -43,12 +40,12 @@ class Series {
     events: new Float64Array(EVENT_SLOTS),
     lastTimes: new Float64Array(EVENT_SLOTS).fill(Number.NaN),
   };
-  readonly state: DetectorState;
+  readonly state: Detectors;
   /** Points evaluated so far (the next advance's new points start after them). */
   private evaluated = 0;
 
   constructor(readonly params: DetectorParams) {
-    this.state = createDetectorState(params);
+    this.state = new Detectors(params);
   }
 
   /** Inserts points in time order: a late one lands among those already evaluated. */
@@ -65,8 +62,7 @@ class Series {
   advance(opts: { readonly history?: boolean } = {}): void {
     const to = this.times.length;
     const newFrom = opts.history ? to : Math.max(this.evaluated, this.firstUnevaluated());
-    advanceDetectors(
-      this.state,
+    this.state.advance(
       {
         times: this.times,
         values: this.values,
@@ -81,7 +77,7 @@ class Series {
   }
 
   view() {
-    return detectorView(this.state, this.params, LIMITS);
+    return this.state.view(this.params, LIMITS);
   }
 
   /** Index of the first point newer than every point evaluated before (late ones are older). */
