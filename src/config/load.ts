@@ -9,8 +9,7 @@ import { checkLimitsFile, withLimitsFile } from './limits-file.ts';
 import { fileErrorText, readErrorText, yamlErrorText, yamlToValue } from './read-errors.ts';
 import { type Config, type ConfigData, configSchema } from './schema.ts';
 import { checkTlsFiles, resolveTlsFiles } from './tls-files.ts';
-import { TOKEN_FILE_MAX_BYTES } from './token.ts';
-import { tokenProblem } from './token-text.ts';
+import { TOKEN_FILE_MAX_BYTES, tokenProblem } from './token.ts';
 
 /** Largest config file read: a real one is a few KiB, and YAML's node tree costs many times the text. */
 export const CONFIG_MAX_BYTES = 1024 * 1024;
