@@ -1,12 +1,11 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { isMap, parseDocument } from 'yaml';
 import { FileReadError, formatBytes, readRegularFile, readRegularFileSync } from '../util/read-file.ts';
 import { maskCredentialLike, Redactor } from '../util/redact.ts';
 import { expandEnv, type PathIssue } from './env.ts';
 import { configErrorMap, flattenIssues, formatIssue, formatPath } from './issues.ts';
 import { labelSecretIssues } from './label-secrets.ts';
 import { checkLimitsFile, withLimitsFile } from './limits-file.ts';
-import { fileErrorText, readErrorText, yamlErrorText, yamlToValue } from './read-errors.ts';
+import { fileErrorText, parseYamlMapping, readErrorText } from './read-errors.ts';
 import { type Config, type ConfigData, configSchema } from './schema.ts';
 import { checkTlsFiles, resolveTlsFiles } from './tls-files.ts';
 import { TOKEN_FILE_MAX_BYTES, tokenProblem } from './token.ts';
@@ -72,22 +71,16 @@ export async function loadConfig(
 /** Validates YAML text as a config. Throws {@link ConfigError} listing every problem found. */
 export function parseConfig(yamlText: string, opts: ParseOptions): Config {
   const source = opts.source ?? 'config';
-  // Characters never outnumber UTF-8 bytes: text over the cap in characters is over it in bytes.
-  if (yamlText.length > CONFIG_MAX_BYTES) {
-    throw new ConfigError(source, [
-      `the config is larger than the limit of ${formatBytes(CONFIG_MAX_BYTES)}`,
-    ]);
-  }
-  const doc = parseDocument(yamlText, { prettyErrors: true, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    throw new ConfigError(source, doc.errors.map(yamlErrorText));
-  }
-  if (doc.contents === null) throw new ConfigError(source, ['the config file is empty']);
-  if (!isMap(doc.contents)) {
-    throw new ConfigError(source, ['the top level of the config file must be a mapping of keys to values']);
-  }
-  const tree = yamlToValue(doc, CONFIG_MAX_ALIASES);
-  if ('issue' in tree) throw new ConfigError(source, [tree.issue]);
+  const tree = parseYamlMapping(
+    yamlText,
+    { maxBytes: CONFIG_MAX_BYTES, maxAliases: CONFIG_MAX_ALIASES },
+    {
+      what: 'the config',
+      empty: 'the config file is empty',
+      notMapping: 'the top level of the config file must be a mapping of keys to values',
+    },
+  );
+  if ('issues' in tree) throw new ConfigError(source, tree.issues);
   const raw = tree.value;
   if (expandsBeyond(raw, CONFIG_MAX_EXPANDED_BYTES)) {
     throw new ConfigError(source, [
