@@ -83,14 +83,10 @@ function describeWindow(spec: WindowSpec): string {
     case 'today':
       return `${spec.name} (today in ${spec.timezone})`;
     case 'week':
-      return `${spec.name} (week starting ${capitalised(spec.weekStarts)} in ${spec.timezone})`;
+      return `${spec.name} (week starting ${spec.weekStarts.replace(/^./, (c) => c.toUpperCase())} in ${spec.timezone})`;
     case 'shift':
       return `${spec.name} (shifts starting ${spec.shiftStarts.join(', ')} in ${spec.timezone})`;
   }
-}
-
-function capitalised(word: string): string {
-  return word.charAt(0).toUpperCase() + word.slice(1);
 }
 
 /** Which names get a native histogram, at what resolution. */

@@ -112,27 +112,23 @@ function expandsBeyond(value: unknown, limit: number): boolean {
 
 /** The proxy's credentials (`proxy_url`'s password, `proxy_connect_header` values), masked like the token. */
 function proxySecrets(upstream: Record<string, unknown> | undefined): string[] {
-  return [...urlPassword(upstream?.proxy_url), ...headerValues(upstream?.proxy_connect_header)];
+  const headers = upstream?.proxy_connect_header;
+  const values =
+    typeof headers === 'object' && headers !== null
+      ? Object.values(headers).filter(Array.isArray).flat()
+      : [];
+  return [...urlPassword(upstream?.proxy_url), ...values.filter((v): v is string => typeof v === 'string')];
 }
 
 /** The password of a URL with one, as a list of none or one. */
 function urlPassword(url: unknown): string[] {
-  if (typeof url !== 'string') return [];
   try {
-    const password = decodeURIComponent(new URL(url).password);
+    const password = typeof url === 'string' ? decodeURIComponent(new URL(url).password) : '';
     return password === '' ? [] : [password];
   } catch {
     // Not a URL: the schema reports it, without quoting it.
     return [];
   }
-}
-
-/** The string values of a mapping of header names to lists of values. */
-function headerValues(headers: unknown): string[] {
-  if (headers === null || typeof headers !== 'object') return [];
-  return Object.values(headers as Record<string, unknown>).flatMap((values) =>
-    Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [],
-  );
 }
 
 /** Validates a parsed config object (built-in defaults) exactly like a file; throws {@link ConfigError}. */
