@@ -1,4 +1,10 @@
-import { FileReadError, RegularFileReader, type RegularFileReaderOptions } from '../util/read-file.ts';
+import {
+  type DeadlineTimers,
+  FileReadError,
+  type OpenFile,
+  RegularFileReader,
+  type StatFile,
+} from '../util/read-file.ts';
 import { maskCredentialLike } from '../util/redact.ts';
 
 /** Supplies the current bearer token. */
@@ -31,7 +37,10 @@ export function tokenProblem(token: string): string | undefined {
 }
 
 /** Whom a {@link TokenFile} tells of file errors, and the reader's timers and fs calls (tests inject them). */
-interface TokenFileDeps extends Pick<RegularFileReaderOptions, 'timers' | 'open' | 'stat'> {
+interface TokenFileDeps {
+  readonly timers?: DeadlineTimers;
+  readonly open?: OpenFile;
+  readonly stat?: StatFile;
   /** Hears when the file becomes unreadable (with the reason) or readable again (undefined). */
   readonly onFileError?: (reason: string | undefined) => void;
 }

@@ -2,7 +2,7 @@
 import type { Collector } from '../collectors/collector.ts';
 import { COLLECTORS } from '../collectors/index.ts';
 import type { Config } from '../config/schema.ts';
-import type { PlantView, RecordsNeed, WindowedNeed } from '../model/plan.ts';
+import type { PlantView, RecordsNeed, RequestNeed, WindowedNeed } from '../model/plan.ts';
 import type { Topology } from '../model/topology.ts';
 import type { Shard } from '../sharding/shard.ts';
 import { planRequests, planWindows, type RequestPlan } from './request-plan.ts';
@@ -37,7 +37,7 @@ export interface PlanScope {
 /** The plan for this replica at `now`. Calendar windows are planned at their current length. */
 export function planFor(config: Config, scope: PlanScope): RequestPlan {
   const { plant, shard, now, collectors = COLLECTORS } = scope;
-  const needs = collectors.flatMap((c) =>
+  const needs = collectors.flatMap((c): RequestNeed | [] =>
     c.enabled(config) ? (c.costs.requests?.(config, plant, now) ?? []) : [],
   );
   const windowed = needs.flatMap((n): WindowedNeed[] => ('windowed' in n ? [n.windowed] : []));

@@ -244,7 +244,7 @@ function entryAt(c: Candidate, f: number): PlanEntry {
 }
 
 /** Longest refresh of any window unless the caller says otherwise. */
-export const DEFAULT_MAX_REFRESH_MS = 15 * MINUTE;
+const DEFAULT_MAX_REFRESH_MS = 15 * MINUTE;
 
 /** A window's data is never planned older than this fraction of its (full) length. */
 const MAX_STALENESS_FRACTION = 1 / 5;
