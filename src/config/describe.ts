@@ -59,10 +59,7 @@ function describeScope(config: Config): string {
   const { siteIds, stationIds, include, exclude } = config.discovery;
   const parts = [siteIds.length === 0 ? 'all accessible sites' : `${siteIds.length} site(s)`];
   if (stationIds.length > 0) parts.push(`${stationIds.length} station(s)`);
-  for (const [verb, filter] of [
-    ['include', include],
-    ['exclude', exclude],
-  ] as const) {
+  for (const [verb, filter] of Object.entries({ include, exclude })) {
     for (const level of ['sites', 'lines', 'stations'] as const) {
       const patterns = filter[level];
       if (patterns.length > 0) parts.push(`${verb} ${level} ${patterns.map(unanchored).join(' ')}`);
