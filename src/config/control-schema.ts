@@ -324,7 +324,7 @@ export const controlSchema = z
     compensate: c.compensate_autocorrelation,
     names: c.names.map((n) => ({
       pattern: n.pattern,
-      baseline: chartBaseline(n, c.baseline),
+      baseline: n.limits === undefined ? (n.baseline ?? c.baseline) : { kind: 'given' as const, ...n.limits },
       minSamples: n.minSamples ?? c.min_samples,
       cusum: { ...c.cusum, ...definedOf(n.cusum) },
       ewma: { ...c.ewma, ...definedOf({ lambda: n.ewma?.lambda, L: n.ewma?.l }) },
@@ -341,17 +341,6 @@ export const controlSchema = z
 function definedOf<T extends object>(o: T | undefined): Partial<T> {
   if (o === undefined) return {};
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
-function chartBaseline(
-  n: {
-    baseline?: BaselineSpec | undefined;
-    limits?: { center: number; ucl: number; lcl: number } | undefined;
-  },
-  fallback: BaselineSpec,
-): BaselineSpec {
-  if (n.limits !== undefined) return { kind: 'given', ...n.limits };
-  return n.baseline ?? fallback;
 }
 
 /** The validated `control` section. */

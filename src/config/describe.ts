@@ -59,10 +59,7 @@ function describeScope(config: Config): string {
   const { siteIds, stationIds, include, exclude } = config.discovery;
   const parts = [siteIds.length === 0 ? 'all accessible sites' : `${siteIds.length} site(s)`];
   if (stationIds.length > 0) parts.push(`${stationIds.length} station(s)`);
-  for (const [verb, filter] of [
-    ['include', include],
-    ['exclude', exclude],
-  ] as const) {
+  for (const [verb, filter] of Object.entries({ include, exclude })) {
     for (const level of ['sites', 'lines', 'stations'] as const) {
       const patterns = filter[level];
       if (patterns.length > 0) parts.push(`${verb} ${level} ${patterns.map(unanchored).join(' ')}`);
@@ -83,14 +80,10 @@ function describeWindow(spec: WindowSpec): string {
     case 'today':
       return `${spec.name} (today in ${spec.timezone})`;
     case 'week':
-      return `${spec.name} (week starting ${capitalised(spec.weekStarts)} in ${spec.timezone})`;
+      return `${spec.name} (week starting ${spec.weekStarts.replace(/^./, (c) => c.toUpperCase())} in ${spec.timezone})`;
     case 'shift':
       return `${spec.name} (shifts starting ${spec.shiftStarts.join(', ')} in ${spec.timezone})`;
   }
-}
-
-function capitalised(word: string): string {
-  return word.charAt(0).toUpperCase() + word.slice(1);
 }
 
 /** Which names get a native histogram, at what resolution. */

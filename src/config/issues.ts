@@ -126,10 +126,7 @@ export function flattenIssues(
 
 /** The config's keys in the mapping at `parent`, in any of its variants. */
 function configKeysAt(parent: Path): string[] {
-  const prefix = parent
-    .map((s) => (typeof s === 'number' ? '[]' : `.${s}`))
-    .join('')
-    .replace(/^\./, '');
+  const prefix = formatPath(parent).replace(/\[\d+\]/g, '[]');
   return configReferenceRows()
     .map((row) => row.path)
     .filter((path) => path.startsWith(prefix === '' ? '' : `${prefix}.`))

@@ -5,17 +5,16 @@
  * Validated like the config: strict, every problem at once as `file: charts[3].center: message`.
  */
 import { Worker } from 'node:worker_threads';
-import { isMap, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { MAX_PHI, MAX_SKEWNESS, MIN_PHI } from '../spc/calibration.ts';
 import type { StudyShape } from '../spc/limits.ts';
-import { formatBytes, readRegularFile } from '../util/read-file.ts';
+import { readRegularFile } from '../util/read-file.ts';
 import { maskCredentialLike } from '../util/redact.ts';
 import { timestamp } from './control-schema.ts';
 import type { Path } from './env.ts';
 import { always, hexId, isRecord } from './fields.ts';
 import { configErrorMap, flattenIssues, formatIssue } from './issues.ts';
-import { readErrorText, yamlErrorText, yamlToValue } from './read-errors.ts';
+import { parseYamlMapping, readErrorText } from './read-errors.ts';
 
 /** Largest limits file read: some 30,000 entries of 500 bytes; YAML's node tree costs many times that. */
 export const LIMITS_MAX_BYTES = 16 * 1024 * 1024;
@@ -296,17 +295,16 @@ function keysAt(path: Path): string[] {
 
 /** Validates YAML text as a limits file named `source`; throws {@link LimitsFileError} with every problem. */
 export function parseLimits(yamlText: string, source: string): LimitsFile {
-  if (yamlText.length > LIMITS_MAX_BYTES)
-    throw new LimitsFileError(source, [
-      `the file is larger than the limit of ${formatBytes(LIMITS_MAX_BYTES)}`,
-    ]);
-  const doc = parseDocument(yamlText, { prettyErrors: true, uniqueKeys: true });
-  if (doc.errors.length > 0) throw new LimitsFileError(source, doc.errors.map(yamlErrorText));
-  if (doc.contents === null) throw new LimitsFileError(source, ['the file is empty']);
-  if (!isMap(doc.contents))
-    throw new LimitsFileError(source, ['the top level must be a mapping with version and charts']);
-  const tree = yamlToValue(doc, LIMITS_MAX_ALIASES);
-  if ('issue' in tree) throw new LimitsFileError(source, [tree.issue]);
+  const tree = parseYamlMapping(
+    yamlText,
+    { maxBytes: LIMITS_MAX_BYTES, maxAliases: LIMITS_MAX_ALIASES },
+    {
+      what: 'the file',
+      empty: 'the file is empty',
+      notMapping: 'the top level must be a mapping with version and charts',
+    },
+  );
+  if ('issues' in tree) throw new LimitsFileError(source, tree.issues);
   const parsed = fileSchema.safeParse(tree.value, { error: configErrorMap });
   if (!parsed.success)
     throw new LimitsFileError(source, flattenIssues(parsed.error.issues, [], keysAt).map(formatIssue));

@@ -1,16 +1,14 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { isMap, parseDocument } from 'yaml';
 import { FileReadError, formatBytes, readRegularFile, readRegularFileSync } from '../util/read-file.ts';
 import { maskCredentialLike, Redactor } from '../util/redact.ts';
 import { expandEnv, type PathIssue } from './env.ts';
 import { configErrorMap, flattenIssues, formatIssue, formatPath } from './issues.ts';
 import { labelSecretIssues } from './label-secrets.ts';
 import { checkLimitsFile, withLimitsFile } from './limits-file.ts';
-import { fileErrorText, readErrorText, yamlErrorText, yamlToValue } from './read-errors.ts';
+import { fileErrorText, parseYamlMapping, readErrorText } from './read-errors.ts';
 import { type Config, type ConfigData, configSchema } from './schema.ts';
 import { checkTlsFiles, resolveTlsFiles } from './tls-files.ts';
-import { TOKEN_FILE_MAX_BYTES } from './token.ts';
-import { tokenProblem } from './token-text.ts';
+import { TOKEN_FILE_MAX_BYTES, tokenProblem } from './token.ts';
 
 /** Largest config file read: a real one is a few KiB, and YAML's node tree costs many times the text. */
 export const CONFIG_MAX_BYTES = 1024 * 1024;
@@ -73,22 +71,16 @@ export async function loadConfig(
 /** Validates YAML text as a config. Throws {@link ConfigError} listing every problem found. */
 export function parseConfig(yamlText: string, opts: ParseOptions): Config {
   const source = opts.source ?? 'config';
-  // Characters never outnumber UTF-8 bytes: text over the cap in characters is over it in bytes.
-  if (yamlText.length > CONFIG_MAX_BYTES) {
-    throw new ConfigError(source, [
-      `the config is larger than the limit of ${formatBytes(CONFIG_MAX_BYTES)}`,
-    ]);
-  }
-  const doc = parseDocument(yamlText, { prettyErrors: true, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    throw new ConfigError(source, doc.errors.map(yamlErrorText));
-  }
-  if (doc.contents === null) throw new ConfigError(source, ['the config file is empty']);
-  if (!isMap(doc.contents)) {
-    throw new ConfigError(source, ['the top level of the config file must be a mapping of keys to values']);
-  }
-  const tree = yamlToValue(doc, CONFIG_MAX_ALIASES);
-  if ('issue' in tree) throw new ConfigError(source, [tree.issue]);
+  const tree = parseYamlMapping(
+    yamlText,
+    { maxBytes: CONFIG_MAX_BYTES, maxAliases: CONFIG_MAX_ALIASES },
+    {
+      what: 'the config',
+      empty: 'the config file is empty',
+      notMapping: 'the top level of the config file must be a mapping of keys to values',
+    },
+  );
+  if ('issues' in tree) throw new ConfigError(source, tree.issues);
   const raw = tree.value;
   if (expandsBeyond(raw, CONFIG_MAX_EXPANDED_BYTES)) {
     throw new ConfigError(source, [
@@ -120,27 +112,23 @@ function expandsBeyond(value: unknown, limit: number): boolean {
 
 /** The proxy's credentials (`proxy_url`'s password, `proxy_connect_header` values), masked like the token. */
 function proxySecrets(upstream: Record<string, unknown> | undefined): string[] {
-  return [...urlPassword(upstream?.proxy_url), ...headerValues(upstream?.proxy_connect_header)];
+  const headers = upstream?.proxy_connect_header;
+  const values =
+    typeof headers === 'object' && headers !== null
+      ? Object.values(headers).filter(Array.isArray).flat()
+      : [];
+  return [...urlPassword(upstream?.proxy_url), ...values.filter((v): v is string => typeof v === 'string')];
 }
 
 /** The password of a URL with one, as a list of none or one. */
 function urlPassword(url: unknown): string[] {
-  if (typeof url !== 'string') return [];
   try {
-    const password = decodeURIComponent(new URL(url).password);
+    const password = typeof url === 'string' ? decodeURIComponent(new URL(url).password) : '';
     return password === '' ? [] : [password];
   } catch {
     // Not a URL: the schema reports it, without quoting it.
     return [];
   }
-}
-
-/** The string values of a mapping of header names to lists of values. */
-function headerValues(headers: unknown): string[] {
-  if (headers === null || typeof headers !== 'object') return [];
-  return Object.values(headers as Record<string, unknown>).flatMap((values) =>
-    Array.isArray(values) ? values.filter((v): v is string => typeof v === 'string') : [],
-  );
 }
 
 /** Validates a parsed config object (built-in defaults) exactly like a file; throws {@link ConfigError}. */

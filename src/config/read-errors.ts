@@ -2,8 +2,8 @@
  * Error texts and steps shared by the config and web-config loaders: a position and a reason only,
  * since YAML's own messages quote the source, which may hold a token or a key.
  */
-import type { Document } from 'yaml';
-import { FileReadError } from '../util/read-file.ts';
+import { type Document, isMap, parseDocument } from 'yaml';
+import { FileReadError, formatBytes } from '../util/read-file.ts';
 
 /** Why a file could not be read, without its content. */
 export function fileErrorText(err: unknown): string {
@@ -42,4 +42,24 @@ export function yamlErrorText(err: {
   return pos === undefined
     ? `YAML syntax error: ${message}`
     : `line ${pos.line}, column ${pos.col}: ${message}`;
+}
+
+/**
+ * A YAML document as plain values, or why it cannot be one: over `maxBytes`, a syntax error,
+ * empty, not a mapping at the top, or an alias bomb. `say` words the messages for the document.
+ */
+export function parseYamlMapping(
+  text: string,
+  limits: { readonly maxBytes: number; readonly maxAliases: number },
+  say: { readonly what: string; readonly empty: string; readonly notMapping: string },
+): { readonly value: unknown } | { readonly issues: string[] } {
+  // Characters never outnumber UTF-8 bytes: text over the cap in characters is over it in bytes.
+  if (text.length > limits.maxBytes)
+    return { issues: [`${say.what} is larger than the limit of ${formatBytes(limits.maxBytes)}`] };
+  const doc = parseDocument(text, { prettyErrors: true, uniqueKeys: true });
+  if (doc.errors.length > 0) return { issues: doc.errors.map(yamlErrorText) };
+  if (doc.contents === null) return { issues: [say.empty] };
+  if (!isMap(doc.contents)) return { issues: [say.notMapping] };
+  const tree = yamlToValue(doc, limits.maxAliases);
+  return 'issue' in tree ? { issues: [tree.issue] } : tree;
 }

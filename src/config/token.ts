@@ -6,7 +6,6 @@ import {
   type StatFile,
 } from '../util/read-file.ts';
 import { maskCredentialLike } from '../util/redact.ts';
-import { tokenProblem } from './token-text.ts';
 
 /** Supplies the current bearer token. */
 export interface TokenProvider {
@@ -24,18 +23,26 @@ export const TOKEN_FILE_MAX_BYTES = 64 * 1024;
 /** How long a read of the token file may take before it counts as failed (a hung mount, say). */
 export const TOKEN_FILE_TIMEOUT_MS = 5_000;
 
-/** File access used by {@link TokenFile}; injectable for tests. */
-export interface TokenFileDeps {
-  /** Default: a {@link RegularFileReader} with the token file's size and time limits. */
-  readFile?: (path: string) => Promise<string>;
-  /** Default: the same reader's `stat`, with the same deadline and guard. */
-  stat?: (path: string) => Promise<{ mtimeMs: number; size: number; mode?: number }>;
-  /** Timers of the default reader's deadline. */
-  timers?: DeadlineTimers;
-  /** How the default reader opens and stats the file (`fs.promises` unless a test injects them). */
-  fs?: { readonly open?: OpenFile; readonly stat?: StatFile };
+/**
+ * What makes a token unusable: whitespace or control characters inside it would be sent in
+ * the Authorization header and fail every request, so they are a config error, found at load
+ * time and by check-config. The message never quotes the token.
+ */
+export function tokenProblem(token: string): string | undefined {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for.
+  const bad = /[\s\u0000-\u001f\u007f]/.exec(token);
+  if (!bad) return undefined;
+  const what = /\s/.test(bad[0]) ? 'whitespace' : 'a control character';
+  return `the token contains ${what} at position ${bad.index + 1}; a token is one word`;
+}
+
+/** Whom a {@link TokenFile} tells of file errors, and the reader's timers and fs calls (tests inject them). */
+interface TokenFileDeps {
+  readonly timers?: DeadlineTimers;
+  readonly open?: OpenFile;
+  readonly stat?: StatFile;
   /** Hears when the file becomes unreadable (with the reason) or readable again (undefined). */
-  onFileError?: (reason: string | undefined) => void;
+  readonly onFileError?: (reason: string | undefined) => void;
 }
 
 /** An inline token from the config: returned as is, renewed to itself. */
@@ -65,25 +72,21 @@ export class InlineToken implements TokenProvider {
  */
 export class TokenFile implements TokenProvider {
   readonly #path: string;
-  readonly #readFile: (path: string) => Promise<string>;
-  readonly #stat: (path: string) => Promise<{ mtimeMs: number; size: number }>;
+  readonly #reader: RegularFileReader;
   readonly #onFileError: ((reason: string | undefined) => void) | undefined;
   #cached: { version: string; token: string } | undefined;
   #fileError: string | undefined;
 
-  constructor(path: string, deps: TokenFileDeps = {}) {
+  constructor(path: string, { onFileError, ...io }: TokenFileDeps = {}) {
     this.#path = path;
     // Never a plain readFile: a FIFO in the file's place would block open() for good. One reader
     // for all requests: a read past its deadline is not restarted, or each would hold a libuv thread.
-    const reader = new RegularFileReader({
+    this.#reader = new RegularFileReader({
       maxBytes: TOKEN_FILE_MAX_BYTES,
       timeoutMs: TOKEN_FILE_TIMEOUT_MS,
-      ...(deps.timers ? { timers: deps.timers } : {}),
-      ...deps.fs,
+      ...io,
     });
-    this.#readFile = deps.readFile ?? ((p: string) => reader.read(p).then((b) => b.toString('utf8')));
-    this.#stat = deps.stat ?? ((p: string) => reader.stat(p));
-    this.#onFileError = deps.onFileError;
+    this.#onFileError = onFileError;
   }
 
   /** The token to send now; rejects with an error naming the file (never its content) if unavailable. */
@@ -113,14 +116,14 @@ export class TokenFile implements TokenProvider {
     let version: string;
     let text: string | undefined;
     try {
-      const info = await this.#stat(path);
+      const info = await this.#reader.stat(path);
       version = `${info.mtimeMs}:${info.size}`;
       const cached = this.#cached;
       if (!force && cached?.version === version) {
         this.#setError(undefined);
         return cached.token;
       }
-      text = await this.#readFile(path);
+      text = (await this.#reader.read(path)).toString('utf8');
     } catch (err) {
       // The path is shown masked where it looks like a credential: a token pasted as the path.
       return this.#keepOrThrow(maskCredentialLike(`cannot read token file ${path}: ${describeFsError(err)}`));
@@ -155,6 +158,6 @@ function describeFsError(err: unknown): string {
   // The reader's own refusals name the kind of file, the limit or the deadline, never the content.
   if (err instanceof FileReadError) return err.problem;
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  // Only the code: an fs error message is safe, but an injected reader's might quote the content.
+  // Only the code: an fs error message is safe, but an injected one's might quote the content.
   return code ?? 'read failed';
 }

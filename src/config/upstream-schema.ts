@@ -5,7 +5,7 @@ import type { ConnectionSettings, ProxySettings } from '../upstream/connection.t
 import { ENDPOINT_NAMES } from '../upstream/endpoints.ts';
 import { TLS_VERSION_NAMES } from '../util/tls-versions.ts';
 import { always, duration, isRecord, period } from './fields.ts';
-import { tokenProblem } from './token-text.ts';
+import { tokenProblem } from './token.ts';
 
 /** Where the bearer token comes from. A file path is absolute once the loader has resolved it. */
 export type SecretSource = { kind: 'inline'; value: string } | { kind: 'file'; path: string };

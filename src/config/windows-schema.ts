@@ -19,64 +19,51 @@ const WINDOW_TYPE =
 
 const windowTimeZone = timeZone().describe('IANA time zone in which the day, the week or the shifts start.');
 
-const rollingWindow = z
-  .strictObject({
-    name: windowName,
-    type: z.literal('rolling').describe(WINDOW_TYPE),
-    duration: duration().describe('Length of a `rolling` window (at most 7d).'),
-  })
-  .transform((w) => ({ name: w.name, kind: 'rolling' as const, durationMs: w.duration }));
+/** A window mapping of one `type`: its name, its type and `fields`. */
+function windowOf<T extends string, S extends z.core.$ZodLooseShape>(type: T, fields: S) {
+  return z.strictObject({ name: windowName, type: z.literal(type).describe(WINDOW_TYPE), ...fields });
+}
 
-const shiftWindow = z
-  .strictObject({
-    name: windowName,
-    type: z.literal('shift').describe(WINDOW_TYPE),
-    timezone: windowTimeZone,
-    shift_starts: z
-      .array(clockTime())
-      .min(1)
-      .superRefine(
-        (starts, ctx) => reportDuplicates(starts, ctx, { key: (s) => s, what: 'shift start' }),
-        always,
-      )
-      .describe(
-        'Local start times (`HH:MM`) of the shifts of a `shift` window; it covers the current shift.',
-      ),
-  })
-  .transform((w) => ({
-    name: w.name,
-    kind: 'shift' as const,
-    timezone: w.timezone,
-    shiftStarts: [...w.shift_starts].sort(),
-  }));
+const rollingWindow = windowOf('rolling', {
+  duration: duration().describe('Length of a `rolling` window (at most 7d).'),
+}).transform((w) => ({ name: w.name, kind: 'rolling' as const, durationMs: w.duration }));
 
-const todayWindow = z
-  .strictObject({
-    name: windowName,
-    type: z.literal('today').describe(WINDOW_TYPE),
-    timezone: windowTimeZone,
-  })
-  .transform((w) => ({ name: w.name, kind: 'today' as const, timezone: w.timezone }));
+const shiftWindow = windowOf('shift', {
+  timezone: windowTimeZone,
+  shift_starts: z
+    .array(clockTime())
+    .min(1)
+    .superRefine(
+      (starts, ctx) => reportDuplicates(starts, ctx, { key: (s) => s, what: 'shift start' }),
+      always,
+    )
+    .describe('Local start times (`HH:MM`) of the shifts of a `shift` window; it covers the current shift.'),
+}).transform((w) => ({
+  name: w.name,
+  kind: 'shift' as const,
+  timezone: w.timezone,
+  shiftStarts: [...w.shift_starts].sort(),
+}));
 
-const weekWindow = z
-  .strictObject({
-    name: windowName,
-    type: z.literal('week').describe(WINDOW_TYPE),
-    timezone: windowTimeZone,
-    week_starts: z
-      .enum(WEEKDAYS)
-      .default('monday')
-      .describe(
-        'First day of the week of a `week` window; the default `monday` gives ISO 8601 weeks. ' +
-          'The window covers the current week, from local midnight of that day.',
-      ),
-  })
-  .transform((w) => ({
-    name: w.name,
-    kind: 'week' as const,
-    timezone: w.timezone,
-    weekStarts: w.week_starts,
-  }));
+const todayWindow = windowOf('today', {
+  timezone: windowTimeZone,
+}).transform((w) => ({ name: w.name, kind: 'today' as const, timezone: w.timezone }));
+
+const weekWindow = windowOf('week', {
+  timezone: windowTimeZone,
+  week_starts: z
+    .enum(WEEKDAYS)
+    .default('monday')
+    .describe(
+      'First day of the week of a `week` window; the default `monday` gives ISO 8601 weeks. ' +
+        'The window covers the current week, from local midnight of that day.',
+    ),
+}).transform((w) => ({
+  name: w.name,
+  kind: 'week' as const,
+  timezone: w.timezone,
+  weekStarts: w.week_starts,
+}));
 
 const windowShorthand = z.string().transform((text, ctx) => {
   const durationMs = checkDuration(text, ctx);

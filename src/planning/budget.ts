@@ -5,8 +5,7 @@ import type { Config } from '../config/schema.ts';
 import type { PlantView, RecordsNeed, RequestNeed, WindowedNeed } from '../model/plan.ts';
 import type { Topology } from '../model/topology.ts';
 import type { Shard } from '../sharding/shard.ts';
-import { planWindows } from './refresh.ts';
-import { planRequests, type RequestPlan } from './request-plan.ts';
+import { planRequests, planWindows, type RequestPlan } from './request-plan.ts';
 
 /** This replica's request budget: `sharding.max_requests_per_second`, else the upstream's over the shards. */
 export function shardRequestRate(config: Config, shard: Shard): number {
@@ -26,22 +25,6 @@ export function plantOf(topology: Topology): PlantView {
   };
 }
 
-/** When {@link requestNeeds} asks, and of which collectors. */
-interface NeedsScope {
-  readonly now: Date;
-  /** Default: the shipped list. */
-  readonly collectors?: readonly Collector[];
-}
-
-/** What every enabled collector of `collectors` asks of the request budget. */
-function requestNeeds(config: Config, plant: PlantView, at: NeedsScope): RequestNeed[] {
-  const { now, collectors = COLLECTORS } = at;
-  return collectors.flatMap((c) => {
-    const need = c.enabled(config) ? c.costs.requests?.(config, plant, now) : undefined;
-    return need === undefined ? [] : [need];
-  });
-}
-
 /** Where and when a plan is made: this replica's plant and shard, the time, the collector list. */
 export interface PlanScope {
   readonly plant: PlantView;
@@ -54,7 +37,9 @@ export interface PlanScope {
 /** The plan for this replica at `now`. Calendar windows are planned at their current length. */
 export function planFor(config: Config, scope: PlanScope): RequestPlan {
   const { plant, shard, now, collectors = COLLECTORS } = scope;
-  const needs = requestNeeds(config, plant, { now, collectors });
+  const needs = collectors.flatMap((c): RequestNeed | [] =>
+    c.enabled(config) ? (c.costs.requests?.(config, plant, now) ?? []) : [],
+  );
   const windowed = needs.flatMap((n): WindowedNeed[] => ('windowed' in n ? [n.windowed] : []));
   const records = needs.flatMap((n): RecordsNeed[] => ('records' in n ? [n.records] : []));
   // The planner stretches the windows of one collector whose requests go per window and level.

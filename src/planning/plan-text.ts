@@ -4,9 +4,7 @@ import type { PlanEntry, RequestPlan } from './request-plan.ts';
 
 const HEADER = ['collector', 'window', 'level', 'requests', 'refresh', 'requests/min'] as const;
 
-function perMinute(value: number): string {
-  return value.toFixed(1);
-}
+const perMinute = (value: number): string => value.toFixed(1);
 
 function row(e: PlanEntry): string[] {
   const refresh =

@@ -1,8 +1,13 @@
 /**
  * The request planner: picks a refresh for every (collector, window, level) so that the planned
  * rate fits the upstream's budget, or says what to drop. Pure: no I/O, no clock.
- * 1. Summary (window, level) entries start at their window's default refresh (refresh.ts); records
- *    collectors keep their interval, per-window overrides stay as given.
+ * 1. Summary (window, level) entries start at their window's default refresh; records collectors
+ *    keep their interval, per-window overrides stay as given.
+ *    - Default `clamp(nice(√(L × 4 s)), interval, 15m)`: 15m -> 1m, 1h -> 2m, 24h -> ~10m; a longer
+ *      window moves less per minute but is still watched, so its refresh grows slower than its length.
+ *    - Longest `clamp(L / 5, default, 15m)`: data never planned older than a fifth of the window.
+ *    A calendar window takes its default from its elapsed length and its longest from its full
+ *    length, so one that has just begun never forces the plan to drop anything.
  * 2. Over the budget less the retry reserve, windows stretch together to `clamp(f × L, default,
  *    longest)` for the smallest common `f`: every window's data is the same fraction of it old.
  * 3. If the longest refreshes do not fit either, entries are dropped until they do: finest level
@@ -11,15 +16,16 @@
  * Entities of a level with the same station set share a request; levels are counted apart (a
  * plan cannot promise they are polled together), so the plan is an upper bound.
  */
+import type { WindowSpec } from '../config/schema.ts';
 import type { DroppedEntry, PlanEntry, RecordsNeed, RefreshBasis, RequestPlan } from '../model/plan.ts';
 import type { Level } from '../model/topology.ts';
+import { windowBounds } from '../time/windows.ts';
 
 export type { PlanEntry, RequestPlan };
 
-import { DEFAULT_MAX_REFRESH_MS, defaultRefreshMs, longestRefreshMs, type PlanWindow } from './refresh.ts';
-
-const MINUTE = 60_000;
 const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const DAY = 24 * 60 * MINUTE;
 const LEVEL_ORDER: readonly Level[] = ['station', 'group', 'line', 'site'];
 
 /** Default share of the budget kept free for retries of failed requests. */
@@ -66,7 +72,7 @@ export function planRequests(input: PlanInput): RequestPlan {
   const kept = candidates(input);
   const dropped: DroppedEntry[] = [];
   for (const next of dropOrder(kept)) {
-    if (costAt(kept, () => 'longest') <= ceiling) break;
+    if (costAt(kept, 'longest') <= ceiling) break;
     kept.splice(kept.indexOf(next), 1);
     const { collector, window, level, requests } = next;
     dropped.push({
@@ -155,13 +161,7 @@ function candidates(input: PlanInput): Candidate[] {
 }
 
 function dropOrder(list: readonly Candidate[]): Candidate[] {
-  const compare = (a: Candidate, b: Candidate): number => {
-    for (let i = 0; i < a.dropKey.length; i++) {
-      const d = a.dropKey[i]! - b.dropKey[i]!;
-      if (d !== 0) return d;
-    }
-    return 0;
-  };
+  const compare = (a: Candidate, b: Candidate) => a.dropKey.reduce((d, k, i) => d || k - b.dropKey[i]!, 0);
   // Dropping an entry that costs nothing frees nothing.
   return list.filter((c) => c.requests > 0).sort(compare);
 }
@@ -176,11 +176,11 @@ function refreshAt(c: Candidate, f: number): number {
   return Math.max(c.defaultMs, Math.min(c.longestMs, f * c.lengthMs));
 }
 
-function costAt(list: readonly Candidate[], at: () => 'longest' | number): number {
-  return list.reduce((sum, c) => {
-    const f = at();
-    return sum + perMinute(c.requests, f === 'longest' ? c.longestMs : refreshAt(c, f));
-  }, 0);
+function costAt(list: readonly Candidate[], f: 'longest' | number): number {
+  return list.reduce(
+    (sum, c) => sum + perMinute(c.requests, f === 'longest' ? c.longestMs : refreshAt(c, f)),
+    0,
+  );
 }
 
 /**
@@ -189,11 +189,11 @@ function costAt(list: readonly Candidate[], at: () => 'longest' | number): numbe
  * is solved exactly on the segment where the cost crosses the ceiling.
  */
 function solveStretch(list: readonly Candidate[], ceiling: number): number {
-  if (costAt(list, () => 0) <= ceiling) return 0;
+  if (costAt(list, 0) <= ceiling) return 0;
   const sorted = breakpoints(list);
   for (let i = 1; i < sorted.length; i++) {
     const hi = sorted[i]!;
-    if (costAt(list, () => hi) <= ceiling) return solveSegment(list, ceiling, { lo: sorted[i - 1]!, hi });
+    if (costAt(list, hi) <= ceiling) return solveSegment(list, ceiling, { lo: sorted[i - 1]!, hi });
   }
   // Only reached when nothing can stretch far enough, which the drop loop has ruled out.
   return sorted.at(-1) ?? 0;
@@ -241,4 +241,101 @@ function entryAt(c: Candidate, f: number): PlanEntry {
   const { collector, window, level, requests } = c;
   const entry = { collector, requests, refreshMs, requestsPerMinute: perMinute(requests, refreshMs), basis };
   return { ...entry, ...(window === undefined ? {} : { window }), ...(level === undefined ? {} : { level }) };
+}
+
+/** Longest refresh of any window unless the caller says otherwise. */
+const DEFAULT_MAX_REFRESH_MS = 15 * MINUTE;
+
+/** A window's data is never planned older than this fraction of its (full) length. */
+const MAX_STALENESS_FRACTION = 1 / 5;
+
+/** `L × REFRESH_SCALE_MS` is the square of the default refresh: 15m -> 1m. */
+const REFRESH_SCALE_MS = 4 * SECOND;
+
+/** Refresh intervals a default is rounded to (nearest on a log scale), so plans read well. */
+const NICE_STEPS_MS = [15, 30, 60, 120, 180, 240, 300, 360, 600, 720, 900, 1200, 1800, 3600].map(
+  (s) => s * SECOND,
+);
+
+/** A window as the planner sees it. */
+export interface PlanWindow {
+  readonly name: string;
+  /** Length the window covers at planning time (elapsed length for a calendar window), ms. */
+  readonly lengthMs: number;
+  /** Length the window can reach: its duration, a day, a week, or the longest shift; ms. */
+  readonly fullLengthMs: number;
+  /** A configured refresh for this window; the planner keeps it as it is. */
+  readonly refreshMs?: number;
+}
+
+/** The nice step nearest to `ms` on a log scale (the largest step for anything longer). */
+function niceStep(ms: number): number {
+  const distance = (step: number) => Math.abs(Math.log(step / ms));
+  return NICE_STEPS_MS.reduce((best, step) => (distance(step) < distance(best) ? step : best));
+}
+
+/** Limits every refresh shares: the base interval (fastest) and the cap (slowest). */
+export interface RefreshLimits {
+  /** The collector's configured interval: no window is refreshed more often. */
+  readonly baseIntervalMs: number;
+  /** No window waits longer than this (default 15m), unless the base interval is longer still. */
+  readonly maxRefreshMs: number;
+}
+
+function clamp(value: number, low: number, high: number): number {
+  // The low bound wins when the bounds cross (a base interval longer than the cap).
+  return Math.max(low, Math.min(high, value));
+}
+
+/** Default refresh of a window covering `lengthMs` now: `clamp(nice(√(L × 4 s)), base, cap)`. */
+export function defaultRefreshMs(lengthMs: number, limits: RefreshLimits): number {
+  const raw = Math.sqrt(Math.max(0, lengthMs) * REFRESH_SCALE_MS);
+  return clamp(niceStep(raw), limits.baseIntervalMs, limits.maxRefreshMs);
+}
+
+/** Longest refresh the planner may give a window: `clamp(full / 5, default, cap)`. */
+export function longestRefreshMs(window: PlanWindow, limits: RefreshLimits): number {
+  const fallback = defaultRefreshMs(window.lengthMs, limits);
+  return clamp(window.fullLengthMs * MAX_STALENESS_FRACTION, fallback, limits.maxRefreshMs);
+}
+
+/** Longest gap between consecutive shift starts (`HH:MM`), wrapping round midnight; ms. */
+export function longestShiftMs(shiftStarts: readonly string[]): number {
+  const minutes = shiftStarts
+    .map((s) => {
+      const [h = 0, m = 0] = s.split(':').map(Number);
+      return h * 60 + m;
+    })
+    .sort((a, b) => a - b);
+  const gaps = minutes.map((start, i) => (minutes[i + 1] ?? minutes[0]! + 24 * 60) - start);
+  return Math.max(0, ...gaps) * MINUTE;
+}
+
+/** The length `spec` reaches at its longest (a calendar window just before it starts again), ms. */
+function fullLengthOf(spec: WindowSpec): number {
+  switch (spec.kind) {
+    case 'rolling':
+      return spec.durationMs;
+    case 'today':
+      return DAY;
+    case 'week':
+      return 7 * DAY;
+    case 'shift':
+      return longestShiftMs(spec.shiftStarts);
+  }
+}
+
+/** The windows as the planner sees them at `now`, with refresh overrides by name (a day is 24 h here). */
+export function planWindows(
+  specs: readonly WindowSpec[],
+  now: Date,
+  overrides: ReadonlyMap<string, number> = new Map(),
+): PlanWindow[] {
+  return specs.map((spec) => {
+    const { from, to } = windowBounds(spec, now);
+    const lengthMs = to.getTime() - from.getTime();
+    const fullLengthMs = fullLengthOf(spec);
+    const refreshMs = overrides.get(spec.name);
+    return { name: spec.name, lengthMs, fullLengthMs, ...(refreshMs === undefined ? {} : { refreshMs }) };
+  });
 }

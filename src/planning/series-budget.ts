@@ -48,16 +48,24 @@ export class SeriesBudget {
     for (const part of this.counts.values()) {
       for (const [name, n] of part) byFamily.set(name, (byFamily.get(name) ?? 0) + n);
     }
-    let total = 0;
-    for (const n of byFamily.values()) total += n;
-    const out = new Map<string, number>();
-    for (const name of this.order) {
-      if (total <= max) break;
-      const n = byFamily.get(name) ?? 0;
-      if (n === 0) continue;
-      out.set(name, n);
-      total -= n;
-    }
-    return out;
+    return familiesOver(byFamily, this.order, max);
   }
+}
+
+/** The families of `byFamily` that `order` drops, with their series, until the rest is at most `max`. */
+export function familiesOver(
+  byFamily: ReadonlyMap<string, number>,
+  order: readonly string[],
+  max: number,
+): Map<string, number> {
+  let total = [...byFamily.values()].reduce((sum, n) => sum + n, 0);
+  const out = new Map<string, number>();
+  for (const name of order) {
+    if (total <= max) break;
+    const n = byFamily.get(name) ?? 0;
+    if (n === 0) continue;
+    out.set(name, n);
+    total -= n;
+  }
+  return out;
 }

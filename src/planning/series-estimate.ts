@@ -3,7 +3,7 @@ import type { Collector } from '../collectors/collector.ts';
 import { COLLECTORS } from '../collectors/index.ts';
 import type { Config } from '../config/schema.ts';
 import type { PlantCounts, SeriesRow } from '../model/plan.ts';
-import { seriesDropOrder } from './series-budget.ts';
+import { familiesOver, seriesDropOrder } from './series-budget.ts';
 
 /** The plant as counted for one replica. */
 export type SeriesCounts = PlantCounts;
@@ -23,19 +23,18 @@ export function estimateSeries(
   collectors: readonly Collector[] = COLLECTORS,
 ): SeriesEstimate {
   const rows = collectors.flatMap((c) => (c.enabled(config) ? c.costs.series(config, counts) : []));
-  let total = rows.reduce((sum, r) => sum + r.series, 0);
-  const dropped: SeriesRow[] = [];
+  const total = rows.reduce((sum, r) => sum + r.series, 0);
   const max = config.planning.maxSeries;
-  if (max !== undefined) {
-    for (const family of seriesDropOrder(collectors)) {
-      if (total <= max) break;
-      const row = rows.find((r) => r.family === family && r.series > 0);
-      if (row === undefined) continue;
-      dropped.push(row);
-      total -= row.series;
-    }
-  }
-  return { rows, total: rows.reduce((sum, r) => sum + r.series, 0), dropped };
+  // A family's first row that has series is the one dropped.
+  const byFamily = new Map(
+    rows
+      .filter((r) => r.series > 0)
+      .toReversed()
+      .map((r) => [r.family, r]),
+  );
+  const series = new Map([...byFamily].map(([family, r]) => [family, r.series]));
+  const drops = max === undefined ? [] : [...familiesOver(series, seriesDropOrder(collectors), max).keys()];
+  return { rows, total, dropped: drops.flatMap((family) => byFamily.get(family) ?? []) };
 }
 
 /** The estimate as text for check-config. */

@@ -60,8 +60,7 @@ export class Staleness {
   }
   /** Data was published once, is older than `maxMs`, and is still in the cache. */
   isStale(name: string, now: number, maxMs: number): boolean {
-    const at = this.reachedAt.get(name);
-    return at !== undefined && !this.dropped.has(name) && now - at > maxMs;
+    return !this.dropped.has(name) && this.pastBound(name, now, maxMs);
   }
   /** Data was published once and is older than `maxMs`. */
   pastBound(name: string, now: number, maxMs: number | undefined): boolean {

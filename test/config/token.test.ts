@@ -24,17 +24,21 @@ function tempFile(content: string): string {
   return path;
 }
 
-/** An in-memory file whose reads are counted. */
-function fakeFile(initial: string) {
-  const file = { content: initial, mtimeMs: 1000, reads: 0 };
-  const deps = {
-    stat: async () => ({ mtimeMs: file.mtimeMs, size: Buffer.byteLength(file.content) }),
-    readFile: async () => {
-      file.reads++;
-      return file.content;
+/** Sets the file's modification time to `seconds` after the epoch, so that a test does not depend on timer granularity. */
+function touch(path: string, seconds: number): void {
+  utimesSync(path, seconds, seconds);
+}
+
+/** An `open` that counts its calls. */
+function countingOpen() {
+  const counter = {
+    opens: 0,
+    open: (p: string, flags: number) => {
+      counter.opens++;
+      return open(p, flags);
     },
   };
-  return { file, deps };
+  return counter;
 }
 
 describe('InlineToken and TokenFile', () => {
@@ -58,17 +62,20 @@ describe('InlineToken and TokenFile', () => {
   });
 
   it('reads only when mtime or size changed', async () => {
-    const { file, deps } = fakeFile('one');
-    const provider = new TokenFile('/secrets/token', deps);
+    const path = tempFile('one');
+    touch(path, 1000);
+    const counter = countingOpen();
+    const provider = new TokenFile(path, { open: counter.open });
     expect(await provider.get()).toBe('one');
     expect(await provider.get()).toBe('one');
-    expect(file.reads).toBe(1);
-    file.content = 'two';
-    file.mtimeMs = 2000;
+    expect(counter.opens).toBe(1);
+    writeFileSync(path, 'two');
+    touch(path, 2000);
     expect(await provider.get()).toBe('two');
-    file.content = 'three-longer';
+    writeFileSync(path, 'three-longer');
+    touch(path, 2000);
     expect(await provider.get()).toBe('three-longer');
-    expect(file.reads).toBe(3);
+    expect(counter.opens).toBe(3);
   });
 
   it('names the path but not the content when the file is empty', async () => {
@@ -82,10 +89,8 @@ describe('InlineToken and TokenFile', () => {
   });
 
   it('never puts the content of the file into an error', async () => {
-    const { deps } = fakeFile('super-secret-value');
-    const provider = new TokenFile('/secrets/token', {
-      ...deps,
-      readFile: async () => {
+    const provider = new TokenFile(tempFile('super-secret-value'), {
+      open: async () => {
         throw new Error('could not decode super-secret-value');
       },
     });
@@ -93,46 +98,42 @@ describe('InlineToken and TokenFile', () => {
       () => new Error('resolved'),
       (err: unknown) => err as Error,
     );
-    expect(error.message).toContain('/secrets/token');
+    expect(error.message).toContain('cannot read token file');
     expect(error.message).not.toContain('super-secret-value');
   });
 
   it('keeps the last token when the file is deleted, and reports the file error until it is back', async () => {
-    const { file, deps } = fakeFile('one');
+    const path = tempFile('one');
+    touch(path, 1000);
     const errors: Array<string | undefined> = [];
-    const provider = new TokenFile('/secrets/token', {
-      ...deps,
-      stat: async () => {
-        if (file.content === '') throw Object.assign(new Error('gone'), { code: 'ENOENT' });
-        return deps.stat();
-      },
-      onFileError: (reason) => errors.push(reason),
-    });
+    const provider = new TokenFile(path, { onFileError: (reason) => errors.push(reason) });
     expect(await provider.get()).toBe('one');
-    file.content = '';
+    rmSync(path);
     expect(await provider.get()).toBe('one');
-    expect(provider.fileError).toBe('cannot read token file /secrets/token: ENOENT');
-    file.content = 'two';
-    file.mtimeMs = 2000;
+    expect(provider.fileError).toBe(`cannot read token file ${path}: ENOENT`);
+    writeFileSync(path, 'two');
+    touch(path, 2000);
     expect(await provider.get()).toBe('two');
     expect(provider.fileError).toBeUndefined();
-    expect(errors).toEqual(['cannot read token file /secrets/token: ENOENT', undefined]);
+    expect(errors).toEqual([`cannot read token file ${path}: ENOENT`, undefined]);
   });
 
   it('fails when the very first read finds no file, and rejects a token with inner whitespace', async () => {
-    const { deps } = fakeFile('abc def\n');
-    const provider = new TokenFile('/secrets/token', deps);
+    const path = tempFile('abc def\n');
+    const provider = new TokenFile(path);
     await expect(provider.get()).rejects.toThrow(
-      'token file /secrets/token: the token contains whitespace at position 4; a token is one word',
+      `token file ${path}: the token contains whitespace at position 4; a token is one word`,
     );
     await expect(provider.get()).rejects.not.toThrow('abc');
   });
 
   it('renew reads the file again even when it looks unchanged', async () => {
-    const { file, deps } = fakeFile('one');
-    const provider = new TokenFile('/secrets/token', deps);
+    const path = tempFile('one');
+    touch(path, 1000);
+    const provider = new TokenFile(path);
     expect(await provider.get()).toBe('one');
-    file.content = 'two';
+    writeFileSync(path, 'two');
+    touch(path, 1000);
     // Same size and mtime: get() trusts its cache, renew() does not.
     expect(await provider.get()).toBe('one');
     expect(await provider.renew()).toBe('two');
@@ -197,7 +198,7 @@ describe('InlineToken and TokenFile', () => {
         release = () => resolve(statSync(p));
       });
     };
-    const provider = new TokenFile(path, { timers, fs: { stat } });
+    const provider = new TokenFile(path, { timers, stat });
     const first = provider.get();
     deadlines.shift()?.();
     await expect(first).rejects.toThrow(`did not answer within ${TOKEN_FILE_TIMEOUT_MS} ms`);
@@ -218,7 +219,7 @@ describe('InlineToken and TokenFile', () => {
       opens++;
       return opens > 1 ? open(p, flags) : new Promise<never>(() => {});
     };
-    const provider = new TokenFile(path, { timers, fs: { open: hanging } });
+    const provider = new TokenFile(path, { timers, open: hanging });
     const first = provider.get();
     // The stat's deadline is cleared when it answers; the open's is the one that passes.
     while (opens === 0) await new Promise((r) => setImmediate(r));

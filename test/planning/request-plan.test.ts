@@ -3,16 +3,14 @@ import type { WindowSpec } from '../../src/config/schema.ts';
 import type { Level } from '../../src/model/topology.ts';
 import { renderPlan } from '../../src/planning/plan-text.ts';
 import {
+  DEFAULT_RETRY_RESERVE,
   defaultRefreshMs,
   longestRefreshMs,
   longestShiftMs,
-  type PlanWindow,
-  planWindows,
-} from '../../src/planning/refresh.ts';
-import {
-  DEFAULT_RETRY_RESERVE,
   type PlanInput,
+  type PlanWindow,
   planRequests,
+  planWindows,
   type RequestPlan,
 } from '../../src/planning/request-plan.ts';
 
