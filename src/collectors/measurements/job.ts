@@ -65,10 +65,10 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
     this.#histogramNames = new Set(
       settings.histograms.enabled ? names.slice(0, settings.histograms.maxNames) : [],
     );
-    this.#store = new MeasurementStore({
-      attributeOf: attributeClassifier(settings.attributes.pass, settings.attributes.fail),
-      onNew: (series, record) => this.#histograms?.observe(series, record),
-    });
+    this.#store = new MeasurementStore(
+      attributeClassifier(settings.attributes.pass, settings.attributes.fail),
+    );
+    this.#store.watch((series, record) => this.#histograms?.observe(series, record));
     const control = new ControlCharts(ctx, this.#store);
     this.#control = control;
     ctx.offerFlaggedCharts(() => control.flagged());
