@@ -305,16 +305,8 @@ export class ControlCharts {
       holdMs: this.#control.holdMs,
       overlapMs: this.#config.measurements.overlapMs,
     });
-    return {
-      stationId: s.stationId,
-      name: s.name,
-      slot: s.slot,
-      product: s.product,
-      key: s.key,
-      entry: s.entry,
-      chart,
-      approved,
-    };
+    const { stationId, name, slot, product, key, entry } = s;
+    return { stationId, name, slot, product, key, entry, chart, approved };
   }
 
   /**

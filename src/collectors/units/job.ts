@@ -70,7 +70,7 @@ export class UnitsJob implements Job<PollContext, PollOutcome> {
         this.#cusums?.offer(record);
         index?.set(record.serial, labelOf(record.unitType));
       },
-      ...(this.#productOf === undefined ? {} : { productOf: this.#productOf }),
+      productOf: this.#productOf,
     });
     this.#store = store;
     ctx.offerLastUnitTime((id) => store.lastUnitTime(id));
@@ -141,10 +141,7 @@ export class UnitsJob implements Job<PollContext, PollOutcome> {
   /** Created at the first poll, kept after. */
   #startCounting(now: Date): UnitTally {
     const { config, yielder, shard } = this.#ctx;
-    this.#tally ??= new UnitTally({
-      countFrom: now.getTime(),
-      ...(this.#productOf === undefined ? {} : { productOf: this.#productOf }),
-    });
+    this.#tally ??= new UnitTally({ countFrom: now.getTime(), productOf: this.#productOf });
     const tally = this.#tally;
     if (config.units.cusum.enabled) {
       this.#cusums ??= new UnitCusums({
