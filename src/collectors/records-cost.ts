@@ -1,6 +1,6 @@
 /** What a records collector (measurements, units) costs per poll. */
 import type { Config } from '../config/schema.ts';
-import type { RecordsNeed } from '../model/plan.ts';
+import type { CollectorCosts } from '../model/plan.ts';
 import { DEFAULT_MAX_SPAN_MS } from '../records/fetch.ts';
 import { sweepSpans } from '../records/sweep.ts';
 import { longestWindowMs } from '../time/windows.ts';
@@ -21,22 +21,22 @@ export function recordRequestsPerPoll(stations: number, perRequest: number): num
 }
 
 /**
- * Cost per poll once caught up: a request per batch of stations plus its share of the re-read
- * sweep, rounded up (control charts retain more than the longest window: their sweep costs more).
+ * The `requests` cost of a records collector, per poll once caught up: a request per batch of
+ * stations plus its share of the re-read sweep, rounded up (control charts retain more than the
+ * longest window: their sweep costs more). `emptyListUrl`: its longest URL with no station.
  */
-export function recordsNeed(
-  config: Config,
-  collector: { readonly name: string; readonly intervalMs: number; readonly rereadIntervalMs: number },
-  opts: { readonly stations: number; readonly emptyListUrl: string; readonly now: Date },
-): RecordsNeed {
-  const fixedUrlLength = opts.emptyListUrl.length + '&station_ids='.length;
-  const perRequest = stationsPerRequest(config.upstream.maxUrlLength, fixedUrlLength);
-  const batches = recordRequestsPerPoll(opts.stations, Math.max(1, perRequest));
-  const retainedMs = longestWindowMs(config.windows, opts.now);
-  const sweep = batches * sweepSpans(retainedMs, collector.rereadIntervalMs, DEFAULT_MAX_SPAN_MS);
-  return {
-    collector: collector.name,
-    requestsPerPoll: batches + Math.ceil((sweep * collector.intervalMs) / collector.rereadIntervalMs),
-    intervalMs: collector.intervalMs,
+export function recordsRequests(
+  name: 'measurements' | 'units',
+  emptyListUrl: (config: Config, now: Date) => string,
+): NonNullable<CollectorCosts['requests']> {
+  return (config, plant, now) => {
+    const { intervalMs, rereadIntervalMs } = config[name];
+    const fixedUrlLength = emptyListUrl(config, now).length + '&station_ids='.length;
+    const perRequest = stationsPerRequest(config.upstream.maxUrlLength, fixedUrlLength);
+    const batches = recordRequestsPerPoll(plant.counts.stations, Math.max(1, perRequest));
+    const retainedMs = longestWindowMs(config.windows, now);
+    const sweep = batches * sweepSpans(retainedMs, rereadIntervalMs, DEFAULT_MAX_SPAN_MS);
+    const requestsPerPoll = batches + Math.ceil((sweep * intervalMs) / rereadIntervalMs);
+    return { records: { collector: name, requestsPerPoll, intervalMs } };
   };
 }

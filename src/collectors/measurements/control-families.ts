@@ -3,8 +3,7 @@
 import type { ControlConfig } from '../../config/control-schema.ts';
 import type { Config } from '../../config/schema.ts';
 import { type Family, type FamilyDesc, LabelSet, type Sample } from '../../exposition/model.ts';
-import type { ControlLimits } from '../../spc/index.ts';
-import { CUSUM_EVENT, type DetectorView, EWMA_EVENT } from '../../spc/index.ts';
+import { type ChartOutcome, CUSUM_EVENT, EWMA_EVENT } from '../../spc/index.ts';
 import { RULE_NUMBERS } from '../../spc/rules.ts';
 import { addLimitsSource, LIMITS_SOURCE_FAMILIES, type LimitsSource } from './limits-families.ts';
 
@@ -202,27 +201,20 @@ function formatDuration(ms: number): string {
 /** One charted series' outcome at a poll. */
 export interface ControlOutcome {
   readonly metric: string;
+  readonly series: SeriesLabels;
+  readonly source: LimitsSource;
+  /** Its limits are undefined when the series has none (then only the event counters are exported). */
+  readonly chart: ChartOutcome;
+}
+
+/** A chart's label sets, kept by the caller: charts out of control need them every poll. */
+export interface SeriesLabels {
   /** Station labels plus `metric`, `slot` and `product` when set. */
   readonly labels: LabelSet;
-  /** `labels` with `rule` for each event counter ({@link EVENT_RULE_NAMES}), when the caller keeps them. */
-  readonly eventLabels?: readonly LabelSet[];
-  /**
-   * The caller's cache of `labels` with `rule` per window violations series (index rule - 1), then
-   * with each `flag`, filled as first needed: charts out of control need them every poll.
-   */
-  readonly sparseLabels?: Array<LabelSet | undefined>;
-  readonly source: LimitsSource;
-  /** Undefined when the series has no limits (then only the event counters are exported). */
-  readonly limits: ControlLimits | undefined;
-  /** Window violations per rule (index rule - 1). */
-  readonly counts: ArrayLike<number>;
-  /** Last signal time per event slot (Unix ms), NaN when none yet. */
-  readonly lastTimes: ArrayLike<number>;
-  /** Events since the job started per rule (index rule - 1), then CUSUM and EWMA signals. */
-  readonly events: ArrayLike<number>;
-  readonly late: number;
-  /** The CUSUM and EWMA, once rebuilt. */
-  readonly sequential?: DetectorView;
+  /** `labels` with `rule` for each event counter ({@link EVENT_RULE_NAMES}). */
+  readonly events: readonly LabelSet[];
+  /** `labels` with `rule` per window violations series (index rule - 1), then with each `flag`, filled as first needed. */
+  readonly sparse: Array<LabelSet | undefined>;
 }
 
 /**
@@ -236,10 +228,6 @@ const CUSUM_COUNTER = 2;
 const EWMA_COUNTER = 3;
 const RULE_COUNT = 8;
 
-function ruleLabels(o: ControlOutcome, kept: readonly LabelSet[] | undefined, counter: number): LabelSet {
-  return kept?.[counter] ?? o.labels.with('rule', EVENT_RULE_NAMES[counter] as string);
-}
-
 /** Turns the outcomes into families: per chart, then the detectors' settings per charted name. */
 export function controlFamilies(outcomes: readonly ControlOutcome[], control?: ControlConfig): Family[] {
   const descs = controlFamilyDescs(control);
@@ -248,22 +236,23 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
   const counters = countersOf(control);
   const names = new Set<string>();
   let lastMetric: string | undefined;
-  for (const o of outcomes) {
+  for (const { metric, series, source, chart } of outcomes) {
     // Charts of one name mostly follow each other: one set lookup per run of them.
-    if (o.metric !== lastMetric) {
-      names.add(o.metric);
-      lastMetric = o.metric;
+    if (metric !== lastMetric) {
+      names.add(metric);
+      lastMetric = metric;
     }
-    addCounters(out.events, o, counters);
-    addDetectors(out, o);
-    addLastTimes(out.lastViolation, o);
-    if (o.late > 0) out.late.push({ labels: o.labels, value: o.late });
+    const { labels } = series;
+    addCounters(out.events, series.events, chart.events, counters);
+    addDetectors(out, labels, chart);
+    addLastTimes(out.lastViolation, series.events, chart.lastTimes);
+    if (chart.late > 0) out.late.push({ labels, value: chart.late });
     addLimitsSource(
       { info: out.limitsInfo, approvedAt: out.approvedAt, exclusions: out.exclusions },
-      o.source,
-      o.labels,
+      source,
+      labels,
     );
-    if (o.limits !== undefined) addLimits(out, o, o.limits);
+    addLimits(out, series, chart);
   }
   const add = (key: Key, labels: LabelSet, value: number) => out[key].push({ labels, value });
   if (control !== undefined) addSettings(control, { names, add });
@@ -292,37 +281,35 @@ function countersOf(control: ControlConfig | undefined): Counters {
  * Every counter exists from the series' first poll, at 0: increase() then sees the first event as a
  * rise, and a restart's 0 as a counter reset, never as an event.
  */
-function addCounters(events: Sample[], o: ControlOutcome, on: Counters): void {
-  const kept = o.eventLabels;
-  if (on.rule1) events.push({ labels: ruleLabels(o, kept, RULE_1), value: o.events[0] ?? 0 });
+function addCounters(into: Sample[], labels: readonly LabelSet[], events: ArrayLike<number>, on: Counters) {
+  const push = (counter: number, value: number) => into.push({ labels: labels[counter]!, value });
+  if (on.rule1) push(RULE_1, events[0] ?? 0);
   const later = on.later;
   if (later.length > 0) {
     let n = 0;
-    for (let j = 0; j < later.length; j++) n += o.events[later[j]! - 1] ?? 0;
-    events.push({ labels: ruleLabels(o, kept, RULES_2_TO_8), value: n });
+    for (let j = 0; j < later.length; j++) n += events[later[j]! - 1] ?? 0;
+    push(RULES_2_TO_8, n);
   }
-  if (on.cusum)
-    events.push({ labels: ruleLabels(o, kept, CUSUM_COUNTER), value: o.events[CUSUM_EVENT] ?? 0 });
-  if (on.ewma) events.push({ labels: ruleLabels(o, kept, EWMA_COUNTER), value: o.events[EWMA_EVENT] ?? 0 });
+  if (on.cusum) push(CUSUM_COUNTER, events[CUSUM_EVENT] ?? 0);
+  if (on.ewma) push(EWMA_COUNTER, events[EWMA_EVENT] ?? 0);
 }
 
-function addDetectors(out: Record<Key, Sample[]>, o: ControlOutcome): void {
-  const seq = o.sequential;
-  const l = o.limits;
+function addDetectors(out: Record<Key, Sample[]>, labels: LabelSet, chart: ChartOutcome): void {
+  const { detectors: seq, limits: l } = chart;
   if (seq?.cusum) {
-    out.cusumUpper.push({ labels: o.labels, value: seq.cusum.upper / seq.cusum.widening });
-    out.cusumLower.push({ labels: o.labels, value: seq.cusum.lower / seq.cusum.widening });
+    out.cusumUpper.push({ labels, value: seq.cusum.upper / seq.cusum.widening });
+    out.cusumLower.push({ labels, value: seq.cusum.lower / seq.cusum.widening });
   }
   if (seq?.ewma && l !== undefined) {
-    out.ewma.push({ labels: o.labels, value: seq.ewma.value });
-    out.ewmaHalfWidth.push({ labels: o.labels, value: seq.ewma.upper - l.center });
+    out.ewma.push({ labels, value: seq.ewma.value });
+    out.ewmaHalfWidth.push({ labels, value: seq.ewma.upper - l.center });
   }
 }
 
-function addLastTimes(into: Sample[], o: ControlOutcome): void {
+function addLastTimes(into: Sample[], labels: readonly LabelSet[], lastTimes: ArrayLike<number>): void {
   for (const [event, counter] of DETECTOR_SLOTS) {
-    const at = o.lastTimes[event] ?? Number.NaN;
-    if (!Number.isNaN(at)) into.push({ labels: ruleLabels(o, o.eventLabels, counter), value: at / 1000 });
+    const at = lastTimes[event] ?? Number.NaN;
+    if (!Number.isNaN(at)) into.push({ labels: labels[counter]!, value: at / 1000 });
   }
 }
 
@@ -331,41 +318,37 @@ const DETECTOR_SLOTS = [
   [EWMA_EVENT, EWMA_COUNTER],
 ] as const;
 
-function addLimits(out: Record<Key, Sample[]>, o: ControlOutcome, l: ControlLimits): void {
+function addLimits(out: Record<Key, Sample[]>, series: SeriesLabels, chart: ChartOutcome): void {
+  const { labels } = series;
+  const l = chart.limits;
+  if (l === undefined) return;
   let violated = false;
-  for (let k = 0; k < RULE_COUNT; k++) if ((o.counts[k] ?? 0) > 0) violated = true;
-  out.state.push({ labels: o.labels, value: violated ? 1 : 0 });
-  if (violated) addViolations(out.violations, o);
-  out.center.push({ labels: o.labels, value: l.center });
-  out.ucl.push({ labels: o.labels, value: l.ucl });
-  out.lcl.push({ labels: o.labels, value: l.lcl });
+  for (let k = 0; k < RULE_COUNT; k++) {
+    const n = chart.counts[k] ?? 0;
+    if (n === 0) continue;
+    violated = true;
+    out.violations.push({ labels: sparseLabels(series, k), value: n });
+  }
+  out.state.push({ labels, value: violated ? 1 : 0 });
+  out.center.push({ labels, value: l.center });
+  out.ucl.push({ labels, value: l.ucl });
+  out.lcl.push({ labels, value: l.lcl });
   // Sigma, size, phi and resolution are on the status page: five series per chart nothing read.
-  if (l.autocorrelated === true) out.flag.push({ labels: sparseLabels(o, AUTOCORRELATED), value: 1 });
-  if (l.quantized === true) out.flag.push({ labels: sparseLabels(o, QUANTIZED), value: 1 });
+  if (l.autocorrelated === true) out.flag.push({ labels: sparseLabels(series, AUTOCORRELATED), value: 1 });
+  if (l.quantized === true) out.flag.push({ labels: sparseLabels(series, QUANTIZED), value: 1 });
 }
 
-/** Index in {@link ControlOutcome.sparseLabels} of the flags' label sets, after the eight rules'. */
+/** Index in {@link SeriesLabels.sparse} of the flags' label sets, after the eight rules'. */
 const AUTOCORRELATED = RULE_COUNT;
 const QUANTIZED = RULE_COUNT + 1;
 
 /** A window violations series' (`at` rule - 1) or a flag's labels, cached in the caller's array. */
-function sparseLabels(o: ControlOutcome, at: number): LabelSet {
-  const kept = o.sparseLabels;
-  const hit = kept?.[at];
-  if (hit !== undefined) return hit;
-  const labels =
+function sparseLabels({ labels, sparse }: SeriesLabels, at: number): LabelSet {
+  sparse[at] ??=
     at < RULE_COUNT
-      ? o.labels.with('rule', String(at + 1))
-      : o.labels.with('flag', at === AUTOCORRELATED ? 'autocorrelated' : 'quantized');
-  if (kept !== undefined) kept[at] = labels;
-  return labels;
-}
-
-function addViolations(into: Sample[], o: ControlOutcome): void {
-  for (let k = 0; k < RULE_COUNT; k++) {
-    const n = o.counts[k] ?? 0;
-    if (n > 0) into.push({ labels: sparseLabels(o, k), value: n });
-  }
+      ? labels.with('rule', String(at + 1))
+      : labels.with('flag', at === AUTOCORRELATED ? 'autocorrelated' : 'quantized');
+  return sparse[at];
 }
 
 /** The first matching entry's settings, per charted name seen. */

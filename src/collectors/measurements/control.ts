@@ -21,7 +21,12 @@ import type { MeasurementRecord } from '../../upstream/types.ts';
 import type { LoopYielder } from '../../util/loop-yield.ts';
 import type { FlaggedChart } from '../collector.ts';
 import { ApprovedLimits, type LimitsRefresh } from './approved-limits.ts';
-import { type ControlOutcome, controlFamilies, EVENT_RULE_NAMES } from './control-families.ts';
+import {
+  type ControlOutcome,
+  controlFamilies,
+  EVENT_RULE_NAMES,
+  type SeriesLabels,
+} from './control-families.ts';
 import { type LimitsSource, limitsSource } from './limits-families.ts';
 import { type GateSeries, ProductGate, type ReleasedPoint, type SkippedPoints } from './product-gate.ts';
 import { bySeriesOrder, type MeasurementStore, stationKey, VALUE } from './store.ts';
@@ -54,19 +59,14 @@ interface Charted {
   approved: ChartLimits | undefined;
   /** Kept while the station's labels are the same object: rebuilding them was much of a poll's cost. */
   labels?: SeriesLabels & { readonly base: LabelSet };
-  outcome?: ChartedOutcome;
+  /** Updated in place: an object per chart and poll was garbage at every poll. */
+  outcome?: { -readonly [K in keyof ControlOutcome]: ControlOutcome[K] };
   source?: {
     readonly base: LabelSet;
     readonly approved: ChartLimits | undefined;
     readonly source: LimitsSource;
   };
 }
-
-/** A series' outcome at a poll, and the points the poll went over (for slicing the work). */
-type ChartedOutcome = { -readonly [K in keyof ControlOutcome]: ControlOutcome[K] } & {
-  sequential: ControlOutcome['sequential'];
-  work: number;
-};
 
 interface StationCharts {
   readonly bySeries: Map<string, Charted>;
@@ -305,16 +305,8 @@ export class ControlCharts {
       holdMs: this.#control.holdMs,
       overlapMs: this.#config.measurements.overlapMs,
     });
-    return {
-      stationId: s.stationId,
-      name: s.name,
-      slot: s.slot,
-      product: s.product,
-      key: s.key,
-      entry: s.entry,
-      chart,
-      approved,
-    };
+    const { stationId, name, slot, product, key, entry } = s;
+    return { stationId, name, slot, product, key, entry, chart, approved };
   }
 
   /**
@@ -394,9 +386,9 @@ export class ControlCharts {
       for (const charted of charts.ordered) {
         const done = this.#chart(charted, station.labels, poll);
         outcomes.push(done);
-        const flag = flagOf(station, charted, done.limits);
+        const flag = flagOf(station, charted, done.chart.limits);
         if (flag !== undefined) flags.push(flag);
-        work += done.work;
+        work += done.chart.work;
         if (work >= POINTS_PER_TURN) {
           work = 0;
           await this.#yielder.yieldToLoop();
@@ -460,39 +452,16 @@ export class ControlCharts {
     chart.addHistory(r.time, r.value, recordKey(r.serial));
   }
 
-  /** The outcome is updated in place: an object per chart and poll was garbage at every poll. */
-  #chart(charted: Charted, station: LabelSet, poll: ControlPoll): ChartedOutcome {
-    const { labels, events: eventLabels, sparse: sparseLabels } = labelsOf(charted, station);
-    const o = charted.chart.evaluate(poll);
-    this.#logChange(charted, o);
-    const source = this.#sourceOf(charted, labels);
-    if (charted.outcome === undefined)
-      charted.outcome = {
-        metric: charted.name,
-        labels,
-        eventLabels,
-        sparseLabels,
-        source,
-        limits: o.limits,
-        counts: o.counts,
-        lastTimes: o.lastTimes,
-        events: o.events,
-        late: o.late,
-        sequential: o.detectors,
-        work: o.work,
-      };
+  #chart(charted: Charted, station: LabelSet, poll: ControlPoll): ControlOutcome {
+    const series = labelsOf(charted, station);
+    const chart = charted.chart.evaluate(poll);
+    this.#logChange(charted, chart);
+    const source = this.#sourceOf(charted, series.labels);
+    charted.outcome ??= { metric: charted.name, series, source, chart };
     const out = charted.outcome;
-    out.labels = labels;
-    out.eventLabels = eventLabels;
-    out.sparseLabels = sparseLabels;
+    out.series = series;
     out.source = source;
-    out.limits = o.limits;
-    out.counts = o.counts;
-    out.lastTimes = o.lastTimes;
-    out.events = o.events;
-    out.late = o.late;
-    out.sequential = o.detectors;
-    out.work = o.work;
+    out.chart = chart;
     return out;
   }
 
@@ -584,25 +553,13 @@ function labelsOf(charted: Charted, station: LabelSet): SeriesLabels {
   const withName = station.with('metric', charted.name);
   const withSlot = charted.slot === null ? withName : withName.with('slot', charted.slot);
   const labels = charted.product === null ? withSlot : withSlot.with('product', charted.product);
-  const entry = {
-    base: station,
-    labels,
-    events: EVENT_RULE_NAMES.map((r) => labels.with('rule', r)),
-    sparse: [],
-  };
-  charted.labels = entry;
-  return entry;
+  const events = EVENT_RULE_NAMES.map((r) => labels.with('rule', r));
+  charted.labels = { base: station, labels, events, sparse: [] };
+  return charted.labels;
 }
 
 /** With time and value, how a loading chart recognises history fetched again; the store holds it too. */
 const recordKey = serialHash32;
-
-/** Event counters: one per {@link EVENT_RULE_NAMES}; sparse: {@link ControlOutcome.sparseLabels}. */
-interface SeriesLabels {
-  readonly labels: LabelSet;
-  readonly events: readonly LabelSet[];
-  readonly sparse: Array<LabelSet | undefined>;
-}
 
 /** Flagged when its baseline breaks an assumption of the documented rates. */
 function flagOf(

@@ -6,7 +6,7 @@ import { productValues } from '../../config/products-schema.ts';
 import type { Config } from '../../config/schema.ts';
 import type { CollectorCosts, DropRank, SeriesRow } from '../../model/plan.ts';
 import { requestUrl } from '../../upstream/endpoints.ts';
-import { recordsNeed } from '../records-cost.ts';
+import { recordsRequests } from '../records-cost.ts';
 import { chartedNames, controlSeriesByFamily } from './control-families.ts';
 import { MEASUREMENT_FAMILIES, OMISSION_ROWS_PER_WINDOW } from './families.ts';
 import { VALUE_HISTOGRAM } from './histograms.ts';
@@ -159,16 +159,7 @@ export const measurementsCosts: CollectorCosts = {
     }
     return rows;
   },
-  requests(config, plant, now) {
-    const m = config.measurements;
-    return {
-      records: recordsNeed(
-        config,
-        { name: 'measurements', intervalMs: m.intervalMs, rereadIntervalMs: m.rereadIntervalMs },
-        { stations: plant.counts.stations, emptyListUrl: emptyListUrl(config, now), now },
-      ),
-    };
-  },
+  requests: recordsRequests('measurements', emptyListUrl),
   // The histogram goes first: the most series for the fewest alerts (none read it).
   drops: [
     { family: VALUE_HISTOGRAM.name, priority: 5 },

@@ -50,7 +50,7 @@ export class ValueHistograms {
 
   constructor(private readonly opts: ValueHistogramsOptions) {}
 
-  /** Counts a record the store had not held (see MeasurementStore's `onNew`). */
+  /** Counts a record the store had not held (see MeasurementStore's `watch`). */
   observe(series: MeasurementSeries, r: MeasurementRecord): void {
     if (r.value === undefined || !this.opts.names.has(series.name)) return;
     const e = this.entryOf(series);

@@ -3,13 +3,12 @@
  * publishes per-window statistics. A series stays known for `retention` after its last record,
  * so that it is exported with 0 samples instead of vanishing.
  */
-import type { Config, WindowSpec } from '../../config/schema.ts';
+import type { Config } from '../../config/schema.ts';
 import { LabelValues } from '../../model/label-values.ts';
 import type { Topology } from '../../model/topology.ts';
 import { createRecordSync, type SyncRequest, type SyncResult } from '../../records/sync.ts';
 import { longestWindowMs, windowBounds } from '../../time/windows.ts';
 import type { MeasurementRecord } from '../../upstream/types.ts';
-import type { LoopYielder } from '../../util/loop-yield.ts';
 import type { Job, Needs, PollContext, PollOutcome } from '../collector.ts';
 import { RecordLabels } from '../record-labels.ts';
 import type { CapabilityMethod } from './capability.ts';
@@ -36,8 +35,7 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
   readonly #settings: Config['measurements'];
   readonly #minSamples: ReadonlyMap<string, number>;
   readonly #methods: ReadonlyMap<string, CapabilityMethod>;
-  readonly #capabilityWindows: ReadonlySet<string>;
-  readonly #normalityWindows: ReadonlySet<string>;
+  readonly #capability: CapabilityOptions;
   readonly #histogramNames: ReadonlySet<string>;
   // Created at the first poll: values count from then on (see histograms.ts).
   #histograms: ValueHistograms | undefined;
@@ -60,15 +58,18 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
       ctx.config.windows.map((w) => w.name),
     );
     const { ppk, pp, cpk, cp } = MEASUREMENT_FAMILIES;
-    this.#capabilityWindows = new Set([ppk, pp, cpk, cp].flatMap((f) => [...(perFamily.get(f.name) ?? [])]));
-    this.#normalityWindows = perFamily.get(MEASUREMENT_FAMILIES.adStatistic.name) ?? new Set();
+    this.#capability = {
+      method: (name) => this.#methods.get(name) ?? 'normal',
+      exported: new Set([ppk, pp, cpk, cp].flatMap((f) => [...(perFamily.get(f.name) ?? [])])),
+      normality: perFamily.get(MEASUREMENT_FAMILIES.adStatistic.name) ?? new Set(),
+    };
     this.#histogramNames = new Set(
       settings.histograms.enabled ? names.slice(0, settings.histograms.maxNames) : [],
     );
-    this.#store = new MeasurementStore({
-      attributeOf: attributeClassifier(settings.attributes.pass, settings.attributes.fail),
-      onNew: (series, record) => this.#histograms?.observe(series, record),
-    });
+    this.#store = new MeasurementStore(
+      attributeClassifier(settings.attributes.pass, settings.attributes.fail),
+    );
+    this.#store.watch((series, record) => this.#histograms?.observe(series, record));
     const control = new ControlCharts(ctx, this.#store);
     this.#control = control;
     ctx.offerFlaggedCharts(() => control.flagged());
@@ -118,18 +119,7 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
     });
     this.#store.forgetIdleBefore(now.getTime() - settings.retentionMs);
     this.#counters.add(fetched);
-    const results = await measurementResults(topology, {
-      store: this.#store,
-      windows: config.windows,
-      now,
-      minSamples: (name) => this.#minSamples.get(name) ?? settings.minSamples,
-      capability: {
-        method: (name) => this.#methods.get(name) ?? 'normal',
-        exported: this.#capabilityWindows,
-        normality: this.#normalityWindows,
-      },
-      yielder,
-    });
+    const results = await this.#results(topology, now);
     const selection = {
       selection: settings,
       windows: config.windows.map((w) => w.name),
@@ -156,6 +146,36 @@ export class MeasurementsJob implements Job<PollContext, PollOutcome> {
     };
   }
 
+  /** Each series' statistics per window, computed in slices between yields to the event loop. */
+  async #results(topology: Topology, now: Date): Promise<MeasurementResult[]> {
+    const { config, yielder } = this.#ctx;
+    const bounds = config.windows.map((w) => ({ window: w.name, ...windowBounds(w, now) }));
+    const out: MeasurementResult[] = [];
+    const work = { done: 0 };
+    for (const [i, station] of topology.stations.entries()) {
+      if (i > 0 && i % STATIONS_PER_SLICE === 0) await yielder.yieldToLoop();
+      for (const series of this.#store.seriesOf(station.id)) {
+        if (work.done >= CAPABILITY_WORK_PER_SLICE) {
+          work.done = 0;
+          await yielder.yieldToLoop();
+        }
+        const minSamples = this.#minSamples.get(series.name) ?? this.#settings.minSamples;
+        out.push({
+          station: station.labels,
+          name: series.name,
+          slot: series.slot,
+          unit: series.unit,
+          minSamples,
+          latest: series.latest,
+          limits: series.limits,
+          attributes: series.attributes,
+          windows: seriesWindows(series, bounds, { capability: this.#capability, minSamples, work }),
+        });
+      }
+    }
+    return out;
+  }
+
   #startHistograms(now: Date): void {
     if (this.#histograms !== undefined || this.#histogramNames.size === 0) return;
     const settings = this.#settings.histograms;
@@ -176,15 +196,6 @@ function skippedOf(skipped: ReadonlyMap<string, number>) {
 /** Stations whose statistics are computed between two yields to the event loop. */
 const STATIONS_PER_SLICE = 25;
 
-interface ResultsOptions {
-  readonly store: MeasurementStore;
-  readonly windows: readonly WindowSpec[];
-  readonly now: Date;
-  readonly minSamples: (name: string) => number;
-  readonly capability: CapabilityOptions;
-  readonly yielder: LoopYielder;
-}
-
 interface CapabilityOptions {
   readonly method: (name: string) => CapabilityMethod;
   /** Windows that export an index: a method other than `normal` reads values only there. */
@@ -198,36 +209,6 @@ const CAPABILITY_WORK_PER_SLICE = 20_000;
 const CAPABILITY_WORK_PER_WINDOW = 1000;
 
 type WindowBounds = ReadonlyArray<{ readonly window: string; readonly from: Date; readonly to: Date }>;
-
-async function measurementResults(
-  topology: Topology,
-  { store, windows, now, minSamples, capability, yielder }: ResultsOptions,
-): Promise<MeasurementResult[]> {
-  const bounds = windows.map((w) => ({ window: w.name, ...windowBounds(w, now) }));
-  const out: MeasurementResult[] = [];
-  const work = { done: 0 };
-  for (const [i, station] of topology.stations.entries()) {
-    if (i > 0 && i % STATIONS_PER_SLICE === 0) await yielder.yieldToLoop();
-    for (const series of store.seriesOf(station.id)) {
-      if (work.done >= CAPABILITY_WORK_PER_SLICE) {
-        work.done = 0;
-        await yielder.yieldToLoop();
-      }
-      out.push({
-        station: station.labels,
-        name: series.name,
-        slot: series.slot,
-        unit: series.unit,
-        minSamples: minSamples(series.name),
-        latest: series.latest,
-        limits: series.limits,
-        attributes: series.attributes,
-        windows: seriesWindows(series, bounds, { capability, minSamples: minSamples(series.name), work }),
-      });
-    }
-  }
-  return out;
-}
 
 /** Adds the values read to `work`. */
 function seriesWindows(

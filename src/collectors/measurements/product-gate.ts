@@ -60,10 +60,6 @@ export class ProductGate {
     return this.#size;
   }
 
-  get bytes(): number {
-    return 40 * this.#times.length;
-  }
-
   /** Takes a point of a series charted per product; it waits until {@link ProductGate.release}. */
   offer(
     series: GateSeries,
@@ -155,18 +151,17 @@ export class ProductGate {
   }
 
   #grow(): void {
-    const n = 2 * this.#times.length;
-    const grow = <T extends Float64Array | Uint32Array>(a: T, make: (n: number) => T): T => {
-      const b = make(n);
+    const grow = <T extends Float64Array | Uint32Array>(a: T): T => {
+      const b = new (a.constructor as new (n: number) => T)(2 * a.length);
       b.set(a);
       return b;
     };
-    this.#times = grow(this.#times, (k) => new Float64Array(k));
-    this.#values = grow(this.#values, (k) => new Float64Array(k));
-    this.#serials = grow(this.#serials, (k) => new Float64Array(k));
-    this.#since = grow(this.#since, (k) => new Float64Array(k));
-    this.#keys = grow(this.#keys, (k) => new Uint32Array(k));
-    this.#series = grow(this.#series, (k) => new Uint32Array(k));
+    this.#times = grow(this.#times);
+    this.#values = grow(this.#values);
+    this.#serials = grow(this.#serials);
+    this.#since = grow(this.#since);
+    this.#keys = grow(this.#keys);
+    this.#series = grow(this.#series);
   }
 
   #seriesId(s: GateSeries): number {

@@ -62,27 +62,18 @@ const num = (v: number | undefined) => v ?? Number.NaN;
 
 export { stationKey };
 
-/** Options of {@link MeasurementStore}. */
-export interface MeasurementStoreOptions {
-  readonly attributeOf?: AttributeOf;
-  /** Called once per record the store did not hold: cumulative families count a record once. */
-  readonly onNew?: (series: MeasurementSeries, record: MeasurementRecord) => void;
-}
+/** Called once per record the store did not hold: cumulative families count a record once. */
+type OnNew = (series: MeasurementSeries, record: MeasurementRecord) => void;
 
 /** Measurement records by station and series, deduplicated, sorted by time. */
 export class MeasurementStore {
   private readonly stations = new Map<string, Map<string, MeasurementSeries>>();
-  private readonly attributeOf: AttributeOf;
-  private readonly onNew: MeasurementStoreOptions['onNew'];
-  private readonly watchers: Array<NonNullable<MeasurementStoreOptions['onNew']>> = [];
+  private readonly watchers: OnNew[] = [];
 
-  constructor(opts: MeasurementStoreOptions = {}) {
-    this.attributeOf = opts.attributeOf ?? (() => Number.NaN);
-    this.onNew = opts.onNew;
-  }
+  constructor(private readonly attributeOf: AttributeOf = () => Number.NaN) {}
 
-  /** Like the `onNew` option: how the control charts take each point exactly once. */
-  watch(watcher: NonNullable<MeasurementStoreOptions['onNew']>): void {
+  /** Adds a watcher, called in the order added: how histograms and control charts take each record once. */
+  watch(watcher: OnNew): void {
     this.watchers.push(watcher);
   }
 
@@ -102,19 +93,11 @@ export class MeasurementStore {
       },
       value: (i, c) => (c === ATTRIBUTE ? (attributes[i] as number) : columnOf(records[i]!, c)),
     });
-    return groups.mergeInto(
-      (series) => series.rows,
-      this.notifies() ? (series, r) => this.notify(series, r) : undefined,
-    );
-  }
-
-  private notifies(): boolean {
-    return this.onNew !== undefined || this.watchers.length > 0;
-  }
-
-  private notify(series: MeasurementSeries, record: MeasurementRecord): void {
-    this.onNew?.(series, record);
-    for (const w of this.watchers) w(series, record);
+    const watchers = this.watchers;
+    const notify = (series: MeasurementSeries, r: MeasurementRecord) => {
+      for (const w of watchers) w(series, r);
+    };
+    return groups.mergeInto((series) => series.rows, watchers.length > 0 ? notify : undefined);
   }
 
   /** Drops records older than `t`; the series themselves stay (see {@link forgetIdleBefore}). */

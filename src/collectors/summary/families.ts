@@ -11,26 +11,21 @@ interface FieldDesc {
   readonly what: string;
 }
 
-const field = (key: keyof StationSummary, wire: string, suffix: string, what: string): FieldDesc => ({
-  key,
-  wire,
-  suffix,
-  what,
-});
-
 /** The ten summary fields: seven counts in units, three ratios 0-1. */
-export const SUMMARY_FIELDS: readonly FieldDesc[] = [
-  field('uniqueUnits', 'unique_units', 'unique_units', 'Distinct units seen'),
-  field('totalInput', 'total_input', 'input_units', 'Unit input records (arrivals, retries included)'),
-  field('uniqueInput', 'unique_input', 'unique_input_units', 'Distinct units with an input record'),
-  field('totalOutput', 'total_output', 'output_units', 'Unit output records (results, retries included)'),
-  field('uniqueOutput', 'unique_output', 'unique_output_units', 'Distinct units with an output record'),
-  field('firstPass', 'first_pass', 'first_pass_units', 'Units that passed on the first attempt'),
-  field('finalPass', 'final_pass', 'final_pass_units', 'Units whose final result is pass'),
-  field('firstPassYield', 'first_pass_yield', 'first_pass_yield_ratio', 'First-pass yield (0-1)'),
-  field('finalYield', 'final_yield', 'final_yield_ratio', 'Final yield (0-1)'),
-  field('retryRate', 'retry_rate', 'retry_ratio', 'Retry rate (0-1)'),
-];
+export const SUMMARY_FIELDS: readonly FieldDesc[] = (
+  [
+    ['uniqueUnits', 'unique_units', 'unique_units', 'Distinct units seen'],
+    ['totalInput', 'total_input', 'input_units', 'Unit input records (arrivals, retries included)'],
+    ['uniqueInput', 'unique_input', 'unique_input_units', 'Distinct units with an input record'],
+    ['totalOutput', 'total_output', 'output_units', 'Unit output records (results, retries included)'],
+    ['uniqueOutput', 'unique_output', 'unique_output_units', 'Distinct units with an output record'],
+    ['firstPass', 'first_pass', 'first_pass_units', 'Units that passed on the first attempt'],
+    ['finalPass', 'final_pass', 'final_pass_units', 'Units whose final result is pass'],
+    ['firstPassYield', 'first_pass_yield', 'first_pass_yield_ratio', 'First-pass yield (0-1)'],
+    ['finalYield', 'final_yield', 'final_yield_ratio', 'Final yield (0-1)'],
+    ['retryRate', 'retry_rate', 'retry_ratio', 'Retry rate (0-1)'],
+  ] as const
+).map(([key, wire, suffix, what]) => ({ key, wire, suffix, what }));
 
 const LEVEL_PREFIX: Record<Level, string> = {
   station: 'station_',
@@ -108,19 +103,18 @@ const GROUP_LEVELS: readonly GroupLevel[] = ['group', 'line', 'site'];
 export function coverageDescs(level: Level): FamilyDesc[] {
   if (level === 'station') return [];
   const labels = LEVEL_LABELS[level].filter((l) => l !== 'window');
-  const what = level;
   return [
     {
       name: `${LEVEL_PREFIX[level]}stations`,
       kind: 'gauge',
       labels,
-      help: `Stations of each ${what} in the upstream GET /sites hierarchy, exported or not; refreshed every summary interval.`,
+      help: `Stations of each ${level} in the upstream GET /sites hierarchy, exported or not; refreshed every summary interval.`,
     },
     {
       name: `${LEVEL_PREFIX[level]}covered_stations`,
       kind: 'gauge',
       labels,
-      help: `Stations the ${what}'s summaries cover: all of its stations, or only the exported ones with summary.aggregate_over: exported_stations, less any the upstream refuses (403) to this token. Less than ${LEVEL_PREFIX[level]}stations means the ${what} summaries describe part of the ${what}; refreshed every summary interval.`,
+      help: `Stations the ${level}'s summaries cover: all of its stations, or only the exported ones with summary.aggregate_over: exported_stations, less any the upstream refuses (403) to this token. Less than ${LEVEL_PREFIX[level]}stations means the ${level} summaries describe part of the ${level}; refreshed every summary interval.`,
     },
   ];
 }

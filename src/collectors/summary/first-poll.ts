@@ -16,9 +16,6 @@ export interface SummaryPair {
   readonly level: Level;
 }
 
-/** One window's progress towards a first complete answer (data, or the upstream's "no data"). */
-export type WindowProgress = SummaryWindowProgress;
-
 /** Shortest window first (ties in config order), and within a window the station level first. */
 export function firstPollOrder(
   windows: readonly WindowSpec[],
@@ -75,7 +72,7 @@ export class WarmUp {
 export function windowProgress(
   order: readonly SummaryPair[],
   pairs: { planned: (pair: SummaryPair) => boolean; answered: (pair: SummaryPair) => boolean },
-): WindowProgress[] {
+): SummaryWindowProgress[] {
   const out = new Map<string, { complete: boolean; levelsComplete: string[] }>();
   for (const pair of order) {
     if (!pairs.planned(pair)) continue;

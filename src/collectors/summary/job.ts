@@ -7,15 +7,16 @@ import type { Config } from '../../config/schema.ts';
 import { UpstreamError } from '../../upstream/errors.ts';
 import type { StationSummary } from '../../upstream/types.ts';
 import type { UnitActivity } from '../activity.ts';
-import type { Job, Needs, PollContext, PollOutcome, RefreshAchieved } from '../collector.ts';
+import type {
+  Job,
+  Needs,
+  PollContext,
+  PollOutcome,
+  RefreshAchieved,
+  SummaryWindowProgress,
+} from '../collector.ts';
 import { coverageFamilies, type SummaryResult, summaryFamilies } from './families.ts';
-import {
-  firstPollOrder,
-  type SummaryPair,
-  WarmUp,
-  type WindowProgress,
-  windowProgress,
-} from './first-poll.ts';
+import { firstPollOrder, type SummaryPair, WarmUp, windowProgress } from './first-poll.ts';
 import { quietSince, sameSummary, VERIFY_EVERY } from './idle.ts';
 import { learn, narrow } from './narrow.ts';
 import {
@@ -75,7 +76,7 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
   #memory = new Map<string, Remembered>();
   #pollNumber = 0;
   #skippable = 0;
-  #progress: WindowProgress[] = [];
+  #progress: SummaryWindowProgress[] = [];
 
   constructor(ctx: SummaryNeeds) {
     const { config, logger } = ctx;
@@ -342,7 +343,7 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
 }
 
 /** Each window's progress after a poll: a pair is answered when every entity of it has an answer. */
-function progressOf(poll: PollState, memory: ReadonlyMap<string, Remembered>): WindowProgress[] {
+function progressOf(poll: PollState, memory: ReadonlyMap<string, Remembered>): SummaryWindowProgress[] {
   const planned = new Set<string>();
   const unanswered = new Set<string>();
   for (const slot of poll.all.slots) {

@@ -14,8 +14,6 @@ export interface SlotSchedule {
   readonly rounds: number;
   /** Refresh the rounds give, ms: `rounds × base interval`. */
   readonly refreshMs: number;
-  /** The plan's refresh, ms. */
-  readonly plannedMs: number;
   readonly phase: number;
 }
 
@@ -35,12 +33,7 @@ export function summarySchedule(
   const out = new Map<string, SlotSchedule>();
   if (plan === undefined) {
     for (const p of pairs) {
-      out.set(scheduleKey(p), {
-        rounds: 1,
-        refreshMs: baseIntervalMs,
-        plannedMs: baseIntervalMs,
-        phase: 0,
-      });
+      out.set(scheduleKey(p), { rounds: 1, refreshMs: baseIntervalMs, phase: 0 });
     }
     return out;
   }
@@ -53,7 +46,6 @@ export function summarySchedule(
     out.set(scheduleKey(e), {
       rounds,
       refreshMs: rounds * baseIntervalMs,
-      plannedMs: e.refreshMs,
       phase: phaseOf(i, entries.length),
     });
   });

@@ -3,19 +3,14 @@ import { productValues } from '../../config/products-schema.ts';
 import type { Config } from '../../config/schema.ts';
 import type { CollectorCosts } from '../../model/plan.ts';
 import { requestUrl } from '../../upstream/endpoints.ts';
-import { recordsNeed } from '../records-cost.ts';
+import { recordsRequests } from '../records-cost.ts';
 import { UNIT_CUSUM_FAMILIES } from './cusum-families.ts';
 import { UNIT_FAMILIES } from './families.ts';
 
 /** The longest URL of a units request with an empty station list. */
 function emptyListUrl(config: Config, now: Date): string {
-  const window = {
-    from: now,
-    to: now,
-    stationIds: [] as string[],
-    directions: ['input' as const, 'output' as const],
-  };
-  return requestUrl(config.upstream.baseUrl, 'units', window);
+  const directions = ['input' as const, 'output' as const];
+  return requestUrl(config.upstream.baseUrl, 'units', { from: now, to: now, stationIds: [], directions });
 }
 
 /**
@@ -53,16 +48,7 @@ export const unitsCosts: CollectorCosts = {
       ...cusumRows(config, counts),
     ];
   },
-  requests(config, plant, now) {
-    const { units } = config;
-    return {
-      records: recordsNeed(
-        config,
-        { name: 'units', intervalMs: units.intervalMs, rereadIntervalMs: units.rereadIntervalMs },
-        { stations: plant.counts.stations, emptyListUrl: emptyListUrl(config, now), now },
-      ),
-    };
-  },
+  requests: recordsRequests('units', emptyListUrl),
   drops: [
     { family: 'station_unit_serials', priority: 200 },
     { family: 'station_unit_records', priority: 210 },

@@ -43,25 +43,12 @@ const RECORDS_PER_SLICE = 4_000;
 /** Lines and stations settled per slice: after the replay a station holds hundreds of units. */
 const SUBJECTS_PER_SLICE = 25;
 
-class Chart {
+/** A chart and its signals counted as events. */
+class Chart extends OwnLevelCusum {
   events = 0;
-  private readonly cusum: OwnLevelCusum;
 
-  constructor(model: OwnLevelModel) {
-    this.cusum = new OwnLevelCusum(model);
-  }
-
-  /** Undefined: not charted. */
-  use(target: number | undefined): void {
-    this.cusum.use(target);
-  }
-
-  add(trial: { readonly bad: boolean; readonly counted: boolean; readonly time: number }): void {
-    if (this.cusum.add(trial) && trial.counted) this.events++;
-  }
-
-  get ratio(): number | undefined {
-    return this.cusum.ratio;
+  count(trial: { readonly bad: boolean; readonly counted: boolean; readonly time: number }): void {
+    if (this.add(trial) && trial.counted) this.events++;
   }
 }
 
@@ -290,11 +277,11 @@ export class UnitCusums {
     const pass = r.pass;
     const station = this.subject(this.stations, node.id);
     const retest = station.flights.has(r.serial);
-    station.chart('retry_ratio').add({ bad: retest, counted, time: r.time });
+    station.chart('retry_ratio').count({ bad: retest, counted, time: r.time });
     this.fly(station, r, { pass, stationId: node.id });
     if (this.opts.lineCharts === 'off') return;
     const line = this.subject(this.lines, node.line.id);
-    line.chart('retry_ratio').add({ bad: retest, counted, time: r.time });
+    line.chart('retry_ratio').count({ bad: retest, counted, time: r.time });
     this.fly(line, r, { pass, stationId: node.id });
   }
 
@@ -314,33 +301,25 @@ export class UnitCusums {
     f.lastTime = Math.max(f.lastTime, r.time);
   }
 
-  /**
-   * Decides the front units of each flight list that {@link settle} would decide at the poll's end,
-   * stopping at the first still open, so every chart takes its trials in the same order.
-   */
+  /** Decides the front units that {@link settle} would decide at the poll's end (see there). */
   private settleFronts(before: number, left: ReadonlyMap<string, number>): void {
-    const front = (s: Subject) => {
-      for (const [serial, f] of s.flights) {
-        if (f.lastTime > before || left.has(serial)) return;
-        this.decide(s, f);
-        s.flights.delete(serial);
-      }
-    };
-    for (const s of this.stations.values()) front(s);
-    for (const l of this.lines.values()) front(l);
+    for (const s of this.stations.values()) this.settle(s, before, left);
+    for (const l of this.lines.values()) this.settle(l, before, left);
   }
 
-  private decide(s: Subject, f: Flight): void {
-    const counted = f.lastTime >= this.opts.countFrom;
-    s.chart('first_pass_yield').add({ bad: f.firstBad, counted, time: f.lastTime });
-    s.chart('final_yield').add({ bad: f.failing.size > 0, counted, time: f.lastTime });
-  }
-
-  /** Decides the units with no output for `settle`. */
-  private settle(s: Subject, before: number): void {
+  /**
+   * Decides the units with no output for `settle`. With the results `left` in this poll, it stops
+   * at the first unit still open, so that every chart takes its trials in the same order.
+   */
+  private settle(s: Subject, before: number, left?: ReadonlyMap<string, number>): void {
     for (const [serial, f] of s.flights) {
-      if (f.lastTime > before) continue;
-      this.decide(s, f);
+      if (f.lastTime > before || left?.has(serial) === true) {
+        if (left === undefined) continue;
+        return;
+      }
+      const counted = f.lastTime >= this.opts.countFrom;
+      s.chart('first_pass_yield').count({ bad: f.firstBad, counted, time: f.lastTime });
+      s.chart('final_yield').count({ bad: f.failing.size > 0, counted, time: f.lastTime });
       s.flights.delete(serial);
     }
   }

@@ -90,9 +90,9 @@ export const STATIONS_PER_SLICE = 50;
 
 /** What {@link unitFamilies} adds to the results, and how it yields. */
 export interface UnitFamiliesOptions {
-  readonly stations?: readonly StationRecordCounts[];
+  readonly stations: readonly StationRecordCounts[];
   /** The skipped-record counters' created time. */
-  readonly countersFrom?: number;
+  readonly countersFrom: number;
   /** 1,000 stations make some 20,000 series, over 50 ms in one go. */
   readonly yielder: LoopYielder;
 }
@@ -100,7 +100,7 @@ export interface UnitFamiliesOptions {
 /** A kind seen in any window of a station is exported in every window, 0 where absent: no flapping series. */
 export async function unitFamilies(
   results: readonly UnitResult[],
-  { stations = [], countersFrom, yielder }: UnitFamiliesOptions,
+  { stations, countersFrom, yielder }: UnitFamiliesOptions,
 ): Promise<Family[]> {
   const records: Sample[] = [];
   const serials: Sample[] = [];
@@ -115,13 +115,11 @@ export async function unitFamilies(
     { desc: UNIT_FAMILIES.records, samples: records },
     { desc: UNIT_FAMILIES.serials, samples: serials },
     { desc: UNIT_FAMILIES.last, samples: last },
-    ...(['future', 'late'] as const).map((k) =>
-      counterFamily(
-        UNIT_FAMILIES[k],
-        stations.map((s) => ({ labels: s.station, value: s[k] })),
-        countersFrom,
-      ),
-    ),
+    ...(['future', 'late'] as const).map((k) => ({
+      desc: UNIT_FAMILIES[k],
+      samples: stations.map((s) => ({ labels: s.station, value: s[k] })),
+      createdMs: countersFrom,
+    })),
   ];
 }
 
@@ -145,8 +143,4 @@ function stationSamples(r: UnitResult, into: { records: Sample[]; serials: Sampl
         value: counts.serialsByProduct?.get(p) ?? 0,
       });
   }
-}
-
-function counterFamily(desc: FamilyDesc, samples: Sample[], createdMs: number | undefined): Family {
-  return createdMs === undefined ? { desc, samples } : { desc, samples, createdMs };
 }

@@ -1,7 +1,6 @@
 /** The units job: fetches unit records incrementally and publishes per-window counts. */
 
 import { productLabeller } from '../../config/products-schema.ts';
-import type { WindowSpec } from '../../config/schema.ts';
 import type { LabelSet } from '../../exposition/model.ts';
 import { LabelValues } from '../../model/label-values.ts';
 import type { Topology } from '../../model/topology.ts';
@@ -9,7 +8,6 @@ import type { SerialProducts } from '../../records/products.ts';
 import { createRecordSync, type SyncRequest, type SyncResult } from '../../records/sync.ts';
 import { longestWindowMs, windowBounds } from '../../time/windows.ts';
 import type { UnitRecord } from '../../upstream/types.ts';
-import type { LoopYielder } from '../../util/loop-yield.ts';
 import type { Job, Needs, PollContext, PollOutcome } from '../collector.ts';
 import { RecordCounters } from '../measurements/record-counters.ts';
 import { RecordLabels } from '../record-labels.ts';
@@ -70,7 +68,7 @@ export class UnitsJob implements Job<PollContext, PollOutcome> {
         this.#cusums?.offer(record);
         index?.set(record.serial, labelOf(record.unitType));
       },
-      ...(this.#productOf === undefined ? {} : { productOf: this.#productOf }),
+      productOf: this.#productOf,
     });
     this.#store = store;
     ctx.offerLastUnitTime((id) => store.lastUnitTime(id));
@@ -114,13 +112,7 @@ export class UnitsJob implements Job<PollContext, PollOutcome> {
     } else this.#ctx.activity.clear();
     this.#counters.add(fetched);
     await this.#cusums?.update(topology, now.getTime());
-    const results = await unitResults(topology, {
-      store,
-      windows: config.windows,
-      now,
-      yielder,
-      products: this.#productOf !== undefined,
-    });
+    const results = await this.#results(topology, now);
     return {
       families: [
         // The skipped-record counters count from the first poll, as the tally does.
@@ -138,13 +130,35 @@ export class UnitsJob implements Job<PollContext, PollOutcome> {
     };
   }
 
+  /** Each station's counts per window (by product too when products are a label), in slices. */
+  #results(topology: Topology, now: Date): Promise<UnitResult[]> {
+    const store = this.#store;
+    const products = this.#productOf !== undefined;
+    const resultOf = (code: number) => store.resultOf(code);
+    const productOf = (code: number) => store.productOfCode(code);
+    // Each window's options for unitWindow, built once per poll.
+    const bounds = this.#ctx.config.windows.map((w) => {
+      const { from, to } = windowBounds(w, now);
+      const b = { window: w.name, from: from.getTime(), to: to.getTime(), resultOf };
+      return products ? { ...b, productOf } : b;
+    });
+    const none = products
+      ? { records: new Map(), serials: 0, serialsByProduct: new Map<string, number>() }
+      : { records: new Map(), serials: 0 };
+    return this.#ctx.yielder.map(topology.stations, STATIONS_PER_SLICE, (station) => {
+      const rows = store.rowsOf(station.id);
+      return {
+        station: station.labels,
+        lastUnitTime: store.lastUnitTime(station.id),
+        windows: bounds.map((b) => ({ window: b.window, counts: rows ? unitWindow(rows, b) : none })),
+      };
+    });
+  }
+
   /** Created at the first poll, kept after. */
   #startCounting(now: Date): UnitTally {
     const { config, yielder, shard } = this.#ctx;
-    this.#tally ??= new UnitTally({
-      countFrom: now.getTime(),
-      ...(this.#productOf === undefined ? {} : { productOf: this.#productOf }),
-    });
+    this.#tally ??= new UnitTally({ countFrom: now.getTime(), productOf: this.#productOf });
     const tally = this.#tally;
     if (config.units.cusum.enabled) {
       this.#cusums ??= new UnitCusums({
@@ -170,37 +184,3 @@ function knownKinds(results: readonly UnitResult[]): (station: LabelSet) => Iter
 
 /** Stations whose counts are computed between two yields to the event loop. */
 const STATIONS_PER_SLICE = 50;
-
-interface ResultsOptions {
-  readonly store: UnitStore;
-  readonly windows: readonly WindowSpec[];
-  readonly now: Date;
-  readonly yielder: LoopYielder;
-  /** Counts by product too. */
-  readonly products: boolean;
-}
-
-function unitResults(
-  topology: Topology,
-  { store, windows, now, yielder, products }: ResultsOptions,
-): Promise<UnitResult[]> {
-  const resultOf = (code: number) => store.resultOf(code);
-  const productOf = (code: number) => store.productOfCode(code);
-  // Each window's options for unitWindow, built once per poll.
-  const bounds = windows.map((w) => {
-    const { from, to } = windowBounds(w, now);
-    const b = { window: w.name, from: from.getTime(), to: to.getTime(), resultOf };
-    return products ? { ...b, productOf } : b;
-  });
-  const none = products
-    ? { records: new Map(), serials: 0, serialsByProduct: new Map<string, number>() }
-    : { records: new Map(), serials: 0 };
-  return yielder.map(topology.stations, STATIONS_PER_SLICE, (station) => {
-    const rows = store.rowsOf(station.id);
-    return {
-      station: station.labels,
-      lastUnitTime: store.lastUnitTime(station.id),
-      windows: bounds.map((b) => ({ window: b.window, counts: rows ? unitWindow(rows, b) : none })),
-    };
-  });
-}

@@ -39,7 +39,7 @@ export interface UnitStoreOptions {
   /** Called once per record the store did not hold: the cumulative counter counts a record once. */
   readonly onNew?: (record: UnitRecord) => void;
   /** The `unit_type` label value of a record's unit type; absent: products are no label. */
-  readonly productOf?: (unitType: string | null) => string;
+  readonly productOf?: ((unitType: string | null) => string) | undefined;
 }
 
 /** Unit records by station, deduplicated, sorted by time. */

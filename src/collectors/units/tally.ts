@@ -36,7 +36,7 @@ export class UnitTally {
     productOf,
   }: {
     readonly countFrom: number;
-    readonly productOf?: (unitType: string | null) => string;
+    readonly productOf?: ((unitType: string | null) => string) | undefined;
   }) {
     this.countFrom = countFrom;
     this.productOf = productOf;

@@ -22,7 +22,8 @@ function setup(stations = 1) {
     maxBuckets: 50,
     names: new Set(['vcc']),
   });
-  const store = new MeasurementStore({ onNew: (series, r) => histograms.observe(series, r) });
+  const store = new MeasurementStore();
+  store.watch((series, r) => histograms.observe(series, r));
   const m = (
     minutes: number,
     value: number | undefined,

@@ -36,7 +36,7 @@ describe('unitFamilies', () => {
           ],
         },
       ],
-      { yielder },
+      { stations: [], countersFrom: 0, yielder },
     );
     const [records, serials, last] = fams.map((f) => f.samples.map((s) => `${s.labels.text} ${s.value}`));
     expect(records).toEqual([
@@ -51,6 +51,8 @@ describe('unitFamilies', () => {
 
   it('leaves out the last unit time of a station that never had a unit', async () => {
     const fams = await unitFamilies([{ station, windows: [{ window: '1h', counts: counts([], 0) }] }], {
+      stations: [],
+      countersFrom: 0,
       yielder,
     });
     // records, serials, last unit time, future and late records (no stations given: none).
@@ -69,7 +71,7 @@ describe('unitFamilies', () => {
       station: LabelSet.of({ station: `S${i}` }),
       windows: [{ window: '1h', counts: counts([['output', 'pass', i]], 1) }],
     }));
-    const building = unitFamilies(results, { yielder: new LoopYielder() });
+    const building = unitFamilies(results, { stations: [], countersFrom: 0, yielder: new LoopYielder() });
     const turns = await turnsDuring(building);
     const fams = await building;
     expect(fams[0]!.samples.map((s) => s.value)).toEqual(results.map((_, i) => i));
