@@ -7,12 +7,12 @@ import path from 'node:path';
 import { z } from 'zod';
 import { lowerBound } from '../util/sorted.ts';
 import { readNdjson } from './ndjson.ts';
+import { stationsOf } from './plant.ts';
 import type { Window } from './records.ts';
-import type { DataSource, SourceStation } from './source.ts';
+import { type DataSource, stationIndex } from './source.ts';
 import type {
   MetricRecordWire,
   Plant,
-  PlantStation,
   RecordedSummary,
   Recording,
   RecordingMeta,
@@ -106,18 +106,7 @@ export async function loadRecording(dir: string): Promise<Recording> {
 
 /** The plant a recording describes (for the simulator's `plant`). */
 export function plantOfRecording(rec: Recording): Plant {
-  const stations: PlantStation[] = [];
-  for (const site of rec.sites) {
-    for (const line of site.lines) {
-      line.elements.forEach((el, position) => {
-        const base = { siteId: site.id, lineId: line.id, position };
-        if (el.type === 'group') {
-          for (const s of el.stations) stations.push({ id: s.id, name: s.name, ...base, groupId: el.id });
-        } else stations.push({ id: el.id, name: el.name, ...base });
-      });
-    }
-  }
-  return { sites: rec.sites, stations, measurementNames: rec.meta.measurementNames };
+  return { sites: rec.sites, stations: stationsOf(rec.sites), measurementNames: rec.meta.measurementNames };
 }
 
 interface Series<T> {
@@ -177,11 +166,6 @@ function summaryKey(ids: readonly string[], fromMs: number, toMs: number): strin
 
 /** A recording as a data source; `offsetMs` is added to every recorded time. */
 export function replaySource(rec: Recording, offsetMs: number): DataSource {
-  const stations = new Map<string, SourceStation>();
-  for (const s of plantOfRecording(rec).stations) {
-    const id = s.id.toLowerCase();
-    stations.set(id, { id, siteId: s.siteId.toLowerCase(), lineId: s.lineId });
-  }
   const units = byStation(rec.units);
   const metrics = byStation(rec.metrics);
   const summaries = new Map<string, SummaryWire>();
@@ -189,7 +173,7 @@ export function replaySource(rec: Recording, offsetMs: number): DataSource {
     summaries.set(summaryKey(s.station_ids, Date.parse(s.from), Date.parse(s.to)), s.summary as SummaryWire);
   return {
     sites: rec.sites,
-    stations,
+    stations: stationIndex(stationsOf(rec.sites)),
     units: (ids, w) => select(units, { ids, w }, { offsetMs }),
     metrics: (ids, w, names) => {
       const wanted = names && names.length > 0 ? new Set(names) : undefined;
