@@ -15,7 +15,8 @@ export interface Window {
   nowMs: number;
 }
 
-interface Timed<T> {
+/** Records with their times, in two parallel arrays. */
+export interface Timed<T> {
   times: number[];
   recs: T[];
 }
@@ -82,7 +83,7 @@ function sorted<T>(items: Timed<T>): T[] {
   return order.map((i) => items.recs[i]!);
 }
 
-const timed = <T>(): Timed<T> => ({ times: [], recs: [] });
+export const timed = <T>(): Timed<T> => ({ times: [], recs: [] });
 
 function slotOf(seed: number, e: Emit): string | null {
   const { station: st, step, attempt } = e.visit;

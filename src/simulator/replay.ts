@@ -5,10 +5,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { getOrCreate } from '../util/maps.ts';
 import { lowerBound } from '../util/sorted.ts';
 import { readNdjson } from './ndjson.ts';
 import { stationsOf } from './plant.ts';
-import type { Window } from './records.ts';
+import { type Timed, timed, type Window } from './records.ts';
 import { type DataSource, stationIndex } from './source.ts';
 import type {
   MetricRecordWire,
@@ -109,21 +110,14 @@ export function plantOfRecording(rec: Recording): Plant {
   return { sites: rec.sites, stations: stationsOf(rec.sites), measurementNames: rec.meta.measurementNames };
 }
 
-interface Series<T> {
-  times: number[];
-  recs: T[];
-}
-
 /** Records by station, each list sorted by time. */
 function byStation<T extends { station_id: string; time_created: string }>(records: readonly T[]) {
-  const map = new Map<string, Series<T>>();
+  const map = new Map<string, Timed<T>>();
   const sorted = records.map((r) => ({ t: Date.parse(r.time_created), r })).sort((a, b) => a.t - b.t);
   for (const { t, r } of sorted) {
-    const id = r.station_id.toLowerCase();
-    const s = map.get(id) ?? { times: [], recs: [] };
+    const s = getOrCreate(map, r.station_id.toLowerCase(), timed<T>);
     s.times.push(t);
     s.recs.push(r);
-    map.set(id, s);
   }
   return map;
 }
@@ -139,7 +133,7 @@ function shifted<T extends { time_created: string; time_inserted?: string }>(r: 
 
 /** Records of `ids` inside the window, moved by `offsetMs`: visible from their moved time on. */
 function select<T extends { time_created: string; time_inserted?: string }>(
-  index: Map<string, Series<T>>,
+  index: Map<string, Timed<T>>,
   query: { readonly ids: readonly string[]; readonly w: Window },
   opts: { readonly offsetMs: number; readonly keep?: ((r: T) => boolean) | undefined },
 ): T[] {
