@@ -4,7 +4,6 @@
  * While it stands no unit enters and no test starts; a test under way finishes. A pure function
  * of the seed, the line and the instant.
  */
-import { wallTimeAt } from '../time/zones.ts';
 import { hashInts, Purpose, uniform } from './random.ts';
 
 const MIN = 60_000;
@@ -173,12 +172,20 @@ const MAX_CACHED_OFFSETS = 17_520;
  * A zone's offset from UTC (ms, positive east), cached per half hour: zones change their offset
  * on the hour or half hour, and a line asks for the same half hours again and again.
  */
-class ZoneOffsets {
-  readonly #tz: string;
+export class ZoneOffsets {
+  readonly #format: Intl.DateTimeFormat;
   readonly #cache = new Map<number, number>();
 
   constructor(tz: string) {
-    this.#tz = tz;
+    this.#format = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+    });
   }
 
   /** The offset at `t`. */
@@ -187,8 +194,9 @@ class ZoneOffsets {
     const hit = this.#cache.get(slot);
     if (hit !== undefined) return hit;
     const at = slot * HALF_HOUR;
-    const w = wallTimeAt(at, this.#tz);
-    const offset = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute) - at;
+    const p: Record<string, number> = {};
+    for (const part of this.#format.formatToParts(at)) p[part.type] = Number(part.value);
+    const offset = Date.UTC(p.year!, p.month! - 1, p.day!, p.hour! % 24, p.minute!) - at;
     if (this.#cache.size >= MAX_CACHED_OFFSETS) this.#cache.clear();
     this.#cache.set(slot, offset);
     return offset;
