@@ -1,8 +1,7 @@
 import type { Hono } from 'hono';
 import { createApp } from './app.ts';
 import { DEFAULT_SCENARIO, patchScenario } from './faults.ts';
-import { buildPlant, DEFAULT_SCALE } from './plant.ts';
-import { applyProcess } from './process.ts';
+import { applyProcess, buildPlant, DEFAULT_SCALE } from './plant.ts';
 import { type RealisticDesign, realisticDesign } from './realistic-design.ts';
 import { metricRecords, unitRecords } from './records.ts';
 import { plantOfRecording, replayOffset, replaySource } from './replay.ts';

@@ -1,5 +1,58 @@
 import { z } from 'zod';
-import type { HostileAnswer, Scenario } from './types.ts';
+
+const rate = z.number().min(0).max(1);
+
+// The only definition of a scenario: `Scenario` is its type with every field present.
+const scenarioPatchSchema = z.strictObject({
+  latencyMs: z.number().min(0).optional(),
+  jitterMs: z.number().min(0).optional(),
+  /** Share of API requests answered with 500. */
+  errorRate: rate.optional(),
+  /** Share of API requests that never answer until the client aborts. */
+  hangRate: rate.optional(),
+  /** Share of API requests answered 200 with a truncated JSON body. */
+  malformedRate: rate.optional(),
+  drift: z.enum(['none', 'missing-field', 'extra-field']).optional(),
+  /** Station ids whose data the token may not read (403), although /sites lists them. */
+  forbiddenStations: z.array(z.string()).optional(),
+  /** Pad every API response to several MiB. */
+  large: z.boolean().optional(),
+  /** Drive one line's yield down; null: every line as generated (or as the process scenario has it). */
+  yieldDrop: z
+    .strictObject({
+      lineId: z.string().regex(/^[0-9a-fA-F]{24}$/),
+      failRatio: rate,
+      fromMs: z.number().int().min(0).optional(),
+      toMs: z.number().int().min(0).optional(),
+    })
+    .nullable()
+    .optional(),
+  /**
+   * Answer every request of some endpoints with a hostile body; null: none. `empty-objects` is a
+   * 200 whose `data` is `{},{},...` of about `bytes` (default 16 MiB); `huge-error` a 500 whose
+   * `error.message` is `bytes` long; `corrupt-gzip` a 200 marked gzip that does not decompress.
+   */
+  hostile: z
+    .strictObject({
+      kind: z.enum(['empty-objects', 'huge-error', 'corrupt-gzip']),
+      endpoints: z.array(z.enum(['metrics', 'units', 'summary', 'sites'])).min(1),
+      bytes: z
+        .int()
+        .min(1)
+        .max(512 * 1024 * 1024)
+        .optional(),
+    })
+    .nullable()
+    .optional(),
+  /** Refuse every bearer token with 401, as an upstream that revoked the exporter's token. */
+  refuseTokens: z.boolean().optional(),
+});
+
+/** Fault injection settings; all off by default. */
+export type Scenario = Required<{ [K in keyof ScenarioPatch]: Exclude<ScenarioPatch[K], undefined> }>;
+type ScenarioPatch = z.infer<typeof scenarioPatchSchema>;
+/** A hostile answer, for the exporter's limits (see `Scenario.hostile`). */
+export type HostileAnswer = NonNullable<Scenario['hostile']>;
 
 /** No faults: instant, healthy, faithful answers. */
 export const DEFAULT_SCENARIO: Scenario = {
@@ -15,42 +68,6 @@ export const DEFAULT_SCENARIO: Scenario = {
   hostile: null,
   refuseTokens: false,
 };
-
-const rate = z.number().min(0).max(1);
-
-/** A strict partial scenario, as accepted by `POST /_sim/scenario`. */
-const scenarioPatchSchema = z.strictObject({
-  latencyMs: z.number().min(0).optional(),
-  jitterMs: z.number().min(0).optional(),
-  errorRate: rate.optional(),
-  hangRate: rate.optional(),
-  malformedRate: rate.optional(),
-  drift: z.enum(['none', 'missing-field', 'extra-field']).optional(),
-  forbiddenStations: z.array(z.string()).optional(),
-  large: z.boolean().optional(),
-  yieldDrop: z
-    .strictObject({
-      lineId: z.string().regex(/^[0-9a-fA-F]{24}$/),
-      failRatio: rate,
-      fromMs: z.number().int().min(0).optional(),
-      toMs: z.number().int().min(0).optional(),
-    })
-    .nullable()
-    .optional(),
-  hostile: z
-    .strictObject({
-      kind: z.enum(['empty-objects', 'huge-error', 'corrupt-gzip']),
-      endpoints: z.array(z.enum(['metrics', 'units', 'summary', 'sites'])).min(1),
-      bytes: z
-        .int()
-        .min(1)
-        .max(512 * 1024 * 1024)
-        .optional(),
-    })
-    .nullable()
-    .optional(),
-  refuseTokens: z.boolean().optional(),
-});
 
 /** Applies a patch; rejects rates whose sum exceeds 1, since one draw decides among them. */
 export function patchScenario(current: Scenario, patch: Partial<Scenario>): Scenario {

@@ -5,81 +5,82 @@ import { loadRecording, RecordingError } from './replay.ts';
 import { type SimulatorServerOptions, startSimulatorServer } from './server.ts';
 import type { PlantScale, Recording, Replay, Scenario, TokenScope } from './types.ts';
 
+/** Environment variable holding the JWT secret. */
+export const JWT_ENV = 'STATION_SIM_JWT_SECRET';
+
+// Each flag once: its parseArgs type and, for the usage text, its argument and help.
+const OPTIONS = {
+  port: { type: 'string', help: 'N|listen port (default 8080; 0 = random)' },
+  host: { type: 'string', help: 'ADDR|listen address (default 127.0.0.1)' },
+  seed: { type: 'string', help: 'N|plant and fault seed (default 42)' },
+  token: {
+    type: 'string',
+    multiple: true,
+    help:
+      'TOKEN[:SITE,..]|accepted bearer token, optionally limited to site ids; repeatable\n' +
+      '(default demo-token, all sites)',
+  },
+  sites: { type: 'string', help: `N|sites (default ${DEFAULT_SCALE.sites})` },
+  'lines-per-site': { type: 'string', help: `N|lines per site (default ${DEFAULT_SCALE.linesPerSite})` },
+  'stations-per-line': {
+    type: 'string',
+    help: `N|stations per line, counting each station of a group (default ${DEFAULT_SCALE.stationsPerLine})`,
+  },
+  measurements: { type: 'string', help: `N|measurement names (default ${DEFAULT_SCALE.measurementNames})` },
+  'units-per-hour': {
+    type: 'string',
+    help: `N|units entering each line per hour (default ${DEFAULT_SCALE.unitsPerHour})`,
+  },
+  plant: {
+    type: 'string',
+    help:
+      'KIND|textbook (default) or realistic: autocorrelated, skewed values,\n' +
+      '2-4 products a line, lines at their targets, shift changes and stops',
+  },
+  'yield-scale': { type: 'string', help: 'S|ratio (0..1, default) or percent (0..100)' },
+  'max-records': { type: 'string', help: 'N|silently truncate list results to N records (oldest kept)' },
+  'exotic-names': { type: 'boolean', help: '|names with quotes, backslash, newline and non-ASCII' },
+  'hostile-names': { type: 'boolean', help: '|names that are markup (<script>, quotes, &) and non-ASCII' },
+  'jwt-secret': {
+    type: 'string',
+    help: `SECRET|also accept HS256 JWTs signed with SECRET (or env ${JWT_ENV})`,
+  },
+  replay: { type: 'string', help: 'DIR|serve a recording (station-exporter record) instead of the plant' },
+  'shift-to-now': { type: 'boolean', help: '|with --replay: move recorded time so that its end is now' },
+  'yield-drop': { type: 'string', help: "LINE:RATIO|that share (0..1) of a line's units fail its last step" },
+  latency: { type: 'string', help: 'D|added latency, e.g. 200ms or 1s (default 0)' },
+  jitter: { type: 'string', help: 'D|extra random latency up to D' },
+  'error-rate': { type: 'string', help: 'R|share of requests answered 500 (0..1)' },
+  'hang-rate': { type: 'string', help: 'R|share of requests never answered until the client aborts' },
+  'malformed-rate': { type: 'string', help: 'R|share of requests answered with truncated JSON' },
+  drift: { type: 'string', help: 'KIND|missing-field | extra-field' },
+  'forbid-stations': { type: 'string', help: 'IDS|comma-separated station ids answered 403' },
+  large: { type: 'boolean', help: '|pad every response to several MiB' },
+  help: { type: 'boolean', short: 'h', help: '|show this help' },
+  'issue-token': { type: 'boolean' },
+  expires: { type: 'string' },
+} as const;
+
+function usageLine([name, o]: [string, { type: string; help?: string; short?: string }]): string {
+  const [arg = '', ...help] = o.help?.split('|') ?? [];
+  const flag = `${o.short ? `-${o.short}, ` : ''}--${name}${arg ? ` ${arg}` : ''}`;
+  return `  ${flag.padEnd(25)}${help.join('|').replaceAll('\n', `\n${' '.repeat(27)}`)}\n`;
+}
+
 /** The usage text of `simulate`. */
 export const simulatorUsage = () => `Usage: station-exporter simulate [flags]
 
 Serves a deterministic simulator of the Station Data Query Service.
 
-  --port N                 listen port (default 8080; 0 = random)
-  --host ADDR              listen address (default 127.0.0.1)
-  --seed N                 plant and fault seed (default 42)
-  --token TOKEN[:SITE,..]  accepted bearer token, optionally limited to site ids; repeatable
-                           (default demo-token, all sites)
-  --sites N                sites (default ${DEFAULT_SCALE.sites})
-  --lines-per-site N       lines per site (default ${DEFAULT_SCALE.linesPerSite})
-  --stations-per-line N    stations per line, counting each station of a group (default ${DEFAULT_SCALE.stationsPerLine})
-  --measurements N         measurement names (default ${DEFAULT_SCALE.measurementNames})
-  --units-per-hour N       units entering each line per hour (default ${DEFAULT_SCALE.unitsPerHour})
-  --plant KIND             textbook (default) or realistic: autocorrelated, skewed values,
-                           2-4 products a line, lines at their targets, shift changes and stops
-  --yield-scale S          ratio (0..1, default) or percent (0..100)
-  --max-records N          silently truncate list results to N records (oldest kept)
-  --exotic-names           names with quotes, backslash, newline and non-ASCII
-  --hostile-names          names that are markup (<script>, quotes, &) and non-ASCII
-  --jwt-secret SECRET      also accept HS256 JWTs signed with SECRET (or env ${JWT_ENV})
-  --replay DIR             serve a recording (station-exporter record) instead of the plant
-  --shift-to-now           with --replay: move recorded time so that its end is now
-  --yield-drop LINE:RATIO  that share (0..1) of a line's units fail its last step
-  --latency D              added latency, e.g. 200ms or 1s (default 0)
-  --jitter D               extra random latency up to D
-  --error-rate R           share of requests answered 500 (0..1)
-  --hang-rate R            share of requests never answered until the client aborts
-  --malformed-rate R       share of requests answered with truncated JSON
-  --drift KIND             missing-field | extra-field
-  --forbid-stations IDS    comma-separated station ids answered 403
-  --large                  pad every response to several MiB
-  -h, --help               show this help
-
+${Object.entries(OPTIONS)
+  .filter(([, o]) => 'help' in o)
+  .map(usageLine)
+  .join('')}
 Issue a token (printed on stdout) instead of serving:
   --issue-token --sites all|ID,ID --expires 30d [--jwt-secret SECRET]
       The secret comes from --jwt-secret or ${JWT_ENV}; without either, one is generated
       and printed on stderr (start the simulator with it).
 `;
-
-/** Environment variable holding the JWT secret. */
-export const JWT_ENV = 'STATION_SIM_JWT_SECRET';
-
-const OPTIONS = {
-  port: { type: 'string' },
-  host: { type: 'string' },
-  seed: { type: 'string' },
-  token: { type: 'string', multiple: true },
-  sites: { type: 'string' },
-  'lines-per-site': { type: 'string' },
-  'stations-per-line': { type: 'string' },
-  measurements: { type: 'string' },
-  'units-per-hour': { type: 'string' },
-  plant: { type: 'string' },
-  'yield-scale': { type: 'string' },
-  'max-records': { type: 'string' },
-  'exotic-names': { type: 'boolean' },
-  latency: { type: 'string' },
-  jitter: { type: 'string' },
-  'error-rate': { type: 'string' },
-  'hang-rate': { type: 'string' },
-  'malformed-rate': { type: 'string' },
-  drift: { type: 'string' },
-  'forbid-stations': { type: 'string' },
-  large: { type: 'boolean' },
-  'hostile-names': { type: 'boolean' },
-  'jwt-secret': { type: 'string' },
-  replay: { type: 'string' },
-  'shift-to-now': { type: 'boolean' },
-  'yield-drop': { type: 'string' },
-  'issue-token': { type: 'boolean' },
-  expires: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const;
 
 type Values = ReturnType<typeof parse>;
 
@@ -188,8 +189,7 @@ export function parseSimulatorCommand(argv: string[], env: NodeJS.ProcessEnv = {
   if (v.help) return 'help';
   if (v['issue-token']) return { kind: 'issue-token', request: issueTokenOf(v, env) };
   if (v['shift-to-now'] && !v.replay) throw new Error('--shift-to-now needs --replay DIR');
-  const opts = parseSimulatorArgs(argv);
-  if (opts === 'help') return 'help';
+  const opts = serveOptionsOf(v);
   const secret = v['jwt-secret'] ?? env[JWT_ENV];
   if (secret) opts.jwtSecret = secret;
   return { kind: 'serve', opts, replayDir: v.replay, shiftToNow: v['shift-to-now'] ?? false };
@@ -198,7 +198,10 @@ export function parseSimulatorCommand(argv: string[], env: NodeJS.ProcessEnv = {
 /** Turns command-line arguments into server options; throws with a readable message on bad input. */
 export function parseSimulatorArgs(argv: string[]): SimulatorServerOptions | 'help' {
   const v = parse(argv);
-  if (v.help) return 'help';
+  return v.help ? 'help' : serveOptionsOf(v);
+}
+
+function serveOptionsOf(v: Values): SimulatorServerOptions {
   const yieldScale = v['yield-scale'];
   if (yieldScale !== undefined && yieldScale !== 'ratio' && yieldScale !== 'percent') {
     throw new Error(`--yield-scale: expected ratio or percent, got "${yieldScale}"`);

@@ -7,19 +7,25 @@ import {
   realisticOffset,
 } from './realistic.ts';
 
-/** How a measurement's value is produced. */
-type MeasurementKind = 'numeric' | 'passfail' | 'cycle';
-
-/** A measurement name with its unit, distribution and spec limits. */
-export interface MeasurementSpec {
-  index: number;
+/** The shape of a catalog entry: its name, unit, distribution and which spec limits it has. */
+interface BaseSpec {
   name: string;
   unit: string;
-  type: 'float' | null;
-  kind: MeasurementKind;
+  /** How its value is produced. */
+  kind: 'numeric' | 'passfail' | 'cycle';
   nominal: number;
   sd: number;
   decimals: number;
+  limits: 'both' | 'upper' | 'lower' | 'none';
+  typed: boolean;
+  incapable?: boolean;
+}
+
+/** A measurement name with its unit, distribution and spec limits. */
+export interface MeasurementSpec
+  extends Pick<BaseSpec, 'name' | 'unit' | 'kind' | 'nominal' | 'sd' | 'decimals'> {
+  index: number;
+  type: 'float' | null;
   lower: number | null;
   upper: number | null;
   limitLower: string | null;
@@ -35,27 +41,16 @@ export interface MeasurementSpec {
   behaviour?: RealisticBehaviour;
 }
 
-type Limits = 'both' | 'upper' | 'lower' | 'none';
-
-interface BaseSpec {
-  name: string;
-  unit: string;
-  kind: MeasurementKind;
-  nominal: number;
-  sd: number;
-  decimals: number;
-  limits: Limits;
-  typed: boolean;
-  incapable?: boolean;
-}
-
-function numeric(
-  name: string,
-  spec: { unit: string; nominal: number; sd: number; decimals: number; limits: Limits },
-) {
+function numeric(name: string, spec: Pick<BaseSpec, 'unit' | 'nominal' | 'sd' | 'decimals' | 'limits'>) {
   const { unit, nominal, sd, decimals, limits } = spec;
   return { name, unit, kind: 'numeric', nominal, sd, decimals, limits, typed: true } as BaseSpec;
 }
+
+const passfail = (name: string): BaseSpec => ({
+  ...numeric(name, { unit: '', nominal: 0, sd: 0, decimals: 0, limits: 'none' }),
+  kind: 'passfail',
+  typed: false,
+});
 
 // The first eight cover every shape a consumer must handle, so the default plant exercises all of
 // them: both/one/no limits, a null type, a pass/fail string and a cycle time.
@@ -69,11 +64,7 @@ const BASE: BaseSpec[] = [
   },
   numeric('board_temp', { unit: 'degC', nominal: 38, sd: 1.2, decimals: 1, limits: 'upper' }),
   { ...numeric('test_time', { unit: 's', nominal: 0, sd: 0, decimals: 2, limits: 'none' }), kind: 'cycle' },
-  {
-    ...numeric('firmware_check', { unit: '', nominal: 0, sd: 0, decimals: 0, limits: 'none' }),
-    kind: 'passfail',
-    typed: false,
-  },
+  passfail('firmware_check'),
   numeric('insulation_resistance', { unit: 'MOhm', nominal: 520, sd: 25, decimals: 0, limits: 'lower' }),
   numeric('rf_tx_power', { unit: 'dBm', nominal: 14, sd: 0.6, decimals: 2, limits: 'both' }),
   numeric('vcc_5v0', { unit: 'V', nominal: 5, sd: 0.03, decimals: 3, limits: 'both' }),
@@ -82,11 +73,7 @@ const BASE: BaseSpec[] = [
   numeric('paste_volume', { unit: '%', nominal: 100, sd: 5, decimals: 1, limits: 'both' }),
   numeric('contact_resistance', { unit: 'mOhm', nominal: 25, sd: 2, decimals: 2, limits: 'upper' }),
   numeric('clock_freq', { unit: 'Hz', nominal: 32768, sd: 0.5, decimals: 2, limits: 'both' }),
-  {
-    ...numeric('barcode_match', { unit: '', nominal: 0, sd: 0, decimals: 0, limits: 'none' }),
-    kind: 'passfail',
-    typed: false,
-  },
+  passfail('barcode_match'),
   numeric('label_weight', { unit: 'g', nominal: 12.5, sd: 0.2, decimals: 2, limits: 'lower' }),
   numeric('flatness', { unit: 'um', nominal: 40, sd: 6, decimals: 1, limits: 'upper' }),
   numeric('seal_pressure', { unit: 'kPa', nominal: 101, sd: 0.8, decimals: 2, limits: 'both' }),
@@ -190,39 +177,30 @@ export function measuredValue(spec: MeasurementSpec, ctx: ValueContext): string 
   if (!ctx.failing && uniform(h, Purpose.empty) < EMPTY_VALUE_RATE) return '';
   if (spec.kind === 'passfail') return ctx.failing ? 'FAIL' : 'PASS';
   if (spec.kind === 'cycle') return (ctx.cycleMs / 1000).toFixed(spec.decimals);
-  if (spec.behaviour !== undefined) return realisticValue(spec, spec.behaviour, { ctx, h });
-  const offset = 0.3 * spec.sd * gaussian(ctx.seed, Purpose.value, ctx.stationHash, spec.nameHash);
-  const drift =
-    spec.driftAmp *
-    spec.sd *
-    Math.sin((2 * Math.PI * ctx.timeMs) / spec.driftPeriodMs + spec.driftPhase + (ctx.stationHash % 7));
-  let value = spec.nominal + offset + drift + spec.sd * gaussian(h);
-  if (ctx.events !== undefined) {
-    const injected = measurementEffect(ctx.events, spec.name, ctx.timeMs);
-    value += spec.sd * (injected.sigmas + (injected.factor - 1) * gaussian(h));
+  let value: number;
+  let noise: number;
+  if (spec.behaviour === undefined) {
+    const offset = 0.3 * spec.sd * gaussian(ctx.seed, Purpose.value, ctx.stationHash, spec.nameHash);
+    const drift =
+      spec.driftAmp *
+      spec.sd *
+      Math.sin((2 * Math.PI * ctx.timeMs) / spec.driftPeriodMs + spec.driftPhase + (ctx.stationHash % 7));
+    noise = gaussian(h);
+    value = spec.nominal + offset + drift + spec.sd * noise;
+  } else {
+    // The realistic plant: offsets plus AR(1) noise of the name's shape.
+    const reading = {
+      seed: ctx.seed,
+      stationHash: ctx.stationHash,
+      nameHash: spec.nameHash,
+      unitIndex: ctx.visit[1],
+      attempt: ctx.visit[3],
+      slot: ctx.slot ?? 0,
+      productHash: ctx.productHash ?? 0,
+    };
+    noise = realisticNoise(spec.behaviour, reading);
+    value = spec.nominal + spec.sd * (realisticOffset(spec.behaviour, reading) + noise);
   }
-  value = ctx.failing ? outside(spec, uniform(h, 1)) : inside(spec, value, uniform(h, 2));
-  return value.toFixed(spec.decimals);
-}
-
-/** A numeric value of the realistic plant: offsets plus AR(1) noise of the name's shape. */
-function realisticValue(
-  spec: MeasurementSpec,
-  b: RealisticBehaviour,
-  at: { readonly ctx: ValueContext; readonly h: number },
-): string {
-  const { ctx, h } = at;
-  const reading = {
-    seed: ctx.seed,
-    stationHash: ctx.stationHash,
-    nameHash: spec.nameHash,
-    unitIndex: ctx.visit[1],
-    attempt: ctx.visit[3],
-    slot: ctx.slot ?? 0,
-    productHash: ctx.productHash ?? 0,
-  };
-  const noise = realisticNoise(b, reading);
-  let value = spec.nominal + spec.sd * (realisticOffset(b, reading) + noise);
   if (ctx.events !== undefined) {
     const injected = measurementEffect(ctx.events, spec.name, ctx.timeMs);
     value += spec.sd * (injected.sigmas + (injected.factor - 1) * noise);

@@ -1,12 +1,6 @@
 /** Realistic names for the synthetic plant. */
 
-export interface SiteTemplate {
-  city: string;
-  code: string;
-  tz: string;
-}
-
-export const SITE_TEMPLATES: readonly SiteTemplate[] = [
+export const SITE_TEMPLATES: readonly { city: string; code: string; tz: string }[] = [
   { city: 'Austin', code: 'AUS', tz: 'America/Chicago' },
   { city: 'Guadalajara', code: 'GDL', tz: 'America/Mexico_City' },
   { city: 'Penang', code: 'PEN', tz: 'Asia/Kuala_Lumpur' },

@@ -1,7 +1,7 @@
 import { MAX_ATTEMPTS } from './attempts.ts';
 import { failureExplainers, type MeasurementSpec, measurementCatalog } from './measurements.ts';
 import { EXOTIC, HOSTILE, LINE_KINDS, PRODUCTS, SITE_TEMPLATES, STEP_NAMES, stationName } from './names.ts';
-import type { MeasurementEvent, StationEvent } from './process-events.ts';
+import type { MeasurementEvent, ProcessScenario, StationEvent, YieldDrop } from './process-events.ts';
 import { hashString, hexId, Purpose, pick, uniform } from './random.ts';
 import { type RealisticLine, type RealisticRates, realisticLine } from './realistic-line.ts';
 import type {
@@ -330,10 +330,53 @@ export function buildPlant(
   for (const line of lines)
     for (const el of line.elements)
       for (const st of el.stations) stationsById.set(st.id, Object.assign(st, { line }));
-  const stations: PlantStation[] = ctx.stations.map(({ id, name, siteId, lineId, groupId, position }) =>
-    groupId === undefined
-      ? { id, name, siteId, lineId, position }
-      : { id, name, siteId, lineId, groupId, position },
+  const data = { sites, stations: stationsOf(sites), measurementNames: catalog.map((m) => m.name) };
+  return { plant: data, lines, stationsById };
+}
+
+/** The flat station list of a /sites hierarchy, in plant order. */
+export function stationsOf(sites: readonly SiteWire[]): PlantStation[] {
+  return sites.flatMap((site) =>
+    site.lines.flatMap((line) =>
+      line.elements.flatMap((el, position) => {
+        const at = { siteId: site.id, lineId: line.id };
+        return el.type === 'group'
+          ? el.stations.map((s) => ({ id: s.id, name: s.name, ...at, groupId: el.id, position }))
+          : [{ id: el.id, name: el.name, ...at, position }];
+      }),
+    ),
   );
-  return { plant: { sites, stations, measurementNames: catalog.map((m) => m.name) }, lines, stationsById };
+}
+
+/**
+ * Applies a scenario to a freshly built plant model; yield drops are returned, to be applied to
+ * the records as served. An event naming a station or line the plant lacks throws.
+ */
+export function applyProcess(model: PlantModel, scenario: ProcessScenario | undefined): YieldDrop[] {
+  if (scenario === undefined) return [];
+  if (scenario.drift === false) {
+    for (const st of model.stationsById.values())
+      st.measures = st.measures.map((m) => ({ ...m, driftAmp: 0 }));
+  }
+  const drops: YieldDrop[] = [];
+  for (const e of scenario.events ?? []) {
+    if (e.kind === 'yield_drop') {
+      if (!hasLine(model, e.lineId)) throw new Error(`process event: no line ${e.lineId}`);
+      const { kind: _, ...drop } = e;
+      drops.push(drop);
+    } else addStationEvent(model, e);
+  }
+  return drops;
+}
+
+/** Adds a measurement or station event to its station. */
+function addStationEvent(model: PlantModel, e: MeasurementEvent | StationEvent): void {
+  const st = model.stationsById.get(e.stationId.toLowerCase());
+  if (st === undefined) throw new Error(`process event: no station ${e.stationId}`);
+  if (e.kind === 'silence' || e.kind === 'fail_rate') st.stationEvents = [...(st.stationEvents ?? []), e];
+  else st.events = [...(st.events ?? []), e];
+}
+
+function hasLine(model: PlantModel, lineId: string): boolean {
+  return [...model.stationsById.values()].some((st) => st.lineId === lineId.toLowerCase());
 }

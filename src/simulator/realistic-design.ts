@@ -14,18 +14,8 @@ export interface RealisticLineDesign {
   readonly finalYield: number;
 }
 
-/** The realistic plant's design. */
-export interface RealisticDesign {
-  /** The line's design; throws for an unknown line. */
-  line(lineId: string): RealisticLineDesign;
-  /** The station's failure rates and the retry ratio and scrap share they give; throws for an unknown station. */
-  station(stationId: string): RealisticRates;
-  /** The line's stops overlapping [from, to), in time order; none when stops are off. */
-  stopsBetween(lineId: string, from: Date, to: Date): LineStop[];
-}
-
 /** The design of a realistic plant model, or null for a textbook one. */
-export function realisticDesign(model: PlantModel): RealisticDesign | null {
+export function realisticDesign(model: PlantModel) {
   const first = model.lines[0];
   if (first === undefined || first.realistic === undefined) return null;
   const lineOf = (lineId: string) => {
@@ -34,7 +24,8 @@ export function realisticDesign(model: PlantModel): RealisticDesign | null {
     return { line: st.line, realistic: st.line.realistic };
   };
   return {
-    line: (lineId) => {
+    /** The line's design; throws for an unknown line. */
+    line: (lineId: string): RealisticLineDesign => {
       const { line, realistic } = lineOf(lineId);
       const w = realistic.cumulativeWeights;
       return {
@@ -44,12 +35,17 @@ export function realisticDesign(model: PlantModel): RealisticDesign | null {
         finalYield: realistic.designFinalYield,
       };
     },
-    station: (stationId) => {
+    /** The station's failure rates, retry ratio and scrap share; throws for an unknown station. */
+    station: (stationId: string): RealisticRates => {
       const rates = model.stationsById.get(stationId.toLowerCase())?.rates;
       if (rates === undefined) throw new Error(`no realistic station ${stationId}`);
       return rates;
     },
-    stopsBetween: (lineId, from, to) =>
+    /** The line's stops overlapping [from, to), in time order; none when stops are off. */
+    stopsBetween: (lineId: string, from: Date, to: Date): LineStop[] =>
       lineOf(lineId).realistic.stops?.stopsBetween(from.getTime(), to.getTime()) ?? [],
   };
 }
+
+/** The realistic plant's design. */
+export type RealisticDesign = NonNullable<ReturnType<typeof realisticDesign>>;

@@ -15,7 +15,8 @@ export interface Window {
   nowMs: number;
 }
 
-interface Timed<T> {
+/** Records with their times, in two parallel arrays. */
+export interface Timed<T> {
   times: number[];
   recs: T[];
 }
@@ -46,10 +47,7 @@ function linesOf(model: PlantModel, stationIds: readonly string[]): Map<LineMode
   const byLine = new Map<LineModel, Set<string>>();
   for (const id of stationIds) {
     const st = model.stationsById.get(id);
-    if (!st) continue;
-    const set = byLine.get(st.line) ?? new Set<string>();
-    set.add(id);
-    byLine.set(st.line, set);
+    if (st) getOrCreate(byLine, st.line, () => new Set<string>()).add(id);
   }
   // Plant order, not request order, so the same station set always lists ties the same way.
   return new Map(model.lines.filter((l) => byLine.has(l)).map((l) => [l, byLine.get(l)!]));
@@ -61,32 +59,6 @@ export interface PlantSource {
   readonly model: PlantModel;
   /** A memo of the units' walks (unit-walks.ts); without it each window walks its units anew. */
   readonly walks?: UnitWalks;
-}
-
-/** Calls `onVisit` for each visit of unit `k` that starts before `untilMs`, as walkUnit does. */
-function eachVisit(
-  plant: PlantSource,
-  line: LineModel,
-  walk: {
-    readonly k: number;
-    readonly untilMs: number;
-    readonly onVisit: (unit: UnitInfo, v: Visit, memo?: VisitMemo) => void;
-  },
-): void {
-  const { seed, walks } = plant;
-  const { k, untilMs, onVisit } = walk;
-  if (walks === undefined) {
-    const unit = unitAt(seed, line, k);
-    if (unit) walkUnit(seed, line, { k, untilMs, onVisit: (v) => onVisit(unit, v) });
-    return;
-  }
-  const { unit, visits, memos } = walks.of(line, k);
-  if (unit === null) return;
-  for (let i = 0; i < visits.length; i++) {
-    const v = visits[i]!;
-    if (v.inMs >= untilMs) return;
-    onVisit(unit, v, memos[i]);
-  }
 }
 
 function walkWindow(
@@ -111,7 +83,7 @@ function sorted<T>(items: Timed<T>): T[] {
   return order.map((i) => items.recs[i]!);
 }
 
-const timed = <T>(): Timed<T> => ({ times: [], recs: [] });
+export const timed = <T>(): Timed<T> => ({ times: [], recs: [] });
 
 function slotOf(seed: number, e: Emit): string | null {
   const { station: st, step, attempt } = e.visit;
@@ -231,22 +203,31 @@ function addCounts(into: SummaryCounts, c: SummaryCounts): void {
   for (const key of Object.keys(c) as (keyof SummaryCounts)[]) into[key] += c[key];
 }
 
-/** The visits of unit `k` at the `wanted` stations that start before `untilMs`. */
+/**
+ * The visits of unit `k` at the `wanted` stations that start before `untilMs`, as walkUnit gives
+ * them, or from the memo of walks when there is one.
+ */
 function eachWantedVisit(
   plant: PlantSource,
   line: LineModel,
   walk: { readonly k: number; readonly untilMs: number; readonly wanted: ReadonlySet<string> },
   emit: (e: Emit) => void,
 ): void {
-  eachVisit(plant, line, {
-    k: walk.k,
-    untilMs: walk.untilMs,
-    onVisit: (unit, visit, memo) => {
-      // A silent station's unit passes on down the line, unrecorded.
-      if (walk.wanted.has(visit.station.id) && !silentAt(visit.station.stationEvents, visit.inMs))
-        emit({ unit, visit, line, memo });
-    },
-  });
+  const { seed, walks } = plant;
+  const { k, untilMs, wanted } = walk;
+  const onVisit = (unit: UnitInfo, visit: Visit, memo?: VisitMemo) => {
+    // A silent station's unit passes on down the line, unrecorded.
+    if (wanted.has(visit.station.id) && !silentAt(visit.station.stationEvents, visit.inMs))
+      emit({ unit, visit, line, memo });
+  };
+  if (walks === undefined) {
+    const unit = unitAt(seed, line, k);
+    if (unit) walkUnit(seed, line, { k, untilMs, onVisit: (v) => onVisit(unit, v) });
+    return;
+  }
+  const { unit, visits, memos } = walks.of(line, k);
+  if (unit === null) return;
+  for (let i = 0; i < visits.length && visits[i]!.inMs < untilMs; i++) onVisit(unit, visits[i]!, memos[i]);
 }
 
 /** The whole tally of unit `k` at the `wanted` stations, and the span of its records there. */

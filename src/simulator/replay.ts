@@ -5,14 +5,15 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { getOrCreate } from '../util/maps.ts';
 import { lowerBound } from '../util/sorted.ts';
 import { readNdjson } from './ndjson.ts';
-import type { Window } from './records.ts';
-import type { DataSource, SourceStation } from './source.ts';
+import { stationsOf } from './plant.ts';
+import { type Timed, timed, type Window } from './records.ts';
+import { type DataSource, stationIndex } from './source.ts';
 import type {
   MetricRecordWire,
   Plant,
-  PlantStation,
   RecordedSummary,
   Recording,
   RecordingMeta,
@@ -106,35 +107,17 @@ export async function loadRecording(dir: string): Promise<Recording> {
 
 /** The plant a recording describes (for the simulator's `plant`). */
 export function plantOfRecording(rec: Recording): Plant {
-  const stations: PlantStation[] = [];
-  for (const site of rec.sites) {
-    for (const line of site.lines) {
-      line.elements.forEach((el, position) => {
-        const base = { siteId: site.id, lineId: line.id, position };
-        if (el.type === 'group') {
-          for (const s of el.stations) stations.push({ id: s.id, name: s.name, ...base, groupId: el.id });
-        } else stations.push({ id: el.id, name: el.name, ...base });
-      });
-    }
-  }
-  return { sites: rec.sites, stations, measurementNames: rec.meta.measurementNames };
-}
-
-interface Series<T> {
-  times: number[];
-  recs: T[];
+  return { sites: rec.sites, stations: stationsOf(rec.sites), measurementNames: rec.meta.measurementNames };
 }
 
 /** Records by station, each list sorted by time. */
 function byStation<T extends { station_id: string; time_created: string }>(records: readonly T[]) {
-  const map = new Map<string, Series<T>>();
+  const map = new Map<string, Timed<T>>();
   const sorted = records.map((r) => ({ t: Date.parse(r.time_created), r })).sort((a, b) => a.t - b.t);
   for (const { t, r } of sorted) {
-    const id = r.station_id.toLowerCase();
-    const s = map.get(id) ?? { times: [], recs: [] };
+    const s = getOrCreate(map, r.station_id.toLowerCase(), timed<T>);
     s.times.push(t);
     s.recs.push(r);
-    map.set(id, s);
   }
   return map;
 }
@@ -150,7 +133,7 @@ function shifted<T extends { time_created: string; time_inserted?: string }>(r: 
 
 /** Records of `ids` inside the window, moved by `offsetMs`: visible from their moved time on. */
 function select<T extends { time_created: string; time_inserted?: string }>(
-  index: Map<string, Series<T>>,
+  index: Map<string, Timed<T>>,
   query: { readonly ids: readonly string[]; readonly w: Window },
   opts: { readonly offsetMs: number; readonly keep?: ((r: T) => boolean) | undefined },
 ): T[] {
@@ -177,11 +160,6 @@ function summaryKey(ids: readonly string[], fromMs: number, toMs: number): strin
 
 /** A recording as a data source; `offsetMs` is added to every recorded time. */
 export function replaySource(rec: Recording, offsetMs: number): DataSource {
-  const stations = new Map<string, SourceStation>();
-  for (const s of plantOfRecording(rec).stations) {
-    const id = s.id.toLowerCase();
-    stations.set(id, { id, siteId: s.siteId.toLowerCase(), lineId: s.lineId });
-  }
   const units = byStation(rec.units);
   const metrics = byStation(rec.metrics);
   const summaries = new Map<string, SummaryWire>();
@@ -189,7 +167,7 @@ export function replaySource(rec: Recording, offsetMs: number): DataSource {
     summaries.set(summaryKey(s.station_ids, Date.parse(s.from), Date.parse(s.to)), s.summary as SummaryWire);
   return {
     sites: rec.sites,
-    stations,
+    stations: stationIndex(stationsOf(rec.sites)),
     units: (ids, w) => select(units, { ids, w }, { offsetMs }),
     metrics: (ids, w, names) => {
       const wanted = names && names.length > 0 ? new Set(names) : undefined;

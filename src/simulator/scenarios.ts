@@ -3,29 +3,20 @@
  * records as served, so units and summaries agree, and ending one restores the records at once;
  * they work on the synthetic plant and on a replay alike.
  */
+import { getOrCreate } from '../util/maps.ts';
 import { active, type YieldDrop } from './process-events.ts';
 import { hashString, uniform } from './random.ts';
 import type { SiteWire, UnitRecordWire } from './types.ts';
 
-/** Station ids of a line's last step (its last element: one station or every station of a group). */
-function lastStepStations(sites: readonly SiteWire[], lineId: string): string[] {
-  for (const site of sites) {
-    for (const line of site.lines) {
-      if (line.id.toLowerCase() !== lineId.toLowerCase()) continue;
-      const last = line.elements.at(-1);
-      if (!last) return [];
-      return last.type === 'group' ? last.stations.map((s) => s.id) : [last.id];
-    }
-  }
-  return [];
-}
-
-/** The drops that apply to each last-step station. */
+/** The drops that apply to each station of their line's last step (one station or a whole group). */
 function dropsByStation(sites: readonly SiteWire[], drops: readonly YieldDrop[]): Map<string, YieldDrop[]> {
+  const lines = sites.flatMap((s) => s.lines);
   const out = new Map<string, YieldDrop[]>();
   for (const d of drops) {
     if (d.failRatio <= 0) continue;
-    for (const id of lastStepStations(sites, d.lineId)) out.set(id, [...(out.get(id) ?? []), d]);
+    const last = lines.find((l) => l.id.toLowerCase() === d.lineId.toLowerCase())?.elements.at(-1);
+    const ids = last === undefined ? [] : last.type === 'group' ? last.stations.map((s) => s.id) : [last.id];
+    for (const id of ids) getOrCreate(out, id, () => []).push(d);
   }
   return out;
 }

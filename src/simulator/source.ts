@@ -5,14 +5,20 @@
 import type { PlantModel } from './plant.ts';
 import { metricRecords, unitCounts, unitRecords, type Window } from './records.ts';
 import type { SummaryCounts } from './summarize.ts';
-import type { MetricRecordWire, SiteWire, SummaryWire, UnitRecordWire } from './types.ts';
+import type { MetricRecordWire, PlantStation, SiteWire, SummaryWire, UnitRecordWire } from './types.ts';
 import type { UnitWalks } from './unit-walks.ts';
 
 /** Where a station sits, as access checks need it. */
-export interface SourceStation {
-  readonly id: string;
-  readonly siteId: string;
-  readonly lineId: string;
+type SourceStation = Pick<PlantStation, 'id' | 'siteId' | 'lineId'>;
+
+/** Stations by lower-case id (their site ids lower-case too), in plant order. */
+export function stationIndex(stations: readonly PlantStation[]): Map<string, SourceStation> {
+  return new Map(
+    stations.map(({ id, siteId, lineId }) => [
+      id.toLowerCase(),
+      { id: id.toLowerCase(), siteId: siteId.toLowerCase(), lineId },
+    ]),
+  );
 }
 
 /** The data behind the simulator's endpoints. */
@@ -33,11 +39,9 @@ export interface DataSource {
 
 /** The synthetic plant as a data source; `walks` (and the summary by counts with it) changes no answer. */
 export function plantSource(seed: number, model: PlantModel, walks?: UnitWalks): DataSource {
-  const stations = new Map<string, SourceStation>();
-  for (const s of model.plant.stations) stations.set(s.id, { id: s.id, siteId: s.siteId, lineId: s.lineId });
   return {
     sites: model.plant.sites,
-    stations,
+    stations: stationIndex(model.plant.stations),
     units: (ids, w) => unitRecords({ seed, model, walks }, ids, w),
     metrics: (ids, w, names) => metricRecords({ seed, model, walks }, ids, { w, names }),
     // With the memo of walks only: that is the opt-in of long simulated runs.

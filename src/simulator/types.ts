@@ -2,9 +2,9 @@
  * Wire and option types of the simulator. Wire types mirror the JSON shapes of the Station Data
  * Query Service contract exactly (snake_case), so tests can compare HTTP bodies with ground truth.
  */
-
+import type { Scenario } from './faults.ts';
 import type { StopKinds } from './line-stops.ts';
-import type { ProcessScenario, YieldDrop } from './process-events.ts';
+import type { ProcessScenario } from './process-events.ts';
 import type { ProductMix } from './realistic-line.ts';
 
 /** What every level of the /sites hierarchy has; a station inside a group has nothing more. */
@@ -87,41 +87,6 @@ export interface PlantScale {
   measurementNames: number;
   /** Units entering each line per hour. */
   unitsPerHour: number;
-}
-
-/** Fault injection settings; all off by default. */
-export interface Scenario {
-  latencyMs: number;
-  jitterMs: number;
-  /** Share of API requests answered with 500. */
-  errorRate: number;
-  /** Share of API requests that never answer until the client aborts. */
-  hangRate: number;
-  /** Share of API requests answered 200 with a truncated JSON body. */
-  malformedRate: number;
-  drift: 'none' | 'missing-field' | 'extra-field';
-  /** Station ids whose data the token may not read (403), although /sites lists them. */
-  forbiddenStations: string[];
-  /** Pad every API response to several MiB. */
-  large: boolean;
-  /** Drive one line's yield down; null: every line as generated (or as the process scenario has it). */
-  yieldDrop: YieldDrop | null;
-  /** Answer every request of some endpoints with a hostile body; null: none. */
-  hostile: HostileAnswer | null;
-  /** Refuse every bearer token with 401, as an upstream that revoked the exporter's token. */
-  refuseTokens: boolean;
-}
-
-/**
- * A hostile answer, for the exporter's limits: `empty-objects` is a 200 whose `data` is
- * `{},{},...` of about `bytes`; `huge-error` a 500 whose `error.message` is `bytes` long;
- * `corrupt-gzip` a 200 marked gzip whose body does not decompress.
- */
-export interface HostileAnswer {
-  kind: 'empty-objects' | 'huge-error' | 'corrupt-gzip';
-  endpoints: Array<'metrics' | 'units' | 'summary' | 'sites'>;
-  /** Size of the hostile part in bytes; default 16 MiB. */
-  bytes?: number;
 }
 
 /** The realistic plant and its settings (docs/simulator.md, "The realistic plant"). */
@@ -254,3 +219,5 @@ export interface TimedUnitRecord {
   readonly inserted: number | null;
   readonly rec: UnitRecordWire;
 }
+
+export type { HostileAnswer, Scenario } from './faults.ts';

@@ -54,7 +54,7 @@ export class UnitWalks {
     const walked = this.#walk(line, k);
     memo.byIndex.set(k, walked);
     if (k > memo.newest) memo.newest = k;
-    this.#evict(line, memo);
+    this.#evict(line, memo.byIndex, memo.newest);
     return walked;
   }
 
@@ -66,10 +66,7 @@ export class UnitWalks {
       () => new Map(),
     );
     const memo = this.#lines.get(line);
-    const keep = Math.ceil((this.#hours * 3_600_000) / line.periodMs);
-    if (memo !== undefined && tallies.size > keep * 1.25) {
-      for (const k of tallies.keys()) if (k < memo.newest - keep) tallies.delete(k);
-    }
+    if (memo !== undefined) this.#evict(line, tallies, memo.newest);
     return tallies;
   }
 
@@ -82,9 +79,9 @@ export class UnitWalks {
   }
 
   // Only when the memo has grown a quarter past its size, so that dropping costs little per walk.
-  #evict(line: LineModel, memo: { byIndex: Map<number, WalkedUnit>; newest: number }): void {
+  #evict(line: LineModel, byIndex: Map<number, unknown>, newest: number): void {
     const keep = Math.ceil((this.#hours * 3_600_000) / line.periodMs);
-    if (memo.byIndex.size <= keep * 1.25) return;
-    for (const k of memo.byIndex.keys()) if (k < memo.newest - keep) memo.byIndex.delete(k);
+    if (byIndex.size <= keep * 1.25) return;
+    for (const k of byIndex.keys()) if (k < newest - keep) byIndex.delete(k);
   }
 }
