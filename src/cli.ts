@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** Command line: arguments -> config -> wire up -> serve; the subcommands are in USAGE. */
 import { parseArgs } from 'node:util';
-import type { HttpLimits } from './server/http.ts';
+import { parseRunFlags } from './app/commands/flags.ts';
 import { nearest } from './util/suggest.ts';
 import { VERSION } from './version.ts';
 
@@ -128,31 +128,6 @@ async function simulate(args: string[]): Promise<number> {
   return process.exitCode === undefined ? -1 : Number(process.exitCode);
 }
 
-/** The flags of the exporter (`station-exporter [flags]` and `once`). */
-const RUN_FLAGS = {
-  config: { type: 'string', short: 'c' },
-  'config.file': { type: 'string' },
-  'web.listen-address': { type: 'string', multiple: true },
-  'web.systemd-socket': { type: 'boolean' },
-  'web.telemetry-path': { type: 'string' },
-  'web.disable-exporter-metrics': { type: 'boolean' },
-  'log.level': { type: 'string' },
-  'log.format': { type: 'string' },
-  'web.config.file': { type: 'string' },
-  'web.enable-lifecycle': { type: 'boolean' },
-  'web.read-header-timeout': { type: 'string' },
-  'web.request-timeout': { type: 'string' },
-  'web.idle-timeout': { type: 'string' },
-  'web.write-timeout': { type: 'string' },
-  'web.max-connections': { type: 'string' },
-  shard: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
-} as const;
-
-const parseRunFlags = (args: string[]) =>
-  parseArgs({ args, options: RUN_FLAGS, strict: true, allowPositionals: false }).values;
-
 type RunFlags = ReturnType<typeof parseRunFlags>;
 
 /** Runs the exporter: serving, or `once` (one poll printed to stdout). */
@@ -177,29 +152,10 @@ async function runExporter(run: { args: string[]; once: boolean }): Promise<numb
   const { parseHttpLimits } = await import('./server/flags.ts');
   const limits = parseHttpLimits(values);
   if (typeof limits === 'string') return usageError(limits);
-  const opts = runOptions(values, limits);
+  const opts = { ...values, limits };
   if (run.once) return (await import('./app/commands/once.ts')).runOnce(opts);
   return (await import('./app/commands/serve.ts')).runServe(opts);
 }
-
-/** The options of `runServe` and `runOnce` from the flags. */
-function runOptions(values: RunFlags, limits: HttpLimits) {
-  return {
-    configPath: values['config.file'] ?? values.config,
-    listenAddresses: values['web.listen-address'] ?? [],
-    systemdSocket: values['web.systemd-socket'] ?? false,
-    telemetryPath: values['web.telemetry-path'],
-    disableExporterMetrics: values['web.disable-exporter-metrics'] ?? false,
-    logLevel: values['log.level'],
-    logFormat: values['log.format'] as LogFormat | undefined,
-    webConfigFile: values['web.config.file'],
-    enableLifecycle: values['web.enable-lifecycle'] ?? false,
-    limits,
-    shard: values.shard,
-  };
-}
-
-type LogFormat = typeof import('./app/wire.ts').LOG_FORMATS[number];
 
 /** What is wrong with --log.level or --log.format, if anything. */
 async function logFlagsProblem(values: RunFlags): Promise<string | undefined> {
