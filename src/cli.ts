@@ -80,13 +80,14 @@ async function usageOf(command: string): Promise<string | undefined> {
 /** `help [COMMAND]`: the usage of one subcommand, or of all. */
 async function help(args: string[]): Promise<number> {
   const [command, ...extra] = args;
-  if (command === undefined) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
+  if (command === undefined) return print(USAGE);
   const usage = extra.length === 0 ? await usageOf(command) : undefined;
-  if (usage === undefined) return unknownCommand(args.join(' '));
-  process.stdout.write(usage);
+  return usage === undefined ? unknownCommand(args.join(' ')) : print(usage);
+}
+
+/** Writes a usage or the version to stdout: exit code 0. */
+function print(text: string): number {
+  process.stdout.write(text);
   return 0;
 }
 
@@ -139,10 +140,7 @@ async function runExporter(run: { args: string[]; once: boolean }): Promise<numb
   } catch (err) {
     return usageError(err instanceof Error ? err.message : String(err), usage);
   }
-  if (values.help || values.version) {
-    process.stdout.write(values.help ? usage : `station-exporter ${VERSION}\n`);
-    return 0;
-  }
+  if (values.help || values.version) return print(values.help ? usage : `station-exporter ${VERSION}\n`);
   // Loaded only now, so that --help and --version stay fast (about 0.2 s of imports).
   const problem = (await logFlagsProblem(values)) ?? (await listenFlagsProblem(values));
   if (problem !== undefined) return usageError(problem);
@@ -214,10 +212,7 @@ async function checkConfig(args: string[]): Promise<number> {
     );
   }
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(CHECK_CONFIG_USAGE);
-    return 0;
-  }
+  if (values.help) return print(CHECK_CONFIG_USAGE);
   const named = [values.config, values['config.file']].filter((f): f is string => f !== undefined);
   const files = [...positionals, ...named];
   const webConfig = values['web.config.file'];
