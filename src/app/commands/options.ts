@@ -32,24 +32,19 @@ export function logSettings(opts: RunOptions, config: Config): LogSettings {
 /** The config file of `--config.file` or its short name `--config`. */
 export const configPath = (opts: RunOptions) => opts['config.file'] ?? opts.config;
 
-/** Loads the config, or the demo config with a simulator when no path is given. */
-async function resolveConfig(
-  opts: RunOptions,
-  io: Output,
-): Promise<{ config: Config; close: () => Promise<void>; demoUrl?: string }> {
-  const path = configPath(opts);
-  if (path) return { config: await io.load(path), close: async () => {} };
-  const sim = await startDemoSimulator();
-  return { config: demoConfig(sim.url), close: () => sim.close(), demoUrl: sim.url };
-}
-
-/** The resolved config, or the exit code after reporting why there is none. */
+/**
+ * Loads the config, or the demo config with a simulator when no path is given; or reports why
+ * there is none and returns the exit code.
+ */
 export async function resolveOrReport(
   opts: RunOptions,
   io: Output,
-): Promise<Awaited<ReturnType<typeof resolveConfig>> | number> {
+): Promise<{ config: Config; close: () => Promise<void>; demoUrl?: string } | number> {
   try {
-    return await resolveConfig(opts, io);
+    const path = configPath(opts);
+    if (path) return { config: await io.load(path), close: async () => {} };
+    const sim = await startDemoSimulator();
+    return { config: demoConfig(sim.url), close: () => sim.close(), demoUrl: sim.url };
   } catch (err) {
     return reportConfigError(err, io);
   }
