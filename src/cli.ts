@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /** Command line: arguments -> config -> wire up -> serve; the subcommands are in USAGE. */
 import { parseArgs } from 'node:util';
-import type { HttpLimits } from './server/http.ts';
+import { parseRunFlags } from './app/commands/flags.ts';
 import { nearest } from './util/suggest.ts';
 import { VERSION } from './version.ts';
 
@@ -80,13 +80,14 @@ async function usageOf(command: string): Promise<string | undefined> {
 /** `help [COMMAND]`: the usage of one subcommand, or of all. */
 async function help(args: string[]): Promise<number> {
   const [command, ...extra] = args;
-  if (command === undefined) {
-    process.stdout.write(USAGE);
-    return 0;
-  }
+  if (command === undefined) return print(USAGE);
   const usage = extra.length === 0 ? await usageOf(command) : undefined;
-  if (usage === undefined) return unknownCommand(args.join(' '));
-  process.stdout.write(usage);
+  return usage === undefined ? unknownCommand(args.join(' ')) : print(usage);
+}
+
+/** Writes a usage or the version to stdout: exit code 0. */
+function print(text: string): number {
+  process.stdout.write(text);
   return 0;
 }
 
@@ -128,31 +129,6 @@ async function simulate(args: string[]): Promise<number> {
   return process.exitCode === undefined ? -1 : Number(process.exitCode);
 }
 
-/** The flags of the exporter (`station-exporter [flags]` and `once`). */
-const RUN_FLAGS = {
-  config: { type: 'string', short: 'c' },
-  'config.file': { type: 'string' },
-  'web.listen-address': { type: 'string', multiple: true },
-  'web.systemd-socket': { type: 'boolean' },
-  'web.telemetry-path': { type: 'string' },
-  'web.disable-exporter-metrics': { type: 'boolean' },
-  'log.level': { type: 'string' },
-  'log.format': { type: 'string' },
-  'web.config.file': { type: 'string' },
-  'web.enable-lifecycle': { type: 'boolean' },
-  'web.read-header-timeout': { type: 'string' },
-  'web.request-timeout': { type: 'string' },
-  'web.idle-timeout': { type: 'string' },
-  'web.write-timeout': { type: 'string' },
-  'web.max-connections': { type: 'string' },
-  shard: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-  version: { type: 'boolean', short: 'v' },
-} as const;
-
-const parseRunFlags = (args: string[]) =>
-  parseArgs({ args, options: RUN_FLAGS, strict: true, allowPositionals: false }).values;
-
 type RunFlags = ReturnType<typeof parseRunFlags>;
 
 /** Runs the exporter: serving, or `once` (one poll printed to stdout). */
@@ -164,10 +140,7 @@ async function runExporter(run: { args: string[]; once: boolean }): Promise<numb
   } catch (err) {
     return usageError(err instanceof Error ? err.message : String(err), usage);
   }
-  if (values.help || values.version) {
-    process.stdout.write(values.help ? usage : `station-exporter ${VERSION}\n`);
-    return 0;
-  }
+  if (values.help || values.version) return print(values.help ? usage : `station-exporter ${VERSION}\n`);
   // Loaded only now, so that --help and --version stay fast (about 0.2 s of imports).
   const problem = (await logFlagsProblem(values)) ?? (await listenFlagsProblem(values));
   if (problem !== undefined) return usageError(problem);
@@ -177,29 +150,10 @@ async function runExporter(run: { args: string[]; once: boolean }): Promise<numb
   const { parseHttpLimits } = await import('./server/flags.ts');
   const limits = parseHttpLimits(values);
   if (typeof limits === 'string') return usageError(limits);
-  const opts = runOptions(values, limits);
+  const opts = { ...values, limits };
   if (run.once) return (await import('./app/commands/once.ts')).runOnce(opts);
   return (await import('./app/commands/serve.ts')).runServe(opts);
 }
-
-/** The options of `runServe` and `runOnce` from the flags. */
-function runOptions(values: RunFlags, limits: HttpLimits) {
-  return {
-    configPath: values['config.file'] ?? values.config,
-    listenAddresses: values['web.listen-address'] ?? [],
-    systemdSocket: values['web.systemd-socket'] ?? false,
-    telemetryPath: values['web.telemetry-path'],
-    disableExporterMetrics: values['web.disable-exporter-metrics'] ?? false,
-    logLevel: values['log.level'],
-    logFormat: values['log.format'] as LogFormat | undefined,
-    webConfigFile: values['web.config.file'],
-    enableLifecycle: values['web.enable-lifecycle'] ?? false,
-    limits,
-    shard: values.shard,
-  };
-}
-
-type LogFormat = typeof import('./app/wire.ts').LOG_FORMATS[number];
 
 /** What is wrong with --log.level or --log.format, if anything. */
 async function logFlagsProblem(values: RunFlags): Promise<string | undefined> {
@@ -258,10 +212,7 @@ async function checkConfig(args: string[]): Promise<number> {
     );
   }
   const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(CHECK_CONFIG_USAGE);
-    return 0;
-  }
+  if (values.help) return print(CHECK_CONFIG_USAGE);
   const named = [values.config, values['config.file']].filter((f): f is string => f !== undefined);
   const files = [...positionals, ...named];
   const webConfig = values['web.config.file'];

@@ -24,9 +24,8 @@ interface ErrorKind {
 export class RecentErrors {
   readonly #capacity: number;
   readonly #now: () => number;
+  /** Oldest first; `capacity` is small (the status page's 50), so dropping the oldest is cheap. */
   readonly #ring: RecentError[] = [];
-  /** Where the next error goes once the ring is full: the oldest one's place. */
-  #next = 0;
   readonly #kinds = new Map<string, { count: number; last: RecentError }>();
 
   constructor(capacity: number, now: () => number) {
@@ -43,9 +42,7 @@ export class RecentErrors {
       // UpstreamError bounds its message already; this keeps the ring bounded whatever feeds it.
       message: boundText(error.message, MAX_ERROR_MESSAGE),
     };
-    if (this.#ring.length < this.#capacity) this.#ring.push(e);
-    else this.#ring[this.#next] = e;
-    this.#next = (this.#next + 1) % this.#capacity;
+    if (this.#ring.push(e) > this.#capacity) this.#ring.shift();
     const key = `${e.endpoint}\u0000${e.reason}\u0000${e.status ?? ''}`;
     const k = this.#kinds.get(key);
     this.#kinds.set(key, { count: (k?.count ?? 0) + 1, last: e });
@@ -53,11 +50,7 @@ export class RecentErrors {
 
   /** Newest first. */
   recent(): readonly RecentError[] {
-    const ring = this.#ring;
-    const next = this.#next;
-    const ordered =
-      ring.length < this.#capacity ? ring.slice() : [...ring.slice(next), ...ring.slice(0, next)];
-    return ordered.reverse();
+    return this.#ring.toReversed();
   }
 
   /** Kinds by endpoint, then reason, then status. */

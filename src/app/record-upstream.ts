@@ -44,19 +44,6 @@ export interface RecordOptions {
   readonly signal?: AbortSignal;
 }
 
-/** How much was recorded. */
-export interface RecordResult {
-  readonly sites: number;
-  readonly stations: number;
-  readonly units: number;
-  readonly metrics: number;
-  readonly summaries: number;
-  /** Requests that failed for good; their data is missing from the recording. */
-  readonly failures: number;
-  /** The recording's id, in its `meta.json`. */
-  readonly id: string;
-}
-
 const iso = (ms: number) => new Date(ms).toISOString();
 
 function siteWire(s: Site): SiteWire {
@@ -273,7 +260,7 @@ export function recordingClient(config: Config, yielder: LoopYielder): SharedCli
  * Records the upstream into `outDir`. The files are written aside and moved into place once all
  * are complete, `meta.json` last; until then `outDir` keeps the recording it held.
  */
-export async function recordUpstream(opts: RecordOptions): Promise<RecordResult> {
+export async function recordUpstream(opts: RecordOptions) {
   const yielder = new LoopYielder();
   const client = recordingClient(opts.config, yielder);
   try {
@@ -294,7 +281,7 @@ async function recordInto(
   staged: StagedRecording,
   client: SharedClient,
   opts: RecordOptions & { readonly yielder: LoopYielder },
-): Promise<RecordResult> {
+) {
   const { config, fromMs, toMs, signal } = opts;
   const progress = opts.progress ?? (() => {});
   const sites = new Map<string, Site>();
@@ -347,6 +334,7 @@ async function recordInto(
     to: iso(toMs),
     measurementNames: [...new Set(names ?? [])],
   });
+  // How much was recorded; requests that failed for good left their data out.
   return {
     sites: sites.size,
     stations: stationIds.length,

@@ -77,7 +77,7 @@ export class Reloader {
     }
     const previous = this.#current;
     const next = opts.wire(config, previous);
-    const keepClient = next.client === previous.client;
+    const keepClient = next.upstream.client === previous.upstream.client;
     // Kept jobs must not be polled by both schedulers at once: let the running polls finish.
     await previous.scheduler.drain();
     await next.scheduler.pollOnce();

@@ -36,7 +36,6 @@ export type ShutdownOutcome = 'done' | 'deadline';
 export class Shutdown {
   private running: Promise<ShutdownOutcome> | undefined;
   private step = 'starting';
-  private finished = false;
 
   constructor(private readonly deps: ShutdownDeps) {}
 
@@ -46,25 +45,22 @@ export class Shutdown {
     return this.running;
   }
 
-  private runSteps(steps: readonly ShutdownStep[]): Promise<ShutdownOutcome> {
+  private async runSteps(steps: readonly ShutdownStep[]): Promise<ShutdownOutcome> {
     const { logger, timers, deadlineMs } = this.deps;
     logger.info({ deadline_seconds: deadlineMs / 1000 }, 'shutting down');
-    return new Promise<ShutdownOutcome>((resolve) => {
-      const timer = timers.setTimeout(() => {
-        if (this.finished) return;
-        this.finished = true;
-        this.expired();
-        resolve('deadline');
-      }, deadlineMs);
-      void this.runInOrder(steps).then((ok) => {
-        if (this.finished) return;
-        this.finished = true;
-        timers.clearTimeout(timer);
-        logger.info('shut down');
-        this.deps.exit(ok ? 0 : 1);
-        resolve('done');
-      });
+    let timer: unknown;
+    const deadline = new Promise<'deadline'>((resolve) => {
+      timer = timers.setTimeout(() => resolve('deadline'), deadlineMs);
     });
+    const ok = await Promise.race([this.runInOrder(steps), deadline]);
+    if (ok === 'deadline') {
+      this.expired();
+      return 'deadline';
+    }
+    timers.clearTimeout(timer);
+    logger.info('shut down');
+    this.deps.exit(ok ? 0 : 1);
+    return 'done';
   }
 
   /** Runs every step, also after one failed; false when one did. */

@@ -69,24 +69,17 @@ function tree(
   const steps = new Map<string, Mutable<StatusStep>>();
   for (const s of topology.stations) {
     const site = getOrCreate(sites, s.site.id, () => ({ id: s.site.id, name: s.site.name, lines: [] }));
-    let line = lines.get(s.line.id);
-    if (!line) {
-      line = { id: s.line.id, name: s.line.name, steps: [] };
-      lines.set(s.line.id, line);
-      site.lines.push(line);
-    }
-    const stepKey = `${s.line.id}/${s.position}`;
-    let step = steps.get(stepKey);
-    if (!step) {
-      step = {
-        position: s.position,
-        name: s.group?.name ?? s.name,
-        group: s.group !== undefined,
-        stations: [],
-      };
-      steps.set(stepKey, step);
-      line.steps.push(step);
-    }
+    const line = getOrCreate(lines, s.line.id, () => {
+      const l = { id: s.line.id, name: s.line.name, steps: [] };
+      site.lines.push(l);
+      return l;
+    });
+    const step = getOrCreate(steps, `${s.line.id}/${s.position}`, () => {
+      const name = s.group?.name ?? s.name;
+      const st = { position: s.position, name, group: s.group !== undefined, stations: [] };
+      line.steps.push(st);
+      return st;
+    });
     step.stations.push({
       id: s.id,
       name: s.name,

@@ -15,7 +15,7 @@ interface TrackedTokenDeps {
 }
 
 /** The token provider, reporting each new token's expiry, an expiry near, a file unreadable; never the token. */
-export class TrackedToken implements TokenProvider {
+export class TrackedToken {
   readonly #tokens: TokenProvider;
   readonly #deps: TrackedTokenDeps;
   readonly #warningMs: number;
@@ -51,10 +51,6 @@ export class TrackedToken implements TokenProvider {
 
   async renew(): Promise<string> {
     return this.#track(await this.#tokens.renew());
-  }
-
-  get fileError(): string | undefined {
-    return this.#tokens.fileError;
   }
 
   #track(token: string): string {

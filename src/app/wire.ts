@@ -7,7 +7,6 @@ import { DISCOVERY, enabledDataCollectors } from '../collectors/index.ts';
 import { displayUrl } from '../config/describe.ts';
 import { assertLoaded } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
-import type { TokenProvider } from '../config/token.ts';
 import { ExpositionCache } from '../exposition/cache.ts';
 import { Registry } from '../exposition/client.ts';
 import { registerProcessMetrics } from '../exposition/process-metrics.ts';
@@ -22,7 +21,7 @@ import { type ReusableJob, Scheduler } from '../scheduler/scheduler.ts';
 import { createApp, type ReloadResult } from '../server/app.ts';
 import { type Shard, UNSHARDED } from '../sharding/shard.ts';
 import { Breakers } from '../upstream/breaker.ts';
-import { createClient, RECORD_ANSWERS_IN_HAND, type SharedClient } from '../upstream/client.ts';
+import { createClient, RECORD_ANSWERS_IN_HAND } from '../upstream/client.ts';
 import { type ConnectionSettings, UpstreamConnection } from '../upstream/connection.ts';
 import { ENDPOINT_NAMES } from '../upstream/endpoints.ts';
 import { statusClass } from '../upstream/errors.ts';
@@ -77,28 +76,11 @@ export interface WireOptions {
 }
 
 /** What a reload can hand from one exporter to the next. */
-interface Upstream {
-  readonly client: SharedClient;
-  readonly breakers: Breakers;
-  readonly refused: RefusedStations;
-  readonly tokens: TokenProvider;
-  readonly yielder: LoopYielder;
-  readonly digest: LogDigest;
-  readonly errors: RecentErrors;
-  // Offered by one job to the status page or to another job: they live as long as the client.
-  readonly lastUnitTimes: LastUnitTimes;
-  readonly flaggedCharts: FlaggedCharts;
-  readonly summaryWindows: SummaryWindows;
-  /** The units job writes it, the summary job reads it to skip idle stations. */
-  readonly activity: ActivityBoard;
-  /** Each serial's product: the units job writes it, the measurements job's charts read it. */
-  readonly products: SerialProducts;
-}
+type Upstream = ReturnType<typeof wireUpstream>;
 
 /** A wired exporter, not yet polling. */
 export interface Exporter {
   readonly config: Config;
-  readonly client: SharedClient;
   readonly scheduler: Scheduler;
   readonly cache: ExpositionCache;
   readonly registry: Registry;
@@ -140,74 +122,38 @@ const REFUSED_REPROBE_MS = 10 * 60_000;
 export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   assertLoaded(config);
   const prev = opts.previous;
-  const { redactor, logger, registry, wallClock, self, planMetrics } = lastingParts(config, opts);
+  const lasting = lastingParts(config, opts);
   const shard = opts.shard ?? config.sharding.shard ?? UNSHARDED;
   // The limiter's ceiling is the shard's share of the budget, so sharding changes need a new client.
   const keepUpstream =
     prev !== undefined && sameSettings(prev.config, config, ['upstream', 'sharding']) && prev.shard === shard;
-  const upstream = keepUpstream
-    ? prev.upstream
-    : wireUpstream(config, { ...opts, redactor }, { self, logger, wallClock, shard });
+  const upstream = keepUpstream ? prev.upstream : wireUpstream(config, opts, { ...lasting, shard });
   // Protobuf only while a scraper asks for it: few do (native histograms), and rendering it on
   // every poll costs RSS (docs/scaling.md, "Mechanisms and what each one buys").
   const cache = new ExpositionCache({ yielder: upstream.yielder, protobuf: 'when-asked' });
-  const parts = {
-    config,
-    shard,
-    logger,
-    wallClock,
-    self,
-    redactor,
-    upstream,
-    cache,
-    registry,
-    planMetrics,
-    opts,
-  };
-  const scheduler = wireScheduler(parts, keepUpstream ? reusableJobs(prev, config) : new Map());
-  const app = wireApp(parts, scheduler);
-  const { client } = upstream;
+  // Not `opts`: its `previous` would keep every earlier exporter alive.
+  const parts = { ...lasting, config, shard, upstream, cache };
+  const scheduler = wireScheduler(parts, opts, keepUpstream ? reusableJobs(prev, config) : new Map());
   return {
-    config,
-    client,
+    ...parts,
     scheduler,
-    cache,
-    registry,
-    self,
-    app,
-    logger,
-    upstream,
-    planMetrics,
-    shard,
-    redactor,
+    app: wireApp(parts, opts, scheduler),
     async close(closeOpts = {}) {
       await scheduler.stop();
-      if (!closeOpts.keepClient) await client.close();
+      if (!closeOpts.keepClient) await upstream.client.close();
     },
   };
 }
 
 /** What the scheduler and the HTTP app are wired from. */
-interface Parts {
-  readonly config: Config;
-  readonly shard: Shard;
-  readonly logger: Logger;
-  readonly wallClock: () => number;
-  readonly self: SelfMetrics;
-  readonly redactor: Redactor;
-  readonly upstream: Upstream;
-  readonly cache: ExpositionCache;
-  readonly registry: Registry;
-  readonly planMetrics: PlanMetrics;
-  readonly opts: WireOptions;
-}
+type Parts = Omit<Exporter, 'scheduler' | 'app' | 'close'> & { readonly wallClock: () => number };
 
 /**
  * The scheduler of the enabled collectors, each given what it needs (and what one offers
  * another: last unit times, flagged charts, summary windows, unit activity).
  */
-function wireScheduler(parts: Parts, reuseJobs: Map<string, ReusableJob>): Scheduler {
-  const { config, shard, logger, wallClock, self, redactor, upstream: up, opts } = parts;
+function wireScheduler(parts: Parts, opts: WireOptions, reuseJobs: Map<string, ReusableJob>): Scheduler {
+  const { config, shard, logger, wallClock, self, redactor, upstream: up } = parts;
   const { client } = up;
   const prev = opts.previous;
   const collectors = enabledDataCollectors(config);
@@ -253,7 +199,7 @@ function wireScheduler(parts: Parts, reuseJobs: Map<string, ReusableJob>): Sched
 }
 
 /** The HTTP app: /metrics from the cache, the status page and the probes from the scheduler. */
-function wireApp(parts: Parts, scheduler: Scheduler): ReturnType<typeof createApp> {
+function wireApp(parts: Parts, opts: WireOptions, scheduler: Scheduler): ReturnType<typeof createApp> {
   const { config, wallClock, self, redactor } = parts;
   const { errors, refused, lastUnitTimes, flaggedCharts, summaryWindows } = parts.upstream;
   const status = () => scheduler.status();
@@ -269,9 +215,9 @@ function wireApp(parts: Parts, scheduler: Scheduler): ReturnType<typeof createAp
     windows: summaryWindows.read,
     upstream,
     wallClock,
-    reload: parts.opts.reload,
+    reload: opts.reload,
     redact: redactor.apply,
-    metricsPath: parts.opts.metricsPath,
+    metricsPath: opts.metricsPath,
     statusModel: () =>
       buildStatusModel({
         version: VERSION,
@@ -301,21 +247,14 @@ function lastingParts(config: Config, opts: WireOptions) {
   const logger = opts.logger ?? prev?.logger ?? createLogger({ level: config.log.level }, redactor);
   const registry = prev?.registry ?? opts.registry ?? new Registry();
   const wallClock = opts.wallClock ?? Date.now;
-  const self = prev?.self ?? newSelfMetrics(registry, { wallClock, processMetrics: opts.processMetrics });
   // Registered once per registry: a reload keeps them with the registry.
   const planMetrics = prev?.planMetrics ?? new PlanMetrics(registry);
-  return { redactor, logger, registry, wallClock, self, planMetrics };
-}
-
-function newSelfMetrics(
-  registry: Registry,
-  opts: { readonly wallClock: () => number; readonly processMetrics: boolean | undefined },
-): SelfMetrics {
-  const self = new SelfMetrics(registry, { version: VERSION, wallClock: opts.wallClock });
+  if (prev) return { redactor, logger, registry, wallClock, self: prev.self, planMetrics };
+  const self = new SelfMetrics(registry, { version: VERSION, wallClock });
   if (opts.processMetrics) registerProcessMetrics(registry);
   self.initEndpoints(ENDPOINT_NAMES);
-  self.recordReload({ ok: true, nowMs: opts.wallClock() });
-  return self;
+  self.recordReload({ ok: true, nowMs: wallClock() });
+  return { redactor, logger, registry, wallClock, self, planMetrics };
 }
 
 /** The previous exporter's jobs whose settings did not change: their state carries over a reload. */
@@ -345,15 +284,10 @@ const CIRCUIT_LOG = {
 /** The client and what shares its life: breakers, refused stations, token, log digest. */
 function wireUpstream(
   config: Config,
-  opts: WireOptions & { readonly redactor: Redactor },
-  deps: {
-    readonly self: SelfMetrics;
-    readonly logger: Logger;
-    readonly wallClock: () => number;
-    readonly shard: Shard;
-  },
-): Upstream {
-  const { self, logger, wallClock, shard } = deps;
+  opts: WireOptions,
+  deps: Pick<Parts, 'self' | 'logger' | 'wallClock' | 'shard' | 'redactor'>,
+) {
+  const { self, logger, wallClock, shard, redactor } = deps;
   const u = config.upstream;
   const yielder = new LoopYielder();
   const errors = new RecentErrors(RECENT_ERRORS, wallClock);
@@ -381,7 +315,7 @@ function wireUpstream(
       logger.info({ stations: cleared, refused_total: size }, 'stations accessible again');
   });
   self.setStationsRefused(0);
-  const tokens = new TrackedToken(config.upstream, { self, logger, wallClock, redactor: opts.redactor });
+  const tokens = new TrackedToken(config.upstream, { self, logger, wallClock, redactor });
   const client = createClient({
     baseUrl: u.baseUrl,
     token: () => tokens.get(),
@@ -419,15 +353,16 @@ function wireUpstream(
   });
   return {
     client,
-    breakers,
     refused,
-    tokens,
     yielder,
     digest,
     errors,
-    lastUnitTimes: new OfferedView(undefined),
-    flaggedCharts: new OfferedView([]),
-    summaryWindows: new OfferedView([]),
+    // Offered by one job to the status page or to another job: they live as long as the client.
+    lastUnitTimes: new OfferedView(undefined) as LastUnitTimes,
+    flaggedCharts: new OfferedView([]) as FlaggedCharts,
+    summaryWindows: new OfferedView([]) as SummaryWindows,
+    // The units job writes both; the summary job reads the activity to skip idle stations, the
+    // measurements job's charts read each serial's product.
     activity: new ActivityBoard(),
     products: new SerialProducts(),
   };

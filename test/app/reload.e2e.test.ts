@@ -86,7 +86,7 @@ describe('config reload', () => {
     const after = reloader.current();
     expect(after).not.toBe(before);
     expect(after.registry).toBe(before.registry);
-    expect(after.client).toBe(before.client);
+    expect(after.upstream.client).toBe(before.upstream.client);
     expect(after.scheduler.jobsByName.get('units')).toBe(unitsJob);
     // Counters went on from where they were: never reset.
     expect(await count('sites')).toBeGreaterThan(sitesBefore);

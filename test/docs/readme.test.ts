@@ -1,7 +1,7 @@
 /**
  * The README's statements that the code decides stay true, as the generated references do: its
- * flags table against the command line's usage text and flag definitions (read from
- * src/cli.ts as text, since importing the CLI would run it), its windows row against the config
+ * flags table against the command line's usage text and flag definitions (read from src/cli.ts
+ * and src/app/commands/flags.ts as text, since importing the CLI would run it), its windows row against the config
  * schema, and the quick start's length.
  */
 import { readFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import { windowsSchema } from '../../src/config/windows-schema.ts';
 
 const README = readFileSync('README.md', 'utf8');
 const CLI = readFileSync('src/cli.ts', 'utf8');
+const FLAGS = readFileSync('src/app/commands/flags.ts', 'utf8');
 
 /** The template literal assigned to `const NAME = \`...\`;` in src/cli.ts. */
 function constantText(name: string): string {
@@ -19,10 +20,10 @@ function constantText(name: string): string {
   return m[1]!;
 }
 
-/** The keys of the `RUN_FLAGS` object of src/cli.ts: every flag the exporter's run accepts. */
+/** The keys of the `RUN_FLAGS` object of src/app/commands/flags.ts: every flag the exporter's run accepts. */
 function runFlags(): string[] {
-  const body = /const RUN_FLAGS = \{([\s\S]*?)\n\} as const;/.exec(CLI)?.[1];
-  if (body === undefined) throw new Error('src/cli.ts has no RUN_FLAGS');
+  const body = /const RUN_FLAGS = \{([\s\S]*?)\n\} as const;/.exec(FLAGS)?.[1];
+  if (body === undefined) throw new Error('src/app/commands/flags.ts has no RUN_FLAGS');
   return [...body.matchAll(/^\s+'?([\w.-]+)'?: \{/gm)].map((m) => m[1]!);
 }
 

@@ -490,10 +490,10 @@ describe('incremental polls', () => {
     await h.exporter.scheduler.pollOnce();
     const topology = h.exporter.scheduler.currentTopology();
     if (!topology) throw new Error('no topology');
-    const { config, client } = h.exporter;
+    const { config, upstream } = h.exporter;
     const deps = {
       config,
-      client,
+      client: upstream.client,
       logger: h.exporter.logger,
       yielder: new LoopYielder(),
       redact: h.exporter.redactor.apply,

@@ -84,7 +84,7 @@ describe('secrets', () => {
       for (const s of rig.exporter.scheduler.status()) emitted.push(JSON.stringify(s), String(s.lastError));
       // A failing call's whole trace.
       rig.proxy.set({ status: 401 });
-      const err = await rig.exporter.client.listSites().then(
+      const err = await rig.exporter.upstream.client.listSites().then(
         () => new Error('no failure'),
         (e: unknown) => e as Error,
       );

@@ -113,7 +113,7 @@ async function discoveredPlant(
   try {
     const job = DISCOVERY.createJob({
       config,
-      client: exporter.client,
+      client: exporter.upstream.client,
       logger: exporter.logger,
       redact: redactor.apply,
       shard,

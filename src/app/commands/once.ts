@@ -1,7 +1,8 @@
 /** The `once` command. */
 import type { Shard } from '../../sharding/shard.ts';
 import { createLogger, wireExporter } from '../wire.ts';
-import { logSettings, type RunOptions, resolveOrReport, shardOf } from './options.ts';
+import type { RunOptions } from './flags.ts';
+import { logSettings, resolveOrReport, shardOf } from './options.ts';
 import { Output, reportConfigError } from './output.ts';
 
 /** `once`: one complete poll, exposition on stdout. */
@@ -20,12 +21,12 @@ export async function runOnce(opts: RunOptions): Promise<number> {
     logger: createLogger(logSettings(opts, resolved.config), io.redactor),
     shard,
     redactor: io.redactor,
-    processMetrics: !opts.disableExporterMetrics,
-    metricsPath: opts.telemetryPath,
+    processMetrics: !opts['web.disable-exporter-metrics'],
+    metricsPath: opts['web.telemetry-path'],
   });
   try {
     const ok = await exporter.scheduler.pollOnce();
-    const res = await exporter.app.request(opts.telemetryPath ?? '/metrics', {
+    const res = await exporter.app.request(opts['web.telemetry-path'] ?? '/metrics', {
       headers: { accept: 'text/plain' },
     });
     // The exposition as is: it is data, not messages, and holds no error text.

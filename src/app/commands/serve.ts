@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config/schema.ts';
 import type { ReloadResult } from '../../server/app.ts';
 import { registerConnectionMetrics } from '../../server/connection-metrics.ts';
-import { DEFAULT_HTTP_LIMITS, type RunningHttpServer, startHttpServer } from '../../server/http.ts';
+import { type RunningHttpServer, startHttpServer } from '../../server/http.ts';
 import { singleFlight } from '../../server/lifecycle.ts';
 import {
   addressTarget,
@@ -19,7 +19,8 @@ import type { Shard } from '../../sharding/shard.ts';
 import { Reloader } from '../reload.ts';
 import type { SHUTDOWN_DEADLINE_MS } from '../shutdown.ts';
 import { createLogger, type Exporter, wireExporter } from '../wire.ts';
-import { logSettings, type RunOptions, resolveOrReport, shardOf } from './options.ts';
+import type { RunOptions } from './flags.ts';
+import { configPath, logSettings, resolveOrReport, shardOf } from './options.ts';
 import { Output, reportConfigError } from './output.ts';
 import { handleSignals } from './signals.ts';
 
@@ -31,7 +32,11 @@ export async function runServe(opts: RunOptions): Promise<number> {
   const logger = createLogger(logSettings(opts, resolved.config), io.redactor);
   let setup: ServeSetup;
   try {
-    setup = await serveSetup(opts, { config: resolved.config, logger });
+    const webPath = opts['web.config.file'];
+    setup = {
+      shard: shardOf(resolved.config, opts.shard),
+      webConfig: webPath ? await watchWebConfig({ path: webPath, logger }) : undefined,
+    };
   } catch (err) {
     await resolved.close();
     return reportConfigError(err, io);
@@ -61,17 +66,6 @@ interface ServeSetup {
   readonly webConfig: WebConfigSource | undefined;
 }
 
-async function serveSetup(
-  opts: RunOptions,
-  { config, logger }: { readonly config: Config; readonly logger: Logger },
-): Promise<ServeSetup> {
-  const shard = shardOf(config, opts.shard);
-  const webConfig = opts.webConfigFile
-    ? await watchWebConfig({ path: opts.webConfigFile, logger })
-    : undefined;
-  return { shard, webConfig };
-}
-
 /**
  * The first exporter, in a reloader that wires the next one from a reloaded config; and the
  * reload that SIGHUP and POST /-/reload (with the lifecycle API on) run.
@@ -88,11 +82,11 @@ function serveReloader(
   const wire = (c: Config, previous?: Exporter) => {
     const exporter = wireExporter(c, {
       logger,
-      reload: opts.enableLifecycle ? reload : undefined,
+      reload: opts['web.enable-lifecycle'] ? reload : undefined,
       previous,
       redactor: io.redactor,
-      processMetrics: !opts.disableExporterMetrics,
-      metricsPath: opts.telemetryPath,
+      processMetrics: !opts['web.disable-exporter-metrics'],
+      metricsPath: opts['web.telemetry-path'],
       // A reload keeps the shard this replica started with unless the flag is absent and the config changes it.
       shard: opts.shard ? shard : shardOf(c, undefined),
     });
@@ -101,7 +95,7 @@ function serveReloader(
   };
   const reloader = new Reloader({
     initial: wire(deps.config),
-    configPath: opts.configPath,
+    configPath: configPath(opts),
     wire,
     logger,
     load: (path) => io.load(path),
@@ -123,18 +117,18 @@ async function listen(
   },
 ): Promise<RunningHttpServer[] | undefined> {
   const { reloader, logger } = deps;
-  const listenAddresses = opts.listenAddresses?.length
-    ? opts.listenAddresses
+  const listenAddresses = opts['web.listen-address']?.length
+    ? opts['web.listen-address']
     : [deps.config.server.listenAddress];
   try {
     return await startServers(
-      opts.systemdSocket ? systemdTargets() : listenAddresses.map(addressTarget),
+      opts['web.systemd-socket'] ? systemdTargets() : listenAddresses.map(addressTarget),
       (target) =>
         startHttpServer({
           // Requests go to whichever exporter is current, so a reload swaps it without a restart.
           fetch: (req, env) => reloader.current().app.fetch(req, env),
           ...target,
-          limits: opts.limits ?? DEFAULT_HTTP_LIMITS,
+          limits: opts.limits,
           webConfig: deps.setup.webConfig,
           logger,
         }),
@@ -150,18 +144,16 @@ async function listen(
 /** Logs each listener and prints where the metrics are, and says so when it runs the demo. */
 function announce(
   servers: readonly RunningHttpServer[],
-  {
-    opts,
-    io,
-    logger,
-    demoUrl,
-  }: { opts: RunOptions; io: Output; logger: Logger; demoUrl: string | undefined },
+  { opts, io, logger, demoUrl }: { opts: RunOptions; io: Output; logger: Logger; demoUrl?: string },
 ): void {
-  const path = opts.telemetryPath ?? '/metrics';
+  const path = opts['web.telemetry-path'] ?? '/metrics';
   for (const server of servers) {
     const where =
       server.fd === undefined ? serverUrl(server) : `the socket systemd passed as fd ${server.fd}`;
-    logger.info({ listen: where, tls: server.tls, lifecycle: opts.enableLifecycle ?? false }, 'listening');
+    logger.info(
+      { listen: where, tls: server.tls, lifecycle: opts['web.enable-lifecycle'] ?? false },
+      'listening',
+    );
     // The address on a line of its own, for whoever started it and for tests that read the port.
     io.err(`station-exporter: metrics at ${where}${server.fd === undefined ? path : ` (${path})`}\n`);
   }

@@ -56,6 +56,11 @@ const APPROVE_FLAGS = {
   help: { type: 'boolean', short: 'h' },
 } as const;
 
+function usage(): number {
+  process.stdout.write(LIMITS_USAGE);
+  return 0;
+}
+
 async function approve(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
@@ -63,10 +68,7 @@ async function approve(args: string[]): Promise<number> {
     strict: true,
     allowPositionals: true,
   });
-  if (values.help) {
-    process.stdout.write(LIMITS_USAGE);
-    return 0;
-  }
+  if (values.help) return usage();
   if (positionals.length !== 1) throw new LimitsUsageError('limits approve takes one FILE');
   const by = values.by?.trim() ?? '';
   // The exporter exports approved_by as a label value: short, plain text.
@@ -96,10 +98,7 @@ function isUserError(err: unknown): err is Error {
 
 async function study(args: string[]): Promise<number> {
   const values = parseArgs({ args, options: STUDY_FLAGS, strict: true, allowPositionals: false }).values;
-  if (values.help) {
-    process.stdout.write(LIMITS_USAGE);
-    return 0;
-  }
+  if (values.help) return usage();
   return (await import('./run-study.ts')).runStudy(values);
 }
 
@@ -107,10 +106,7 @@ async function dispatch(sub: string | undefined, rest: string[]): Promise<number
   if (sub === 'study') return study(rest);
   if (sub === 'approve') return approve(rest);
   if (sub === undefined) throw new LimitsUsageError('give a command: study or approve');
-  if (sub === '--help' || sub === '-h' || sub === 'help') {
-    process.stdout.write(LIMITS_USAGE);
-    return 0;
-  }
+  if (sub === '--help' || sub === '-h' || sub === 'help') return usage();
   if (sub.startsWith('-')) throw new LimitsUsageError(`Unknown option '${sub}'`);
   throw new LimitsUsageError(`unknown limits command "${sub}": study or approve`);
 }

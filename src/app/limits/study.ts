@@ -70,33 +70,20 @@ function calibrationEntry(l: ControlLimits): StudyCalibration | undefined {
   };
 }
 
-/** Whether two entries' calibrations are the same (absent fields as none). */
-function sameCalibration(a: StudyCalibration | undefined, b: StudyCalibration | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return (
-    a.sd === b.sd &&
-    (a.phi ?? 0) === (b.phi ?? 0) &&
-    (a.skewness ?? 0) === (b.skewness ?? 0) &&
-    (a.excess_kurtosis ?? 0) === (b.excess_kurtosis ?? 0)
-  );
+/** The numbers an approval vouches for: limits, study and calibration (absent shape fields as none). */
+function approvedNumbers(e: Omit<LimitsEntry, 'approved_by' | 'approved_at' | 'reason'>) {
+  const { study: st, calibration: c } = e;
+  const shape = c === undefined ? [] : [c.sd, c.phi ?? 0, c.skewness ?? 0, c.excess_kurtosis ?? 0];
+  const study = st === undefined ? [] : [st.points, Date.parse(st.from), Date.parse(st.to)];
+  return [e.center, e.sigma, e.ucl, e.lcl, ...study, ...shape];
 }
 
 function sameNumbers(
   a: LimitsEntry,
   b: Omit<LimitsEntry, 'approved_by' | 'approved_at' | 'reason'>,
 ): boolean {
-  return (
-    sameCalibration(a.calibration, b.calibration) &&
-    a.center === b.center &&
-    a.sigma === b.sigma &&
-    a.ucl === b.ucl &&
-    a.lcl === b.lcl &&
-    a.study !== undefined &&
-    b.study !== undefined &&
-    a.study.points === b.study.points &&
-    Date.parse(a.study.from) === Date.parse(b.study.from) &&
-    Date.parse(a.study.to) === Date.parse(b.study.to)
-  );
+  const [x, y] = [approvedNumbers(a), approvedNumbers(b)];
+  return a.study !== undefined && x.length === y.length && x.every((v, i) => v === y[i]);
 }
 
 function entryOf(
