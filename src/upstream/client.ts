@@ -23,7 +23,9 @@ import { MAX_ITEMS_PER_ANSWER } from './envelope.ts';
 import { UpstreamError } from './errors.ts';
 import {
   breaking,
+  type ClientObserver,
   limited,
+  observing,
   renewingToken,
   resendingStale,
   retrying,
@@ -32,7 +34,6 @@ import {
   type TokenSource,
 } from './layers.ts';
 import { Limiter } from './limiter.ts';
-import { type ClientObserver, observing } from './observed.ts';
 import {
   isValidId,
   parseMeasurements,

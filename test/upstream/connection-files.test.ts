@@ -12,7 +12,7 @@ import {
   tlsMaterialProblems,
   UpstreamConnection,
 } from '../../src/upstream/connection.ts';
-import { connectionHint } from '../../src/upstream/failures.ts';
+import { connectionHint } from '../../src/upstream/transport.ts';
 
 const CA = readFileSync(
   fileURLToPath(new URL('../fixtures/config/secrets/upstream-ca.crt', import.meta.url)),

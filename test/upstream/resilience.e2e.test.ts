@@ -12,8 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Breakers } from '../../src/upstream/breaker.ts';
 import { createClient } from '../../src/upstream/client.ts';
 import { MAX_ERROR_MESSAGE, MAX_UPSTREAM_TEXT, UpstreamError } from '../../src/upstream/errors.ts';
+import type { RequestEvent } from '../../src/upstream/layers.ts';
 import { Limiter } from '../../src/upstream/limiter.ts';
-import type { RequestEvent } from '../../src/upstream/observed.ts';
 import { backoffMs, parseRetryAfter, type RetryTimers } from '../../src/upstream/retry.ts';
 
 type Handler = (req: IncomingMessage, res: ServerResponse, n: number) => void;
