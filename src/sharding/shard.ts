@@ -39,14 +39,9 @@ export function owner(id: string, total: number): number {
   return best;
 }
 
-/** True when `shard` owns `id`. */
-function owns(shard: Shard, id: string): boolean {
-  return shard.total === 1 || owner(id, shard.total) === shard.index;
-}
-
 /** The items `shard` owns, by their own `id`, in their original order. */
 export function ownedBy<T extends { readonly id: string }>(shard: Shard, items: readonly T[]): T[] {
-  return shard.total === 1 ? [...items] : items.filter((item) => owns(shard, item.id));
+  return shard.total === 1 ? [...items] : items.filter((item) => owner(item.id, shard.total) === shard.index);
 }
 
 /** A parsed shard, or why the text is not one. */

@@ -51,10 +51,6 @@ export class Breakers {
     this.#opts = opts;
   }
 
-  state(endpoint: Endpoint): CircuitState {
-    return this.#circuit(endpoint).state;
-  }
-
   /** Runs `task` through the endpoint's breaker, or rejects at once with reason `circuit_open`. */
   async run<T>(endpoint: Endpoint, task: () => Promise<T>): Promise<T> {
     const c = this.#circuit(endpoint);

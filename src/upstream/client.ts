@@ -23,7 +23,9 @@ import { MAX_ITEMS_PER_ANSWER } from './envelope.ts';
 import { UpstreamError } from './errors.ts';
 import {
   breaking,
+  type ClientObserver,
   limited,
+  observing,
   renewingToken,
   resendingStale,
   retrying,
@@ -32,7 +34,6 @@ import {
   type TokenSource,
 } from './layers.ts';
 import { Limiter } from './limiter.ts';
-import { type ClientObserver, observing } from './observed.ts';
 import {
   isValidId,
   parseMeasurements,
@@ -119,27 +120,31 @@ interface GetRequest<T> extends DataReading<T> {
   readonly signal?: AbortSignal | undefined;
 }
 
-/** What {@link StationDataClient} sends through, composed by {@link createClient}. */
-interface ClientLayers {
-  readonly baseUrl: string;
-  /** The stacked layers, retry outermost, the transport innermost. */
-  readonly send: Step;
-  readonly decoder: AnswerDecoder;
-  /** Record answers held at once. */
-  readonly inHand: Limiter;
-  readonly yielder: LoopYielder;
-  readonly records?: RecordParseOptions;
-  readonly observer: ClientObserver;
-  /** Closes the connections (not an injected dispatcher). */
-  readonly close: () => Promise<void>;
-}
-
 /** The typed operations over a stack of layers, each request in its collector's lane. */
 class StationDataClient {
-  readonly #layers: ClientLayers;
+  readonly #opts: ClientOptions;
+  readonly #connection: DispatcherSource;
+  /** The stacked layers, retry outermost, the transport innermost. */
+  readonly #send: Step;
+  readonly #yielder: LoopYielder;
+  readonly #decoder: AnswerDecoder;
+  /** Record answers held at once. */
+  readonly #inHand: Limiter;
 
-  constructor(layers: ClientLayers) {
-    this.#layers = layers;
+  constructor(opts: ClientOptions) {
+    this.#opts = opts;
+    const injected = opts.dispatcher;
+    // An injected dispatcher belongs to the caller: closing the client leaves it open.
+    this.#connection =
+      injected === undefined
+        ? (opts.connection ?? new UpstreamConnection(DEFAULT_CONNECTION))
+        : { dispatcher: async () => injected, close: async () => {} };
+    this.#send = stackLayers(opts, this.#connection);
+    this.#yielder = opts.yielder ?? new LoopYielder();
+    const maxItems = opts.maxItemsPerAnswer ?? MAX_ITEMS_PER_ANSWER;
+    this.#decoder = new AnswerDecoder({ yielder: this.#yielder, maxItems });
+    const inHand = opts.recordAnswersInHand ?? RECORD_ANSWERS_IN_HAND;
+    this.#inHand = new Limiter({ concurrency: inHand, ratePerSecond: Number.POSITIVE_INFINITY });
   }
 
   /** The client the exporter holds: operations in the `shared` lane, views per collector, close. */
@@ -147,7 +152,7 @@ class StationDataClient {
     return {
       ...this.view('shared'),
       forCollector: (collector) => this.view(collector),
-      close: () => this.#layers.close(),
+      close: () => this.#connection.close(),
     };
   }
 
@@ -156,22 +161,22 @@ class StationDataClient {
    * so that a decoder falling behind slows the fetching instead of piling up answers.
    */
   async get<T>(req: GetRequest<T>): Promise<T> {
-    const { send, decoder, inHand, baseUrl } = this.#layers;
     const { collector, endpoint, signal } = req;
-    const url = buildUrl(baseUrl, req.path, req.params ?? []);
+    const url = buildUrl(this.#opts.baseUrl, req.path, req.params ?? []);
     const sending: Sending = { collector, endpoint, url, ...(signal ? { signal } : {}) };
-    const fetchAndMap = async () => decoder.decode(await send(sending), req);
-    return RECORD_ENDPOINTS.has(endpoint) ? inHand.run(fetchAndMap, collector) : fetchAndMap();
+    const fetchAndMap = async () => this.#decoder.decode(await this.#send(sending), req);
+    return RECORD_ENDPOINTS.has(endpoint) ? this.#inHand.run(fetchAndMap, collector) : fetchAndMap();
   }
 
   #reportSkipped(collector: string, endpoint: Endpoint, skipped: Readonly<Record<string, number>>): void {
     for (const [reason, count] of Object.entries(skipped))
-      this.#layers.observer.skipped?.({ endpoint, reason, count, collector });
+      this.#opts.observer?.skipped?.({ endpoint, reason, count, collector });
   }
 
   /** The operations, with every request queued in `collector`'s lane; closing a view does nothing. */
   view(collector: string): UpstreamClient {
-    const { yielder, records, baseUrl } = this.#layers;
+    const yielder = this.#yielder;
+    const { records, baseUrl } = this.#opts;
     const list = async <T>(
       endpoint: Endpoint,
       ids: readonly string[],
@@ -262,29 +267,7 @@ function stackLayers(opts: ClientOptions, connection: DispatcherSource): Step {
   });
 }
 
-/** Creates the client: the one place its layers are composed. */
+/** Creates the client: its layers are composed in {@link stackLayers}. */
 export function createClient(opts: ClientOptions): SharedClient {
-  const injected = opts.dispatcher;
-  // An injected dispatcher belongs to the caller: closing the client leaves it open.
-  const connection: DispatcherSource =
-    injected === undefined
-      ? (opts.connection ?? new UpstreamConnection(DEFAULT_CONNECTION))
-      : { dispatcher: async () => injected, close: async () => {} };
-  const yielder = opts.yielder ?? new LoopYielder();
-  return new StationDataClient({
-    baseUrl: opts.baseUrl,
-    send: stackLayers(opts, connection),
-    decoder: new AnswerDecoder({
-      yielder,
-      maxItems: opts.maxItemsPerAnswer ?? MAX_ITEMS_PER_ANSWER,
-    }),
-    inHand: new Limiter({
-      concurrency: opts.recordAnswersInHand ?? RECORD_ANSWERS_IN_HAND,
-      ratePerSecond: Number.POSITIVE_INFINITY,
-    }),
-    yielder,
-    records: opts.records,
-    observer: opts.observer ?? {},
-    close: () => connection.close(),
-  }).shared();
+  return new StationDataClient(opts).shared();
 }

@@ -160,6 +160,7 @@ export class UpstreamConnection implements DispatcherSource {
   /** The version whose files were found bad: not read again until a file changes once more. */
   #badVersion: string | undefined;
   #checking: Promise<Dispatcher> | undefined;
+  /** Why the TLS files in use are not the ones on disk; undefined when they are. */
   #fileError: string | undefined;
 
   constructor(settings: ConnectionSettings, deps: ConnectionDeps = {}) {
@@ -176,11 +177,6 @@ export class UpstreamConnection implements DispatcherSource {
       { field: 'cert_file' as const, path: certFile },
       { field: 'key_file' as const, path: keyFile },
     ].filter((f): f is { field: TlsProblem['field']; path: string } => f.path !== undefined);
-  }
-
-  /** Why the TLS files in use are not the ones on disk; undefined when they are. */
-  get fileError(): string | undefined {
-    return this.#fileError;
   }
 
   dispatcher(): Promise<Dispatcher> {

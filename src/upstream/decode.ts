@@ -2,14 +2,16 @@
  * The last layer of the client: an answer's envelope decoded in fair steps and its data mapped
  * into domain types. Decoding runs in bounded steps taken round robin between collectors: no
  * whole answer is ever parsed at once (only one slice's objects exist at a time), and one
- * collector's huge answer delays another's decoding by at most one step per round.
+ * collector's huge answer delays another's decoding by at most one step per round: decoded
+ * whole, one huge answer would hold every other collector's answers and the answers-in-hand slots
+ * their requests wait for.
  */
 import type { LoopYielder } from '../util/loop-yield.ts';
-import { DecodeLanes } from './decode-lanes.ts';
 import type { Endpoint } from './endpoints.ts';
-import { decodeEnvelope, type EnvelopeData, EnvelopeError } from './envelope.ts';
+import { decodeEnvelope, type EnvelopeData, EnvelopeError, type StepRunner } from './envelope.ts';
 import { UpstreamError } from './errors.ts';
 import type { Answer } from './layers.ts';
+import { Limiter } from './limiter.ts';
 
 /** Endpoints whose answers are record lists, often megabytes each. */
 export const RECORD_ENDPOINTS: ReadonlySet<Endpoint> = new Set<Endpoint>(['metrics', 'units']);
@@ -34,13 +36,14 @@ export interface DecoderOptions {
   readonly maxItems: number;
 }
 
-/** Decodes answers in bounded steps, round robin between collectors. */
+/** Decodes answers in bounded steps, each collector in a lane, round robin between lanes. */
 export class AnswerDecoder {
-  readonly #lanes: DecodeLanes;
+  readonly #gate: Limiter = new Limiter({ concurrency: 1, ratePerSecond: Number.POSITIVE_INFINITY });
+  readonly #yielder: LoopYielder;
   readonly #maxItems: number;
 
   constructor(opts: DecoderOptions) {
-    this.#lanes = new DecodeLanes(opts.yielder);
+    this.#yielder = opts.yielder;
     this.#maxItems = opts.maxItems;
   }
 
@@ -52,7 +55,7 @@ export class AnswerDecoder {
     const { collector, endpoint, list, map } = reading;
     let result: T;
     try {
-      const data = await decodeEnvelope(answer.bytes, this.#lanes.answer(collector), {
+      const data = await decodeEnvelope(answer.bytes, this.answer(collector), {
         maxItems: this.#maxItems,
       });
       if (list && data.kind !== 'list') throw new EnvelopeError('invalid', 'data is not an array');
@@ -66,6 +69,27 @@ export class AnswerDecoder {
     }
     answer.settle?.();
     return result;
+  }
+
+  /** The steps of one answer of `lane`: the first at once (most answers need no other), then by lane. */
+  answer(lane: string): StepRunner {
+    const later = this.lane(lane);
+    let first = true;
+    return (step) => {
+      if (!first) return later(step);
+      first = false;
+      return Promise.resolve().then(step);
+    };
+  }
+
+  /** Runs the steps of `lane` (a collector): each after a yield to the event loop, when its lane is next. */
+  lane(lane: string): StepRunner {
+    return (step) =>
+      this.#gate.run(async () => {
+        // Yield to the event loop first: pending I/O and timers (a scrape, other requests) go before.
+        await this.#yielder.yieldToLoop();
+        return step();
+      }, lane);
   }
 }
 

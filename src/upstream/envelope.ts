@@ -3,7 +3,7 @@
  * bounded steps, never parsing the whole body at once (why: docs/scaling.md, "Mechanisms and what
  * each one buys"). A byte loop first finds where each element of `data` starts and ends, refusing
  * too many elements or values before any object exists; then `JSON.parse` reads a slice of
- * elements at a time. Each step runs through {@link DecodeLanes}, so one answer cannot hold the
+ * elements at a time. Each step runs through {@link AnswerDecoder}, so one answer cannot hold the
  * event loop or another collector's decoding for more than a step. The byte loop checks the glue
  * between values, `JSON.parse` every value: together they accept exactly what `JSON.parse` of
  * the whole body would, within the limits below.
@@ -51,7 +51,7 @@ export class EnvelopeError extends Error {
   }
 }
 
-/** Runs one bounded step of decoding; {@link DecodeLanes} in the client, anything in tests. */
+/** Runs one bounded step of decoding; {@link AnswerDecoder} in the client, anything in tests. */
 export type StepRunner = <T>(step: () => T) => Promise<T>;
 
 /** Limits of one answer: `maxItems` defaults to {@link MAX_ITEMS_PER_ANSWER}. */

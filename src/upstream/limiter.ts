@@ -44,21 +44,6 @@ export class Limiter {
     this.#spacingMs = 1000 / opts.ratePerSecond;
   }
 
-  /** Requests waiting for a slot. */
-  get pending(): number {
-    return this.#pending;
-  }
-
-  /** Requests in flight. */
-  get active(): number {
-    return this.#active;
-  }
-
-  /** Requests in flight for one key. */
-  activeOf(key: string): number {
-    return this.#lanes.get(key)?.active ?? 0;
-  }
-
   /** Runs `task` in `key`'s queue (default `shared`). */
   run<T>(task: () => Promise<T>, key = 'shared'): Promise<T> {
     const l = this.#lane(key);

@@ -7,6 +7,7 @@ import {
   elementSchema,
   lineSchema,
   metricRecordSchema,
+  SUMMARY_FIELDS,
   siteSchema,
   stationRefSchema,
   summarySchema,
@@ -178,9 +179,16 @@ async function parseEachCooperatively<S extends z.ZodType, T>(
   return { records, skipped: skip.counts, received: items.length };
 }
 
+/** The fields {@link timesOf} reads. */
+interface RecordTimes {
+  readonly tz?: unknown;
+  readonly time_created: string | number;
+  readonly time_inserted?: unknown;
+}
+
 /** A record's `time_created` and `time_inserted` read in its zone; undefined (skipped) when unreadable. */
 function timesOf(
-  r: { readonly tz?: unknown; readonly time_created: string | number; readonly time_inserted?: unknown },
+  r: RecordTimes,
   naive: NaiveTimeZone,
   skip: SkipCounter,
 ): { time: number; inserted?: number } | undefined {
@@ -192,89 +200,63 @@ function timesOf(
   return inserted === undefined ? { time } : { time, inserted };
 }
 
-/** Maps `GET /metrics` data (an array or an answer's slices), yielding between slices of records. */
-export function parseMeasurements(
-  data: unknown,
-  yielder: LoopYielder,
-  opts: RecordParseOptions = {},
-): Promise<RecordList<MeasurementRecord>> {
-  const naive = opts.naiveTimeZone ?? 'record';
-  return parseEachCooperatively(
-    data,
-    {
-      schema: metricRecordSchema,
+/**
+ * A parser of record lists (an array or an answer's slices, read between yields): each record
+ * validated by `schema`, its times read (else skipped as `bad_time`), then mapped by `map`.
+ */
+function recordListParser<S extends z.ZodType<RecordTimes>, T>(
+  schema: S,
+  map: (r: z.output<S>, times: { time: number; inserted?: number }, skip: SkipCounter) => T | undefined,
+) {
+  return (data: unknown, yielder: LoopYielder, opts: RecordParseOptions = {}): Promise<RecordList<T>> => {
+    const naive = opts.naiveTimeZone ?? 'record';
+    const parser: RecordParser<S, T> = {
+      schema,
       map: (r, skip) => {
         const times = timesOf(r, naive, skip);
-        if (!times) return undefined;
-        return {
-          stationId: r.station_id,
-          slot: optionalLabel(r.slot),
-          serial: r.unit_serial,
-          time: times.time,
-          name: r.name,
-          raw: r.value === null ? '' : String(r.value),
-          value: parseNumber(r.value),
-          unit: r.unit ?? '',
-          type: r.type ?? null,
-          upper: parseNumber(r.limit_upper),
-          lower: parseNumber(r.limit_lower),
-          mode: r.mode ?? null,
-          ...(times.inserted === undefined ? {} : { inserted: times.inserted }),
-        };
+        return times && map(r, times, skip);
       },
-    },
-    yielder,
-  );
+    };
+    return parseEachCooperatively(data, parser, yielder);
+  };
 }
 
-/** Maps `GET /units` data (an array or an answer's slices), yielding between slices of records. */
-export function parseUnits(
-  data: unknown,
-  yielder: LoopYielder,
-  opts: RecordParseOptions = {},
-): Promise<RecordList<UnitRecord>> {
-  const naive = opts.naiveTimeZone ?? 'record';
-  return parseEachCooperatively(
-    data,
-    {
-      schema: unitRecordSchema,
-      map: (r, skip) => {
-        const times = timesOf(r, naive, skip);
-        if (!times) return undefined;
-        const direction = r.direction.toLowerCase();
-        if (direction !== 'input' && direction !== 'output') return void skip.add('bad_direction');
-        return {
-          stationId: r.station_id,
-          slot: optionalLabel(r.slot),
-          serial: r.unit_serial,
-          time: times.time,
-          direction,
-          result: optionalLabel(r.result),
-          unitType: r.unit_type ?? null,
-          mode: r.mode ?? null,
-          ...(times.inserted === undefined ? {} : { inserted: times.inserted }),
-        };
-      },
-    },
-    yielder,
-  );
-}
+/** Maps `GET /metrics` data. */
+export const parseMeasurements = recordListParser(
+  metricRecordSchema,
+  (r, times): MeasurementRecord => ({
+    stationId: r.station_id,
+    slot: optionalLabel(r.slot),
+    serial: r.unit_serial,
+    time: times.time,
+    name: r.name,
+    raw: r.value === null ? '' : String(r.value),
+    value: parseNumber(r.value),
+    unit: r.unit ?? '',
+    type: r.type ?? null,
+    upper: parseNumber(r.limit_upper),
+    lower: parseNumber(r.limit_lower),
+    mode: r.mode ?? null,
+    ...(times.inserted === undefined ? {} : { inserted: times.inserted }),
+  }),
+);
 
-const SUMMARY_FIELDS = {
-  uniqueUnits: 'unique_units',
-  totalInput: 'total_input',
-  uniqueInput: 'unique_input',
-  totalOutput: 'total_output',
-  uniqueOutput: 'unique_output',
-  firstPass: 'first_pass',
-  finalPass: 'final_pass',
-  firstPassYield: 'first_pass_yield',
-  finalYield: 'final_yield',
-  retryRate: 'retry_rate',
-} as const satisfies Record<keyof StationSummary, string>;
-
-/** Built once: zod compiles a schema on its first parse, which per answer would cost each time. */
-const partialSummarySchema = summarySchema.partial();
+/** Maps `GET /units` data. */
+export const parseUnits = recordListParser(unitRecordSchema, (r, times, skip): UnitRecord | undefined => {
+  const direction = r.direction.toLowerCase();
+  if (direction !== 'input' && direction !== 'output') return void skip.add('bad_direction');
+  return {
+    stationId: r.station_id,
+    slot: optionalLabel(r.slot),
+    serial: r.unit_serial,
+    time: times.time,
+    direction,
+    result: optionalLabel(r.result),
+    unitType: r.unit_type ?? null,
+    mode: r.mode ?? null,
+    ...(times.inserted === undefined ? {} : { inserted: times.inserted }),
+  };
+});
 
 /** The summary fields that are ratios; the others count units. */
 const RATIO_FIELDS: ReadonlySet<keyof StationSummary> = new Set([
@@ -307,7 +289,7 @@ function impossibleValue(key: keyof StationSummary, n: number): string | undefin
 export function parseSummary(
   data: unknown,
 ): { summary: StationSummary; skipped: Readonly<Record<string, number>> } | undefined {
-  const parsed = partialSummarySchema.safeParse(Array.isArray(data) && data.length === 1 ? data[0] : data);
+  const parsed = summarySchema.safeParse(Array.isArray(data) && data.length === 1 ? data[0] : data);
   if (!parsed.success) return undefined;
   const summary: Record<string, number> = {};
   const skip = new SkipCounter();

@@ -2,6 +2,7 @@
  * Domain types of the upstream data, as the rest of the exporter sees them.
  * Raw envelopes never leave `src/upstream`: records are mapped here at the edge.
  */
+import type { SUMMARY_FIELDS } from './schemas.ts';
 
 /** A station, alone in a line or in a group; sites, lines and elements carry the same three fields. */
 export interface StationRef {
@@ -26,27 +27,22 @@ export interface Site extends StationRef {
 }
 
 /** Summary statistics of stations over a window; a field not sent as a number is left out, never 0. */
-export interface StationSummary {
-  readonly uniqueUnits?: number;
-  readonly totalInput?: number;
-  readonly uniqueInput?: number;
-  readonly totalOutput?: number;
-  readonly uniqueOutput?: number;
-  readonly firstPass?: number;
-  readonly finalPass?: number;
-  readonly firstPassYield?: number;
-  readonly finalYield?: number;
-  readonly retryRate?: number;
-}
+export type StationSummary = { readonly [K in keyof typeof SUMMARY_FIELDS]?: number };
 
-/** One measurement (an element of `GET /metrics`). */
-export interface MeasurementRecord {
+/** What measurement and unit records share. */
+interface RecordHead {
   readonly stationId: string;
   /** Null for no slot; an empty upstream slot is null too (Prometheus cannot tell them apart). */
   readonly slot: string | null;
   readonly serial: string;
   /** `time_created`, epoch ms; `inserted` is `time_inserted` when sent (not in the formal schema). */
   readonly time: number;
+  readonly mode: string | null;
+  readonly inserted?: number;
+}
+
+/** One measurement (an element of `GET /metrics`). */
+export interface MeasurementRecord extends RecordHead {
   readonly name: string;
   /** The value as the upstream sent it. */
   readonly raw: string;
@@ -56,21 +52,13 @@ export interface MeasurementRecord {
   readonly type: string | null;
   readonly upper: number | undefined;
   readonly lower: number | undefined;
-  readonly mode: string | null;
-  readonly inserted?: number;
 }
 
 /** One unit record (an element of `GET /units`). */
-export interface UnitRecord {
-  readonly stationId: string;
-  readonly slot: string | null;
-  readonly serial: string;
-  readonly time: number;
+export interface UnitRecord extends RecordHead {
   readonly direction: 'input' | 'output';
   readonly result: string | null;
   readonly unitType: string | null;
-  readonly mode: string | null;
-  readonly inserted?: number;
 }
 
 /** Records mapped from a list response, with the count of records that could not be mapped, by reason. */

@@ -156,66 +156,53 @@ function stillHanging(path: string): FileReadError {
   });
 }
 
+/** `info`, when it is a regular file of at most `maxBytes`; refused otherwise. */
+function checked(path: string, info: Stats, maxBytes = Number.POSITIVE_INFINITY): Stats {
+  if (!info.isFile()) throw notRegular(path, info);
+  if (info.size > maxBytes) throw tooLarge(path, maxBytes);
+  return info;
+}
+
 async function readChecked(
   path: string,
   opts: { readonly maxBytes: number; readonly open?: OpenFile; readonly stat?: StatFile },
 ): Promise<Buffer> {
-  const { maxBytes } = opts;
-  const before = await (opts.stat ?? stat)(path);
-  if (!before.isFile()) throw notRegular(path, before);
-  if (before.size > maxBytes) throw tooLarge(path, maxBytes);
+  checked(path, await (opts.stat ?? stat)(path), opts.maxBytes);
   const handle = await (opts.open ?? open)(path, OPEN_FLAGS);
   try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw notRegular(path, info);
-    const bytes = new CappedBytes({ maxBytes, sizeHint: info.size });
-    for (let room = bytes.room(); room !== undefined; room = bytes.room()) {
-      const { bytesRead } = await handle.read(room.buffer, room.offset, room.length, null);
-      if (bytesRead === 0) break;
-      bytes.added(bytesRead);
-    }
-    if (bytes.overCap()) throw tooLarge(path, maxBytes);
-    return bytes.bytes();
+    const reading = cappedRead(path, opts.maxBytes, checked(path, await handle.stat()).size);
+    let step = reading.next();
+    while (!step.done) step = reading.next((await handle.read(...step.value, null)).bytesRead);
+    return step.value;
   } finally {
     await handle.close();
   }
 }
 
 /**
- * The bytes read so far, at most the cap + 1: a file may grow while read, and a size of 0 proves
- * nothing (/proc). The buffer starts at the `fstat` size, so a small file does not cost the cap.
+ * The read loop of both readers: yields where the next read goes, takes the count read, and
+ * returns the bytes at the end of the file. At most the cap + 1 bytes are read, as a file may grow
+ * while read and a size of 0 proves nothing (/proc). The buffer starts at the `fstat` size, so a
+ * small file does not cost the cap.
  */
-class CappedBytes {
-  readonly #limit: number;
-  #buffer: Buffer;
-  #length = 0;
-
-  constructor(opts: { readonly maxBytes: number; readonly sizeHint: number }) {
-    this.#limit = opts.maxBytes + 1;
-    this.#buffer = Buffer.alloc(Math.min(this.#limit, Math.max(opts.sizeHint + 1, 4096)));
-  }
-
-  /** Where the next read goes, or `undefined` once the cap + 1 bytes are in. */
-  room(): { buffer: Buffer; offset: number; length: number } | undefined {
-    if (this.#length === this.#buffer.length) {
-      if (this.#length >= this.#limit) return undefined;
-      const grown = Buffer.alloc(Math.min(this.#limit, this.#buffer.length * 2));
-      this.#buffer.copy(grown, 0, 0, this.#length);
-      this.#buffer = grown;
+function* cappedRead(
+  path: string,
+  maxBytes: number,
+  sizeHint: number,
+): Generator<[buffer: Buffer, offset: number, length: number], Buffer, number> {
+  const limit = maxBytes + 1;
+  let buffer = Buffer.alloc(Math.min(limit, Math.max(sizeHint + 1, 4096)));
+  let length = 0;
+  for (;;) {
+    if (length === buffer.length) {
+      if (length >= limit) throw tooLarge(path, maxBytes);
+      const grown = Buffer.alloc(Math.min(limit, buffer.length * 2));
+      buffer.copy(grown, 0, 0, length);
+      buffer = grown;
     }
-    return { buffer: this.#buffer, offset: this.#length, length: this.#buffer.length - this.#length };
-  }
-
-  added(count: number): void {
-    this.#length += count;
-  }
-
-  overCap(): boolean {
-    return this.#length >= this.#limit;
-  }
-
-  bytes(): Buffer {
-    return this.#buffer.subarray(0, this.#length);
+    const count = yield [buffer, length, buffer.length - length];
+    if (count === 0) return buffer.subarray(0, length);
+    length += count;
   }
 }
 
@@ -244,22 +231,13 @@ function withDeadline<T>(work: Promise<T>, at: Deadline): Promise<T> {
  * deadline. Opening non-blocking matters most here: a FIFO would block the main thread itself.
  */
 export function readRegularFileSync(path: string, limits: ReadLimits): string {
-  const { maxBytes } = limits;
-  const before = statSync(path);
-  if (!before.isFile()) throw notRegular(path, before);
-  if (before.size > maxBytes) throw tooLarge(path, maxBytes);
+  checked(path, statSync(path), limits.maxBytes);
   const fd = openSync(path, OPEN_FLAGS);
   try {
-    const info = fstatSync(fd);
-    if (!info.isFile()) throw notRegular(path, info);
-    const bytes = new CappedBytes({ maxBytes, sizeHint: info.size });
-    for (let room = bytes.room(); room !== undefined; room = bytes.room()) {
-      const bytesRead = readSync(fd, room.buffer, room.offset, room.length, null);
-      if (bytesRead === 0) break;
-      bytes.added(bytesRead);
-    }
-    if (bytes.overCap()) throw tooLarge(path, maxBytes);
-    return bytes.bytes().toString('utf8');
+    const reading = cappedRead(path, limits.maxBytes, checked(path, fstatSync(fd)).size);
+    let step = reading.next();
+    while (!step.done) step = reading.next(readSync(fd, ...step.value, null));
+    return step.value.toString('utf8');
   } finally {
     closeSync(fd);
   }

@@ -5,7 +5,7 @@ import { wireExporter } from '../../src/app/wire.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import { type ClientOptions, createClient } from '../../src/upstream/client.ts';
 import { UpstreamError } from '../../src/upstream/errors.ts';
-import type { RequestEvent } from '../../src/upstream/observed.ts';
+import type { RequestEvent } from '../../src/upstream/layers.ts';
 import { LoopYielder } from '../../src/util/loop-yield.ts';
 
 const BASE = 'http://upstream.test';

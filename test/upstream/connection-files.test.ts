@@ -12,7 +12,7 @@ import {
   tlsMaterialProblems,
   UpstreamConnection,
 } from '../../src/upstream/connection.ts';
-import { connectionHint } from '../../src/upstream/failures.ts';
+import { connectionHint } from '../../src/upstream/transport.ts';
 
 const CA = readFileSync(
   fileURLToPath(new URL('../fixtures/config/secrets/upstream-ca.crt', import.meta.url)),
@@ -88,17 +88,17 @@ describe('UpstreamConnection', () => {
     expect(await conn.dispatcher()).toBe(good);
     expect(await conn.dispatcher()).toBe(good);
     expect(disk.reads).toBe(2);
-    expect(conn.fileError).toBe('upstream.tls_config.ca_file /etc/upstream/ca.crt: holds no PEM certificate');
+    expect(reports.at(-1)).toBe('upstream.tls_config.ca_file /etc/upstream/ca.crt: holds no PEM certificate');
 
     disk.content = undefined;
     expect(await conn.dispatcher()).toBe(good);
-    expect(conn.fileError).toBe('upstream.tls_config.ca_file: cannot read /etc/upstream/ca.crt: ENOENT');
+    expect(reports.at(-1)).toBe('upstream.tls_config.ca_file: cannot read /etc/upstream/ca.crt: ENOENT');
 
     disk.content = CA;
     disk.version = 3;
     const renewed = await conn.dispatcher();
     expect(renewed).not.toBe(good);
-    expect(conn.fileError).toBeUndefined();
+    expect(reports.at(-1)).toBeUndefined();
     expect(reports).toEqual([
       'upstream.tls_config.ca_file /etc/upstream/ca.crt: holds no PEM certificate',
       'upstream.tls_config.ca_file: cannot read /etc/upstream/ca.crt: ENOENT',

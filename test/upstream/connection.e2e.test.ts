@@ -415,11 +415,11 @@ describe.skipIf(!enabled)('upstream connection: TLS, proxies, redirects against 
     writeFileSync(trust, 'not a certificate\n');
     expect((await client.listSites()).records.length).toBeGreaterThan(0);
     expect(await connection.dispatcher()).toBe(renewed);
-    expect(connection.fileError).toBe(`upstream.tls_config.ca_file ${trust}: holds no PEM certificate`);
+    expect(reports.at(-1)).toBe(`upstream.tls_config.ca_file ${trust}: holds no PEM certificate`);
 
     copyFileSync(pki.file('ca.crt'), trust);
     expect((await client.listSites()).records.length).toBeGreaterThan(0);
-    expect(connection.fileError).toBeUndefined();
+    expect(reports.at(-1)).toBeUndefined();
     expect(reports).toEqual([`upstream.tls_config.ca_file ${trust}: holds no PEM certificate`, undefined]);
   });
 

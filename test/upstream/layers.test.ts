@@ -96,13 +96,14 @@ describe('breaking', () => {
 describe('limited', () => {
   it("queues each request in its collector's lane", async () => {
     const limiter = new Limiter({ concurrency: 4, ratePerSecond: Number.POSITIVE_INFINITY });
-    const seen: number[] = [];
-    const send = limited(async () => {
-      seen.push(limiter.activeOf('units'));
-      return answer;
-    }, limiter);
-    await send(sending);
-    expect(seen).toEqual([1]);
+    const lanes: string[] = [];
+    const run = limiter.run.bind(limiter);
+    limiter.run = (task, key) => {
+      lanes.push(key ?? 'shared');
+      return run(task, key);
+    };
+    await limited(async () => answer, limiter)(sending);
+    expect(lanes).toEqual([sending.collector]);
   });
 });
 

@@ -1,8 +1,7 @@
 /** The observer's layer alone, over a fake next step and a fake clock. */
 import { describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../src/upstream/errors.ts';
-import type { Answer, Authorized } from '../../src/upstream/layers.ts';
-import { observing, type RequestEvent } from '../../src/upstream/observed.ts';
+import { type Answer, type Authorized, observing, type RequestEvent } from '../../src/upstream/layers.ts';
 
 const sending: Authorized = { collector: 'units', endpoint: 'units', url: 'http://fake/units', token: 't' };
 

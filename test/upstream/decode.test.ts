@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DecodeLanes } from '../../src/upstream/decode-lanes.ts';
+import { AnswerDecoder } from '../../src/upstream/decode.ts';
 import { LoopYielder } from '../../src/util/loop-yield.ts';
 
 /** Turns handed out only when the test says so: the order of steps is the test's, not timing's. */
@@ -25,7 +25,7 @@ function manualTurns() {
 describe('DecodeTurns', () => {
   it('takes the steps of busy lanes in turns, one step each, whatever their number', async () => {
     const { yielder, drain } = manualTurns();
-    const decode = new DecodeLanes(yielder);
+    const decode = new AnswerDecoder({ yielder, maxItems: 1 });
     const order: string[] = [];
     const steps = async (lane: string, n: number) => {
       const run = decode.lane(lane);
@@ -49,7 +49,7 @@ describe('DecodeTurns', () => {
 
   it('lets a lane that joins late in at the next step, not after the busy lane is done', async () => {
     const { yielder, drain } = manualTurns();
-    const decode = new DecodeLanes(yielder);
+    const decode = new AnswerDecoder({ yielder, maxItems: 1 });
     const order: string[] = [];
     const units = decode.lane('units');
     const busy = (async () => {
@@ -69,7 +69,7 @@ describe('DecodeTurns', () => {
 describe('DecodeTurns.answer', () => {
   it("runs an answer's first step at once and the later ones in turns", async () => {
     const { yielder, drain } = manualTurns();
-    const decode = new DecodeLanes(yielder);
+    const decode = new AnswerDecoder({ yielder, maxItems: 1 });
     const order: string[] = [];
     const run = decode.answer('summary');
     await run(() => order.push('first'));

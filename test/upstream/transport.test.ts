@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_ERROR_MESSAGE, MAX_UPSTREAM_TEXT, UpstreamError } from '../../src/upstream/errors.ts';
-import { classifyFailure, isStaleConnection, statusError } from '../../src/upstream/failures.ts';
+import { isStaleConnection } from '../../src/upstream/layers.ts';
+import { classifyFailure, statusError } from '../../src/upstream/transport.ts';
 
 describe('statusError', () => {
   it('carries the documented error code and message', () => {
