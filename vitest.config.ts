@@ -12,6 +12,9 @@ import { defineConfig } from 'vitest/config';
  */
 const E2E = 'test/**/*.e2e.test.ts';
 
+/** Whether the node running vitest (and so its workers) can load TypeScript with parameter properties. */
+const NODE_TRANSFORMS_TYPES = process.allowedNodeEnvironmentFlags.has('--experimental-transform-types');
+
 export default defineConfig({
   test: {
     pool: 'forks',
@@ -36,17 +39,20 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [E2E],
           setupFiles: ['test/unit-guard.ts'],
-          // Node's own loader instead of Vite's module runner: the unit tests use no module mocks
-          // and no import.meta.vitest, and transforming every module through Vite cost more CPU
-          // than Node stripping the types. Parameter properties in src need the transform flag.
-          experimental: { viteModuleRunner: false, nodeLoader: false },
-          execArgv: ['--experimental-transform-types', '--disable-warning=ExperimentalWarning'],
+          // Node's own loader instead of Vite's module runner where Node can transform the types
+          // (parameter properties in src need more than stripping): the unit tests use no module
+          // mocks and no import.meta.vitest, and transforming every module through Vite cost
+          // more CPU than Node's transform.
+          experimental: { viteModuleRunner: !NODE_TRANSFORMS_TYPES, nodeLoader: false },
+          execArgv: NODE_TRANSFORMS_TYPES
+            ? ['--experimental-transform-types', '--disable-warning=ExperimentalWarning']
+            : [],
           // One module graph per worker instead of one per file: importing zod, undici and src/
           // again for each of 160 files cost more CPU than the tests themselves. This holds
           // because unit tests keep no state between files: no module mocks, spies restored,
           // fake timers reset (src keeps no mutable module-level state beyond caches).
           isolate: false,
-          // V8's compile cache for what node loads itself, not vite: above all the thread that
+          // V8's compile cache for what node loads itself: above all the thread that
           // reads an approved-limits file (src/config/limits-worker.ts), started some 30 times
           // here, which loads zod and the config schema each time (0.6 s of CPU, 0.3 s cached).
           env: {
