@@ -48,31 +48,38 @@ export function normalCdf(x: number): number {
  */
 export function expectedSteps(q: readonly ArrayLike<number>[]): number[] {
   const n = q.length;
-  // Rows of [I - Q | 1], as typed arrays: the elimination is n³/3 multiply-adds on them.
-  const a = q.map((row, i) => {
-    const out = new Float64Array(n + 1);
-    for (let j = 0; j < n; j++) out[j] = (i === j ? 1 : 0) - row[j]!;
-    out[n] = 1;
-    return out;
-  });
+  // [I - Q | 1] in one row-major typed array: the elimination is n³/3 multiply-adds on it.
+  const m = n + 1;
+  const a = new Float64Array(n * m);
+  for (let i = 0; i < n; i++) {
+    const row = q[i]!;
+    for (let j = 0; j < n; j++) a[i * m + j] = (i === j ? 1 : 0) - row[j]!;
+    a[i * m + n] = 1;
+  }
   for (let col = 0; col < n; col++) {
     let pivot = col;
-    for (let r = col + 1; r < n; r++) if (Math.abs(a[r]![col]!) > Math.abs(a[pivot]![col]!)) pivot = r;
-    [a[col], a[pivot]] = [a[pivot]!, a[col]!];
-    const p = a[col]!;
+    for (let r = col + 1; r < n; r++)
+      if (Math.abs(a[r * m + col]!) > Math.abs(a[pivot * m + col]!)) pivot = r;
+    if (pivot !== col)
+      for (let c = col; c < m; c++) {
+        const t = a[col * m + c]!;
+        a[col * m + c] = a[pivot * m + c]!;
+        a[pivot * m + c] = t;
+      }
+    const p = col * m;
     for (let r = col + 1; r < n; r++) {
-      const row = a[r]!;
-      const f = row[col]! / p[col]!;
+      const row = r * m;
+      const f = a[row + col]! / a[p + col]!;
       if (f === 0) continue;
-      for (let c = col; c <= n; c++) row[c] = row[c]! - f * p[c]!;
+      for (let c = col; c < m; c++) a[row + c] = a[row + c]! - f * a[p + c]!;
     }
   }
   const x = new Array<number>(n);
   for (let i = n - 1; i >= 0; i--) {
-    const row = a[i]!;
-    let sum = row[n]!;
-    for (let j = i + 1; j < n; j++) sum -= row[j]! * x[j]!;
-    x[i] = sum / row[i]!;
+    const row = i * m;
+    let sum = a[row + n]!;
+    for (let j = i + 1; j < n; j++) sum -= a[row + j]! * x[j]!;
+    x[i] = sum / a[row + i]!;
   }
   return x;
 }
@@ -104,18 +111,19 @@ export function oneSidedCusumArl(
   // State 0 is a sum of 0; state i covers ((i - 0.5) w, (i + 0.5) w], up to h.
   const w = (2 * p.h) / (2 * states - 1);
   const stateOf = (sum: number) => (sum < 0.5 * w ? 0 : Math.round(sum / w));
+  // P(z <= x) for the value z ~ N(shift, 1) capped: the continuous part only, within ±cap.
+  const cdf = (x: number) => baseCdf(Math.min(Math.max(x, -cap), cap) - shift);
+  // Next sum = i w + z - k lands in state j >= 1 when z lies in ((j - i - 0.5) w + k, (j - i + 0.5) w + k]:
+  // the bounds depend on j - i alone, so the CDF is evaluated once per difference, not per cell.
+  const upper = new Float64Array(2 * states);
+  for (let d = -states; d < states; d++) upper[d + states] = cdf((d + 0.5) * w + p.k);
   const q: number[][] = [];
   for (let i = 0; i < states; i++) {
     const from = i * w;
-    // P(z <= x) for the value z ~ N(shift, 1) capped: the continuous part only, within ±cap.
-    const cdf = (x: number) => baseCdf(Math.min(Math.max(x, -cap), cap) - shift);
-    const row: number[] = [];
-    for (let j = 0; j < states; j++) {
-      // Next sum = from + z - k lands in state j when z lies in (lo, hi].
-      const hi = (j === 0 ? 0.5 * w : (j + 0.5) * w) - from + p.k;
-      const lo = j === 0 ? Number.NEGATIVE_INFINITY : (j - 0.5) * w - from + p.k;
-      row.push(Math.max(0, cdf(hi) - cdf(lo)));
-    }
+    // State 0 takes every z up to its upper bound.
+    const row: number[] = [Math.max(0, upper[states - i]! - cdf(Number.NEGATIVE_INFINITY))];
+    for (let j = 1; j < states; j++)
+      row.push(Math.max(0, upper[j - i + states]! - upper[j - i - 1 + states]!));
     if (cap !== Number.POSITIVE_INFINITY) {
       const top = stateOf(from + cap - p.k);
       if (top < states) row[top] = (row[top] ?? 0) + (1 - baseCdf(cap - shift));

@@ -143,7 +143,9 @@ function residualLag1(series: Series): number {
   const groups = new Map<string, number[]>();
   for (const p of series) {
     const key = `${p.product}|${p.slot}`;
-    groups.set(key, [...(groups.get(key) ?? []), p.value]);
+    const xs = groups.get(key);
+    if (xs === undefined) groups.set(key, [p.value]);
+    else xs.push(p.value);
   }
   const means = new Map([...groups].map(([k, xs]) => [k, xs.reduce((a, c) => a + c, 0) / xs.length]));
   return stats(series.map((p) => p.value - means.get(`${p.product}|${p.slot}`)!)).lag1;

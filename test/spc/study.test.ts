@@ -193,7 +193,9 @@ function plainShape(s: { times: number[]; values: number[] }, at: { cut: StudySp
     const x = s.values[i]!;
     kept.push(x);
     const k = Math.floor(t / at.bucketMs);
-    buckets.set(k, [...(buckets.get(k) ?? []), x]);
+    const bucket = buckets.get(k);
+    if (bucket === undefined) buckets.set(k, [x]);
+    else bucket.push(x);
     if (prev !== undefined) pairs.push([prev, x]);
     prev = x;
   });
