@@ -313,13 +313,15 @@ export function parseLimits(yamlText: string, source: string): LimitsFile {
 
 /** Reads and validates the limits file at `path`. Throws {@link LimitsFileError}. */
 export async function loadLimitsFile(path: string): Promise<LimitsFile> {
-  let text: string;
+  return parseLimits(await readLimitsText(path), path);
+}
+
+async function readLimitsText(path: string): Promise<string> {
   try {
-    text = await readRegularFile(path, { maxBytes: LIMITS_MAX_BYTES, timeoutMs: LIMITS_READ_TIMEOUT_MS });
+    return await readRegularFile(path, { maxBytes: LIMITS_MAX_BYTES, timeoutMs: LIMITS_READ_TIMEOUT_MS });
   } catch (err) {
     throw new LimitsFileError(path, [`cannot read the file: ${readErrorText(err)}`]);
   }
-  return parseLimits(text, path);
 }
 
 /**
@@ -339,14 +341,23 @@ const WORKER_URL = new URL(
 );
 
 /**
- * {@link loadLimitsFile} in a worker thread, for a process that serves while it reads: the
- * event loop only receives the entries. Throws {@link LimitsFileError} as loadLimitsFile does,
- * also when the thread fails (out of memory, say), so that the caller keeps its last good file.
+ * Characters of a file parsed on the event loop: about 30 entries, some 10 ms at the 0.7 ms per
+ * KiB of bench/limits/limits-file.ts, where a thread costs some 0.35 s of CPU to start.
+ */
+const ON_LOOP_MAX_CHARS = 16 * 1024;
+
+/**
+ * {@link loadLimitsFile} for a process that serves while it reads: the file is read without
+ * blocking, and parsed in a worker thread unless it is small, so the event loop only receives
+ * the entries. Throws {@link LimitsFileError} as loadLimitsFile does, also when the thread fails
+ * (out of memory, say), so that the caller keeps its last good file.
  */
 export async function loadLimitsFileInThread(path: string): Promise<LimitsFile> {
+  const text = await readLimitsText(path);
+  if (text.length <= ON_LOOP_MAX_CHARS) return parseLimits(text, path);
   // No inherited flags: a loader such as tsx's would transform the thread's modules on the event
   // loop (half of its 100 ms per read of 10,000 entries under tsx).
-  const worker = new Worker(WORKER_URL, { workerData: { path }, execArgv: [] });
+  const worker = new Worker(WORKER_URL, { workerData: { path, text }, execArgv: [] });
   let answer: LimitsAnswer;
   try {
     answer = await new Promise<LimitsAnswer>((resolve, reject) => {

@@ -253,8 +253,10 @@ describe('measurements.control.limits_file in the config', () => {
   });
 
   it('loads the same file in a worker thread, problems and all', async () => {
+    // A comment pads the files past the 16 KiB that are parsed on the event loop.
+    const pad = `# ${'padding '.repeat(2_500)}\n`;
     const good = join(dir, 'limits.yaml');
-    writeFileSync(good, GOOD);
+    writeFileSync(good, GOOD + pad);
     const inThread = await loadLimitsFileInThread(good);
     expect(inThread.charts).toEqual((await loadLimitsFile(good)).charts);
     expect(inThread.source).toBe(good);
@@ -262,7 +264,7 @@ describe('measurements.control.limits_file in the config', () => {
       inThread.charts[0],
     );
     const bad = join(dir, 'bad.yaml');
-    writeFileSync(bad, chart('    center: 1\n    sigma: 0\n    ucl: 0.9\n    lcl: 1.1\n'));
+    writeFileSync(bad, chart('    center: 1\n    sigma: 0\n    ucl: 0.9\n    lcl: 1.1\n') + pad);
     const failure = (p: Promise<unknown>) =>
       p.then(
         () => undefined,
@@ -276,5 +278,18 @@ describe('measurements.control.limits_file in the config', () => {
     await expect(loadLimitsFileInThread(join(dir, 'nope.yaml'))).rejects.toThrow(
       'cannot read the file: no such file',
     );
+  });
+
+  it('parses a small file on the event loop with the same result', async () => {
+    const small = join(dir, 'small.yaml');
+    writeFileSync(small, GOOD);
+    expect((await loadLimitsFileInThread(small)).charts).toEqual((await loadLimitsFile(small)).charts);
+    const bad = join(dir, 'small-bad.yaml');
+    writeFileSync(bad, chart('    center: 1\n    sigma: 0\n    ucl: 0.9\n    lcl: 1.1\n'));
+    const issues = async (p: Promise<unknown>) =>
+      ((await p.catch((e: unknown) => e)) as LimitsFileError).issues;
+    const direct = await issues(loadLimitsFile(bad));
+    expect(direct.length).toBeGreaterThan(0);
+    expect(await issues(loadLimitsFileInThread(bad))).toEqual(direct);
   });
 });
