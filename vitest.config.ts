@@ -58,9 +58,9 @@ export default defineConfig({
           // because unit tests keep no state between files: no module mocks, spies restored,
           // fake timers reset (src keeps no mutable module-level state beyond caches).
           isolate: false,
-          // V8's compile cache for what node loads itself: above all the thread that
-          // reads an approved-limits file (src/config/limits-worker.ts), started some 30 times
-          // here, which loads zod and the config schema each time (0.6 s of CPU, 0.3 s cached).
+          // V8's compile cache for what node loads itself, such as the thread that parses a large
+          // approved-limits file (src/config/limits-worker.ts), which loads zod and the config
+          // schema each time (0.6 s of CPU, 0.3 s cached).
           env: {
             NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'node-compile-cache'),
             // Temporary files in memory where Linux offers it: creating a file under a disk-backed
