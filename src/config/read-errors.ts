@@ -20,7 +20,7 @@ export function readErrorText(err: unknown): string {
 }
 
 /** The document as plain values; an alias bomb (over `maxAliases` uses) is an issue, not a crash. */
-export function yamlToValue(
+function yamlToValue(
   doc: Document,
   maxAliases: number,
 ): { readonly value: unknown } | { readonly issue: string } {
@@ -33,7 +33,7 @@ export function yamlToValue(
 }
 
 /** `line 3, column 5: <what is wrong>`, without the source excerpt yaml adds. */
-export function yamlErrorText(err: {
+function yamlErrorText(err: {
   message: string;
   linePos?: [{ line: number; col: number }, ...unknown[]];
 }): string {

@@ -3,10 +3,9 @@
 import { createHash } from 'node:crypto';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { createSecureContext } from 'node:tls';
-import { isMap, parseDocument } from 'yaml';
 import { configErrorMap, flattenIssues, formatIssue } from '../../config/issues.ts';
 import { CONFIG_MAX_ALIASES } from '../../config/load.ts';
-import { readErrorText, yamlErrorText, yamlToValue } from '../../config/read-errors.ts';
+import { parseYamlMapping, readErrorText } from '../../config/read-errors.ts';
 import { RegularFileReader } from '../../util/read-file.ts';
 import { maskCredentialLike } from '../../util/redact.ts';
 import { TLS_VERSIONS } from '../../util/tls-versions.ts';
@@ -96,23 +95,20 @@ export async function loadWebConfig(
 }
 
 function parseWebConfig(text: string, source: string) {
-  const doc = parseDocument(text, { uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    throw new WebConfigError(source, doc.errors.map(yamlErrorText));
-  }
-  // Unlike exporter-toolkit: an empty read is more often a file caught mid-write or a truncated
-  // mount, and taken as valid it would switch basic auth off with no one noticing.
-  if (doc.contents === null) {
-    throw new WebConfigError(source, [
-      'the file is empty (or only comments); an empty web config would turn TLS and basic auth off. ' +
+  const tree = parseYamlMapping(
+    text,
+    { maxBytes: WEB_CONFIG_FILE_MAX_BYTES, maxAliases: CONFIG_MAX_ALIASES },
+    {
+      what: 'the file',
+      // Unlike exporter-toolkit: an empty read is more often a file caught mid-write or a truncated
+      // mount, and taken as valid it would switch basic auth off with no one noticing.
+      empty:
+        'the file is empty (or only comments); an empty web config would turn TLS and basic auth off. ' +
         'Leave out --web.config.file to serve without one',
-    ]);
-  }
-  const tree = yamlToValue(doc, CONFIG_MAX_ALIASES);
-  if ('issue' in tree) throw new WebConfigError(source, [tree.issue]);
-  if (!isMap(doc.contents)) {
-    throw new WebConfigError(source, ['the top level must be a mapping of keys to values']);
-  }
+      notMapping: 'the top level must be a mapping of keys to values',
+    },
+  );
+  if ('issues' in tree) throw new WebConfigError(source, tree.issues);
   const parsed = webConfigSchema.safeParse(tree.value, { error: configErrorMap });
   if (!parsed.success) throw new WebConfigError(source, flattenIssues(parsed.error.issues).map(formatIssue));
   return parsed.data;
