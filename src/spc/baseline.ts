@@ -28,20 +28,6 @@ const JOINED = 13;
 const CUBES = 14;
 const QUARTICS = 15;
 const FIELDS = 16;
-/** The sums that add up, and each one's field in a bucket. */
-const ADDED: readonly (readonly [keyof BaselineSums, number])[] = [
-  ['n', N],
-  ['sum', SUM],
-  ['squares', SQUARES],
-  ['cubes', CUBES],
-  ['quartics', QUARTICS],
-  ['pairs', PAIRS],
-  ['mrSum', MR],
-  ['lagged', LAGGED],
-  ['lagBefore', BEFORE],
-  ['lagAfter', AFTER],
-];
-const EMPTY: Readonly<BaselineSums> = emptySums();
 /** Fewest points of a bucket whose skewness enters the baseline's median skewness. */
 const SKEW_BUCKET_POINTS = 20;
 
@@ -55,8 +41,7 @@ export class BaselineCollector {
 
   /** Empties the sums for a new baseline (one collector serves many charts). */
   reset(anchor: number): this {
-    // In place: no new object per chart and poll.
-    Object.assign(this.sums, EMPTY);
+    clearSums(this.sums);
     this.pair.prev = Number.NaN;
     this.anchor = anchor;
     return this;
@@ -77,11 +62,20 @@ export class BaselineCollector {
   /** Adds sums collected before, whose last point was `last` (NaN: none, or a gap). */
   merge(sums: Readonly<BaselineSums>, last: number): void {
     const s = this.sums;
-    for (const [f] of ADDED) s[f] += sums[f];
+    s.n += sums.n;
+    s.sum += sums.sum;
+    s.squares += sums.squares;
+    s.cubes += sums.cubes;
+    s.quartics += sums.quartics;
     s.bucketSkewness = sums.bucketSkewness;
     s.skewBuckets = sums.skewBuckets;
     s.bucketKurtosis = sums.bucketKurtosis;
     s.bucketPoints = sums.bucketPoints;
+    s.pairs += sums.pairs;
+    s.mrSum += sums.mrSum;
+    s.lagged += sums.lagged;
+    s.lagBefore += sums.lagBefore;
+    s.lagAfter += sums.lagAfter;
     s.maxAbs = Math.max(s.maxAbs, sums.maxAbs);
     s.step = Math.min(s.step, sums.step);
     this.pair.prev = last;
@@ -97,7 +91,16 @@ export class BaselineCollector {
     const first = ring[at + FIRST]!;
     if (ring[at + JOINED] === 1) this.join(first, first - this.anchor);
     const s = this.sums;
-    for (const [f, i] of ADDED) s[f] += ring[at + i]!;
+    s.n += ring[at + N]!;
+    s.sum += ring[at + SUM]!;
+    s.squares += ring[at + SQUARES]!;
+    s.cubes += ring[at + CUBES]!;
+    s.quartics += ring[at + QUARTICS]!;
+    s.pairs += ring[at + PAIRS]!;
+    s.mrSum += ring[at + MR]!;
+    s.lagged += ring[at + LAGGED]!;
+    s.lagBefore += ring[at + BEFORE]!;
+    s.lagAfter += ring[at + AFTER]!;
     s.maxAbs = Math.max(s.maxAbs, ring[at + MAX_ABS]!);
     s.step = Math.min(s.step, ring[at + STEP]!);
     this.pair.prev = ring[at + LAST]!;
@@ -113,6 +116,26 @@ export class BaselineCollector {
     }
     p.prev = x;
   }
+}
+
+/** Empties `s` in place (no new object per chart and poll). */
+function clearSums(s: BaselineSums): void {
+  s.n = 0;
+  s.sum = 0;
+  s.squares = 0;
+  s.cubes = 0;
+  s.quartics = 0;
+  s.bucketSkewness = Number.NaN;
+  s.skewBuckets = 0;
+  s.bucketKurtosis = Number.NaN;
+  s.bucketPoints = 0;
+  s.pairs = 0;
+  s.mrSum = 0;
+  s.lagged = 0;
+  s.lagBefore = 0;
+  s.lagAfter = 0;
+  s.maxAbs = 0;
+  s.step = Number.POSITIVE_INFINITY;
 }
 
 /** Where a bucket grid starts and how wide its buckets are. */
@@ -259,7 +282,12 @@ export class BaselineBuckets {
     p.y = y;
     p.prev = this.prev;
     p.py = this.prev - this.anchor;
-    Object.assign(s, EMPTY);
+    s.pairs = 0;
+    s.mrSum = 0;
+    s.lagged = 0;
+    s.lagBefore = 0;
+    s.lagAfter = 0;
+    s.step = Number.POSITIVE_INFINITY;
     addPair(s, p);
     const r = this.ring;
     r[at + PAIRS]! += 1;
