@@ -301,25 +301,33 @@ export class UnitCusums {
     f.lastTime = Math.max(f.lastTime, r.time);
   }
 
-  /** Decides the front units that {@link settle} would decide at the poll's end (see there). */
+  /**
+   * Decides the front units of each flight list that {@link settle} would decide at the poll's end,
+   * stopping at the first still open, so every chart takes its trials in the same order.
+   */
   private settleFronts(before: number, left: ReadonlyMap<string, number>): void {
-    for (const s of this.stations.values()) this.settle(s, before, left);
-    for (const l of this.lines.values()) this.settle(l, before, left);
+    const front = (s: Subject) => {
+      for (const [serial, f] of s.flights) {
+        if (f.lastTime > before || left.has(serial)) return;
+        this.decide(s, f);
+        s.flights.delete(serial);
+      }
+    };
+    for (const s of this.stations.values()) front(s);
+    for (const l of this.lines.values()) front(l);
   }
 
-  /**
-   * Decides the units with no output for `settle`. With the results `left` in this poll, it stops
-   * at the first unit still open, so that every chart takes its trials in the same order.
-   */
-  private settle(s: Subject, before: number, left?: ReadonlyMap<string, number>): void {
+  private decide(s: Subject, f: Flight): void {
+    const counted = f.lastTime >= this.opts.countFrom;
+    s.chart('first_pass_yield').count({ bad: f.firstBad, counted, time: f.lastTime });
+    s.chart('final_yield').count({ bad: f.failing.size > 0, counted, time: f.lastTime });
+  }
+
+  /** Decides the units with no output for `settle`. */
+  private settle(s: Subject, before: number): void {
     for (const [serial, f] of s.flights) {
-      if (f.lastTime > before || left?.has(serial) === true) {
-        if (left === undefined) continue;
-        return;
-      }
-      const counted = f.lastTime >= this.opts.countFrom;
-      s.chart('first_pass_yield').count({ bad: f.firstBad, counted, time: f.lastTime });
-      s.chart('final_yield').count({ bad: f.failing.size > 0, counted, time: f.lastTime });
+      if (f.lastTime > before) continue;
+      this.decide(s, f);
       s.flights.delete(serial);
     }
   }
