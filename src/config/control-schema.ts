@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { BaselineSpec } from '../spc/index.ts';
 import { NELSON_RULES, type RulesConfig } from '../spc/rules.ts';
-import { always, anchoredRegex, duration, isRecord } from './fields.ts';
+import { always, anchoredRegex, duration, isRecord, keyOrPeriod } from './fields.ts';
 
 // An offset is required: a baseline period without one would depend on the exporter's zone.
 const TIMESTAMP_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
@@ -34,20 +34,13 @@ const baselineSchema = z
     from: timestamp('Start of a frozen baseline period (inclusive), with an offset.').optional(),
     to: timestamp('End of a frozen baseline period (exclusive), with an offset.').optional(),
   })
-  .superRefine((b, ctx) => {
-    if (!isRecord(b)) return;
-    const frozen = b.from !== undefined || b.to !== undefined;
-    if (b.rolling !== undefined && frozen)
-      ctx.addIssue({ code: 'custom', message: 'set either rolling or from/to, not both' });
-    else if (b.rolling === undefined && !frozen)
-      ctx.addIssue({ code: 'custom', message: 'set rolling or from/to' });
-    else if (frozen && b.from === undefined)
-      ctx.addIssue({ code: 'custom', message: 'is required', path: ['from'] });
-    else if (frozen && b.to === undefined)
-      ctx.addIssue({ code: 'custom', message: 'is required', path: ['to'] });
-    else if (typeof b.from === 'number' && typeof b.to === 'number' && b.from >= b.to)
-      ctx.addIssue({ code: 'custom', message: 'must be after from', path: ['to'] });
-  }, always)
+  .superRefine(
+    keyOrPeriod('rolling', {
+      both: 'set either rolling or from/to, not both',
+      neither: 'set rolling or from/to',
+    }),
+    always,
+  )
   .transform(
     (b): BaselineSpec =>
       b.rolling !== undefined

@@ -121,6 +121,33 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
+/** A refinement: `to` after `from`, once both parsed (times in ms). */
+export function checkOrder(o: unknown, ctx: Ctx): void {
+  if (isRecord(o) && typeof o.from === 'number' && typeof o.to === 'number' && o.from >= o.to)
+    ctx.addIssue({ code: 'custom', message: 'must be after from', path: ['to'] });
+}
+
+/** A refinement: either `key` or a period of `from` and `to` (both, in order); `say` words the mistakes. */
+export function keyOrPeriod(key: string, say: { readonly both: string; readonly neither: string }) {
+  return (o: unknown, ctx: Ctx): void => {
+    if (!isRecord(o)) return;
+    const missing = ['from', 'to'].filter((k) => o[k] === undefined);
+    const period = missing.length < 2;
+    if (period === (o[key] !== undefined))
+      ctx.addIssue({ code: 'custom', message: period ? say.both : say.neither });
+    else if (period && missing[0] !== undefined)
+      ctx.addIssue({ code: 'custom', message: 'is required', path: [missing[0]] });
+    else checkOrder(o, ctx);
+  };
+}
+
+/** Two keys that go together: each set (not null) needs the other, `is required with ...`. */
+export function checkPair(o: Record<string, unknown>, ctx: Ctx, a: string, b: string): void {
+  const set = (k: string) => o[k] !== undefined && o[k] !== null;
+  if (set(a) && !set(b)) ctx.addIssue({ code: 'custom', message: `is required with ${a}`, path: [b] });
+  if (set(b) && !set(a)) ctx.addIssue({ code: 'custom', message: `is required with ${b}`, path: [a] });
+}
+
 /** A collector's polling interval. */
 export function interval(what: string) {
   return period().prefault('1m').describe(`How often ${what} are polled.`);

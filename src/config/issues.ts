@@ -1,9 +1,23 @@
 import type { z } from 'zod';
+import { maskCredentialLike } from '../util/redact.ts';
 import { nearest } from '../util/suggest.ts';
 import type { Path, PathIssue } from './env.ts';
 import { configReferenceRows } from './reference.ts';
 
 type Issue = z.core.$ZodIssue;
+
+/** Input that cannot be used: the message lists every problem, each masked like a credential. */
+export class IssueListError extends Error {
+  /** Every problem as `path: message`, after `prefix`. */
+  readonly issues: string[];
+
+  constructor(heading: string, issues: readonly string[], prefix = '') {
+    // Issues may quote a value typed in, maybe a token in the wrong field: masked for every output.
+    const masked = issues.map(maskCredentialLike);
+    super(`${heading}:\n  ${masked.join('\n  ')}`);
+    this.issues = masked.map((i) => prefix + i);
+  }
+}
 
 /** Formats a path the way the YAML reads: `windows[2].timezone`, `discovery.include.sites[0]`. */
 export function formatPath(path: Path): string {

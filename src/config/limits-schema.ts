@@ -12,8 +12,8 @@ import { readRegularFile } from '../util/read-file.ts';
 import { maskCredentialLike } from '../util/redact.ts';
 import { timestamp } from './control-schema.ts';
 import type { Path } from './env.ts';
-import { always, hexId, isRecord } from './fields.ts';
-import { configErrorMap, flattenIssues, formatIssue } from './issues.ts';
+import { always, checkOrder, checkPair, hexId, isRecord, keyOrPeriod } from './fields.ts';
+import { configErrorMap, flattenIssues, formatIssue, IssueListError } from './issues.ts';
 import { parseYamlMapping, readErrorText } from './read-errors.ts';
 
 /** Largest limits file read: some 30,000 entries of 500 bytes; YAML's node tree costs many times that. */
@@ -52,18 +52,13 @@ const exclusionSchema = z
     at: timestamp('Time of one excluded point.').optional(),
     cause: labelText(200, 'The assignable cause.'),
   })
-  .superRefine((e, ctx) => {
-    if (!isRecord(e)) return;
-    const period = e.from !== undefined || e.to !== undefined;
-    if (period && e.at !== undefined)
-      ctx.addIssue({ code: 'custom', message: 'set either at (one point) or from and to, not both' });
-    else if (!period && e.at === undefined)
-      ctx.addIssue({ code: 'custom', message: 'set at (one point) or from and to (a period)' });
-    else if (period && (e.from === undefined || e.to === undefined))
-      ctx.addIssue({ code: 'custom', message: 'is required', path: [e.from === undefined ? 'from' : 'to'] });
-    else if (typeof e.from === 'number' && typeof e.to === 'number' && e.from >= e.to)
-      ctx.addIssue({ code: 'custom', message: 'must be after from', path: ['to'] });
-  }, always)
+  .superRefine(
+    keyOrPeriod('at', {
+      both: 'set either at (one point) or from and to, not both',
+      neither: 'set at (one point) or from and to (a period)',
+    }),
+    always,
+  )
   .transform((e) => {
     const fromMs = e.at ?? e.from ?? 0;
     return { fromMs, toMs: e.at ?? e.to ?? fromMs, cause: e.cause };
@@ -76,10 +71,7 @@ const studySchema = z
     points: z.int().min(0).describe('Points kept after the exclusions.'),
     excluded_points: z.int().min(0).describe('Points left out.'),
   })
-  .superRefine((s, ctx) => {
-    if (isRecord(s) && typeof s.from === 'number' && typeof s.to === 'number' && s.from >= s.to)
-      ctx.addIssue({ code: 'custom', message: 'must be after from', path: ['to'] });
-  }, always)
+  .superRefine(checkOrder, always)
   .transform((s) => ({ fromMs: s.from, toMs: s.to, points: s.points, excludedPoints: s.excluded_points }));
 
 /**
@@ -162,13 +154,9 @@ function checkLimits(c: Record<string, unknown>, ctx: Ctx): void {
 
 /** approved_by and approved_at together, and a reason with them. */
 function checkApproval(c: Record<string, unknown>, ctx: Ctx): void {
-  const by = c.approved_by !== undefined && c.approved_by !== null;
-  const at = c.approved_at !== undefined && c.approved_at !== null;
-  if (by && !at)
-    ctx.addIssue({ code: 'custom', message: 'is required with approved_by', path: ['approved_at'] });
-  if (at && !by)
-    ctx.addIssue({ code: 'custom', message: 'is required with approved_at', path: ['approved_by'] });
-  if ((by || at) && (c.reason === undefined || c.reason === null))
+  checkPair(c, ctx, 'approved_by', 'approved_at');
+  const approving = [c.approved_by, c.approved_at].some((v) => v !== undefined && v !== null);
+  if (approving && (c.reason === undefined || c.reason === null))
     ctx.addIssue({ code: 'custom', message: 'is required to approve', path: ['reason'] });
 }
 
@@ -266,15 +254,11 @@ export function isApproved(c: ChartLimits): boolean {
   return c.approvedBy !== null && c.approvedAtMs !== null;
 }
 
-/** A limits file that cannot be used; `issues` holds every problem, each as `path: message`. */
-export class LimitsFileError extends Error {
-  readonly issues: readonly string[];
-
+/** A limits file that cannot be used; `issues` holds every problem, each as `file: path: message`. */
+export class LimitsFileError extends IssueListError {
   constructor(source: string, issues: readonly string[]) {
-    const masked = issues.map(maskCredentialLike);
-    super(`invalid limits file ${maskCredentialLike(source)}:\n  ${masked.join('\n  ')}`);
+    super(`invalid limits file ${maskCredentialLike(source)}`, issues, `${source}: `);
     this.name = 'LimitsFileError';
-    this.issues = masked.map((i) => `${source}: ${i}`);
   }
 }
 

@@ -2,7 +2,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { FileReadError, formatBytes, readRegularFile, readRegularFileSync } from '../util/read-file.ts';
 import { maskCredentialLike, Redactor } from '../util/redact.ts';
 import { expandEnv, type PathIssue } from './env.ts';
-import { configErrorMap, flattenIssues, formatIssue, formatPath } from './issues.ts';
+import { configErrorMap, flattenIssues, formatIssue, formatPath, IssueListError } from './issues.ts';
 import { labelSecretIssues } from './label-secrets.ts';
 import { checkLimitsFile, withLimitsFile } from './limits-file.ts';
 import { fileErrorText, parseYamlMapping, readErrorText } from './read-errors.ts';
@@ -41,15 +41,10 @@ export interface ParseOptions {
 }
 
 /** A config that cannot be used. `issues` holds every problem found, each as `path: message`. */
-export class ConfigError extends Error {
-  readonly issues: string[];
-
-  constructor(source: string, issues: string[]) {
-    // Issues may quote a value typed in, maybe a token in the wrong field: masked here for every output.
-    const masked = issues.map(maskCredentialLike);
-    super(`invalid configuration in ${maskCredentialLike(source)}:\n  ${masked.join('\n  ')}`);
+export class ConfigError extends IssueListError {
+  constructor(source: string, issues: readonly string[]) {
+    super(`invalid configuration in ${maskCredentialLike(source)}`, issues);
     this.name = 'ConfigError';
-    this.issues = masked;
   }
 }
 

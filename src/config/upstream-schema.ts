@@ -4,7 +4,7 @@ import { isValidTimeZone } from '../time/zones.ts';
 import type { ConnectionSettings, ProxySettings } from '../upstream/connection.ts';
 import { ENDPOINT_NAMES } from '../upstream/endpoints.ts';
 import { TLS_VERSION_NAMES } from '../util/tls-versions.ts';
-import { always, duration, isRecord, period } from './fields.ts';
+import { always, checkPair, duration, isRecord, period } from './fields.ts';
 import { tokenProblem } from './token.ts';
 
 /** Where the bearer token comes from. A file path is absolute once the loader has resolved it. */
@@ -107,12 +107,7 @@ const tlsConfigSchema = z
   })
   .superRefine((t, ctx) => {
     if (!isRecord(t)) return;
-    if (t.cert_file !== undefined && t.key_file === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['key_file'], message: 'is required with cert_file' });
-    }
-    if (t.key_file !== undefined && t.cert_file === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['cert_file'], message: 'is required with key_file' });
-    }
+    checkPair(t, ctx, 'cert_file', 'key_file');
     const min = TLS_ORDER.indexOf(t.min_version as (typeof TLS_ORDER)[number]);
     const max = TLS_ORDER.indexOf(t.max_version as (typeof TLS_ORDER)[number]);
     if (min >= 0 && max >= 0 && min > max) {
