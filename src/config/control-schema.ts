@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { BaselineSpec } from '../spc/index.ts';
 import { NELSON_RULES, type RulesConfig } from '../spc/rules.ts';
-import { always, anchoredRegex, duration, isRecord, keyOrPeriod } from './fields.ts';
+import { always, anchoredRegex, camelKeys, duration, isRecord, keyOrPeriod } from './fields.ts';
 
 // An offset is required: a baseline period without one would depend on the exporter's zone.
 const TIMESTAMP_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/;
@@ -127,15 +127,7 @@ const nameEntry = z
             path: ['limits'],
           });
       }, always)
-      .transform((n) => ({
-        pattern: n.name,
-        baseline: n.baseline,
-        limits: n.limits,
-        minSamples: n.min_samples,
-        cusum: n.cusum,
-        ewma: n.ewma,
-        byProduct: n.by_product,
-      })),
+      .transform(({ name, ...n }) => ({ pattern: name, ...camelKeys(n) })),
   ])
   .meta({ 'x-type': 'regex or mapping' });
 

@@ -148,6 +148,17 @@ export function checkPair(o: Record<string, unknown>, ctx: Ctx, a: string, b: st
   if (set(b) && !set(a)) ctx.addIssue({ code: 'custom', message: `is required with ${b}`, path: [a] });
 }
 
+type Camel<S extends string> = S extends `${infer H}_${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
+
+/** A mapping's snake_case keys in camelCase. */
+type CamelKeys<T> = { [K in keyof T as K extends string ? Camel<K> : K]: T[K] };
+
+/** A validated mapping with its snake_case keys in camelCase, as the config's output spells them. */
+export function camelKeys<T extends object>(o: T): CamelKeys<T> {
+  const camel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [camel(k), v])) as CamelKeys<T>;
+}
+
 /** A collector's polling interval. */
 export function interval(what: string) {
   return period().prefault('1m').describe(`How often ${what} are polled.`);

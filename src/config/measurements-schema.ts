@@ -1,7 +1,16 @@
 /** The `measurements` and `units` sections of the config: record collectors and their statistics. */
 import { z } from 'zod';
 import { controlSchema } from './control-schema.ts';
-import { always, duration, interval, isRecord, maxStaleness, period, reportDuplicates } from './fields.ts';
+import {
+  always,
+  camelKeys,
+  duration,
+  interval,
+  isRecord,
+  maxStaleness,
+  period,
+  reportDuplicates,
+} from './fields.ts';
 import { unitsCusumSchema } from './units-cusum-schema.ts';
 
 const minSamples = z.int().min(2);
@@ -132,12 +141,7 @@ const histogramsSchema = z
       ),
   })
   .prefault({})
-  .transform((h) => ({
-    enabled: h.enabled,
-    schema: h.schema,
-    maxBuckets: h.max_buckets,
-    maxNames: h.max_names,
-  }))
+  .transform(camelKeys)
   .describe('The native histogram of measurement values (docs/metrics.md#native-histograms).');
 
 export const measurementsSchema = z

@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { always, anchoredRegex, hexId, interval, maxStaleness, period, reportDuplicates } from './fields.ts';
+import {
+  always,
+  anchoredRegex,
+  camelKeys,
+  hexId,
+  interval,
+  maxStaleness,
+  period,
+  reportDuplicates,
+} from './fields.ts';
 import { measurementsSchema, unitsSchema } from './measurements-schema.ts';
 import { planningSchema, shardingSchema } from './planning-schema.ts';
 import { productsSchema } from './products-schema.ts';
@@ -65,13 +74,7 @@ const discoverySchema = z
       .prefault('10m')
       .describe('How often the site/line/station hierarchy is read again.'),
   })
-  .transform((d) => ({
-    siteIds: d.site_ids,
-    stationIds: d.station_ids,
-    include: d.include,
-    exclude: d.exclude,
-    refreshIntervalMs: d.refresh_interval,
-  }))
+  .transform(({ refresh_interval, ...d }) => ({ ...camelKeys(d), refreshIntervalMs: refresh_interval }))
   .prefault({})
   .describe('Which sites, lines and stations to export.');
 
@@ -111,14 +114,10 @@ const summarySchema = z
       ),
   })
   .prefault({})
-  .transform((s) => ({
-    enabled: s.enabled,
-    intervalMs: s.interval,
-    maxStalenessMs: s.max_staleness ?? 5 * s.interval,
-    levels: s.levels,
-    yieldScale: s.yield_scale,
-    aggregateOver: s.aggregate_over,
-    skipIdle: s.skip_idle,
+  .transform(({ interval, max_staleness, ...s }) => ({
+    ...camelKeys(s),
+    intervalMs: interval,
+    maxStalenessMs: max_staleness ?? 5 * interval,
   }))
   .describe('Station summary statistics (yields, retry rate, unit counts) per window.');
 
@@ -143,7 +142,7 @@ const serverSchema = z
       .describe('Address of the HTTP server: `host:port` or `:port` for all interfaces.'),
   })
   .prefault({})
-  .transform((s) => ({ listenAddress: s.listen_address }))
+  .transform(camelKeys)
   .describe('The HTTP server that serves /metrics.');
 
 const logSchema = z

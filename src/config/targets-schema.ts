@@ -1,6 +1,6 @@
 /** The `targets` section: yield and retry targets per line and station, exported as gauges for the alerts. */
 import { z } from 'zod';
-import { anchoredRegex, isRecord, period } from './fields.ts';
+import { anchoredRegex, camelKeys, isRecord, period } from './fields.ts';
 
 const ratio = (what: string) => z.number().min(0).max(1).describe(what);
 
@@ -15,11 +15,7 @@ const defaultTargets = z
     retry_rate: ratio(RETRY).default(0.1),
   })
   .prefault({})
-  .transform((d) => ({
-    firstPassYield: d.first_pass_yield,
-    finalYield: d.final_yield,
-    retryRate: d.retry_rate,
-  }))
+  .transform(camelKeys)
   .describe('Targets of every line and station that no rule sets.');
 
 const pattern = (level: string) =>
@@ -45,14 +41,7 @@ const targetRule = z
       });
     }
   })
-  .transform((r) => ({
-    site: r.site,
-    line: r.line,
-    station: r.station,
-    firstPassYield: r.first_pass_yield,
-    finalYield: r.final_yield,
-    retryRate: r.retry_rate,
-  }));
+  .transform(camelKeys);
 
 /** The `targets` section. */
 export const targetsSchema = z
