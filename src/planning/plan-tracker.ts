@@ -18,13 +18,11 @@ export interface PlanTrackerDeps {
   /** The configured windows' names, in config order. */
   readonly windows: readonly string[];
   readonly collectors: readonly string[];
-  /** `planning.max_series`, for the log line of a dropped family. */
-  readonly maxSeries?: number;
   /** The request planner for a topology (this replica's share) at a time; without it, no plan. */
   readonly planner?: (topology: Topology) => (now: Date) => RequestPlan;
-  readonly planMetrics?: PlanMetrics;
+  readonly planMetrics: PlanMetrics;
   /** The series budget (`planning.max_series`), applied to every part before it is published. */
-  readonly seriesBudget?: SeriesBudget;
+  readonly seriesBudget: SeriesBudget;
 }
 
 /** Collectors that read records and refresh every window on each successful poll. */
@@ -42,7 +40,7 @@ export class PlanTracker {
 
   constructor(private readonly deps: PlanTrackerDeps) {
     // The plan metrics outlive a reload; what the new config no longer polls leaves them now.
-    deps.planMetrics?.retainAchieved({ collectors: deps.collectors, windows: deps.windows });
+    deps.planMetrics.retainAchieved({ collectors: deps.collectors, windows: deps.windows });
   }
 
   /** A discovery's topology: re-plans when its entities changed. */
@@ -58,7 +56,7 @@ export class PlanTracker {
     const plan = this.planAt?.(now);
     if (plan === undefined) return undefined;
     this.lastPlan = plan;
-    this.deps.planMetrics?.setPlan(plan, this.deps.windows);
+    this.deps.planMetrics.setPlan(plan, this.deps.windows);
     const text = plan.entries.map((e) => `${e.collector}/${e.window}/${e.level}=${e.refreshMs}`).join(' ');
     if (text !== this.lastPlanText) {
       this.lastPlanText = text;
@@ -80,31 +78,29 @@ export class PlanTracker {
     return ranges;
   }
 
-  /** A poll's families as the series budget lets them through (all of them without a budget). */
+  /** A poll's families as the series budget lets them through. */
   admit(collector: string, families: readonly Family[]): readonly Family[] {
-    return this.deps.seriesBudget ? this.deps.seriesBudget.filter(collector, families) : families;
+    return this.deps.seriesBudget.filter(collector, families);
   }
 
   /** Records a published poll: the families the budget left out, achieved refresh, idle skipping. */
   published(collector: string, outcome: PollOutcome): void {
-    const { planMetrics, seriesBudget } = this.deps;
-    if (seriesBudget) this.recordDropped(seriesBudget);
-    if (!planMetrics) return;
+    const { planMetrics } = this.deps;
+    this.recordDropped();
     const d = outcome.diagnostics;
     if (d?.refresh) planMetrics.setAchieved(collector, d.refresh);
     if (d?.idle) planMetrics.addIdle(d.idle);
-    if (RECORDS_COLLECTORS.has(collector) && outcome.failures === 0)
-      this.recordsRefreshed(collector, planMetrics);
+    if (RECORDS_COLLECTORS.has(collector) && outcome.failures === 0) this.recordsRefreshed(collector);
   }
 
   /** A records collector's achieved refresh: the time between its last two successful polls. */
-  private recordsRefreshed(collector: string, planMetrics: PlanMetrics): void {
+  private recordsRefreshed(collector: string): void {
     const now = this.deps.wallClock();
     const last = this.lastOkAt.get(collector);
     this.lastOkAt.set(collector, now);
     if (last === undefined) return;
     const seconds = (now - last) / 1000;
-    planMetrics.setAchieved(
+    this.deps.planMetrics.setAchieved(
       collector,
       this.deps.windows.map((window) => ({ window, level: 'station', seconds })),
     );
@@ -126,14 +122,15 @@ export class PlanTracker {
   }
 
   /** Metric and log line of the families the series budget leaves out. */
-  private recordDropped(budget: SeriesBudget): void {
-    const dropped = budget.droppedFamilies();
-    this.deps.planMetrics?.setDropped(dropped);
+  private recordDropped(): void {
+    const { seriesBudget, planMetrics } = this.deps;
+    const dropped = seriesBudget.droppedFamilies();
+    planMetrics.setDropped(dropped);
     const text = [...dropped.keys()].join(',');
     if (text === this.lastDroppedText) return;
     this.lastDroppedText = text;
     this.deps.logger.warn(
-      { dropped: Object.fromEntries(dropped), max_series: this.deps.maxSeries },
+      { dropped: Object.fromEntries(dropped), max_series: seriesBudget.maxSeries },
       dropped.size > 0
         ? 'series budget exceeded: whole families left out of /metrics, lowest priority first'
         : 'series budget met again: no family is left out',

@@ -23,7 +23,8 @@ export class SeriesBudget {
   private dropped: ReadonlyMap<string, number> = new Map();
 
   constructor(
-    private readonly maxSeries: number | undefined,
+    /** `planning.max_series`; undefined: no limit. */
+    readonly maxSeries: number | undefined,
     private readonly order: readonly string[] = SERIES_DROP_ORDER,
   ) {}
 

@@ -88,7 +88,6 @@ export class Scheduler {
       wallClock: this.#wallClock,
       windows: config.windows.map((w) => w.name),
       collectors: deps.collectors.map((c) => c.name),
-      maxSeries: config.planning.maxSeries,
       planner: deps.planner,
       planMetrics: deps.planMetrics,
       seriesBudget: deps.seriesBudget,

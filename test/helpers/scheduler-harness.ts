@@ -9,7 +9,9 @@ import { Registry } from '../../src/exposition/client.ts';
 import { type Family, LabelSet } from '../../src/exposition/model.ts';
 import { SelfMetrics } from '../../src/exposition/selfmetrics.ts';
 import type { Topology } from '../../src/model/topology.ts';
+import { PlanMetrics } from '../../src/planning/plan-metrics.ts';
 import type { RequestPlan } from '../../src/planning/request-plan.ts';
+import { SeriesBudget } from '../../src/planning/series-budget.ts';
 import { Scheduler } from '../../src/scheduler/scheduler.ts';
 import { type FakeAnswers, plantOf, topologyOf } from './fake-client.ts';
 import { jobContext } from './job-context.ts';
@@ -56,6 +58,7 @@ export function schedulerHarness(
   let cache = new ExpositionCache();
   const context = jobContext(rawConfig, opts.answers);
   const plan = opts.plan;
+  const planMetrics = new PlanMetrics(registry);
   const create = (previous?: Scheduler) =>
     new Scheduler({
       discovery: fakeDiscovery,
@@ -65,6 +68,8 @@ export function schedulerHarness(
       selfMetrics: self,
       logger: pino({ level: 'silent' }),
       wallClock: () => now,
+      planMetrics,
+      seriesBudget: new SeriesBudget(undefined),
       ...(plan ? { planner: () => plan } : {}),
       ...(previous ? { reuseJobs: previous.jobsByName, reuseFreshness: previous.staleness } : {}),
     });

@@ -61,10 +61,9 @@ function setup(opts: { maxSeries?: number; planner?: (t: Topology) => (now: Date
     wallClock: () => now,
     windows: ['15m', '24h'],
     collectors: ['summary', 'measurements', 'units'],
-    maxSeries: opts.maxSeries,
     planner: opts.planner,
     planMetrics: new PlanMetrics(registry),
-    seriesBudget: opts.maxSeries === undefined ? undefined : new SeriesBudget(opts.maxSeries),
+    seriesBudget: new SeriesBudget(opts.maxSeries),
   });
   const values = async (name: string) => {
     const m = (await registry.getMetricsAsJSON()).find((x) => x.name === `station_exporter_${name}`);
@@ -182,6 +181,7 @@ describe('PlanTracker: a reload', () => {
         windows,
         collectors,
         planMetrics,
+        seriesBudget: new SeriesBudget(undefined),
       });
     const series = async () => {
       const m = (await registry.getMetricsAsJSON()).find(
