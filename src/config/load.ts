@@ -1,14 +1,18 @@
-import { dirname, isAbsolute, resolve } from 'node:path';
-import { FileReadError, formatBytes, readRegularFile, readRegularFileSync } from '../util/read-file.ts';
+import { dirname, resolve } from 'node:path';
+import { formatBytes, readRegularFile } from '../util/read-file.ts';
 import { maskCredentialLike, Redactor } from '../util/redact.ts';
-import { expandEnv, type PathIssue } from './env.ts';
+import { expandEnv } from './env.ts';
 import { configErrorMap, flattenIssues, formatIssue, formatPath, IssueListError } from './issues.ts';
 import { labelSecretIssues } from './label-secrets.ts';
-import { checkLimitsFile, withLimitsFile } from './limits-file.ts';
-import { fileErrorText, parseYamlMapping, readErrorText } from './read-errors.ts';
-import { type Config, type ConfigData, configSchema } from './schema.ts';
-import { checkTlsFiles, resolveTlsFiles } from './tls-files.ts';
-import { TOKEN_FILE_MAX_BYTES, tokenProblem } from './token.ts';
+import {
+  checkLimitsFile,
+  checkTlsFiles,
+  checkTokenFile,
+  tokenFilePath,
+  withAbsolutePaths,
+} from './named-files.ts';
+import { parseYamlMapping, readErrorText } from './read-errors.ts';
+import { type Config, configSchema } from './schema.ts';
 
 /** Largest config file read: a real one is a few KiB, and YAML's node tree costs many times the text. */
 export const CONFIG_MAX_BYTES = 1024 * 1024;
@@ -148,10 +152,10 @@ export function configFromObject(raw: unknown, opts: ParseOptions): Config {
   const schemaIssues = parsed.success
     ? []
     : flattenIssues(parsed.error.issues).filter((i) => !unexpanded.has(formatPath(i.path)));
-  const tokenFile = tokenFilePath(expanded.value, opts.baseDir, unexpanded);
+  const input = { raw: expanded.value, baseDir: opts.baseDir, skip: unexpanded };
+  const tokenFile = tokenFilePath(input);
   const issues = [...expanded.issues, ...schemaIssues, ...checkTokenFile(tokenFile, learn)];
-  issues.push(...checkTlsFiles(expanded.value, { baseDir: opts.baseDir, skip: unexpanded }));
-  issues.push(...checkLimitsFile(expanded.value, { baseDir: opts.baseDir, skip: unexpanded }));
+  issues.push(...checkTlsFiles(input), ...checkLimitsFile(input));
   // After the token file is read: the redactor must know every token before the labels are checked.
   issues.push(...labelSecretIssues(expanded.value, secrets.apply));
   if (issues.length > 0 || !parsed.success)
@@ -159,26 +163,13 @@ export function configFromObject(raw: unknown, opts: ParseOptions): Config {
       source,
       issues.map((i) => secrets.redact(formatIssue(i))),
     );
-  const connection = resolveTlsFiles(parsed.data.upstream.connection, opts.baseDir);
-  const measurements = withLimitsFile(parsed.data.measurements, opts.baseDir);
-  return brand(
-    { ...parsed.data, measurements, upstream: { ...parsed.data.upstream, connection } },
-    tokenFile,
-  );
+  const config = withAbsolutePaths(parsed.data, opts.baseDir, tokenFile);
+  Object.defineProperty(config, LOADED, { value: true, enumerable: false });
+  return config as Config;
 }
 
 /** Marks a config as the loader's own; {@link assertLoaded} checks the mark at run time too. */
 const LOADED = Symbol('station-exporter validated config');
-
-function brand(data: ConfigData, tokenFile: string | undefined): Config {
-  const token =
-    data.upstream.token.kind === 'file' && tokenFile !== undefined
-      ? { kind: 'file' as const, path: tokenFile }
-      : data.upstream.token;
-  const config = { ...data, upstream: { ...data.upstream, token } };
-  Object.defineProperty(config, LOADED, { value: true, enumerable: false });
-  return config as Config;
-}
 
 /**
  * Throws unless `config` came from the loader: a hand-built or spread copy (from JavaScript,
@@ -188,32 +179,4 @@ export function assertLoaded(config: Config): void {
   if ((config as unknown as Record<symbol, unknown>)[LOADED] !== true) {
     throw new TypeError('a Config must come from the config loader (loadConfig or configFromObject)');
   }
-}
-
-const TOKEN_FILE_PATH = ['upstream', 'token_file'];
-
-function tokenFilePath(raw: unknown, baseDir: string, unexpanded: Set<string>): string | undefined {
-  if (unexpanded.has(formatPath(TOKEN_FILE_PATH))) return undefined;
-  const upstream = (raw as { upstream?: unknown }).upstream;
-  if (upstream === null || typeof upstream !== 'object') return undefined;
-  const { token, token_file: file } = upstream as { token?: unknown; token_file?: unknown };
-  // With both set the config is already rejected; reading the file would only add noise.
-  if (token !== undefined || typeof file !== 'string' || file === '') return undefined;
-  return isAbsolute(file) ? file : resolve(baseDir, file);
-}
-
-/** Checks at load time what the token provider will need; `learn` hears the token, to mask it. */
-function checkTokenFile(path: string | undefined, learn: (secret: string) => void): PathIssue[] {
-  if (path === undefined) return [];
-  let text: string;
-  try {
-    text = readRegularFileSync(path, { maxBytes: TOKEN_FILE_MAX_BYTES }).trim();
-  } catch (err) {
-    if (err instanceof FileReadError) return [{ path: TOKEN_FILE_PATH, message: err.message }];
-    return [{ path: TOKEN_FILE_PATH, message: `cannot read ${path}: ${fileErrorText(err)}` }];
-  }
-  if (text === '') return [{ path: TOKEN_FILE_PATH, message: `${path} is empty` }];
-  learn(text);
-  const problem = tokenProblem(text);
-  return problem ? [{ path: TOKEN_FILE_PATH, message: `${path}: ${problem}` }] : [];
 }
