@@ -124,23 +124,23 @@ const chartSchema = z
     checkLimits(c, ctx);
     checkApproval(c, ctx);
   }, always)
-  .transform(
-    ({ study, calibration: shape, approved_by, approved_at, ...c }): ChartLimits => ({
-      ...c,
-      study: study ?? null,
-      calibration:
-        shape === undefined
-          ? null
-          : {
-              sigma: shape.sd ?? c.sigma,
-              phi: shape.phi ?? 0,
-              skewness: shape.skewness ?? 0,
-              excessKurtosis: shape.excess_kurtosis ?? 0,
-            },
-      approvedBy: approved_by,
-      approvedAtMs: approved_at,
-    }),
-  );
+  .transform(({ study, calibration: shape, approved_by, approved_at, ...c }) => ({
+    ...c,
+    study: study ?? null,
+    /** The shape the study measured (`sd` read as `sigma`); null: none (centre and sigma as given). */
+    calibration:
+      shape === undefined
+        ? null
+        : ({
+            sigma: shape.sd ?? c.sigma,
+            phi: shape.phi ?? 0,
+            skewness: shape.skewness ?? 0,
+            excessKurtosis: shape.excess_kurtosis ?? 0,
+          } satisfies StudyShape),
+    /** Null until approved; only approved entries are charted against. */
+    approvedBy: approved_by,
+    approvedAtMs: approved_at,
+  }));
 
 type Ctx = z.core.$RefinementCtx;
 
@@ -191,34 +191,11 @@ function reportDuplicateCharts(charts: readonly unknown[], ctx: Ctx): void {
   });
 }
 
-/** Which chart an entry is for. The station id is lower case. */
-export interface ChartIdentity {
-  readonly station: string;
-  readonly metric: string;
-  readonly slot: string | null;
-  readonly product: string | null;
-}
-
 /** One entry of the file: a chart's limits, the study they came from, and their approval. */
-export interface ChartLimits extends ChartIdentity {
-  readonly center: number;
-  /** Within sigma of the study (the CUSUM and EWMA standardize by it). */
-  readonly sigma: number;
-  readonly ucl: number;
-  readonly lcl: number;
-  readonly study: Readonly<z.output<typeof studySchema>> | null;
-  /**
-   * The shape the study measured (`sd` read as `sigma`; absent fields as none), which calibrates
-   * the detectors as on a rolling baseline; null: none (centre and sigma as given).
-   */
-  readonly calibration: StudyShape | null;
-  /** Assignable causes left out of the study; a single point has `fromMs === toMs`. */
-  readonly excluded: ReadonlyArray<Readonly<z.output<typeof exclusionSchema>>>;
-  /** Null until approved; only approved entries are charted against. */
-  readonly approvedBy: string | null;
-  readonly approvedAtMs: number | null;
-  readonly reason: string | null;
-}
+export type ChartLimits = Readonly<z.output<typeof chartSchema>>;
+
+/** Which chart an entry is for. The station id is lower case. */
+export type ChartIdentity = Pick<ChartLimits, 'station' | 'metric' | 'slot' | 'product'>;
 
 /** The key of a chart in a {@link LimitsFile}. */
 function chartKey(c: ChartIdentity): string {
