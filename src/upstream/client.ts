@@ -68,8 +68,6 @@ export interface ClientOptions extends TokenSource {
   readonly limiter?: Limiter;
   /** Hears each attempt, failure, retry and skipped record (self-metrics, logs, the status page). */
   readonly observer?: ClientObserver;
-  /** Monotonic clock in milliseconds, for request durations. */
-  readonly monotonic?: () => number;
   /** The exporter's yielder to the event loop, shared with the rest of it; default the client's own. */
   readonly yielder?: LoopYielder;
   /** How measurement and unit records are mapped (the zone of times without an offset). */
@@ -252,11 +250,7 @@ function stackLayers(opts: ClientOptions, connection: DispatcherSource): Step {
     now: () => retryTimers.now(),
   });
   const limiter = opts.limiter ?? new Limiter({ concurrency: 1024, ratePerSecond: Number.POSITIVE_INFINITY });
-  const observed = observing(
-    (s) => transport.send(s),
-    opts.observer ?? {},
-    opts.monotonic ?? (() => performance.now()),
-  );
+  const observed = observing((s) => transport.send(s), opts.observer ?? {});
   let send: Step = renewingToken(resendingStale(observed), opts);
   send = limited(send, limiter);
   if (opts.breakers) send = breaking(send, opts.breakers);

@@ -118,18 +118,6 @@ function contextError(material: { ca?: Buffer; cert?: Buffer; key?: Buffer }): s
   }
 }
 
-/** File access and environment of an {@link UpstreamConnection}; injectable for tests. */
-export interface ConnectionDeps {
-  /** Reads a whole TLS file. Default: a {@link RegularFileReader} (1 MiB, 5 s). */
-  readonly read?: (path: string) => Promise<Buffer>;
-  /** Default: `stat` with a 5 s deadline. */
-  readonly stat?: (path: string) => Promise<{ mtimeMs: number; size: number; ino?: number }>;
-  /** Where `proxy_from_environment` reads HTTPS_PROXY, HTTP_PROXY and NO_PROXY. Default `process.env`. */
-  readonly env?: NodeJS.ProcessEnv;
-  /** Hears why TLS files became unusable (the last good ones stay in use), undefined once fixed. */
-  readonly onFileError?: (reason: string | undefined) => void;
-}
-
 /** Supplies the dispatcher for the next request. */
 export interface DispatcherSource {
   /** The dispatcher to send the next request with; rejects when no usable TLS files were ever read. */
@@ -150,9 +138,8 @@ interface Built {
  */
 export class UpstreamConnection implements DispatcherSource {
   readonly #settings: ConnectionSettings;
-  readonly #read: (path: string) => Promise<Buffer>;
-  readonly #stat: NonNullable<ConnectionDeps['stat']>;
-  readonly #env: NodeJS.ProcessEnv;
+  readonly #reader = new RegularFileReader({ maxBytes: TLS_FILE_MAX_BYTES, timeoutMs: TLS_FILE_TIMEOUT_MS });
+  /** Hears why TLS files became unusable (the last good ones stay in use), undefined once fixed. */
   readonly #onFileError: ((reason: string | undefined) => void) | undefined;
   /** The TLS files in a fixed order, with their config keys. */
   readonly #files: ReadonlyArray<{ readonly field: TlsProblem['field']; readonly path: string }>;
@@ -163,14 +150,12 @@ export class UpstreamConnection implements DispatcherSource {
   /** Why the TLS files in use are not the ones on disk; undefined when they are. */
   #fileError: string | undefined;
 
-  constructor(settings: ConnectionSettings, deps: ConnectionDeps = {}) {
+  constructor(
+    settings: ConnectionSettings,
+    { onFileError }: { readonly onFileError?: (reason: string | undefined) => void } = {},
+  ) {
     this.#settings = settings;
-    const reader = new RegularFileReader({ maxBytes: TLS_FILE_MAX_BYTES, timeoutMs: TLS_FILE_TIMEOUT_MS });
-    this.#read = deps.read ?? ((path) => reader.read(path));
-    // With a deadline: on a hung mount a plain stat never returns, and every request waits on it.
-    this.#stat = deps.stat ?? ((path) => statWithin(path, { timeoutMs: TLS_FILE_TIMEOUT_MS }));
-    this.#env = deps.env ?? process.env;
-    this.#onFileError = deps.onFileError;
+    this.#onFileError = onFileError;
     const { caFile, certFile, keyFile } = settings.tls;
     this.#files = [
       { field: 'ca_file' as const, path: caFile },
@@ -203,8 +188,9 @@ export class UpstreamConnection implements DispatcherSource {
     try {
       version = (
         await this.#eachFile(async (path) => {
-          const info = await this.#stat(path);
-          return `${info.mtimeMs}:${info.size}:${info.ino ?? 0}`;
+          // With a deadline: on a hung mount a plain stat never returns, and every request waits on it.
+          const info = await statWithin(path, { timeoutMs: TLS_FILE_TIMEOUT_MS });
+          return `${info.mtimeMs}:${info.size}:${info.ino}`;
         })
       ).join('|');
     } catch (err) {
@@ -214,7 +200,7 @@ export class UpstreamConnection implements DispatcherSource {
     if (version === this.#badVersion && this.#current) return this.#current.dispatcher;
     let material: TlsMaterial;
     try {
-      const got = await this.#eachFile((path) => this.#read(path));
+      const got = await this.#eachFile((path) => this.#reader.read(path));
       const at = (field: TlsProblem['field']) => got[this.#files.findIndex((f) => f.field === field)];
       material = { ca: at('ca_file'), cert: at('cert_file'), key: at('key_file') };
     } catch (err) {
@@ -246,7 +232,7 @@ export class UpstreamConnection implements DispatcherSource {
       try {
         out.push(await fn(f.path));
       } catch (err) {
-        // Only the code: an injected reader's message might quote the content.
+        // Only the code: a message might quote the content.
         const problem = err instanceof FileReadError ? err.problem : (err as NodeJS.ErrnoException)?.code;
         throw new Error(`upstream.tls_config.${f.field}: cannot read ${f.path}: ${problem ?? 'read failed'}`);
       }
@@ -273,7 +259,7 @@ export class UpstreamConnection implements DispatcherSource {
   }
 
   #build(undici: Undici, material: TlsMaterial): Dispatcher {
-    const base = buildDispatcher(undici, this.#settings, { material, env: this.#env });
+    const base = buildDispatcher(undici, this.#settings, material);
     return this.#settings.followRedirects
       ? base.compose(undici.interceptors.redirect({ maxRedirections: MAX_REDIRECTS }))
       : base;
@@ -296,17 +282,12 @@ function tlsOptions(tls: UpstreamTlsSettings, material: TlsMaterial) {
 }
 
 /** A proxy setting from the environment, as Go's `httpproxy.FromEnvironment` reads it. */
-function fromEnv(env: NodeJS.ProcessEnv, name: string): string {
-  return env[name.toUpperCase()] || env[name.toLowerCase()] || '';
+function fromEnv(name: string): string {
+  return process.env[name.toUpperCase()] || process.env[name.toLowerCase()] || '';
 }
 
 /** The dispatcher for the settings and the TLS material read for them, without redirects. */
-function buildDispatcher(
-  undici: Undici,
-  settings: ConnectionSettings,
-  from: { readonly material: TlsMaterial; readonly env: NodeJS.ProcessEnv },
-): Dispatcher {
-  const { material, env } = from;
+function buildDispatcher(undici: Undici, settings: ConnectionSettings, material: TlsMaterial): Dispatcher {
   const tls = tlsOptions(settings.tls, material);
   const agent = { keepAliveTimeout: 30_000, connections: 64, connect: tls } as const;
   const proxy = settings.proxy;
@@ -316,9 +297,9 @@ function buildDispatcher(
     proxy.kind === 'url'
       ? { httpProxy: proxy.url, httpsProxy: proxy.url, noProxy: proxy.noProxy ?? '' }
       : {
-          httpProxy: fromEnv(env, 'http_proxy'),
-          httpsProxy: fromEnv(env, 'https_proxy'),
-          noProxy: fromEnv(env, 'no_proxy'),
+          httpProxy: fromEnv('http_proxy'),
+          httpsProxy: fromEnv('https_proxy'),
+          noProxy: fromEnv('no_proxy'),
         };
   const headers = Object.fromEntries(
     Object.entries(settings.proxyConnectHeader).map(([name, values]) => [name.toLowerCase(), [...values]]),

@@ -148,13 +148,9 @@ export interface ClientObserver {
  * Times each attempt of `next` and reports it once to `observer`: a failure at once, an answer
  * when the decoder settles it (its body may still prove invalid).
  */
-export function observing(
-  next: Step<Authorized>,
-  observer: ClientObserver,
-  monotonic: () => number,
-): Step<Authorized> {
+export function observing(next: Step<Authorized>, observer: ClientObserver): Step<Authorized> {
   return async (sending) => {
-    const started = monotonic();
+    const started = performance.now();
     const hear = (
       outcome: number | UpstreamError,
       at: { readonly seconds: number; readonly bytes: number },
@@ -169,11 +165,11 @@ export function observing(
     try {
       answer = await next(sending);
     } catch (err) {
-      const seconds = (monotonic() - started) / 1000;
+      const seconds = (performance.now() - started) / 1000;
       if (err instanceof UpstreamError) hear(err, { seconds, bytes: err.receivedBytes ?? 0 });
       throw err;
     }
-    const at = { seconds: (monotonic() - started) / 1000, bytes: answer.wireBytes };
+    const at = { seconds: (performance.now() - started) / 1000, bytes: answer.wireBytes };
     return { ...answer, settle: (failure) => hear(failure ?? answer.status, at) };
   };
 }

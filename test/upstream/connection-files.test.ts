@@ -1,11 +1,13 @@
 /**
- * The TLS files of the upstream connection, with injected file access: when they are read,
+ * The TLS files of the upstream connection, on a real temporary file: when they are read,
  * what a bad file does, and the failures' words. The handshakes themselves are in
  * connection.e2e.test.ts (e2e, real servers).
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   type ConnectionSettings,
   DEFAULT_CONNECTION,
@@ -13,31 +15,47 @@ import {
   UpstreamConnection,
 } from '../../src/upstream/connection.ts';
 import { connectionHint } from '../../src/upstream/transport.ts';
+import { RegularFileReader } from '../../src/util/read-file.ts';
 
 const CA = readFileSync(
   fileURLToPath(new URL('../fixtures/config/secrets/upstream-ca.crt', import.meta.url)),
 );
 
-const withCa: ConnectionSettings = {
-  ...DEFAULT_CONNECTION,
-  tls: { ...DEFAULT_CONNECTION.tls, caFile: '/etc/upstream/ca.crt' },
-};
+const dirs: string[] = [];
+afterEach(() => {
+  vi.restoreAllMocks();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
 
-/** A one-file disk whose content and version the test sets; counts reads. */
+/**
+ * A CA file in a temporary directory whose content and version (its mtime, in seconds) the test
+ * sets; counts reads. `settings` point `ca_file` at it.
+ */
 function fakeDisk(content: Buffer | undefined) {
-  const disk = { content, version: 1, reads: 0 };
-  const deps = {
-    stat: async () => {
-      if (disk.content === undefined) throw Object.assign(new Error('gone'), { code: 'ENOENT' });
-      return { mtimeMs: disk.version, size: disk.content.length };
+  const dir = mkdtempSync(join(tmpdir(), 'connection-files-'));
+  dirs.push(dir);
+  const path = join(dir, 'ca.crt');
+  const reads = vi.spyOn(RegularFileReader.prototype, 'read');
+  const disk = {
+    path,
+    set content(bytes: Buffer | undefined) {
+      if (bytes === undefined) rmSync(path, { force: true });
+      else writeFileSync(path, bytes);
     },
-    read: async () => {
-      disk.reads++;
-      if (disk.content === undefined) throw Object.assign(new Error('gone'), { code: 'ENOENT' });
-      return disk.content;
+    set version(seconds: number) {
+      utimesSync(path, seconds, seconds);
+    },
+    get reads() {
+      return reads.mock.calls.length;
     },
   };
-  return { disk, deps };
+  disk.content = content;
+  if (content !== undefined) disk.version = 1;
+  const settings: ConnectionSettings = {
+    ...DEFAULT_CONNECTION,
+    tls: { ...DEFAULT_CONNECTION.tls, caFile: path },
+  };
+  return { disk, settings };
 }
 
 describe('UpstreamConnection', () => {
@@ -48,8 +66,8 @@ describe('UpstreamConnection', () => {
   });
 
   it('reads the files once while they are unchanged, and again when one changes', async () => {
-    const { disk, deps } = fakeDisk(CA);
-    const conn = new UpstreamConnection(withCa, deps);
+    const { disk, settings } = fakeDisk(CA);
+    const conn = new UpstreamConnection(settings);
     const first = await conn.dispatcher();
     expect(await conn.dispatcher()).toBe(first);
     expect(disk.reads).toBe(1);
@@ -61,8 +79,8 @@ describe('UpstreamConnection', () => {
   });
 
   it('shares one check among requests that arrive together', async () => {
-    const { disk, deps } = fakeDisk(CA);
-    const conn = new UpstreamConnection(withCa, deps);
+    const { disk, settings } = fakeDisk(CA);
+    const conn = new UpstreamConnection(settings);
     const [a, b, c] = await Promise.all([conn.dispatcher(), conn.dispatcher(), conn.dispatcher()]);
     expect(new Set([a, b, c]).size).toBe(1);
     expect(disk.reads).toBe(1);
@@ -70,17 +88,17 @@ describe('UpstreamConnection', () => {
   });
 
   it('fails a request, naming the key and path, when no file was ever readable', async () => {
-    const { deps } = fakeDisk(undefined);
-    const conn = new UpstreamConnection(withCa, deps);
+    const { disk, settings } = fakeDisk(undefined);
+    const conn = new UpstreamConnection(settings);
     await expect(conn.dispatcher()).rejects.toThrow(
-      'upstream.tls_config.ca_file: cannot read /etc/upstream/ca.crt: ENOENT',
+      `upstream.tls_config.ca_file: cannot read ${disk.path}: ENOENT`,
     );
   });
 
   it('keeps the last good dispatcher while a file is bad, reads a bad version once, and recovers', async () => {
-    const { disk, deps } = fakeDisk(CA);
+    const { disk, settings } = fakeDisk(CA);
     const reports: Array<string | undefined> = [];
-    const conn = new UpstreamConnection(withCa, { ...deps, onFileError: (r) => reports.push(r) });
+    const conn = new UpstreamConnection(settings, { onFileError: (r) => reports.push(r) });
     const good = await conn.dispatcher();
 
     disk.content = Buffer.from('-----BEGIN PRIVATE KEY-----\nsecret\n');
@@ -88,11 +106,11 @@ describe('UpstreamConnection', () => {
     expect(await conn.dispatcher()).toBe(good);
     expect(await conn.dispatcher()).toBe(good);
     expect(disk.reads).toBe(2);
-    expect(reports.at(-1)).toBe('upstream.tls_config.ca_file /etc/upstream/ca.crt: holds no PEM certificate');
+    expect(reports.at(-1)).toBe(`upstream.tls_config.ca_file ${disk.path}: holds no PEM certificate`);
 
     disk.content = undefined;
     expect(await conn.dispatcher()).toBe(good);
-    expect(reports.at(-1)).toBe('upstream.tls_config.ca_file: cannot read /etc/upstream/ca.crt: ENOENT');
+    expect(reports.at(-1)).toBe(`upstream.tls_config.ca_file: cannot read ${disk.path}: ENOENT`);
 
     disk.content = CA;
     disk.version = 3;
@@ -100,8 +118,8 @@ describe('UpstreamConnection', () => {
     expect(renewed).not.toBe(good);
     expect(reports.at(-1)).toBeUndefined();
     expect(reports).toEqual([
-      'upstream.tls_config.ca_file /etc/upstream/ca.crt: holds no PEM certificate',
-      'upstream.tls_config.ca_file: cannot read /etc/upstream/ca.crt: ENOENT',
+      `upstream.tls_config.ca_file ${disk.path}: holds no PEM certificate`,
+      `upstream.tls_config.ca_file: cannot read ${disk.path}: ENOENT`,
       undefined,
     ]);
     // Never a word of what the file held.

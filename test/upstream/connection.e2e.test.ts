@@ -15,12 +15,12 @@ import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import { getRequestListener } from '@hono/node-server';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { wireExporter } from '../../src/app/wire.ts';
 import { configFromObject } from '../../src/config/load.ts';
 import { createSimulator } from '../../src/simulator/create.ts';
 import { createClient, type SharedClient } from '../../src/upstream/client.ts';
-import { type ConnectionDeps, UpstreamConnection } from '../../src/upstream/connection.ts';
+import { UpstreamConnection } from '../../src/upstream/connection.ts';
 import { freePort } from '../helpers/prometheus.ts';
 import { createTestPki, hasOpenssl, type TestPki } from '../helpers/tls.ts';
 
@@ -297,7 +297,10 @@ describe.skipIf(!enabled)('upstream connection: TLS, proxies, redirects against 
   });
 
   /** A client with the connection the exporter would make from this `upstream` config. */
-  function clientFor(upstream: Record<string, unknown>, deps: ConnectionDeps = {}) {
+  function clientFor(
+    upstream: Record<string, unknown>,
+    deps: ConstructorParameters<typeof UpstreamConnection>[1] = {},
+  ) {
     const config = configFromObject(
       { upstream: { token: 'demo-token', retry: { max_attempts: 1 }, ...upstream } },
       { baseDir: pki.dir, source: 'test' },
@@ -314,6 +317,17 @@ describe.skipIf(!enabled)('upstream connection: TLS, proxies, redirects against 
   }
 
   const clientCert = { cert_file: 'client.crt', key_file: 'client.key' };
+
+  /** The proxy environment exactly `vars` (upper case names), whatever the machine's holds. */
+  function proxyEnv(vars: Partial<Record<'HTTPS_PROXY' | 'HTTP_PROXY' | 'NO_PROXY', string>>) {
+    for (const name of ['HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY'] as const) {
+      vi.stubEnv(name, vars[name] ?? '');
+      vi.stubEnv(name.toLowerCase(), '');
+    }
+  }
+  afterEach(() => {
+    vi.unstubAllEnvs();
+  });
   const failure = (p: Promise<unknown>) =>
     p.then(
       () => 'no error',
@@ -448,18 +462,16 @@ describe.skipIf(!enabled)('upstream connection: TLS, proxies, redirects against 
   });
 
   it('takes the proxy from HTTPS_PROXY with proxy_from_environment, with proxy_connect_header', async () => {
-    const { client } = clientFor(
-      {
-        base_url: mtls.url,
-        tls_config: { ca_file: 'ca.crt', ...clientCert },
-        proxy_from_environment: true,
-        proxy_connect_header: {
-          'X-Plant': ['berlin', 'line-1'],
-          'Proxy-Authorization': ['Basic cGxhbnQ6cHc='],
-        },
+    proxyEnv({ HTTPS_PROXY: proxy.url });
+    const { client } = clientFor({
+      base_url: mtls.url,
+      tls_config: { ca_file: 'ca.crt', ...clientCert },
+      proxy_from_environment: true,
+      proxy_connect_header: {
+        'X-Plant': ['berlin', 'line-1'],
+        'Proxy-Authorization': ['Basic cGxhbnQ6cHc='],
       },
-      { env: { HTTPS_PROXY: proxy.url } },
-    );
+    });
     expect((await client.listSites()).records.length).toBeGreaterThan(0);
     expect(proxy.connects.at(-1)).toMatchObject({
       target: `127.0.0.1:${mtls.port}`,
@@ -471,10 +483,12 @@ describe.skipIf(!enabled)('upstream connection: TLS, proxies, redirects against 
 
   it('honours NO_PROXY with proxy_from_environment', async () => {
     const before = proxy.connects.length;
-    const { client } = clientFor(
-      { base_url: mtls.url, tls_config: { ca_file: 'ca.crt', ...clientCert }, proxy_from_environment: true },
-      { env: { HTTPS_PROXY: proxy.url, NO_PROXY: 'localhost,127.0.0.1' } },
-    );
+    proxyEnv({ HTTPS_PROXY: proxy.url, NO_PROXY: 'localhost,127.0.0.1' });
+    const { client } = clientFor({
+      base_url: mtls.url,
+      tls_config: { ca_file: 'ca.crt', ...clientCert },
+      proxy_from_environment: true,
+    });
     expect((await client.listSites()).records.length).toBeGreaterThan(0);
     expect(proxy.connects.length).toBe(before);
   });
