@@ -3,8 +3,8 @@
  * The gzip body is one member: header, each part's raw deflate ended by a sync flush (so the next
  * stream follows at a byte boundary), the tail's final block, and the CRC32/ISIZE trailer.
  * Deflated bytes are always kept (Prometheus asks for gzip); plain bytes only while plain scrapes
- * come ({@link Demand}); protobuf in `when-asked` mode only while protobuf scrapes come
- * ({@link RecentAsks}), read back from the OpenMetrics bytes on a late ask.
+ * come ({@link Demand}); protobuf only while protobuf scrapes come ({@link RecentAsks}), read back
+ * from the OpenMetrics bytes on a late ask (most Prometheus servers never ask for it).
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
@@ -66,14 +66,6 @@ function isTail(x: readonly Family[] | Tail): x is Tail {
   return !Array.isArray(x);
 }
 
-/** Options of {@link ExpositionCache}. */
-export interface ExpositionCacheOptions {
-  /** The exporter's shared yielder to the event loop; default the cache's own. */
-  readonly yielder?: LoopYielder;
-  /** `when-asked` (the exporter's: most Prometheus servers never ask for protobuf) or `always` (default). */
-  readonly protobuf?: 'always' | 'when-asked';
-}
-
 /** One format of a part: raw deflate up to a sync flush; `inflated` serves plain scrapes until the next publish. */
 interface PartBody {
   readonly deflated: Buffer;
@@ -84,13 +76,13 @@ interface PartBody {
 }
 
 /**
- * A published part. In `when-asked` mode `shapes` lets an ask read the families back from the
- * OpenMetrics body: keeping the families cost about 20 MiB of heap per 100k series.
+ * A published part. `shapes` lets an ask read the families back from the OpenMetrics body:
+ * keeping the families cost about 20 MiB of heap per 100k series.
  */
 interface Part {
   readonly series: number;
   readonly bodies: Readonly<Record<TextFormat, PartBody>>;
-  readonly shapes?: readonly FamilyShape[];
+  readonly shapes: readonly FamilyShape[];
   protobuf?: PartBody;
 }
 
@@ -204,8 +196,8 @@ export class ExpositionCache {
   private readonly applied = new Map<string, number>();
   private renderMs: Record<ExpositionFormat, number> = { text: 0, openmetrics: 0, protobuf: 0 };
   private readonly yielder: LoopYielder;
-  /** `when-asked` mode: whether publishes render protobuf. */
-  private readonly protobufAsks: RecentAsks | undefined;
+  /** Whether publishes render protobuf. */
+  private readonly protobufAsks = new RecentAsks();
   private protobufRender: Promise<void> | undefined;
   /** Whether publishes keep a format's plain bytes. */
   private readonly plainDemand: Record<ExpositionFormat, Demand> = {
@@ -216,9 +208,9 @@ export class ExpositionCache {
   /** A protobuf tail's families, for the text answer when protobuf is not ready. */
   private readonly tailFamilies = new WeakMap<Tail, { families: readonly Family[]; text?: Tail }>();
 
-  constructor(opts: ExpositionCacheOptions = {}) {
+  /** `yielder`: the exporter's shared yielder to the event loop; default the cache's own. */
+  constructor(opts: { readonly yielder?: LoopYielder } = {}) {
     this.yielder = opts.yielder ?? new LoopYielder();
-    this.protobufAsks = opts.protobuf === 'when-asked' ? new RecentAsks() : undefined;
   }
 
   /**
@@ -259,8 +251,7 @@ export class ExpositionCache {
     let pbMs = 0;
     const keepPbPlain = this.plainDemand.protobuf.takePublish(partName);
     let protobuf: PartBody | undefined;
-    const asks = this.protobufAsks;
-    if (asks === undefined || asks.active()) {
+    if (this.protobufAsks.active()) {
       const pb = await this.renderProtobuf(families, { keepPlain: keepPbPlain });
       pbMs = pb.busyMs;
       protobuf = pb.body;
@@ -268,9 +259,8 @@ export class ExpositionCache {
     if ((this.applied.get(partName) ?? 0) > seq) return;
     this.applied.set(partName, seq);
     this.renderMs = { text: textMs, openmetrics: omMs, protobuf: pbMs };
-    if (asks !== undefined && !asks.active()) for (const p of this.parts.values()) p.protobuf = undefined;
-    const part: Part =
-      asks === undefined ? { series, bodies } : { series, bodies, shapes: shapesOf(families) };
+    if (!this.protobufAsks.active()) for (const p of this.parts.values()) p.protobuf = undefined;
+    const part: Part = { series, bodies, shapes: shapesOf(families) };
     if (protobuf !== undefined) part.protobuf = protobuf;
     this.parts.set(partName, part);
     this.rebuild();
@@ -327,7 +317,7 @@ export class ExpositionCache {
   ): Promise<ExpositionResponse> {
     let tail = isTail(dynamic) ? dynamic : this.tail(format, dynamic);
     if (tail.format !== format) throw new Error(`a ${tail.format} tail cannot end a ${format} body`);
-    if (format === 'protobuf' && this.protobufAsks !== undefined) {
+    if (format === 'protobuf') {
       this.protobufAsks.ask();
       await this.protobufOnAsk({ keepPlain: !opts.gzip });
     }
@@ -395,7 +385,7 @@ export class ExpositionCache {
   private async renderMissingProtobuf(opts: { readonly keepPlain: boolean }): Promise<void> {
     let busyMs = 0;
     for (const part of [...this.parts.values()]) {
-      if (part.protobuf !== undefined || part.shapes === undefined) continue;
+      if (part.protobuf !== undefined) continue;
       const families = await readOpenMetrics(await wholePlain(part.bodies.openmetrics), {
         shapes: part.shapes,
         yielder: this.yielder,
