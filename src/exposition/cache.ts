@@ -229,8 +229,7 @@ export class ExpositionCache {
     const keepOm = this.plainDemand.openmetrics.takePublish(partName);
     for (const run of runsOf(families)) {
       const encoded: Encoded[] = [];
-      const rendered = await this.renderInto(run.families, {
-        format: 'text',
+      const rendered = await this.render(run.families, 'text', {
         into: encoded,
         keepPlain: keepText || (run.shared && keepOm),
       });
@@ -241,7 +240,7 @@ export class ExpositionCache {
         om.push(...encoded);
         continue;
       }
-      const own = await this.renderInto(run.families, { format: 'openmetrics', into: om, keepPlain: keepOm });
+      const own = await this.render(run.families, 'openmetrics', { into: om, keepPlain: keepOm });
       omMs += own.busyMs;
     }
     const bodies = {
@@ -399,24 +398,27 @@ export class ExpositionCache {
     this.rebuild();
   }
 
-  /** Each step is compressed before the next writes over its block; plain bytes are kept as copies. */
-  private renderInto(
+  /**
+   * Each step is compressed before the next writes over its block; plain bytes are kept as copies.
+   * Each chunk is deflated on its own: joining them cost a copy of the whole part per publish
+   * (17 MB at 100k series) that the allocator kept as RSS. Sync-flushed streams are byte-aligned.
+   */
+  private render(
     families: readonly Family[],
-    opts: { readonly format: TextFormat; readonly into: Encoded[]; readonly keepPlain: boolean },
+    format: ExpositionFormat,
+    opts: { readonly into: Encoded[]; readonly keepPlain: boolean },
   ): Promise<{ readonly samples: number; readonly busyMs: number }> {
-    return renderFamiliesInto(families, opts.format, {
-      yielder: this.yielder,
-      consume: this.consumer(opts),
-    });
-  }
-
-  private consumer(opts: { readonly into: Encoded[]; readonly keepPlain: boolean }) {
-    return async (chunks: Buffer[]) => {
-      for (const e of await this.encode(chunks)) {
-        const { plain, ...rest } = e;
-        opts.into.push(opts.keepPlain && plain ? { ...rest, plain: ownCopy(plain) } : rest);
+    const consume = async (chunks: Buffer[]) => {
+      for (const plain of chunks) {
+        const deflated = await deflateRaw(plain, SYNC_FLUSH);
+        const kept = opts.keepPlain ? { plain: ownCopy(plain) } : {};
+        opts.into.push({ ...kept, length: plain.length, deflated, crc: crc32(plain) });
       }
     };
+    const stream = { yielder: this.yielder, consume };
+    return format === 'protobuf'
+      ? renderProtobufInto(families, stream)
+      : renderFamiliesInto(families, format, stream);
   }
 
   private async renderProtobuf(
@@ -424,10 +426,7 @@ export class ExpositionCache {
     opts: { readonly keepPlain: boolean },
   ): Promise<{ body: PartBody; busyMs: number }> {
     const into: Encoded[] = [];
-    const pb = await renderProtobufInto(families, {
-      yielder: this.yielder,
-      consume: this.consumer({ into, ...opts }),
-    });
+    const pb = await this.render(families, 'protobuf', { into, ...opts });
     return { body: partBody(into, opts), busyMs: pb.busyMs };
   }
 
@@ -436,19 +435,6 @@ export class ExpositionCache {
     if (held === undefined) throw new Error('a protobuf tail not made by this cache');
     held.text ??= this.tail('text', held.families);
     return held.text;
-  }
-
-  /**
-   * Deflates each chunk on its own: joining them cost a copy of the whole part per publish
-   * (17 MB at 100k series) that the allocator kept as RSS. Sync-flushed streams are byte-aligned.
-   */
-  private async encode(chunks: readonly Buffer[]): Promise<Encoded[]> {
-    const encoded: Encoded[] = [];
-    for (const plain of chunks) {
-      const deflated = await deflateRaw(plain, SYNC_FLUSH);
-      encoded.push({ plain, length: plain.length, deflated, crc: crc32(plain) });
-    }
-    return encoded;
   }
 
   /** Synchronous, so nothing interleaves; copies no bytes (CRCs combine arithmetically). */
