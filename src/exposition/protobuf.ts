@@ -38,6 +38,8 @@ const HISTOGRAM = {
   created: len(15),
   exemplars: len(16),
 };
+const NEGATIVE = { span: HISTOGRAM.negativeSpan, delta: HISTOGRAM.negativeDelta };
+const POSITIVE = { span: HISTOGRAM.positiveSpan, delta: HISTOGRAM.positiveDelta };
 const BUCKET = { count: varint(1), bound: fixed64(2), exemplar: len(3) };
 const SPAN = { offset: varint(1), length: varint(2) };
 const EXEMPLAR = { label: len(1), value: fixed64(2), timestamp: len(3) };
@@ -175,18 +177,15 @@ class ProtoRenderer {
   private renderSamples(fam: Family, budget: number): number {
     const from = this.sample;
     const classic = this.classic;
-    if (classic !== undefined) {
-      const end = Math.min(classic.length, from + budget);
-      for (let i = from; i < end; i++) this.classicMetric(classic[i]!);
-      this.sample = end;
-    } else {
-      const { samples } = fam;
+    const samples = fam.samples;
+    const end = Math.min((classic ?? samples).length, from + budget);
+    if (classic !== undefined) for (let i = from; i < end; i++) this.classicMetric(classic[i]!);
+    else {
       const type = TYPES[fam.desc.kind];
-      const end = Math.min(samples.length, from + budget);
       for (let i = from; i < end; i++) this.metric(samples[i]!, type);
-      this.sample = end;
     }
-    return this.sample - from;
+    this.sample = end;
+    return end - from;
   }
 
   /**
@@ -281,10 +280,7 @@ class ProtoRenderer {
         this.byte(COUNTER.exemplar);
         this.exemplar(s.exemplar);
       }
-      if (type === TYPES.counter && this.createdMs !== undefined) {
-        this.byte(COUNTER.created);
-        this.timestamp(this.createdMs);
-      }
+      if (type === TYPES.counter) this.created(COUNTER.created);
       this.close(at);
     }
     this.close(metricAt);
@@ -328,20 +324,13 @@ class ProtoRenderer {
     this.varintField(HISTOGRAM.schema, zigzag(h.schema));
     this.doubleField(HISTOGRAM.zeroThreshold, h.zeroThreshold);
     this.varintField(HISTOGRAM.zeroCount, h.zeroCount);
-    this.buckets(h.negativeOffset, h.negative, {
-      span: HISTOGRAM.negativeSpan,
-      delta: HISTOGRAM.negativeDelta,
-    });
+    this.buckets(h.negativeOffset, h.negative, NEGATIVE);
     const empty = h.zeroCount === 0 && !h.positive.some((c) => c > 0) && !h.negative.some((c) => c > 0);
     if (empty) {
       // A span of length 0, as client_golang writes: newer scrapers then see a native
       // histogram even without observations and a zero threshold of 0.
       this.span(HISTOGRAM.positiveSpan, 0, 0);
-    } else
-      this.buckets(h.positiveOffset, h.positive, {
-        span: HISTOGRAM.positiveSpan,
-        delta: HISTOGRAM.positiveDelta,
-      });
+    } else this.buckets(h.positiveOffset, h.positive, POSITIVE);
     this.created(HISTOGRAM.created);
     // Newer Prometheus versions read native histograms' exemplars here (2.42 skips the field).
     if (exemplar !== undefined && exemplar.timestampMs !== undefined) {
