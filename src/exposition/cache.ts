@@ -62,10 +62,6 @@ export interface Tail {
   trailer(body: { readonly crc: number; readonly length: number }): Buffer;
 }
 
-function isTail(x: readonly Family[] | Tail): x is Tail {
-  return !Array.isArray(x);
-}
-
 /** One format of a part: raw deflate up to a sync flush; `inflated` serves plain scrapes until the next publish. */
 interface PartBody {
   readonly deflated: Buffer;
@@ -112,8 +108,7 @@ export interface HeldBytes {
 }
 
 function response(chunks: Buffer[], contentType: string, contentEncoding?: 'gzip'): ExpositionResponse {
-  let length = 0;
-  for (const c of chunks) length += c.length;
+  const length = chunks.reduce((n, c) => n + c.length, 0);
   return {
     chunks,
     length,
@@ -173,10 +168,10 @@ function partBody(encoded: readonly Encoded[], opts: { readonly keepPlain: boole
 }
 
 /** The plain bytes of a part body: kept, or inflated once from its deflate. */
-function plainOf(body: PartBody): readonly Buffer[] | Promise<Buffer> {
+async function plainOf(body: PartBody): Promise<readonly Buffer[]> {
   if (body.plain) return body.plain;
   body.inflated ??= inflateRaw(body.deflated, SYNC_FLUSH);
-  return body.inflated;
+  return [await body.inflated];
 }
 
 /** Like {@link plainOf}, not remembered: the protobuf render needs it once. */
@@ -314,7 +309,7 @@ export class ExpositionCache {
     dynamic: readonly Family[] | Tail,
     opts: { readonly gzip?: boolean } = {},
   ): Promise<ExpositionResponse> {
-    let tail = isTail(dynamic) ? dynamic : this.tail(format, dynamic);
+    let tail = 'plain' in dynamic ? dynamic : this.tail(format, dynamic);
     if (tail.format !== format) throw new Error(`a ${tail.format} tail cannot end a ${format} body`);
     if (format === 'protobuf') {
       this.protobufAsks.ask();
@@ -331,11 +326,7 @@ export class ExpositionCache {
     if (!opts.gzip) {
       this.plainDemand[answered].ask();
       const chunks: Buffer[] = [];
-      for (const p of body.parts) {
-        const plain = await plainOf(p);
-        if (Array.isArray(plain)) chunks.push(...plain);
-        else chunks.push(plain as Buffer);
-      }
+      for (const p of body.parts) chunks.push(...(await plainOf(p)));
       chunks.push(tail.plain);
       return response(chunks, contentType);
     }
