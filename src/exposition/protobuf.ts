@@ -107,29 +107,6 @@ function classicHistograms(samples: readonly Sample[]): ClassicHistogram[] {
   return [...byLabels.values()];
 }
 
-/** Encoded once per description: a poll renders dozens of small families. */
-const HEADERS = new WeakMap<FamilyDesc, Buffer>();
-
-function headerOf(desc: FamilyDesc): Buffer {
-  let header = HEADERS.get(desc);
-  if (header !== undefined) return header;
-  const name = Buffer.from(desc.name, 'utf8');
-  const help = Buffer.from(desc.help, 'utf8');
-  const out = Buffer.alloc(3 + 2 * 5 + name.length + help.length + 1);
-  let off = 0;
-  out[off++] = FAMILY.name;
-  off = writeVarint(out, off, name.length);
-  off += name.copy(out, off);
-  out[off++] = FAMILY.help;
-  off = writeVarint(out, off, help.length);
-  off += help.copy(out, off);
-  out[off++] = FAMILY.type;
-  off = writeVarint(out, off, TYPES[desc.kind]);
-  header = Buffer.from(out.subarray(0, off));
-  HEADERS.set(desc, header);
-  return header;
-}
-
 /** {@link step} renders up to a budget of samples, {@link take} returns the finished families' bytes. */
 class ProtoRenderer {
   private family = 0;
@@ -218,14 +195,16 @@ class ProtoRenderer {
 
   private startFamily(fam: Family): void {
     const desc = fam.desc;
-    const header = headerOf(desc);
-    this.room(FAMILY_LENGTH_BYTES + header.length);
+    // Two tags, two lengths of up to 5 bytes and the type: 32 bytes besides the UTF-8.
+    this.room(FAMILY_LENGTH_BYTES + 32 + 3 * (desc.name.length + desc.help.length));
     this.inFamily = true;
     this.familyStart = this.off;
     this.familySegment = this.off;
     this.familyEarlier = 0;
     this.off += FAMILY_LENGTH_BYTES;
-    this.bytes(header);
+    this.stringField(FAMILY.name, desc.name);
+    this.stringField(FAMILY.help, desc.help);
+    this.varintField(FAMILY.type, TYPES[desc.kind]);
     const classicHistogram = desc.kind === 'histogram' && fam.samples.some((s) => s.suffix !== undefined);
     this.classic = classicHistogram ? classicHistograms(fam.samples) : undefined;
     this.createdMs = desc.kind === 'counter' || desc.kind === 'histogram' ? fam.createdMs : undefined;
@@ -488,6 +467,13 @@ class ProtoRenderer {
   private varintField(field: number, n: number): void {
     this.byte(field);
     this.varint(n);
+  }
+
+  private stringField(field: number, text: string): void {
+    this.byte(field);
+    const at = this.open();
+    this.string(text, 0, text.length);
+    this.close(at);
   }
 
   private doubleField(field: number, v: number): void {
