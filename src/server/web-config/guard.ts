@@ -33,7 +33,7 @@ export function guardFetch(inner: NodeFetch, opts: GuardOptions): NodeFetch {
     // A new bucket only when the limit itself changed, so that a re-read does not refill it.
     if (r?.intervalMs !== limiterFor?.intervalMs || r?.burst !== limiterFor?.burst) {
       limiterFor = r;
-      limiter = r && new RateLimiter({ ...r, clock: Date.now });
+      limiter = r && new RateLimiter(r);
     }
     return limiter;
   };
