@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import bcrypt from 'bcryptjs';
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   DEFAULT_HTTP_LIMITS,
   type HttpLimits,
@@ -107,7 +107,10 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('HTTPS with a web config', () 
   let pki: TestPki;
   let dir: string;
   let now = 0;
-  const clock = () => now;
+  // The watcher's re-reads and the rate limit go by the wall clock, moved by the tests.
+  beforeEach(() => {
+    vi.spyOn(Date, 'now').mockImplementation(() => now);
+  });
   beforeAll(() => {
     pki = createTestPki();
     dir = mkdtempSync(path.join(tmpdir(), 'webcfg-'));
@@ -119,7 +122,7 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('HTTPS with a web config', () 
     copyFileSync(pki.file('server.crt'), path.join(dir, 'tls.crt'));
     copyFileSync(pki.file('server.key'), path.join(dir, 'tls.key'));
     writeFileSync(path.join(dir, 'web.yml'), `${tls}${extra}`);
-    return watchWebConfig({ path: path.join(dir, 'web.yml'), logger, clock });
+    return watchWebConfig({ path: path.join(dir, 'web.yml'), logger });
   }
   const ca = () => ({ ca: pki.pem('ca.crt') });
 
@@ -187,8 +190,6 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('HTTPS with a web config', () 
 
   it('answers 429 with Retry-After past the burst', async () => {
     now = 0;
-    // The rate limit's bucket fills on the wall clock.
-    vi.spyOn(Date, 'now').mockImplementation(() => now);
     const s = await serveApp({
       webConfig: await webConfig('rate_limit:\n  interval: 10s\n  burst: 2\n'),
     });
