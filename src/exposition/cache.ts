@@ -55,6 +55,8 @@ export interface ExpositionResponse {
 /** The rendered dynamic end of a scrape body, in one format. */
 export interface Tail {
   readonly format: ExpositionFormat;
+  /** The families rendered, for a text tail when protobuf is not ready. */
+  readonly families: readonly Family[];
   readonly plain: Buffer;
   /** Raw deflate of `plain`, ending the gzip stream (computed on first use). */
   deflated(): Buffer;
@@ -200,8 +202,6 @@ export class ExpositionCache {
     openmetrics: new Demand(),
     protobuf: new Demand(),
   };
-  /** A protobuf tail's families, for the text answer when protobuf is not ready. */
-  private readonly tailFamilies = new WeakMap<Tail, { families: readonly Family[]; text?: Tail }>();
 
   /** `yielder`: the exporter's shared yielder to the event loop; default the cache's own. */
   constructor(opts: { readonly yielder?: LoopYielder } = {}) {
@@ -273,17 +273,16 @@ export class ExpositionCache {
   }
 
   /** Renders a scrape's dynamic tail (and OpenMetrics' `# EOF`); a tail can serve several scrapes. */
-  tail(format: ExpositionFormat, dynamicFamilies: readonly Family[]): Tail {
+  tail(format: ExpositionFormat, families: readonly Family[]): Tail {
     const rendered =
-      format === 'protobuf'
-        ? renderProtobufToBuffer(dynamicFamilies)
-        : renderFamiliesToBuffer(dynamicFamilies, format);
+      format === 'protobuf' ? renderProtobufToBuffer(families) : renderFamiliesToBuffer(families, format);
     const plain = format === 'openmetrics' ? Buffer.concat([rendered, EOF]) : rendered;
     let deflated: Buffer | undefined;
     let last: { body: object; trailer: Buffer } | undefined;
     // The tail is a few kilobytes: compressing it inline is cheaper than a thread-pool hop.
-    const tail: Tail = {
+    return {
       format,
+      families,
       plain,
       deflated: () => (deflated ??= zlib.deflateRawSync(plain)),
       trailer: (body) => {
@@ -295,8 +294,6 @@ export class ExpositionCache {
         return trailer;
       },
     };
-    if (format === 'protobuf') this.tailFamilies.set(tail, { families: dynamicFamilies });
-    return tail;
   }
 
   /**
@@ -320,7 +317,7 @@ export class ExpositionCache {
     if (body === undefined) {
       answered = 'text';
       body = this.state.bodies.text ?? EMPTY_BODY;
-      tail = this.textTailOf(tail);
+      tail = this.tail('text', tail.families);
     }
     const contentType = CONTENT_TYPES[answered];
     if (!opts.gzip) {
@@ -419,13 +416,6 @@ export class ExpositionCache {
     const into: Encoded[] = [];
     const pb = await this.render(families, 'protobuf', { into, ...opts });
     return { body: partBody(into, opts), busyMs: pb.busyMs };
-  }
-
-  private textTailOf(tail: Tail): Tail {
-    const held = this.tailFamilies.get(tail);
-    if (held === undefined) throw new Error('a protobuf tail not made by this cache');
-    held.text ??= this.tail('text', held.families);
-    return held.text;
   }
 
   /** Synchronous, so nothing interleaves; copies no bytes (CRCs combine arithmetically). */
