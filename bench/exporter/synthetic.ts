@@ -81,6 +81,8 @@ function median(xs: readonly number[]): number {
 export async function runSynthetic(series: number, runs = 5): Promise<SyntheticResult> {
   const { families, stations } = syntheticFamilies(series);
   const cache = new ExpositionCache();
+  // A protobuf scrape first, so that the publishes render protobuf too, as for a protobuf scraper.
+  await cache.respond('protobuf', []);
   const render: number[] = [];
   const protobuf: number[] = [];
   const textPart: number[] = [];

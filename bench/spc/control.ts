@@ -300,6 +300,8 @@ export async function runControlBench(stations = 1000, baselineHours = 24): Prom
   if (profiler !== undefined && PROFILE !== undefined) await stopProfile(profiler, PROFILE);
   const held = charts.history();
   const cache = new ExpositionCache();
+  // Asked for protobuf first, so that the render time covers every format.
+  await cache.respond('protobuf', []);
   await cache.publish('control', families);
   const count = (name: string) => families.find((f) => f.desc.name === name)?.samples ?? [];
   const perChart = seriesPerChart(config);

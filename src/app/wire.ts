@@ -130,7 +130,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
   const upstream = keepUpstream ? prev.upstream : wireUpstream(config, opts, { ...lasting, shard });
   // Protobuf only while a scraper asks for it: few do (native histograms), and rendering it on
   // every poll costs RSS (docs/scaling.md, "Mechanisms and what each one buys").
-  const cache = new ExpositionCache({ yielder: upstream.yielder, protobuf: 'when-asked' });
+  const cache = new ExpositionCache({ yielder: upstream.yielder });
   // Not `opts`: its `previous` would keep every earlier exporter alive.
   const parts = { ...lasting, config, shard, upstream, cache };
   const scheduler = wireScheduler(parts, opts, keepUpstream ? reusableJobs(prev, config) : new Map());

@@ -3,8 +3,8 @@
  * The gzip body is one member: header, each part's raw deflate ended by a sync flush (so the next
  * stream follows at a byte boundary), the tail's final block, and the CRC32/ISIZE trailer.
  * Deflated bytes are always kept (Prometheus asks for gzip); plain bytes only while plain scrapes
- * come ({@link Demand}); protobuf in `when-asked` mode only while protobuf scrapes come
- * ({@link RecentAsks}), read back from the OpenMetrics bytes on a late ask.
+ * come ({@link Demand}); protobuf only while protobuf scrapes come ({@link RecentAsks}), read back
+ * from the OpenMetrics bytes on a late ask (most Prometheus servers never ask for it).
  */
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
@@ -55,23 +55,13 @@ export interface ExpositionResponse {
 /** The rendered dynamic end of a scrape body, in one format. */
 export interface Tail {
   readonly format: ExpositionFormat;
+  /** The families rendered, for a text tail when protobuf is not ready. */
+  readonly families: readonly Family[];
   readonly plain: Buffer;
   /** Raw deflate of `plain`, ending the gzip stream (computed on first use). */
   deflated(): Buffer;
   /** The gzip trailer of `body` followed by this tail (kept for the last body asked). */
   trailer(body: { readonly crc: number; readonly length: number }): Buffer;
-}
-
-function isTail(x: readonly Family[] | Tail): x is Tail {
-  return !Array.isArray(x);
-}
-
-/** Options of {@link ExpositionCache}. */
-export interface ExpositionCacheOptions {
-  /** The exporter's shared yielder to the event loop; default the cache's own. */
-  readonly yielder?: LoopYielder;
-  /** `when-asked` (the exporter's: most Prometheus servers never ask for protobuf) or `always` (default). */
-  readonly protobuf?: 'always' | 'when-asked';
 }
 
 /** One format of a part: raw deflate up to a sync flush; `inflated` serves plain scrapes until the next publish. */
@@ -84,13 +74,13 @@ interface PartBody {
 }
 
 /**
- * A published part. In `when-asked` mode `shapes` lets an ask read the families back from the
- * OpenMetrics body: keeping the families cost about 20 MiB of heap per 100k series.
+ * A published part. `shapes` lets an ask read the families back from the OpenMetrics body:
+ * keeping the families cost about 20 MiB of heap per 100k series.
  */
 interface Part {
   readonly series: number;
   readonly bodies: Readonly<Record<TextFormat, PartBody>>;
-  readonly shapes?: readonly FamilyShape[];
+  readonly shapes: readonly FamilyShape[];
   protobuf?: PartBody;
 }
 
@@ -120,8 +110,7 @@ export interface HeldBytes {
 }
 
 function response(chunks: Buffer[], contentType: string, contentEncoding?: 'gzip'): ExpositionResponse {
-  let length = 0;
-  for (const c of chunks) length += c.length;
+  const length = chunks.reduce((n, c) => n + c.length, 0);
   return {
     chunks,
     length,
@@ -181,10 +170,10 @@ function partBody(encoded: readonly Encoded[], opts: { readonly keepPlain: boole
 }
 
 /** The plain bytes of a part body: kept, or inflated once from its deflate. */
-function plainOf(body: PartBody): readonly Buffer[] | Promise<Buffer> {
+async function plainOf(body: PartBody): Promise<readonly Buffer[]> {
   if (body.plain) return body.plain;
   body.inflated ??= inflateRaw(body.deflated, SYNC_FLUSH);
-  return body.inflated;
+  return [await body.inflated];
 }
 
 /** Like {@link plainOf}, not remembered: the protobuf render needs it once. */
@@ -204,8 +193,8 @@ export class ExpositionCache {
   private readonly applied = new Map<string, number>();
   private renderMs: Record<ExpositionFormat, number> = { text: 0, openmetrics: 0, protobuf: 0 };
   private readonly yielder: LoopYielder;
-  /** `when-asked` mode: whether publishes render protobuf. */
-  private readonly protobufAsks: RecentAsks | undefined;
+  /** Whether publishes render protobuf. */
+  private readonly protobufAsks = new RecentAsks();
   private protobufRender: Promise<void> | undefined;
   /** Whether publishes keep a format's plain bytes. */
   private readonly plainDemand: Record<ExpositionFormat, Demand> = {
@@ -213,12 +202,10 @@ export class ExpositionCache {
     openmetrics: new Demand(),
     protobuf: new Demand(),
   };
-  /** A protobuf tail's families, for the text answer when protobuf is not ready. */
-  private readonly tailFamilies = new WeakMap<Tail, { families: readonly Family[]; text?: Tail }>();
 
-  constructor(opts: ExpositionCacheOptions = {}) {
+  /** `yielder`: the exporter's shared yielder to the event loop; default the cache's own. */
+  constructor(opts: { readonly yielder?: LoopYielder } = {}) {
     this.yielder = opts.yielder ?? new LoopYielder();
-    this.protobufAsks = opts.protobuf === 'when-asked' ? new RecentAsks() : undefined;
   }
 
   /**
@@ -237,8 +224,7 @@ export class ExpositionCache {
     const keepOm = this.plainDemand.openmetrics.takePublish(partName);
     for (const run of runsOf(families)) {
       const encoded: Encoded[] = [];
-      const rendered = await this.renderInto(run.families, {
-        format: 'text',
+      const rendered = await this.render(run.families, 'text', {
         into: encoded,
         keepPlain: keepText || (run.shared && keepOm),
       });
@@ -249,7 +235,7 @@ export class ExpositionCache {
         om.push(...encoded);
         continue;
       }
-      const own = await this.renderInto(run.families, { format: 'openmetrics', into: om, keepPlain: keepOm });
+      const own = await this.render(run.families, 'openmetrics', { into: om, keepPlain: keepOm });
       omMs += own.busyMs;
     }
     const bodies = {
@@ -259,8 +245,7 @@ export class ExpositionCache {
     let pbMs = 0;
     const keepPbPlain = this.plainDemand.protobuf.takePublish(partName);
     let protobuf: PartBody | undefined;
-    const asks = this.protobufAsks;
-    if (asks === undefined || asks.active()) {
+    if (this.protobufAsks.active()) {
       const pb = await this.renderProtobuf(families, { keepPlain: keepPbPlain });
       pbMs = pb.busyMs;
       protobuf = pb.body;
@@ -268,9 +253,8 @@ export class ExpositionCache {
     if ((this.applied.get(partName) ?? 0) > seq) return;
     this.applied.set(partName, seq);
     this.renderMs = { text: textMs, openmetrics: omMs, protobuf: pbMs };
-    if (asks !== undefined && !asks.active()) for (const p of this.parts.values()) p.protobuf = undefined;
-    const part: Part =
-      asks === undefined ? { series, bodies } : { series, bodies, shapes: shapesOf(families) };
+    if (!this.protobufAsks.active()) for (const p of this.parts.values()) p.protobuf = undefined;
+    const part: Part = { series, bodies, shapes: shapesOf(families) };
     if (protobuf !== undefined) part.protobuf = protobuf;
     this.parts.set(partName, part);
     this.rebuild();
@@ -289,17 +273,16 @@ export class ExpositionCache {
   }
 
   /** Renders a scrape's dynamic tail (and OpenMetrics' `# EOF`); a tail can serve several scrapes. */
-  tail(format: ExpositionFormat, dynamicFamilies: readonly Family[]): Tail {
+  tail(format: ExpositionFormat, families: readonly Family[]): Tail {
     const rendered =
-      format === 'protobuf'
-        ? renderProtobufToBuffer(dynamicFamilies)
-        : renderFamiliesToBuffer(dynamicFamilies, format);
+      format === 'protobuf' ? renderProtobufToBuffer(families) : renderFamiliesToBuffer(families, format);
     const plain = format === 'openmetrics' ? Buffer.concat([rendered, EOF]) : rendered;
     let deflated: Buffer | undefined;
     let last: { body: object; trailer: Buffer } | undefined;
     // The tail is a few kilobytes: compressing it inline is cheaper than a thread-pool hop.
-    const tail: Tail = {
+    return {
       format,
+      families,
       plain,
       deflated: () => (deflated ??= zlib.deflateRawSync(plain)),
       trailer: (body) => {
@@ -311,8 +294,6 @@ export class ExpositionCache {
         return trailer;
       },
     };
-    if (format === 'protobuf') this.tailFamilies.set(tail, { families: dynamicFamilies });
-    return tail;
   }
 
   /**
@@ -325,9 +306,9 @@ export class ExpositionCache {
     dynamic: readonly Family[] | Tail,
     opts: { readonly gzip?: boolean } = {},
   ): Promise<ExpositionResponse> {
-    let tail = isTail(dynamic) ? dynamic : this.tail(format, dynamic);
+    let tail = 'plain' in dynamic ? dynamic : this.tail(format, dynamic);
     if (tail.format !== format) throw new Error(`a ${tail.format} tail cannot end a ${format} body`);
-    if (format === 'protobuf' && this.protobufAsks !== undefined) {
+    if (format === 'protobuf') {
       this.protobufAsks.ask();
       await this.protobufOnAsk({ keepPlain: !opts.gzip });
     }
@@ -336,17 +317,13 @@ export class ExpositionCache {
     if (body === undefined) {
       answered = 'text';
       body = this.state.bodies.text ?? EMPTY_BODY;
-      tail = this.textTailOf(tail);
+      tail = this.tail('text', tail.families);
     }
     const contentType = CONTENT_TYPES[answered];
     if (!opts.gzip) {
       this.plainDemand[answered].ask();
       const chunks: Buffer[] = [];
-      for (const p of body.parts) {
-        const plain = await plainOf(p);
-        if (Array.isArray(plain)) chunks.push(...plain);
-        else chunks.push(plain as Buffer);
-      }
+      for (const p of body.parts) chunks.push(...(await plainOf(p)));
       chunks.push(tail.plain);
       return response(chunks, contentType);
     }
@@ -395,7 +372,7 @@ export class ExpositionCache {
   private async renderMissingProtobuf(opts: { readonly keepPlain: boolean }): Promise<void> {
     let busyMs = 0;
     for (const part of [...this.parts.values()]) {
-      if (part.protobuf !== undefined || part.shapes === undefined) continue;
+      if (part.protobuf !== undefined) continue;
       const families = await readOpenMetrics(await wholePlain(part.bodies.openmetrics), {
         shapes: part.shapes,
         yielder: this.yielder,
@@ -409,24 +386,27 @@ export class ExpositionCache {
     this.rebuild();
   }
 
-  /** Each step is compressed before the next writes over its block; plain bytes are kept as copies. */
-  private renderInto(
+  /**
+   * Each step is compressed before the next writes over its block; plain bytes are kept as copies.
+   * Each chunk is deflated on its own: joining them cost a copy of the whole part per publish
+   * (17 MB at 100k series) that the allocator kept as RSS. Sync-flushed streams are byte-aligned.
+   */
+  private render(
     families: readonly Family[],
-    opts: { readonly format: TextFormat; readonly into: Encoded[]; readonly keepPlain: boolean },
+    format: ExpositionFormat,
+    opts: { readonly into: Encoded[]; readonly keepPlain: boolean },
   ): Promise<{ readonly samples: number; readonly busyMs: number }> {
-    return renderFamiliesInto(families, opts.format, {
-      yielder: this.yielder,
-      consume: this.consumer(opts),
-    });
-  }
-
-  private consumer(opts: { readonly into: Encoded[]; readonly keepPlain: boolean }) {
-    return async (chunks: Buffer[]) => {
-      for (const e of await this.encode(chunks)) {
-        const { plain, ...rest } = e;
-        opts.into.push(opts.keepPlain && plain ? { ...rest, plain: ownCopy(plain) } : rest);
+    const consume = async (chunks: Buffer[]) => {
+      for (const plain of chunks) {
+        const deflated = await deflateRaw(plain, SYNC_FLUSH);
+        const kept = opts.keepPlain ? { plain: ownCopy(plain) } : {};
+        opts.into.push({ ...kept, length: plain.length, deflated, crc: crc32(plain) });
       }
     };
+    const stream = { yielder: this.yielder, consume };
+    return format === 'protobuf'
+      ? renderProtobufInto(families, stream)
+      : renderFamiliesInto(families, format, stream);
   }
 
   private async renderProtobuf(
@@ -434,31 +414,8 @@ export class ExpositionCache {
     opts: { readonly keepPlain: boolean },
   ): Promise<{ body: PartBody; busyMs: number }> {
     const into: Encoded[] = [];
-    const pb = await renderProtobufInto(families, {
-      yielder: this.yielder,
-      consume: this.consumer({ into, ...opts }),
-    });
+    const pb = await this.render(families, 'protobuf', { into, ...opts });
     return { body: partBody(into, opts), busyMs: pb.busyMs };
-  }
-
-  private textTailOf(tail: Tail): Tail {
-    const held = this.tailFamilies.get(tail);
-    if (held === undefined) throw new Error('a protobuf tail not made by this cache');
-    held.text ??= this.tail('text', held.families);
-    return held.text;
-  }
-
-  /**
-   * Deflates each chunk on its own: joining them cost a copy of the whole part per publish
-   * (17 MB at 100k series) that the allocator kept as RSS. Sync-flushed streams are byte-aligned.
-   */
-  private async encode(chunks: readonly Buffer[]): Promise<Encoded[]> {
-    const encoded: Encoded[] = [];
-    for (const plain of chunks) {
-      const deflated = await deflateRaw(plain, SYNC_FLUSH);
-      encoded.push({ plain, length: plain.length, deflated, crc: crc32(plain) });
-    }
-    return encoded;
   }
 
   /** Synchronous, so nothing interleaves; copies no bytes (CRCs combine arithmetically). */

@@ -4,12 +4,6 @@
  */
 import type { ExpositionFormat } from './render.ts';
 
-/** Outcome of {@link negotiate}. */
-export interface Negotiated {
-  readonly format: ExpositionFormat;
-  readonly gzip: boolean;
-}
-
 interface MediaRange {
   readonly type: string;
   readonly params: ReadonlyMap<string, string>;
@@ -80,7 +74,10 @@ function acceptsGzip(acceptEncoding: string | undefined): boolean {
  * for OpenMetrics otherwise); anything else, including a wildcard, no header or nothing
  * acceptable, gets the text format, which every scraper understands.
  */
-export function negotiate(acceptHeader: string | undefined, acceptEncoding: string | undefined): Negotiated {
+export function negotiate(
+  acceptHeader: string | undefined,
+  acceptEncoding: string | undefined,
+): { readonly format: ExpositionFormat; readonly gzip: boolean } {
   let format: ExpositionFormat = 'text';
   for (const range of parseList(acceptHeader ?? '')) {
     if (range.q <= 0) break;

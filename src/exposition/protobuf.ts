@@ -38,6 +38,8 @@ const HISTOGRAM = {
   created: len(15),
   exemplars: len(16),
 };
+const NEGATIVE = { span: HISTOGRAM.negativeSpan, delta: HISTOGRAM.negativeDelta };
+const POSITIVE = { span: HISTOGRAM.positiveSpan, delta: HISTOGRAM.positiveDelta };
 const BUCKET = { count: varint(1), bound: fixed64(2), exemplar: len(3) };
 const SPAN = { offset: varint(1), length: varint(2) };
 const EXEMPLAR = { label: len(1), value: fixed64(2), timestamp: len(3) };
@@ -105,29 +107,6 @@ function classicHistograms(samples: readonly Sample[]): ClassicHistogram[] {
   return [...byLabels.values()];
 }
 
-/** Encoded once per description: a poll renders dozens of small families. */
-const HEADERS = new WeakMap<FamilyDesc, Buffer>();
-
-function headerOf(desc: FamilyDesc): Buffer {
-  let header = HEADERS.get(desc);
-  if (header !== undefined) return header;
-  const name = Buffer.from(desc.name, 'utf8');
-  const help = Buffer.from(desc.help, 'utf8');
-  const out = Buffer.alloc(3 + 2 * 5 + name.length + help.length + 1);
-  let off = 0;
-  out[off++] = FAMILY.name;
-  off = writeVarint(out, off, name.length);
-  off += name.copy(out, off);
-  out[off++] = FAMILY.help;
-  off = writeVarint(out, off, help.length);
-  off += help.copy(out, off);
-  out[off++] = FAMILY.type;
-  off = writeVarint(out, off, TYPES[desc.kind]);
-  header = Buffer.from(out.subarray(0, off));
-  HEADERS.set(desc, header);
-  return header;
-}
-
 /** {@link step} renders up to a budget of samples, {@link take} returns the finished families' bytes. */
 class ProtoRenderer {
   private family = 0;
@@ -175,18 +154,15 @@ class ProtoRenderer {
   private renderSamples(fam: Family, budget: number): number {
     const from = this.sample;
     const classic = this.classic;
-    if (classic !== undefined) {
-      const end = Math.min(classic.length, from + budget);
-      for (let i = from; i < end; i++) this.classicMetric(classic[i]!);
-      this.sample = end;
-    } else {
-      const { samples } = fam;
+    const samples = fam.samples;
+    const end = Math.min((classic ?? samples).length, from + budget);
+    if (classic !== undefined) for (let i = from; i < end; i++) this.classicMetric(classic[i]!);
+    else {
       const type = TYPES[fam.desc.kind];
-      const end = Math.min(samples.length, from + budget);
       for (let i = from; i < end; i++) this.metric(samples[i]!, type);
-      this.sample = end;
     }
-    return this.sample - from;
+    this.sample = end;
+    return end - from;
   }
 
   /**
@@ -219,14 +195,16 @@ class ProtoRenderer {
 
   private startFamily(fam: Family): void {
     const desc = fam.desc;
-    const header = headerOf(desc);
-    this.room(FAMILY_LENGTH_BYTES + header.length);
+    // Two tags, two lengths of up to 5 bytes and the type: 32 bytes besides the UTF-8.
+    this.room(FAMILY_LENGTH_BYTES + 32 + 3 * (desc.name.length + desc.help.length));
     this.inFamily = true;
     this.familyStart = this.off;
     this.familySegment = this.off;
     this.familyEarlier = 0;
     this.off += FAMILY_LENGTH_BYTES;
-    this.bytes(header);
+    this.stringField(FAMILY.name, desc.name);
+    this.stringField(FAMILY.help, desc.help);
+    this.varintField(FAMILY.type, TYPES[desc.kind]);
     const classicHistogram = desc.kind === 'histogram' && fam.samples.some((s) => s.suffix !== undefined);
     this.classic = classicHistogram ? classicHistograms(fam.samples) : undefined;
     this.createdMs = desc.kind === 'counter' || desc.kind === 'histogram' ? fam.createdMs : undefined;
@@ -281,10 +259,7 @@ class ProtoRenderer {
         this.byte(COUNTER.exemplar);
         this.exemplar(s.exemplar);
       }
-      if (type === TYPES.counter && this.createdMs !== undefined) {
-        this.byte(COUNTER.created);
-        this.timestamp(this.createdMs);
-      }
+      if (type === TYPES.counter) this.created(COUNTER.created);
       this.close(at);
     }
     this.close(metricAt);
@@ -328,20 +303,13 @@ class ProtoRenderer {
     this.varintField(HISTOGRAM.schema, zigzag(h.schema));
     this.doubleField(HISTOGRAM.zeroThreshold, h.zeroThreshold);
     this.varintField(HISTOGRAM.zeroCount, h.zeroCount);
-    this.buckets(h.negativeOffset, h.negative, {
-      span: HISTOGRAM.negativeSpan,
-      delta: HISTOGRAM.negativeDelta,
-    });
+    this.buckets(h.negativeOffset, h.negative, NEGATIVE);
     const empty = h.zeroCount === 0 && !h.positive.some((c) => c > 0) && !h.negative.some((c) => c > 0);
     if (empty) {
       // A span of length 0, as client_golang writes: newer scrapers then see a native
       // histogram even without observations and a zero threshold of 0.
       this.span(HISTOGRAM.positiveSpan, 0, 0);
-    } else
-      this.buckets(h.positiveOffset, h.positive, {
-        span: HISTOGRAM.positiveSpan,
-        delta: HISTOGRAM.positiveDelta,
-      });
+    } else this.buckets(h.positiveOffset, h.positive, POSITIVE);
     this.created(HISTOGRAM.created);
     // Newer Prometheus versions read native histograms' exemplars here (2.42 skips the field).
     if (exemplar !== undefined && exemplar.timestampMs !== undefined) {
@@ -499,6 +467,13 @@ class ProtoRenderer {
   private varintField(field: number, n: number): void {
     this.byte(field);
     this.varint(n);
+  }
+
+  private stringField(field: number, text: string): void {
+    this.byte(field);
+    const at = this.open();
+    this.string(text, 0, text.length);
+    this.close(at);
   }
 
   private doubleField(field: number, v: number): void {

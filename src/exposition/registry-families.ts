@@ -13,11 +13,7 @@ interface JsonValue {
   readonly metricName?: string;
 }
 
-const KINDS: Readonly<Record<string, MetricKind>> = {
-  gauge: 'gauge',
-  counter: 'counter',
-  histogram: 'histogram',
-};
+const KINDS: ReadonlySet<string> = new Set<MetricKind>(['gauge', 'counter', 'histogram']);
 
 const UNITS = ['seconds', 'bytes'];
 
@@ -57,8 +53,8 @@ export async function registryFamilies(registry: Registry): Promise<Family[]> {
   const metrics = await registry.getMetricsAsJSON();
   const families: Family[] = [];
   for (const m of metrics) {
-    const kind = KINDS[m.type as unknown as string];
-    if (!kind) continue;
+    const kind = m.type as unknown as MetricKind;
+    if (!KINDS.has(kind)) continue;
     const name = kind === 'counter' && !m.name.endsWith('_total') ? `${m.name}_total` : m.name;
     const samples = (m.values as readonly JsonValue[]).map((v) => sampleOf(v, m.name));
     const unit = unitOf(name, kind);

@@ -281,8 +281,6 @@ export interface StreamOptions {
   readonly yieldEvery?: number;
   /** The exporter's shared yielder to the event loop; default one of this render's own. */
   readonly yielder?: LoopYielder;
-  /** Monotonic clock in milliseconds, for `busyMs`. */
-  readonly monotonic?: () => number;
   /** Takes a step's bytes; they are written over once the returned promise settles. */
   readonly consume: (chunks: Buffer[]) => Promise<void>;
 }
@@ -318,13 +316,12 @@ export interface SteppedRenderer {
 export async function streamSteps(r: SteppedRenderer, opts: StreamOptions): Promise<number> {
   const every = Math.max(1, opts.yieldEvery ?? DEFAULT_YIELD_EVERY);
   const yielder = opts.yielder ?? new LoopYielder();
-  const monotonic = opts.monotonic ?? (() => performance.now());
   let busyMs = 0;
   for (;;) {
-    const started = monotonic();
+    const started = performance.now();
     const done = r.step(every);
     const chunks = r.take();
-    busyMs += monotonic() - started;
+    busyMs += performance.now() - started;
     if (chunks.length > 0) await opts.consume(chunks);
     r.recycle();
     if (done) break;

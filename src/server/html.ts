@@ -1,14 +1,9 @@
 /** HTML helpers shared by the server's pages (landing page, status page). */
+import { escapeToBuffer } from 'hono/utils/html';
 
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** Escapes text for HTML content and quoted attributes: upstream names may hold markup. */
+/** Escapes text for HTML content and quoted attributes (`&<>"'`): upstream names may hold markup. */
 export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
+  const buffer: [string] = [''];
+  escapeToBuffer(s, buffer);
+  return buffer[0];
 }

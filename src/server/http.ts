@@ -49,8 +49,6 @@ export interface HttpServerOptions {
   readonly limits?: HttpLimits;
   readonly webConfig?: WebConfigSource;
   readonly logger?: Logger;
-  /** Milliseconds, for the rate limit and stalled responses; default the real clock. */
-  readonly clock?: () => number;
 }
 
 /** A listening server. */
@@ -71,9 +69,7 @@ export interface RunningHttpServer {
 export async function startHttpServer(opts: HttpServerOptions): Promise<RunningHttpServer> {
   const limits = opts.limits ?? DEFAULT_HTTP_LIMITS;
   const source = opts.webConfig;
-  const fetch = source
-    ? guardFetch(opts.fetch, { source, clock: opts.clock, logger: opts.logger })
-    : opts.fetch;
+  const fetch = source ? guardFetch(opts.fetch, { source, logger: opts.logger }) : opts.fetch;
   const listener = getRequestListener(fetch as Parameters<typeof getRequestListener>[0]);
   const tls = source?.current().tls;
   const serverOptions = {
@@ -100,7 +96,7 @@ export async function startHttpServer(opts: HttpServerOptions): Promise<RunningH
     firstRequestTimeoutMs: limits.headerTimeoutMs,
     writeTimeoutMs: limits.writeTimeoutMs,
     stalledWriteMs: limits.stalledWriteMs,
-    timers: opts.clock ? { ...REAL_CONNECTION_TIMERS, now: opts.clock } : REAL_CONNECTION_TIMERS,
+    timers: REAL_CONNECTION_TIMERS,
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

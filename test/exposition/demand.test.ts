@@ -1,6 +1,6 @@
 /**
  * The cache keeps only the forms scrapers ask for: protobuf rendered on the first protobuf scrape
- * and kept while protobuf scrapes come (the wired exporter's `protobuf: 'when-asked'`), a format's
+ * and kept while protobuf scrapes come, a format's
  * plain bytes while plain scrapes of it come. The bytes served are the same either way.
  */
 import zlib from 'node:zlib';
@@ -35,9 +35,9 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** A cache that renders protobuf when asked, as the wired exporter's. */
+/** A cache that renders protobuf when asked, as every cache does. */
 async function lazyCache() {
-  const cache = new ExpositionCache({ protobuf: 'when-asked' });
+  const cache = new ExpositionCache();
   await cache.publish('a', PARTS);
   await cache.publish('b', representative);
   return {
@@ -48,9 +48,10 @@ async function lazyCache() {
   };
 }
 
-/** The eager render of the same parts and tail: what a cache rendering protobuf always serves. */
+/** The eager render of the same parts and tail: protobuf asked for before the publishes. */
 async function eagerProtobuf(): Promise<Buffer> {
-  const eager = new ExpositionCache({ protobuf: 'always' });
+  const eager = new ExpositionCache();
+  await eager.respond('protobuf', []);
   await eager.publish('a', PARTS);
   await eager.publish('b', representative);
   return (await eager.respond('protobuf', TAIL)).body;
@@ -152,13 +153,6 @@ describe('ExpositionCache: protobuf when asked', () => {
     expect(cache.heldBytes().protobuf).toBeUndefined();
     const again = await cache.respond('protobuf', TAIL);
     expect(again.body).toEqual(renderProtobufToBuffer([...PARTS, ...newer, ...TAIL]));
-  });
-
-  it('renders protobuf on every publish by default', async () => {
-    const cache = new ExpositionCache();
-    for (let i = 0; i < 3; i++) await cache.publish('a', PARTS);
-    expect(cache.heldBytes().protobuf).toBeDefined();
-    expect((await cache.respond('protobuf', TAIL)).body).toEqual(renderProtobufToBuffer([...PARTS, ...TAIL]));
   });
 });
 

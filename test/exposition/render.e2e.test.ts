@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type Family, LabelSet } from '../../src/exposition/model.ts';
 import { formatValue, type StreamOptions, type TextFormat } from '../../src/exposition/render.ts';
 import { checkMetrics, promtoolPath } from '../helpers/promtool.ts';
@@ -148,8 +148,9 @@ describe('renderFamiliesInto', () => {
   it('returns UTF-8 chunks that concatenate to the sync render, with the sample count', async () => {
     // A clock that advances 5 ms per reading: each step reads it twice (before and after).
     let t = 0;
-    const monotonic = () => (t += 5);
-    const r = await renderFamiliesInSteps(representative, 'text', { yieldEvery: 2, monotonic });
+    vi.spyOn(performance, 'now').mockImplementation(() => (t += 5));
+    const r = await renderFamiliesInSteps(representative, 'text', { yieldEvery: 2 });
+    vi.restoreAllMocks();
     expect(r.chunks.length).toBeGreaterThan(1);
     expect(Buffer.concat(r.chunks).toString('utf8')).toBe(TEXT);
     expect(r.samples).toBe(11);

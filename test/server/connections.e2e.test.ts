@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { type TLSSocket, connect as tlsConnect } from 'node:tls';
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ExpositionCache } from '../../src/exposition/cache.ts';
 import { LabelSet, type Sample } from '../../src/exposition/model.ts';
 import {
@@ -48,6 +48,7 @@ beforeAll(async () => {
 let servers: RunningHttpServer[] = [];
 let clients: Socket[] = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   for (const c of clients) c.destroy();
   clients = [];
   await Promise.all(servers.map((s) => s.close()));
@@ -56,7 +57,6 @@ afterEach(async () => {
 
 async function serve(opts: {
   limits: Partial<HttpLimits>;
-  clock?: () => number;
   webConfig?: Awaited<ReturnType<typeof watchWebConfig>>;
 }) {
   const s = await startHttpServer({
@@ -65,7 +65,6 @@ async function serve(opts: {
     port: 0,
     logger,
     limits: { ...DEFAULT_HTTP_LIMITS, ...opts.limits },
-    clock: opts.clock,
     webConfig: opts.webConfig,
   });
   servers.push(s);
@@ -115,8 +114,9 @@ function serverSockets(s: RunningHttpServer): Socket[] {
 
 describe('clients that do not read', () => {
   it('cannot keep a scrape out: past the cap, the connection stalled longest makes room', async () => {
-    let now = 0;
-    const s = await serve({ limits: { maxConnections: 8 }, clock: () => now });
+    let now = performance.now();
+    vi.spyOn(performance, 'now').mockImplementation(() => now);
+    const s = await serve({ limits: { maxConnections: 8 } });
     const sockets = serverSockets(s);
     for (let i = 1; i <= 16; i++) {
       slowReader(s.port);
@@ -247,10 +247,10 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('clients that do not read, ove
       path.join(dir, 'web.yml'),
       'tls_server_config:\n  cert_file: tls.crt\n  key_file: tls.key\n',
     );
-    let now = 0;
+    let now = performance.now();
+    vi.spyOn(performance, 'now').mockImplementation(() => now);
     const s = await serve({
       limits: { maxConnections: 4 },
-      clock: () => now,
       webConfig: await watchWebConfig({ path: path.join(dir, 'web.yml'), logger }),
     });
     const sockets = serverSockets(s);

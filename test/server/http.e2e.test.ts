@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import bcrypt from 'bcryptjs';
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   DEFAULT_HTTP_LIMITS,
   type HttpLimits,
@@ -83,16 +83,13 @@ const closed = (socket: Socket) =>
 
 let servers: RunningHttpServer[] = [];
 afterEach(async () => {
+  vi.restoreAllMocks();
   await Promise.all(servers.map((s) => s.close()));
   servers = [];
 });
 
 async function serveApp(
-  opts: {
-    webConfig?: Awaited<ReturnType<typeof watchWebConfig>>;
-    limits?: HttpLimits;
-    clock?: () => number;
-  } = {},
+  opts: { webConfig?: Awaited<ReturnType<typeof watchWebConfig>>; limits?: HttpLimits } = {},
 ) {
   const app = exporterApp();
   const s = await startHttpServer({
@@ -110,7 +107,10 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('HTTPS with a web config', () 
   let pki: TestPki;
   let dir: string;
   let now = 0;
-  const clock = () => now;
+  // The watcher's re-reads and the rate limit go by the wall clock, moved by the tests.
+  beforeEach(() => {
+    vi.spyOn(Date, 'now').mockImplementation(() => now);
+  });
   beforeAll(() => {
     pki = createTestPki();
     dir = mkdtempSync(path.join(tmpdir(), 'webcfg-'));
@@ -122,7 +122,7 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('HTTPS with a web config', () 
     copyFileSync(pki.file('server.crt'), path.join(dir, 'tls.crt'));
     copyFileSync(pki.file('server.key'), path.join(dir, 'tls.key'));
     writeFileSync(path.join(dir, 'web.yml'), `${tls}${extra}`);
-    return watchWebConfig({ path: path.join(dir, 'web.yml'), logger, clock });
+    return watchWebConfig({ path: path.join(dir, 'web.yml'), logger });
   }
   const ca = () => ({ ca: pki.pem('ca.crt') });
 
@@ -192,7 +192,6 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('HTTPS with a web config', () 
     now = 0;
     const s = await serveApp({
       webConfig: await webConfig('rate_limit:\n  interval: 10s\n  burst: 2\n'),
-      clock,
     });
     const statuses = [];
     for (let i = 0; i < 3; i++) statuses.push(await call(s.port, { path: '/-/healthy', tls: ca() }));
@@ -205,7 +204,7 @@ describe.skipIf(!hasOpenssl() && !process.env.CI)('HTTPS with a web config', () 
   it('serves a renewed certificate and a new user once re-read, without a restart', async () => {
     now = 0;
     const source = await webConfig(`basic_auth_users:\n  old: '${HASH}'\n`);
-    const s = await serveApp({ webConfig: source, clock });
+    const s = await serveApp({ webConfig: source });
     const first = await call(s.port, { tls: ca(), auth: 'old:s3cret' });
     expect(first.status).toBe(200);
     copyFileSync(pki.file('server2.crt'), path.join(dir, 'tls.crt'));

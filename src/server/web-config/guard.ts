@@ -18,7 +18,6 @@ export type NodeFetch = (req: Request, env: HttpBindings) => Response | Promise<
 /** Options of {@link guardFetch}. */
 export interface GuardOptions {
   readonly source: WebConfigSource;
-  readonly clock?: () => number;
   readonly auth?: BasicAuth;
   /** Where a failed bcrypt thread is reported. */
   readonly logger?: Logger;
@@ -26,8 +25,7 @@ export interface GuardOptions {
 
 /** Wraps `inner` so that every request passes the current web config first. */
 export function guardFetch(inner: NodeFetch, opts: GuardOptions): NodeFetch {
-  const clock = opts.clock ?? Date.now;
-  const auth = opts.auth ?? new BasicAuth({ onFailure: failureLog(opts.logger, clock) });
+  const auth = opts.auth ?? new BasicAuth({ onFailure: failureLog(opts.logger) });
   let limiterFor: WebConfig['rateLimit'];
   let limiter: RateLimiter | undefined;
   const limiterOf = (config: WebConfig): RateLimiter | undefined => {
@@ -35,7 +33,7 @@ export function guardFetch(inner: NodeFetch, opts: GuardOptions): NodeFetch {
     // A new bucket only when the limit itself changed, so that a re-read does not refill it.
     if (r?.intervalMs !== limiterFor?.intervalMs || r?.burst !== limiterFor?.burst) {
       limiterFor = r;
-      limiter = r && new RateLimiter({ ...r, clock });
+      limiter = r && new RateLimiter(r);
     }
     return limiter;
   };
@@ -78,11 +76,11 @@ function clientOf(env: HttpBindings): string {
 }
 
 /** At most once a minute: without its thread every check fails, and a flood must not flood the log. */
-function failureLog(logger: Logger | undefined, clock: () => number): (err: unknown) => void {
+function failureLog(logger: Logger | undefined): (err: unknown) => void {
   let last = Number.NEGATIVE_INFINITY;
   return (err) => {
-    if (clock() - last < 60_000) return;
-    last = clock();
+    if (Date.now() - last < 60_000) return;
+    last = Date.now();
     logger?.error({ err }, 'a bcrypt comparison failed: basic auth refuses the request');
   };
 }

@@ -156,17 +156,16 @@ async function readTls(
 
 /** Builds a secure context once, so that a key that does not match its certificate fails here. */
 function checkTlsMaterial(tls: TlsSettings, source: string): void {
-  try {
-    createSecureContext({ cert: tls.cert, key: tls.key });
-  } catch (err) {
-    throw new WebConfigError(source, [`tls_server_config: cert_file and key_file: ${opensslReason(err)}`]);
-  }
+  const check = (where: string, material: { cert?: Buffer; key?: Buffer; ca?: Buffer }) => {
+    try {
+      createSecureContext(material);
+    } catch (err) {
+      throw new WebConfigError(source, [`tls_server_config${where}: ${opensslReason(err)}`]);
+    }
+  };
+  check(': cert_file and key_file', { cert: tls.cert, key: tls.key });
   if (tls.ca === undefined) return;
-  try {
-    createSecureContext({ ca: tls.ca });
-  } catch (err) {
-    throw new WebConfigError(source, [`tls_server_config.client_ca_file: ${opensslReason(err)}`]);
-  }
+  check('.client_ca_file', { ca: tls.ca });
   if (!tls.ca.toString('latin1').includes('-----BEGIN CERTIFICATE-----')) {
     throw new WebConfigError(source, ['tls_server_config.client_ca_file: holds no PEM certificate']);
   }

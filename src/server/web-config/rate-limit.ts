@@ -3,26 +3,23 @@
 /** The outcome of asking for one request. */
 type Admission = { readonly ok: true } | { readonly ok: false; readonly retryAfterMs: number };
 
-/** A token bucket on an injected clock. */
+/** A token bucket on the wall clock. */
 export class RateLimiter {
   readonly #intervalMs: number;
   readonly #burst: number;
-  readonly #clock: () => number;
   #tokens: number;
-  #last: number;
+  #last = Date.now();
 
   /** A full bucket: `burst` requests at once, then one per `intervalMs`. */
-  constructor(opts: { readonly intervalMs: number; readonly burst: number; readonly clock: () => number }) {
+  constructor(opts: { readonly intervalMs: number; readonly burst: number }) {
     this.#intervalMs = opts.intervalMs;
     this.#burst = opts.burst;
-    this.#clock = opts.clock;
     this.#tokens = opts.burst;
-    this.#last = opts.clock();
   }
 
   /** Takes a token if one is there; otherwise says when the next one comes. */
   take(): Admission {
-    const now = this.#clock();
+    const now = Date.now();
     // A clock that steps back must not take tokens away.
     if (now > this.#last) {
       this.#tokens = Math.min(this.#burst, this.#tokens + (now - this.#last) / this.#intervalMs);

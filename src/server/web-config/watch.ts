@@ -33,7 +33,6 @@ export interface WebConfigSource {
 export interface WatchOptions {
   readonly path: string;
   readonly logger: Logger;
-  readonly clock?: () => number;
   /** Default: {@link webConfigFileReader}, one for the life of the watcher. */
   readonly read?: FileReader;
 }
@@ -49,7 +48,6 @@ export async function watchWebConfig(opts: WatchOptions): Promise<WebConfigSourc
 
 class WebConfigWatcher implements WebConfigSource {
   readonly #opts: WatchOptions;
-  readonly #clock: () => number;
   readonly #listeners: Array<(c: WebConfig) => void> = [];
   #config: WebConfig;
   #lastCheck: number;
@@ -59,16 +57,14 @@ class WebConfigWatcher implements WebConfigSource {
 
   constructor(opts: WatchOptions, config: WebConfig) {
     this.#opts = opts;
-    this.#clock = opts.clock ?? Date.now;
     this.#config = config;
-    this.#lastCheck = this.#clock();
+    this.#lastCheck = Date.now();
     this.#status = { lastReloadOk: true, lastSuccessMs: this.#lastCheck };
   }
 
   current(): WebConfig {
     // Failures are handled inside; nothing is left to reject.
-    if (this.#running === undefined && this.#clock() - this.#lastCheck >= CHECK_INTERVAL_MS)
-      void this.refresh();
+    if (this.#running === undefined && Date.now() - this.#lastCheck >= CHECK_INTERVAL_MS) void this.refresh();
     return this.#config;
   }
 
@@ -87,7 +83,7 @@ class WebConfigWatcher implements WebConfigSource {
   }
 
   async #reload(): Promise<WebConfig> {
-    this.#lastCheck = this.#clock();
+    this.#lastCheck = Date.now();
     let next: WebConfig;
     try {
       next = await loadWebConfig(this.#opts.path, this.#opts.read);

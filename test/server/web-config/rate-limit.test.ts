@@ -1,10 +1,16 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { RateLimiter } from '../../../src/server/web-config/rate-limit.ts';
+
+let now = 0;
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 describe('rate limiter', () => {
   it('allows a burst, then one request per interval, and says when the next one comes', () => {
-    let now = 0;
-    const limiter = new RateLimiter({ intervalMs: 200, burst: 3, clock: () => now });
+    now = 0;
+    vi.spyOn(Date, 'now').mockImplementation(() => now);
+    const limiter = new RateLimiter({ intervalMs: 200, burst: 3 });
     const taken = () => Array.from({ length: 5 }, () => limiter.take().ok).filter(Boolean).length;
     expect(taken()).toBe(3);
     expect(limiter.take()).toEqual({ ok: false, retryAfterMs: 200 });
@@ -19,8 +25,9 @@ describe('rate limiter', () => {
   });
 
   it('gives nothing back when the clock steps back', () => {
-    let now = 10_000;
-    const limiter = new RateLimiter({ intervalMs: 1000, burst: 1, clock: () => now });
+    now = 10_000;
+    vi.spyOn(Date, 'now').mockImplementation(() => now);
+    const limiter = new RateLimiter({ intervalMs: 1000, burst: 1 });
     expect(limiter.take().ok).toBe(true);
     now = 0;
     expect(limiter.take().ok).toBe(false);

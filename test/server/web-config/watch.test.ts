@@ -1,6 +1,6 @@
 import bcrypt from 'bcryptjs';
 import pino from 'pino';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Registry } from '../../../src/exposition/client.ts';
 import { registerWebConfigMetrics } from '../../../src/server/web-config/metrics.ts';
 import { watchWebConfig } from '../../../src/server/web-config/watch.ts';
@@ -16,6 +16,7 @@ type FakeFile = string | { readonly refused: string } | { readonly hang: true };
 async function setup(initial: string) {
   const files: Record<string, FakeFile> = { '/web.yml': initial };
   let now = 1_000_000;
+  vi.spyOn(Date, 'now').mockImplementation(() => now);
   let reads = 0;
   const lines: Array<{ level: number; msg: string; err?: string }> = [];
   const logger = pino({ level: 'info' }, { write: (l: string) => lines.push(JSON.parse(l)) });
@@ -23,7 +24,6 @@ async function setup(initial: string) {
   const source = await watchWebConfig({
     path: '/web.yml',
     logger,
-    clock: () => now,
     read: async (p) => {
       reads++;
       const c = files[p];
@@ -46,6 +46,10 @@ async function setup(initial: string) {
     },
   };
 }
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
 
 describe('web config watcher', () => {
   it('re-reads at most once per interval and picks up a new user', async () => {
