@@ -23,9 +23,8 @@ export interface IncrementalFetchOptions<R extends Timed> {
   readonly maxUrlLength: number;
   /** Answers with at least this many records are taken as truncated. */
   readonly maxRecords: number;
-  /** Longest span one request asks for, and shortest a split makes; default 30 and 1 minutes. */
+  /** Longest span one request asks for; default 30 minutes (a split makes spans of 1 minute or more). */
   readonly maxSpanMs?: number;
-  readonly minSpanMs?: number;
   /** Receives each answer's records as soon as it arrives (awaited, so it may yield). */
   readonly onRecords: (records: readonly R[]) => void | Promise<void>;
   readonly signal?: AbortSignal;
@@ -94,7 +93,7 @@ export async function fetchIncremental<R extends Timed>(
   const ctx = {
     source: opts.source,
     maxRecords: opts.maxRecords,
-    minSpanMs: opts.minSpanMs ?? MINUTE,
+    minSpanMs: MINUTE,
     onRecords: opts.onRecords,
     signal: opts.signal,
     stats,

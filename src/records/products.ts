@@ -124,12 +124,7 @@ export class SerialProducts implements ProductLookup {
     this.#current.set(serialProductKey(serial), code);
   }
 
-  /** A serial's product label value, undefined when none of its unit records was seen. */
-  get(serial: string): string | undefined {
-    return this.getByKey(serialProductKey(serial));
-  }
-
-  /** The product label value of a serial by its {@link serialProductKey}. */
+  /** The product label value of a serial by its {@link serialProductKey}; undefined when none was seen. */
   getByKey(key: number): string | undefined {
     const code = this.#current.get(key) ?? this.#previous?.get(key);
     return code === undefined ? undefined : this.#labels[code];
