@@ -20,12 +20,6 @@ export interface RowBatch {
   value(j: number, c: number): number;
 }
 
-/** Options of {@link SortedColumns.merge}. */
-export interface MergeOptions {
-  /** Called after the merge with the index of each new row, in batch order (a repeat: its first). */
-  readonly onNew?: (index: number) => void;
-}
-
 /** How a {@link SortedColumns} holds what is not a double. */
 export interface ColumnOptions<S extends SerialForm> {
   /** How serials are hashed (default `hash53`). */
@@ -153,9 +147,10 @@ export class SortedColumns<S extends SerialForm = 'hash53'> {
 
   /**
    * Merges rows in order; a row equal to a held one on time, serial and key columns updates it.
-   * Returns the number of rows added.
+   * `onNew` hears the batch index of each new row after the merge, in batch order (a repeat: its
+   * first). Returns the number of rows added.
    */
-  merge(rows: RowBatch, opts: MergeOptions = {}): number {
+  merge(rows: RowBatch, onNew?: (index: number) => void): number {
     if (rows.length === 0) return 0;
     const { batch, min } = this.encode(rows);
     // Only the tail from the batch's first time on can interleave; everything before stays put.
@@ -171,7 +166,7 @@ export class SortedColumns<S extends SerialForm = 'hash53'> {
     // Placed in time order: that is batch order unless the batch came out of order.
     if (order) placedNew.sort((x, y) => x - y);
     // After the merge, when the batch room is no longer read: a callback may merge too.
-    if (opts.onNew) for (const j of placedNew) opts.onNew(j);
+    if (onNew) for (const j of placedNew) onNew(j);
     return added;
   }
 

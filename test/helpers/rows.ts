@@ -1,5 +1,5 @@
 /** Record objects merged into a {@link SortedColumns} through a {@link RowBatch}, for tests. */
-import type { MergeOptions, RowBatch, SerialForm, SortedColumns } from '../../src/records/columns.ts';
+import type { RowBatch, SerialForm, SortedColumns } from '../../src/records/columns.ts';
 
 /** One record: its time, unit serial and numeric columns (NaN for "none"). */
 export interface Row {
@@ -22,7 +22,7 @@ export function rowBatch(rows: readonly Row[]): RowBatch {
 export function mergeRows(
   columns: SortedColumns<SerialForm>,
   rows: readonly Row[],
-  opts?: MergeOptions,
+  onNew?: (index: number) => void,
 ): number {
-  return columns.merge(rowBatch(rows), opts);
+  return columns.merge(rowBatch(rows), onNew);
 }

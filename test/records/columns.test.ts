@@ -68,7 +68,7 @@ describe('SortedColumns', () => {
         // Same time and serial as a held row, another key value: a record of its own.
         row(20, 'a', 4),
       ],
-      { onNew: (j) => news.push(j) },
+      (j) => news.push(j),
     );
     expect(news).toEqual([0, 2, 4]);
     expect(added).toBe(news.length);

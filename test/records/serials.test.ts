@@ -31,7 +31,7 @@ describe('serial keys', () => {
         { time: 1, serial: 'b', values: [1] },
         { time: 1, serial: 'c', values: [1] },
       ];
-      expect(mergeRows(c, again, { onNew: (j) => news.push(j) })).toBe(1);
+      expect(mergeRows(c, again, (j) => news.push(j))).toBe(1);
       // 'b' is held already: only 'c' is new.
       expect(news).toEqual([1]);
       const distinct = new Set(Array.from({ length: c.length }, (_, i) => c.serialKey(i)));
