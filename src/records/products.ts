@@ -26,10 +26,6 @@ class SerialTable {
     this.codes = new Uint8Array(slots);
   }
 
-  get slots(): number {
-    return this.keys.length;
-  }
-
   /** The slot holding `hash`, or the empty slot where it would go. */
   #slotOf(hash: number): number {
     const mask = this.keys.length - 1;
@@ -147,7 +143,7 @@ export class SerialProducts implements ProductLookup {
 
   /** Bytes of the tables (both generations). */
   get bytes(): number {
-    return BYTES_PER_SLOT * (this.#current.slots + (this.#previous?.slots ?? 0));
+    return BYTES_PER_SLOT * (this.#current.keys.length + (this.#previous?.keys.length ?? 0));
   }
 }
 
