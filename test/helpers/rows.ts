@@ -9,7 +9,7 @@ export interface Row {
 }
 
 /** The rows read by index, as production's record groups are. */
-export function rowBatch(rows: readonly Row[]): RowBatch {
+function rowBatch(rows: readonly Row[]): RowBatch {
   return {
     length: rows.length,
     time: (j) => rows[j]!.time,
