@@ -76,14 +76,8 @@ export interface SerialProductsOptions {
   readonly perGeneration?: number;
 }
 
-/** What a reader of the index needs: products by serial key, and how far the units job has read. */
-export interface ProductLookup {
-  getByKey(key: number): string | undefined;
-  readonly coverage: ProductCoverage | undefined;
-}
-
 /** Each serial's product label value and how far the units job has read; the measurements job reads it. */
-export class SerialProducts implements ProductLookup {
+export class SerialProducts {
   readonly #perGeneration: number;
   #current = new SerialTable();
   #previous: SerialTable | undefined;
@@ -146,6 +140,9 @@ export class SerialProducts implements ProductLookup {
     return BYTES_PER_SLOT * (this.#current.keys.length + (this.#previous?.keys.length ?? 0));
   }
 }
+
+/** What a reader of the index needs: products by serial key, and how far the units job has read. */
+export type ProductLookup = Pick<SerialProducts, 'getByKey' | 'coverage'>;
 
 /** The key of a serial in the index: its 53-bit hash, never 0 (0 marks an empty slot). */
 export function serialProductKey(serial: string): number {

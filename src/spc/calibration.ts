@@ -66,17 +66,14 @@ export function calibrationFrom(inputs: CalibrationInputs): Calibration {
   };
 }
 
-/** Options of {@link calibrationOf}. */
-export interface CalibrationOptions {
-  /** Use this φ instead of the baseline's (0: no widening). */
-  readonly phi?: number;
-}
-
-/** The calibration from a baseline's sums (deviations from `anchor`); undefined without spread. */
+/**
+ * The calibration from a baseline's sums (deviations from `anchor`); undefined without spread.
+ * `options.phi` replaces the baseline's φ (0: no widening).
+ */
 export function calibrationOf(
   s: Readonly<BaselineSums>,
   anchor: number,
-  options: CalibrationOptions = {},
+  options: { readonly phi?: number } = {},
 ): Calibration | undefined {
   const n = s.n;
   if (n < 3) return undefined;
