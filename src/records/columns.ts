@@ -5,44 +5,19 @@
  * ({@link RepeatedColumns}). Capacity grows by a sixteenth and shrinks back on eviction.
  */
 import { RepeatedColumns } from './repeated.ts';
-import { type SerialColumn, type SerialForm, type SerialKey, serialColumn } from './serials.ts';
+import { SerialColumn, type SerialForm, type SerialKey } from './serials.ts';
 import { TimeColumn } from './time-column.ts';
 import { Words } from './words.ts';
 
 export type { SerialForm, SerialKey } from './serials.ts';
 
-/** One record to merge: its time, unit serial and numeric columns (NaN for "none"). */
-export interface Row {
-  readonly time: number;
-  readonly serial: string;
-  readonly values: readonly number[];
-}
-
-/** Records to merge, read by index: no {@link Row} object per record (first-poll garbage). */
+/** Records to merge, read by index: no object per record (first-poll garbage). */
 export interface RowBatch {
   readonly length: number;
   time(j: number): number;
   serial(j: number): string;
   /** Column `c` of row `j`; NaN for "none". */
   value(j: number, c: number): number;
-}
-
-/** Options of {@link SortedColumns.merge}. */
-export interface MergeOptions {
-  /** Called after the merge with the index of each new row, in batch order (a repeat: its first). */
-  readonly onNew?: (index: number) => void;
-}
-
-/** Rows as a {@link RowBatch}: a batch as it is, {@link Row} objects read through one. */
-function asBatch(rows: RowBatch | readonly Row[]): RowBatch {
-  if (!Array.isArray(rows)) return rows as RowBatch;
-  const list = rows as readonly Row[];
-  return {
-    length: list.length,
-    time: (j) => (list[j] as Row).time,
-    serial: (j) => (list[j] as Row).serial,
-    value: (j, c) => (list[j] as Row).values[c] ?? Number.NaN,
-  };
 }
 
 /** How a {@link SortedColumns} holds what is not a double. */
@@ -99,8 +74,6 @@ const batchRoom = new BatchRoom();
 
 /** Rows sorted by (time, serial). The first `keyWidth` columns, time and serial identify a record. */
 export class SortedColumns<S extends SerialForm = 'hash53'> {
-  /** How serials are held. */
-  readonly serialForm: S;
   private readonly words: Words;
   private readonly times: TimeColumn;
   private readonly serials: SerialColumn;
@@ -118,11 +91,12 @@ export class SortedColumns<S extends SerialForm = 'hash53'> {
     const repeated = opts.repeated ?? 0;
     if (!(repeated >= 0 && repeated <= width))
       throw new RangeError('repeated columns must be within the width');
-    this.serialForm = opts.serials ?? ('hash53' as S);
+    const serials = opts.serials ?? 'hash53';
     this.exactWidth = width - repeated;
-    this.words = new Words(this.serialForm === 'hash32' ? 2 : 1, MIN_CAPACITY);
+    // Lane 0 holds the times, the next one or two the serials.
+    this.words = new Words(serials === 'hash32' ? 2 : 3, MIN_CAPACITY);
     this.times = new TimeColumn(this.words, 0);
-    this.serials = serialColumn(this.serialForm, { capacity: MIN_CAPACITY, words: this.words, lane: 1 });
+    this.serials = new SerialColumn(serials, this.words);
     this.exact = Array.from({ length: this.exactWidth }, () => new Float64Array(MIN_CAPACITY));
     this.repeated = new RepeatedColumns(repeated);
   }
@@ -162,11 +136,9 @@ export class SortedColumns<S extends SerialForm = 'hash53'> {
     if (cut === 0) return 0;
     this.words.copyWithin(0, cut, this.size);
     this.times.copyWithin(0, cut, this.size);
-    this.serials.copyWithin(0, cut, this.size);
     for (const c of this.exact) c.copyWithin(0, cut, this.size);
     this.repeated.copyWithin(0, cut, this.size);
     this.size -= cut;
-    this.serials.truncate(this.size);
     this.repeated.compact(this.size);
     // Memory follows what the windows hold: shrink once an eighth of the capacity is unused.
     if (this.capacity > this.size + (this.size >> 3) + MIN_CAPACITY) this.resize(roomFor(this.size));
@@ -175,11 +147,12 @@ export class SortedColumns<S extends SerialForm = 'hash53'> {
 
   /**
    * Merges rows in order; a row equal to a held one on time, serial and key columns updates it.
-   * Returns the number of rows added.
+   * `onNew` hears the batch index of each new row after the merge, in batch order (a repeat: its
+   * first). Returns the number of rows added.
    */
-  merge(rows: RowBatch | readonly Row[], opts: MergeOptions = {}): number {
+  merge(rows: RowBatch, onNew?: (index: number) => void): number {
     if (rows.length === 0) return 0;
-    const { batch, min } = this.encode(asBatch(rows));
+    const { batch, min } = this.encode(rows);
     // Only the tail from the batch's first time on can interleave; everything before stays put.
     const start = this.lowerBound(min);
     // Most batches only append: then there is no tail to copy out.
@@ -190,11 +163,10 @@ export class SortedColumns<S extends SerialForm = 'hash53'> {
     const out = this.interleave(start, tail, { rows: batch, order, placedNew });
     const added = out - this.size;
     this.size = out;
-    this.serials.truncate(this.size);
     // Placed in time order: that is batch order unless the batch came out of order.
     if (order) placedNew.sort((x, y) => x - y);
     // After the merge, when the batch room is no longer read: a callback may merge too.
-    if (opts.onNew) for (const j of placedNew) opts.onNew(j);
+    if (onNew) for (const j of placedNew) onNew(j);
     return added;
   }
 
@@ -233,7 +205,7 @@ export class SortedColumns<S extends SerialForm = 'hash53'> {
 
   /** Bytes of the typed arrays. */
   bytes(): number {
-    let n = this.words.bytes() + this.times.bytes() + this.serials.bytes() + this.repeated.bytes();
+    let n = this.words.bytes() + this.times.bytes() + this.repeated.bytes();
     for (const c of this.exact) n += c.byteLength;
     return n;
   }
@@ -317,7 +289,6 @@ export class SortedColumns<S extends SerialForm = 'hash53'> {
     const cap = Math.max(MIN_CAPACITY, capacity);
     this.words.resize(cap, this.size);
     this.times.resize(cap, this.size);
-    this.serials.resize(cap, this.size);
     this.exact = this.exact.map((old) => {
       const next = new Float64Array(cap);
       next.set(old.subarray(0, Math.min(this.size, cap)));

@@ -3,13 +3,13 @@
  * complete fetch ended (less an overlap for late records), stations sharing a start are batched
  * into one `station_ids` list per request within the URL limit, and truncated spans are split.
  */
-import type { RefusedStations } from './refused.ts';
-import { countFailure, fetchSpan, type SpanStats, settleAll } from './spans.ts';
+import { getOrCreate } from '../util/maps.ts';
+import { countFailure, fetchSpan, type SpanContext, type SpanStats, settleAll } from './spans.ts';
 import type { RecordSource, Timed } from './types.ts';
 
-/** Options of one incremental fetch. */
-export interface IncrementalFetchOptions<R extends Timed> {
-  readonly source: RecordSource<R>;
+/** Options of one incremental fetch; refused stations are left out but for one probe each when due. */
+export interface IncrementalFetchOptions<R extends Timed>
+  extends Pick<SpanContext<R>, 'source' | 'maxRecords' | 'onRecords' | 'signal' | 'refused'> {
   readonly stationIds: readonly string[];
   /** End of each station's last complete fetch (epoch ms); stations without one start fresh. */
   readonly watermarks: ReadonlyMap<string, number>;
@@ -21,16 +21,8 @@ export interface IncrementalFetchOptions<R extends Timed> {
   readonly retainFrom: number;
   readonly overlapMs: number;
   readonly maxUrlLength: number;
-  /** Answers with at least this many records are taken as truncated. */
-  readonly maxRecords: number;
-  /** Longest span one request asks for, and shortest a split makes; default 30 and 1 minutes. */
+  /** Longest span one request asks for; default 30 minutes (a split makes spans of 1 minute or more). */
   readonly maxSpanMs?: number;
-  readonly minSpanMs?: number;
-  /** Receives each answer's records as soon as it arrives (awaited, so it may yield). */
-  readonly onRecords: (records: readonly R[]) => void | Promise<void>;
-  readonly signal?: AbortSignal;
-  /** Stations refused with 403: left out but for one probe each when due, sent alone. */
-  readonly refused?: RefusedStations;
 }
 
 /** What one incremental fetch did. */
@@ -66,9 +58,7 @@ function plan<R extends Timed>(opts: IncrementalFetchOptions<R>) {
     const mark = opts.watermarks.get(id);
     const from = mark === undefined ? opts.retainFrom : Math.max(opts.retainFrom, mark - opts.overlapMs);
     if (from >= opts.now) continue;
-    const ids = byFrom.get(from) ?? [];
-    ids.push(id);
-    byFrom.set(from, ids);
+    getOrCreate(byFrom, from, () => []).push(id);
   }
   return { byFrom, probes };
 }
@@ -80,11 +70,8 @@ function plan<R extends Timed>(opts: IncrementalFetchOptions<R>) {
 export async function fetchIncremental<R extends Timed>(
   opts: IncrementalFetchOptions<R>,
 ): Promise<IncrementalFetchResult> {
-  const watermarks = new Map<string, number>();
-  for (const id of opts.stationIds) {
-    const mark = opts.watermarks.get(id);
-    if (mark !== undefined) watermarks.set(id, mark);
-  }
+  const known = opts.stationIds.filter((id) => opts.watermarks.has(id));
+  const watermarks = new Map(known.map((id) => [id, opts.watermarks.get(id)!]));
   const stats = { requests: 0, splits: 0, truncated: 0, failures: 0, notSent: 0, failedStations: 0 };
   let firstError: Error | undefined;
   const fail = (ids: readonly string[], err: unknown) => {
@@ -94,7 +81,7 @@ export async function fetchIncremental<R extends Timed>(
   const ctx = {
     source: opts.source,
     maxRecords: opts.maxRecords,
-    minSpanMs: opts.minSpanMs ?? MINUTE,
+    minSpanMs: MINUTE,
     onRecords: opts.onRecords,
     signal: opts.signal,
     stats,

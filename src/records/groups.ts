@@ -75,11 +75,11 @@ export class RecordGroups<R extends GroupedRecord, G> implements RowBatch {
     columnsOf: (target: G) => SortedColumns<SerialForm>,
     onNew?: (target: G, record: R) => void,
   ): number {
-    const opts = onNew ? { onNew: (j: number) => onNew(this.targets[this.#group] as G, this.record(j)) } : {};
+    const heard = onNew && ((j: number) => onNew(this.targets[this.#group] as G, this.record(j)));
     let added = 0;
     this.targets.forEach((target, g) => {
       this.select(g);
-      added += columnsOf(target).merge(this, opts);
+      added += columnsOf(target).merge(this, heard);
     });
     return added;
   }

@@ -26,10 +26,6 @@ class SerialTable {
     this.codes = new Uint8Array(slots);
   }
 
-  get slots(): number {
-    return this.keys.length;
-  }
-
   /** The slot holding `hash`, or the empty slot where it would go. */
   #slotOf(hash: number): number {
     const mask = this.keys.length - 1;
@@ -80,14 +76,8 @@ export interface SerialProductsOptions {
   readonly perGeneration?: number;
 }
 
-/** What a reader of the index needs: products by serial key, and how far the units job has read. */
-export interface ProductLookup {
-  getByKey(key: number): string | undefined;
-  readonly coverage: ProductCoverage | undefined;
-}
-
 /** Each serial's product label value and how far the units job has read; the measurements job reads it. */
-export class SerialProducts implements ProductLookup {
+export class SerialProducts {
   readonly #perGeneration: number;
   #current = new SerialTable();
   #previous: SerialTable | undefined;
@@ -124,12 +114,7 @@ export class SerialProducts implements ProductLookup {
     this.#current.set(serialProductKey(serial), code);
   }
 
-  /** A serial's product label value, undefined when none of its unit records was seen. */
-  get(serial: string): string | undefined {
-    return this.getByKey(serialProductKey(serial));
-  }
-
-  /** The product label value of a serial by its {@link serialProductKey}. */
+  /** The product label value of a serial by its {@link serialProductKey}; undefined when none was seen. */
   getByKey(key: number): string | undefined {
     const code = this.#current.get(key) ?? this.#previous?.get(key);
     return code === undefined ? undefined : this.#labels[code];
@@ -152,9 +137,12 @@ export class SerialProducts implements ProductLookup {
 
   /** Bytes of the tables (both generations). */
   get bytes(): number {
-    return BYTES_PER_SLOT * (this.#current.slots + (this.#previous?.slots ?? 0));
+    return BYTES_PER_SLOT * (this.#current.keys.length + (this.#previous?.keys.length ?? 0));
   }
 }
+
+/** What a reader of the index needs: products by serial key, and how far the units job has read. */
+export type ProductLookup = Pick<SerialProducts, 'getByKey' | 'coverage'>;
 
 /** The key of a serial in the index: its 53-bit hash, never 0 (0 marks an empty slot). */
 export function serialProductKey(serial: string): number {

@@ -41,108 +41,37 @@ export function serialHash53(serial: string): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
-/** One serial key per row. */
-export interface SerialColumn {
-  keyOf(serial: string): SerialKey;
-  get(i: number): SerialKey;
-  set(i: number, key: SerialKey): void;
-  copyWithin(target: number, start: number, end: number): void;
+const LANE = 2 ** 32;
+
+/**
+ * One serial key per row, in lanes of the column set's {@link Words} (which move and count them):
+ * a `hash32` in lane 1, a `hash53` in lanes 1 (low 32 bits) and 2 (the rest).
+ */
+export class SerialColumn {
+  readonly keyOf: (serial: string) => SerialKey;
+  private readonly wide: boolean;
+
+  constructor(
+    form: SerialForm,
+    private readonly words: Words,
+  ) {
+    this.wide = form === 'hash53';
+    this.keyOf = this.wide ? serialHash53 : serialHash32;
+  }
+
+  get(i: number): SerialKey {
+    const low = this.words.get(1, i);
+    return this.wide ? this.words.get(2, i) * LANE + low : low;
+  }
+
+  set(i: number, key: SerialKey): void {
+    this.words.set(1, i, key >>> 0);
+    if (this.wide) this.words.set(2, i, Math.floor(key / LANE));
+  }
+
   /** A copy of rows `[start, end)`. */
-  slice(start: number, end: number): ArrayLike<SerialKey>;
-  /** Moves the first `size` rows to a column of `capacity` rows. */
-  resize(capacity: number, size: number): void;
-  truncate(size: number): void;
-  /** Bytes of its own array (a lane counts with its words). */
-  bytes(): number;
-}
-
-/** Where a column set keeps its columns: a lane of its {@link Words} for a 32-bit hash. */
-export interface SerialPlace {
-  readonly capacity: number;
-  readonly words: Words;
-  readonly lane: number;
-}
-
-/** The column for `form`. */
-export function serialColumn(form: SerialForm, place: SerialPlace): SerialColumn {
-  if (form === 'hash32') return new LaneSerials(place);
-  return new WideSerials(place.capacity);
-}
-
-/** 32-bit hashes in a lane of the column set's {@link Words}, which moves and counts them. */
-class LaneSerials implements SerialColumn {
-  private readonly words: Words;
-  private readonly lane: number;
-
-  constructor(place: SerialPlace) {
-    this.words = place.words;
-    this.lane = place.lane;
-  }
-
-  keyOf(serial: string): number {
-    return serialHash32(serial);
-  }
-
-  get(i: number): number {
-    return this.words.get(this.lane, i);
-  }
-
-  set(i: number, key: SerialKey): void {
-    this.words.set(this.lane, i, key);
-  }
-
-  copyWithin(_target: number, _start: number, _end: number): void {}
-
-  slice(start: number, end: number): ArrayLike<number> {
-    return this.words.slice(this.lane, start, end);
-  }
-
-  resize(_capacity: number, _size: number): void {}
-
-  truncate(_size: number): void {}
-
-  bytes(): number {
-    return 0;
-  }
-}
-
-/** 53-bit hashes, one double each. */
-class WideSerials implements SerialColumn {
-  private keys: Float64Array;
-
-  constructor(capacity: number) {
-    this.keys = new Float64Array(capacity);
-  }
-
-  keyOf(serial: string): number {
-    return serialHash53(serial);
-  }
-
-  get(i: number): number {
-    return this.keys[i] ?? 0;
-  }
-
-  set(i: number, key: SerialKey): void {
-    this.keys[i] = key;
-  }
-
-  copyWithin(target: number, start: number, end: number): void {
-    this.keys.copyWithin(target, start, end);
-  }
-
-  slice(start: number, end: number): ArrayLike<number> {
-    return this.keys.slice(start, end);
-  }
-
-  resize(capacity: number, size: number): void {
-    const next = new Float64Array(capacity);
-    next.set(this.keys.subarray(0, Math.min(size, capacity)));
-    this.keys = next;
-  }
-
-  truncate(_size: number): void {}
-
-  bytes(): number {
-    return this.keys.byteLength;
+  slice(start: number, end: number): ArrayLike<SerialKey> {
+    if (!this.wide) return this.words.slice(1, start, end);
+    return Float64Array.from({ length: end - start }, (_, j) => this.get(start + j));
   }
 }

@@ -27,11 +27,14 @@ export interface SpanStats {
 /** What every span of one fetch shares. */
 export interface SpanContext<R extends Timed> {
   readonly source: RecordSource<R>;
+  /** Answers with at least this many records are taken as truncated. */
   readonly maxRecords: number;
   readonly minSpanMs: number;
+  /** Receives each answer's records as soon as it arrives (awaited, so it may yield). */
   readonly onRecords: (records: readonly R[]) => void | Promise<void>;
   readonly signal?: AbortSignal;
   readonly stats: SpanStats;
+  /** Stations refused with 403 (the one station alone). */
   readonly refused?: RefusedStations;
   /** Epoch ms of the poll, for the refused stations' probe times. */
   readonly now?: number;

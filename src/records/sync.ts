@@ -191,27 +191,20 @@ function report<R extends SyncedRecord>(opts: RecordSyncOptions<R>, s: SyncResul
       'some record requests failed; their stations keep their data and are fetched again next poll',
     );
   }
-  if (s.future.size > 0) {
-    opts.logger.warn(
-      {
-        collector,
-        records: total(s.future),
-        stations: s.future.size,
-        max_future_skew_ms: opts.maxFutureSkewMs,
-      },
-      "records dated in the future were skipped: check the stations' clocks and their tz, or upstream.naive_time_zone",
-    );
-  }
-  if (s.late.size > 0) {
-    opts.logger.warn(
-      {
-        collector,
-        records: total(s.late),
-        stations: s.late.size,
-        overlap_ms: opts.overlapMs,
-        swept: Boolean(s.swept),
-      },
-      'records arrived later than the overlap; they were picked up now, consider a longer overlap',
-    );
+  const suspicious = [
+    {
+      byStation: s.future,
+      fields: { max_future_skew_ms: opts.maxFutureSkewMs },
+      msg: "records dated in the future were skipped: check the stations' clocks and their tz, or upstream.naive_time_zone",
+    },
+    {
+      byStation: s.late,
+      fields: { overlap_ms: opts.overlapMs, swept: Boolean(s.swept) },
+      msg: 'records arrived later than the overlap; they were picked up now, consider a longer overlap',
+    },
+  ];
+  for (const { byStation, fields, msg } of suspicious) {
+    if (byStation.size === 0) continue;
+    opts.logger.warn({ collector, records: total(byStation), stations: byStation.size, ...fields }, msg);
   }
 }

@@ -88,18 +88,17 @@ export class ArlChain {
 
   private grow(n: number): void {
     if (n <= this.rows) return;
-    if (n > this.rhs.length) this.reserve(Math.max(n, 2 * this.rhs.length));
+    if (n > this.rhs.length) {
+      const rows = Math.max(n, 2 * this.rhs.length);
+      const band = new Float64Array(rows * this.width);
+      band.set(this.band);
+      const rhs = new Float64Array(rows);
+      rhs.set(this.rhs);
+      this.band = band;
+      this.rhs = rhs;
+    }
     for (let i = this.rows; i < n; i++) this.eliminate(i);
     this.rows = n;
-  }
-
-  private reserve(rows: number): void {
-    const band = new Float64Array(rows * this.width);
-    band.set(this.band);
-    const rhs = new Float64Array(rows);
-    rhs.set(this.rhs);
-    this.band = band;
-    this.rhs = rhs;
   }
 
   /** Sets up row i and subtracts the rows above it to clear its part below the diagonal. */

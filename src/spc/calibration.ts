@@ -27,31 +27,26 @@ export const MAX_SKEWNESS = 4;
 /** A transformed value is kept within ±this: a value beyond a skewed baseline's bound is far out. */
 const TRANSFORM_BOUND = 8;
 
-/** How the detectors standardize a value of a chart (see the module's comment). */
-export interface Calibration {
+/** What a calibration is made of; approved limits carry them from their study. */
+export interface CalibrationInputs {
   readonly center: number;
   /** The baseline's standard deviation (all points, n − 1). */
   readonly sigma: number;
   readonly phi: number;
   /** The (shrunk) skewness the transform follows; 0: none. */
   readonly skewness: number;
+  /** The excess kurtosis {@link tailWidening} is of, kept so a study can write it. */
+  readonly excessKurtosis: number;
+}
+
+/** How the detectors standardize a value of a chart (see the module's comment). */
+export interface Calibration extends CalibrationInputs {
   /** s, m and sd of the transform's lognormal (s = 0: no transform). */
   readonly logS: number;
   readonly logM: number;
   readonly logSd: number;
-  /** The excess kurtosis {@link tailWidening} is of, kept so a study can write it. */
-  readonly excessKurtosis?: number;
   /** The fast CUSUM's h factor for heavy tails (1: none). */
   readonly tailWidening: number;
-}
-
-/** What a calibration is made of; approved limits carry them from their study. */
-export interface CalibrationInputs {
-  readonly center: number;
-  readonly sigma: number;
-  readonly phi: number;
-  readonly skewness: number;
-  readonly excessKurtosis: number;
 }
 
 /** The calibration of measured inputs; {@link calibrationOf} ends here too, so the two cannot differ. */
@@ -71,17 +66,14 @@ export function calibrationFrom(inputs: CalibrationInputs): Calibration {
   };
 }
 
-/** Options of {@link calibrationOf}. */
-export interface CalibrationOptions {
-  /** Use this φ instead of the baseline's (0: no widening). */
-  readonly phi?: number;
-}
-
-/** The calibration from a baseline's sums (deviations from `anchor`); undefined without spread. */
+/**
+ * The calibration from a baseline's sums (deviations from `anchor`); undefined without spread.
+ * `options.phi` replaces the baseline's φ (0: no widening).
+ */
 export function calibrationOf(
   s: Readonly<BaselineSums>,
   anchor: number,
-  options: CalibrationOptions = {},
+  options: { readonly phi?: number } = {},
 ): Calibration | undefined {
   const n = s.n;
   if (n < 3) return undefined;

@@ -120,19 +120,7 @@ export class RecentPoints {
   private mergeQueued(): number {
     const count = this.pendingT.length;
     if (count === 0) return 0;
-    if (this.appendable()) {
-      // The usual poll: a few new points, in order, all newer than the held ones.
-      this.reserve(this.n + count);
-      for (let i = 0; i < count; i++) {
-        this.t[this.n] = this.pendingT[i]!;
-        this.v[this.n] = this.pendingV[i]!;
-        this.n++;
-      }
-      this.pendingT.length = 0;
-      this.pendingV.length = 0;
-      this.pendingK.length = 0;
-      return count;
-    }
+    // In-order points were appended as they came: a queue holds at least one that goes among them.
     this.moves++;
     const order = Array.from({ length: count }, (_, i) => i);
     const pt = this.pendingT;
@@ -167,18 +155,6 @@ export class RecentPoints {
     }
     this.n = out;
     return added;
-  }
-
-  /** The queued points have no keys, are in time order and none is older than a held one. */
-  private appendable(): boolean {
-    if (this.k !== undefined) return false;
-    let last = this.n > 0 ? this.t[this.n - 1]! : Number.NEGATIVE_INFINITY;
-    for (let i = 0; i < this.pendingT.length; i++) {
-      const t = this.pendingT[i]!;
-      if (t < last || this.pendingK[i] !== 0) return false;
-      last = t;
-    }
-    return true;
   }
 
   /** Drops the first `count` points. */

@@ -69,11 +69,6 @@ export interface ChartStudy {
   readonly episodes: readonly StudyEpisode[];
 }
 
-function excludedAt(t: number, spans: readonly StudySpan[]): boolean {
-  for (const s of spans) if (t >= s.fromMs && t < s.toMs) return true;
-  return false;
-}
-
 /** A frozen baseline's grid over the period: the shape is measured as a rolling baseline's would be. */
 function studyGrid(times: ArrayLike<number>, period: StudySpan | undefined): BucketGrid {
   const first = times[0] ?? 0;
@@ -100,7 +95,7 @@ function keptPoints(
   for (let i = 0; i < times.length; i++) {
     const t = times[i]!;
     const x = values[i]!;
-    if (excludedAt(t, opts.excluded)) {
+    if (opts.excluded.some((s) => t >= s.fromMs && t < s.toMs)) {
       buckets.gap();
       continue;
     }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type Row, SortedColumns } from '../../src/records/columns.ts';
+import { SortedColumns } from '../../src/records/columns.ts';
 import { serialHash53 } from '../../src/records/serials.ts';
+import { mergeRows, type Row } from '../helpers/rows.ts';
 
 /** The serials the rows named, by the key the columns hold for them. */
 const serialOf = new Map<number, string>();
@@ -24,38 +25,39 @@ function dump(c: SortedColumns) {
 describe('SortedColumns', () => {
   it('keeps rows sorted by time, then serial key, whatever order they arrive in', () => {
     const c = new SortedColumns(2, 1);
-    expect(c.merge([row(30, 'b', 3), row(10, 'a', 1)])).toBe(2);
-    expect(c.merge([row(20, 'x', 2), row(30, 'a', 4), row(5, 'z', 0)])).toBe(3);
+    expect(mergeRows(c, [row(30, 'b', 3), row(10, 'a', 1)])).toBe(2);
+    expect(mergeRows(c, [row(20, 'x', 2), row(30, 'a', 4), row(5, 'z', 0)])).toBe(3);
     const at30 = serialHash53('a') < serialHash53('b') ? ['30a', '30b'] : ['30b', '30a'];
     expect(dump(c).map((r) => `${r[0]}${r[1]}`)).toEqual(['5z', '10a', '20x', ...at30]);
   });
 
   it('recognises a record seen again and does not add it twice', () => {
     const c = new SortedColumns(2, 1);
-    c.merge([row(10, 'a', 1), row(20, 'a', 2), row(20, 'b', 2)]);
+    mergeRows(c, [row(10, 'a', 1), row(20, 'a', 2), row(20, 'b', 2)]);
     // Overlapping re-read: same time, serial and key value, with a corrected non-key column.
-    expect(c.merge([row(20, 'a', { value: 2, extra: 9 }), row(20, 'b', 2), row(30, 'c', 3)])).toBe(1);
+    expect(mergeRows(c, [row(20, 'a', { value: 2, extra: 9 }), row(20, 'b', 2), row(30, 'c', 3)])).toBe(1);
     expect(c.length).toBe(4);
     expect(dump(c).find((r) => r[0] === 20 && r[1] === 'a')).toEqual([20, 'a', 2, 9]);
   });
 
   it('keeps records that differ only in a key column, and NaN equals NaN', () => {
     const c = new SortedColumns(2, 1);
-    c.merge([row(10, 'a', 1), row(10, 'a', Number.NaN)]);
-    expect(c.merge([row(10, 'a', 2), row(10, 'a', Number.NaN)])).toBe(1);
+    mergeRows(c, [row(10, 'a', 1), row(10, 'a', Number.NaN)]);
+    expect(mergeRows(c, [row(10, 'a', 2), row(10, 'a', Number.NaN)])).toBe(1);
     expect(c.length).toBe(3);
   });
 
   it('deduplicates inside one batch', () => {
     const c = new SortedColumns(2, 1);
-    expect(c.merge([row(10, 'a', 1), row(10, 'a', 1), row(10, 'a', 1)])).toBe(1);
+    expect(mergeRows(c, [row(10, 'a', 1), row(10, 'a', 1), row(10, 'a', 1)])).toBe(1);
   });
 
   it('reports each new record once, at its first index in the batch, in batch order', () => {
     const c = new SortedColumns(2, 1);
-    c.merge([row(20, 'a', 2)]);
+    mergeRows(c, [row(20, 'a', 2)]);
     const news: number[] = [];
-    const added = c.merge(
+    const added = mergeRows(
+      c,
       [
         row(30, 'b', 3),
         // Held already: not new, though its non-key column changes.
@@ -66,7 +68,7 @@ describe('SortedColumns', () => {
         // Same time and serial as a held row, another key value: a record of its own.
         row(20, 'a', 4),
       ],
-      { onNew: (j) => news.push(j) },
+      (j) => news.push(j),
     );
     expect(news).toEqual([0, 2, 4]);
     expect(added).toBe(news.length);
@@ -79,11 +81,11 @@ describe('SortedColumns', () => {
     ]);
   });
 
-  it('merges rows read by index as it merges row objects', () => {
+  it('merges a batch read by index the same however it is built', () => {
     const rows = [row(30, 'b', 3), row(10, 'a', 1), row(10, 'a', 1), row(20, 'c', 2)];
     const objects = new SortedColumns(2, 1);
     const batch = new SortedColumns(2, 1);
-    expect(objects.merge(rows)).toBe(3);
+    expect(mergeRows(objects, rows)).toBe(3);
     const read = {
       length: rows.length,
       time: (j: number) => rows[j]!.time,
@@ -96,7 +98,10 @@ describe('SortedColumns', () => {
 
   it('finds windows by binary search: from inclusive, to exclusive', () => {
     const c = new SortedColumns(2, 1);
-    c.merge([10, 20, 20, 30, 40].map((t, i) => row(t, `s${i}`, i)));
+    mergeRows(
+      c,
+      [10, 20, 20, 30, 40].map((t, i) => row(t, `s${i}`, i)),
+    );
     expect(c.range(20, 40)).toEqual([1, 4]);
     expect(c.range(0, 10)).toEqual([0, 0]);
     expect(c.range(41, 100)).toEqual([5, 5]);
@@ -106,20 +111,20 @@ describe('SortedColumns', () => {
   it('evicts rows older than a time and releases memory it no longer needs', () => {
     const c = new SortedColumns(2, 1);
     const rows = Array.from({ length: 1000 }, (_, i) => row(i, 's', i));
-    c.merge(rows);
+    mergeRows(c, rows);
     expect(c.evictBefore(990)).toBe(990);
     expect(c.length).toBe(10);
     expect(c.time(0)).toBe(990);
     expect(c.value(0, 9)).toBe(999);
     expect(c.evictBefore(990)).toBe(0);
     // Still usable after shrinking.
-    expect(c.merge([row(995, 'new', 1), row(2000, 'n', 2)])).toBe(2);
+    expect(mergeRows(c, [row(995, 'new', 1), row(2000, 'n', 2)])).toBe(2);
     expect(c.range(995, 996)).toEqual([5, 7]);
   });
 
   it('grows past its initial capacity without losing rows', () => {
     const c = new SortedColumns(2, 1);
-    for (let i = 0; i < 100; i++) c.merge([row(1000 - i, `s${i}`, i)]);
+    for (let i = 0; i < 100; i++) mergeRows(c, [row(1000 - i, `s${i}`, i)]);
     expect(c.length).toBe(100);
     expect(dump(c).every((r, i, all) => i === 0 || (all[i - 1]?.[0] as number) <= (r[0] as number))).toBe(
       true,

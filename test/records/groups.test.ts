@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SortedColumns } from '../../src/records/columns.ts';
 import { RecordGroups } from '../../src/records/groups.ts';
+import { mergeRows } from '../helpers/rows.ts';
 
 describe('RecordGroups', () => {
   it("reads each target's records as one batch, in the order they came, targets by first record", () => {
@@ -47,7 +48,7 @@ describe('RecordGroups', () => {
 
   it("merges each group into its target's columns and names the target of each new record", () => {
     const columns = { x: new SortedColumns(1, 1), y: new SortedColumns(1, 1) };
-    columns.x.merge([{ time: 1, serial: 'a', values: [1] }]);
+    mergeRows(columns.x, [{ time: 1, serial: 'a', values: [1] }]);
     const records = [
       { time: 1, serial: 'a', target: 'x' as const, v: 1 },
       { time: 2, serial: 'b', target: 'y' as const, v: 2 },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SortedColumns } from '../../src/records/columns.ts';
 import { serialHash32, serialHash53 } from '../../src/records/serials.ts';
+import { mergeRows } from '../helpers/rows.ts';
 
 describe('serial keys', () => {
   it('hashes to 32 bits (never 0) and to 53 bits exactly held in a double', () => {
@@ -23,14 +24,14 @@ describe('serial keys', () => {
         { time: 1, serial: 'b', values: [1] },
         { time: 2, serial: 'a', values: [1] },
       ];
-      expect(c.merge(rows)).toBe(3);
-      expect(c.merge(rows)).toBe(0);
+      expect(mergeRows(c, rows)).toBe(3);
+      expect(mergeRows(c, rows)).toBe(0);
       const news: number[] = [];
       const again = [
         { time: 1, serial: 'b', values: [1] },
         { time: 1, serial: 'c', values: [1] },
       ];
-      expect(c.merge(again, { onNew: (j) => news.push(j) })).toBe(1);
+      expect(mergeRows(c, again, (j) => news.push(j))).toBe(1);
       // 'b' is held already: only 'c' is new.
       expect(news).toEqual([1]);
       const distinct = new Set(Array.from({ length: c.length }, (_, i) => c.serialKey(i)));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SortedColumns } from '../../src/records/columns.ts';
+import { mergeRows } from '../helpers/rows.ts';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 0, 1);
@@ -12,7 +13,7 @@ const times = (c: SortedColumns<'hash32'>) => Array.from({ length: c.length }, (
 describe('time column', () => {
   it('reads back epoch milliseconds held as offsets, 4 bytes a row', () => {
     const c = cols();
-    c.merge([row(T0 + 5), row(T0), row(T0 + 1)]);
+    mergeRows(c, [row(T0 + 5), row(T0), row(T0 + 1)]);
     expect(times(c)).toEqual([T0, T0 + 1, T0 + 5]);
     expect(c.range(T0 + 1, T0 + 5)).toEqual([1, 2]);
     // 4 bytes of time and 4 of serial hash in one lane each, 8 of value, per row of capacity.
@@ -21,13 +22,13 @@ describe('time column', () => {
 
   it('moves its base back for an older record and forward as the rows move on, past 49 days', () => {
     const c = cols();
-    c.merge([row(T0 + DAY)]);
+    mergeRows(c, [row(T0 + DAY)]);
     // Older than the base: the offsets move.
-    c.merge([row(T0)]);
+    mergeRows(c, [row(T0)]);
     expect(times(c)).toEqual([T0, T0 + DAY]);
     // Sixty days of one record a day, one day kept: offsets from the first day would overflow.
     for (let d = 2; d < 60; d++) {
-      c.merge([row(T0 + d * DAY)]);
+      mergeRows(c, [row(T0 + d * DAY)]);
       c.evictBefore(T0 + (d - 1) * DAY);
     }
     expect(times(c)).toEqual([T0 + 58 * DAY, T0 + 59 * DAY]);
@@ -36,21 +37,21 @@ describe('time column', () => {
 
   it('holds times exactly as doubles when they span 49 days or more, or have fractions', () => {
     const wide = cols();
-    wide.merge([row(T0), row(T0 + 60 * DAY), row(T0 + 30 * DAY)]);
+    mergeRows(wide, [row(T0), row(T0 + 60 * DAY), row(T0 + 30 * DAY)]);
     expect(times(wide)).toEqual([T0, T0 + 30 * DAY, T0 + 60 * DAY]);
     const fraction = cols();
-    fraction.merge([row(1.5), row(0.25)]);
+    mergeRows(fraction, [row(1.5), row(0.25)]);
     expect(times(fraction)).toEqual([0.25, 1.5]);
-    expect(fraction.merge([row(1.5)])).toBe(0);
+    expect(mergeRows(fraction, [row(1.5)])).toBe(0);
     // Emptied, the column goes back to offsets.
     fraction.evictBefore(10);
-    fraction.merge([row(T0), row(T0 + 1)]);
+    mergeRows(fraction, [row(T0), row(T0 + 1)]);
     expect(times(fraction)).toEqual([T0, T0 + 1]);
   });
 
   it('finds windows whose bounds lie outside the offsets held', () => {
     const c = cols();
-    c.merge([row(T0), row(T0 + 10)]);
+    mergeRows(c, [row(T0), row(T0 + 10)]);
     expect(c.range(0, T0 + 5)).toEqual([0, 1]);
     expect(c.range(T0 + 11, Number.POSITIVE_INFINITY)).toEqual([2, 2]);
     expect(c.evictBefore(Number.NEGATIVE_INFINITY)).toBe(0);

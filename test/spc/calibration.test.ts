@@ -172,7 +172,15 @@ describe('the transform', () => {
     const shape = { kind: 'lognormal', sigma: 0.5 } as const;
     const g = (Math.exp(0.25) + 2) * Math.sqrt(Math.exp(0.25) - 1);
     const base = lognormalOfSkewness(g);
-    const up: Calibration = { center: 10, sigma: 2, phi: 0, skewness: g, ...base, tailWidening: 1 };
+    const up: Calibration = {
+      center: 10,
+      sigma: 2,
+      phi: 0,
+      skewness: g,
+      ...base,
+      excessKurtosis: 0,
+      tailWidening: 1,
+    };
     const down: Calibration = { ...up, skewness: -g };
     const n = 200_000;
     const ups: number[] = [];
@@ -200,6 +208,7 @@ describe('the transform', () => {
       phi: 0,
       skewness: 0,
       ...lognormalOfSkewness(0),
+      excessKurtosis: 0,
       tailWidening: 1,
     };
     expect(calibrated(c, 9)).toBe(2);

@@ -113,6 +113,7 @@ describe('the detectors against a calibrated baseline', () => {
       phi: 0.2,
       skewness: 0,
       ...lognormalOfSkewness(0),
+      excessKurtosis: 0,
       tailWidening: 1.2,
     };
     const limits = {

@@ -7,6 +7,7 @@ import { SortedColumns } from '../../../src/records/columns.ts';
 import type { StationSummary } from '../../../src/upstream/types.ts';
 import { plantOf, topologyOf } from '../../helpers/fake-client.ts';
 import { jobContext } from '../../helpers/job-context.ts';
+import { mergeRows } from '../../helpers/rows.ts';
 
 const MIN = 60_000;
 const T0 = Date.parse('2026-03-01T12:00:00Z');
@@ -51,7 +52,7 @@ describe('idle skipping', () => {
     const activity = new ActivityBoard();
     // Station 0 had a unit a minute ago; the others none in the last hour.
     const busy = new SortedColumns(3, 3);
-    busy.merge([{ time: T0 + 30_000, serial: 'u1', values: [0, 0, 0] }]);
+    mergeRows(busy, [{ time: T0 + 30_000, serial: 'u1', values: [0, 0, 0] }]);
     activity.update({ rowsOf: (id) => (id === ids[0] ? busy : undefined) }, ids, T0 - 60 * MIN);
     const job = new SummaryJob({ ...ctx, activity });
     const first = await job.poll({ topology, now: new Date(T0) });
