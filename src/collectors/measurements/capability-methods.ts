@@ -113,31 +113,28 @@ function pointsOf(sorted: Float64Array): Points {
  */
 const QUANTILE_ALPHA = 0.05 / 6;
 
-/** Absent when n is too small. */
-function quantileBounds(sorted: Float64Array, p: number): { lower?: number; upper?: number } {
+/** The lower and upper bounds of the p-quantile; each absent when n is too small for it. */
+function quantileBounds(sorted: Float64Array, p: number): Array<number | undefined> {
   const ranks = quantileBoundRanks(sorted.length, p, QUANTILE_ALPHA);
-  return {
-    ...(ranks.lower !== undefined ? { lower: sorted[ranks.lower - 1] as number } : {}),
-    ...(ranks.upper !== undefined ? { upper: sorted[ranks.upper - 1] as number } : {}),
-  };
+  return [ranks.lower, ranks.upper].map((rank) => (rank === undefined ? undefined : sorted[rank - 1]));
 }
 
 /**
  * The range of a side's index over the box of its quantiles' bounds: the index is monotone in
  * each quantile while the tail quantile stays beyond the median, so its extremes are at the
- * corners. Undefined when a corner is missing or the box crosses the median.
+ * corners. Undefined when a corner is missing or the box crosses the median (`side` undefined).
  */
 function sideRange(
-  side: (mid: number, tail: number) => number,
   mids: readonly (number | undefined)[],
   tails: readonly (number | undefined)[],
-  beyond: (tail: number, mid: number) => boolean,
+  side: (mid: number, tail: number) => number | undefined,
 ): { lower: number; upper: number } | undefined {
   const corners: number[] = [];
   for (const m of mids) {
     for (const t of tails) {
-      if (m === undefined || t === undefined || !beyond(t, m)) return undefined;
-      corners.push(side(m, t));
+      const corner = m === undefined || t === undefined ? undefined : side(m, t);
+      if (corner === undefined) return undefined;
+      corners.push(corner);
     }
   }
   return { lower: Math.min(...corners), upper: Math.max(...corners) };
@@ -148,33 +145,19 @@ function sideRange(
  * (util/stats/order-bounds.ts). Undefined when the window is too small to bound a point it
  * needs without assuming a distribution: X99.865 needs 3,544 values for an upper bound.
  */
-function orderStatisticBounds(sorted: Float64Array, limits: Limits): PpkBounds | undefined {
-  const mid = quantileBounds(sorted, 0.5);
-  const mids = [mid.lower, mid.upper];
-  const sides: Array<{ lower: number; upper: number } | undefined> = [];
-  const { upper: usl, lower: lsl } = limits;
-  if (usl !== undefined) {
-    const high = quantileBounds(sorted, P_HIGH);
-    sides.push(
-      sideRange(
-        (m, h) => (usl - m) / (h - m),
-        mids,
-        [high.lower, high.upper],
-        (h, m) => h > m,
-      ),
-    );
-  }
-  if (lsl !== undefined) {
-    const low = quantileBounds(sorted, P_LOW);
-    sides.push(
-      sideRange(
-        (m, l) => (m - lsl) / (m - l),
-        mids,
-        [low.lower, low.upper],
-        (l, m) => l < m,
-      ),
-    );
-  }
+function orderStatisticBounds(
+  sorted: Float64Array,
+  { upper: usl, lower: lsl }: Limits,
+): PpkBounds | undefined {
+  const mids = quantileBounds(sorted, 0.5);
+  const sides = [
+    usl === undefined
+      ? null
+      : sideRange(mids, quantileBounds(sorted, P_HIGH), (m, h) => (h > m ? (usl - m) / (h - m) : undefined)),
+    lsl === undefined
+      ? null
+      : sideRange(mids, quantileBounds(sorted, P_LOW), (m, l) => (l < m ? (m - lsl) / (m - l) : undefined)),
+  ].filter((side) => side !== null);
   if (sides.some((x) => x === undefined)) return undefined;
   const ranges = sides as Array<{ lower: number; upper: number }>;
   // Ppk = min(sides): its bounds are the minima of the sides' bounds.

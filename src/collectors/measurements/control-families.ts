@@ -254,8 +254,7 @@ export function controlFamilies(outcomes: readonly ControlOutcome[], control?: C
     );
     addLimits(out, series, chart);
   }
-  const add = (key: Key, labels: LabelSet, value: number) => out[key].push({ labels, value });
-  if (control !== undefined) addSettings(control, { names, add });
+  if (control !== undefined) addSettings(control, names, out);
   return CONTROL_KEYS.map((k) => ({ desc: descs[k], samples: out[k] }));
 }
 
@@ -352,24 +351,18 @@ function sparseLabels({ labels, sparse }: SeriesLabels, at: number): LabelSet {
 }
 
 /** The first matching entry's settings, per charted name seen. */
-function addSettings(
-  control: ControlConfig,
-  to: {
-    readonly names: ReadonlySet<string>;
-    readonly add: (key: Key, labels: LabelSet, value: number) => void;
-  },
-): void {
-  for (const name of [...to.names].sort()) {
+function addSettings(control: ControlConfig, names: ReadonlySet<string>, out: Record<Key, Sample[]>): void {
+  for (const name of [...names].sort()) {
     const entry = control.names.find((n) => n.pattern.test(name));
     if (entry === undefined) continue;
     const labels = LabelSet.of({ metric: name });
     if (entry.cusum.enabled) {
-      to.add('cusumH', labels, entry.cusum.h);
-      to.add('cusumK', labels, entry.cusum.k);
+      out.cusumH.push({ labels, value: entry.cusum.h });
+      out.cusumK.push({ labels, value: entry.cusum.k });
     }
     if (entry.ewma.enabled) {
-      to.add('ewmaLambda', labels, entry.ewma.lambda);
-      to.add('ewmaL', labels, entry.ewma.L);
+      out.ewmaLambda.push({ labels, value: entry.ewma.lambda });
+      out.ewmaL.push({ labels, value: entry.ewma.L });
     }
   }
 }

@@ -40,8 +40,9 @@ interface ControlPoll {
   readonly complete: boolean;
 }
 
+/** A `measurements.control.names` entry. */
 interface Entry {
-  readonly index: number;
+  readonly pattern: RegExp;
   readonly spec: ChartSpec;
   readonly params: DetectorParams;
   readonly byProduct: boolean;
@@ -74,119 +75,6 @@ interface StationCharts {
   ordered: Charted[] | undefined;
 }
 
-/** Which `measurements.control` entry a name matches (the first), and how far back its chart reads. */
-class ChartedNames {
-  readonly #control: Config['measurements']['control'];
-  readonly #specs: readonly ChartSpec[];
-  readonly #entries = new Map<string, Entry | null>();
-  /** Entries whose frozen baseline was computed from complete data: their records are no longer kept. */
-  readonly #frozenDone = new Set<number>();
-
-  constructor(control: Config['measurements']['control']) {
-    this.#control = control;
-    this.#specs = control.names.map((n) => ({
-      baseline: n.baseline,
-      minSamples: n.minSamples,
-      evaluationWindowMs: control.evaluationWindowMs,
-      rules: control.rules,
-      compensate: control.compensate,
-    }));
-  }
-
-  /** Null when the name is not charted. */
-  entryOf(name: string): Entry | null {
-    let e = this.#entries.get(name);
-    if (e === undefined) {
-      const index = this.#control.names.findIndex((n) => n.pattern.test(name));
-      const names = this.#control.names[index];
-      const spec = this.#specs[index];
-      e =
-        names === undefined || spec === undefined
-          ? null
-          : { index, spec, params: { cusum: names.cusum, ewma: names.ewma }, byProduct: names.byProduct };
-      this.#entries.set(name, e);
-    }
-    return e;
-  }
-
-  chartFrom(entry: Entry, nowMs: number): number {
-    const b = entry.spec.baseline;
-    const evalFrom = nowMs - entry.spec.evaluationWindowMs;
-    if (b.kind === 'rolling') return evalFrom - b.durationMs;
-    if (b.kind === 'frozen' && !this.#frozenDone.has(entry.index)) return b.fromMs;
-    // Runs that started before the window are seen when they complete inside it.
-    return evalFrom - entry.spec.evaluationWindowMs;
-  }
-
-  markFrozenDone({ nowMs, complete }: ControlPoll, logger: Logger): void {
-    if (!complete) return;
-    this.#specs.forEach((spec, index) => {
-      const b = spec.baseline;
-      if (b.kind !== 'frozen' || this.#frozenDone.has(index) || nowMs < b.toMs) return;
-      this.#frozenDone.add(index);
-      logger.info(
-        {
-          pattern: this.#control.names[index]?.pattern.source,
-          from: new Date(b.fromMs).toISOString(),
-          to: new Date(b.toMs).toISOString(),
-        },
-        'frozen control baseline computed; its records are no longer kept',
-      );
-    });
-  }
-}
-
-/**
- * The store the record sync uses while names are charted: records older than a name keeps go to a
- * chart still loading its history (folded into its baseline), or are dropped.
- */
-class RetainingStore implements RecordStore<MeasurementRecord> {
-  readonly #store: MeasurementStore;
-  readonly #takeHistory: (r: MeasurementRecord, keep: number) => void;
-  #keeps = new Map<string, number>();
-  #windowFrom = Number.NEGATIVE_INFINITY;
-  #stationIds: ReadonlySet<string> = new Set();
-
-  constructor(store: MeasurementStore, takeHistory: (r: MeasurementRecord, keep: number) => void) {
-    this.#store = store;
-    this.#takeHistory = takeHistory;
-  }
-
-  keep(keeps: Map<string, number>, windowFrom: number): void {
-    this.#keeps = keeps;
-    this.#windowFrom = windowFrom;
-  }
-
-  #keepFor(name: string): number {
-    return this.#keeps.get(name) ?? this.#windowFrom;
-  }
-
-  add(records: readonly MeasurementRecord[]): unknown {
-    const kept: MeasurementRecord[] = [];
-    for (const r of records) {
-      const keep = this.#keepFor(r.name);
-      if (r.time >= keep) kept.push(r);
-      else this.#takeHistory(r, keep);
-    }
-    return this.#store.add(kept);
-  }
-
-  evictBefore(t: number): void {
-    for (const id of this.#stationIds)
-      for (const s of this.#store.seriesOf(id)) s.rows.evictBefore(Math.max(t, this.#keepFor(s.name)));
-    this.#store.evictBefore(t);
-  }
-
-  retainStations(ids: ReadonlySet<string>): void {
-    this.#stationIds = ids;
-    this.#store.retainStations(ids);
-  }
-
-  size(): number {
-    return this.#store.size();
-  }
-}
-
 /**
  * One {@link ControlChart} per charted series, fed each record once, when new, and computed at every
  * poll in slices between yields to the event loop, so that scrapes do not wait.
@@ -198,8 +86,15 @@ export class ControlCharts {
   readonly #logger: Logger;
   readonly #yielder: LoopYielder;
   readonly #control: Config['measurements']['control'];
-  readonly #names: ChartedNames;
-  readonly #retaining: RetainingStore;
+  readonly #entries: readonly Entry[];
+  /** Which entry each name matches (the first); null when none. */
+  readonly #entryOfName = new Map<string, Entry | null>();
+  /** Entries whose frozen baseline was computed from complete data: their records are no longer kept. */
+  readonly #frozenDone = new Set<Entry>();
+  /** How far back the store keeps each charted name, and every other name. */
+  #keeps = new Map<string, number>();
+  #windowFrom = Number.NEGATIVE_INFINITY;
+  #stationIds: ReadonlySet<string> = new Set();
   readonly #measurements: MeasurementStore;
   readonly #redact: (text: string) => string;
   readonly #limits: ApprovedLimits;
@@ -227,11 +122,38 @@ export class ControlCharts {
     this.#redact = ctx.redact;
     this.#logger = ctx.logger;
     this.#yielder = ctx.yielder;
-    this.#control = ctx.config.measurements.control;
-    this.#names = new ChartedNames(this.#control);
-    this.#limits = new ApprovedLimits(this.#control.limitsFile, ctx.logger);
-    this.#retaining = new RetainingStore(store, (r, keep) => this.#takeHistory(r, keep));
-    this.store = this.#control.names.length === 0 ? store : this.#retaining;
+    const control = ctx.config.measurements.control;
+    this.#control = control;
+    this.#entries = control.names.map((n) => ({
+      pattern: n.pattern,
+      spec: {
+        baseline: n.baseline,
+        minSamples: n.minSamples,
+        evaluationWindowMs: control.evaluationWindowMs,
+        rules: control.rules,
+        compensate: control.compensate,
+      },
+      params: { cusum: n.cusum, ewma: n.ewma },
+      byProduct: n.byProduct,
+    }));
+    this.#limits = new ApprovedLimits(control.limitsFile, ctx.logger);
+    // Records older than a name keeps go to a chart still loading its history, or are dropped.
+    this.store =
+      control.names.length === 0
+        ? store
+        : {
+            add: (records) => store.add(this.#retain(records)),
+            evictBefore: (t) => {
+              for (const id of this.#stationIds)
+                for (const s of store.seriesOf(id)) s.rows.evictBefore(Math.max(t, this.#keepFor(s.name)));
+              store.evictBefore(t);
+            },
+            retainStations: (ids) => {
+              this.#stationIds = ids;
+              store.retainStations(ids);
+            },
+            size: () => store.size(),
+          };
     this.#gate = this.#control.names.some((n) => n.byProduct)
       ? new ProductGate(ctx.products ?? NO_PRODUCTS)
       : undefined;
@@ -334,17 +256,70 @@ export class ControlCharts {
     const next = new Map<string, number>();
     let oldest = windowFromMs;
     for (const { name } of this.#config.measurements.names) {
-      const entry = this.#names.entryOf(name);
+      const entry = this.#entryOf(name);
       if (entry === null) continue;
-      // Older records reach a chart only while it loads its history (RetainingStore.add).
+      // Older records reach a chart only while it loads its history (#retain).
       const recent = ControlChart.recentFrom({ spec: entry.spec, overlapMs, nowMs });
       next.set(name, Math.min(windowFromMs, recent));
       // A chart per product reaches back only as far as the units job holds unit records.
-      const from = this.#names.chartFrom(entry, nowMs);
+      const from = this.#chartFrom(entry, nowMs);
       oldest = Math.min(oldest, windowFromMs, recent, entry.byProduct ? Math.max(from, windowFromMs) : from);
     }
-    this.#retaining.keep(next, windowFromMs);
+    this.#keeps = next;
+    this.#windowFrom = windowFromMs;
     return oldest;
+  }
+
+  #keepFor(name: string): number {
+    return this.#keeps.get(name) ?? this.#windowFrom;
+  }
+
+  /** The records the store keeps; the older ones go to their charts' history. */
+  #retain(records: readonly MeasurementRecord[]): MeasurementRecord[] {
+    const kept: MeasurementRecord[] = [];
+    for (const r of records) {
+      const keep = this.#keepFor(r.name);
+      if (r.time >= keep) kept.push(r);
+      else this.#takeHistory(r, keep);
+    }
+    return kept;
+  }
+
+  /** Null when the name is not charted. */
+  #entryOf(name: string): Entry | null {
+    let e = this.#entryOfName.get(name);
+    if (e === undefined) {
+      e = this.#entries.find((n) => n.pattern.test(name)) ?? null;
+      this.#entryOfName.set(name, e);
+    }
+    return e;
+  }
+
+  /** How far back an entry's chart reads. */
+  #chartFrom(entry: Entry, nowMs: number): number {
+    const b = entry.spec.baseline;
+    const evalFrom = nowMs - entry.spec.evaluationWindowMs;
+    if (b.kind === 'rolling') return evalFrom - b.durationMs;
+    if (b.kind === 'frozen' && !this.#frozenDone.has(entry)) return b.fromMs;
+    // Runs that started before the window are seen when they complete inside it.
+    return evalFrom - entry.spec.evaluationWindowMs;
+  }
+
+  #markFrozenDone({ nowMs, complete }: ControlPoll): void {
+    if (!complete) return;
+    for (const entry of this.#entries) {
+      const b = entry.spec.baseline;
+      if (b.kind !== 'frozen' || this.#frozenDone.has(entry) || nowMs < b.toMs) continue;
+      this.#frozenDone.add(entry);
+      this.#logger.info(
+        {
+          pattern: entry.pattern.source,
+          from: new Date(b.fromMs).toISOString(),
+          to: new Date(b.toMs).toISOString(),
+        },
+        'frozen control baseline computed; its records are no longer kept',
+      );
+    }
   }
 
   /** Points charted per product skipped since the last call, by reason. */
@@ -396,7 +371,7 @@ export class ControlCharts {
       }
     }
     this.#flagged = flags;
-    this.#names.markFrozenDone(poll, this.#logger);
+    this.#markFrozenDone(poll);
     if (this.#established > 0)
       this.#logger.info({ series: this.#established }, 'control baselines established');
     this.#established = 0;
@@ -406,7 +381,7 @@ export class ControlCharts {
 
   /** Created on the series' first record; undefined when not charted. */
   #chartOf(r: GateSeries, product: string | null = null): Charted | undefined {
-    const entry = this.#names.entryOf(r.name);
+    const entry = this.#entryOf(r.name);
     if (entry === null || entry.byProduct !== (product !== null)) return undefined;
     const id = stationKey(r.stationId);
     let station = this.#stations.get(id);
@@ -431,7 +406,7 @@ export class ControlCharts {
    * serial, as when replayed from the store's hashes, it is no point).
    */
   #takeNew(r: GateSeries & { readonly time: number }, value: number, key: number, serial?: string) {
-    if (this.#gate !== undefined && this.#names.entryOf(r.name)?.byProduct === true) {
+    if (this.#gate !== undefined && this.#entryOf(r.name)?.byProduct === true) {
       if (serial !== undefined && Number.isFinite(value))
         this.#gate.offer(r, { time: r.time, value, serial, key });
       return;
@@ -513,7 +488,7 @@ export class ControlCharts {
       }
       // Not the map's entries: they made an array per chart.
       for (const c of charts.ordered ?? [...charts.bySeries.values()]) {
-        const reach = Math.max(retentionMs, nowMs - this.#names.chartFrom(c.entry, nowMs));
+        const reach = Math.max(retentionMs, nowMs - this.#chartFrom(c.entry, nowMs));
         if (c.chart.lastTime >= nowMs - reach) continue;
         charts.bySeries.delete(c.key);
         charts.ordered = undefined;

@@ -239,20 +239,13 @@ export class MeasurementFamilyBuilder {
     methods: ReadonlyMap<string, CapabilityMethod> = new Map(),
   ): Family[] {
     for (const [metric, method] of methods) this.put('capabilityInfo', LabelSet.of({ metric, method }), 1);
-    for (const [labels, n] of this.omitted.rows()) this.put('omitted', labels, n);
+    for (const { labels, n } of this.omitted.all) this.put('omitted', labels, n);
     for (const s of stations) {
       this.put('future', s.station, s.future);
       this.put('late', s.station, s.late);
     }
     return [...this.out].map(([key, samples]) => ({ desc: MEASUREMENT_FAMILIES[key], samples }));
   }
-}
-
-interface OmissionRow {
-  readonly labels: LabelSet;
-  readonly index: 'ppk' | 'cpk';
-  readonly reason: OmitReason;
-  n: number;
 }
 
 const OMIT_INDEXES = ['ppk', 'cpk'] as const;
@@ -263,28 +256,25 @@ export const OMISSION_ROWS_PER_WINDOW = OMIT_INDEXES.length * OMIT_REASONS.lengt
 /** Counts of series without Ppk / Cpk per station, window and reason; every reason is exported, 0 included. */
 class Omissions {
   /** In the order first counted: the exported order. */
-  private readonly all: OmissionRow[] = [];
+  readonly all: Array<{ labels: LabelSet; index: 'ppk' | 'cpk'; reason: OmitReason; n: number }> = [];
   /** By the station's existing label text: a key built per series cost ~40 MB per poll at 100k series. */
-  private readonly byStation = new Map<string, Map<string, OmissionRow[]>>();
+  private readonly byStation = new Map<string, Map<string, Omissions['all']>>();
 
   count(station: LabelSet, window: string, omitted: { ppk?: OmitReason; cpk?: OmitReason }): void {
     const byWindow = getOrCreate(this.byStation, station.text, () => new Map());
-    let rows = byWindow.get(window);
-    if (rows === undefined) {
-      rows = [];
-      for (const index of OMIT_INDEXES) {
-        for (const reason of OMIT_REASONS) {
-          const labels = station.with('window', window).with('index', index).with('reason', reason);
-          rows.push({ labels, index, reason, n: 0 });
-        }
-      }
-      byWindow.set(window, rows);
-      this.all.push(...rows);
-    }
+    const rows = getOrCreate(byWindow, window, () => {
+      const labels = station.with('window', window);
+      const made = OMIT_INDEXES.flatMap((index) =>
+        OMIT_REASONS.map((reason) => ({
+          labels: labels.with('index', index).with('reason', reason),
+          index,
+          reason,
+          n: 0,
+        })),
+      );
+      this.all.push(...made);
+      return made;
+    });
     for (const row of rows) if (omitted[row.index] === row.reason) row.n++;
-  }
-
-  rows(): Array<[LabelSet, number]> {
-    return this.all.map((r) => [r.labels, r.n]);
   }
 }

@@ -19,13 +19,7 @@ import { coverageFamilies, type SummaryResult, summaryFamilies } from './familie
 import { firstPollOrder, type SummaryPair, WarmUp, windowProgress } from './first-poll.ts';
 import { quietSince, sameSummary, VERIFY_EVERY } from './idle.ts';
 import { learn, narrow } from './narrow.ts';
-import {
-  entitiesOf,
-  planSummaries,
-  type SummaryPlan,
-  type SummaryRequest,
-  type SummarySlot,
-} from './plan.ts';
+import { entitiesOf, planSummaries, type SummaryRequest, type SummarySlot } from './plan.ts';
 import { type DropReason, Scaler } from './scale.ts';
 import { isDue, scheduleKey, summarySchedule } from './schedule.ts';
 import { summaryScope } from './scope.ts';
@@ -67,7 +61,6 @@ export type SummaryNeeds = Needs<
 /** Keeps each (entity, window) slot's last answer, and the first polls' warm-up and idle-skip state. */
 export class SummaryJob implements Job<PollContext, PollOutcome> {
   readonly #ctx: SummaryNeeds;
-  readonly #settings: Config['summary'];
   readonly #pairs: readonly SummaryPair[];
   /** Set when idle skipping is on: it needs the units collector's records. */
   readonly #idle: UnitActivity | undefined;
@@ -82,7 +75,6 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
     const { config, logger } = ctx;
     const settings = config.summary;
     this.#ctx = ctx;
-    this.#settings = settings;
     this.#pairs = config.windows.flatMap((w) => settings.levels.map((level) => ({ window: w.name, level })));
     this.#idle = settings.skipIdle && config.units.enabled ? ctx.activity : undefined;
     this.#scaler = new Scaler(settings.yieldScale, logger);
@@ -91,30 +83,6 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
       Math.max(1, Math.floor((config.upstream.maxRequestsPerSecond * settings.intervalMs) / 1000)),
     );
     ctx.offerSummaryWindows(() => this.#progress);
-  }
-
-  /** Phase 1: every (entity, window) slot, the requests they need, and their schedule. */
-  async #planPoll(discovered: PollContext['topology'], now: Date, plan: PollContext['plan']) {
-    const { config, client } = this.#ctx;
-    const settings = this.#settings;
-    const topology = summaryScope(discovered, settings.aggregateOver);
-    const all = await planSummaries(
-      topology,
-      {
-        levels: settings.levels,
-        windows: config.windows,
-        maxUrlLength: config.upstream.maxUrlLength,
-        urlLength: (r) => client.urlLength('station_summary', r),
-        yielder: this.#ctx.yielder,
-      },
-      now,
-    );
-    // Planning a plant's thousands of requests and deciding which are due are two long loops.
-    await this.#ctx.yielder.yieldToLoop();
-    const schedule = summarySchedule(plan, settings.intervalMs, this.#pairs);
-    const scheduleOf = (slot: SummarySlot) => schedule.get(scheduleKey(slot));
-    const order = firstPollOrder(config.windows, settings.levels, now);
-    return { topology, all, scheduleOf, order };
   }
 
   /**
@@ -206,21 +174,14 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
   }
 
   /**
-   * Phase 5: each slot's result, in plan order (the exposition order must not depend on answer
-   * timing); after a failure, the last answer while it is not stale.
+   * Phase 5: a slot's result (collected in plan order: the exposition order must not depend on
+   * answer timing); after a failure, the last answer while it is not stale.
    */
-  async #slotResults(poll: PollState, answers: Map<string, Promise<StationSummary | undefined>>) {
-    const results = await Promise.all(
-      poll.all.slots.map((slot) => this.#slotResult(poll, { slot, answers })),
-    );
-    return results.filter((r) => r !== undefined);
-  }
-
   async #slotResult(
     poll: PollState,
-    of: { readonly slot: SummarySlot; readonly answers: Map<string, Promise<StationSummary | undefined>> },
+    slot: SummarySlot,
+    answers: Map<string, Promise<StationSummary | undefined>>,
   ): Promise<SummaryResult | undefined> {
-    const { slot, answers } = of;
     const { t, all, next } = poll;
     const s = poll.scheduleOf(slot);
     if (s === undefined) return undefined;
@@ -264,7 +225,7 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
     results: readonly SummaryResult[],
     sent: { readonly requests: number; readonly failures: number },
   ): Promise<PollOutcome> {
-    const levels = this.#settings.levels;
+    const levels = this.#ctx.config.summary.levels;
     const refused = this.#ctx.refused;
     const families = await summaryFamilies(levels, results, this.#ctx.yielder);
     // The refresh each schedule achieved is another pass over every slot.
@@ -303,22 +264,11 @@ export class SummaryJob implements Job<PollContext, PollOutcome> {
 
   async poll({ topology: discovered, now, signal, plan }: PollContext): Promise<PollOutcome> {
     const { logger, config } = this.#ctx;
-    const planned = await this.#planPoll(discovered, now, plan);
-    const poll: PollState = {
-      ...planned,
-      t: now.getTime(),
-      next: new Map(),
-      counts: { skipped: 0, verified: 0, disagreements: 0 },
-      verify: new Set(),
-      partial: 0,
-      deferred: 0,
-      dropped: new Map(),
-      disagreed: new Set(),
-      firstError: undefined,
-    };
+    const poll = await startPoll(this.#ctx, this.#pairs, { discovered, now, plan });
     const sends = this.#chooseSends(poll, this.#dueSlots(poll));
     const answers = await this.#sendAll(poll, sends, signal);
-    const results = await this.#slotResults(poll, answers);
+    const all = await Promise.all(poll.all.slots.map((slot) => this.#slotResult(poll, slot, answers)));
+    const results = all.filter((r) => r !== undefined);
     const failures = await countFailures(answers.values());
     poll.counts.disagreements = poll.disagreed.size;
     // Each window's progress is a pass over every slot: not in the same block as the answers' last.
@@ -363,24 +313,50 @@ function resultOf(slot: SummarySlot, summary: StationSummary | undefined): Summa
   return summary && { level: slot.level, labels: slot.labels, summary };
 }
 
-interface PollState {
-  readonly topology: ReturnType<typeof summaryScope>;
-  readonly all: SummaryPlan;
-  readonly scheduleOf: (slot: SummarySlot) => ReturnType<ReturnType<typeof summarySchedule>['get']>;
-  readonly order: readonly SummaryPair[];
-  readonly t: number;
-  /** Each slot's remembered answer after this poll. */
-  readonly next: Map<string, Remembered>;
-  readonly counts: { skipped: number; verified: number; disagreements: number };
-  /** Requests sent to verify that idle stations' summaries are unchanged. */
-  readonly verify: Set<string>;
-  partial: number;
-  /** Slots served from an earlier answer because they are not due in this poll. */
-  deferred: number;
-  readonly dropped: Map<DropReason, number>;
-  readonly disagreed: Set<string>;
-  firstError: unknown;
+/** Phase 1: every (entity, window) slot, the requests they need and their schedule; the poll's state. */
+async function startPoll(
+  ctx: SummaryNeeds,
+  pairs: readonly SummaryPair[],
+  { discovered, now, plan }: { discovered: PollContext['topology']; now: Date; plan: PollContext['plan'] },
+) {
+  const { config, client, yielder } = ctx;
+  const settings = config.summary;
+  const topology = summaryScope(discovered, settings.aggregateOver);
+  const all = await planSummaries(
+    topology,
+    {
+      levels: settings.levels,
+      windows: config.windows,
+      maxUrlLength: config.upstream.maxUrlLength,
+      urlLength: (r) => client.urlLength('station_summary', r),
+      yielder,
+    },
+    now,
+  );
+  // Planning a plant's thousands of requests and deciding which are due are two long loops.
+  await yielder.yieldToLoop();
+  const schedule = summarySchedule(plan, settings.intervalMs, pairs);
+  return {
+    topology,
+    all,
+    scheduleOf: (slot: SummarySlot) => schedule.get(scheduleKey(slot)),
+    order: firstPollOrder(config.windows, settings.levels, now),
+    t: now.getTime(),
+    /** Each slot's remembered answer after this poll. */
+    next: new Map<string, Remembered>(),
+    counts: { skipped: 0, verified: 0, disagreements: 0 },
+    /** Requests sent to verify that idle stations' summaries are unchanged. */
+    verify: new Set<string>(),
+    partial: 0,
+    /** Slots served from an earlier answer because they are not due in this poll. */
+    deferred: 0,
+    dropped: new Map<DropReason, number>(),
+    disagreed: new Set<string>(),
+    firstError: undefined as unknown,
+  };
 }
+
+type PollState = Awaited<ReturnType<typeof startPoll>>;
 
 /** Per (window, level): the longest time between two answers of one of its entities, seconds. */
 function achievedRefresh(

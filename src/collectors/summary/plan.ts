@@ -30,12 +30,12 @@ export interface SummaryRequest {
   readonly to: Date;
 }
 
-/** A poll's requests, in topology order. */
+/** A poll's requests, in topology order; filled by {@link planSummaries} alone. */
 export interface SummaryPlan {
-  readonly slots: readonly SummarySlot[];
-  readonly requests: ReadonlyMap<string, SummaryRequest>;
+  readonly slots: SummarySlot[];
+  readonly requests: Map<string, SummaryRequest>;
   /** Entities left out per level because their URL would be longer than the limit. */
-  readonly skipped: ReadonlyMap<Level, number>;
+  readonly skipped: Map<Level, number>;
 }
 
 export interface SummaryPlanOptions {
@@ -66,19 +66,13 @@ export function entitiesOf(
   }
 }
 
-interface PlanInProgress {
-  readonly slots: SummarySlot[];
-  readonly requests: Map<string, SummaryRequest>;
-  readonly skipped: Map<Level, number>;
-}
-
 /** Plans one poll, in slices. `now` fixes every window's end for the whole poll. */
 export async function planSummaries(
   topology: Topology,
   opts: SummaryPlanOptions,
   now: Date,
 ): Promise<SummaryPlan> {
-  const plan: PlanInProgress = { slots: [], requests: new Map(), skipped: new Map() };
+  const plan: SummaryPlan = { slots: [], requests: new Map(), skipped: new Map() };
   let planned = 0;
   for (const win of opts.windows) {
     const bounds = windowBounds(win, now);
@@ -95,7 +89,7 @@ export async function planSummaries(
 
 /** One entity's slot of one window, and its request; left out when its URL is too long. */
 function planSlot(
-  plan: PlanInProgress,
+  plan: SummaryPlan,
   slot: {
     readonly win: WindowSpec;
     readonly bounds: { readonly from: Date; readonly to: Date };
