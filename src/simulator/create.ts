@@ -1,8 +1,7 @@
-import type { Hono } from 'hono';
 import { createApp } from './app.ts';
 import { DEFAULT_SCENARIO, patchScenario } from './faults.ts';
 import { applyProcess, buildPlant, DEFAULT_SCALE } from './plant.ts';
-import { type RealisticDesign, realisticDesign } from './realistic-design.ts';
+import { realisticDesign } from './realistic-design.ts';
 import { metricRecords, unitRecords } from './records.ts';
 import { plantOfRecording, replayOffset, replaySource } from './replay.ts';
 import { servedUnits } from './routes.ts';
@@ -10,45 +9,14 @@ import { applyYieldDrops } from './scenarios.ts';
 import { type DataSource, plantSource } from './source.ts';
 import type { SimState } from './state.ts';
 import { summarize } from './summarize.ts';
-import type {
-  MetricRecordWire,
-  Plant,
-  RecordedRequest,
-  Scenario,
-  SimulatorOptions,
-  SummaryWire,
-  UnitRecordWire,
-} from './types.ts';
+import type { MetricRecordWire, Scenario, SimulatorOptions, SummaryWire, UnitRecordWire } from './types.ts';
 import { UnitWalks } from './unit-walks.ts';
 
 /** A running (socket-less) simulator of the Station Data Query Service. */
-export interface Simulator {
-  /** The HTTP app; use `app.request()` in tests or serve it. */
-  app: Hono;
-  plant: Plant;
-  /** Every request received outside `/_sim/*`, oldest first. */
-  requests: RecordedRequest[];
-  setScenario(patch: Partial<Scenario>): void;
-  scenario(): Scenario;
-  clearRequests(): void;
-  /**
-   * Ground truth of the synthetic plant with the process scenario's yield drops (not a replay's, not
-   * the run-time scenario's): unit records as /units would return them before filters and caps.
-   */
-  unitsBetween(stationIds: string[], from: Date, to: Date): UnitRecordWire[];
-  /** Ground truth: measurement records, as /metrics would return them before the record cap. */
-  metricsBetween(
-    stationIds: string[],
-    span: { readonly from: Date; readonly to: Date; readonly names?: string[] },
-  ): MetricRecordWire[];
-  /** Ground truth: the summary /station/summary returns for these stations and window. */
-  summaryOf(stationIds: string[], from: Date, to: Date): SummaryWire;
-  /** The realistic plant's design (lines' products, yields and stops; stations' rates); null otherwise. */
-  realistic: RealisticDesign | null;
-}
+export type Simulator = ReturnType<typeof createSimulator>;
 
 /** Creates a deterministic simulator; the same options and clock always give the same answers. */
-export function createSimulator(opts: SimulatorOptions = {}): Simulator {
+export function createSimulator(opts: SimulatorOptions = {}) {
   const seed = opts.seed ?? 42;
   const now = opts.now ?? Date.now;
   const model = buildPlant(
@@ -82,26 +50,37 @@ export function createSimulator(opts: SimulatorOptions = {}): Simulator {
   const window = (from: Date, to: Date) => ({ fromMs: from.getTime(), toMs: to.getTime(), nowMs: now() });
   const lower = (ids: string[]) => ids.map((id) => id.toLowerCase());
   return {
+    /** The HTTP app; use `app.request()` in tests or serve it. */
     app: createApp(state),
     plant: replay ? plantOfRecording(replay.recording) : model.plant,
+    /** Every request received outside `/_sim/*`, oldest first. */
     requests: state.requests,
-    setScenario: (patch) => {
+    setScenario: (patch: Partial<Scenario>): void => {
       state.scenario = patchScenario(state.scenario, patch);
     },
-    scenario: () => ({ ...state.scenario, forbiddenStations: [...state.scenario.forbiddenStations] }),
-    clearRequests: () => {
+    scenario: (): Scenario => structuredClone(state.scenario),
+    clearRequests: (): void => {
       state.requests.length = 0;
     },
-    unitsBetween: (ids, from, to) =>
+    /**
+     * Ground truth of the synthetic plant with the process scenario's yield drops (not a replay's, not
+     * the run-time scenario's): unit records as /units would return them before filters and caps.
+     */
+    unitsBetween: (ids: string[], from: Date, to: Date): UnitRecordWire[] =>
       applyYieldDrops(unitRecords({ seed, model }, lower(ids), window(from, to)), {
         sites: model.plant.sites,
         drops: processDrops,
         seed,
       }),
-    metricsBetween: (ids, { from, to, names }) =>
-      metricRecords({ seed, model }, lower(ids), { w: window(from, to), names }),
-    summaryOf: (ids, from, to) =>
+    /** Ground truth: measurement records, as /metrics would return them before the record cap. */
+    metricsBetween: (
+      ids: string[],
+      { from, to, names }: { readonly from: Date; readonly to: Date; readonly names?: string[] },
+    ): MetricRecordWire[] => metricRecords({ seed, model }, lower(ids), { w: window(from, to), names }),
+    /** Ground truth: the summary /station/summary returns for these stations and window. */
+    summaryOf: (ids: string[], from: Date, to: Date): SummaryWire =>
       summarize(servedUnits(state, lower(ids), window(from, to)), state.yieldScale),
+    /** The realistic plant's design (lines' products, yields and stops; stations' rates); null otherwise. */
     realistic: replay ? null : realisticDesign(model),
   };
 }

@@ -205,29 +205,22 @@ function buildLineModel(
     elements,
     maxSpanMs: Math.ceil(maxSpanMs),
   };
-  if (ctx.realistic) addRealism(ctx, model, { path, tz: line.tz, realistic: ctx.realistic });
-  return model;
-}
-
-function addRealism(
-  ctx: Ctx,
-  model: LineModel,
-  at: { readonly path: string; readonly tz: string; readonly realistic: RealisticPlantOptions },
-): void {
-  const { line, rates } = realisticLine({
+  if (ctx.realistic === null) return model;
+  const { line: realistic, rates } = realisticLine({
     seed: ctx.seed,
-    path: at.path,
+    path,
     lineHash: model.hash,
-    tz: at.tz,
-    productCount: model.products.length,
-    elements: model.elements,
-    stops: at.realistic.stops ?? {},
-    productMix: at.realistic.productMix ?? 'interleaved',
+    tz: line.tz,
+    productCount: products.length,
+    elements,
+    stops: ctx.realistic.stops ?? {},
+    productMix: ctx.realistic.productMix ?? 'interleaved',
   });
-  model.realistic = line;
-  model.elements.forEach((el, e) => {
+  model.realistic = realistic;
+  elements.forEach((el, e) => {
     for (const [i, st] of el.stations.entries()) st.rates = rates[e]![i]!;
   });
+  return model;
 }
 
 /** The name of the plant's first site, line or station: hostile or exotic when the plant asks for it. */

@@ -18,17 +18,7 @@ export function summarize(records: readonly UnitRecordWire[], yieldScale: 'ratio
 }
 
 /** The counts behind a summary: serials, records and (station, serial) pairs of output. */
-export interface SummaryCounts {
-  uniqueUnits: number;
-  totalInput: number;
-  uniqueInput: number;
-  totalOutput: number;
-  uniqueOutput: number;
-  firstPass: number;
-  finalPass: number;
-  /** Distinct (station, serial) pairs among the output records. */
-  stationSerials: number;
-}
+export type SummaryCounts = ReturnType<typeof zeroCounts>;
 
 /** The summary of counts, with the ratios as {@link summarize} computes them. */
 export function summaryOfCounts(c: SummaryCounts, yieldScale: 'ratio' | 'percent'): SummaryWire {
@@ -48,7 +38,7 @@ export function summaryOfCounts(c: SummaryCounts, yieldScale: 'ratio' | 'percent
 }
 
 /** Counts of no units: what a summary starts from. */
-export function zeroCounts(): SummaryCounts {
+export function zeroCounts() {
   return {
     uniqueUnits: 0,
     totalInput: 0,
@@ -57,6 +47,7 @@ export function zeroCounts(): SummaryCounts {
     uniqueOutput: 0,
     firstPass: 0,
     finalPass: 0,
+    /** Distinct (station, serial) pairs among the output records. */
     stationSerials: 0,
   };
 }
