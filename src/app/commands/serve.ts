@@ -33,7 +33,7 @@ export async function runServe(opts: RunOptions): Promise<number> {
   try {
     const webPath = opts['web.config.file'];
     setup = {
-      shard: shardOf(resolved.config, opts.shard),
+      shard: resolved.shard,
       webConfig: webPath ? await watchWebConfig({ path: webPath, logger }) : undefined,
     };
   } catch (err) {
