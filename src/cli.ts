@@ -157,15 +157,12 @@ async function runExporter(run: { args: string[]; once: boolean }): Promise<numb
 
 /** What is wrong with --log.level or --log.format, if anything. */
 async function logFlagsProblem(values: RunFlags): Promise<string | undefined> {
-  const { LOG_LEVELS } = await import('./config/schema.ts');
-  const { LOG_FORMATS } = await import('./app/wire.ts');
-  const level = values['log.level'];
-  if (level !== undefined && !(LOG_LEVELS as readonly string[]).includes(level)) {
-    return `--log.level must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`;
-  }
-  const format = values['log.format'];
-  if (format !== undefined && !(LOG_FORMATS as readonly string[]).includes(format)) {
-    return `--log.format must be one of ${LOG_FORMATS.join(', ')}, got "${format}"`;
+  const levels = ['log.level', (await import('./config/schema.ts')).LOG_LEVELS] as const;
+  const formats = ['log.format', (await import('./app/wire.ts')).LOG_FORMATS] as const;
+  for (const [flag, allowed] of [levels, formats]) {
+    const given = values[flag];
+    if (given !== undefined && !(allowed as readonly string[]).includes(given))
+      return `--${flag} must be one of ${allowed.join(', ')}, got "${given}"`;
   }
   return undefined;
 }

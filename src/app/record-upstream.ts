@@ -5,7 +5,7 @@
  */
 import { constants } from 'node:os';
 import { parseArgs } from 'node:util';
-import pino, { type Logger } from 'pino';
+import pino from 'pino';
 import { type CollectorContext, standaloneDependencies } from '../collectors/collector.ts';
 import { SUMMARY_FIELDS } from '../collectors/summary/families.ts';
 import { summaryCollector } from '../collectors/summary/index.ts';
@@ -39,7 +39,6 @@ export interface RecordOptions {
   readonly outDir: string;
   /** One line of progress at a time (the command writes them to stderr). */
   readonly progress?: (line: string) => void;
-  readonly logger?: Logger;
   /** Stops the recording: requests in flight are cancelled, `outDir` is left as it was. */
   readonly signal?: AbortSignal;
 }
@@ -134,15 +133,11 @@ function teeClient(
   };
 }
 
-/** The window recorded, and where each endpoint's progress goes. */
-interface RecordWindow {
-  readonly config: Config;
+/** The window recorded, its stations, and where each endpoint's progress goes. */
+type RecordWindow = RecordOptions & {
   readonly stationIds: readonly string[];
-  readonly fromMs: number;
-  readonly toMs: number;
   readonly progress: (line: string) => void;
-  readonly signal: AbortSignal | undefined;
-}
+};
 
 /** Fetches one record endpoint for every station over the window into a gzip NDJSON file. */
 async function recordList<R extends Timed>(
@@ -216,17 +211,17 @@ export function metricsSource(
   };
 }
 
-/** The collector context of a one-off command: no scheduler, silent unless given a logger. */
+/** The collector context of a one-off command: no scheduler, no log. */
 export function commandContext(
   config: Config,
   client: UpstreamClient,
-  opts: { readonly yielder: LoopYielder; readonly logger?: Logger | undefined },
+  yielder: LoopYielder,
 ): CollectorContext {
   return {
     config,
     client,
-    logger: opts.logger ?? pino({ level: 'silent' }),
-    yielder: opts.yielder,
+    logger: pino({ level: 'silent' }),
+    yielder,
     redact: new Redactor().apply,
     ...standaloneDependencies(),
   };
@@ -286,14 +281,14 @@ async function recordInto(
   const progress = opts.progress ?? (() => {});
   const sites = new Map<string, Site>();
   const summaries: RecordedSummary[] = [];
-  const ctx = commandContext(config, teeClient(client, sites, summaries), opts);
+  const ctx = commandContext(config, teeClient(client, sites, summaries), opts.yielder);
   const { topology } = await topologyCollector.createJob(ctx).poll({ now: new Date(toMs), signal });
   signal?.throwIfAborted();
   const stationIds = topology.stations.map((s) => s.id);
   const sitesDigest = await writeAll(staged.file('sites'), [...sites.values()].map(siteWire));
   progress(`sites: ${sites.size} sites, ${stationIds.length} stations`);
 
-  const window: RecordWindow = { config, stationIds, fromMs, toMs, progress, signal };
+  const window: RecordWindow = { ...opts, stationIds, progress };
   const units = await recordList<UnitRecord>(
     'units',
     {

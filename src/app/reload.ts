@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { ConfigError, loadConfig } from '../config/load.ts';
 import type { Config } from '../config/schema.ts';
 import type { ReloadResult } from '../server/app.ts';
+import { singleFlight } from '../server/lifecycle.ts';
 import type { Exporter } from './wire.ts';
 
 /** What a {@link Reloader} starts from and how it wires and loads the next exporter. */
@@ -18,7 +19,6 @@ export interface ReloaderOptions {
   readonly wire: (config: Config, previous: Exporter) => Exporter;
   readonly logger: Logger;
   readonly load?: (path: string) => Promise<Config>;
-  readonly wallClock?: () => number;
 }
 
 /**
@@ -28,15 +28,12 @@ export interface ReloaderOptions {
 export class Reloader {
   readonly #opts: ReloaderOptions;
   readonly #load: (path: string) => Promise<Config>;
-  readonly #wallClock: () => number;
   #current: Exporter;
-  #running: Promise<ReloadResult> | undefined;
 
   constructor(opts: ReloaderOptions) {
     this.#opts = opts;
     this.#current = opts.initial;
     this.#load = opts.load ?? loadConfig;
-    this.#wallClock = opts.wallClock ?? Date.now;
   }
 
   current(): Exporter {
@@ -44,16 +41,11 @@ export class Reloader {
   }
 
   /** Reloads the config file, or joins the reload that runs already. */
-  reload(): Promise<ReloadResult> {
-    this.#running ??= this.#reloadNow().finally(() => {
-      this.#running = undefined;
-    });
-    return this.#running;
-  }
+  readonly reload = singleFlight(() => this.#reloadNow());
 
   #fail(error: string): ReloadResult {
     this.#opts.logger.error({ err: error }, 'config reload failed; keeping the running config');
-    this.#current.self.recordReload({ ok: false, nowMs: this.#wallClock() });
+    this.#current.self.recordReload({ ok: false, nowMs: this.#current.wallClock() });
     return { ok: false, error };
   }
 
@@ -89,7 +81,7 @@ export class Reloader {
     this.#current = next;
     next.scheduler.start({ alreadyPolled: true });
     await previous.close({ keepClient });
-    next.self.recordReload({ ok: true, nowMs: this.#wallClock() });
+    next.self.recordReload({ ok: true, nowMs: next.wallClock() });
     opts.logger.info({ kept_client: keepClient }, 'config reloaded');
     return { ok: true };
   }

@@ -91,6 +91,8 @@ export interface Exporter {
   readonly planMetrics: PlanMetrics;
   readonly shard: Shard;
   readonly redactor: Redactor;
+  /** Wall clock, epoch ms (the option's, else `Date.now`). */
+  readonly wallClock: () => number;
   /** Stops polling and closes upstream connections (unless `keepClient`: a successor uses them). */
   close(opts?: { keepClient?: boolean }): Promise<void>;
 }
@@ -146,7 +148,7 @@ export function wireExporter(config: Config, opts: WireOptions = {}): Exporter {
 }
 
 /** What the scheduler and the HTTP app are wired from. */
-type Parts = Omit<Exporter, 'scheduler' | 'app' | 'close'> & { readonly wallClock: () => number };
+type Parts = Omit<Exporter, 'scheduler' | 'app' | 'close'>;
 
 /**
  * The scheduler of the enabled collectors, each given what it needs (and what one offers

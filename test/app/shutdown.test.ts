@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SHUTDOWN_DEADLINE_MS, Shutdown, type ShutdownStep } from '../../src/app/shutdown.ts';
+import { SHUTDOWN_DEADLINE_MS, type ShutdownStep, shutdownOnce } from '../../src/app/shutdown.ts';
 import { manualTimers } from '../helpers/timers.ts';
 
 /** A shutdown on manual timers, recording its log lines and exit codes. */
@@ -12,9 +12,8 @@ function harness(runningPolls: string[] = []) {
     (fields: unknown, msg?: string): void =>
       void lines.push({ level, fields, msg });
   const logger = { info: log('info'), error: log('error') } as never;
-  const shutdown = new Shutdown({
+  const shutdown = shutdownOnce({
     logger,
-    deadlineMs: SHUTDOWN_DEADLINE_MS,
     timers,
     runningPolls: () => runningPolls,
     exit: (code) => void exits.push(code),
@@ -27,11 +26,11 @@ const done = (name: string, order: string[]): ShutdownStep => ({
   run: async () => void order.push(name),
 });
 
-describe('Shutdown', () => {
+describe('shutdownOnce', () => {
   it('runs the steps in order and exits 0 when they end before the deadline', async () => {
     const h = harness();
     const order: string[] = [];
-    const outcome = await h.shutdown.run([done('listener', order), done('polls', order)]);
+    const outcome = await h.shutdown([done('listener', order), done('polls', order)]);
     expect(outcome).toBe('done');
     expect(order).toEqual(['listener', 'polls']);
     expect(h.exits).toEqual([0]);
@@ -44,7 +43,7 @@ describe('Shutdown', () => {
     const h = harness(['summary', 'units']);
     const order: string[] = [];
     const stuck: ShutdownStep = { name: 'waiting for running polls', run: () => new Promise<void>(() => {}) };
-    const outcome = h.shutdown.run([done('closing the listener', order), stuck, done('after', order)]);
+    const outcome = h.shutdown([done('closing the listener', order), stuck, done('after', order)]);
     await h.flush();
     await h.advance(SHUTDOWN_DEADLINE_MS - 1);
     expect(h.exits).toEqual([]);
@@ -66,8 +65,8 @@ describe('Shutdown', () => {
   it('runs once: a second signal joins the first shutdown', async () => {
     const h = harness();
     const order: string[] = [];
-    const first = h.shutdown.run([done('listener', order)]);
-    const second = h.shutdown.run([done('again', order)]);
+    const first = h.shutdown([done('listener', order)]);
+    const second = h.shutdown([done('again', order)]);
     expect(await second).toBe(await first);
     expect(order).toEqual(['listener']);
     expect(h.exits).toEqual([0]);
@@ -82,7 +81,7 @@ describe('Shutdown', () => {
         throw new Error('already closed');
       },
     };
-    expect(await h.shutdown.run([failing, done('polls', order)])).toBe('done');
+    expect(await h.shutdown([failing, done('polls', order)])).toBe('done');
     expect(order).toEqual(['polls']);
     expect(h.exits).toEqual([1]);
   });

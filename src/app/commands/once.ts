@@ -1,25 +1,17 @@
 /** The `once` command. */
-import type { Shard } from '../../sharding/shard.ts';
 import { createLogger, wireExporter } from '../wire.ts';
 import type { RunOptions } from './flags.ts';
-import { logSettings, resolveOrReport, shardOf } from './options.ts';
-import { Output, reportConfigError } from './output.ts';
+import { logSettings, resolveOrReport } from './options.ts';
+import { Output } from './output.ts';
 
 /** `once`: one complete poll, exposition on stdout. */
 export async function runOnce(opts: RunOptions): Promise<number> {
   const io = new Output();
   const resolved = await resolveOrReport(opts, io);
   if (typeof resolved === 'number') return resolved;
-  let shard: Shard;
-  try {
-    shard = shardOf(resolved.config, opts.shard);
-  } catch (err) {
-    await resolved.close();
-    return reportConfigError(err, io);
-  }
   const exporter = wireExporter(resolved.config, {
     logger: createLogger(logSettings(opts, resolved.config), io.redactor),
-    shard,
+    shard: resolved.shard,
     redactor: io.redactor,
     processMetrics: !opts['web.disable-exporter-metrics'],
     metricsPath: opts['web.telemetry-path'],

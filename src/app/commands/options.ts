@@ -33,19 +33,26 @@ export function logSettings(opts: RunOptions, config: Config): LogSettings {
 export const configPath = (opts: RunOptions) => opts['config.file'] ?? opts.config;
 
 /**
- * Loads the config, or the demo config with a simulator when no path is given; or reports why
- * there is none and returns the exit code.
+ * Loads the config, or the demo config with a simulator when no path is given, and this
+ * replica's shard; or reports why there is none and returns the exit code.
  */
 export async function resolveOrReport(
   opts: RunOptions,
   io: Output,
-): Promise<{ config: Config; close: () => Promise<void>; demoUrl?: string } | number> {
+): Promise<{ config: Config; shard: Shard; close: () => Promise<void>; demoUrl?: string } | number> {
+  let close = async () => {};
   try {
     const path = configPath(opts);
-    if (path) return { config: await io.load(path), close: async () => {} };
+    if (path) {
+      const config = await io.load(path);
+      return { config, shard: shardOf(config, opts.shard), close };
+    }
     const sim = await startDemoSimulator();
-    return { config: demoConfig(sim.url), close: () => sim.close(), demoUrl: sim.url };
+    close = () => sim.close();
+    const config = demoConfig(sim.url);
+    return { config, shard: shardOf(config, opts.shard), close, demoUrl: sim.url };
   } catch (err) {
+    await close();
     return reportConfigError(err, io);
   }
 }

@@ -4,7 +4,6 @@ import type { Config } from '../../config/schema.ts';
 import type { ReloadResult } from '../../server/app.ts';
 import { registerConnectionMetrics } from '../../server/connection-metrics.ts';
 import { type RunningHttpServer, startHttpServer } from '../../server/http.ts';
-import { singleFlight } from '../../server/lifecycle.ts';
 import {
   addressTarget,
   type ListenFailure,
@@ -34,7 +33,7 @@ export async function runServe(opts: RunOptions): Promise<number> {
   try {
     const webPath = opts['web.config.file'];
     setup = {
-      shard: shardOf(resolved.config, opts.shard),
+      shard: resolved.shard,
       webConfig: webPath ? await watchWebConfig({ path: webPath, logger }) : undefined,
     };
   } catch (err) {
@@ -76,8 +75,8 @@ function serveReloader(
 ): { readonly reloader: Reloader; readonly reload: () => Promise<ReloadResult> } {
   const { io, logger } = deps;
   const { shard, webConfig } = deps.setup;
-  // One reload at a time; SIGHUP and POST /-/reload asked for during one get its result.
-  const reload = singleFlight(() => reloader.reload());
+  // One reload at a time: SIGHUP and POST /-/reload asked for during one get its result.
+  const reload = () => reloader.reload();
   // The web config metrics are registered once: the registry lives on through every reload.
   const wire = (c: Config, previous?: Exporter) => {
     const exporter = wireExporter(c, {

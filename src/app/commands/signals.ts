@@ -1,9 +1,10 @@
 /** The signals of a serving exporter. */
 import type { Logger } from 'pino';
+import { realLoopTimers } from '../../scheduler/loop.ts';
 import type { ReloadResult } from '../../server/app.ts';
 import type { RunningHttpServer } from '../../server/http.ts';
 import type { Reloader } from '../reload.ts';
-import { SHUTDOWN_DEADLINE_MS, Shutdown } from '../shutdown.ts';
+import { type SHUTDOWN_DEADLINE_MS, shutdownOnce } from '../shutdown.ts';
 
 /** SIGTERM and SIGINT shut down in steps within {@link SHUTDOWN_DEADLINE_MS}; SIGHUP reloads. */
 export function handleSignals(deps: {
@@ -14,15 +15,14 @@ export function handleSignals(deps: {
   readonly closeDemo: () => Promise<void>;
 }): void {
   const { servers, reloader, logger } = deps;
-  const shutdown = new Shutdown({
+  const shutdown = shutdownOnce({
     logger,
-    deadlineMs: SHUTDOWN_DEADLINE_MS,
-    timers: { setTimeout, clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) },
+    timers: realLoopTimers,
     runningPolls: () => reloader.current().scheduler.runningPolls(),
     exit: (code) => process.exit(code),
   });
   const stop = () =>
-    void shutdown.run([
+    void shutdown([
       { name: 'closing the listeners', run: () => Promise.all(servers.map((s) => s.close())).then(() => {}) },
       { name: 'waiting for running polls', run: () => reloader.current().close() },
       { name: 'closing the demo simulator', run: deps.closeDemo },

@@ -6,43 +6,8 @@
 import { Document, isPair, isScalar, visit } from 'yaml';
 import { type ChartLimits, loadLimitsFile, parseLimits } from '../../config/limits-schema.ts';
 
-/** One exclusion: a time span `[from, to)` or one point `at`, with its assignable cause. */
-export type Exclusion =
-  | { readonly from: string; readonly to: string; readonly cause: string }
-  | { readonly at: string; readonly cause: string };
-
-/** One chart's entry. Times are RFC 3339 strings with an offset. */
-export interface LimitsEntry {
-  readonly station: string;
-  readonly metric: string;
-  readonly slot: string | null;
-  readonly product: string | null;
-  readonly center: number;
-  readonly sigma: number;
-  readonly ucl: number;
-  readonly lcl: number;
-  /** The study the numbers came from; absent in an entry written by hand from a control plan. */
-  readonly study?: {
-    readonly from: string;
-    readonly to: string;
-    readonly points: number;
-    readonly excluded_points: number;
-  };
-  /** The data's shape the study measured, which the exporter calibrates the chart's detectors on. */
-  readonly calibration?: StudyCalibration;
-  readonly excluded: readonly Exclusion[];
-  readonly approved_by: string | null;
-  readonly approved_at: string | null;
-  readonly reason: string | null;
-}
-
-/** An entry's `calibration`, in the file's field names; an absent field means none. */
-export interface StudyCalibration {
-  readonly sd?: number;
-  readonly phi?: number;
-  readonly skewness?: number;
-  readonly excess_kurtosis?: number;
-}
+/** One chart's entry, as {@link readLimitsFile} gives it. Times are RFC 3339 strings with an offset. */
+export type LimitsEntry = ReturnType<typeof writtenEntry>;
 
 /** The whole file. */
 export interface LimitsFile {
@@ -61,16 +26,19 @@ export function rfc3339(ms: number): string {
 }
 
 /** The span `[fromMs, toMs)` an exclusion leaves out (one point: its millisecond). */
-export function exclusionSpan(e: Exclusion): { fromMs: number; toMs: number } {
-  if ('at' in e) {
+export function exclusionSpan(e: LimitsEntry['excluded'][number]): { fromMs: number; toMs: number } {
+  if (e.at !== undefined) {
     const at = Date.parse(e.at);
     return { fromMs: at, toMs: at + 1 };
   }
   return { fromMs: Date.parse(e.from), toMs: Date.parse(e.to) };
 }
 
-/** A loaded entry in the file's own field names, times in UTC. The loader marks a point by `fromMs === toMs`. */
-function writtenEntry(c: ChartLimits): LimitsEntry {
+/**
+ * A loaded entry in the file's own field names, times in UTC. `study` is absent in an entry
+ * written by hand from a control plan. The loader marks a point by `fromMs === toMs`.
+ */
+function writtenEntry(c: ChartLimits) {
   const { study } = c;
   return {
     station: c.station,

@@ -106,7 +106,7 @@ export async function readStudyData(
   const yielder = new LoopYielder();
   const client = recordingClient(config, yielder);
   try {
-    const ctx = commandContext(config, client, { yielder });
+    const ctx = commandContext(config, client, yielder);
     const { topology } = await topologyCollector.createJob(ctx).poll({ now: new Date(sel.toMs), signal });
     const stations = topology.stations.filter((s) => chosen(s, sel));
     const builder = new SeriesBuilder(stations);

@@ -6,14 +6,7 @@ import type { Config } from '../../config/schema.ts';
 import type { DetectorParams } from '../../spc/detector-state.ts';
 import type { ControlLimits } from '../../spc/limits.ts';
 import { type ChartStudy, type StudySettings, studyChart } from '../../spc/study.ts';
-import {
-  chartKey,
-  exclusionSpan,
-  type LimitsEntry,
-  type LimitsFile,
-  rfc3339,
-  type StudyCalibration,
-} from './file.ts';
+import { chartKey, exclusionSpan, type LimitsEntry, type LimitsFile, rfc3339 } from './file.ts';
 import type { ChartSeries } from './source.ts';
 
 /** Fewest points for limits when a name has no entry of its own: the config's default `min_samples`. */
@@ -59,7 +52,7 @@ export interface StudyPeriod {
 }
 
 /** The calibration the study measured, as the file writes it; none without one. */
-function calibrationEntry(l: ControlLimits): StudyCalibration | undefined {
+function calibrationEntry(l: ControlLimits): LimitsEntry['calibration'] {
   const c = l.calibration;
   if (c === undefined) return undefined;
   return {
@@ -70,10 +63,10 @@ function calibrationEntry(l: ControlLimits): StudyCalibration | undefined {
   };
 }
 
-/** The numbers an approval vouches for: limits, study and calibration (absent shape fields as none). */
+/** The numbers an approval vouches for: limits, study and calibration. */
 function approvedNumbers(e: Omit<LimitsEntry, 'approved_by' | 'approved_at' | 'reason'>) {
   const { study: st, calibration: c } = e;
-  const shape = c === undefined ? [] : [c.sd, c.phi ?? 0, c.skewness ?? 0, c.excess_kurtosis ?? 0];
+  const shape = c === undefined ? [] : [c.sd, c.phi, c.skewness, c.excess_kurtosis];
   const study = st === undefined ? [] : [st.points, Date.parse(st.from), Date.parse(st.to)];
   return [e.center, e.sigma, e.ucl, e.lcl, ...study, ...shape];
 }

@@ -94,7 +94,7 @@ describe('limits study', () => {
       previous: { version: 1, charts: [approved] },
     });
     expect(kept.charts[0]!.approval).toBe('kept');
-    const other = { ...approved, calibration: { ...entry.calibration, phi: 0 } };
+    const other = { ...approved, calibration: { ...entry.calibration!, phi: 0 } };
     const dropped = studyAll([series(9)], {
       control,
       period: PERIOD,
