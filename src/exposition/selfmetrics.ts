@@ -226,18 +226,7 @@ function instruments(
       "Configured polling interval of the collector, from the exporter's config (topology: the discovery refresh interval).",
       ['collector'],
     ),
-    // Computed at scrape time from each collector's last fresh poll.
-    dataAge: new Gauge({
-      name: `${P}collector_data_age_seconds`,
-      help: 'Age of the cached data of the collector at scrape time: exporter clock minus the end of its last poll whose due requests were all answered (a poll with nothing due does not count).',
-      labelNames: ['collector'],
-      registers,
-      collect() {
-        const t = (opts.wallClock ?? Date.now)();
-        this.reset();
-        for (const [collector, ms] of opts.lastSuccessMs) this.set({ collector }, (t - ms) / 1000);
-      },
-    }),
+    dataAge: dataAgeGauge(registers, opts.wallClock ?? Date.now, opts.lastSuccessMs),
     requests: counter(
       'upstream_requests_total',
       'Requests made to the upstream API, by endpoint and outcome class (HTTP status class, timeout, network error or invalid body).',
@@ -368,4 +357,19 @@ function instruments(
   m.limitsFileOk.set(1);
   m.fileError.set(0);
   return m;
+}
+
+/** `collector_data_age_seconds`, computed at scrape time from each collector's last fresh poll. */
+function dataAgeGauge(registers: Registry[], now: () => number, lastSuccessMs: ReadonlyMap<string, number>) {
+  return new Gauge({
+    name: `${P}collector_data_age_seconds`,
+    help: 'Age of the cached data of the collector at scrape time: exporter clock minus the end of its last poll whose due requests were all answered (a poll with nothing due does not count).',
+    labelNames: ['collector'],
+    registers,
+    collect() {
+      const t = now();
+      this.reset();
+      for (const [collector, ms] of lastSuccessMs) this.set({ collector }, (t - ms) / 1000);
+    },
+  });
 }
